@@ -1,0 +1,139 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+
+// Who may read, write, launch jobs on, or administer what (design §6).
+// Every rule is an SQL condition, so the same rule filters lists, answers a
+// detail request in the query that fetches the row, and checks a new row's
+// references before it is written.
+
+export type Flag = 'read' | 'write' | 'launch_job' | 'admin'
+export const FLAGS: readonly Flag[] = ['read', 'write', 'launch_job', 'admin']
+
+export interface Caller { id: number; username: string; isAdmin: boolean }
+
+type EB = ExpressionBuilder<any, any>
+/** A column of the record being judged: a reference to the row, or a literal for a record not yet written. */
+export type Col = (column: string) => Expression<any>
+/** An access rule: `allows` is true when the caller holds `flag` on the record whose columns `col` gives;
+ * `columns` are the columns it reads (records sharing them share the answer). */
+export interface Scope {
+  columns: readonly string[]
+  allows: (eb: EB, caller: Caller, col: Col, flag: Flag) => Expression<SqlBool>
+}
+const scope = (columns: readonly string[], allows: Scope['allows']): Scope => ({ columns, allows })
+
+const TRUE = sql<SqlBool>`true`
+
+/** Columns of a row in a query, under its alias. */
+export const rowColumns = (alias: string): Col => (c) => sql.ref(`${alias}.${c}`)
+
+/** Columns of a record given as values (create, or an update's new values). */
+export const valueColumns = (values: Record<string, unknown>): Col => (c) => {
+  const v = values[c]
+  if (v === null || v === undefined) return sql`null::integer`
+  return typeof v === 'number' ? sql`${v}::integer` : sql`${String(v)}::text`
+}
+
+/** The groups (appUserGroup ids) the caller belongs to. */
+const myGroups = (eb: EB, caller: Caller) =>
+  eb.selectFrom('app_user_group_users as gm').select('gm.group_id').where('gm.user_id', '=', caller.id)
+
+/** A grant on (targetType, targetId) to the caller or one of their groups, carrying `flag` (admin implies all). */
+function granted(eb: EB, caller: Caller, targetType: string, targetId: Expression<any>, flag: Flag) {
+  return eb.exists(
+    eb.selectFrom('app_permissions as p')
+      .select(sql.lit(1).as('one'))
+      .where('p.target_type', '=', targetType)
+      .where('p.target_id', '=', targetId)
+      .where((e) => flag === 'admin' ? e('p.admin', '=', true) : e.or([e(`p.${flag}`, '=', true), e('p.admin', '=', true)]))
+      .where((e) => e.or([
+        e.and([e('p.bearer_type', '=', 'user'), e('p.bearer_id', '=', caller.id)]),
+        e.and([e('p.bearer_type', '=', 'appusergroup'), e('p.bearer_id', 'in', myGroups(e, caller))]),
+      ])),
+  )
+}
+
+export function libraryAllows(eb: EB, caller: Caller, libraryId: Expression<any>, flag: Flag): Expression<SqlBool> {
+  if (caller.isAdmin) return TRUE
+  return eb.or([
+    eb.exists(eb.selectFrom('libraries as al').select(sql.lit(1).as('one'))
+      .where('al.id', '=', libraryId).where('al.user_id', '=', caller.id)),
+    granted(eb, caller, 'library', libraryId, flag),
+  ])
+}
+
+export function tagSetAllows(eb: EB, caller: Caller, tagSetId: Expression<any>, flag: Flag): Expression<SqlBool> {
+  if (caller.isAdmin) return TRUE
+  return eb.or([
+    eb.exists(eb.selectFrom('tag_sets as ats').select(sql.lit(1).as('one'))
+      .where('ats.id', '=', tagSetId)
+      .where((e) => e.or([
+        e('ats.user_id', '=', caller.id),
+        e.and([e('ats.library_id', 'is not', null), libraryAllows(e, caller, e.ref('ats.library_id'), flag)]),
+      ]))),
+    granted(eb, caller, 'tagset', tagSetId, flag),
+  ])
+}
+
+export function groupAllows(eb: EB, caller: Caller, groupId: Expression<any>, flag: Flag): Expression<SqlBool> {
+  if (caller.isAdmin) return TRUE
+  const creator = eb.exists(eb.selectFrom('app_user_groups as ag').select(sql.lit(1).as('one'))
+    .where('ag.id', '=', groupId).where('ag.created_by', '=', caller.id))
+  if (flag !== 'read') return eb.or([creator, granted(eb, caller, 'appusergroup', groupId, 'admin')])
+  return eb.or([
+    creator,
+    eb(groupId, 'in', myGroups(eb, caller)),
+    granted(eb, caller, 'appusergroup', groupId, 'read'),
+  ])
+}
+
+// ---- scopes: the rule a resource's records follow ----
+
+/** Records of a library (the library's own id, or a column holding it). */
+export const onLibrary = (column: string): Scope => scope([column], (eb, caller, col, flag) =>
+  libraryAllows(eb, caller, col(column), flag))
+
+/** Records whose library is reached through another record: `column` -> table.id, whose `libraryColumn` is the library. */
+export const onLibraryVia = (column: string, table: string, libraryColumn = 'library_id'): Scope =>
+  scope([column], (eb, caller, col, flag) => caller.isAdmin ? TRUE : libraryAllows(eb, caller,
+    eb.selectFrom(`${table} as via`).select(`via.${libraryColumn}`).where('via.id', '=', col(column)), flag))
+
+/** Records of a tag set. */
+export const onTagSet = (column: string): Scope => scope([column], (eb, caller, col, flag) =>
+  tagSetAllows(eb, caller, col(column), flag))
+
+/** Records that only their owner (and site admins) may see and change. */
+export const ownedBy = (column: string): Scope => scope([column], (eb, caller, col) =>
+  caller.isAdmin ? TRUE : eb(col(column), '=', caller.id))
+
+/** Records owned through another record: `column` -> table.id, whose `ownerColumn` is the owner. */
+export const ownedVia = (column: string, table: string, ownerColumn = 'user_id'): Scope =>
+  scope([column], (eb, caller, col) => caller.isAdmin ? TRUE : eb.exists(
+    eb.selectFrom(`${table} as via`).select(sql.lit(1).as('one'))
+      .where('via.id', '=', col(column)).where(`via.${ownerColumn}`, '=', caller.id)))
+
+/** appUserGroup: creator, members and grantees read; creator or an admin grant change. */
+export const onGroup = (column: string): Scope => scope([column], (eb, caller, col, flag) =>
+  groupAllows(eb, caller, col(column), flag))
+
+/** appPermission: creator, bearer and admins of the target read; only admins of the target change. */
+export const onPermission: Scope = scope(['target_type', 'target_id', 'created_by', 'bearer_type', 'bearer_id'], (eb, caller, col, flag) => {
+  if (caller.isAdmin) return TRUE
+  const adminOfTarget = eb.or([
+    eb.and([eb(col('target_type'), '=', 'library'), libraryAllows(eb, caller, col('target_id'), 'admin')]),
+    eb.and([eb(col('target_type'), '=', 'tagset'), tagSetAllows(eb, caller, col('target_id'), 'admin')]),
+    eb.and([eb(col('target_type'), '=', 'appusergroup'), groupAllows(eb, caller, col('target_id'), 'admin')]),
+  ])
+  if (flag !== 'read') return adminOfTarget
+  return eb.or([
+    adminOfTarget,
+    eb(col('created_by'), '=', caller.id),
+    eb.and([eb(col('bearer_type'), '=', 'user'), eb(col('bearer_id'), '=', caller.id)]),
+    eb.and([eb(col('bearer_type'), '=', 'appusergroup'), eb(col('bearer_id'), 'in', myGroups(eb, caller))]),
+  ])
+})
+
+/** Lookup tables: any authenticated user reads. */
+export const everyone: Scope = scope([], () => TRUE)
+
+/** Site admins only. */
+export const adminsOnly: Scope = scope([], (_eb, caller) => caller.isAdmin ? TRUE : sql<SqlBool>`false`)

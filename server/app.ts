@@ -1,0 +1,125 @@
+import cookie from '@fastify/cookie'
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { authEndpoints } from './auth/routes.js'
+import { FailureThrottle } from './auth/throttle.js'
+import { configFromEnv, type AppConfig } from './config.js'
+import type { Database } from './db/database.js'
+import { registerBodyParsers } from './http/body.js'
+import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.js'
+import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
+import { resourceEndpoints } from './resources/index.js'
+import { API } from './resources/resource.js'
+
+export interface BuildOptions {
+  database: Database
+  config?: Partial<AppConfig>
+  logger?: FastifyServerOptions['logger']
+  /** close the database when the app closes (the server command does; tests share theirs) */
+  ownsDatabase?: boolean
+}
+
+/** Headers, body fields and cookies that never reach a log line. */
+export const REDACT = [
+  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrftoken"]',
+  'res.headers["set-cookie"]', 'password', 'token',
+]
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const config = configFromEnv(process.env, opts.config)
+  const db = opts.database.db
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.maxBodyBytes,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    requestIdHeader: false,
+    connectionTimeout: 0,
+    requestTimeout: 0,
+  })
+  app.decorate('config', config)
+
+  await app.register(cookie)
+  await app.register(formbody, { bodyLimit: config.maxBodyBytes })
+  await app.register(multipart, {
+    limits: { fileSize: config.maxUploadBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 },
+  })
+  registerBodyParsers(app)
+
+  app.addHook('onSend', async (_req, reply) => {
+    reply.header('X-Content-Type-Options', 'nosniff')
+    reply.header('X-Frame-Options', 'DENY')
+    reply.header('Referrer-Policy', 'same-origin')
+  })
+
+  app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
+    const allow = (req.routeOptions?.config as { allow?: string } | undefined)?.allow
+    if (allow) reply.header('Allow', allow)
+    const api = asApiError(error as FastifyError, req.headers['content-type'])
+    if (api) {
+      reply.headers(api.headers)
+      return reply.code(api.statusCode).send(api.body)
+    }
+    req.log.error({ err: error, reqId: req.id }, 'unexpected error')
+    return reply.code(500).send({ detail: 'A server error occurred.' })
+  })
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not found.' }))
+
+  const throttle = new FailureThrottle(config.loginFailures, config.loginWindowSeconds * 1000)
+  const endpoints: Endpoint[] = [
+    ...authEndpoints(throttle),
+    ...resourceEndpoints,
+    apiRoot(resourceEndpoints),
+  ]
+  for (const ep of endpoints) registerEndpoint(app, ep, { db, config })
+
+  app.get('/healthz', async (_req, reply) => {
+    await db.selectFrom('job_status_types').select('id').limit(1).execute()
+    return reply.send({ status: 'ok' })
+  })
+
+  if (opts.ownsDatabase) app.addHook('onClose', async () => { await opts.database.close() })
+  return app
+}
+
+/** GET /api/v0/: the resource names and their list URLs, as DRF's router root shows them. */
+function apiRoot(endpoints: Endpoint[]): Endpoint {
+  const names = endpoints
+    .map((e) => /^\/api\/v0\/([A-Za-z]+)\/$/.exec(e.path)?.[1])
+    .filter((n): n is string => !!n)
+  return {
+    path: `${API}/`,
+    name: 'Api Root',
+    description: 'The default basic root view for DefaultRouter',
+    methods: {
+      GET: async (ctx) => ({ body: Object.fromEntries(names.map((n) => [n, `${requestOrigin(ctx.req)}${API}/${n}/`])) }),
+    },
+  }
+}
+
+/** Errors raised by fastify, its plugins or the database, as the API's error shapes; null for a real 500. */
+function asApiError(error: FastifyError & { code?: string }, contentType?: string): ApiError | null {
+  if (error instanceof ApiError) return error
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return tooLarge(error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'Request body is too large.' : error.message)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return unsupportedMediaType(String(contentType ?? '').split(';')[0].trim())
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return unsupportedMediaType(String(contentType ?? '').split(';')[0].trim())
+    case '23505': // unique_violation
+      return new ApiError(400, { non_field_errors: ['A record with these values already exists.'] })
+    case '23503': // foreign_key_violation
+      return new ApiError(400, { non_field_errors: ['A referenced record does not exist.'] })
+    case '22P02': case '22003': case '22007': case '22008': case '22021': case '54000':
+      return new ApiError(400, { non_field_errors: ['Invalid value.'] })
+  }
+  const status = (error as FastifyError).statusCode
+  if (status && status >= 400 && status < 500) return new ApiError(status, { detail: error.message })
+  return null
+}

@@ -1,0 +1,98 @@
+import '@fastify/cookie'
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Caller } from '../access.js'
+import type { DB } from '../db/schema.js'
+import { localTimestamp } from '../db/time.js'
+import { authenticationFailed, forbidden, notAuthenticated } from '../http/errors.js'
+import { verifyPassword } from './passwords.js'
+
+// The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
+// session cookie (in that order, as DRF tries its authentication classes).
+
+const SCHEME = Symbol('auth scheme')
+type Scheme = 'basic' | 'token' | 'session'
+
+export const SESSION_COOKIE = 'sessionid'
+export const CSRF_COOKIE = 'csrftoken'
+export const CSRF_HEADER = 'x-csrftoken'
+
+interface UserRow { id: number; username: string; is_admin: boolean; is_active: boolean }
+
+function callerOf(u: UserRow): Caller {
+  return { id: u.id, username: u.username, isAdmin: u.is_admin }
+}
+
+export async function authenticate(req: FastifyRequest, db: Kysely<DB>, opts: { required?: boolean } = {}): Promise<Caller | null> {
+  const header = req.headers.authorization
+  const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
+  const lower = scheme?.toLowerCase()
+  if (lower === 'basic') return mark(req, 'basic', await basic(db, rest))
+  if (lower === 'token') return mark(req, 'token', await token(db, rest))
+  const sessionKey = req.cookies?.[SESSION_COOKIE]
+  if (sessionKey) {
+    const user = await sessionUser(db, sessionKey)
+    if (user) return mark(req, 'session', user)
+  }
+  if (opts.required) throw notAuthenticated()
+  return null
+}
+
+function mark(req: FastifyRequest, scheme: Scheme, caller: Caller): Caller {
+  ;(req as any)[SCHEME] = scheme
+  return caller
+}
+
+async function basic(db: Kysely<DB>, rest: string[]): Promise<Caller> {
+  if (rest.length === 0) throw authenticationFailed('Invalid basic header. No credentials provided.')
+  if (rest.length > 1) throw authenticationFailed('Invalid basic header. Credentials string should not contain spaces.')
+  const decoded = Buffer.from(rest[0], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0 || !/^[A-Za-z0-9+/=]+$/.test(rest[0])) {
+    throw authenticationFailed('Invalid basic header. Credentials not correctly base64 encoded.')
+  }
+  const username = decoded.slice(0, colon)
+  const password = decoded.slice(colon + 1)
+  const user = await db.selectFrom('users')
+    .select(['id', 'username', 'is_admin', 'is_active', 'password'])
+    .where('username', '=', username).executeTakeFirst()
+  if (!user || !(await verifyPassword(password, user.password))) throw authenticationFailed('Invalid username/password.')
+  if (!user.is_active) throw authenticationFailed('User inactive or deleted.')
+  return callerOf(user)
+}
+
+async function token(db: Kysely<DB>, rest: string[]): Promise<Caller> {
+  if (rest.length === 0) throw authenticationFailed('Invalid token header. No credentials provided.')
+  if (rest.length > 1) throw authenticationFailed('Invalid token header. Token string should not contain spaces.')
+  const key = rest[0]
+  if (!/^[0-9a-f]{40}$/.test(key)) throw authenticationFailed('Invalid token.')
+  const user = await db.selectFrom('tokens as t').innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['u.id', 'u.username', 'u.is_admin', 'u.is_active'])
+    .where('t.key', '=', key).executeTakeFirst()
+  if (!user) throw authenticationFailed('Invalid token.')
+  if (!user.is_active) throw authenticationFailed('User inactive or deleted.')
+  return callerOf(user)
+}
+
+async function sessionUser(db: Kysely<DB>, key: string): Promise<Caller | null> {
+  if (key.length > 64) return null
+  const user = await db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.username', 'u.is_admin', 'u.is_active'])
+    .where('s.key', '=', key).where('s.expires', '>', localTimestamp())
+    .executeTakeFirst()
+  return user && user.is_active ? callerOf(user) : null
+}
+
+/** Session-authenticated writes must echo the csrftoken cookie in X-CSRFToken. */
+export function checkCsrf(req: FastifyRequest): void {
+  if ((req as any)[SCHEME] !== 'session') return
+  const cookie = req.cookies?.[CSRF_COOKIE] ?? ''
+  const header = String(req.headers[CSRF_HEADER] ?? '')
+  if (!cookie || !header || !sameSecret(cookie, header)) throw forbidden('CSRF Failed: CSRF token missing or incorrect.')
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a), y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}

@@ -1,0 +1,37 @@
+import { join, resolve } from 'node:path'
+
+// Everything the server reads from its environment, in one place.
+
+export interface AppConfig {
+  dataDir: string
+  mediaDir: string
+  databaseUrl?: string
+  trustProxy: boolean
+  maxUploadBytes: number
+  /** JSON and form bodies; bulk tag creation is the largest */
+  maxBodyBytes: number
+  /** failed logins allowed per client address and username in `loginWindowSeconds` */
+  loginFailures: number
+  loginWindowSeconds: number
+  sessionDays: number
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+  const dataDir = resolve(overrides.dataDir ?? env.MAS_DATA_DIR ?? '.mas')
+  return {
+    dataDir,
+    mediaDir: resolve(overrides.mediaDir ?? env.MAS_MEDIA_DIR ?? join(dataDir, 'media')),
+    databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
+    trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((env.MAS_TRUST_PROXY ?? '').toLowerCase()),
+    maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, 4 * 1024 ** 3),
+    maxBodyBytes: overrides.maxBodyBytes ?? positive(env.MAS_MAX_BODY_BYTES, 32 * 1024 ** 2),
+    loginFailures: overrides.loginFailures ?? positive(env.MAS_LOGIN_FAILURES, 10),
+    loginWindowSeconds: overrides.loginWindowSeconds ?? positive(env.MAS_LOGIN_WINDOW_SECONDS, 60),
+    sessionDays: overrides.sessionDays ?? 14,
+  }
+}
+
+function positive(v: string | undefined, fallback: number): number {
+  const n = Number(v)
+  return v !== undefined && v !== '' && Number.isFinite(n) && n > 0 ? n : fallback
+}

@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, Migrator, PostgresDialect } from 'kysely'
+import { PGliteDialect } from 'kysely-pglite-dialect'
+import pg from 'pg'
+import { migrationProvider } from './migrations/index.js'
+import type { DB } from './schema.js'
+
+const TIMESTAMP_OID = 1114
+
+export interface DatabaseOptions {
+  /** postgres://... ; when absent the embedded PGlite database is used */
+  url?: string
+  /** where PGlite keeps its files; absent: in memory */
+  dataDir?: string
+  /** PGlite only: start from this dump of a data directory (tests copy a migrated template) */
+  loadDataDir?: Blob
+  /** PostgreSQL only: search_path for every connection (tests isolate themselves in a schema) */
+  schema?: string
+  poolSize?: number
+}
+
+export interface Database {
+  db: Kysely<DB>
+  kind: 'pglite' | 'postgres'
+  pglite?: PGlite
+  close(): Promise<void>
+}
+
+export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
+  if (opts.url) {
+    const types = {
+      getTypeParser(oid: number, format?: any) {
+        return oid === TIMESTAMP_OID ? (s: string) => s : pg.types.getTypeParser(oid, format)
+      },
+    }
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolSize ?? 10,
+      types: types as any,
+      ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+    })
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+    return { db, kind: 'postgres', close: () => db.destroy() }
+  }
+  let dataDir: string | undefined
+  if (opts.dataDir) {
+    mkdirSync(opts.dataDir, { recursive: true })
+    dataDir = join(opts.dataDir, 'db')
+  }
+  const pglite = await PGlite.create({
+    dataDir,
+    loadDataDir: opts.loadDataDir,
+    parsers: { [TIMESTAMP_OID]: (s: string) => s },
+  })
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
+  return { db, kind: 'pglite', pglite, close: () => db.destroy() }
+}
+
+export async function migrate(db: Kysely<DB>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`)
+  }
+}

@@ -1,0 +1,210 @@
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely'
+
+// Row types of the tables created by the migrations. Timestamps travel as
+// 'YYYY-MM-DD hh:mm:ss' strings (see database.ts), never as Date objects.
+
+type Id = Generated<number>
+type Timestamp = string
+type WithDefault<T> = ColumnType<T, T | undefined, T>
+
+export interface LookupTable { id: number; name: string }
+
+export interface UsersTable {
+  id: Id
+  username: string
+  password: string
+  is_admin: WithDefault<boolean>
+  is_active: WithDefault<boolean>
+  date_joined: Timestamp
+}
+export interface AuthGroupsTable { id: Id; name: string }
+export interface UserAuthGroupsTable { user_id: number; group_id: number }
+export interface TokensTable { key: string; user_id: number; created: Timestamp }
+export interface SessionsTable { key: string; user_id: number; expires: Timestamp }
+
+export interface LibrariesTable { id: Id; user_id: number; name: string; creation_date: Timestamp }
+
+export interface SensorArraysTable {
+  id: Id; user_id: number; name: string
+  layout_rows: WithDefault<number>; layout_columns: WithDefault<number>
+}
+export interface SensorsTable {
+  id: Id; user_id: number; sensor_array_id: number | null; name: string
+  x: WithDefault<number>; y: WithDefault<number>; z: WithDefault<number>
+  layout_row: WithDefault<number>; layout_column: WithDefault<number>
+}
+
+export interface MediaFilesTable {
+  id: Id
+  file: string
+  user_id: number
+  type_id: number
+  active: WithDefault<boolean>
+  alias: WithDefault<string>
+  upload_date: Timestamp
+  has_transcript: WithDefault<boolean>
+  sensor_id: number | null
+  library_id: number
+  real_start_time: Timestamp | null
+  md5: string | null
+  // bigint comes back from the driver as a string
+  size: ColumnType<string | null, number | string | null, number | string | null>
+}
+export interface MediaFileMetadataTable {
+  id: Id; media_file_id: number; name: string; value: WithDefault<string>; user_editable: WithDefault<boolean>
+}
+export interface MediaFileUserMetadataFieldsTable {
+  id: Id; name: string; library_id: number; description: WithDefault<string>
+}
+export interface MediaFileUserMetadataTable {
+  id: Id; media_file_id: number; metadata_field_id: number; value: WithDefault<string>
+}
+
+type ViewSettings<P extends string> = {
+  [K in `${P}_window_size_in_seconds` | `${P}_spectra_minimum_band_frequency` | `${P}_spectra_maximum_band_frequency`
+    | `${P}_spectra_damping_factor` | `${P}_spectra_num_frequency_bands` | `${P}_spectra_num_frames_per_second`]: number
+}
+export type UserSettingsTable = {
+  id: Id
+  user_id: number
+  name: string
+  window_size_in_seconds: number
+  spectra_minimum_band_frequency: number
+  spectra_maximum_band_frequency: number
+  spectra_damping_factor: number
+  spectra_num_frequency_bands: number
+  spectra_num_frames_per_second: number
+  show_spectra: boolean
+  show_waveform: boolean
+  show_pitch_trace: boolean
+  load_audio: boolean
+  max_num_audio_files_to_list: number
+  transcript_format: string
+} & ViewSettings<'file_view'> & ViewSettings<'catalog_view'> & ViewSettings<'tag_view'>
+
+export interface ProjectsTable {
+  id: Id
+  type_id: number
+  name: string
+  creation_date: Timestamp
+  user_id: number
+  user_settings_id: number | null
+  notes: WithDefault<string>
+  default_permission_read: WithDefault<boolean>
+  default_permission_write: WithDefault<boolean>
+  default_permission_launch_job: WithDefault<boolean>
+  default_permission_admin: WithDefault<boolean>
+}
+export interface ProjectMediaFilesTable { project_id: number; media_file_id: number }
+
+export interface TagSetsTable { id: Id; user_id: number; name: string; library_id: number | null; creation_date: Timestamp }
+export interface TagClassesTable {
+  id: Id; user_id: number; library_id: number; class_name: string; display_name: WithDefault<string>
+}
+export interface TagExamplesTable {
+  id: Id; user_id: number; tag_set_id: number; media_file_id: number; creation_date: Timestamp
+  start_time: number; end_time: number; min_frequency: number; max_frequency: number
+}
+export interface TagsTable {
+  id: Id
+  user_id: number
+  creation_date: Timestamp
+  tag_class_id: number
+  tag_example_id: number | null
+  tag_set_id: number
+  media_file_id: number
+  start_time: number
+  end_time: number
+  min_frequency: number
+  max_frequency: number
+  parent_tag_id: number | null
+  randomly_chosen: WithDefault<boolean>
+  machine_tagged: WithDefault<boolean>
+  user_tagged: WithDefault<boolean>
+  strength: WithDefault<number>
+}
+
+export interface JobsTable {
+  id: Id
+  name: WithDefault<string>
+  user_id: number
+  project_id: number
+  type_id: number
+  creation_date: Timestamp
+  num_to_complete: WithDefault<number>
+  num_completed: WithDefault<number>
+  fraction_completed: WithDefault<number>
+  elapsed_real_time: WithDefault<number>
+  time_to_completion: WithDefault<number>
+  is_running: WithDefault<boolean>
+  was_stopped: WithDefault<boolean>
+  is_complete: WithDefault<boolean>
+  was_deleted: WithDefault<boolean>
+  status_id: WithDefault<number>
+  requested_status_id: number | null
+  started_date: Timestamp | null
+  last_status_date: Timestamp | null
+  parent_job_id: number | null
+  priority: WithDefault<number>
+}
+export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string> }
+export interface JobResultFilesTable {
+  id: Id; job_id: number; creation_date: Timestamp; result_file: WithDefault<string>; notes: WithDefault<string>
+}
+export interface RandomWindowsTable {
+  id: Id; job_id: number; media_file_id: number; start_time: number; end_time: number
+}
+
+export interface AppUserGroupsTable { id: Id; name: string; creation_date: Timestamp; created_by: number }
+export interface AppUserGroupUsersTable { group_id: number; user_id: number }
+export interface AppPermissionsTable {
+  id: Id
+  bearer_type: 'user' | 'appusergroup'
+  bearer_id: number
+  target_type: 'tagset' | 'library' | 'appusergroup'
+  target_id: number
+  creation_date: Timestamp
+  created_by: number
+  read: WithDefault<boolean>
+  write: WithDefault<boolean>
+  launch_job: WithDefault<boolean>
+  admin: WithDefault<boolean>
+}
+
+export interface DB {
+  job_types: LookupTable
+  job_status_types: LookupTable
+  project_types: LookupTable
+  media_types: LookupTable
+  users: UsersTable
+  auth_groups: AuthGroupsTable
+  user_auth_groups: UserAuthGroupsTable
+  tokens: TokensTable
+  sessions: SessionsTable
+  libraries: LibrariesTable
+  sensor_arrays: SensorArraysTable
+  sensors: SensorsTable
+  media_files: MediaFilesTable
+  media_file_metadata: MediaFileMetadataTable
+  media_file_user_metadata_fields: MediaFileUserMetadataFieldsTable
+  media_file_user_metadata: MediaFileUserMetadataTable
+  user_settings: UserSettingsTable
+  projects: ProjectsTable
+  project_media_files: ProjectMediaFilesTable
+  tag_sets: TagSetsTable
+  tag_classes: TagClassesTable
+  tag_examples: TagExamplesTable
+  tags: TagsTable
+  jobs: JobsTable
+  job_parameters: JobParametersTable
+  job_result_files: JobResultFilesTable
+  random_windows: RandomWindowsTable
+  app_user_groups: AppUserGroupsTable
+  app_user_group_users: AppUserGroupUsersTable
+  app_permissions: AppPermissionsTable
+}
+
+export type Db = Kysely<DB> | Transaction<DB>
+export type TableName = keyof DB
+export type Row<T extends TableName> = Selectable<DB[T]>
+export type NewRow<T extends TableName> = Insertable<DB[T]>

@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Caller } from '../access.js'
+import type { DB } from '../db/schema.js'
+import type { AppConfig } from '../config.js'
+import { authenticate, checkCsrf } from '../auth/authenticate.js'
+import { ApiError, methodNotAllowed } from './errors.js'
+import { readBody } from './body.js'
+import { labelOf, type FieldDef } from './fields.js'
+
+// One path of the API with the methods it accepts. Registering it gives every
+// path the same conventions: Allow on every answer, OPTIONS metadata without
+// authentication, HEAD as GET without a body, 405 for the rest, authentication
+// and CSRF before any handler runs, and a lazily parsed body.
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+const ORDER: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+export interface Context {
+  req: FastifyRequest
+  reply: FastifyReply
+  db: Kysely<DB>
+  config: AppConfig
+  caller: Caller
+  params: Record<string, string>
+  query: Record<string, string>
+  /** scheme://host of this request, for absolute URLs */
+  origin: string
+  /** the parsed request body: JSON, form or multipart fields */
+  body(): Promise<unknown>
+}
+
+export interface Result {
+  status?: number
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+export type Handler = (ctx: Context) => Promise<Result>
+
+/** Field metadata for OPTIONS `actions` and the schema documents. */
+export type ActionFields = Record<string, FieldDef>
+
+export interface EndpointDoc {
+  /** path of keys in the coreapi document under api > v0, e.g. ['tag'] or ['project', 'mediaFiles'] */
+  keys: string[]
+  /** coreapi action name per method: list, create, read, update, partial_update, delete, or a custom one */
+  actions: Partial<Record<Method, string>>
+  /** request fields per method */
+  fields?: Partial<Record<Method, ActionFields>>
+  /** response record fields (for list/read answers) */
+  record?: ActionFields
+  list?: boolean
+  description?: string
+}
+
+export interface Endpoint {
+  path: string
+  /** OPTIONS `name`, e.g. 'Tag List' */
+  name: string
+  description?: string
+  methods: Partial<Record<Method, Handler>>
+  /** false: no authentication (token endpoint, login) */
+  auth?: boolean
+  /** OPTIONS `actions` for an authenticated caller who may write here */
+  options?: (ctx: Context) => Promise<Record<string, ActionFields> | undefined>
+  doc?: EndpointDoc
+}
+
+export function allowHeader(ep: Endpoint): string {
+  const methods: string[] = ORDER.filter((m) => ep.methods[m])
+  if (ep.methods.GET) methods.push('HEAD')
+  methods.push('OPTIONS')
+  return methods.join(', ')
+}
+
+export function requestOrigin(req: FastifyRequest): string {
+  return `${req.protocol}://${req.host}`
+}
+
+export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db: Kysely<DB>; config: AppConfig }) {
+  const allow = allowHeader(ep)
+  app.route({
+    method: [...ALL_METHODS],
+    url: ep.path,
+    exposeHeadRoute: false,
+    config: { allow },
+    handler: async (req, reply) => {
+      reply.header('Allow', allow)
+      const method = req.method === 'HEAD' ? 'GET' : (req.method as Method | 'OPTIONS')
+      const base = {
+        req, reply, db: deps.db, config: deps.config,
+        params: req.params as Record<string, string>,
+        query: normaliseQuery(req.query),
+        origin: requestOrigin(req),
+        body: () => readBody(req),
+      }
+      if (method === 'OPTIONS') {
+        let caller: Caller | null = null
+        try { caller = await authenticate(req, deps.db) } catch { caller = null }
+        const meta: Record<string, unknown> = {
+          name: ep.name,
+          description: ep.description ?? '',
+          renders: ['application/json'],
+          parses: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+        }
+        if (caller && ep.options) {
+          const actions = await ep.options({ ...base, caller })
+          if (actions) meta.actions = optionsActions(actions)
+        }
+        return reply.code(200).send(meta)
+      }
+      const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, { required: true })
+      const handler = ep.methods[method]
+      if (!handler) throw methodNotAllowed(req.method)
+      if (method !== 'GET') checkCsrf(req)
+      const result = await handler({ ...base, caller: caller as Caller })
+      if (result.headers) reply.headers(result.headers)
+      reply.code(result.status ?? 200)
+      return result.body === undefined ? reply.send() : reply.send(result.body)
+    },
+  })
+}
+
+const anonymous: Caller = { id: 0, username: '', isAdmin: false }
+
+function normaliseQuery(q: unknown): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries((q ?? {}) as Record<string, unknown>)) {
+    // a repeated parameter counts by its last value, as in Django's QueryDict
+    out[k] = Array.isArray(v) ? String(v[v.length - 1]) : String(v)
+  }
+  return out
+}
+
+const OPTION_TYPES: Record<string, string> = {
+  integer: 'integer', float: 'float', boolean: 'boolean', string: 'string', datetime: 'datetime',
+  pk: 'field', choice: 'choice', list: 'list', object: 'nested object',
+}
+
+function optionsActions(actions: Record<string, ActionFields>) {
+  const out: Record<string, unknown> = {}
+  for (const [method, fields] of Object.entries(actions)) {
+    const f: Record<string, unknown> = {}
+    for (const [name, def] of Object.entries(fields)) {
+      if (def.writeOnly && def.readOnly) continue
+      f[name] = {
+        type: OPTION_TYPES[def.type],
+        required: !!def.required && !def.readOnly,
+        read_only: !!def.readOnly,
+        label: labelOf(name, def),
+        ...(def.maxLength ? { max_length: def.maxLength } : {}),
+        ...(def.choices ? { choices: def.choices.map((c) => ({ value: c, display_name: c })) } : {}),
+      }
+    }
+    out[method] = f
+  }
+  return out
+}
+
+export { ApiError }

@@ -1,0 +1,53 @@
+// One error type for every rejected request: a status and a body in the
+// shapes Django REST framework clients expect.
+
+export type FieldErrors = Record<string, string[] | FieldErrors[] | unknown>
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: Record<string, unknown> | unknown[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof (body as any).detail === 'string' ? (body as any).detail : `HTTP ${statusCode}`)
+  }
+}
+
+const detail = (status: number, message: string, headers?: Record<string, string>) =>
+  new ApiError(status, { detail: message }, headers)
+
+export const notFound = () => detail(404, 'Not found.')
+export const invalidPage = () => detail(404, 'Invalid page.')
+export const forbidden = (message = 'You do not have permission to perform this action.') => detail(403, message)
+export const notAuthenticated = () =>
+  detail(401, 'Authentication credentials were not provided.', { 'WWW-Authenticate': 'Token' })
+export const authenticationFailed = (message: string) => detail(401, message, { 'WWW-Authenticate': 'Token' })
+export const methodNotAllowed = (method: string) => detail(405, `Method "${method}" not allowed.`)
+export const unsupportedMediaType = (type: string) => detail(415, `Unsupported media type "${type}" in request.`)
+export const tooLarge = (message = 'Request body is too large.') => detail(413, message)
+export const throttled = (seconds: number) =>
+  detail(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+    { 'Retry-After': String(seconds) })
+export const parseError = (message: string) => detail(400, `JSON parse error - ${message}`)
+export const badRequest = (errors: FieldErrors | unknown[]) => new ApiError(400, errors as any)
+export const fieldError = (field: string, message: string) => badRequest({ [field]: [message] })
+
+/** DRF's field-level messages, in one place. */
+export const MSG = {
+  required: 'This field is required.',
+  null: 'This field may not be null.',
+  blank: 'This field may not be blank.',
+  integer: 'A valid integer is required.',
+  number: 'A valid number is required.',
+  boolean: 'Must be a valid boolean.',
+  string: 'Not a valid string.',
+  datetime: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]].',
+  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
+  pkType: (got: string) => `Incorrect type. Expected pk value, received ${got}.`,
+  pkMissing: (v: unknown) => `Invalid pk "${v}" - object does not exist.`,
+  maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
+  minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
+  choice: (v: unknown) => `"${v}" is not a valid choice.`,
+  notDict: (got: string) => `Invalid data. Expected a dictionary, but got ${got}.`,
+  notList: (got: string) => `Expected a list of items but got type "${got}".`,
+}

@@ -1,0 +1,199 @@
+import { MSG } from './errors.js'
+import { parseTimestamp, wireTimestamp } from '../db/time.js'
+
+// A resource's wire fields, declared once: they drive input validation (with
+// DRF's messages), row -> JSON mapping, list filters and ordering, OPTIONS
+// metadata and the schema documents.
+
+export type FieldType = 'integer' | 'float' | 'boolean' | 'string' | 'datetime' | 'pk' | 'choice' | 'list' | 'object'
+
+export interface FieldDef {
+  type: FieldType
+  /** database column; absent for computed or embedded fields (filled in by the resource) */
+  column?: string
+  /** pk: name of the resource the id refers to (the caller must be able to read it) */
+  target?: string
+  required?: boolean
+  readOnly?: boolean
+  writeOnly?: boolean
+  nullable?: boolean
+  /** value used on create when the field is absent */
+  default?: unknown
+  maxLength?: number
+  allowBlank?: boolean
+  choices?: readonly string[]
+  min?: number
+  max?: number
+  /** list: the type of the items (for documents) */
+  items?: FieldType
+  /** equality filter on lists; default: pk and boolean fields with a column */
+  filter?: boolean
+  label?: string
+  description?: string
+}
+
+export type Fields = Record<string, FieldDef>
+
+export const INT_MIN = -2147483648
+export const INT_MAX = 2147483647
+const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true])
+const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false])
+
+const pyType = (v: unknown) =>
+  v === null ? 'NoneType' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str'
+    : typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : Array.isArray(v) ? 'list' : 'dict'
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
+const ok = (value: unknown): Parsed => ({ ok: true, value })
+const err = (error: string): Parsed => ({ ok: false, error })
+
+function parseInteger(v: unknown, f: FieldDef): Parsed {
+  let n: number
+  if (typeof v === 'number') n = v
+  else if (typeof v === 'string' && /^\s*[-+]?\d+(\.0*)?\s*$/.test(v)) n = Number(v)
+  else return err(MSG.integer)
+  if (!Number.isInteger(n)) return err(MSG.integer)
+  if (n > (f.max ?? INT_MAX)) return err(MSG.maxValue(f.max ?? INT_MAX))
+  if (n < (f.min ?? INT_MIN)) return err(MSG.minValue(f.min ?? INT_MIN))
+  return ok(n)
+}
+
+function parseFloatValue(v: unknown, f: FieldDef): Parsed {
+  let n: number
+  if (typeof v === 'number') n = v
+  else if (typeof v === 'string' && v.trim() !== '' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v)
+  else return err(MSG.number)
+  if (!Number.isFinite(n)) return err(MSG.number)
+  if (f.max !== undefined && n > f.max) return err(MSG.maxValue(f.max))
+  if (f.min !== undefined && n < f.min) return err(MSG.minValue(f.min))
+  return ok(n)
+}
+
+function parseString(v: unknown, f: FieldDef): Parsed {
+  if (typeof v === 'number' && Number.isFinite(v)) v = String(v)
+  if (typeof v !== 'string') return err(MSG.string)
+  if (v.includes('\0')) return err('Null characters are not allowed.')
+  if (v.trim() === '' && !f.allowBlank) return err(MSG.blank)
+  if (f.maxLength !== undefined && v.length > f.maxLength) return err(MSG.maxLength(f.maxLength))
+  return ok(v)
+}
+
+export function parsePk(v: unknown): Parsed {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= INT_MAX) return ok(v)
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) {
+    const n = Number(v)
+    return n >= 1 && n <= INT_MAX ? ok(n) : err(MSG.pkMissing(v.trim()))
+  }
+  if (typeof v === 'number' && Number.isInteger(v)) return err(MSG.pkMissing(v))
+  return err(MSG.pkType(pyType(v)))
+}
+
+/** Parse one input value for a field; null handling is the caller's. */
+export function parseValue(f: FieldDef, v: unknown): Parsed {
+  switch (f.type) {
+    case 'integer': return parseInteger(v, f)
+    case 'float': return parseFloatValue(v, f)
+    case 'boolean':
+      if (TRUE.has(v)) return ok(true)
+      if (FALSE.has(v)) return ok(false)
+      return err(MSG.boolean)
+    case 'string': return parseString(v, f)
+    case 'datetime': {
+      const s = typeof v === 'string' ? parseTimestamp(v) : null
+      return s === null ? err(MSG.datetime) : ok(s)
+    }
+    case 'pk': return parsePk(v)
+    case 'choice':
+      return typeof v === 'string' && f.choices?.includes(v) ? ok(v) : err(MSG.choice(typeof v === 'string' ? v : JSON.stringify(v)))
+    case 'list':
+      return Array.isArray(v) ? ok(v) : err(MSG.notList(pyType(v)))
+    case 'object':
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? ok(v) : err(MSG.notDict(pyType(v)))
+  }
+}
+
+export type InputMode = 'create' | 'replace' | 'partial'
+
+export interface ParsedInput {
+  /** wire name -> parsed value, for every writable field present (or defaulted on create) */
+  values: Record<string, unknown>
+  errors: Record<string, string[]>
+}
+
+/** Validate a request body against the writable fields. Read-only and unknown fields are ignored. */
+export function parseInput(fields: Fields, data: unknown, mode: InputMode): ParsedInput {
+  const values: Record<string, unknown> = {}
+  const errors: Record<string, string[]> = {}
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return { values, errors: { non_field_errors: [MSG.notDict(pyType(data))] } }
+  }
+  const body = data as Record<string, unknown>
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.readOnly) continue
+    if (!Object.prototype.hasOwnProperty.call(body, name)) {
+      if (mode !== 'partial' && f.required) errors[name] = [MSG.required]
+      else if (mode === 'create' && f.default !== undefined) values[name] = f.default
+      continue
+    }
+    const v = body[name]
+    if (v === null || (v === '' && f.nullable && f.type !== 'string')) {
+      if (f.nullable) values[name] = null
+      else errors[name] = [MSG.null]
+      continue
+    }
+    const r = parseValue(f, v)
+    if (r.ok) values[name] = r.value
+    else errors[name] = [r.error]
+  }
+  return { values, errors }
+}
+
+/** Wire values -> column values, for the fields that have a column. */
+export function toColumns(fields: Fields, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, v] of Object.entries(values)) {
+    const col = fields[name]?.column
+    if (col) out[col] = v
+  }
+  return out
+}
+
+/** A database row (plus any computed properties under their wire names) -> the JSON record. */
+export function toJson(fields: Fields, row: Record<string, any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.writeOnly) continue
+    if (!f.column) { out[name] = row[name]; continue }
+    const v = row[f.column]
+    if (v === null || v === undefined) { out[name] = null; continue }
+    switch (f.type) {
+      case 'datetime': out[name] = wireTimestamp(v); break
+      case 'integer': case 'float': case 'pk': out[name] = Number(v); break
+      default: out[name] = v
+    }
+  }
+  return out
+}
+
+/** Fields usable as `?name=value` equality filters. */
+export function filterFields(fields: Fields): Array<[string, FieldDef]> {
+  return Object.entries(fields).filter(([, f]) =>
+    f.column && !f.writeOnly && (f.filter ?? (f.type === 'pk' || f.type === 'boolean')))
+}
+
+/** Fields usable in `?ordering=`. */
+export function orderFields(fields: Fields): Map<string, string> {
+  const m = new Map<string, string>()
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.column && !f.writeOnly && f.type !== 'list' && f.type !== 'object') m.set(name, f.column)
+  }
+  return m
+}
+
+/** Label in the style DRF derives from a field name: 'tagSet' -> 'TagSet', 'launch_job' -> 'Launch job'. */
+export function labelOf(name: string, f: FieldDef): string {
+  if (f.label) return f.label
+  if (name === 'id') return 'ID'
+  const s = name.replace(/_/g, ' ')
+  return s.charAt(0).toUpperCase() + s.slice(1)
+}

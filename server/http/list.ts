@@ -1,0 +1,88 @@
+import type { SelectQueryBuilder } from 'kysely'
+import type { Context } from './endpoint.js'
+import { badRequest, invalidPage } from './errors.js'
+import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
+
+// The list conventions, once for every list: equality filters, ordering,
+// page/page_size/last, and the {count, next, previous, results} envelope with
+// absolute links that keep the other query parameters.
+
+export const PAGE_SIZE = 100
+export const MAX_PAGE_SIZE = 1000
+
+type Query = SelectQueryBuilder<any, any, any>
+
+export interface Envelope<T> { count: number; next: string | null; previous: string | null; results: T[] }
+
+/** `?field=value` for every filterable field; a value of the wrong type is a 400 naming the field. */
+export function applyFilters(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {
+  const errors: Record<string, string[]> = {}
+  for (const [name, f] of filterFields(fields)) {
+    const raw = query[name]
+    if (raw === undefined) continue
+    if (raw === '' ) continue
+    if (f.nullable && (raw === 'null' || raw === 'None')) { qb = qb.where(`${alias}.${f.column}`, 'is', null); continue }
+    const parsed = f.type === 'pk' ? parseValue({ type: 'integer', min: 0 }, raw) : parseValue(f, raw)
+    if (!parsed.ok) {
+      errors[name] = [f.type === 'boolean' ? `Select a valid choice. ${raw} is not one of the available choices.`
+        : f.type === 'pk' || f.type === 'integer' ? 'Enter a whole number.' : f.type === 'float' ? 'Enter a number.' : parsed.error]
+      continue
+    }
+    qb = qb.where(`${alias}.${f.column}`, '=', parsed.value)
+  }
+  if (Object.keys(errors).length) throw badRequest(errors)
+  return qb
+}
+
+/** `?ordering=a,-b` over scalar fields (unknown names are ignored, as DRF does); id breaks ties. */
+export function applyOrdering(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {
+  const allowed = orderFields(fields)
+  let hasId = false
+  for (const term of (query.ordering ?? '').split(',')) {
+    const desc = term.trim().startsWith('-')
+    const column = allowed.get(term.trim().replace(/^-/, ''))
+    if (!column) continue
+    qb = qb.orderBy(`${alias}.${column}`, desc ? 'desc' : 'asc')
+    if (column === 'id') hasId = true
+  }
+  return hasId ? qb : qb.orderBy(`${alias}.id`, 'asc')
+}
+
+export function pageSize(query: Record<string, string>): number {
+  const n = Number(query.page_size)
+  if (!query.page_size || !Number.isInteger(n) || n < 1) return PAGE_SIZE
+  return Math.min(n, MAX_PAGE_SIZE)
+}
+
+/** One page of a list. `count` and `rows` run the same filtered query. */
+export async function paginate<T>(ctx: Context, count: () => Promise<number>, rows: (limit: number, offset: number) => Promise<T[]>): Promise<Envelope<T>> {
+  const size = pageSize(ctx.query)
+  const raw = ctx.query.page
+  let page: number | 'last' = 1
+  if (raw !== undefined) {
+    if (raw === 'last') page = 'last'
+    else if (/^\d+$/.test(raw) && Number(raw) >= 1) page = Number(raw)
+    else throw invalidPage()
+  }
+  const total = await count()
+  const pages = Math.max(1, Math.ceil(total / size))
+  const number = page === 'last' ? pages : page
+  if (number > pages) throw invalidPage()
+  const results = await rows(size, (number - 1) * size)
+  return {
+    count: total,
+    next: number < pages ? pageLink(ctx, number + 1) : null,
+    previous: number > 1 ? pageLink(ctx, number - 1) : null,
+    results,
+  }
+}
+
+function pageLink(ctx: Context, page: number): string {
+  const path = ctx.req.url.split('?')[0]
+  const params = new URLSearchParams(ctx.req.url.includes('?') ? ctx.req.url.slice(ctx.req.url.indexOf('?') + 1) : '')
+  params.delete('page')
+  if (page > 1) params.set('page', String(page))
+  params.sort()
+  const qs = params.toString()
+  return `${ctx.origin}${path}${qs ? `?${qs}` : ''}`
+}

@@ -1,0 +1,356 @@
+import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely'
+import { rowColumns, valueColumns, type Caller, type Flag, type Scope } from '../access.js'
+import type { DB, TableName } from '../db/schema.js'
+import { localTimestamp } from '../db/time.js'
+import type { Context, Endpoint, Method, Result } from '../http/endpoint.js'
+import { ApiError, badRequest, forbidden, MSG, notFound } from '../http/errors.js'
+import { parseInput, toColumns, toJson, INT_MAX, type Fields, type InputMode } from '../http/fields.js'
+import { applyFilters, applyOrdering, paginate } from '../http/list.js'
+
+// A resource of the API described as data: its table, wire fields and access
+// rule. From that one description come its list and detail endpoints, the
+// reference checks of every write, and its part of the schema documents.
+// Anything a resource does beyond plain records goes into its hooks.
+
+type Row = Record<string, any>
+type Query = SelectQueryBuilder<any, any, any>
+export type Db = Kysely<DB> | Transaction<DB>
+
+export interface ResourceDef {
+  /** path segment and schema key, e.g. 'tag' */
+  name: string
+  /** 'Tag' -> OPTIONS names 'Tag List' / 'Tag Instance' */
+  title: string
+  description?: string
+  table: TableName
+  fields: Fields
+  /** who may do what to a stored record */
+  scope: Scope
+  /** the rule a new record (or an updated one, by its new values) must pass; null: anyone may create */
+  createScope?: Scope | null
+  /** column set to the caller's id on create */
+  owner?: string
+  /** columns set to the current time on create */
+  stamps?: string[]
+  /** 'admin': only site admins may list (403 for others); false: no list endpoint */
+  list?: 'admin' | false
+  /** flag needed to create / update / delete; false: method not allowed */
+  create?: Flag | false
+  update?: Flag | false
+  destroy?: Flag | false
+  /** POST accepts a JSON array, all or nothing */
+  bulk?: boolean
+  /** wire names that an update may change; default: every writable field */
+  updatable?: string[]
+  /** add computed fields (under their wire names) to rows about to be rendered */
+  embed?: (db: Db, rows: Row[], ctx: Context) => Promise<void>
+  /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
+  validate?: (ctx: Context, values: Record<string, unknown>, existing: Row | null) => Promise<void> | void
+  /** after the row is written, in the same transaction */
+  afterWrite?: (trx: Transaction<DB>, row: Row, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
+  /** before the row is deleted, in the same transaction */
+  beforeDelete?: (trx: Transaction<DB>, row: Row, ctx: Context) => Promise<void>
+  /** after the deletion committed (e.g. remove a stored file) */
+  afterDelete?: (row: Row, ctx: Context) => Promise<void>
+  /** runs before every method of both endpoints, e.g. a site-admin check (403) */
+  guard?: (ctx: Context) => void
+  /** turn parsed column values into what is stored (e.g. hash a password), before insert or update */
+  transform?: (cols: Row, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
+  /** before a list is read (e.g. create a default record) */
+  beforeList?: (ctx: Context) => Promise<void>
+  /** extra list filters beyond the fields' equality filters */
+  listFilter?: (qb: Query, ctx: Context) => Query
+}
+
+const registry = new Map<string, ResourceDef>()
+
+export function defineResource(def: ResourceDef): ResourceDef {
+  registry.set(def.name, def)
+  return def
+}
+
+export function resourceNamed(name: string): ResourceDef {
+  const def = registry.get(name)
+  if (!def) throw new Error(`unknown resource ${name}`)
+  return def
+}
+
+// ---- reading ----
+
+/** The records of `def` the caller holds `flag` on, as `r`. */
+export function readable(db: Db, def: ResourceDef, caller: Caller, flag: Flag = 'read'): Query {
+  return (db as Kysely<any>).selectFrom(`${def.table} as r`)
+    .where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag))
+}
+
+/** Rows -> JSON records, with the resource's embedded fields. */
+export async function render(ctx: Context, def: ResourceDef, rows: Row[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+  if (def.embed && rows.length) await def.embed(db, rows, ctx)
+  return rows.map((row) => toJson(def.fields, row))
+}
+
+/** A paginated list of `def` records from a query over `r` (already limited to what the caller may read). */
+export async function listOf(ctx: Context, def: ResourceDef, base: Query): Promise<Result> {
+  const filtered = applyFilters(base, def.fields, ctx.query)
+  const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
+  const envelope = await paginate(ctx,
+    async () => Number((await filteredMore.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst())?.count ?? 0),
+    async (limit, offset) => render(ctx, def, await applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
+      .limit(limit).offset(offset).execute()))
+  return { body: envelope }
+}
+
+export function parseId(raw: string | undefined): number | null {
+  if (!raw || !/^\d{1,10}$/.test(raw)) return null
+  const n = Number(raw)
+  return n >= 1 && n <= INT_MAX ? n : null
+}
+
+export interface Fetched { row: Row; can: (flag: Flag) => boolean }
+
+/** The record `id` with the caller's flags on it; 404 when it is missing or not readable. */
+export async function fetchRecord(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined): Promise<Fetched> {
+  const id = typeof rawId === 'number' ? rawId : parseId(rawId)
+  if (id === null) throw notFound()
+  const flags: Flag[] = ['read', 'write', 'launch_job', 'admin']
+  const row = await (db as Kysely<any>).selectFrom(`${def.table} as r`)
+    .selectAll('r')
+    .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
+    .where('r.id', '=', id)
+    .executeTakeFirst()
+  if (!row || !row.__can_read) throw notFound()
+  const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
+  for (const f of flags) delete row[`__can_${f}`]
+  return { row, can: (f) => can[f] }
+}
+
+/** fetchRecord, then 403 unless the caller holds `flag`. */
+export async function fetchFor(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined, flag: Flag): Promise<Row> {
+  const { row, can } = await fetchRecord(db, def, caller, rawId)
+  if (!can(flag)) throw forbidden()
+  return row
+}
+
+// ---- writing ----
+
+/** Every pk field must name a record the caller can read; otherwise it is reported exactly like a missing one. */
+export async function checkReferences(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[]): Promise<Record<string, string[]>[]> {
+  const errors: Record<string, string[]>[] = items.map(() => ({}))
+  for (const [name, f] of Object.entries(def.fields)) {
+    if (f.type !== 'pk' || !f.target || f.readOnly) continue
+    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number'))]
+    if (!ids.length) continue
+    const target = resourceNamed(f.target)
+    const found = new Set<number>()
+    for (let i = 0; i < ids.length; i += 1000) {
+      const rows = await readable(db, target, caller).select('r.id').where('r.id', 'in', ids.slice(i, i + 1000)).execute()
+      for (const r of rows) found.add(Number(r.id))
+    }
+    items.forEach((v, i) => {
+      if (typeof v[name] === 'number' && !found.has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
+    })
+  }
+  return errors
+}
+
+/** Does the caller hold `flag` under `scope` for records with these column values? One query per distinct key. */
+export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: Row[], flag: Flag): Promise<boolean> {
+  if (caller.isAdmin) return true
+  const seen = new Set<string>()
+  for (const row of rows) {
+    const key = JSON.stringify(scope.columns.map((c) => row[c] ?? null))
+    if (seen.has(key)) continue
+    seen.add(key)
+    const r = await (db as Kysely<any>).selectNoFrom((eb) => sql<boolean>`${scope.allows(eb, caller, valueColumns(row), flag)}`.as('ok'))
+      .executeTakeFirst()
+    if (!r?.ok) return false
+  }
+  return true
+}
+
+function hasErrors(errors: Record<string, unknown>[]): boolean {
+  return errors.some((e) => Object.keys(e).length > 0)
+}
+
+async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mode: InputMode, existing: Row | null) {
+  const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
+  const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
+  const refErrors = await checkReferences(ctx.db, def, ctx.caller, parsed.map((p) => p.values))
+  refErrors.forEach((e, i) => Object.assign(errors[i], e))
+  for (let i = 0; i < parsed.length; i++) {
+    if (Object.keys(errors[i]).length || !def.validate) continue
+    try {
+      await def.validate(ctx, parsed[i].values, existing)
+    } catch (e) {
+      if (e instanceof ApiError && e.statusCode === 400 && !Array.isArray(e.body)) Object.assign(errors[i], e.body)
+      else throw e
+    }
+  }
+  return { values: parsed.map((p) => p.values), errors }
+}
+
+function writableFields(def: ResourceDef, mode: InputMode): Fields {
+  if (mode === 'create' || !def.updatable) return def.fields
+  return Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n)))
+}
+
+/** Create one record or, for bulk resources, an array of them in one transaction. */
+export async function createRecords(ctx: Context, def: ResourceDef): Promise<Result> {
+  const body = await ctx.body()
+  const many = Array.isArray(body)
+  if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
+  const items = many ? body as unknown[] : [body]
+  if (many && items.length === 0) throw badRequest({ non_field_errors: ['This list may not be empty.'] })
+  const { values, errors } = await validateItems(ctx, def, items, 'create', null)
+  if (hasErrors(errors)) throw badRequest(many ? errors : errors[0])
+  const now = localTimestamp()
+  const rows = values.map((v) => {
+    const cols = toColumns(def.fields, v)
+    if (def.owner) cols[def.owner] = ctx.caller.id
+    for (const s of def.stamps ?? []) cols[s] = now
+    return cols
+  })
+  const createScope = def.createScope === undefined ? def.scope : def.createScope
+  if (createScope && !(await scopeAllows(ctx.db, createScope, ctx.caller, rows, def.create || 'write'))) throw forbidden()
+  if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    const out: Row[] = []
+    for (let i = 0; i < rows.length; i += 1000) {
+      const chunk = rows.slice(i, i + 1000)
+      const inserted = await (trx as Kysely<any>).insertInto(def.table).values(chunk).returningAll().execute()
+      out.push(...inserted)
+    }
+    if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
+    return out
+  })
+  const json = await render(ctx, def, created)
+  return { status: 201, body: many ? json : json[0] }
+}
+
+/** PUT (all required fields) or PATCH (any subset). */
+export async function updateRecord(ctx: Context, def: ResourceDef, partial: boolean): Promise<Result> {
+  const flag = def.update || 'write'
+  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag)
+  const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
+  if (hasErrors(errors)) throw badRequest(errors[0])
+  const changes = toColumns(def.fields, values[0])
+  const merged = { ...existing, ...changes }
+  const createScope = def.createScope === undefined ? def.scope : def.createScope
+  if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag))) throw forbidden()
+  if (createScope === def.scope && Object.keys(changes).some((c) => def.scope.columns.includes(c))
+    && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
+  if (def.transform) await def.transform(changes, values[0], ctx)
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const updated = Object.keys(changes).length
+      ? await (trx as Kysely<any>).updateTable(def.table).set(changes).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      : existing
+    if (def.afterWrite) await def.afterWrite(trx, updated, values[0], ctx, false)
+    return updated
+  })
+  return { body: (await render(ctx, def, [row]))[0] }
+}
+
+export async function deleteRecord(ctx: Context, def: ResourceDef): Promise<Result> {
+  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write')
+  await ctx.db.transaction().execute(async (trx) => {
+    if (def.beforeDelete) await def.beforeDelete(trx, row, ctx)
+    await (trx as Kysely<any>).deleteFrom(def.table).where('id', '=', row.id).execute()
+  })
+  if (def.afterDelete) await def.afterDelete(row, ctx)
+  return { status: 204 }
+}
+
+// ---- endpoints ----
+
+export const API = '/api/v0'
+
+export function resourceEndpoints(def: ResourceDef): Endpoint[] {
+  const listMethods: Endpoint['methods'] = {}
+  if (def.list !== false) {
+    listMethods.GET = async (ctx) => {
+      if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
+      if (def.beforeList) await def.beforeList(ctx)
+      return listOf(ctx, def, readable(ctx.db, def, ctx.caller))
+    }
+  }
+  if (def.create !== false) listMethods.POST = (ctx) => createRecords(ctx, def)
+
+  const detailMethods: Endpoint['methods'] = {
+    GET: async (ctx) => {
+      const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id)
+      return { body: (await render(ctx, def, [row]))[0] }
+    },
+  }
+  if (def.update !== false) {
+    detailMethods.PUT = (ctx) => updateRecord(ctx, def, false)
+    detailMethods.PATCH = (ctx) => updateRecord(ctx, def, true)
+  }
+  if (def.destroy !== false) detailMethods.DELETE = (ctx) => deleteRecord(ctx, def)
+
+  const record = def.fields
+  const listActions: Partial<Record<Method, string>> = {}
+  if (listMethods.GET) listActions.GET = 'list'
+  if (listMethods.POST) listActions.POST = 'create'
+  const detailActions: Partial<Record<Method, string>> = { GET: 'read' }
+  if (detailMethods.PUT) Object.assign(detailActions, { PUT: 'update', PATCH: 'partial_update' })
+  if (detailMethods.DELETE) detailActions.DELETE = 'delete'
+
+  if (def.guard) { guardAll(listMethods, def.guard); guardAll(detailMethods, def.guard) }
+
+  return [
+    {
+      path: `${API}/${def.name}/`,
+      name: `${def.title} List`,
+      description: def.description,
+      methods: listMethods,
+      options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
+      doc: { keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description },
+    },
+    {
+      path: `${API}/${def.name}/:id/`,
+      name: `${def.title} Instance`,
+      description: def.description,
+      methods: detailMethods,
+      options: async (ctx) => {
+        if (!detailMethods.PUT) return undefined
+        try {
+          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id)
+          return can(def.update || 'write') ? { PUT: def.fields } : undefined
+        } catch { return undefined }
+      },
+      doc: {
+        keys: [def.name], actions: detailActions, record, description: def.description,
+        fields: { PUT: writableFields(def, 'replace'), PATCH: writableFields(def, 'partial') },
+      },
+    },
+  ]
+}
+
+function guardAll(methods: Endpoint['methods'], guard: (ctx: Context) => void) {
+  for (const [m, h] of Object.entries(methods) as Array<[Method, NonNullable<Endpoint['methods'][Method]>]>) {
+    methods[m] = async (ctx) => { guard(ctx); return h(ctx) }
+  }
+}
+
+/** A read-only list of `child` records belonging to a readable `parent` record, e.g. tagSet/{id}/tags/. */
+export function subListEndpoint(opts: {
+  parent: ResourceDef; child: ResourceDef; segment: string; name: string
+  /** limit the child query to the parent's records */
+  where: (qb: Query, parentId: number) => Query
+  /** the children shown: default, those the caller may read */
+  base?: (ctx: Context) => Query
+}): Endpoint {
+  return {
+    path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
+    name: opts.name,
+    methods: {
+      GET: async (ctx) => {
+        const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id)
+        const base = opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
+        return listOf(ctx, opts.child, opts.where(base, row.id))
+      },
+    },
+    doc: { keys: [opts.parent.name, opts.segment], actions: { GET: 'list' }, record: opts.child.fields, list: true },
+  }
+}
+

@@ -1,0 +1,51 @@
+import { adminsOnly } from '../access.js'
+import { hashPassword } from '../auth/passwords.js'
+import { fieldError, forbidden } from '../http/errors.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+
+// user/ and user/{Id}/: site admins only (403 for everyone else, even on their
+// own record). The admin extension creates users and changes password,
+// is_admin and is_active; those fields are write-only.
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  username: { type: 'string', column: 'username', required: true, maxLength: 150 },
+  groups: { type: 'list', items: 'integer', readOnly: true },
+  password: { type: 'string', column: 'password', required: true, writeOnly: true, maxLength: 4096 },
+  is_admin: { type: 'boolean', column: 'is_admin', writeOnly: true, default: false, label: 'Is admin' },
+  is_active: { type: 'boolean', column: 'is_active', writeOnly: true, default: true, label: 'Is active' },
+}
+
+export const users = defineResource({
+  name: 'user',
+  title: 'User',
+  table: 'users',
+  fields,
+  scope: adminsOnly,
+  createScope: adminsOnly,
+  stamps: ['date_joined'],
+  destroy: false,
+  updatable: ['password', 'is_admin', 'is_active'],
+  guard: (ctx) => { if (!ctx.caller.isAdmin) throw forbidden() },
+  validate: async (ctx, values, existing) => {
+    if (!existing && typeof values.username === 'string') {
+      const taken = await ctx.db.selectFrom('users').select('id').where('username', '=', values.username).executeTakeFirst()
+      if (taken) throw fieldError('username', 'A user with that username already exists.')
+    }
+    if (typeof values.username === 'string' && !/^[\w.@+-]+$/.test(values.username)) {
+      throw fieldError('username', 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
+    }
+  },
+  transform: async (cols) => {
+    if (typeof cols.password === 'string') cols.password = await hashPassword(cols.password)
+  },
+  embed: async (db, rows) => {
+    const ids = rows.map((r) => r.id)
+    const memberships = await db.selectFrom('user_auth_groups').select(['user_id', 'group_id'])
+      .where('user_id', 'in', ids).orderBy('group_id').execute()
+    for (const r of rows) r.groups = memberships.filter((m) => m.user_id === r.id).map((m) => m.group_id)
+  },
+})
+
+export const endpoints = resourceEndpoints(users)

@@ -1,0 +1,59 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../../server/app.js'
+import type { AppConfig } from '../../server/config.js'
+import type { Database } from '../../server/db/database.js'
+import { hashPassword } from '../../server/auth/passwords.js'
+import { tokenFor } from '../../server/auth/routes.js'
+import { localTimestamp } from '../../server/db/time.js'
+import { testDatabase } from './db.js'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface TestUser { id: number; username: string; password: string; token: string; auth: Record<string, string> }
+
+export interface TestApp {
+  app: FastifyInstance
+  database: Database
+  db: Database['db']
+  /** a user with a token; `auth` is the Authorization header to send */
+  user(username: string, opts?: { admin?: boolean; active?: boolean; password?: string }): Promise<TestUser>
+  /** app.inject with JSON parsed; `as` sends that user's token */
+  call(method: string, url: string, opts?: { as?: TestUser; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse & { data: any }>
+  close(): Promise<void>
+}
+
+export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp> {
+  const database = await testDatabase()
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
+  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config } })
+  await app.ready()
+  const db = database.db
+  return {
+    app, database, db,
+    async user(username, opts = {}) {
+      const password = opts.password ?? `${username}-pass`
+      const row = await db.insertInto('users').values({
+        username, password: await hashPassword(password), is_admin: opts.admin ?? false,
+        is_active: opts.active ?? true, date_joined: localTimestamp(),
+      }).returning('id').executeTakeFirstOrThrow()
+      const token = await tokenFor(db, row.id)
+      return { id: row.id, username, password, token, auth: { authorization: `Token ${token}` } }
+    },
+    async call(method, url, opts = {}) {
+      const req: InjectOptions = { method: method as any, url, headers: { ...(opts.as?.auth ?? {}), ...(opts.headers ?? {}) } }
+      if (opts.body !== undefined) {
+        if (typeof opts.body === 'string') req.payload = opts.body
+        else { req.payload = JSON.stringify(opts.body); (req.headers as any)['content-type'] ??= 'application/json' }
+      }
+      const res = await app.inject(req)
+      let data: any
+      try { data = res.body ? JSON.parse(res.body) : undefined } catch { data = res.body }
+      return Object.assign(res, { data })
+    },
+    async close() {
+      await app.close()
+      await database.close()
+    },
+  }
+}
