@@ -146,6 +146,9 @@ export interface JobsTable {
   last_status_date: Timestamp | null
   parent_job_id: number | null
   priority: WithDefault<number>
+  /** the worker holding the job and until when (database clock); null when nobody holds it */
+  worker_id: string | null
+  lease_expires: Date | string | null
 }
 export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string> }
 export interface JobResultFilesTable {

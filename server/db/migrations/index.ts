@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely'
 import * as initial from './2026_11_21_0001_initial.js'
+import * as jobLeases from './2026_11_22_0002_job_leases.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
+  '2026_11_22_0002_job_leases': jobLeases,
 }
 
 export const migrationProvider: MigrationProvider = {
