@@ -19,7 +19,7 @@ export interface TestApp {
   /** a user with a token; `auth` is the Authorization header to send */
   user(username: string, opts?: { admin?: boolean; active?: boolean; password?: string }): Promise<TestUser>
   /** app.inject with JSON parsed; `as` sends that user's token */
-  call(method: string, url: string, opts?: { as?: TestUser; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse & { data: any }>
+  call(method: string, url: string, opts?: { as?: Pick<TestUser, 'auth'>; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse & { data: any }>
   close(): Promise<void>
 }
 
