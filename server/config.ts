@@ -14,6 +14,10 @@ export interface AppConfig {
   loginFailures: number
   loginWindowSeconds: number
   sessionDays: number
+  /** server-side import (ImportAudioFile jobs) reads only below this folder; absent: disabled */
+  importRoot?: string
+  /** how long a worker's claim on a job lasts without a heartbeat */
+  jobLeaseSeconds: number
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
@@ -28,6 +32,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     loginFailures: overrides.loginFailures ?? positive(env.MAS_LOGIN_FAILURES, 10),
     loginWindowSeconds: overrides.loginWindowSeconds ?? positive(env.MAS_LOGIN_WINDOW_SECONDS, 60),
     sessionDays: overrides.sessionDays ?? 14,
+    importRoot: overrides.importRoot ?? (env.MAS_IMPORT_ROOT ? resolve(env.MAS_IMPORT_ROOT) : undefined),
+    jobLeaseSeconds: overrides.jobLeaseSeconds ?? positive(env.MAS_JOB_LEASE_SECONDS, 30),
   }
 }
 
