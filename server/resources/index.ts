@@ -1,9 +1,33 @@
 import type { Endpoint } from '../http/endpoint.js'
 import * as lookups from './lookups.js'
 import * as users from './users.js'
+import * as sensor from './sensor.js'
+import * as userSettings from './userSettings.js'
+import * as appUserGroup from './appUserGroup.js'
+import * as appPermission from './appPermission.js'
+import * as project from './project.js'
+import * as library from './library.js'
+import * as mediaFile from './mediaFile.js'
+import * as mediaMetadata from './mediaMetadata.js'
+import * as tagSet from './tagSet.js'
+import * as tagClass from './tagClass.js'
+import * as tag from './tag.js'
+import * as tagExample from './tagExample.js'
 
 // Every resource module's endpoints. A new resource adds one line here.
 export const resourceEndpoints: Endpoint[] = [
   ...lookups.endpoints,
   ...users.endpoints,
+  ...sensor.endpoints,
+  ...userSettings.endpoints,
+  ...appUserGroup.endpoints,
+  ...appPermission.endpoints,
+  ...project.endpoints,
+  ...library.endpoints,
+  ...mediaFile.endpoints,
+  ...mediaMetadata.endpoints,
+  ...tagSet.endpoints,
+  ...tagClass.endpoints,
+  ...tag.endpoints,
+  ...tagExample.endpoints,
 ]

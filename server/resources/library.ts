@@ -1,0 +1,75 @@
+import { onLibrary } from '../access.js'
+import type { Fields } from '../http/fields.js'
+import { mediaFiles, mediaFilesDeleted, type DeletedMediaFile } from './mediaFile.js'
+import { userMetaDataFields } from './mediaMetadata.js'
+import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+
+// library/: a collection of media files with its tag sets, tag classes and
+// user metadata fields. Anyone may create one (and owns it); reading, changing
+// and deleting follow the library's own grants (design §6). Deleting a library
+// takes everything in it along (foreign keys cascade) and the grants that
+// pointed at it or at its tag sets (polymorphic, so no foreign key).
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  mediaFiles: { type: 'list', items: 'integer', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+}
+
+/** where beforeDelete leaves the library's media files for afterDelete */
+const DELETED_FILES = '__deletedMediaFiles'
+
+export const libraries = defineResource({
+  name: 'library',
+  title: 'Library',
+  table: 'libraries',
+  fields,
+  scope: onLibrary('id'),
+  createScope: null,
+  owner: 'user_id',
+  stamps: ['creation_date'],
+  create: 'write',
+  update: 'write',
+  destroy: 'admin',
+  // the media file ids of a whole page of libraries in one query
+  embed: async (db, rows) => {
+    const byLibrary = new Map<number, number[]>(rows.map((r) => [r.id, []]))
+    const files = await db.selectFrom('media_files').select(['id', 'library_id'])
+      .where('library_id', 'in', [...byLibrary.keys()]).orderBy('id').execute()
+    for (const f of files) byLibrary.get(f.library_id)!.push(f.id)
+    for (const r of rows) r.mediaFiles = byLibrary.get(r.id)
+  },
+  beforeDelete: async (trx, row) => {
+    const tagSets = trx.selectFrom('tag_sets').select('id').where('library_id', '=', row.id)
+    await trx.deleteFrom('app_permissions')
+      .where((eb) => eb.or([
+        eb.and([eb('target_type', '=', 'library'), eb('target_id', '=', row.id)]),
+        eb.and([eb('target_type', '=', 'tagset'), eb('target_id', 'in', tagSets)]),
+      ]))
+      .execute()
+    const files: DeletedMediaFile[] = await trx.selectFrom('media_files').select(['id', 'file'])
+      .where('library_id', '=', row.id).execute()
+    row[DELETED_FILES] = files
+  },
+  afterDelete: async (row, ctx) => {
+    const files = row[DELETED_FILES] as DeletedMediaFile[]
+    if (files.length) await mediaFilesDeleted(files, ctx)
+  },
+})
+
+export const endpoints = [
+  ...resourceEndpoints(libraries),
+  subListEndpoint({
+    parent: libraries, child: mediaFiles, segment: 'mediaFiles', name: 'Library Media Files',
+    // every media file of a readable library is readable
+    base: (ctx) => ctx.db.selectFrom('media_files as r'),
+    where: (qb, id) => qb.where('r.library_id', '=', id),
+  }),
+  subListEndpoint({
+    parent: libraries, child: userMetaDataFields, segment: 'userMetaDataFields', name: 'Library User Meta Data Fields',
+    base: (ctx) => ctx.db.selectFrom('media_file_user_metadata_fields as r'),
+    where: (qb, id) => qb.where('r.library_id', '=', id),
+  }),
+]

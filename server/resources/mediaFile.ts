@@ -1,0 +1,82 @@
+import { onLibrary } from '../access.js'
+import type { Context } from '../http/endpoint.js'
+import { toJson, type Fields } from '../http/fields.js'
+import { metaData, userMetaData } from './mediaMetadata.js'
+import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+
+// mediaFile/: the media files of the libraries the caller can read. No create
+// here (files arrive through the media import of a library); an update may
+// change only alias, active, sensor and realStartTime. `file` is the stored
+// relative name, `url` its absolute address under /media/ (design §7).
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  file: { type: 'string', column: 'file', readOnly: true },
+  url: { type: 'string', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  type: { type: 'pk', column: 'type_id', target: 'mediaTypes', readOnly: true },
+  active: { type: 'boolean', column: 'active', default: true },
+  alias: { type: 'string', column: 'alias', allowBlank: true, maxLength: 1024, default: '' },
+  uploadDate: { type: 'datetime', column: 'upload_date', readOnly: true },
+  hasTranscript: { type: 'boolean', column: 'has_transcript', readOnly: true },
+  sensor: { type: 'pk', column: 'sensor_id', target: 'sensor', nullable: true },
+  library: { type: 'pk', column: 'library_id', target: 'library', readOnly: true },
+  realStartTime: { type: 'datetime', column: 'real_start_time', nullable: true },
+  mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
+}
+
+/** The absolute address of a stored file, each path segment escaped. */
+export function mediaUrl(origin: string, file: string): string {
+  return `${origin}/media/${file.split('/').map(encodeURIComponent).join('/')}`
+}
+
+// ---- deletion of stored files ----
+
+export interface DeletedMediaFile { id: number; file: string }
+type DeletedHandler = (files: DeletedMediaFile[], ctx: Context) => Promise<void>
+const deletedHandlers: DeletedHandler[] = []
+
+/** Media storage registers here to remove the stored bytes of media files whose rows were deleted,
+ * one by one (mediaFile/{Id}/) or with their library. Runs after the deletion committed. */
+export function onMediaFilesDeleted(handler: DeletedHandler): void {
+  deletedHandlers.push(handler)
+}
+
+export async function mediaFilesDeleted(files: DeletedMediaFile[], ctx: Context): Promise<void> {
+  for (const handler of deletedHandlers) await handler(files, ctx)
+}
+
+export const mediaFiles = defineResource({
+  name: 'mediaFile',
+  title: 'Media File',
+  description: 'Media files of the user. No create through the API.',
+  table: 'media_files',
+  fields,
+  scope: onLibrary('library_id'),
+  create: false,
+  update: 'write',
+  destroy: 'admin',
+  updatable: ['alias', 'active', 'sensor', 'realStartTime'],
+  // urls, and the metadata records of a whole page in one query
+  embed: async (db, rows, ctx) => {
+    const byFile = new Map<number, Record<string, unknown>[]>(rows.map((r) => [r.id, []]))
+    const meta = await db.selectFrom('media_file_metadata').selectAll()
+      .where('media_file_id', 'in', [...byFile.keys()]).orderBy('id').execute()
+    for (const m of meta) byFile.get(m.media_file_id)!.push(toJson(metaData.fields, m))
+    for (const r of rows) {
+      r.url = mediaUrl(ctx.origin, r.file)
+      r.mediafilemetadata_set = byFile.get(r.id)
+    }
+  },
+  afterDelete: async (row, ctx) => mediaFilesDeleted([{ id: row.id, file: row.file }], ctx),
+})
+
+export const endpoints = [
+  ...resourceEndpoints(mediaFiles),
+  subListEndpoint({
+    parent: mediaFiles, child: userMetaData, segment: 'userMetaData', name: 'Media File User Meta Data',
+    // every user metadata value of a readable media file is readable
+    base: (ctx) => ctx.db.selectFrom('media_file_user_metadata as r'),
+    where: (qb, id) => qb.where('r.media_file_id', '=', id),
+  }),
+]

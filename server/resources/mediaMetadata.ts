@@ -1,0 +1,94 @@
+import { onLibrary, onLibraryVia } from '../access.js'
+import { badRequest, fieldError } from '../http/errors.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+
+// Metadata of media files, all governed by the media file's (or field's) library:
+// read on the library to read, write on it to create, change or delete.
+// - mediaFileMetaData/: facts about a file (fileSize, durationInSeconds, ...), values always strings.
+// - mediaFileUserMetaDataField/: the user-defined fields of a library.
+// - mediaFileUserMetaData/: a media file's value for one of its library's fields.
+
+const onMediaFileLibrary = onLibraryVia('media_file_id', 'media_files')
+
+const metaDataFields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  value: { type: 'string', column: 'value', allowBlank: true, default: '' },
+  userEditable: { type: 'boolean', column: 'user_editable', default: true },
+}
+
+export const metaData = defineResource({
+  name: 'mediaFileMetaData',
+  title: 'Media File Meta Data',
+  table: 'media_file_metadata',
+  fields: metaDataFields,
+  scope: onMediaFileLibrary,
+})
+
+const userMetaDataFieldFields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  library: { type: 'pk', column: 'library_id', target: 'library', required: true },
+  description: { type: 'string', column: 'description', allowBlank: true, default: '' },
+}
+
+export const userMetaDataFields = defineResource({
+  name: 'mediaFileUserMetaDataField',
+  title: 'Media File User Meta Data Field',
+  table: 'media_file_user_metadata_fields',
+  fields: userMetaDataFieldFields,
+  scope: onLibrary('library_id'),
+  validate: async (ctx, values, existing) => {
+    const name = (values.name ?? existing?.name) as string
+    const library = (values.library ?? existing?.library_id) as number
+    let clash = ctx.db.selectFrom('media_file_user_metadata_fields').select('id')
+      .where('library_id', '=', library).where('name', '=', name)
+    if (existing) clash = clash.where('id', '<>', existing.id)
+    if (await clash.executeTakeFirst()) {
+      throw badRequest({ non_field_errors: ['The fields library, name must make a unique set.'] })
+    }
+  },
+})
+
+const userMetaDataValueFields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  metaDataField: { type: 'pk', column: 'metadata_field_id', target: 'mediaFileUserMetaDataField', required: true },
+  value: { type: 'string', column: 'value', allowBlank: true, default: '' },
+  metaDataFieldName: { type: 'string', readOnly: true },
+}
+
+export const userMetaData = defineResource({
+  name: 'mediaFileUserMetaData',
+  title: 'Media File User Meta Data',
+  table: 'media_file_user_metadata',
+  fields: userMetaDataValueFields,
+  scope: onMediaFileLibrary,
+  validate: async (ctx, values, existing) => {
+    const mediaFile = (values.mediaFile ?? existing?.media_file_id) as number
+    const field = (values.metaDataField ?? existing?.metadata_field_id) as number
+    const pair = await ctx.db.selectFrom(['media_files as m', 'media_file_user_metadata_fields as f'])
+      .select(['m.library_id as fileLibrary', 'f.library_id as fieldLibrary'])
+      .where('m.id', '=', mediaFile).where('f.id', '=', field)
+      .executeTakeFirstOrThrow()
+    if (pair.fileLibrary !== pair.fieldLibrary) {
+      throw fieldError('metaDataField', 'The field must belong to the library of the media file.')
+    }
+    let clash = ctx.db.selectFrom('media_file_user_metadata').select('id')
+      .where('media_file_id', '=', mediaFile).where('metadata_field_id', '=', field)
+    if (existing) clash = clash.where('id', '<>', existing.id)
+    if (await clash.executeTakeFirst()) {
+      throw badRequest({ non_field_errors: ['The fields mediaFile, metaDataField must make a unique set.'] })
+    }
+  },
+  // the field names of a whole page in one query
+  embed: async (db, rows) => {
+    const names = new Map((await db.selectFrom('media_file_user_metadata_fields').select(['id', 'name'])
+      .where('id', 'in', [...new Set(rows.map((r) => r.metadata_field_id))]).execute()).map((f) => [f.id, f.name]))
+    for (const r of rows) r.metaDataFieldName = names.get(r.metadata_field_id) ?? ''
+  },
+})
+
+export const endpoints = [metaData, userMetaDataFields, userMetaData].flatMap(resourceEndpoints)

@@ -1,0 +1,42 @@
+import { onTagSet } from '../access.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+import { checkRegion } from './tagRegion.js'
+
+// tag/: a labelled time/frequency region of a media file, in a tag set. Read on
+// the tag set to read; write on it to create, change or delete, and the media
+// file (like every reference) must be readable. POST also takes a JSON array:
+// all tags are created in one transaction, or none with per-item errors.
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  tagClass: { type: 'pk', column: 'tag_class_id', target: 'tagClass', required: true },
+  tagExample: { type: 'pk', column: 'tag_example_id', target: 'tagExample', nullable: true, default: null },
+  tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
+  endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
+  minFrequency: { type: 'float', column: 'min_frequency', required: true },
+  maxFrequency: { type: 'float', column: 'max_frequency', required: true },
+  parentTag: { type: 'pk', column: 'parent_tag_id', target: 'tag', nullable: true, default: null },
+  randomlyChosen: { type: 'boolean', column: 'randomly_chosen', default: false },
+  machineTagged: { type: 'boolean', column: 'machine_tagged', default: false },
+  userTagged: { type: 'boolean', column: 'user_tagged', default: false },
+  strength: { type: 'float', column: 'strength', default: 0 },
+}
+
+export const tags = defineResource({
+  name: 'tag',
+  title: 'Tag',
+  table: 'tags',
+  fields,
+  scope: onTagSet('tag_set_id'),
+  owner: 'user_id',
+  stamps: ['creation_date'],
+  bulk: true,
+  validate: (_ctx, values, existing) => checkRegion(values, existing),
+})
+
+export const endpoints = resourceEndpoints(tags)

@@ -1,0 +1,25 @@
+import { onLibrary } from '../access.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+
+// tagClass/: the vocabulary of a library (species, call types...). Read on the
+// library to read; write on it to create, change or delete.
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  library: { type: 'pk', column: 'library_id', target: 'library', required: true },
+  className: { type: 'string', column: 'class_name', required: true, maxLength: 255 },
+  displayName: { type: 'string', column: 'display_name', allowBlank: true, maxLength: 255, default: '' },
+}
+
+export const tagClasses = defineResource({
+  name: 'tagClass',
+  title: 'Tag Class',
+  table: 'tag_classes',
+  fields,
+  scope: onLibrary('library_id'),
+  owner: 'user_id',
+})
+
+export const endpoints = resourceEndpoints(tagClasses)

@@ -1,0 +1,33 @@
+import { onTagSet } from '../access.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+import { checkRegion } from './tagRegion.js'
+
+// tagExample/ (deprecated, merged into tag/): a region of a media file in a
+// tag set, under the same rules as a tag.
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
+  endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
+  minFrequency: { type: 'float', column: 'min_frequency', required: true },
+  maxFrequency: { type: 'float', column: 'max_frequency', required: true },
+}
+
+export const tagExamples = defineResource({
+  name: 'tagExample',
+  title: 'Tag Example',
+  description: 'Deprecated: merged into tag.',
+  table: 'tag_examples',
+  fields,
+  scope: onTagSet('tag_set_id'),
+  owner: 'user_id',
+  stamps: ['creation_date'],
+  validate: (_ctx, values, existing) => checkRegion(values, existing),
+})
+
+export const endpoints = resourceEndpoints(tagExamples)

@@ -1,0 +1,50 @@
+import { onLibrary, onTagSet } from '../access.js'
+import { forbidden } from '../http/errors.js'
+import type { Fields } from '../http/fields.js'
+import { tags } from './tag.js'
+import { defineResource, resourceEndpoints, scopeAllows, subListEndpoint } from './resource.js'
+
+// tagSet/: a named set of tags, optionally inside a library. Read on the tag
+// set (owner, a grant on it, or read on its library) to read it; write to
+// change it, admin to delete it (its tags go with it, and the grants on it).
+// Creating one, or moving it into a library, needs write on that library.
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  library: { type: 'pk', column: 'library_id', target: 'library', nullable: true, default: null },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+}
+
+export const tagSets = defineResource({
+  name: 'tagSet',
+  title: 'Tag Set',
+  table: 'tag_sets',
+  fields,
+  scope: onTagSet('id'),
+  // checked in validate: only a library being newly given needs write on it
+  createScope: null,
+  owner: 'user_id',
+  stamps: ['creation_date'],
+  update: 'write',
+  destroy: 'admin',
+  validate: async (ctx, values, existing) => {
+    const library = values.library
+    if (typeof library !== 'number' || library === existing?.library_id) return
+    if (!(await scopeAllows(ctx.db, onLibrary('library_id'), ctx.caller, [{ library_id: library }], 'write'))) throw forbidden()
+  },
+  beforeDelete: async (trx, row) => {
+    await trx.deleteFrom('app_permissions').where('target_type', '=', 'tagset').where('target_id', '=', row.id).execute()
+  },
+})
+
+export const endpoints = [
+  ...resourceEndpoints(tagSets),
+  subListEndpoint({
+    parent: tagSets, child: tags, segment: 'tags', name: 'Tag Set Tags',
+    // every tag of a readable tag set is readable; (tag_set_id, id) serves the default order
+    base: (ctx) => ctx.db.selectFrom('tags as r'),
+    where: (qb, id) => qb.where('r.tag_set_id', '=', id),
+  }),
+]
