@@ -1,0 +1,57 @@
+import { ownedBy } from '../access.js'
+import { toJson, type Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+
+// sensor/ and sensorArray/: records only their owner (and site admins) see and
+// change. A sensor names its owner only in the user_id column (no `user` wire
+// field); a sensor may join only a sensor array its creator can read, which
+// the reference check of `sensorArray` enforces. A sensor array embeds its
+// sensors as `sensor_set`.
+
+const sensorFields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  sensorArray: { type: 'pk', column: 'sensor_array_id', target: 'sensorArray', nullable: true, default: null },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  x: { type: 'float', column: 'x', default: 0 },
+  y: { type: 'float', column: 'y', default: 0 },
+  z: { type: 'float', column: 'z', default: 0 },
+  layoutRow: { type: 'integer', column: 'layout_row', default: 0, min: 0 },
+  layoutColumn: { type: 'integer', column: 'layout_column', default: 0, min: 0 },
+}
+
+export const sensors = defineResource({
+  name: 'sensor',
+  title: 'Sensor',
+  table: 'sensors',
+  fields: sensorFields,
+  scope: ownedBy('user_id'),
+  owner: 'user_id',
+})
+
+const sensorArrayFields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  layoutRows: { type: 'integer', column: 'layout_rows', default: 1, min: 1 },
+  layoutColumns: { type: 'integer', column: 'layout_columns', default: 1, min: 1 },
+  sensor_set: { type: 'list', items: 'object', readOnly: true, label: 'Sensor set' },
+}
+
+export const sensorArrays = defineResource({
+  name: 'sensorArray',
+  title: 'Sensor Array',
+  table: 'sensor_arrays',
+  fields: sensorArrayFields,
+  scope: ownedBy('user_id'),
+  owner: 'user_id',
+  // the sensors of a whole page in one query
+  embed: async (db, rows) => {
+    const members = await db.selectFrom('sensors').selectAll()
+      .where('sensor_array_id', 'in', rows.map((r) => r.id)).orderBy('id').execute()
+    const byArray = new Map<number, unknown[]>(rows.map((r) => [r.id, []]))
+    for (const s of members) byArray.get(s.sensor_array_id!)?.push(toJson(sensorFields, s))
+    for (const r of rows) r.sensor_set = byArray.get(r.id)
+  },
+})
+
+export const endpoints = [sensors, sensorArrays].flatMap(resourceEndpoints)
