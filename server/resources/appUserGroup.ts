@@ -1,0 +1,80 @@
+import type { Transaction } from 'kysely'
+import { onGroup } from '../access.js'
+import type { DB } from '../db/schema.js'
+import { badRequest } from '../http/errors.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+import { resolveUserIds, resolveUsernames } from './userRefs.js'
+
+// appUserGroup/: named sets of users that grants can be given to. Creator,
+// members and holders of a grant on a group read it; its creator or an admin
+// grant on it change it. Members are given by id (`users`) and/or, as an
+// extension, by name (`usernames`, write-only); a write that names members
+// replaces the membership in the same transaction.
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  users: { type: 'list', items: 'integer', default: [] },
+  usernames: { type: 'list', items: 'string', writeOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
+}
+
+async function replaceMembers(trx: Transaction<DB>, groupId: number, userIds: number[]) {
+  // two simultaneous replacements run one after the other, so neither sees half of the other
+  await trx.selectFrom('app_user_groups').select('id').where('id', '=', groupId).forUpdate().execute()
+  await trx.deleteFrom('app_user_group_users').where('group_id', '=', groupId).execute()
+  if (userIds.length) {
+    await trx.insertInto('app_user_group_users').values(userIds.map((user_id) => ({ group_id: groupId, user_id }))).execute()
+  }
+}
+
+export const appUserGroups = defineResource({
+  name: 'appUserGroup',
+  title: 'App User Group',
+  table: 'app_user_groups',
+  fields,
+  scope: onGroup('id'),
+  createScope: null,
+  owner: 'created_by',
+  stamps: ['creation_date'],
+  // members named by id and by name become one list of ids in `users`
+  validate: async (ctx, values) => {
+    if (values.users === undefined && values.usernames === undefined) return
+    const errors: Record<string, string[]> = {}
+    const ids: number[] = []
+    if (values.users !== undefined) {
+      const r = await resolveUserIds(ctx.db, values.users as unknown[])
+      if (r.ok) ids.push(...r.ids)
+      else errors.users = [r.error]
+    }
+    if (values.usernames !== undefined) {
+      const r = await resolveUsernames(ctx.db, values.usernames as unknown[])
+      if (r.ok) ids.push(...r.ids)
+      else errors.usernames = [r.error]
+    }
+    if (Object.keys(errors).length) throw badRequest(errors)
+    values.users = [...new Set(ids)]
+    delete values.usernames
+  },
+  afterWrite: async (trx, row, values) => {
+    if (Array.isArray(values.users)) await replaceMembers(trx, row.id, values.users as number[])
+  },
+  beforeDelete: async (trx, row) => {
+    await trx.deleteFrom('app_permissions').where((eb) => eb.or([
+      eb.and([eb('bearer_type', '=', 'appusergroup'), eb('bearer_id', '=', row.id)]),
+      eb.and([eb('target_type', '=', 'appusergroup'), eb('target_id', '=', row.id)]),
+    ])).execute()
+    await trx.deleteFrom('app_user_group_users').where('group_id', '=', row.id).execute()
+  },
+  embed: async (db, rows) => {
+    const members = await db.selectFrom('app_user_group_users').select(['group_id', 'user_id'])
+      .where('group_id', 'in', rows.map((r) => r.id)).orderBy('user_id').execute()
+    const byGroup = new Map<number, number[]>(rows.map((r) => [r.id, []]))
+    for (const m of members) byGroup.get(m.group_id)?.push(m.user_id)
+    for (const r of rows) r.users = byGroup.get(r.id)
+  },
+})
+
+export const endpoints = resourceEndpoints(appUserGroups)

@@ -1,0 +1,88 @@
+import { ownedBy } from '../access.js'
+import { badRequest } from '../http/errors.js'
+import type { FieldDef, Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints, type Db } from './resource.js'
+
+// userSettings/: display settings, owner only. A user normally has one record
+// named `default`; listing creates it the first time, with the defaults below.
+// A name is unique per user.
+
+const spectra = (prefix: string, column: string): Fields => {
+  const name = (s: string) => prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1)
+  const col = (s: string) => column + s
+  return {
+    [name('WindowSizeInSeconds')]: { type: 'float', column: col('window_size_in_seconds'), default: 10, min: 0 },
+    [name('SpectraMinimumBandFrequency')]: { type: 'float', column: col('spectra_minimum_band_frequency'), default: 0, min: 0 },
+    [name('SpectraMaximumBandFrequency')]: { type: 'float', column: col('spectra_maximum_band_frequency'), default: 22050, min: 0 },
+    [name('SpectraDampingFactor')]: { type: 'float', column: col('spectra_damping_factor'), default: 0.1, min: 0 },
+    [name('SpectraNumFrequencyBands')]: { type: 'integer', column: col('spectra_num_frequency_bands'), default: 256, min: 1 },
+    [name('SpectraNumFramesPerSecond')]: { type: 'float', column: col('spectra_num_frames_per_second'), default: 100, min: 0 },
+  }
+}
+
+const VIEWS = [['', ''], ['fileView', 'file_view_'], ['catalogView', 'catalog_view_'], ['tagView', 'tag_view_']] as const
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  ...spectra('', ''),
+  showSpectra: { type: 'boolean', column: 'show_spectra', default: true },
+  showWaveform: { type: 'boolean', column: 'show_waveform', default: true },
+  showPitchTrace: { type: 'boolean', column: 'show_pitch_trace', default: false },
+  loadAudio: { type: 'boolean', column: 'load_audio', default: true },
+  maxNumAudioFilesToList: { type: 'integer', column: 'max_num_audio_files_to_list', default: 100, min: 0 },
+  transcriptFormat: { type: 'string', column: 'transcript_format', maxLength: 255, allowBlank: true, default: '' },
+  ...spectra('fileView', 'file_view_'),
+  ...spectra('catalogView', 'catalog_view_'),
+  ...spectra('tagView', 'tag_view_'),
+}
+
+/** Column values of a new record with every default. */
+function defaultColumns(userId: number, name: string): Record<string, unknown> {
+  const cols: Record<string, unknown> = { user_id: userId, name }
+  for (const f of Object.values(fields) as FieldDef[]) {
+    if (f.column && f.default !== undefined && !(f.column in cols)) cols[f.column] = f.default
+  }
+  return cols
+}
+
+/** The caller's `default` record, created if missing; safe when two first lists race. */
+export async function ensureDefaultSettings(db: Db, userId: number): Promise<void> {
+  await db.insertInto('user_settings').values(defaultColumns(userId, 'default') as any)
+    .onConflict((oc) => oc.columns(['user_id', 'name']).doNothing()).execute()
+}
+
+export const userSettings = defineResource({
+  name: 'userSettings',
+  title: 'User Settings',
+  table: 'user_settings',
+  fields,
+  scope: ownedBy('user_id'),
+  owner: 'user_id',
+  beforeList: (ctx) => ensureDefaultSettings(ctx.db, ctx.caller.id),
+  // the list is the caller's own settings, site admins included (a site admin reads others' by id)
+  listFilter: (qb, ctx) => qb.where('r.user_id', '=', ctx.caller.id),
+  validate: async (ctx, values, existing) => {
+    const errors: Record<string, string[]> = {}
+    if (typeof values.name === 'string' && values.name !== existing?.name) {
+      const owner = existing ? existing.user_id : ctx.caller.id
+      const taken = await ctx.db.selectFrom('user_settings').select('id')
+        .where('user_id', '=', owner).where('name', '=', values.name).executeTakeFirst()
+      if (taken) errors.name = ['user settings with this name already exists.']
+    }
+    for (const [prefix] of VIEWS) {
+      const key = (s: string) => prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1)
+      const minKey = key('SpectraMinimumBandFrequency')
+      const maxKey = key('SpectraMaximumBandFrequency')
+      const min = values[minKey] ?? existing?.[fields[minKey].column!]
+      const max = values[maxKey] ?? existing?.[fields[maxKey].column!]
+      if (typeof min === 'number' && typeof max === 'number' && min > max) {
+        errors[minKey] = [`Must not exceed ${maxKey}.`]
+      }
+    }
+    if (Object.keys(errors).length) throw badRequest(errors)
+  },
+})
+
+export const endpoints = resourceEndpoints(userSettings)
