@@ -9,6 +9,7 @@ import type { Database } from './db/database.js'
 import { registerBodyParsers } from './http/body.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
+import { schemaEndpoints } from './http/schema.js'
 import { resourceEndpoints } from './resources/index.js'
 import { API } from './resources/resource.js'
 
@@ -72,6 +73,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     ...resourceEndpoints,
     apiRoot(resourceEndpoints),
   ]
+  endpoints.push(...schemaEndpoints(() => endpoints))
   for (const ep of endpoints) registerEndpoint(app, ep, { db, config })
 
   app.get('/healthz', async (_req, reply) => {

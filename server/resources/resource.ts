@@ -350,7 +350,7 @@ export function subListEndpoint(opts: {
         return listOf(ctx, opts.child, opts.where(base, row.id))
       },
     },
-    doc: { keys: [opts.parent.name, opts.segment], actions: { GET: 'list' }, record: opts.child.fields, list: true },
+    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true },
   }
 }
 

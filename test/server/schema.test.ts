@@ -1,0 +1,95 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+
+// Both schema documents are generated from the route table: every path of the
+// spec is in them, and they agree with each other.
+
+const SPEC_PATHS = [
+  'mediaFile/', 'mediaFile/{id}/', 'project/', 'project/{id}/', 'tag/', 'tag/{id}/', 'tagClass/', 'tagClass/{id}/',
+  'tagExample/', 'tagExample/{id}/', 'tagSet/', 'tagSet/{id}/', 'sensor/', 'sensor/{id}/', 'sensorArray/', 'sensorArray/{id}/',
+  'jobResultFile/', 'jobResultFile/{id}/', 'library/', 'library/{id}/', 'user/', 'user/{id}/', 'userSettings/', 'userSettings/{id}/',
+  'jobs/', 'jobs/{id}/', 'jobParameters/', 'jobParameters/{id}/', 'appPermission/', 'appPermission/{id}/',
+  'appUserGroup/', 'appUserGroup/{id}/', 'mediaFileUserMetaData/', 'mediaFileUserMetaData/{id}/',
+  'mediaFileUserMetaDataField/', 'mediaFileUserMetaDataField/{id}/', 'mediaFileMetaData/', 'mediaFileMetaData/{id}/',
+  'randomWindow/', 'randomWindow/{id}/', 'jobTypes/', 'jobTypes/{id}/', 'jobStatusTypes/', 'jobStatusTypes/{id}/',
+  'projectTypes/', 'projectTypes/{id}/', 'mediaTypes/', 'mediaTypes/{id}/',
+  'mediaFile/{id}/userMetaData/', 'mediaFile/{id}/projects/', 'project/{id}/mediaFiles/', 'project/{id}/mediaFiles/add/',
+  'project/{id}/mediaFiles/remove/', 'tagSet/{id}/tags/', 'library/{id}/mediaFiles/', 'library/{id}/userMetaDataFields/',
+].map((p) => `/api/v0/${p}`)
+
+let t: TestApp
+let alice: TestUser
+
+test.before(async () => {
+  t = await testApp()
+  alice = await t.user('alice')
+})
+test.after(async () => { await t.close() })
+
+function links(node: any, out: any[] = []): any[] {
+  if (node && typeof node === 'object') {
+    if (node._type === 'link') out.push(node)
+    else for (const v of Object.values(node)) links(v, out)
+  }
+  return out
+}
+
+test('GET /api/ is the coreapi document, whatever the Accept header, and needs authentication', async () => {
+  for (const accept of ['application/coreapi+json', '*/*', 'application/json']) {
+    const res = await t.call('GET', '/api/', { as: alice, headers: { accept } })
+    assert.is(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^application\/coreapi\+json/)
+    assert.is(res.data._type, 'document')
+    assert.is(typeof res.data._meta.title, 'string')
+  }
+  assert.is((await t.call('GET', '/api/')).statusCode, 401)
+})
+
+test('the coreapi document links every path of the spec, with list/create/read/... actions and fields', async () => {
+  const doc = (await t.call('GET', '/api/', { as: alice })).data
+  const urls = new Set(links(doc.api).map((l) => l.url))
+  for (const path of SPEC_PATHS) assert.ok(urls.has(path), `missing ${path}`)
+  const tag = doc.api.v0.tag
+  assert.equal(Object.keys(tag).sort(), ['create', 'delete', 'list', 'partial_update', 'read', 'update'])
+  assert.is(tag.list.action, 'get')
+  assert.equal(tag.list.fields[0].name, 'page')
+  assert.is(tag.create.action, 'post')
+  const create = Object.fromEntries(tag.create.fields.map((f: any) => [f.name, f]))
+  assert.is(create.tagSet.required, true)
+  assert.is(create.tagSet.location, 'form')
+  assert.is(create.startTime.schema._type, 'number')
+  assert.is(create.id, undefined)
+  assert.is(tag.read.fields[0].location, 'path')
+  assert.equal(Object.keys(doc.api.v0.jobTypes).sort(), ['list', 'read'])
+  assert.is(doc['api-token-auth'].create.url, '/api-token-auth/')
+  assert.is(doc['api-token-auth'].create.action, 'post')
+  assert.is(doc.api.v0.tagSet.tags.url, '/api/v0/tagSet/{id}/tags/')
+  assert.is(doc.api.v0.project.mediaFiles.add.url, '/api/v0/project/{id}/mediaFiles/add/')
+})
+
+test('the OpenAPI 3.1 document has every spec path and agrees with the coreapi document', async () => {
+  const res = await t.call('GET', '/api/openapi.json', { as: alice })
+  assert.is(res.statusCode, 200)
+  assert.is(res.data.openapi, '3.1.0')
+  const paths = res.data.paths
+  for (const path of SPEC_PATHS) assert.ok(paths[path], `missing ${path}`)
+  const core = links((await t.call('GET', '/api/', { as: alice })).data)
+  for (const l of core) assert.ok(paths[l.url]?.[l.action], `${l.action} ${l.url} only in coreapi`)
+  let operations = 0
+  for (const [path, item] of Object.entries<any>(paths)) {
+    for (const method of Object.keys(item)) {
+      operations++
+      assert.ok(core.some((l) => l.url === path && l.action === method), `${method} ${path} only in openapi`)
+    }
+  }
+  assert.is(operations, core.length)
+  const tagPost = paths['/api/v0/tag/'].post
+  assert.ok(tagPost.requestBody.content['application/json'].schema.required.includes('tagSet'))
+  assert.ok(tagPost.responses['201'])
+  const list = paths['/api/v0/tag/'].get
+  assert.ok(list.parameters.some((p: any) => p.name === 'tagSet' && p.in === 'query'))
+  assert.ok(list.responses['200'].content['application/json'].schema.properties.results)
+})
+
+test.run()
