@@ -1,0 +1,51 @@
+import { Flags } from '@oclif/core'
+import { input, password as passwordPrompt } from '@inquirer/prompts'
+import { ApiError, normalizeServer } from '../src/api.js'
+import { BaseCommand, DEFAULT_SERVER, failure, usageError } from '../src/base-command.js'
+import { profilePath, saveProfile } from '../src/profiles.js'
+import { readPassword } from '../src/stdin.js'
+
+export default class Login extends BaseCommand<typeof Login> {
+  static summary = 'Log in to a mas server and store the token in the profile'
+  static description = `Asks for username and password on a terminal (the password is hidden), or takes --username with
+the password on stdin (--password-stdin). The token from api-token-auth is stored in the profile file;
+the password is never stored or printed.`
+
+  static examples = [
+    '<%= config.bin %> login --server https://mas.example.org',
+    'echo "$MAS_PASSWORD" | <%= config.bin %> login --server http://127.0.0.1:8000 --username alice --password-stdin',
+    '<%= config.bin %> login --profile lab --server https://lab.example.org',
+  ]
+
+  static flags = {
+    server: Flags.string({ description: `server address [default: the profile's, or ${DEFAULT_SERVER}]`, env: 'MAS_SERVER' }),
+    username: Flags.string({ char: 'u', description: 'username (asked for on a terminal when missing)' }),
+    'password-stdin': Flags.boolean({ description: 'read the password from stdin (first line)' }),
+  }
+
+  async run(): Promise<{ server: string; username: string; profile: string }> {
+    const server = normalizeServer(this.flags.server ?? this.server)
+    const interactive = process.stdin.isTTY && !this.flags['password-stdin']
+    let username = this.flags.username
+    if (!username) {
+      if (!interactive) usageError('Give --username (and --password-stdin) when not on a terminal')
+      username = await input({ message: 'Username:', required: true }, { output: process.stderr })
+    }
+    let password: string
+    if (this.flags['password-stdin']) password = await readPassword()
+    else if (interactive) password = await passwordPrompt({ message: 'Password:', mask: true }, { output: process.stderr })
+    else usageError('Give --password-stdin to read the password when not on a terminal')
+    if (!password) usageError('The password is empty')
+
+    const api = this.client(undefined, server)
+    const answer = await api.request<{ token?: string }>('POST', `${api.server}/api-token-auth/`, { form: { username, password }, retry: true })
+    if (answer.status === 400) failure('Unable to log in with the given username and password')
+    if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', `${api.server}/api-token-auth/`)
+    const token = answer.data?.token
+    if (typeof token !== 'string' || !token) failure(`${server} did not answer with a token: is it a mas server?`)
+
+    await saveProfile(this.config.configDir, this.flags.profile, { server, username, token })
+    this.logToStderr(`Logged in to ${server} as ${username} (profile "${this.flags.profile}", saved in ${profilePath(this.config.configDir)})`)
+    return { server, username, profile: this.flags.profile }
+  }
+}

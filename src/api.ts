@@ -1,0 +1,289 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Readable } from 'node:stream'
+import got, { RequestError, type Method } from 'got'
+import type FormData from 'form-data'
+
+// The API client: got underneath, one place for URLs, auth, JSON (also when the
+// original service labels it text/html), retries and pagination.
+
+export const API_PATH = '/api/v0/'
+
+/** The server answered with an error status. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly body: unknown, readonly method: string, readonly url: string) {
+    super(describeError(status, body))
+    this.name = 'ApiError'
+  }
+}
+
+/** The server could not be reached at all (after retries). */
+export class ConnectionError extends Error {
+  constructor(readonly url: string, readonly code: string | undefined, message: string) {
+    super(message)
+    this.name = 'ConnectionError'
+  }
+}
+
+const RETRY_STATUS = new Set([502, 503, 504])
+const RETRY_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ECONNABORTED',
+  'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET'])
+
+export interface Page<T> { count: number; next: string | null; previous: string | null; results: T[] }
+export type Query = Record<string, string | number | boolean | undefined>
+
+export interface ClientOptions {
+  server: string
+  token?: string
+  /** attempts after the first for retryable failures */
+  retries?: number
+  /** first backoff delay in ms, doubled each attempt */
+  backoffMs?: number
+  userAgent?: string
+}
+
+interface RequestOptions {
+  query?: Query
+  json?: unknown
+  form?: Record<string, string>
+  /** may this request be sent again after a connection error or 502/503/504? */
+  retry?: boolean
+}
+
+export interface Answer<T> { status: number; data: T; headers: Record<string, string | string[] | undefined> }
+
+export function normalizeServer(server: string): string {
+  let s = server.trim()
+  if (!/^https?:\/\//i.test(s)) s = `http://${s}`
+  s = s.replace(/\/+$/, '')
+  if (s.endsWith('/api/v0')) s = s.slice(0, -'/api/v0'.length)
+  return s
+}
+
+export class ApiClient {
+  readonly server: string
+  readonly base: string
+  private readonly token?: string
+  private readonly retries: number
+  private readonly backoffMs: number
+  private readonly userAgent: string
+
+  constructor(opts: ClientOptions) {
+    this.server = normalizeServer(opts.server)
+    this.base = this.server + API_PATH
+    this.token = opts.token
+    this.retries = opts.retries ?? numberFromEnv('MAS_RETRIES', 4)
+    this.backoffMs = opts.backoffMs ?? numberFromEnv('MAS_RETRY_DELAY_MS', 250)
+    this.userAgent = opts.userAgent ?? 'mas-cli'
+  }
+
+  /** An absolute URL: paths are relative to the API base; absolute URLs pass through. */
+  url(path: string, query?: Query): string {
+    const u = new URL(path, this.base)
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v))
+    return u.toString()
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+      ...(this.token ? { authorization: `Token ${this.token}` } : {}),
+      ...extra,
+    }
+  }
+
+  async request<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
+    const url = this.url(path, opts.query)
+    const retry = opts.retry ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method)
+    return this.withRetry(method, url, retry, async () => {
+      const res = await got(url, {
+        method,
+        headers: this.headers(),
+        ...(opts.json !== undefined ? { json: opts.json } : {}),
+        ...(opts.form !== undefined ? { form: opts.form } : {}),
+        responseType: 'text',
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        followRedirect: true,
+        timeout: { connect: 15_000 },
+      })
+      return { status: res.statusCode, data: parseBody(res.body) as T, headers: res.headers }
+    })
+  }
+
+  /** Multipart upload; `form` builds a fresh body for each attempt since a stream cannot be re-read. */
+  async upload<T = any>(path: string, form: () => FormData, opts: { retry?: boolean } = {}): Promise<Answer<T>> {
+    const url = this.url(path)
+    return this.withRetry('POST', url, opts.retry ?? false, async () => {
+      const body = form()
+      const length = await new Promise<number | undefined>((resolve) => body.getLength((err, n) => resolve(err ? undefined : n)))
+      const res = await got(url, {
+        method: 'POST',
+        headers: this.headers({ ...body.getHeaders(), ...(length !== undefined ? { 'content-length': String(length) } : {}) }),
+        body,
+        responseType: 'text',
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { connect: 15_000 },
+      })
+      return { status: res.statusCode, data: parseBody(res.body) as T, headers: res.headers }
+    })
+  }
+
+  /** A response body as a stream (file downloads); the caller's URL may be absolute. */
+  async download(url: string): Promise<Readable> {
+    const abs = this.url(url)
+    const stream = got.stream(abs, { headers: this.headers({ accept: '*/*' }), retry: { limit: 0 }, throwHttpErrors: false })
+    await new Promise<void>((resolve, reject) => {
+      stream.once('response', (res: any) => {
+        if (res.statusCode >= 400) {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => { text += c })
+          res.on('end', () => reject(new ApiError(res.statusCode, parseBody(text), 'GET', abs)))
+          res.on('error', reject)
+        } else resolve()
+      })
+      stream.once('error', (err: unknown) => reject(connectionError(abs, err)))
+    })
+    return stream
+  }
+
+  async get<T = any>(path: string, query?: Query): Promise<T> {
+    return this.ok(await this.request<T>('GET', path, { query }), 'GET', path)
+  }
+
+  async post<T = any>(path: string, json: unknown, opts: { retry?: boolean } = {}): Promise<T> {
+    return this.ok(await this.request<T>('POST', path, { json, retry: opts.retry }), 'POST', path)
+  }
+
+  async patch<T = any>(path: string, json: unknown): Promise<T> {
+    return this.ok(await this.request<T>('PATCH', path, { json, retry: true }), 'PATCH', path)
+  }
+
+  async delete(path: string): Promise<void> {
+    this.ok(await this.request('DELETE', path), 'DELETE', path)
+  }
+
+  /** Every record of a list, following `next` links across all pages. */
+  async all<T = any>(path: string, query: Query = {}): Promise<T[]> {
+    const records: T[] = []
+    for await (const page of this.pages<T>(path, query)) records.push(...page)
+    return records
+  }
+
+  /** The pages of a list, one array of records at a time. */
+  async *pages<T = any>(path: string, query: Query = {}): AsyncGenerator<T[]> {
+    let next: string | null = this.url(path, { page_size: 1000, ...query })
+    const seen = new Set<string>()
+    while (next && !seen.has(next)) {
+      seen.add(next)
+      const data: Page<T> | T[] = await this.get(next)
+      if (Array.isArray(data)) { yield data; return }
+      yield data.results ?? []
+      next = data.next ?? null
+    }
+  }
+
+  private ok<T>(answer: Answer<T>, method: string, path: string): T {
+    if (answer.status >= 400) throw new ApiError(answer.status, answer.data, method, this.url(path))
+    return answer.data
+  }
+
+  private async withRetry<T>(method: string, url: string, retry: boolean, attempt: () => Promise<Answer<T>>): Promise<Answer<T>> {
+    for (let n = 0; ; n++) {
+      const last = !retry || n >= this.retries
+      let answer: Answer<T>
+      try {
+        answer = await attempt()
+      } catch (err) {
+        if (last || !isRetryable(err)) throw connectionError(url, err)
+        await sleep(this.backoffMs * 2 ** n)
+        continue
+      }
+      if (!last && RETRY_STATUS.has(answer.status)) {
+        await sleep(this.backoffMs * 2 ** n)
+        continue
+      }
+      return answer
+    }
+  }
+}
+
+function isRetryable(err: unknown): boolean {
+  const code = (err as any)?.code
+  return typeof code === 'string' && (RETRY_CODES.has(code) || code.startsWith('ERR_GOT_REQUEST') || code === 'ETIMEDOUT')
+}
+
+function connectionError(url: string, err: unknown): Error {
+  if (err instanceof ApiError || err instanceof ConnectionError) return err
+  if (err instanceof RequestError || (err as any)?.code) {
+    const code = (err as any).code as string | undefined
+    const origin = safeOrigin(url)
+    return new ConnectionError(url, code, `Cannot reach the server at ${origin}${code ? ` (${code})` : ''}: ${(err as Error).message}`)
+  }
+  return err as Error
+}
+
+function safeOrigin(url: string): string {
+  try { return new URL(url).origin } catch { return url }
+}
+
+/** JSON whatever the content type says (the original service sends JSON as text/html). */
+export function parseBody(text: string): unknown {
+  if (text === '') return undefined
+  try { return JSON.parse(text) } catch { return text }
+}
+
+/** A one-line description of an error answer, with DRF field errors shown per field. */
+export function describeError(status: number, body: unknown): string {
+  const detail = errorDetail(body)
+  switch (status) {
+    case 401: return `Not authenticated${detail ? ` (${detail})` : ''}: run mas login`
+    case 403: return `Forbidden${detail ? `: ${detail}` : ''}`
+    case 404: return detail && detail !== 'Not found.' ? `Not found: ${detail}` : 'Not found.'
+    case 405: return `Not supported by this server${detail ? `: ${detail}` : ''}`
+    default: return `${status >= 500 ? 'Server error' : 'Rejected'} (${status})${detail ? `: ${detail}` : ''}`
+  }
+}
+
+/** DRF error bodies flattened: {detail}, {field: [msgs]}, or a list of per-item errors. */
+export function errorDetail(body: unknown): string {
+  if (body === undefined || body === null) return ''
+  if (typeof body === 'string') return body.length > 200 || /<html/i.test(body) ? '' : body.trim()
+  if (Array.isArray(body)) {
+    const items = body.map((item, i) => {
+      const d = errorDetail(item)
+      return d ? `item ${i + 1}: ${d}` : ''
+    }).filter(Boolean)
+    return items.length ? items.join('; ') : body.map(String).join('; ')
+  }
+  if (typeof body === 'object') {
+    const o = body as Record<string, unknown>
+    if (typeof o.detail === 'string' && Object.keys(o).length === 1) return o.detail
+    return Object.entries(o).map(([k, v]) => {
+      const msg = Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? errorDetail(x) : String(x))).join(' ') : typeof v === 'object' ? errorDetail(v) : String(v)
+      return k === 'non_field_errors' || k === 'detail' ? msg : `${k}: ${msg}`
+    }).join('; ')
+  }
+  return String(body)
+}
+
+function numberFromEnv(name: string, fallback: number): number {
+  const v = Number(process.env[name])
+  return process.env[name] !== undefined && Number.isFinite(v) && v >= 0 ? v : fallback
+}
+
+/** Runs `fn` over items with at most `limit` running at once; results in input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await fn(items[i], i)
+    }
+  })
+  await Promise.all(workers)
+  return results
+}

@@ -1,0 +1,96 @@
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
+import { ApiClient, ApiError, ConnectionError } from './api.js'
+import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
+
+// BaseCommand: the --profile flag, the server to talk to, --json, and errors as one
+// line on stderr with exit codes 0 ok, 1 failure, 2 usage. AuthCommand adds the token
+// and an API client.
+
+export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<typeof BaseCommand['baseFlags'] & T['flags']>
+export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+export const DEFAULT_SERVER = 'http://127.0.0.1:8000'
+
+/** A mistake in how the command was called: exit 2. */
+export function usageError(message: string): never {
+  throw new Errors.CLIError(message, { exit: 2 })
+}
+
+/** The command could not do its work: exit 1. */
+export function failure(message: string): never {
+  throw new Errors.CLIError(message, { exit: 1 })
+}
+
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static enableJsonFlag = true
+  static baseFlags = {
+    profile: Flags.string({
+      description: 'profile to use (several servers or accounts)', env: 'MAS_PROFILE', default: DEFAULT_PROFILE,
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  protected flags!: CommandFlags<T>
+  protected args!: CommandArgs<T>
+  protected profile?: Profile
+
+  async init(): Promise<void> {
+    await super.init()
+    const { args, flags } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as CommandFlags<T>
+    this.args = args as CommandArgs<T>
+    this.profile = await readProfile(this.config.configDir, this.flags.profile)
+  }
+
+  /** MAS_SERVER, else the profile's server, else the local default. */
+  get server(): string {
+    return process.env.MAS_SERVER || this.profile?.server || DEFAULT_SERVER
+  }
+
+  protected client(token?: string, server = this.server): ApiClient {
+    return new ApiClient({ server, token, userAgent: this.config.userAgent })
+  }
+
+  async catch(err: any): Promise<any> {
+    if (err instanceof Errors.ExitError) throw err
+    const exit = exitCodeOf(err)
+    const message = messageOf(err)
+    if (process.env.DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`)
+    process.stderr.write(`Error: ${message}\n`)
+    if (this.jsonEnabled()) {
+      this.logJson({ error: { message, exit, ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}) } })
+    }
+    this.exit(exit)
+  }
+}
+
+export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<T> {
+  protected api!: ApiClient
+
+  async init(): Promise<void> {
+    await super.init()
+    const token = process.env.MAS_TOKEN || this.profile?.token
+    if (!token) {
+      failure(`Not logged in${this.flags.profile !== DEFAULT_PROFILE ? ` (profile "${this.flags.profile}")` : ''} to ${this.server}: run mas login`)
+    }
+    this.api = this.client(token)
+  }
+}
+
+function exitCodeOf(err: any): number {
+  if (err instanceof ApiError || err instanceof ConnectionError) return 1
+  const exit = err?.oclif?.exit
+  return typeof exit === 'number' ? exit : 1
+}
+
+function messageOf(err: any): string {
+  if (err instanceof ApiError || err instanceof ConnectionError) return err.message
+  const message = typeof err?.message === 'string' && err.message ? err.message : String(err)
+  return message.replace(/\n+See more help with --help$/, ' (see --help)')
+}

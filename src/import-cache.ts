@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+// The import cache: each file's md5 keyed by its absolute path, size and mtime, so a
+// re-run of `mas media import` does not hash unchanged files again. Kept in oclif's
+// data dir; losing it only costs re-hashing.
+
+interface Entry { size: number; mtimeMs: number; md5: string }
+
+export class ImportCache {
+  private entries: Record<string, Entry> = {}
+  private dirty = false
+
+  constructor(readonly file: string) {}
+
+  static at(dataDir: string): ImportCache {
+    return new ImportCache(join(dataDir, 'import-cache.json'))
+  }
+
+  async load(): Promise<this> {
+    try {
+      const data = JSON.parse(await readFile(this.file, 'utf8'))
+      if (data && data.version === 1 && data.entries && typeof data.entries === 'object') this.entries = data.entries
+    } catch { /* missing or unreadable: start empty */ }
+    return this
+  }
+
+  /** The cached md5 of a file, if its size and mtime are unchanged. */
+  get(path: string, size: number, mtimeMs: number): string | undefined {
+    const e = this.entries[path]
+    return e && e.size === size && e.mtimeMs === mtimeMs ? e.md5 : undefined
+  }
+
+  set(path: string, size: number, mtimeMs: number, md5: string): void {
+    this.entries[path] = { size, mtimeMs, md5 }
+    this.dirty = true
+  }
+
+  get size(): number { return Object.keys(this.entries).length }
+
+  async save(): Promise<void> {
+    if (!this.dirty) return
+    const dir = join(this.file, '..')
+    await mkdir(dir, { recursive: true, mode: 0o700 })
+    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+    try {
+      await writeFile(temp, JSON.stringify({ version: 1, entries: this.entries }), { mode: 0o600 })
+      await rename(temp, this.file)
+    } catch (err) {
+      await rm(temp, { force: true })
+      throw err
+    }
+    this.dirty = false
+  }
+}

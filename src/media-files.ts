@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { readdir, stat } from 'node:fs/promises'
+import { basename, extname, join, resolve } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+
+// Finding the media files named on the command line, and hashing them.
+
+export const MEDIA_EXTENSIONS = new Set([
+  'wav', 'wave', 'bwf', 'flac', 'mp3', 'ogg', 'oga', 'opus', 'm4a', 'aac', 'aif', 'aiff', 'aifc',
+  'w64', 'wv', 'caf', 'au', 'snd', 'wma', 'amr', 'ape', 'spx', 'rf64',
+])
+
+export function isMediaFile(path: string): boolean {
+  return MEDIA_EXTENSIONS.has(extname(path).slice(1).toLowerCase())
+}
+
+export interface FoundFile { path: string; size: number; mtimeMs: number }
+export interface SkippedPath { path: string; reason: string; failed?: boolean }
+
+/**
+ * Files under the given paths: a file stands for itself, a folder for the files in it
+ * (and in its subfolders with `recursive`). Non-media files and hidden entries are skipped.
+ * Each file appears once, in a stable (sorted) order.
+ */
+export async function findMediaFiles(paths: string[], recursive: boolean): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
+  const files: FoundFile[] = []
+  const skipped: SkippedPath[] = []
+  const seen = new Set<string>()
+  const visit = async (path: string, top: boolean): Promise<void> => {
+    let info
+    try { info = await stat(path) } catch (err: any) {
+      skipped.push({ path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true })
+      return
+    }
+    if (info.isDirectory()) {
+      if (!top && !recursive) {
+        skipped.push({ path, reason: 'a folder inside a folder (use --recursive)' })
+        return
+      }
+      const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort()
+      for (const e of entries) await visit(join(path, e), false)
+      return
+    }
+    if (!info.isFile()) { skipped.push({ path, reason: 'not a regular file' }); return }
+    if (!isMediaFile(path)) { skipped.push({ path, reason: 'not a media file' }); return }
+    const abs = resolve(path)
+    if (seen.has(abs)) return
+    seen.add(abs)
+    files.push({ path: abs, size: info.size, mtimeMs: info.mtimeMs })
+  }
+  for (const p of paths) await visit(p, true)
+  return { files, skipped }
+}
+
+/** The md5 of a file, read as a stream. */
+export async function md5File(path: string): Promise<string> {
+  const hash = createHash('md5')
+  await pipeline(createReadStream(path, { highWaterMark: 1 << 20 }), hash)
+  return hash.digest('hex')
+}
+
+export function aliasOf(path: string): string {
+  return basename(path)
+}
