@@ -35,6 +35,7 @@ export const projects = defineResource({
   owner: 'user_id',
   stamps: ['creation_date'],
   list: 'admin',
+  description: 'Projects. Listing is for admin users only; creating is for any user.',
   embed: async (db, rows) => {
     const members = await db.selectFrom('project_media_files').select(['project_id', 'media_file_id'])
       .where('project_id', 'in', rows.map((r) => r.id)).orderBy('media_file_id').execute()
@@ -63,13 +64,13 @@ async function membershipRequest(ctx: Context) {
 }
 
 const membershipDoc = (action: string) => ({
-  keys: ['project', 'mediaFiles', action], actions: { POST: action } as const, fields: { POST: idField },
+  keys: ['project', 'mediaFiles'], actions: { POST: action } as const, fields: { POST: idField },
 })
 
 const addEndpoint: Endpoint = {
   path: `${API}/project/:id/mediaFiles/add/`,
   name: 'Project Media Files Add',
-  description: 'Add a media file to the project: 201 when added, 200 when it was already there.',
+  description: 'Add a media file to the project: 201 {id}, or 200 {id} when it is already there.',
   methods: {
     POST: async (ctx) => {
       const { projectId, mediaFileId, fileReadable } = await membershipRequest(ctx)
@@ -89,7 +90,7 @@ const addEndpoint: Endpoint = {
 const removeEndpoint: Endpoint = {
   path: `${API}/project/:id/mediaFiles/remove/`,
   name: 'Project Media Files Remove',
-  description: 'Remove a media file from the project: 204 when removed, 200 when it was not there.',
+  description: 'Remove a media file from the project: 204, or 200 {id} when it is not there.',
   methods: {
     POST: async (ctx) => {
       const { projectId, mediaFileId, fileReadable } = await membershipRequest(ctx)
