@@ -1,0 +1,88 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, rename, rm, stat, unlink } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { dirname, join, resolve, sep } from 'node:path'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { hashing, isStoredName, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
+
+// Storage in a local directory. Uploads are written under `.incoming/` in the
+// same directory (so the final rename is atomic on one filesystem) and moved
+// to their stored name on commit.
+
+const INCOMING = '.incoming'
+
+export class LocalStorage implements Storage {
+  readonly root: string
+  private ready: Promise<unknown> | undefined
+
+  constructor(root: string) {
+    this.root = resolve(root)
+  }
+
+  /** The absolute path of a stored name; throws for anything that is not a stored name. */
+  pathOf(name: string): string {
+    if (!isStoredName(name)) throw new Error('not a stored name')
+    const path = join(this.root, ...name.split('/'))
+    if (!path.startsWith(this.root + sep)) throw new Error('not a stored name')
+    return path
+  }
+
+  async receive(source: Readable | AsyncIterable<Buffer>): Promise<Pending> {
+    this.ready ??= mkdir(join(this.root, INCOMING), { recursive: true })
+    await this.ready
+    const temp = join(this.root, INCOMING, `${randomBytes(12).toString('hex')}.part`)
+    let md5 = ''
+    let size = 0
+    try {
+      await pipeline(source, hashing((h, n) => { md5 = h; size = n }), createWriteStream(temp, { flags: 'wx' }))
+    } catch (e) {
+      await unlink(temp).catch(() => {})
+      throw e
+    }
+    return new LocalPending(this, temp, md5, size)
+  }
+
+  async stat(name: string): Promise<StoredFileInfo | null> {
+    if (!isStoredName(name)) return null
+    try {
+      const s = await stat(this.pathOf(name))
+      return s.isFile() ? { size: s.size, modified: s.mtime } : null
+    } catch {
+      return null
+    }
+  }
+
+  read(name: string, range?: ByteRange): Readable {
+    return createReadStream(this.pathOf(name), range ? { start: range.start, end: range.end } : {})
+  }
+
+  async remove(name: string): Promise<void> {
+    if (!isStoredName(name)) return
+    await rm(this.pathOf(name), { force: true })
+  }
+}
+
+class LocalPending implements Pending {
+  private done = false
+
+  constructor(private readonly storage: LocalStorage, readonly localPath: string, readonly md5: string, readonly size: number) {}
+
+  read(): Readable {
+    return createReadStream(this.localPath)
+  }
+
+  async commit(name: string): Promise<void> {
+    if (this.done) throw new Error('upload already committed or discarded')
+    const target = this.storage.pathOf(name)
+    await mkdir(dirname(target), { recursive: true })
+    await rename(this.localPath, target)
+    this.done = true
+  }
+
+  async discard(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    await unlink(this.localPath).catch(() => {})
+  }
+}
