@@ -13,6 +13,9 @@ import * as tagSet from './tagSet.js'
 import * as tagClass from './tagClass.js'
 import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
+import * as jobs from './jobs.js'
+import * as jobParameters from './jobParameters.js'
+import * as randomWindow from './randomWindow.js'
 
 // Every resource module's endpoints. A new resource adds one line here.
 export const resourceEndpoints: Endpoint[] = [
@@ -30,4 +33,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...tagClass.endpoints,
   ...tag.endpoints,
   ...tagExample.endpoints,
+  ...jobs.endpoints,
+  ...jobParameters.endpoints,
+  ...randomWindow.endpoints,
 ]

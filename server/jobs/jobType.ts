@@ -1,0 +1,51 @@
+import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { Caller } from '../access.js'
+import type { AppConfig } from '../config.js'
+import type { DB, JobsTable } from '../db/schema.js'
+
+// What a job type is: the parameters it takes (validated when the job is
+// created and again when it runs) and the work it does on a claimed job.
+
+export type JobRow = Selectable<JobsTable>
+
+/** integer/float/string: plain values; the rest name records or files the job reads or writes. */
+export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass'
+
+export interface ParamSpec {
+  kind: ParamKind
+  required?: boolean
+  min?: number
+  max?: number
+}
+
+export type ParamValues = Record<string, number | string>
+
+export interface ChildJob { name: string; typeId: number; parameters: Record<string, string> }
+
+/** A job as its type sees it while running: validated parameters, and the only ways to record progress. */
+export interface RunningJob {
+  readonly db: Kysely<DB>
+  /** the row as claimed: numCompleted tells how far an earlier run got */
+  readonly job: JobRow
+  readonly params: ParamValues
+  /** the job's owner: whose access the job runs with */
+  readonly owner: Caller
+  readonly config: AppConfig
+  /** aborted when a stop is requested or another worker took the job over */
+  readonly signal: AbortSignal
+  /** set numToComplete */
+  setTotal(n: number): Promise<void>
+  /** run `write` and count `n` more steps done, in one transaction, only while this worker still holds the job */
+  step(n?: number, write?: (trx: Transaction<DB>) => Promise<void>): Promise<void>
+  /** create child jobs (once: a resumed job finds its children already there); the job then completes with them */
+  spawnChildren(children: ChildJob[]): Promise<void>
+  /** wait, ending early (with an abort error) when the job is stopped */
+  sleep(ms: number): Promise<void>
+}
+
+export interface JobType {
+  id: number
+  name: string
+  params: Record<string, ParamSpec>
+  run(job: RunningJob): Promise<void>
+}

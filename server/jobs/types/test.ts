@@ -1,0 +1,36 @@
+import type { JobType } from '../jobType.js'
+
+// Test (8): counts to numToComplete, waiting secondsPerStep between steps; with
+// numChildren it splits the count over that many child Test jobs instead.
+// It does nothing else, which makes it the way to exercise the machinery.
+
+export const testJob: JobType = {
+  id: 8,
+  name: 'Test',
+  params: {
+    numToComplete: { kind: 'integer', required: true, min: 0, max: 1_000_000 },
+    secondsPerStep: { kind: 'float', min: 0, max: 3600 },
+    numChildren: { kind: 'integer', min: 0, max: 1000 },
+  },
+  async run(job) {
+    const total = job.params.numToComplete as number
+    const perStep = (job.params.secondsPerStep as number | undefined) ?? 0
+    const children = (job.params.numChildren as number | undefined) ?? 0
+    if (children > 0) {
+      await job.spawnChildren(Array.from({ length: children }, (_, i) => ({
+        name: `${job.job.name || 'test'} part ${i + 1}`,
+        typeId: 8,
+        parameters: {
+          numToComplete: String(Math.floor(total / children) + (i < total % children ? 1 : 0)),
+          secondsPerStep: String(perStep),
+        },
+      })))
+      return
+    }
+    await job.setTotal(total)
+    for (let done = job.job.num_completed; done < total; done++) {
+      if (perStep > 0) await job.sleep(perStep * 1000)
+      await job.step()
+    }
+  },
+}

@@ -1,0 +1,284 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { setTimeout as delay } from 'node:timers/promises'
+import type { Kysely, Transaction } from 'kysely'
+import type { Caller } from '../access.js'
+import type { AppConfig } from '../config.js'
+import type { DB } from '../db/schema.js'
+import { localTimestamp } from '../db/time.js'
+import type { ChildJob, JobRow, RunningJob } from './jobType.js'
+import { checkParameters } from './parameters.js'
+import { recordFailure } from './results.js'
+import {
+  claimNext, ERROR, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
+} from './state.js'
+import { jobTypes } from './types/index.js'
+
+// A worker runs queued jobs: each of its `concurrency` slots claims one job at
+// a time (SELECT ... FOR UPDATE SKIP LOCKED, so workers sharing a database
+// never take the same job), holds it by renewing a lease, and ends it in
+// Complete, Error or Stopped. A worker that dies leaves its jobs to be taken
+// over once their lease runs out; every write of a job is conditional on the
+// worker still holding it, so the work is never done twice.
+
+export interface WorkerOptions {
+  db: Kysely<DB>
+  config: AppConfig
+  concurrency?: number
+  /** how long an idle slot waits before looking for work again */
+  pollMs?: number
+  /** this worker's name in `worker_id` (default: host, process and a random part) */
+  id?: string
+  log?: (message: string) => void
+}
+
+class Stop extends Error {}
+class LeaseLost extends Error {}
+
+export class Worker {
+  readonly id: string
+  private readonly db: Kysely<DB>
+  private readonly config: AppConfig
+  private readonly concurrency: number
+  private readonly pollMs: number
+  private readonly log: (message: string) => void
+  private stopping = new AbortController()
+  private slots: Promise<void>[] = []
+
+  constructor(opts: WorkerOptions) {
+    this.db = opts.db
+    this.config = opts.config
+    this.concurrency = Math.max(1, opts.concurrency ?? 1)
+    this.pollMs = opts.pollMs ?? 500
+    this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
+    this.log = opts.log ?? (() => {})
+  }
+
+  start(): this {
+    for (let i = 0; i < this.concurrency; i++) this.slots.push(this.slot())
+    return this
+  }
+
+  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and left to its lease. */
+  async stop(): Promise<void> {
+    this.stopping.abort()
+    await Promise.all(this.slots)
+  }
+
+  private async slot(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      let job: JobRow | null = null
+      try {
+        job = await claimNext(this.db, this.id, this.config.jobLeaseSeconds)
+        if (job) await this.execute(job)
+        else await this.finishWaitingParents()
+      } catch (e) {
+        this.log(`worker error: ${(e as Error).message}`)
+      }
+      if (!job) await delay(this.pollMs, undefined, { signal: this.stopping.signal }).catch(() => {})
+    }
+  }
+
+  /** Run one claimed job to its end state. Exposed for tests that drive a worker step by step. */
+  async execute(job: JobRow): Promise<void> {
+    const control = new AbortController()
+    const onShutdown = () => control.abort(new LeaseLost('worker stopping'))
+    this.stopping.signal.addEventListener('abort', onShutdown)
+    const heartbeat = this.heartbeat(job.id, control)
+    try {
+      this.log(`job ${job.id}: running`)
+      if (job.requested_status_id === STOPPED) throw new Stop()
+      const type = jobTypes.get(job.type_id)
+      if (!type) throw new Error(`Job type ${await this.typeName(job.type_id)} (${job.type_id}) cannot be run by this worker.`)
+      const owner = await this.ownerOf(job)
+      const given = Object.fromEntries((await this.db.selectFrom('job_parameters').select(['name', 'value'])
+        .where('job_id', '=', job.id).orderBy('id').execute()).map((p) => [p.name, p.value]))
+      const { values, errors } = await checkParameters(this.db, owner, this.config, type, given)
+      const bad = Object.entries(errors)[0]
+      if (bad) throw new Error(`Parameter ${bad[0]}: ${bad[1][0]}`)
+      const running = new Running(this.db, job, values, owner, this.config, control.signal, this.id)
+      await type.run(running)
+      control.signal.throwIfAborted()
+      if (running.waiting) {
+        await this.db.transaction().execute(async (trx) => {
+          if (await markWaiting(trx, job.id, this.id)) await this.settleParent(trx, job.id)
+        })
+        this.log(`job ${job.id}: waiting for its children`)
+      } else {
+        await this.db.transaction().execute(async (trx) => {
+          if (await markComplete(trx, job.id, this.id)) await this.afterEnd(trx, job)
+        })
+        this.log(`job ${job.id}: complete`)
+      }
+    } catch (e) {
+      const reason = control.signal.aborted ? control.signal.reason : e
+      if (reason instanceof LeaseLost) {
+        this.log(`job ${job.id}: ${reason.message}`)
+      } else if (reason instanceof Stop) {
+        await this.db.transaction().execute(async (trx) => {
+          if (await markStopped(trx, job.id, this.id)) await this.afterEnd(trx, job)
+        })
+        this.log(`job ${job.id}: stopped`)
+      } else {
+        const message = (reason as Error)?.message ?? String(reason)
+        await this.fail(job, message)
+        this.log(`job ${job.id}: error: ${message}`)
+      }
+    } finally {
+      this.stopping.signal.removeEventListener('abort', onShutdown)
+      control.abort()
+      await heartbeat
+      await this.flushFailures().catch((e) => this.log(`job ${job.id}: ${(e as Error).message}`))
+    }
+  }
+
+  private async fail(job: JobRow, message: string) {
+    let ended = false
+    await this.db.transaction().execute(async (trx) => {
+      ended = await markError(trx, job.id, this.id)
+      if (ended) await this.afterEnd(trx, job)
+    })
+    if (ended) await recordFailure(this.db, this.config, job.id, message)
+  }
+
+  /** Renew the lease while the job runs; abort it when a stop is asked for or the job was taken over. */
+  private async heartbeat(id: number, control: AbortController): Promise<void> {
+    const every = Math.min(1000, this.config.jobLeaseSeconds * 1000 / 3)
+    while (!control.signal.aborted) {
+      await delay(every, undefined, { signal: control.signal }).catch(() => {})
+      if (control.signal.aborted) return
+      try {
+        const held = await renewLease(this.db, id, this.id, this.config.jobLeaseSeconds)
+        if (!held) control.abort(new LeaseLost('taken over by another worker'))
+        else if (held.requested === STOPPED) control.abort(new Stop())
+      } catch (e) {
+        this.log(`job ${id}: lease renewal failed: ${(e as Error).message}`)
+      }
+    }
+  }
+
+  /** After a job ended: its parent's progress (and end, when this was the last child). */
+  private async afterEnd(trx: Transaction<DB>, job: JobRow) {
+    if (job.parent_job_id !== null) await this.settleParent(trx, job.parent_job_id)
+  }
+
+  private async settleParent(trx: Transaction<DB>, parentId: number) {
+    const outcome = await refreshParent(trx, parentId)
+    if (outcome?.status === ERROR) {
+      this.pendingFailures.push([parentId, `Child job ${outcome.failedChild} failed.`])
+    }
+    const parent = await trx.selectFrom('jobs').select('parent_job_id').where('id', '=', parentId).executeTakeFirst()
+    if (outcome && parent?.parent_job_id) await this.settleParent(trx, parent.parent_job_id)
+  }
+
+  private pendingFailures: Array<[number, string]> = []
+
+  /** Parents waiting for children that ended while nobody was looking (a worker died between the two). */
+  private async finishWaitingParents() {
+    const waiting = await this.db.selectFrom('jobs as p').select('p.id')
+      .where('p.status_id', '=', RUNNING).where('p.worker_id', 'is', null)
+      .where(({ exists, selectFrom }) => exists(selectFrom('jobs as c').select('c.id').whereRef('c.parent_job_id', '=', 'p.id')))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs as c').select('c.id')
+        .whereRef('c.parent_job_id', '=', 'p.id').where('c.status_id', 'in', [QUEUED, RUNNING]))))
+      .limit(10).execute()
+    for (const p of waiting) await this.db.transaction().execute((trx) => this.settleParent(trx, p.id))
+    await this.flushFailures()
+  }
+
+  private async flushFailures() {
+    const failures = this.pendingFailures.splice(0)
+    for (const [id, message] of failures) await recordFailure(this.db, this.config, id, message)
+  }
+
+  private async ownerOf(job: JobRow): Promise<Caller> {
+    const u = await this.db.selectFrom('users').select(['id', 'username', 'is_admin', 'is_active'])
+      .where('id', '=', job.user_id).executeTakeFirst()
+    if (!u || !u.is_active) throw new Error('The job\'s owner is no longer an active user.')
+    return { id: u.id, username: u.username, isAdmin: u.is_admin }
+  }
+
+  private async typeName(id: number): Promise<string> {
+    const t = await this.db.selectFrom('job_types').select('name').where('id', '=', id).executeTakeFirst()
+    return t?.name ?? 'unknown'
+  }
+}
+
+/** The running job handed to a job type: progress, children and stop checks, all tied to this worker's claim. */
+class Running implements RunningJob {
+  waiting = false
+  private done: number
+  private total: number
+  private readonly startedAt = Date.now()
+  private readonly elapsedBefore: number
+
+  constructor(
+    readonly db: Kysely<DB>, readonly job: JobRow, readonly params: Record<string, number | string>,
+    readonly owner: Caller, readonly config: AppConfig, readonly signal: AbortSignal, private readonly holder: string,
+  ) {
+    this.done = job.num_completed
+    this.total = job.num_to_complete
+    this.elapsedBefore = job.elapsed_real_time
+  }
+
+  async setTotal(n: number): Promise<void> {
+    this.total = n
+    await this.step(0)
+  }
+
+  async step(n = 1, write?: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
+    this.signal.throwIfAborted()
+    const done = this.done + n
+    const elapsed = this.elapsedBefore + (Date.now() - this.startedAt) / 1000
+    const held = await this.db.transaction().execute(async (trx) => {
+      const r = await trx.updateTable('jobs').set({
+        num_completed: done, num_to_complete: this.total,
+        fraction_completed: this.total > 0 ? Math.min(1, done / this.total) : 0,
+        elapsed_real_time: elapsed,
+        time_to_completion: done > 0 ? elapsed / done * Math.max(0, this.total - done) : -1,
+        last_status_date: localTimestamp(),
+      }).where('id', '=', this.job.id).where('worker_id', '=', this.holder)
+        .returning('parent_job_id').executeTakeFirst()
+      if (!r) return false
+      if (write) await write(trx)
+      if (r.parent_job_id !== null) await refreshParent(trx, r.parent_job_id)
+      return true
+    })
+    if (!held) throw new LeaseLost('taken over by another worker')
+    this.done = done
+  }
+
+  async spawnChildren(children: ChildJob[]): Promise<void> {
+    this.signal.throwIfAborted()
+    await this.db.transaction().execute(async (trx) => {
+      const mine = await trx.selectFrom('jobs').select('id').where('id', '=', this.job.id)
+        .where('worker_id', '=', this.holder).forUpdate().executeTakeFirst()
+      if (!mine) throw new LeaseLost('taken over by another worker')
+      const existing = await trx.selectFrom('jobs').select(['id', 'status_id']).where('parent_job_id', '=', this.job.id).execute()
+      if (existing.length) {
+        // resumed or re-queued: children that stopped or failed run again, finished ones stay
+        const again = existing.filter((c) => c.status_id === STOPPED || c.status_id === ERROR).map((c) => c.id)
+        if (again.length) {
+          await trx.updateTable('jobs').set({
+            status_id: QUEUED, requested_status_id: null, was_stopped: false, is_running: false, last_status_date: localTimestamp(),
+          }).where('id', 'in', again).execute()
+        }
+        return
+      }
+      const now = localTimestamp()
+      for (const c of children) {
+        const row = await trx.insertInto('jobs').values({
+          name: c.name, user_id: this.job.user_id, project_id: this.job.project_id, type_id: c.typeId,
+          creation_date: now, parent_job_id: this.job.id, priority: this.job.priority, status_id: QUEUED,
+        }).returning('id').executeTakeFirstOrThrow()
+        const params = Object.entries(c.parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
+        if (params.length) await trx.insertInto('job_parameters').values(params).execute()
+      }
+    })
+    this.waiting = true
+  }
+
+  async sleep(ms: number): Promise<void> {
+    await delay(ms, undefined, { signal: this.signal })
+  }
+}
+

@@ -1,0 +1,131 @@
+import { ownedBy } from '../access.js'
+import type { DB } from '../db/schema.js'
+import type { Context } from '../http/endpoint.js'
+import { badRequest } from '../http/errors.js'
+import type { Fields } from '../http/fields.js'
+import { checkParameters, parametersFrom } from '../jobs/parameters.js'
+import { applyRequestedStatus, QUEUED, STOPPED } from '../jobs/state.js'
+import { jobTypes } from '../jobs/types/index.js'
+import type { Transaction } from 'kysely'
+import { storageFor } from '../storage/index.js'
+import { defineResource, resourceEndpoints, type Db } from './resource.js'
+
+// jobs/: analysis jobs and their progress. Only the owner (and site admins)
+// see or change a job. A job is created Queued; its parameters come with it
+// in the write-only `parameters` object (or later through jobParameters/),
+// are checked against its type, and need launch_job on every library and tag
+// set they name. `requestedStatus` 5 stops a job, 2 re-queues a stopped or
+// failed one; what needs no worker is applied at once (server/jobs/state.ts).
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  name: { type: 'string', column: 'name', maxLength: 255, allowBlank: true, default: '' },
+  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  project: { type: 'pk', column: 'project_id', target: 'project', required: true },
+  type: { type: 'pk', column: 'type_id', target: 'jobTypes', required: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
+  numCompleted: { type: 'integer', column: 'num_completed', min: 0, default: 0 },
+  fractionCompleted: { type: 'float', column: 'fraction_completed', default: 0 },
+  elapsedRealTime: { type: 'float', column: 'elapsed_real_time', default: 0 },
+  timeToCompletion: { type: 'float', column: 'time_to_completion', default: -1 },
+  isRunning: { type: 'boolean', column: 'is_running', default: false },
+  wasStopped: { type: 'boolean', column: 'was_stopped', default: false },
+  isComplete: { type: 'boolean', column: 'is_complete', default: false },
+  wasDeleted: { type: 'boolean', column: 'was_deleted', default: false },
+  status: { type: 'pk', column: 'status_id', target: 'jobStatusTypes', default: QUEUED },
+  requestedStatus: { type: 'pk', column: 'requested_status_id', target: 'jobStatusTypes', nullable: true, default: null },
+  startedDate: { type: 'datetime', column: 'started_date', nullable: true, default: null },
+  lastStatusDate: { type: 'datetime', column: 'last_status_date', nullable: true, default: null },
+  parentJob: { type: 'pk', column: 'parent_job_id', target: 'jobs', nullable: true, default: null },
+  priority: { type: 'integer', column: 'priority', default: 0 },
+  jobparameters_set: { type: 'list', items: 'object', readOnly: true, label: 'Jobparameters set' },
+  parameters: {
+    type: 'object', writeOnly: true,
+    description: 'extension: parameter names to string values, stored as JobParameters rows of the job',
+  },
+}
+
+/** The parameters of these jobs, as the embedded jobparameters_set. */
+async function embedParameters(db: Db, rows: Record<string, any>[]) {
+  const ids = rows.map((r) => r.id)
+  const byJob = new Map<number, Array<{ id: number; job: number; name: string; value: string }>>(ids.map((id) => [id, []]))
+  for (let i = 0; i < ids.length; i += 1000) {
+    const params = await db.selectFrom('job_parameters').select(['id', 'job_id', 'name', 'value'])
+      .where('job_id', 'in', ids.slice(i, i + 1000)).orderBy('id').execute()
+    for (const p of params) byJob.get(p.job_id)?.push({ id: p.id, job: p.job_id, name: p.name, value: p.value })
+  }
+  for (const r of rows) r.jobparameters_set = byJob.get(r.id) ?? []
+}
+
+async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Record<string, any> | null) {
+  const errors: Record<string, unknown> = {}
+  const requested = values.requestedStatus
+  if (typeof requested === 'number' && requested !== QUEUED && requested !== STOPPED) {
+    errors.requestedStatus = ['Only 2 (Queued: run again) and 5 (Stopped: stop) may be requested.']
+  }
+  if (existing && values.parentJob === existing.id) errors.parentJob = ['A job cannot be its own parent.']
+  if (values.parameters !== undefined) {
+    const given = parametersFrom(values.parameters)
+    if ('error' in given) errors.parameters = [given.error]
+    else {
+      const typeId = (values.type as number | undefined) ?? existing?.type_id
+      const type = jobTypes.get(typeId)
+      if (type) {
+        // on create every parameter the type needs must be there; an update may change some of them
+        const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, given.params, !!existing)
+        if (Object.keys(check.errors).length) errors.parameters = check.errors
+      }
+    }
+  }
+  if (Object.keys(errors).length) throw badRequest(errors)
+}
+
+/** The `parameters` object becomes JobParameters rows: one per name, replacing the value of one already there. */
+async function writeParameters(trx: Transaction<DB>, jobId: number, params: Record<string, string>) {
+  for (const [name, value] of Object.entries(params)) {
+    const updated = await trx.updateTable('job_parameters').set({ value })
+      .where('job_id', '=', jobId).where('name', '=', name).executeTakeFirst()
+    if (Number(updated.numUpdatedRows) === 0) await trx.insertInto('job_parameters').values({ job_id: jobId, name, value }).execute()
+  }
+}
+
+export const jobs = defineResource({
+  name: 'jobs',
+  title: 'Jobs',
+  description: 'Analysis jobs: created Queued, run by workers; requestedStatus 5 stops one, 2 re-queues a stopped or failed one.',
+  table: 'jobs',
+  fields,
+  scope: ownedBy('user_id'),
+  createScope: null,
+  owner: 'user_id',
+  stamps: ['creation_date'],
+  embed: (db, rows) => embedParameters(db, rows),
+  validate: validateJob,
+  afterWrite: async (trx, row, values) => {
+    if (values.parameters !== undefined) {
+      const given = parametersFrom(values.parameters)
+      if ('params' in given) await writeParameters(trx, row.id, given.params)
+    }
+    if (row.requested_status_id !== null) {
+      await applyRequestedStatus(trx, row.id)
+      Object.assign(row, await trx.selectFrom('jobs').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow())
+    }
+  },
+  // parameters, result rows, random windows and child jobs go with the job (foreign keys cascade);
+  // the stored result files are removed once that has committed
+  beforeDelete: async (trx, row) => {
+    const files = await trx.withRecursive('family(id)', (db) => db.selectFrom('jobs').select('id').where('id', '=', row.id)
+      .unionAll(db.selectFrom('jobs as j').innerJoin('family as f', 'f.id', 'j.parent_job_id').select('j.id')))
+      .selectFrom('job_result_files').select('result_file')
+      .where('job_id', 'in', (eb) => eb.selectFrom('family').select('family.id'))
+      .execute()
+    row.resultFiles = files.map((f) => f.result_file).filter((f) => f !== '')
+  },
+  afterDelete: async (row, ctx) => {
+    const storage = storageFor(ctx.config)
+    for (const name of row.resultFiles ?? []) await storage.remove(name).catch(() => {})
+  },
+})
+
+export const endpoints = resourceEndpoints(jobs)

@@ -1,0 +1,31 @@
+import { ownedVia } from '../access.js'
+import { fieldError } from '../http/errors.js'
+import type { Fields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+
+// randomWindow/: the windows a RandomWindowTagging job chose, seen and changed
+// only by the job's owner (and site admins).
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  randomWindowTaggingJob: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  startTime: { type: 'float', column: 'start_time', required: true },
+  endTime: { type: 'float', column: 'end_time', required: true },
+}
+
+export const randomWindows = defineResource({
+  name: 'randomWindow',
+  title: 'Random Window',
+  description: 'Windows chosen at random by RandomWindowTagging jobs.',
+  table: 'random_windows',
+  fields,
+  scope: ownedVia('job_id', 'jobs'),
+  validate: (_ctx, values, existing) => {
+    const start = (values.startTime as number | undefined) ?? existing?.start_time
+    const end = (values.endTime as number | undefined) ?? existing?.end_time
+    if (end < start) throw fieldError('endTime', 'endTime must not be before startTime.')
+  },
+})
+
+export const endpoints = resourceEndpoints(randomWindows)
