@@ -133,12 +133,15 @@ export async function fetchFor(db: Db, def: ResourceDef, caller: Caller, rawId: 
 
 // ---- writing ----
 
-/** Every pk field must name a record the caller can read; otherwise it is reported exactly like a missing one. */
-export async function checkReferences(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[]): Promise<Record<string, string[]>[]> {
+/** Every pk field must name a record the caller can read; otherwise it is reported exactly like a missing one.
+ * On update (`existing` given) a reference left as it is stored is not checked again: a caller who may
+ * change a shared record can send it back whole even when it points at something only its owner can read. */
+export async function checkReferences(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[], existing: Row | null = null): Promise<Record<string, string[]>[]> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
   for (const [name, f] of Object.entries(def.fields)) {
     if (f.type !== 'pk' || !f.target || f.readOnly) continue
-    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number'))]
+    const kept = existing && f.column ? Number(existing[f.column]) : null
+    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
     if (!ids.length) continue
     const target = resourceNamed(f.target)
     const found = new Set<number>()
@@ -147,7 +150,7 @@ export async function checkReferences(db: Db, def: ResourceDef, caller: Caller, 
       for (const r of rows) found.add(Number(r.id))
     }
     items.forEach((v, i) => {
-      if (typeof v[name] === 'number' && !found.has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
+      if (typeof v[name] === 'number' && v[name] !== kept && !found.has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
     })
   }
   return errors
@@ -175,7 +178,7 @@ function hasErrors(errors: Record<string, unknown>[]): boolean {
 async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mode: InputMode, existing: Row | null) {
   const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
-  const refErrors = await checkReferences(ctx.db, def, ctx.caller, parsed.map((p) => p.values))
+  const refErrors = await checkReferences(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing)
   refErrors.forEach((e, i) => Object.assign(errors[i], e))
   for (let i = 0; i < parsed.length; i++) {
     if (Object.keys(errors[i]).length || !def.validate) continue
