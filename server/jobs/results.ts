@@ -1,24 +1,15 @@
-import { Readable } from 'node:stream'
-import type { Kysely } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
-import { localTimestamp } from '../db/time.js'
+import { storeResultFile } from '../resources/jobResultFile.js'
 import { storageFor } from '../storage/index.js'
 
 // The record of why a job failed: a JobResultFile `error.txt` whose notes hold
-// the reason in one line. A job that fails again replaces its earlier one.
+// the reason in one line, written in the transaction that ends the job in Error.
 
-export async function recordFailure(db: Kysely<DB>, config: AppConfig, jobId: number, reason: string): Promise<void> {
+export async function recordFailure(trx: Transaction<DB>, config: AppConfig, jobId: number, reason: string): Promise<void> {
   const line = oneLine(reason)
-  const storage = storageFor(config)
-  const name = `job-results/${jobId}/error.txt`
-  const pending = await storage.receive(Readable.from([Buffer.from(`${line}\n`)]))
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('job_result_files').where('job_id', '=', jobId).where('result_file', '=', name).execute()
-    await trx.insertInto('job_result_files')
-      .values({ job_id: jobId, creation_date: localTimestamp(), result_file: name, notes: line }).execute()
-  })
-  await pending.commit(name)
+  await storeResultFile(trx, storageFor(config), jobId, 'error.txt', `${line}\n`, line)
 }
 
 export function oneLine(s: string): string {

@@ -128,17 +128,15 @@ export class Worker {
       this.stopping.signal.removeEventListener('abort', onShutdown)
       control.abort()
       await heartbeat
-      await this.flushFailures().catch((e) => this.log(`job ${job.id}: ${(e as Error).message}`))
     }
   }
 
   private async fail(job: JobRow, message: string) {
-    let ended = false
     await this.db.transaction().execute(async (trx) => {
-      ended = await markError(trx, job.id, this.id)
-      if (ended) await this.afterEnd(trx, job)
+      if (!(await markError(trx, job.id, this.id))) return
+      await recordFailure(trx, this.config, job.id, message)
+      await this.afterEnd(trx, job)
     })
-    if (ended) await recordFailure(this.db, this.config, job.id, message)
   }
 
   /** Renew the lease while the job runs; abort it when a stop is asked for or the job was taken over. */
@@ -164,14 +162,10 @@ export class Worker {
 
   private async settleParent(trx: Transaction<DB>, parentId: number) {
     const outcome = await refreshParent(trx, parentId)
-    if (outcome?.status === ERROR) {
-      this.pendingFailures.push([parentId, `Child job ${outcome.failedChild} failed.`])
-    }
+    if (outcome?.status === ERROR) await recordFailure(trx, this.config, parentId, `Child job ${outcome.failedChild} failed.`)
     const parent = await trx.selectFrom('jobs').select('parent_job_id').where('id', '=', parentId).executeTakeFirst()
     if (outcome && parent?.parent_job_id) await this.settleParent(trx, parent.parent_job_id)
   }
-
-  private pendingFailures: Array<[number, string]> = []
 
   /** Parents waiting for children that ended while nobody was looking (a worker died between the two). */
   private async finishWaitingParents() {
@@ -182,12 +176,6 @@ export class Worker {
         .whereRef('c.parent_job_id', '=', 'p.id').where('c.status_id', 'in', [QUEUED, RUNNING]))))
       .limit(10).execute()
     for (const p of waiting) await this.db.transaction().execute((trx) => this.settleParent(trx, p.id))
-    await this.flushFailures()
-  }
-
-  private async flushFailures() {
-    const failures = this.pendingFailures.splice(0)
-    for (const [id, message] of failures) await recordFailure(this.db, this.config, id, message)
   }
 
   private async ownerOf(job: JobRow): Promise<Caller> {
