@@ -7,9 +7,7 @@ import { readPassword } from '../src/stdin.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static summary = 'Log in to a mas server and store the token in the profile'
-  static description = `Asks for username and password on a terminal (the password is hidden), or takes --username with
-the password on stdin (--password-stdin). The token from api-token-auth is stored in the profile file;
-the password is never stored or printed.`
+  static description = `Asks for username and password on a terminal (the password is hidden), or takes --username with the password on stdin (--password-stdin). The token from api-token-auth is stored in the profile file; the password is never stored or printed.`
 
   static examples = [
     '<%= config.bin %> login --server https://mas.example.org',

@@ -1,5 +1,6 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError } from './api.js'
+import { table, type Column } from './output.js'
 import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
 
 // BaseCommand: the --profile flag, the server to talk to, --json, and errors as one
@@ -55,6 +56,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected client(token?: string, server = this.server): ApiClient {
     return new ApiClient({ server, token, userAgent: this.config.userAgent })
+  }
+
+  /** A table of records on stdout (silent under --json, where the records are the result). */
+  protected showTable<R>(rows: readonly R[], columns: readonly Column<R>[]): void {
+    this.log(table(rows, columns))
   }
 
   async catch(err: any): Promise<any> {

@@ -18,3 +18,14 @@ export async function readPassword(): Promise<string> {
   const text = await readAll()
   return text.split(/\r?\n/)[0]
 }
+
+/** A password for a new or changed account: from stdin, or asked twice on a terminal. */
+export async function newPassword(fromStdin: boolean): Promise<string | undefined> {
+  if (fromStdin) return readPassword()
+  if (!process.stdin.isTTY) return undefined
+  const { password } = await import('@inquirer/prompts')
+  const first = await password({ message: 'New password:', mask: true }, { output: process.stderr })
+  const again = await password({ message: 'Repeat it:', mask: true }, { output: process.stderr })
+  if (first !== again) throw new Error('The passwords differ')
+  return first
+}

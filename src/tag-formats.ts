@@ -10,8 +10,8 @@ export interface TagInput {
   tagClass: number
   startTime: number
   endTime: number
-  minFrequency?: number
-  maxFrequency?: number
+  minFrequency: number
+  maxFrequency: number
   strength?: number
   machineTagged?: boolean
   userTagged?: boolean
@@ -24,7 +24,7 @@ export interface TagRecord extends Partial<TagInput> { id?: number; [k: string]:
 export interface ParsedTags { tags: TagInput[]; lines: number[]; errors: string[] }
 
 export const CSV_COLUMNS = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const
-const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime'] as const
+const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const
 const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
 
 export const RAVEN_COLUMNS = ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
@@ -173,6 +173,7 @@ export function parseRaven(text: string, mediaFile?: number): ParsedTags {
   }
   const missing = [
     col.begin < 0 && 'Begin Time (s)', col.end < 0 && 'End Time (s)',
+    col.low < 0 && 'Low Freq (Hz)', col.high < 0 && 'High Freq (Hz)',
     col.tagClass < 0 && 'Tag Class',
     col.mediaFile < 0 && mediaFile === undefined && 'Media File (or give --media-file)',
   ].filter(Boolean)
@@ -232,7 +233,7 @@ function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>):
   }
   for (const f of ['startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const) {
     const v = numberValue(raw[f])
-    const optional = f !== 'startTime' && f !== 'endTime'
+    const optional = f === 'strength'
     if (v === undefined) { if (!optional) problems.push(`${f} is required`) }
     else if (v === null) problems.push(`${f} must be a number, not ${show(raw[f])}`)
     else if (f !== 'strength' && v < 0) problems.push(`${f} must not be negative`)
@@ -270,4 +271,19 @@ function numberValue(v: unknown): number | undefined | null {
 
 function show(v: unknown): string {
   return JSON.stringify(v)
+}
+
+/** Writes tags a page at a time: the header once, then rows (Raven selections numbered across pages). */
+export function tagWriter(format: TagFormat): { header: string; rows: (tags: TagRecord[]) => string } {
+  if (format === 'json') return { header: '', rows: writeNdjson }
+  if (format === 'csv') return { header: CSV_COLUMNS.join(',') + '\n', rows: (tags) => writeCsv(tags).slice(CSV_COLUMNS.join(',').length + 1) }
+  let n = 0
+  return {
+    header: RAVEN_COLUMNS.join('\t') + '\n',
+    rows: (tags) => {
+      const body = writeRaven(tags).slice(RAVEN_COLUMNS.join('\t').length + 1)
+      const lines = body.split('\n').filter(Boolean).map((l) => `${++n}${l.slice(l.indexOf('\t'))}`)
+      return lines.length ? lines.join('\n') + '\n' : ''
+    },
+  }
 }

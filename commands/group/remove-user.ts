@@ -1,0 +1,32 @@
+import { Args } from '@oclif/core'
+import { ApiError } from '../../src/api.js'
+import { AuthCommand, failure } from '../../src/base-command.js'
+import { findGroup, userId } from '../../src/lookup.js'
+
+export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser> {
+  static summary = 'Remove users from a group'
+  static description = 'Users given by name are looked up in user/, which only site admins may read; others give user ids.'
+  static examples = ['<%= config.bin %> group remove-user birders 17', '<%= config.bin %> group remove-user 3 carol']
+  static strict = false
+  static args = {
+    group: Args.string({ description: 'group name or id', required: true }),
+    user: Args.string({ description: 'username or id (several may follow)', required: true }),
+  }
+
+  async run() {
+    const { argv } = await this.parse(GroupRemoveUser)
+    const group = await findGroup(this.api, this.args.group)
+    const removed = new Set<number>()
+    for (const u of (argv as string[]).slice(1)) {
+      try {
+        removed.add(await userId(this.api, u))
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 403) failure(`Only site admins can look users up by name: give the id of "${u}"`)
+        throw err
+      }
+    }
+    const updated = await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users.filter((id) => !removed.has(id)) })
+    this.logToStderr(`Group ${updated.name} (${updated.id}) has users ${updated.users.join(', ') || '(none)'}`)
+    return updated
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core'
+import { AuthCommand, usageError } from '../../src/base-command.js'
+import { jobTypeId } from '../../src/lookup.js'
+
+export default class JobCreate extends AuthCommand<typeof JobCreate> {
+  static summary = 'Queue a job in a project; prints its id'
+  static description = 'The type is a name from jobTypes/ (e.g. RandomWindowTagging) or its id. Parameters are name=value pairs.'
+  static examples = [
+    '<%= config.bin %> job create --project 7 --type Test',
+    '<%= config.bin %> job create --project 7 --type RandomWindowTagging --param windowSizeInSeconds=2 --param numWindowsToTag=50 --param destinationTagSet=12',
+  ]
+
+  static flags = {
+    project: Flags.integer({ char: 'p', description: 'project id', required: true, min: 1 }),
+    type: Flags.string({ char: 't', description: 'job type name or id', required: true }),
+    param: Flags.string({ description: 'a parameter as name=value (repeatable)', multiple: true }),
+    name: Flags.string({ description: 'job name' }),
+    priority: Flags.integer({ description: 'priority (higher runs first)' }),
+  }
+
+  async run() {
+    const parameters: Record<string, string> = {}
+    for (const p of this.flags.param ?? []) {
+      const eq = p.indexOf('=')
+      if (eq <= 0) usageError(`--param takes name=value, not "${p}"`)
+      parameters[p.slice(0, eq)] = p.slice(eq + 1)
+    }
+    const type = await jobTypeId(this.api, this.flags.type)
+    const job = await this.api.post('jobs/', {
+      project: this.flags.project, type, parameters,
+      ...(this.flags.name !== undefined ? { name: this.flags.name } : {}),
+      ...(this.flags.priority !== undefined ? { priority: this.flags.priority } : {}),
+    })
+    this.log(String(job.id))
+    return job
+  }
+}

@@ -1,0 +1,33 @@
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { Args, Flags } from '@oclif/core'
+import FormData from 'form-data'
+import { ApiError } from '../../../src/api.js'
+import { AuthCommand, usageError } from '../../../src/base-command.js'
+
+export default class JobResultUpload extends AuthCommand<typeof JobResultUpload> {
+  static summary = 'Upload a result file of a job (streamed from disk); prints its id'
+  static examples = ['<%= config.bin %> job result upload 42 detections.csv --notes "threshold 0.8"']
+  static args = {
+    job: Args.integer({ description: 'job id', required: true, min: 1 }),
+    file: Args.string({ description: 'file to upload', required: true }),
+  }
+
+  static flags = { notes: Flags.string({ description: 'notes about the file' }) }
+
+  async run() {
+    const info = await stat(this.args.file).catch(() => undefined)
+    if (!info?.isFile()) usageError(`No such file: ${this.args.file}`)
+    const answer = await this.api.upload('jobResultFile/', () => {
+      const form = new FormData()
+      form.append('job', String(this.args.job))
+      form.append('notes', this.flags.notes ?? '')
+      form.append('resultFile', createReadStream(this.args.file), { filename: basename(this.args.file), knownLength: info.size })
+      return form
+    }, { retry: false })
+    if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', this.api.url('jobResultFile/'))
+    this.log(String(answer.data.id))
+    return answer.data
+  }
+}

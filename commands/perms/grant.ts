@@ -1,0 +1,45 @@
+import { Flags } from '@oclif/core'
+import { AuthCommand, usageError } from '../../src/base-command.js'
+import { groupId } from '../../src/lookup.js'
+
+export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
+  static summary = 'Grant a user or a group rights on a library, tag set or group; prints the grant id'
+  static description = `Needs admin on the target (owners have it). A grant on a library also covers its tag sets. Users are given by name or id, groups by name or id. Without any of --read/--write/--launch-job/--admin, --read is granted.`
+
+  static examples = [
+    '<%= config.bin %> perms grant --user bob --library 3 --read',
+    '<%= config.bin %> perms grant --group birders --tagset 12 --read --write',
+    '<%= config.bin %> perms grant --user 17 --group-target 4 --admin --json',
+  ]
+
+  static flags = {
+    user: Flags.string({ description: 'user receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
+    group: Flags.string({ description: 'group receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
+    library: Flags.integer({ description: 'library id', min: 1, exactlyOne: ['library', 'tagset', 'group-target'] }),
+    tagset: Flags.integer({ description: 'tag set id', min: 1, exactlyOne: ['library', 'tagset', 'group-target'] }),
+    'group-target': Flags.integer({ description: 'group id (rights on the group itself)', min: 1, exactlyOne: ['library', 'tagset', 'group-target'] }),
+    read: Flags.boolean({ description: 'may read' }),
+    write: Flags.boolean({ description: 'may change' }),
+    'launch-job': Flags.boolean({ description: 'may run jobs on it' }),
+    admin: Flags.boolean({ description: 'may do everything, including granting rights' }),
+  }
+
+  async run() {
+    const f = this.flags
+    const flags = { read: f.read, write: f.write, launch_job: f['launch-job'], admin: f.admin }
+    if (!Object.values(flags).some(Boolean)) flags.read = true
+    const target = f.library !== undefined ? { target_type: 'library', target_id: f.library }
+      : f.tagset !== undefined ? { target_type: 'tagset', target_id: f.tagset }
+        : f['group-target'] !== undefined ? { target_type: 'appusergroup', target_id: f['group-target'] }
+          : usageError('Give --library, --tagset or --group-target')
+    let bearer: Record<string, unknown>
+    if (f.user !== undefined) {
+      bearer = /^\d+$/.test(f.user) ? { bearer_type: 'user', bearer_id: Number(f.user) } : { bearer_type: 'user', bearer_username: f.user }
+    } else if (f.group !== undefined) {
+      bearer = { bearer_type: 'appusergroup', bearer_id: await groupId(this.api, f.group) }
+    } else usageError('Give --user or --group')
+    const grant = await this.api.post('appPermission/', { ...bearer, ...target, ...flags })
+    this.log(String(grant.id))
+    return grant
+  }
+}

@@ -1,0 +1,20 @@
+import { Args, Flags } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+
+export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
+  static summary = 'Create a tag class in a library; prints its id'
+  static examples = ['<%= config.bin %> tagclass create turdus_merula --library 3 --display-name Blackbird']
+  static args = { name: Args.string({ description: 'class name', required: true }) }
+  static flags = {
+    library: Flags.integer({ char: 'l', description: 'library (needs write on it)', required: true, min: 1 }),
+    'display-name': Flags.string({ description: 'name shown to people' }),
+  }
+
+  async run() {
+    const tagClass = await this.api.post('tagClass/', {
+      className: this.args.name, library: this.flags.library, displayName: this.flags['display-name'] ?? '',
+    })
+    this.log(String(tagClass.id))
+    return tagClass
+  }
+}

@@ -1,0 +1,12 @@
+import { AuthCommand } from '../../src/base-command.js'
+
+export default class UserList extends AuthCommand<typeof UserList> {
+  static summary = 'List every user (site admins only)'
+  static examples = ['<%= config.bin %> user list', '<%= config.bin %> user list --json']
+
+  async run() {
+    const users = await this.api.all('user/')
+    this.showTable(users, [{ header: 'id', get: (u) => u.id }, { header: 'username', get: (u) => u.username }])
+    return users
+  }
+}

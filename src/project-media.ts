@@ -1,0 +1,18 @@
+import { ApiError, type ApiClient } from './api.js'
+
+// Adding media files to and removing them from a project, one request per file.
+
+export interface MembershipChange { mediaFile: number; changed: boolean }
+
+export async function changeProjectMedia(api: ApiClient, project: number, media: number[], action: 'add' | 'remove'): Promise<MembershipChange[]> {
+  const results: MembershipChange[] = []
+  for (const id of media) {
+    const answer = await api.request('POST', `project/${project}/mediaFiles/${action}/`, { json: { id }, retry: true })
+    if (answer.status >= 400) {
+      throw new ApiError(answer.status, answer.data, 'POST', api.url(`project/${project}/mediaFiles/${action}/`))
+    }
+    // add: 201 added, 200 already there; remove: 204 removed, 200 was not there
+    results.push({ mediaFile: id, changed: answer.status !== 200 })
+  }
+  return results
+}
