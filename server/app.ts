@@ -8,6 +8,7 @@ import { configFromEnv, type AppConfig } from './config.js'
 import type { Database } from './db/database.js'
 import { registerBodyParsers } from './http/body.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.js'
+import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
 import { schemaEndpoints } from './http/schema.js'
 import { resourceEndpoints } from './resources/index.js'
@@ -75,6 +76,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   ]
   endpoints.push(...schemaEndpoints(() => endpoints))
   for (const ep of endpoints) registerEndpoint(app, ep, { db, config })
+  registerMediaRoutes(app, { db, config })
 
   app.get('/healthz', async (_req, reply) => {
     await db.selectFrom('job_status_types').select('id').limit(1).execute()

@@ -58,8 +58,10 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
   return { db, kind: 'pglite', pglite, close: () => db.destroy() }
 }
 
-export async function migrate(db: Kysely<DB>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider })
+/** `schema`: the schema the migration tables live in, when it is not the default one (otherwise kysely may
+ * mistake another schema's migration tables in the same database for this one's). */
+export async function migrate(db: Kysely<DB>, opts: { schema?: string } = {}): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')

@@ -13,6 +13,8 @@ import * as tagSet from './tagSet.js'
 import * as tagClass from './tagClass.js'
 import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
+import * as mediaImport from './mediaImport.js'
+import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
 import * as jobParameters from './jobParameters.js'
 import * as randomWindow from './randomWindow.js'
@@ -33,6 +35,8 @@ export const resourceEndpoints: Endpoint[] = [
   ...tagClass.endpoints,
   ...tag.endpoints,
   ...tagExample.endpoints,
+  ...mediaImport.endpoints,
+  ...jobResultFile.endpoints,
   ...jobs.endpoints,
   ...jobParameters.endpoints,
   ...randomWindow.endpoints,

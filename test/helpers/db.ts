@@ -26,7 +26,7 @@ export async function testDatabase(): Promise<Database> {
   await admin.db.schema.createSchema(schema).execute()
   await admin.close()
   const d = await openDatabase({ url, schema, poolSize: 5 })
-  await migrate(d.db)
+  await migrate(d.db, { schema })
   return {
     ...d,
     close: async () => {

@@ -1,0 +1,102 @@
+import { parseFile, parseStream, type IAudioMetadata } from 'music-metadata'
+import type { Pending } from '../storage/storage.js'
+
+// What the server learns from a media file's content: its kind (MediaTypes
+// id), a file name extension and Content-Type, and the audio facts stored as
+// MediaFileMetaData rows. The parser (music-metadata) reads WAV, FLAC, MP3,
+// Ogg, AIFF, MP4/M4A, WebM/Matroska and more by their content.
+
+export const MEDIA_TYPE_AUDIO = 1
+export const MEDIA_TYPE_VIDEO = 5
+
+export interface MediaFacts {
+  type: number
+  /** extension for the stored name, e.g. 'wav' */
+  ext: string
+  contentType: string
+  durationInSeconds?: number
+  sampleRate?: number
+  numChannels?: number
+  bitsPerSample?: number
+}
+
+export class NotMediaError extends Error {}
+
+/** Container names as the parser reports them -> extension and Content-Type. */
+const CONTAINERS: Array<[RegExp, string, string]> = [
+  [/^WAVE/i, 'wav', 'audio/wav'],
+  [/^FLAC/i, 'flac', 'audio/flac'],
+  [/^MPEG/i, 'mp3', 'audio/mpeg'],
+  [/^Ogg/i, 'ogg', 'audio/ogg'],
+  [/^AIFF/i, 'aiff', 'audio/aiff'],
+  [/^EBML\/webm/i, 'webm', 'audio/webm'],
+  [/^EBML/i, 'mka', 'audio/x-matroska'],
+  [/^(M4A|mp4|mp42|isom|M4B|3gp)/i, 'm4a', 'audio/mp4'],
+  [/^ASF/i, 'wma', 'audio/x-ms-wma'],
+  [/^DSF|^DSDIFF/i, 'dsf', 'audio/x-dsf'],
+  [/^WavPack/i, 'wv', 'audio/x-wavpack'],
+  [/^Musepack/i, 'mpc', 'audio/x-musepack'],
+  [/^APEv2|^Monkey/i, 'ape', 'audio/x-ape'],
+]
+
+export async function readFacts(pending: Pending): Promise<MediaFacts> {
+  let meta: IAudioMetadata
+  try {
+    const options = { skipCovers: true }
+    meta = pending.localPath
+      ? await parseFile(pending.localPath, options)
+      : await parseStream(pending.read(), { size: pending.size }, options)
+  } catch (e) {
+    throw new NotMediaError(reason(e))
+  }
+  const f = meta.format
+  if (!f.container || !(f.sampleRate || f.duration)) throw new NotMediaError('no audio stream was found in it')
+  const [, ext, audioType] = CONTAINERS.find(([re]) => re.test(f.container!)) ?? [null, 'bin', 'application/octet-stream']
+  const video = f.hasVideo === true
+  return {
+    type: video ? MEDIA_TYPE_VIDEO : MEDIA_TYPE_AUDIO,
+    ext: video && ext === 'm4a' ? 'mp4' : ext,
+    contentType: video ? audioType.replace(/^audio\//, 'video/') : audioType,
+    durationInSeconds: finite(f.duration),
+    sampleRate: finite(f.sampleRate),
+    numChannels: finite(f.numberOfChannels),
+    bitsPerSample: finite(f.bitsPerSample),
+  }
+}
+
+function reason(e: unknown): string {
+  const name = (e as Error)?.constructor?.name
+  if (name === 'CouldNotDetermineFileTypeError' || name === 'UnsupportedFileTypeError') return 'its format was not recognised'
+  return 'it could not be parsed'
+}
+
+const finite = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) ? n : undefined)
+
+/** A float as Python prints it ('60.0', '2.5'), as the original service stored durations. */
+export function pythonFloat(n: number): string {
+  return Number.isInteger(n) ? n.toFixed(1) : String(n)
+}
+
+/** The read-only MediaFileMetaData rows of these facts, in a fixed order. */
+export function metaDataRows(facts: MediaFacts, fileSize: number): Array<{ name: string; value: string }> {
+  const rows = [{ name: 'fileSize', value: String(fileSize) }]
+  if (facts.durationInSeconds !== undefined) rows.push({ name: 'durationInSeconds', value: pythonFloat(facts.durationInSeconds) })
+  if (facts.sampleRate !== undefined) rows.push({ name: 'sampleRate', value: String(facts.sampleRate) })
+  if (facts.numChannels !== undefined) rows.push({ name: 'numChannels', value: String(facts.numChannels) })
+  if (facts.bitsPerSample !== undefined) rows.push({ name: 'bitsPerSample', value: String(facts.bitsPerSample) })
+  return rows
+}
+
+/** Content-Type of a stored file by its extension (the server chose it from the content on import). */
+const BY_EXTENSION: Record<string, string> = {
+  ...Object.fromEntries(CONTAINERS.map(([, ext, type]) => [ext, type])),
+  mp4: 'video/mp4', txt: 'text/plain; charset=utf-8', csv: 'text/csv; charset=utf-8', tsv: 'text/tab-separated-values; charset=utf-8',
+  json: 'application/json', ndjson: 'application/x-ndjson', xml: 'application/xml', pdf: 'application/pdf',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', svg: 'image/svg+xml',
+  zip: 'application/zip', gz: 'application/gzip', npy: 'application/octet-stream', log: 'text/plain; charset=utf-8',
+}
+
+export function contentTypeOf(name: string): string {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase() ?? ''
+  return BY_EXTENSION[ext] ?? 'application/octet-stream'
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Caller } from '../access.js'
+import { authenticate } from '../auth/authenticate.js'
+import type { AppConfig } from '../config.js'
+import type { DB } from '../db/schema.js'
+import { ApiError, notAuthenticated, notFound } from '../http/errors.js'
+import { readable, resourceNamed } from '../resources/resource.js'
+import { isStoredName, storageFor } from '../storage/index.js'
+import { contentTypeOf } from './facts.js'
+import { parseRange } from './range.js'
+
+// GET /media/<name>: the bytes of a stored file, to whoever may read the
+// record that names it (a media file: read on its library; a job result file:
+// the job's owner), by any authentication scheme. Single byte ranges (206) let
+// audio players seek; the file streams from storage. Anything the caller may
+// not read is answered exactly like a name that does not exist (404).
+
+export const MEDIA_PREFIX = '/media/'
+
+/** The records that may name a stored file: resource name and the column holding the name. */
+const OWNERS: Array<{ resource: string; column: string }> = [
+  { resource: 'mediaFile', column: 'file' },
+  { resource: 'jobResultFile', column: 'result_file' },
+]
+
+async function mayRead(db: Kysely<DB>, caller: Caller, name: string): Promise<boolean> {
+  for (const o of OWNERS) {
+    const row = await readable(db, resourceNamed(o.resource), caller).select('r.id').where(`r.${o.column}`, '=', name)
+      .limit(1).executeTakeFirst()
+    if (row) return true
+  }
+  return false
+}
+
+export function registerMediaRoutes(app: FastifyInstance, deps: { db: Kysely<DB>; config: AppConfig }) {
+  const storage = storageFor(deps.config)
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: `${MEDIA_PREFIX}*`,
+    exposeHeadRoute: false,
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      reply.header('Allow', 'GET, HEAD')
+      const caller = await authenticate(req, deps.db)
+      if (!caller) throw notAuthenticated()
+      const name = (req.params as Record<string, string>)['*'] ?? ''
+      if (!isStoredName(name) || !(await mayRead(deps.db, caller, name))) throw notFound()
+      const info = await storage.stat(name)
+      if (!info) throw notFound()
+
+      const range = parseRange(req.headers.range, info.size)
+      if (range === 'unsatisfiable') {
+        throw new ApiError(416, { detail: 'Requested range not satisfiable.' }, { 'Content-Range': `bytes */${info.size}` })
+      }
+      reply.headers({
+        'Content-Type': contentTypeOf(name),
+        'Accept-Ranges': 'bytes',
+        'Last-Modified': info.modified.toUTCString(),
+        'Cache-Control': 'private, max-age=3600',
+        // a stored file is never a page of this site, whatever it contains
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+      })
+      if (range) {
+        reply.code(206).headers({
+          'Content-Range': `bytes ${range.start}-${range.end}/${info.size}`,
+          'Content-Length': String(range.end - range.start + 1),
+        })
+      } else {
+        reply.code(200).header('Content-Length', String(info.size))
+      }
+      if (req.method === 'HEAD' || info.size === 0) return reply.send()
+      return reply.send(storage.read(name, range ?? undefined))
+    },
+  })
+}

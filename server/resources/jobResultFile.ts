@@ -1,0 +1,104 @@
+import { extname } from 'node:path'
+import { Readable } from 'node:stream'
+import type { Kysely } from 'kysely'
+import { ownedVia } from '../access.js'
+import type { DB } from '../db/schema.js'
+import { localTimestamp } from '../db/time.js'
+import type { Context, Result } from '../http/endpoint.js'
+import { badRequest } from '../http/errors.js'
+import { parseInput, type Fields } from '../http/fields.js'
+import { receiveUpload } from '../media/upload.js'
+import { newStoredName, storageFor, type Storage } from '../storage/index.js'
+import { commitOrUndo } from './mediaImport.js'
+import { mediaUrl } from './mediaFile.js'
+import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
+
+// jobResultFile/: files a job produced, with notes. Only the job's owner (and
+// site admins) see, change or delete them. Created by a multipart upload
+// (spec §4.3: parts resultFile, job, notes) streamed into storage, or by the
+// worker through storeResultFile(); `resultFile` is the absolute URL that
+// serves the bytes (GET /media/...) to the same people.
+
+export const RESULT_FOLDER = 'jobResultFiles'
+
+const fields: Fields = {
+  id: { type: 'integer', column: 'id', readOnly: true },
+  job: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, label: 'CreationDate' },
+  resultFile: { type: 'string', readOnly: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
+  notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
+}
+
+/** A stored name for a result file called `fileName` by its producer: a sanitised stem and extension, never a path. */
+function resultName(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? ''
+  const ext = extname(base)
+  return newStoredName(RESULT_FOLDER, { stem: ext ? base.slice(0, -ext.length) : base, ext })
+}
+
+/** Insert the row naming `name`, then move the bytes into place (or take the row back out). */
+async function insertWithFile(db: Kysely<DB>, pending: Awaited<ReturnType<Storage['receive']>>, name: string,
+  values: { job: number; notes: string }) {
+  const row = await db.insertInto('job_result_files')
+    .values({ job_id: values.job, creation_date: localTimestamp(), result_file: name, notes: values.notes })
+    .returningAll().executeTakeFirstOrThrow()
+  await commitOrUndo(pending, name, () => db.deleteFrom('job_result_files').where('id', '=', row.id).execute())
+  return row
+}
+
+/**
+ * Store a file a job produced as a JobResultFile of `jobId` (for workers). `content` streams into storage;
+ * the stored name keeps a sanitised form of `fileName`. Returns the new row.
+ */
+export async function storeResultFile(db: Kysely<DB>, storage: Storage, jobId: number, fileName: string,
+  content: Readable | AsyncIterable<Buffer> | Buffer | string, notes = '') {
+  const source = typeof content === 'string' || Buffer.isBuffer(content) ? Readable.from([Buffer.from(content)]) : content
+  const pending = await storage.receive(source)
+  try {
+    return await insertWithFile(db, pending, resultName(fileName), { job: jobId, notes })
+  } finally {
+    await pending.discard()
+  }
+}
+
+/** POST jobResultFile/: multipart only; JSON or no file part is 400 {"resultFile": ["No file was submitted."]}. */
+async function createResultFile(ctx: Context): Promise<Result> {
+  const upload = await receiveUpload(ctx, storageFor(ctx.config), 'resultFile')
+  const pending = upload.file
+  try {
+    const { values, errors } = parseInput(fields, upload.fields, 'create')
+    if (!errors.job) Object.assign(errors, (await checkReferences(ctx.db, jobResultFiles, ctx.caller, [values]))[0])
+    if (!pending) errors.resultFile = ['No file was submitted.']
+    if (Object.keys(errors).length) {
+      throw badRequest(Object.fromEntries(Object.keys(fields).filter((n) => errors[n]).map((n) => [n, errors[n]])))
+    }
+    const row = await insertWithFile(ctx.db, pending!, resultName(upload.filename), values as { job: number; notes: string })
+    return { status: 201, body: (await render(ctx, jobResultFiles, [row]))[0] }
+  } finally {
+    await pending?.discard()
+  }
+}
+
+export const jobResultFiles = defineResource({
+  name: 'jobResultFile',
+  title: 'Job Result File',
+  description: 'Files produced by jobs. Create with a multipart upload: parts resultFile (file), job, notes.',
+  table: 'job_result_files',
+  fields,
+  scope: ownedVia('job_id', 'jobs'),
+  create: 'write',
+  update: 'write',
+  destroy: 'write',
+  updatable: ['job', 'notes'],
+  embed: async (_db, rows, ctx) => {
+    for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null
+  },
+  afterDelete: async (row, ctx) => {
+    if (row.result_file) await storageFor(ctx.config).remove(row.result_file)
+  },
+})
+
+const [list, detail] = resourceEndpoints(jobResultFiles)
+list.methods.POST = createResultFile
+
+export const endpoints = [list, detail]

@@ -1,0 +1,218 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.js'
+import { localTimestamp } from '../db/time.js'
+import type { Context, Endpoint, Result } from '../http/endpoint.js'
+import { badRequest, MSG } from '../http/errors.js'
+import { parseInput, type Fields } from '../http/fields.js'
+import { metaDataRows, NotMediaError, readFacts } from '../media/facts.js'
+import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
+import { receiveUpload } from '../media/upload.js'
+import { newStoredName, storageFor, type Pending } from '../storage/index.js'
+import { libraries } from './library.js'
+import { mediaFiles, onMediaFilesDeleted } from './mediaFile.js'
+import { API, checkReferences, fetchFor, fetchRecord, render, type Db } from './resource.js'
+
+// Media import (design §7): POST library/{Id}/mediaFiles/import/ streams one
+// file into storage while hashing it, reads its audio facts, and answers 201
+// with the new MediaFile, or 200 with the one already holding the same bytes
+// in that library. POST library/{Id}/mediaFiles/check/ answers for a batch of
+// checksums which are already there, so a re-run uploads only what is new.
+
+const importFields: Fields = {
+  file: { type: 'string', required: true, label: 'File', description: 'the media file (multipart file part)' },
+  alias: { type: 'string', maxLength: 1024, allowBlank: true, description: 'default: the uploaded file name' },
+  sensor: { type: 'pk', target: 'sensor', nullable: true },
+  realStartTime: { type: 'datetime', nullable: true, label: 'RealStartTime' },
+  md5: { type: 'string', allowBlank: true, label: 'Md5', description: 'md5 of the file; the upload is refused when the bytes differ' },
+}
+const valueFields: Fields = Object.fromEntries(Object.entries(importFields).filter(([n]) => n !== 'file'))
+
+export const MAX_CHECK_ITEMS = 1000
+
+// ---- queries ----
+
+/** The first media file of `library` holding bytes with this md5 (and size, when known). */
+async function mediaFileWithBytes(db: Db, library: number, md5: string, size?: number) {
+  let q = db.selectFrom('media_files').selectAll().where('library_id', '=', library).where('md5', '=', md5)
+  if (size !== undefined) q = q.where((eb) => eb.or([eb('size', '=', String(size)), eb('size', 'is', null)]))
+  return q.orderBy('id').limit(1).executeTakeFirst()
+}
+
+interface NewMediaFile {
+  library: number; user: number; file: string; type: number; alias: string
+  sensor: number | null; realStartTime: string | null; md5: string; size: number
+  metaData: Array<{ name: string; value: string }>
+}
+
+/**
+ * Insert the media file and its metadata, unless the library gained the same bytes meanwhile.
+ * The library row is locked so that concurrent imports of one file into one library store it once.
+ */
+async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile): Promise<{ row: Record<string, any>; created: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    await trx.selectFrom('libraries').select('id').where('id', '=', m.library).forUpdate().execute()
+    const existing = await mediaFileWithBytes(trx, m.library, m.md5, m.size)
+    if (existing) return { row: existing, created: false }
+    const row = await trx.insertInto('media_files').values({
+      file: m.file, user_id: m.user, type_id: m.type, active: true, alias: m.alias, upload_date: localTimestamp(),
+      has_transcript: false, sensor_id: m.sensor, library_id: m.library, real_start_time: m.realStartTime,
+      md5: m.md5, size: m.size,
+    }).returningAll().executeTakeFirstOrThrow()
+    await trx.insertInto('media_file_metadata')
+      .values(m.metaData.map((d) => ({ media_file_id: row.id, name: d.name, value: d.value, user_editable: false })))
+      .execute()
+    return { row, created: true }
+  })
+}
+
+// ---- import ----
+
+async function importMediaFile(ctx: Context): Promise<Result> {
+  const library = await fetchFor(ctx.db, libraries, ctx.caller, ctx.params.id, 'write')
+  const storage = storageFor(ctx.config)
+  const upload = await receiveUpload(ctx, storage, 'file')
+  const pending = upload.file
+  try {
+    const values = await parseImportFields(ctx, upload.fields, pending)
+    const file = pending!
+    if (values.md5 && values.md5 !== file.md5) {
+      throw badRequest({ md5: [`The received bytes have md5 ${file.md5}, not ${values.md5}; the upload was incomplete or changed.`] })
+    }
+    const existing = await mediaFileWithBytes(ctx.db, library.id, file.md5, file.size)
+    if (existing) {
+      await file.discard()
+      return { status: 200, body: (await render(ctx, mediaFiles, [existing]))[0] }
+    }
+    const facts = await readFacts(file).catch((e) => {
+      if (e instanceof NotMediaError) {
+        throw badRequest({ file: [`Upload a valid media file. The file you uploaded is not a readable media file: ${e.message}.`] })
+      }
+      throw e
+    })
+    const name = newStoredName(`mediaFiles/${library.id}`, { ext: facts.ext })
+    const { row, created } = await insertMediaFile(ctx.db, {
+      library: library.id, user: ctx.caller.id, file: name, type: facts.type,
+      alias: values.alias || upload.filename.slice(0, 1024), sensor: values.sensor ?? null,
+      realStartTime: values.realStartTime ?? null, md5: file.md5, size: file.size,
+      metaData: metaDataRows(facts, file.size),
+    })
+    if (!created) {
+      await file.discard()
+      return { status: 200, body: (await render(ctx, mediaFiles, [row]))[0] }
+    }
+    await commitOrUndo(file, name, () => ctx.db.deleteFrom('media_files').where('id', '=', row.id).execute())
+    return { status: 201, body: (await render(ctx, mediaFiles, [row]))[0] }
+  } finally {
+    await pending?.discard()
+  }
+}
+
+interface ImportValues { alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string }
+
+/** The text parts, checked like any other input (DRF messages; a sensor the caller cannot read is 400). */
+async function parseImportFields(ctx: Context, raw: Record<string, unknown>, file: Pending | null): Promise<ImportValues> {
+  const { values, errors } = parseInput(valueFields, raw, 'create')
+  if (!file) errors.file = ['No file was submitted.']
+  if (typeof values.md5 === 'string' && values.md5 !== '') {
+    const md5 = parseMd5(values.md5)
+    if (md5) values.md5 = md5
+    else errors.md5 = [MD5_MESSAGE]
+  }
+  if (!errors.sensor && typeof values.sensor === 'number') {
+    Object.assign(errors, (await checkReferences(ctx.db, mediaFiles, ctx.caller, [{ sensor: values.sensor }]))[0])
+  }
+  if (Object.keys(errors).length) throw badRequest(ordered(errors))
+  return values as ImportValues
+}
+
+/** Errors in the order of the fields, as DRF reports them. */
+function ordered(errors: Record<string, string[]>): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  for (const name of Object.keys(importFields)) if (errors[name]) out[name] = errors[name]
+  for (const [name, e] of Object.entries(errors)) out[name] ??= e
+  return out
+}
+
+/**
+ * Move committed bytes into place under `name`; if that fails, take the row that names them
+ * back out (it committed first) so that neither is left without the other.
+ */
+export async function commitOrUndo(file: Pending, name: string, undo: () => Promise<unknown>): Promise<void> {
+  try {
+    await file.commit(name)
+  } catch (e) {
+    await undo()
+    throw e
+  }
+}
+
+// ---- check ----
+
+async function checkMediaFiles(ctx: Context): Promise<Result> {
+  const { row: library } = await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id)
+  const body = await ctx.body()
+  if (!Array.isArray(body)) {
+    throw badRequest({ non_field_errors: [MSG.notList(body === null ? 'NoneType' : typeof body === 'object' ? 'dict' : typeof body)] })
+  }
+  if (body.length > MAX_CHECK_ITEMS) {
+    throw badRequest({ non_field_errors: [`Ensure this field has no more than ${MAX_CHECK_ITEMS} elements.`] })
+  }
+  const items = body.map(parseCheckItem)
+  if (items.some((i) => 'errors' in i)) throw badRequest(items.map((i) => ('errors' in i ? i.errors : {})))
+  const wanted = items as Array<{ md5: string; size?: number }>
+  const md5s = [...new Set(wanted.map((i) => i.md5))]
+  const rows = md5s.length
+    ? await ctx.db.selectFrom('media_files').select(['id', 'md5', 'size'])
+      .where('library_id', '=', library.id).where('md5', 'in', md5s).orderBy('id').execute()
+    : []
+  return {
+    body: wanted.map((item) => {
+      const hit = rows.find((r) => r.md5 === item.md5 && (item.size === undefined || r.size === null || Number(r.size) === item.size))
+      return hit ? hit.id : null
+    }),
+  }
+}
+
+function parseCheckItem(item: unknown): { md5: string; size?: number } | { errors: Record<string, string[]> } {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    return { errors: { non_field_errors: [MSG.notDict(Array.isArray(item) ? 'list' : item === null ? 'NoneType' : typeof item)] } }
+  }
+  const { md5: rawMd5, size: rawSize } = item as Record<string, unknown>
+  const errors: Record<string, string[]> = {}
+  const md5 = parseMd5(rawMd5)
+  if (rawMd5 === undefined) errors.md5 = [MSG.required]
+  else if (!md5) errors.md5 = [MD5_MESSAGE]
+  let size: number | undefined
+  if (rawSize !== undefined && rawSize !== null) {
+    if (typeof rawSize === 'number' && Number.isSafeInteger(rawSize) && rawSize >= 0) size = rawSize
+    else errors.size = [MSG.integer]
+  }
+  return Object.keys(errors).length ? { errors } : { md5: md5!, size }
+}
+
+// ---- stored files follow their rows ----
+
+onMediaFilesDeleted(async (files, ctx) => {
+  const storage = storageFor(ctx.config)
+  for (const f of files) await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
+})
+
+// ---- routes ----
+
+export const endpoints: Endpoint[] = [
+  {
+    path: `${API}/library/:id/mediaFiles/import/`,
+    name: 'Library Media File Import',
+    description: 'Import one media file into the library (multipart: file, alias, sensor, realStartTime, md5). 201 with the new MediaFile; 200 with the existing one when the library already holds the same bytes.',
+    methods: { POST: importMediaFile },
+    options: async () => ({ POST: importFields }),
+    doc: { keys: ['library', 'mediaFiles', 'import'], actions: { POST: 'import' }, fields: { POST: importFields }, record: mediaFiles.fields },
+  },
+  {
+    path: `${API}/library/:id/mediaFiles/check/`,
+    name: 'Library Media File Check',
+    description: `Which of these files the library already holds: a JSON array (at most ${MAX_CHECK_ITEMS}) of {md5, size}; the answer holds, in order, the id of the media file with those bytes or null.`,
+    methods: { POST: checkMediaFiles },
+    doc: { keys: ['library', 'mediaFiles', 'check'], actions: { POST: 'check' } },
+  },
+]
