@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely'
 import { onGroup } from '../access.js'
 import type { DB } from '../db/schema.js'
-import { badRequest } from '../http/errors.js'
+import { badRequest, notFound } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { resolveUserIds, resolveUsernames } from './userRefs.js'
@@ -23,7 +23,8 @@ const fields: Fields = {
 
 async function replaceMembers(trx: Transaction<DB>, groupId: number, userIds: number[]) {
   // two simultaneous replacements run one after the other, so neither sees half of the other
-  await trx.selectFrom('app_user_groups').select('id').where('id', '=', groupId).forUpdate().execute()
+  const group = await trx.selectFrom('app_user_groups').select('id').where('id', '=', groupId).forUpdate().executeTakeFirst()
+  if (!group) throw notFound() // deleted by a simultaneous request
   await trx.deleteFrom('app_user_group_users').where('group_id', '=', groupId).execute()
   if (userIds.length) {
     await trx.insertInto('app_user_group_users').values(userIds.map((user_id) => ({ group_id: groupId, user_id }))).execute()

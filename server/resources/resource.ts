@@ -245,8 +245,10 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
   if (def.transform) await def.transform(changes, values[0], ctx)
   const row = await ctx.db.transaction().execute(async (trx) => {
     const updated = Object.keys(changes).length
-      ? await (trx as Kysely<any>).updateTable(def.table).set(changes).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      ? await (trx as Kysely<any>).updateTable(def.table).set(changes).where('id', '=', existing.id).returningAll().executeTakeFirst()
       : existing
+    // deleted by a simultaneous request since it was read
+    if (!updated) throw notFound()
     if (def.afterWrite) await def.afterWrite(trx, updated, values[0], ctx, false)
     return updated
   })
