@@ -3,6 +3,7 @@ import { buildApp, REDACT } from '../../server/app.js'
 import { bootstrapAdmin } from '../../server/bootstrap.js'
 import { configFromEnv } from '../../server/config.js'
 import { migrate, openDatabase } from '../../server/db/database.js'
+import { Worker } from '../../server/jobs/worker.js'
 
 export default class ServerStart extends Command {
   static summary = 'Run the mas HTTP server'
@@ -13,6 +14,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
   static examples = [
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 9000 --data-dir /srv/mas',
+    '<%= config.bin %> server start --with-worker',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --host 0.0.0.0',
   ]
 
@@ -20,6 +22,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     host: Flags.string({ default: '127.0.0.1', description: 'address to listen on' }),
     port: Flags.integer({ default: 8000, min: 0, max: 65535, description: 'port to listen on (0: any free port)' }),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
+    'with-worker': Flags.boolean({ default: false, description: 'also run queued jobs in this process (one at a time)' }),
     'log-level': Flags.option({ options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const, default: 'info' })(),
   }
 
@@ -40,12 +43,16 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
       app.log.info(`created the first admin user "${admin.username}"`)
     }
 
+    const worker = flags['with-worker']
+      ? new Worker({ db: database.db, config, log: (m) => app.log.info(m) }).start()
+      : undefined
+
     let closing = false
     const shutdown = (signal: string) => {
       if (closing) return
       closing = true
       app.log.info({ signal }, 'shutting down: finishing requests in flight')
-      app.close().then(() => process.exit(0), (err) => { app.log.error(err); process.exit(1) })
+      Promise.resolve(worker?.stop()).then(() => app.close()).then(() => process.exit(0), (err) => { app.log.error(err); process.exit(1) })
     }
     process.on('SIGTERM', () => shutdown('SIGTERM'))
     process.on('SIGINT', () => shutdown('SIGINT'))

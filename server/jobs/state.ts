@@ -84,6 +84,12 @@ export async function claimNext(db: Kysely<DB>, workerId: string, leaseSeconds: 
   })
 }
 
+/** Give a held job back to the queue (its worker is shutting down); its progress stays for the next run. */
+export async function requeue(db: Db, id: number, holder: string): Promise<void> {
+  await db.updateTable('jobs').set({ worker_id: null, lease_expires: null, is_running: false, status_id: QUEUED, last_status_date: localTimestamp() })
+    .where('id', '=', id).where('worker_id', '=', holder).execute()
+}
+
 /** Extend the lease; null when this worker no longer holds the job, else the requested status. */
 export async function renewLease(db: Kysely<DB>, id: number, workerId: string, leaseSeconds: number): Promise<{ requested: number | null } | null> {
   const row = await db.updateTable('jobs')

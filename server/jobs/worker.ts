@@ -10,7 +10,7 @@ import type { ChildJob, JobRow, RunningJob } from './jobType.js'
 import { checkParameters } from './parameters.js'
 import { recordFailure } from './results.js'
 import {
-  claimNext, ERROR, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
+  claimNext, ERROR, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
 } from './state.js'
 import { jobTypes } from './types/index.js'
 
@@ -34,6 +34,7 @@ export interface WorkerOptions {
 
 class Stop extends Error {}
 class LeaseLost extends Error {}
+class ShuttingDown extends Error {}
 
 export class Worker {
   readonly id: string
@@ -59,7 +60,7 @@ export class Worker {
     return this
   }
 
-  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and left to its lease. */
+  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and goes back to the queue, keeping its progress. */
   async stop(): Promise<void> {
     this.stopping.abort()
     await Promise.all(this.slots)
@@ -82,7 +83,7 @@ export class Worker {
   /** Run one claimed job to its end state. Exposed for tests that drive a worker step by step. */
   async execute(job: JobRow): Promise<void> {
     const control = new AbortController()
-    const onShutdown = () => control.abort(new LeaseLost('worker stopping'))
+    const onShutdown = () => control.abort(new ShuttingDown())
     this.stopping.signal.addEventListener('abort', onShutdown)
     const heartbeat = this.heartbeat(job.id, control)
     try {
@@ -112,7 +113,10 @@ export class Worker {
       }
     } catch (e) {
       const reason = control.signal.aborted ? control.signal.reason : e
-      if (reason instanceof LeaseLost) {
+      if (reason instanceof ShuttingDown) {
+        await requeue(this.db, job.id, this.id)
+        this.log(`job ${job.id}: back in the queue (worker stopping)`)
+      } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
       } else if (reason instanceof Stop) {
         await this.db.transaction().execute(async (trx) => {

@@ -1,0 +1,49 @@
+import { Command, Flags } from '@oclif/core'
+import { configFromEnv } from '../../server/config.js'
+import { migrate, openDatabase } from '../../server/db/database.js'
+import { Worker } from '../../server/jobs/worker.js'
+
+export default class WorkerStart extends Command {
+  static summary = 'Run queued jobs'
+  static description = `Claims queued jobs from the database the server uses (PostgreSQL at DATABASE_URL, or the embedded
+database under --data-dir) and runs them. Any number of workers on any number of machines may share one
+PostgreSQL: each job is run by one of them. A job whose worker dies is taken over by another once its
+lease (MAS_JOB_LEASE_SECONDS, default 30) runs out. The embedded database allows one process at a time:
+use \`mas server start --with-worker\` there instead.`
+
+  static examples = [
+    'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start',
+    'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start --concurrency 4',
+  ]
+
+  static flags = {
+    concurrency: Flags.integer({ default: 1, min: 1, max: 256, description: 'jobs run at the same time' }),
+    'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
+  }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(WorkerStart)
+    const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
+    const database = await openDatabase(config.databaseUrl
+      ? { url: config.databaseUrl, poolSize: flags.concurrency + 2 }
+      : { dataDir: config.dataDir })
+    await migrate(database.db)
+    const worker = new Worker({
+      db: database.db, config, concurrency: flags.concurrency,
+      log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
+    }).start()
+    process.stderr.write(`mas worker ${worker.id} running ${flags.concurrency} job(s) at a time (${database.kind})\n`)
+
+    await new Promise<void>((resolve) => {
+      let closing = false
+      const shutdown = () => {
+        if (closing) return
+        closing = true
+        process.stderr.write('stopping: jobs in progress are left to be taken over\n')
+        worker.stop().then(() => database.close()).then(resolve, resolve)
+      }
+      process.on('SIGTERM', shutdown)
+      process.on('SIGINT', shutdown)
+    })
+  }
+}
