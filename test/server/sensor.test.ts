@@ -125,10 +125,13 @@ test('access matrix: only the owner and site admins see or change sensors and se
   await grant(t.db, owner, { user: dave.id }, { library: lib }, ['admin'])
   const group = await makeGroup(t.db, owner, [carol])
   await grant(t.db, owner, { group }, { library: lib }, ['admin'])
+  const revoked = await t.user('revoked')
+  const gone = await grant(t.db, owner, { user: revoked.id }, { library: lib }, ['admin'])
+  await t.db.deleteFrom('app_permissions').where('id', '=', gone).execute()
 
   const cases: Array<[string, TestUser | undefined, number, number]> = [
     // who, as, detail status, list count of the owner's records
-    ['owner', owner, 200, 1], ['unrelated', bob, 404, 0], ['grantee', dave, 404, 0], ['group member', carol, 404, 0],
+    ['owner', owner, 200, 1], ['unrelated', bob, 404, 0], ['grantee', dave, 404, 0], ['group member', carol, 404, 0], ['revoked grantee', revoked, 404, 0],
     ['site admin', admin, 200, -1], ['anonymous', undefined, 401, -1],
   ]
   for (const [who, as, status, count] of cases) {
@@ -148,7 +151,7 @@ test('access matrix: only the owner and site admins see or change sensors and se
       assert.is(put.statusCode, status, `${who} PUT ${path}`)
     }
   }
-  for (const [who, as] of [['unrelated', bob], ['grantee', dave], ['group member', carol], ['anonymous', undefined]] as const) {
+  for (const [who, as] of [['unrelated', bob], ['grantee', dave], ['group member', carol], ['revoked grantee', revoked], ['anonymous', undefined]] as const) {
     assert.is((await t.call('DELETE', api(`sensor/${sensor}/`), { as })).statusCode, as ? 404 : 401, who)
     assert.is((await t.call('DELETE', api(`sensorArray/${arr}/`), { as })).statusCode, as ? 404 : 401, who)
   }

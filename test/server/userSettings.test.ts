@@ -113,9 +113,12 @@ test('access matrix: only the owner and site admins; the list is always the call
   await grant(t.db, owner, { user: dave.id }, { library: lib }, ['admin'])
   const group = await makeGroup(t.db, owner, [erin])
   await grant(t.db, owner, { group }, { library: lib }, ['admin'])
+  const revoked = await t.user('revoked')
+  const gone = await grant(t.db, owner, { user: revoked.id }, { library: lib }, ['admin'])
+  await t.db.deleteFrom('app_permissions').where('id', '=', gone).execute()
   const id = (await t.call('GET', api('userSettings/'), { as: owner })).data.results[0].id
 
-  for (const [who, as, status] of [['owner', owner, 200], ['unrelated', bob, 404], ['grantee', dave, 404], ['group member', erin, 404], ['site admin', admin, 200], ['anonymous', undefined, 401]] as const) {
+  for (const [who, as, status] of [['owner', owner, 200], ['unrelated', bob, 404], ['grantee', dave, 404], ['group member', erin, 404], ['revoked grantee', revoked, 404], ['site admin', admin, 200], ['anonymous', undefined, 401]] as const) {
     assert.is((await t.call('GET', api(`userSettings/${id}/`), { as })).statusCode, status, `${who} GET`)
     assert.is((await t.call('PATCH', api(`userSettings/${id}/`), { as, body: { windowSizeInSeconds: 3 } })).statusCode, status, `${who} PATCH`)
     assert.is((await t.call('PUT', api(`userSettings/${id}/`), { as, body: { name: 'default' } })).statusCode, status, `${who} PUT`)
@@ -126,7 +129,7 @@ test('access matrix: only the owner and site admins; the list is always the call
       assert.is(list.data.results.some((r: any) => r.id === id), as === owner, `${who} list`)
     }
   }
-  for (const as of [bob, dave, erin]) assert.is((await t.call('DELETE', api(`userSettings/${id}/`), { as })).statusCode, 404)
+  for (const as of [bob, dave, erin, revoked]) assert.is((await t.call('DELETE', api(`userSettings/${id}/`), { as })).statusCode, 404)
   assert.is((await t.call('DELETE', api(`userSettings/${id}/`), { as: admin })).statusCode, 204)
 })
 
