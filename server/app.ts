@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import { authEndpoints } from './auth/routes.js'
 import { FailureThrottle } from './auth/throttle.js'
 import { configFromEnv, type AppConfig } from './config.js'
@@ -11,6 +11,7 @@ import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.
 import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
 import { schemaEndpoints } from './http/schema.js'
+import { cutOffSlowBodies } from './http/slowClients.js'
 import { resourceEndpoints } from './resources/index.js'
 import { API } from './resources/resource.js'
 
@@ -25,22 +26,46 @@ export interface BuildOptions {
 /** Headers, body fields and cookies that never reach a log line. */
 export const REDACT = [
   'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrftoken"]',
-  'res.headers["set-cookie"]', 'password', 'token',
+  'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token',
 ]
+
+/** What the app serves: every route as registered, and the endpoint table behind most of them. */
+export interface RouteTable {
+  routes: Array<{ url: string; methods: string[] }>
+  endpoints: Endpoint[]
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { routeTable: RouteTable; config: AppConfig }
+}
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const config = configFromEnv(process.env, opts.config)
   const db = opts.database.db
+  const headersMs = config.headersTimeoutSeconds * 1000
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: withRedaction(opts.logger),
+    // a path that is not valid percent-encoded UTF-8, or an id longer than any id: a missing record
+    frameworkErrors: (_error, _req, reply) => { (reply as FastifyReply).code(404).send({ detail: 'Not found.' }) },
     trustProxy: config.trustProxy,
     bodyLimit: config.maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     requestIdHeader: false,
-    connectionTimeout: 0,
+    // Slow clients: headers must be complete within headersTimeout, a socket
+    // silent for idleTimeout is closed, and a body must keep a minimum rate
+    // (cutOffSlowBodies). No cap on a whole request's duration, so an upload
+    // of a large file over a slow but steady link still completes.
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
     requestTimeout: 0,
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: Math.max(100, Math.min(headersMs / 4, 5000)) },
   })
   app.decorate('config', config)
+  const routeTable: RouteTable = { routes: [], endpoints: [] }
+  app.decorate('routeTable', routeTable)
+  app.addHook('onRoute', (r) => {
+    routeTable.routes.push({ url: r.url, methods: ([] as string[]).concat(r.method) })
+  })
+  cutOffSlowBodies(app, { minBytesPerSecond: config.minBodyBytesPerSecond, windowSeconds: config.bodyRateWindowSeconds })
 
   await app.register(cookie)
   await app.register(formbody, { bodyLimit: config.maxBodyBytes })
@@ -75,6 +100,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     apiRoot(resourceEndpoints),
   ]
   endpoints.push(...schemaEndpoints(() => endpoints))
+  routeTable.endpoints = endpoints
   for (const ep of endpoints) registerEndpoint(app, ep, { db, config })
   registerMediaRoutes(app, { db, config })
 
@@ -85,6 +111,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   if (opts.ownsDatabase) app.addHook('onClose', async () => { await opts.database.close() })
   return app
+}
+
+/** Logger options with secrets redacted (unless the caller chose its own redaction). */
+function withRedaction(logger: BuildOptions['logger']): BuildOptions['logger'] {
+  if (!logger) return false
+  const base = logger === true ? {} : logger
+  return 'redact' in base ? base : { ...base, redact: { paths: REDACT, censor: '[redacted]' } }
 }
 
 /** GET /api/v0/: the resource names and their list URLs, as DRF's router root shows them. */
@@ -122,6 +155,10 @@ function asApiError(error: FastifyError & { code?: string }, contentType?: strin
       return new ApiError(400, { non_field_errors: ['A referenced record does not exist.'] })
     case '22P02': case '22003': case '22007': case '22008': case '22021': case '54000':
       return new ApiError(400, { non_field_errors: ['Invalid value.'] })
+  }
+  // busboy's own errors on a malformed multipart body (no boundary, cut short...) carry no code
+  if (/^Multipart: |multipart data|Boundary required|Malformed part header/i.test(error.message ?? '')) {
+    return new ApiError(400, { detail: `Multipart form parse error - ${error.message}` })
   }
   const status = (error as FastifyError).statusCode
   if (status && status >= 400 && status < 500) return new ApiError(status, { detail: error.message })

@@ -18,6 +18,13 @@ export interface AppConfig {
   importRoot?: string
   /** how long a worker's claim on a job lasts without a heartbeat */
   jobLeaseSeconds: number
+  /** a request's headers must arrive within this time */
+  headersTimeoutSeconds: number
+  /** a connection with no bytes either way for this long is closed */
+  idleTimeoutSeconds: number
+  /** a request body must arrive at least this fast, measured over each `bodyRateWindowSeconds` */
+  minBodyBytesPerSecond: number
+  bodyRateWindowSeconds: number
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
@@ -34,6 +41,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     sessionDays: overrides.sessionDays ?? 14,
     importRoot: overrides.importRoot ?? (env.MAS_IMPORT_ROOT ? resolve(env.MAS_IMPORT_ROOT) : undefined),
     jobLeaseSeconds: overrides.jobLeaseSeconds ?? positive(env.MAS_JOB_LEASE_SECONDS, 30),
+    headersTimeoutSeconds: overrides.headersTimeoutSeconds ?? positive(env.MAS_HEADERS_TIMEOUT_SECONDS, 30),
+    idleTimeoutSeconds: overrides.idleTimeoutSeconds ?? positive(env.MAS_IDLE_TIMEOUT_SECONDS, 120),
+    minBodyBytesPerSecond: overrides.minBodyBytesPerSecond ?? positive(env.MAS_MIN_BODY_BYTES_PER_SECOND, 1024),
+    bodyRateWindowSeconds: overrides.bodyRateWindowSeconds ?? positive(env.MAS_BODY_RATE_WINDOW_SECONDS, 30),
   }
 }
 

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, writeFileSync, type Dirent } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { sql } from 'kysely'
+import { localTimestamp } from '../../server/db/time.js'
+import type { TestApp, TestUser } from './app.js'
+import { addToProject, makeJob, makeProject } from './jobs.js'
+import { grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet } from './records.js'
+import { makeWav } from './wav.js'
+
+// A small world for tests that try every route: one owner's records of every
+// kind (with stored bytes behind the media file and the job result file), and
+// a caller in each role the access rules know about.
+
+export type Role = 'owner' | 'stranger' | 'userGrantee' | 'groupGrantee' | 'revoked' | 'admin' | 'inactive' | 'anonymous'
+export const ROLES: Role[] = ['owner', 'stranger', 'userGrantee', 'groupGrantee', 'revoked', 'admin', 'inactive', 'anonymous']
+
+export interface World {
+  users: Record<Exclude<Role, 'anonymous'>, TestUser>
+  /** the Authorization header of each role ({} for anonymous) */
+  auth: Record<Role, Record<string, string>>
+  /** record ids by resource name, each owned by `owner` */
+  ids: Record<string, number>
+  /** stored names under the media directory */
+  files: { mediaFile: string; jobResultFile: string }
+}
+
+let serial = 0
+
+/** Bytes written straight into the media directory under `name`. */
+export function storeBytes(t: TestApp, name: string, bytes: Buffer) {
+  const path = join(t.app.config.mediaDir, name)
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, bytes)
+}
+
+export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<World> {
+  const db = t.db
+  const owner = await t.user(`${prefix}-owner`)
+  const users = {
+    owner,
+    stranger: await t.user(`${prefix}-stranger`),
+    userGrantee: await t.user(`${prefix}-usergrantee`),
+    groupGrantee: await t.user(`${prefix}-groupgrantee`),
+    revoked: await t.user(`${prefix}-revoked`),
+    admin: await t.user(`${prefix}-admin`, { admin: true }),
+    inactive: await t.user(`${prefix}-inactive`, { active: false }),
+  }
+  const library = await makeLibrary(db, owner)
+  const tagSet = await makeTagSet(db, owner, library)
+  const tagClass = await makeTagClass(db, owner, library)
+  const wav = makeWav({ seconds: 0.2, frequency: 300 + serial })
+  const mediaName = `world/${prefix}-media.wav`
+  storeBytes(t, mediaName, wav)
+  const mediaFile = await makeMediaFile(db, owner, library, {
+    file: mediaName, md5: createHash('md5').update(wav).digest('hex'), size: wav.length,
+  })
+  const metaData = await makeMetaData(db, mediaFile, 'fileSize', String(wav.length))
+  const field = await db.insertInto('media_file_user_metadata_fields')
+    .values({ name: `${prefix}-field`, library_id: library, description: 'notes' }).returning('id').executeTakeFirstOrThrow()
+  const userMeta = await db.insertInto('media_file_user_metadata')
+    .values({ media_file_id: mediaFile, metadata_field_id: field.id, value: 'v' }).returning('id').executeTakeFirstOrThrow()
+  const tag = await makeTag(db, owner, { tagSet, mediaFile, tagClass })
+  const tagExample = await makeTagExample(db, owner, { tagSet, mediaFile })
+  const project = await makeProject(db, owner)
+  await addToProject(db, project, [mediaFile])
+  const job = await makeJob(db, owner, project, 8, { note: 'x' })
+  const jobParameter = await db.selectFrom('job_parameters').select('id').where('job_id', '=', job).executeTakeFirstOrThrow()
+  const resultName = `world/${prefix}-result.txt`
+  storeBytes(t, resultName, Buffer.from('result\n'))
+  const resultFile = await db.insertInto('job_result_files')
+    .values({ job_id: job, creation_date: localTimestamp(), result_file: resultName, notes: 'n' }).returning('id').executeTakeFirstOrThrow()
+  const window = await db.insertInto('random_windows')
+    .values({ job_id: job, media_file_id: mediaFile, start_time: 0, end_time: 0.1 }).returning('id').executeTakeFirstOrThrow()
+  const sensorArray = await db.insertInto('sensor_arrays').values({ user_id: owner.id, name: `${prefix}-array` })
+    .returning('id').executeTakeFirstOrThrow()
+  const sensor = await db.insertInto('sensors').values({ user_id: owner.id, name: `${prefix}-sensor`, sensor_array_id: sensorArray.id })
+    .returning('id').executeTakeFirstOrThrow()
+  const settings = await t.call('GET', '/api/v0/userSettings/', { as: owner })
+  const group = await makeGroup(db, owner, [users.groupGrantee])
+  const userGrant = await grant(db, owner, { user: users.userGrantee.id }, { library }, ['read', 'write'])
+  await grant(db, owner, { group }, { library }, ['read', 'write'])
+  const revokedGrant = await grant(db, owner, { user: users.revoked.id }, { library }, ['read', 'write', 'admin'])
+  await db.deleteFrom('app_permissions').where('id', '=', revokedGrant).execute()
+  await grant(db, owner, { user: users.inactive.id }, { library }, ['read', 'write', 'admin'])
+
+  const auth = Object.fromEntries([
+    ...Object.entries(users).map(([role, u]) => [role, u.auth]),
+    ['anonymous', {}],
+  ]) as World['auth']
+  return {
+    users, auth,
+    files: { mediaFile: mediaName, jobResultFile: resultName },
+    ids: {
+      library, tagSet, tagClass, mediaFile, mediaFileMetaData: metaData,
+      mediaFileUserMetaDataField: field.id, mediaFileUserMetaData: userMeta.id,
+      tag, tagExample, project, jobs: job, jobParameters: jobParameter.id, jobResultFile: resultFile.id,
+      randomWindow: window.id, sensorArray: sensorArray.id, sensor: sensor.id,
+      userSettings: settings.data?.results?.[0]?.id ?? 0, appUserGroup: group, appPermission: userGrant,
+      user: owner.id,
+    },
+  }
+}
+
+/** Row counts and a checksum of every table, to show that a request changed nothing. */
+export async function databaseState(t: TestApp): Promise<string> {
+  const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not like 'kysely_%' order by 1`.execute(t.db)
+  const names = tables.rows.map((r) => r.name)
+  const parts = names.map((n) => sql`select ${n} as t, count(*) as n, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as h from ${sql.table(n)} x`)
+  const rows = await sql<{ t: string; n: string; h: string }>`${sql.join(parts, sql` union all `)}`.execute(t.db)
+  return rows.rows.map((r) => `${r.t}:${r.n}:${r.h}`).join('\n')
+}
+
+/** Every file under the media directory (relative names, sorted). */
+export function storedFiles(t: TestApp): string[] {
+  const root = t.app.config.mediaDir
+  if (!existsSync(root)) return []
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => relative(root, join(d.parentPath ?? (d as any).path, d.name)))
+    .sort()
+}
+
+/** The database's write-ahead log position: unchanged means nothing was written anywhere (a changed one proves nothing). */
+export async function walPosition(t: TestApp): Promise<string> {
+  const r = await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(t.db)
+  return r.rows[0].lsn
+}
