@@ -78,33 +78,48 @@ async function importMediaFile(ctx: Context): Promise<Result> {
     if (values.md5 && values.md5 !== file.md5) {
       throw badRequest({ md5: [`The received bytes have md5 ${file.md5}, not ${values.md5}; the upload was incomplete or changed.`] })
     }
-    const existing = await mediaFileWithBytes(ctx.db, library.id, file.md5, file.size)
-    if (existing) {
-      await file.discard()
-      return { status: 200, body: (await render(ctx, mediaFiles, [existing]))[0] }
-    }
-    const facts = await readFacts(file).catch((e) => {
+    const { row, created } = await importReceived(ctx.db, file, {
+      library: library.id, user: ctx.caller.id, alias: values.alias || upload.filename.slice(0, 1024),
+      sensor: values.sensor ?? null, realStartTime: values.realStartTime ?? null,
+    }).catch((e) => {
       if (e instanceof NotMediaError) {
         throw badRequest({ file: [`Upload a valid media file. The file you uploaded is not a readable media file: ${e.message}.`] })
       }
       throw e
     })
-    const name = newStoredName(`mediaFiles/${library.id}`, { ext: facts.ext })
-    const { row, created } = await insertMediaFile(ctx.db, {
-      library: library.id, user: ctx.caller.id, file: name, type: facts.type,
-      alias: values.alias || upload.filename.slice(0, 1024), sensor: values.sensor ?? null,
-      realStartTime: values.realStartTime ?? null, md5: file.md5, size: file.size,
-      metaData: metaDataRows(facts, file.size),
-    })
-    if (!created) {
-      await file.discard()
-      return { status: 200, body: (await render(ctx, mediaFiles, [row]))[0] }
-    }
-    await commitOrUndo(file, name, () => ctx.db.deleteFrom('media_files').where('id', '=', row.id).execute())
-    return { status: 201, body: (await render(ctx, mediaFiles, [row]))[0] }
+    return { status: created ? 201 : 200, body: (await render(ctx, mediaFiles, [row]))[0] }
   } finally {
     await pending?.discard()
   }
+}
+
+/**
+ * Import received bytes into a library: the media file already holding the same bytes there
+ * (created false, nothing stored twice), or a new one with its audio facts as metadata.
+ * Throws NotMediaError for bytes that are no readable media. Shared by the import endpoint and
+ * server-side import jobs.
+ */
+export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
+  library: number; user: number; alias: string; sensor?: number | null; realStartTime?: string | null
+}): Promise<{ row: Record<string, any>; created: boolean }> {
+  const existing = await mediaFileWithBytes(db, opts.library, file.md5, file.size)
+  if (existing) {
+    await file.discard()
+    return { row: existing, created: false }
+  }
+  const facts = await readFacts(file)
+  const name = newStoredName(`mediaFiles/${opts.library}`, { ext: facts.ext })
+  const { row, created } = await insertMediaFile(db, {
+    library: opts.library, user: opts.user, file: name, type: facts.type, alias: opts.alias,
+    sensor: opts.sensor ?? null, realStartTime: opts.realStartTime ?? null, md5: file.md5, size: file.size,
+    metaData: metaDataRows(facts, file.size),
+  })
+  if (!created) {
+    await file.discard()
+    return { row, created: false }
+  }
+  await commitOrUndo(file, name, () => db.deleteFrom('media_files').where('id', '=', row.id).execute())
+  return { row, created: true }
 }
 
 interface ImportValues { alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string }
