@@ -30,7 +30,6 @@ export const libraries = defineResource({
   createScope: null,
   owner: 'user_id',
   stamps: ['creation_date'],
-  create: 'write',
   update: 'write',
   destroy: 'admin',
   // the media file ids of a whole page of libraries in one query
