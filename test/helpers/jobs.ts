@@ -23,12 +23,15 @@ export async function addToProject(db: Db, project: number, mediaFiles: number[]
 
 /** A job row of `type` in `project` with these parameters, Queued. */
 export async function makeJob(db: Db, owner: Owner, project: number, type: number, parameters: Record<string, string> = {}): Promise<number> {
-  const row = await db.insertInto('jobs')
-    .values({ name: `job-${++serial}`, user_id: owner.id, project_id: project, type_id: type, creation_date: localTimestamp() })
-    .returning('id').executeTakeFirstOrThrow()
-  const params = Object.entries(parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
-  if (params.length) await db.insertInto('job_parameters').values(params).execute()
-  return row.id
+  // one transaction, so that a running worker never sees the job without its parameters
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto('jobs')
+      .values({ name: `job-${++serial}`, user_id: owner.id, project_id: project, type_id: type, creation_date: localTimestamp() })
+      .returning('id').executeTakeFirstOrThrow()
+    const params = Object.entries(parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
+    if (params.length) await trx.insertInto('job_parameters').values(params).execute()
+    return row.id
+  })
 }
 
 export async function jobRow(db: Db, id: number) {
