@@ -1,6 +1,6 @@
 import '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { parseError, unsupportedMediaType } from './errors.js'
+import { parseError, tooLarge, unsupportedMediaType } from './errors.js'
 
 // Bodies are read lazily, after authentication, as DRF does: a parser error or
 // an unsupported type is only reported to a caller who may make the request,
@@ -19,10 +19,18 @@ export function registerBodyParsers(app: FastifyInstance) {
     done(null, { [RAW_JSON]: body as string } satisfies RawJson)
   })
   app.addContentTypeParser('*', (req, payload, done) => {
-    // drain the payload so the connection stays usable, then report the type when the body is read
-    payload.resume()
-    payload.on('end', () => done(null, { [UNSUPPORTED]: String(req.headers['content-type'] ?? '') } satisfies Unsupported))
-    payload.on('error', done)
+    // drain the payload so the connection stays usable, then report the type when the body is read;
+    // past the body limit it is 413 like any other body, rather than an endless drain
+    const limit = req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Infinity
+    let received = 0
+    let finished = false
+    const finish = (err: Error | null, value?: unknown) => { if (!finished) { finished = true; done(err, value) } }
+    payload.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received > limit) { payload.removeAllListeners('data'); payload.resume(); finish(tooLarge()) }
+    })
+    payload.on('end', () => finish(null, { [UNSUPPORTED]: String(req.headers['content-type'] ?? '') } satisfies Unsupported))
+    payload.on('error', finish)
   })
 }
 
@@ -41,6 +49,8 @@ async function parse(req: FastifyRequest): Promise<unknown> {
     const fields: Record<string, unknown> = {}
     for await (const part of req.parts()) {
       if (part.type === 'file') { part.file.resume(); continue }
+      // a value cut at the field size limit is refused, never stored shortened
+      if (part.valueTruncated) throw tooLarge(`The field "${part.fieldname}" is too large.`)
       fields[part.fieldname] = part.value
     }
     return fields

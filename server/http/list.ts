@@ -49,8 +49,10 @@ export function applyOrdering(qb: Query, fields: Fields, query: Record<string, s
 }
 
 export function pageSize(query: Record<string, string>): number {
+  // as DRF's int(): digits only ('1e3', '0x10' or '1.0' are no page size), else the default
+  if (!/^\s*\+?\d+\s*$/.test(query.page_size ?? '')) return PAGE_SIZE
   const n = Number(query.page_size)
-  if (!query.page_size || !Number.isInteger(n) || n < 1) return PAGE_SIZE
+  if (n < 1) return PAGE_SIZE
   return Math.min(n, MAX_PAGE_SIZE)
 }
 

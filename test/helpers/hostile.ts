@@ -85,7 +85,7 @@ const CONTENT_TYPES = [
   'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=nothere', '', 'garbage/garbage/garbage', ';;;',
 ]
 
-function multipart(parts: Array<{ name: string; filename?: string; content: string | Buffer }>, boundary: string, truncate: boolean): Buffer {
+export function multipart(parts: Array<{ name: string; filename?: string; content: string | Buffer }>, boundary: string, truncate: boolean): Buffer {
   const chunks: Buffer[] = []
   for (const p of parts) {
     const disposition = `form-data; name="${p.name.replace(/["\r\n]/g, '_')}"${p.filename !== undefined ? `; filename="${p.filename.replace(/["\r\n]/g, '_')}"` : ''}`

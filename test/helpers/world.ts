@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, writeFileSync, type Dirent } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { sql } from 'kysely'
 import { localTimestamp } from '../../server/db/time.js'
 import type { TestApp, TestUser } from './app.js'
 import { addToProject, makeJob, makeProject } from './jobs.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet } from './records.js'
 import { makeWav } from './wav.js'
+export { storedFiles } from './upload.js'
 
 // A small world for tests that try every route: one owner's records of every
 // kind (with stored bytes behind the media file and the job result file), and
@@ -110,16 +111,6 @@ export async function databaseState(t: TestApp): Promise<string> {
   const parts = names.map((n) => sql`select ${n} as t, count(*) as n, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as h from ${sql.table(n)} x`)
   const rows = await sql<{ t: string; n: string; h: string }>`${sql.join(parts, sql` union all `)}`.execute(t.db)
   return rows.rows.map((r) => `${r.t}:${r.n}:${r.h}`).join('\n')
-}
-
-/** Every file under the media directory (relative names, sorted). */
-export function storedFiles(t: TestApp): string[] {
-  const root = t.app.config.mediaDir
-  if (!existsSync(root)) return []
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
-    .filter((d) => d.isFile())
-    .map((d) => relative(root, join(d.parentPath ?? (d as any).path, d.name)))
-    .sort()
 }
 
 /** The database's write-ahead log position: unchanged means nothing was written anywhere (a changed one proves nothing). */
