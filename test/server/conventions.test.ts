@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { localTimestamp } from '../../server/db/time.js'
+import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 let t: TestApp
 let alice: TestUser
@@ -65,6 +66,37 @@ test('lists: ordering by a field, descending, and unknown ordering ignored', asy
   assert.equal(asc.data.results.map((u: any) => u.username), ['admin', 'alice'])
   const unknown = await t.call('GET', '/api/v0/user/?ordering=password,nothing&page_size=2', { as: admin })
   assert.equal(unknown.data.results.map((u: any) => u.id), [admin.id, alice.id])
+})
+
+test('lists: equality filters on references and booleans, combined; a bad value is a 400 naming the filter', async () => {
+  const lib = await makeLibrary(t.db, alice)
+  const [m1, m2] = [await makeMediaFile(t.db, alice, lib), await makeMediaFile(t.db, alice, lib)]
+  const set = await makeTagSet(t.db, alice, lib)
+  const cls = await makeTagClass(t.db, alice, lib)
+  const a = await makeTag(t.db, alice, { tagSet: set, mediaFile: m1, tagClass: cls })
+  const b = await makeTag(t.db, alice, { tagSet: set, mediaFile: m2, tagClass: cls })
+  await t.db.updateTable('tags').set({ machine_tagged: true }).where('id', '=', b).execute()
+  const ids = async (qs: string) => (await t.call('GET', `/api/v0/tag/?${qs}`, { as: alice })).data.results.map((r: any) => r.id)
+  assert.equal(await ids(`tagSet=${set}`), [a, b])
+  assert.equal(await ids(`mediaFile=${m2}`), [b])
+  assert.equal(await ids(`tagSet=${set}&machineTagged=true`), [b])
+  assert.equal(await ids(`tagSet=${set}&machineTagged=false&mediaFile=${m1}`), [a])
+  assert.equal(await ids(`tagSet=${set}&ordering=-id`), [b, a])
+  assert.equal(await ids(`tagSet=${set}&unknownFilter=1`), [a, b])
+  const badRef = await t.call('GET', '/api/v0/tag/?tagSet=abc', { as: alice })
+  assert.is(badRef.statusCode, 400)
+  assert.equal(badRef.data, { tagSet: ['Enter a whole number.'] })
+  const badBool = await t.call('GET', '/api/v0/tag/?machineTagged=maybe', { as: alice })
+  assert.is(badBool.statusCode, 400)
+  assert.equal(Object.keys(badBool.data), ['machineTagged'])
+  const badOrdering = await t.call('GET', `/api/v0/tag/?ordering=;drop table tags`, { as: alice })
+  assert.is(badOrdering.statusCode, 200)
+})
+
+test('timestamps are YYYY-MM-DDThh:mm:ss without a zone', async () => {
+  const res = await t.call('POST', '/api/v0/library/', { as: alice, body: { name: 'stamped' } })
+  assert.is(res.statusCode, 201)
+  assert.match(res.data.creationDate, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
 })
 
 test('paths without the trailing slash answer as with it, bodies included', async () => {
