@@ -33,8 +33,8 @@ export interface RunningJob {
   readonly config: AppConfig
   /** aborted when a stop is requested or another worker took the job over */
   readonly signal: AbortSignal
-  /** set numToComplete */
-  setTotal(n: number): Promise<void>
+  /** set numToComplete; `restart`: count from zero again (a resumed job that redoes its work) */
+  setTotal(n: number, restart?: boolean): Promise<void>
   /** run `write` and count `n` more steps done, in one transaction, only while this worker still holds the job */
   step(n?: number, write?: (trx: Transaction<DB>) => Promise<void>): Promise<void>
   /** create child jobs (once: a resumed job finds its children already there); the job then completes with them */

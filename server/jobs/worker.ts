@@ -212,8 +212,9 @@ class Running implements RunningJob {
     this.elapsedBefore = job.elapsed_real_time
   }
 
-  async setTotal(n: number): Promise<void> {
+  async setTotal(n: number, restart = false): Promise<void> {
     this.total = n
+    if (restart) this.done = 0
     await this.step(0)
   }
 

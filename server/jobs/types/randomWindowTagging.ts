@@ -1,7 +1,8 @@
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import { libraryAllows } from '../../access.js'
 import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
+import { tagClassNamed } from '../discovery.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { newSeed, seededRandom } from '../random.js'
 
@@ -108,13 +109,5 @@ async function keepSeed(job: RunningJob): Promise<number> {
 /** The job's tag class in `library`: the one it names, or one called by its name (default randomWindow), created when missing. */
 async function tagClassFor(trx: Transaction<DB>, job: RunningJob, library: number): Promise<number> {
   const given = job.params.tagClass
-  if (typeof given === 'number') return given
-  const name = given ?? DEFAULT_CLASS
-  const found = await (trx as Kysely<DB>).selectFrom('tag_classes').select('id')
-    .where('library_id', '=', library).where('class_name', '=', name).orderBy('id').executeTakeFirst()
-  if (found) return found.id
-  const made = await trx.insertInto('tag_classes')
-    .values({ user_id: job.job.user_id, library_id: library, class_name: name, display_name: name })
-    .returning('id').executeTakeFirstOrThrow()
-  return made.id
+  return typeof given === 'number' ? given : tagClassNamed(trx, job.job.user_id, library, given ?? DEFAULT_CLASS)
 }

@@ -1,0 +1,158 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../db/schema.js'
+import { ensureDefaultSettings } from '../resources/userSettings.js'
+
+// Spectral features, the one implementation the discovery jobs use: frames
+// at `framesPerSecond`, each the log energy (dB) of `bands` frequency bands
+// between `minFrequency` and `maxFrequency` (capped at half the sample rate),
+// from a Hann-windowed FFT, smoothed over time by the damping factor.
+
+export interface SpectraSettings {
+  bands: number
+  minFrequency: number
+  maxFrequency: number
+  framesPerSecond: number
+  damping: number
+}
+
+export interface Spectrogram {
+  /** frames × bands, row by row */
+  data: Float32Array
+  frames: number
+  bands: number
+  framesPerSecond: number
+  /** band edges in Hz: bands + 1 values */
+  edges: number[]
+}
+
+/** The spectra settings of a user's `default` UserSettings (created with the defaults when missing). */
+export async function spectraSettingsOf(db: Kysely<DB>, userId: number): Promise<SpectraSettings> {
+  await ensureDefaultSettings(db, userId)
+  const s = await db.selectFrom('user_settings').selectAll().where('user_id', '=', userId).where('name', '=', 'default')
+    .executeTakeFirstOrThrow()
+  return {
+    bands: Math.max(1, Math.min(1024, s.spectra_num_frequency_bands)),
+    minFrequency: Math.max(0, s.spectra_minimum_band_frequency),
+    maxFrequency: s.spectra_maximum_band_frequency,
+    framesPerSecond: s.spectra_num_frames_per_second > 0 ? Math.min(1000, s.spectra_num_frames_per_second) : 100,
+    damping: Math.min(0.999, Math.max(0, s.spectra_damping_factor)),
+  }
+}
+
+export function spectrogram(samples: Float32Array, sampleRate: number, settings: SpectraSettings): Spectrogram {
+  const hop = Math.max(1, Math.round(sampleRate / settings.framesPerSecond))
+  let size = 64
+  while (size < 2 * hop && size < 16384) size *= 2
+  const nyquist = sampleRate / 2
+  const maxF = Math.min(nyquist, settings.maxFrequency > settings.minFrequency ? settings.maxFrequency : nyquist)
+  const minF = Math.min(settings.minFrequency, maxF)
+  const bands = settings.bands
+  const edges = Array.from({ length: bands + 1 }, (_, i) => minF + (maxF - minF) * i / bands)
+  const binHz = sampleRate / size
+  // for each band, the FFT bins it sums (at least the bin nearest its centre)
+  const bandBins: Array<[number, number]> = []
+  for (let b = 0; b < bands; b++) {
+    let lo = Math.ceil(edges[b] / binHz)
+    let hi = Math.floor(edges[b + 1] / binHz)
+    if (b < bands - 1) hi = Math.min(hi, Math.ceil(edges[b + 1] / binHz) - 1)
+    if (hi < lo) { lo = hi = Math.min(size / 2, Math.round((edges[b] + edges[b + 1]) / 2 / binHz)) }
+    bandBins.push([lo, Math.min(hi, size / 2)])
+  }
+  const frames = Math.max(0, Math.floor((samples.length - 1) / hop) + 1)
+  const data = new Float32Array(frames * bands)
+  const window = new Float64Array(size).map((_, i) => 0.5 - 0.5 * Math.cos(2 * Math.PI * i / size))
+  const re = new Float64Array(size)
+  const im = new Float64Array(size)
+  const power = new Float64Array(size / 2 + 1)
+  const previous = new Float64Array(bands)
+  const fft = fftOf(size)
+  for (let f = 0; f < frames; f++) {
+    const start = f * hop - size / 2 + hop / 2
+    for (let i = 0; i < size; i++) {
+      const at = Math.round(start) + i
+      re[i] = at >= 0 && at < samples.length ? samples[at] * window[i] : 0
+      im[i] = 0
+    }
+    fft(re, im)
+    for (let k = 0; k <= size / 2; k++) power[k] = (re[k] * re[k] + im[k] * im[k]) / size
+    for (let b = 0; b < bands; b++) {
+      const [lo, hi] = bandBins[b]
+      let e = 0
+      for (let k = lo; k <= hi; k++) e += power[k]
+      e /= hi - lo + 1
+      const smoothed = f === 0 ? e : settings.damping * previous[b] + (1 - settings.damping) * e
+      previous[b] = smoothed
+      data[f * bands + b] = 10 * Math.log10(smoothed + 1e-12)
+    }
+  }
+  return { data, frames, bands, framesPerSecond: sampleRate / hop, edges }
+}
+
+/** An in-place radix-2 FFT of a fixed power-of-two size. */
+function fftOf(n: number) {
+  const levels = Math.log2(n)
+  const rev = new Uint32Array(n)
+  for (let i = 0; i < n; i++) rev[i] = parseInt(i.toString(2).padStart(levels, '0').split('').reverse().join(''), 2)
+  const cos = new Float64Array(n / 2).map((_, i) => Math.cos(2 * Math.PI * i / n))
+  const sin = new Float64Array(n / 2).map((_, i) => Math.sin(2 * Math.PI * i / n))
+  return (re: Float64Array, im: Float64Array) => {
+    for (let i = 0; i < n; i++) {
+      const j = rev[i]
+      if (j > i) { [re[i], re[j]] = [re[j], re[i]]; [im[i], im[j]] = [im[j], im[i]] }
+    }
+    for (let size = 2; size <= n; size *= 2) {
+      const half = size / 2
+      const step = n / size
+      for (let i = 0; i < n; i += size) {
+        for (let j = 0, k = 0; j < half; j++, k += step) {
+          const tre = re[i + j + half] * cos[k] + im[i + j + half] * sin[k]
+          const tim = -re[i + j + half] * sin[k] + im[i + j + half] * cos[k]
+          re[i + j + half] = re[i + j] - tre
+          im[i + j + half] = im[i + j] - tim
+          re[i + j] += tre
+          im[i + j] += tim
+        }
+      }
+    }
+  }
+}
+
+/** The mean band vector of the frames in [start, end) seconds. */
+export function meanVector(s: Spectrogram, start: number, end: number): Float64Array {
+  const from = Math.max(0, Math.min(s.frames - 1, Math.floor(start * s.framesPerSecond)))
+  const to = Math.min(s.frames, Math.max(from + 1, Math.ceil(end * s.framesPerSecond)))
+  const v = new Float64Array(s.bands)
+  for (let f = from; f < to; f++) for (let b = 0; b < s.bands; b++) v[b] += s.data[f * s.bands + b]
+  for (let b = 0; b < s.bands; b++) v[b] /= Math.max(1, to - from)
+  return v
+}
+
+/** The bands [from, to) of a spectrogram lying within [minHz, maxHz]; every band when the range is empty or unset. */
+export function bandRange(s: Spectrogram, minHz: number, maxHz: number): [number, number] {
+  if (!(maxHz > minHz)) return [0, s.bands]
+  let from = 0
+  while (from < s.bands - 1 && s.edges[from + 1] <= minHz) from++
+  let to = s.bands
+  while (to > from + 1 && s.edges[to - 1] >= maxHz) to--
+  return [from, to]
+}
+
+/** Cosine similarity of the mean-removed bands [from, to) of two vectors, in [-1, 1] (0 when either is flat). */
+export function similarity(a: Float64Array, b: Float64Array, from = 0, to = a.length): number {
+  let ma = 0, mb = 0
+  for (let i = from; i < to; i++) { ma += a[i]; mb += b[i] }
+  ma /= to - from; mb /= to - from
+  let dot = 0, na = 0, nb = 0
+  for (let i = from; i < to; i++) {
+    const x = a[i] - ma, y = b[i] - mb
+    dot += x * y; na += x * x; nb += y * y
+  }
+  return na > 1e-12 && nb > 1e-12 ? dot / Math.sqrt(na * nb) : 0
+}
+
+/** Euclidean distance of two vectors. */
+export function distance(a: Float64Array, b: Float64Array): number {
+  let d = 0
+  for (let i = 0; i < a.length; i++) d += (a[i] - b[i]) ** 2
+  return Math.sqrt(d)
+}

@@ -1,0 +1,120 @@
+import { libraryAllows } from '../../access.js'
+import { localTimestamp } from '../../db/time.js'
+import { alreadyWritten, slidingWindows, spectrogramOf, targetMedia, type MediaRow } from '../discovery.js'
+import type { JobType, ParamSpec, RunningJob } from '../jobType.js'
+import { bandRange, meanVector, similarity, spectraSettingsOf, type Spectrogram } from '../spectra.js'
+
+// SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled
+// examples) and finds, in each target media file, the numberOfTagsToDiscover
+// windows of windowSizeInSeconds whose spectra (computed with the owner's
+// UserSettings) are most like an example's. They are written to
+// destinationTagSet as tags with machineTagged true, strength the similarity
+// (times `weight`), and the tag class and frequency range of the nearest
+// example. The job splits into one SupervisedTagDiscoveryChild (11) per media
+// file; its progress is theirs summed.
+
+const params: Record<string, ParamSpec> = {
+  sourceTagSet: { kind: 'tagSet', required: true },
+  destinationTagSet: { kind: 'tagSet', required: true },
+  numberOfTagsToDiscover: { kind: 'integer', required: true, min: 1, max: 100_000 },
+  windowSizeInSeconds: { kind: 'float', required: true, min: 0.01, max: 3600 },
+  mediaFileId: { kind: 'mediaFile' },
+  weight: { kind: 'float', min: 0, max: 1e6 },
+}
+
+const CHILD_TYPE = 11
+const CHUNK = 500
+
+export const supervisedTagDiscoveryJob: JobType = {
+  id: 1,
+  name: 'SupervisedTagDiscovery',
+  params,
+  async run(job) {
+    const media = await targetMedia(job)
+    if (!media.length) throw new Error('This job has no media file to search: give mediaFileId or add media files to its project.')
+    const examples = await job.db.selectFrom('tags').select('id').where('tag_set_id', '=', job.params.sourceTagSet as number)
+      .limit(1).execute()
+    if (!examples.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags to learn from.`)
+    const given = Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)]))
+    await job.spawnChildren(media.map((m) => ({
+      name: `${job.job.name || 'discovery'}: media file ${m.id}`,
+      typeId: CHILD_TYPE,
+      parameters: { ...given, mediaFileId: String(m.id) },
+    })))
+  },
+}
+
+export const supervisedTagDiscoveryChildJob: JobType = {
+  id: CHILD_TYPE,
+  name: 'SupervisedTagDiscoveryChild',
+  params: { ...params, mediaFileId: { kind: 'mediaFile', required: true } },
+  async run(job) {
+    if (alreadyWritten(job)) return
+    const settings = await spectraSettingsOf(job.db, job.owner.id)
+    const [target] = await targetMedia(job)
+    const spectra = new Map<number, Spectrogram>()
+    const spectraOf = async (m: MediaRow) => {
+      if (!spectra.has(m.id)) spectra.set(m.id, await spectrogramOf(job, m, settings))
+      return spectra.get(m.id)!
+    }
+    const examples = await examplesOf(job, spectraOf)
+    const windows = slidingWindows(await spectraOf(target), job.params.windowSizeInSeconds as number)
+    await job.setTotal(windows.length + 1, true)
+    const weight = (job.params.weight as number | undefined) ?? 1
+    const scored: Array<{ start: number; end: number; score: number; example: Example }> = []
+    for (let from = 0; from < windows.length; from += CHUNK) {
+      for (const w of windows.slice(from, from + CHUNK)) {
+        let best = examples[0], score = -Infinity
+        for (const e of examples) {
+          const s = similarity(e.vector, w.vector, e.bands[0], e.bands[1])
+          if (s > score) { score = s; best = e }
+        }
+        scored.push({ start: w.start, end: w.end, score, example: best })
+      }
+      await job.step(Math.min(CHUNK, windows.length - from))
+    }
+    const chosen = bestApart(scored, job.params.numberOfTagsToDiscover as number)
+    const tagSet = job.params.destinationTagSet as number
+    await job.step(1, async (trx) => {
+      if (!chosen.length) return
+      const now = localTimestamp()
+      await trx.insertInto('tags').values(chosen.map((c) => ({
+        user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: target.id,
+        tag_class_id: c.example.tagClass, start_time: c.start, end_time: c.end,
+        min_frequency: c.example.minFrequency, max_frequency: c.example.maxFrequency,
+        machine_tagged: true, strength: c.score * weight,
+      }))).execute()
+    })
+  },
+}
+
+interface Example { tagClass: number; minFrequency: number; maxFrequency: number; vector: Float64Array; bands: [number, number] }
+
+/** Every tag of the source tag set on media the owner can read, as a spectral example. */
+async function examplesOf(job: RunningJob, spectraOf: (m: MediaRow) => Promise<Spectrogram>): Promise<Example[]> {
+  const tags = await job.db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
+    .select(['t.tag_class_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'm.id', 'm.file', 'm.library_id'])
+    .where('t.tag_set_id', '=', job.params.sourceTagSet as number)
+    .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
+    .orderBy('t.id').limit(10_000).execute()
+  if (!tags.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags on readable media to learn from.`)
+  const out: Example[] = []
+  for (const t of tags) {
+    const s = await spectraOf({ id: t.id, file: t.file, library_id: t.library_id })
+    out.push({
+      tagClass: t.tag_class_id, minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
+      vector: meanVector(s, t.start_time, t.end_time), bands: bandRange(s, t.min_frequency, t.max_frequency),
+    })
+  }
+  return out
+}
+
+/** The `n` best-scoring windows that do not overlap each other, best first. */
+function bestApart<T extends { start: number; end: number; score: number }>(windows: T[], n: number): T[] {
+  const chosen: T[] = []
+  for (const w of [...windows].sort((a, b) => b.score - a.score || a.start - b.start)) {
+    if (chosen.length >= n) break
+    if (chosen.every((c) => w.end <= c.start || w.start >= c.end)) chosen.push(w)
+  }
+  return chosen
+}

@@ -1,0 +1,104 @@
+import { localTimestamp } from '../../db/time.js'
+import { alreadyWritten, slidingWindows, spectrogramOf, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import type { JobType } from '../jobType.js'
+import { newSeed, seededRandom } from '../random.js'
+import { distance, spectraSettingsOf } from '../spectra.js'
+
+// UnsupervisedTagDiscovery (7): sorts every window of windowSizeInSeconds of
+// the job's media into numberOfTagsToDiscover clusters of like spectra
+// (k-means on the windows' band vectors, each with its mean level removed so
+// loudness alone does not decide). Every window becomes a tag in
+// destinationTagSet with machineTagged true, tag class `cluster-N` (created in
+// the tag set's library, or the media file's when the tag set has none) and
+// strength closer to 1 the nearer it lies to its cluster's centre.
+
+export const unsupervisedTagDiscoveryJob: JobType = {
+  id: 7,
+  name: 'UnsupervisedTagDiscovery',
+  params: {
+    numberOfTagsToDiscover: { kind: 'integer', required: true, min: 1, max: 100 },
+    windowSizeInSeconds: { kind: 'float', required: true, min: 0.01, max: 3600 },
+    destinationTagSet: { kind: 'tagSet', required: true },
+    mediaFileId: { kind: 'mediaFile' },
+    seed: { kind: 'integer', min: 0 },
+  },
+  async run(job) {
+    if (alreadyWritten(job)) return
+    const k = job.params.numberOfTagsToDiscover as number
+    const size = job.params.windowSizeInSeconds as number
+    const media = await targetMedia(job)
+    if (!media.length) throw new Error('This job has no media file to analyse: give mediaFileId or add media files to its project.')
+    await job.setTotal(media.length + 1, true)
+    const settings = await spectraSettingsOf(job.db, job.owner.id)
+    const windows: Array<{ media: MediaRow; start: number; end: number; vector: Float64Array }> = []
+    for (const m of media) {
+      for (const w of slidingWindows(await spectrogramOf(job, m, settings), size)) windows.push({ media: m, ...w, vector: centred(w.vector) })
+      await job.step()
+    }
+    if (windows.length < k) throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
+    const { assignment, centres } = kMeans(windows.map((w) => w.vector), k, seededRandom((job.params.seed as number | undefined) ?? newSeed()))
+    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', job.params.destinationTagSet as number)
+      .executeTakeFirstOrThrow()
+    await job.step(1, async (trx) => {
+      const classes = new Map<string, number>()
+      const classOf = async (library: number, cluster: number) => {
+        const key = `${library}/${cluster}`
+        if (!classes.has(key)) classes.set(key, await tagClassNamed(trx, job.job.user_id, library, `cluster-${cluster + 1}`))
+        return classes.get(key)!
+      }
+      const now = localTimestamp()
+      const rows = []
+      for (let i = 0; i < windows.length; i++) {
+        const w = windows[i]
+        const c = assignment[i]
+        rows.push({
+          user_id: job.job.user_id, creation_date: now, tag_set_id: job.params.destinationTagSet as number,
+          media_file_id: w.media.id, tag_class_id: await classOf(set.library_id ?? w.media.library_id, c),
+          start_time: w.start, end_time: w.end, min_frequency: settings.minFrequency, max_frequency: settings.maxFrequency,
+          machine_tagged: true, strength: 1 / (1 + distance(w.vector, centres[c]) / Math.sqrt(w.vector.length)),
+        })
+      }
+      for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('tags').values(rows.slice(i, i + 1000)).execute()
+    })
+  },
+}
+
+function centred(v: Float64Array): Float64Array {
+  const mean = v.reduce((a, b) => a + b, 0) / v.length
+  return v.map((x) => x - mean)
+}
+
+/** k-means with k-means++ starting centres; clusters numbered by their first window, so the result reads in time order. */
+export function kMeans(points: Float64Array[], k: number, random: () => number) {
+  const centres: Float64Array[] = [Float64Array.from(points[Math.floor(random() * points.length)])]
+  while (centres.length < k) {
+    const d = points.map((p) => Math.min(...centres.map((c) => distance(p, c))) ** 2)
+    const total = d.reduce((a, b) => a + b, 0)
+    let at = random() * total, i = 0
+    while (i < points.length - 1 && at >= d[i]) { at -= d[i]; i++ }
+    centres.push(Float64Array.from(points[total > 0 ? i : centres.length % points.length]))
+  }
+  let assignment = new Array<number>(points.length).fill(0)
+  for (let round = 0; round < 100; round++) {
+    const next = points.map((p) => {
+      let best = 0
+      for (let c = 1; c < k; c++) if (distance(p, centres[c]) < distance(p, centres[best])) best = c
+      return best
+    })
+    const changed = next.some((c, i) => c !== assignment[i])
+    assignment = next
+    for (let c = 0; c < k; c++) {
+      const members = points.filter((_, i) => assignment[i] === c)
+      if (!members.length) continue
+      const centre = new Float64Array(points[0].length)
+      for (const m of members) for (let j = 0; j < centre.length; j++) centre[j] += m[j] / members.length
+      centres[c] = centre
+    }
+    if (!changed && round > 0) break
+  }
+  // renumber clusters in order of first appearance
+  const order: number[] = []
+  for (const c of assignment) if (!order.includes(c)) order.push(c)
+  for (let c = 0; c < k; c++) if (!order.includes(c)) order.push(c)
+  return { assignment: assignment.map((c) => order.indexOf(c)), centres: order.map((c) => centres[c]) }
+}
