@@ -67,12 +67,13 @@ export function spectrogram(samples: Float32Array, sampleRate: number, settings:
   const previous = new Float64Array(bands)
   const fft = fftOf(size)
   for (let f = 0; f < frames; f++) {
-    const start = f * hop - size / 2 + hop / 2
+    const start = Math.round(f * hop - size / 2 + hop / 2)
+    const inside = start >= 0 && start + size <= samples.length
     for (let i = 0; i < size; i++) {
-      const at = Math.round(start) + i
-      re[i] = at >= 0 && at < samples.length ? samples[at] * window[i] : 0
-      im[i] = 0
+      const at = start + i
+      re[i] = inside || (at >= 0 && at < samples.length) ? samples[at] * window[i] : 0
     }
+    im.fill(0)
     fft(re, im)
     for (let k = 0; k <= size / 2; k++) power[k] = (re[k] * re[k] + im[k] * im[k]) / size
     for (let b = 0; b < bands; b++) {
@@ -98,19 +99,24 @@ function fftOf(n: number) {
   return (re: Float64Array, im: Float64Array) => {
     for (let i = 0; i < n; i++) {
       const j = rev[i]
-      if (j > i) { [re[i], re[j]] = [re[j], re[i]]; [im[i], im[j]] = [im[j], im[i]] }
+      if (j > i) {
+        const r = re[i]; re[i] = re[j]; re[j] = r
+        const m = im[i]; im[i] = im[j]; im[j] = m
+      }
     }
     for (let size = 2; size <= n; size *= 2) {
       const half = size / 2
       const step = n / size
       for (let i = 0; i < n; i += size) {
         for (let j = 0, k = 0; j < half; j++, k += step) {
-          const tre = re[i + j + half] * cos[k] + im[i + j + half] * sin[k]
-          const tim = -re[i + j + half] * sin[k] + im[i + j + half] * cos[k]
-          re[i + j + half] = re[i + j] - tre
-          im[i + j + half] = im[i + j] - tim
-          re[i + j] += tre
-          im[i + j] += tim
+          const a = i + j, b = a + half
+          const c = cos[k], s = sin[k]
+          const tre = re[b] * c + im[b] * s
+          const tim = im[b] * c - re[b] * s
+          re[b] = re[a] - tre
+          im[b] = im[a] - tim
+          re[a] += tre
+          im[a] += tim
         }
       }
     }
