@@ -39,7 +39,7 @@ use \`mas server start --with-worker\` there instead.`
       const shutdown = () => {
         if (closing) return
         closing = true
-        process.stderr.write('stopping: jobs in progress are left to be taken over\n')
+        process.stderr.write('stopping: jobs in progress go back to the queue\n')
         worker.stop().then(() => database.close()).then(resolve, resolve)
       }
       process.on('SIGTERM', shutdown)
