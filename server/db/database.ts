@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, Migrator, PostgresDialect } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import { migrationProvider } from './migrations/index.js'
@@ -58,10 +58,11 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
   return { db, kind: 'pglite', pglite, close: () => db.destroy() }
 }
 
-/** `schema`: the schema the migration tables live in, when it is not the default one (otherwise kysely may
- * mistake another schema's migration tables in the same database for this one's). */
+/** `schema`: the schema the migration tables live in; default: the connection's current schema. Named,
+ * because kysely otherwise takes another schema's migration tables in the same database for this one's. */
 export async function migrate(db: Kysely<DB>, opts: { schema?: string } = {}): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(opts.schema ? { migrationTableSchema: opts.schema } : {}) })
+  const schema = opts.schema ?? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')

@@ -102,11 +102,7 @@ async function importMediaFile(ctx: Context): Promise<Result> {
 export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
   library: number; user: number; alias: string; sensor?: number | null; realStartTime?: string | null
 }): Promise<{ row: Record<string, any>; created: boolean }> {
-  const existing = await mediaFileWithBytes(db, opts.library, file.md5, file.size)
-  if (existing) {
-    await file.discard()
-    return { row: existing, created: false }
-  }
+  // duplicates are found inside the insert's transaction (under the library's lock), so no query before it
   const facts = await readFacts(file)
   const name = newStoredName(`mediaFiles/${opts.library}`, { ext: facts.ext })
   const { row, created } = await insertMediaFile(db, {
