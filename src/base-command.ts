@@ -43,7 +43,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
-    })
+    }).catch((err) => usageError(err?.message ?? String(err))) // anything the parser refuses is a usage error
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
     this.profile = await readProfile(this.config.configDir, this.flags.profile)

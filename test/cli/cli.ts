@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+
+// Running the real `mas` binary (bin/run.js) as a child process against a real server
+// listening on an ephemeral port, with a HOME of its own.
+
+const BIN = resolve(fileURLToPath(import.meta.url), '../../../../bin/run.js')
+
+export interface Run { code: number | null; stdout: string; stderr: string }
+
+export interface CliWorld {
+  t: TestApp
+  server: string
+  home: string
+  /** runs `mas args...` with this world's HOME; `input` is piped to stdin */
+  mas(args: string[], opts?: { input?: string | Buffer; env?: Record<string, string | undefined>; home?: string }): Promise<Run>
+  /** a new HOME (another person at another terminal) */
+  newHome(): string
+  /** logs `user` in within `home` */
+  login(user: TestUser, home?: string): Promise<Run>
+  close(): Promise<void>
+}
+
+export async function cliWorld(): Promise<CliWorld> {
+  const t = await testApp()
+  const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  const homes: string[] = []
+  const newHome = () => {
+    const h = mkdtempSync(join(tmpdir(), 'mas-cli-home-'))
+    homes.push(h)
+    return h
+  }
+  const home = newHome()
+  const mas: CliWorld['mas'] = (args, opts = {}) => new Promise((resolveRun, reject) => {
+    const h = opts.home ?? home
+    const env: Record<string, string | undefined> = { ...process.env }
+    for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
+    Object.assign(env, { HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), MAS_RETRY_DELAY_MS: '20' }, opts.env ?? {})
+    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c) => { stdout += c })
+    child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c })
+    child.on('error', reject)
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }))
+    child.stdin.on('error', () => {})
+    child.stdin.end(opts.input ?? '')
+  })
+  return {
+    t, server: address, home, mas, newHome,
+    login: (user, h) => mas(['login', '--server', address, '--username', user.username, '--password-stdin'], { input: `${user.password}\n`, home: h }),
+    async close() {
+      await t.close()
+      for (const h of homes) rmSync(h, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Parses stdout as JSON, with the run in the message when it is not. */
+export function json(run: Run): any {
+  try {
+    return JSON.parse(run.stdout)
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`)
+  }
+}
