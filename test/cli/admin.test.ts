@@ -1,0 +1,98 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { TestUser } from '../helpers/app.js'
+import { cliWorld, json, type CliWorld } from './cli.js'
+
+// Users (site admins) and groups (anyone), by name or by id.
+
+let w: CliWorld
+let admin: TestUser
+let alice: TestUser
+let aliceHome: string
+
+test.before(async () => {
+  w = await cliWorld()
+  admin = await w.t.user('root', { admin: true })
+  alice = await w.t.user('alice')
+  await w.login(admin)
+  aliceHome = w.newHome()
+  await w.login(alice, aliceHome)
+})
+test.after(async () => { await w.close() })
+
+test('an admin creates a user who can then log in; user list shows every user', async () => {
+  const created = await w.mas(['user', 'create', 'carol', '--password-stdin'], { input: 'carol-secret\n' })
+  assert.is(created.code, 0, created.stderr)
+  const id = Number(created.stdout.trim())
+  assert.ok(id > 0)
+  assert.not.match(created.stdout + created.stderr, 'carol-secret')
+  const list = await w.mas(['user', 'list', '--json'])
+  assert.equal(json(list).map((u: any) => u.username).sort(), ['alice', 'carol', 'root'])
+  const table = await w.mas(['user', 'list'])
+  assert.match(table.stdout, /^ID\s+USERNAME\n/)
+  assert.match(table.stdout, new RegExp(`\\n${id}\\s+carol\\n`))
+  const home = w.newHome()
+  const login = await w.mas(['login', '--server', w.server, '--username', 'carol', '--password-stdin'], { input: 'carol-secret\n', home })
+  assert.is(login.code, 0, login.stderr)
+})
+
+test('set-password changes the password by name; deactivate stops the user logging in', async () => {
+  await w.mas(['user', 'create', 'dave', '--password-stdin', '--json'], { input: 'first-pass\n' })
+  const set = await w.mas(['user', 'set-password', 'dave', '--password-stdin'], { input: 'second-pass\n' })
+  assert.is(set.code, 0, set.stderr)
+  const home = w.newHome()
+  const old = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], { input: 'first-pass\n', home })
+  assert.is(old.code, 1)
+  const ok = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], { input: 'second-pass\n', home })
+  assert.is(ok.code, 0, ok.stderr)
+  const off = await w.mas(['user', 'deactivate', 'dave', '--json'])
+  assert.is(off.code, 0, off.stderr)
+  assert.is(json(off).username, 'dave')
+  const after = await w.mas(['whoami'], { home })
+  assert.is(after.code, 1)
+  assert.match(after.stderr, /run mas login/)
+})
+
+test('user management by a non-admin is forbidden (exit 1); an unknown name is exit 1', async () => {
+  const list = await w.mas(['user', 'list'], { home: aliceHome })
+  assert.is(list.code, 1)
+  assert.match(list.stderr, /^Error: Forbidden: You do not have permission to perform this action\.\n$/)
+  const missing = await w.mas(['user', 'deactivate', 'nobody'])
+  assert.is(missing.code, 1)
+  assert.match(missing.stderr, /No user named "nobody"/)
+  const dup = await w.mas(['user', 'create', 'alice', '--password-stdin'], { input: 'x-pass\n' })
+  assert.is(dup.code, 1)
+  assert.match(dup.stderr, /username: A user with that username already exists\./)
+})
+
+test('groups: create with members by name and id, add and remove users, list', async () => {
+  const bob = await w.t.user('bob')
+  const created = await w.mas(['group', 'create', 'birders', '--user', 'bob', '--user', String(alice.id), '--json'], { home: aliceHome })
+  assert.is(created.code, 0, created.stderr)
+  const group = json(created)
+  assert.equal(group.users, [alice.id, bob.id].sort((a, b) => a - b))
+  const eve = await w.t.user('eve')
+  const add = await w.mas(['group', 'add-user', 'birders', 'eve', '--json'], { home: aliceHome })
+  assert.is(add.code, 0, add.stderr)
+  assert.equal(json(add).users, [alice.id, bob.id, eve.id].sort((a, b) => a - b))
+  // a non-admin removes by id; a name needs user/ (admins only)
+  const byName = await w.mas(['group', 'remove-user', 'birders', 'bob'], { home: aliceHome })
+  assert.is(byName.code, 1)
+  assert.match(byName.stderr, /give the id of "bob"/)
+  const byId = await w.mas(['group', 'remove-user', String(group.id), String(bob.id)], { home: aliceHome })
+  assert.is(byId.code, 0, byId.stderr)
+  const list = await w.mas(['group', 'list', '--json'], { home: aliceHome })
+  assert.equal(json(list).map((g: any) => [g.name, g.users]), [['birders', [alice.id, eve.id].sort((a, b) => a - b)]])
+  // bob, no longer a member, does not see it; eve does
+  const eveHome = w.newHome()
+  await w.login(eve, eveHome)
+  const table = await w.mas(['group', 'list'], { home: eveHome })
+  assert.match(table.stdout, /^ID\s+NAME\s+USERS\s+CREATED\n/)
+  assert.match(table.stdout, /birders/)
+  // an unknown username is the server's 400, shown per field
+  const bad = await w.mas(['group', 'create', 'x', '--user', 'ghost'], { home: aliceHome })
+  assert.is(bad.code, 1)
+  assert.match(bad.stderr, /^Error: .*usernames: /)
+})
+
+test.run()
