@@ -20,7 +20,13 @@ export interface ParamSpec {
 
 export type ParamValues = Record<string, number | string>
 
-export interface ChildJob { name: string; typeId: number; parameters: Record<string, string> }
+export interface ChildJob {
+  name: string
+  typeId: number
+  parameters: Record<string, string>
+  /** steps the child will take, when known before it runs (so the parent's total is right from the start) */
+  numToComplete?: number
+}
 
 /** A job as its type sees it while running: validated parameters, and the only ways to record progress. */
 export interface RunningJob {

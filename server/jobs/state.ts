@@ -51,16 +51,24 @@ export async function markStopped(db: Db, id: number, holder?: string): Promise<
   return Number(r.numUpdatedRows) > 0
 }
 
-/** Stop a parent waiting for its children: queued children stop now, running ones are asked to. */
+/**
+ * Stop a parent waiting for its children: queued children stop now, running ones are asked to.
+ * The parent ends (Stopped) with its last child; with none running it ends now.
+ */
 async function stopFamily(trx: Transaction<DB>, id: number): Promise<void> {
-  const children = await trx.selectFrom('jobs').select(['id', 'status_id', 'worker_id']).where('parent_job_id', '=', id).execute()
+  const children = await trx.selectFrom('jobs').select(['id', 'status_id', 'worker_id']).where('parent_job_id', '=', id)
+    .orderBy('id').forUpdate().execute()
+  let running = 0
   for (const c of children) {
     if (c.status_id === QUEUED) await markStopped(trx, c.id)
-    else if (c.status_id === RUNNING && c.worker_id !== null) {
+    else if (c.status_id === RUNNING) {
       await trx.updateTable('jobs').set({ requested_status_id: STOPPED }).where('id', '=', c.id).execute()
-    } else if (c.status_id === RUNNING) await stopFamily(trx, c.id)
+      if (c.worker_id === null) await stopFamily(trx, c.id)
+      const still = await trx.selectFrom('jobs').select('status_id').where('id', '=', c.id).executeTakeFirstOrThrow()
+      if (still.status_id === RUNNING) running++
+    }
   }
-  await markStopped(trx, id)
+  if (running === 0) await markStopped(trx, id)
 }
 
 /** Take the next queued job, or one whose holder's lease ran out. */
@@ -119,6 +127,20 @@ export async function markWaiting(db: Db, id: number, holder: string): Promise<b
   const r = await db.updateTable('jobs').set({ worker_id: null, lease_expires: null, last_status_date: localTimestamp() })
     .where('id', '=', id).where('worker_id', '=', holder).executeTakeFirst()
   return Number(r.numUpdatedRows) > 0
+}
+
+/**
+ * Lock a job's ancestors, oldest first, before the job itself is changed: every path that changes a
+ * family of jobs (a stop request goes from a parent down to its children; a child's progress goes up)
+ * then takes the locks in the same order, and none waits for another in a circle.
+ */
+export async function lockAncestors(trx: Transaction<DB>, parentId: number | null): Promise<void> {
+  const chain: number[] = []
+  for (let p = parentId; p !== null && !chain.includes(p);) {
+    chain.push(p)
+    p = (await trx.selectFrom('jobs').select('parent_job_id').where('id', '=', p).executeTakeFirst())?.parent_job_id ?? null
+  }
+  for (const id of chain.sort((a, b) => a - b)) await trx.selectFrom('jobs').select('id').where('id', '=', id).forUpdate().execute()
 }
 
 export interface ParentOutcome { status: number; failedChild?: number }

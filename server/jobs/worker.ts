@@ -10,7 +10,7 @@ import type { ChildJob, JobRow, RunningJob } from './jobType.js'
 import { checkParameters } from './parameters.js'
 import { recordFailure } from './results.js'
 import {
-  claimNext, ERROR, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
+  claimNext, ERROR, lockAncestors, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
 } from './state.js'
 import { jobTypes } from './types/index.js'
 
@@ -101,12 +101,12 @@ export class Worker {
       await type.run(running)
       control.signal.throwIfAborted()
       if (running.waiting) {
-        await this.db.transaction().execute(async (trx) => {
+        await this.family(job, async (trx) => {
           if (await markWaiting(trx, job.id, this.id)) await this.settleParent(trx, job.id)
         })
         this.log(`job ${job.id}: waiting for its children`)
       } else {
-        await this.db.transaction().execute(async (trx) => {
+        await this.family(job, async (trx) => {
           if (await markComplete(trx, job.id, this.id)) await this.afterEnd(trx, job)
         })
         this.log(`job ${job.id}: complete`)
@@ -119,7 +119,7 @@ export class Worker {
       } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
       } else if (reason instanceof Stop) {
-        await this.db.transaction().execute(async (trx) => {
+        await this.family(job, async (trx) => {
           if (await markStopped(trx, job.id, this.id)) await this.afterEnd(trx, job)
         })
         this.log(`job ${job.id}: stopped`)
@@ -135,8 +135,16 @@ export class Worker {
     }
   }
 
+  /** A transaction that changes `job` and perhaps its parents, with the parents locked first. */
+  private family(job: JobRow, work: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockAncestors(trx, job.parent_job_id)
+      await work(trx)
+    })
+  }
+
   private async fail(job: JobRow, message: string) {
-    await this.db.transaction().execute(async (trx) => {
+    await this.family(job, async (trx) => {
       if (!(await markError(trx, job.id, this.id))) return
       await recordFailure(trx, this.config, job.id, message)
       await this.afterEnd(trx, job)
@@ -173,13 +181,18 @@ export class Worker {
 
   /** Parents waiting for children that ended while nobody was looking (a worker died between the two). */
   private async finishWaitingParents() {
-    const waiting = await this.db.selectFrom('jobs as p').select('p.id')
+    const waiting = await this.db.selectFrom('jobs as p').select(['p.id', 'p.parent_job_id'])
       .where('p.status_id', '=', RUNNING).where('p.worker_id', 'is', null)
       .where(({ exists, selectFrom }) => exists(selectFrom('jobs as c').select('c.id').whereRef('c.parent_job_id', '=', 'p.id')))
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs as c').select('c.id')
         .whereRef('c.parent_job_id', '=', 'p.id').where('c.status_id', 'in', [QUEUED, RUNNING]))))
       .limit(10).execute()
-    for (const p of waiting) await this.db.transaction().execute((trx) => this.settleParent(trx, p.id))
+    for (const p of waiting) {
+      await this.db.transaction().execute(async (trx) => {
+        await lockAncestors(trx, p.parent_job_id)
+        await this.settleParent(trx, p.id)
+      })
+    }
   }
 
   private async ownerOf(job: JobRow): Promise<Caller> {
@@ -223,6 +236,7 @@ class Running implements RunningJob {
     const done = this.done + n
     const elapsed = this.elapsedBefore + (Date.now() - this.startedAt) / 1000
     const held = await this.db.transaction().execute(async (trx) => {
+      await lockAncestors(trx, this.job.parent_job_id)
       const r = await trx.updateTable('jobs').set({
         num_completed: done, num_to_complete: this.total,
         fraction_completed: this.total > 0 ? Math.min(1, done / this.total) : 0,
@@ -255,16 +269,17 @@ class Running implements RunningJob {
             status_id: QUEUED, requested_status_id: null, was_stopped: false, is_running: false, last_status_date: localTimestamp(),
           }).where('id', 'in', again).execute()
         }
-        return
-      }
-      const now = localTimestamp()
-      for (const c of children) {
-        const row = await trx.insertInto('jobs').values({
-          name: c.name, user_id: this.job.user_id, project_id: this.job.project_id, type_id: c.typeId,
-          creation_date: now, parent_job_id: this.job.id, priority: this.job.priority, status_id: QUEUED,
-        }).returning('id').executeTakeFirstOrThrow()
-        const params = Object.entries(c.parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
-        if (params.length) await trx.insertInto('job_parameters').values(params).execute()
+      } else {
+        const now = localTimestamp()
+        for (const c of children) {
+          const row = await trx.insertInto('jobs').values({
+            name: c.name, user_id: this.job.user_id, project_id: this.job.project_id, type_id: c.typeId,
+            creation_date: now, parent_job_id: this.job.id, priority: this.job.priority, status_id: QUEUED,
+            num_to_complete: c.numToComplete ?? 0,
+          }).returning('id').executeTakeFirstOrThrow()
+          const params = Object.entries(c.parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
+          if (params.length) await trx.insertInto('job_parameters').values(params).execute()
+        }
       }
     })
     this.waiting = true

@@ -118,11 +118,36 @@ test('a parent with children: its progress is the sum of theirs and it completes
   assert.equal([parent.numToComplete, parent.numCompleted, parent.fractionCompleted, parent.isComplete], [7, 7, 1, true])
 })
 
+test('stopping a parent stops its children; queueing it again finishes them', async () => {
+  const id = await createJob({ numToComplete: '600', secondsPerStep: '0.05', numChildren: '3' })
+  await waitFor('children running', async () => {
+    const kids = (await t.call('GET', `/api/v0/jobs/?parentJob=${id}&status=3`, { as: alice })).data.results
+    return kids.length === 2 && kids.every((k: any) => k.numCompleted > 0)
+  })
+  const parentRunning = await getJob(id)
+  assert.is(parentRunning.status, 3)
+  assert.ok(parentRunning.numCompleted > 0 && parentRunning.numToComplete === 600)
+  const ask = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { requestedStatus: 5 } })
+  assert.is(ask.statusCode, 200)
+  await waitForStatus(t.db, id, 5)
+  const kids = (await t.call('GET', `/api/v0/jobs/?parentJob=${id}`, { as: alice })).data.results
+  assert.equal(kids.map((k: any) => [k.status, k.isRunning, k.wasStopped]), [[5, false, true], [5, false, true], [5, false, true]])
+  const parent = await getJob(id)
+  assert.equal([parent.wasStopped, parent.isRunning, parent.numCompleted], [true, false, kids.reduce((s: number, k: any) => s + k.numCompleted, 0)])
+
+  await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { requestedStatus: 2, parameters: { secondsPerStep: '0' } } })
+  for (const k of kids) await t.db.updateTable('job_parameters').set({ value: '0' }).where('job_id', '=', k.id).where('name', '=', 'secondsPerStep').execute()
+  await waitForStatus(t.db, id, 6)
+  const done = await getJob(id)
+  assert.equal([done.numCompleted, done.numToComplete, done.isComplete], [600, 600, true])
+})
+
 test('a job whose worker died is taken over when its lease expires, and completes once', async () => {
   const worker = workers[0]
   await worker.stop()
   workers.length = 0
   const id = await makeJob(t.db, alice, project, 8, { numToComplete: '4', secondsPerStep: '0' })
+  await t.db.updateTable('jobs').set({ priority: 1000 }).where('id', '=', id).execute()
   const dead = await claimNext(t.db, 'dead-worker', 3)
   assert.is(dead?.id, id)
   await t.db.updateTable('jobs').set({ num_completed: 2, num_to_complete: 4 }).where('id', '=', id).execute()

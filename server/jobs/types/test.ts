@@ -17,14 +17,15 @@ export const testJob: JobType = {
     const perStep = (job.params.secondsPerStep as number | undefined) ?? 0
     const children = (job.params.numChildren as number | undefined) ?? 0
     if (children > 0) {
-      await job.spawnChildren(Array.from({ length: children }, (_, i) => ({
-        name: `${job.job.name || 'test'} part ${i + 1}`,
-        typeId: 8,
-        parameters: {
-          numToComplete: String(Math.floor(total / children) + (i < total % children ? 1 : 0)),
-          secondsPerStep: String(perStep),
-        },
-      })))
+      await job.spawnChildren(Array.from({ length: children }, (_, i) => {
+        const share = Math.floor(total / children) + (i < total % children ? 1 : 0)
+        return {
+          name: `${job.job.name || 'test'} part ${i + 1}`,
+          typeId: 8,
+          parameters: { numToComplete: String(share), secondsPerStep: String(perStep) },
+          numToComplete: share,
+        }
+      }))
       return
     }
     await job.setTotal(total)
