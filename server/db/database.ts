@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -41,6 +42,7 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
       types: types as any,
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
     })
+    pool.on('connect', (client) => preparedStatements(client))
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
@@ -56,6 +58,32 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
   })
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
   return { db, kind: 'pglite', pglite, close: () => db.destroy() }
+}
+
+/** Most statements per connection kept prepared; past this, new texts run unprepared (memory stays bounded). */
+const PREPARED_PER_CONNECTION = 500
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i
+
+/**
+ * Run parameterised queries as named prepared statements, one name per SQL text: PostgreSQL then
+ * plans each text once per connection (and settles on a generic plan) instead of on every request.
+ * The access rules make statements whose planning costs more than their execution (design §6).
+ * Migrations and other unparameterised SQL run as they are.
+ */
+function preparedStatements(client: pg.PoolClient): void {
+  const prepared = new Set<string>()
+  const query = client.query.bind(client) as (...args: any[]) => any
+  ;(client as any).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || !PREPARABLE.test(text)) {
+      return query(text, values, callback)
+    }
+    const name = `mas_${createHash('sha1').update(text).digest('hex')}`
+    if (!prepared.has(name)) {
+      if (prepared.size >= PREPARED_PER_CONNECTION) return query(text, values, callback)
+      prepared.add(name)
+    }
+    return query({ name, text, values }, callback)
+  }
 }
 
 /** `schema`: the schema the migration tables live in; default: the connection's current schema. Named,

@@ -89,12 +89,22 @@ export async function render(ctx: Context, def: ResourceDef, rows: Row[], db: Db
   return rows.map((row) => toJson(def.fields, row))
 }
 
+/** Query parameters that never narrow a list. */
+const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
+
+export interface ListOptions {
+  /** the number of records of `base` when the request has no filters, cheaper than counting them */
+  count?: () => Promise<number>
+}
+
 /** A paginated list of `def` records from a query over `r` (already limited to what the caller may read). */
-export async function listOf(ctx: Context, def: ResourceDef, base: Query): Promise<Result> {
+export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions = {}): Promise<Result> {
   const filtered = applyFilters(base, def.fields, ctx.query)
   const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
+  const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
   const envelope = await paginate(ctx,
-    async () => Number((await filteredMore.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst())?.count ?? 0),
+    async () => opts.count && unfiltered ? opts.count()
+      : Number((await filteredMore.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst())?.count ?? 0),
     async (limit, offset) => render(ctx, def, await applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
       .limit(limit).offset(offset).execute()))
   return { body: envelope }
@@ -108,11 +118,14 @@ export function parseId(raw: string | undefined): number | null {
 
 export interface Fetched { row: Row; can: (flag: Flag) => boolean }
 
-/** The record `id` with the caller's flags on it; 404 when it is missing or not readable. */
-export async function fetchRecord(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined): Promise<Fetched> {
+const ALL_FLAGS: Flag[] = ['read', 'write', 'launch_job', 'admin']
+
+/** The record `id` with the caller's flags on it; 404 when it is missing or not readable.
+ * `need`: the flags `can` will be asked about (each is a subquery to plan and run; read is always checked). */
+export async function fetchRecord(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined, need: Flag[] = ALL_FLAGS): Promise<Fetched> {
   const id = typeof rawId === 'number' ? rawId : parseId(rawId)
   if (id === null) throw notFound()
-  const flags: Flag[] = ['read', 'write', 'launch_job', 'admin']
+  const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
   const row = await (db as Kysely<any>).selectFrom(`${def.table} as r`)
     .selectAll('r')
     .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
@@ -121,12 +134,18 @@ export async function fetchRecord(db: Db, def: ResourceDef, caller: Caller, rawI
   if (!row || !row.__can_read) throw notFound()
   const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
   for (const f of flags) delete row[`__can_${f}`]
-  return { row, can: (f) => can[f] }
+  return {
+    row,
+    can: (f) => {
+      if (!(f in can)) throw new Error(`fetchRecord: flag ${f} was not fetched`)
+      return can[f]
+    },
+  }
 }
 
 /** fetchRecord, then 403 unless the caller holds `flag`. */
 export async function fetchFor(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined, flag: Flag): Promise<Row> {
-  const { row, can } = await fetchRecord(db, def, caller, rawId)
+  const { row, can } = await fetchRecord(db, def, caller, rawId, [flag])
   if (!can(flag)) throw forbidden()
   return row
 }
@@ -282,7 +301,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
 
   const detailMethods: Endpoint['methods'] = {
     GET: async (ctx) => {
-      const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id)
+      const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, ['read'])
       return { body: (await render(ctx, def, [row]))[0] }
     },
   }
@@ -319,7 +338,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
       options: async (ctx) => {
         if (!detailMethods.PUT) return undefined
         try {
-          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id)
+          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'])
           return can(def.update || 'write') ? { PUT: def.fields } : undefined
         } catch { return undefined }
       },
@@ -344,15 +363,18 @@ export function subListEndpoint(opts: {
   where: (qb: Query, parentId: number) => Query
   /** the children shown: default, those the caller may read */
   base?: (ctx: Context) => Query
+  /** the number of children when the request has no filters (see ListOptions.count) */
+  count?: (ctx: Context, parentId: number) => Promise<number>
 }): Endpoint {
   return {
     path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
     name: opts.name,
     methods: {
       GET: async (ctx) => {
-        const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id)
+        const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id, ['read'])
         const base = opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
-        return listOf(ctx, opts.child, opts.where(base, row.id))
+        const count = opts.count
+        return listOf(ctx, opts.child, opts.where(base, row.id), count ? { count: () => count(ctx, row.id) } : {})
       },
     },
     doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true },
