@@ -98,6 +98,8 @@ export interface ProjectsTable {
 export interface ProjectMediaFilesTable { project_id: number; media_file_id: number }
 
 export interface TagSetsTable { id: Id; user_id: number; name: string; library_id: number | null; creation_date: Timestamp }
+/** +n/-n per statement that changed a tag set's tags (kept by triggers); their sum is the tag set's tag count */
+export interface TagSetTagCountsTable { id: Generated<string>; tag_set_id: number; delta: ColumnType<string, number, number> }
 export interface TagClassesTable {
   id: Id; user_id: number; library_id: number; class_name: string; display_name: WithDefault<string>
 }
@@ -195,6 +197,7 @@ export interface DB {
   projects: ProjectsTable
   project_media_files: ProjectMediaFilesTable
   tag_sets: TagSetsTable
+  tag_set_tag_counts: TagSetTagCountsTable
   tag_classes: TagClassesTable
   tag_examples: TagExamplesTable
   tags: TagsTable

@@ -1,0 +1,31 @@
+import { sql } from 'kysely'
+import type { Db } from './resource.js'
+
+// The exact number of tags in a tag set, from the per-statement rows the tags
+// table's triggers keep (migration 2026_11_22_0003): a sum over a few rows
+// instead of a count over up to millions. When a tag set has gathered many
+// rows they are folded into one, in one statement (exact under concurrent
+// writers: rows committed meanwhile are neither deleted nor summed).
+
+const FOLD_AFTER_ROWS = 64
+
+export interface TagSetCount { count: number; rows: number }
+
+export async function tagSetTagCount(db: Db, tagSetId: number): Promise<TagSetCount> {
+  const r = await db.selectFrom('tag_set_tag_counts')
+    .select((eb) => [eb.fn.coalesce(eb.fn.sum<string>('delta'), sql<string>`0`).as('count'), eb.fn.countAll<string>().as('rows')])
+    .where('tag_set_id', '=', tagSetId)
+    .executeTakeFirstOrThrow()
+  const result = { count: Number(r.count), rows: Number(r.rows) }
+  if (result.rows > FOLD_AFTER_ROWS) await fold(db, tagSetId)
+  return result
+}
+
+async function fold(db: Db, tagSetId: number): Promise<void> {
+  try {
+    await sql`with gone as (delete from tag_set_tag_counts where tag_set_id = ${tagSetId} returning delta)
+      insert into tag_set_tag_counts (tag_set_id, delta) select ${tagSetId}::integer, sum(delta) from gone having count(*) > 0`.execute(db)
+  } catch {
+    // a tag set deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
+  }
+}

@@ -1,0 +1,118 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { tagSetTagCount } from '../../server/resources/tagSetCount.js'
+import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+
+// The count of tagSet/{id}/tags/ comes from rows kept by triggers, not from
+// count(*): it must equal count(*) after every kind of write.
+
+const API = '/api/v0'
+let t: TestApp
+let owner: TestUser
+let lib: number, file: number, cls: number
+
+test.before(async () => {
+  t = await testApp()
+  owner = await t.user('counter')
+  lib = await makeLibrary(t.db, owner)
+  file = await makeMediaFile(t.db, owner, lib)
+  cls = await makeTagClass(t.db, owner, lib)
+})
+test.after(async () => { await t.close() })
+
+const tagBody = (tagSet: number) => ({ tagSet, mediaFile: file, tagClass: cls, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })
+
+async function listed(set: number, query = ''): Promise<number> {
+  const res = await t.call('GET', `${API}/tagSet/${set}/tags/${query}`, { as: owner })
+  assert.is(res.statusCode, 200)
+  return res.data.count
+}
+
+async function counted(set: number): Promise<number> {
+  const r = await t.db.selectFrom('tags').select((eb) => eb.fn.countAll<string>().as('n')).where('tag_set_id', '=', set).executeTakeFirstOrThrow()
+  return Number(r.n)
+}
+
+async function assertExact(set: number) {
+  const exact = await counted(set)
+  assert.is(await listed(set), exact)
+  assert.is((await tagSetTagCount(t.db, set)).count, exact)
+}
+
+test('the tag list count follows creates, bulk creates, deletes and moves', async () => {
+  const a = await makeTagSet(t.db, owner, lib), b = await makeTagSet(t.db, owner, lib)
+  await assertExact(a)
+  assert.is((await t.call('POST', `${API}/tag/`, { as: owner, body: tagBody(a) })).statusCode, 201)
+  const bulk = await t.call('POST', `${API}/tag/`, { as: owner, body: Array.from({ length: 30 }, () => tagBody(a)) })
+  assert.is(bulk.statusCode, 201)
+  assert.is(await listed(a), 31)
+  await assertExact(a)
+
+  // a bulk request with one bad item writes nothing, and counts nothing
+  const bad = await t.call('POST', `${API}/tag/`, { as: owner, body: [tagBody(a), { ...tagBody(a), endTime: 'x' }] })
+  assert.is(bad.statusCode, 400)
+  assert.is(await listed(a), 31)
+
+  assert.is((await t.call('DELETE', `${API}/tag/${bulk.data[0].id}/`, { as: owner })).statusCode, 204)
+  assert.is(await listed(a), 30)
+  const moved = await t.call('PATCH', `${API}/tag/${bulk.data[1].id}/`, { as: owner, body: { tagSet: b } })
+  assert.is(moved.statusCode, 200)
+  assert.is(await listed(a), 29)
+  assert.is(await listed(b), 1)
+  // an update that keeps the tag set changes no count
+  assert.is((await t.call('PATCH', `${API}/tag/${bulk.data[2].id}/`, { as: owner, body: { strength: 0.5 } })).statusCode, 200)
+  await assertExact(a)
+  await assertExact(b)
+})
+
+test('writes straight to the table are counted too, and a filtered list counts its matches', async () => {
+  const set = await makeTagSet(t.db, owner, lib)
+  const other = await makeTagClass(t.db, owner, lib)
+  for (let i = 0; i < 3; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls })
+  await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: other })
+  await assertExact(set)
+  assert.is(await listed(set, `?tagClass=${other}`), 1)
+  assert.is(await listed(set, '?page_size=2&ordering=-id'), 4)
+  await t.db.deleteFrom('tags').where('tag_set_id', '=', set).where('tag_class_id', '=', cls).execute()
+  await assertExact(set)
+  assert.is(await listed(set), 1)
+})
+
+test('many small writes are folded into one row and stay exact', async () => {
+  const set = await makeTagSet(t.db, owner, lib)
+  for (let i = 0; i < 70; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls })
+  assert.is((await tagSetTagCount(t.db, set)).rows, 70)
+  await assertExact(set)
+  assert.is((await tagSetTagCount(t.db, set)).rows, 1)
+  assert.is(await listed(set), 70)
+})
+
+test('simultaneous writers and folds keep the count exact', async () => {
+  const set = await makeTagSet(t.db, owner, lib)
+  await Promise.all(Array.from({ length: 40 }, (_, i) => i % 4 === 0
+    ? tagSetTagCount(t.db, set)
+    : t.call('POST', `${API}/tag/`, { as: owner, body: [tagBody(set), tagBody(set)] })))
+  await assertExact(set)
+  assert.is(await listed(set), 60)
+})
+
+test('deleting a tag set, or its library, takes its count rows along', async () => {
+  const ownLib = await makeLibrary(t.db, owner)
+  const set = await makeTagSet(t.db, owner, ownLib)
+  const f = await makeMediaFile(t.db, owner, ownLib), k = await makeTagClass(t.db, owner, ownLib)
+  await makeTag(t.db, owner, { tagSet: set, mediaFile: f, tagClass: k })
+  assert.is((await t.call('DELETE', `${API}/tagSet/${set}/`, { as: owner })).statusCode, 204)
+  const left = await t.db.selectFrom('tag_set_tag_counts').select('id').where('tag_set_id', '=', set).execute()
+  assert.is(left.length, 0)
+
+  const set2 = await makeTagSet(t.db, owner, ownLib)
+  await makeTag(t.db, owner, { tagSet: set2, mediaFile: f, tagClass: k })
+  // a media file deleted takes its tags along: the tag set's count follows
+  assert.is((await t.call('DELETE', `${API}/mediaFile/${f}/`, { as: owner })).statusCode, 204)
+  await assertExact(set2)
+  assert.is((await t.call('DELETE', `${API}/library/${ownLib}/`, { as: owner })).statusCode, 204)
+  assert.is((await t.db.selectFrom('tag_set_tag_counts').select('id').where('tag_set_id', '=', set2).execute()).length, 0)
+})
+
+test.run()
