@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import { Command, Flags } from '@oclif/core'
 import { buildApp, REDACT } from '../../server/app.js'
 import { bootstrapAdmin } from '../../server/bootstrap.js'
@@ -15,6 +16,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 9000 --data-dir /srv/mas',
     '<%= config.bin %> server start --with-worker',
+    'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --workers 4',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --host 0.0.0.0',
   ]
 
@@ -23,19 +25,26 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     port: Flags.integer({ default: 8000, min: 0, max: 65535, description: 'port to listen on (0: any free port)' }),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
     'with-worker': Flags.boolean({ default: false, description: 'also run queued jobs in this process (one at a time)' }),
+    workers: Flags.integer({ default: 1, min: 1, max: 64, description: 'HTTP server processes sharing the port (node:cluster; PostgreSQL only)' }),
     'log-level': Flags.option({ options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const, default: 'info' })(),
   }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart)
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
+    if (flags.workers > 1 && !config.databaseUrl) {
+      this.error('--workers above 1 needs PostgreSQL (DATABASE_URL): the embedded database serves a single process.', { exit: 2 })
+    }
+    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config.databaseUrl!, flags['with-worker'])
+    const clustered = !cluster.isPrimary
     const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir })
-    await migrate(database.db)
+    // the primary of a cluster has migrated and created the first admin already
+    if (!clustered) await migrate(database.db)
     const app = await buildApp({
       database, config, ownsDatabase: true,
       logger: { level: flags['log-level'], redact: { paths: REDACT, censor: '[redacted]' } },
     })
-    const admin = await bootstrapAdmin(database.db)
+    const admin = clustered ? null : await bootstrapAdmin(database.db)
     if (admin?.generated) {
       process.stderr.write(`Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
         'This password is shown only once. Change it with: mas user set-password.\n')
@@ -43,7 +52,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
       app.log.info(`created the first admin user "${admin.username}"`)
     }
 
-    const worker = flags['with-worker']
+    const worker = flags['with-worker'] && !clustered
       ? new Worker({ db: database.db, config, log: (m) => app.log.info(m) }).start()
       : undefined
 
@@ -58,6 +67,43 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     process.on('SIGINT', () => shutdown('SIGINT'))
 
     const address = await app.listen({ host: flags.host, port: flags.port })
-    app.log.info(`mas server listening on ${address} (${database.kind}${database.kind === 'pglite' ? ` in ${config.dataDir}` : ''})`)
+    app.log.info(`mas server listening on ${address} (${database.kind}${database.kind === 'pglite' ? ` in ${config.dataDir}` : ''})`
+      + (clustered ? `, worker process ${cluster.worker?.id}` : ''))
+  }
+
+  /** The primary of `--workers N`: migrate, create the first admin, run the job worker if asked, and keep N
+   * server processes running (each re-runs this command as a cluster worker; they share the port). */
+  private async runPrimary(count: number, url: string, withWorker: boolean): Promise<void> {
+    const database = await openDatabase({ url, poolSize: 2 })
+    await migrate(database.db)
+    const admin = await bootstrapAdmin(database.db)
+    if (admin?.generated) {
+      process.stderr.write(`Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
+        'This password is shown only once. Change it with: mas user set-password.\n')
+    }
+    const config = configFromEnv(process.env)
+    const log = (m: string) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg: m })}\n`)
+    const jobs = withWorker ? new Worker({ db: database.db, config, log }).start() : undefined
+    if (!jobs) await database.close()
+
+    let closing = false
+    cluster.on('exit', (w, code, signal) => {
+      if (closing) return
+      log(`server process ${w.process.pid} exited (${signal ?? code}); starting another`)
+      cluster.fork()
+    })
+    for (let i = 0; i < count; i++) cluster.fork()
+    const shutdown = () => {
+      if (closing) return
+      closing = true
+      log('shutting down: server processes finish their requests in flight')
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM')
+      const done = () => Object.keys(cluster.workers ?? {}).length === 0
+      const wait = new Promise<void>((resolve) => { if (done()) resolve(); cluster.on('exit', () => { if (done()) resolve() }) })
+      Promise.all([wait, Promise.resolve(jobs?.stop()).then(() => jobs && database.close())])
+        .then(() => process.exit(0), () => process.exit(1))
+    }
+    process.on('SIGTERM', shutdown)
+    process.on('SIGINT', shutdown)
   }
 }
