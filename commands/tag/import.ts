@@ -21,7 +21,7 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
     format: Flags.option({ options: ['csv', 'json', 'raven'] as const, description: 'input format [default: from the content]' })(),
     'media-file': Flags.integer({ description: 'media file of every row without one (Raven tables of one recording)', min: 1 }),
     'batch-size': Flags.integer({ description: 'tags per request', default: 1000, min: 1, max: 100_000 }),
-    concurrency: Flags.integer({ description: 'batches sent at once', default: 2, min: 1, max: 32 }),
+    concurrency: Flags.integer({ description: 'batches sent at once (above 1, tag ids no longer follow the input order)', default: 1, min: 1, max: 32 }),
   }
 
   async run() {
@@ -37,7 +37,7 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
     const created = await sendTags(this.api, parsed, {
       tagSet: this.flags['tag-set'], batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
     })
-    this.logToStderr(`Imported ${created.length} tag${created.length === 1 ? '' : 's'} into tag set ${this.flags['tag-set']}`)
+    stderr(`Imported ${created.length} tag${created.length === 1 ? '' : 's'} into tag set ${this.flags['tag-set']}`)
     return created
   }
 }

@@ -1,0 +1,125 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { cliWorld, json, type CliWorld } from './cli.js'
+
+// Tag sets, tag classes, one tag, and bulk tags: CSV, NDJSON and Raven in, the same out.
+
+let w: CliWorld
+let alice: TestUser
+let library: number
+let media: number[]
+let tagSet: number
+let classes: number[]
+
+const region = (t: any) => [t.mediaFile, t.tagClass, t.startTime, t.endTime, t.minFrequency, t.maxFrequency, t.strength]
+const tagsOf = async (set: number) => (await w.t.call('GET', `/api/v0/tagSet/${set}/tags/?page_size=1000`, { as: alice })).data.results
+
+async function newTagSet(name: string): Promise<number> {
+  const run = await w.mas(['tagset', 'create', name, '--library', String(library)])
+  assert.is(run.code, 0, run.stderr)
+  return Number(run.stdout.trim())
+}
+
+test.before(async () => {
+  w = await cliWorld()
+  alice = await w.t.user('alice')
+  await w.login(alice)
+  library = await makeLibrary(w.t.db, alice)
+  media = [await makeMediaFile(w.t.db, alice, library), await makeMediaFile(w.t.db, alice, library)]
+})
+test.after(async () => { await w.close() })
+
+test('tagset and tagclass create print ids; their lists show them', async () => {
+  tagSet = await newTagSet('experts')
+  classes = []
+  for (const name of ['blackbird', 'robin']) {
+    const run = await w.mas(['tagclass', 'create', name, '--library', String(library), '--display-name', name.toUpperCase()])
+    assert.is(run.code, 0, run.stderr)
+    classes.push(Number(run.stdout.trim()))
+  }
+  const sets = json(await w.mas(['tagset', 'list', '--json']))
+  assert.equal(sets.map((s: any) => [s.id, s.name, s.library]), [[tagSet, 'experts', library]])
+  const table = await w.mas(['tagclass', 'list', '--library', String(library)])
+  assert.match(table.stdout, /^ID\s+CLASSNAME\s+DISPLAYNAME\s+LIBRARY\s+USER\n/)
+  assert.match(table.stdout, new RegExp(`\\n${classes[1]}\\s+robin\\s+ROBIN\\s+${library}\\s`))
+})
+
+test('tag create prints the new id, or the full record with --json', async () => {
+  const run = await w.mas(['tag', 'create', '--tag-set', String(tagSet), '--media-file', String(media[0]), '--tag-class', String(classes[0]),
+    '--start', '1.5', '--end', '2', '--min-freq', '2000', '--max-freq', '8000', '--strength', '0.75'])
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^\d+\n$/)
+  const full = await w.mas(['tag', 'create', '--tag-set', String(tagSet), '--media-file', String(media[1]), '--tag-class', String(classes[1]),
+    '--start', '0', '--end', '0.25', '--json'])
+  const tag = json(full)
+  assert.equal([tag.tagSet, tag.mediaFile, tag.tagClass, tag.startTime, tag.endTime], [tagSet, media[1], classes[1], 0, 0.25])
+  const bad = await w.mas(['tag', 'create', '--tag-set', String(tagSet), '--media-file', String(media[0]), '--tag-class', String(classes[0]), '--start', 'x', '--end', '1'])
+  assert.is(bad.code, 2)
+})
+
+test('tag import reads CSV from stdin in batches; a bad row is reported by line and nothing is sent', async () => {
+  const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength']
+  for (let i = 0; i < 7; i++) rows.push(`${media[i % 2]},${classes[i % 2]},${i},${i + 0.5},${100 * i},${100 * i + 50},${i / 10}`)
+  const before = (await tagsOf(tagSet)).length
+  const broken = [...rows.slice(0, 4), `${media[0]},${classes[0]},5,4,0,10,`, ...rows.slice(4)].join('\n') + '\n'
+  const bad = await w.mas(['tag', 'import', '-', '--tag-set', String(tagSet)], { input: broken })
+  assert.is(bad.code, 1)
+  assert.match(bad.stderr, /line 5: endTime \(4\) is before startTime \(5\)/)
+  assert.match(bad.stderr, /nothing was sent/)
+  assert.is((await tagsOf(tagSet)).length, before)
+
+  const run = await w.mas(['tag', 'import', '-', '--tag-set', String(tagSet), '--batch-size', '3', '--json'], { input: rows.join('\r\n') })
+  assert.is(run.code, 0, run.stderr)
+  const created = json(run)
+  assert.is(created.length, 7)
+  assert.match(run.stderr, /Imported 7 tags into tag set/)
+  const stored = await tagsOf(tagSet)
+  assert.is(stored.length, before + 7)
+  assert.equal(region(stored[stored.length - 1]), [media[0], classes[0], 6, 6.5, 600, 650, 0.6])
+})
+
+test('a batch the server refuses names the input line of each bad item', async () => {
+  const csv = `mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n${media[0]},${classes[0]},0,1,0,1\n999999,${classes[0]},0,1,0,1\n`
+  const run = await w.mas(['tag', 'import', '-', '--tag-set', String(tagSet)], { input: csv })
+  assert.is(run.code, 1)
+  assert.match(run.stderr, /line 3: mediaFile: Invalid pk "999999" - object does not exist\. \(nothing was created\)/)
+})
+
+for (const format of ['csv', 'json', 'raven'] as const) {
+  test(`tag export --format ${format} | tag import copies every tag`, async () => {
+    const exported = await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', format])
+    assert.is(exported.code, 0, exported.stderr)
+    const copy = await newTagSet(`copy-${format}`)
+    const run = await w.mas(['tag', 'import', '-', '--tag-set', String(copy)], { input: exported.stdout })
+    assert.is(run.code, 0, run.stderr)
+    assert.equal((await tagsOf(copy)).map(region), (await tagsOf(tagSet)).map(region))
+  })
+}
+
+test('export writes the header and formats expected by other tools; --json gives every record', async () => {
+  const csv = await w.mas(['tag', 'export', '--tag-set', String(tagSet)])
+  assert.match(csv.stdout, /^mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength\n/)
+  const raven = await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'raven'])
+  const lines = raven.stdout.trim().split('\n')
+  assert.is(lines[0], 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tTag Class\tMedia File\tStrength')
+  assert.is(lines[1].split('\t')[0], '1')
+  const all = json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--json']))
+  assert.equal(all.map((t: any) => t.id), (await tagsOf(tagSet)).map((t: any) => t.id))
+})
+
+test('a Raven table of one recording: --media-file, one tag per selection whatever the views', async () => {
+  const table = [
+    'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tTag Class',
+    `1\tWaveform 1\t1\t0.5\t1.5\t0\t0\t${classes[0]}`,
+    `1\tSpectrogram 1\t1\t0.5\t1.5\t1200\t4800\t${classes[0]}`,
+    `2\tSpectrogram 1\t1\t3\t3.25\t900\t2000\t${classes[1]}`,
+  ].join('\n')
+  const set = await newTagSet('raven')
+  const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--media-file', String(media[1])], { input: table })
+  assert.is(run.code, 0, run.stderr)
+  assert.equal((await tagsOf(set)).map(region), [[media[1], classes[0], 0.5, 1.5, 0, 0, 0], [media[1], classes[1], 3, 3.25, 900, 2000, 0]])
+})
+
+test.run()
