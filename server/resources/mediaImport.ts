@@ -47,8 +47,10 @@ interface NewMediaFile {
 /**
  * Insert the media file and its metadata, unless the library gained the same bytes meanwhile.
  * The library row is locked so that concurrent imports of one file into one library store it once.
+ * `store` puts the bytes in place before the transaction commits, so that no crash can leave a
+ * row without its file (at worst a file without a row, which nothing refers to).
  */
-async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile): Promise<{ row: Record<string, any>; created: boolean }> {
+async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Promise<void>): Promise<{ row: Record<string, any>; created: boolean }> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('libraries').select('id').where('id', '=', m.library).forUpdate().execute()
     const existing = await mediaFileWithBytes(trx, m.library, m.md5, m.size)
@@ -61,6 +63,7 @@ async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile): Promise<{ row: 
     await trx.insertInto('media_file_metadata')
       .values(m.metaData.map((d) => ({ media_file_id: row.id, name: d.name, value: d.value, user_editable: false })))
       .execute()
+    await store()
     return { row, created: true }
   })
 }
@@ -109,13 +112,9 @@ export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
     library: opts.library, user: opts.user, file: name, type: facts.type, alias: opts.alias,
     sensor: opts.sensor ?? null, realStartTime: opts.realStartTime ?? null, md5: file.md5, size: file.size,
     metaData: metaDataRows(facts, file.size),
-  })
-  if (!created) {
-    await file.discard()
-    return { row, created: false }
-  }
-  await commitOrUndo(file, name, () => db.deleteFrom('media_files').where('id', '=', row.id).execute())
-  return { row, created: true }
+  }, () => file.commit(name))
+  if (!created) await file.discard()
+  return { row, created }
 }
 
 interface ImportValues { alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string }

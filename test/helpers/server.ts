@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../server/db/database.js'
+
+// `mas server start` as a real child process on a data directory of its own
+// (and, with DATABASE_URL, a PostgreSQL schema of its own), which can be killed
+// and started again on the same data.
+
+export const BIN = join(process.cwd(), 'bin', 'run.js')
+
+export interface ServerProcess { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
+
+export interface ServerHome {
+  dataDir: string
+  env: Record<string, string>
+  start(): Promise<ServerProcess>
+  cleanup(): Promise<void>
+}
+
+export async function serverHome(): Promise<ServerHome> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-server-'))
+  const url = process.env.DATABASE_URL
+  let env: Record<string, string> = { DATABASE_URL: '' }
+  let cleanup = async () => {}
+  if (url) {
+    const schema = `srv_${randomBytes(5).toString('hex')}`
+    const admin = await openDatabase({ url, poolSize: 1 })
+    await admin.db.schema.createSchema(schema).execute()
+    env = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
+    cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close() }
+  }
+  env = { ...env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass' }
+  return {
+    dataDir, env, cleanup,
+    async start() {
+      const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir], {
+        env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let out = ''
+      child.stdout!.on('data', (d) => { out += d })
+      child.stderr!.on('data', (d) => { out += d })
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setInterval(() => {
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+          if (m) { clearInterval(timer); resolve(Number(m[1])) }
+        }, 50)
+        exited.then((code) => { clearInterval(timer); reject(new Error(`server exited (${code}): ${out}`)) })
+      })
+      return { child, url: `http://127.0.0.1:${port}`, output: () => out, exited }
+    },
+  }
+}
+
+/** kill -9, and wait until the process is gone. */
+export async function killHard(p: ServerProcess): Promise<void> {
+  p.child.kill('SIGKILL')
+  await p.exited
+}
