@@ -8,7 +8,7 @@ export default class JobStop extends AuthCommand<typeof JobStop> {
 
   async run() {
     const job = await this.api.patch(`jobs/${this.args.id}/`, { requestedStatus: 5 })
-    this.logToStderr(`Asked job ${job.id} to stop`)
+    this.logToStderr(job.status === 5 ? `Job ${job.id} stopped` : `Asked job ${job.id} to stop`)
     return job
   }
 }

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { cliWorld, json, type CliWorld } from './cli.js'
+
+// Projects and their media, jobs (create, list, get, stop, watch) and result files.
+
+let w: CliWorld
+let alice: TestUser
+let project: number
+let job: number
+let media: number[]
+
+test.before(async () => {
+  w = await cliWorld()
+  alice = await w.t.user('alice')
+  await w.login(alice)
+  const library = await makeLibrary(w.t.db, alice)
+  media = [await makeMediaFile(w.t.db, alice, library), await makeMediaFile(w.t.db, alice, library)]
+})
+test.after(async () => { await w.close() })
+
+test('project create, add-media (added / already there), remove-media (removed / not there)', async () => {
+  const created = await w.mas(['project', 'create', 'nest survey', '--notes', '2026 season'])
+  assert.is(created.code, 0, created.stderr)
+  project = Number(created.stdout.trim())
+  const add = await w.mas(['project', 'add-media', String(project), String(media[0]), String(media[1]), '--json'])
+  assert.is(add.code, 0, add.stderr)
+  assert.equal(json(add), [{ mediaFile: media[0], changed: true }, { mediaFile: media[1], changed: true }])
+  const again = await w.mas(['project', 'add-media', String(project), String(media[0])])
+  assert.match(again.stderr, new RegExp(`${media[0]}: already in the project`))
+  const remove = await w.mas(['project', 'remove-media', String(project), String(media[1]), String(media[1])])
+  assert.is(remove.code, 0, remove.stderr)
+  assert.match(remove.stderr, new RegExp(`${media[1]}: removed\\n${media[1]}: was not in the project`))
+  const stored = await w.t.call('GET', `/api/v0/project/${project}/`, { as: alice })
+  assert.equal(stored.data.mediaFiles, [media[0]])
+  assert.is(stored.data.notes, '2026 season')
+})
+
+test('job create resolves the type by name and sends --param values as parameters', async () => {
+  const run = await w.mas(['job', 'create', '--project', String(project), '--type', 'test', '--param', 'numToComplete=3', '--name', 'count', '--json'])
+  assert.is(run.code, 0, run.stderr)
+  const created = json(run)
+  job = created.id
+  assert.is(created.type, 8)
+  assert.is(created.status, 2)
+  assert.equal(created.jobparameters_set.map((p: any) => [p.name, p.value]), [['numToComplete', '3']])
+  const unknown = await w.mas(['job', 'create', '--project', String(project), '--type', 'NoSuchType'])
+  assert.is(unknown.code, 1)
+  assert.match(unknown.stderr, /Unknown job type "NoSuchType"; known: .*Test \(8\)/)
+  const badParam = await w.mas(['job', 'create', '--project', String(project), '--type', '8', '--param', 'novalue'])
+  assert.is(badParam.code, 2)
+})
+
+test('job list and job get show the job', async () => {
+  const list = await w.mas(['job', 'list', '--project', String(project)])
+  assert.match(list.stdout, new RegExp(`\\n${job}\\s+count\\s+${project}\\s+8\\s+Queued\\s+0%`))
+  assert.equal(json(await w.mas(['job', 'list', '--json'])).map((j: any) => j.id), [job])
+  const get = await w.mas(['job', 'get', String(job)])
+  assert.match(get.stdout, /status\s+Queued \(2\)/)
+  assert.match(get.stdout, /param numToComplete\s+3/)
+})
+
+test('job watch follows a job to its end: exit 0 when complete, 1 when stopped', async () => {
+  // an external worker drives the job through the API
+  const done = await w.t.call('PATCH', `/api/v0/jobs/${job}/`, { as: alice, body: { status: 6, isComplete: true, fractionCompleted: 1, numCompleted: 3, numToComplete: 3 } })
+  assert.is(done.statusCode, 200, done.body)
+  const watch = await w.mas(['job', 'watch', String(job), '--interval', '1'])
+  assert.is(watch.code, 0, watch.stderr)
+  assert.match(watch.stderr, new RegExp(`job ${job}: Complete, 100% \\(3/3\\)`))
+
+  const other = json(await w.mas(['job', 'create', '--project', String(project), '--type', 'Test', '--param', 'numToComplete=1', '--json']))
+  const stop = await w.mas(['job', 'stop', String(other.id), '--json'])
+  assert.is(stop.code, 0, stop.stderr)
+  const asked = json(stop)
+  assert.ok(asked.status === 5 || asked.requestedStatus === 5)
+  const stopped = await w.mas(['job', 'watch', String(other.id), '--json'])
+  assert.is(stopped.code, 1)
+  assert.is(json(stopped).status, 5)
+})
+
+test('job result upload streams a file; list shows it; download gives the same bytes to a file or stdout', async () => {
+  const dir = w.newHome()
+  const bytes = randomBytes(300_000)
+  writeFileSync(join(dir, 'detections.bin'), bytes)
+  const up = await w.mas(['job', 'result', 'upload', String(job), join(dir, 'detections.bin'), '--notes', 'threshold 0.8'])
+  assert.is(up.code, 0, up.stderr)
+  const id = Number(up.stdout.trim())
+  const list = json(await w.mas(['job', 'result', 'list', String(job), '--json']))
+  assert.equal(list.map((r: any) => [r.id, r.job, r.notes]), [[id, job, 'threshold 0.8']])
+  const down = await w.mas(['job', 'result', 'download', String(id), '-o', join(dir, 'copy.bin')])
+  assert.is(down.code, 0, down.stderr)
+  assert.ok(readFileSync(join(dir, 'copy.bin')).equals(bytes))
+
+  writeFileSync(join(dir, 'notes.txt'), 'species,count\nblackbird,3\n')
+  const text = Number((await w.mas(['job', 'result', 'upload', String(job), join(dir, 'notes.txt')])).stdout.trim())
+  const stdout = await w.mas(['job', 'result', 'download', String(text)])
+  assert.is(stdout.code, 0, stdout.stderr)
+  assert.is(stdout.stdout, 'species,count\nblackbird,3\n')
+
+  const missing = await w.mas(['job', 'result', 'upload', String(job), join(dir, 'nope.bin')])
+  assert.is(missing.code, 2)
+  const noJob = await w.mas(['job', 'result', 'upload', '999999', join(dir, 'notes.txt')])
+  assert.is(noJob.code, 1)
+  assert.match(noJob.stderr, /job: Invalid pk "999999" - object does not exist\./)
+})
+
+test.run()
