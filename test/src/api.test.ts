@@ -1,0 +1,107 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { ApiClient, ApiError, ConnectionError, describeError, mapLimit, normalizeServer } from '../../src/api.js'
+
+// The client against a real HTTP server that answers like the original service
+// (JSON labelled text/html), pages, and fails now and then.
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void
+
+async function serve(handler: Handler): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => { body += c })
+    req.on('end', () => handler(req, res, body))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) }
+}
+
+const html = (res: ServerResponse, status: number, data: unknown) => {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
+  res.end(JSON.stringify(data))
+}
+
+test('JSON sent as text/html is parsed; the token goes in the Authorization header', async () => {
+  let auth: string | undefined
+  const s = await serve((req, res) => { auth = req.headers.authorization; html(res, 200, { id: 1, name: 'x' }) })
+  try {
+    const api = new ApiClient({ server: s.url, token: 'abc' })
+    assert.equal(await api.get('library/1/'), { id: 1, name: 'x' })
+    assert.is(auth, 'Token abc')
+  } finally { await s.close() }
+})
+
+test('all() follows next links across every page', async () => {
+  const s = await serve((req, res) => {
+    const url = new URL(req.url!, 'http://x')
+    const page = Number(url.searchParams.get('page') ?? 1)
+    const next = page < 3 ? `http://${req.headers.host}/api/v0/tag/?page=${page + 1}` : null
+    html(res, 200, { count: 5, next, previous: null, results: page < 3 ? [page * 2 - 1, page * 2] : [5] })
+  })
+  try {
+    assert.equal(await new ApiClient({ server: s.url }).all('tag/'), [1, 2, 3, 4, 5])
+  } finally { await s.close() }
+})
+
+test('502/503/504 are retried for idempotent requests and not for a plain POST', async () => {
+  let calls = 0
+  const s = await serve((_req, res) => { calls++; calls < 3 ? html(res, 503, { detail: 'busy' }) : html(res, 200, { ok: true }) })
+  try {
+    const api = new ApiClient({ server: s.url, retries: 4, backoffMs: 1 })
+    assert.equal(await api.get('x/'), { ok: true })
+    assert.is(calls, 3)
+    calls = 0
+    try {
+      await api.post('x/', {})
+      assert.unreachable()
+    } catch (err) {
+      assert.instance(err, ApiError)
+      assert.is((err as ApiError).status, 503)
+    }
+    assert.is(calls, 1)
+    calls = 0
+    assert.equal(await api.post('x/', {}, { retry: true }), { ok: true })
+  } finally { await s.close() }
+})
+
+test('an unreachable server is a ConnectionError naming it', async () => {
+  const api = new ApiClient({ server: 'http://127.0.0.1:9', retries: 1, backoffMs: 1 })
+  try {
+    await api.get('x/')
+    assert.unreachable()
+  } catch (err) {
+    assert.instance(err, ConnectionError)
+    assert.match((err as Error).message, /^Cannot reach the server at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/)
+  }
+})
+
+test('error answers become one line: 401 says run mas login, field errors per field', () => {
+  assert.is(describeError(401, { detail: 'Invalid token.' }), 'Not authenticated (Invalid token.): run mas login')
+  assert.is(describeError(403, { detail: 'No.' }), 'Forbidden: No.')
+  assert.is(describeError(404, { detail: 'Not found.' }), 'Not found.')
+  assert.is(describeError(400, { name: ['This field is required.'], library: ['Invalid pk "9" - object does not exist.'] }),
+    'Rejected (400): name: This field is required.; library: Invalid pk "9" - object does not exist.')
+  assert.is(describeError(400, [{}, { startTime: ['A valid number is required.'] }]), 'Rejected (400): item 2: startTime: A valid number is required.')
+  assert.is(describeError(500, '<html>oops</html>'), 'Server error (500)')
+})
+
+test('server addresses are normalised; mapLimit keeps order and the limit', async () => {
+  assert.is(normalizeServer('example.org:8000/'), 'http://example.org:8000')
+  assert.is(normalizeServer('https://x.org/api/v0/'), 'https://x.org')
+  let running = 0
+  let peak = 0
+  const out = await mapLimit([5, 1, 4, 2, 3], 2, async (n) => {
+    running++
+    peak = Math.max(peak, running)
+    await new Promise((r) => setTimeout(r, n))
+    running--
+    return n * 10
+  })
+  assert.equal(out, [50, 10, 40, 20, 30])
+  assert.is(peak, 2)
+})
+
+test.run()
