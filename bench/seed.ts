@@ -23,8 +23,9 @@ const TAGS = Number(opts.tags)
 if (!Number.isInteger(TAGS) || TAGS < 0 || TAGS > 10_000_000) throw new Error('--tags must be a whole number up to 10^7')
 
 const NOW = '2026-01-01 00:00:00'
-/** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement */
-const chunkFor = (columns: number) => Math.floor(60_000 / columns)
+/** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement, PGlite 32,767 (past that it
+ * silently inserts nothing and answers the following statements with no rows) */
+const chunkFor = (columns: number) => Math.floor(30_000 / columns)
 
 async function insertChunked<T extends TableName>(db: Kysely<DB>, table: T, count: number, row: (i: number) => NewRow<T>) {
   if (count === 0) return
