@@ -1,67 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { openDatabase } from '../../server/db/database.js'
+import { BIN, serverHome } from '../helpers/server.js'
 
 // `mas server start` as a user runs it: a child process, a real port, a signal to stop.
 
-const BIN = join(process.cwd(), 'bin', 'run.js')
-
-interface Started { child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }
-
-async function databaseEnv(): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
-  const url = process.env.DATABASE_URL
-  if (!url) return { env: { DATABASE_URL: '' }, cleanup: async () => {} }
-  const schema = `srv_${randomBytes(5).toString('hex')}`
-  const admin = await openDatabase({ url, poolSize: 1 })
-  await admin.db.schema.createSchema(schema).execute()
-  return {
-    env: { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` },
-    cleanup: async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close() },
-  }
-}
-
-async function start(env: Record<string, string>): Promise<Started> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-server-'))
-  const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir], {
-    env: { ...process.env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => { out += d })
-  child.stderr!.on('data', (d) => { out += d })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) { clearInterval(timer); resolve(Number(m[1])) }
-    }, 50)
-    exited.then((code) => { clearInterval(timer); reject(new Error(`server exited (${code}): ${out}`)) })
-  })
-  return { child, port, output: () => out, exited }
-}
-
 test('server start: migrates, bootstraps the admin, serves, and finishes an in-flight request on SIGTERM', async () => {
-  const db = await databaseEnv()
-  const s = await start(db.env)
+  const home = await serverHome()
+  const s = await home.start()
+  const port = Number(new URL(s.url).port)
   try {
-    const res = await fetch(`http://127.0.0.1:${s.port}/api-token-auth/`, {
+    const res = await fetch(`${s.url}/api-token-auth/`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }),
     })
     assert.is(res.status, 200)
     const { token } = await res.json() as { token: string }
-    const types = await fetch(`http://127.0.0.1:${s.port}/api/v0/jobTypes/`, { headers: { authorization: `Token ${token}` } })
+    const types = await fetch(`${s.url}/api/v0/jobTypes/`, { headers: { authorization: `Token ${token}` } })
     assert.is((await types.json() as { count: number }).count, 11)
 
     // a request whose body is still arriving when the signal comes must still be answered
     const body = JSON.stringify({ username: 'root', password: 'root-pass' })
     const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: s.port, method: 'POST', path: '/api-token-auth/',
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api-token-auth/',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
         let text = ''
         r.on('data', (d) => { text += d })
@@ -79,16 +40,15 @@ test('server start: migrates, bootstraps the admin, serves, and finishes an in-f
     assert.not.match(s.output(), /root-pass/)
   } finally {
     if (s.child.exitCode === null) s.child.kill('SIGKILL')
-    await db.cleanup()
+    await home.cleanup()
   }
 })
 
 test('server start: a generated admin password is printed once, on first start only', async () => {
-  const db = await databaseEnv()
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-server-'))
+  const home = await serverHome()
   const run = () => new Promise<string>((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir],
-      { env: { ...process.env, MAS_ADMIN_PASSWORD: '', MAS_ADMIN_USERNAME: '', ...db.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', home.dataDir],
+      { env: { ...process.env, ...home.env, MAS_ADMIN_PASSWORD: '', MAS_ADMIN_USERNAME: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     const onData = (d: Buffer) => {
       out += d
@@ -105,7 +65,7 @@ test('server start: a generated admin password is printed once, on first start o
     const second = await run()
     assert.not.match(second, /password:/)
   } finally {
-    await db.cleanup()
+    await home.cleanup()
   }
 })
 
