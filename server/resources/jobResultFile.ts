@@ -9,7 +9,6 @@ import { badRequest } from '../http/errors.js'
 import { parseInput, type Fields } from '../http/fields.js'
 import { receiveUpload } from '../media/upload.js'
 import { newStoredName, storageFor, type Storage } from '../storage/index.js'
-import { commitOrUndo } from './mediaImport.js'
 import { mediaUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
 
@@ -36,14 +35,21 @@ function resultName(fileName: string): string {
   return newStoredName(RESULT_FOLDER, { stem: ext ? base.slice(0, -ext.length) : base, ext })
 }
 
-/** Insert the row naming `name`, then move the bytes into place (or take the row back out). */
+/**
+ * Insert the row naming `name` and move the bytes into place before its transaction commits, as media
+ * import does: a crash can leave at worst a file without a row, never a row without its file.
+ */
 async function insertWithFile(db: Kysely<DB>, pending: Awaited<ReturnType<Storage['receive']>>, name: string,
   values: { job: number; notes: string }) {
-  const row = await db.insertInto('job_result_files')
-    .values({ job_id: values.job, creation_date: localTimestamp(), result_file: name, notes: values.notes })
-    .returningAll().executeTakeFirstOrThrow()
-  await commitOrUndo(pending, name, () => db.deleteFrom('job_result_files').where('id', '=', row.id).execute())
-  return row
+  const write = async (trx: Kysely<DB>) => {
+    const row = await trx.insertInto('job_result_files')
+      .values({ job_id: values.job, creation_date: localTimestamp(), result_file: name, notes: values.notes })
+      .returningAll().executeTakeFirstOrThrow()
+    await pending.commit(name)
+    return row
+  }
+  // a worker writes its results inside the transaction that records the job's step
+  return db.isTransaction ? write(db) : db.transaction().execute(write)
 }
 
 /**

@@ -143,19 +143,6 @@ function ordered(errors: Record<string, string[]>): Record<string, string[]> {
   return out
 }
 
-/**
- * Move committed bytes into place under `name`; if that fails, take the row that names them
- * back out (it committed first) so that neither is left without the other.
- */
-export async function commitOrUndo(file: Pending, name: string, undo: () => Promise<unknown>): Promise<void> {
-  try {
-    await file.commit(name)
-  } catch (e) {
-    await undo()
-    throw e
-  }
-}
-
 // ---- check ----
 
 async function checkMediaFiles(ctx: Context): Promise<Result> {
