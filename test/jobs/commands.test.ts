@@ -26,7 +26,9 @@ function start(args: string[], env: Record<string, string>) {
   child.stdout.setEncoding('utf8').on('data', (c) => { out.stdout += c })
   child.stderr.setEncoding('utf8').on('data', (c) => { out.stderr += c })
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
-  return { child, out, exited }
+  /** the process's output, for a failure message */
+  const log = () => `stdout:\n${out.stdout.slice(-4000)}\nstderr:\n${out.stderr.slice(-4000)}`
+  return { child, out, exited, log }
 }
 
 test('mas server start --with-worker runs queued jobs in the server process', async () => {
@@ -48,10 +50,12 @@ test('mas server start --with-worker runs queued jobs in the server process', as
       return j.status === 6 ? j : undefined
     }, 60)
     assert.equal([done.numCompleted, done.isComplete], [3, true])
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${server.log()}`)
   } finally {
     server.child.kill('SIGTERM')
   }
-  assert.is(await server.exited, 0)
+  assert.is(await server.exited, 0, server.log())
 })
 
 test('mas worker start runs the queued jobs of the embedded database and stops cleanly', async () => {
@@ -67,10 +71,12 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
   const worker = start(['worker', 'start', '--data-dir', dataDir], {})
   try {
     await waitFor('the job to complete', async () => worker.out.stderr.includes(`job ${id}: complete`), 60)
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${worker.log()}`)
   } finally {
     worker.child.kill('SIGTERM')
   }
-  assert.is(await worker.exited, 0)
+  assert.is(await worker.exited, 0, worker.log())
   assert.match(worker.out.stderr, /running 1 job\(s\) at a time \(pglite\)/)
   const after = await openDatabase({ dataDir })
   const row = await after.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
