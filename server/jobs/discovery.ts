@@ -24,7 +24,12 @@ export async function targetMedia(job: RunningJob): Promise<MediaRow[]> {
 }
 
 export async function spectrogramOf(job: RunningJob, media: MediaRow, settings: SpectraSettings): Promise<Spectrogram> {
-  const bytes = await readAll(storageFor(job.config).read(media.file))
+  let bytes: Buffer
+  try {
+    bytes = await readAll(storageFor(job.config).read(media.file))
+  } catch {
+    throw new Error(`Media file ${media.id}: its stored file cannot be read.`)
+  }
   let audio
   try {
     audio = decodeWav(bytes)

@@ -4,7 +4,7 @@ import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { addToProject, makeProject, waitForStatus } from '../helpers/jobs.js'
-import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { signal, storedWav } from '../helpers/signals.js'
 
 // The discovery jobs on generated audio with known content: supervised
@@ -97,6 +97,26 @@ test('unsupervised discovery separates two distinct tones into two clusters', as
   const second = tags.filter((g) => g.start_time >= 5).map((g) => g.class_name)
   assert.equal(new Set(first), new Set(['cluster-1']))
   assert.equal(new Set(second), new Set(['cluster-2']))
+})
+
+test('a child that fails ends its parent in Error, each with an error.txt saying why', async () => {
+  const examples = await storedWav(t.db, config, alice, library, signal(3, RATE, [{ from: 1, to: 2, frequency: 1000 }]), RATE)
+  const missing = await makeMediaFile(t.db, alice, library) // a row whose bytes were never stored
+  const source = await makeTagSet(t.db, alice, library)
+  const cls = await makeTagClass(t.db, alice, library)
+  await makeTag(t.db, alice, { tagSet: source, mediaFile: examples, tagClass: cls }, { startTime: 1, endTime: 2 })
+  const project = await makeProject(t.db, alice)
+  await addToProject(t.db, project, [missing])
+  const id = await createJob(project, 1, {
+    sourceTagSet: String(source), destinationTagSet: String(source), numberOfTagsToDiscover: '1', windowSizeInSeconds: '1',
+  })
+  const parent = await waitForStatus(t.db, id, [4, 5, 6], 120)
+  assert.is(parent.status_id, 4)
+  const [child] = await t.db.selectFrom('jobs').selectAll().where('parent_job_id', '=', id).execute()
+  assert.is(child.status_id, 4)
+  const notes = async (job: number) => (await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job).execute()).map((n) => n.notes)
+  assert.equal(await notes(child.id), [`Media file ${missing}: its stored file cannot be read.`])
+  assert.equal(await notes(id), [`Child job ${child.id} failed.`])
 })
 
 test('discovery parameters are checked when the job is created', async () => {
