@@ -18,6 +18,7 @@ import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
 import * as jobParameters from './jobParameters.js'
 import * as randomWindow from './randomWindow.js'
+import * as mediaSpectra from './mediaSpectra.js'
 
 // Every resource module's endpoints. A new resource adds one line here.
 export const resourceEndpoints: Endpoint[] = [
@@ -40,4 +41,5 @@ export const resourceEndpoints: Endpoint[] = [
   ...jobs.endpoints,
   ...jobParameters.endpoints,
   ...randomWindow.endpoints,
+  ...mediaSpectra.endpoints,
 ]

@@ -1,0 +1,76 @@
+import { inflateSync } from 'node:zlib'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { AppConfig } from '../../server/config.js'
+import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { signal, storedWav } from '../helpers/signals.js'
+
+// GET mediaFile/{Id}/spectra/: the feature code of the discovery jobs, to look
+// at: JSON frames × bands with the caller's settings, or a PNG that decodes.
+
+const RATE = 8000
+let t: TestApp
+let alice: TestUser, bob: TestUser
+let media: number
+
+test.before(async () => {
+  t = await testApp()
+  alice = await t.user('alice')
+  bob = await t.user('bob')
+  const library = await makeLibrary(t.db, alice)
+  media = await storedWav(t.db, (t.app as unknown as { config: AppConfig }).config, alice, library,
+    signal(2, RATE, [{ from: 0, to: 2, frequency: 1000 }], 0.01), RATE)
+})
+test.after(async () => { await t.close() })
+
+test('JSON spectra: frames × bands with the caller\'s settings, the tone in its band', async () => {
+  const res = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=0.5&endTime=1.5`, { as: alice })
+  assert.is(res.statusCode, 200)
+  const s = res.data
+  assert.equal([s.mediaFile, s.startTime, s.endTime, s.framesPerSecond, s.numBands], [media, 0.5, 1.5, 100, 256])
+  assert.is(s.numFrames, 100)
+  assert.is(s.spectra.length, s.numFrames)
+  assert.ok(s.spectra.every((row: number[]) => row.length === 256 && row.every(Number.isFinite)))
+  assert.is(s.bandEdges.length, 257)
+  assert.equal([s.bandEdges[0], s.bandEdges[256]], [0, 4000])
+  const middle: number[] = s.spectra[50]
+  const loudest = middle.indexOf(Math.max(...middle))
+  assert.ok(s.bandEdges[loudest] <= 1000 + 32 && s.bandEdges[loudest + 1] >= 1000 - 32, `loudest band ${s.bandEdges[loudest]} Hz`)
+  await t.call('GET', '/api/v0/userSettings/', { as: alice })
+  await t.db.updateTable('user_settings').set({ spectra_num_frequency_bands: 16, spectra_num_frames_per_second: 10 })
+    .where('user_id', '=', alice.id).execute()
+  const coarse = (await t.call('GET', `/api/v0/mediaFile/${media}/spectra/`, { as: alice })).data
+  assert.equal([coarse.numBands, coarse.numFrames, coarse.spectra[0].length], [16, 20, 16])
+})
+
+test('PNG spectra decode to an image of frames × bands', async () => {
+  const res = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&endTime=1`, { as: alice })
+  assert.is(res.statusCode, 200)
+  assert.is(res.headers['content-type'], 'image/png')
+  const png = res.rawPayload
+  assert.equal([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  assert.is(png.toString('ascii', 12, 16), 'IHDR')
+  const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)]
+  assert.equal([width, height, png[24], png[25]], [10, 16, 8, 0])
+  const idatAt = png.indexOf('IDAT')
+  const pixels = inflateSync(png.subarray(idatAt + 4, idatAt + 4 + png.readUInt32BE(idatAt - 4)))
+  assert.is(pixels.length, (width + 1) * height)
+})
+
+test('spectra need read access; bad times are 400; bytes that are no WAV are 400', async () => {
+  assert.is((await t.call('GET', `/api/v0/mediaFile/${media}/spectra/`, { as: bob })).statusCode, 404)
+  assert.is((await t.call('GET', `/api/v0/mediaFile/${media}/spectra/`)).statusCode, 401)
+  const bad = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=abc`, { as: alice })
+  assert.equal([bad.statusCode, bad.data], [400, { startTime: ['A valid number is required.'] }])
+  const backwards = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=0.5`, { as: alice })
+  assert.equal([backwards.statusCode, backwards.data], [400, { endTime: ['endTime must be after startTime.'] }])
+  const format = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=gif`, { as: alice })
+  assert.equal([format.statusCode, format.data], [400, { format: ['"gif" is not a valid choice.'] }])
+  const noBytes = await makeMediaFile(t.db, alice, await makeLibrary(t.db, alice))
+  const none = await t.call('GET', `/api/v0/mediaFile/${noBytes}/spectra/`, { as: alice })
+  assert.is(none.statusCode, 400)
+  assert.ok(typeof none.data.detail === 'string')
+})
+
+test.run()
