@@ -6,6 +6,7 @@ import type { Caller } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import { authenticationFailed, forbidden, notAuthenticated } from '../http/errors.js'
+import { callerCache, credentialKey } from './callerCache.js'
 import { verifyPassword } from './passwords.js'
 
 // The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
@@ -28,15 +29,26 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, opts: { 
   const header = req.headers.authorization
   const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
   const lower = scheme?.toLowerCase()
-  if (lower === 'basic') return mark(req, 'basic', await basic(db, rest))
-  if (lower === 'token') return mark(req, 'token', await token(db, rest))
+  if (lower === 'basic') return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, rest)))
+  if (lower === 'token') return mark(req, 'token', await remembered(db, `token:${header!.trim()}`, () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
   if (sessionKey) {
-    const user = await sessionUser(db, sessionKey)
+    const user = await remembered(db, credentialKey('session', sessionKey), () => sessionUser(db, sessionKey))
     if (user) return mark(req, 'session', user)
   }
   if (opts.required) throw notAuthenticated()
   return null
+}
+
+/** The caller of a credential seen within the last few seconds (see callerCache.ts), else `lookUp()`'s. */
+async function remembered<C extends Caller | null>(db: Kysely<DB>, key: string, lookUp: () => Promise<C>): Promise<C> {
+  const cache = callerCache(db)
+  const hit = cache.get(key)
+  if (hit) return hit as C
+  const generation = cache.generation
+  const caller = await lookUp()
+  if (caller) cache.set(key, caller, generation)
+  return caller
 }
 
 function mark(req: FastifyRequest, scheme: Scheme, caller: Caller): Caller {

@@ -6,6 +6,7 @@ import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest, throttled } from '../http/errors.js'
 import { MSG } from '../http/errors.js'
+import { forgetCallers } from './callerCache.js'
 import { burnPasswordCheck, newToken, verifyPassword } from './passwords.js'
 import { FailureThrottle } from './throttle.js'
 import { CSRF_COOKIE, SESSION_COOKIE } from './authenticate.js'
@@ -111,7 +112,10 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
 
 async function logout(ctx: Context) {
   const key = ctx.req.cookies?.[SESSION_COOKIE]
-  if (key) await ctx.db.deleteFrom('sessions').where('key', '=', key).execute()
+  if (key) {
+    await ctx.db.deleteFrom('sessions').where('key', '=', key).execute()
+    forgetCallers(ctx.db)
+  }
   ctx.reply.clearCookie(SESSION_COOKIE, { path: '/' })
   return { body: { detail: 'Logged out.' } }
 }

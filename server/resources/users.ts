@@ -1,6 +1,8 @@
 import { adminsOnly } from '../access.js'
+import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
 import { fieldError, forbidden } from '../http/errors.js'
+import type { Context } from '../http/endpoint.js'
 import type { Fields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
@@ -48,4 +50,13 @@ export const users = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(users)
+// a changed user (is_active, is_admin, password) authenticates from the database again at once in this
+// process: before the change commits, and after, so no request in between keeps the old state
+export const endpoints = resourceEndpoints(users).map((ep) => ({
+  ...ep,
+  methods: Object.fromEntries(Object.entries(ep.methods).map(([method, handler]) => [method, method === 'GET' ? handler
+    : async (ctx: Context) => {
+      forgetCallers(ctx.db)
+      try { return await handler(ctx) } finally { forgetCallers(ctx.db) }
+    }])),
+}))
