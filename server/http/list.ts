@@ -56,8 +56,13 @@ export function pageSize(query: Record<string, string>): number {
   return Math.min(n, MAX_PAGE_SIZE)
 }
 
-/** One page of a list. `count` and `rows` run the same filtered query. */
-export async function paginate<T>(ctx: Context, count: () => Promise<number>, rows: (limit: number, offset: number) => Promise<T[]>): Promise<Envelope<T>> {
+/** A page's rows with the number of records of the whole list, read in one statement (null: not known). */
+export interface CountedPage<T> { rows: T[]; count: number | null }
+
+/** One page of a list. `count` and `rows` run the same filtered query. `countedRows` (optional) reads a
+ * page and the count at once; `count` then runs only when that page is empty (past the end, or no records). */
+export async function paginate<T>(ctx: Context, count: () => Promise<number>, rows: (limit: number, offset: number) => Promise<T[]>,
+  countedRows?: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T>> {
   const size = pageSize(ctx.query)
   const raw = ctx.query.page
   let page: number | 'last' = 1
@@ -66,11 +71,21 @@ export async function paginate<T>(ctx: Context, count: () => Promise<number>, ro
     else if (/^\d+$/.test(raw) && Number(raw) >= 1) page = Number(raw)
     else throw invalidPage()
   }
-  const total = await count()
+  let total: number, results: T[]
+  const counted = countedRows && page !== 'last' ? await countedRows(size, (page - 1) * size) : null
+  if (counted?.rows.length && counted.count !== null) {
+    total = counted.count
+    results = counted.rows
+  } else {
+    total = await count()
+    const pages = Math.max(1, Math.ceil(total / size))
+    const number = page === 'last' ? pages : page
+    if (number > pages) throw invalidPage()
+    // an empty list needs no second look; otherwise the records changed meanwhile, or the page was `last`
+    results = counted && total === 0 ? [] : await rows(size, (number - 1) * size)
+  }
   const pages = Math.max(1, Math.ceil(total / size))
   const number = page === 'last' ? pages : page
-  if (number > pages) throw invalidPage()
-  const results = await rows(size, (number - 1) * size)
   return {
     count: total,
     next: number < pages ? pageLink(ctx, number + 1) : null,

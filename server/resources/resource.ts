@@ -95,18 +95,31 @@ const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
 export interface ListOptions {
   /** the number of records of `base` when the request has no filters, cheaper than counting them */
   count?: () => Promise<number>
+  /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
+   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `ordered.limit(limit).offset(offset)` */
+  page?: (ordered: Query, limit: number, offset: number) => Promise<Row[]>
 }
 
-/** A paginated list of `def` records from a query over `r` (already limited to what the caller may read). */
+/** A paginated list of `def` records from a query over `r` (already limited to what the caller may read).
+ * Without a cheaper count the page and the count are read in one statement (the count as a subquery). */
 export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions = {}): Promise<Result> {
   const filtered = applyFilters(base, def.fields, ctx.query)
   const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
   const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
+  const byId = unfiltered && (ctx.query.ordering ?? 'id') === 'id'
+  const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
+  const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
+  const cheapCount = opts.count && unfiltered ? opts.count : null
+  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
   const envelope = await paginate(ctx,
-    async () => opts.count && unfiltered ? opts.count()
-      : Number((await filteredMore.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst())?.count ?? 0),
-    async (limit, offset) => render(ctx, def, await applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
-      .limit(limit).offset(offset).execute()))
+    async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0),
+    async (limit, offset) => render(ctx, def, await page(ordered, limit, offset)),
+    cheapCount ? undefined : async (limit, offset) => {
+      const rows = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
+      const count = rows.length ? Number(rows[0].__count) : null
+      for (const r of rows) delete r.__count
+      return { rows: await render(ctx, def, rows), count }
+    })
   return { body: envelope }
 }
 
@@ -154,25 +167,67 @@ export async function fetchFor(db: Db, def: ResourceDef, caller: Caller, rawId: 
 
 /** Every pk field must name a record the caller can read; otherwise it is reported exactly like a missing one.
  * On update (`existing` given) a reference left as it is stored is not checked again: a caller who may
- * change a shared record can send it back whole even when it points at something only its owner can read. */
+ * change a shared record can send it back whole even when it points at something only its owner can read.
+ * All fields are checked in one statement. */
 export async function checkReferences(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[], existing: Row | null = null): Promise<Record<string, string[]>[]> {
+  return (await checkAccess(db, def, caller, items, existing)).errors
+}
+
+/** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
+interface ScopeAsk { scope: Scope; flag: Flag; rows: Row[] }
+
+/** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
+async function checkAccess(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[], existing: Row | null,
+  scopeAsk?: ScopeAsk): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
+  const asks: Array<{ name: string; kept: number | null; target: ResourceDef; ids: number[] }> = []
   for (const [name, f] of Object.entries(def.fields)) {
     if (f.type !== 'pk' || !f.target || f.readOnly) continue
     const kept = existing && f.column ? Number(existing[f.column]) : null
     const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
-    if (!ids.length) continue
-    const target = resourceNamed(f.target)
-    const found = new Set<number>()
-    for (let i = 0; i < ids.length; i += 1000) {
-      const rows = await readable(db, target, caller).select('r.id').where('r.id', 'in', ids.slice(i, i + 1000)).execute()
-      for (const r of rows) found.add(Number(r.id))
-    }
-    items.forEach((v, i) => {
-      if (typeof v[name] === 'number' && v[name] !== kept && !found.has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
-    })
+    if (ids.length) asks.push({ name, kept, target: resourceNamed(f.target), ids })
   }
-  return errors
+  const keys = scopeAsk ? scopeKeys(scopeAsk.scope, scopeAsk.rows) : []
+  if (!asks.length && !keys.length) return { errors, allowed: scopeAsk ? true : null }
+  const { found, allowed } = await readableIds(db, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined)
+  asks.forEach(({ name, kept }, a) => {
+    items.forEach((v, i) => {
+      if (typeof v[name] === 'number' && v[name] !== kept && !found[a].has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
+    })
+  })
+  return { errors, allowed: scopeAsk ? allowed : null }
+}
+
+/** The rows with distinct values in the scope's columns. */
+function scopeKeys(scope: Scope, rows: Row[]): Row[] {
+  const seen = new Map<string, Row>()
+  for (const row of rows) {
+    const key = JSON.stringify(scope.columns.map((c) => row[c] ?? null))
+    if (!seen.has(key)) seen.set(key, row)
+  }
+  return [...seen.values()]
+}
+
+/** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
+ * one statement (a union of one select per target and one per scope row). */
+async function readableIds(db: Db, caller: Caller, asks: Array<{ target: ResourceDef; ids: number[] }>,
+  scopeAsk?: ScopeAsk): Promise<{ found: Set<number>[]; allowed: boolean }> {
+  const found = asks.map(() => new Set<number>())
+  const selects: Query[] = asks.map(({ target, ids }, a) => readable(db, target, caller)
+    .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
+    .where(sql<boolean>`r.id = any(${ids}::int[])`))
+  // a scope row answers (-1, its index) when allowed
+  for (const [k, row] of (scopeAsk?.rows ?? []).entries()) {
+    selects.push((db as Kysely<any>).selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
+      .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)))
+  }
+  const union = selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
+  let allowedRows = 0
+  for (const r of await union.execute()) {
+    if (r.ask === -1) allowedRows++
+    else found[r.ask].add(Number(r.id))
+  }
+  return { found, allowed: allowedRows === (scopeAsk?.rows.length ?? 0) }
 }
 
 /** Does the caller hold `flag` under `scope` for records with these column values? One query per distinct key. */
@@ -194,11 +249,15 @@ function hasErrors(errors: Record<string, unknown>[]): boolean {
   return errors.some((e) => Object.keys(e).length > 0)
 }
 
-async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mode: InputMode, existing: Row | null) {
+/** `scopeOf`: the scope check the caller's write will need, made with the reference checks (see createRecords). */
+async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mode: InputMode, existing: Row | null,
+  scopeOf?: (values: Record<string, unknown>[]) => ScopeAsk) {
   const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
-  const refErrors = await checkReferences(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing)
-  refErrors.forEach((e, i) => Object.assign(errors[i], e))
+  const scopeAsk = scopeOf?.(parsed.filter((p) => !Object.keys(p.errors).length).map((p) => p.values))
+  const checked = await checkAccess(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing, scopeAsk)
+  checked.errors.forEach((e, i) => Object.assign(errors[i], e))
+  const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null
   for (let i = 0; i < parsed.length; i++) {
     if (Object.keys(errors[i]).length || !def.validate) continue
     try {
@@ -208,13 +267,16 @@ async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mo
       else throw e
     }
   }
-  return { values: parsed.map((p) => p.values), errors }
+  return { values: parsed.map((p) => p.values), errors, scope }
 }
 
 function writableFields(def: ResourceDef, mode: InputMode): Fields {
   if (mode === 'create' || !def.updatable) return def.fields
   return Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n)))
 }
+
+/** rows per INSERT (PGlite takes at most 32,767 parameters in one statement) */
+const INSERT_CHUNK = 1000
 
 /** Create one record or, for bulk resources, an array of them in one transaction. */
 export async function createRecords(ctx: Context, def: ResourceDef): Promise<Result> {
@@ -223,25 +285,32 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
   if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
   const items = many ? body as unknown[] : [body]
   if (many && items.length === 0) throw badRequest({ non_field_errors: ['This list may not be empty.'] })
-  const { values, errors } = await validateItems(ctx, def, items, 'create', null)
-  if (hasErrors(errors)) throw badRequest(many ? errors : errors[0])
   const now = localTimestamp()
-  const rows = values.map((v) => {
+  const rowsOf = (values: Record<string, unknown>[]) => values.map((v) => {
     const cols = toColumns(def.fields, v)
     if (def.owner) cols[def.owner] = ctx.caller.id
     for (const s of def.stamps ?? []) cols[s] = now
     return cols
   })
   const createScope = def.createScope === undefined ? def.scope : def.createScope
-  if (createScope && !(await scopeAllows(ctx.db, createScope, ctx.caller, rows, def.create || 'write'))) throw forbidden()
+  const flag = def.create || 'write'
+  const checkScope = createScope && !ctx.caller.isAdmin ? createScope : null
+  const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
+    checkScope ? (valid) => ({ scope: checkScope, flag, rows: rowsOf(valid) }) : undefined)
+  if (hasErrors(errors)) throw badRequest(many ? errors : errors[0])
+  const rows = rowsOf(values)
+  if (checkScope) {
+    // answered with the reference checks, unless validation changed the values the scope looks at
+    const same = scope && JSON.stringify(scopeKeys(checkScope, rows).map((r) => checkScope.columns.map((c) => r[c] ?? null)))
+      === JSON.stringify(scope.keys.map((r) => checkScope.columns.map((c) => r[c] ?? null)))
+    if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
+  }
   if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
-  const created = await ctx.db.transaction().execute(async (trx) => {
+  const insert = (db: Db, chunk: Row[]) => (db as Kysely<any>).insertInto(def.table).values(chunk).returningAll().execute()
+  // one INSERT is atomic by itself: a transaction only when there is more to do
+  const created = rows.length <= INSERT_CHUNK && !def.afterWrite ? await insert(ctx.db, rows) : await ctx.db.transaction().execute(async (trx) => {
     const out: Row[] = []
-    for (let i = 0; i < rows.length; i += 1000) {
-      const chunk = rows.slice(i, i + 1000)
-      const inserted = await (trx as Kysely<any>).insertInto(def.table).values(chunk).returningAll().execute()
-      out.push(...inserted)
-    }
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) out.push(...await insert(trx, rows.slice(i, i + INSERT_CHUNK)))
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
   })
@@ -365,6 +434,8 @@ export function subListEndpoint(opts: {
   base?: (ctx: Context) => Query
   /** the number of children when the request has no filters (see ListOptions.count) */
   count?: (ctx: Context, parentId: number) => Promise<number>
+  /** a page of children in the default order without filters (see ListOptions.page) */
+  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number) => Promise<Row[]>
 }): Endpoint {
   return {
     path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
@@ -373,8 +444,11 @@ export function subListEndpoint(opts: {
       GET: async (ctx) => {
         const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id, ['read'])
         const base = opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
-        const count = opts.count
-        return listOf(ctx, opts.child, opts.where(base, row.id), count ? { count: () => count(ctx, row.id) } : {})
+        const { count, page } = opts
+        return listOf(ctx, opts.child, opts.where(base, row.id), {
+          ...(count ? { count: () => count(ctx, row.id) } : {}),
+          ...(page ? { page: (ordered: Query, limit: number, offset: number) => page(ctx, row.id, ordered, limit, offset) } : {}),
+        })
       },
     },
     doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true },

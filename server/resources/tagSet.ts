@@ -4,6 +4,7 @@ import type { Fields } from '../http/fields.js'
 import { tags } from './tag.js'
 import { defineResource, resourceEndpoints, scopeAllows, subListEndpoint } from './resource.js'
 import { tagSetTagCount } from './tagSetCount.js'
+import { tagSetPage } from './tagSetPages.js'
 
 // tagSet/: a named set of tags, optionally inside a library. Read on the tag
 // set (owner, a grant on it, or read on its library) to read it; write to
@@ -49,5 +50,7 @@ export const endpoints = [
     where: (qb, id) => qb.where('r.tag_set_id', '=', id),
     // kept by triggers: no count(*) over a tag set of millions on every page
     count: async (ctx, id) => (await tagSetTagCount(ctx.db, id)).count,
+    // deep pages seek to a remembered first id instead of skipping every tag before them
+    page: (ctx, id, ordered, limit, offset) => tagSetPage(ctx.db, id, ordered, limit, offset),
   }),
 ]

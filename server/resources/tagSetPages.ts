@@ -1,0 +1,53 @@
+import { sql, type SelectQueryBuilder } from 'kysely'
+import type { Db } from './resource.js'
+
+// Deep pages of a tag set (no filters, ordered by id) without reading every
+// tag before them each time: the id at a page's first position is remembered
+// with the tag set's version, and the next request for that page seeks to it
+// through the (tag_set_id, id) index instead of skipping `offset` entries.
+//
+// The version is the count (and the largest id) of the tag set's rows in
+// tag_set_tag_counts (migration 2026_11_22_0003): every statement that adds,
+// removes or moves tags of the set appends a row there, and the only rows ever
+// removed are folded into a new, larger id. So an unchanged version means an
+// unchanged set of ids. A seek reads the version in the same statement as its
+// rows and is used only when it is the remembered one; otherwise the page is
+// read with OFFSET (remembering its first id anew). Answers are exactly OFFSET's.
+
+type Row = Record<string, any>
+type Query = SelectQueryBuilder<any, any, any>
+
+/** pages before this offset are cheap enough with OFFSET */
+const SEEK_FROM = 1000
+const MAX_REMEMBERED = 10_000
+
+interface Boundary { version: string; id: number }
+const remembered = new WeakMap<object, Map<string, Boundary>>()
+
+const versionOf = (tagSetId: number) => sql<string>`(select count(*) || ':' || coalesce(max(c.id), 0)
+  from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
+
+/** `ordered` (the tag set's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET. */
+export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit: number, offset: number): Promise<Row[]> {
+  if (offset < SEEK_FROM) return ordered.limit(limit).offset(offset).execute()
+  let boundaries = remembered.get(db)
+  if (!boundaries) remembered.set(db, boundaries = new Map())
+  const key = `${tagSetId}:${offset}`
+  const known = boundaries.get(key)
+  if (known) {
+    const rows = await ordered.select(versionOf(tagSetId).as('__version')).where('r.id', '>=', known.id).limit(limit).execute()
+    if (rows.length && rows[0].__version === known.version) return withoutVersion(rows)
+    boundaries.delete(key)
+  }
+  const rows = await ordered.select(versionOf(tagSetId).as('__version')).limit(limit).offset(offset).execute()
+  if (rows.length) {
+    if (boundaries.size >= MAX_REMEMBERED) boundaries.delete(boundaries.keys().next().value!)
+    boundaries.set(key, { version: rows[0].__version, id: Number(rows[0].id) })
+  }
+  return withoutVersion(rows)
+}
+
+function withoutVersion(rows: Row[]): Row[] {
+  for (const r of rows) delete r.__version
+  return rows
+}
