@@ -137,11 +137,11 @@ export class ApiClient {
     await new Promise<void>((resolve, reject) => {
       stream.once('response', (res: any) => {
         if (res.statusCode >= 400) {
+          // the body arrives through the got stream (reading `res` directly never ends)
           let text = ''
-          res.setEncoding('utf8')
-          res.on('data', (c: string) => { text += c })
-          res.on('end', () => reject(new ApiError(res.statusCode, parseBody(text), 'GET', abs)))
-          res.on('error', reject)
+          stream.setEncoding('utf8')
+          stream.on('data', (c: string) => { text += c })
+          stream.once('end', () => reject(new ApiError(res.statusCode, parseBody(text), 'GET', abs)))
         } else resolve()
       })
       stream.once('error', (err: unknown) => reject(connectionError(abs, err)))
