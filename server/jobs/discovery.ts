@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import { libraryAllows } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { storageFor } from '../storage/index.js'
-import { decodeWav, readAll } from './audio.js'
+import { decodeWav, readAll, type MonoAudio } from './audio.js'
 import type { RunningJob } from './jobType.js'
 import { meanVector, spectrogram, type SpectraSettings, type Spectrogram } from './spectra.js'
 
@@ -24,19 +24,23 @@ export async function targetMedia(job: RunningJob): Promise<MediaRow[]> {
 }
 
 export async function spectrogramOf(job: RunningJob, media: MediaRow, settings: SpectraSettings): Promise<Spectrogram> {
+  const audio = await audioOf(job, media)
+  return spectrogram(audio.samples, audio.sampleRate, settings)
+}
+
+/** The decoded samples of a media file. */
+export async function audioOf(job: RunningJob, media: MediaRow): Promise<MonoAudio> {
   let bytes: Buffer
   try {
     bytes = await readAll(storageFor(job.config).read(media.file))
   } catch {
     throw new Error(`Media file ${media.id}: its stored file cannot be read.`)
   }
-  let audio
   try {
-    audio = decodeWav(bytes)
+    return decodeWav(bytes)
   } catch (e) {
     throw new Error(`Media file ${media.id}: ${(e as Error).message}.`)
   }
-  return spectrogram(audio.samples, audio.sampleRate, settings)
 }
 
 /** Windows of `size` seconds every `size / 2` seconds over the whole spectrogram. */

@@ -1,8 +1,9 @@
 import { libraryAllows } from '../../access.js'
+import type { MonoAudio } from '../audio.js'
 import { localTimestamp } from '../../db/time.js'
-import { alreadyWritten, slidingWindows, spectrogramOf, targetMedia, type MediaRow } from '../discovery.js'
+import { alreadyWritten, audioOf, slidingWindows, spectrogramOf, targetMedia } from '../discovery.js'
 import type { JobType, ParamSpec, RunningJob } from '../jobType.js'
-import { bandRange, meanVector, similarity, spectraSettingsOf, type Spectrogram } from '../spectra.js'
+import { bandRange, meanVector, similarity, spectraSettingsOf, spectrogram, type SpectraSettings } from '../spectra.js'
 
 // SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled
 // examples) and finds, in each target media file, the numberOfTagsToDiscover
@@ -52,13 +53,8 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     if (alreadyWritten(job)) return
     const settings = await spectraSettingsOf(job.db, job.owner.id)
     const [target] = await targetMedia(job)
-    const spectra = new Map<number, Spectrogram>()
-    const spectraOf = async (m: MediaRow) => {
-      if (!spectra.has(m.id)) spectra.set(m.id, await spectrogramOf(job, m, settings))
-      return spectra.get(m.id)!
-    }
-    const examples = await examplesOf(job, spectraOf)
-    const windows = slidingWindows(await spectraOf(target), job.params.windowSizeInSeconds as number)
+    const examples = await examplesOf(job, settings)
+    const windows = slidingWindows(await spectrogramOf(job, target, settings), job.params.windowSizeInSeconds as number)
     await job.setTotal(windows.length + 1, true)
     const weight = (job.params.weight as number | undefined) ?? 1
     const scored: Array<{ start: number; end: number; score: number; example: Example }> = []
@@ -90,20 +86,28 @@ export const supervisedTagDiscoveryChildJob: JobType = {
 
 interface Example { tagClass: number; minFrequency: number; maxFrequency: number; vector: Float64Array; bands: [number, number] }
 
-/** Every tag of the source tag set on media the owner can read, as a spectral example. */
-async function examplesOf(job: RunningJob, spectraOf: (m: MediaRow) => Promise<Spectrogram>): Promise<Example[]> {
+/** Every tag of the source tag set on media the owner can read, as a spectral example (the spectra of its stretch only). */
+async function examplesOf(job: RunningJob, settings: SpectraSettings): Promise<Example[]> {
   const tags = await job.db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
     .select(['t.tag_class_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'm.id', 'm.file', 'm.library_id'])
     .where('t.tag_set_id', '=', job.params.sourceTagSet as number)
     .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
-    .orderBy('t.id').limit(10_000).execute()
+    .orderBy('m.id').orderBy('t.id').limit(10_000).execute()
   if (!tags.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags on readable media to learn from.`)
   const out: Example[] = []
+  const decoded = new Map<number, MonoAudio>() // examples come ordered by media file: one decoded at a time
   for (const t of tags) {
-    const s = await spectraOf({ id: t.id, file: t.file, library_id: t.library_id })
+    if (!decoded.has(t.id)) {
+      decoded.clear()
+      decoded.set(t.id, await audioOf(job, { id: t.id, file: t.file, library_id: t.library_id }))
+    }
+    const audio = decoded.get(t.id)!
+    const from = Math.max(0, Math.floor(t.start_time * audio.sampleRate))
+    const to = Math.min(audio.samples.length, Math.max(from + 1, Math.ceil(t.end_time * audio.sampleRate)))
+    const s = spectrogram(audio.samples.subarray(from, to), audio.sampleRate, settings)
     out.push({
       tagClass: t.tag_class_id, minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
-      vector: meanVector(s, t.start_time, t.end_time), bands: bandRange(s, t.min_frequency, t.max_frequency),
+      vector: meanVector(s, 0, s.frames / s.framesPerSecond), bands: bandRange(s, t.min_frequency, t.max_frequency),
     })
   }
   return out
