@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { sql, type Kysely } from 'kysely'
-import { hashPassword } from '../server/auth/passwords.js'
+import { hashPassword, secretDigest } from '../server/auth/passwords.js'
 import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import type { DB, NewRow, TableName } from '../server/db/schema.js'
 import { GRANTEE, NAMES, OWNER, SIZES, USERS } from './fixture.js'
@@ -60,7 +60,7 @@ async function seed(db: Kysely<DB>) {
       username: u.username, password: await hashPassword(u.password), is_admin: u.admin, is_active: true, date_joined: NOW,
     }).returning('id').executeTakeFirstOrThrow()
     users[u.username] = id
-    await db.insertInto('tokens').values({ key: u.token, user_id: id, created: NOW }).execute()
+    await db.insertInto('tokens').values({ key: u.token, digest: secretDigest(u.token), user_id: id, created: NOW }).execute()
   }
   const owner = users[OWNER.username], grantee = users[GRANTEE.username]
 

@@ -7,7 +7,7 @@ import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import { authenticationFailed, forbidden, notAuthenticated } from '../http/errors.js'
 import { callerCache, credentialKey } from './callerCache.js'
-import { verifyPassword } from './passwords.js'
+import { secretDigest, verifyPassword } from './passwords.js'
 
 // The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
 // session cookie (in that order, as DRF tries its authentication classes).
@@ -81,7 +81,7 @@ async function token(db: Kysely<DB>, rest: string[]): Promise<Caller> {
   if (!/^[0-9a-f]{40}$/.test(key)) throw authenticationFailed('Invalid token.')
   const user = await db.selectFrom('tokens as t').innerJoin('users as u', 'u.id', 't.user_id')
     .select(['u.id', 'u.username', 'u.is_admin', 'u.is_active'])
-    .where('t.key', '=', key).executeTakeFirst()
+    .where('t.digest', '=', secretDigest(key)).executeTakeFirst()
   if (!user) throw authenticationFailed('Invalid token.')
   if (!user.is_active) throw authenticationFailed('User inactive or deleted.')
   return callerOf(user)
@@ -91,7 +91,7 @@ async function sessionUser(db: Kysely<DB>, key: string): Promise<Caller | null> 
   if (key.length > 64) return null
   const user = await db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id')
     .select(['u.id', 'u.username', 'u.is_admin', 'u.is_active'])
-    .where('s.key', '=', key).where('s.expires', '>', localTimestamp())
+    .where('s.key', '=', secretDigest(key)).where('s.expires', '>', localTimestamp())
     .executeTakeFirst()
   return user && user.is_active ? callerOf(user) : null
 }

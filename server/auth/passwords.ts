@@ -1,4 +1,4 @@
-import { pbkdf2, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { createHash, pbkdf2, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 
 // Passwords are stored as `scrypt$N$r$p$salt$hash` (base64). Hashes exported
@@ -39,4 +39,9 @@ export async function burnPasswordCheck(password: string): Promise<void> {
 
 export function newToken(): string {
   return randomBytes(20).toString('hex')
+}
+
+/** What a token or session secret is looked up by: its sha256, so lookup timing reveals nothing of the secret. */
+export function secretDigest(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex')
 }

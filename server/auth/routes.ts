@@ -7,7 +7,7 @@ import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest, throttled } from '../http/errors.js'
 import { MSG } from '../http/errors.js'
 import { forgetCallers } from './callerCache.js'
-import { burnPasswordCheck, newToken, verifyPassword } from './passwords.js'
+import { burnPasswordCheck, newToken, secretDigest, verifyPassword } from './passwords.js'
 import { FailureThrottle } from './throttle.js'
 import { CSRF_COOKIE, SESSION_COOKIE } from './authenticate.js'
 
@@ -47,7 +47,8 @@ async function checkCredentials(ctx: Context, throttle: FailureThrottle): Promis
 
 /** The user's token, created on first request; concurrent first requests get the same one. */
 export async function tokenFor(db: Kysely<DB>, userId: number): Promise<string> {
-  await db.insertInto('tokens').values({ key: newToken(), user_id: userId, created: localTimestamp() })
+  const key = newToken()
+  await db.insertInto('tokens').values({ key, digest: secretDigest(key), user_id: userId, created: localTimestamp() })
     .onConflict((oc) => oc.column('user_id').doNothing()).execute()
   const row = await db.selectFrom('tokens').select('key').where('user_id', '=', userId).executeTakeFirstOrThrow()
   return row.key
@@ -89,7 +90,7 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
           const key = randomBytes(24).toString('hex')
           const days = ctx.config.sessionDays
           await ctx.db.insertInto('sessions')
-            .values({ key, user_id: user.id, expires: localTimestamp(new Date(Date.now() + days * 86400_000)) })
+            .values({ key: secretDigest(key), user_id: user.id, expires: localTimestamp(new Date(Date.now() + days * 86400_000)) })
             .execute()
           const secure = ctx.req.protocol === 'https'
           ctx.reply.setCookie(SESSION_COOKIE, key, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: days * 86400 })
@@ -113,7 +114,7 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
 async function logout(ctx: Context) {
   const key = ctx.req.cookies?.[SESSION_COOKIE]
   if (key) {
-    await ctx.db.deleteFrom('sessions').where('key', '=', key).execute()
+    await ctx.db.deleteFrom('sessions').where('key', '=', secretDigest(key)).execute()
     forgetCallers(ctx.db)
   }
   ctx.reply.clearCookie(SESSION_COOKIE, { path: '/' })

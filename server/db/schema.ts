@@ -19,7 +19,8 @@ export interface UsersTable {
 }
 export interface AuthGroupsTable { id: Id; name: string }
 export interface UserAuthGroupsTable { user_id: number; group_id: number }
-export interface TokensTable { key: string; user_id: number; created: Timestamp }
+export interface TokensTable { key: string; user_id: number; created: Timestamp; /** sha256 hex of key: what lookups use */ digest: string }
+/** `key` is the sha256 hex of the session cookie's value */
 export interface SessionsTable { key: string; user_id: number; expires: Timestamp }
 
 export interface LibrariesTable { id: Id; user_id: number; name: string; creation_date: Timestamp }

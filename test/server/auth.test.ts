@@ -165,6 +165,20 @@ test('Django pbkdf2_sha256 hashes verify, so exported users can log in', async (
   assert.is(bad.statusCode, 400)
 })
 
+test('tokens and sessions are looked up by the sha256 of the secret', async () => {
+  const { createHash } = await import('node:crypto')
+  const row = await t.db.selectFrom('tokens').select(['key', 'digest']).where('user_id', '=', alice.id).executeTakeFirstOrThrow()
+  assert.is(row.digest, createHash('sha256').update(alice.token).digest('hex'))
+  const login = await t.call('POST', '/api-auth/login/', {
+    body: 'username=alice&password=alice-pass', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
+  const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('sessionid='))!
+  const session = cookie.split(';')[0].slice('sessionid='.length)
+  const stored = await t.db.selectFrom('sessions').select('key').where('user_id', '=', alice.id).execute()
+  assert.ok(stored.some((s) => s.key === createHash('sha256').update(session).digest('hex')))
+  assert.not.ok(stored.some((s) => s.key === session))
+})
+
 test('passwords are stored as scrypt hashes, never in clear', async () => {
   const row = await t.db.selectFrom('users').select('password').where('id', '=', alice.id).executeTakeFirstOrThrow()
   assert.match(row.password, /^scrypt\$/)

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely'
 import * as initial from './2026_11_21_0001_initial.js'
 import * as jobLeases from './2026_11_22_0002_job_leases.js'
 import * as tagSetCounts from './2026_11_22_0003_tag_set_counts.js'
+import * as credentialDigests from './2026_11_22_0004_credential_digests.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
   '2026_11_22_0002_job_leases': jobLeases,
   '2026_11_22_0003_tag_set_counts': tagSetCounts,
+  '2026_11_22_0004_credential_digests': credentialDigests,
 }
 
 export const migrationProvider: MigrationProvider = {
