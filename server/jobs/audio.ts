@@ -42,6 +42,16 @@ export function decodeWav(buf: Buffer): MonoAudio {
   const frames = Math.floor(data.length / (bytes * channels))
   const samples = new Float32Array(frames)
   const scale = format === 3 ? 1 : 2 ** (bits - 1)
+  if (format === 1 && bits === 16) {
+    // the common case, read as a typed array (a copy: the bytes may sit at an odd offset)
+    const pcm = new Int16Array(new Uint8Array(data.subarray(0, frames * channels * 2)).buffer)
+    for (let i = 0, at = 0; i < frames; i++) {
+      let sum = 0
+      for (let c = 0; c < channels; c++) sum += pcm[at++]
+      samples[i] = sum / channels / scale
+    }
+    return { samples, sampleRate }
+  }
   for (let i = 0, at = 0; i < frames; i++) {
     let sum = 0
     for (let c = 0; c < channels; c++, at += bytes) {

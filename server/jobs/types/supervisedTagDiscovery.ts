@@ -53,7 +53,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     if (alreadyWritten(job)) return
     const settings = await spectraSettingsOf(job.db, job.owner.id)
     const [target] = await targetMedia(job)
-    const examples = await examplesOf(job, settings)
+    const examples = await sharedExamples(job, settings)
     const windows = slidingWindows(await spectrogramOf(job, target, settings), job.params.windowSizeInSeconds as number)
     await job.setTotal(windows.length + 1, true)
     const weight = (job.params.weight as number | undefined) ?? 1
@@ -85,6 +85,24 @@ export const supervisedTagDiscoveryChildJob: JobType = {
 }
 
 interface Example { tagClass: number; minFrequency: number; maxFrequency: number; vector: Float64Array; bands: [number, number] }
+
+/**
+ * The children of one discovery job learn from the same examples: a worker computes them once for all
+ * the children it runs (as the tag set was when the first of them started).
+ */
+const examplesByParent = new Map<string, Promise<Example[]>>()
+
+function sharedExamples(job: RunningJob, settings: SpectraSettings): Promise<Example[]> {
+  const key = `${job.job.parent_job_id ?? `self-${job.job.id}`}:${job.params.sourceTagSet}:${JSON.stringify(settings)}`
+  let found = examplesByParent.get(key)
+  if (!found) {
+    found = examplesOf(job, settings)
+    found.catch(() => examplesByParent.delete(key))
+    examplesByParent.set(key, found)
+    while (examplesByParent.size > 8) examplesByParent.delete(examplesByParent.keys().next().value!)
+  }
+  return found
+}
 
 /** Every tag of the source tag set on media the owner can read, as a spectral example (the spectra of its stretch only). */
 async function examplesOf(job: RunningJob, settings: SpectraSettings): Promise<Example[]> {
