@@ -64,6 +64,18 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
 const PREPARED_PER_CONNECTION = 500
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i
 
+/** statement names by SQL text, so a repeated statement is not hashed again (bounded: cleared when full) */
+const names = new Map<string, string>()
+
+function statementName(text: string): string {
+  let name = names.get(text)
+  if (name === undefined) {
+    if (names.size >= 10_000) names.clear()
+    names.set(text, name = `mas_${createHash('sha1').update(text).digest('hex')}`)
+  }
+  return name
+}
+
 /**
  * Run parameterised queries as named prepared statements, one name per SQL text: PostgreSQL then
  * plans each text once per connection (and settles on a generic plan) instead of on every request.
@@ -77,7 +89,7 @@ function preparedStatements(client: pg.PoolClient): void {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || !PREPARABLE.test(text)) {
       return query(text, values, callback)
     }
-    const name = `mas_${createHash('sha1').update(text).digest('hex')}`
+    const name = statementName(text)
     if (!prepared.has(name)) {
       if (prepared.size >= PREPARED_PER_CONNECTION) return query(text, values, callback)
       prepared.add(name)
