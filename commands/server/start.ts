@@ -1,10 +1,9 @@
 import cluster from 'node:cluster'
 import { Command, Flags } from '@oclif/core'
-import { buildApp, REDACT } from '../../server/app.js'
-import { bootstrapAdmin } from '../../server/bootstrap.js'
-import { configFromEnv } from '../../server/config.js'
-import { migrate, openDatabase } from '../../server/db/database.js'
-import { Worker } from '../../server/jobs/worker.js'
+import type { AppConfig } from '../../server/config.js'
+
+// The server's modules are imported when this command runs, not when the CLI
+// loads its command list, so every other `mas` command starts quickly.
 
 export default class ServerStart extends Command {
   static summary = 'Run the mas HTTP server'
@@ -31,26 +30,28 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart)
+    const { configFromEnv } = await import('../../server/config.js')
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
     if (flags.workers > 1 && !config.databaseUrl) {
       this.error('--workers above 1 needs PostgreSQL (DATABASE_URL): the embedded database serves a single process.', { exit: 2 })
     }
-    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config.databaseUrl!, flags['with-worker'])
+    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags['with-worker'])
     const clustered = !cluster.isPrimary
-    const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir })
+    const [{ buildApp, REDACT }, { openDatabase }, { prepare }, { Worker }] = await Promise.all([
+      import('../../server/app.js'), import('../../server/db/database.js'), import('../../server/startup.js'),
+      import('../../server/jobs/worker.js'),
+    ])
     // the primary of a cluster has migrated and created the first admin already
-    if (!clustered) await migrate(database.db)
+    const prepared = clustered
+      ? { database: await openDatabase({ url: config.databaseUrl! }), adminCreated: undefined, staleUploadsRemoved: 0 }
+      : await prepare(config)
+    const { database } = prepared
     const app = await buildApp({
       database, config, ownsDatabase: true,
       logger: { level: flags['log-level'], redact: { paths: REDACT, censor: '[redacted]' } },
     })
-    const admin = clustered ? null : await bootstrapAdmin(database.db)
-    if (admin?.generated) {
-      process.stderr.write(`Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
-        'This password is shown only once. Change it with: mas user set-password.\n')
-    } else if (admin) {
-      app.log.info(`created the first admin user "${admin.username}"`)
-    }
+    if (prepared.adminCreated) app.log.info(`created the first admin user "${prepared.adminCreated}"`)
+    if (prepared.staleUploadsRemoved) app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
 
     const worker = flags['with-worker'] && !clustered
       ? new Worker({ db: database.db, config, log: (m) => app.log.info(m) }).start()
@@ -73,15 +74,9 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
 
   /** The primary of `--workers N`: migrate, create the first admin, run the job worker if asked, and keep N
    * server processes running (each re-runs this command as a cluster worker; they share the port). */
-  private async runPrimary(count: number, url: string, withWorker: boolean): Promise<void> {
-    const database = await openDatabase({ url, poolSize: 2 })
-    await migrate(database.db)
-    const admin = await bootstrapAdmin(database.db)
-    if (admin?.generated) {
-      process.stderr.write(`Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
-        'This password is shown only once. Change it with: mas user set-password.\n')
-    }
-    const config = configFromEnv(process.env)
+  private async runPrimary(count: number, config: AppConfig, withWorker: boolean): Promise<void> {
+    const [{ prepare }, { Worker }] = await Promise.all([import('../../server/startup.js'), import('../../server/jobs/worker.js')])
+    const { database } = await prepare(config, { poolSize: 2 })
     const log = (m: string) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg: m })}\n`)
     const jobs = withWorker ? new Worker({ db: database.db, config, log }).start() : undefined
     if (!jobs) await database.close()

@@ -1,7 +1,6 @@
 import { Command, Flags } from '@oclif/core'
-import { configFromEnv } from '../../server/config.js'
-import { migrate, openDatabase } from '../../server/db/database.js'
-import { Worker } from '../../server/jobs/worker.js'
+
+// The server's modules are imported when this command runs, so the rest of the CLI starts quickly.
 
 export default class WorkerStart extends Command {
   static summary = 'Run queued jobs'
@@ -23,11 +22,11 @@ use \`mas server start --with-worker\` there instead.`
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WorkerStart)
+    const [{ configFromEnv }, { prepare }, { Worker }] = await Promise.all([
+      import('../../server/config.js'), import('../../server/startup.js'), import('../../server/jobs/worker.js'),
+    ])
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
-    const database = await openDatabase(config.databaseUrl
-      ? { url: config.databaseUrl, poolSize: flags.concurrency + 2 }
-      : { dataDir: config.dataDir })
-    await migrate(database.db)
+    const { database } = await prepare(config, { poolSize: flags.concurrency + 2, bootstrap: false })
     const worker = new Worker({
       db: database.db, config, concurrency: flags.concurrency,
       log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, rename, rm, stat, unlink } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -60,6 +60,23 @@ export class LocalStorage implements Storage {
   async remove(name: string): Promise<void> {
     if (!isStoredName(name)) return
     await rm(this.pathOf(name), { force: true })
+  }
+
+  async sweepIncoming(maxAgeMs: number): Promise<number> {
+    const dir = join(this.root, INCOMING)
+    const names = await readdir(dir).catch(() => [] as string[])
+    let removed = 0
+    for (const name of names) {
+      if (!name.endsWith('.part')) continue
+      const path = join(dir, name)
+      // an upload still arriving (here or on another server sharing the directory) keeps its file fresh
+      const s = await stat(path).catch(() => null)
+      if (s && Date.now() - s.mtimeMs > maxAgeMs) {
+        await unlink(path).catch(() => {})
+        removed++
+      }
+    }
+    return removed
   }
 }
 

@@ -36,6 +36,8 @@ export interface Storage {
   read(name: string, range?: ByteRange): Readable
   /** delete a stored file; a missing one is not an error */
   remove(name: string): Promise<void>
+  /** delete received bytes never committed nor discarded (a server died mid-upload) older than `maxAgeMs`; answers how many */
+  sweepIncoming(maxAgeMs: number): Promise<number>
 }
 
 /** Stored names: folders and a file name of letters, digits, '_', '-', '.', never starting with '.'. */

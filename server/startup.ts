@@ -1,0 +1,32 @@
+import { bootstrapAdmin } from './bootstrap.js'
+import type { AppConfig } from './config.js'
+import { migrate, openDatabase, type Database } from './db/database.js'
+import { storageFor } from './storage/index.js'
+
+// What every server or worker process does before it serves: open the
+// database, bring its schema up to date, create the first admin on an empty
+// database (saying a generated password once), and clear away uploads that a
+// process which died mid-upload left behind.
+
+/** Uploads untouched this long are from a process that died; live ones keep their file fresh. */
+const STALE_UPLOAD_MS = 60 * 60 * 1000
+
+export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number }
+
+export async function prepare(config: AppConfig, opts: { poolSize?: number; bootstrap?: boolean } = {}): Promise<Prepared> {
+  const database = await openDatabase(config.databaseUrl
+    ? { url: config.databaseUrl, poolSize: opts.poolSize }
+    : { dataDir: config.dataDir })
+  await migrate(database.db)
+  let adminCreated: string | undefined
+  if (opts.bootstrap !== false) {
+    const admin = await bootstrapAdmin(database.db)
+    if (admin?.generated) {
+      process.stderr.write(`Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
+        'This password is shown only once. Change it with: mas user set-password.\n')
+    }
+    adminCreated = admin?.username
+  }
+  const staleUploadsRemoved = await storageFor(config).sweepIncoming(STALE_UPLOAD_MS)
+  return { database, adminCreated, staleUploadsRemoved }
+}
