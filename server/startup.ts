@@ -1,10 +1,11 @@
 import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
+import { lockDataDir } from './db/dataDirLock.js'
 import { storageFor } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the
-// database, bring its schema up to date, create the first admin on an empty
+// database (the embedded one only if no other process has it), bring its schema up to date, create the first admin on an empty
 // database (saying a generated password once), and clear away uploads that a
 // process which died mid-upload left behind.
 
@@ -14,6 +15,7 @@ const STALE_UPLOAD_MS = 60 * 60 * 1000
 export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number }
 
 export async function prepare(config: AppConfig, opts: { poolSize?: number; bootstrap?: boolean } = {}): Promise<Prepared> {
+  if (!config.databaseUrl) lockDataDir(config.dataDir)
   const database = await openDatabase(config.databaseUrl
     ? { url: config.databaseUrl, poolSize: opts.poolSize }
     : { dataDir: config.dataDir })
