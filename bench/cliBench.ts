@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process'
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { parseArgs } from 'node:util'
+import { makeWav, wavChunks } from '../test/helpers/wav.js'
+import { ADMIN, adminToken, json, rawImport, startImportServer } from './importServer.js'
+
+// CLI benchmark: the real `mas` binary (node bin/run.js, a HOME of its own, logged in
+// with --password-stdin) against a real `mas server start` over loopback.
+//   1. `mas media import DIR --concurrency N` of many 1-second WAVs: files/s, next to the
+//      raw import endpoint driven at the same concurrency in the same run (target ≥ 80%)
+//   2. `mas tag import` of a CSV: tags/s (target ≥ 20,000)
+//   3. the CLI's peak RSS (VmHWM) while importing one big WAV (target < 200 MB)
+// Results go to bench/results/cli-<time>.json.
+
+const { values: opts } = parseArgs({
+  options: {
+    embedded: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    files: { type: 'string' },
+    tags: { type: 'string' },
+    'big-mib': { type: 'string' },
+    concurrency: { type: 'string', default: '4' },
+    help: { type: 'boolean', default: false },
+  },
+})
+if (opts.help) {
+  console.log(`npm run bench:cli -- [--embedded] [--quick] [--files N] [--tags N] [--big-mib N] [--concurrency N]
+  --embedded     the embedded database instead of PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
+  --quick        small sizes (100 files, 10,000 tags, 64 MiB) unless given
+  --files N      1-second WAVs imported (1000)
+  --tags N       CSV rows imported (100000)
+  --big-mib N    size of the big WAV in MiB (1024)
+  --concurrency  uploads at once, CLI and raw (4)`)
+  process.exit(0)
+}
+const FILES = Number(opts.files ?? (opts.quick ? 100 : 1000))
+const TAGS = Number(opts.tags ?? (opts.quick ? 10_000 : 100_000))
+const BIG_MIB = Number(opts['big-mib'] ?? (opts.quick ? 64 : 1024))
+const CONCURRENCY = Number(opts.concurrency)
+const DATABASE_URL = opts.embedded ? undefined : (process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test')
+const MiB = 1024 * 1024
+const TARGETS = { ratio: 0.8, tagsPerSecond: 20_000, peakRssMB: 200 }
+
+interface Run { code: number | null; stdout: string; stderr: string; seconds: number; peakRssMiB: number }
+
+/** `mas args...` as a child process with `home` as its HOME; its peak RSS from /proc/<pid>/status (VmHWM). */
+function mas(home: string, args: string[], input = ''): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k.startsWith('XDG_') || k === 'DEBUG' || k === 'DATABASE_URL') delete env[k]
+  Object.assign(env, { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') })
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(process.execPath, ['bin/run.js', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    let hwmKiB = 0
+    const sample = () => {
+      try {
+        const kib = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0)
+        hwmKiB = Math.max(hwmKiB, kib)
+      } catch { /* exited */ }
+    }
+    const timer = setInterval(sample, 25)
+    child.stdout.setEncoding('utf8').on('data', (c) => { stdout += c })
+    child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c })
+    child.on('error', reject)
+    // the last sample before the process is reaped: 'exit' fires after the kernel has freed /proc/<pid>, so sample on stdout's end too
+    child.stdout.on('end', sample)
+    child.on('close', (code) => {
+      clearInterval(timer)
+      resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssMiB: hwmKiB / 1024 })
+    })
+    child.stdin.on('error', () => {})
+    child.stdin.end(input)
+  })
+}
+
+function ok(run: Run, what: string): Run {
+  if (run.code !== 0) throw new Error(`${what} exited with ${run.code}:\n${run.stderr.slice(-2000)}`)
+  return run
+}
+
+async function writeWavFile(path: string, mib: number): Promise<number> {
+  const seconds = Math.max(1, Math.round((mib * MiB) / (44100 * 2 * 2)))
+  await pipeline(Readable.from(wavChunks({ seconds, channels: 2, frequency: 440 })), createWriteStream(path))
+  return 44 + seconds * 44100 * 2 * 2
+}
+
+const fmt = (n: number, d = 1) => n.toFixed(d)
+
+async function main() {
+  const machine = `${cpus()[0]?.model ?? '?'} × ${cpus().length}, ${fmt(totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}`
+  const database = DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)'
+  console.log(`mas CLI benchmark — ${new Date().toISOString()}`)
+  console.log(`machine: ${machine}, load average ${loadavg().map((l) => fmt(l, 2)).join(' ')}, database: ${database}`)
+  console.log(`sizes: ${FILES} files, ${TAGS} tags, ${BIG_MIB} MiB big file, concurrency ${CONCURRENCY}`)
+
+  const work = mkdtempSync(join(tmpdir(), 'mas-bench-cli-'))
+  const home = join(work, 'home')
+  mkdirSync(home)
+  const server = await startImportServer(DATABASE_URL)
+  try {
+    const token = await adminToken(server.base)
+    const newLibrary = async (name: string) => (await json(server.base, 'POST', '/api/v0/library/', token, { name })).id as number
+    ok(await mas(home, ['login', '--server', server.base, '--username', ADMIN.username, '--password-stdin'], `${ADMIN.password}\n`), 'mas login')
+
+    // warm the server (JIT, pools) so neither side of the comparison pays for it
+    const warm = Math.min(50, Math.max(5, Math.round(FILES / 10)))
+    await rawImport(server.base, token, await newLibrary('warm-up'), Array.from({ length: warm }, (_, i) => makeWav({ seconds: 1, frequency: 5000 + i })), CONCURRENCY)
+
+    // 1. many small files: raw endpoint, then the CLI, each into a library of its own, different bytes
+    const rawWavs = Array.from({ length: FILES }, (_, i) => makeWav({ seconds: 1, frequency: 200 + i }))
+    const rawSeconds = await rawImport(server.base, token, await newLibrary('raw'), rawWavs, CONCURRENCY)
+    const dir = join(work, 'recordings')
+    mkdirSync(dir)
+    for (let i = 0; i < FILES; i++) writeFileSync(join(dir, `tone-${String(i).padStart(5, '0')}.wav`), makeWav({ seconds: 1, frequency: 200 + FILES + i }))
+    const cliLibrary = await newLibrary('cli')
+    const cliRun = ok(await mas(home, ['media', 'import', dir, '--library', String(cliLibrary), '--concurrency', String(CONCURRENCY), '--json']), 'mas media import')
+    const records = JSON.parse(cliRun.stdout) as { outcome: string; id: number | null }[]
+    const imported = records.filter((r) => r.outcome === 'imported').length
+    if (imported !== FILES) throw new Error(`mas media import imported ${imported} of ${FILES}`)
+    const rawRate = FILES / rawSeconds
+    const cliRate = FILES / cliRun.seconds
+    const ratio = cliRate / rawRate
+
+    // 2. tag import from a CSV file
+    const mediaIds = records.map((r) => r.id!).slice(0, 100)
+    const tagSet = Number(ok(await mas(home, ['tagset', 'create', 'bench', '--library', String(cliLibrary)]), 'mas tagset create').stdout.trim())
+    const classes: number[] = []
+    for (const name of ['blackbird', 'robin', 'wren']) {
+      classes.push(Number(ok(await mas(home, ['tagclass', 'create', name, '--library', String(cliLibrary)]), 'mas tagclass create').stdout.trim()))
+    }
+    const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength']
+    for (let i = 0; i < TAGS; i++) {
+      const start = (i % 90) / 100
+      rows.push(`${mediaIds[i % mediaIds.length]},${classes[i % classes.length]},${start},${start + 0.1},${(i % 50) * 100},${(i % 50) * 100 + 500},${(i % 10) / 10}`)
+    }
+    const csv = join(work, 'tags.csv')
+    writeFileSync(csv, rows.join('\n') + '\n')
+    const tagRun = ok(await mas(home, ['tag', 'import', csv, '--tag-set', String(tagSet)]), 'mas tag import')
+    const tagsPerSecond = TAGS / tagRun.seconds
+
+    // 3. one big file: the CLI's peak resident memory
+    const big = join(work, 'big', 'long.wav')
+    mkdirSync(join(work, 'big'))
+    const bigBytes = await writeWavFile(big, BIG_MIB)
+    const bigRun = ok(await mas(home, ['media', 'import', big, '--library', String(await newLibrary('big')), '--json']), 'mas media import (big)')
+    rmSync(big)
+
+    const rows3 = [
+      ['measure', 'value', 'target', 'met'],
+      [`raw import endpoint, ${FILES} × 1 s WAV, ${CONCURRENCY} at a time`, `${fmt(rawRate)} files/s (${fmt(rawSeconds, 2)} s)`, '', ''],
+      [`mas media import, same, --concurrency ${CONCURRENCY}`, `${fmt(cliRate)} files/s (${fmt(cliRun.seconds, 2)} s)`, '', ''],
+      ['CLI / raw', `${fmt(ratio * 100)} %`, '≥ 80 %', ratio >= TARGETS.ratio ? 'yes' : 'NO'],
+      [`mas tag import, ${TAGS} CSV rows`, `${fmt(tagsPerSecond, 0)} tags/s (${fmt(tagRun.seconds, 2)} s)`, '≥ 20000 tags/s', tagsPerSecond >= TARGETS.tagsPerSecond ? 'yes' : 'NO'],
+      [`mas media import, one ${fmt(bigBytes / MiB, 0)} MiB WAV`, `peak RSS ${fmt(bigRun.peakRssMiB)} MiB (${fmt(bigRun.seconds, 1)} s, ${fmt(bigBytes / MiB / bigRun.seconds)} MiB/s)`,
+        '< 200 MB', bigRun.peakRssMiB * MiB / 1e6 < TARGETS.peakRssMB ? 'yes' : 'NO'],
+      ['  (for scale) mas media import of the small files', `peak RSS ${fmt(cliRun.peakRssMiB)} MiB`, '', ''],
+    ]
+    const widths = rows3[0].map((_, c) => Math.max(...rows3.map((r) => r[c].length)))
+    for (const r of rows3) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd())
+
+    const result = {
+      date: new Date().toISOString(), machine, loadAverage: loadavg(), database,
+      files: FILES, concurrency: CONCURRENCY, rawFilesPerSecond: rawRate, cliFilesPerSecond: cliRate, cliToRaw: ratio,
+      tags: TAGS, tagsPerSecond, tagImportSeconds: tagRun.seconds,
+      bigFileMiB: bigBytes / MiB, bigFilePeakRssMiB: bigRun.peakRssMiB, bigFileSeconds: bigRun.seconds, smallFilesPeakRssMiB: cliRun.peakRssMiB,
+      met: { ratio: ratio >= TARGETS.ratio, tagsPerSecond: tagsPerSecond >= TARGETS.tagsPerSecond, peakRss: bigRun.peakRssMiB * MiB / 1e6 < TARGETS.peakRssMB },
+    }
+    const out = new URL('../../bench/results/', import.meta.url)
+    mkdirSync(out, { recursive: true })
+    const file = new URL(`cli-${result.date.replace(/[:.]/g, '-')}.json`, out)
+    writeFileSync(file, JSON.stringify(result, null, 2) + '\n')
+    console.log(`written to bench/results/${file.pathname.split('/').pop()}`)
+  } finally {
+    await server.stop()
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+main().catch((e) => { console.error(e); process.exitCode = 1 })
