@@ -49,6 +49,10 @@ export function parseTags(text: string, opts: { format?: TagFormat; mediaFile?: 
 
 // ---- CSV ----------------------------------------------------------------
 
+const QUOTE = 0x22
+const LF = 0x0a
+const CR = 0x0d
+
 /** RFC 4180 records with the line each starts on (quoted fields may hold commas, quotes, newlines). */
 export function csvRecords(text: string, separator = ','): { line: number; fields: string[] }[] {
   const out: { line: number; fields: string[] }[] = []
@@ -64,23 +68,35 @@ export function csvRecords(text: string, separator = ','): { line: number; field
     fields = []
     field = ''
   }
-  for (; i < text.length; i++) {
-    const c = text[i]
+  // Runs of ordinary characters are copied as one slice (a 100,000-row file parses in a fraction of the time).
+  const n = text.length
+  const sep = separator.charCodeAt(0)
+  while (i < n) {
     if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') { field += '"'; i++ } else quoted = false
-      } else {
-        if (c === '\n') line++
-        field += c
-      }
-    } else if (c === '"' && field === '') quoted = true
-    else if (c === separator) { fields.push(field); field = '' }
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++
+      let j = text.indexOf('"', i)
+      if (j < 0) j = n
+      for (let k = text.indexOf('\n', i); k >= 0 && k < j; k = text.indexOf('\n', k + 1)) line++
+      field += text.slice(i, j)
+      if (j + 1 < n && text.charCodeAt(j + 1) === QUOTE) { field += '"'; i = j + 2 } else { quoted = false; i = j + 1 }
+      continue
+    }
+    const c = text.charCodeAt(i)
+    if (c === QUOTE && field === '') { quoted = true; i++ }
+    else if (c === sep) { fields.push(field); field = ''; i++ }
+    else if (c === LF || c === CR) {
+      i += c === CR && text.charCodeAt(i + 1) === LF ? 2 : 1
       endRecord()
       line++
       start = line
-    } else field += c
+    } else {
+      let j = i + 1
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j)
+        if (d === sep || d === LF || d === CR) break
+      }
+      field += text.slice(i, j)
+      i = j
+    }
   }
   if (field !== '' || fields.length) endRecord()
   return out
