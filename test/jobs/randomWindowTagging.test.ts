@@ -33,7 +33,7 @@ test.before(async () => {
   await makeMetaData(t.db, long, 'sampleRate', '8000')
   await addToProject(t.db, project, [short, long, silent])
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 async function run(ids: number[]) {
   const worker = new Worker({ db: t.db, config, pollMs: 20 }).start()

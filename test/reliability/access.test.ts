@@ -55,7 +55,7 @@ test.before(async () => {
   t = await testApp()
   w = await makeWorld(t)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 interface ApiRoute { url: string; resource: string; segment?: string; action?: string; detail: boolean; methods: string[]; auth: boolean }
 

@@ -20,7 +20,7 @@ test.before(async () => {
   library = await makeLibrary(t.db, alice)
   refs = { tagSet: await makeTagSet(t.db, alice, library), mediaFile: await makeMediaFile(t.db, alice, library), tagClass: await makeTagClass(t.db, alice, library) }
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const count = async (table: 'tags' | 'app_permissions', where: [string, number]) =>
   Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where(where[0] as any, '=', where[1]).executeTakeFirstOrThrow()).n)

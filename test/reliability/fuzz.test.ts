@@ -20,7 +20,7 @@ test.before(async () => {
   t = await testApp({ maxUploadBytes: 4 * 1024 * 1024 })
   w = await makeWorld(t)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 /** Every table's rows and every stored file, summed up; `wal` answers cheaply when nothing at all was written. */
 interface Snapshot { wal: string; db: string; files: string }

@@ -36,7 +36,7 @@ test.before(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const tag = (i: number) => ({ ...refs, startTime: i, endTime: i + 1, minFrequency: 10, maxFrequency: 20 })
 

@@ -18,7 +18,7 @@ test.before(async () => {
   admin = await t.user('admin', { admin: true })
   lib = await makeLibrary(t.db, alice)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const api = (path: string) => `/api/v0/${path}`
 const FLAGS_OFF = { read: false, write: false, launch_job: false, admin: false }

@@ -17,7 +17,7 @@ test.before(async () => {
   alice = await t.user('alice')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('token endpoint answers the same token for form and JSON bodies, every time', async () => {
   const form = await t.call('POST', '/api-token-auth/', {

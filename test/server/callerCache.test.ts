@@ -11,7 +11,7 @@ test.before(async () => {
   t = await testApp()
   admin = await t.user('cache-admin', { admin: true })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` })
 

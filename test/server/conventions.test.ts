@@ -17,7 +17,7 @@ test.before(async () => {
     username: `u${String(i).padStart(3, '0')}`, password: '!', date_joined: localTimestamp(),
   }))).execute()
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('lists: 100 per page, absolute next/previous that can be followed, count of all', async () => {
   const first = await t.call('GET', '/api/v0/user/', { as: admin })

@@ -25,7 +25,7 @@ test.before(async () => {
   job = await makeJob(t.db, alice, await makeProject(t.db, alice), 8)
   bobsJob = await makeJob(t.db, bob, await makeProject(t.db, bob), 8)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('multipart create answers 201 as the original service; the URL serves the same bytes to the owner', async () => {
   const bytes = randomBytes(100_000)

@@ -24,7 +24,7 @@ test.before(async () => {
   aliceProject = await makeProject(t.db, alice)
   bobProject = await makeProject(t.db, bob)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const createTest = (as: TestUser, body: Record<string, unknown> = {}) => t.call('POST', '/api/v0/jobs/', {
   as, body: { name: 'count', project: aliceProject, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' }, ...body },

@@ -22,7 +22,7 @@ test.before(async () => {
   media = await storedWav(t.db, (t.app as unknown as { config: AppConfig }).config, alice, library,
     signal(2, RATE, [{ from: 0, to: 2, frequency: 1000 }], 0.01), RATE)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('JSON spectra: frames × bands with the caller\'s settings, the tone in its band', async () => {
   const res = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=0.5&endTime=1.5`, { as: alice })

@@ -17,7 +17,7 @@ test.before(async () => {
   t = await testApp()
   c = await makeCast(t, 'lib')
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('library round trip: create, read, list, filter, order, PUT, PATCH, delete', async () => {
   const created = await t.call('POST', `${API}/library/`, { as: c.owner, body: { name: 'Marsh', user: 999, id: 5, mediaFiles: [1] } })

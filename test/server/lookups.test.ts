@@ -11,7 +11,7 @@ test.before(async () => {
   alice = await t.user('alice')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('jobTypes lists the eleven job types exactly', async () => {
   const res = await t.call('GET', '/api/v0/jobTypes/', { as: alice })

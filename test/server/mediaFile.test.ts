@@ -17,7 +17,7 @@ test.before(async () => {
   lib = await makeLibrary(t.db, c.owner)
   await grantOn(t, c, { library: lib })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 async function makeSensor(owner: TestUser): Promise<number> {
   return (await t.db.insertInto('sensors').values({ user_id: owner.id, name: 'mic' }).returning('id').executeTakeFirstOrThrow()).id

@@ -28,7 +28,7 @@ test.before(async () => {
   carol = await t.user('carol')
   lib = await makeLibrary(t.db, alice)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('WAVs of several formats import with exact metadata, a server-chosen name and an absolute url', async () => {
   const formats = [

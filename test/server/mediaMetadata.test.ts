@@ -18,7 +18,7 @@ test.before(async () => {
   await grantOn(t, c, { library: lib })
   file = await makeMediaFile(t.db, c.owner, lib)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 async function makeField(library: number, name: string): Promise<number> {
   return (await t.db.insertInto('media_file_user_metadata_fields').values({ name, library_id: library })

@@ -28,7 +28,7 @@ test.before(async () => {
   path = new URL(imported.data.url).pathname
   assert.is(path, `/media/${imported.data.file}`)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('the owner gets the bytes with Content-Type, Content-Length and Accept-Ranges', async () => {
   const res = await get(path, owner.auth)

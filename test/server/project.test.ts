@@ -18,7 +18,7 @@ test.before(async () => {
   aliceLib = await makeLibrary(t.db, alice)
   bobLib = await makeLibrary(t.db, bob)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const api = (path: string) => `/api/v0/${path}`
 const project = async (as: TestUser, name = 'p') => (await t.call('POST', api('project/'), { as, body: { name } })).data.id as number

@@ -25,7 +25,7 @@ test.before(async () => {
   t = await testApp()
   alice = await t.user('alice')
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 function links(node: any, out: any[] = []): any[] {
   if (node && typeof node === 'object') {

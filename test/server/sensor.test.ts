@@ -16,7 +16,7 @@ test.before(async () => {
   carol = await t.user('carol')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const api = (path: string) => `/api/v0/${path}`
 

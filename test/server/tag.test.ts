@@ -22,7 +22,7 @@ test.before(async () => {
   await grantOn(t, c, { library: lib })
   refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib), tagClass: await makeTagClass(t.db, c.owner, lib) }
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const body = (extra: Record<string, unknown> = {}) =>
   ({ ...refs, startTime: 1.0, endTime: 1.5, minFrequency: 200.0, maxFrequency: 2200.0, ...extra })

@@ -16,7 +16,7 @@ test.before(async () => {
   lib = await makeLibrary(t.db, c.owner)
   await grantOn(t, c, { library: lib })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 test('tag class round trip', async () => {
   const created = await t.call('POST', `${API}/tagClass/`, { as: c.writer, body: { library: lib, className: 'turdus_merula', displayName: 'Blackbird', user: 1 } })

@@ -19,7 +19,7 @@ test.before(async () => {
   await grantOn(t, c, { library: lib })
   refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib) }
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const body = (extra: Record<string, unknown> = {}) => ({ ...refs, startTime: 0.5, endTime: 1.5, minFrequency: 100, maxFrequency: 900, ...extra })
 

@@ -18,7 +18,7 @@ test.before(async () => {
   lib = await makeLibrary(t.db, c.owner)
   await grantOn(t, c, { library: lib })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const READ = { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 }
 const WRITE = { owner: 200, stranger: 404, reader: 403, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 }

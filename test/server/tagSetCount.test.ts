@@ -19,7 +19,7 @@ test.before(async () => {
   file = await makeMediaFile(t.db, owner, lib)
   cls = await makeTagClass(t.db, owner, lib)
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const tagBody = (tagSet: number) => ({ tagSet, mediaFile: file, tagClass: cls, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })
 

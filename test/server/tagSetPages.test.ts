@@ -28,7 +28,7 @@ test.before(async () => {
   // the two sets' tags interleaved, so a set's ids are not one run of numbers
   await insertTags(Array.from({ length: TAGS * 2 }, (_, i) => (i % 2 ? neighbour : set)))
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 async function insertTags(sets: number[]) {
   const now = localTimestamp()

@@ -14,7 +14,7 @@ test.before(async () => {
   bob = await t.user('bob')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t.close() })
+test.after(async () => { await t?.close() })
 
 const api = (path: string) => `/api/v0/${path}`
 
