@@ -1,8 +1,6 @@
-import { createWriteStream } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
-import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { saveAtomically } from '../../src/save-file.js'
 
 export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogram> {
   static summary = 'Save the spectrogram of a media file as a PNG image'
@@ -25,14 +23,7 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
     })
     const body = await this.api.download(url)
     const out = this.flags.output
-    const temp = `${out}.part`
-    try {
-      await pipeline(body, createWriteStream(temp))
-      await rename(temp, out)
-    } catch (err) {
-      await rm(temp, { force: true })
-      throw err
-    }
+    await saveAtomically(body, out)
     this.logToStderr(`Saved ${out}`)
     return { mediaFile: this.args.id, savedTo: out }
   }

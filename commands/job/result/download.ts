@@ -1,8 +1,7 @@
-import { createWriteStream } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand, failure } from '../../../src/base-command.js'
+import { saveAtomically } from '../../../src/save-file.js'
 
 export default class JobResultDownload extends AuthCommand<typeof JobResultDownload> {
   static summary = 'Download a result file to a file or stdout'
@@ -17,14 +16,7 @@ export default class JobResultDownload extends AuthCommand<typeof JobResultDownl
     const body = await this.api.download(meta.resultFile)
     const out = this.flags.output
     if (out) {
-      const temp = `${out}.part`
-      try {
-        await pipeline(body, createWriteStream(temp))
-        await rename(temp, out)
-      } catch (err) {
-        await rm(temp, { force: true })
-        throw err
-      }
+      await saveAtomically(body, out)
       this.logToStderr(`Saved ${out}`)
     } else {
       await pipeline(body, process.stdout, { end: false })
