@@ -1,5 +1,5 @@
 import { ownedVia } from '../access.js'
-import { fieldError } from '../http/errors.js'
+import { checkRegion } from './tagRegion.js'
 import type { Fields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
@@ -21,11 +21,8 @@ export const randomWindows = defineResource({
   table: 'random_windows',
   fields,
   scope: ownedVia('job_id', 'jobs'),
-  validate: (_ctx, values, existing) => {
-    const start = (values.startTime as number | undefined) ?? existing?.start_time
-    const end = (values.endTime as number | undefined) ?? existing?.end_time
-    if (end < start) throw fieldError('endTime', 'endTime must not be before startTime.')
-  },
+  // a window is a region of time: the same check as a tag's (it has no frequencies)
+  validate: (_ctx, values, existing) => checkRegion(values, existing),
 })
 
 export const endpoints = resourceEndpoints(randomWindows)
