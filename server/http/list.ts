@@ -72,7 +72,7 @@ export async function paginate<T>(ctx: Context, count: () => Promise<number>, ro
     else throw invalidPage()
   }
   let total: number, results: T[]
-  const counted = countedRows && page !== 'last' ? await countedRows(size, (page - 1) * size) : null
+  const counted = countedRows && page !== 'last' && readableOffset(page, size) ? await countedRows(size, (page - 1) * size) : null
   if (counted?.rows.length && counted.count !== null) {
     total = counted.count
     results = counted.rows
@@ -91,6 +91,33 @@ export async function paginate<T>(ctx: Context, count: () => Promise<number>, ro
     next: number < pages ? pageLink(ctx, number + 1) : null,
     previous: number > 1 ? pageLink(ctx, number - 1) : null,
     results,
+  }
+}
+
+/** Pages are read before their count is known only where the offset is a plain integer for the database
+ * (a page number of 20 digits would otherwise reach it as 1e+22). */
+function readableOffset(page: number, size: number): boolean {
+  return (page - 1) * size <= 2 ** 31 - 1
+}
+
+/** The requested page when it has records, read together with the count; null when it is empty, or the
+ * page is `last` or malformed (the caller then takes paginate's path). */
+export async function pageIfAny<T>(ctx: Context, countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T> | null> {
+  const size = pageSize(ctx.query)
+  const raw = ctx.query.page
+  if (raw !== undefined && !(/^\d+$/.test(raw) && Number(raw) >= 1)) return null
+  const number = raw === undefined ? 1 : Number(raw)
+  if (!readableOffset(number, size)) return null
+  const { rows, count } = await countedRows(size, (number - 1) * size)
+  if (!rows.length || count === null) return null
+  const pages = Math.max(1, Math.ceil(count / size))
+  // records added meanwhile past a count read beside the page: let the checked path decide
+  if (number > pages) return null
+  return {
+    count,
+    next: number < pages ? pageLink(ctx, number + 1) : null,
+    previous: number > 1 ? pageLink(ctx, number - 1) : null,
+    results: rows,
   }
 }
 

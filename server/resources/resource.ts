@@ -8,7 +8,7 @@ import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint, Method, Result } from '../http/endpoint.js'
 import { ApiError, badRequest, forbidden, MSG, notFound } from '../http/errors.js'
 import { parseInput, toColumns, toJson, INT_MAX, type Fields, type InputMode } from '../http/fields.js'
-import { applyFilters, applyOrdering, paginate } from '../http/list.js'
+import { applyFilters, applyOrdering, pageIfAny, paginate } from '../http/list.js'
 
 // A resource of the API described as data: its table, wire fields and access
 // rule. From that one description come its list and detail endpoints, the
@@ -106,6 +106,23 @@ export interface ListOptions {
 /** A paginated list of `def` records from a query over `r` (already limited to what the caller may read).
  * Without a cheaper count the page and the count are read in one statement (the count as a subquery). */
 export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions = {}): Promise<Result> {
+  const { count, rows, countedRows } = listReads(ctx, def, base, opts)
+  return { body: await paginate(ctx, count, rows, countedRows) }
+}
+
+/** listOf when the requested page has records; null when it is empty or the request's page is `last` or
+ * malformed (the caller then answers through listOf, after any checks it skipped). The page and the count
+ * are read together: in one statement, or side by side when the count is a cheaper one. */
+async function listPageIfAny(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions): Promise<Result | null> {
+  const { count, rows, countedRows } = listReads(ctx, def, base, opts)
+  const envelope = await pageIfAny(ctx, countedRows ?? (async (limit, offset) => {
+    const [total, page] = await Promise.all([count(), rows(limit, offset)])
+    return { rows: page, count: total }
+  }))
+  return envelope && { body: envelope }
+}
+
+function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions) {
   const filtered = applyFilters(base, def.fields, ctx.query)
   const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
   const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
@@ -114,16 +131,16 @@ export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: 
   const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
   const cheapCount = opts.count && unfiltered ? opts.count : null
   const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
-  const envelope = await paginate(ctx,
-    async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0),
-    async (limit, offset) => render(ctx, def, await page(ordered, limit, offset)),
-    cheapCount ? undefined : async (limit, offset) => {
+  return {
+    count: async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0),
+    rows: async (limit: number, offset: number) => render(ctx, def, await page(ordered, limit, offset)),
+    countedRows: cheapCount ? undefined : async (limit: number, offset: number) => {
       const rows = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
       const count = rows.length ? Number(rows[0].__count) : null
       for (const r of rows) delete r.__count
       return { rows: await render(ctx, def, rows), count }
-    })
-  return { body: envelope }
+    },
+  }
 }
 
 export function parseId(raw: string | undefined): number | null {
@@ -478,13 +495,28 @@ export function subListEndpoint(opts: {
     name: opts.name,
     methods: {
       GET: async (ctx) => {
-        const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id, ['read'])
-        const base = opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
+        const base = () => opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
         const { count, page } = opts
-        return listOf(ctx, opts.child, opts.where(base, row.id), {
-          ...(count ? { count: () => count(ctx, row.id) } : {}),
-          ...(page ? { page: (ordered: Query, limit: number, offset: number) => page(ctx, row.id, ordered, limit, offset) } : {}),
+        const listOptions = (parentId: number): ListOptions => ({
+          ...(count ? { count: () => count(ctx, parentId) } : {}),
+          ...(page ? { page: (ordered: Query, limit: number, offset: number) => page(ctx, parentId, ordered, limit, offset) } : {}),
         })
+        // First the page with the parent's read rule as a condition of the same statement: a page with
+        // records proves the parent readable. Only an empty page, a bad filter or page needs the parent
+        // fetched first (404 before 400, an empty page of a readable parent).
+        const id = parseId(ctx.params.id)
+        if (id !== null) {
+          const parentReadable = (qb: Query) => qb.where((eb) => eb.exists(
+            readable(ctx.db, opts.parent, ctx.caller).select(sql<number>`1`.as('one')).where('r.id', '=', id)))
+          try {
+            const found = await listPageIfAny(ctx, opts.child, parentReadable(opts.where(base(), id)), listOptions(id))
+            if (found) return found
+          } catch (e) {
+            if (!(e instanceof ApiError)) throw e
+          }
+        }
+        const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id, ['read'])
+        return listOf(ctx, opts.child, opts.where(base(), row.id), listOptions(row.id))
       },
     },
     doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true },
