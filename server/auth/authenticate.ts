@@ -30,7 +30,7 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, opts: { 
   const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
   const lower = scheme?.toLowerCase()
   if (lower === 'basic') return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, rest)))
-  if (lower === 'token') return mark(req, 'token', await remembered(db, `token:${header!.trim()}`, () => token(db, rest)))
+  if (lower === 'token') return mark(req, 'token', await remembered(db, credentialKey('token', header!.trim()), () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
   if (sessionKey) {
     const user = await remembered(db, credentialKey('session', sessionKey), () => sessionUser(db, sessionKey))
