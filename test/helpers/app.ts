@@ -10,6 +10,9 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+/** A path of the v0 API. */
+export const api = (path: string) => `/api/v0/${path}`
+
 export interface TestUser { id: number; username: string; password: string; token: string; auth: Record<string, string> }
 
 export interface TestApp {

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeTagSet } from '../helpers/records.js'
 
 let t: TestApp
@@ -20,7 +20,6 @@ test.before(async () => {
 })
 test.after(async () => { await t?.close() })
 
-const api = (path: string) => `/api/v0/${path}`
 const FLAGS_OFF = { read: false, write: false, launch_job: false, admin: false }
 
 test('round trip: create, read, list, filter, PUT, PATCH, delete; every field and type', async () => {

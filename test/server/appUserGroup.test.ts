@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeTagSet } from '../helpers/records.js'
 
 let t: TestApp
@@ -18,7 +18,6 @@ test.before(async () => {
 })
 test.after(async () => { await t?.close() })
 
-const api = (path: string) => `/api/v0/${path}`
 const memberIds = async (group: number) => (await t.db.selectFrom('app_user_group_users').select('user_id')
   .where('group_id', '=', group).orderBy('user_id').execute()).map((r) => r.user_id)
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile } from '../helpers/records.js'
 
 let t: TestApp
@@ -20,7 +20,6 @@ test.before(async () => {
 })
 test.after(async () => { await t?.close() })
 
-const api = (path: string) => `/api/v0/${path}`
 const project = async (as: TestUser, name = 'p') => (await t.call('POST', api('project/'), { as, body: { name } })).data.id as number
 const members = async (id: number) => (await t.db.selectFrom('project_media_files').select('media_file_id')
   .where('project_id', '=', id).orderBy('media_file_id').execute()).map((r) => r.media_file_id)

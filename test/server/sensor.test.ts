@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary } from '../helpers/records.js'
 
 let t: TestApp
@@ -18,7 +18,6 @@ test.before(async () => {
 })
 test.after(async () => { await t?.close() })
 
-const api = (path: string) => `/api/v0/${path}`
 
 test('sensorArray round trip: create, read, list, update, embedded sensor_set, delete', async () => {
   const created = await t.call('POST', api('sensorArray/'), { as: alice, body: { name: 'grid', layoutRows: 2, layoutColumns: 3, user: bob.id, sensor_set: [1] } })

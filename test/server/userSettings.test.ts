@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary } from '../helpers/records.js'
 
 let t: TestApp
@@ -16,7 +16,6 @@ test.before(async () => {
 })
 test.after(async () => { await t?.close() })
 
-const api = (path: string) => `/api/v0/${path}`
 
 const SPECTRA = { WindowSizeInSeconds: 10, SpectraMinimumBandFrequency: 0, SpectraMaximumBandFrequency: 22050, SpectraDampingFactor: 0.1, SpectraNumFrequencyBands: 256, SpectraNumFramesPerSecond: 100 }
 const view = (prefix: string) => Object.fromEntries(Object.entries(SPECTRA).map(([k, v]) => [prefix ? prefix + k : k[0].toLowerCase() + k.slice(1), v]))
