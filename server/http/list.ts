@@ -64,13 +64,8 @@ export interface CountedPage<T> { rows: T[]; count: number | null }
 export async function paginate<T>(ctx: Context, count: () => Promise<number>, rows: (limit: number, offset: number) => Promise<T[]>,
   countedRows?: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T>> {
   const size = pageSize(ctx.query)
-  const raw = ctx.query.page
-  let page: number | 'last' = 1
-  if (raw !== undefined) {
-    if (raw === 'last') page = 'last'
-    else if (/^\d+$/.test(raw) && Number(raw) >= 1) page = Number(raw)
-    else throw invalidPage()
-  }
+  const page = requestedPage(ctx)
+  if (page === null) throw invalidPage()
   let total: number, results: T[]
   const counted = countedRows && page !== 'last' && readableOffset(page, size) ? await countedRows(size, (page - 1) * size) : null
   if (counted?.rows.length && counted.count !== null) {
@@ -78,16 +73,28 @@ export async function paginate<T>(ctx: Context, count: () => Promise<number>, ro
     results = counted.rows
   } else {
     total = await count()
-    const pages = Math.max(1, Math.ceil(total / size))
-    const number = page === 'last' ? pages : page
-    if (number > pages) throw invalidPage()
+    const number = page === 'last' ? pageCount(total, size) : page
+    if (number > pageCount(total, size)) throw invalidPage()
     // an empty list needs no second look; otherwise the records changed meanwhile, or the page was `last`
     results = counted && total === 0 ? [] : await rows(size, (number - 1) * size)
   }
-  const pages = Math.max(1, Math.ceil(total / size))
-  const number = page === 'last' ? pages : page
+  return envelope(ctx, total, page === 'last' ? pageCount(total, size) : page, size, results)
+}
+
+/** The `page` parameter: a number from 1, 'last', or null when it is neither. Absent: 1. */
+function requestedPage(ctx: Context): number | 'last' | null {
+  const raw = ctx.query.page
+  if (raw === undefined) return 1
+  if (raw === 'last') return 'last'
+  return /^\d+$/.test(raw) && Number(raw) >= 1 ? Number(raw) : null
+}
+
+const pageCount = (total: number, size: number) => Math.max(1, Math.ceil(total / size))
+
+function envelope<T>(ctx: Context, count: number, number: number, size: number, results: T[]): Envelope<T> {
+  const pages = pageCount(count, size)
   return {
-    count: total,
+    count,
     next: number < pages ? pageLink(ctx, number + 1) : null,
     previous: number > 1 ? pageLink(ctx, number - 1) : null,
     results,
@@ -104,21 +111,13 @@ function readableOffset(page: number, size: number): boolean {
  * page is `last` or malformed (the caller then takes paginate's path). */
 export async function pageIfAny<T>(ctx: Context, countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T> | null> {
   const size = pageSize(ctx.query)
-  const raw = ctx.query.page
-  if (raw !== undefined && !(/^\d+$/.test(raw) && Number(raw) >= 1)) return null
-  const number = raw === undefined ? 1 : Number(raw)
-  if (!readableOffset(number, size)) return null
+  const number = requestedPage(ctx)
+  if (number === null || number === 'last' || !readableOffset(number, size)) return null
   const { rows, count } = await countedRows(size, (number - 1) * size)
   if (!rows.length || count === null) return null
-  const pages = Math.max(1, Math.ceil(count / size))
   // records added meanwhile past a count read beside the page: let the checked path decide
-  if (number > pages) return null
-  return {
-    count,
-    next: number < pages ? pageLink(ctx, number + 1) : null,
-    previous: number > 1 ? pageLink(ctx, number - 1) : null,
-    results: rows,
-  }
+  if (number > pageCount(count, size)) return null
+  return envelope(ctx, count, number, size, rows)
 }
 
 function pageLink(ctx: Context, page: number): string {
