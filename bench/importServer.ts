@@ -37,7 +37,9 @@ export async function startImportServer(databaseUrl?: string): Promise<ImportSer
     env.DATABASE_URL = u.toString()
   }
   const port = await freePort()
-  const child = spawn(process.execPath, ['bin/run.js', 'server', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+  // e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' to profile the server
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/run.js', 'server', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
     { env, stdio: ['ignore', 'inherit', 'inherit'] })
   const base = `http://127.0.0.1:${port}`
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`server exited with ${code}`))))

@@ -11,6 +11,8 @@ import { hashing, isStoredName, type ByteRange, type Pending, type Storage, type
 // to their stored name on commit.
 
 const INCOMING = '.incoming'
+/** bytes of an upload queued for the disk while more arrive: writes overlap with receiving and hashing */
+const WRITE_BUFFER_BYTES = 4 * 1024 * 1024
 
 export class LocalStorage implements Storage {
   readonly root: string
@@ -35,7 +37,7 @@ export class LocalStorage implements Storage {
     let md5 = ''
     let size = 0
     try {
-      await pipeline(source, hashing((h, n) => { md5 = h; size = n }), createWriteStream(temp, { flags: 'wx' }))
+      await pipeline(source, hashing((h, n) => { md5 = h; size = n }), createWriteStream(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES }))
     } catch (e) {
       await unlink(temp).catch(() => {})
       throw e
