@@ -55,7 +55,9 @@ function mas(home: string, args: string[], input = ''): Promise<Run> {
   Object.assign(env, { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') })
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, ['bin/run.js', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    // e.g. BENCH_CLI_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' to profile the CLI
+    const nodeArgs = (process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean)
+    const child = spawn(process.execPath, [...nodeArgs, 'bin/run.js', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     let hwmKiB = 0

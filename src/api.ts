@@ -112,10 +112,10 @@ export class ApiClient {
   }
 
   /** Multipart upload; `form` builds a fresh body for each attempt since a stream cannot be re-read. */
-  async upload<T = any>(path: string, form: () => FormData, opts: { retry?: boolean } = {}): Promise<Answer<T>> {
+  async upload<T = any>(path: string, form: () => FormData | Promise<FormData>, opts: { retry?: boolean } = {}): Promise<Answer<T>> {
     const url = this.url(path)
     return this.withRetry('POST', url, opts.retry ?? false, async () => {
-      const body = form()
+      const body = await form()
       const length = await new Promise<number | undefined>((resolve) => body.getLength((err, n) => resolve(err ? undefined : n)))
       const res = await got(url, {
         method: 'POST',

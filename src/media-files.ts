@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { readdir, stat } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
+import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
 // Finding the media files named on the command line, and hashing them.
@@ -53,11 +54,21 @@ export async function findMediaFiles(paths: string[], recursive: boolean): Promi
   return { files, skipped }
 }
 
-/** The md5 of a file, read as a stream. */
-export async function md5File(path: string): Promise<string> {
+/** Files up to this size are read whole, in one call: per-file costs (stream set-up, buffers of
+ * the stream's size, extra reads) dominate their hashing and uploading. */
+export const SMALL_FILE_BYTES = 1 << 20
+
+/** The md5 of a file, read whole when it is small, as a stream otherwise. */
+export async function md5File(path: string, size = Infinity): Promise<string> {
   const hash = createHash('md5')
+  if (size <= SMALL_FILE_BYTES) return hash.update(await readFile(path)).digest('hex')
   await pipeline(createReadStream(path, { highWaterMark: 1 << 20 }), hash)
   return hash.digest('hex')
+}
+
+/** A file's bytes for an upload: in memory when it is small, a stream otherwise. */
+export async function fileBody(path: string, size: number): Promise<Buffer | Readable> {
+  return size <= SMALL_FILE_BYTES ? readFile(path) : createReadStream(path)
 }
 
 export function aliasOf(path: string): string {

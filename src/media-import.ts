@@ -1,10 +1,9 @@
-import { createReadStream } from 'node:fs'
 import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
 import { failure } from './base-command.js'
 import type { ImportCache } from './import-cache.js'
-import { aliasOf, md5File, type FoundFile } from './media-files.js'
-import { formatBytes, Progress, stderr } from './output.js'
+import { aliasOf, fileBody, md5File, type FoundFile } from './media-files.js'
+import { Progress, stderr } from './output.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
 // holds, upload the rest with bounded concurrency. Re-running finishes what was left.
@@ -28,57 +27,92 @@ export class ServerCannotImport extends Error {}
 
 export async function importMedia(api: ApiClient, cache: ImportCache, files: FoundFile[], opts: ImportOptions): Promise<ImportRecord[]> {
   const records = new Map<string, ImportRecord>()
-  const hashed = await hashAll(files, cache, opts, records)
-  await cache.save().catch((err) => stderr(`Warning: the import cache was not saved: ${err.message}`))
-
-  const existing = await checkExisting(api, opts.library, hashed)
-  const toUpload: Hashed[] = []
   const firstOfMd5 = new Map<string, Hashed>()
   const sameAs = new Map<string, Hashed>() // a later file with bytes already being uploaded -> that file
-  hashed.forEach((f, i) => {
-    if (existing[i] !== null) {
-      records.set(f.path, { path: f.path, outcome: 'duplicate', id: existing[i], reason: null })
-      return
-    }
-    const first = firstOfMd5.get(f.md5)
-    if (first) { sameAs.set(f.path, first); return }
-    firstOfMd5.set(f.md5, f)
-    toUpload.push(f)
-  })
-  if (!opts.quiet && hashed.length - toUpload.length - sameAs.size > 0) {
-    stderr(`${hashed.length - toUpload.length - sameAs.size} file(s) already in library ${opts.library}`)
-  }
+  const uploads = new UploadQueue()
+  let present = 0
+  // one bar for every file: it moves as each file's outcome is known (already there, or uploaded)
+  const progress = new Progress(files.length, { unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet })
 
-  if (opts.dryRun) {
-    for (const f of toUpload) records.set(f.path, { path: f.path, outcome: 'would-import', id: null, reason: null })
-    for (const [path, first] of sameAs) records.set(path, { path, outcome: 'duplicate', id: null, reason: `same bytes as ${first.path}` })
-  } else {
-    await uploadAll(api, toUpload, opts, records)
-    for (const [path, first] of sameAs) {
-      const r = records.get(first.path)!
-      records.set(path, r.outcome === 'failed'
-        ? { path, outcome: 'failed', id: null, reason: r.reason }
-        : { path, outcome: 'duplicate', id: r.id, reason: `same bytes as ${first.path}` })
+  // Hashing and the pre-check go batch by batch, and uploads start after the first batch: the files
+  // of one batch are read while those of the batch before are being sent (nothing is sent unchecked).
+  const produce = async () => {
+    const missing = files.filter((f) => cache.get(f.path, f.size, f.mtimeMs) === undefined).length
+    if (missing && !progress.interactive && !opts.quiet) stderr(`hashing ${missing} file(s)`)
+    try {
+      for (const batch of checkBatches(files)) {
+        if (uploads.stopped) return
+        const hashed = await hashAll(batch, cache, opts, records)
+        const existing = await checkExisting(api, opts.library, hashed)
+        progress.tick(batch.length - hashed.length, 0) // unreadable
+        hashed.forEach((f, i) => {
+          if (existing[i] !== null) {
+            present++
+            records.set(f.path, { path: f.path, outcome: 'duplicate', id: existing[i], reason: null })
+          } else if (firstOfMd5.has(f.md5)) {
+            sameAs.set(f.path, firstOfMd5.get(f.md5)!)
+          } else {
+            firstOfMd5.set(f.md5, f)
+            if (!opts.dryRun) return uploads.push(f)
+            records.set(f.path, { path: f.path, outcome: 'would-import', id: null, reason: null })
+          }
+          progress.tick(1, f.size)
+        })
+      }
+    } finally {
+      await cache.save().catch((err) => stderr(`Warning: the import cache was not saved: ${err.message}`))
+      uploads.end()
     }
+    if (present > 0) progress.note(`${present} file(s) already in library ${opts.library}`)
+  }
+  const [produced, uploaded] = await Promise.allSettled([
+    produce().catch((err) => { uploads.stop(); throw err }),
+    uploadAll(api, uploads, opts, records, progress),
+  ])
+  progress.stop()
+  if (produced.status === 'rejected') throw produced.reason
+  if (uploaded.status === 'rejected') throw uploaded.reason
+
+  for (const [path, first] of sameAs) {
+    const r = records.get(first.path)!
+    records.set(path, opts.dryRun ? { path, outcome: 'duplicate', id: null, reason: `same bytes as ${first.path}` }
+      : r.outcome === 'failed' ? { path, outcome: 'failed', id: null, reason: r.reason }
+        : { path, outcome: 'duplicate', id: r.id, reason: `same bytes as ${first.path}` })
   }
   return files.map((f) => records.get(f.path)!)
 }
 
+/** Files in batches for hashing and the pre-check: small at first so uploads start soon, then growing to
+ * CHECK_BATCH (a re-run over 10,000 files costs about 15 checks); a batch also ends past BATCH_BYTES. */
+const FIRST_BATCH = 16
+const BATCH_BYTES = 256 * 1024 * 1024
+
+function* checkBatches(files: FoundFile[]): Generator<FoundFile[]> {
+  let limit = FIRST_BATCH
+  let batch: FoundFile[] = []
+  let bytes = 0
+  for (const f of files) {
+    batch.push(f)
+    bytes += f.size
+    if (batch.length >= limit || bytes >= BATCH_BYTES) {
+      yield batch
+      batch = []
+      bytes = 0
+      limit = Math.min(limit * 2, CHECK_BATCH)
+    }
+  }
+  if (batch.length) yield batch
+}
+
 async function hashAll(files: FoundFile[], cache: ImportCache, opts: ImportOptions, records: Map<string, ImportRecord>): Promise<Hashed[]> {
   const missing = files.filter((f) => cache.get(f.path, f.size, f.mtimeMs) === undefined)
-  const progress = missing.length
-    ? new Progress(missing.length, { unit: 'hashed', totalBytes: missing.reduce((s, f) => s + f.size, 0), quiet: opts.quiet })
-    : undefined
-  if (progress && !progress.interactive && !opts.quiet) stderr(`hashing ${missing.length} file(s)`)
   await mapLimit(missing, opts.concurrency, async (f) => {
     try {
-      cache.set(f.path, f.size, f.mtimeMs, await md5File(f.path))
+      cache.set(f.path, f.size, f.mtimeMs, await md5File(f.path, f.size))
     } catch (err: any) {
       records.set(f.path, { path: f.path, outcome: 'failed', id: null, reason: `cannot read: ${err.message}` })
     }
-    progress?.tick(1, f.size)
   })
-  progress?.stop()
   return files.flatMap((f) => {
     const md5 = cache.get(f.path, f.size, f.mtimeMs)
     return md5 && !records.has(f.path) ? [{ ...f, md5 }] : []
@@ -100,29 +134,59 @@ async function checkExisting(api: ApiClient, library: number, files: Hashed[]): 
   return out
 }
 
-async function uploadAll(api: ApiClient, files: Hashed[], opts: ImportOptions, records: Map<string, ImportRecord>): Promise<void> {
-  if (!files.length) return
-  const totalBytes = files.reduce((s, f) => s + f.size, 0)
-  const progress = new Progress(files.length, { unit: 'files', totalBytes, quiet: opts.quiet })
-  if (!progress.interactive && !opts.quiet) stderr(`uploading ${files.length} file(s), ${formatBytes(totalBytes)}`)
+/** Files checked and waiting to be uploaded, taken by the upload workers as they come. */
+class UploadQueue {
+  private readonly files: Hashed[] = []
+  private waiting: Array<() => void> = []
+  private ended = false
+  /** no more uploads may start (a fatal answer, or the pre-check failed) */
+  stopped = false
+  push(f: Hashed): void {
+    this.files.push(f)
+    this.wake()
+  }
+
+  end(): void { this.ended = true; this.wake() }
+  stop(): void { this.stopped = true; this.end() }
+
+  /** the next file, or null when there will be no more */
+  async next(): Promise<Hashed | null> {
+    for (;;) {
+      if (this.stopped) return null
+      if (this.files.length) return this.files.shift()!
+      if (this.ended) return null
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    }
+  }
+
+  private wake(): void {
+    const waiting = this.waiting
+    this.waiting = []
+    for (const w of waiting) w()
+  }
+}
+
+async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions, records: Map<string, ImportRecord>, progress: Progress): Promise<void> {
+  let started = false
   let fatal: Error | undefined
   const path = `library/${opts.library}/mediaFiles/import/`
-  try {
-    await mapLimit(files, opts.concurrency, async (f) => {
-      if (fatal) return
+  const worker = async () => {
+    for (let f = await queue.next(); f; f = await queue.next()) {
+      if (!started && !progress.interactive && !opts.quiet) stderr('uploading the files the library does not hold yet')
+      started = true
       let record: ImportRecord
       try {
         // Safe to re-send: the server answers the same bytes with the record it already holds.
-        const answer = await api.upload<any>(path, () => {
+        const answer = await api.upload<any>(path, async () => {
           const form = new FormData()
-          form.append('alias', aliasOf(f.path))
+          form.append('alias', aliasOf(f!.path))
           if (opts.sensor !== undefined) form.append('sensor', String(opts.sensor))
-          form.append('md5', f.md5)
-          form.append('file', createReadStream(f.path), { filename: aliasOf(f.path), knownLength: f.size })
+          form.append('md5', f!.md5)
+          form.append('file', await fileBody(f!.path, f!.size), { filename: aliasOf(f!.path), knownLength: f!.size })
           return form
         }, { retry: true })
-        if (answer.status === 404 || answer.status === 405) { fatal = cannotImport(api); return }
-        if (answer.status === 401 || answer.status === 403) { fatal = new ApiError(answer.status, answer.data, 'POST', api.url(path)); return }
+        if (answer.status === 404 || answer.status === 405) { fatal = cannotImport(api); queue.stop(); return }
+        if (answer.status === 401 || answer.status === 403) { fatal = new ApiError(answer.status, answer.data, 'POST', api.url(path)); queue.stop(); return }
         record = answer.status === 201 ? { path: f.path, outcome: 'imported', id: answer.data?.id ?? null, reason: null }
           : answer.status === 200 ? { path: f.path, outcome: 'duplicate', id: answer.data?.id ?? null, reason: null }
             : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
@@ -131,10 +195,9 @@ async function uploadAll(api: ApiClient, files: Hashed[], opts: ImportOptions, r
       }
       records.set(f.path, record)
       progress.tick(1, f.size, `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`)
-    })
-  } finally {
-    progress.stop()
+    }
   }
+  await Promise.all(Array.from({ length: opts.concurrency }, worker))
   if (fatal) throw fatal
 }
 
