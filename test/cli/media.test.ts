@@ -91,6 +91,31 @@ test('a re-run skips everything: hashes come from the cache and nothing is uploa
   assert.equal(json(again).map((r: any) => r.outcome), ['duplicate', 'imported'].reverse())
 })
 
+test('many files go in several pre-check batches: each is imported once, bytes seen in an earlier batch or already stored are not sent again', async () => {
+  const lib = Number((await w.mas(['library', 'create', 'Batches'])).stdout.trim())
+  const dir = join(w.newHome(), 'many')
+  mkdirSync(dir)
+  const name = (i: number) => join(dir, `t${String(i).padStart(3, '0')}.wav`)
+  for (let i = 0; i < 60; i++) writeFileSync(name(i), makeWav({ frequency: 300 + i, seconds: 0.2, sampleRate: 8000 }))
+  const first = await w.mas(['media', 'import', name(5), name(50), '--library', String(lib), '--json'])
+  assert.is(first.code, 0, first.stderr)
+  // a file late in the run with the bytes of one in the first batch
+  writeFileSync(name(59), makeWav({ frequency: 300, seconds: 0.2, sampleRate: 8000 }))
+  const run = await w.mas(['media', 'import', dir, '--library', String(lib), '--json', '--concurrency', '3'])
+  assert.is(run.code, 0, run.stderr)
+  const records = json(run)
+  assert.is(records.length, 60)
+  assert.equal(records.filter((r: any) => r.outcome === 'imported').length, 57)
+  const byName = (i: number) => records.find((r: any) => r.path === name(i))
+  assert.equal([byName(5).outcome, byName(50).outcome], ['duplicate', 'duplicate'])
+  assert.is(byName(59).outcome, 'duplicate')
+  assert.is(byName(59).id, byName(0).id)
+  assert.match(byName(59).reason, /same bytes as .*t000\.wav/)
+  const media = json(await w.mas(['media', 'list', '--library', String(lib), '--json']))
+  assert.is(media.length, 59)
+  assert.is(new Set(media.map((m: any) => m.alias)).size, 59)
+})
+
 test('a missing path fails the run with exit 1 and its reason; without --recursive subfolders are skipped', async () => {
   const run = await w.mas(['media', 'import', tree, join(tree, 'nope.wav'), '--library', String(library)])
   assert.is(run.code, 1)
