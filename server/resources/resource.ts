@@ -7,8 +7,9 @@ import type { DB, TableName } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint, Method, Result } from '../http/endpoint.js'
 import { ApiError, badRequest, forbidden, MSG, notFound } from '../http/errors.js'
-import { parseInput, toColumns, toJson, INT_MAX, type Fields, type InputMode } from '../http/fields.js'
-import { applyFilters, applyOrdering, pageIfAny, paginate } from '../http/list.js'
+import { parseInput, toColumns, toJson, toJsonText, INT_MAX, type Fields, type InputMode } from '../http/fields.js'
+import { jsonArray, JsonText } from '../http/jsonText.js'
+import { applyFilters, applyOrdering, envelopeText, pageIfAny, paginate } from '../http/list.js'
 
 // A resource of the API described as data: its table, wire fields and access
 // rule. From that one description come its list and detail endpoints, the
@@ -92,6 +93,12 @@ export async function render(ctx: Context, def: ResourceDef, rows: Row[], db: Db
   return rows.map((row) => toJson(def.fields, row))
 }
 
+/** render, straight to the JSON text of each record (what answers send). */
+export async function renderText(ctx: Context, def: ResourceDef, rows: Row[], db: Db = ctx.db): Promise<string[]> {
+  if (def.embed && rows.length) await def.embed(db, rows, ctx)
+  return rows.map((row) => toJsonText(def.fields, row))
+}
+
 /** Query parameters that never narrow a list. */
 const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
 
@@ -107,7 +114,7 @@ export interface ListOptions {
  * Without a cheaper count the page and the count are read in one statement (the count as a subquery). */
 export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions = {}): Promise<Result> {
   const { count, rows, countedRows } = listReads(ctx, def, base, opts)
-  return { body: await paginate(ctx, count, rows, countedRows) }
+  return { body: envelopeText(await paginate(ctx, count, rows, countedRows)) }
 }
 
 /** listOf when the requested page has records; null when it is empty or the request's page is `last` or
@@ -119,7 +126,7 @@ async function listPageIfAny(ctx: Context, def: ResourceDef, base: Query, opts: 
     const [total, page] = await Promise.all([count(), rows(limit, offset)])
     return { rows: page, count: total }
   }))
-  return envelope && { body: envelope }
+  return envelope && { body: envelopeText(envelope) }
 }
 
 function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions) {
@@ -133,12 +140,12 @@ function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOption
   const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
   return {
     count: async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0),
-    rows: async (limit: number, offset: number) => render(ctx, def, await page(ordered, limit, offset)),
+    rows: async (limit: number, offset: number) => renderText(ctx, def, await page(ordered, limit, offset)),
     countedRows: cheapCount ? undefined : async (limit: number, offset: number) => {
       const rows = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
       const count = rows.length ? Number(rows[0].__count) : null
       for (const r of rows) delete r.__count
-      return { rows: await render(ctx, def, rows), count }
+      return { rows: await renderText(ctx, def, rows), count }
     },
   }
 }
@@ -251,10 +258,20 @@ async function checkAccess(db: Db, def: ResourceDef, caller: Caller, items: Reco
 function scopeKeys(scope: Scope, rows: Row[]): Row[] {
   const seen = new Map<string, Row>()
   for (const row of rows) {
-    const key = JSON.stringify(scope.columns.map((c) => row[c] ?? null))
+    const key = scopeKey(scope, row)
     if (!seen.has(key)) seen.set(key, row)
   }
   return [...seen.values()]
+}
+
+/** A row's values in the scope's columns as one string (distinct values, distinct strings). */
+function scopeKey(scope: Scope, row: Row): string {
+  let key = ''
+  for (const c of scope.columns) {
+    const v = row[c]
+    key += (v === null || v === undefined ? 'null' : typeof v === 'number' ? String(v) : JSON.stringify(v)) + ','
+  }
+  return key
 }
 
 /** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
@@ -284,7 +301,7 @@ export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: Ro
   if (caller.isAdmin) return true
   const seen = new Set<string>()
   for (const row of rows) {
-    const key = JSON.stringify(scope.columns.map((c) => row[c] ?? null))
+    const key = scopeKey(scope, row)
     if (seen.has(key)) continue
     seen.add(key)
     const r = await (db as Kysely<any>).selectNoFrom((eb) => sql<boolean>`${scope.allows(eb, caller, valueColumns(row), flag)}`.as('ok'))
@@ -319,9 +336,13 @@ async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mo
   return { values: parsed.map((p) => p.values), errors, scope }
 }
 
+const updatableFields = new WeakMap<ResourceDef, Fields>()
+
 function writableFields(def: ResourceDef, mode: InputMode): Fields {
   if (mode === 'create' || !def.updatable) return def.fields
-  return Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n)))
+  let fields = updatableFields.get(def)
+  if (!fields) updatableFields.set(def, fields = Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n))))
+  return fields
 }
 
 /** rows per INSERT (PGlite takes at most 32,767 parameters in one statement) */
@@ -346,20 +367,23 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
   const checkScope = createScope && !ctx.caller.isAdmin ? createScope : null
   // the scope's columns of each new row (what rowsOf would give them), without building whole rows twice
   const columnField = new Map(Object.entries(def.fields).filter(([, f]) => f.column).map(([n, f]) => [f.column!, n]))
-  const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) => values.map((v) => Object.fromEntries(scope.columns.map((c) =>
-    [c, c === def.owner ? ctx.caller.id : def.stamps?.includes(c) ? now : v[columnField.get(c) ?? '']])))
+  const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) => values.map((v) => {
+    const row: Row = {}
+    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : def.stamps?.includes(c) ? now : v[columnField.get(c) ?? '']
+    return row
+  })
   const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
     checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
   if (hasErrors(errors)) throw badRequest(many ? errors : errors[0])
   const rows = rowsOf(values)
   if (checkScope) {
     // answered with the reference checks, unless validation changed the values the scope looks at
-    const keyOf = (rs: Row[]) => JSON.stringify(rs.map((r) => checkScope.columns.map((c) => r[c] ?? null)))
+    const keyOf = (rs: Row[]) => rs.map((r) => scopeKey(checkScope, r)).join('|')
     const same = scope && keyOf(scopeKeys(checkScope, scopeRowsOf(checkScope, values))) === keyOf(scope.keys)
     if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
   }
   if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
-  const insert = (db: Db, chunk: Row[]) => (db as Kysely<any>).insertInto(def.table).values(chunk).returningAll().execute()
+  const insert = (db: Db, chunk: Row[]) => insertRows(db, def, chunk)
   // one INSERT is atomic by itself: a transaction only when there is more to do
   const created = rows.length <= INSERT_CHUNK && !def.afterWrite ? await insert(ctx.db, rows) : await ctx.db.transaction().execute(async (trx) => {
     const out: Row[] = []
@@ -367,8 +391,34 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
   })
-  const json = await render(ctx, def, created)
-  return { status: 201, body: many ? json : json[0] }
+  const json = await renderText(ctx, def, created)
+  return { status: 201, body: many ? jsonArray(json) : new JsonText(json[0]) }
+}
+
+/** INSERT … RETURNING *. Many rows with the same columns go as one JSON parameter that PostgreSQL
+ * turns into rows of the table's type (json_populate_recordset): one parameter instead of one per
+ * value, which kysely would build, and the driver serialize, one by one. */
+async function insertRows(db: Db, def: ResourceDef, rows: Row[]): Promise<Row[]> {
+  const columns = Object.keys(rows[0])
+  if (rows.length === 1 || !scalarColumns(def) || !rows.every((r) => sameKeys(r, columns))) {
+    return (db as Kysely<any>).insertInto(def.table).values(rows).returningAll().execute()
+  }
+  const list = sql.join(columns.map((c) => sql.ref(c)))
+  const result = await sql<Row>`insert into ${sql.table(def.table)} (${list})
+    select ${list} from json_populate_recordset(null::${sql.table(def.table)}, ${JSON.stringify(rows)}::json)
+    returning *`.execute(db)
+  return result.rows
+}
+
+/** Every stored field holds a number, string, boolean or timestamp (JSON gives them as the row type's
+ * input functions read them). */
+const scalarColumns = (def: ResourceDef) =>
+  Object.values(def.fields).every((f) => !f.column || (f.type !== 'list' && f.type !== 'object'))
+
+function sameKeys(row: Row, columns: string[]): boolean {
+  let n = 0
+  for (const k in row) { if (k !== columns[n++]) return false }
+  return n === columns.length
 }
 
 /** PUT (all required fields) or PATCH (any subset). */
@@ -393,7 +443,7 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
     if (def.afterWrite) await def.afterWrite(trx, updated, values[0], ctx, false)
     return updated
   })
-  return { body: (await render(ctx, def, [row]))[0] }
+  return { body: new JsonText((await renderText(ctx, def, [row]))[0]) }
 }
 
 export async function deleteRecord(ctx: Context, def: ResourceDef): Promise<Result> {
@@ -424,7 +474,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
   const detailMethods: Endpoint['methods'] = {
     GET: async (ctx) => {
       const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, ['read'])
-      return { body: (await render(ctx, def, [row]))[0] }
+      return { body: new JsonText((await renderText(ctx, def, [row]))[0]) }
     },
   }
   if (def.update !== false) {
