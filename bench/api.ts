@@ -68,11 +68,25 @@ interface Endpoint {
   bytes?: number
 }
 
+/** The tag set the POST benchmarks write into, emptied of earlier runs' tags (by deleting it, which
+ * removes its tags in one statement, and creating it again) so that every run inserts into tables of
+ * the same size. */
+async function emptyWriteSet(base: string, writeSet: any): Promise<any> {
+  if ((await getJson(base, `${API}/tagSet/${writeSet.id}/tags/?page_size=1`, OWNER)).count === 0) return writeSet
+  process.stdout.write(`emptying the tag set "${NAMES.writeTagSet}" of earlier runs' tags\n`)
+  const headers = { ...auth(OWNER), 'content-type': 'application/json' }
+  const deleted = await fetch(`${base}${API}/tagSet/${writeSet.id}/`, { method: 'DELETE', headers })
+  if (deleted.status !== 204) throw new Error(`DELETE tagSet/${writeSet.id}/: ${deleted.status} ${await deleted.text()}`)
+  const created = await fetch(`${base}${API}/tagSet/`, { method: 'POST', headers, body: JSON.stringify({ name: NAMES.writeTagSet, library: writeSet.library }) })
+  if (created.status !== 201) throw new Error(`POST tagSet/: ${created.status} ${await created.text()}`)
+  return created.json()
+}
+
 /** The seeded records, found through the API, and the endpoints of the issue. */
 async function endpointsOf(base: string): Promise<Endpoint[]> {
   const library = await named(base, `${API}/library/`, NAMES.library, OWNER)
   const tagSet = await named(base, `${API}/tagSet/`, NAMES.tagSet, OWNER)
-  const writeSet = await named(base, `${API}/tagSet/`, NAMES.writeTagSet, OWNER)
+  const writeSet = await emptyWriteSet(base, await named(base, `${API}/tagSet/`, NAMES.writeTagSet, OWNER))
   const project = await named(base, `${API}/project/`, NAMES.project, ADMIN)
   const tagClass = (await getJson(base, `${API}/tagClass/?library=${library.id}&page_size=1`, OWNER)).results[0].id
   const files = (await getJson(base, `${API}/library/${library.id}/mediaFiles/?page_size=100`, OWNER)).results.map((f: any) => f.id)

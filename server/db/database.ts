@@ -5,10 +5,15 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
+import { initDataDir } from './initDataDir.js'
 import { migrationProvider } from './migrations/index.js'
 import type { DB } from './schema.js'
 
 const TIMESTAMP_OID = 1114
+
+/** The embedded engine's buffer pool (its default is 160MB, most of a small server's memory); pages
+ * beyond it are read again from the files, which the system's page cache holds. */
+const EMBEDDED_SHARED_BUFFERS = '32MB'
 
 export interface DatabaseOptions {
   /** postgres://... ; when absent the embedded PGlite database is used */
@@ -50,11 +55,14 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
   if (opts.dataDir) {
     mkdirSync(opts.dataDir, { recursive: true })
     dataDir = join(opts.dataDir, 'db')
+    if (!opts.loadDataDir) await initDataDir(dataDir)
   }
   const pglite = await PGlite.create({
     dataDir,
     loadDataDir: opts.loadDataDir,
     parsers: { [TIMESTAMP_OID]: (s: string) => s },
+    // startParams replaces PGlite's own: keep them
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
   })
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
   return { db, kind: 'pglite', pglite, close: () => db.destroy() }
