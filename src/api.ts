@@ -44,6 +44,8 @@ export interface ClientOptions {
 interface RequestOptions {
   query?: Query
   json?: unknown
+  /** a JSON body already serialized */
+  jsonText?: string
   form?: Record<string, string>
   /** may this request be sent again after a connection error or 502/503/504? */
   retry?: boolean
@@ -98,8 +100,9 @@ export class ApiClient {
     return this.withRetry(method, url, retry, async () => {
       const res = await got(url, {
         method,
-        headers: this.headers(),
+        headers: this.headers(opts.jsonText !== undefined ? { 'content-type': 'application/json' } : {}),
         ...(opts.json !== undefined ? { json: opts.json } : {}),
+        ...(opts.jsonText !== undefined ? { body: opts.jsonText } : {}),
         ...(opts.form !== undefined ? { form: opts.form } : {}),
         responseType: 'text',
         throwHttpErrors: false,

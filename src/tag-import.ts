@@ -14,11 +14,20 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   const created: any[][] = []
   let sent = 0
   let failed: Error | undefined
+  // A batch's body is serialized while the batch before it is on its way (the server's time), not after.
+  const bodyOf = (b: { start: number; end: number }) => JSON.stringify(parsed.tags.slice(b.start, b.end).map((t) => ({ ...t, tagSet: opts.tagSet })))
+  const prepared = new Map<number, string>()
+  const started = new Set<number>()
   try {
     await mapLimit(batches, opts.concurrency, async (b, i) => {
       if (failed) return
-      const body = parsed.tags.slice(b.start, b.end).map((t) => ({ ...t, tagSet: opts.tagSet }))
-      const answer = await api.request<any>('POST', 'tag/', { json: body, retry: false })
+      started.add(i)
+      const body = prepared.get(i) ?? bodyOf(b)
+      prepared.delete(i)
+      const sending = api.request<any>('POST', 'tag/', { jsonText: body, retry: false })
+      const ahead = i + opts.concurrency
+      if (ahead < batches.length) setImmediate(() => { if (!failed && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead])) })
+      const answer = await sending
       if (answer.status >= 400) {
         failed ??= batchError(answer.status, answer.data, parsed.lines.slice(b.start, b.end), api.url('tag/'))
         return
