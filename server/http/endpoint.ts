@@ -6,7 +6,6 @@ import type { AppConfig } from '../config.js'
 import { authenticate, checkCsrf } from '../auth/authenticate.js'
 import { ApiError, methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
-import { JsonText } from './jsonText.js'
 import { labelOf, type FieldDef } from './fields.js'
 
 // One path of the API with the methods it accepts. Registering it gives every
@@ -119,14 +118,10 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db:
       const result = await handler({ ...base, caller: caller as Caller })
       if (result.headers) reply.headers(result.headers)
       reply.code(result.status ?? 200)
-      if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text)
       return result.body === undefined ? reply.send() : reply.send(result.body)
     },
   })
 }
-
-/** what Fastify sends for a serialized object */
-const JSON_TYPE = 'application/json; charset=utf-8'
 
 const anonymous: Caller = { id: 0, username: '', isAdmin: false }
 

@@ -128,7 +128,7 @@ interface FieldPlan {
   /** wire name -> column, for the fields that have one */
   columns: Map<string, string>
   /** the fields of a rendered record, with how each value is turned into its wire form */
-  readable: Array<{ name: string; column: string | undefined; convert: 'timestamp' | 'number' | null; key: string }>
+  readable: Array<{ name: string; column: string | undefined; convert: 'timestamp' | 'number' | null }>
 }
 
 const plans = new WeakMap<Fields, FieldPlan>()
@@ -143,7 +143,6 @@ function planOf(fields: Fields): FieldPlan {
       readable: entries.filter(([, f]) => !f.writeOnly).map(([name, f]) => ({
         name,
         column: f.column,
-        key: `${JSON.stringify(name)}:`,
         convert: f.type === 'datetime' ? 'timestamp' as const
           : f.type === 'integer' || f.type === 'float' || f.type === 'pk' ? 'number' as const : null,
       })),
@@ -201,30 +200,6 @@ export function toJson(fields: Fields, row: Record<string, any>): Record<string,
       : convert === 'timestamp' ? wireTimestamp(v) : convert === 'number' ? Number(v) : v
   }
   return out
-}
-
-/** The JSON text of toJson(fields, row), written without building the record first: the same keys in the
- * same order, a computed field left out when the row has no value for it (as JSON.stringify does). */
-export function toJsonText(fields: Fields, row: Record<string, any>): string {
-  let out = ''
-  for (const { name, column, convert, key } of planOf(fields).readable) {
-    let text: string
-    if (column === undefined) {
-      const v = row[name]
-      if (v === undefined) continue
-      text = JSON.stringify(v)
-    } else {
-      const v = row[column]
-      if (v === null || v === undefined) text = 'null'
-      else if (convert === 'number') {
-        const n = Number(v)
-        text = Number.isFinite(n) ? String(n) : 'null'
-      } else if (convert === 'timestamp') text = JSON.stringify(wireTimestamp(v))
-      else text = JSON.stringify(v)
-    }
-    out += (out ? ',' : '{') + key + text
-  }
-  return out ? `${out}}` : '{}'
 }
 
 /** Fields usable as `?name=value` equality filters. */

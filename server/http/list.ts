@@ -2,7 +2,6 @@ import type { SelectQueryBuilder } from 'kysely'
 import type { Context } from './endpoint.js'
 import { badRequest, invalidPage } from './errors.js'
 import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
-import { JsonText } from './jsonText.js'
 
 // The list conventions, once for every list: equality filters, ordering,
 // page/page_size/last, and the {count, next, previous, results} envelope with
@@ -14,11 +13,6 @@ export const MAX_PAGE_SIZE = 1000
 type Query = SelectQueryBuilder<any, any, any>
 
 export interface Envelope<T> { count: number; next: string | null; previous: string | null; results: T[] }
-
-/** The envelope of records already serialized, as JSON text. */
-export function envelopeText(e: Envelope<string>): JsonText {
-  return new JsonText(`{"count":${e.count},"next":${JSON.stringify(e.next)},"previous":${JSON.stringify(e.previous)},"results":[${e.results.join(',')}]}`)
-}
 
 /** `?field=value` for every filterable field; a value of the wrong type is a 400 naming the field. */
 export function applyFilters(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {

@@ -7,9 +7,8 @@ import type { DB, TableName } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint, Method, Result } from '../http/endpoint.js'
 import { ApiError, badRequest, forbidden, MSG, notFound } from '../http/errors.js'
-import { parseInput, toColumns, toJson, toJsonText, INT_MAX, type Fields, type InputMode } from '../http/fields.js'
-import { jsonArray, JsonText } from '../http/jsonText.js'
-import { applyFilters, applyOrdering, envelopeText, pageIfAny, paginate } from '../http/list.js'
+import { parseInput, toColumns, toJson, INT_MAX, type Fields, type InputMode } from '../http/fields.js'
+import { applyFilters, applyOrdering, pageIfAny, paginate } from '../http/list.js'
 
 // A resource of the API described as data: its table, wire fields and access
 // rule. From that one description come its list and detail endpoints, the
@@ -93,12 +92,6 @@ export async function render(ctx: Context, def: ResourceDef, rows: Row[], db: Db
   return rows.map((row) => toJson(def.fields, row))
 }
 
-/** render, straight to the JSON text of each record (what answers send). */
-export async function renderText(ctx: Context, def: ResourceDef, rows: Row[], db: Db = ctx.db): Promise<string[]> {
-  if (def.embed && rows.length) await def.embed(db, rows, ctx)
-  return rows.map((row) => toJsonText(def.fields, row))
-}
-
 /** Query parameters that never narrow a list. */
 const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
 
@@ -114,7 +107,7 @@ export interface ListOptions {
  * Without a cheaper count the page and the count are read in one statement (the count as a subquery). */
 export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions = {}): Promise<Result> {
   const { count, rows, countedRows } = listReads(ctx, def, base, opts)
-  return { body: envelopeText(await paginate(ctx, count, rows, countedRows)) }
+  return { body: await paginate(ctx, count, rows, countedRows) }
 }
 
 /** listOf when the requested page has records; null when it is empty or the request's page is `last` or
@@ -126,7 +119,7 @@ async function listPageIfAny(ctx: Context, def: ResourceDef, base: Query, opts: 
     const [total, page] = await Promise.all([count(), rows(limit, offset)])
     return { rows: page, count: total }
   }))
-  return envelope && { body: envelopeText(envelope) }
+  return envelope && { body: envelope }
 }
 
 function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions) {
@@ -140,12 +133,12 @@ function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOption
   const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
   return {
     count: async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0),
-    rows: async (limit: number, offset: number) => renderText(ctx, def, await page(ordered, limit, offset)),
+    rows: async (limit: number, offset: number) => render(ctx, def, await page(ordered, limit, offset)),
     countedRows: cheapCount ? undefined : async (limit: number, offset: number) => {
       const rows = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
       const count = rows.length ? Number(rows[0].__count) : null
       for (const r of rows) delete r.__count
-      return { rows: await renderText(ctx, def, rows), count }
+      return { rows: await render(ctx, def, rows), count }
     },
   }
 }
@@ -391,8 +384,8 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
   })
-  const json = await renderText(ctx, def, created)
-  return { status: 201, body: many ? jsonArray(json) : new JsonText(json[0]) }
+  const json = await render(ctx, def, created)
+  return { status: 201, body: many ? json : json[0] }
 }
 
 /** INSERT … RETURNING *. Many rows with the same columns go as one JSON parameter that PostgreSQL
@@ -443,7 +436,7 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
     if (def.afterWrite) await def.afterWrite(trx, updated, values[0], ctx, false)
     return updated
   })
-  return { body: new JsonText((await renderText(ctx, def, [row]))[0]) }
+  return { body: (await render(ctx, def, [row]))[0] }
 }
 
 export async function deleteRecord(ctx: Context, def: ResourceDef): Promise<Result> {
@@ -474,7 +467,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
   const detailMethods: Endpoint['methods'] = {
     GET: async (ctx) => {
       const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, ['read'])
-      return { body: new JsonText((await renderText(ctx, def, [row]))[0]) }
+      return { body: (await render(ctx, def, [row]))[0] }
     },
   }
   if (def.update !== false) {

@@ -202,6 +202,32 @@ test('bulk create: all tags in one transaction, or none with per-item errors', a
   assert.is(page.data.results.at(-1).id, big.data[2499].id)
 })
 
+test('a bulk create stores exactly what single creates store, for every kind of value, and answers in input order', async () => {
+  const example = await makeTagExample(t.db, c.owner, refs)
+  const variants: Record<string, unknown>[] = [
+    { startTime: 0.1, endTime: 0.30000000000000004, minFrequency: -5e-324, maxFrequency: 1e21, strength: -0.5 },
+    { startTime: '1e-7', endTime: '2.5', minFrequency: '0', maxFrequency: 123456789.125, strength: 1e-7 },
+    { randomlyChosen: 'yes', machineTagged: 1, userTagged: 'False', tagExample: example, parentTag: null },
+    { startTime: 3, endTime: 3, minFrequency: 7, maxFrequency: 7, tagExample: '', strength: '42' },
+  ]
+  const strip = (tag: any) => { const { id, creationDate, ...rest } = tag; return rest }
+  const singles = []
+  for (const v of variants) {
+    const r = await t.call('POST', `${API}/tag/`, { as: c.owner, body: body(v) })
+    assert.is(r.statusCode, 201, JSON.stringify(r.data))
+    singles.push(r.data)
+  }
+  const bulk = await t.call('POST', `${API}/tag/`, { as: c.owner, body: variants.map((v) => body(v)) })
+  assert.is(bulk.statusCode, 201, JSON.stringify(bulk.data))
+  assert.equal(bulk.data.map(strip), singles.map(strip))
+  const ids = bulk.data.map((x: any) => x.id)
+  assert.equal(ids, [...ids].sort((a: number, b: number) => a - b))
+  for (const tag of bulk.data) {
+    const read = await t.call('GET', `${API}/tag/${tag.id}/`, { as: c.owner })
+    assert.equal(read.data, tag)
+  }
+})
+
 test('tag access matrix: read on the tag set to read, write on it to change', async () => {
   const id = await makeTag(t.db, c.owner, refs)
   const url = `${API}/tag/${id}/`
