@@ -10,6 +10,7 @@ import { registerBodyParsers } from './http/body.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.js'
 import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
+import { InFlight } from './http/inFlight.js'
 import { schemaEndpoints } from './http/schema.js'
 import { cutOffSlowBodies } from './http/slowClients.js'
 import { resourceEndpoints } from './resources/index.js'
@@ -62,8 +63,17 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   const routeTable: RouteTable = { routes: [], endpoints: [] }
   app.decorate('routeTable', routeTable)
+  // a request counts from its headers until its connection is done with it, and its handler until it
+  // returns (it may go on after a client has left)
+  const inFlight = new InFlight()
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.raw.once('close', inFlight.begin())
+    done()
+  })
   app.addHook('onRoute', (r) => {
     routeTable.routes.push({ url: r.url, methods: ([] as string[]).concat(r.method) })
+    const handler = r.handler
+    r.handler = function (this: unknown, req, reply) { return inFlight.run(() => handler.call(this as any, req, reply)) }
   })
   cutOffSlowBodies(app, { minBytesPerSecond: config.minBodyBytesPerSecond, windowSeconds: config.bodyRateWindowSeconds })
 
@@ -74,7 +84,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   })
   registerBodyParsers(app)
 
+  // answers sent while the app closes end their connection, so a client's kept-alive connection does not
+  // hold the close up until it times out
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
   app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('Connection', 'close')
     reply.header('X-Content-Type-Options', 'nosniff')
     reply.header('X-Frame-Options', 'DENY')
     reply.header('Referrer-Policy', 'same-origin')
@@ -109,9 +124,17 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return reply.send({ status: 'ok' })
   })
 
-  if (opts.ownsDatabase) app.addHook('onClose', async () => { await opts.database.close() })
+  if (opts.ownsDatabase) {
+    app.addHook('onClose', async () => {
+      await inFlight.idle(CLOSE_WAIT_MS)
+      await opts.database.close()
+    })
+  }
   return app
 }
+
+/** how long closing waits for handlers still running before it closes the database under them */
+const CLOSE_WAIT_MS = 10_000
 
 /** Logger options with secrets redacted (unless the caller chose its own redaction). */
 function withRedaction(logger: BuildOptions['logger']): BuildOptions['logger'] {
