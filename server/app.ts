@@ -15,6 +15,7 @@ import { schemaEndpoints } from './http/schema.js'
 import { cutOffSlowBodies } from './http/slowClients.js'
 import { resourceEndpoints } from './resources/index.js'
 import { API } from './resources/resource.js'
+import { FOLD_EVERY_MS, foldCrowdedTagSets } from './resources/tagSetCount.js'
 
 export interface BuildOptions {
   database: Database
@@ -124,6 +125,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return reply.send({ status: 'ok' })
   })
 
+  const folding = setInterval(() => {
+    foldCrowdedTagSets(db).catch((err) => app.log.warn({ err }, 'folding tag set counts failed'))
+  }, FOLD_EVERY_MS).unref()
+  app.addHook('onClose', async () => { clearInterval(folding) })
   if (opts.ownsDatabase) {
     app.addHook('onClose', async () => {
       await inFlight.idle(CLOSE_WAIT_MS)

@@ -8,6 +8,8 @@ import type { Db } from './resource.js'
 // writers: rows committed meanwhile are neither deleted nor summed).
 
 const FOLD_AFTER_ROWS = 64
+/** how often a server folds the rows of tag sets written to without being listed */
+export const FOLD_EVERY_MS = 30_000
 
 export interface TagSetCount { count: number; rows: number }
 
@@ -28,4 +30,14 @@ async function fold(db: Db, tagSetId: number): Promise<void> {
   } catch {
     // a tag set deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
   }
+}
+
+/** Fold the rows of every tag set that has gathered more than FOLD_AFTER_ROWS of them; answers how many
+ * sets were folded. Reading a count folds its own set; this keeps sets that are written to but not
+ * listed (a script adding tags one by one) from growing the table, which would slow every count. */
+export async function foldCrowdedTagSets(db: Db): Promise<number> {
+  const crowded = await db.selectFrom('tag_set_tag_counts').select('tag_set_id')
+    .groupBy('tag_set_id').having((eb) => eb.fn.countAll(), '>', FOLD_AFTER_ROWS).execute()
+  for (const { tag_set_id } of crowded) await fold(db, tag_set_id)
+  return crowded.length
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { tagSetTagCount } from '../../server/resources/tagSetCount.js'
+import { foldCrowdedTagSets, tagSetTagCount } from '../../server/resources/tagSetCount.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
@@ -86,6 +86,21 @@ test('many small writes are folded into one row and stay exact', async () => {
   await assertExact(set)
   assert.is((await tagSetTagCount(t.db, set)).rows, 1)
   assert.is(await listed(set), 70)
+})
+
+test('tag sets written to but never listed are folded by the periodic sweep, exactly', async () => {
+  const quiet = await makeTagSet(t.db, owner, lib)
+  const small = await makeTagSet(t.db, owner, lib)
+  for (let i = 0; i < 80; i++) await makeTag(t.db, owner, { tagSet: quiet, mediaFile: file, tagClass: cls })
+  for (let i = 0; i < 3; i++) await makeTag(t.db, owner, { tagSet: small, mediaFile: file, tagClass: cls })
+  const rowsOf = async (set: number) => Number((await t.db.selectFrom('tag_set_tag_counts').select((eb) => eb.fn.countAll().as('n'))
+    .where('tag_set_id', '=', set).executeTakeFirstOrThrow()).n)
+  assert.is(await rowsOf(quiet), 80)
+  assert.ok(await foldCrowdedTagSets(t.db) >= 1)
+  assert.is(await rowsOf(quiet), 1)
+  assert.is(await rowsOf(small), 3)
+  await assertExact(quiet)
+  await assertExact(small)
 })
 
 test('simultaneous writers and folds keep the count exact', async () => {
