@@ -58,10 +58,14 @@ export async function findMediaFiles(paths: string[], recursive: boolean): Promi
  * the stream's size, extra reads) dominate their hashing and uploading. */
 export const SMALL_FILE_BYTES = 1 << 20
 
-/** The md5 of a file, read whole when it is small, as a stream otherwise. */
-export async function md5File(path: string, size = Infinity): Promise<string> {
+/** The md5 of a file, read whole when it is small (`read` gets those bytes), as a stream otherwise. */
+export async function md5File(path: string, size = Infinity, read?: (bytes: Buffer) => void): Promise<string> {
   const hash = createHash('md5')
-  if (size <= SMALL_FILE_BYTES) return hash.update(await readFile(path)).digest('hex')
+  if (size <= SMALL_FILE_BYTES) {
+    const bytes = await readFile(path)
+    read?.(bytes)
+    return hash.update(bytes).digest('hex')
+  }
   await pipeline(createReadStream(path, { highWaterMark: 1 << 20 }), hash)
   return hash.digest('hex')
 }
@@ -73,4 +77,29 @@ export async function fileBody(path: string, size: number): Promise<Buffer | Rea
 
 export function aliasOf(path: string): string {
   return basename(path)
+}
+
+/** Small files' bytes read for hashing, kept up to a budget until their upload, so that each is read
+ * once; the upload then sends exactly the bytes that were hashed. */
+export class ReadAhead {
+  private readonly kept = new Map<string, Buffer>()
+  private bytes = 0
+
+  constructor(private readonly budget: number) {}
+
+  keep(path: string, bytes: Buffer): void {
+    if (this.kept.has(path) || this.bytes + bytes.length > this.budget) return
+    this.kept.set(path, bytes)
+    this.bytes += bytes.length
+  }
+
+  /** The kept bytes of `path`, given up by the cache (undefined when they were not kept). */
+  take(path: string): Buffer | undefined {
+    const bytes = this.kept.get(path)
+    if (bytes) {
+      this.kept.delete(path)
+      this.bytes -= bytes.length
+    }
+    return bytes
+  }
 }

@@ -2,7 +2,7 @@ import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
 import { failure } from './base-command.js'
 import type { ImportCache } from './import-cache.js'
-import { aliasOf, fileBody, md5File, type FoundFile } from './media-files.js'
+import { aliasOf, fileBody, md5File, ReadAhead, type FoundFile } from './media-files.js'
 import { Progress, stderr } from './output.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
@@ -30,6 +30,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   const firstOfMd5 = new Map<string, Hashed>()
   const sameAs = new Map<string, Hashed>() // a later file with bytes already being uploaded -> that file
   const uploads = new UploadQueue()
+  const readAhead = new ReadAhead(READ_AHEAD_BYTES)
   let present = 0
   // one bar for every file: it moves as each file's outcome is known (already there, or uploaded)
   const progress = new Progress(files.length, { unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet })
@@ -42,10 +43,11 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
     try {
       for (const batch of checkBatches(files)) {
         if (uploads.stopped) return
-        const hashed = await hashAll(batch, cache, opts, records)
+        const hashed = await hashAll(batch, cache, opts, records, readAhead)
         const existing = await checkExisting(api, opts.library, hashed)
         progress.tick(batch.length - hashed.length, 0) // unreadable
         hashed.forEach((f, i) => {
+          if (existing[i] !== null || firstOfMd5.has(f.md5) || opts.dryRun) readAhead.take(f.path) // not uploaded
           if (existing[i] !== null) {
             present++
             records.set(f.path, { path: f.path, outcome: 'duplicate', id: existing[i], reason: null })
@@ -67,7 +69,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   }
   const [produced, uploaded] = await Promise.allSettled([
     produce().catch((err) => { uploads.stop(); throw err }),
-    uploadAll(api, uploads, opts, records, progress),
+    uploadAll(api, uploads, opts, records, progress, readAhead),
   ])
   progress.stop()
   if (produced.status === 'rejected') throw produced.reason
@@ -85,6 +87,8 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
 /** Files in batches for hashing and the pre-check: small at first so uploads start soon, then growing to
  * CHECK_BATCH (a re-run over 10,000 files costs about 15 checks); a batch also ends past BATCH_BYTES. */
 const FIRST_BATCH = 16
+/** small files' bytes kept from hashing for their upload, at most */
+const READ_AHEAD_BYTES = 32 * 1024 * 1024
 const BATCH_BYTES = 256 * 1024 * 1024
 
 function* checkBatches(files: FoundFile[]): Generator<FoundFile[]> {
@@ -104,11 +108,12 @@ function* checkBatches(files: FoundFile[]): Generator<FoundFile[]> {
   if (batch.length) yield batch
 }
 
-async function hashAll(files: FoundFile[], cache: ImportCache, opts: ImportOptions, records: Map<string, ImportRecord>): Promise<Hashed[]> {
+async function hashAll(files: FoundFile[], cache: ImportCache, opts: ImportOptions, records: Map<string, ImportRecord>,
+  readAhead: ReadAhead): Promise<Hashed[]> {
   const missing = files.filter((f) => cache.get(f.path, f.size, f.mtimeMs) === undefined)
   await mapLimit(missing, opts.concurrency, async (f) => {
     try {
-      cache.set(f.path, f.size, f.mtimeMs, await md5File(f.path, f.size))
+      cache.set(f.path, f.size, f.mtimeMs, await md5File(f.path, f.size, (bytes) => readAhead.keep(f.path, bytes)))
     } catch (err: any) {
       records.set(f.path, { path: f.path, outcome: 'failed', id: null, reason: `cannot read: ${err.message}` })
     }
@@ -166,7 +171,8 @@ class UploadQueue {
   }
 }
 
-async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions, records: Map<string, ImportRecord>, progress: Progress): Promise<void> {
+async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions, records: Map<string, ImportRecord>, progress: Progress,
+  readAhead: ReadAhead): Promise<void> {
   let started = false
   let fatal: Error | undefined
   const path = `library/${opts.library}/mediaFiles/import/`
@@ -177,12 +183,14 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
       let record: ImportRecord
       try {
         // Safe to re-send: the server answers the same bytes with the record it already holds.
+        const kept = readAhead.take(f.path)
         const answer = await api.upload<any>(path, async () => {
           const form = new FormData()
           form.append('alias', aliasOf(f!.path))
           if (opts.sensor !== undefined) form.append('sensor', String(opts.sensor))
           form.append('md5', f!.md5)
-          form.append('file', await fileBody(f!.path, f!.size), { filename: aliasOf(f!.path), knownLength: f!.size })
+          const bytes = kept ?? await fileBody(f!.path, f!.size)
+          form.append('file', bytes, { filename: aliasOf(f!.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f!.size })
           return form
         }, { retry: true })
         if (answer.status === 404 || answer.status === 405) { fatal = cannotImport(api); queue.stop(); return }
