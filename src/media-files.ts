@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
+import { mapLimit } from './api.js'
 import { pipeline } from 'node:stream/promises'
 
 // Finding the media files named on the command line, and hashing them.
@@ -25,34 +26,38 @@ export interface SkippedPath { path: string; reason: string; failed?: boolean }
  * Each file appears once, in a stable (sorted) order.
  */
 export async function findMediaFiles(paths: string[], recursive: boolean): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
+  // entries in the order they are listed; the stats of a folder's entries run side by side
+  type Found = { file: FoundFile } | { skipped: SkippedPath }
+  const visit = async (path: string, top: boolean): Promise<Found[]> => {
+    let info
+    try { info = await stat(path) } catch (err: any) {
+      return [{ skipped: { path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true } }]
+    }
+    if (info.isDirectory()) {
+      if (!top && !recursive) return [{ skipped: { path, reason: 'a folder inside a folder (use --recursive)' } }]
+      const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort()
+      return (await mapLimit(entries, STATS_AT_ONCE, (e) => visit(join(path, e), false))).flat()
+    }
+    if (!info.isFile()) return [{ skipped: { path, reason: 'not a regular file' } }]
+    if (!isMediaFile(path)) return [{ skipped: { path, reason: 'not a media file' } }]
+    return [{ file: { path: resolve(path), size: info.size, mtimeMs: info.mtimeMs } }]
+  }
   const files: FoundFile[] = []
   const skipped: SkippedPath[] = []
   const seen = new Set<string>()
-  const visit = async (path: string, top: boolean): Promise<void> => {
-    let info
-    try { info = await stat(path) } catch (err: any) {
-      skipped.push({ path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true })
-      return
-    }
-    if (info.isDirectory()) {
-      if (!top && !recursive) {
-        skipped.push({ path, reason: 'a folder inside a folder (use --recursive)' })
-        return
+  for (const p of paths) {
+    for (const found of await visit(p, true)) {
+      if ('skipped' in found) skipped.push(found.skipped)
+      else if (!seen.has(found.file.path)) {
+        seen.add(found.file.path)
+        files.push(found.file)
       }
-      const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort()
-      for (const e of entries) await visit(join(path, e), false)
-      return
     }
-    if (!info.isFile()) { skipped.push({ path, reason: 'not a regular file' }); return }
-    if (!isMediaFile(path)) { skipped.push({ path, reason: 'not a media file' }); return }
-    const abs = resolve(path)
-    if (seen.has(abs)) return
-    seen.add(abs)
-    files.push({ path: abs, size: info.size, mtimeMs: info.mtimeMs })
   }
-  for (const p of paths) await visit(p, true)
   return { files, skipped }
 }
+
+const STATS_AT_ONCE = 32
 
 /** Files up to this size are read whole, in one call: per-file costs (stream set-up, buffers of
  * the stream's size, extra reads) dominate their hashing and uploading. */
