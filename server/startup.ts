@@ -2,17 +2,19 @@ import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
 import { lockDataDir } from './db/dataDirLock.js'
+import { sweepUncommittedMedia } from './resources/mediaImport.js'
 import { storageFor } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the
 // database (the embedded one only if no other process has it), bring its schema up to date, create the first admin on an empty
 // database (saying a generated password once), and clear away uploads that a
-// process which died mid-upload left behind.
+// process which died mid-upload left behind, and stored media files whose import
+// never committed.
 
 /** Uploads untouched this long are from a process that died; live ones keep their file fresh. */
 const STALE_UPLOAD_MS = 60 * 60 * 1000
 
-export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number }
+export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number; uncommittedRemoved: number }
 
 export async function prepare(config: AppConfig, opts: { poolSize?: number; bootstrap?: boolean } = {}): Promise<Prepared> {
   if (!config.databaseUrl) lockDataDir(config.dataDir)
@@ -29,6 +31,8 @@ export async function prepare(config: AppConfig, opts: { poolSize?: number; boot
     }
     adminCreated = admin?.username
   }
-  const staleUploadsRemoved = await storageFor(config).sweepIncoming(STALE_UPLOAD_MS)
-  return { database, adminCreated, staleUploadsRemoved }
+  const storage = storageFor(config)
+  const staleUploadsRemoved = await storage.sweepIncoming(STALE_UPLOAD_MS)
+  const uncommittedRemoved = await sweepUncommittedMedia(database.db, storage)
+  return { database, adminCreated, staleUploadsRemoved, uncommittedRemoved }
 }

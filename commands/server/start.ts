@@ -43,7 +43,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     ])
     // the primary of a cluster has migrated and created the first admin already
     const prepared = clustered
-      ? { database: await openDatabase({ url: config.databaseUrl! }), adminCreated: undefined, staleUploadsRemoved: 0 }
+      ? { database: await openDatabase({ url: config.databaseUrl! }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
       : await prepare(config)
     const { database } = prepared
     const app = await buildApp({
@@ -52,6 +52,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     })
     if (prepared.adminCreated) app.log.info(`created the first admin user "${prepared.adminCreated}"`)
     if (prepared.staleUploadsRemoved) app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
+    if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
 
     const worker = flags['with-worker'] && !clustered
       ? new Worker({ db: database.db, config, log: (m) => app.log.info(m) }).start()

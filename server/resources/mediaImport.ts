@@ -7,7 +7,7 @@ import { parseInput, type Fields } from '../http/fields.js'
 import { metaDataRows, NotMediaError, readFacts } from '../media/facts.js'
 import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
 import { receiveUpload } from '../media/upload.js'
-import { newStoredName, storageFor, type Pending } from '../storage/index.js'
+import { newStoredName, storageFor, type Pending, type Storage } from '../storage/index.js'
 import { libraries } from './library.js'
 import { mediaFiles, onMediaFilesDeleted } from './mediaFile.js'
 import { API, checkReferences, fetchFor, fetchRecord, render, type Db } from './resource.js'
@@ -107,7 +107,7 @@ export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
 }): Promise<{ row: Record<string, any>; created: boolean }> {
   // duplicates are found inside the insert's transaction (under the library's lock), so no query before it
   const facts = await readFacts(file)
-  const name = newStoredName(`mediaFiles/${opts.library}`, { ext: facts.ext })
+  const name = newStoredName(libraryFolder(opts.library), { ext: facts.ext })
   const { row, created } = await insertMediaFile(db, {
     library: opts.library, user: opts.user, file: name, type: facts.type, alias: opts.alias,
     sensor: opts.sensor ?? null, realStartTime: opts.realStartTime ?? null, md5: file.md5, size: file.size,
@@ -115,6 +115,35 @@ export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
   }, () => file.commit(name))
   if (!created) await file.discard()
   return { row, created }
+}
+
+/** the folder of a library's stored media files */
+const libraryFolder = (library: number) => `mediaFiles/${library}`
+
+/**
+ * Remove stored media files that no MediaFile names: a process killed after moving an import's file
+ * into place and before its transaction committed leaves one. Each library's files are checked under
+ * the library's row lock, which every import into it holds from before the move until its commit, so
+ * a file that another server is importing right now is never taken for one. Answers how many went.
+ */
+export async function sweepUncommittedMedia(db: Kysely<DB>, storage: Storage): Promise<number> {
+  let removed = 0
+  for (const { id } of await db.selectFrom('libraries').select('id').orderBy('id').execute()) {
+    const names = await storage.list(libraryFolder(id))
+    if (!names.length) continue
+    const orphans = await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('libraries').select('id').where('id', '=', id).forUpdate().execute()
+      const known = new Set<string>()
+      for (let i = 0; i < names.length; i += 1000) {
+        const rows = await trx.selectFrom('media_files').select('file').where('file', 'in', names.slice(i, i + 1000)).execute()
+        for (const r of rows) known.add(r.file)
+      }
+      return names.filter((n) => !known.has(n))
+    })
+    for (const name of orphans) await storage.remove(name)
+    removed += orphans.length
+  }
+  return removed
 }
 
 interface ImportValues { alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string }

@@ -64,6 +64,12 @@ export class LocalStorage implements Storage {
     await rm(this.pathOf(name), { force: true })
   }
 
+  async list(folder: string): Promise<string[]> {
+    if (!isStoredName(folder)) return []
+    const entries = await readdir(this.pathOf(folder), { withFileTypes: true }).catch(() => [])
+    return entries.filter((e) => e.isFile()).map((e) => `${folder}/${e.name}`).filter(isStoredName)
+  }
+
   async sweepIncoming(maxAgeMs: number): Promise<number> {
     const dir = join(this.root, INCOMING)
     const names = await readdir(dir).catch(() => [] as string[])

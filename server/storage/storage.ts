@@ -36,6 +36,8 @@ export interface Storage {
   read(name: string, range?: ByteRange): Readable
   /** delete a stored file; a missing one is not an error */
   remove(name: string): Promise<void>
+  /** the stored names of the files directly in `folder` (none when it does not exist) */
+  list(folder: string): Promise<string[]>
   /** delete received bytes never committed nor discarded (a server died mid-upload) older than `maxAgeMs`; answers how many */
   sweepIncoming(maxAgeMs: number): Promise<number>
 }

@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { AppConfig } from '../../server/config.js'
+import { sweepUncommittedMedia } from '../../server/resources/mediaImport.js'
+import { storageFor } from '../../server/storage/index.js'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
@@ -6,7 +11,7 @@ import * as assert from 'uvu/assert'
 import FormData from 'form-data'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { waitFor } from '../helpers/jobs.js'
-import { grant, makeLibrary } from '../helpers/records.js'
+import { grant, makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { importMedia, storedFiles } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
 
@@ -275,6 +280,44 @@ test('an upload that breaks off mid-body leaves the library and the media direct
   assert.equal(storedFiles(t), files)
   assert.is(await mediaCount(lib), count)
   assert.is((await importMedia(t, alice, lib, makeWav({ seconds: 1, frequency: 101 }))).statusCode, 201)
+})
+
+
+test('start-up removes stored files whose import never committed; committed files and an import under way stay', async () => {
+  const own = await makeLibrary(t.db, alice)
+  const other = await makeLibrary(t.db, alice)
+  const storage = storageFor((t.app as unknown as { config: AppConfig }).config)
+  const committed = await importMedia(t, alice, own, makeWav({ frequency: 1234 }), { filename: 'kept.wav' })
+  assert.is(committed.statusCode, 201)
+  const mediaRoot = (t.app as unknown as { config: AppConfig }).config.mediaDir
+  const put = (name: string) => { mkdirSync(join(mediaRoot, dirname(name)), { recursive: true }); writeFileSync(join(mediaRoot, name), 'bytes') }
+  // what a process killed between moving a file into place and committing its row leaves
+  const orphan = `mediaFiles/${own}/${'a'.repeat(24)}.wav`
+  const otherOrphan = `mediaFiles/${other}/${'b'.repeat(24)}.wav`
+  put(orphan)
+  put(otherOrphan)
+  // an import into `own` under way: its file is in place, its row not yet committed
+  const underWay = `mediaFiles/${own}/${'c'.repeat(24)}.wav`
+  let release!: () => void
+  const importing = t.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('libraries').select('id').where('id', '=', own).forUpdate().execute()
+    put(underWay)
+    await new Promise<void>((resolve) => { release = resolve })
+    await makeMediaFile(trx, alice, own, { file: underWay })
+  })
+  await new Promise((r) => setTimeout(r, 50))
+  const sweeping = sweepUncommittedMedia(t.db, storage)
+  await new Promise((r) => setTimeout(r, 200))
+  release()
+  await importing
+  assert.is(await sweeping, 2)
+  const stored = storedFiles(t)
+  assert.ok(stored.includes(committed.data.file))
+  assert.ok(stored.includes(underWay), 'the file of the import under way was removed')
+  assert.not.ok(stored.includes(orphan))
+  assert.not.ok(stored.includes(otherOrphan))
+  const served = await t.app.inject({ method: 'GET', url: `/media/${committed.data.file}`, headers: alice.auth })
+  assert.is(served.statusCode, 200)
 })
 
 test.run()
