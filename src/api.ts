@@ -46,6 +46,8 @@ interface RequestOptions {
   json?: unknown
   /** a JSON body already serialized */
   jsonText?: string
+  /** called with the status as soon as the answer's head arrives, before its body is read */
+  onStatus?: (status: number) => void
   form?: Record<string, string>
   /** may this request be sent again after a connection error or 502/503/504? */
   retry?: boolean
@@ -98,7 +100,7 @@ export class ApiClient {
     const url = this.url(path, opts.query)
     const retry = opts.retry ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method)
     return this.withRetry(method, url, retry, async () => {
-      const res = await got(url, {
+      const pending = got(url, {
         method,
         headers: this.headers(opts.jsonText !== undefined ? { 'content-type': 'application/json' } : {}),
         ...(opts.json !== undefined ? { json: opts.json } : {}),
@@ -110,6 +112,8 @@ export class ApiClient {
         followRedirect: true,
         timeout: { connect: 15_000 },
       })
+      if (opts.onStatus) pending.on('response', (res: { statusCode: number }) => opts.onStatus!(res.statusCode))
+      const res = await pending
       return { status: res.statusCode, data: parseBody(res.body) as T, headers: res.headers }
     })
   }

@@ -18,24 +18,40 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   const bodyOf = (b: { start: number; end: number }) => JSON.stringify(parsed.tags.slice(b.start, b.end).map((t) => ({ ...t, tagSet: opts.tagSet })))
   const prepared = new Map<number, string>()
   const started = new Set<number>()
+  const send = async (i: number, onStatus?: (status: number) => void) => {
+    if (failed) return
+    const b = batches[i]
+    started.add(i)
+    const body = prepared.get(i) ?? bodyOf(b)
+    prepared.delete(i)
+    const sending = api.request<any>('POST', 'tag/', { jsonText: body, retry: false, onStatus })
+    const ahead = i + opts.concurrency
+    if (ahead < batches.length) setImmediate(() => { if (!failed && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead])) })
+    const answer = await sending
+    if (answer.status >= 400) {
+      failed ??= batchError(answer.status, answer.data, parsed.lines.slice(b.start, b.end), api.url('tag/'))
+      return
+    }
+    created[i] = Array.isArray(answer.data) ? answer.data : [answer.data]
+    sent += b.end - b.start
+    progress.tick(b.end - b.start, 0, `sent ${sent}/${parsed.tags.length} tags`)
+  }
   try {
-    await mapLimit(batches, opts.concurrency, async (b, i) => {
-      if (failed) return
-      started.add(i)
-      const body = prepared.get(i) ?? bodyOf(b)
-      prepared.delete(i)
-      const sending = api.request<any>('POST', 'tag/', { jsonText: body, retry: false })
-      const ahead = i + opts.concurrency
-      if (ahead < batches.length) setImmediate(() => { if (!failed && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead])) })
-      const answer = await sending
-      if (answer.status >= 400) {
-        failed ??= batchError(answer.status, answer.data, parsed.lines.slice(b.start, b.end), api.url('tag/'))
-        return
+    if (opts.concurrency > 1) await mapLimit(batches, opts.concurrency, (_b, i) => send(i))
+    else {
+      // One batch at a time, so tag ids follow the input order: the next batch goes as soon as the
+      // answer's status shows this one committed, while its body (the created tags) is still being read.
+      const sending: Promise<void>[] = []
+      let committed: Promise<boolean> = Promise.resolve(true)
+      for (let i = 0; i < batches.length && await committed && !failed; i++) {
+        let settle!: (ok: boolean) => void
+        committed = new Promise((resolve) => { settle = resolve })
+        const done = send(i, (status) => settle(status < 400))
+        done.then(() => settle(!failed), () => settle(false))
+        sending.push(done)
       }
-      created[i] = Array.isArray(answer.data) ? answer.data : [answer.data]
-      sent += b.end - b.start
-      progress.tick(b.end - b.start, 0, `sent ${sent}/${parsed.tags.length} tags`)
-    })
+      await Promise.all(sending)
+    }
   } finally {
     progress.stop()
   }

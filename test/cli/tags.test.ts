@@ -87,6 +87,19 @@ test('a batch the server refuses names the input line of each bad item', async (
   assert.match(run.stderr, /line 3: mediaFile: Invalid pk "999999" - object does not exist\. \(nothing was created\)/)
 })
 
+test('batches go one after another in input order; a later batch refused stops the import and says what was created', async () => {
+  const set = await newTagSet('in order')
+  const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency']
+  for (let i = 0; i < 9; i++) rows.push(`${i === 6 ? 999999 : media[i % 2]},${classes[0]},${i},${i + 1},0,10`)
+  const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--batch-size', '2'], { input: rows.join('\n') + '\n' })
+  assert.is(run.code, 1)
+  assert.match(run.stderr, /line 8: mediaFile: Invalid pk "999999" - object does not exist\. \(6 tags in earlier batches were created\)/)
+  const stored = await tagsOf(set)
+  // the three batches before the refused one, in input order and id order; nothing after it
+  assert.equal(stored.map((t: any) => t.startTime), [0, 1, 2, 3, 4, 5])
+  assert.equal(stored.map((t: any) => t.id), [...stored.map((t: any) => t.id)].sort((a: number, b: number) => a - b))
+})
+
 for (const format of ['csv', 'json', 'raven'] as const) {
   test(`tag export --format ${format} | tag import copies every tag`, async () => {
     const exported = await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', format])
