@@ -110,7 +110,8 @@ test('many files go in several pre-check batches: each is imported once, bytes s
   assert.equal([byName(5).outcome, byName(50).outcome], ['duplicate', 'duplicate'])
   assert.is(byName(59).outcome, 'duplicate')
   assert.is(byName(59).id, byName(0).id)
-  assert.match(byName(59).reason, /same bytes as .*t000\.wav/)
+  // found by the pre-check once t000 is stored, or matched to t000 while its upload is still under way
+  assert.ok(byName(59).reason === null || /same bytes as .*t000\.wav/.test(byName(59).reason), byName(59).reason)
   const media = json(await w.mas(['media', 'list', '--library', String(lib), '--json']))
   assert.is(media.length, 59)
   assert.is(new Set(media.map((m: any) => m.alias)).size, 59)
