@@ -47,7 +47,6 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
         const existing = await checkExisting(api, opts.library, hashed)
         progress.tick(batch.length - hashed.length, 0) // unreadable
         hashed.forEach((f, i) => {
-          if (existing[i] !== null || firstOfMd5.has(f.md5) || opts.dryRun) readAhead.take(f.path) // not uploaded
           if (existing[i] !== null) {
             present++
             records.set(f.path, { path: f.path, outcome: 'duplicate', id: existing[i], reason: null })
@@ -58,6 +57,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
             if (!opts.dryRun) return uploads.push(f)
             records.set(f.path, { path: f.path, outcome: 'would-import', id: null, reason: null })
           }
+          readAhead.take(f.path) // not uploaded: its kept bytes go
           progress.tick(1, f.size)
         })
       }
@@ -84,11 +84,12 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   return files.map((f) => records.get(f.path)!)
 }
 
+/** small files' bytes kept from hashing for their upload, at most */
+const READ_AHEAD_BYTES = 32 * 1024 * 1024
+
 /** Files in batches for hashing and the pre-check: small at first so uploads start soon, then growing to
  * CHECK_BATCH (a re-run over 10,000 files costs about 15 checks); a batch also ends past BATCH_BYTES. */
 const FIRST_BATCH = 16
-/** small files' bytes kept from hashing for their upload, at most */
-const READ_AHEAD_BYTES = 32 * 1024 * 1024
 const BATCH_BYTES = 256 * 1024 * 1024
 
 function* checkBatches(files: FoundFile[]): Generator<FoundFile[]> {
@@ -177,7 +178,9 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
   let fatal: Error | undefined
   const path = `library/${opts.library}/mediaFiles/import/`
   const worker = async () => {
-    for (let f = await queue.next(); f; f = await queue.next()) {
+    for (;;) {
+      const f = await queue.next()
+      if (!f) return
       if (!started && !progress.interactive && !opts.quiet) stderr('uploading the files the library does not hold yet')
       started = true
       let record: ImportRecord
@@ -186,11 +189,11 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
         const kept = readAhead.take(f.path)
         const answer = await api.upload<any>(path, async () => {
           const form = new FormData()
-          form.append('alias', aliasOf(f!.path))
+          form.append('alias', aliasOf(f.path))
           if (opts.sensor !== undefined) form.append('sensor', String(opts.sensor))
-          form.append('md5', f!.md5)
-          const bytes = kept ?? await fileBody(f!.path, f!.size)
-          form.append('file', bytes, { filename: aliasOf(f!.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f!.size })
+          form.append('md5', f.md5)
+          const bytes = kept ?? await fileBody(f.path, f.size)
+          form.append('file', bytes, { filename: aliasOf(f.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size })
           return form
         }, { retry: true })
         if (answer.status === 404 || answer.status === 405) { fatal = cannotImport(api); queue.stop(); return }

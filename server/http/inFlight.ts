@@ -5,8 +5,6 @@ export class InFlight {
   private running = 0
   private waiting: Array<() => void> = []
 
-  get count(): number { return this.running }
-
   /** One more thing running; call the answer (once) when it is over. */
   begin(): () => void {
     this.running++
