@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { makeWav, wavChunks } from '../test/helpers/wav.js'
 import { ADMIN, adminToken, json, rawImport, startImportServer } from './importServer.js'
+import { nodeArgsFrom } from './processes.js'
 
 // CLI benchmark: the real `mas` binary (node bin/run.js, a HOME of its own, logged in
 // with --password-stdin) against a real `mas server start` over loopback.
@@ -55,9 +56,7 @@ function mas(home: string, args: string[], input = ''): Promise<Run> {
   Object.assign(env, { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') })
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    // e.g. BENCH_CLI_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' to profile the CLI
-    const nodeArgs = (process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    const child = spawn(process.execPath, [...nodeArgs, 'bin/run.js', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_CLI_NODE_ARGS'), 'bin/run.js', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     let hwmKiB = 0

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import FormData from 'form-data'
 import pg from 'pg'
-import { freePort } from './processes.js'
+import { freePort, nodeArgsFrom } from './processes.js'
 
 // What the import benchmarks share: a real `mas server start` of their own (embedded
 // database in a temporary data dir, or a fresh schema of a PostgreSQL database, so the
@@ -37,9 +37,7 @@ export async function startImportServer(databaseUrl?: string): Promise<ImportSer
     env.DATABASE_URL = u.toString()
   }
   const port = await freePort()
-  // e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' to profile the server
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/run.js', 'server', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+  const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_SERVER_NODE_ARGS'), 'bin/run.js', 'server', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
     { env, stdio: ['ignore', 'inherit', 'inherit'] })
   const base = `http://127.0.0.1:${port}`
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`server exited with ${code}`))))

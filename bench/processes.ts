@@ -11,6 +11,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 export interface Running { child: ChildProcess; base: string; stop(): Promise<void> }
 
+/** Node options for a benchmarked process from an environment variable, e.g.
+ * BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' to profile it. */
+export function nodeArgsFrom(variable: string): string[] {
+  return (process.env[variable] ?? '').split(' ').filter(Boolean)
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
