@@ -89,6 +89,7 @@ export function aliasOf(path: string): string {
 export class ReadAhead {
   private readonly kept = new Map<string, Buffer>()
   private bytes = 0
+  private waiting: Array<() => void> = []
 
   constructor(private readonly budget: number) {}
 
@@ -104,7 +105,15 @@ export class ReadAhead {
     if (bytes) {
       this.kept.delete(path)
       this.bytes -= bytes.length
+      const waiting = this.waiting
+      this.waiting = []
+      for (const wake of waiting) wake()
     }
     return bytes
+  }
+
+  /** Settles once at most `bytes` are kept (as kept bytes are taken). */
+  async until(bytes: number): Promise<void> {
+    while (this.bytes > Math.max(0, bytes)) await new Promise<void>((resolve) => this.waiting.push(resolve))
   }
 }

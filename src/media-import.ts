@@ -2,7 +2,7 @@ import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
 import { failure } from './base-command.js'
 import type { ImportCache } from './import-cache.js'
-import { aliasOf, fileBody, md5File, ReadAhead, type FoundFile } from './media-files.js'
+import { aliasOf, fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './media-files.js'
 import { Progress, stderr } from './output.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
@@ -41,7 +41,12 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
     const missing = files.filter((f) => cache.get(f.path, f.size, f.mtimeMs) === undefined).length
     if (missing && !progress.interactive && !opts.quiet) stderr(`hashing ${missing} file(s)`)
     try {
-      for (const batch of checkBatches(files)) {
+      const unhashed = (f: FoundFile) => cache.get(f.path, f.size, f.mtimeMs) === undefined
+      for (const batch of checkBatches(files, unhashed)) {
+        // hash no further ahead of the uploads than the kept bytes allow: each file is read once,
+        // and hashing is spread over the import instead of taking the CPU from its first uploads
+        const keeps = batch.reduce((n, f) => n + (unhashed(f) && f.size <= SMALL_FILE_BYTES ? f.size : 0), 0)
+        await Promise.race([readAhead.until(READ_AHEAD_BYTES - keeps), uploads.halted])
         if (uploads.stopped) return
         const hashed = await hashAll(batch, cache, opts, records, readAhead)
         const existing = await checkExisting(api, opts.library, hashed)
@@ -88,21 +93,26 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
 const READ_AHEAD_BYTES = 32 * 1024 * 1024
 
 /** Files in batches for hashing and the pre-check: small at first so uploads start soon, then growing to
- * CHECK_BATCH (a re-run over 10,000 files costs about 15 checks); a batch also ends past BATCH_BYTES. */
+ * CHECK_BATCH (a re-run over 10,000 files costs about 15 checks); a batch also ends past BATCH_BYTES, or
+ * past HASH_BATCH_BYTES of files to hash (a re-run hashes nothing, and goes by CHECK_BATCH). */
 const FIRST_BATCH = 16
 const BATCH_BYTES = 256 * 1024 * 1024
+const HASH_BATCH_BYTES = 16 * 1024 * 1024
 
-function* checkBatches(files: FoundFile[]): Generator<FoundFile[]> {
+function* checkBatches(files: FoundFile[], unhashed: (f: FoundFile) => boolean): Generator<FoundFile[]> {
   let limit = FIRST_BATCH
   let batch: FoundFile[] = []
   let bytes = 0
+  let toHash = 0
   for (const f of files) {
     batch.push(f)
     bytes += f.size
-    if (batch.length >= limit || bytes >= BATCH_BYTES) {
+    if (unhashed(f)) toHash += f.size
+    if (batch.length >= limit || bytes >= BATCH_BYTES || toHash >= HASH_BATCH_BYTES) {
       yield batch
       batch = []
       bytes = 0
+      toHash = 0
       limit = Math.min(limit * 2, CHECK_BATCH)
     }
   }
@@ -147,13 +157,16 @@ class UploadQueue {
   private ended = false
   /** no more uploads may start (a fatal answer, or the pre-check failed) */
   stopped = false
+  private halt!: () => void
+  /** settles when the queue is stopped */
+  readonly halted = new Promise<void>((resolve) => { this.halt = resolve })
   push(f: Hashed): void {
     this.files.push(f)
     this.wake()
   }
 
   end(): void { this.ended = true; this.wake() }
-  stop(): void { this.stopped = true; this.end() }
+  stop(): void { this.stopped = true; this.halt(); this.end() }
 
   /** the next file, or null when there will be no more */
   async next(): Promise<Hashed | null> {

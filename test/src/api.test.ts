@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import FormData from 'form-data'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ApiClient, ApiError, ConnectionError, describeError, mapLimit, normalizeServer } from '../../src/api.js'
@@ -71,6 +72,62 @@ test('an unreachable server is a ConnectionError naming it', async () => {
   const api = new ApiClient({ server: 'http://127.0.0.1:9', retries: 1, backoffMs: 1 })
   try {
     await api.get('x/')
+    assert.unreachable()
+  } catch (err) {
+    assert.instance(err, ConnectionError)
+    assert.match((err as Error).message, /^Cannot reach the server at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/)
+  }
+})
+
+test('upload sends the multipart form with the token, retries 503 and a dropped connection with a fresh body, and reads the answer', async () => {
+  const bytes = Buffer.alloc(300_000, 7)
+  const received: { auth?: string; type?: string; length: number; hasFile: boolean }[] = []
+  let calls = 0
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c) => chunks.push(c))
+    req.on('end', () => {
+      calls++
+      const body = Buffer.concat(chunks)
+      received.push({ auth: req.headers.authorization, type: req.headers['content-type'], length: Number(req.headers['content-length']), hasFile: body.includes(bytes) })
+      if (calls === 1) return html(res, 503, { detail: 'busy' })
+      if (calls === 2) return req.socket.destroy()
+      html(res, 201, { id: 42, alias: 'a.wav' })
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  try {
+    const api = new ApiClient({ server: url, token: 'abc', retries: 4, backoffMs: 1 })
+    let built = 0
+    const answer = await api.upload('library/1/mediaFiles/import/', () => {
+      built++
+      const form = new FormData()
+      form.append('alias', 'a.wav')
+      form.append('file', bytes, { filename: 'a.wav', knownLength: bytes.length })
+      return form
+    }, { retry: true })
+    assert.is(answer.status, 201)
+    assert.equal(answer.data, { id: 42, alias: 'a.wav' })
+    assert.is(built, 3)
+    for (const r of received) {
+      assert.is(r.auth, 'Token abc')
+      assert.match(String(r.type), /^multipart\/form-data; boundary=/)
+      assert.ok(r.length > bytes.length)
+      assert.ok(r.hasFile)
+    }
+    // without retry, the first answer is the answer
+    calls = 0
+    const plain = () => { const form = new FormData(); form.append('alias', 'b.wav'); return form }
+    assert.is((await api.upload('x/', plain)).status, 503)
+    assert.is(calls, 1)
+  } finally { await new Promise((r) => server.close(r)) }
+})
+
+test('an upload to an unreachable server is a ConnectionError naming it', async () => {
+  const api = new ApiClient({ server: 'http://127.0.0.1:9', retries: 1, backoffMs: 1 })
+  try {
+    await api.upload('x/', () => new FormData(), { retry: true })
     assert.unreachable()
   } catch (err) {
     assert.instance(err, ConnectionError)
