@@ -138,7 +138,7 @@ export class ApiClient {
           protocol: https ? 'https:' : 'http:', host: target.hostname, port: target.port || (https ? 443 : 80),
           path: target.pathname + target.search, method: 'POST', headers: this.headers(),
           agent: https ? httpsAgent : httpAgent,
-        } as any, (err, res) => {
+        }, (err, res) => {
           if (err) return reject(err)
           let text = ''
           res.setEncoding('utf8')
