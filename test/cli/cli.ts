@@ -16,8 +16,9 @@ export interface CliWorld {
   t: TestApp
   server: string
   home: string
-  /** runs `mas args...` with this world's HOME; `input` is piped to stdin */
-  mas(args: string[], opts?: { input?: string | Buffer; env?: Record<string, string | undefined>; home?: string }): Promise<Run>
+  /** runs `mas args...` with this world's HOME; `input` is piped to stdin; `stdoutUpTo`: stop reading
+   * stdout (close the pipe) once that many characters came, as `| head` does */
+  mas(args: string[], opts?: { input?: string | Buffer; env?: Record<string, string | undefined>; home?: string; stdoutUpTo?: number }): Promise<Run>
   /** a new HOME (another person at another terminal) */
   newHome(): string
   /** logs `user` in within `home` */
@@ -43,7 +44,10 @@ export async function cliWorld(): Promise<CliWorld> {
     const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c) => { stdout += c })
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c
+      if (opts.stdoutUpTo !== undefined && stdout.length >= opts.stdoutUpTo) child.stdout.destroy()
+    })
     child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c })
     child.on('error', reject)
     child.on('close', (code) => resolveRun({ code, stdout, stderr }))

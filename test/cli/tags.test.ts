@@ -122,6 +122,21 @@ test('export writes the header and formats expected by other tools; --json gives
   assert.equal(all.map((t: any) => t.id), (await tagsOf(tagSet)).map((t: any) => t.id))
 })
 
+test('export into a reader that stops early (| head) ends quietly with exit 0', async () => {
+  const set = await newTagSet('long')
+  const tag = { tagSet: set, mediaFile: media[0], tagClass: classes[0], startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 100 }
+  const created = await w.t.call('POST', '/api/v0/tag/', { as: alice, body: Array.from({ length: 2500 }, () => tag) })
+  assert.is(created.statusCode, 201)
+  for (const format of ['csv', 'json', 'raven']) {
+    const run = await w.mas(['tag', 'export', '--tag-set', String(set), '--format', format], { stdoutUpTo: 1 })
+    assert.is(run.code, 0, `${format}: ${run.stderr}`)
+    assert.is(run.stderr, '', format)
+  }
+  const all = await w.mas(['tag', 'export', '--tag-set', String(set), '--json'], { stdoutUpTo: 1 })
+  assert.is(all.code, 0, all.stderr)
+  assert.is(all.stderr, '')
+})
+
 test('a Raven table of one recording: --media-file, one tag per selection whatever the views', async () => {
   const table = [
     'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tTag Class',
