@@ -5,6 +5,7 @@ import { basename, extname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { mapLimit } from './api.js'
 import { pipeline } from 'node:stream/promises'
+import { Wakeup } from './wakeup.js'
 
 // Finding the media files named on the command line, and hashing them.
 
@@ -89,7 +90,7 @@ export function aliasOf(path: string): string {
 export class ReadAhead {
   private readonly kept = new Map<string, Buffer>()
   private bytes = 0
-  private waiting: Array<() => void> = []
+  private readonly taken = new Wakeup()
 
   constructor(private readonly budget: number) {}
 
@@ -105,15 +106,13 @@ export class ReadAhead {
     if (bytes) {
       this.kept.delete(path)
       this.bytes -= bytes.length
-      const waiting = this.waiting
-      this.waiting = []
-      for (const wake of waiting) wake()
+      this.taken.wake()
     }
     return bytes
   }
 
   /** Settles once at most `bytes` are kept (as kept bytes are taken). */
   async until(bytes: number): Promise<void> {
-    while (this.bytes > Math.max(0, bytes)) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    while (this.bytes > Math.max(0, bytes)) await this.taken.next()
   }
 }

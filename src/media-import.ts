@@ -4,6 +4,7 @@ import { failure } from './base-command.js'
 import type { ImportCache } from './import-cache.js'
 import { aliasOf, fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './media-files.js'
 import { Progress, stderr } from './output.js'
+import { Wakeup } from './wakeup.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
 // holds, upload the rest with bounded concurrency. Re-running finishes what was left.
@@ -38,10 +39,10 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   // Hashing and the pre-check go batch by batch, and uploads start after the first batch: the files
   // of one batch are read while those of the batch before are being sent (nothing is sent unchecked).
   const produce = async () => {
-    const missing = files.filter((f) => cache.get(f.path, f.size, f.mtimeMs) === undefined).length
+    const unhashed = (f: FoundFile) => cache.get(f.path, f.size, f.mtimeMs) === undefined
+    const missing = files.filter(unhashed).length
     if (missing && !progress.interactive && !opts.quiet) stderr(`hashing ${missing} file(s)`)
     try {
-      const unhashed = (f: FoundFile) => cache.get(f.path, f.size, f.mtimeMs) === undefined
       for (const batch of checkBatches(files, unhashed)) {
         // hash no further ahead of the uploads than the kept bytes allow: each file is read once,
         // and hashing is spread over the import instead of taking the CPU from its first uploads
@@ -153,7 +154,7 @@ async function checkExisting(api: ApiClient, library: number, files: Hashed[]): 
 /** Files checked and waiting to be uploaded, taken by the upload workers as they come. */
 class UploadQueue {
   private readonly files: Hashed[] = []
-  private waiting: Array<() => void> = []
+  private readonly changed = new Wakeup()
   private ended = false
   /** no more uploads may start (a fatal answer, or the pre-check failed) */
   stopped = false
@@ -162,10 +163,10 @@ class UploadQueue {
   readonly halted = new Promise<void>((resolve) => { this.halt = resolve })
   push(f: Hashed): void {
     this.files.push(f)
-    this.wake()
+    this.changed.wake()
   }
 
-  end(): void { this.ended = true; this.wake() }
+  end(): void { this.ended = true; this.changed.wake() }
   stop(): void { this.stopped = true; this.halt(); this.end() }
 
   /** the next file, or null when there will be no more */
@@ -174,14 +175,8 @@ class UploadQueue {
       if (this.stopped) return null
       if (this.files.length) return this.files.shift()!
       if (this.ended) return null
-      await new Promise<void>((resolve) => this.waiting.push(resolve))
+      await this.changed.next()
     }
-  }
-
-  private wake(): void {
-    const waiting = this.waiting
-    this.waiting = []
-    for (const w of waiting) w()
   }
 }
 
