@@ -391,19 +391,19 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
 /** INSERT … RETURNING. Many rows with the same columns go as one array parameter per column, turned
  * back into rows by unnest: 15 parameters for 1,000 tags instead of 15,000, which kysely would build,
  * and the driver serialize, one by one. When every column given stores exactly the value given (see
- * exactColumns), only what the database adds comes back: the id and the columns not given; sending
- * the rest back and parsing it again was a fifth of the work. */
+ * BulkPlan), only what the database adds comes back: the id and the columns not given; sending the
+ * rest back and parsing it again was a fifth of the work. */
 async function insertRows(db: Db, def: ResourceDef, rows: Row[]): Promise<Row[]> {
   const columns = Object.keys(rows[0])
-  const types = rows.length > 1 ? arrayTypes(def, columns) : null
-  if (!types || !rows.every((r) => sameKeys(r, columns))) {
+  const plan = bulkPlanOf(def)
+  const types = columns.map((c) => plan.arrayTypes.get(c))
+  if (rows.length === 1 || types.includes(undefined) || !rows.every((r) => sameKeys(r, columns))) {
     return (db as Kysely<any>).insertInto(def.table).values(rows).returningAll().execute()
   }
-  const exact = exactColumns(def)
-  const added = columns.every((c) => exact.has(c)) ? [...tableColumns(def)].filter((c) => !columns.includes(c)) : null
+  const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
   const arrays = columns.map((c, i) => {
     const values = rows.map((r) => r[c])
-    return sql`${UNQUOTED.has(types[i]) ? unquotedArray(values) : values}::${sql.raw(types[i])}[]`
+    return sql`${UNQUOTED.has(types[i]!) ? unquotedArray(values) : values}::${sql.raw(types[i]!)}[]`
   })
   const result = await sql<Row>`insert into ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     select * from unnest(${sql.join(arrays)})
@@ -423,51 +423,39 @@ const UNQUOTED = new Set(['int4', 'int8', 'float8', 'bool'])
 
 const unquotedArray = (values: unknown[]) => `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
 
-/** The array type of each given column, or null when one has none (a list or object field, or a column
- * that is not a field's, the owner or a stamp). */
-function arrayTypes(def: ResourceDef, columns: string[]): string[] | null {
-  const types: string[] = []
-  for (const c of columns) {
-    const field = columnTypes(def).get(c)
-    const type = c === def.owner ? 'int4' : def.stamps?.includes(c) ? 'timestamp' : field && ARRAY_TYPES[field]
-    if (!type) return null
-    types.push(type)
-  }
-  return types
+/** What a bulk insert needs of a resource's declaration, worked out once. */
+interface BulkPlan {
+  /** the array type of each column a create may give: its fields', its owner's and its stamps' (list
+   * and object fields have none, and rows with them go through kysely) */
+  arrayTypes: Map<string, string>
+  /** the columns that store exactly the value given, so a row as given is the row as stored: numbers
+   * (validated finite, and integers in range), booleans and ids, and the stamps (timestamps to the
+   * second, as the columns keep them); none when the records get more than their columns (embed) or
+   * the writes do more (afterWrite) */
+  exact: Set<string>
+  /** the columns the records are made of */
+  columns: string[]
 }
 
-const columnTypeMaps = new WeakMap<ResourceDef, Map<string, FieldType>>()
+const bulkPlans = new WeakMap<ResourceDef, BulkPlan>()
 
-function columnTypes(def: ResourceDef): Map<string, FieldType> {
-  let types = columnTypeMaps.get(def)
-  if (!types) {
-    types = new Map(Object.values(def.fields).flatMap((f) => f.column ? [[f.column, f.type] as const] : []))
-    columnTypeMaps.set(def, types)
+function bulkPlanOf(def: ResourceDef): BulkPlan {
+  let plan = bulkPlans.get(def)
+  if (!plan) {
+    const arrayTypes = new Map<string, string>()
+    for (const f of Object.values(def.fields)) {
+      const type = ARRAY_TYPES[f.type]
+      if (f.column && type) arrayTypes.set(f.column, type)
+    }
+    if (def.owner) arrayTypes.set(def.owner, 'int4')
+    for (const s of def.stamps ?? []) arrayTypes.set(s, 'timestamp')
+    const exact = new Set(def.embed || def.afterWrite ? []
+      : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || def.stamps?.includes(c)).map(([c]) => c))
+    const columns = [...new Set(['id', ...Object.values(def.fields).flatMap((f) => f.column ? [f.column] : []),
+      ...(def.owner ? [def.owner] : []), ...(def.stamps ?? [])])]
+    bulkPlans.set(def, plan = { arrayTypes, exact, columns })
   }
-  return types
-}
-
-/** The columns the resource's records are made of: its fields', its owner and its stamps, and the id. */
-function tableColumns(def: ResourceDef): Set<string> {
-  return new Set(['id', ...Object.values(def.fields).flatMap((f) => f.column ? [f.column] : []),
-    ...(def.owner ? [def.owner] : []), ...(def.stamps ?? [])])
-}
-
-const exactColumnSets = new WeakMap<ResourceDef, Set<string>>()
-
-/** Columns that store exactly the value parsed for them, so a row as given is the row as stored: numbers
- * (validated finite, and integers in range), booleans and ids, the owner's id, and the stamps (timestamps
- * to the second, as the columns keep them). A resource whose records get more than their columns
- * (embed) or whose writes do more (afterWrite) has none. */
-function exactColumns(def: ResourceDef): Set<string> {
-  let exact = exactColumnSets.get(def)
-  if (!exact) {
-    exact = new Set(def.embed || def.afterWrite ? [] : [
-      ...Object.values(def.fields).flatMap((f) => f.column && ['integer', 'float', 'pk', 'boolean'].includes(f.type) ? [f.column] : []),
-      ...(def.owner ? [def.owner] : []), ...(def.stamps ?? [])])
-    exactColumnSets.set(def, exact)
-  }
-  return exact
+  return plan
 }
 
 function sameKeys(row: Row, columns: string[]): boolean {
