@@ -180,10 +180,14 @@ class UploadQueue {
   }
 }
 
+/** Uploads in a row that could not reach the server (each after its own retries) before the import gives up. */
+export const UNREACHABLE_AFTER = 5
+
 async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions, records: Map<string, ImportRecord>, progress: Progress,
   readAhead: ReadAhead): Promise<void> {
   let started = false
   let fatal: Error | undefined
+  let unreachable = 0
   const path = `library/${opts.library}/mediaFiles/import/`
   const worker = async () => {
     for (;;) {
@@ -209,8 +213,15 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
         record = answer.status === 201 ? { path: f.path, outcome: 'imported', id: answer.data?.id ?? null, reason: null }
           : answer.status === 200 ? { path: f.path, outcome: 'duplicate', id: answer.data?.id ?? null, reason: null }
             : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
+        unreachable = 0
       } catch (err: any) {
         record = { path: f.path, outcome: 'failed', id: null, reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err) }
+        if (err instanceof ConnectionError && ++unreachable >= UNREACHABLE_AFTER && !fatal) {
+          fatal = new ConnectionError(err.url, err.code, `${err.message}; gave up after ${UNREACHABLE_AFTER} uploads in a row could not ` +
+            `reach it, with ${[...records.values()].filter((r) => r.outcome === 'imported' || r.outcome === 'duplicate').length} ` +
+            'files stored. Run the same command again to finish: what the server holds is skipped')
+          queue.stop()
+        }
       }
       records.set(f.path, record)
       progress.tick(1, f.size, `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`)
