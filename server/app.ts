@@ -81,7 +81,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   cutOffSlowBodies(app, { minBytesPerSecond: config.minBodyBytesPerSecond, windowSeconds: config.bodyRateWindowSeconds })
 
   await app.register(cookie)
-  await app.register(formbody, { bodyLimit: config.maxBodyBytes })
+  // no limit of its own: a route's (the app's, or a login route's smaller one) holds
+  await app.register(formbody)
   await app.register(multipart, {
     limits: { fileSize: config.maxUploadBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 },
   })

@@ -10,16 +10,17 @@ import { storageFor } from './storage/index.js'
 // process alive: folding tag set counts, forgetting login failures that have
 // left their window, and removing uploads abandoned by a process that died.
 
+/** sweeps at least this often, and at least twice within the abandoned-upload age */
 const SWEEP_EVERY_MS = 60_000
 
 /**
- * How long an upload's file may go unchanged before it counts as abandoned: longer than a live upload can
- * stay silent. A connection silent for the idle timeout is closed, and a body must deliver its minimum
- * bytes within each rate window, so a live upload writes within the longer of the idle timeout and two
- * windows; a minute is added for the disk and the clock.
+ * How long an upload's file may go unchanged before it counts as abandoned: well past the longest a live
+ * upload can stay silent. A connection silent for the idle timeout is closed, and a body must deliver its
+ * minimum bytes within each rate window, so a live upload writes within the longer of the idle timeout and
+ * two windows; twice that leaves room for the disk and the clock (4 minutes with the default timeouts).
  */
 export function abandonedUploadMs(config: Pick<AppConfig, 'idleTimeoutSeconds' | 'bodyRateWindowSeconds'>): number {
-  return (Math.max(config.idleTimeoutSeconds, 2 * config.bodyRateWindowSeconds) + 60) * 1000
+  return 2 * Math.max(config.idleTimeoutSeconds, 2 * config.bodyRateWindowSeconds) * 1000
 }
 
 /** Starts the timers; the answer stops them. */
@@ -33,6 +34,6 @@ export function startMaintenance(db: Kysely<DB>, config: AppConfig, log: Fastify
     storage.sweepIncoming(abandonedUploadMs(config))
       .then((removed) => { if (removed) log.info({ removed }, 'removed abandoned uploads') })
       .catch((err) => log.warn({ err }, 'sweeping abandoned uploads failed'))
-  }, SWEEP_EVERY_MS).unref()
+  }, Math.min(SWEEP_EVERY_MS, abandonedUploadMs(config) / 2)).unref()
   return () => { clearInterval(folding); clearInterval(sweeping) }
 }

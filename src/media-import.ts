@@ -78,7 +78,9 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
     uploadAll(api, uploads, opts, records, progress, readAhead),
   ])
   progress.stop()
-  if (produced.status === 'rejected') throw produced.reason
+  if (produced.status === 'rejected') {
+    throw produced.reason instanceof ConnectionError ? unreachableServer(produced.reason, 'the check of what it holds failed', records) : produced.reason
+  }
   if (uploaded.status === 'rejected') throw uploaded.reason
 
   for (const [path, first] of sameAs) {
@@ -217,9 +219,7 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
       } catch (err: any) {
         record = { path: f.path, outcome: 'failed', id: null, reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err) }
         if (err instanceof ConnectionError && ++unreachable >= UNREACHABLE_AFTER && !fatal) {
-          fatal = new ConnectionError(err.url, err.code, `${err.message}; gave up after ${UNREACHABLE_AFTER} uploads in a row could not ` +
-            `reach it, with ${[...records.values()].filter((r) => r.outcome === 'imported' || r.outcome === 'duplicate').length} ` +
-            'files stored. Run the same command again to finish: what the server holds is skipped')
+          fatal = unreachableServer(err, `gave up after ${UNREACHABLE_AFTER} uploads in a row could not reach it`, records)
           queue.stop()
         }
       }
@@ -229,6 +229,13 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
   }
   await Promise.all(Array.from({ length: opts.concurrency }, worker))
   if (fatal) throw fatal
+}
+
+/** The server stopped answering: one line saying so, what is stored, and that a re-run finishes the import. */
+function unreachableServer(err: ConnectionError, what: string, records: Map<string, ImportRecord>): ConnectionError {
+  const stored = [...records.values()].filter((r) => r.outcome === 'imported' || r.outcome === 'duplicate').length
+  return new ConnectionError(err.url, err.code, `${err.message}; ${what}, with ${stored} file(s) stored. ` +
+    'Run the same command again to finish: what the server holds is skipped')
 }
 
 function cannotImport(api: ApiClient): Error {

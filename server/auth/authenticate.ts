@@ -8,7 +8,7 @@ import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import { authenticationFailed, forbidden, notAuthenticated } from '../http/errors.js'
 import { callerCache, credentialKey } from './callerCache.js'
-import { checkPassword } from './credentials.js'
+import { refuseIfThrottled, verifyCredentials } from './credentials.js'
 import { secretDigest } from './passwords.js'
 import { loginLimits } from './throttle.js'
 
@@ -34,7 +34,9 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: 
   const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
   const lower = scheme?.toLowerCase()
   if (lower === 'basic') {
-    return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, config, req.ip, rest)))
+    const { username, password } = basicCredentials(rest)
+    await refuseIfThrottled(db, loginLimits(config), req.ip, username)
+    return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, req.ip, username, password)))
   }
   if (lower === 'token') return mark(req, 'token', await remembered(db, credentialKey('token', header!.trim()), () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
@@ -62,7 +64,8 @@ function mark(req: FastifyRequest, scheme: Scheme, caller: Caller): Caller {
   return caller
 }
 
-async function basic(db: Kysely<DB>, config: AppConfig, address: string, rest: string[]): Promise<Caller> {
+/** The username and password of a Basic header's credentials, or the 401 DRF answers for a malformed one. */
+function basicCredentials(rest: string[]): { username: string; password: string } {
   if (rest.length === 0) throw authenticationFailed('Invalid basic header. No credentials provided.')
   if (rest.length > 1) throw authenticationFailed('Invalid basic header. Credentials string should not contain spaces.')
   const decoded = Buffer.from(rest[0], 'base64').toString('utf8')
@@ -70,7 +73,11 @@ async function basic(db: Kysely<DB>, config: AppConfig, address: string, rest: s
   if (colon < 0 || !/^[A-Za-z0-9+/=]+$/.test(rest[0])) {
     throw authenticationFailed('Invalid basic header. Credentials not correctly base64 encoded.')
   }
-  const check = await checkPassword(db, loginLimits(config), address, decoded.slice(0, colon), decoded.slice(colon + 1))
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+async function basic(db: Kysely<DB>, address: string, username: string, password: string): Promise<Caller> {
+  const check = await verifyCredentials(db, address, username, password)
   if (!check.ok) throw authenticationFailed(check.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid username/password.')
   return callerOf(check.user)
 }

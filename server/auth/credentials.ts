@@ -18,8 +18,19 @@ export type PasswordCheck =
 
 export async function checkPassword(db: Kysely<DB>, limits: LoginLimits, address: string,
   username: string, password: string): Promise<PasswordCheck> {
+  await refuseIfThrottled(db, limits, address, username)
+  return verifyCredentials(db, address, username, password)
+}
+
+/** A 429 when `address` has failed too often, for `username` or for any: before any password is looked at,
+ * and before a remembered credential is accepted (a guess that happens to be right must not get through). */
+export async function refuseIfThrottled(db: Kysely<DB>, limits: LoginLimits, address: string, username: string): Promise<void> {
   const wait = await retryAfter(db, limits, address, username)
   if (wait > 0) throw throttled(wait)
+}
+
+/** checkPassword after refuseIfThrottled has let the caller through. */
+export async function verifyCredentials(db: Kysely<DB>, address: string, username: string, password: string): Promise<PasswordCheck> {
   const user = await db.selectFrom('users').select(['id', 'username', 'is_admin', 'is_active', 'password'])
     .where('username', '=', username).executeTakeFirst()
   const valid = await verifyPassword(password, user?.password ?? await dummyHash())
