@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 
-// Who may read, write, launch jobs on, or administer what (design §6).
+// Who may read, write, launch jobs on, or administer what (docs/decisions.md §6).
 // Every rule is an SQL condition, so the same rule filters lists, answers a
 // detail request in the query that fetches the row, and checks a new row's
 // references before it is written.

@@ -14,7 +14,7 @@ import { checkReferences, defineResource, render, resourceEndpoints } from './re
 
 // jobResultFile/: files a job produced, with notes. Only the job's owner (and
 // site admins) see, change or delete them. Created by a multipart upload
-// (spec §4.3: parts resultFile, job, notes) streamed into storage, or by the
+// (the published API: parts resultFile, job, notes) streamed into storage, or by the
 // worker through storeResultFile(); `resultFile` is the absolute URL that
 // serves the bytes (GET /media/...) to the same people.
 

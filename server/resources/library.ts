@@ -6,7 +6,7 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 
 // library/: a collection of media files with its tag sets, tag classes and
 // user metadata fields. Anyone may create one (and owns it); reading, changing
-// and deleting follow the library's own grants (design §6). Deleting a library
+// and deleting follow the library's own grants (docs/decisions.md §6). Deleting a library
 // takes everything in it along (foreign keys cascade) and the grants that
 // pointed at it or at its tag sets (polymorphic, so no foreign key).
 

@@ -8,7 +8,7 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 // mediaFile/: the media files of the libraries the caller can read. No create
 // here (files arrive through the media import of a library); an update may
 // change only alias, active, sensor and realStartTime. `file` is the stored
-// relative name, `url` its absolute address under /media/ (design §7).
+// relative name, `url` its absolute address under /media/ (docs/decisions.md §7).
 
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },

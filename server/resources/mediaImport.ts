@@ -12,7 +12,7 @@ import { libraries } from './library.js'
 import { mediaFiles, onMediaFilesDeleted } from './mediaFile.js'
 import { API, checkReferences, fetchFor, fetchRecord, render, type Db } from './resource.js'
 
-// Media import (design §7): POST library/{Id}/mediaFiles/import/ streams one
+// Media import (docs/decisions.md §7): POST library/{Id}/mediaFiles/import/ streams one
 // file into storage while hashing it, reads its audio facts, and answers 201
 // with the new MediaFile, or 200 with the one already holding the same bytes
 // in that library. POST library/{Id}/mediaFiles/check/ answers for a batch of

@@ -3,7 +3,7 @@ import type { TestApp, TestUser } from './app.js'
 import { grant, makeGroup, type Target } from './records.js'
 
 // The callers of an access matrix: every way a user may (or may not) reach a
-// record under design §6, and anonymous.
+// record under docs/decisions.md §6, and anonymous.
 
 export const ROLES = ['owner', 'stranger', 'reader', 'writer', 'member', 'grantAdmin', 'admin', 'anonymous'] as const
 export type Role = typeof ROLES[number]

@@ -227,7 +227,7 @@ export function hostileRequests(target: RouteTarget, method: string, auth: Recor
     })
 }
 
-/** Why a 4xx body is not in the API's error shapes (design §4), or null when it is. */
+/** Why a 4xx body is not in the API's error shapes (docs/decisions.md §4), or null when it is. */
 export function errorShapeProblem(body: unknown): string | null {
   const fieldErrors = (o: unknown, allowEmpty: boolean): string | null => {
     if (o === null || typeof o !== 'object' || Array.isArray(o)) return 'not an object'

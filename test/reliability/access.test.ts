@@ -4,7 +4,7 @@ import { API } from '../../server/resources/resource.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { databaseState, makeWorld, ROLES, storedFiles, type Role, type World } from '../helpers/world.js'
 
-// The access rules of design §6 as a matrix generated from the route table:
+// The access rules of docs/decisions.md §6 as a matrix generated from the route table:
 // every route x every role, reading and writing the owner's records, plus the
 // stored bytes under /media/. A route added later is covered by the generic
 // rules (anonymous and inactive callers get 401, outsiders change nothing, a
@@ -13,7 +13,7 @@ import { databaseState, makeWorld, ROLES, storedFiles, type Role, type World } f
 
 type Kind = 'lookup' | 'siteAdmin' | 'library' | 'owner' | 'group' | 'permission' | 'document'
 
-/** What kind of record each resource of the API is, for reading (design §6). */
+/** What kind of record each resource of the API is, for reading (docs/decisions.md §6). */
 const KIND: Record<string, Kind> = {
   jobTypes: 'lookup', jobStatusTypes: 'lookup', projectTypes: 'lookup', mediaTypes: 'lookup',
   user: 'siteAdmin',

@@ -7,7 +7,7 @@ import { postMultipart, storedFiles } from '../helpers/upload.js'
 import { storeResultFile } from '../../server/resources/jobResultFile.js'
 import { storageFor } from '../../server/storage/index.js'
 
-// jobResultFile/: multipart create (spec §4.3), the owner-only rule, and the
+// jobResultFile/: multipart create (parts resultFile, job, notes), the owner-only rule, and the
 // stored file following its record.
 
 let t: TestApp
