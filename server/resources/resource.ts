@@ -338,6 +338,13 @@ function writableFields(def: ResourceDef, mode: InputMode): Fields {
   return fields
 }
 
+/** The items whose fields naming the scope's target have no errors (the target exists and is readable), so
+ * whether the caller may write it can be said without revealing anything. */
+function targetKnown(def: ResourceDef, scope: Scope, values: Record<string, unknown>[], errors: Record<string, string[]>[]) {
+  const names = Object.entries(def.fields).filter(([, f]) => f.column && scope.columns.includes(f.column)).map(([n]) => n)
+  return values.filter((v, i) => names.every((n) => !errors[i][n] && n in v))
+}
+
 /** rows per INSERT (PGlite takes at most 32,767 parameters in one statement) */
 const INSERT_CHUNK = 1000
 
@@ -367,7 +374,14 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
   })
   const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
     checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
-  if (hasErrors(errors)) throw badRequest(many ? errors : errors[0])
+  if (hasErrors(errors)) {
+    // readable but not writable is 403, before any field error about references (design §6)
+    if (checkScope && scope && !scope.allowed
+      && !(await scopeAllows(ctx.db, checkScope, ctx.caller, scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)), flag))) {
+      throw forbidden()
+    }
+    throw badRequest(many ? errors : errors[0])
+  }
   const rows = rowsOf(values)
   if (checkScope) {
     // answered with the reference checks, unless validation changed the values the scope looks at
@@ -469,10 +483,18 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
   const flag = def.update || 'write'
   const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag)
   const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
-  if (hasErrors(errors)) throw badRequest(errors[0])
+  const createScope = def.createScope === undefined ? def.scope : def.createScope
+  if (hasErrors(errors)) {
+    // moved to a target the caller may read but not write: 403, before field errors about other references
+    const known = createScope && targetKnown(def, createScope, values, errors)
+    if (known?.length && Object.keys(toColumns(def.fields, values[0])).some((c) => createScope!.columns.includes(c))
+      && !(await scopeAllows(ctx.db, createScope!, ctx.caller, [{ ...existing, ...toColumns(def.fields, values[0]) }], flag))) {
+      throw forbidden()
+    }
+    throw badRequest(errors[0])
+  }
   const changes = toColumns(def.fields, values[0])
   const merged = { ...existing, ...changes }
-  const createScope = def.createScope === undefined ? def.scope : def.createScope
   if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag))) throw forbidden()
   if (createScope === def.scope && Object.keys(changes).some((c) => def.scope.columns.includes(c))
     && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
