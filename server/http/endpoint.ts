@@ -53,6 +53,8 @@ export interface EndpointDoc {
   record?: ActionFields
   list?: boolean
   description?: string
+  /** methods only site admins may use: left out of other callers' coreapi documents, as the original does */
+  adminOnly?: Method[]
 }
 
 export interface Endpoint {

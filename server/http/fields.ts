@@ -15,6 +15,9 @@ export interface FieldDef {
   target?: string
   required?: boolean
   readOnly?: boolean
+  /** read-only, yet listed (optional) in the forms of the coreapi document, as the original's document lists
+   * it: its clients may pass it and it is ignored (or, for a file part, taken from the upload) */
+  inForms?: boolean
   writeOnly?: boolean
   nullable?: boolean
   /** value used on create when the field is absent */

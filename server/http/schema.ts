@@ -30,9 +30,9 @@ function coreType(f: FieldDef): Json {
 }
 
 function formFields(fields: Fields, method: Method): Json[] {
-  return Object.entries(fields).filter(([, f]) => !f.readOnly).map(([name, f]) => ({
+  return Object.entries(fields).filter(([, f]) => !f.readOnly || f.inForms).map(([name, f]) => ({
     name,
-    ...(f.required && method !== 'PATCH' ? { required: true } : {}),
+    ...(f.required && !f.readOnly && method !== 'PATCH' ? { required: true } : {}),
     location: 'form',
     schema: { ...coreType(f), title: labelOf(name, f), description: f.description ?? '' },
   }))
@@ -71,12 +71,16 @@ function place(tree: Json, keys: string[], value: Json) {
   else node[last] = value
 }
 
-export function coreapiDocument(endpoints: Endpoint[], origin: string): Json {
+/** The coreapi document as `caller` sees it: like the original's, without the links only site admins may
+ * use (user/, the project list) unless the caller is one. The links of the original keep its names;
+ * extensions have keys of their own (library > importMediaFiles, library > checkMediaFiles, ...). */
+export function coreapiDocument(endpoints: Endpoint[], origin: string, caller: { isAdmin: boolean }): Json {
   const doc: Json = { _type: 'document', _meta: { url: `${origin}/api/`, title: 'mas API' } }
   const api: Json = {}
   for (const ep of endpoints) {
     if (!ep.doc) continue
     for (const [method, action] of Object.entries(ep.doc.actions) as Array<[Method, string]>) {
+      if (!caller.isAdmin && ep.doc.adminOnly?.includes(method)) continue
       const link = coreLink(ep, ep.doc, method)
       if (ep.path.startsWith('/api/v0/')) place(api, [...ep.doc.keys, action], link)
       else place(doc, [...ep.doc.keys, action], link)
@@ -202,7 +206,7 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
       methods: {
         GET: async (ctx) => {
           ctx.reply.type('application/coreapi+json')
-          return { body: coreapiDocument(all(), ctx.origin) }
+          return { body: coreapiDocument(all(), ctx.origin, ctx.caller) }
         },
       },
     },

@@ -24,7 +24,7 @@ const fields: Fields = {
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   project: { type: 'pk', column: 'project_id', target: 'project', required: true },
   type: { type: 'pk', column: 'type_id', target: 'jobTypes', required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
   numCompleted: { type: 'integer', column: 'num_completed', min: 0, default: 0 },
   fractionCompleted: { type: 'float', column: 'fraction_completed', default: 0 },

@@ -55,8 +55,9 @@ export interface ResourceDef {
   beforeDelete?: (trx: Transaction<DB>, row: Row, ctx: Context) => Promise<void>
   /** after the deletion committed (e.g. remove a stored file) */
   afterDelete?: (row: Row, ctx: Context) => Promise<void>
-  /** runs before every method of both endpoints, e.g. a site-admin check (403) */
-  guard?: (ctx: Context) => void
+  /** every method of both endpoints is for site admins only (403 for others, and left out of their
+   * coreapi document) */
+  siteAdminsOnly?: boolean
   /** turn parsed column values into what is stored (e.g. hash a password), before insert or update */
   transform?: (cols: Row, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
   /** before a list is read (e.g. create a default record) */
@@ -345,6 +346,12 @@ function targetKnown(def: ResourceDef, scope: Scope, values: Record<string, unkn
   return values.filter((v, i) => names.every((n) => !errors[i][n] && n in v))
 }
 
+/** The fields an update's documents describe: those it may change, and the read-only ones (which the
+ * documents leave out, or list as ignored). */
+function documentedFields(def: ResourceDef): Fields {
+  return def.updatable ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n))) : def.fields
+}
+
 /** rows per INSERT (PGlite takes at most 32,767 parameters in one statement) */
 const INSERT_CHUNK = 1000
 
@@ -556,7 +563,9 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
   if (detailMethods.PUT) Object.assign(detailActions, { PUT: 'update', PATCH: 'partial_update' })
   if (detailMethods.DELETE) detailActions.DELETE = 'delete'
 
-  if (def.guard) { guardAll(listMethods, def.guard); guardAll(detailMethods, def.guard) }
+  if (def.siteAdminsOnly) { guardAll(listMethods); guardAll(detailMethods) }
+  const listAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(listActions) as Method[] : def.list === 'admin' ? ['GET'] : []
+  const detailAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(detailActions) as Method[] : []
 
   return [
     {
@@ -565,7 +574,10 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
       description: def.description,
       methods: listMethods,
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
-      doc: { keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description },
+      doc: {
+        keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description,
+        adminOnly: listAdminOnly,
+      },
     },
     {
       path: `${API}/${def.name}/:id/`,
@@ -580,16 +592,19 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
         } catch { return undefined }
       },
       doc: {
-        keys: [def.name], actions: detailActions, record, description: def.description,
-        fields: { PUT: writableFields(def, 'replace'), PATCH: writableFields(def, 'partial') },
+        keys: [def.name], actions: detailActions, record, description: def.description, adminOnly: detailAdminOnly,
+        fields: { PUT: documentedFields(def), PATCH: documentedFields(def) },
       },
     },
   ]
 }
 
-function guardAll(methods: Endpoint['methods'], guard: (ctx: Context) => void) {
+function guardAll(methods: Endpoint['methods']) {
   for (const [m, h] of Object.entries(methods) as Array<[Method, NonNullable<Endpoint['methods'][Method]>]>) {
-    methods[m] = async (ctx) => { guard(ctx); return h(ctx) }
+    methods[m] = async (ctx) => {
+      if (!ctx.caller.isAdmin) throw forbidden()
+      return h(ctx)
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { adminsOnly } from '../access.js'
 import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
-import { fieldError, forbidden } from '../http/errors.js'
+import { fieldError } from '../http/errors.js'
 import type { Context } from '../http/endpoint.js'
 import type { Fields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
@@ -29,7 +29,7 @@ export const users = defineResource({
   stamps: ['date_joined'],
   destroy: false,
   updatable: ['password', 'is_admin', 'is_active'],
-  guard: (ctx) => { if (!ctx.caller.isAdmin) throw forbidden() },
+  siteAdminsOnly: true,
   validate: async (ctx, values, existing) => {
     if (!existing && typeof values.username === 'string') {
       const taken = await ctx.db.selectFrom('users').select('id').where('username', '=', values.username).executeTakeFirst()
