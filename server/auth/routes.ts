@@ -74,7 +74,11 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
           return { body: { token: await tokenFor(ctx.db, user.id) } }
         },
       },
-      doc: { keys: ['api-token-auth'], actions: { POST: 'create' }, fields: { POST: credentialFields } },
+      doc: {
+        keys: ['api-token-auth'], actions: { POST: 'create' }, fields: { POST: credentialFields },
+        success: { POST: [{ status: 200, description: 'The token of the user (the same one until it is removed)',
+          body: { type: 'object', required: ['token'], properties: { token: { type: 'string', pattern: '^[0-9a-f]{40}$' } } } }] },
+      },
     },
     {
       path: '/api-auth/login/',

@@ -576,7 +576,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
       doc: {
         keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description,
-        adminOnly: listAdminOnly,
+        adminOnly: listAdminOnly, bulk: !!def.bulk,
       },
     },
     {

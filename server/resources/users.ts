@@ -12,7 +12,10 @@ import { defineResource, resourceEndpoints } from './resource.js'
 
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  username: { type: 'string', column: 'username', required: true, maxLength: 150 },
+  username: {
+    type: 'string', column: 'username', required: true, maxLength: 150, pattern: '^[\\w.@+-]+$',
+    patternMessage: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
+  },
   groups: { type: 'list', items: 'integer', readOnly: true },
   password: { type: 'string', column: 'password', required: true, writeOnly: true, maxLength: 4096 },
   is_admin: { type: 'boolean', column: 'is_admin', writeOnly: true, default: false, label: 'Is admin' },
@@ -34,9 +37,6 @@ export const users = defineResource({
     if (!existing && typeof values.username === 'string') {
       const taken = await ctx.db.selectFrom('users').select('id').where('username', '=', values.username).executeTakeFirst()
       if (taken) throw fieldError('username', 'A user with that username already exists.')
-    }
-    if (typeof values.username === 'string' && !/^[\w.@+-]+$/.test(values.username)) {
-      throw fieldError('username', 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
     }
   },
   transform: async (cols) => {

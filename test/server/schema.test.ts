@@ -87,11 +87,46 @@ test('the OpenAPI 3.1 document has every spec path and agrees with the coreapi d
   }
   assert.is(operations, core.length)
   const tagPost = paths['/api/v0/tag/'].post
-  assert.ok(tagPost.requestBody.content['application/json'].schema.required.includes('tagSet'))
+  assert.ok(tagPost.requestBody.content['application/json'].schema.oneOf[0].required.includes('tagSet'))
   assert.ok(tagPost.responses['201'])
   const list = paths['/api/v0/tag/'].get
   assert.ok(list.parameters.some((p: any) => p.name === 'tagSet' && p.in === 'query'))
   assert.ok(list.responses['200'].content['application/json'].schema.properties.results)
+})
+
+test('the OpenAPI document states what the server answers and enforces', async () => {
+  const doc = (await t.call('GET', '/api/openapi.json', { as: alice })).data
+  const ok = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).filter((s) => s < '300').sort()
+  assert.equal(ok('/api-token-auth/', 'post'), ['200'])
+  assert.equal(ok('/api/v0/project/{id}/mediaFiles/add/', 'post'), ['200', '201'])
+  assert.equal(ok('/api/v0/project/{id}/mediaFiles/remove/', 'post'), ['200', '204'])
+  assert.equal(ok('/api/v0/library/{id}/mediaFiles/import/', 'post'), ['200', '201'])
+  assert.equal(ok('/api/v0/tag/{id}/', 'delete'), ['204'])
+  const tagPost = doc.paths['/api/v0/tag/'].post
+  for (const status of ['413', '415', '429']) assert.ok(tagPost.responses[status], status)
+  // the bulk form: an array of records in, an array out, an array of errors back
+  const request = tagPost.requestBody.content['application/json'].schema
+  assert.is(request.oneOf[1].type, 'array')
+  assert.is(tagPost.responses['201'].content['application/json'].schema.oneOf[1].type, 'array')
+  assert.is(tagPost.responses['400'].content['application/json'].schema.oneOf[1].type, 'array')
+  // timestamps have no zone: a pattern, never format date-time
+  const text = JSON.stringify(doc)
+  assert.not.ok(text.includes('date-time'))
+  const tag = tagPost.responses['201'].content['application/json'].schema.oneOf[0]
+  assert.ok(new RegExp(tag.properties.creationDate.pattern).test('2026-11-23T10:00:00'))
+  // constraints: non-blank strings, the username pattern, minimums, enums
+  const tagClass = doc.paths['/api/v0/tagClass/'].post.requestBody.content['application/json'].schema
+  assert.is(tagClass.properties.className.minLength, 1)
+  assert.is(tagClass.properties.className.pattern, '\\S')
+  const user = doc.paths['/api/v0/user/'].post.requestBody.content['application/json'].schema
+  assert.ok(JSON.stringify(user.properties.username).includes('^[\\\\w.@+-]+$'))
+  const job = doc.paths['/api/v0/jobs/'].post.requestBody.content['application/json'].schema
+  assert.is(job.properties.numToComplete.minimum, 0)
+  const perm = doc.paths['/api/v0/appPermission/'].post.requestBody.content['application/json'].schema
+  assert.equal(perm.properties.target_type.enum, ['tagset', 'library', 'appusergroup'])
+  // the fields an update of a media file may change
+  const patch = doc.paths['/api/v0/mediaFile/{id}/'].patch.requestBody.content['application/json'].schema
+  assert.equal(Object.keys(patch.properties).sort(), ['active', 'alias', 'hasTranscript', 'realStartTime', 'sensor'])
 })
 
 test.run()
