@@ -62,6 +62,8 @@ const LOGIN_PAGE = `<!DOCTYPE html>
 <button type="submit">Log in</button></form></body></html>
 `
 
+const DETAIL = { type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } }
+
 export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
   return [
     {
@@ -105,12 +107,21 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
           return { body: { detail: 'Logged in.' } }
         },
       },
+      doc: {
+        keys: ['api-auth', 'login'], actions: { POST: 'create' }, openapiOnly: true, fields: { POST: credentialFields },
+        description: 'Session login (form fields username, password, optional next); sets the sessionid and csrftoken cookies. GET is the HTML form.',
+        success: { POST: [{ status: 200, description: 'Logged in', body: DETAIL }, { status: 302, description: 'Logged in: to `next`', body: 'none' }] },
+      },
     },
     {
       path: '/api-auth/logout/',
       name: 'Log out',
       auth: false,
       methods: { GET: logout, POST: logout },
+      doc: {
+        keys: ['api-auth', 'logout'], actions: { GET: 'read', POST: 'create' }, openapiOnly: true, description: 'End the session.',
+        success: { GET: [{ status: 200, description: 'Logged out', body: DETAIL }], POST: [{ status: 200, description: 'Logged out', body: DETAIL }] },
+      },
     },
   ]
 }

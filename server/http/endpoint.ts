@@ -42,7 +42,13 @@ export type Handler = (ctx: Context) => Promise<Result>
 /** Field metadata for OPTIONS `actions` and the schema documents. */
 export type ActionFields = Record<string, FieldDef>
 
-export interface SuccessDoc { status: number; description: string; body?: 'record' | 'none' | Record<string, unknown> }
+export interface SuccessDoc {
+  status: number
+  description: string
+  body?: 'record' | 'none' | Record<string, unknown>
+  /** other content types the answer may have instead of JSON (e.g. image/png) */
+  also?: string[]
+}
 
 export interface EndpointDoc {
   /** path of keys in the coreapi document under api > v0, e.g. ['tag'] or ['project', 'mediaFiles'] */
@@ -60,6 +66,8 @@ export interface EndpointDoc {
   success?: Partial<Record<Method, SuccessDoc[]>>
   /** POST also takes a JSON array of records, answered with an array (bulk create) */
   bulk?: boolean
+  /** in the OpenAPI document only: not a link of the coreapi document (which keeps the original's shape) */
+  openapiOnly?: boolean
   /** methods only site admins may use: left out of other callers' coreapi documents, as the original does */
   adminOnly?: Method[]
 }

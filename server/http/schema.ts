@@ -78,7 +78,7 @@ export function coreapiDocument(endpoints: Endpoint[], origin: string, caller: {
   const doc: Json = { _type: 'document', _meta: { url: `${origin}/api/`, title: 'mas API' } }
   const api: Json = {}
   for (const ep of endpoints) {
-    if (!ep.doc) continue
+    if (!ep.doc || ep.doc.openapiOnly) continue
     for (const [method, action] of Object.entries(ep.doc.actions) as Array<[Method, string]>) {
       if (!caller.isAdmin && ep.doc.adminOnly?.includes(method)) continue
       const link = coreLink(ep, ep.doc, method)
@@ -170,14 +170,15 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
     : record
   const bulk = !!doc.bulk && method === 'POST'
   const json = (schema: Json) => ({ 'application/json': { schema } })
-  const answer = (status: number, description: string, body: SuccessDoc['body'] = 'record') => {
+  const answer = ({ status, description, body = 'record', also = [] }: SuccessDoc) => {
     const schema = body === 'record' ? (bulk ? { oneOf: [okBody, { type: 'array', items: okBody }] } : okBody) : body
-    return [String(status), { description, ...(schema === 'none' ? {} : { content: json(schema) }) }]
+    const binary = Object.fromEntries(also.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
+    return [String(status), { description, ...(schema === 'none' ? {} : { content: { ...json(schema), ...binary } }) }]
   }
   const success: SuccessDoc[] = doc.success?.[method] ?? (method === 'DELETE' ? [{ status: 204, description: 'Deleted', body: 'none' }]
     : method === 'POST' && doc.actions.POST === 'create' ? [{ status: 201, description: bulk ? 'Created: the record, or the array of records' : 'Created' }]
       : [{ status: 200, description: 'OK' }])
-  const responses: Json = Object.fromEntries(success.map((r) => answer(r.status, r.description, r.body)))
+  const responses: Json = Object.fromEntries(success.map(answer))
   responses['400'] = bulk
     ? { description: 'Invalid input; for an array, one error object per item (empty for valid ones), nothing written',
       content: json({ oneOf: [{ $ref: '#/components/schemas/Error' }, { type: 'array', items: { $ref: '#/components/schemas/Error' } }] }) }
@@ -247,11 +248,20 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
           return { body: coreapiDocument(all(), ctx.origin, ctx.caller) }
         },
       },
+      doc: {
+        keys: ['schema'], actions: { GET: 'coreapi' }, openapiOnly: true,
+        description: 'The coreapi document (application/coreapi+json) that DRF clients read; it leaves out links the caller may not use.',
+        success: { GET: [{ status: 200, description: 'The coreapi document', body: { type: 'object', required: ['_type'], properties: { _type: { const: 'document' } } } }] },
+      },
     },
     {
       path: '/api/openapi.json',
       name: 'OpenAPI',
       methods: { GET: async (ctx) => ({ body: openapiDocument(all(), ctx.origin) }) },
+      doc: {
+        keys: ['schema'], actions: { GET: 'openapi' }, openapiOnly: true, description: 'This document.',
+        success: { GET: [{ status: 200, description: 'The OpenAPI 3.1 document', body: { type: 'object', required: ['openapi', 'paths'] } }] },
+      },
     },
   ]
 }

@@ -244,7 +244,7 @@ export const endpoints: Endpoint[] = [
     description: `Which of these files the library already holds: a JSON array (at most ${MAX_CHECK_ITEMS}) of {md5, size}; the answer holds, in order, the id of the media file with those bytes or null.`,
     methods: { POST: checkMediaFiles },
     doc: {
-      keys: ['library'], actions: { POST: 'checkMediaFiles' },
+      keys: ['library'], actions: { POST: 'checkMediaFiles' }, bulk: true,
       success: { POST: [{ status: 200, description: 'For each item, in order, the id of the media file holding those bytes, or null',
         body: { type: 'array', items: { type: ['integer', 'null'] } } }] },
     },
