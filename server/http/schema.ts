@@ -105,7 +105,8 @@ function jsonSchema(f: FieldDef, input = false): Json {
   const range = (s: Json) => ({ ...s, ...(f.min !== undefined ? { minimum: f.min } : {}), ...(f.max !== undefined ? { maximum: f.max } : {}) })
   switch (f.type) {
     case 'integer': return nullable(range({ type: 'integer', ...(input ? { minimum: INT_MIN, maximum: INT_MAX } : {}) }))
-    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX } : {}) })
+    // the id of a record of `x-references` that the caller can read (else 400 naming the field)
+    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target } : {}) })
     case 'float': return nullable(range({ type: 'number' }))
     case 'boolean': return nullable({ type: 'boolean' })
     case 'datetime': return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })
@@ -188,10 +189,9 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   responses['404'] = errorResponse('Not found, or not visible to the caller')
   const body = doc.fields?.[method]
   const takesBody = WRITE_METHODS.includes(method)
-  if (takesBody) {
-    responses['413'] = errorResponse('Body or upload too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES)')
-    responses['415'] = errorResponse('Unsupported Content-Type')
-  }
+  // any request may carry a body: too large or of a type no parser takes
+  responses['413'] = errorResponse('Body or upload too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES)')
+  responses['415'] = errorResponse('Unsupported Content-Type')
   // failed password attempts (Basic credentials on any request, or a login) are throttled
   responses['429'] = { ...errorResponse('Too many failed logins from this address or for this username'),
     headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
