@@ -116,16 +116,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     ...authEndpoints(),
     ...resourceEndpoints,
     apiRoot(resourceEndpoints),
+    healthEndpoint,
   ]
   endpoints.push(...schemaEndpoints(() => endpoints))
   routeTable.endpoints = endpoints
   for (const ep of endpoints) registerEndpoint(app, ep, { db, config })
   registerMediaRoutes(app, { db, config })
-
-  app.get('/healthz', async (_req, reply) => {
-    await db.selectFrom('job_status_types').select('id').limit(1).execute()
-    return reply.send({ status: 'ok' })
-  })
 
   const stopMaintenance = startMaintenance(db, config, app.log)
   app.addHook('onClose', async () => { stopMaintenance() })
@@ -148,6 +144,23 @@ function withRedaction(logger: BuildOptions['logger']): BuildOptions['logger'] {
   return 'redact' in base ? base : { ...base, redact: { paths: REDACT, censor: '[redacted]' } }
 }
 
+/** GET /healthz: answers when the server can reach its database. */
+const healthEndpoint: Endpoint = {
+  path: '/healthz',
+  name: 'Health',
+  auth: false,
+  methods: {
+    GET: async (ctx) => {
+      await ctx.db.selectFrom('job_status_types').select('id').limit(1).execute()
+      return { body: { status: 'ok' } }
+    },
+  },
+  doc: {
+    keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true, description: 'The server is up and reaches its database.',
+    success: { GET: [{ status: 200, description: 'ok', body: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } }] },
+  },
+}
+
 /** GET /api/v0/: the resource names and their list URLs, as DRF's router root shows them. */
 function apiRoot(endpoints: Endpoint[]): Endpoint {
   const names = endpoints
@@ -159,6 +172,10 @@ function apiRoot(endpoints: Endpoint[]): Endpoint {
     description: 'The default basic root view for DefaultRouter',
     methods: {
       GET: async (ctx) => ({ body: Object.fromEntries(names.map((n) => [n, `${requestOrigin(ctx.req)}${API}/${n}/`])) }),
+    },
+    doc: {
+      keys: ['root'], actions: { GET: 'read' }, openapiOnly: true, description: 'The list URL of every resource, by name.',
+      success: { GET: [{ status: 200, description: 'Resource names to list URLs', body: { type: 'object', additionalProperties: { type: 'string' } } }] },
     },
   }
 }

@@ -1,8 +1,10 @@
 // Tag files read by `mas tag import` and written by `mas tag export`:
 // CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]),
-// NDJSON (one tag object a line) and Raven Pro selection tables (tab-separated).
+// JSON (one array of tag objects), NDJSON (one tag object a line) and Raven Pro
+// selection tables (tab-separated).
 
-export type TagFormat = 'csv' | 'json' | 'raven'
+export type TagFormat = 'csv' | 'json' | 'ndjson' | 'raven'
+export const TAG_FORMATS = ['csv', 'json', 'ndjson', 'raven'] as const satisfies readonly TagFormat[]
 
 /** What a tag file row holds: the fields sent to POST tag/ (tagSet added by the caller). */
 export interface TagInput {
@@ -35,14 +37,16 @@ const RAVEN_MEDIA = ['media file', 'mediafile', 'media file id', 'media']
 /** Which format a file holds, from its first non-blank line. */
 export function detectFormat(text: string): TagFormat {
   const first = text.replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim() !== '') ?? ''
-  if (first.trimStart().startsWith('{')) return 'json'
+  if (first.trimStart().startsWith('[')) return 'json'
+  if (first.trimStart().startsWith('{')) return 'ndjson'
   if (first.includes('\t') && /(^|\t)Selection(\t|$)/.test(first)) return 'raven'
   return 'csv'
 }
 
 export function parseTags(text: string, opts: { format?: TagFormat; mediaFile?: number } = {}): ParsedTags {
   const format = opts.format ?? detectFormat(text)
-  if (format === 'json') return parseNdjson(text)
+  if (format === 'json') return parseJsonArray(text)
+  if (format === 'ndjson') return parseNdjson(text)
   if (format === 'raven') return parseRaven(text, opts.mediaFile)
   return parseCsv(text, opts.mediaFile)
 }
@@ -162,6 +166,31 @@ export function parseNdjson(text: string): ParsedTags {
   return result
 }
 
+// ---- JSON array ---------------------------------------------------------
+
+/** One JSON array of tag objects; rows are numbered by their place in the array ("item N"). */
+export function parseJsonArray(text: string): ParsedTags {
+  const result: ParsedTags = { tags: [], lines: [], errors: [] }
+  let data: unknown
+  try { data = JSON.parse(text.replace(/^\uFEFF/, '')) } catch (err) {
+    result.errors.push(`not valid JSON (${(err as Error).message})`)
+    return result
+  }
+  if (!Array.isArray(data)) {
+    result.errors.push('expected a JSON array of tag objects')
+    return result
+  }
+  data.forEach((obj, i) => {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) result.errors.push(`item ${i + 1}: expected a JSON object`)
+    else addRow(result, i + 1, obj as Record<string, unknown>, 'item')
+  })
+  return result
+}
+
+export function writeJsonArray(tags: TagRecord[]): string {
+  return tags.length ? `[\n${tags.map((t) => JSON.stringify(t)).join(',\n')}\n]\n` : '[]\n'
+}
+
 export function writeNdjson(tags: Iterable<TagRecord>): string {
   let out = ''
   for (const t of tags) out += JSON.stringify(t) + '\n'
@@ -232,13 +261,13 @@ export function writeRaven(tags: Iterable<TagRecord>): string {
 }
 
 export function writeTags(format: TagFormat, tags: TagRecord[]): string {
-  return format === 'json' ? writeNdjson(tags) : format === 'raven' ? writeRaven(tags) : writeCsv(tags)
+  return format === 'json' ? writeJsonArray(tags) : format === 'ndjson' ? writeNdjson(tags) : format === 'raven' ? writeRaven(tags) : writeCsv(tags)
 }
 
 // ---- validation ---------------------------------------------------------
 
 /** Validates one row (strings from CSV/Raven, or JSON values) and adds the tag or its errors. */
-function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>): void {
+function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>, unit = 'line'): void {
   const problems: string[] = []
   const tag: Partial<TagInput> = {}
   for (const f of ['mediaFile', 'tagClass'] as const) {
@@ -268,7 +297,7 @@ function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>):
     else if (v === 'true' || v === 'false') tag[f] = v === 'true'
     else problems.push(`${f} must be true or false, not ${show(v)}`)
   }
-  if (problems.length) result.errors.push(`line ${line}: ${problems.join('; ')}`)
+  if (problems.length) result.errors.push(`${unit} ${line}: ${problems.join('; ')}`)
   else { result.tags.push(tag as TagInput); result.lines.push(line) }
 }
 
@@ -289,12 +318,30 @@ function show(v: unknown): string {
   return JSON.stringify(v)
 }
 
-/** Writes tags a page at a time: the header once, then rows (Raven selections numbered across pages). */
-export function tagWriter(format: TagFormat): { header: string; rows: (tags: TagRecord[]) => string } {
-  if (format === 'json') return { header: '', rows: writeNdjson }
-  if (format === 'csv') return { header: CSV_COLUMNS.join(',') + '\n', rows: (tags) => writeCsv(tags).slice(CSV_COLUMNS.join(',').length + 1) }
+export interface TagWriter {
+  header: string
+  rows: (tags: TagRecord[]) => string
+  /** what ends the output, after the last rows */
+  footer: () => string
+}
+
+/** Writes tags a page at a time: the header once, then rows (Raven selections numbered across pages),
+ * then the footer (the closing bracket of a JSON array). */
+export function tagWriter(format: TagFormat): TagWriter {
+  const none = () => ''
+  if (format === 'ndjson') return { header: '', rows: writeNdjson, footer: none }
+  if (format === 'json') {
+    let written = 0
+    return {
+      header: '[',
+      rows: (tags) => tags.map((t) => `${written++ ? ',' : ''}\n${JSON.stringify(t)}`).join(''),
+      footer: () => `${written ? '\n' : ''}]\n`,
+    }
+  }
+  if (format === 'csv') return { header: CSV_COLUMNS.join(',') + '\n', rows: (tags) => writeCsv(tags).slice(CSV_COLUMNS.join(',').length + 1), footer: none }
   let n = 0
   return {
+    footer: none,
     header: RAVEN_COLUMNS.join('\t') + '\n',
     rows: (tags) => {
       const body = writeRaven(tags).slice(RAVEN_COLUMNS.join('\t').length + 1)

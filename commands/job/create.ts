@@ -1,10 +1,15 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
 import { jobTypeId } from '../../src/lookup.js'
+import { describeParams, JOB_TYPE_PARAMS } from '../../server/jobs/catalog.js'
 
 export default class JobCreate extends AuthCommand<typeof JobCreate> {
   static summary = 'Queue a job in a project; prints its id'
-  static description = 'The type is a name from jobTypes/ (e.g. RandomWindowTagging) or its id. Parameters are name=value pairs.'
+  static description = [
+    'The type is a name from jobTypes/ (e.g. RandomWindowTagging) or its id. Parameters are name=value pairs;',
+    'a parameter with a default may be left out, a required one may not. The built-in types and their parameters:',
+    ...JOB_TYPE_PARAMS.flatMap((t) => ['', `${t.name} (${t.id})`, ...describeParams(t).map((l) => `- ${l}`)]),
+  ].join('\n')
   static examples = [
     '<%= config.bin %> job create --project 7 --type Test',
     '<%= config.bin %> job create --project 7 --type RandomWindowTagging --param windowSizeInSeconds=2 --param numWindowsToTag=50 --param destinationTagSet=12',

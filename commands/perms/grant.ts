@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand, usageError } from '../../src/base-command.js'
-import { groupId } from '../../src/lookup.js'
+import { ApiError } from '../../src/api.js'
+import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { groupId, userId } from '../../src/lookup.js'
 
 export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
   static summary = 'Grant a user or a group rights on a library, tag set or group; prints the grant id'
@@ -34,12 +35,29 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
           : usageError('Give --library, --tagset or --group-target')
     let bearer: Record<string, unknown>
     if (f.user !== undefined) {
-      bearer = /^\d+$/.test(f.user) ? { bearer_type: 'user', bearer_id: Number(f.user) } : { bearer_type: 'user', bearer_username: f.user }
+      bearer = { bearer_type: 'user', ...await this.userBearer(f.user) }
     } else if (f.group !== undefined) {
       bearer = { bearer_type: 'appusergroup', bearer_id: await groupId(this.api, f.group) }
     } else usageError('Give --user or --group')
-    const grant = await this.api.post('appPermission/', { ...bearer, ...target, ...flags })
+    const grant = await this.api.post('appPermission/', { ...bearer, ...target, ...flags }).catch((e) => {
+      // a server without the bearer_username extension (the original) asks for the id
+      if (e instanceof ApiError && e.status === 400 && 'bearer_username' in bearer && (e.body as Record<string, unknown>)?.bearer_id) {
+        failure(`This server takes users of grants only by id, and only site admins may look names up: give --user with ${f.user}'s id`)
+      }
+      throw e
+    })
     this.log(String(grant.id))
     return grant
+  }
+
+  /** The user by id: looked up in user/ where the caller may read it (site admins), else sent by name
+   * (bearer_username, a mas extension). */
+  private async userBearer(user: string): Promise<{ bearer_id: number } | { bearer_username: string }> {
+    try {
+      return { bearer_id: await userId(this.api, user) }
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 403) return { bearer_username: user }
+      throw e
+    }
   }
 }

@@ -1,25 +1,26 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
-import { tagWriter, type TagFormat } from '../../src/tag-formats.js'
+import { TAG_FORMATS, tagWriter } from '../../src/tag-formats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
-  static summary = 'Write every tag of a tag set to stdout (CSV, NDJSON or a Raven Pro selection table)'
+  static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
   static description = 'The output is what "mas tag import" reads, so export | import copies a tag set.'
   static examples = [
     '<%= config.bin %> tag export --tag-set 12 > tags.csv',
     '<%= config.bin %> tag export --tag-set 12 --format raven > selections.txt',
-    '<%= config.bin %> tag export --tag-set 12 --format json | <%= config.bin %> tag import - --tag-set 13',
+    '<%= config.bin %> tag export --tag-set 12 --format json > tags.json',
+    '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
   ]
 
   static flags = {
     'tag-set': Flags.integer({ description: 'tag set id', required: true, min: 1 }),
-    format: Flags.option({ options: ['csv', 'json', 'raven'] as const, default: 'csv' as const, description: 'output format (json: one tag a line)' })(),
+    format: Flags.option({ options: TAG_FORMATS, default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
   }
 
   async run() {
     const json = this.jsonEnabled()
     const all: any[] = []
-    const writer = tagWriter(this.flags.format as TagFormat)
+    const writer = tagWriter(this.flags.format)
     let started = false
     for await (const page of this.api.pages(`tagSet/${this.flags['tag-set']}/tags/`)) {
       if (json) { all.push(...page); continue }
@@ -27,6 +28,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
       await write(writer.rows(page))
     }
     if (!json && !started) await write(writer.header)
+    if (!json) await write(writer.footer())
     return json ? all : undefined
   }
 }

@@ -74,6 +74,8 @@ function loginPage(req: FastifyRequest, reply: FastifyReply): string {
 `
 }
 
+const DETAIL = { type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } }
+
 export function authEndpoints(): Endpoint[] {
   return [
     {
@@ -87,7 +89,11 @@ export function authEndpoints(): Endpoint[] {
           return { body: { token: await tokenFor(ctx.db, user.id) } }
         },
       },
-      doc: { keys: ['api-token-auth'], actions: { POST: 'create' }, fields: { POST: credentialFields } },
+      doc: {
+        keys: ['api-token-auth'], actions: { POST: 'create' }, fields: { POST: credentialFields },
+        success: { POST: [{ status: 200, description: 'The token of the user (the same one until it is removed)',
+          body: { type: 'object', required: ['token'], properties: { token: { type: 'string', pattern: '^[0-9a-f]{40}$' } } } }] },
+      },
     },
     {
       path: '/api-auth/login/',
@@ -118,6 +124,11 @@ export function authEndpoints(): Endpoint[] {
           return { body: { detail: 'Logged in.' } }
         },
       },
+      doc: {
+        keys: ['api-auth', 'login'], actions: { POST: 'create' }, openapiOnly: true, fields: { POST: credentialFields },
+        description: 'Session login (form fields username, password, optional next); sets the sessionid and csrftoken cookies. GET is the HTML form.',
+        success: { POST: [{ status: 200, description: 'Logged in', body: DETAIL }, { status: 302, description: 'Logged in: to `next`', body: 'none' }] },
+      },
     },
     {
       path: '/api-auth/logout/',
@@ -129,9 +140,14 @@ export function authEndpoints(): Endpoint[] {
         GET: logout,
         POST: async (ctx) => { requireCsrf(ctx.req, fieldsOf(await ctx.body()).csrfmiddlewaretoken); return logout(ctx) },
       },
+      doc: {
+        keys: ['api-auth', 'logout'], actions: { GET: 'read', POST: 'create' }, openapiOnly: true, description: 'End the session.',
+        success: { GET: [{ status: 200, description: 'Logged out', body: DETAIL }], POST: [{ status: 200, description: 'Logged out', body: DETAIL }] },
+      },
     },
   ]
 }
+
 async function logout(ctx: Context) {
   const key = ctx.req.cookies?.[SESSION_COOKIE]
   if (key) {

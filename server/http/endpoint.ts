@@ -42,6 +42,14 @@ export type Handler = (ctx: Context) => Promise<Result>
 /** Field metadata for OPTIONS `actions` and the schema documents. */
 export type ActionFields = Record<string, FieldDef>
 
+export interface SuccessDoc {
+  status: number
+  description: string
+  body?: 'record' | 'none' | Record<string, unknown>
+  /** other content types the answer may have instead of JSON (e.g. image/png) */
+  also?: string[]
+}
+
 export interface EndpointDoc {
   /** path of keys in the coreapi document under api > v0, e.g. ['tag'] or ['project', 'mediaFiles'] */
   keys: string[]
@@ -53,6 +61,15 @@ export interface EndpointDoc {
   record?: ActionFields
   list?: boolean
   description?: string
+  /** the success answers of a method, when not the usual ones (201 for create, 204 for delete, 200 else);
+   * `body`: 'record' (the record, default), 'none', or a JSON schema */
+  success?: Partial<Record<Method, SuccessDoc[]>>
+  /** POST also takes a JSON array of records, answered with an array (bulk create) */
+  bulk?: boolean
+  /** in the OpenAPI document only: not a link of the coreapi document (which keeps the original's shape) */
+  openapiOnly?: boolean
+  /** methods only site admins may use: left out of other callers' coreapi documents, as the original does */
+  adminOnly?: Method[]
 }
 
 export interface Endpoint {

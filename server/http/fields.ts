@@ -15,11 +15,18 @@ export interface FieldDef {
   target?: string
   required?: boolean
   readOnly?: boolean
+  /** read-only, yet listed (optional) in the forms of the coreapi document, as the original's document lists
+   * it: its clients may pass it and it is ignored (or, for a file part, taken from the upload) */
+  inForms?: boolean
   writeOnly?: boolean
   nullable?: boolean
   /** value used on create when the field is absent */
   default?: unknown
   maxLength?: number
+  /** string: a regular expression the whole value must match (declared in the OpenAPI document) */
+  pattern?: string
+  /** string: the message when `pattern` does not match */
+  patternMessage?: string
   allowBlank?: boolean
   choices?: readonly string[]
   min?: number
@@ -75,6 +82,7 @@ function parseString(v: unknown, f: FieldDef): Parsed {
   if (v.includes('\0')) return err('Null characters are not allowed.')
   if (v.trim() === '' && !f.allowBlank) return err(MSG.blank)
   if (f.maxLength !== undefined && v.length > f.maxLength) return err(MSG.maxLength(f.maxLength))
+  if (f.pattern !== undefined && !new RegExp(f.pattern, 'u').test(v)) return err(f.patternMessage ?? 'Enter a valid value.')
   return ok(v)
 }
 

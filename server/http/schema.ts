@@ -1,5 +1,5 @@
-import type { Endpoint, EndpointDoc, Method } from './endpoint.js'
-import { filterFields, labelOf, type FieldDef, type Fields } from './fields.js'
+import type { Endpoint, EndpointDoc, Method, SuccessDoc } from './endpoint.js'
+import { filterFields, INT_MAX, INT_MIN, labelOf, type FieldDef, type Fields } from './fields.js'
 
 // The two schema documents, generated from the same endpoint table that
 // registers the routes: the coreapi document DRF clients read at /api/, and an
@@ -30,9 +30,9 @@ function coreType(f: FieldDef): Json {
 }
 
 function formFields(fields: Fields, method: Method): Json[] {
-  return Object.entries(fields).filter(([, f]) => !f.readOnly).map(([name, f]) => ({
+  return Object.entries(fields).filter(([, f]) => !f.readOnly || f.inForms).map(([name, f]) => ({
     name,
-    ...(f.required && method !== 'PATCH' ? { required: true } : {}),
+    ...(f.required && !f.readOnly && method !== 'PATCH' ? { required: true } : {}),
     location: 'form',
     schema: { ...coreType(f), title: labelOf(name, f), description: f.description ?? '' },
   }))
@@ -71,12 +71,16 @@ function place(tree: Json, keys: string[], value: Json) {
   else node[last] = value
 }
 
-export function coreapiDocument(endpoints: Endpoint[], origin: string): Json {
+/** The coreapi document as `caller` sees it: like the original's, without the links only site admins may
+ * use (user/, the project list) unless the caller is one. The links of the original keep its names;
+ * extensions have keys of their own (library > importMediaFiles, library > checkMediaFiles, ...). */
+export function coreapiDocument(endpoints: Endpoint[], origin: string, caller: { isAdmin: boolean }): Json {
   const doc: Json = { _type: 'document', _meta: { url: `${origin}/api/`, title: 'mas API' } }
   const api: Json = {}
   for (const ep of endpoints) {
-    if (!ep.doc) continue
+    if (!ep.doc || ep.doc.openapiOnly) continue
     for (const [method, action] of Object.entries(ep.doc.actions) as Array<[Method, string]>) {
+      if (!caller.isAdmin && ep.doc.adminOnly?.includes(method)) continue
       const link = coreLink(ep, ep.doc, method)
       if (ep.path.startsWith('/api/v0/')) place(api, [...ep.doc.keys, action], link)
       else place(doc, [...ep.doc.keys, action], link)
@@ -88,17 +92,35 @@ export function coreapiDocument(endpoints: Endpoint[], origin: string): Json {
 
 // ---- OpenAPI 3.1 ----
 
-function jsonSchema(f: FieldDef): Json {
+// Timestamps are server-local times without a zone (design: wire conventions), so not `format: date-time`,
+// which requires an offset: records show whole seconds; input may have fractional seconds and a space.
+const TIMESTAMP_OUT = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$'
+const TIMESTAMP_IN = '^\\s*\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?\\s*$'
+/** A string that is not blank (the server refuses one of only white space). */
+const NOT_BLANK = '\\S'
+
+/** The JSON schema of a field's values: `input` for what a request may send, else what a record holds. */
+function jsonSchema(f: FieldDef, input = false): Json {
   const nullable = (s: Json) => (f.nullable ? { ...s, type: [s.type, 'null'] } : s)
+  const range = (s: Json) => ({ ...s, ...(f.min !== undefined ? { minimum: f.min } : {}), ...(f.max !== undefined ? { maximum: f.max } : {}) })
   switch (f.type) {
-    case 'integer': case 'pk': return nullable({ type: 'integer' })
-    case 'float': return nullable({ type: 'number' })
+    case 'integer': return nullable(range({ type: 'integer', ...(input ? { minimum: INT_MIN, maximum: INT_MAX } : {}) }))
+    // the id of a record of `x-references` that the caller can read (else 400 naming the field)
+    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target } : {}) })
+    case 'float': return nullable(range({ type: 'number' }))
     case 'boolean': return nullable({ type: 'boolean' })
-    case 'datetime': return nullable({ type: 'string', format: 'date-time' })
+    case 'datetime': return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })
     case 'choice': return nullable({ type: 'string', enum: [...(f.choices ?? [])] })
     case 'list': return { type: 'array', items: f.items === 'integer' ? { type: 'integer' } : {} }
     case 'object': return { type: 'object' }
-    default: return nullable({ type: 'string', ...(f.maxLength ? { maxLength: f.maxLength } : {}) })
+    default: {
+      if (!input) return nullable({ type: 'string' })
+      const patterns = [...(f.allowBlank ? [] : [NOT_BLANK]), ...(f.pattern ? [f.pattern] : [])]
+      return nullable({
+        type: 'string', ...(f.allowBlank ? {} : { minLength: 1 }), ...(f.maxLength ? { maxLength: f.maxLength } : {}),
+        ...(patterns.length === 1 ? { pattern: patterns[0] } : patterns.length ? { allOf: patterns.map((pattern) => ({ pattern })) } : {}),
+      })
+    }
   }
 }
 
@@ -116,7 +138,10 @@ function requestSchema(fields: Fields, method: Method): Json {
   const required: string[] = []
   for (const [name, f] of Object.entries(fields)) {
     if (f.readOnly) continue
-    properties[name] = { ...jsonSchema(f), title: labelOf(name, f), ...(f.writeOnly ? { writeOnly: true } : {}) }
+    properties[name] = {
+      ...jsonSchema(f, true), title: labelOf(name, f), ...(f.writeOnly ? { writeOnly: true } : {}),
+      ...(f.description ? { description: f.description } : {}),
+    }
     if (f.required && method !== 'PATCH') required.push(name)
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}) }
@@ -144,23 +169,41 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       count: { type: 'integer' }, next: { type: ['string', 'null'], format: 'uri' },
       previous: { type: ['string', 'null'], format: 'uri' }, results: { type: 'array', items: record } } }
     : record
-  const responses: Json = {}
-  if (method === 'DELETE') responses['204'] = { description: 'Deleted' }
-  else if (method === 'POST' && doc.actions.POST === 'create') responses['201'] = { description: 'Created', content: { 'application/json': { schema: okBody } } }
-  else responses['200'] = { description: 'OK', content: { 'application/json': { schema: okBody } } }
-  responses['400'] = errorResponse('Invalid input: field errors or a JSON parse error')
+  const bulk = !!doc.bulk && method === 'POST'
+  const json = (schema: Json) => ({ 'application/json': { schema } })
+  const answer = ({ status, description, body = 'record', also = [] }: SuccessDoc) => {
+    const schema = body === 'record' ? (bulk ? { oneOf: [okBody, { type: 'array', items: okBody }] } : okBody) : body
+    const binary = Object.fromEntries(also.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
+    return [String(status), { description, ...(schema === 'none' ? {} : { content: { ...json(schema), ...binary } }) }]
+  }
+  const success: SuccessDoc[] = doc.success?.[method] ?? (method === 'DELETE' ? [{ status: 204, description: 'Deleted', body: 'none' }]
+    : method === 'POST' && doc.actions.POST === 'create' ? [{ status: 201, description: bulk ? 'Created: the record, or the array of records' : 'Created' }]
+      : [{ status: 200, description: 'OK' }])
+  const responses: Json = Object.fromEntries(success.map(answer))
+  responses['400'] = bulk
+    ? { description: 'Invalid input; for an array, one error object per item (empty for valid ones), nothing written',
+      content: json({ oneOf: [{ $ref: '#/components/schemas/Error' }, { type: 'array', items: { $ref: '#/components/schemas/Error' } }] }) }
+    : errorResponse('Invalid input: field errors or a JSON parse error')
   if (ep.auth !== false) responses['401'] = errorResponse('No or bad credentials')
   responses['403'] = errorResponse('Not allowed')
   responses['404'] = errorResponse('Not found, or not visible to the caller')
   const body = doc.fields?.[method]
+  const takesBody = WRITE_METHODS.includes(method)
+  // any request may carry a body: too large or of a type no parser takes
+  responses['413'] = errorResponse('Body or upload too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES)')
+  responses['415'] = errorResponse('Unsupported Content-Type')
+  // failed password attempts (Basic credentials on any request, or a login) are throttled
+  responses['429'] = { ...errorResponse('Too many failed logins from this address or for this username'),
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
+  const request = body && takesBody ? requestSchema(body, method) : null
   return {
     operationId: `${doc.keys.join('_')}_${doc.actions[method]}`.replace(/[^A-Za-z0-9_]/g, '_'),
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.keys[0]],
     parameters,
-    ...(body && WRITE_METHODS.includes(method) ? { requestBody: { content: {
-      'application/json': { schema: requestSchema(body, method) },
-      'application/x-www-form-urlencoded': { schema: requestSchema(body, method) },
+    ...(request ? { requestBody: { content: {
+      'application/json': { schema: bulk ? { oneOf: [request, { type: 'array', minItems: 1, items: request }] } : request },
+      'application/x-www-form-urlencoded': { schema: request },
     } } } : {}),
     responses,
     ...(ep.auth === false ? { security: [] } : {}),
@@ -202,14 +245,23 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
       methods: {
         GET: async (ctx) => {
           ctx.reply.type('application/coreapi+json')
-          return { body: coreapiDocument(all(), ctx.origin) }
+          return { body: coreapiDocument(all(), ctx.origin, ctx.caller) }
         },
+      },
+      doc: {
+        keys: ['schema'], actions: { GET: 'coreapi' }, openapiOnly: true,
+        description: 'The coreapi document (application/coreapi+json) that DRF clients read; it leaves out links the caller may not use.',
+        success: { GET: [{ status: 200, description: 'The coreapi document', body: { type: 'object', required: ['_type'], properties: { _type: { const: 'document' } } } }] },
       },
     },
     {
       path: '/api/openapi.json',
       name: 'OpenAPI',
       methods: { GET: async (ctx) => ({ body: openapiDocument(all(), ctx.origin) }) },
+      doc: {
+        keys: ['schema'], actions: { GET: 'openapi' }, openapiOnly: true, description: 'This document.',
+        success: { GET: [{ status: 200, description: 'The OpenAPI 3.1 document', body: { type: 'object', required: ['openapi', 'paths'] } }] },
+      },
     },
   ]
 }

@@ -2,21 +2,14 @@ import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import type { DB, JobsTable } from '../db/schema.js'
+import type { ParamSpec } from './catalog.js'
 
 // What a job type is: the parameters it takes (validated when the job is
 // created and again when it runs) and the work it does on a claimed job.
 
 export type JobRow = Selectable<JobsTable>
 
-/** integer/float/string: plain values; the rest name records or files the job reads or writes. */
-export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass'
-
-export interface ParamSpec {
-  kind: ParamKind
-  required?: boolean
-  min?: number
-  max?: number
-}
+export type { ParamKind, ParamSpec } from './catalog.js'
 
 export type ParamValues = Record<string, number | string>
 

@@ -18,7 +18,8 @@ type Db = Kysely<DB>
 
 export interface ParamCheck { values: ParamValues; errors: Record<string, string[]> }
 
-/** `partial`: only the parameters given are checked (a parameter added or changed on its own). */
+/** Every parameter of the type: the given ones checked, the missing ones given their default or reported
+ * when the type needs them. `partial`: only the parameters given are checked (one added or changed on its own). */
 export async function checkParameters(db: Db, caller: Caller, config: AppConfig, type: JobType,
   given: Record<string, string>, partial = false): Promise<ParamCheck> {
   const values: ParamValues = {}
@@ -26,7 +27,9 @@ export async function checkParameters(db: Db, caller: Caller, config: AppConfig,
   for (const [name, spec] of Object.entries(type.params)) {
     const raw = given[name]
     if (raw === undefined) {
-      if (spec.required && !partial) errors[name] = [MSG.required]
+      if (partial) continue
+      if (spec.required) errors[name] = [MSG.required]
+      else if (spec.default !== undefined) values[name] = spec.default
       continue
     }
     const r = await checkOne(db, caller, config, name, spec, raw)

@@ -19,7 +19,7 @@ const fields: Fields = {
   bearer_username: { type: 'string', writeOnly: true, maxLength: 150 },
   target_type: { type: 'choice', column: 'target_type', choices: ['tagset', 'library', 'appusergroup'], required: true, filter: true },
   target_id: { type: 'integer', column: 'target_id', required: true, min: 1, filter: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
   read: { type: 'boolean', column: 'read', default: false },
   write: { type: 'boolean', column: 'write', default: false },

@@ -17,7 +17,7 @@ const fields: Fields = {
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   users: { type: 'list', items: 'integer', default: [] },
   usernames: { type: 'list', items: 'string', writeOnly: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
 }
 

@@ -23,8 +23,8 @@ export const RESULT_FOLDER = 'jobResultFiles'
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, label: 'CreationDate' },
-  resultFile: { type: 'string', readOnly: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true, label: 'CreationDate' },
+  resultFile: { type: 'string', readOnly: true, inForms: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
 }
 

@@ -3,6 +3,7 @@ import type { DB } from '../db/schema.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
+import { describeParams, JOB_TYPE_PARAMS } from '../jobs/catalog.js'
 import { checkParameters, parametersFrom } from '../jobs/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../jobs/state.js'
 import { jobTypes } from '../jobs/types/index.js'
@@ -23,7 +24,7 @@ const fields: Fields = {
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   project: { type: 'pk', column: 'project_id', target: 'project', required: true },
   type: { type: 'pk', column: 'type_id', target: 'jobTypes', required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
   numCompleted: { type: 'integer', column: 'num_completed', min: 0, default: 0 },
   fractionCompleted: { type: 'float', column: 'fraction_completed', default: 0 },
@@ -48,7 +49,10 @@ const fields: Fields = {
   },
   parameters: {
     type: 'object', writeOnly: true,
-    description: 'extension: parameter names to string values, stored as JobParameters rows of the job',
+    description: ['extension: parameter names to string values, stored as JobParameters rows of the job.',
+      'A parameter with a default may be left out; a required one must be given before the job is queued',
+      '(a job created with requestedStatus 5 may get it later through jobParameters/). Parameters of the built-in types:',
+      ...JOB_TYPE_PARAMS.map((t) => `${t.name} (${t.id}): ${describeParams(t).join('; ')}.`)].join(' '),
   },
 }
 
@@ -87,20 +91,37 @@ async function validateJob(ctx: Context, values: Record<string, unknown>, existi
     errors.requestedStatus = ['Only 2 (Queued: run again) and 5 (Stopped: stop) may be requested.']
   }
   if (existing && values.parentJob === existing.id) errors.parentJob = ['A job cannot be its own parent.']
+  let given: Record<string, string> = {}
   if (values.parameters !== undefined) {
-    const given = parametersFrom(values.parameters)
-    if ('error' in given) errors.parameters = [given.error]
-    else {
-      const typeId = (values.type as number | undefined) ?? existing?.type_id
-      const type = jobTypes.get(typeId)
-      if (type) {
-        // on create every parameter the type needs must be there; an update may change some of them
-        const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, given.params, !!existing)
-        if (Object.keys(check.errors).length) errors.parameters = check.errors
-      }
-    }
+    const parsed = parametersFrom(values.parameters)
+    if ('error' in parsed) errors.parameters = [parsed.error]
+    else given = parsed.params
+  }
+  const type = jobTypes.get((values.type as number | undefined) ?? existing?.type_id)
+  if (type && !errors.parameters) {
+    // A job about to be queued (created so, or asked to run again) must have every parameter its type
+    // needs; otherwise only the parameters given are checked. Parameters the type does not know are kept.
+    const queues = existing ? willRequeue(values, existing) : willQueue(values)
+    const all = queues && existing ? { ...await storedParameters(ctx.db, existing.id), ...given } : given
+    const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, all, !queues)
+    if (Object.keys(check.errors).length) errors.parameters = check.errors
   }
   if (Object.keys(errors).length) throw badRequest(errors)
+}
+
+/** A new job is queued unless it is created stopped (status or requestedStatus 5), e.g. to add its parameters first. */
+function willQueue(values: Record<string, unknown>): boolean {
+  return values.status === QUEUED && values.requestedStatus !== STOPPED
+}
+
+/** An update queues a job that is not queued when it asks for it (requestedStatus 2) or sets status 2. */
+function willRequeue(values: Record<string, unknown>, existing: Record<string, any>): boolean {
+  return existing.status_id !== QUEUED && (values.requestedStatus === QUEUED || values.status === QUEUED)
+}
+
+async function storedParameters(db: Db, jobId: number): Promise<Record<string, string>> {
+  const rows = await db.selectFrom('job_parameters').select(['name', 'value']).where('job_id', '=', jobId).orderBy('id').execute()
+  return Object.fromEntries(rows.map((p) => [p.name, p.value]))
 }
 
 /** The `parameters` object becomes JobParameters rows: one per name, replacing the value of one already there. */

@@ -15,7 +15,7 @@ const fields: Fields = {
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
 }
 
 /** where beforeDelete leaves the library's media files for afterDelete */

@@ -7,7 +7,8 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 
 // mediaFile/: the media files of the libraries the caller can read. No create
 // here (files arrive through the media import of a library); an update may
-// change only alias, active, sensor and realStartTime. `file` is the stored
+// change only alias, active, sensor, realStartTime and hasTranscript (as the
+// original stores them); the rest describes the stored bytes. `file` is the stored
 // relative name, `url` its absolute address under /media/ (docs/decisions.md §7).
 
 const fields: Fields = {
@@ -15,13 +16,13 @@ const fields: Fields = {
   file: { type: 'string', column: 'file', readOnly: true },
   url: { type: 'string', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  type: { type: 'pk', column: 'type_id', target: 'mediaTypes', readOnly: true },
+  type: { type: 'pk', column: 'type_id', target: 'mediaTypes', readOnly: true, inForms: true },
   active: { type: 'boolean', column: 'active', default: true },
   alias: { type: 'string', column: 'alias', allowBlank: true, maxLength: 1024, default: '' },
   uploadDate: { type: 'datetime', column: 'upload_date', readOnly: true },
-  hasTranscript: { type: 'boolean', column: 'has_transcript', readOnly: true },
+  hasTranscript: { type: 'boolean', column: 'has_transcript', default: false },
   sensor: { type: 'pk', column: 'sensor_id', target: 'sensor', nullable: true },
-  library: { type: 'pk', column: 'library_id', target: 'library', readOnly: true },
+  library: { type: 'pk', column: 'library_id', target: 'library', readOnly: true, inForms: true },
   realStartTime: { type: 'datetime', column: 'real_start_time', nullable: true },
   mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
 }
@@ -57,7 +58,7 @@ export const mediaFiles = defineResource({
   create: false,
   update: 'write',
   destroy: 'admin',
-  updatable: ['alias', 'active', 'sensor', 'realStartTime'],
+  updatable: ['alias', 'active', 'sensor', 'realStartTime', 'hasTranscript'],
   // ?md5=<hex>: the files holding exactly those bytes (import pre-checks)
   listFilter: md5ListFilter,
   // urls, and the metadata records of a whole page in one query

@@ -232,13 +232,21 @@ export const endpoints: Endpoint[] = [
     description: 'Import one media file into the library (multipart: file, alias, sensor, realStartTime, md5). 201 with the new MediaFile; 200 with the existing one when the library already holds the same bytes.',
     methods: { POST: importMediaFile },
     options: async () => ({ POST: importFields }),
-    doc: { keys: ['library', 'mediaFiles', 'import'], actions: { POST: 'import' }, fields: { POST: importFields }, record: mediaFiles.fields },
+    doc: {
+      keys: ['library'], actions: { POST: 'importMediaFiles' }, fields: { POST: importFields }, record: mediaFiles.fields,
+      success: { POST: [{ status: 201, description: 'Imported: the new MediaFile' },
+        { status: 200, description: 'The library already holds these bytes: the existing MediaFile' }] },
+    },
   },
   {
     path: `${API}/library/:id/mediaFiles/check/`,
     name: 'Library Media File Check',
     description: `Which of these files the library already holds: a JSON array (at most ${MAX_CHECK_ITEMS}) of {md5, size}; the answer holds, in order, the id of the media file with those bytes or null.`,
     methods: { POST: checkMediaFiles },
-    doc: { keys: ['library', 'mediaFiles', 'check'], actions: { POST: 'check' } },
+    doc: {
+      keys: ['library'], actions: { POST: 'checkMediaFiles' }, bulk: true,
+      success: { POST: [{ status: 200, description: 'For each item, in order, the id of the media file holding those bytes, or null',
+        body: { type: 'array', items: { type: ['integer', 'null'] } } }] },
+    },
   },
 ]

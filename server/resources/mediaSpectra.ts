@@ -70,7 +70,11 @@ export const spectraEndpoint: Endpoint = {
       }
     },
   },
-  doc: { keys: ['mediaFile'], actions: { GET: 'spectra' }, list: false },
+  doc: {
+    keys: ['mediaFile'], actions: { GET: 'spectra' }, list: false,
+    success: { GET: [{ status: 200, description: 'The spectra as JSON, or with format=png an image of frames × bands', also: ['image/png'],
+      body: { type: 'object', required: ['mediaFile', 'numFrames', 'numBands', 'spectra'] } }] },
+  },
 }
 
 export const endpoints = [spectraEndpoint]

@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely'
 import { ownedBy } from '../access.js'
-import type { Context, Endpoint } from '../http/endpoint.js'
+import type { Context, Endpoint, EndpointDoc } from '../http/endpoint.js'
 import { badRequest, notFound } from '../http/errors.js'
 import { parseInput, type Fields } from '../http/fields.js'
 import './mediaFile.js'
@@ -15,10 +15,10 @@ const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   type: { type: 'pk', column: 'type_id', target: 'projectTypes', default: 1 },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   userSettings: { type: 'pk', column: 'user_settings_id', target: 'userSettings', nullable: true, default: null },
-  mediaFiles: { type: 'list', items: 'integer', readOnly: true },
+  mediaFiles: { type: 'list', items: 'integer', readOnly: true, inForms: true },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
   default_permission_read: { type: 'boolean', column: 'default_permission_read', default: false },
   default_permission_write: { type: 'boolean', column: 'default_permission_write', default: false },
@@ -63,8 +63,15 @@ async function membershipRequest(ctx: Context) {
   return { projectId: project.id as number, mediaFileId, fileReadable }
 }
 
-const membershipDoc = (action: string) => ({
-  keys: ['project', 'mediaFiles'], actions: { POST: action } as const, fields: { POST: idField },
+const ID_BODY = { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } }
+
+const membershipDoc = (action: 'add' | 'remove'): EndpointDoc => ({
+  keys: ['project', 'mediaFiles'], actions: { POST: action }, fields: { POST: idField },
+  success: {
+    POST: action === 'add'
+      ? [{ status: 201, description: 'Added: {id}', body: ID_BODY }, { status: 200, description: 'Already in the project: {id}', body: ID_BODY }]
+      : [{ status: 204, description: 'Removed', body: 'none' }, { status: 200, description: 'Not in the project: {id}', body: ID_BODY }],
+  },
 })
 
 const addEndpoint: Endpoint = {

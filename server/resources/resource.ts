@@ -55,8 +55,9 @@ export interface ResourceDef {
   beforeDelete?: (trx: Transaction<DB>, row: Row, ctx: Context) => Promise<void>
   /** after the deletion committed (e.g. remove a stored file) */
   afterDelete?: (row: Row, ctx: Context) => Promise<void>
-  /** runs before every method of both endpoints, e.g. a site-admin check (403) */
-  guard?: (ctx: Context) => void
+  /** every method of both endpoints is for site admins only (403 for others, and left out of their
+   * coreapi document) */
+  siteAdminsOnly?: boolean
   /** turn parsed column values into what is stored (e.g. hash a password), before insert or update */
   transform?: (cols: Row, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
   /** before a list is read (e.g. create a default record) */
@@ -338,6 +339,19 @@ function writableFields(def: ResourceDef, mode: InputMode): Fields {
   return fields
 }
 
+/** The items whose fields naming the scope's target have no errors (the target exists and is readable), so
+ * whether the caller may write it can be said without revealing anything. */
+function targetKnown(def: ResourceDef, scope: Scope, values: Record<string, unknown>[], errors: Record<string, string[]>[]) {
+  const names = Object.entries(def.fields).filter(([, f]) => f.column && scope.columns.includes(f.column)).map(([n]) => n)
+  return values.filter((v, i) => names.every((n) => !errors[i][n] && n in v))
+}
+
+/** The fields an update's documents describe: those it may change, and the read-only ones (which the
+ * documents leave out, or list as ignored). */
+function documentedFields(def: ResourceDef): Fields {
+  return def.updatable ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n))) : def.fields
+}
+
 /** rows per INSERT (PGlite takes at most 32,767 parameters in one statement) */
 const INSERT_CHUNK = 1000
 
@@ -367,7 +381,14 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
   })
   const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
     checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
-  if (hasErrors(errors)) throw badRequest(many ? errors : errors[0])
+  if (hasErrors(errors)) {
+    // readable but not writable is 403, before any field error about references (docs/decisions.md §6)
+    if (checkScope && scope && !scope.allowed
+      && !(await scopeAllows(ctx.db, checkScope, ctx.caller, scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)), flag))) {
+      throw forbidden()
+    }
+    throw badRequest(many ? errors : errors[0])
+  }
   const rows = rowsOf(values)
   if (checkScope) {
     // answered with the reference checks, unless validation changed the values the scope looks at
@@ -469,10 +490,18 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
   const flag = def.update || 'write'
   const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag)
   const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
-  if (hasErrors(errors)) throw badRequest(errors[0])
+  const createScope = def.createScope === undefined ? def.scope : def.createScope
+  if (hasErrors(errors)) {
+    // moved to a target the caller may read but not write: 403, before field errors about other references
+    const known = createScope && targetKnown(def, createScope, values, errors)
+    if (known?.length && Object.keys(toColumns(def.fields, values[0])).some((c) => createScope!.columns.includes(c))
+      && !(await scopeAllows(ctx.db, createScope!, ctx.caller, [{ ...existing, ...toColumns(def.fields, values[0]) }], flag))) {
+      throw forbidden()
+    }
+    throw badRequest(errors[0])
+  }
   const changes = toColumns(def.fields, values[0])
   const merged = { ...existing, ...changes }
-  const createScope = def.createScope === undefined ? def.scope : def.createScope
   if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag))) throw forbidden()
   if (createScope === def.scope && Object.keys(changes).some((c) => def.scope.columns.includes(c))
     && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
@@ -534,7 +563,9 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
   if (detailMethods.PUT) Object.assign(detailActions, { PUT: 'update', PATCH: 'partial_update' })
   if (detailMethods.DELETE) detailActions.DELETE = 'delete'
 
-  if (def.guard) { guardAll(listMethods, def.guard); guardAll(detailMethods, def.guard) }
+  if (def.siteAdminsOnly) { guardAll(listMethods); guardAll(detailMethods) }
+  const listAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(listActions) as Method[] : def.list === 'admin' ? ['GET'] : []
+  const detailAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(detailActions) as Method[] : []
 
   return [
     {
@@ -543,7 +574,10 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
       description: def.description,
       methods: listMethods,
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
-      doc: { keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description },
+      doc: {
+        keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description,
+        adminOnly: listAdminOnly, bulk: !!def.bulk,
+      },
     },
     {
       path: `${API}/${def.name}/:id/`,
@@ -558,16 +592,19 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
         } catch { return undefined }
       },
       doc: {
-        keys: [def.name], actions: detailActions, record, description: def.description,
-        fields: { PUT: writableFields(def, 'replace'), PATCH: writableFields(def, 'partial') },
+        keys: [def.name], actions: detailActions, record, description: def.description, adminOnly: detailAdminOnly,
+        fields: { PUT: documentedFields(def), PATCH: documentedFields(def) },
       },
     },
   ]
 }
 
-function guardAll(methods: Endpoint['methods'], guard: (ctx: Context) => void) {
+function guardAll(methods: Endpoint['methods']) {
   for (const [m, h] of Object.entries(methods) as Array<[Method, NonNullable<Endpoint['methods'][Method]>]>) {
-    methods[m] = async (ctx) => { guard(ctx); return h(ctx) }
+    methods[m] = async (ctx) => {
+      if (!ctx.caller.isAdmin) throw forbidden()
+      return h(ctx)
+    }
   }
 }
 

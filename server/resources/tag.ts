@@ -11,7 +11,7 @@ import { checkRegion } from './tagRegion.js'
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   tagClass: { type: 'pk', column: 'tag_class_id', target: 'tagClass', required: true },
   tagExample: { type: 'pk', column: 'tag_example_id', target: 'tagExample', nullable: true, default: null },
   tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },

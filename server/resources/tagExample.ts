@@ -11,7 +11,7 @@ const fields: Fields = {
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
   endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
   minFrequency: { type: 'float', column: 'min_frequency', required: true },

@@ -16,7 +16,7 @@ const fields: Fields = {
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   library: { type: 'pk', column: 'library_id', target: 'library', nullable: true, default: null },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
+  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
 }
 
 export const tagSets = defineResource({

@@ -1,7 +1,7 @@
 import { adminsOnly } from '../access.js'
 import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
-import { fieldError, forbidden } from '../http/errors.js'
+import { fieldError } from '../http/errors.js'
 import type { Context } from '../http/endpoint.js'
 import type { Fields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
@@ -13,7 +13,10 @@ import { defineResource, resourceEndpoints } from './resource.js'
 
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  username: { type: 'string', column: 'username', required: true, maxLength: 150 },
+  username: {
+    type: 'string', column: 'username', required: true, maxLength: 150, pattern: '^[\\w.@+-]+$',
+    patternMessage: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
+  },
   groups: { type: 'list', items: 'integer', readOnly: true },
   password: { type: 'string', column: 'password', required: true, writeOnly: true, maxLength: 4096 },
   is_admin: { type: 'boolean', column: 'is_admin', writeOnly: true, default: false, label: 'Is admin' },
@@ -30,14 +33,11 @@ export const users = defineResource({
   stamps: ['date_joined'],
   destroy: false,
   updatable: ['password', 'is_admin', 'is_active'],
-  guard: (ctx) => { if (!ctx.caller.isAdmin) throw forbidden() },
+  siteAdminsOnly: true,
   validate: async (ctx, values, existing) => {
     if (!existing && typeof values.username === 'string') {
       const taken = await ctx.db.selectFrom('users').select('id').where('username', '=', values.username).executeTakeFirst()
       if (taken) throw fieldError('username', 'A user with that username already exists.')
-    }
-    if (typeof values.username === 'string' && !/^[\w.@+-]+$/.test(values.username)) {
-      throw fieldError('username', 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
     }
   },
   // a new password or a deactivation ends every token and session of the user: whoever held one must

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
+import { makeLibrary } from '../helpers/records.js'
 
 // Users (site admins) and groups (anyone), by name or by id.
 
@@ -110,6 +111,18 @@ test('groups: create with members by name and id, add and remove users, list', a
   const bad = await w.mas(['group', 'create', 'x', '--user', 'ghost'], { home: aliceHome })
   assert.is(bad.code, 1)
   assert.match(bad.stderr, /^Error: .*usernames: /)
+})
+
+test('perms grant --user NAME as a site admin sends the user\'s id, looked up in user/', async () => {
+  const carol = await w.t.user('grantee19')
+  const library = await makeLibrary(w.t.db, admin)
+  const run = await w.mas(['perms', 'grant', '--user', 'grantee19', '--library', String(library), '--read', '--json'])
+  assert.is(run.code, 0, run.stderr)
+  const g = json(run)
+  assert.equal([g.bearer_type, g.bearer_id, g.target_id], ['user', carol.id, library])
+  const unknown = await w.mas(['perms', 'grant', '--user', 'nobody-here', '--library', String(library)])
+  assert.is(unknown.code, 1)
+  assert.match(unknown.stderr, 'No user named "nobody-here"')
 })
 
 test.run()

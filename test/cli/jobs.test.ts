@@ -72,6 +72,12 @@ test('job watch follows a job to its end: exit 0 when complete, 1 when stopped',
   const watch = await w.mas(['job', 'watch', String(job), '--interval', '1'])
   assert.is(watch.code, 0, watch.stderr)
   assert.match(watch.stderr, new RegExp(`job ${job}: Complete, 100% \\(3/3\\)`))
+  // stopping an ended job changes nothing and says so
+  const late = await w.mas(['job', 'stop', String(job)])
+  assert.is(late.code, 0, late.stderr)
+  assert.match(late.stderr, `Job ${job} already ended (Complete)`)
+  const after = await w.t.call('GET', `/api/v0/jobs/${job}/`, { as: alice })
+  assert.equal([after.data.status, after.data.requestedStatus], [6, null])
 
   const other = json(await w.mas(['job', 'create', '--project', String(project), '--type', 'Test', '--param', 'numToComplete=1', '--json']))
   const stop = await w.mas(['job', 'stop', String(other.id), '--json'])

@@ -100,7 +100,7 @@ test('batches go one after another in input order; a later batch refused stops t
   assert.equal(stored.map((t: any) => t.id), [...stored.map((t: any) => t.id)].sort((a: number, b: number) => a - b))
 })
 
-for (const format of ['csv', 'json', 'raven'] as const) {
+for (const format of ['csv', 'json', 'ndjson', 'raven'] as const) {
   test(`tag export --format ${format} | tag import copies every tag`, async () => {
     const exported = await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', format])
     assert.is(exported.code, 0, exported.stderr)
@@ -120,6 +120,13 @@ test('export writes the header and formats expected by other tools; --json gives
   assert.is(lines[1].split('\t')[0], '1')
   const all = json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--json']))
   assert.equal(all.map((t: any) => t.id), (await tagsOf(tagSet)).map((t: any) => t.id))
+  // --format json is one JSON array; ndjson one record a line
+  const array = JSON.parse((await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json'])).stdout)
+  assert.equal(array, all)
+  const ndjson = (await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'ndjson'])).stdout.trim().split('\n')
+  assert.equal(ndjson.map((l) => JSON.parse(l)), all)
+  const empty = await w.mas(['tag', 'export', '--tag-set', String(await newTagSet('empty')), '--format', 'json'])
+  assert.equal(JSON.parse(empty.stdout), [])
 })
 
 test('export into a reader that stops early (| head) ends quietly with exit 0', async () => {
@@ -127,7 +134,7 @@ test('export into a reader that stops early (| head) ends quietly with exit 0', 
   const tag = { tagSet: set, mediaFile: media[0], tagClass: classes[0], startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 100 }
   const created = await w.t.call('POST', '/api/v0/tag/', { as: alice, body: Array.from({ length: 2500 }, () => tag) })
   assert.is(created.statusCode, 201)
-  for (const format of ['csv', 'json', 'raven']) {
+  for (const format of ['csv', 'json', 'ndjson', 'raven']) {
     const run = await w.mas(['tag', 'export', '--tag-set', String(set), '--format', format], { stdoutUpTo: 1 })
     assert.is(run.code, 0, `${format}: ${run.stderr}`)
     assert.is(run.stderr, '', format)

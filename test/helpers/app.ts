@@ -6,6 +6,7 @@ import { hashPassword } from '../../server/auth/passwords.js'
 import { tokenFor } from '../../server/auth/routes.js'
 import { localTimestamp } from '../../server/db/time.js'
 import { testDatabase } from './db.js'
+import { OpenApiChecker } from './openapi.js'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,6 +31,9 @@ export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp>
   const database = await testDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
   const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config } })
+  // every answer checked against the OpenAPI document (test/helpers/openapi.ts)
+  const openapi = new OpenApiChecker(app.routeTable.endpoints)
+  openapi.install(app)
   await app.ready()
   const db = database.db
   return {
@@ -57,6 +61,11 @@ export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp>
     async close() {
       await app.close()
       await database.close()
+      if (openapi.violations.length) {
+        // each one already failed its test's request with a 500; the run fails as well
+        process.stderr.write(`${openapi.violations.length} answer(s) contradicted the OpenAPI document:\n${[...new Set(openapi.violations)].join('\n')}\n`)
+        process.exitCode = 1
+      }
     },
   }
 }

@@ -46,6 +46,12 @@ const createJob = async (parameters: Record<string, string>, type = 8) => {
 }
 const getJob = async (id: number) => (await t.call('GET', `/api/v0/jobs/${id}/`, { as: alice })).data
 
+test('a Test job given no parameters runs with the defaults (10 steps)', async () => {
+  const id = await createJob({})
+  const done = await waitForStatus(t.db, id, 6)
+  assert.equal([done.num_to_complete, done.num_completed], [10, 10])
+})
+
 test('a Test job runs from Queued to Complete with every progress field true at the end', async () => {
   const id = await createJob({ numToComplete: '5', secondsPerStep: '0' })
   await waitForStatus(t.db, id, 6)
@@ -103,10 +109,11 @@ test('a job type the worker cannot run ends in Error with error.txt saying so', 
 })
 
 test('parameters are checked again when the job runs: a missing one ends in Error naming it', async () => {
-  const id = await makeJob(t.db, alice, project, 8, { secondsPerStep: '0' })
+  // written straight into the database, past the checks of jobs/
+  const id = await makeJob(t.db, alice, project, 2, { numWindowsToTag: '3' })
   await waitForStatus(t.db, id, 4)
   const notes = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', id).execute()
-  assert.equal(notes.map((n) => n.notes), ['Parameter numToComplete: This field is required.'])
+  assert.equal(notes.map((n) => n.notes), ['Parameter destinationTagSet: This field is required.'])
 })
 
 test('a parent with children: its progress is the sum of theirs and it completes with them', async () => {

@@ -100,9 +100,8 @@ test('filters: project, status, type, parentJob, isRunning; a bad value is 400',
 })
 
 test('parameters are checked against the job type when the job is created, naming the parameter', async () => {
-  const missing = await createTest(alice, { parameters: { secondsPerStep: '1' } })
-  assert.is(missing.statusCode, 400)
-  assert.equal(missing.data, { parameters: { numToComplete: ['This field is required.'] } })
+  const defaults = await createTest(alice, { parameters: { secondsPerStep: '1' } })
+  assert.is(defaults.statusCode, 201, 'numToComplete has a default')
   const wrong = await createTest(alice, { parameters: { numToComplete: 'many' } })
   assert.equal(wrong.data, { parameters: { numToComplete: ['A valid integer is required.'] } })
   const notStrings = await createTest(alice, { parameters: { numToComplete: ['3'] } })
@@ -116,6 +115,48 @@ test('parameters are checked against the job type when the job is created, namin
   assert.is(outside.statusCode, 400)
   assert.ok(outside.data.parameters.path)
 })
+
+test('a Test job needs no parameters; a parameter the type does not use is kept', async () => {
+  const bare = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { project: aliceProject, type: 8 } })
+  assert.is(bare.statusCode, 201, JSON.stringify(bare.data))
+  assert.is(bare.data.status, 2)
+  assert.equal(bare.data.jobparameters_set, [])
+  const extra = await createTest(alice, { parameters: { colour: 'blue' } })
+  assert.is(extra.statusCode, 201)
+  assert.equal(extra.data.jobparameters_set.map((p: any) => `${p.name}=${p.value}`), ['colour=blue'])
+})
+
+test('a parameter a type needs is checked when the job is created or queued, never left to fail in the worker', async () => {
+  const library = await makeLibrary(t.db, alice)
+  const tagSet = await makeTagSet(t.db, alice, library)
+  const needs: Array<[number, string[]]> = [[2, ['destinationTagSet']], [7, ['destinationTagSet']],
+    [1, ['sourceTagSet', 'destinationTagSet']], [9, ['path', 'library']]]
+  for (const [type, names] of needs) {
+    const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { project: aliceProject, type } })
+    assert.is(res.statusCode, 400, `type ${type}`)
+    assert.equal(res.data, { parameters: Object.fromEntries(names.map((n) => [n, ['This field is required.']])) })
+  }
+  const before = await t.db.selectFrom('jobs').select('id').where('type_id', 'in', [1, 2, 7, 9]).execute()
+  assert.is(before.length, 0, 'nothing was queued')
+  // created stopped, a job may get its parameters afterwards (through jobParameters/); queuing it checks them
+  const stopped = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { project: aliceProject, type: 2, requestedStatus: 5 } })
+  assert.is(stopped.statusCode, 201)
+  assert.is(stopped.data.status, 5)
+  const id = stopped.data.id
+  const early = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { requestedStatus: 2 } })
+  assert.is(early.statusCode, 400)
+  assert.equal(early.data, { parameters: { destinationTagSet: ['This field is required.'] } })
+  assert.is((await jobRowStatus(id)), 5)
+  const param = await t.call('POST', '/api/v0/jobParameters/', { as: alice, body: { job: id, name: 'destinationTagSet', value: String(tagSet) } })
+  assert.is(param.statusCode, 201)
+  const queued = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { requestedStatus: 2 } })
+  assert.is(queued.statusCode, 200)
+  assert.is(queued.data.status, 2)
+  assert.is((await t.call('DELETE', `/api/v0/jobs/${id}/`, { as: alice })).statusCode, 204)
+})
+
+const jobRowStatus = async (id: number) =>
+  (await t.db.selectFrom('jobs').select('status_id').where('id', '=', id).executeTakeFirstOrThrow()).status_id
 
 test('a job needs launch_job on every library and tag set it names: unreadable is 400, read-only is 403', async () => {
   const library = await makeLibrary(t.db, bob)

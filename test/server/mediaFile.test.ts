@@ -92,7 +92,7 @@ test('media file filters and ordering', async () => {
   assert.equal(Object.keys(bad.data).sort(), ['active', 'library'])
 })
 
-test('update changes only alias, active, sensor and realStartTime (PATCH and PUT)', async () => {
+test('update changes only alias, active, sensor, realStartTime and hasTranscript (PATCH and PUT)', async () => {
   const id = await makeMediaFile(t.db, c.owner, lib, { file: 'u.wav', alias: 'u.wav', uploadDate: '2020-01-01 00:00:00' })
   const before = (await t.call('GET', `${API}/mediaFile/${id}/`, { as: c.owner })).data
   // golden 44: read-only fields are ignored
@@ -110,10 +110,15 @@ test('update changes only alias, active, sensor and realStartTime (PATCH and PUT
     },
   })
   assert.is(patch.statusCode, 200)
-  assert.equal(patch.data, { ...before, alias: 'renamed', active: false, sensor, realStartTime: '2021-06-01T12:30:00' })
+  assert.equal(patch.data, { ...before, alias: 'renamed', active: false, sensor, realStartTime: '2021-06-01T12:30:00', hasTranscript: true })
+  const stored = await t.db.selectFrom('media_files').select('has_transcript').where('id', '=', id).executeTakeFirstOrThrow()
+  assert.is(stored.has_transcript, true)
+  const only = await t.call('PATCH', `${API}/mediaFile/${id}/`, { as: c.owner, body: { hasTranscript: false } })
+  assert.equal(only.data, { ...patch.data, hasTranscript: false })
+  assert.equal((await t.call('PATCH', `${API}/mediaFile/${id}/`, { as: c.owner, body: { hasTranscript: true } })).data.hasTranscript, true)
   assert.equal((await t.call('GET', `${API}/mediaFile/${id}/`, { as: c.owner })).data, patch.data)
 
-  const put = await t.call('PUT', `${API}/mediaFile/${id}/`, { as: c.owner, body: { alias: '', active: true, sensor: null, realStartTime: null } })
+  const put = await t.call('PUT', `${API}/mediaFile/${id}/`, { as: c.owner, body: { alias: '', active: true, sensor: null, realStartTime: null, hasTranscript: false } })
   assert.is(put.statusCode, 200)
   assert.equal(put.data, { ...before, alias: '', active: true, sensor: null, realStartTime: null })
 

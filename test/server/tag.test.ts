@@ -328,4 +328,28 @@ test('OPTIONS tag/ lists the create fields in the golden order', async () => {
   assert.equal([anon.statusCode, anon.data.actions], [200, undefined])
 })
 
+test('a tag posted into a tag set the caller may read but not write is 403, before errors about its other references', async () => {
+  // the stranger's tag set, in the stranger's library; the writer may read only the tag set, not the library
+  const strangerLib = await makeLibrary(t.db, c.stranger)
+  const readOnlySet = await makeTagSet(t.db, c.stranger, strangerLib)
+  const media = await makeMediaFile(t.db, c.stranger, strangerLib)
+  const cls = await makeTagClass(t.db, c.stranger, strangerLib)
+  await grant(t.db, c.stranger, { user: c.writer.id }, { tagSet: readOnlySet }, ['read'])
+  const before = await tagCount()
+  const one = await t.call('POST', `${API}/tag/`, { as: c.writer, body: body({ tagSet: readOnlySet, mediaFile: media, tagClass: cls }) })
+  assert.equal([one.statusCode, one.data], [403, { detail: 'You do not have permission to perform this action.' }])
+  const bulk = await t.call('POST', `${API}/tag/`, { as: c.writer, body: [body(), body({ tagSet: readOnlySet, mediaFile: media, tagClass: cls })] })
+  assert.is(bulk.statusCode, 403)
+  // a tag set the caller cannot read at all is still reported as missing (its existence is not revealed)
+  const hidden = await makeTagSet(t.db, c.stranger, strangerLib)
+  const unseen = await t.call('POST', `${API}/tag/`, { as: c.writer, body: body({ tagSet: hidden, mediaFile: media, tagClass: cls }) })
+  assert.is(unseen.statusCode, 400)
+  assert.equal(unseen.data.tagSet, [`Invalid pk "${hidden}" - object does not exist.`])
+  // moving one's own tag there with a bad reference: 403 as well
+  const own = await t.call('POST', `${API}/tag/`, { as: c.writer, body: body() })
+  const moved = await t.call('PATCH', `${API}/tag/${own.data.id}/`, { as: c.writer, body: { tagSet: readOnlySet, mediaFile: media } })
+  assert.is(moved.statusCode, 403)
+  assert.is(await tagCount(), before + 1)
+})
+
 test.run()

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeNdjson, writeRaven } from '../../src/tag-formats.js'
+import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, writeRaven } from '../../src/tag-formats.js'
 
 const HEADER = 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength'
 const tag = { mediaFile: 3, tagClass: 7, startTime: 0.1, endTime: 2.25, minFrequency: 100, maxFrequency: 8000.5, strength: 0.3 }
@@ -50,6 +50,21 @@ test('NDJSON: one object a line; extra fields of an export are ignored, flags ke
   assert.is(parsed.errors[1], 'line 4: expected a JSON object')
 })
 
+test('JSON: one array of objects, read whatever its layout; bad items reported by their place', () => {
+  assert.is(detectFormat('  [\n{"mediaFile":3}]'), 'json')
+  assert.is(detectFormat('{"mediaFile":3}\n'), 'ndjson')
+  const one = JSON.stringify({ ...tag, id: 9, machineTagged: true })
+  assert.equal(parseTags(`[${one},\n${one}]`).tags, [{ ...tag, machineTagged: true }, { ...tag, machineTagged: true }])
+  assert.equal(parseTags(`[${one}, 3, {"mediaFile": 3}]`).errors.map((e) => e.split(':')[0]), ['item 2', 'item 3'])
+  assert.match(parseTags('[{').errors[0], /^not valid JSON/)
+  const paged = tagWriter('json')
+  const text = paged.header + paged.rows([tag]) + paged.rows([tag, tag]) + paged.footer()
+  assert.equal(JSON.parse(text), [tag, tag, tag])
+  assert.is(text, writeJsonArray([tag, tag, tag]))
+  const empty = tagWriter('json')
+  assert.is(empty.header + empty.rows([]) + empty.footer(), '[]\n')
+})
+
 test('Raven: one tag per selection (the first of its view rows), media file from --media-file, class column', () => {
   const table = 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tClass\n' +
     '1\tWaveform 1\t1\t0.1\t2.25\t100\t8000.5\t7\n1\tSpectrogram 1\t1\t0.1\t2.25\t100\t8000.5\t7\n2\tSpectrogram 1\t1\t3\t2\t0\t1\t7\n'
@@ -62,7 +77,7 @@ test('Raven: one tag per selection (the first of its view rows), media file from
 
 test('writers: CSV, NDJSON and Raven read back to the same tags; paged writing numbers Raven selections on', () => {
   const tags = [tag, { ...tag, mediaFile: 4, strength: 0 }]
-  for (const text of [writeCsv(tags), writeNdjson(tags), writeRaven(tags)]) {
+  for (const text of [writeCsv(tags), writeJsonArray(tags), writeNdjson(tags), writeRaven(tags)]) {
     const back = parseTags(text)
     assert.equal(back.errors, [])
     assert.equal(back.tags, tags)

@@ -4,6 +4,7 @@ import { basename, join, relative } from 'node:path'
 import { NotMediaError } from '../../media/facts.js'
 import { importReceived } from '../../resources/mediaImport.js'
 import { storageFor } from '../../storage/index.js'
+import { IMPORT_AUDIO_FILE } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 import { importPath } from '../parameters.js'
 import { recordResult } from '../results.js'
@@ -16,12 +17,7 @@ import { recordResult } from '../results.js'
 // Files that are not readable media are skipped and listed in skipped.txt.
 
 export const importAudioFileJob: JobType = {
-  id: 9,
-  name: 'ImportAudioFile',
-  params: {
-    path: { kind: 'path', required: true },
-    library: { kind: 'library', required: true },
-  },
+  ...IMPORT_AUDIO_FILE,
   async run(job) {
     const root = job.params.path as string
     const library = job.params.library as number

@@ -3,6 +3,7 @@ import { libraryAllows } from '../../access.js'
 import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { tagClassNamed } from '../discovery.js'
+import { RANDOM_WINDOW_TAGGING } from '../catalog.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { newSeed, seededRandom } from '../random.js'
 
@@ -20,16 +21,7 @@ interface Media { id: number; libraryId: number; duration: number; maxFrequency:
 interface Window { media: Media; start: number }
 
 export const randomWindowTaggingJob: JobType = {
-  id: 2,
-  name: 'RandomWindowTagging',
-  params: {
-    numWindowsToTag: { kind: 'integer', required: true, min: 1, max: 1_000_000 },
-    windowSizeInSeconds: { kind: 'float', required: true, min: 0.001, max: 86_400 },
-    destinationTagSet: { kind: 'tagSet', required: true },
-    mediaFileId: { kind: 'mediaFile' },
-    tagClass: { kind: 'tagClass' },
-    seed: { kind: 'integer', min: 0 },
-  },
+  ...RANDOM_WINDOW_TAGGING,
   async run(job) {
     const count = job.params.numWindowsToTag as number
     const size = job.params.windowSizeInSeconds as number

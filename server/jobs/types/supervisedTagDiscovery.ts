@@ -2,7 +2,8 @@ import { libraryAllows } from '../../access.js'
 import type { MonoAudio } from '../audio.js'
 import { localTimestamp } from '../../db/time.js'
 import { alreadyWritten, audioOf, slidingWindows, spectrogramOf, targetMedia } from '../discovery.js'
-import type { JobType, ParamSpec, RunningJob } from '../jobType.js'
+import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
+import type { JobType, RunningJob } from '../jobType.js'
 import { bandRange, meanVector, similarity, spectraSettingsOf, spectrogram, type SpectraSettings } from '../spectra.js'
 
 // SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled
@@ -14,22 +15,11 @@ import { bandRange, meanVector, similarity, spectraSettingsOf, spectrogram, type
 // example. The job splits into one SupervisedTagDiscoveryChild (11) per media
 // file; its progress is theirs summed.
 
-const params: Record<string, ParamSpec> = {
-  sourceTagSet: { kind: 'tagSet', required: true },
-  destinationTagSet: { kind: 'tagSet', required: true },
-  numberOfTagsToDiscover: { kind: 'integer', required: true, min: 1, max: 100_000 },
-  windowSizeInSeconds: { kind: 'float', required: true, min: 0.01, max: 3600 },
-  mediaFileId: { kind: 'mediaFile' },
-  weight: { kind: 'float', min: 0, max: 1e6 },
-}
-
-const CHILD_TYPE = 11
+const CHILD_TYPE = SUPERVISED_TAG_DISCOVERY_CHILD.id
 const CHUNK = 500
 
 export const supervisedTagDiscoveryJob: JobType = {
-  id: 1,
-  name: 'SupervisedTagDiscovery',
-  params,
+  ...SUPERVISED_TAG_DISCOVERY,
   async run(job) {
     const media = await targetMedia(job)
     if (!media.length) throw new Error('This job has no media file to search: give mediaFileId or add media files to its project.')
@@ -46,9 +36,7 @@ export const supervisedTagDiscoveryJob: JobType = {
 }
 
 export const supervisedTagDiscoveryChildJob: JobType = {
-  id: CHILD_TYPE,
-  name: 'SupervisedTagDiscoveryChild',
-  params: { ...params, mediaFileId: { kind: 'mediaFile', required: true } },
+  ...SUPERVISED_TAG_DISCOVERY_CHILD,
   async run(job) {
     if (alreadyWritten(job)) return
     const settings = await spectraSettingsOf(job.db, job.owner.id)
@@ -56,7 +44,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     const examples = await sharedExamples(job, settings)
     const windows = slidingWindows(await spectrogramOf(job, target, settings), job.params.windowSizeInSeconds as number)
     await job.setTotal(windows.length + 1, true)
-    const weight = (job.params.weight as number | undefined) ?? 1
+    const weight = job.params.weight as number
     const scored: Array<{ start: number; end: number; score: number; example: Example }> = []
     for (let from = 0; from < windows.length; from += CHUNK) {
       for (const w of windows.slice(from, from + CHUNK)) {

@@ -1,3 +1,4 @@
+import { TEST } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 
 // Test (8): counts to numToComplete, waiting secondsPerStep between steps; with
@@ -5,17 +6,11 @@ import type { JobType } from '../jobType.js'
 // It does nothing else, which makes it the way to exercise the machinery.
 
 export const testJob: JobType = {
-  id: 8,
-  name: 'Test',
-  params: {
-    numToComplete: { kind: 'integer', required: true, min: 0, max: 1_000_000 },
-    secondsPerStep: { kind: 'float', min: 0, max: 3600 },
-    numChildren: { kind: 'integer', min: 0, max: 1000 },
-  },
+  ...TEST,
   async run(job) {
     const total = job.params.numToComplete as number
-    const perStep = (job.params.secondsPerStep as number | undefined) ?? 0
-    const children = (job.params.numChildren as number | undefined) ?? 0
+    const perStep = job.params.secondsPerStep as number
+    const children = job.params.numChildren as number
     if (children > 0) {
       await job.spawnChildren(Array.from({ length: children }, (_, i) => {
         const share = Math.floor(total / children) + (i < total % children ? 1 : 0)

@@ -1,5 +1,6 @@
 import { localTimestamp } from '../../db/time.js'
 import { alreadyWritten, slidingWindows, spectrogramOf, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import { UNSUPERVISED_TAG_DISCOVERY } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 import { newSeed, seededRandom } from '../random.js'
 import { distance, spectraSettingsOf } from '../spectra.js'
@@ -13,15 +14,7 @@ import { distance, spectraSettingsOf } from '../spectra.js'
 // strength closer to 1 the nearer it lies to its cluster's centre.
 
 export const unsupervisedTagDiscoveryJob: JobType = {
-  id: 7,
-  name: 'UnsupervisedTagDiscovery',
-  params: {
-    numberOfTagsToDiscover: { kind: 'integer', required: true, min: 1, max: 100 },
-    windowSizeInSeconds: { kind: 'float', required: true, min: 0.01, max: 3600 },
-    destinationTagSet: { kind: 'tagSet', required: true },
-    mediaFileId: { kind: 'mediaFile' },
-    seed: { kind: 'integer', min: 0 },
-  },
+  ...UNSUPERVISED_TAG_DISCOVERY,
   async run(job) {
     if (alreadyWritten(job)) return
     const k = job.params.numberOfTagsToDiscover as number

@@ -1,0 +1,104 @@
+// The parameters of each built-in job type, as data: what the server checks
+// when a job is created or queued, what the worker fills in when a parameter
+// with a default is not given, and what `mas job create --help`, the OpenAPI
+// document and the README's job types table state. It imports nothing, so
+// the CLI can read it without loading the job types' code.
+
+/** integer/float/string: plain values; the rest name records or files the job reads or writes. */
+export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass'
+
+export interface ParamSpec {
+  kind: ParamKind
+  /** no sensible default: a job without it is refused (400 naming it) */
+  required?: boolean
+  min?: number
+  max?: number
+  /** used when the parameter is not given */
+  default?: number
+  description: string
+}
+
+export interface TypeParams {
+  id: number
+  name: string
+  params: Record<string, ParamSpec>
+}
+
+export const TEST: TypeParams = {
+  id: 8,
+  name: 'Test',
+  params: {
+    numToComplete: { kind: 'integer', min: 0, max: 1_000_000, default: 10, description: 'steps to count' },
+    secondsPerStep: { kind: 'float', min: 0, max: 3600, default: 0, description: 'wait between steps' },
+    numChildren: { kind: 'integer', min: 0, max: 1000, default: 0, description: 'split the count over this many child Test jobs' },
+  },
+}
+
+export const IMPORT_AUDIO_FILE: TypeParams = {
+  id: 9,
+  name: 'ImportAudioFile',
+  params: {
+    path: { kind: 'path', required: true, description: 'file or folder below the server\'s import folder (MAS_IMPORT_ROOT)' },
+    library: { kind: 'library', required: true, description: 'library to import into' },
+  },
+}
+
+export const RANDOM_WINDOW_TAGGING: TypeParams = {
+  id: 2,
+  name: 'RandomWindowTagging',
+  params: {
+    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the windows are written to' },
+    numWindowsToTag: { kind: 'integer', min: 1, max: 1_000_000, default: 10, description: 'windows to tag' },
+    windowSizeInSeconds: { kind: 'float', min: 0.001, max: 86_400, default: 1, description: 'length of each window' },
+    mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
+    tagClass: { kind: 'tagClass', description: 'tag class id or name (default: a class named randomWindow)' },
+    seed: { kind: 'integer', min: 0, description: 'random seed (default: chosen and kept as a parameter)' },
+  },
+}
+
+const discovery = {
+  sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose tags are the examples' },
+  destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the found tags are written to' },
+  numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100_000, default: 10, description: 'tags to find in each media file' },
+  windowSizeInSeconds: { kind: 'float', min: 0.01, max: 3600, default: 1, description: 'length of each window compared' },
+  mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
+  weight: { kind: 'float', min: 0, max: 1e6, default: 1, description: 'factor on the strength of found tags' },
+} satisfies Record<string, ParamSpec>
+
+export const SUPERVISED_TAG_DISCOVERY: TypeParams = {
+  id: 1,
+  name: 'SupervisedTagDiscovery',
+  params: discovery,
+}
+
+export const SUPERVISED_TAG_DISCOVERY_CHILD: TypeParams = {
+  id: 11,
+  name: 'SupervisedTagDiscoveryChild',
+  params: { ...discovery, mediaFileId: { kind: 'mediaFile', required: true, description: 'the media file to search' } },
+}
+
+export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
+  id: 7,
+  name: 'UnsupervisedTagDiscovery',
+  params: {
+    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the clustered windows are written to' },
+    numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100, default: 10, description: 'clusters to sort the windows into' },
+    windowSizeInSeconds: { kind: 'float', min: 0.01, max: 3600, default: 1, description: 'length of each window' },
+    mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
+    seed: { kind: 'integer', min: 0, description: 'random seed (default: a new one)' },
+  },
+}
+
+/** The types a client may create, in the order of the README's job types table. */
+export const JOB_TYPE_PARAMS: readonly TypeParams[] = [
+  TEST, IMPORT_AUDIO_FILE, RANDOM_WINDOW_TAGGING, SUPERVISED_TAG_DISCOVERY, UNSUPERVISED_TAG_DISCOVERY,
+]
+
+/** One line per parameter: `name (kind, default D | required): description`. */
+export function describeParams(t: TypeParams): string[] {
+  return Object.entries(t.params).map(([name, p]) => {
+    const range = p.min !== undefined || p.max !== undefined ? ` ${p.min ?? ''}..${p.max ?? ''}` : ''
+    const how = p.required ? 'required' : p.default !== undefined ? `default ${p.default}` : 'optional'
+    return `${name} (${p.kind}${range}, ${how}): ${p.description}`
+  })
+}
