@@ -153,7 +153,7 @@ export class ApiClient {
   }
 
   /** A response body as a stream (file downloads); the caller's URL may be absolute. */
-  async download(url: string): Promise<Readable> {
+  async download(url: string): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
     const abs = this.url(url)
     const stream = got.stream(abs, { headers: this.headers({ accept: '*/*' }), retry: { limit: 0 }, throwHttpErrors: false })
     await new Promise<void>((resolve, reject) => {
@@ -195,13 +195,15 @@ export class ApiClient {
   }
 
   /** The pages of a list, one array of records at a time. */
-  async *pages<T = any>(path: string, query: Query = {}): AsyncGenerator<T[]> {
+  /** the records of every page; `onCount` hears the total the first page announces */
+  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void): AsyncGenerator<T[]> {
     let next: string | null = this.url(path, { page_size: 1000, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {
       seen.add(next)
       const data: Page<T> | T[] = await this.get(next)
-      if (Array.isArray(data)) { yield data; return }
+      if (Array.isArray(data)) { onCount?.(data.length); yield data; return }
+      if (seen.size === 1 && typeof data.count === 'number') onCount?.(data.count)
       yield data.results ?? []
       next = data.next ?? null
     }
