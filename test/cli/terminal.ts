@@ -47,7 +47,8 @@ export async function terminal(args: string[], env: Record<string, string>, opts
   await tmux('pipe-pane', '-t', 'mas', '-O', `cat > ${quote(raw)}`)
   await tmux('send-keys', '-t', 'mas', 'Enter')
   const display = async (format: string) => (await tmux('display-message', '-p', '-t', 'mas', format)).trim()
-  const screen = async () => (await tmux('capture-pane', '-p', '-t', 'mas')).split('\n').map((l) => l.trimEnd()).join('\n').trimEnd()
+  const screen = async () => (await tmux('capture-pane', '-p', '-t', 'mas')).split('\n')
+    .filter((l) => !l.startsWith('Pane is dead')).map((l) => l.trimEnd()).join('\n').trimEnd() // tmux's own line, once the shell ended
   const poll = async <T>(what: () => Promise<T | undefined>, ms: number, describe: () => Promise<string>): Promise<T> => {
     const until = Date.now() + ms
     for (;;) {
