@@ -13,7 +13,7 @@ export const API_PATH = '/api/v0/'
 /** The server answered with an error status. */
 export class ApiError extends Error {
   constructor(readonly status: number, readonly body: unknown, readonly method: string, readonly url: string) {
-    super(describeError(status, body))
+    super((status === 404 && recordNotFound(url, body)) || describeError(status, body))
     this.name = 'ApiError'
   }
 }
@@ -257,6 +257,26 @@ function safeOrigin(url: string): string {
 export function parseBody(text: string): unknown {
   if (text === '') return undefined
   try { return JSON.parse(text) } catch { return text }
+}
+
+/** Names of the API's record paths in messages: `mediaFile/9/` is "media file 9". */
+const RECORD_NAMES: Record<string, string> = {
+  mediaFile: 'media file', tagSet: 'tag set', tagClass: 'tag class', jobResultFile: 'job result file', jobs: 'job',
+  appPermission: 'grant', appUserGroup: 'group', jobParameters: 'job parameters', jobType: 'job type', sensorArray: 'sensor array',
+}
+
+/** "media file 99999 not found" for a plain 404 on a record's path (or below it); undefined otherwise. */
+export function recordNotFound(url: string, body: unknown): string | undefined {
+  const detail = errorDetail(body)
+  if (detail && detail !== 'Not found.') return undefined
+  let path: string
+  try { path = new URL(url).pathname } catch { return undefined }
+  const at = path.indexOf(API_PATH)
+  if (at < 0) return undefined
+  const [resource, id] = path.slice(at + API_PATH.length).split('/')
+  if (!resource || !id || !/^\d+$/.test(id)) return undefined
+  const name = RECORD_NAMES[resource] ?? resource.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
+  return `${name} ${id} not found`
 }
 
 /** A one-line description of an error answer, with DRF field errors shown per field. */

@@ -136,7 +136,7 @@ test('media get shows the record and metadata; media delete removes it', async (
   assert.is(del.code, 0, del.stderr)
   const gone = await w.mas(['media', 'get', String(dawn.id)])
   assert.is(gone.code, 1)
-  assert.is(gone.stderr, 'Error: Not found.\n')
+  assert.is(gone.stderr, `Error: media file ${dawn.id} not found\n`)
 })
 
 test('perms grant lets a colleague see the library media; revoke takes it back', async () => {
@@ -156,7 +156,7 @@ test('perms grant lets a colleague see the library media; revoke takes it back',
   assert.is(revoke.code, 0, revoke.stderr)
   const after = await w.mas(['media', 'list', '--library', String(library)], { home: bobHome })
   assert.is(after.code, 1)
-  assert.is(after.stderr, 'Error: Not found.\n')
+  assert.is(after.stderr, `Error: library ${library} not found\n`)
 })
 
 test('against a server without the import extension (like the original service), import says so and exits 1', async () => {
