@@ -47,7 +47,7 @@ export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(p
         data,
         columns: shown.map((_c, i) => ({ key: `c${i}`, name: headers[i] })),
         borderStyle: 'headers-only',
-        noStyle: !terminal,
+        noStyle: true, // plain columns, as gh and heroku print them (styled, this border style boxes the header)
         padding: 1,
         overflow: terminal ? 'truncate' : 'wrap',
         ...(terminal ? {} : { maxWidth: 'none' as const }),

@@ -71,4 +71,34 @@ test('completion scripts for bash and zsh are generated and complete the command
   assert.equal(stdout.split('\n'), ['complete -F _mas_autocomplete mas', 'import', '--recursive', ''])
 })
 
+test('mas login on a terminal with no server anywhere asks for it, and checks it answers before the password', async () => {
+  const home = w.newHome()
+  const unreachable = await w.tty(['login', '--profile', 'new'], { home })
+  try {
+    await unreachable.waitFor(/Server: \(http:\/\/127\.0\.0\.1:8000\)/)
+    await unreachable.keys('-l', 'http://127.0.0.1:9')
+    await unreachable.keys('Enter')
+    const screen = await unreachable.waitFor(/\[exit \d+\]/)
+    assert.match(screen.replace(/\n/g, ""), /Cannot reach the server at http:\/\/127\.0\.0\.1:9.*; check the address \(--server\)/)
+    assert.not.match(screen, /Username:|Password:/)
+    assert.is(await unreachable.exited(), 1)
+  } finally { await unreachable.close() }
+  const ok = await w.tty(['login', '--profile', 'new'], { home })
+  try {
+    await ok.waitFor(/Server:/)
+    await ok.keys('-l', w.server)
+    await ok.keys('Enter')
+    await ok.waitFor(/Username:/)
+    await ok.keys('-l', admin.username)
+    await ok.keys('Enter')
+    await ok.waitFor(/Password:/)
+    await ok.keys('-l', admin.password)
+    await ok.keys('Enter')
+    await ok.waitFor(new RegExp(`Logged in to ${w.server.replace(/[.]/g, '\\.')} as root \\(profile "new"`))
+    assert.is(await ok.exited(), 0)
+  } finally { await ok.close() }
+  const who = await w.mas(['whoami', '--profile', 'new'], { home })
+  assert.is(who.code, 0, who.stderr)
+})
+
 test.run()
