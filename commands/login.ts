@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core'
 import { input, password as passwordPrompt } from '@inquirer/prompts'
-import { ApiError, normalizeServer } from '../src/api.js'
+import { ApiError, ConnectionError, normalizeServer } from '../src/api.js'
 import { BaseCommand, DEFAULT_SERVER, failure, usageError } from '../src/base-command.js'
 import { profilePath, saveProfile } from '../src/profiles.js'
 import { readPassword } from '../src/stdin.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static summary = 'Log in to a mas server and store the token in the profile'
-  static description = `Asks for username and password on a terminal (the password is hidden), or takes --username with the password on stdin (--password-stdin). The token from api-token-auth is stored in the profile file; the password is never stored or printed.`
+  static description = `Asks on a terminal for the server (when neither --server, MAS_SERVER nor the profile gives one; it must answer before the password is asked for), the username and the password (hidden), or takes --username with the password on stdin (--password-stdin). The token from api-token-auth is stored in the profile file; the password is never stored or printed.`
 
   static examples = [
     '<%= config.bin %> login --server https://mas.example.org',
@@ -22,8 +22,12 @@ export default class Login extends BaseCommand<typeof Login> {
   }
 
   async run(): Promise<{ server: string; username: string; profile: string }> {
-    const server = normalizeServer(this.flags.server ?? this.server)
     const interactive = process.stdin.isTTY && !this.flags['password-stdin']
+    const given = this.flags.server ?? this.profile?.server
+    const server = normalizeServer(given ?? (interactive
+      ? await input({ message: 'Server:', default: DEFAULT_SERVER, required: true }, { output: process.stderr })
+      : DEFAULT_SERVER))
+    if (interactive) await this.answers(server)
     let username = this.flags.username
     if (!username) {
       if (!interactive) usageError('Give --username (and --password-stdin) when not on a terminal')
@@ -45,5 +49,16 @@ export default class Login extends BaseCommand<typeof Login> {
     await saveProfile(this.config.configDir, this.flags.profile, { server, username, token })
     this.logToStderr(`Logged in to ${server} as ${username} (profile "${this.flags.profile}", saved in ${profilePath(this.config.configDir)})`)
     return { server, username, profile: this.flags.profile }
+  }
+
+  /** Does anything answer at `server`? Asked before the password, so a mistyped address costs no typing. */
+  private async answers(server: string): Promise<void> {
+    const api = this.client(undefined, server)
+    try {
+      await api.request('GET', api.url(''), { retry: false })
+    } catch (err) {
+      if (err instanceof ConnectionError) failure(`${err.message}; check the address (--server)`)
+      throw err
+    }
   }
 }

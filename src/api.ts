@@ -13,7 +13,7 @@ export const API_PATH = '/api/v0/'
 /** The server answered with an error status. */
 export class ApiError extends Error {
   constructor(readonly status: number, readonly body: unknown, readonly method: string, readonly url: string) {
-    super(describeError(status, body))
+    super((status === 404 && recordNotFound(url, body)) || describeError(status, body))
     this.name = 'ApiError'
   }
 }
@@ -153,7 +153,7 @@ export class ApiClient {
   }
 
   /** A response body as a stream (file downloads); the caller's URL may be absolute. */
-  async download(url: string): Promise<Readable> {
+  async download(url: string): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
     const abs = this.url(url)
     const stream = got.stream(abs, { headers: this.headers({ accept: '*/*' }), retry: { limit: 0 }, throwHttpErrors: false })
     await new Promise<void>((resolve, reject) => {
@@ -195,13 +195,15 @@ export class ApiClient {
   }
 
   /** The pages of a list, one array of records at a time. */
-  async *pages<T = any>(path: string, query: Query = {}): AsyncGenerator<T[]> {
+  /** the records of every page; `onCount` hears the total the first page announces */
+  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void): AsyncGenerator<T[]> {
     let next: string | null = this.url(path, { page_size: 1000, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {
       seen.add(next)
       const data: Page<T> | T[] = await this.get(next)
-      if (Array.isArray(data)) { yield data; return }
+      if (Array.isArray(data)) { onCount?.(data.length); yield data; return }
+      if (seen.size === 1 && typeof data.count === 'number') onCount?.(data.count)
       yield data.results ?? []
       next = data.next ?? null
     }
@@ -255,6 +257,26 @@ function safeOrigin(url: string): string {
 export function parseBody(text: string): unknown {
   if (text === '') return undefined
   try { return JSON.parse(text) } catch { return text }
+}
+
+/** Names of the API's record paths in messages: `mediaFile/9/` is "media file 9". */
+const RECORD_NAMES: Record<string, string> = {
+  mediaFile: 'media file', tagSet: 'tag set', tagClass: 'tag class', jobResultFile: 'job result file', jobs: 'job',
+  appPermission: 'grant', appUserGroup: 'group', jobParameters: 'job parameters', jobType: 'job type', sensorArray: 'sensor array',
+}
+
+/** "media file 99999 not found" for a plain 404 on a record's path (or below it); undefined otherwise. */
+export function recordNotFound(url: string, body: unknown): string | undefined {
+  const detail = errorDetail(body)
+  if (detail && detail !== 'Not found.') return undefined
+  let path: string
+  try { path = new URL(url).pathname } catch { return undefined }
+  const at = path.indexOf(API_PATH)
+  if (at < 0) return undefined
+  const [resource, id] = path.slice(at + API_PATH.length).split('/')
+  if (!resource || !id || !/^\d+$/.test(id)) return undefined
+  const name = RECORD_NAMES[resource] ?? resource.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)
+  return `${name} ${id} not found`
 }
 
 /** A one-line description of an error answer, with DRF field errors shown per field. */

@@ -1,6 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError } from './api.js'
-import { table, type Column } from './output.js'
+import { listOutput, type ListFlags } from './list-output.js'
+import { stderr, table, type Column } from './output.js'
 import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
 
 // BaseCommand: the --profile flag, the server to talk to, --json, and errors as one
@@ -61,6 +62,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** A table of records on stdout (silent under --json, where the records are the result). */
   protected showTable<R>(rows: readonly R[], columns: readonly Column<R>[]): void {
     this.log(table(rows, columns))
+  }
+
+  /** A list of records, the one way every list command prints them (flags of src/list-output.ts):
+   * prints the table or CSV (not under --json) and returns the records shown, the --json result. */
+  protected async showList<R>(rows: readonly R[], columns: readonly Column<R>[]): Promise<R[]> {
+    const output = listOutput(this.flags as ListFlags, this.jsonEnabled())
+    const shown = output.records(rows, columns)
+    if (this.jsonEnabled()) return shown
+    const { text, more } = await output.text(shown, columns, rows.length)
+    if (text) this.log(text)
+    if (more) stderr(more)
+    return shown
   }
 
   async catch(err: any): Promise<any> {

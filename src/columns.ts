@@ -21,3 +21,5 @@ export const PERMISSION: Column<R>[] = [c('id'), { header: 'bearer', get: (r) =>
   { header: 'target', get: (r) => `${r.target_type}:${r.target_id}` },
   { header: 'flags', get: (r) => ['read', 'write', 'launch_job', 'admin'].filter((f) => r[f]).join(',') },
   c('createdBy'), c('created', 'creationDate')]
+export const TAG: Column<R>[] = [c('id'), c('tagSet'), c('mediaFile'), c('tagClass'), c('start', 'startTime'), c('end', 'endTime'),
+  c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), c('strength')]

@@ -34,7 +34,10 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   const readAhead = new ReadAhead(READ_AHEAD_BYTES)
   let present = 0
   // one bar for every file: it moves as each file's outcome is known (already there, or uploaded)
-  const progress = new Progress(files.length, { unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet })
+  const progress = new Progress(files.length, {
+    unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet,
+    interrupted: (done, total) => `interrupted: ${done} of ${total} files done, re-run the same command to finish`,
+  })
 
   // Hashing and the pre-check go batch by batch, and uploads start after the first batch: the files
   // of one batch are read while those of the batch before are being sent (nothing is sent unchecked).

@@ -41,29 +41,52 @@ export function formatBytes(n: number): string {
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`
 }
 
+/** What a Progress shows on a terminal (and says when interrupted). */
+export interface ProgressOptions {
+  /** what is counted: 'files', 'tags' ...; 'bytes' counts bytes (shown as KB/MB/GB) */
+  unit: string
+  /** for units other than bytes: the bytes of all of them, shown beside the count */
+  totalBytes?: number
+  /** nothing on stderr (--json) */
+  quiet?: boolean
+  /** a percentage and this text instead of counts, rate and ETA (work whose pace is not ours, e.g. a job) */
+  status?: string
+  /** the line printed when Ctrl-C (SIGINT) or SIGTERM ends the command: what was done and how to finish */
+  interrupted?: (done: number, total: number) => string
+}
+
+/** The exit status of a command ended by Ctrl-C or SIGTERM (the shell's 128 + SIGINT). */
+export const INTERRUPTED_EXIT = 130
+
 /**
- * Progress of long work: a bar on a terminal (stderr), plain lines otherwise.
- * `note` lines go above the bar on a terminal and are printed as they come otherwise.
+ * Progress of long work: a bar on a terminal (stderr), plain lines otherwise. Drawn by cli-progress:
+ * `note` lines are its log lines above the bar, and its `stop` shows the cursor again. While the work
+ * runs, Ctrl-C or SIGTERM stops the bar, prints what was done and how to finish, and exits 130.
  */
 export class Progress {
-  private bar?: cliProgress.SingleBar
+  private readonly bars?: cliProgress.MultiBar
+  private readonly bar?: cliProgress.SingleBar
   private done = 0
   private bytes = 0
+  private statusText: string
   private readonly started = Date.now()
+  private readonly onSignal = () => this.interrupt()
 
-  constructor(private readonly total: number, private readonly opts: { unit: string; totalBytes?: number; quiet?: boolean } ) {
+  constructor(private readonly total: number, private readonly opts: ProgressOptions) {
+    this.statusText = opts.status ?? ''
     if (!opts.quiet && process.stderr.isTTY && total > 0) {
-      this.bar = new cliProgress.SingleBar({
+      this.bars = new cliProgress.MultiBar({
         stream: process.stderr,
-        format: opts.totalBytes !== undefined
-          ? `{bar} {value}/{total} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}`
-          : `{bar} {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`,
+        format: formatOf(opts),
+        formatTime: (t, options, round) => (typeof t === 'number' && Number.isFinite(t) ? cliProgress.Format.TimeFormat(t, options, round) : '-'),
         hideCursor: true,
         etaBuffer: 50,
         fps: 10,
       }, cliProgress.Presets.shades_classic)
-      this.bar.start(total, 0, this.payload())
+      this.bar = this.bars.create(total, 0, this.payload())
     }
+    process.on('SIGINT', this.onSignal)
+    process.on('SIGTERM', this.onSignal)
   }
 
   get interactive(): boolean { return this.bar !== undefined }
@@ -76,22 +99,48 @@ export class Progress {
     else if (line && !this.opts.quiet) stderr(line)
   }
 
-  note(line: string): void {
-    if (this.opts.quiet) return
-    if (this.bar) {
-      process.stderr.write(`\r\x1b[K${line}\n`)
-      this.bar.update(this.done, this.payload())
-    } else stderr(line)
+  /** The work is `done` of the total now (and in this state); `line` is printed when not on a terminal. */
+  set(done: number, status?: string, line?: string): void {
+    if (status !== undefined) this.statusText = status
+    this.tick(done - this.done, 0, line)
   }
 
+  /** A line above the bar on a terminal, as it comes otherwise. */
+  note(line: string): void {
+    if (this.opts.quiet) return
+    if (this.bars) this.bars.log(`${line}\n`)
+    else stderr(line)
+  }
+
+  /** Draws the last state (and the notes not shown yet) and shows the cursor again. */
   stop(): void {
-    this.bar?.stop()
+    process.off('SIGINT', this.onSignal)
+    process.off('SIGTERM', this.onSignal)
+    if (this.bars?.isActive) {
+      this.bars.update()
+      this.bars.stop()
+    }
+  }
+
+  private interrupt(): void {
+    this.stop()
+    const message = this.opts.interrupted?.(this.done, this.total) ?? `interrupted: ${this.done} of ${this.total} ${this.opts.unit} done`
+    process.stderr.write(`${message}\n`, () => process.exit(INTERRUPTED_EXIT))
   }
 
   private payload() {
     const seconds = Math.max((Date.now() - this.started) / 1000, 0.001)
+    if (this.opts.status !== undefined) return { status: this.statusText }
+    if (this.opts.unit === 'bytes') return { doneBytes: formatBytes(this.done), totalBytes: formatBytes(this.total), rate: formatBytes(this.done / seconds) }
     return this.opts.totalBytes !== undefined
       ? { doneBytes: formatBytes(this.bytes), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(this.bytes / seconds) }
       : { rate: (this.done / seconds).toFixed(0) }
   }
+}
+
+function formatOf(opts: ProgressOptions): string {
+  if (opts.status !== undefined) return '{bar} {percentage}% | {status}'
+  if (opts.unit === 'bytes') return '{bar} {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}'
+  if (opts.totalBytes !== undefined) return `{bar} {value}/{total} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}`
+  return `{bar} {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`
 }

@@ -10,7 +10,10 @@ export interface SendOptions { tagSet: number; batchSize: number; concurrency: n
 export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOptions): Promise<any[]> {
   const batches: { start: number; end: number }[] = []
   for (let i = 0; i < parsed.tags.length; i += opts.batchSize) batches.push({ start: i, end: Math.min(i + opts.batchSize, parsed.tags.length) })
-  const progress = new Progress(parsed.tags.length, { unit: 'tags', quiet: opts.quiet })
+  const progress = new Progress(parsed.tags.length, {
+    unit: 'tags', quiet: opts.quiet,
+    interrupted: (done, total) => `interrupted: ${done} of ${total} tags created (a re-run sends every tag again: import only those not in tag set ${opts.tagSet} yet)`,
+  })
   const created: any[][] = []
   let sent = 0
   let failed: Error | undefined

@@ -1,13 +1,14 @@
 import { AuthCommand } from '../../src/base-command.js'
+import { listFlags } from '../../src/list-output.js'
 import { GROUP } from '../../src/columns.js'
 
 export default class GroupList extends AuthCommand<typeof GroupList> {
   static summary = 'List the user groups you can see (created by you, holding you, or shared with you)'
   static examples = ['<%= config.bin %> group list', '<%= config.bin %> group list --json']
+  static flags = listFlags
 
   async run() {
     const groups = await this.api.all('appUserGroup/')
-    this.showTable(groups, GROUP)
-    return groups
+    return this.showList(groups, GROUP)
   }
 }

@@ -8,23 +8,25 @@ const FINAL = new Set([4, 5, 6])
 
 export default class JobWatch extends AuthCommand<typeof JobWatch> {
   static summary = 'Follow a job until it completes, fails or stops'
-  static description = 'Exits 0 when the job completes, 1 when it ends in Error or Stopped.'
+  static description = 'Exits 0 when the job completes, 1 when it ends in Error or Stopped. Ctrl-C stops watching (exit 130); the job runs on.'
   static examples = ['<%= config.bin %> job watch 42', '<%= config.bin %> job watch 42 --interval 5 --json']
   static args = { id: Args.integer({ description: 'job id', required: true, min: 1 }) }
   static flags = { interval: Flags.integer({ description: 'seconds between polls', default: 2, min: 1 }) }
 
   async run() {
     let job = await this.api.get(`jobs/${this.args.id}/`)
-    const progress = new Progress(100, { unit: '%', quiet: this.jsonEnabled() })
-    let shown = 0
+    const progress = new Progress(100, {
+      unit: '%', quiet: this.jsonEnabled(), status: '',
+      interrupted: () => `interrupted: job ${this.args.id} runs on; ${this.config.bin} job watch ${this.args.id} follows it again`,
+    })
     let lastLine = ''
     let silentSaidAt = -Infinity
     while (true) {
       const percent = Math.round(Math.max(0, Math.min(1, Number(job.fractionCompleted) || 0)) * 100)
+      const state = `${JOB_STATUS[job.status] ?? job.status}` + (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
       const line = `job ${job.id}: ${JOB_STATUS[job.status] ?? job.status}, ${percent}%` +
         (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
-      progress.tick(percent - shown, 0, line !== lastLine ? line : undefined)
-      shown = percent
+      progress.set(percent, `job ${job.id}: ${state}`, line !== lastLine ? line : undefined)
       lastLine = line
       // a Running job whose worker stopped renewing it waits for a worker: said at once, then each minute
       const silent = job.workerSilentSeconds

@@ -1,14 +1,21 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
-  static summary = 'Delete a media file (needs admin on its library)'
-  static examples = ['<%= config.bin %> media delete 345']
+  static summary = 'Delete a media file with its tags (needs admin on its library; asks first, --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> media delete 345', '<%= config.bin %> media delete 345 --yes']
   static args = { id: Args.integer({ description: 'media file id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
 
   async run() {
-    await this.api.delete(`mediaFile/${this.args.id}/`)
-    this.logToStderr(`Deleted media file ${this.args.id}`)
-    return { id: this.args.id, deleted: true }
+    const file = await this.api.get(`mediaFile/${this.args.id}/`)
+    if (!this.flags.yes) {
+      const tags = await recordCount(this.api, 'tag/', { mediaFile: file.id })
+      await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of library ${file.library} with ${count(tags, 'tag')}?`, false)
+    }
+    await this.api.delete(`mediaFile/${file.id}/`)
+    this.logToStderr(`Deleted media file ${file.id}`)
+    return { id: file.id, deleted: true }
   }
 }

@@ -1,12 +1,20 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, yesFlag } from '../../src/confirm.js'
 
 export default class PermsRevoke extends AuthCommand<typeof PermsRevoke> {
-  static summary = 'Revoke a grant'
-  static examples = ['<%= config.bin %> perms revoke 21']
+  static summary = 'Revoke a grant (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> perms revoke 21', '<%= config.bin %> perms revoke 21 --yes']
   static args = { id: Args.integer({ description: 'grant id (see mas perms list)', required: true, min: 1 }) }
 
+  static flags = { yes: yesFlag }
+
   async run() {
+    if (!this.flags.yes) {
+      const grant = await this.api.get(`appPermission/${this.args.id}/`)
+      const rights = ['read', 'write', 'launch_job', 'admin'].filter((r) => grant[r]).join(', ') || 'no rights'
+      await confirmDestructive(`revoke grant ${grant.id} (${rights} on ${grant.target_type} ${grant.target_id} for ${grant.bearer_type} ${grant.bearer_id})?`, false)
+    }
     await this.api.delete(`appPermission/${this.args.id}/`)
     this.logToStderr(`Revoked grant ${this.args.id}`)
     return { id: this.args.id, revoked: true }

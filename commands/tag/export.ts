@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { Progress } from '../../src/output.js'
 import { TAG_FORMATS, tagWriter } from '../../src/tag-formats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
@@ -22,10 +23,22 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     const all: any[] = []
     const writer = tagWriter(this.flags.format)
     let started = false
-    for await (const page of this.api.pages(`tagSet/${this.flags['tag-set']}/tags/`)) {
-      if (json) { all.push(...page); continue }
-      if (!started) { await write(writer.header); started = true }
-      await write(writer.rows(page))
+    let progress: Progress | undefined
+    const counted = (count: number) => {
+      progress = new Progress(count, {
+        unit: 'tags', quiet: json || process.stdout.isTTY, // no bar amid the tags on a terminal
+        interrupted: (done, total) => `interrupted: ${done} of ${total} tags written; re-run to export them all`,
+      })
+    }
+    try {
+      for await (const page of this.api.pages(`tagSet/${this.flags['tag-set']}/tags/`, {}, counted)) {
+        progress?.tick(page.length)
+        if (json) { all.push(...page); continue }
+        if (!started) { await write(writer.header); started = true }
+        await write(writer.rows(page))
+      }
+    } finally {
+      progress?.stop()
     }
     if (!json && !started) await write(writer.header)
     if (!json) await write(writer.footer())

@@ -1,12 +1,13 @@
 import { AuthCommand } from '../../src/base-command.js'
+import { listFlags } from '../../src/list-output.js'
 
 export default class UserList extends AuthCommand<typeof UserList> {
   static summary = 'List every user (site admins only)'
   static examples = ['<%= config.bin %> user list', '<%= config.bin %> user list --json']
+  static flags = listFlags
 
   async run() {
     const users = await this.api.all('user/')
-    this.showTable(users, [{ header: 'id', get: (u) => u.id }, { header: 'username', get: (u) => u.username }])
-    return users
+    return this.showList(users, [{ header: 'id', get: (u) => u.id }, { header: 'username', get: (u) => u.username }])
   }
 }

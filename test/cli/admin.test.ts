@@ -46,7 +46,7 @@ test('set-password changes the password by name; deactivate stops the user loggi
   assert.is(old.code, 1)
   const ok = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], { input: 'second-pass\n', home })
   assert.is(ok.code, 0, ok.stderr)
-  const off = await w.mas(['user', 'deactivate', 'dave', '--json'])
+  const off = await w.mas(['user', 'deactivate', 'dave', '--yes', '--json'])
   assert.is(off.code, 0, off.stderr)
   assert.is(json(off).username, 'dave')
   const after = await w.mas(['whoami'], { home })

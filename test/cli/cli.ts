@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { terminal, type Terminal } from './terminal.js'
 
 // Running the real `mas` binary (bin/run.js) as a child process against a real server
 // listening on an ephemeral port, with a HOME of its own.
@@ -19,6 +20,8 @@ export interface CliWorld {
   /** runs `mas args...` with this world's HOME; `input` is piped to stdin; `stdoutUpTo`: stop reading
    * stdout (close the pipe) once that many characters came, as `| head` does */
   mas(args: string[], opts?: { input?: string | Buffer; env?: Record<string, string | undefined>; home?: string; stdoutUpTo?: number }): Promise<Run>
+  /** runs `mas args...` in a pseudo-terminal (tmux) with this world's HOME */
+  tty(args: string[], opts?: { env?: Record<string, string>; home?: string; cwd?: string }): Promise<Terminal>
   /** a new HOME (another person at another terminal) */
   newHome(): string
   /** logs `user` in within `home` */
@@ -36,11 +39,12 @@ export async function cliWorld(): Promise<CliWorld> {
     return h
   }
   const home = newHome()
+  const homeEnv = (h: string) => ({ HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), XDG_CACHE_HOME: join(h, 'cache'), MAS_RETRY_DELAY_MS: '20' })
   const mas: CliWorld['mas'] = (args, opts = {}) => new Promise((resolveRun, reject) => {
     const h = opts.home ?? home
     const env: Record<string, string | undefined> = { ...process.env }
     for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
-    Object.assign(env, { HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), MAS_RETRY_DELAY_MS: '20' }, opts.env ?? {})
+    Object.assign(env, homeEnv(h), opts.env ?? {})
     const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
@@ -56,6 +60,7 @@ export async function cliWorld(): Promise<CliWorld> {
   })
   return {
     t, server: address, home, mas, newHome,
+    tty: (args, opts = {}) => terminal(args, { PATH: process.env.PATH ?? '', ...homeEnv(opts.home ?? home), ...opts.env }, { cwd: opts.cwd }),
     login: (user, h) => mas(['login', '--server', address, '--username', user.username, '--password-stdin'], { input: `${user.password}\n`, home: h }),
     async close() {
       await t.close()

@@ -132,11 +132,11 @@ test('media get shows the record and metadata; media delete removes it', async (
   assert.match(get.stdout, /alias\s+dawn\.wav/)
   assert.match(get.stdout, /sampleRate\s+8000/)
   assert.equal(json(await w.mas(['media', 'get', String(dawn.id), '--json'])).id, dawn.id)
-  const del = await w.mas(['media', 'delete', String(dawn.id)])
+  const del = await w.mas(['media', 'delete', String(dawn.id), '--yes'])
   assert.is(del.code, 0, del.stderr)
   const gone = await w.mas(['media', 'get', String(dawn.id)])
   assert.is(gone.code, 1)
-  assert.is(gone.stderr, 'Error: Not found.\n')
+  assert.is(gone.stderr, `Error: media file ${dawn.id} not found\n`)
 })
 
 test('perms grant lets a colleague see the library media; revoke takes it back', async () => {
@@ -152,11 +152,11 @@ test('perms grant lets a colleague see the library media; revoke takes it back',
   assert.match(list.stdout, new RegExp(`\\n${g.id}\\s+user:${bob.id}\\s+library:${library}\\s+read\\s`))
   const bobCannotImport = await w.mas(['media', 'import', tree, '--library', String(library)], { home: bobHome })
   assert.is(bobCannotImport.code, 1)
-  const revoke = await w.mas(['perms', 'revoke', String(g.id)])
+  const revoke = await w.mas(['perms', 'revoke', String(g.id), '--yes'])
   assert.is(revoke.code, 0, revoke.stderr)
   const after = await w.mas(['media', 'list', '--library', String(library)], { home: bobHome })
   assert.is(after.code, 1)
-  assert.is(after.stderr, 'Error: Not found.\n')
+  assert.is(after.stderr, `Error: library ${library} not found\n`)
 })
 
 test('against a server without the import extension (like the original service), import says so and exits 1', async () => {

@@ -139,6 +139,14 @@ test('error answers become one line: 401 says run mas login, field errors per fi
   assert.is(describeError(401, { detail: 'Invalid token.' }), 'Not authenticated (Invalid token.): run mas login')
   assert.is(describeError(403, { detail: 'No.' }), 'Forbidden: No.')
   assert.is(describeError(404, { detail: 'Not found.' }), 'Not found.')
+  // a 404 on a record's path names the record
+  const missing = (path: string, body: unknown = { detail: 'Not found.' }) => new ApiError(404, body, 'GET', `http://h/api/v0/${path}`).message
+  assert.is(missing('mediaFile/99999/'), 'media file 99999 not found')
+  assert.is(missing('library/3/mediaFiles/'), 'library 3 not found')
+  assert.is(missing('userSettings/4/'), 'user settings 4 not found')
+  assert.is(missing('jobs/7/', undefined), 'job 7 not found')
+  assert.is(missing('tag/5/', { detail: 'Tag class 9 is not in this library.' }), 'Not found: Tag class 9 is not in this library.')
+  assert.is(missing('tag/'), 'Not found.')
   assert.is(describeError(400, { name: ['This field is required.'], library: ['Invalid pk "9" - object does not exist.'] }),
     'Rejected (400): name: This field is required.; library: Invalid pk "9" - object does not exist.')
   assert.is(describeError(400, [{}, { startTime: ['A valid number is required.'] }]), 'Rejected (400): item 2: startTime: A valid number is required.')

@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand, failure } from '../../../src/base-command.js'
+import { Progress } from '../../../src/output.js'
 import { saveAtomically } from '../../../src/save-file.js'
 
 export default class JobResultDownload extends AuthCommand<typeof JobResultDownload> {
@@ -15,12 +16,19 @@ export default class JobResultDownload extends AuthCommand<typeof JobResultDownl
     if (!meta.resultFile) failure(`Result file ${this.args.id} has no file`)
     const body = await this.api.download(meta.resultFile)
     const out = this.flags.output
-    if (out) {
-      await saveAtomically(body, out)
-      this.logToStderr(`Saved ${out}`)
-    } else {
-      await pipeline(body, process.stdout, { end: false })
+    const size = Number(body.response?.headers['content-length'] ?? 0)
+    const progress = new Progress(size, {
+      unit: 'bytes', quiet: this.jsonEnabled() || (!out && process.stdout.isTTY), // no bar amid the file's bytes on a terminal
+      interrupted: (done, total) => `interrupted: ${done} of ${total} bytes received${out ? `, ${out} not written` : ''}; re-run to download the file`,
+    })
+    body.on('data', (chunk: Buffer) => progress.tick(chunk.length))
+    try {
+      if (out) await saveAtomically(body, out)
+      else await pipeline(body, process.stdout, { end: false })
+    } finally {
+      progress.stop()
     }
+    if (out) this.logToStderr(`Saved ${out}`)
     return { ...meta, ...(out ? { savedTo: out } : {}) }
   }
 }

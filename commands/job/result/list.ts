@@ -1,15 +1,16 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../../src/base-command.js'
+import { listFlags } from '../../../src/list-output.js'
 import { RESULT_FILE } from '../../../src/columns.js'
 
 export default class JobResultList extends AuthCommand<typeof JobResultList> {
   static summary = 'List the result files of a job'
   static examples = ['<%= config.bin %> job result list 42', '<%= config.bin %> job result list 42 --json']
+  static flags = listFlags
   static args = { job: Args.integer({ description: 'job id', required: true, min: 1 }) }
 
   async run() {
     const files = (await this.api.all('jobResultFile/', { job: this.args.job })).filter((f) => f.job === this.args.job)
-    this.showTable(files, RESULT_FILE)
-    return files
+    return this.showList(files, RESULT_FILE)
   }
 }

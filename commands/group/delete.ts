@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, count, yesFlag } from '../../src/confirm.js'
+import { findGroup } from '../../src/lookup.js'
+
+export default class GroupDelete extends AuthCommand<typeof GroupDelete> {
+  static summary = 'Delete a user group and the grants made to it (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> group delete birders', '<%= config.bin %> group delete 4 --yes']
+  static args = { group: Args.string({ description: 'group name or id', required: true }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const group = await findGroup(this.api, this.args.group)
+    await confirmDestructive(`delete group ${group.id} '${group.name}' with ${count(group.users.length, 'member')}?`, this.flags.yes)
+    await this.api.delete(`appUserGroup/${group.id}/`)
+    this.logToStderr(`Deleted group ${group.id} '${group.name}'`)
+    return { id: group.id, deleted: true }
+  }
+}

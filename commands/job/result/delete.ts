@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../../src/base-command.js'
+import { confirmDestructive, yesFlag } from '../../../src/confirm.js'
+
+export default class JobResultDelete extends AuthCommand<typeof JobResultDelete> {
+  static summary = 'Delete a result file of a job (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> job result delete 9', '<%= config.bin %> job result delete 9 --yes']
+  static args = { id: Args.integer({ description: 'result file id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const result = await this.api.get(`jobResultFile/${this.args.id}/`)
+    const name = String(result.resultFile ?? '').split('/').pop()
+    await confirmDestructive(`delete result file ${result.id} of job ${result.job}${name ? ` (${decodeURIComponent(name)})` : ''}?`, this.flags.yes)
+    await this.api.delete(`jobResultFile/${result.id}/`)
+    this.logToStderr(`Deleted result file ${result.id}`)
+    return { id: result.id, deleted: true }
+  }
+}

@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+
+export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
+  static summary = 'Delete a library with its media files, tag sets and tags (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> library delete 3', '<%= config.bin %> library delete 3 --yes']
+  static args = { id: Args.integer({ description: 'library id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const library = await this.api.get(`library/${this.args.id}/`)
+    if (!this.flags.yes) {
+      const tagSets = (await this.api.all('tagSet/', { library: library.id })).filter((s) => s.library === library.id)
+      let tags = 0
+      for (const s of tagSets) tags += await recordCount(this.api, `tagSet/${s.id}/tags/`)
+      await confirmDestructive(`delete library ${library.id} '${library.name}' with ${count(library.mediaFiles?.length ?? 0, 'media file')}, ` +
+        `${count(tagSets.length, 'tag set')} and ${count(tags, 'tag')}?`, false)
+    }
+    await this.api.delete(`library/${library.id}/`)
+    this.logToStderr(`Deleted library ${library.id} '${library.name}'`)
+    return { id: library.id, deleted: true }
+  }
+}

@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+
+export default class ProjectDelete extends AuthCommand<typeof ProjectDelete> {
+  static summary = 'Delete a project with its jobs; its media files stay in their libraries (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> project delete 2', '<%= config.bin %> project delete 2 --yes']
+  static args = { id: Args.integer({ description: 'project id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const project = await this.api.get(`project/${this.args.id}/`)
+    if (!this.flags.yes) {
+      const jobs = await recordCount(this.api, 'jobs/', { project: project.id })
+      await confirmDestructive(`delete project ${project.id} '${project.name}' with ${count(jobs, 'job')} ` +
+        `(its ${count(project.mediaFiles?.length ?? 0, 'media file')} stay in their libraries)?`, false)
+    }
+    await this.api.delete(`project/${project.id}/`)
+    this.logToStderr(`Deleted project ${project.id} '${project.name}'`)
+    return { id: project.id, deleted: true }
+  }
+}

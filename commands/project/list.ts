@@ -1,0 +1,14 @@
+import { AuthCommand } from '../../src/base-command.js'
+import { PROJECT } from '../../src/columns.js'
+import { listFlags } from '../../src/list-output.js'
+
+export default class ProjectList extends AuthCommand<typeof ProjectList> {
+  static summary = 'List every project (site admins only: the API lists projects to them alone)'
+  static examples = ['<%= config.bin %> project list', '<%= config.bin %> project list --sort name --columns id,name,media', '<%= config.bin %> project list --json']
+  static flags = listFlags
+
+  async run() {
+    const projects = await this.api.all('project/')
+    return this.showList(projects, PROJECT)
+  }
+}

@@ -1,0 +1,19 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, yesFlag } from '../../src/confirm.js'
+
+export default class TagDelete extends AuthCommand<typeof TagDelete> {
+  static summary = 'Delete one tag (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> tag delete 345', '<%= config.bin %> tag delete 345 --yes']
+  static args = { id: Args.integer({ description: 'tag id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const tag = await this.api.get(`tag/${this.args.id}/`)
+    await confirmDestructive(`delete tag ${tag.id} (tag class ${tag.tagClass} on media file ${tag.mediaFile}, ` +
+      `${tag.startTime}-${tag.endTime} s, tag set ${tag.tagSet})?`, this.flags.yes)
+    await this.api.delete(`tag/${tag.id}/`)
+    this.logToStderr(`Deleted tag ${tag.id}`)
+    return { id: tag.id, deleted: true }
+  }
+}

@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+
+export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
+  static summary = 'Delete a tag class with the tags of that class (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> tagclass delete 7', '<%= config.bin %> tagclass delete 7 --yes']
+  static args = { id: Args.integer({ description: 'tag class id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const tagClass = await this.api.get(`tagClass/${this.args.id}/`)
+    if (!this.flags.yes) {
+      const tags = await recordCount(this.api, 'tag/', { tagClass: tagClass.id })
+      await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of library ${tagClass.library} with ${count(tags, 'tag')}?`, false)
+    }
+    await this.api.delete(`tagClass/${tagClass.id}/`)
+    this.logToStderr(`Deleted tag class ${tagClass.id} '${tagClass.className}'`)
+    return { id: tagClass.id, deleted: true }
+  }
+}

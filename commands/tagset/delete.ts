@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core'
+import { AuthCommand } from '../../src/base-command.js'
+import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+
+export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
+  static summary = 'Delete a tag set with its tags (asks first; --yes when not on a terminal)'
+  static examples = ['<%= config.bin %> tagset delete 12', '<%= config.bin %> tagset delete 12 --yes']
+  static args = { id: Args.integer({ description: 'tag set id', required: true, min: 1 }) }
+  static flags = { yes: yesFlag }
+
+  async run() {
+    const tagSet = await this.api.get(`tagSet/${this.args.id}/`)
+    if (!this.flags.yes) {
+      const tags = await recordCount(this.api, `tagSet/${tagSet.id}/tags/`)
+      await confirmDestructive(`delete tag set ${tagSet.id} '${tagSet.name}' with ${count(tags, 'tag')}?`, false)
+    }
+    await this.api.delete(`tagSet/${tagSet.id}/`)
+    this.logToStderr(`Deleted tag set ${tagSet.id} '${tagSet.name}'`)
+    return { id: tagSet.id, deleted: true }
+  }
+}

@@ -1,0 +1,29 @@
+import { Flags } from '@oclif/core'
+import { confirm } from '@inquirer/prompts'
+import type { ApiClient, Page, Query } from './api.js'
+import { failure, usageError } from './base-command.js'
+
+// Destructive commands (deletes, revokes, deactivations) ask first on a terminal, saying what will go,
+// and need --yes anywhere else: a script states its intent, a person is asked.
+
+export const yesFlag = Flags.boolean({ char: 'y', description: 'do it without asking (needed when not on a terminal)' })
+
+/** Asks `question` (e.g. "delete library 3 'Dawn chorus' with 1,204 media files?") unless `yes`. */
+export async function confirmDestructive(question: string, yes: boolean): Promise<void> {
+  if (yes) return
+  if (!process.stdin.isTTY || !process.stderr.isTTY) usageError(`Not on a terminal, so nobody can confirm: ${question} Add --yes to do it`)
+  const answer = await confirm({ message: question, default: false }, { output: process.stderr })
+    .catch(() => false) // Ctrl-C at the prompt: nothing is done
+  if (!answer) failure('Nothing was changed')
+}
+
+/** 1204 -> "1,204 media files", 1 -> "1 media file" */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+}
+
+/** How many records the list at `path` holds (its first page's count; the length of an unpaged list). */
+export async function recordCount(api: ApiClient, path: string, query: Query = {}): Promise<number> {
+  const data = await api.get<Page<unknown> | unknown[]>(path, { page_size: 1, ...query })
+  return Array.isArray(data) ? data.length : data.count
+}
