@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { CLUSTER_DIR, stopCluster } from '../../server/db/cluster.js'
 import { openDatabase } from '../../server/db/database.js'
@@ -27,13 +26,17 @@ export async function serverHome(): Promise<ServerHome> {
   const dataDir = tempDir('mas-server-')
   const url = process.env.DATABASE_URL
   let env: Record<string, string> = { DATABASE_URL: '' }
-  let cleanup = async () => { await stopCluster(join(dataDir, CLUSTER_DIR)) }
+  const removeDataDir = async () => {
+    await stopCluster(join(dataDir, CLUSTER_DIR))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  let cleanup = removeDataDir
   if (url) {
     const schema = `srv_${randomBytes(5).toString('hex')}`
     const admin = await openDatabase({ url, poolSize: 1 })
     await admin.db.schema.createSchema(schema).execute()
     env = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
-    cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close() }
+    cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close(); await removeDataDir() }
   }
   env = { ...env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass' }
   return {

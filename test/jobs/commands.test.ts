@@ -1,6 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
@@ -57,6 +56,7 @@ test('mas server start --with-worker runs queued jobs in the server process', as
     server.child.kill('SIGTERM')
   }
   assert.is(await server.exited, 0, server.log())
+  rmSync(dataDir, { recursive: true, force: true })
 })
 
 test('mas worker start runs the queued jobs of the embedded database and stops cleanly', async () => {
@@ -83,6 +83,7 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
   const row = await after.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   await after.close()
   assert.equal([row.status_id, row.num_completed, row.is_complete, row.worker_id], [6, 2, true, null])
+  rmSync(dataDir, { recursive: true, force: true })
 })
 
 test('a job created with mas job create is watched to completion with mas job watch', async () => {
