@@ -216,7 +216,7 @@ function writeResults(kind: string, data: unknown): string {
   return file
 }
 
-const database = databaseUrl ? 'postgres' : 'pglite'
+const database = databaseUrl ? 'postgres' : 'embedded'
 
 async function apiBenchmark() {
   process.stdout.write(`mas API benchmark on ${database}, ${DURATION} s per measurement, ${machine().cpus} cores\n`)

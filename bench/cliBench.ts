@@ -96,7 +96,7 @@ const fmt = (n: number, d = 1) => n.toFixed(d)
 
 async function main() {
   const machine = `${cpus()[0]?.model ?? '?'} × ${cpus().length}, ${fmt(totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}`
-  const database = DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)'
+  const database = DATABASE_URL ? 'PostgreSQL' : 'embedded PostgreSQL'
   console.log(`mas CLI benchmark — ${new Date().toISOString()}`)
   console.log(`machine: ${machine}, load average ${loadavg().map((l) => fmt(l, 2)).join(' ')}, database: ${database}`)
   console.log(`sizes: ${FILES} files, ${TAGS} tags, ${BIG_MIB} MiB big file, concurrency ${CONCURRENCY}`)

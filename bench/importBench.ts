@@ -27,7 +27,7 @@ const fmt = (n: number, d = 1) => n.toFixed(d)
 async function main() {
   console.log(`mas import benchmark — ${new Date().toISOString()}`)
   console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, ${fmt(totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}, ` +
-    `database: ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)'}`)
+    `database: ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'embedded PostgreSQL'}`)
   const server = await startImportServer(process.env.BENCH_DATABASE_URL)
   const pid = server.child.pid!
   try {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,6 +26,7 @@ async function withPg(url: string, work: (c: pg.Client) => Promise<unknown>) {
 /** `mas server start` on its own data; `databaseUrl` gives PostgreSQL (a new schema, dropped by stop()). */
 export async function startImportServer(databaseUrl?: string): Promise<ImportServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-'))
+  chmodSync(dataDir, 0o755) // as root, PostgreSQL runs as another account
   const env: NodeJS.ProcessEnv = { ...process.env, MAS_ADMIN_USERNAME: ADMIN.username, MAS_ADMIN_PASSWORD: ADMIN.password }
   delete env.DATABASE_URL
   let schema: string | undefined

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -9,16 +9,15 @@ import { configFromEnv } from '../server/config.js'
 import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { spectrogram } from '../server/jobs/spectra.js'
-import { Worker } from '../server/jobs/worker.js'
 import { storageFor } from '../server/storage/index.js'
 import { signal, wavOf } from '../test/helpers/signals.js'
 
 // Jobs benchmark (npm run bench:jobs), two figures of issue 6:
 //   (a) spectral features of one hour of 22.05 kHz mono audio on one core (target: under 10 s)
 //   (b) SupervisedTagDiscovery over BENCH_FILES (100) one-minute files with BENCH_EXAMPLES (20)
-//       examples, run by two workers (target: under 60 s). With BENCH_DATABASE_URL the workers are
-//       two `mas worker start` processes sharing a PostgreSQL schema of their own; without it, the
-//       embedded database allows one process, so two worker slots share this process.
+//       examples, run by two workers (target: under 60 s): two `mas worker start` processes sharing
+//       a PostgreSQL schema of their own (BENCH_DATABASE_URL) or the embedded PostgreSQL of a data
+//       directory of their own.
 
 const RATE = 22050
 const FILES = Number(process.env.BENCH_FILES ?? 100)
@@ -36,6 +35,7 @@ function features(): number {
 
 async function discovery(): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-jobs-'))
+  chmodSync(dataDir, 0o755) // as root, PostgreSQL runs as another account
   const url = process.env.BENCH_DATABASE_URL
   let schema: string | undefined
   let workerUrl: string | undefined
@@ -92,14 +92,9 @@ async function discovery(): Promise<number> {
 
   const started = process.hrtime.bigint()
   const processes: ChildProcess[] = []
-  let inProcess: Worker | undefined
-  if (workerUrl) {
-    for (let i = 0; i < 2; i++) {
-      processes.push(spawn(process.execPath, ['bin/run.js', 'worker', 'start', '--data-dir', dataDir],
-        { env: { ...process.env, DATABASE_URL: workerUrl }, stdio: ['ignore', 'ignore', 'inherit'] }))
-    }
-  } else {
-    inProcess = new Worker({ db, config, concurrency: 2, pollMs: 50 }).start()
+  for (let i = 0; i < 2; i++) {
+    processes.push(spawn(process.execPath, ['bin/run.js', 'worker', 'start', '--data-dir', dataDir],
+      { env: { ...process.env, DATABASE_URL: workerUrl ?? '' }, stdio: ['ignore', 'ignore', 'inherit'] }))
   }
   let status = 0
   while (![4, 5, 6].includes(status)) {
@@ -107,11 +102,10 @@ async function discovery(): Promise<number> {
     status = (await db.selectFrom('jobs').select('status_id').where('id', '=', job.id).executeTakeFirstOrThrow()).status_id
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  for (const p of processes) p.kill('SIGTERM')
-  await inProcess?.stop()
+  await Promise.all(processes.map((p) => new Promise((resolve) => { p.once('exit', resolve); p.kill('SIGTERM') })))
   const tags = await db.selectFrom('tags').select((eb) => eb.fn.countAll().as('n')).where('tag_set_id', '=', destination.id).executeTakeFirstOrThrow()
   console.log(`(b) SupervisedTagDiscovery, ${FILES} one-minute files, ${EXAMPLES} examples, two workers ` +
-    `(${workerUrl ? 'two processes, PostgreSQL' : 'one process, embedded database'}): status ${status}, ` +
+    `(two processes, ${workerUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}): status ${status}, ` +
     `${tags.n} tags in ${seconds.toFixed(2)} s (target < 60 s)`)
   if (schema) await db.schema.dropSchema(schema).cascade().execute()
   await database.close()

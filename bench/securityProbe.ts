@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -123,6 +123,7 @@ async function main() {
   let pid = o.pid
   if (!base) {
     dataDir = mkdtempSync(join(tmpdir(), 'mas-probe-'))
+    chmodSync(dataDir, 0o755) // as root, the embedded PostgreSQL runs as another account that must reach it
     process.env.MAS_ADMIN_USERNAME = o.user
     process.env.MAS_ADMIN_PASSWORD = o.password
     running = await startMas({ dataDir, databaseUrl: process.env.DATABASE_URL || undefined, workers: o.workers })

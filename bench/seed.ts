@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { sql, type Kysely } from 'kysely'
 import { hashPassword, secretDigest } from '../server/auth/passwords.js'
@@ -23,8 +21,7 @@ const TAGS = Number(opts.tags)
 if (!Number.isInteger(TAGS) || TAGS < 0 || TAGS > 10_000_000) throw new Error('--tags must be a whole number up to 10^7')
 
 const NOW = '2026-01-01 00:00:00'
-/** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement, PGlite 32,767 (past that it
- * silently inserts nothing and answers the following statements with no rows) */
+/** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement */
 const chunkFor = (columns: number) => Math.floor(30_000 / columns)
 
 async function insertChunked<T extends TableName>(db: Kysely<DB>, table: T, count: number, row: (i: number) => NewRow<T>) {
@@ -39,18 +36,14 @@ async function insertChunked<T extends TableName>(db: Kysely<DB>, table: T, coun
 
 async function openTarget(): Promise<Database> {
   const url = process.env.DATABASE_URL
-  if (url) {
-    const database = await openDatabase({ url })
-    if (opts.reset) {
-      await sql`drop schema public cascade`.execute(database.db)
-      await sql`create schema public`.execute(database.db)
-    }
-    return database
-  }
   const dir = opts['data-dir']
-  if (!dir) throw new Error('give --data-dir DIR (embedded database) or set DATABASE_URL')
-  if (opts.reset) rmSync(join(dir, 'db'), { recursive: true, force: true })
-  return openDatabase({ dataDir: dir })
+  if (!url && !dir) throw new Error('give --data-dir DIR (embedded PostgreSQL) or set DATABASE_URL')
+  const database = await openDatabase(url ? { url } : { dataDir: dir })
+  if (opts.reset) {
+    await sql`drop schema public cascade`.execute(database.db)
+    await sql`create schema public`.execute(database.db)
+  }
+  return database
 }
 
 async function seed(db: Kysely<DB>) {

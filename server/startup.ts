@@ -1,24 +1,31 @@
 import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
-import { lockDataDir } from './db/dataDirLock.js'
 import { abandonedUploadMs } from './maintenance.js'
 import { sweepUncommittedMedia } from './resources/mediaImport.js'
 import { storageFor } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the
-// database (the embedded one only if no other process has it), bring its schema up to date, create the first admin on an empty
-// database (saying a generated password once), and clear away uploads that a
-// process which died mid-upload left behind, and stored media files whose import
-// never committed.
+// database (the embedded PostgreSQL of the data directory, started if no other process has started it,
+// or DATABASE_URL's), bring its schema up to date, create the first admin on an empty database (saying
+// a generated password once), and clear away uploads that a process which died mid-upload left behind,
+// and stored media files whose import never committed.
 
 export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number; uncommittedRemoved: number }
 
 export async function prepare(config: AppConfig, opts: { poolSize?: number; bootstrap?: boolean } = {}): Promise<Prepared> {
-  if (!config.databaseUrl) lockDataDir(config.dataDir)
   const database = await openDatabase(config.databaseUrl
     ? { url: config.databaseUrl, poolSize: opts.poolSize }
-    : { dataDir: config.dataDir })
+    : { dataDir: config.dataDir, poolSize: opts.poolSize })
+  try {
+    return await prepareOn(database, config, opts)
+  } catch (e) {
+    await database.close()
+    throw e
+  }
+}
+
+async function prepareOn(database: Database, config: AppConfig, opts: { bootstrap?: boolean }): Promise<Prepared> {
   await migrate(database.db)
   let adminCreated: string | undefined
   if (opts.bootstrap !== false) {

@@ -7,15 +7,15 @@ import type { AppConfig } from '../../server/config.js'
 
 export default class ServerStart extends Command {
   static summary = 'Run the mas HTTP server'
-  static description = `Serves the API on the embedded database under --data-dir, or on PostgreSQL when DATABASE_URL is set.
-Migrations run at start. On an empty database the first admin is created from MAS_ADMIN_USERNAME and
+  static description = `Serves the API on the embedded PostgreSQL of --data-dir (started with the first mas process on
+that data directory, stopped with the last), or on the PostgreSQL of DATABASE_URL. Migrations run at start. On an empty database the first admin is created from MAS_ADMIN_USERNAME and
 MAS_ADMIN_PASSWORD, or with a generated password printed once.`
 
   static examples = [
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 9000 --data-dir /srv/mas',
     '<%= config.bin %> server start --with-worker',
-    'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --workers 4',
+    '<%= config.bin %> server start --workers 4',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --host 0.0.0.0',
   ]
 
@@ -24,17 +24,25 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     port: Flags.integer({ default: 8000, min: 0, max: 65535, description: 'port to listen on (0: any free port)' }),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
     'with-worker': Flags.boolean({ default: false, description: 'also run queued jobs in this process (one at a time)' }),
-    workers: Flags.integer({ default: 1, min: 1, max: 64, description: 'HTTP server processes sharing the port (node:cluster; PostgreSQL only)' }),
+    workers: Flags.integer({ default: 1, min: 1, max: 64, description: 'HTTP server processes sharing the port (node:cluster)' }),
     'log-level': Flags.option({ options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const, default: 'info' })(),
   }
 
   async run(): Promise<void> {
+    try {
+      await this.serve()
+    } catch (e) {
+      const { ClusterError } = await import('../../server/db/cluster.js')
+      if (!(e instanceof ClusterError)) throw e
+      process.stderr.write(`Error: ${e.message}\n`) // one line, as it is
+      this.exit(1)
+    }
+  }
+
+  private async serve(): Promise<void> {
     const { flags } = await this.parse(ServerStart)
     const { configFromEnv } = await import('../../server/config.js')
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
-    if (flags.workers > 1 && !config.databaseUrl) {
-      this.error('--workers above 1 needs PostgreSQL (DATABASE_URL): the embedded database serves a single process.', { exit: 2 })
-    }
     if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags['with-worker'])
     const clustered = !cluster.isPrimary
     const [{ buildApp, REDACT }, { openDatabase }, { prepare }, { Worker }] = await Promise.all([
@@ -43,7 +51,7 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     ])
     // the primary of a cluster has migrated and created the first admin already
     const prepared = clustered
-      ? { database: await openDatabase({ url: config.databaseUrl! }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
+      ? { database: await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
       : await prepare(config)
     const { database } = prepared
     const app = await buildApp({
@@ -69,18 +77,19 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     process.on('SIGINT', () => shutdown('SIGINT'))
 
     const address = await app.listen({ host: flags.host, port: flags.port })
-    app.log.info(`mas server listening on ${address} (${database.kind}${database.kind === 'pglite' ? ` in ${config.dataDir}` : ''})`
+    app.log.info(`mas server listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`
       + (clustered ? `, worker process ${cluster.worker?.id}` : ''))
+    if (!clustered || cluster.worker?.id === 1) process.stderr.write(startupSummary(address, config, database.kind))
   }
 
   /** The primary of `--workers N`: migrate, create the first admin, run the job worker if asked, and keep N
    * server processes running (each re-runs this command as a cluster worker; they share the port). */
   private async runPrimary(count: number, config: AppConfig, withWorker: boolean): Promise<void> {
     const [{ prepare }, { Worker }] = await Promise.all([import('../../server/startup.js'), import('../../server/jobs/worker.js')])
+    // the primary stays attached to the embedded PostgreSQL until its server processes have exited
     const { database } = await prepare(config, { poolSize: 2 })
     const log = (m: string) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg: m })}\n`)
     const jobs = withWorker ? new Worker({ db: database.db, config, log }).start() : undefined
-    if (!jobs) await database.close()
 
     let closing = false
     cluster.on('exit', (w, code, signal) => {
@@ -96,10 +105,35 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM')
       const done = () => Object.keys(cluster.workers ?? {}).length === 0
       const wait = new Promise<void>((resolve) => { if (done()) resolve(); cluster.on('exit', () => { if (done()) resolve() }) })
-      Promise.all([wait, Promise.resolve(jobs?.stop()).then(() => jobs && database.close())])
+      Promise.all([wait, jobs?.stop()]).then(() => database.close())
         .then(() => process.exit(0), () => process.exit(1))
     }
     process.on('SIGTERM', shutdown)
     process.on('SIGINT', shutdown)
+  }
+}
+
+/** What a person starting the server needs to know, in plain words. */
+function startupSummary(address: string, config: AppConfig, kind: 'embedded' | 'postgres'): string {
+  const database = kind === 'embedded'
+    ? `embedded PostgreSQL in ${config.dataDir}/postgres (mas db url --data-dir ${config.dataDir} prints how to connect)`
+    : `PostgreSQL at ${withoutPassword(config.databaseUrl!)}`
+  return [
+    `mas is serving on ${address}`,
+    `  data directory: ${config.dataDir}`,
+    `  database:       ${database}`,
+    `  log in with:    mas login --server ${address}`,
+    '  stop with Ctrl-C',
+    '',
+  ].join('\n')
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = ''
+    return u.toString()
+  } catch {
+    return 'DATABASE_URL'
   }
 }

@@ -5,12 +5,12 @@ import { Command, Flags } from '@oclif/core'
 export default class WorkerStart extends Command {
   static summary = 'Run queued jobs'
   static description = `Claims queued jobs from the database the server uses (PostgreSQL at DATABASE_URL, or the embedded
-database under --data-dir) and runs them. Any number of workers on any number of machines may share one
-PostgreSQL: each job is run by one of them. A job whose worker dies is taken over by another once its
-lease (MAS_JOB_LEASE_SECONDS, default 30) runs out. The embedded database allows one process at a time:
-use \`mas server start --with-worker\` there instead.`
+PostgreSQL of --data-dir, which it starts if no other mas process has) and runs them. Any number of workers
+may share one database: each job is run by one of them. A job whose worker dies is taken over by another
+once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
 
   static examples = [
+    '<%= config.bin %> worker start --data-dir ./.mas',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start --concurrency 4',
   ]
@@ -21,6 +21,17 @@ use \`mas server start --with-worker\` there instead.`
   }
 
   async run(): Promise<void> {
+    try {
+      await this.work()
+    } catch (e) {
+      const { ClusterError } = await import('../../server/db/cluster.js')
+      if (!(e instanceof ClusterError)) throw e
+      process.stderr.write(`Error: ${e.message}\n`) // one line, as it is
+      this.exit(1)
+    }
+  }
+
+  private async work(): Promise<void> {
     const { flags } = await this.parse(WorkerStart)
     const [{ configFromEnv }, { prepare }, { Worker }] = await Promise.all([
       import('../../server/config.js'), import('../../server/startup.js'), import('../../server/jobs/worker.js'),
@@ -31,7 +42,7 @@ use \`mas server start --with-worker\` there instead.`
       db: database.db, config, concurrency: flags.concurrency,
       log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
     }).start()
-    process.stderr.write(`mas worker ${worker.id} running ${flags.concurrency} job(s) at a time (${database.kind})\n`)
+    process.stderr.write(`mas worker ${worker.id} running ${flags.concurrency} job(s) at a time (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
 
     await new Promise<void>((resolve) => {
       let closing = false

@@ -1,71 +1,92 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
-import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
-import { initDataDir } from './initDataDir.js'
+import { attachCluster, DATABASE, type ClusterOptions } from './cluster.js'
 import { migrationProvider } from './migrations/index.js'
 import type { DB } from './schema.js'
 
 const TIMESTAMP_OID = 1114
-
-/** The embedded engine's buffer pool (its default is 160MB, most of a small server's memory); pages
- * beyond it are read again from the files, which the system's page cache holds. */
-const EMBEDDED_SHARED_BUFFERS = '32MB'
+const DUPLICATE_DATABASE = '42P04'
 
 export interface DatabaseOptions {
-  /** postgres://... ; when absent the embedded PGlite database is used */
+  /** postgres://... of an external PostgreSQL; when absent, the embedded cluster of `dataDir` */
   url?: string
-  /** where PGlite keeps its files; absent: in memory */
+  /** the data directory whose embedded PostgreSQL is used when there is no `url` */
   dataDir?: string
-  /** PGlite only: start from this dump of a data directory (tests copy a migrated template) */
-  loadDataDir?: Blob
-  /** PostgreSQL only: search_path for every connection (tests isolate themselves in a schema) */
+  /** the embedded cluster's settings (tests: a throwaway cluster) */
+  cluster?: ClusterOptions
+  /** search_path for every connection */
   schema?: string
   poolSize?: number
 }
 
 export interface Database {
   db: Kysely<DB>
-  kind: 'pglite' | 'postgres'
-  pglite?: PGlite
+  /** the embedded PostgreSQL of the data directory, or an external one (DATABASE_URL) */
+  kind: 'embedded' | 'postgres'
+  /** the connection string in use */
+  url: string
   close(): Promise<void>
+}
+
+/** A pool over the PostgreSQL at `url`: timestamps stay the strings they are, statements are prepared. */
+function pool(url: string, opts: DatabaseOptions): Kysely<DB> {
+  const types = {
+    getTypeParser(oid: number, format?: any) {
+      return oid === TIMESTAMP_OID ? (s: string) => s : pg.types.getTypeParser(oid, format)
+    },
+  }
+  const p = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    types: types as any,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  })
+  p.on('connect', (client) => preparedStatements(client))
+  // an idle connection the server ended (a restart, a fast shutdown): the next query opens another
+  p.on('error', () => {})
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: p }) })
 }
 
 export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
   if (opts.url) {
-    const types = {
-      getTypeParser(oid: number, format?: any) {
-        return oid === TIMESTAMP_OID ? (s: string) => s : pg.types.getTypeParser(oid, format)
-      },
+    const db = pool(opts.url, opts)
+    return { db, kind: 'postgres', url: opts.url, close: () => db.destroy() }
+  }
+  if (!opts.dataDir) throw new Error('openDatabase needs a url or a data directory')
+  const cluster = await attachCluster(opts.dataDir, opts.cluster)
+  try {
+    await createDatabaseOnce(cluster.url('postgres'), DATABASE)
+  } catch (e) {
+    await cluster.release()
+    throw e
+  }
+  const url = cluster.url()
+  const db = pool(url, opts)
+  return {
+    db, kind: 'embedded', url,
+    close: async () => {
+      await db.destroy()
+      await cluster.release()
+    },
+  }
+}
+
+/** Create database `name` unless it exists (two processes starting at once may both try). */
+async function createDatabaseOnce(maintenanceUrl: string, name: string): Promise<void> {
+  const p = new pg.Pool({ connectionString: maintenanceUrl, max: 1 })
+  p.on('error', () => {}) // see pool()
+  const db = new Kysely<{ pg_database: { datname: string } }>({ dialect: new PostgresDialect({ pool: p }) })
+  try {
+    const found = await db.selectFrom('pg_database').select('datname').where('datname', '=', name).executeTakeFirst()
+    if (!found) {
+      await sql`create database ${sql.id(name)}`.execute(db).catch((e: { code?: string }) => {
+        if (e.code !== DUPLICATE_DATABASE) throw e
+      })
     }
-    const pool = new pg.Pool({
-      connectionString: opts.url,
-      max: opts.poolSize ?? 10,
-      types: types as any,
-      ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
-    })
-    pool.on('connect', (client) => preparedStatements(client))
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
-    return { db, kind: 'postgres', close: () => db.destroy() }
+  } finally {
+    await db.destroy()
   }
-  let dataDir: string | undefined
-  if (opts.dataDir) {
-    mkdirSync(opts.dataDir, { recursive: true })
-    dataDir = join(opts.dataDir, 'db')
-    if (!opts.loadDataDir) await initDataDir(dataDir)
-  }
-  const pglite = await PGlite.create({
-    dataDir,
-    loadDataDir: opts.loadDataDir,
-    parsers: { [TIMESTAMP_OID]: (s: string) => s },
-    // startParams replaces PGlite's own: keep them
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
-  })
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) })
-  return { db, kind: 'pglite', pglite, close: () => db.destroy() }
 }
 
 /** Most statements per connection kept prepared; past this, new texts run unprepared (memory stays bounded). */

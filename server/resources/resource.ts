@@ -352,7 +352,7 @@ function documentedFields(def: ResourceDef): Fields {
   return def.updatable ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n))) : def.fields
 }
 
-/** rows per INSERT (PGlite takes at most 32,767 parameters in one statement) */
+/** rows per INSERT (PostgreSQL takes at most 65,535 parameters in one statement) */
 const INSERT_CHUNK = 1000
 
 /** Create one record or, for bulk resources, an array of them in one transaction. */

@@ -1,15 +1,16 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openDatabase } from '../../server/db/database.js'
 import { freePort } from '../../bench/processes.js'
+import { postgresOf } from '../helpers/server.js'
+import { tempDir } from '../helpers/tempDir.js'
 
-// `mas server start --workers N`: N processes sharing one port on PostgreSQL;
-// refused on the embedded database, which only one process may open.
+// `mas server start --workers N`: N processes sharing one port and one database.
 
 const BIN = join(process.cwd(), 'bin', 'run.js')
 
@@ -24,39 +25,18 @@ function run(args: string[], env: Record<string, string>) {
   return { child, exited, output: () => out }
 }
 
-test('--workers above 1 on the embedded database is refused with a clear message', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-workers-'))
-  const r = run(['--workers', '2', '--port', '0', '--data-dir', dataDir], { DATABASE_URL: '' })
-  assert.is(await r.exited, 2)
-  assert.match(r.output().replace(/\s+›?\s*/g, ' '), 'needs PostgreSQL (DATABASE_URL)')
-})
-
-test('--workers 2 on PostgreSQL: two server processes answer on one port and stop on SIGTERM (one process on the embedded database)', async () => {
+test('--workers 2: two server processes answer on one port and stop on SIGTERM (embedded PostgreSQL or DATABASE_URL)', async () => {
   const url = process.env.DATABASE_URL
-  if (!url) {
-    // the embedded database: --workers 1 (the default) is one process serving directly
-    const port = await freePort()
-    const r = run(['--workers', '1', '--port', String(port), '--log-level', 'warn', '--data-dir', mkdtempSync(join(tmpdir(), 'mas-workers-'))], { DATABASE_URL: '' })
-    let ok = false
-    for (let i = 0; i < 100 && !ok; i++) {
-      await new Promise((res) => setTimeout(res, 200))
-      ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.ok, () => false)
-    }
-    assert.ok(ok, r.output())
-    assert.equal(childPids(r.child.pid!), [])
-    r.child.kill('SIGTERM')
-    assert.is(await r.exited, 0)
-    return
-  }
   const schema = `wrk_${randomBytes(5).toString('hex')}`
-  const admin = await openDatabase({ url, poolSize: 1 })
-  await admin.db.schema.createSchema(schema).execute()
+  const dataDir = tempDir('mas-workers-')
+  const admin = url ? await openDatabase({ url, poolSize: 1 }) : undefined
+  await admin?.db.schema.createSchema(schema).execute()
   try {
     const port = await freePort()
-    const env = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
-    const r = run(['--workers', '2', '--port', String(port), '--log-level', 'warn'], env)
+    const env = url ? { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` } : { DATABASE_URL: '' }
+    const r = run(['--workers', '2', '--port', String(port), '--log-level', 'warn', '--data-dir', dataDir], env)
     let pids = new Set<number>()
-    for (let i = 0; i < 100 && pids.size < 2; i++) {
+    for (let i = 0; i < 150 && pids.size < 2; i++) {
       await new Promise((res) => setTimeout(res, 200))
       try {
         const res = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })
@@ -68,14 +48,19 @@ test('--workers 2 on PostgreSQL: two server processes answer on one port and sto
     assert.is(login.status, 200)
     r.child.kill('SIGTERM')
     assert.is(await r.exited, 0)
+    assert.equal(postgresOf(dataDir), [])
   } finally {
-    await admin.db.schema.dropSchema(schema).cascade().execute()
-    await admin.close()
+    await admin?.db.schema.dropSchema(schema).cascade().execute()
+    await admin?.close()
+    rmSync(dataDir, { recursive: true, force: true })
   }
 })
 
+/** The server processes of the primary `pid` (not the PostgreSQL it started). */
 function childPids(pid: number): number[] {
-  try { return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) } catch { return [] }
+  let pids: number[] = []
+  try { pids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) } catch { return [] }
+  return pids.filter((p) => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(BIN) } catch { return false } })
 }
 
 test.run()

@@ -1,37 +1,88 @@
 import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { attachCluster, THROWAWAY_SETTINGS, LAPTOP_SETTINGS } from '../../server/db/cluster.js'
 import { migrate, openDatabase, type Database } from '../../server/db/database.js'
+import { tempDir } from './tempDir.js'
 
-// A fresh, migrated database for one test file: PGlite in memory, copied from a
-// template migrated once per process; or, with DATABASE_URL, a schema of its own
-// in that PostgreSQL, dropped on close.
+// One PostgreSQL for the whole test run: an embedded cluster started once in a temporary folder (or, with
+// DATABASE_URL, that server). A template database is migrated once; every test database is created from
+// it (CREATE DATABASE ... TEMPLATE ...) and dropped when closed. The embedded cluster is stopped and its
+// folder removed when the run has nothing left to do.
 
-let template: Promise<Blob> | undefined
-
-async function pgliteTemplate(): Promise<Blob> {
-  const d = await openDatabase({})
-  await migrate(d.db)
-  const dump = await d.pglite!.dumpDataDir('none')
-  await d.close()
-  return dump
+interface Server {
+  /** runs CREATE/DROP DATABASE */
+  admin: Kysely<unknown>
+  template: string
+  /** a connection string for database `name` of this server */
+  urlOf(name: string): string
 }
 
-export async function testDatabase(): Promise<Database> {
-  const url = process.env.DATABASE_URL
-  if (!url) {
-    template ??= pgliteTemplate()
-    return openDatabase({ loadDataDir: await template })
+let server: Promise<Server> | undefined
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url)
+  u.pathname = `/${encodeURIComponent(name)}`
+  return u.toString()
+}
+
+async function start(): Promise<Server> {
+  const external = process.env.DATABASE_URL
+  let urlOf: (name: string) => string
+  let adminUrl: string
+  let finish = async () => {}
+  if (external) {
+    urlOf = (name) => withDatabase(external, name)
+    adminUrl = external
+  } else {
+    const dir = tempDir('mas-test-pg-')
+    const cluster = await attachCluster(dir, { settings: { ...LAPTOP_SETTINGS, ...THROWAWAY_SETTINGS }, sync: false, unref: true })
+    urlOf = (name) => cluster.url(name)
+    adminUrl = cluster.url('postgres')
+    finish = async () => {
+      await cluster.release()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
-  const schema = `t_${randomBytes(6).toString('hex')}`
-  const admin = await openDatabase({ url, poolSize: 1 })
-  await admin.db.schema.createSchema(schema).execute()
-  await admin.close()
-  const d = await openDatabase({ url, schema, poolSize: 5 })
-  await migrate(d.db, { schema })
+  const adminPool = new pg.Pool({ connectionString: adminUrl, max: 2, allowExitOnIdle: true })
+  adminPool.on('error', () => {}) // an idle connection ended by the cluster's shutdown at the end of the run
+  const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: adminPool }) })
+  const template = `mas_template_${randomBytes(5).toString('hex')}`
+  await sql`create database ${sql.id(template)}`.execute(admin)
+  const t = await openDatabase({ url: urlOf(template), poolSize: 1 })
+  await migrate(t.db)
+  await t.close()
+  let finished = false
+  process.on('beforeExit', () => {
+    if (finished) return
+    finished = true
+    sql`drop database if exists ${sql.id(template)}`.execute(admin)
+      .finally(() => admin.destroy()).finally(finish).catch(() => {})
+  })
+  return { admin, template, urlOf }
+}
+
+/** A new database of the run's PostgreSQL, migrated (a copy of the template); `drop` removes it. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const s = await (server ??= start())
+  const name = `mas_test_${randomBytes(6).toString('hex')}`
+  await sql`create database ${sql.id(name)} template ${sql.id(s.template)}`.execute(s.admin)
+  return {
+    url: s.urlOf(name),
+    drop: async () => { await sql`drop database if exists ${sql.id(name)} with (force)`.execute(s.admin) },
+  }
+}
+
+/** A fresh, migrated database for one test file, dropped on close. */
+export async function testDatabase(): Promise<Database> {
+  const fresh = await freshDatabase()
+  const d = await openDatabase({ url: fresh.url, poolSize: 5 })
   return {
     ...d,
     close: async () => {
-      await d.db.schema.dropSchema(schema).cascade().execute()
       await d.close()
+      await fresh.drop()
     },
   }
 }

@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { CLUSTER_DIR, stopCluster } from '../../server/db/cluster.js'
 import { openDatabase } from '../../server/db/database.js'
+import { tempDir } from './tempDir.js'
 
-// `mas server start` as a real child process on a data directory of its own
-// (and, with DATABASE_URL, a PostgreSQL schema of its own), which can be killed
-// and started again on the same data.
+// `mas server start` as a real child process on a data directory of its own (its
+// embedded PostgreSQL, or with DATABASE_URL a PostgreSQL schema of its own), which
+// can be killed and started again on the same data. Cleaning up stops a cluster
+// that a killed server left running.
 
 export const BIN = join(process.cwd(), 'bin', 'run.js')
 
@@ -21,16 +23,20 @@ export interface ServerHome {
 }
 
 export async function serverHome(): Promise<ServerHome> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-server-'))
+  const dataDir = tempDir('mas-server-')
   const url = process.env.DATABASE_URL
   let env: Record<string, string> = { DATABASE_URL: '' }
-  let cleanup = async () => {}
+  const removeDataDir = async () => {
+    await stopCluster(join(dataDir, CLUSTER_DIR))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  let cleanup = removeDataDir
   if (url) {
     const schema = `srv_${randomBytes(5).toString('hex')}`
     const admin = await openDatabase({ url, poolSize: 1 })
     await admin.db.schema.createSchema(schema).execute()
     env = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
-    cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close() }
+    cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close(); await removeDataDir() }
   }
   env = { ...env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass' }
   return {
@@ -59,4 +65,13 @@ export async function serverHome(): Promise<ServerHome> {
 export async function killHard(p: ServerProcess): Promise<void> {
   p.child.kill('SIGKILL')
   await p.exited
+}
+
+/** Pids of the PostgreSQL processes whose data directory is `dataDir`'s cluster (the postmaster; its
+ * children carry no -D but die with it). */
+export function postgresOf(dataDir: string): number[] {
+  const needle = `-D\0${join(dataDir, CLUSTER_DIR)}\0`
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle) } catch { return false }
+  }).map(Number)
 }

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
@@ -10,6 +9,7 @@ import { migrate, openDatabase } from '../../server/db/database.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { cliWorld, json } from '../cli/cli.js'
 import { makeJob, makeProject, waitFor } from '../helpers/jobs.js'
+import { tempDir } from '../helpers/tempDir.js'
 
 // The worker as people run it: `mas server start --with-worker` and
 // `mas worker start` on the embedded database, and a job created and watched
@@ -32,7 +32,7 @@ function start(args: string[], env: Record<string, string>) {
 }
 
 test('mas server start --with-worker runs queued jobs in the server process', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-with-worker-'))
+  const dataDir = tempDir('mas-with-worker-')
   const server = start(['server', 'start', '--port', '0', '--data-dir', dataDir, '--with-worker'],
     { MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-password' })
   try {
@@ -56,10 +56,11 @@ test('mas server start --with-worker runs queued jobs in the server process', as
     server.child.kill('SIGTERM')
   }
   assert.is(await server.exited, 0, server.log())
+  rmSync(dataDir, { recursive: true, force: true })
 })
 
 test('mas worker start runs the queued jobs of the embedded database and stops cleanly', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-worker-'))
+  const dataDir = tempDir('mas-worker-')
   const prepare = await openDatabase({ dataDir })
   await migrate(prepare.db)
   const user = await prepare.db.insertInto('users')
@@ -77,11 +78,12 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
     worker.child.kill('SIGTERM')
   }
   assert.is(await worker.exited, 0, worker.log())
-  assert.match(worker.out.stderr, /running 1 job\(s\) at a time \(pglite\)/)
+  assert.match(worker.out.stderr, /running 1 job\(s\) at a time \(embedded PostgreSQL in /)
   const after = await openDatabase({ dataDir })
   const row = await after.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   await after.close()
   assert.equal([row.status_id, row.num_completed, row.is_complete, row.worker_id], [6, 2, true, null])
+  rmSync(dataDir, { recursive: true, force: true })
 })
 
 test('a job created with mas job create is watched to completion with mas job watch', async () => {

@@ -123,33 +123,31 @@ async function untilWaiting(text: string) {
   assert.unreachable(`no statement waits: ${text}`)
 }
 
-// Only PostgreSQL has concurrent transactions: the embedded database runs one connection. The
-// media file is the parent here: a tag set is also locked by the count row its tags add.
-if (process.env.DATABASE_URL) {
-  test('PostgreSQL: a media file deleted while its tags go in waits for them and takes them along', async () => {
-    const refs = await newRefs()
-    let deleting: Promise<unknown> | undefined
-    await t.db.transaction().execute(async (trx) => {
-      await makeTag(trx as any, owner, refs)
-      deleting = t.db.deleteFrom('media_files').where('id', '=', refs.mediaFile).execute()
-      await untilWaiting('delete from "media_files"')
-    })
-    await deleting
-    assert.equal(await tagsOf('media_file_id', refs.mediaFile), [])
+// Concurrent transactions. The media file is the parent here: a tag set is also locked by the count row
+// its tags add.
+test('PostgreSQL: a media file deleted while its tags go in waits for them and takes them along', async () => {
+  const refs = await newRefs()
+  let deleting: Promise<unknown> | undefined
+  await t.db.transaction().execute(async (trx) => {
+    await makeTag(trx as any, owner, refs)
+    deleting = t.db.deleteFrom('media_files').where('id', '=', refs.mediaFile).execute()
+    await untilWaiting('delete from "media_files"')
   })
+  await deleting
+  assert.equal(await tagsOf('media_file_id', refs.mediaFile), [])
+})
 
-  test('PostgreSQL: tags sent for a media file being deleted are refused once the deletion commits', async () => {
-    const refs = await newRefs()
-    let inserting: Promise<unknown> | undefined
-    await t.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('media_files').where('id', '=', refs.mediaFile).execute()
-      inserting = makeTag(t.db, owner, refs).then(() => 'stored', (e) => e)
-      await untilWaiting('insert into "tags"')
-    })
-    const outcome = await inserting
-    assert.is((outcome as { code?: string }).code, '23503', String(outcome))
-    assert.equal(await tagsOf('media_file_id', refs.mediaFile), [])
+test('PostgreSQL: tags sent for a media file being deleted are refused once the deletion commits', async () => {
+  const refs = await newRefs()
+  let inserting: Promise<unknown> | undefined
+  await t.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('media_files').where('id', '=', refs.mediaFile).execute()
+    inserting = makeTag(t.db, owner, refs).then(() => 'stored', (e) => e)
+    await untilWaiting('insert into "tags"')
   })
-}
+  const outcome = await inserting
+  assert.is((outcome as { code?: string }).code, '23503', String(outcome))
+  assert.equal(await tagsOf('media_file_id', refs.mediaFile), [])
+})
 
 test.run()
