@@ -52,6 +52,8 @@ export interface EndpointDoc {
   /** response record fields (for list/read answers) */
   record?: ActionFields
   list?: boolean
+  /** list query parameters beyond the equality filters of `record` (e.g. `alias__startswith`) */
+  filters?: ActionFields
   description?: string
 }
 

@@ -63,6 +63,8 @@ export interface ResourceDef {
   beforeList?: (ctx: Context) => Promise<void>
   /** extra list filters beyond the fields' equality filters */
   listFilter?: (qb: Query, ctx: Context) => Query
+  /** the query parameters listFilter reads, for the OpenAPI document */
+  listFilterParams?: Fields
 }
 
 const registry = new Map<string, ResourceDef>()
@@ -543,7 +545,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
       description: def.description,
       methods: listMethods,
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
-      doc: { keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description },
+      doc: { keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, filters: def.listFilterParams, description: def.description },
     },
     {
       path: `${API}/${def.name}/:id/`,
@@ -612,7 +614,7 @@ export function subListEndpoint(opts: {
         return listOf(ctx, opts.child, opts.where(base(), row.id), listOptions(row.id))
       },
     },
-    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true },
+    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true, filters: opts.child.listFilterParams },
   }
 }
 
