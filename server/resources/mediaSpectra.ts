@@ -1,7 +1,8 @@
 import { ApiError, badRequest } from '../http/errors.js'
 import type { Endpoint } from '../http/endpoint.js'
 import { parseValue, type Fields } from '../http/fields.js'
-import { decodeWav, readAll, UnsupportedAudioError } from '../jobs/audio.js'
+import { UnsupportedAudioError } from '../jobs/audio.js'
+import { decodeAudio } from '../jobs/decode.js'
 import { spectraSettingsOf, spectrogram } from '../jobs/spectra.js'
 import { spectrogramPng } from '../jobs/spectraImage.js'
 import { storageFor } from '../storage/index.js'
@@ -24,7 +25,7 @@ const query: Fields = {
 export const spectraEndpoint: Endpoint = {
   path: `${API}/mediaFile/:id/spectra/`,
   name: 'Media File Spectra',
-  description: 'The spectrogram of the media file (WAV) between startTime and endTime, with the caller\'s spectra settings.',
+  description: 'The spectrogram of the media file (WAV, FLAC or MP3) between startTime and endTime, with the caller\'s spectra settings.',
   methods: {
     GET: async (ctx) => {
       const { row } = await fetchRecord(ctx.db, mediaFiles, ctx.caller, ctx.params.id)
@@ -44,7 +45,7 @@ export const spectraEndpoint: Endpoint = {
 
       let audio
       try {
-        audio = decodeWav(await readAll(storageFor(ctx.config).read(row.file)))
+        audio = await decodeAudio(storageFor(ctx.config).read(row.file))
       } catch (e) {
         throw new ApiError(400, { detail: e instanceof UnsupportedAudioError ? `${e.message}.` : 'The media file\'s bytes cannot be read.' })
       }
