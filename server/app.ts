@@ -3,19 +3,19 @@ import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import { authEndpoints } from './auth/routes.js'
-import { FailureThrottle } from './auth/throttle.js'
 import { configFromEnv, type AppConfig } from './config.js'
 import type { Database } from './db/database.js'
 import { registerBodyParsers } from './http/body.js'
+import { answerClientError } from './http/clientErrors.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.js'
 import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
 import { InFlight } from './http/inFlight.js'
+import { startMaintenance } from './maintenance.js'
 import { schemaEndpoints } from './http/schema.js'
 import { cutOffSlowBodies } from './http/slowClients.js'
 import { resourceEndpoints } from './resources/index.js'
 import { API } from './resources/resource.js'
-import { FOLD_EVERY_MS, foldCrowdedTagSets } from './resources/tagSetCount.js'
 
 export interface BuildOptions {
   database: Database
@@ -49,6 +49,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     logger: withRedaction(opts.logger),
     // a path that is not valid percent-encoded UTF-8, or an id longer than any id: a missing record
     frameworkErrors: (_error, _req, reply) => { (reply as FastifyReply).code(404).send({ detail: 'Not found.' }) },
+    // a request too broken to reach a route still gets a `{"detail": …}` body
+    clientErrorHandler: answerClientError,
     trustProxy: config.trustProxy,
     bodyLimit: config.maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -79,7 +81,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   cutOffSlowBodies(app, { minBytesPerSecond: config.minBodyBytesPerSecond, windowSeconds: config.bodyRateWindowSeconds })
 
   await app.register(cookie)
-  await app.register(formbody, { bodyLimit: config.maxBodyBytes })
+  // no limit of its own: a route's (the app's, or a login route's smaller one) holds
+  await app.register(formbody)
   await app.register(multipart, {
     limits: { fileSize: config.maxUploadBytes, files: 1, fields: 50, fieldSize: 1024 * 1024, parts: 60 },
   })
@@ -109,9 +112,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   })
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not found.' }))
 
-  const throttle = new FailureThrottle(config.loginFailures, config.loginWindowSeconds * 1000)
   const endpoints: Endpoint[] = [
-    ...authEndpoints(throttle),
+    ...authEndpoints(),
     ...resourceEndpoints,
     apiRoot(resourceEndpoints),
   ]
@@ -125,10 +127,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return reply.send({ status: 'ok' })
   })
 
-  const folding = setInterval(() => {
-    foldCrowdedTagSets(db).catch((err) => app.log.warn({ err }, 'folding tag set counts failed'))
-  }, FOLD_EVERY_MS).unref()
-  app.addHook('onClose', async () => { clearInterval(folding) })
+  const stopMaintenance = startMaintenance(db, config, app.log)
+  app.addHook('onClose', async () => { stopMaintenance() })
   if (opts.ownsDatabase) {
     app.addHook('onClose', async () => {
       await inFlight.idle(CLOSE_WAIT_MS)

@@ -10,8 +10,10 @@ export interface AppConfig {
   maxUploadBytes: number
   /** JSON and form bodies; bulk tag creation is the largest */
   maxBodyBytes: number
-  /** failed logins allowed per client address and username in `loginWindowSeconds` */
+  /** failed password presentations allowed per client address and username in `loginWindowSeconds` */
   loginFailures: number
+  /** failed password presentations allowed per client address, whatever the usernames, in `loginWindowSeconds` */
+  loginFailuresPerAddress: number
   loginWindowSeconds: number
   sessionDays: number
   /** server-side import (ImportAudioFile jobs) reads only below this folder; absent: disabled */
@@ -37,6 +39,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, 4 * 1024 ** 3),
     maxBodyBytes: overrides.maxBodyBytes ?? positive(env.MAS_MAX_BODY_BYTES, 32 * 1024 ** 2),
     loginFailures: overrides.loginFailures ?? positive(env.MAS_LOGIN_FAILURES, 10),
+    loginFailuresPerAddress: overrides.loginFailuresPerAddress ?? positive(env.MAS_LOGIN_FAILURES_PER_ADDRESS, 50),
     loginWindowSeconds: overrides.loginWindowSeconds ?? positive(env.MAS_LOGIN_WINDOW_SECONDS, 60),
     sessionDays: overrides.sessionDays ?? 14,
     importRoot: overrides.importRoot ?? (env.MAS_IMPORT_ROOT ? resolve(env.MAS_IMPORT_ROOT) : undefined),

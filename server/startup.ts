@@ -2,6 +2,7 @@ import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
 import { lockDataDir } from './db/dataDirLock.js'
+import { abandonedUploadMs } from './maintenance.js'
 import { sweepUncommittedMedia } from './resources/mediaImport.js'
 import { storageFor } from './storage/index.js'
 
@@ -10,9 +11,6 @@ import { storageFor } from './storage/index.js'
 // database (saying a generated password once), and clear away uploads that a
 // process which died mid-upload left behind, and stored media files whose import
 // never committed.
-
-/** Uploads untouched this long are from a process that died; live ones keep their file fresh. */
-const STALE_UPLOAD_MS = 60 * 60 * 1000
 
 export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number; uncommittedRemoved: number }
 
@@ -32,7 +30,7 @@ export async function prepare(config: AppConfig, opts: { poolSize?: number; boot
     adminCreated = admin?.username
   }
   const storage = storageFor(config)
-  const staleUploadsRemoved = await storage.sweepIncoming(STALE_UPLOAD_MS)
+  const staleUploadsRemoved = await storage.sweepIncoming(abandonedUploadMs(config))
   const uncommittedRemoved = await sweepUncommittedMedia(database.db, storage)
   return { database, adminCreated, staleUploadsRemoved, uncommittedRemoved }
 }

@@ -85,7 +85,9 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
     uploadAll(api, uploads, opts, records, progress, readAhead),
   ])
   progress.stop()
-  if (produced.status === 'rejected') throw produced.reason
+  if (produced.status === 'rejected') {
+    throw produced.reason instanceof ConnectionError ? unreachableServer(produced.reason, 'the check of what it holds failed', records) : produced.reason
+  }
   if (uploaded.status === 'rejected') throw uploaded.reason
 
   for (const [path, first] of sameAs) {
@@ -187,10 +189,14 @@ class UploadQueue {
   }
 }
 
+/** Uploads in a row that could not reach the server (each after its own retries) before the import gives up. */
+export const UNREACHABLE_AFTER = 5
+
 async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions, records: Map<string, ImportRecord>, progress: Progress,
   readAhead: ReadAhead): Promise<void> {
   let started = false
   let fatal: Error | undefined
+  let unreachable = 0
   const path = `library/${opts.library}/mediaFiles/import/`
   const worker = async () => {
     for (;;) {
@@ -216,8 +222,13 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
           : answer.status === 200 ? { path: f.path, outcome: 'duplicate', id: answer.data?.id ?? null, reason: null }
             : answer.status === 400 && aliasTaken(answer.data) ? { path: f.path, outcome: 'alias-taken', id: null, reason: aliasTaken(answer.data) }
               : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
+        unreachable = 0
       } catch (err: any) {
         record = { path: f.path, outcome: 'failed', id: null, reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err) }
+        if (err instanceof ConnectionError && ++unreachable >= UNREACHABLE_AFTER && !fatal) {
+          fatal = unreachableServer(err, `gave up after ${UNREACHABLE_AFTER} uploads in a row could not reach it`, records)
+          queue.stop()
+        }
       }
       records.set(f.path, record)
       progress.tick(1, f.size, `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`)
@@ -225,6 +236,13 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
   }
   await Promise.all(Array.from({ length: opts.concurrency }, worker))
   if (fatal) throw fatal
+}
+
+/** The server stopped answering: one line saying so, what is stored, and that a re-run finishes the import. */
+function unreachableServer(err: ConnectionError, what: string, records: Map<string, ImportRecord>): ConnectionError {
+  const stored = [...records.values()].filter((r) => r.outcome === 'imported' || r.outcome === 'duplicate').length
+  return new ConnectionError(err.url, err.code, `${err.message}; ${what}, with ${stored} file(s) stored. ` +
+    'Run the same command again to finish: what the server holds is skipped')
 }
 
 function cannotImport(api: ApiClient): Error {

@@ -18,6 +18,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
     const progress = new Progress(100, { unit: '%', quiet: this.jsonEnabled() })
     let shown = 0
     let lastLine = ''
+    let silentSaidAt = -Infinity
     while (true) {
       const percent = Math.round(Math.max(0, Math.min(1, Number(job.fractionCompleted) || 0)) * 100)
       const line = `job ${job.id}: ${JOB_STATUS[job.status] ?? job.status}, ${percent}%` +
@@ -25,6 +26,18 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       progress.tick(percent - shown, 0, line !== lastLine ? line : undefined)
       shown = percent
       lastLine = line
+      // a Running job whose worker stopped renewing it waits for a worker: said at once, then each minute
+      const silent = job.workerSilentSeconds
+      if (typeof silent === 'number' && silent - silentSaidAt >= 60) {
+        const said = `job ${job.id}: no worker has renewed this job for ${silent} s; ` +
+          'it goes on when a worker runs (mas worker start, or mas server start --with-worker)'
+        // said even with --json (on stderr): a watch must never look hung
+        if (progress.interactive) progress.note(said)
+        else stderr(said)
+        silentSaidAt = silent
+      } else if (typeof silent !== 'number') {
+        silentSaidAt = -Infinity
+      }
       if (FINAL.has(job.status)) break
       await sleep(this.flags.interval * 1000)
       job = await this.api.get(`jobs/${this.args.id}/`)

@@ -3,11 +3,14 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Caller } from '../access.js'
+import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import { authenticationFailed, forbidden, notAuthenticated } from '../http/errors.js'
 import { callerCache, credentialKey } from './callerCache.js'
-import { secretDigest, verifyPassword } from './passwords.js'
+import { refuseIfThrottled, verifyCredentials } from './credentials.js'
+import { secretDigest } from './passwords.js'
+import { loginLimits } from './throttle.js'
 
 // The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
 // session cookie (in that order, as DRF tries its authentication classes).
@@ -25,11 +28,16 @@ function callerOf(u: UserRow): Caller {
   return { id: u.id, username: u.username, isAdmin: u.is_admin }
 }
 
-export async function authenticate(req: FastifyRequest, db: Kysely<DB>, opts: { required?: boolean } = {}): Promise<Caller | null> {
+export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: AppConfig,
+  opts: { required?: boolean } = {}): Promise<Caller | null> {
   const header = req.headers.authorization
   const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
   const lower = scheme?.toLowerCase()
-  if (lower === 'basic') return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, rest)))
+  if (lower === 'basic') {
+    const { username, password } = basicCredentials(rest)
+    await refuseIfThrottled(db, loginLimits(config), req.ip, username)
+    return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, req.ip, username, password)))
+  }
   if (lower === 'token') return mark(req, 'token', await remembered(db, credentialKey('token', header!.trim()), () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
   if (sessionKey) {
@@ -56,7 +64,8 @@ function mark(req: FastifyRequest, scheme: Scheme, caller: Caller): Caller {
   return caller
 }
 
-async function basic(db: Kysely<DB>, rest: string[]): Promise<Caller> {
+/** The username and password of a Basic header's credentials, or the 401 DRF answers for a malformed one. */
+function basicCredentials(rest: string[]): { username: string; password: string } {
   if (rest.length === 0) throw authenticationFailed('Invalid basic header. No credentials provided.')
   if (rest.length > 1) throw authenticationFailed('Invalid basic header. Credentials string should not contain spaces.')
   const decoded = Buffer.from(rest[0], 'base64').toString('utf8')
@@ -64,14 +73,13 @@ async function basic(db: Kysely<DB>, rest: string[]): Promise<Caller> {
   if (colon < 0 || !/^[A-Za-z0-9+/=]+$/.test(rest[0])) {
     throw authenticationFailed('Invalid basic header. Credentials not correctly base64 encoded.')
   }
-  const username = decoded.slice(0, colon)
-  const password = decoded.slice(colon + 1)
-  const user = await db.selectFrom('users')
-    .select(['id', 'username', 'is_admin', 'is_active', 'password'])
-    .where('username', '=', username).executeTakeFirst()
-  if (!user || !(await verifyPassword(password, user.password))) throw authenticationFailed('Invalid username/password.')
-  if (!user.is_active) throw authenticationFailed('User inactive or deleted.')
-  return callerOf(user)
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+async function basic(db: Kysely<DB>, address: string, username: string, password: string): Promise<Caller> {
+  const check = await verifyCredentials(db, address, username, password)
+  if (!check.ok) throw authenticationFailed(check.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid username/password.')
+  return callerOf(check.user)
 }
 
 async function token(db: Kysely<DB>, rest: string[]): Promise<Caller> {
@@ -99,9 +107,17 @@ async function sessionUser(db: Kysely<DB>, key: string): Promise<Caller | null> 
 /** Session-authenticated writes must echo the csrftoken cookie in X-CSRFToken. */
 export function checkCsrf(req: FastifyRequest): void {
   if ((req as any)[SCHEME] !== 'session') return
+  requireCsrf(req)
+}
+
+/**
+ * The csrftoken cookie echoed in the X-CSRFToken header or, from an HTML form, the `csrfmiddlewaretoken`
+ * field (`formToken`): a page of another site can make the browser send the cookie, never read it.
+ */
+export function requireCsrf(req: FastifyRequest, formToken?: unknown): void {
   const cookie = req.cookies?.[CSRF_COOKIE] ?? ''
-  const header = String(req.headers[CSRF_HEADER] ?? '')
-  if (!cookie || !header || !sameSecret(cookie, header)) throw forbidden('CSRF Failed: CSRF token missing or incorrect.')
+  const sent = String(req.headers[CSRF_HEADER] ?? (typeof formToken === 'string' ? formToken : ''))
+  if (!cookie || !sent || !sameSecret(cookie, sent)) throw forbidden('CSRF Failed: CSRF token missing or incorrect.')
 }
 
 function sameSecret(a: string, b: string): boolean {

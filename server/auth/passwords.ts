@@ -1,8 +1,15 @@
 import { createHash, pbkdf2, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { channel } from 'node:diagnostics_channel'
 import { promisify } from 'node:util'
 
 // Passwords are stored as `scrypt$N$r$p$salt$hash` (base64). Hashes exported
-// from a Django service (`pbkdf2_sha256$iterations$salt$hash`) verify too.
+// from a Django service (`pbkdf2_sha256$iterations$salt$hash`) verify too, and
+// are replaced by scrypt at the user's next successful login (needsRehash), so
+// every verification comes to cost the same.
+
+/** Every password verification is announced here (what it was checked against: 'scrypt', 'pbkdf2_sha256',
+ * 'none'), so a test can see that an unknown username costs a verification like a known one. */
+export const passwordVerified = channel('mas:password-verified')
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
 const pbkdf2Async = promisify(pbkdf2)
@@ -16,6 +23,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$')
+  if (passwordVerified.hasSubscribers) passwordVerified.publish({ scheme: parts.length > 1 ? parts[0] : 'none' })
   if (parts[0] === 'scrypt' && parts.length === 6) {
     const [, n, r, p, salt, hash] = parts
     const expected = Buffer.from(hash, 'base64')
@@ -29,12 +37,22 @@ export async function verifyPassword(password: string, stored: string): Promise<
     const got = await pbkdf2Async(password, salt, Number(iterations), expected.length, 'sha256')
     return got.length === expected.length && timingSafeEqual(got, expected)
   }
+  // an unusable stored password (e.g. Django's "!") costs a verification too
+  await verifyPassword(password, await dummyHash())
   return false
 }
 
-/** A password check that costs as much as a real one, for unknown usernames. */
-export async function burnPasswordCheck(password: string): Promise<void> {
-  await scryptAsync(password, Buffer.alloc(16), KEYLEN, { N, r: R, p: P })
+let dummy: Promise<string> | undefined
+
+/** A stored hash that no password matches, made like a real one: what an unknown username is verified
+ * against, so its answer costs the same as a wrong password's. */
+export function dummyHash(): Promise<string> {
+  return dummy ??= hashPassword(randomBytes(32).toString('base64'))
+}
+
+/** A hash not made with today's scheme and cost: replaced at the next successful login. */
+export function needsRehash(stored: string): boolean {
+  return !stored.startsWith(`scrypt$${N}$${R}$${P}$`)
 }
 
 export function newToken(): string {

@@ -1,27 +1,36 @@
 import '@fastify/cookie'
 import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
-import { badRequest, throttled } from '../http/errors.js'
+import { badRequest } from '../http/errors.js'
 import { MSG } from '../http/errors.js'
 import { forgetCallers } from './callerCache.js'
-import { burnPasswordCheck, newToken, secretDigest, verifyPassword } from './passwords.js'
-import { FailureThrottle } from './throttle.js'
-import { CSRF_COOKIE, SESSION_COOKIE } from './authenticate.js'
+import { checkPassword } from './credentials.js'
+import { newToken, secretDigest } from './passwords.js'
+import { loginLimits } from './throttle.js'
+import { CSRF_COOKIE, requireCsrf, SESSION_COOKIE } from './authenticate.js'
 
 // Obtaining credentials: the token endpoint and the browser session login/logout.
+// These answer callers who are not yet authenticated, so their bodies are kept
+// small (LOGIN_BODY_BYTES) and refused beyond that before they are parsed.
+
+/** A username, a password, a CSRF token and a `next` path fit many times over. */
+export const LOGIN_BODY_BYTES = 8 * 1024
 
 const credentialFields = {
   username: { type: 'string', required: true, description: 'Valid username for authentication' },
   password: { type: 'string', required: true, description: 'Valid password for authentication' },
 } as const
 
-/** The user named by a username/password body, or a 400/429 answer; failures are throttled. */
-async function checkCredentials(ctx: Context, throttle: FailureThrottle): Promise<{ id: number }> {
-  const body = await ctx.body()
-  const data = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+function fieldsOf(body: unknown): Record<string, unknown> {
+  return (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+}
+
+/** The user named by a username/password body, or a 400/429 answer. */
+async function checkCredentials(ctx: Context, data: Record<string, unknown>): Promise<{ id: number }> {
   const errors: Record<string, string[]> = {}
   for (const f of ['username', 'password'] as const) {
     const v = data[f]
@@ -30,19 +39,9 @@ async function checkCredentials(ctx: Context, throttle: FailureThrottle): Promis
     else if (v === '') errors[f] = [MSG.blank]
   }
   if (Object.keys(errors).length) throw badRequest(errors)
-  const username = data.username as string
-  const password = data.password as string
-  const key = `${ctx.req.ip}|${username}`
-  const wait = throttle.retryAfter(key)
-  if (wait > 0) throw throttled(wait)
-  const user = await ctx.db.selectFrom('users').select(['id', 'password', 'is_active'])
-    .where('username', '=', username).executeTakeFirst()
-  const valid = user ? await verifyPassword(password, user.password) : (await burnPasswordCheck(password), false)
-  if (!user || !valid || !user.is_active) {
-    throttle.fail(key)
-    throw badRequest({ non_field_errors: ['Unable to log in with provided credentials.'] })
-  }
-  return { id: user.id }
+  const check = await checkPassword(ctx.db, loginLimits(ctx.config), ctx.req.ip, data.username as string, data.password as string)
+  if (!check.ok) throw badRequest({ non_field_errors: ['Unable to log in with provided credentials.'] })
+  return { id: check.user.id }
 }
 
 /** The user's token, created on first request; concurrent first requests get the same one. */
@@ -54,23 +53,37 @@ export async function tokenFor(db: Kysely<DB>, userId: number): Promise<string> 
   return row.key
 }
 
-const LOGIN_PAGE = `<!DOCTYPE html>
+const CSRF_TOKEN = /^[A-Za-z0-9]{32,64}$/
+
+function setCsrfCookie(req: FastifyRequest, reply: FastifyReply, token: string): void {
+  reply.setCookie(CSRF_COOKIE, token, { path: '/', sameSite: 'lax', secure: req.protocol === 'https', maxAge: 365 * 86400 })
+}
+
+/** The login form, carrying the CSRF token that its POST must return (the cookie's, or a new one). */
+function loginPage(req: FastifyRequest, reply: FastifyReply): string {
+  const current = req.cookies?.[CSRF_COOKIE] ?? ''
+  const token = CSRF_TOKEN.test(current) ? current : randomBytes(32).toString('hex')
+  if (token !== current) setCsrfCookie(req, reply, token)
+  return `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>mas — log in</title></head>
 <body><form method="post" action="/api-auth/login/">
+<input type="hidden" name="csrfmiddlewaretoken" value="${token}">
 <label>Username <input name="username" autocomplete="username"></label>
 <label>Password <input name="password" type="password" autocomplete="current-password"></label>
 <button type="submit">Log in</button></form></body></html>
 `
+}
 
-export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
+export function authEndpoints(): Endpoint[] {
   return [
     {
       path: '/api-token-auth/',
       name: 'Obtain Auth Token',
       auth: false,
+      bodyLimit: LOGIN_BODY_BYTES,
       methods: {
         POST: async (ctx) => {
-          const user = await checkCredentials(ctx, throttle)
+          const user = await checkCredentials(ctx, fieldsOf(await ctx.body()))
           return { body: { token: await tokenFor(ctx.db, user.id) } }
         },
       },
@@ -80,13 +93,17 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
       path: '/api-auth/login/',
       name: 'Log in',
       auth: false,
+      bodyLimit: LOGIN_BODY_BYTES,
       methods: {
         GET: async (ctx) => {
           ctx.reply.type('text/html; charset=utf-8')
-          return { body: LOGIN_PAGE }
+          return { body: loginPage(ctx.req, ctx.reply) }
         },
         POST: async (ctx) => {
-          const user = await checkCredentials(ctx, throttle)
+          // login CSRF: another site must not log a browser in to an account of its choosing
+          const data = fieldsOf(await ctx.body())
+          requireCsrf(ctx.req, data.csrfmiddlewaretoken)
+          const user = await checkCredentials(ctx, data)
           const key = randomBytes(24).toString('hex')
           const days = ctx.config.sessionDays
           await ctx.db.insertInto('sessions')
@@ -94,9 +111,9 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
             .execute()
           const secure = ctx.req.protocol === 'https'
           ctx.reply.setCookie(SESSION_COOKIE, key, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: days * 86400 })
-          ctx.reply.setCookie(CSRF_COOKIE, randomBytes(32).toString('hex'), { path: '/', sameSite: 'lax', secure, maxAge: 365 * 86400 })
-          const body = (await ctx.body()) as Record<string, unknown>
-          const next = typeof body.next === 'string' && /^\/(?![/\\])/.test(body.next) ? body.next : null
+          // a new CSRF token with the new session, as Django rotates it at login
+          setCsrfCookie(ctx.req, ctx.reply, randomBytes(32).toString('hex'))
+          const next = typeof data.next === 'string' && /^\/(?![/\\])/.test(data.next) ? data.next : null
           if (next) return { status: 302, headers: { Location: next } }
           return { body: { detail: 'Logged in.' } }
         },
@@ -106,11 +123,15 @@ export function authEndpoints(throttle: FailureThrottle): Endpoint[] {
       path: '/api-auth/logout/',
       name: 'Log out',
       auth: false,
-      methods: { GET: logout, POST: logout },
+      bodyLimit: LOGIN_BODY_BYTES,
+      // GET as the original service answers it; a POST is a form submission and carries the CSRF token
+      methods: {
+        GET: logout,
+        POST: async (ctx) => { requireCsrf(ctx.req, fieldsOf(await ctx.body()).csrfmiddlewaretoken); return logout(ctx) },
+      },
     },
   ]
 }
-
 async function logout(ctx: Context) {
   const key = ctx.req.cookies?.[SESSION_COOKIE]
   if (key) {

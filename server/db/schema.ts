@@ -22,6 +22,8 @@ export interface UserAuthGroupsTable { user_id: number; group_id: number }
 export interface TokensTable { key: string; user_id: number; created: Timestamp; /** sha256 hex of key: what lookups use */ digest: string }
 /** `key` is the sha256 hex of the session cookie's value */
 export interface SessionsTable { key: string; user_id: number; expires: Timestamp }
+/** one failed password presentation; `pair` is the sha256 hex of address and username */
+export interface LoginFailuresTable { id: Generated<string>; address: string; pair: string; failed_at: ColumnType<Date, never, never> }
 
 export interface LibrariesTable { id: Id; user_id: number; name: string; creation_date: Timestamp }
 
@@ -152,6 +154,8 @@ export interface JobsTable {
   /** the worker holding the job and until when (database clock); null when nobody holds it */
   worker_id: string | null
   lease_expires: Date | string | null
+  /** when the holder last renewed the lease (database clock) */
+  lease_renewed: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string> }
 export interface JobResultFilesTable {
@@ -187,6 +191,7 @@ export interface DB {
   user_auth_groups: UserAuthGroupsTable
   tokens: TokensTable
   sessions: SessionsTable
+  login_failures: LoginFailuresTable
   libraries: LibrariesTable
   sensor_arrays: SensorArraysTable
   sensors: SensorsTable

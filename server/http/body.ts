@@ -43,11 +43,23 @@ export async function readBody(req: FastifyRequest): Promise<unknown> {
   return value
 }
 
+/**
+ * Multipart on a route that takes only a small body (one for callers not yet authenticated): its declared
+ * length and every field within that body limit, a few fields and no file, so what is kept in memory stays
+ * within the limit too. Elsewhere the app's multipart limits hold.
+ */
+function smallMultipart(req: FastifyRequest): { limits: { fieldSize: number; fields: number; parts: number; files: number } } | undefined {
+  const limit = req.routeOptions.bodyLimit
+  if (!limit || limit >= (req.server.initialConfig.bodyLimit ?? Infinity)) return undefined
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge()
+  return { limits: { fieldSize: limit, fields: 8, parts: 8, files: 0 } }
+}
+
 async function parse(req: FastifyRequest): Promise<unknown> {
   const body = req.body as unknown
   if (req.isMultipart?.()) {
     const fields: Record<string, unknown> = {}
-    for await (const part of req.parts()) {
+    for await (const part of req.parts(smallMultipart(req))) {
       if (part.type === 'file') { part.file.resume(); continue }
       // a value cut at the field size limit is refused, never stored shortened
       if (part.valueTruncated) throw tooLarge(`The field "${part.fieldname}" is too large.`)
@@ -62,6 +74,8 @@ async function parse(req: FastifyRequest): Promise<unknown> {
   if (typeof body === 'object' && RAW_JSON in (body as object)) {
     const text = (body as RawJson)[RAW_JSON]
     if (text.trim() === '') return {}
+    const depth = nestingBeyond(text, MAX_JSON_DEPTH)
+    if (depth) throw parseError(`nested deeper than ${MAX_JSON_DEPTH} levels at character ${depth}`)
     try {
       return JSON.parse(text)
     } catch (e) {
@@ -69,4 +83,33 @@ async function parse(req: FastifyRequest): Promise<unknown> {
     }
   }
   return body
+}
+
+/** Deeper JSON than any record of the API needs; deeper nesting is refused before it is parsed. */
+export const MAX_JSON_DEPTH = 64
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d
+
+/**
+ * The position (1-based) where `text` nests arrays and objects deeper than `max`, or 0. A scan of the
+ * text, building nothing: parsing deeply nested JSON first costs the server seconds of its thread and
+ * gigabytes of memory for a body of a few megabytes, before any error could be reported.
+ */
+export function nestingBeyond(text: string, max: number): number {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) {
+      inString = true
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > max) return i + 1
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth--
+    }
+  }
+  return 0
 }

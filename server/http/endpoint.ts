@@ -65,6 +65,8 @@ export interface Endpoint {
   methods: Partial<Record<Method, Handler>>
   /** false: no authentication (token endpoint, login) */
   auth?: boolean
+  /** largest body in bytes, below the app's (413 beyond, before it is parsed) */
+  bodyLimit?: number
   /** OPTIONS `actions` for an authenticated caller who may write here */
   options?: (ctx: Context) => Promise<Record<string, ActionFields> | undefined>
   doc?: EndpointDoc
@@ -88,6 +90,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db:
     url: ep.path,
     exposeHeadRoute: false,
     config: { allow },
+    ...(ep.bodyLimit ? { bodyLimit: ep.bodyLimit } : {}),
     handler: async (req, reply) => {
       reply.header('Allow', allow)
       const method = req.method === 'HEAD' ? 'GET' : (req.method as Method | 'OPTIONS')
@@ -100,7 +103,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db:
       }
       if (method === 'OPTIONS') {
         let caller: Caller | null = null
-        try { caller = await authenticate(req, deps.db) } catch { caller = null }
+        try { caller = await authenticate(req, deps.db, deps.config) } catch { caller = null }
         const meta: Record<string, unknown> = {
           name: ep.name,
           description: ep.description ?? '',
@@ -113,7 +116,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db:
         }
         return reply.code(200).send(meta)
       }
-      const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, { required: true })
+      const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, deps.config, { required: true })
       const handler = ep.methods[method]
       if (!handler) throw methodNotAllowed(req.method)
       if (method !== 'GET') checkCsrf(req)

@@ -86,7 +86,7 @@ export async function claimNext(db: Kysely<DB>, workerId: string, leaseSeconds: 
     const now = localTimestamp()
     return (await trx.updateTable('jobs').set({
       status_id: RUNNING, is_running: true, is_complete: false, was_stopped: false,
-      worker_id: workerId, lease_expires: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
+      worker_id: workerId, lease_expires: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`, lease_renewed: sql<Date>`now()`,
       started_date: sql<string>`coalesce(started_date, ${now}::timestamp)`, last_status_date: now,
     }).where('id', '=', next.id).returningAll().executeTakeFirstOrThrow()) as JobRow
   })
@@ -101,7 +101,7 @@ export async function requeue(db: Db, id: number, holder: string): Promise<void>
 /** Extend the lease; null when this worker no longer holds the job, else the requested status. */
 export async function renewLease(db: Kysely<DB>, id: number, workerId: string, leaseSeconds: number): Promise<{ requested: number | null } | null> {
   const row = await db.updateTable('jobs')
-    .set({ lease_expires: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
+    .set({ lease_expires: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`, lease_renewed: sql<Date>`now()` })
     .where('id', '=', id).where('worker_id', '=', workerId)
     .returning('requested_status_id').executeTakeFirst()
   return row ? { requested: row.requested_status_id } : null

@@ -41,7 +41,7 @@ export function registerMediaRoutes(app: FastifyInstance, deps: { db: Kysely<DB>
     exposeHeadRoute: false,
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       reply.header('Allow', 'GET, HEAD')
-      const caller = await authenticate(req, deps.db)
+      const caller = await authenticate(req, deps.db, deps.config)
       if (!caller) throw notAuthenticated()
       const name = (req.params as Record<string, string>)['*'] ?? ''
       if (!isStoredName(name) || !(await mayRead(deps.db, caller, name))) throw notFound()

@@ -4,7 +4,7 @@ import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
 import { checkParameters, parametersFrom } from '../jobs/parameters.js'
-import { applyRequestedStatus, QUEUED, STOPPED } from '../jobs/state.js'
+import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../jobs/state.js'
 import { jobTypes } from '../jobs/types/index.js'
 import type { Transaction } from 'kysely'
 import { storageFor } from '../storage/index.js'
@@ -40,10 +40,32 @@ const fields: Fields = {
   parentJob: { type: 'pk', column: 'parent_job_id', target: 'jobs', nullable: true, default: null },
   priority: { type: 'integer', column: 'priority', default: 0 },
   jobparameters_set: { type: 'list', items: 'object', readOnly: true, label: 'Jobparameters set' },
+  workerSilentSeconds: {
+    type: 'integer', readOnly: true, nullable: true,
+    description: 'extension: for a Running job whose worker let its lease run out (the worker is presumed gone, '
+      + 'and the next worker to look takes the job over), the seconds since that worker last renewed it; '
+      + 'isRunning is then false while status stays Running. null otherwise',
+  },
   parameters: {
     type: 'object', writeOnly: true,
     description: 'extension: parameter names to string values, stored as JobParameters rows of the job',
   },
+}
+
+const asTime = (v: Date | string | null | undefined) => (v === null || v === undefined ? null : new Date(v).getTime())
+
+/**
+ * A Running job whose lease has run out has no live worker: it says so (isRunning false, workerSilentSeconds)
+ * instead of looking Running until some worker takes it over. The server's clock is compared with the lease
+ * the database's clock set, which hosts kept in time agree on to well under the lease.
+ */
+function markUnattended(rows: Record<string, any>[], now = Date.now()) {
+  for (const r of rows) {
+    const expires = asTime(r.lease_expires)
+    const unattended = r.status_id === RUNNING && expires !== null && expires < now
+    if (unattended) r.is_running = false
+    r.workerSilentSeconds = unattended ? Math.round((now - (asTime(r.lease_renewed) ?? expires)) / 1000) : null
+  }
 }
 
 /** The parameters of these jobs, as the embedded jobparameters_set. */
@@ -100,7 +122,10 @@ export const jobs = defineResource({
   createScope: null,
   owner: 'user_id',
   stamps: ['creation_date'],
-  embed: (db, rows) => embedParameters(db, rows),
+  embed: async (db, rows) => {
+    markUnattended(rows)
+    await embedParameters(db, rows)
+  },
   validate: validateJob,
   afterWrite: async (trx, row, values) => {
     if (values.parameters !== undefined) {

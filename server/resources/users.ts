@@ -8,7 +8,8 @@ import { defineResource, resourceEndpoints } from './resource.js'
 
 // user/ and user/{Id}/: site admins only (403 for everyone else, even on their
 // own record). The admin extension creates users and changes password,
-// is_admin and is_active; those fields are write-only.
+// is_admin and is_active; those fields are write-only. A changed password or a
+// deactivation removes the user's tokens and sessions.
 
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
@@ -38,6 +39,13 @@ export const users = defineResource({
     if (typeof values.username === 'string' && !/^[\w.@+-]+$/.test(values.username)) {
       throw fieldError('username', 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
     }
+  },
+  // a new password or a deactivation ends every token and session of the user: whoever held one must
+  // present the new password (a token is issued again at the next login)
+  afterWrite: async (trx, row, values, _ctx, created) => {
+    if (created || (values.password === undefined && values.is_active !== false)) return
+    await trx.deleteFrom('tokens').where('user_id', '=', row.id).execute()
+    await trx.deleteFrom('sessions').where('user_id', '=', row.id).execute()
   },
   transform: async (cols) => {
     if (typeof cols.password === 'string') cols.password = await hashPassword(cols.password)

@@ -17,6 +17,8 @@ const WRITE_BUFFER_BYTES = 4 * 1024 * 1024
 export class LocalStorage implements Storage {
   readonly root: string
   private ready: Promise<unknown> | undefined
+  /** this process's uploads not yet committed or discarded: never swept, however long they wait for a lock */
+  private readonly live = new Set<string>()
 
   constructor(root: string) {
     this.root = resolve(root)
@@ -36,13 +38,15 @@ export class LocalStorage implements Storage {
     const temp = join(this.root, INCOMING, `${randomBytes(12).toString('hex')}.part`)
     let md5 = ''
     let size = 0
+    this.live.add(temp)
     try {
       await pipeline(source, hashing((h, n) => { md5 = h; size = n }), createWriteStream(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES }))
     } catch (e) {
+      this.live.delete(temp)
       await unlink(temp).catch(() => {})
       throw e
     }
-    return new LocalPending(this, temp, md5, size)
+    return new LocalPending(this, temp, md5, size, () => this.live.delete(temp))
   }
 
   async stat(name: string): Promise<StoredFileInfo | null> {
@@ -77,6 +81,7 @@ export class LocalStorage implements Storage {
     for (const name of names) {
       if (!name.endsWith('.part')) continue
       const path = join(dir, name)
+      if (this.live.has(path)) continue
       // an upload still arriving (here or on another server sharing the directory) keeps its file fresh
       const s = await stat(path).catch(() => null)
       if (s && Date.now() - s.mtimeMs > maxAgeMs) {
@@ -91,7 +96,8 @@ export class LocalStorage implements Storage {
 class LocalPending implements Pending {
   private done = false
 
-  constructor(private readonly storage: LocalStorage, readonly localPath: string, readonly md5: string, readonly size: number) {}
+  constructor(private readonly storage: LocalStorage, readonly localPath: string, readonly md5: string, readonly size: number,
+    private readonly settled: () => void) {}
 
   read(): Readable {
     return createReadStream(this.localPath)
@@ -103,11 +109,13 @@ class LocalPending implements Pending {
     await mkdir(dirname(target), { recursive: true })
     await rename(this.localPath, target)
     this.done = true
+    this.settled()
   }
 
   async discard(): Promise<void> {
     if (this.done) return
     this.done = true
+    this.settled()
     await unlink(this.localPath).catch(() => {})
   }
 }

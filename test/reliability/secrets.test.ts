@@ -4,6 +4,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { buildApp } from '../../server/app.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { sessionLogin } from '../helpers/session.js'
 
 // Secrets stay secret: never in a log line, cookies a script cannot read and a
 // browser sends only over HTTPS when served so, CSRF and token checks that
@@ -46,10 +47,9 @@ test('passwords, tokens, session keys and CSRF tokens never reach a log line', a
   await inject({ method: 'GET', url: '/api/v0/library/', headers: { authorization: `Token ${token}` } })
   await inject({ method: 'GET', url: '/api/v0/library/', headers: { authorization: `Basic ${Buffer.from(`alice:${password}`).toString('base64')}` } })
   await inject({ method: 'GET', url: '/api/v0/library/', headers: { authorization: `Token ${token.slice(0, 39)}0` } })
-  const login = await inject({ method: 'POST', url: '/api-auth/login/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ username: 'alice', password }) })
-  const cookies = cookiesOf(login)
-  const session = cookieValue(cookies, 'sessionid')
-  const csrf = cookieValue(cookies, 'csrftoken')
+  const login = await sessionLogin(inject, 'alice', password)
+  const session = login.cookies.sessionid
+  const csrf = login.cookies.csrftoken
   await inject({ method: 'POST', url: '/api/v0/library/', headers: { ...json, cookie: `sessionid=${session}; csrftoken=${csrf}`, 'x-csrftoken': csrf }, payload: JSON.stringify({ name: 'via session' }) })
   await inject({ method: 'POST', url: '/api/v0/library/', headers: { ...json, cookie: `sessionid=${session}; csrftoken=${csrf}` }, payload: JSON.stringify({ name: 'no csrf' }) })
   const created = await inject({ method: 'POST', url: '/api/v0/user/', headers: { ...json, ...admin.auth }, payload: JSON.stringify({ username: 'carol', password: newPassword }) })
@@ -79,9 +79,7 @@ test('a logger with headers in its request lines still has Authorization and Coo
 })
 
 test('the session cookie is HttpOnly and SameSite=Lax; Secure only when served over HTTPS behind a trusted proxy', async () => {
-  const body = new URLSearchParams({ username: 'alice', password: alice.password }).toString()
-  const headers = { 'content-type': 'application/x-www-form-urlencoded' }
-  const plain = cookiesOf(await t.app.inject({ method: 'POST', url: '/api-auth/login/', headers, payload: body }))
+  const plain = (await sessionLogin((o) => t.app.inject(o), 'alice', alice.password)).setCookie
   const session = plain.find((c) => c.startsWith('sessionid='))!
   assert.match(session, /; HttpOnly/i)
   assert.match(session, /; SameSite=Lax/i)
@@ -89,19 +87,19 @@ test('the session cookie is HttpOnly and SameSite=Lax; Secure only when served o
   assert.match(plain.find((c) => c.startsWith('csrftoken='))!, /; SameSite=Lax/i)
 
   // X-Forwarded-Proto is believed only with MAS_TRUST_PROXY
-  const spoofed = cookiesOf(await t.app.inject({ method: 'POST', url: '/api-auth/login/', headers: { ...headers, 'x-forwarded-proto': 'https' }, payload: body }))
+  const forwarded = { headers: { 'x-forwarded-proto': 'https' } }
+  const spoofed = (await sessionLogin((o) => t.app.inject(o), 'alice', alice.password, forwarded)).setCookie
   assert.ok(spoofed.every((c) => !/; Secure/i.test(c)))
-  const https = cookiesOf(await proxied.inject({ method: 'POST', url: '/api-auth/login/', headers: { ...headers, 'x-forwarded-proto': 'https' }, payload: body }))
+  const https = (await sessionLogin((o) => proxied.inject(o), 'alice', alice.password, forwarded)).setCookie
   assert.is(https.length, 2)
   for (const c of https) assert.match(c, /; Secure/i)
   assert.match(https.find((c) => c.startsWith('sessionid='))!, /; HttpOnly/i)
 })
 
 test('CSRF and tokens: only the exact secret passes, a near miss of any length is refused', async () => {
-  const res = await t.app.inject({ method: 'POST', url: '/api-auth/login/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `username=alice&password=${alice.password}` })
-  const cookies = cookiesOf(res)
-  const session = cookieValue(cookies, 'sessionid')
-  const csrf = cookieValue(cookies, 'csrftoken')
+  const { cookies } = await sessionLogin((o) => t.app.inject(o), 'alice', alice.password)
+  const session = cookies.sessionid
+  const csrf = cookies.csrftoken
   const post = (header: string | undefined) => t.app.inject({
     method: 'POST', url: '/api/v0/library/', payload: JSON.stringify({ name: `csrf-${header?.length}` }),
     headers: { 'content-type': 'application/json', cookie: `sessionid=${session}; csrftoken=${csrf}`, ...(header === undefined ? {} : { 'x-csrftoken': header }) },

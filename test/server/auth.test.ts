@@ -1,16 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { InjectOptions } from 'fastify'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { sessionLogin } from '../helpers/session.js'
 
 let t: TestApp
 let alice: TestUser
 let admin: TestUser
 
 const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` })
-const cookieHeader = (setCookie: string | string[] | undefined) =>
-  ([] as string[]).concat(setCookie ?? []).map((c) => c.split(';')[0]).join('; ')
-const cookieValue = (setCookie: string | string[] | undefined, name: string) =>
-  ([] as string[]).concat(setCookie ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
+const inject = (o: InjectOptions) => t.app.inject(o)
 
 test.before(async () => {
   t = await testApp({ loginFailures: 3, loginWindowSeconds: 60 })
@@ -104,16 +103,13 @@ test('Token header variants answer as DRF does', async () => {
 })
 
 test('session login sets HttpOnly sessionid and csrftoken; writes need X-CSRFToken; logout ends it', async () => {
-  const login = await t.call('POST', '/api-auth/login/', {
-    body: 'username=admin&password=admin-pass', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  })
-  assert.is(login.statusCode, 200)
-  const setCookie = login.headers['set-cookie']
-  const session = ([] as string[]).concat(setCookie ?? []).find((c) => c.startsWith('sessionid='))!
+  const login = await sessionLogin(inject, 'admin', 'admin-pass')
+  assert.is(login.response.statusCode, 200)
+  const session = login.setCookie.find((c) => c.startsWith('sessionid='))!
   assert.match(session, /HttpOnly/i)
   assert.match(session, /SameSite=Lax/i)
-  const cookie = cookieHeader(setCookie)
-  const csrf = cookieValue(setCookie, 'csrftoken')!
+  const cookie = login.cookie
+  const csrf = login.cookies.csrftoken
   assert.ok(csrf.length >= 32)
 
   const read = await t.call('GET', '/api/v0/user/', { headers: { cookie } })
@@ -133,21 +129,17 @@ test('session login sets HttpOnly sessionid and csrftoken; writes need X-CSRFTok
   const viaToken = await t.call('POST', '/api/v0/user/', { as: admin, body: { username: 'frank', password: 'frank-pass' } })
   assert.is(viaToken.statusCode, 201)
 
-  const logout = await t.call('POST', '/api-auth/logout/', { headers: { cookie } })
+  const logout = await t.call('POST', '/api-auth/logout/', { headers: { cookie, 'x-csrftoken': csrf } })
   assert.is(logout.statusCode, 200)
   const after = await t.call('GET', '/api/v0/user/', { headers: { cookie } })
   assert.is(after.statusCode, 401)
 })
 
 test('session login with a next path redirects there; a foreign next is ignored', async () => {
-  const go = await t.call('POST', '/api-auth/login/', {
-    body: 'username=alice&password=alice-pass&next=/api/v0/', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  })
+  const go = (await sessionLogin(inject, 'alice', 'alice-pass', { fields: { next: '/api/v0/' } })).response
   assert.is(go.statusCode, 302)
   assert.is(go.headers.location, '/api/v0/')
-  const foreign = await t.call('POST', '/api-auth/login/', {
-    body: 'username=alice&password=alice-pass&next=//evil.example/', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  })
+  const foreign = (await sessionLogin(inject, 'alice', 'alice-pass', { fields: { next: '//evil.example/' } })).response
   assert.is(foreign.statusCode, 200)
   const page = await t.call('GET', '/api-auth/login/')
   assert.is(page.statusCode, 200)
@@ -169,11 +161,7 @@ test('tokens and sessions are looked up by the sha256 of the secret', async () =
   const { createHash } = await import('node:crypto')
   const row = await t.db.selectFrom('tokens').select(['key', 'digest']).where('user_id', '=', alice.id).executeTakeFirstOrThrow()
   assert.is(row.digest, createHash('sha256').update(alice.token).digest('hex'))
-  const login = await t.call('POST', '/api-auth/login/', {
-    body: 'username=alice&password=alice-pass', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  })
-  const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('sessionid='))!
-  const session = cookie.split(';')[0].slice('sessionid='.length)
+  const session = (await sessionLogin(inject, 'alice', 'alice-pass')).cookies.sessionid
   const stored = await t.db.selectFrom('sessions').select('key').where('user_id', '=', alice.id).execute()
   assert.ok(stored.some((s) => s.key === createHash('sha256').update(session).digest('hex')))
   assert.not.ok(stored.some((s) => s.key === session))

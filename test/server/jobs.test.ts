@@ -14,7 +14,8 @@ let aliceProject: number, bobProject: number
 
 const JOB_FIELDS = ['id', 'name', 'user', 'project', 'type', 'creationDate', 'numToComplete', 'numCompleted',
   'fractionCompleted', 'elapsedRealTime', 'timeToCompletion', 'isRunning', 'wasStopped', 'isComplete', 'wasDeleted',
-  'status', 'requestedStatus', 'startedDate', 'lastStatusDate', 'parentJob', 'priority', 'jobparameters_set']
+  'status', 'requestedStatus', 'startedDate', 'lastStatusDate', 'parentJob', 'priority', 'jobparameters_set',
+  'workerSilentSeconds']
 
 test.before(async () => {
   t = await testApp()

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { sessionLogin } from '../helpers/session.js'
 import { grant, makeLibrary } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
@@ -47,11 +48,9 @@ test('a grantee by basic auth and by session, and a site admin, may fetch; a str
   const basic = `Basic ${Buffer.from(`${grantee.username}:${grantee.password}`).toString('base64')}`
   assert.is((await get(path, { authorization: basic })).statusCode, 200)
 
-  const login = await t.call('POST', '/api-auth/login/', {
-    body: `username=${grantee.username}&password=${grantee.password}`, headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  })
-  assert.is(login.statusCode, 200)
-  const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ')
+  const login = await sessionLogin((o) => t.app.inject(o), grantee.username, grantee.password)
+  assert.is(login.response.statusCode, 200)
+  const cookie = login.cookie
   const viaSession = await get(path, { cookie })
   assert.is(viaSession.statusCode, 200)
   assert.ok(viaSession.rawPayload.equals(wav))

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { testApp, type TestApp } from '../helpers/app.js'
+import { sessionLogin } from '../helpers/session.js'
 import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
 
@@ -299,12 +300,9 @@ test('tag lists count only tags of readable tag sets', async () => {
 })
 
 test('session authentication needs the CSRF header to write tags (goldens 89-93)', async () => {
-  const login = await t.call('POST', '/api-auth/login/', {
-    body: `username=${c.owner.username}&password=${c.owner.password}`, headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  })
-  assert.is(login.statusCode, 200)
-  const cookies = Object.fromEntries(login.cookies.map((k) => [k.name, k.value]))
-  const cookie = `sessionid=${cookies.sessionid}; csrftoken=${cookies.csrftoken}`
+  const login = await sessionLogin((o) => t.app.inject(o), c.owner.username, c.owner.password)
+  assert.is(login.response.statusCode, 200)
+  const { cookies, cookie } = login
   const id = await makeTag(t.db, c.owner, refs)
   const get = await t.call('GET', `${API}/tag/${id}/`, { headers: { cookie } })
   assert.equal([get.statusCode, get.data.id], [200, id])

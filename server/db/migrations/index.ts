@@ -4,6 +4,8 @@ import * as jobLeases from './2026_11_22_0002_job_leases.js'
 import * as tagSetCounts from './2026_11_22_0003_tag_set_counts.js'
 import * as credentialDigests from './2026_11_22_0004_credential_digests.js'
 import * as tagReferenceChecks from './2026_11_22_0005_tag_reference_checks.js'
+import * as loginFailures from './2026_11_23_1401_login_failures.js'
+import * as jobLeaseRenewed from './2026_11_23_1402_job_lease_renewed.js'
 import * as mediaAliasStartTime from './2026_11_23_1801_media_alias_start_time.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
@@ -13,6 +15,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_0003_tag_set_counts': tagSetCounts,
   '2026_11_22_0004_credential_digests': credentialDigests,
   '2026_11_22_0005_tag_reference_checks': tagReferenceChecks,
+  '2026_11_23_1401_login_failures': loginFailures,
+  '2026_11_23_1402_job_lease_renewed': jobLeaseRenewed,
   '2026_11_23_1801_media_alias_start_time': mediaAliasStartTime,
 }
 

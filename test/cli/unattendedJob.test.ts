@@ -1,0 +1,50 @@
+import { setTimeout as delay } from 'node:timers/promises'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { claimNext, COMPLETE } from '../../server/jobs/state.js'
+import type { TestUser } from '../helpers/app.js'
+import { makeJob, makeProject } from '../helpers/jobs.js'
+import { cliWorld, type CliWorld } from './cli.js'
+
+// A Running job whose worker died says so: jobs/{id}/ shows isRunning false
+// and for how long no worker has renewed it, and `mas job watch` prints that
+// instead of waiting in silence.
+
+let w: CliWorld
+let alice: TestUser
+let job: number
+
+test.before(async () => {
+  w = await cliWorld()
+  alice = await w.t.user('alice')
+  await w.login(alice)
+  job = await makeJob(w.t.db, alice, await makeProject(w.t.db, alice), 8, { numToComplete: '3', secondsPerStep: '0' })
+})
+test.after(async () => { await w.close() })
+
+test('while its worker renews the lease a job is Running; once the lease runs out, isRunning is false with the silence in seconds', async () => {
+  const claimed = await claimNext(w.t.db, 'a-worker-that-dies', 1)
+  assert.is(claimed?.id, job)
+  const live = (await w.t.call('GET', `/api/v0/jobs/${job}/`, { as: alice })).data
+  assert.equal([live.status, live.isRunning, live.workerSilentSeconds], [3, true, null])
+  await delay(2200)
+  const orphan = (await w.t.call('GET', `/api/v0/jobs/${job}/`, { as: alice })).data
+  assert.equal([orphan.status, orphan.isRunning], [3, false])
+  assert.ok(orphan.workerSilentSeconds >= 2 && orphan.workerSilentSeconds < 60, String(orphan.workerSilentSeconds))
+  const listed = (await w.t.call('GET', `/api/v0/jobs/?project=${orphan.project}`, { as: alice })).data.results
+  assert.equal(listed.map((j: any) => [j.id, j.isRunning, j.workerSilentSeconds > 0]), [[job, false, true]])
+})
+
+test('mas job watch says that no worker has renewed the job, then follows it to its end', async () => {
+  const watching = w.mas(['job', 'watch', String(job), '--interval', '1'])
+  await delay(2500)
+  await w.t.db.updateTable('jobs').set({ status_id: COMPLETE, is_complete: true, is_running: false, worker_id: null, lease_expires: null })
+    .where('id', '=', job).execute()
+  const run = await watching
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stderr, new RegExp(`job ${job}: no worker has renewed this job for \\d+ s; it goes on when a worker runs`))
+  assert.is(run.stderr.match(/no worker has renewed/g)!.length, 1, 'said once a minute, not at every poll')
+  assert.match(run.stderr, new RegExp(`job ${job} ended: Complete`))
+})
+
+test.run()
