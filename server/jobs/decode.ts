@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream'
-import { FLACDecoder } from '@wasm-audio-decoders/flac'
-import { MPEGDecoder } from 'mpg123-decoder'
+import type { FLACDecodedAudio } from '@wasm-audio-decoders/flac'
 import { decodeWav, UnsupportedAudioError, type MonoAudio } from './audio.js'
 
 // The samples of a stored media file for spectra and jobs, by its content:
 // WAV (read whole, as its data chunk may sit anywhere), FLAC and MP3 decoded
 // chunk by chunk as the bytes stream in (the WebAssembly decoders of
-// @wasm-audio-decoders/flac and mpg123-decoder), mixed down to one channel.
+// @wasm-audio-decoders/flac and mpg123-decoder, loaded when first needed so
+// that a server starts without them), mixed down to one channel.
 
 /** The stored bytes could not be read (as opposed to bytes that are no audio the server can analyse). */
 export class StoredFileError extends Error {}
@@ -43,11 +43,12 @@ interface StreamDecoder {
 }
 
 async function flacDecoder(): Promise<StreamDecoder> {
+  const { FLACDecoder } = await import('@wasm-audio-decoders/flac')
   const decoder = new FLACDecoder()
   await decoder.ready
   const parts: Float32Array[] = []
   let sampleRate = 0
-  const take = (d: Awaited<ReturnType<FLACDecoder['decode']>>) => {
+  const take = (d: FLACDecodedAudio) => {
     if (d.sampleRate) sampleRate = d.sampleRate
     mixDown(d.channelData, d.samplesDecoded, parts)
   }
@@ -61,6 +62,7 @@ async function flacDecoder(): Promise<StreamDecoder> {
 }
 
 async function mpegDecoder(): Promise<StreamDecoder> {
+  const { MPEGDecoder } = await import('mpg123-decoder')
   const decoder = new MPEGDecoder()
   await decoder.ready
   const parts: Float32Array[] = []

@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module'
-import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas'
-import colormap from 'colormap'
+import type { SKRSContext2D } from '@napi-rs/canvas'
 import type { Spectrogram } from '../jobs/spectra.js'
 
 // A spectrogram as people read one (README, "Spectrograms"): the dB values in
 // the viridis colour map, a time axis in seconds (or clock time when the
 // recording's start is known), a frequency axis in kHz, and tags as labelled
 // boxes. Drawn with @napi-rs/canvas (Skia) in DejaVu Sans from the
-// dejavu-fonts-ttf package, so no system font is needed.
+// dejavu-fonts-ttf package, so no system font is needed; the drawing library
+// and the colour map are loaded with the first picture, not at server start.
 
 export interface PictureTag { startTime: number; endTime: number; minFrequency: number; maxFrequency: number; label: string }
 
@@ -23,17 +23,21 @@ export interface PictureOptions {
 }
 
 const FONT = 'DejaVu Sans'
-let fontRegistered = false
 
-/** The font, registered with Skia on first use. */
-function registerFont(): void {
-  if (fontRegistered) return
-  const path = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')
-  if (!GlobalFonts.registerFromPath(path, FONT)) throw new Error(`the font ${path} could not be loaded`)
-  fontRegistered = true
+type Canvas = typeof import('@napi-rs/canvas')
+interface Tools { canvas: Canvas; viridis: Array<[number, number, number, number]> }
+let tools: Promise<Tools> | null = null
+
+/** The drawing library with the font registered, and the colour map, loaded on first use. */
+function drawingTools(): Promise<Tools> {
+  tools ??= (async () => {
+    const [canvas, { default: colormap }] = await Promise.all([import('@napi-rs/canvas'), import('colormap')])
+    const path = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')
+    if (!canvas.GlobalFonts.registerFromPath(path, FONT)) throw new Error(`the font ${path} could not be loaded`)
+    return { canvas, viridis: colormap({ colormap: 'viridis', nshades: 256, format: 'rgba' }) }
+  })().catch((e) => { tools = null; throw e })
+  return tools
 }
-
-const VIRIDIS = colormap({ colormap: 'viridis', nshades: 256, format: 'rgba' })
 
 const MARGIN = { left: 64, right: 36, top: 30, bottom: 46 }
 /** at most this many columns of the spectrogram are drawn (longer stretches keep each group's loudest) */
@@ -43,8 +47,8 @@ const TIME_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 
 const FREQ_STEPS = [50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000]
 const niceStep = (span: number, steps: number[], most: number) => steps.find((s) => span / s <= most) ?? steps[steps.length - 1]
 
-export function spectrogramPicture(s: Spectrogram, o: PictureOptions): Buffer {
-  registerFont()
+export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Promise<Buffer> {
+  const { canvas: { createCanvas }, viridis } = await drawingTools()
   const range = o.range ?? 80
   const columns = Math.max(1, Math.min(s.frames, MAX_COLUMNS))
   const plotW = Math.max(480, Math.min(1600, columns))
@@ -68,7 +72,7 @@ export function spectrogramPicture(s: Spectrogram, o: PictureOptions): Buffer {
       let v = -Infinity
       for (let f = from; f < to && f < s.frames; f++) v = Math.max(v, s.data[f * s.bands + band])
       const level = Math.max(0, Math.min(255, Math.round(255 * (1 - (loudest - v) / range))))
-      const [r, g, b] = VIRIDIS[Number.isFinite(level) ? level : 0]
+      const [r, g, b] = viridis[Number.isFinite(level) ? level : 0]
       const at = ((s.bands - 1 - band) * columns + x) * 4
       image.data[at] = r
       image.data[at + 1] = g

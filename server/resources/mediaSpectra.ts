@@ -84,7 +84,7 @@ export const spectraEndpoint: Endpoint = {
       const s = spectrogram(audio.samples.subarray(Math.floor(start * audio.sampleRate), Math.ceil(end * audio.sampleRate)),
         audio.sampleRate, settings)
       if (values.format === 'png') {
-        const picture = spectrogramPicture(s, {
+        const picture = await spectrogramPicture(s, {
           start, realStartTime: wireTimestamp(row.real_start_time ?? null),
           title: `${row.alias || `media file ${row.id}`}${tagSet ? ` · ${tagSet.name}` : ''}`,
           tags: tagSet ? await tagsToDraw(ctx.db, tagSet.id, row.id, start, end) : [],
