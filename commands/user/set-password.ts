@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
 import { userId } from '../../src/lookup.js'
+import { saveProfile } from '../../src/profiles.js'
 import { newPassword } from '../../src/stdin.js'
 
 export default class UserSetPassword extends AuthCommand<typeof UserSetPassword> {
@@ -14,7 +15,16 @@ export default class UserSetPassword extends AuthCommand<typeof UserSetPassword>
     if (!password) usageError('Give --password-stdin to read the password when not on a terminal')
     const id = await userId(this.api, this.args.user)
     const user = await this.api.patch(`user/${id}/`, { password })
-    this.logToStderr(`Password of ${user.username} changed`)
+    // a new password ends the user's tokens: when that is this profile's own, it logs in again with it
+    const own = !process.env.MAS_TOKEN && this.profile?.token && this.profile.username === user.username
+    if (own) {
+      const answer = await this.api.request<{ token?: string }>('POST', `${this.api.server}/api-token-auth/`, { form: { username: user.username, password }, retry: true })
+      if (typeof answer.data?.token === 'string') {
+        await saveProfile(this.config.configDir, this.flags.profile, { ...this.profile!, token: answer.data.token })
+      }
+    }
+    this.logToStderr(`Password of ${user.username} changed; their tokens and sessions have ended` +
+      (own ? ' (this profile has logged in again with the new password)' : ', so they log in again with the new password'))
     return user
   }
 }

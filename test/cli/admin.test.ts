@@ -53,6 +53,23 @@ test('set-password changes the password by name; deactivate stops the user loggi
   assert.match(after.stderr, /run mas login/)
 })
 
+test('a new password ends the old tokens; an admin changing their own password stays logged in with a new token', async () => {
+  const home = w.newHome()
+  await w.mas(['user', 'create', 'erin', '--password-stdin'], { input: 'erin-first\n' })
+  assert.is((await w.mas(['login', '--server', w.server, '--username', 'erin', '--password-stdin'], { input: 'erin-first\n', home })).code, 0)
+  const set = await w.mas(['user', 'set-password', 'erin', '--password-stdin'], { input: 'erin-second\n' })
+  assert.match(set.stderr, /Password of erin changed; their tokens and sessions have ended, so they log in again/)
+  const stale = await w.mas(['whoami'], { home })
+  assert.is(stale.code, 1)
+
+  const own = await w.mas(['user', 'set-password', 'root', '--password-stdin'], { input: 'root-second-pass\n' })
+  assert.is(own.code, 0, own.stderr)
+  assert.match(own.stderr, /this profile has logged in again with the new password/)
+  const still = await w.mas(['whoami'])
+  assert.is(still.code, 0, still.stderr)
+  assert.match(still.stdout, /root/)
+})
+
 test('user management by a non-admin is forbidden (exit 1); an unknown name is exit 1', async () => {
   const list = await w.mas(['user', 'list'], { home: aliceHome })
   assert.is(list.code, 1)

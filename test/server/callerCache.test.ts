@@ -37,7 +37,8 @@ test('a site admin demoted or deactivated through the API loses its rights on th
   assert.is((await t.call('PATCH', `/api/v0/user/${other.id}/`, { as: admin, body: { is_active: false } })).statusCode, 200)
   const inactive = await t.call('GET', '/api/v0/jobTypes/', { as: other })
   assert.is(inactive.statusCode, 401)
-  assert.equal(inactive.data, { detail: 'User inactive or deleted.' })
+  // a deactivation ends the user's tokens
+  assert.equal(inactive.data, { detail: 'Invalid token.' })
 })
 
 test('a refused write to a user forgets nothing it should not: the caller keeps working', async () => {
