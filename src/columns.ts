@@ -7,7 +7,7 @@ const c = (header: string, key = header): Column<R> => ({ header, get: (r) => r[
 
 export const GROUP: Column<R>[] = [c('id'), c('name'), c('users'), c('created', 'creationDate')]
 export const LIBRARY: Column<R>[] = [c('id'), c('name'), c('user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')]
-export const MEDIA: Column<R>[] = [c('id'), c('alias'), c('library'), c('sensor'), c('uploaded', 'uploadDate'), c('file')]
+export const MEDIA: Column<R>[] = [c('id'), c('alias'), c('library'), c('sensor'), c('started', 'realStartTime'), c('uploaded', 'uploadDate'), c('file')]
 export const TAG_SET: Column<R>[] = [c('id'), c('name'), c('library'), c('user'), c('created', 'creationDate')]
 export const TAG_CLASS: Column<R>[] = [c('id'), c('className'), c('displayName'), c('library'), c('user')]
 export const PROJECT: Column<R>[] = [c('id'), c('name'), c('type'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')]

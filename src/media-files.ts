@@ -18,7 +18,12 @@ export function isMediaFile(path: string): boolean {
   return MEDIA_EXTENSIONS.has(extname(path).slice(1).toLowerCase())
 }
 
-export interface FoundFile { path: string; size: number; mtimeMs: number }
+export interface FoundFile {
+  path: string; size: number; mtimeMs: number
+  /** the path below the argument it was found under, `/`-separated (`siteA/2026-05-01/x.WAV`; a file named
+   * on the command line: its name) */
+  relative: string
+}
 export interface SkippedPath { path: string; reason: string; failed?: boolean }
 
 /**
@@ -29,7 +34,7 @@ export interface SkippedPath { path: string; reason: string; failed?: boolean }
 export async function findMediaFiles(paths: string[], recursive: boolean): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
   // entries in the order they are listed; the stats of a folder's entries run side by side
   type Found = { file: FoundFile } | { skipped: SkippedPath }
-  const visit = async (path: string, top: boolean): Promise<Found[]> => {
+  const visit = async (path: string, top: boolean, relative: string): Promise<Found[]> => {
     let info
     try { info = await stat(path) } catch (err: any) {
       return [{ skipped: { path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true } }]
@@ -37,17 +42,17 @@ export async function findMediaFiles(paths: string[], recursive: boolean): Promi
     if (info.isDirectory()) {
       if (!top && !recursive) return [{ skipped: { path, reason: 'a folder inside a folder (use --recursive)' } }]
       const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort()
-      return (await mapLimit(entries, STATS_AT_ONCE, (e) => visit(join(path, e), false))).flat()
+      return (await mapLimit(entries, STATS_AT_ONCE, (e) => visit(join(path, e), false, top ? e : `${relative}/${e}`))).flat()
     }
     if (!info.isFile()) return [{ skipped: { path, reason: 'not a regular file' } }]
     if (!isMediaFile(path)) return [{ skipped: { path, reason: 'not a media file' } }]
-    return [{ file: { path: resolve(path), size: info.size, mtimeMs: info.mtimeMs } }]
+    return [{ file: { path: resolve(path), size: info.size, mtimeMs: info.mtimeMs, relative: top ? basename(path) : relative } }]
   }
   const files: FoundFile[] = []
   const skipped: SkippedPath[] = []
   const seen = new Set<string>()
   for (const p of paths) {
-    for (const found of await visit(p, true)) {
+    for (const found of await visit(p, true, '')) {
       if ('skipped' in found) skipped.push(found.skipped)
       else if (!seen.has(found.file.path)) {
         seen.add(found.file.path)
@@ -79,10 +84,6 @@ export async function md5File(path: string, size = Infinity, read?: (bytes: Buff
 /** A file's bytes for an upload: in memory when it is small, a stream otherwise. */
 export async function fileBody(path: string, size: number): Promise<Buffer | Readable> {
   return size <= SMALL_FILE_BYTES ? readFile(path) : createReadStream(path)
-}
-
-export function aliasOf(path: string): string {
-  return basename(path)
 }
 
 /** Small files' bytes read for hashing, kept up to a budget until their upload, so that each is read

@@ -1,20 +1,27 @@
+import { basename } from 'node:path'
 import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
 import { failure } from './base-command.js'
 import type { ImportCache } from './import-cache.js'
-import { aliasOf, fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './media-files.js'
+import { fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './media-files.js'
+import { aliasTaken, importWarnings } from './import-parts.js'
 import { Progress, stderr } from './output.js'
 import { Wakeup } from './wakeup.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
 // holds, upload the rest with bounded concurrency. Re-running finishes what was left.
 
-export type Outcome = 'imported' | 'duplicate' | 'failed' | 'skipped' | 'would-import'
-export interface ImportRecord { path: string; outcome: Outcome; id: number | null; reason: string | null }
+export type Outcome = 'imported' | 'duplicate' | 'failed' | 'skipped' | 'alias-taken' | 'would-import'
+export interface ImportRecord {
+  path: string; outcome: Outcome; id: number | null; reason: string | null
+  /** what the server found wrong with an imported file (e.g. truncated) */
+  warnings?: string[]
+}
 
 export interface ImportOptions {
   library: number
-  sensor?: number
+  /** the text parts sent with a file (alias, sensor, start time options: src/import-parts.ts) */
+  partsOf: (f: FoundFile) => Record<string, string>
   concurrency: number
   dryRun: boolean
   quiet: boolean
@@ -206,18 +213,18 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
         const kept = readAhead.take(f.path)
         const answer = await api.upload<any>(path, async () => {
           const form = new FormData()
-          form.append('alias', aliasOf(f.path))
-          if (opts.sensor !== undefined) form.append('sensor', String(opts.sensor))
+          for (const [name, value] of Object.entries(opts.partsOf(f))) form.append(name, value)
           form.append('md5', f.md5)
           const bytes = kept ?? await fileBody(f.path, f.size)
-          form.append('file', bytes, { filename: aliasOf(f.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size })
+          form.append('file', bytes, { filename: basename(f.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size })
           return form
         }, { retry: true })
         if (answer.status === 404 || answer.status === 405) { fatal = cannotImport(api); queue.stop(); return }
         if (answer.status === 401 || answer.status === 403) { fatal = new ApiError(answer.status, answer.data, 'POST', api.url(path)); queue.stop(); return }
-        record = answer.status === 201 ? { path: f.path, outcome: 'imported', id: answer.data?.id ?? null, reason: null }
+        record = answer.status === 201 ? { path: f.path, outcome: 'imported', id: answer.data?.id ?? null, reason: null, warnings: importWarnings(answer.data) }
           : answer.status === 200 ? { path: f.path, outcome: 'duplicate', id: answer.data?.id ?? null, reason: null }
-            : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
+            : answer.status === 400 && aliasTaken(answer.data) ? { path: f.path, outcome: 'alias-taken', id: null, reason: aliasTaken(answer.data) }
+              : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
         unreachable = 0
       } catch (err: any) {
         record = { path: f.path, outcome: 'failed', id: null, reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err) }
@@ -250,8 +257,12 @@ export function summary(records: ImportRecord[], dryRun: boolean): string[] {
   const count = (o: Outcome) => records.filter((r) => r.outcome === o).length
   const lines = [dryRun
     ? `Dry run: would import ${count('would-import')}, already present ${count('duplicate')}, skipped ${count('skipped')}, failed ${count('failed')}`
-    : `Imported ${count('imported')}, skipped ${count('duplicate')} already present, skipped ${count('skipped')} not media, failed ${count('failed')}`]
+    : `Imported ${count('imported')}, skipped ${count('duplicate')} already present, skipped ${count('skipped')} not media, `
+      + `${count('alias-taken') ? `skipped ${count('alias-taken')} whose alias the library holds with other bytes, ` : ''}failed ${count('failed')}`
+      + (records.some((r) => r.warnings?.length) ? `, ${records.filter((r) => r.warnings?.length).length} imported with warnings` : '')]
   for (const r of records) if (r.outcome === 'failed') lines.push(`  failed ${r.path}: ${r.reason}`)
+  for (const r of records) if (r.outcome === 'alias-taken') lines.push(`  skipped ${r.path}: ${r.reason}`)
+  for (const r of records) for (const w of r.warnings ?? []) lines.push(`  warning ${r.path}: ${w}`)
   if (dryRun) for (const r of records) if (r.outcome === 'would-import') lines.push(`  would import ${r.path}`)
   return lines
 }

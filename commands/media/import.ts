@@ -1,16 +1,21 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
+import { sensorsForFolders } from '../../src/folder-sensors.js'
 import { ImportCache } from '../../src/import-cache.js'
+import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/import-parts.js'
 import { findMediaFiles } from '../../src/media-files.js'
 import { importMedia, summary, type ImportRecord } from '../../src/media-import.js'
 import { stderr, warn } from '../../src/output.js'
 
 export default class MediaImport extends AuthCommand<typeof MediaImport> {
   static summary = 'Import audio files and folders into a library, skipping what it already holds'
-  static description = `Files are hashed (md5; a local cache keeps the hash of unchanged files), the server says which bytes the library already holds, and only the rest are uploaded, streamed from disk, several at once. Connection errors and 502/503/504 are retried. Re-running the same command finishes what was left. Non-media files are skipped with a warning. Exits 1 if any file failed.`
+  static description = `Files are hashed (md5; a local cache keeps the hash of unchanged files), the server says which bytes the library already holds, and only the rest are uploaded, streamed from disk, several at once. Connection errors and 502/503/504 are retried. Re-running the same command finishes what was left. Non-media files are skipped with a warning. Exits 1 if any file failed.
+
+A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050000.WAV), unique in the library: a file whose alias the library holds with other bytes is skipped and listed. The server fills realStartTime from the recorder's metadata in the file (AudioMoth comment, GUANO, wamd, BWF bext), else from the file name (20260501_050000, PREFIX_20260501_050000, 2026-05-01_05-00-00), as the recorder wrote it (AudioMoth: UTC); --time-offset shifts it. Damaged (e.g. truncated) files are imported with a warning, listed at the end, or refused with --strict.`
 
   static examples = [
     '<%= config.bin %> media import recordings/ --library 3 --recursive',
+    '<%= config.bin %> media import season-2026/ --library 3 --recursive --sensor-per-folder --time-offset +02:00',
     '<%= config.bin %> media import a.wav b.flac --library 3 --sensor 5',
     '<%= config.bin %> media import survey/ --library 3 --recursive --dry-run',
     '<%= config.bin %> media import survey/ --library 3 --recursive --concurrency 8 --json > outcome.json',
@@ -23,6 +28,16 @@ export default class MediaImport extends AuthCommand<typeof MediaImport> {
     recursive: Flags.boolean({ char: 'r', description: 'descend into subfolders' }),
     concurrency: Flags.integer({ char: 'c', description: 'files hashed and uploaded at once', default: 4, min: 1, max: 64 }),
     sensor: Flags.integer({ description: 'sensor that recorded the files', min: 1 }),
+    'sensor-per-folder': Flags.boolean({
+      description: 'each first-level folder below the root is a recorder: a sensor of that name (created if missing) in a sensor array named after the library',
+    }),
+    'alias-from': Flags.option({ options: ALIAS_SOURCES, default: 'path' as const, description: 'alias: the path below the folder given, or the file name alone' })(),
+    'start-time-from': Flags.option({
+      options: START_TIME_SOURCES, default: 'metadata' as const,
+      description: 'realStartTime from the recorder\'s metadata, else the file name (metadata); the file name only (name); or not at all (none)',
+    })(),
+    'time-offset': Flags.string({ description: 'shift start times read from files or names by ±hh:mm, e.g. +02:00 for UTC recordings stored in local time' }),
+    strict: Flags.boolean({ description: 'refuse damaged (e.g. truncated) files instead of importing them with a warning' }),
     'dry-run': Flags.boolean({ description: 'say what would be uploaded, upload nothing' }),
   }
 
@@ -30,13 +45,23 @@ export default class MediaImport extends AuthCommand<typeof MediaImport> {
     const { argv } = await this.parse(MediaImport)
     const paths = argv as string[]
     if (!paths.length) usageError('Give at least one file or folder')
+    const offset = this.flags['time-offset']
+    if (offset !== undefined && !isTimeOffset(offset)) usageError(`--time-offset ${offset}: give an offset as +hh:mm or -hh:mm, e.g. +02:00`)
     const quiet = this.jsonEnabled()
     const found = await findMediaFiles(paths, this.flags.recursive)
     for (const s of found.skipped) if (!quiet || s.failed) warn(`skipping ${s.path}: ${s.reason}`)
-    await this.api.get(`library/${this.flags.library}/`)
+    const library = await this.api.get<{ id: number; name: string }>(`library/${this.flags.library}/`)
+    const folders = found.files.flatMap((f) => recorderFolder(f) ?? [])
+    const folderSensors = this.flags['sensor-per-folder'] && !this.flags['dry-run']
+      ? await sensorsForFolders(this.api, library.name, folders) : undefined
     const cache = await ImportCache.at(this.config.dataDir).load()
+    const parts = {
+      aliasFrom: this.flags['alias-from'], sensor: this.flags.sensor, folderSensors,
+      startTimeFrom: this.flags['start-time-from'], timeOffset: offset, strict: this.flags.strict,
+    }
     const records = await importMedia(this.api, cache, found.files, {
-      library: this.flags.library, sensor: this.flags.sensor, concurrency: this.flags.concurrency, dryRun: this.flags['dry-run'], quiet,
+      library: this.flags.library, partsOf: (f) => importParts(f, parts), concurrency: this.flags.concurrency,
+      dryRun: this.flags['dry-run'], quiet,
     })
     const all: ImportRecord[] = [
       ...records,

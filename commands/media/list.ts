@@ -5,13 +5,26 @@ import { MEDIA } from '../../src/columns.js'
 
 export default class MediaList extends AuthCommand<typeof MediaList> {
   static summary = 'List the media files you can read, or those of one library'
-  static examples = ['<%= config.bin %> media list --library 3', '<%= config.bin %> media list --json']
-  static flags = { ...listFlags, library: Flags.integer({ char: 'l', description: 'only this library', min: 1 }) }
+  static examples = [
+    '<%= config.bin %> media list --library 3',
+    '<%= config.bin %> media list --library 3 --path siteA/2026-05-01/',
+    '<%= config.bin %> media list --from 2026-05-01T04:00:00 --to 2026-05-01T08:00:00',
+    '<%= config.bin %> media list --json',
+  ]
+
+  static flags = {
+    ...listFlags,
+    library: Flags.integer({ char: 'l', description: 'only this library', min: 1 }),
+    path: Flags.string({ description: 'only files whose alias (path below the import\'s root) starts with this, e.g. siteA/' }),
+    from: Flags.string({ description: 'only recordings that started at or after this time (YYYY-MM-DDThh:mm:ss)' }),
+    to: Flags.string({ description: 'only recordings that started at or before this time (YYYY-MM-DDThh:mm:ss)' }),
+  }
 
   async run() {
+    const query = { alias__startswith: this.flags.path, realStartTime__gte: this.flags.from, realStartTime__lte: this.flags.to }
     const files = this.flags.library
-      ? await this.api.all(`library/${this.flags.library}/mediaFiles/`)
-      : await this.api.all('mediaFile/')
+      ? await this.api.all(`library/${this.flags.library}/mediaFiles/`, query)
+      : await this.api.all('mediaFile/', query)
     return this.showList(files, MEDIA)
   }
 }

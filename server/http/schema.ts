@@ -162,6 +162,9 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       { name: 'ordering', in: 'query', schema: { type: 'string' }, description: 'field or -field, comma-separated' },
     )
     for (const [name, f] of filterFields(doc.record ?? {})) parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }) })
+    for (const [name, f] of Object.entries(doc.filters ?? {})) {
+      parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }), ...(f.description ? { description: f.description } : {}) })
+    }
   }
   const record = doc.record ? recordSchema(doc.record) : { type: 'object' }
   const okBody = isList

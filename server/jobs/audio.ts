@@ -1,21 +1,14 @@
-import type { Readable } from 'node:stream'
-
 // Audio samples for analysis: a WAV file (integer PCM of 8 to 32 bits, or
-// 32/64-bit float) mixed down to one channel of floats in [-1, 1].
+// 32/64-bit float) mixed down to one channel of floats in [-1, 1]. FLAC and
+// MP3 go through decode.ts, which calls this for WAV.
 
 export interface MonoAudio { samples: Float32Array; sampleRate: number }
 
 export class UnsupportedAudioError extends Error {}
 
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const c of stream) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
-}
-
 export function decodeWav(buf: Buffer): MonoAudio {
   if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') {
-    throw new UnsupportedAudioError('only WAV audio can be analysed')
+    throw new UnsupportedAudioError('only WAV, FLAC and MP3 audio can be analysed')
   }
   let format = 0, channels = 0, sampleRate = 0, bits = 0
   let data: Buffer | null = null

@@ -2,7 +2,8 @@ import type { Kysely, Transaction } from 'kysely'
 import { libraryAllows } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { storageFor } from '../storage/index.js'
-import { decodeWav, readAll, type MonoAudio } from './audio.js'
+import { UnsupportedAudioError, type MonoAudio } from './audio.js'
+import { decodeAudio } from './decode.js'
 import type { RunningJob } from './jobType.js'
 import { meanVector, spectrogram, type SpectraSettings, type Spectrogram } from './spectra.js'
 
@@ -30,16 +31,11 @@ export async function spectrogramOf(job: RunningJob, media: MediaRow, settings: 
 
 /** The decoded samples of a media file. */
 export async function audioOf(job: RunningJob, media: MediaRow): Promise<MonoAudio> {
-  let bytes: Buffer
   try {
-    bytes = await readAll(storageFor(job.config).read(media.file))
-  } catch {
-    throw new Error(`Media file ${media.id}: its stored file cannot be read.`)
-  }
-  try {
-    return decodeWav(bytes)
+    return await decodeAudio(storageFor(job.config).read(media.file))
   } catch (e) {
-    throw new Error(`Media file ${media.id}: ${(e as Error).message}.`)
+    if (e instanceof UnsupportedAudioError) throw new Error(`Media file ${media.id}: ${e.message}.`)
+    throw new Error(`Media file ${media.id}: its stored file cannot be read.`)
   }
 }
 

@@ -1,5 +1,7 @@
+import { open } from 'node:fs/promises'
 import { parseFile, parseStream, type IAudioMetadata } from 'music-metadata'
 import type { Pending } from '../storage/storage.js'
+import { metadataStartTime } from './startTime.js'
 
 // What the server learns from a media file's content: its kind (MediaTypes
 // id), a file name extension and Content-Type, and the audio facts stored as
@@ -18,6 +20,10 @@ export interface MediaFacts {
   sampleRate?: number
   numChannels?: number
   bitsPerSample?: number
+  /** when the recording started, as the recorder wrote it into the file (README, "Recording start times") */
+  recorderStartTime: string | null
+  /** what is wrong with the file although it was read (e.g. truncated), one sentence each */
+  warnings: string[]
 }
 
 export class NotMediaError extends Error {}
@@ -61,7 +67,46 @@ export async function readFacts(pending: Pending): Promise<MediaFacts> {
     sampleRate: finite(f.sampleRate),
     numChannels: finite(f.numberOfChannels),
     bitsPerSample: finite(f.bitsPerSample),
+    recorderStartTime: metadataStartTime(meta, /^WAVE/i.test(f.container) ? await readHead(pending, HEAD_BYTES) : Buffer.alloc(0)),
+    warnings: damage(meta),
   }
+}
+
+/** the first bytes of a WAV file, where recorders put their metadata chunks (before the audio data) */
+const HEAD_BYTES = 256 * 1024
+
+async function readHead(pending: Pending, bytes: number): Promise<Buffer> {
+  if (pending.localPath) {
+    const file = await open(pending.localPath, 'r')
+    try {
+      const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(bytes), position: 0 })
+      return buffer.subarray(0, bytesRead)
+    } finally {
+      await file.close()
+    }
+  }
+  const chunks: Buffer[] = []
+  let total = 0
+  const stream = pending.read()
+  for await (const c of stream) {
+    chunks.push(c as Buffer)
+    total += (c as Buffer).length
+    if (total >= bytes) break
+  }
+  stream.destroy()
+  return Buffer.concat(chunks).subarray(0, bytes)
+}
+
+/** The parser's warnings that mean the file is damaged, in words for people (the others are about
+ * chunks it does not know, which recorders add freely). */
+const DAMAGE: Array<[RegExp, string]> = [
+  [/data chunk length exceeding file length/i, 'truncated: the file ends before its audio data does'],
+]
+
+function damage(meta: IAudioMetadata): string[] {
+  const out = new Set<string>()
+  for (const w of meta.quality.warnings) for (const [re, text] of DAMAGE) if (re.test(w.message)) out.add(text)
+  return [...out]
 }
 
 function reason(e: unknown): string {
@@ -84,6 +129,7 @@ export function metaDataRows(facts: MediaFacts, fileSize: number): Array<{ name:
   if (facts.sampleRate !== undefined) rows.push({ name: 'sampleRate', value: String(facts.sampleRate) })
   if (facts.numChannels !== undefined) rows.push({ name: 'numChannels', value: String(facts.numChannels) })
   if (facts.bitsPerSample !== undefined) rows.push({ name: 'bitsPerSample', value: String(facts.bitsPerSample) })
+  for (const w of facts.warnings) rows.push({ name: 'warning', value: w })
   return rows
 }
 

@@ -1,7 +1,7 @@
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import { toJson, type Fields } from '../http/fields.js'
-import { md5ListFilter } from '../media/md5.js'
+import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { metaData, userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 
@@ -59,8 +59,9 @@ export const mediaFiles = defineResource({
   update: 'write',
   destroy: 'admin',
   updatable: ['alias', 'active', 'sensor', 'realStartTime', 'hasTranscript'],
-  // ?md5=<hex>: the files holding exactly those bytes (import pre-checks)
-  listFilter: md5ListFilter,
+  // ?alias=, ?alias__startswith=, ?realStartTime__gte=/__lte=, ?md5=
+  listFilter: mediaFileListFilter,
+  listFilterParams: mediaFileFilterParams,
   // urls, and the metadata records of a whole page in one query
   embed: async (db, rows, ctx) => {
     const byFile = new Map<number, Record<string, unknown>[]>(rows.map((r) => [r.id, []]))

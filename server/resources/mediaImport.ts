@@ -6,6 +6,7 @@ import { badRequest, MSG } from '../http/errors.js'
 import { parseInput, type Fields } from '../http/fields.js'
 import { metaDataRows, NotMediaError, readFacts } from '../media/facts.js'
 import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
+import { parseTimeOffset, START_TIME_SOURCES, startTimeOf, type StartTimeSource } from '../media/startTime.js'
 import { receiveUpload } from '../media/upload.js'
 import { newStoredName, storageFor, type Pending, type Storage } from '../storage/index.js'
 import { libraries } from './library.js'
@@ -20,14 +21,37 @@ import { API, checkReferences, fetchFor, fetchRecord, render, type Db } from './
 
 const importFields: Fields = {
   file: { type: 'string', required: true, label: 'File', description: 'the media file (multipart file part)' },
-  alias: { type: 'string', maxLength: 1024, allowBlank: true, description: 'default: the uploaded file name' },
+  alias: {
+    type: 'string', maxLength: 1024, allowBlank: true,
+    description: 'the file\'s path relative to the root of the import (default: the uploaded file name); a given alias is unique in the library: another file holding it with other bytes makes the import a 400',
+  },
   sensor: { type: 'pk', target: 'sensor', nullable: true },
   realStartTime: { type: 'datetime', nullable: true, label: 'RealStartTime' },
   md5: { type: 'string', allowBlank: true, label: 'Md5', description: 'md5 of the file; the upload is refused when the bytes differ' },
+  startTimeFrom: {
+    type: 'choice', choices: [...START_TIME_SOURCES], label: 'Start time from',
+    description: 'where realStartTime comes from when it is not given: the recorder\'s metadata in the file, else the alias\'s file name (metadata, the default); the file name only (name); or nowhere (none)',
+  },
+  timeOffset: {
+    type: 'string', allowBlank: true, label: 'Time offset',
+    description: '±hh:mm added to a start time read from the file or its name, e.g. +02:00 to store UTC recordings (AudioMoth) in local time',
+  },
+  strict: { type: 'boolean', label: 'Strict', description: 'refuse a damaged (e.g. truncated) file instead of importing it with a warning metadata row' },
 }
 const valueFields: Fields = Object.fromEntries(Object.entries(importFields).filter(([n]) => n !== 'file'))
 
 export const MAX_CHECK_ITEMS = 1000
+
+/** An import whose alias another media file of the library holds, with other bytes (aliases are paths:
+ * two different recordings never share one). */
+export class AliasTakenError extends Error {
+  constructor(readonly alias: string, readonly holder: number) {
+    super(`another media file of this library (id ${holder}) has the alias ${alias}, with other bytes`)
+  }
+}
+
+/** A damaged file imported with `strict`. */
+export class DamagedMediaError extends Error {}
 
 // ---- queries ----
 
@@ -39,7 +63,7 @@ async function mediaFileWithBytes(db: Db, library: number, md5: string, size?: n
 }
 
 interface NewMediaFile {
-  library: number; user: number; file: string; type: number; alias: string
+  library: number; user: number; file: string; type: number; alias: string; uniqueAlias: boolean
   sensor: number | null; realStartTime: string | null; md5: string; size: number
   metaData: Array<{ name: string; value: string }>
 }
@@ -55,6 +79,11 @@ async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Pro
     await trx.selectFrom('libraries').select('id').where('id', '=', m.library).forUpdate().execute()
     const existing = await mediaFileWithBytes(trx, m.library, m.md5, m.size)
     if (existing) return { row: existing, created: false }
+    if (m.uniqueAlias && m.alias !== '') {
+      const holder = await trx.selectFrom('media_files').select('id').where('library_id', '=', m.library).where('alias', '=', m.alias)
+        .orderBy('id').limit(1).executeTakeFirst()
+      if (holder) throw new AliasTakenError(m.alias, holder.id)
+    }
     const row = await trx.insertInto('media_files').values({
       file: m.file, user_id: m.user, type_id: m.type, active: true, alias: m.alias, upload_date: localTimestamp(),
       has_transcript: false, sensor_id: m.sensor, library_id: m.library, real_start_time: m.realStartTime,
@@ -82,12 +111,15 @@ async function importMediaFile(ctx: Context): Promise<Result> {
       throw badRequest({ md5: [`The received bytes have md5 ${file.md5}, not ${values.md5}; the upload was incomplete or changed.`] })
     }
     const { row, created } = await importReceived(ctx.db, file, {
-      library: library.id, user: ctx.caller.id, alias: values.alias || upload.filename.slice(0, 1024),
-      sensor: values.sensor ?? null, realStartTime: values.realStartTime ?? null,
+      library: library.id, user: ctx.caller.id, alias: values.alias || upload.filename.slice(0, 1024), uniqueAlias: !!values.alias,
+      sensor: values.sensor ?? null, realStartTime: values.realStartTime,
+      startTimeFrom: values.startTimeFrom, timeOffset: values.timeOffset, strict: values.strict,
     }).catch((e) => {
       if (e instanceof NotMediaError) {
         throw badRequest({ file: [`Upload a valid media file. The file you uploaded is not a readable media file: ${e.message}.`] })
       }
+      if (e instanceof DamagedMediaError) throw badRequest({ file: [`The file is damaged (${e.message}); it was not imported (strict).`] })
+      if (e instanceof AliasTakenError) throw badRequest({ alias: [`A media file with this alias already exists in this library (id ${e.holder}) and holds other bytes.`] })
       throw e
     })
     return { status: created ? 201 : 200, body: (await render(ctx, mediaFiles, [row]))[0] }
@@ -99,18 +131,25 @@ async function importMediaFile(ctx: Context): Promise<Result> {
 /**
  * Import received bytes into a library: the media file already holding the same bytes there
  * (created false, nothing stored twice), or a new one with its audio facts as metadata.
- * Throws NotMediaError for bytes that are no readable media. Shared by the import endpoint and
- * server-side import jobs.
+ * Throws NotMediaError for bytes that are no readable media, AliasTakenError when `uniqueAlias` (an alias
+ * given as a path, not taken from an upload's file name) and another file of the library has it, DamagedMediaError for a damaged file with `strict`. Shared by the import
+ * endpoint and server-side import jobs.
+ * `realStartTime`, when given (null included), is stored as it is; otherwise it comes from `startTimeFrom`
+ * (default: the file's metadata, then the alias's file name), moved by `timeOffset` minutes.
  */
 export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
-  library: number; user: number; alias: string; sensor?: number | null; realStartTime?: string | null
+  library: number; user: number; alias: string; uniqueAlias: boolean; sensor?: number | null; realStartTime?: string | null
+  startTimeFrom?: StartTimeSource; timeOffset?: number; strict?: boolean
 }): Promise<{ row: Record<string, any>; created: boolean }> {
   // duplicates are found inside the insert's transaction (under the library's lock), so no query before it
   const facts = await readFacts(file)
+  if (opts.strict && facts.warnings.length) throw new DamagedMediaError(facts.warnings.join('; '))
+  const realStartTime = opts.realStartTime !== undefined ? opts.realStartTime
+    : startTimeOf(opts.startTimeFrom ?? 'metadata', facts.recorderStartTime, opts.alias, opts.timeOffset)
   const name = newStoredName(libraryFolder(opts.library), { ext: facts.ext })
   const { row, created } = await insertMediaFile(db, {
-    library: opts.library, user: opts.user, file: name, type: facts.type, alias: opts.alias,
-    sensor: opts.sensor ?? null, realStartTime: opts.realStartTime ?? null, md5: file.md5, size: file.size,
+    library: opts.library, user: opts.user, file: name, type: facts.type, alias: opts.alias, uniqueAlias: opts.uniqueAlias,
+    sensor: opts.sensor ?? null, realStartTime, md5: file.md5, size: file.size,
     metaData: metaDataRows(facts, file.size),
   }, () => file.commit(name))
   if (!created) await file.discard()
@@ -146,7 +185,10 @@ export async function sweepUncommittedMedia(db: Kysely<DB>, storage: Storage): P
   return removed
 }
 
-interface ImportValues { alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string }
+interface ImportValues {
+  alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string
+  startTimeFrom?: StartTimeSource; timeOffset?: number; strict?: boolean
+}
 
 /** The text parts, checked like any other input (DRF messages; a sensor the caller cannot read is 400). */
 async function parseImportFields(ctx: Context, raw: Record<string, unknown>, file: Pending | null): Promise<ImportValues> {
@@ -156,6 +198,11 @@ async function parseImportFields(ctx: Context, raw: Record<string, unknown>, fil
     const md5 = parseMd5(values.md5)
     if (md5) values.md5 = md5
     else errors.md5 = [MD5_MESSAGE]
+  }
+  if (typeof values.timeOffset === 'string') {
+    const minutes = values.timeOffset === '' ? 0 : parseTimeOffset(values.timeOffset)
+    if (minutes === null) errors.timeOffset = ['Enter an offset as +hh:mm or -hh:mm, e.g. +02:00.']
+    else values.timeOffset = minutes
   }
   if (!errors.sensor && typeof values.sensor === 'number') {
     Object.assign(errors, (await checkReferences(ctx.db, mediaFiles, ctx.caller, [{ sensor: values.sensor }]))[0])

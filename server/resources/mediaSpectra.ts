@@ -1,17 +1,22 @@
-import { ApiError, badRequest } from '../http/errors.js'
+import { wireTimestamp } from '../db/time.js'
+import { ApiError, badRequest, MSG } from '../http/errors.js'
 import type { Endpoint } from '../http/endpoint.js'
 import { parseValue, type Fields } from '../http/fields.js'
-import { decodeWav, readAll, UnsupportedAudioError } from '../jobs/audio.js'
+import { UnsupportedAudioError } from '../jobs/audio.js'
+import { decodeAudio } from '../jobs/decode.js'
 import { spectraSettingsOf, spectrogram } from '../jobs/spectra.js'
-import { spectrogramPng } from '../jobs/spectraImage.js'
+import { spectrogramPicture, type PictureTag } from '../media/spectrogramPicture.js'
 import { storageFor } from '../storage/index.js'
 import { mediaFiles } from './mediaFile.js'
-import { API, fetchRecord } from './resource.js'
+import { API, fetchRecord, type Db } from './resource.js'
+import { tagSets } from './tagSet.js'
 
-// GET mediaFile/{Id}/spectra/?startTime=&endTime=&format=json|png (extension):
-// the spectrogram of a readable media file, computed with the caller's
-// UserSettings by the same code the discovery jobs use. JSON holds
-// frames × bands of dB values; png is a grayscale image of them.
+// GET mediaFile/{Id}/spectra/?startTime=&endTime=&format=json|png&tagSet= (extension):
+// the spectrogram of a readable media file (WAV, FLAC or MP3), computed with
+// the caller's UserSettings by the same code the discovery jobs use. JSON
+// holds frames × bands of dB values; png is a picture with a time axis
+// (clock time when realStartTime is known), a kHz axis, a colour map, and the
+// tags of the tag set as labelled boxes (README, "Spectrograms").
 
 const MAX_FRAMES = 100_000
 
@@ -19,12 +24,26 @@ const query: Fields = {
   startTime: { type: 'float', min: 0 },
   endTime: { type: 'float', min: 0 },
   format: { type: 'choice', choices: ['json', 'png'] },
+  tagSet: { type: 'pk', target: 'tagSet', description: 'png: draw the tags of this tag set on the media file' },
+}
+
+/** at most this many tags are drawn on one picture */
+const MAX_TAGS = 5000
+
+/** The tags of a tag set on a media file overlapping [start, end] seconds, labelled with their class name. */
+async function tagsToDraw(db: Db, tagSet: number, mediaFile: number, start: number, end: number): Promise<PictureTag[]> {
+  const rows = await db.selectFrom('tags as t').innerJoin('tag_classes as c', 'c.id', 't.tag_class_id')
+    .select(['t.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'c.class_name'])
+    .where('t.tag_set_id', '=', tagSet).where('t.media_file_id', '=', mediaFile)
+    .where('t.end_time', '>=', start).where('t.start_time', '<=', end)
+    .orderBy('t.start_time').orderBy('t.id').limit(MAX_TAGS).execute()
+  return rows.map((r) => ({ startTime: r.start_time, endTime: r.end_time, minFrequency: r.min_frequency, maxFrequency: r.max_frequency, label: r.class_name }))
 }
 
 export const spectraEndpoint: Endpoint = {
   path: `${API}/mediaFile/:id/spectra/`,
   name: 'Media File Spectra',
-  description: 'The spectrogram of the media file (WAV) between startTime and endTime, with the caller\'s spectra settings.',
+  description: 'The spectrogram of the media file (WAV, FLAC or MP3) between startTime and endTime, with the caller\'s spectra settings.',
   methods: {
     GET: async (ctx) => {
       const { row } = await fetchRecord(ctx.db, mediaFiles, ctx.caller, ctx.params.id)
@@ -33,18 +52,25 @@ export const spectraEndpoint: Endpoint = {
       for (const [name, f] of Object.entries(query)) {
         const raw = ctx.query[name]
         if (raw === undefined || raw === '') continue
-        const r = parseValue(f, raw)
+        const r = f.type === 'pk' ? parseValue({ type: 'integer', min: 1 }, raw) : parseValue(f, raw)
         if (r.ok) values[name] = r.value
         else errors[name] = [r.error]
       }
       if (!errors.endTime && values.endTime !== undefined && values.endTime <= (values.startTime ?? 0)) {
         errors.endTime = ['endTime must be after startTime.']
       }
+      let tagSet: { id: number; name: string } | null = null
+      if (!errors.tagSet && values.tagSet !== undefined) {
+        // a tag set the caller cannot read is like a missing one (README: references)
+        tagSet = await fetchRecord(ctx.db, tagSets, ctx.caller, values.tagSet, ['read']).then((f) => f.row as { id: number; name: string },
+          (e) => { if (e instanceof ApiError && e.statusCode === 404) return null; throw e })
+        if (!tagSet) errors.tagSet = [MSG.pkMissing(values.tagSet)]
+      }
       if (Object.keys(errors).length) throw badRequest(errors)
 
       let audio
       try {
-        audio = decodeWav(await readAll(storageFor(ctx.config).read(row.file)))
+        audio = await decodeAudio(storageFor(ctx.config).read(row.file))
       } catch (e) {
         throw new ApiError(400, { detail: e instanceof UnsupportedAudioError ? `${e.message}.` : 'The media file\'s bytes cannot be read.' })
       }
@@ -58,7 +84,12 @@ export const spectraEndpoint: Endpoint = {
       const s = spectrogram(audio.samples.subarray(Math.floor(start * audio.sampleRate), Math.ceil(end * audio.sampleRate)),
         audio.sampleRate, settings)
       if (values.format === 'png') {
-        return { body: spectrogramPng(s), headers: { 'content-type': 'image/png' } }
+        const picture = await spectrogramPicture(s, {
+          start, realStartTime: wireTimestamp(row.real_start_time ?? null),
+          title: `${row.alias || `media file ${row.id}`}${tagSet ? ` · ${tagSet.name}` : ''}`,
+          tags: tagSet ? await tagsToDraw(ctx.db, tagSet.id, row.id, start, end) : [],
+        })
+        return { body: picture, headers: { 'content-type': 'image/png' } }
       }
       const spectra: number[][] = []
       for (let f = 0; f < s.frames; f++) spectra.push(Array.from(s.data.subarray(f * s.bands, (f + 1) * s.bands), (v) => Math.round(v * 100) / 100))

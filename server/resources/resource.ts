@@ -64,6 +64,8 @@ export interface ResourceDef {
   beforeList?: (ctx: Context) => Promise<void>
   /** extra list filters beyond the fields' equality filters */
   listFilter?: (qb: Query, ctx: Context) => Query
+  /** the query parameters listFilter reads, for the OpenAPI document */
+  listFilterParams?: Fields
 }
 
 const registry = new Map<string, ResourceDef>()
@@ -575,7 +577,7 @@ export function resourceEndpoints(def: ResourceDef): Endpoint[] {
       methods: listMethods,
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
       doc: {
-        keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, description: def.description,
+        keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, filters: def.listFilterParams, description: def.description,
         adminOnly: listAdminOnly, bulk: !!def.bulk,
       },
     },
@@ -649,7 +651,7 @@ export function subListEndpoint(opts: {
         return listOf(ctx, opts.child, opts.where(base(), row.id), listOptions(row.id))
       },
     },
-    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true },
+    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true, filters: opts.child.listFilterParams },
   }
 }
 

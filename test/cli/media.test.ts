@@ -65,7 +65,8 @@ test('import of a folder tree: media files uploaded, the non-media file skipped 
   assert.match(run.stderr, /Warning: skipping .*notes\.txt: not a media file/)
   assert.match(run.stderr, /Imported 4, skipped 0 already present, skipped 1 not media, failed 0/)
   const media = json(await w.mas(['media', 'list', '--library', String(library), '--json']))
-  assert.equal(media.map((m: any) => m.alias).sort(), ['dawn.wav', 'dusk.wav', 'night.wav', 'noon.WAV'])
+  // aliases are the paths below the folder given
+  assert.equal(media.map((m: any) => m.alias).sort(), ['dawn.wav', 'dusk.wav', 'site-b/deep/night.wav', 'site-b/noon.WAV'])
   const cache = join(w.home, 'data', 'mas', 'import-cache.json')
   assert.ok(existsSync(cache))
   assert.is(Object.keys(JSON.parse(readFileSync(cache, 'utf8')).entries).length, 4)
@@ -84,11 +85,15 @@ test('a re-run skips everything: hashes come from the cache and nothing is uploa
     assert.is(r.outcome, 'duplicate')
     assert.ok(media.some((m: any) => m.id === r.id))
   }
-  // a changed file is hashed again and imported
+  // a changed file is hashed again: its new bytes are not in the library, but its alias is, so it is skipped
+  // and listed; a new file beside it is imported
   writeFileSync(join(tree, 'dusk.wav'), makeWav({ frequency: 770, seconds: 0.5, sampleRate: 8000 }))
-  const again = await w.mas(['media', 'import', join(tree, 'dusk.wav'), join(tree, 'dawn.wav'), '--library', String(library), '--json'])
+  writeFileSync(join(tree, 'dusk-late.wav'), makeWav({ frequency: 775, seconds: 0.5, sampleRate: 8000 }))
+  const again = await w.mas(['media', 'import', join(tree, 'dusk.wav'), join(tree, 'dawn.wav'), join(tree, 'dusk-late.wav'),
+    '--library', String(library), '--json'])
   assert.is(again.code, 0, again.stderr)
-  assert.equal(json(again).map((r: any) => r.outcome), ['duplicate', 'imported'].reverse())
+  assert.equal(json(again).map((r: any) => r.outcome), ['alias-taken', 'duplicate', 'imported'])
+  assert.match(json(again)[0].reason, /^alias taken: A media file with this alias already exists in this library \(id \d+\)/)
 })
 
 test('many files go in several pre-check batches: each is imported once, bytes seen in an earlier batch or already stored are not sent again', async () => {

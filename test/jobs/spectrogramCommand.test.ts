@@ -1,35 +1,91 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { loadImage, createCanvas } from '@napi-rs/canvas'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { cliWorld, json, type CliWorld } from '../cli/cli.js'
-import { makeLibrary } from '../helpers/records.js'
+import type { TestUser } from '../helpers/app.js'
+import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { signal, storedWav } from '../helpers/signals.js'
 
-// mas media spectrogram: the server's spectra of a media file saved as a PNG.
+// mas media spectrogram: the server's picture of a media file's spectrogram saved as a PNG, with
+// axes, a colour map, and the tags of a tag set as labelled boxes.
 
 let world: CliWorld
+let alice: TestUser
+let media: number
+let library: number
 
-test.before(async () => { world = await cliWorld() })
-test.after(async () => { await world.close() })
-
-test('mas media spectrogram saves a PNG of the asked stretch; an unreadable id fails', async () => {
-  const alice = await world.t.user('alice')
+test.before(async () => {
+  world = await cliWorld()
+  alice = await world.t.user('alice')
   assert.is((await world.login(alice)).code, 0)
   const config = (world.t.app as unknown as { config: AppConfig }).config
-  const media = await storedWav(world.t.db, config, alice, await makeLibrary(world.t.db, alice),
-    signal(3, 8000, [{ from: 1, to: 2, frequency: 1500 }]), 8000)
+  library = await makeLibrary(world.t.db, alice)
+  media = await storedWav(world.t.db, config, alice, library, signal(3, 8000, [{ from: 1, to: 2, frequency: 1500 }]), 8000)
+})
+test.after(async () => { await world.close() })
+
+/** The RGBA pixels of a PNG, decoded by the canvas library. */
+async function pixels(png: Buffer): Promise<{ width: number; height: number; at: (x: number, y: number) => number[] }> {
+  const image = await loadImage(png)
+  const canvas = createCanvas(image.width, image.height)
+  const ctx = canvas.getContext('2d')
+  ctx.drawImage(image, 0, 0)
+  const data = ctx.getImageData(0, 0, image.width, image.height).data
+  return { width: image.width, height: image.height, at: (x, y) => [...data.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 4)] }
+}
+
+test('mas media spectrogram saves a picture of the asked stretch; an unreadable id fails', async () => {
   const out = join(world.home, 'call.png')
   const run = await world.mas(['media', 'spectrogram', String(media), '--start', '0.5', '--end', '2.5', '-o', out, '--json'])
   assert.is(run.code, 0, run.stderr)
   assert.equal(json(run), { mediaFile: media, savedTo: out })
   const png = readFileSync(out)
   assert.is(png.toString('ascii', 1, 4), 'PNG')
-  assert.equal([png.readUInt32BE(16), png.readUInt32BE(20)], [200, 256])
+  // 200 frames of 256 bands (the default settings) in a 480 × 512 plot, with room for the axes
+  const p = await pixels(png)
+  assert.equal([p.width, p.height], [580, 588])
+  // the colour map: the tone's band (1.5 kHz, at 1.5 s) is bright yellow-green, silence dark blue-purple
+  const [r, g, b] = p.at(64 + 240, 30 + 512 - Math.round((1500 / 4000) * 512))
+  assert.ok(g > 150 && r > 100 && b < 150, `tone pixel ${[r, g, b]}`)
+  const [r2, g2, b2] = p.at(64 + 20, 30 + 100)
+  assert.ok(b2 > r2 && b2 > g2 - 20, `silence pixel ${[r2, g2, b2]}`)
+  // the axes' labels are drawn in black on the white margin
+  let dark = 0
+  for (let x = 0; x < 64; x++) for (let y = 30; y < 542; y++) if (p.at(x, y)[0] < 100) dark++
+  assert.ok(dark > 100, `${dark} dark pixels in the frequency axis`)
   const missing = await world.mas(['media', 'spectrogram', '999999', '-o', join(world.home, 'x.png')])
   assert.is(missing.code, 1)
   assert.not.ok(existsSync(join(world.home, 'x.png')))
+})
+
+test('--tag-set draws its tags as labelled boxes: the pixels differ on the box and nowhere far from it', async () => {
+  const tagSet = await makeTagSet(world.t.db, alice, library, 'Dawn birds')
+  const blackbird = await makeTagClass(world.t.db, alice, library, 'blackbird')
+  await makeTag(world.t.db, alice, { tagSet, mediaFile: media, tagClass: blackbird }, { startTime: 1, endTime: 2, minFrequency: 1000, maxFrequency: 2000 })
+  const plain = join(world.home, 'plain.png'), tagged = join(world.home, 'tagged.png')
+  assert.is((await world.mas(['media', 'spectrogram', String(media), '--start', '0.5', '--end', '2.5', '-o', plain])).code, 0)
+  const run = await world.mas(['media', 'spectrogram', String(media), '--start', '0.5', '--end', '2.5', '--tag-set', String(tagSet), '-o', tagged])
+  assert.is(run.code, 0, run.stderr)
+  const a = await pixels(readFileSync(plain)), b = await pixels(readFileSync(tagged))
+  assert.equal([b.width, b.height], [a.width, a.height])
+  // the box: 1–2 s over 0.5–2.5 s is x 184–424; 1–2 kHz of 0–4 kHz is y 286–414
+  const differs = (x: number, y: number) => a.at(x, y).some((v, i) => v !== b.at(x, y)[i])
+  let onEdge = 0
+  for (let y = 300; y < 400; y++) if (differs(184, y)) onEdge++
+  assert.ok(onEdge > 90, `${onEdge} of 100 pixels on the box's left edge differ`)
+  let label = 0
+  for (let x = 190; x < 240; x++) if (differs(x, 294)) label++
+  assert.ok(label > 30, `${label} of 50 pixels of the label row differ`)
+  for (const [x, y] of [[100, 100], [500, 100], [100, 500], [300, 200], [500, 500]]) assert.not.ok(differs(x, y), `pixel ${x},${y}`)
+  // a tag set the caller cannot read is refused like a missing one
+  const bob = await world.t.user('bob')
+  const bobs = await makeTagSet(world.t.db, bob, null, 'Private')
+  const refused = await world.mas(['media', 'spectrogram', String(media), '--tag-set', String(bobs), '-o', join(world.home, 'no.png')])
+  assert.is(refused.code, 1)
+  assert.match(refused.stderr, /Invalid pk/)
 })
 
 test.run()

@@ -6,6 +6,7 @@ import * as credentialDigests from './2026_11_22_0004_credential_digests.js'
 import * as tagReferenceChecks from './2026_11_22_0005_tag_reference_checks.js'
 import * as loginFailures from './2026_11_23_1401_login_failures.js'
 import * as jobLeaseRenewed from './2026_11_23_1402_job_lease_renewed.js'
+import * as mediaAliasStartTime from './2026_11_23_1801_media_alias_start_time.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_0005_tag_reference_checks': tagReferenceChecks,
   '2026_11_23_1401_login_failures': loginFailures,
   '2026_11_23_1402_job_lease_renewed': jobLeaseRenewed,
+  '2026_11_23_1801_media_alias_start_time': mediaAliasStartTime,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { readdir, stat } from 'node:fs/promises'
 import { basename, join, relative } from 'node:path'
 import { NotMediaError } from '../../media/facts.js'
-import { importReceived } from '../../resources/mediaImport.js'
+import { AliasTakenError, importReceived } from '../../resources/mediaImport.js'
 import { storageFor } from '../../storage/index.js'
 import { IMPORT_AUDIO_FILE } from '../catalog.js'
 import type { JobType } from '../jobType.js'
@@ -37,9 +37,9 @@ export const importAudioFileJob: JobType = {
       }
       const pending = await storage.receive(createReadStream(confined.path))
       try {
-        await importReceived(job.db, pending, { library, user: job.owner.id, alias: name.slice(0, 1024) })
+        await importReceived(job.db, pending, { library, user: job.owner.id, alias: name.slice(0, 1024), uniqueAlias: true })
       } catch (e) {
-        if (!(e instanceof NotMediaError)) throw e
+        if (!(e instanceof NotMediaError || e instanceof AliasTakenError)) throw e
         skipped.push(`${name}: ${e.message}`)
       } finally {
         await pending.discard()

@@ -1,0 +1,180 @@
+import { createRequire } from 'node:module'
+import type { SKRSContext2D } from '@napi-rs/canvas'
+import type { Spectrogram } from '../jobs/spectra.js'
+
+// A spectrogram as people read one (README, "Spectrograms"): the dB values in
+// the viridis colour map, a time axis in seconds (or clock time when the
+// recording's start is known), a frequency axis in kHz, and tags as labelled
+// boxes. Drawn with @napi-rs/canvas (Skia) in DejaVu Sans from the
+// dejavu-fonts-ttf package, so no system font is needed; the drawing library
+// and the colour map are loaded with the first picture, not at server start.
+
+export interface PictureTag { startTime: number; endTime: number; minFrequency: number; maxFrequency: number; label: string }
+
+export interface PictureOptions {
+  /** the file's second at the left edge */
+  start: number
+  /** when the recording started (`YYYY-MM-DDThh:mm:ss`), for clock times on the time axis */
+  realStartTime: string | null
+  title: string
+  tags: PictureTag[]
+  /** dB below the loudest value that still get a colour (darker is the floor) */
+  range?: number
+}
+
+const FONT = 'DejaVu Sans'
+
+type Canvas = typeof import('@napi-rs/canvas')
+interface Tools { canvas: Canvas; viridis: Array<[number, number, number, number]> }
+let tools: Promise<Tools> | null = null
+
+/** The drawing library with the font registered, and the colour map, loaded on first use. */
+function drawingTools(): Promise<Tools> {
+  tools ??= (async () => {
+    const [canvas, { default: colormap }] = await Promise.all([import('@napi-rs/canvas'), import('colormap')])
+    const path = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')
+    if (!canvas.GlobalFonts.registerFromPath(path, FONT)) throw new Error(`the font ${path} could not be loaded`)
+    return { canvas, viridis: colormap({ colormap: 'viridis', nshades: 256, format: 'rgba' }) }
+  })().catch((e) => { tools = null; throw e })
+  return tools
+}
+
+const MARGIN = { left: 64, right: 36, top: 30, bottom: 46 }
+/** at most this many columns of the spectrogram are drawn (longer stretches keep each group's loudest) */
+const MAX_COLUMNS = 4000
+
+const TIME_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200]
+const FREQ_STEPS = [50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000]
+const niceStep = (span: number, steps: number[], most: number) => steps.find((s) => span / s <= most) ?? steps[steps.length - 1]
+
+export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Promise<Buffer> {
+  const { canvas: { createCanvas }, viridis } = await drawingTools()
+  const range = o.range ?? 80
+  const columns = Math.max(1, Math.min(s.frames, MAX_COLUMNS))
+  const plotW = Math.max(480, Math.min(1600, columns))
+  const plotH = Math.max(256, Math.min(512, s.bands * 2))
+  const width = MARGIN.left + plotW + MARGIN.right
+  const height = MARGIN.top + plotH + MARGIN.bottom
+  const canvas = createCanvas(width, height)
+  const ctx = canvas.getContext('2d')
+  ctx.fillStyle = '#ffffff'
+  ctx.fillRect(0, 0, width, height)
+
+  // the spectrogram, one pixel per column and band, stretched over the plot
+  let loudest = -Infinity
+  for (const v of s.data) if (v > loudest) loudest = v
+  const raster = createCanvas(columns, Math.max(1, s.bands))
+  const rctx = raster.getContext('2d')
+  const image = rctx.createImageData(columns, Math.max(1, s.bands))
+  for (let x = 0; x < columns; x++) {
+    const from = Math.floor((x * s.frames) / columns), to = Math.max(from + 1, Math.floor(((x + 1) * s.frames) / columns))
+    for (let band = 0; band < s.bands; band++) {
+      let v = -Infinity
+      for (let f = from; f < to && f < s.frames; f++) v = Math.max(v, s.data[f * s.bands + band])
+      const level = Math.max(0, Math.min(255, Math.round(255 * (1 - (loudest - v) / range))))
+      const [r, g, b] = viridis[Number.isFinite(level) ? level : 0]
+      const at = ((s.bands - 1 - band) * columns + x) * 4
+      image.data[at] = r
+      image.data[at + 1] = g
+      image.data[at + 2] = b
+      image.data[at + 3] = 255
+    }
+  }
+  rctx.putImageData(image, 0, 0)
+  ctx.imageSmoothingEnabled = true
+  ctx.drawImage(raster, MARGIN.left, MARGIN.top, plotW, plotH)
+
+  const duration = s.frames / s.framesPerSecond
+  const minF = s.edges[0], maxF = s.edges[s.edges.length - 1]
+  const xOf = (t: number) => MARGIN.left + ((t - o.start) / (duration || 1)) * plotW
+  const yOf = (hz: number) => MARGIN.top + plotH - ((hz - minF) / (maxF - minF || 1)) * plotH
+
+  drawTags(ctx, o.tags, xOf, yOf, { x0: MARGIN.left, x1: MARGIN.left + plotW, y0: MARGIN.top, y1: MARGIN.top + plotH })
+
+  // frame and axes
+  ctx.strokeStyle = '#000000'
+  ctx.lineWidth = 1
+  ctx.strokeRect(MARGIN.left - 0.5, MARGIN.top - 0.5, plotW + 1, plotH + 1)
+  ctx.fillStyle = '#000000'
+  ctx.font = `12px "${FONT}"`
+  const tStep = niceStep(duration, TIME_STEPS, Math.max(2, Math.floor(plotW / 110)))
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'top'
+  for (let t = Math.ceil(o.start / tStep - 1e-9) * tStep; t <= o.start + duration + 1e-9; t += tStep) {
+    const x = Math.round(xOf(t)) + 0.5
+    ctx.beginPath()
+    ctx.moveTo(x, MARGIN.top + plotH)
+    ctx.lineTo(x, MARGIN.top + plotH + 5)
+    ctx.stroke()
+    ctx.fillText(timeLabel(t, tStep, o.realStartTime), x, MARGIN.top + plotH + 7)
+  }
+  ctx.fillText(o.realStartTime ? `time of day (recorder's clock), from ${clock(o.realStartTime, o.start, 0).date}` : 'time (s)',
+    MARGIN.left + plotW / 2, MARGIN.top + plotH + 26)
+  const fStep = niceStep(maxF - minF, FREQ_STEPS, Math.max(2, Math.floor(plotH / 40)))
+  ctx.textAlign = 'right'
+  ctx.textBaseline = 'middle'
+  for (let f = Math.ceil(minF / fStep - 1e-9) * fStep; f <= maxF + 1e-9; f += fStep) {
+    const y = Math.round(yOf(f)) + 0.5
+    ctx.beginPath()
+    ctx.moveTo(MARGIN.left - 5, y)
+    ctx.lineTo(MARGIN.left, y)
+    ctx.stroke()
+    ctx.fillText(String(Number((f / 1000).toFixed(2))), MARGIN.left - 7, y)
+  }
+  ctx.save()
+  ctx.translate(16, MARGIN.top + plotH / 2)
+  ctx.rotate(-Math.PI / 2)
+  ctx.textAlign = 'center'
+  ctx.fillText('frequency (kHz)', 0, 0)
+  ctx.restore()
+  ctx.font = `bold 13px "${FONT}"`
+  ctx.textAlign = 'left'
+  ctx.textBaseline = 'middle'
+  ctx.fillText(o.title, MARGIN.left, MARGIN.top / 2)
+  return canvas.toBuffer('image/png')
+}
+
+interface Box { x0: number; x1: number; y0: number; y1: number }
+
+function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => number, yOf: (hz: number) => number, plot: Box): void {
+  ctx.save()
+  ctx.beginPath()
+  ctx.rect(plot.x0, plot.y0, plot.x1 - plot.x0, plot.y1 - plot.y0)
+  ctx.clip()
+  ctx.font = `11px "${FONT}"`
+  ctx.textBaseline = 'top'
+  ctx.textAlign = 'left'
+  for (const tag of tags) {
+    const whole = !(tag.maxFrequency > tag.minFrequency)
+    const x0 = Math.max(plot.x0, xOf(tag.startTime)), x1 = Math.min(plot.x1, xOf(tag.endTime))
+    const y0 = whole ? plot.y0 : Math.max(plot.y0, yOf(tag.maxFrequency))
+    const y1 = whole ? plot.y1 : Math.min(plot.y1, yOf(tag.minFrequency))
+    if (x1 <= x0 || y1 <= y0) continue
+    ctx.lineWidth = 4
+    ctx.strokeStyle = 'rgba(0, 0, 0, 0.8)'
+    ctx.strokeRect(x0, y0, x1 - x0, y1 - y0)
+    ctx.lineWidth = 2
+    ctx.strokeStyle = '#ffffff'
+    ctx.strokeRect(x0, y0, x1 - x0, y1 - y0)
+    const w = ctx.measureText(tag.label).width + 6
+    ctx.fillStyle = 'rgba(0, 0, 0, 0.7)'
+    ctx.fillRect(x0 + 1, y0 + 1, w, 15)
+    ctx.fillStyle = '#ffffff'
+    ctx.fillText(tag.label, x0 + 4, y0 + 3)
+  }
+  ctx.restore()
+}
+
+/** The date and time `offset` seconds after `start` seconds into a recording that began at `real`. */
+function clock(real: string, start: number, offset: number): { date: string; time: string } {
+  const t = new Date(new Date(`${real}Z`).getTime() + (start + offset) * 1000)
+  const iso = t.toISOString()
+  return { date: iso.slice(0, 10), time: iso.slice(11, 23) }
+}
+
+function timeLabel(t: number, step: number, real: string | null): string {
+  const decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2
+  if (!real) return `${t.toFixed(decimals)}`
+  const { time } = clock(real, t, 0)
+  return decimals ? time.slice(0, 9 + decimals) : time.slice(0, 8)
+}
