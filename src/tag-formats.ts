@@ -260,10 +260,6 @@ export function writeRaven(tags: Iterable<TagRecord>): string {
   return out
 }
 
-export function writeTags(format: TagFormat, tags: TagRecord[]): string {
-  return format === 'json' ? writeJsonArray(tags) : format === 'ndjson' ? writeNdjson(tags) : format === 'raven' ? writeRaven(tags) : writeCsv(tags)
-}
-
 // ---- validation ---------------------------------------------------------
 
 /** Validates one row (strings from CSV/Raven, or JSON values) and adds the tag or its errors. */

@@ -4,7 +4,7 @@ import type { Caller } from '../access.js'
 import type { DB } from '../db/schema.js'
 import type { AppConfig } from '../config.js'
 import { authenticate, checkCsrf } from '../auth/authenticate.js'
-import { ApiError, methodNotAllowed } from './errors.js'
+import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
 import { labelOf, type FieldDef } from './fields.js'
 
@@ -181,4 +181,3 @@ function optionsActions(actions: Record<string, ActionFields>) {
   return out
 }
 
-export { ApiError }
