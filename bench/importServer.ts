@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import FormData from 'form-data'
 import pg from 'pg'
 import { freePort, nodeArgsFrom } from './processes.js'
+import { tempDir } from '../test/helpers/tempDir.js'
 
 // What the import benchmarks share: a real `mas server start` of their own (embedded
 // database in a temporary data dir, or a fresh schema of a PostgreSQL database, so the
@@ -25,8 +24,7 @@ async function withPg(url: string, work: (c: pg.Client) => Promise<unknown>) {
 
 /** `mas server start` on its own data; `databaseUrl` gives PostgreSQL (a new schema, dropped by stop()). */
 export async function startImportServer(databaseUrl?: string): Promise<ImportServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-'))
-  chmodSync(dataDir, 0o755) // as root, PostgreSQL runs as another account
+  const dataDir = tempDir('mas-bench-')
   const env: NodeJS.ProcessEnv = { ...process.env, MAS_ADMIN_USERNAME: ADMIN.username, MAS_ADMIN_PASSWORD: ADMIN.password }
   delete env.DATABASE_URL
   let schema: string | undefined

@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import pg from 'pg'
 import { configFromEnv } from '../server/config.js'
@@ -11,6 +9,7 @@ import { localTimestamp } from '../server/db/time.js'
 import { spectrogram } from '../server/jobs/spectra.js'
 import { storageFor } from '../server/storage/index.js'
 import { signal, wavOf } from '../test/helpers/signals.js'
+import { tempDir } from '../test/helpers/tempDir.js'
 
 // Jobs benchmark (npm run bench:jobs), two figures of issue 6:
 //   (a) spectral features of one hour of 22.05 kHz mono audio on one core (target: under 10 s)
@@ -34,8 +33,7 @@ function features(): number {
 }
 
 async function discovery(): Promise<number> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-bench-jobs-'))
-  chmodSync(dataDir, 0o755) // as root, PostgreSQL runs as another account
+  const dataDir = tempDir('mas-bench-jobs-')
   const url = process.env.BENCH_DATABASE_URL
   let schema: string | undefined
   let workerUrl: string | undefined

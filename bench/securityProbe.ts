@@ -1,8 +1,7 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { rssMiB, startMas, type Running } from './processes.js'
+import { tempDir } from '../test/helpers/tempDir.js'
 
 // The figures behind README's "Reliability and security": what an outside
 // attacker sees of the brute-force limit, whether answers' timing tells which
@@ -122,8 +121,7 @@ async function main() {
   let base = o.base
   let pid = o.pid
   if (!base) {
-    dataDir = mkdtempSync(join(tmpdir(), 'mas-probe-'))
-    chmodSync(dataDir, 0o755) // as root, the embedded PostgreSQL runs as another account that must reach it
+    dataDir = tempDir('mas-probe-')
     process.env.MAS_ADMIN_USERNAME = o.user
     process.env.MAS_ADMIN_PASSWORD = o.password
     running = await startMas({ dataDir, databaseUrl: process.env.DATABASE_URL || undefined, workers: o.workers })
