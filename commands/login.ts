@@ -40,9 +40,9 @@ export default class Login extends BaseCommand<typeof Login> {
     if (!password) usageError('The password is empty')
 
     const api = this.client(undefined, server)
-    const answer = await api.request<{ token?: string }>('POST', `${api.server}/api-token-auth/`, { form: { username, password }, retry: true })
+    const answer = await api.tokenLogin(username, password)
     if (answer.status === 400) failure('Unable to log in with the given username and password')
-    if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', `${api.server}/api-token-auth/`)
+    if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', api.tokenLoginUrl)
     const token = answer.data?.token
     if (typeof token !== 'string' || !token) failure(`${server} did not answer with a token: is it a mas server?`)
 

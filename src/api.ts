@@ -171,6 +171,13 @@ export class ApiClient {
     return stream
   }
 
+  /** The server's answer to a token login (`{token}` with 200; 400 for a wrong username or password). */
+  tokenLogin(username: string, password: string): Promise<Answer<{ token?: string }>> {
+    return this.request<{ token?: string }>('POST', this.tokenLoginUrl, { form: { username, password }, retry: true })
+  }
+
+  get tokenLoginUrl(): string { return `${this.server}/api-token-auth/` }
+
   async get<T = any>(path: string, query?: Query): Promise<T> {
     return this.ok(await this.request<T>('GET', path, { query }), 'GET', path)
   }

@@ -18,7 +18,7 @@ export default class UserSetPassword extends AuthCommand<typeof UserSetPassword>
     // a new password ends the user's tokens: when that is this profile's own, it logs in again with it
     const own = !process.env.MAS_TOKEN && this.profile?.token && this.profile.username === user.username
     if (own) {
-      const answer = await this.api.request<{ token?: string }>('POST', `${this.api.server}/api-token-auth/`, { form: { username: user.username, password }, retry: true })
+      const answer = await this.api.tokenLogin(user.username, password)
       if (typeof answer.data?.token === 'string') {
         await saveProfile(this.config.configDir, this.flags.profile, { ...this.profile!, token: answer.data.token })
       }
