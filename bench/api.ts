@@ -2,20 +2,29 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon, { type Result } from 'autocannon'
-import { ADMIN, GRANTEE, NAMES, OWNER, type BenchUser } from './fixture.js'
-import { rssMiB, startCeiling, startMas, type Running } from './processes.js'
+import { GRANTEE, OWNER, type BenchUser } from './fixture.js'
+import { compareBenchmark } from './compare.js'
+import { load, wrkInstalled, type Driver, type Measure as Load } from './load.js'
+import { rssMiB } from './memory.js'
+import { startCeiling, startMas, type Running } from './processes.js'
+import { API, auth, seededRecords } from './seeded.js'
 
 // API benchmark: `mas server start` on a seeded database (npm run seed:bench),
 // driven by autocannon at 4 and 32 connections per endpoint; beside every
 // endpoint, the same JSON answered by a bare Fastify route with no database
 // (the machine's ceiling), measured in the same run. Prints a table, writes
 // bench/results/api-<date>.json.
+// The load comes from wrk where it is installed (Debian package `wrk`), else autocannon.
 //   npm run bench:api -- [--data-dir DIR | DATABASE_URL=...] [--duration S] [--quick]
 //                        [--only REGEX] [--connections 4,32] [--workers N] [--cpu-prof DIR]
+//                        [--driver wrk|autocannon]
 //   npm run bench:api -- --memory [--memory-seconds 300]   (server RSS over a long mixed run)
+//   npm run bench:api -- --compare URL TOKEN IDS_JSON [--data-dir DIR]
+//       the issue's five endpoints on another implementation of the API (the reference service: its
+//       seed writes IDS_JSON) and on mas, one after the other, with the ratio; then a pgbench
+//       one-row INSERT on mas's database where pgbench is installed
 
-const { values: opts } = parseArgs({
+const { values: opts, positionals } = parseArgs({
   options: {
     'data-dir': { type: 'string' },
     duration: { type: 'string', default: '10' },
@@ -27,32 +36,18 @@ const { values: opts } = parseArgs({
     memory: { type: 'boolean', default: false },
     'memory-seconds': { type: 'string', default: '300' },
     out: { type: 'string' },
+    driver: { type: 'string' },
+    compare: { type: 'string' },
   },
+  allowPositionals: true,
 })
 const DURATION = opts.quick ? 2 : Number(opts.duration)
 const CONNECTIONS = opts.connections.split(',').map(Number)
+const DRIVER: Driver = opts.driver === 'autocannon' || opts.driver === 'wrk' ? opts.driver
+  : opts.driver ? (() => { throw new Error('--driver must be wrk or autocannon') })() : wrkInstalled() ? 'wrk' : 'autocannon'
 const databaseUrl = process.env.DATABASE_URL || undefined
 if (!databaseUrl && !opts['data-dir']) throw new Error('give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL')
-const API = '/api/v0'
 const BULK = 1000
-
-const auth = (u: BenchUser) => ({ authorization: `Token ${u.token}` })
-
-async function getJson(base: string, path: string, as: BenchUser): Promise<any> {
-  const res = await fetch(base + path, { headers: auth(as) })
-  if (!res.ok) throw new Error(`GET ${path} as ${as.username}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
-
-async function named(base: string, path: string, name: string, as: BenchUser): Promise<any> {
-  for (let url: string | null = base + path; url;) {
-    const page: any = await getJson('', url, as)
-    const hit = page.results.find((r: any) => r.name === name)
-    if (hit) return hit
-    url = page.next
-  }
-  throw new Error(`no ${name} in ${path}: was the database seeded with npm run seed:bench?`)
-}
 
 interface Endpoint {
   name: string
@@ -68,29 +63,9 @@ interface Endpoint {
   bytes?: number
 }
 
-/** The tag set the POST benchmarks write into, emptied of earlier runs' tags (by deleting it, which
- * removes its tags in one statement, and creating it again) so that every run inserts into tables of
- * the same size. */
-async function emptyWriteSet(base: string, writeSet: any): Promise<any> {
-  if ((await getJson(base, `${API}/tagSet/${writeSet.id}/tags/?page_size=1`, OWNER)).count === 0) return writeSet
-  process.stdout.write(`emptying the tag set "${NAMES.writeTagSet}" of earlier runs' tags\n`)
-  const headers = { ...auth(OWNER), 'content-type': 'application/json' }
-  const deleted = await fetch(`${base}${API}/tagSet/${writeSet.id}/`, { method: 'DELETE', headers })
-  if (deleted.status !== 204) throw new Error(`DELETE tagSet/${writeSet.id}/: ${deleted.status} ${await deleted.text()}`)
-  const created = await fetch(`${base}${API}/tagSet/`, { method: 'POST', headers, body: JSON.stringify({ name: NAMES.writeTagSet, library: writeSet.library }) })
-  if (created.status !== 201) throw new Error(`POST tagSet/: ${created.status} ${await created.text()}`)
-  return created.json()
-}
-
 /** The seeded records, found through the API, and the endpoints of the issue. */
 async function endpointsOf(base: string): Promise<Endpoint[]> {
-  const library = await named(base, `${API}/library/`, NAMES.library, OWNER)
-  const tagSet = await named(base, `${API}/tagSet/`, NAMES.tagSet, OWNER)
-  const writeSet = await emptyWriteSet(base, await named(base, `${API}/tagSet/`, NAMES.writeTagSet, OWNER))
-  const project = await named(base, `${API}/project/`, NAMES.project, ADMIN)
-  const tagClass = (await getJson(base, `${API}/tagClass/?library=${library.id}&page_size=1`, OWNER)).results[0].id
-  const files = (await getJson(base, `${API}/library/${library.id}/mediaFiles/?page_size=100`, OWNER)).results.map((f: any) => f.id)
-  const aTag = (await getJson(base, `${API}/tagSet/${tagSet.id}/tags/?page_size=1&page=500`, OWNER)).results[0].id
+  const { library, tagSet, writeSet, project, tagClass, files, aTag } = await seededRecords(base)
   const tag = (i: number) => ({
     tagClass, tagSet: writeSet.id, mediaFile: files[i % files.length],
     startTime: (i % 50) / 10, endTime: (i % 50) / 10 + 0.5, minFrequency: 100, maxFrequency: 2000,
@@ -119,17 +94,11 @@ async function record(base: string, ep: Endpoint) {
   return { status: res.status, body: JSON.parse(text), bytes: Buffer.byteLength(text) }
 }
 
-interface Measure { rps: number; p50: number; p99: number; mean: number; errors: number; non2xx: number; itemsPerSecond?: number }
+interface Measure extends Load { itemsPerSecond?: number }
 
 async function drive(base: string, ep: Endpoint, connections: number, duration: number): Promise<Measure> {
-  const r: Result = await autocannon({
-    url: base + ep.path, method: ep.method, connections, duration, headers: headersOf(ep), body: ep.body, timeout: 30,
-  })
-  return {
-    rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, mean: r.latency.mean,
-    errors: r.errors + r.timeouts, non2xx: r.non2xx,
-    ...(ep.items ? { itemsPerSecond: r.requests.total * ep.items / r.duration } : {}),
-  }
+  const m = await load(DRIVER, { url: base + ep.path, method: ep.method, headers: headersOf(ep), body: ep.body, connections, duration })
+  return { ...m, ...(ep.items ? { itemsPerSecond: m.requests * ep.items / m.seconds } : {}) }
 }
 
 interface Row { endpoint: string; kind: Endpoint['kind']; connections: number; bytes: number; server: Measure; ceiling: Measure; ratio: number }
@@ -219,7 +188,7 @@ function writeResults(kind: string, data: unknown): string {
 const database = databaseUrl ? 'postgres' : 'embedded'
 
 async function apiBenchmark() {
-  process.stdout.write(`mas API benchmark on ${database}, ${DURATION} s per measurement, ${machine().cpus} cores\n`)
+  process.stdout.write(`mas API benchmark on ${database}, ${DURATION} s per measurement, load from ${DRIVER}, ${machine().cpus} cores\n`)
   const rows: Row[] = []
   await withServers(async ({ mas, ceiling, eps }) => {
     process.stdout.write(`\n${'endpoint'.padEnd(42)}${'conn'.padStart(4)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}`
@@ -297,5 +266,13 @@ async function memoryBenchmark() {
   process.stdout.write(`results: ${writeResults('memory', result)}\n`)
 }
 
-if (opts.memory) await memoryBenchmark()
+if (opts.compare) {
+  const [token, ids] = positionals
+  if (!token || !ids) throw new Error('--compare URL TOKEN IDS_JSON: give the reference token and ids file after the URL')
+  await compareBenchmark({
+    reference: { base: opts.compare, token, idsFile: ids }, driver: DRIVER, duration: DURATION, connections: CONNECTIONS,
+    mas: { dataDir: opts['data-dir'] && resolve(opts['data-dir']), databaseUrl, workers: opts.workers ? Number(opts.workers) : undefined },
+    write: (kind, data) => writeResults(kind, data),
+  })
+} else if (opts.memory) await memoryBenchmark()
 else await apiBenchmark()

@@ -3,7 +3,8 @@ import { cpus, totalmem } from 'node:os'
 import { Readable } from 'node:stream'
 import FormData from 'form-data'
 import { makeWav, wavChunks, wavDataBytes } from '../test/helpers/wav.js'
-import { adminToken, json, peakRss, postForm, rawImport, rssMiB, startImportServer } from './importServer.js'
+import { adminToken, json, postForm, rawImport, startImportServer } from './importServer.js'
+import { peakMemory, rssMiB, serverMemory } from './memory.js'
 
 // Import benchmark: a real `mas server start` in its own process (embedded
 // database in a temporary data dir, or BENCH_DATABASE_URL), fed over loopback
@@ -34,15 +35,17 @@ async function main() {
     const token = await adminToken(server.base)
     const library = (await json(server.base, 'POST', '/api/v0/library/', token, { name: 'bench' })).id
     const importPath = `/api/v0/library/${library}/mediaFiles/import/`
-    console.log(`server pid ${pid} at ${server.base}, idle RSS ${fmt(rssMiB(pid))} MiB`)
+    const idle = serverMemory(pid, server.dataDir)
+    console.log(`server pid ${pid} at ${server.base}, idle RSS ${fmt(rssMiB(pid))} MiB; ` +
+      `mas with its embedded PostgreSQL: ${idle.processes} processes, PSS ${fmt(idle.pssMiB)} MiB`)
 
     // (a) many small files
     const wavs = Array.from({ length: FILES }, (_, i) => makeWav({ seconds: 1, frequency: 200 + i }))
     const smallBytes = wavs.reduce((s, w) => s + w.length, 0)
-    const small = await peakRss(pid, () => rawImport(server.base, token, library, wavs, CONCURRENCY))
+    const small = await peakMemory(pid, server.dataDir, () => rawImport(server.base, token, library, wavs, CONCURRENCY))
     console.log(`(a) ${FILES} × 1 s WAV (${fmt(smallBytes / FILES / 1024)} KiB each), ${CONCURRENCY} at a time: ` +
       `${fmt(small.result, 2)} s, ${fmt(FILES / small.result)} files/s, ${fmt(smallBytes / MiB / small.result)} MB/s; ` +
-      `server peak RSS ${fmt(small.peak)} MiB`)
+      `server peak RSS ${fmt(small.peak)} MiB, peak PSS with PostgreSQL ${fmt(small.peakPss)} MiB`)
 
     // a re-run: one check request tells which files are already there
     const checkStarted = process.hrtime.bigint()
@@ -55,7 +58,7 @@ async function main() {
     // (b) large files, streamed
     const seconds = Math.round((LARGE_MIB * MiB) / (44100 * 2 * 2))
     const largeBytes = 44 + wavDataBytes({ seconds, channels: 2 })
-    const large = await peakRss(pid, async () => {
+    const large = await peakMemory(pid, server.dataDir, async () => {
       const times: number[] = []
       for (let i = 0; i < LARGE_FILES; i++) {
         const form = new FormData()
@@ -71,10 +74,11 @@ async function main() {
     const total = large.result.reduce((a, b) => a + b, 0)
     console.log(`(b) ${LARGE_FILES} × ${fmt(largeBytes / MiB, 0)} MiB WAV, one at a time: ` +
       `${large.result.map((s) => `${fmt(s, 2)} s`).join(', ')}; ${fmt((LARGE_FILES * largeBytes) / MiB / total)} MB/s; ` +
-      `server peak RSS ${fmt(large.peak)} MiB`)
+      `server peak RSS ${fmt(large.peak)} MiB, peak PSS with PostgreSQL ${fmt(large.peakPss)} MiB`)
     console.log(JSON.stringify({
       files: FILES, concurrency: CONCURRENCY, filesPerSecond: FILES / small.result, smallPeakRssMiB: small.peak,
       largeMiB: largeBytes / MiB, largeMBps: (LARGE_FILES * largeBytes) / MiB / total, largePeakRssMiB: large.peak,
+      smallPeakPssMiB: small.peakPss, largePeakPssMiB: large.peakPss,
     }))
   } finally {
     await server.stop()

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { request } from 'node:http'
 import FormData from 'form-data'
 import pg from 'pg'
@@ -56,25 +56,6 @@ export async function startImportServer(databaseUrl?: string): Promise<ImportSer
     if (schema) await withPg(databaseUrl!, (c) => c.query(`drop schema ${schema} cascade`))
   }
   return { child, base, dataDir, stop }
-}
-
-/** A process's resident memory (MiB) now, from /proc. */
-export function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024
-}
-
-/** Sample a process's RSS every 20 ms while `work` runs; the peak in MiB. */
-export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number; before: number }> {
-  const before = rssMiB(pid)
-  let peak = before
-  const timer = setInterval(() => { peak = Math.max(peak, rssMiB(pid)) }, 20)
-  try {
-    const result = await work()
-    return { result, peak: Math.max(peak, rssMiB(pid)), before }
-  } finally {
-    clearInterval(timer)
-  }
 }
 
 export async function json(base: string, method: string, path: string, token: string | null, body: unknown): Promise<any> {

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
@@ -82,18 +81,4 @@ export async function startCeiling(answersFile: string): Promise<Running> {
   const base = `http://127.0.0.1:${port}`
   await waitUntilUp(base, child, '/up')
   return { child, base, stop: stopper(child) }
-}
-
-/** Resident memory of a process and its children (node:cluster workers), in MiB, from /proc. */
-export function rssMiB(pid: number): number {
-  let total = 0
-  const visit = (p: number) => {
-    try {
-      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024
-      const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim()
-      for (const c of children ? children.split(/\s+/) : []) visit(Number(c))
-    } catch { /* gone */ }
-  }
-  visit(pid)
-  return total
 }

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs'
 import { request } from 'node:http'
-import { rssMiB, startMas, type Running } from './processes.js'
+import { rssMiB } from './memory.js'
+import { startMas, type Running } from './processes.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 
 // The figures behind README's "Reliability and security": what an outside

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { rssMiB, serverMemory } from './memory.js'
 import { killHard, serverHome } from '../test/helpers/server.js'
 import { multipart } from '../test/helpers/upload.js'
 import { makeWav } from '../test/helpers/wav.js'
@@ -18,11 +18,6 @@ const { values: flags } = parseArgs({
 })
 const DURATION = Number(flags.duration)
 const CONNECTIONS = Number(flags.connections)
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return m ? Math.round(Number(m[1]) / 1024) : NaN
-}
 
 async function main() {
   const home = await serverHome()
@@ -51,9 +46,15 @@ async function main() {
   let loading = true
   const importer = (async () => { for (let i = 1; loading; i++) await importOne(i) })()
 
-  const memory: Array<{ second: number; rssMiB: number }> = [{ second: 0, rssMiB: rssMiB(server.child.pid!) }]
   const started = Date.now()
-  const sampler = setInterval(() => memory.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: rssMiB(server.child.pid!) }), Math.max(1000, DURATION * 50))
+  // mas's own RSS, and the PSS of mas with its embedded PostgreSQL (shared buffers counted once)
+  const sample = () => ({
+    second: Math.round((Date.now() - started) / 1000),
+    rssMiB: Math.round(rssMiB(server.child.pid!)),
+    pssMiB: Math.round(serverMemory(server.child.pid!, home.dataDir).pssMiB),
+  })
+  const memory: Array<{ second: number; rssMiB: number; pssMiB: number }> = [sample()]
+  const sampler = setInterval(() => memory.push(sample()), Math.max(1000, DURATION * 50))
 
   // a quarter of the connections write (tag creates, each answer counted; they finish what they sent
   // when the time is up, so the count is exact), the rest read through autocannon
@@ -87,7 +88,7 @@ async function main() {
   await importer
   await Promise.all(writers)
   clearInterval(sampler)
-  memory.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: rssMiB(server.child.pid!) })
+  memory.push(sample())
 
   const count = (await (await fetch(`${base}/api/v0/tag/?tagSet=${tagSet}&page_size=1`, { headers: auth })).json()).count
   await killHard(server)
@@ -112,6 +113,7 @@ async function main() {
     console.log(`  tags answered 201: ${created}, tags counted: ${count} -> ${report.tagCountExact ? 'exact' : 'MISMATCH'}`)
     console.log(`  imported alongside: ${imported} files, ${importErrors} failed`)
     console.log(`  server RSS (MiB) over time: ${memory.map((m) => `${m.second}s:${m.rssMiB}`).join(' ')}`)
+    console.log(`  PSS of mas with its PostgreSQL (MiB) over time: ${memory.map((m) => `${m.second}s:${m.pssMiB}`).join(' ')}`)
   }
   if (report.errorResponses || report.connectionErrors || importErrors || !report.tagCountExact) process.exitCode = 1
 }
