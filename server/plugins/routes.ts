@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { authEndpoints } from '../auth/routes.js'
+import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
+import { schemaEndpoints } from '../http/schema.js'
+import { registerMediaRoutes } from '../media/serve.js'
+import { resourceEndpoints } from '../resources/index.js'
+import { API } from '../resources/resource.js'
+
+// The API's routes: authentication, every resource, the API root, the health
+// check and the schema documents (built from the same endpoint table), and the
+// media files under /media/.
+
+async function routes(app: FastifyInstance) {
+  const endpoints: Endpoint[] = [
+    ...authEndpoints(),
+    ...resourceEndpoints,
+    apiRoot(resourceEndpoints),
+    healthEndpoint,
+  ]
+  endpoints.push(...schemaEndpoints(() => endpoints))
+  app.routeTable.endpoints = endpoints
+  const deps = { db: app.db, config: app.config }
+  for (const ep of endpoints) registerEndpoint(app, ep, deps)
+  registerMediaRoutes(app, deps)
+}
+
+export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'routeTable'] } })
+
+/** GET /healthz: answers when the server can reach its database. */
+const healthEndpoint: Endpoint = {
+  path: '/healthz',
+  name: 'Health',
+  auth: false,
+  methods: {
+    GET: async (ctx) => {
+      await ctx.db.selectFrom('job_status_types').select('id').limit(1).execute()
+      return { body: { status: 'ok' } }
+    },
+  },
+  doc: {
+    keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true, description: 'The server is up and reaches its database.',
+    success: { GET: [{ status: 200, description: 'ok', body: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } }] },
+  },
+}
+
+/** GET /api/v0/: the resource names and their list URLs, as DRF's router root shows them. */
+function apiRoot(endpoints: Endpoint[]): Endpoint {
+  const names = endpoints
+    .map((e) => /^\/api\/v0\/([A-Za-z]+)\/$/.exec(e.path)?.[1])
+    .filter((n): n is string => !!n)
+  return {
+    path: `${API}/`,
+    name: 'Api Root',
+    description: 'The default basic root view for DefaultRouter',
+    methods: {
+      GET: async (ctx) => ({ body: Object.fromEntries(names.map((n) => [n, `${requestOrigin(ctx.req)}${API}/${n}/`])) }),
+    },
+    doc: {
+      keys: ['root'], actions: { GET: 'read' }, openapiOnly: true, description: 'The list URL of every resource, by name.',
+      success: { GET: [{ status: 200, description: 'Resource names to list URLs', body: { type: 'object', additionalProperties: { type: 'string' } } }] },
+    },
+  }
+}
