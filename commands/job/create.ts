@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
 import { jobTypeId } from '../../src/lookup.js'
-import { describeParams, JOB_TYPE_PARAMS } from '../../server/jobs/catalog.js'
+import { describeParams, JOB_TYPE_PARAMS } from '../../server/analysis/catalog.js'
 
 export default class JobCreate extends AuthCommand<typeof JobCreate> {
   static summary = 'Queue a job in a project; prints its id'

@@ -6,13 +6,13 @@ import type { Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
-import type { ChildJob, JobRow, RunningJob } from './jobType.js'
-import { checkParameters } from './parameters.js'
-import { recordFailure } from './results.js'
+import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
+import { checkParameters } from '../analysis/parameters.js'
+import { recordFailure } from '../analysis/results.js'
 import {
   claimNext, ERROR, lockAncestors, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
-} from './state.js'
-import { jobTypes } from './types/index.js'
+} from '../analysis/state.js'
+import { jobTypes } from '../analysis/types/index.js'
 
 // A worker runs queued jobs: each of its `concurrency` slots claims one job at
 // a time (SELECT ... FOR UPDATE SKIP LOCKED, so workers sharing a database

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type { SKRSContext2D } from '@napi-rs/canvas'
-import type { Spectrogram } from '../jobs/spectra.js'
+import type { Spectrogram } from '../analysis/spectra.js'
 
 // A spectrogram as people read one (README, "Spectrograms"): the dB values in
 // the viridis colour map, a time axis in seconds (or clock time when the

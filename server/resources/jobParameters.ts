@@ -2,8 +2,8 @@ import { ownedVia } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import { fieldError } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
-import { checkParameters } from '../jobs/parameters.js'
-import { jobTypes } from '../jobs/types/index.js'
+import { checkParameters } from '../analysis/parameters.js'
+import { jobTypes } from '../analysis/types/index.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // jobParameters/: one named string value of a job, seen and changed only by

@@ -3,10 +3,10 @@ import type { DB } from '../db/schema.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
-import { describeParams, JOB_TYPE_PARAMS } from '../jobs/catalog.js'
-import { checkParameters, parametersFrom } from '../jobs/parameters.js'
-import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../jobs/state.js'
-import { jobTypes } from '../jobs/types/index.js'
+import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
+import { checkParameters, parametersFrom } from '../analysis/parameters.js'
+import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
+import { jobTypes } from '../analysis/types/index.js'
 import type { Transaction } from 'kysely'
 import { storageFor } from '../storage/index.js'
 import { defineResource, resourceEndpoints, type Db } from './resource.js'
@@ -16,7 +16,7 @@ import { defineResource, resourceEndpoints, type Db } from './resource.js'
 // in the write-only `parameters` object (or later through jobParameters/),
 // are checked against its type, and need launch_job on every library and tag
 // set they name. `requestedStatus` 5 stops a job, 2 re-queues a stopped or
-// failed one; what needs no worker is applied at once (server/jobs/state.ts).
+// failed one; what needs no worker is applied at once (server/analysis/state.ts).
 
 const fields: Fields = {
   id: { type: 'integer', column: 'id', readOnly: true },

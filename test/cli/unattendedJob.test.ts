@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { claimNext, COMPLETE } from '../../server/jobs/state.js'
+import { claimNext, COMPLETE } from '../../server/analysis/state.js'
 import type { TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { cliWorld, type CliWorld } from './cli.js'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { JOB_TYPE_PARAMS } from '../../server/jobs/catalog.js'
+import { JOB_TYPE_PARAMS } from '../../server/analysis/catalog.js'
 
 // The README's job types table states every parameter of every built-in type
 // with its default or "required", as the server applies them.
