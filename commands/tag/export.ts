@@ -1,49 +1,95 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
-import { Progress } from '../../src/output.js'
-import { TAG_FORMATS, tagWriter } from '../../src/tag-formats.js'
+import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagSet } from '../../src/lookup.js'
+import { Progress, stderr, warn } from '../../src/output.js'
+import { perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
+import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tag-formats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
-  static description = 'The output is what "mas tag import" reads, so export | import copies a tag set.'
+  static description = `The output is what "mas tag import" reads, so export | import copies a tag set.
+
+--format raven writes one Raven Pro multi-file selection table over the library's recordings, ordered by start time, then alias: Begin Time (s) runs on across the files, Begin File and File Offset (s) give the place in each file, the class name is in Species, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. With --per-file DIR, one table per recording that has tags is written below DIR instead (its alias's folders, NAME.Table.1.selections.txt).`
   static examples = [
     '<%= config.bin %> tag export --tag-set 12 > tags.csv',
-    '<%= config.bin %> tag export --tag-set 12 --format raven > selections.txt',
+    '<%= config.bin %> tag export --tag-set experts --format raven > selections.txt',
     '<%= config.bin %> tag export --tag-set 12 --format json > tags.json',
     '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
   ]
 
   static flags = {
-    'tag-set': Flags.integer({ description: 'tag set id', required: true, min: 1 }),
+    'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
     format: Flags.option({ options: TAG_FORMATS, default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
+    'per-file': Flags.string({ description: 'with --format raven: one table per recording, written below this folder' }),
   }
 
   async run() {
     const json = this.jsonEnabled()
-    const all: any[] = []
-    const writer = tagWriter(this.flags.format)
+    const format = this.flags.format
+    if (this.flags['per-file'] !== undefined && format !== 'raven') usageError('--per-file writes Raven tables: give --format raven')
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    const all: TagRecord[] = []
+    const writer = format === 'raven' || json ? undefined : tagWriter(format)
     let started = false
     let progress: Progress | undefined
-    const counted = (count: number) => {
-      progress = new Progress(count, {
+    const counted = (n: number) => {
+      progress = new Progress(n, {
         unit: 'tags', quiet: json || process.stdout.isTTY, // no bar amid the tags on a terminal
         interrupted: (done, total) => `interrupted: ${done} of ${total} tags written; re-run to export them all`,
       })
     }
     try {
-      for await (const page of this.api.pages(`tagSet/${this.flags['tag-set']}/tags/`, {}, counted)) {
+      for await (const page of this.api.pages<TagRecord>(`tagSet/${tagSet.id}/tags/`, {}, counted)) {
         progress?.tick(page.length)
-        if (json) { all.push(...page); continue }
+        if (!writer) { all.push(...page); continue }
         if (!started) { await write(writer.header); started = true }
         await write(writer.rows(page))
       }
     } finally {
       progress?.stop()
     }
-    if (!json && !started) await write(writer.header)
-    if (!json) await write(writer.footer())
-    return json ? all : undefined
+    if (json) return all
+    if (writer) {
+      if (!started) await write(writer.header)
+      await write(writer.footer())
+      return undefined
+    }
+    await this.writeRaven(all, tagSet)
+    return undefined
   }
+
+  /** The tags as Raven tables: the library's recordings (start time, alias, duration) and class names. */
+  private async writeRaven(tags: TagRecord[], tagSet: TagSet): Promise<void> {
+    if (!tagSet.library) failure(`tag set ${tagSet.id} belongs to no library: a Raven table needs its recordings`)
+    const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
+    const files = media.records.map(ravenFile)
+    const tagged = new Set(tags.map((t) => Number(t.mediaFile)))
+    const unknown = files.filter((f) => f.duration === undefined && tagged.has(f.id)).map((f) => f.alias)
+    const className = (id: number) => classes.byId(id)?.className
+    const dir = this.flags['per-file']
+    if (dir === undefined) {
+      if (unknown.length) warn(`no duration known for ${unknown.join(', ')}: Begin Time (s) of later files leaves it out`)
+      await write(ravenTable(tags, files, className))
+      return
+    }
+    let written = 0
+    for (const file of files.filter((f) => tagged.has(f.id))) {
+      const path = join(dir, perFileName(file.alias))
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(path, ravenTable(tags.filter((t) => Number(t.mediaFile) === file.id), [file], className))
+      written++
+    }
+    stderr(`Wrote ${written} selection table${written === 1 ? '' : 's'} below ${dir}`)
+  }
+}
+
+/** A media file as a Raven table places it: its duration from its metadata (durationInSeconds). */
+function ravenFile(m: MediaFile): RavenFile {
+  const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
+  const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+  return { id: m.id, alias: m.alias, realStartTime: m.realStartTime, duration }
 }
 
 function write(text: string): Promise<void> {
