@@ -10,8 +10,11 @@ export default class JobGet extends AuthCommand<typeof JobGet> {
 
   async run() {
     const job = await this.api.get(`jobs/${this.args.id}/`)
+    if (this.jsonEnabled()) return job
     const { jobparameters_set: params, ...rest } = job
-    const shown: Record<string, unknown> = { ...rest, status: `${JOB_STATUS[job.status] ?? ''} (${job.status})` }
+    const names = await this.names(['jobType', 'user'], {})
+    const shown: Record<string, unknown> = { ...rest, type: `${names.of('jobType', job.type)} (${job.type})`, status: `${JOB_STATUS[job.status] ?? ''} (${job.status})` }
+    if ('user' in job) shown.user = names.of('user', job.user)
     for (const p of Array.isArray(params) ? params : []) shown[`param ${p.name}`] = p.value
     this.log(record(shown))
     return job

@@ -4,7 +4,7 @@ import { Flags } from '@oclif/core'
 import { AuthCommand, failure, usageError } from '../../src/base-command.js'
 import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, warn } from '../../src/output.js'
-import { perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
+import { inRecordingOrder, perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
 import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tag-formats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
@@ -66,11 +66,14 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
     const files = media.records.map(ravenFile)
     const tagged = new Set(tags.map((t) => Number(t.mediaFile)))
-    const unknown = files.filter((f) => f.duration === undefined && tagged.has(f.id)).map((f) => f.alias)
+    // a recording of unknown length shifts the Begin Time of the tagged recordings after it
+    const ordered = inRecordingOrder(files)
+    const lastTagged = ordered.map((f) => tagged.has(f.id)).lastIndexOf(true)
+    const unknown = ordered.slice(0, Math.max(0, lastTagged)).filter((f) => f.duration === undefined).map((f) => f.alias)
     const className = (id: number) => classes.byId(id)?.className
     const dir = this.flags['per-file']
     if (dir === undefined) {
-      if (unknown.length) warn(`no duration known for ${unknown.join(', ')}: Begin Time (s) of later files leaves it out`)
+      if (unknown.length) warn(`no duration known for ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}: Begin Time (s) of the files after it leaves it out`)
       await write(ravenTable(tags, files, className))
       return
     }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
-import { tagSetId } from '../../src/lookup.js'
+import { findTagSet } from '../../src/lookup.js'
 import { TAG } from '../../src/columns.js'
 import { listFlags } from '../../src/list-output.js'
 
@@ -14,7 +14,8 @@ export default class TagList extends AuthCommand<typeof TagList> {
   }
 
   async run() {
-    const tags = await this.api.all(`tagSet/${await tagSetId(this.api, '--tag-set', this.flags['tag-set'])}/tags/`)
-    return this.showList(tags, TAG)
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    const tags = await this.api.all(`tagSet/${tagSet.id}/tags/`)
+    return this.showList(tags, TAG, { library: tagSet.library ?? undefined })
   }
 }
