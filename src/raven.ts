@@ -140,11 +140,14 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
     const s = Number(t.startTime)
     const e = Number(t.endTime)
     const cells = [i + 1, 'Spectrogram 1', 1, p.start + s, p.start + e, t.minFrequency, t.maxFrequency, baseName(p.file.alias), s,
-      className(Number(t.tagClass)) ?? '', t.strength, t.id, t.mediaFile, t.tagClass]
+      asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass]
     out += cells.map((v) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))).join('\t') + '\n'
   })
   return out
 }
+
+/** A class name as a table holds it: one of digits only is written `name:12`, since digits are an id. */
+const asName = (name: string) => ('id' in parseRef(name) && name !== '' ? `name:${name}` : name)
 
 /** Where a recording's own table goes below the --per-file folder: its alias's folders and name,
  * `.Table.1.selections.txt` for the extension, as Raven names a saved table (no way out of the folder). */
