@@ -2,7 +2,7 @@ import { ApiError, type ApiClient, type Query } from './api.js'
 import { failure } from './base-command.js'
 import type { ParsedRows, ParsedTags, TagRow } from './tag-formats.js'
 
-// Records given by name or by id, for every command and every tag file (README "Names instead of ids"):
+// Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
 // a value of digits only is an id, `name:X` is the name X (a class literally named 12 is `name:12`),
 // anything else a name. Names are resolved in bulk: one list request per kind of record, then every
 // row of a file is looked up in memory, so a 100,000-row import costs the same few requests as one row.

@@ -1,6 +1,6 @@
 import { ApiError, type ApiClient } from './api.js'
 
-// Names for the ids of human output (docs/decisions.md: tables show names, --json the API's records):
+// Names for the ids of human output (docs/decisions.md §10: tables show names, --json the API's records):
 // each kind of record a table refers to is listed once, and a column shows the name in place of the id.
 // Users are named where the caller may read them (site admins); the caller's own id shows as `me`.
 // What the caller cannot list stays an id.

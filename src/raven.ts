@@ -1,7 +1,7 @@
 import { parseRef } from './lookup.js'
 import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tag-formats.js'
 
-// Raven Pro selection tables, as Raven writes and reads them (README "Raven selection tables"):
+// Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
 // tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).
 // A table of several recordings names each selection's file in `Begin File` (or `Begin Path`) and
 // its place in that file in `File Offset (s)`; `Begin Time (s)` runs on across the files.
