@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -118,6 +118,29 @@ test('--create-classes creates the missing classes, then imports', async () => {
   assert.match(run.stderr, `Created 2 tag classes in library ${library}: sparrow, wren`)
   const classes = new Map<string, number>(json(await w.mas(['tagclass', 'list', '--library', 'season 2026', '--json'])).map((c: any) => [c.className, c.id]))
   assert.equal((await tagsOf(set)).map((t: any) => t.tagClass), [classes.get('sparrow'), classes.get('wren'), cls.robin])
+})
+
+test('on a terminal, tag import asks before creating missing classes; no creates nothing', async () => {
+  const set = await newTagSet('asked')
+  const path = join(out, 'nightjar.csv')
+  writeFileSync(path, `${HEADER}\ndawn.wav,nightjar,0,1,0,1\n`)
+  const declined = await w.tty(['tag', 'import', path, '--tag-set', 'asked'])
+  try {
+    await declined.waitFor(new RegExp(`Create 1 tag class in library ${library}: nightjar\\?`))
+    await declined.keys('n', 'Enter')
+    await declined.waitFor(/no tag class named "nightjar" .*nothing was sent/s)
+    assert.is(await declined.exited(), 1)
+  } finally { await declined.close() }
+  assert.equal(await tagsOf(set), [])
+  const accepted = await w.tty(['tag', 'import', path, '--tag-set', 'asked'])
+  try {
+    await accepted.waitFor(/nightjar\?/)
+    await accepted.keys('y', 'Enter')
+    await accepted.waitFor(/Imported 1 tag into tag set/)
+    assert.is(await accepted.exited(), 0)
+  } finally { await accepted.close() }
+  const nightjar = json(await w.mas(['tagclass', 'list', '--library', 'season 2026', '--json'])).find((c: any) => c.className === 'nightjar')
+  assert.equal((await tagsOf(set)).map((t: any) => t.tagClass), [nightjar.id])
 })
 
 // Raven Pro 1.6's own multi-file table: a Waveform and a Spectrogram row per selection, Begin Time
