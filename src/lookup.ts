@@ -29,12 +29,14 @@ export type Found = { id: number } | { error: string; missing?: string }
 /** Records of one kind with a way to find them by name. */
 export class Directory<R extends { id: number }> {
   private readonly byName = new Map<string, R[]>()
+  private readonly ids = new Map<number, R>()
   private readonly cache = new Map<string, Found>()
 
   /** `kind` ("tag class"), `where` (" in library 3"), the name of a record, and how a candidate is shown. */
   constructor(readonly kind: string, readonly where: string, readonly records: readonly R[],
     private readonly nameOf: (r: R) => string, private readonly matcher?: (name: string, byName: Map<string, R[]>) => R[]) {
     for (const r of records) {
+      this.ids.set(r.id, r)
       const key = this.matcher ? baseName(nameOf(r)) : nameOf(r)
       const list = this.byName.get(key)
       if (list) list.push(r)
@@ -57,7 +59,7 @@ export class Directory<R extends { id: number }> {
 
   /** The record an id names, when it is in this directory. */
   byId(id: number): R | undefined {
-    return this.records.find((r) => r.id === id)
+    return this.ids.get(id)
   }
 
   private candidates(matches: R[]): string {

@@ -71,6 +71,8 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     const lastTagged = ordered.map((f) => tagged.has(f.id)).lastIndexOf(true)
     const unknown = ordered.slice(0, Math.max(0, lastTagged)).filter((f) => f.duration === undefined).map((f) => f.alias)
     const className = (id: number) => classes.byId(id)?.className
+    const elsewhere = tags.filter((t) => !media.byId(Number(t.mediaFile))).length
+    if (elsewhere) warn(`${elsewhere} tag${elsewhere === 1 ? ' is' : 's are'} on media files outside library ${tagSet.library}, left out of the Raven table`)
     const dir = this.flags['per-file']
     if (dir === undefined) {
       if (unknown.length) warn(`no duration known for ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}: Begin Time (s) of the files after it leaves it out`)
