@@ -246,6 +246,12 @@ test('human output shows names: tag list (tag set, recording, class), tag set an
   assert.match(sets.stdout, /\n\d+\s+experts\s+season 2026\s+me\s/)
   const media = await w.mas(['media', 'list', '--library', 'season 2026', '--path', 'siteB/'])
   assert.match(media.stdout, /\n\d+\s+siteB\/2026-05-01\/20260501_050000\.WAV\s+season 2026\s/)
+  // a site admin may read usernames: alice's tag sets show her name
+  const root = await w.t.user('root', { admin: true })
+  const rootHome = w.newHome()
+  await w.login(root, rootHome)
+  const seenByAdmin = await w.mas(['tagset', 'list', '--library', 'season 2026'], { home: rootHome })
+  assert.match(seenByAdmin.stdout, /\n\d+\s+experts\s+season 2026\s+alice\s/)
   const raw = json(await w.mas(['tag', 'list', '--tag-set', 'experts', '--json']))
   assert.ok(raw.every((t: any) => typeof t.tagClass === 'number' && typeof t.mediaFile === 'number'))
 })
