@@ -21,8 +21,6 @@ export function parseRef(value: string | number): Ref {
   return isId(v) ? { id: Number(v) } : { name: v }
 }
 
-export const showRef = (ref: Ref): string => ('id' in ref ? String(ref.id) : JSON.stringify(ref.name))
-
 /** The outcome of looking one value up: the id, or why not (`missing`: no record has that name). */
 export type Found = { id: number } | { error: string; missing?: string }
 
@@ -51,8 +49,8 @@ export class Directory<R extends { id: number }> {
     if (hit) return hit
     const matches = this.matcher ? this.matcher(ref.name, this.byName) : this.byName.get(ref.name) ?? []
     const found: Found = matches.length === 1 ? { id: matches[0].id }
-      : matches.length === 0 ? { error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}`, missing: ref.name }
-        : { error: `${matches.length} ${this.kind}s${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)` }
+      : matches.length === 0 ? { error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`, missing: ref.name }
+        : { error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)` }
     this.cache.set(ref.name, found)
     return found
   }
@@ -62,11 +60,19 @@ export class Directory<R extends { id: number }> {
     return this.ids.get(id)
   }
 
+  /** The names there are, when a few (media files are found by path, and are too many to list). */
+  private known(): string {
+    if (this.matcher || this.records.length > 20) return ''
+    return this.records.length ? ` (there are: ${this.records.map(this.nameOf).join(', ')})` : ` (there are none)`
+  }
+
   private candidates(matches: R[]): string {
     const shown = matches.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id})`).join(', ')
     return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
   }
 }
+
+const plural = (kind: string) => (kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : kind.endsWith('s') ? `${kind}es` : `${kind}s`)
 
 // ---- media files: by alias, by the longest alias ending a path, or by a unique file name ----
 
