@@ -55,6 +55,13 @@ export class Directory<R extends { id: number }> {
     return found
   }
 
+  /** Is record `id` one of those `name` matches? */
+  matches(name: string, id: number): boolean {
+    const record = this.ids.get(id)
+    if (!record) return false
+    return (this.matcher ? this.matcher(name, this.byName) : this.byName.get(name) ?? []).includes(record)
+  }
+
   /** The record an id names, when it is in this directory. */
   byId(id: number): R | undefined {
     return this.ids.get(id)
@@ -239,8 +246,9 @@ export function resolveRows(parsed: ParsedRows, media: Directory<MediaFile> | un
   const tags: ParsedTags = { tags: [], lines: [], errors: [] }
   const missing = new Set<string>()
   const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }
-  parsed.rows.forEach((row, i) => {
-    const file = 'id' in row.mediaFile ? row.mediaFile : media?.find(row.mediaFile) ?? noLibrary
+  parsed.rows.forEach(({ mediaFileHint: hint, ...row }, i) => {
+    const file = 'id' in row.mediaFile ? row.mediaFile
+      : hint !== undefined && media?.matches(row.mediaFile.name, hint) ? { id: hint } : media?.find(row.mediaFile) ?? noLibrary
     const tagClass = 'id' in row.tagClass ? row.tagClass : classes?.find(row.tagClass) ?? noLibrary
     const problems: string[] = []
     if ('error' in file) problems.push(`mediaFile: ${file.error}`)

@@ -67,6 +67,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
     const offset = get(f, col.offset)
     const raw: Record<string, unknown> = {
       mediaFile: fileRef(get(f, col.fileId), get(f, col.file), opts.mediaFile),
+      mediaFileHint: get(f, col.file) !== '' ? idOnly(get(f, col.fileId)) : '',
       tagClass: get(f, classCol) !== '' ? get(f, classCol) : idOnly(get(f, col.classId)),
       startTime: offset !== '' ? offset : get(f, col.begin),
       endTime: offset !== '' ? endInFile(offset, get(f, col.begin), get(f, col.end)) : get(f, col.end),
@@ -79,10 +80,11 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   return result
 }
 
-/** The media file of a row: the id mas wrote, else the Begin Path / Begin File (a path or a name), else --media-file. */
+/** The media file of a row: the Begin Path / Begin File (a path or a name; the id mas wrote beside it
+ * is its hint), else the id mas wrote, else --media-file. */
 function fileRef(id: string, file: string, fallback?: string): string {
-  if (idOnly(id) !== '') return id
   if (file !== '') return 'id' in parseRef(file) ? `name:${file}` : file // Begin File holds a name, even one of digits
+  if (idOnly(id) !== '') return id
   return fallback ?? ''
 }
 

@@ -31,7 +31,14 @@ export interface TagRecord extends Partial<TagInput> { id?: number; [k: string]:
 export interface ParsedTags { tags: TagInput[]; lines: number[]; errors: string[] }
 
 /** A row as read from a file: the media file and tag class by id or by name, not yet looked up. */
-export interface TagRow extends Omit<TagInput, 'mediaFile' | 'tagClass'> { mediaFile: Ref; tagClass: Ref }
+export interface TagRow extends Omit<TagInput, 'mediaFile' | 'tagClass'> {
+  mediaFile: Ref
+  tagClass: Ref
+  /** the id written beside the media file's name (a Raven table's mas_media_file_id): taken when that
+   * file has the name, so two files of one name are told apart, and a table from another server falls
+   * back to the name */
+  mediaFileHint?: number
+}
 
 /** What a tag file holds: rows with their lines, errors by line, and warnings (e.g. ignored columns). */
 export interface ParsedRows { rows: TagRow[]; lines: number[]; errors: string[]; warnings: string[]; unit: 'line' | 'item' }
@@ -236,6 +243,8 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   if (tag.minFrequency !== undefined && tag.maxFrequency !== undefined && tag.maxFrequency < tag.minFrequency) {
     problems.push(`maxFrequency (${tag.maxFrequency}) is below minFrequency (${tag.minFrequency})`)
   }
+  const hint = numberValue(raw.mediaFileHint)
+  if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint
   for (const f of FLAGS) {
     const v = raw[f]
     if (v === undefined || v === '' || v === null) continue

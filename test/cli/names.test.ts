@@ -198,6 +198,19 @@ test('export --format raven → import into another tag set is exact; Begin Time
   assert.is(run.code, 0, run.stderr)
   assert.equal(regions(await tagsOf(copy)), regions(await tagsOf(experts)))
 
+  // the ids decide only where they name a file of that name: a table whose ids mean other files
+  // (another server's) is read by the file names, and a name two files share is then an error
+  const idAt = at('mas_media_file_id')
+  const foreign = rows.map((r, i) => (i === 0 ? r : r.map((v, j) => (j === idAt ? String(900000 + i) : v))).join('\t')).join('\n') + '\n'
+  const fromElsewhere = await w.mas(['tag', 'import', '-', '--tag-set', String(await newTagSet('foreign'))], { input: foreign })
+  assert.is(fromElsewhere.code, 1)
+  assert.match(fromElsewhere.stderr, /line 2: mediaFile: 2 media files in library \d+ match "20260501_050000.WAV"/)
+  assert.not.match(fromElsewhere.stderr, /line 4|line 5/)
+  const unique = [rows[0], rows[3], rows[4]].map((r) => r.map((v, j) => (j === idAt ? '900001' : v)).join('\t')).join('\n') + '\n'
+  const byName = await newTagSet('by name')
+  assert.is((await w.mas(['tag', 'import', '-', '--tag-set', String(byName)], { input: unique })).code, 0)
+  assert.equal((await tagsOf(byName)).map((t: any) => t.mediaFile), [file['siteA/2026-05-01/20260501_060000.WAV'], file['siteA/2026-05-02/dawn.wav']])
+
   // --per-file: one table per recording, in its alias's folders; each imports back exactly
   const perFile = await w.mas(['tag', 'export', '--tag-set', 'experts', '--format', 'raven', '--per-file', out])
   assert.is(perFile.code, 0, perFile.stderr)

@@ -136,8 +136,11 @@ test('Raven writing: files by start time then alias, Begin Time running on, ids 
   ])
   const back = parseTags(text)
   assert.equal(back.errors, [])
-  assert.equal(plain(back).map((r) => [r.mediaFile, r.tagClass, r.startTime, r.endTime, r.strength]),
-    [[5, 'name:robin', 0.1, 2.25, undefined], [3, 'name:blackbird', 0.1, 2.25, 0.3], [4, 'name:blackbird', 0.3, 0.7, 0.3]])
+  // the file by its name, with the id written beside it as the hint that tells two files of one name apart
+  assert.equal(plain(back).map((r) => [r.mediaFile, r.mediaFileHint, r.tagClass, r.startTime, r.endTime, r.strength]), [
+    ['name:20260430_050000.WAV', 5, 'name:robin', 0.1, 2.25, undefined],
+    ['name:20260501_050000.WAV', 3, 'name:blackbird', 0.1, 2.25, 0.3],
+    ['name:20260501_050000.WAV', 4, 'name:blackbird', 0.3, 0.7, 0.3]])
   assert.is(perFileName('siteA/2026-05-01/20260501_050000.WAV'), 'siteA/2026-05-01/20260501_050000.Table.1.selections.txt')
   assert.is(perFileName('../../etc/x.wav'), 'etc/x.Table.1.selections.txt')
 })
