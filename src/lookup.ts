@@ -163,9 +163,16 @@ export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(
 export const projectId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => projects(api))
 export const sensorId = (api: ApiClient, flag: string, value: string) =>
   flagId(flag, value, async () => new Directory('sensor', '', await api.all<Named>('sensor/'), (r) => r.name))
-/** A media file by alias or file name among those the caller can read (or those of one library). */
-export const mediaFileId = (api: ApiClient, flag: string, value: string, library?: number) =>
-  flagId(flag, value, () => mediaFiles(api, library))
+/** A media file by alias or file name among those the caller can read (or those of one library): an
+ * alias the server finds itself (`?alias=`) needs no list of every file. */
+export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {
+  const ref = parseRef(value)
+  if ('name' in ref) {
+    const exact = await api.get<{ count?: number; results?: MediaFile[] }>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', { alias: ref.name, page_size: 2 })
+    if (exact.count === 1 && exact.results?.length === 1) return exact.results[0].id
+  }
+  return flagId(flag, value, () => mediaFiles(api, library))
+}
 /** Several media files (arguments): one list of the readable files when any is given by name. */
 export async function mediaFileIds(api: ApiClient, values: string[], flag = 'media file'): Promise<number[]> {
   const refs = values.map(parseRef)

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
-import { findTagSet, flagId, libraryOf, mediaFiles, tagClasses } from '../../src/lookup.js'
+import { findTagSet, libraryOf, mediaFileId, parseRef, tagClassId } from '../../src/lookup.js'
 
 export default class TagCreate extends AuthCommand<typeof TagCreate> {
   static summary = 'Create one tag; prints its id'
@@ -24,10 +24,10 @@ export default class TagCreate extends AuthCommand<typeof TagCreate> {
     const f = this.flags
     const tagSet = await findTagSet(this.api, '--tag-set', f['tag-set'])
     // names are looked up in the tag set's library; ids are sent as given
-    const library = () => libraryOf(tagSet, '--tag-set')
+    const library = (value: string) => ('name' in parseRef(value) ? libraryOf(tagSet, '--tag-set') : undefined)
     const [mediaFile, tagClass] = await Promise.all([
-      flagId('--media-file', f['media-file'], () => mediaFiles(this.api, library())),
-      flagId('--tag-class', f['tag-class'], () => tagClasses(this.api, library())),
+      mediaFileId(this.api, '--media-file', f['media-file'], library(f['media-file'])),
+      tagClassId(this.api, '--tag-class', f['tag-class'], library(f['tag-class'])),
     ])
     const tag = await this.api.post('tag/', {
       tagSet: tagSet.id, mediaFile, tagClass,
