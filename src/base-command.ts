@@ -2,7 +2,7 @@ import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError } from './api.js'
 import type { Table } from './columns.js'
 import { listOutput, type ListFlags } from './list-output.js'
-import { loadNames, Names, type NameKind, type NameScope } from './names.js'
+import { loadNames, Names, type NameScope, type NameSource } from './names.js'
 import { stderr, table, type Column } from './output.js'
 import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
 
@@ -85,7 +85,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Names for ids of these kinds (none without a login; see AuthCommand). */
-  protected async names(_kinds: readonly NameKind[], _scope: NameScope): Promise<Names> {
+  protected async names(_kinds: readonly NameSource[], _scope: NameScope): Promise<Names> {
     return Names.none
   }
 
@@ -114,7 +114,7 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
     this.api = this.client(token)
   }
 
-  protected async names(kinds: readonly NameKind[], scope: NameScope): Promise<Names> {
+  protected async names(kinds: readonly NameSource[], scope: NameScope): Promise<Names> {
     return loadNames(this.api, kinds, scope)
   }
 }
