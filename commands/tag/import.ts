@@ -1,12 +1,12 @@
 import { Args, Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
-import { AuthCommand, failure } from '../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../src/base-command.js'
 import { count } from '../../src/confirm.js'
 import { findTagSet, libraryOf, mediaFiles, namesAny, resolveRows, tagClasses, type TagSet } from '../../src/lookup.js'
 import { stderr, warn } from '../../src/output.js'
 import { readInput } from '../../src/stdin.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
-import { parseTags, TAG_FORMATS, type ParsedRows } from '../../src/tag-formats.js'
+import { detectFormat, parseTags, TAG_FORMATS, type ParsedRows } from '../../src/tag-formats.js'
 import { sendTags } from '../../src/tag-import.js'
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
@@ -37,7 +37,9 @@ Every row is checked and looked up first: if any is bad, the errors are listed w
   async run() {
     const source = this.args.file === '-' ? 'stdin' : this.args.file
     const text = await readInput(this.args.file).catch((err) => failure(`Cannot read ${this.args.file}: ${err.message}`))
-    const parsed = parseTags(text, { format: this.flags.format, mediaFile: this.flags['media-file'], classColumn: this.flags['class-column'] })
+    const format = this.flags.format ?? detectFormat(text)
+    if (this.flags['class-column'] !== undefined && format !== 'raven') usageError(`--class-column is for Raven selection tables; ${source} holds ${format}`)
+    const parsed = parseTags(text, { format, mediaFile: this.flags['media-file'], classColumn: this.flags['class-column'] })
     for (const w of parsed.warnings) warn(w)
     if (parsed.errors.length) refuse(parsed.errors, source)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])

@@ -174,6 +174,9 @@ test('a Raven multi-file table as Raven writes it: spectrogram rows, the place i
   const byColumn = await w.mas(['tag', 'import', '-', '--tag-set', String(chosen), '--class-column', 'Call type'], { input: other })
   assert.is(byColumn.code, 0, byColumn.stderr)
   assert.is((await tagsOf(chosen)).length, 3)
+  const notRaven = await w.mas(['tag', 'import', '-', '--tag-set', String(chosen), '--class-column', 'Species'], { input: `${HEADER}\n` })
+  assert.is(notRaven.code, 2)
+  assert.match(notRaven.stderr, '--class-column is for Raven selection tables; stdin holds csv')
 })
 
 test('export --format raven → import into another tag set is exact; Begin Time runs on across the files', async () => {
