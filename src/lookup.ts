@@ -110,7 +110,7 @@ function matchMedia<R>(aliasOf: (r: R) => string) {
 export interface Named { id: number; name: string }
 export interface TagSet { id: number; name: string; library: number | null; user?: number }
 export interface TagClass { id: number; className: string; displayName?: string; library: number }
-export interface MediaFile { id: number; alias: string; library: number; realStartTime?: string | null; file?: string;
+export interface MediaFile { id: number; alias: string | null; library: number; realStartTime?: string | null; file?: string;
   mediafilemetadata_set?: { name: string; value: string }[] }
 export interface User { id: number; username: string }
 export interface Group { id: number; name: string; users: number[]; creationDate?: string; createdBy?: number }
@@ -130,7 +130,7 @@ export async function tagClasses(api: ApiClient, library: number): Promise<Direc
 /** The media files of a library (or every readable one), found by alias or file name. */
 export async function mediaFiles(api: ApiClient, library?: number, query: Query = {}): Promise<Directory<MediaFile>> {
   const records = await api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query)
-  return new Directory('media file', library ? ` in library ${library}` : '', records, (r) => r.alias, matchMedia((r) => r.alias))
+  return new Directory('media file', library ? ` in library ${library}` : '', records, (r) => r.alias ?? '', matchMedia((r) => r.alias ?? ''))
 }
 
 export async function projects(api: ApiClient): Promise<Directory<Named>> {

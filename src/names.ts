@@ -49,7 +49,7 @@ export async function loadNames(api: ApiClient, kinds: readonly NameSource[], sc
       const list = kind.list(scope)
       if (!list) return
       const records = await readable(api.all<Record<string, unknown>>(list.path, list.query ?? {}))
-      maps.set(kind, new Map(records.map((r) => [Number(r.id), String(kind.name(r))])))
+      maps.set(kind, new Map(records.map((r) => [Number(r.id), String(kind.name(r) ?? r.id)])))
     }),
   ])
   return new Names(maps, me)

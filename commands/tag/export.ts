@@ -80,8 +80,13 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
       return
     }
     let written = 0
+    const used = new Set<string>()
     for (const file of files.filter((f) => tagged.has(f.id))) {
-      const path = join(dir, perFileName(file.alias))
+      let name = perFileName(file.alias)
+      // two recordings of one alias (imports that kept only file names) get a table each
+      if (used.has(name)) name = name.replace(/\.Table\.1\.selections\.txt$/, `.${file.id}.Table.1.selections.txt`)
+      used.add(name)
+      const path = join(dir, name)
       await mkdir(dirname(path), { recursive: true })
       await writeFile(path, ravenTable(tags.filter((t) => Number(t.mediaFile) === file.id), [file], className))
       written++
@@ -94,7 +99,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
 function ravenFile(m: MediaFile): RavenFile {
   const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
   const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
-  return { id: m.id, alias: m.alias, realStartTime: m.realStartTime, duration }
+  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration }
 }
 
 function write(text: string): Promise<void> {
