@@ -1,6 +1,8 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError } from './api.js'
+import type { Table } from './columns.js'
 import { listOutput, type ListFlags } from './list-output.js'
+import { loadNames, Names, type NameScope, type NameSource } from './names.js'
 import { stderr, table, type Column } from './output.js'
 import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
 
@@ -65,8 +67,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** A list of records, the one way every list command prints them (flags of src/list-output.ts):
-   * prints the table or CSV (not under --json) and returns the records shown, the --json result. */
-  protected async showList<R>(rows: readonly R[], columns: readonly Column<R>[]): Promise<R[]> {
+   * prints the table or CSV (not under --json) and returns the records shown, the --json result.
+   * A `Table` (src/columns.ts) shows names for ids, read from the API only when a table is printed. */
+  protected async showList<R>(rows: readonly R[], columns: readonly Column<R>[] | Table, scope: NameScope = {}): Promise<R[]> {
+    if (!Array.isArray(columns)) {
+      const table = columns as Table
+      const names = this.jsonEnabled() || !table.kinds.length ? Names.none : await this.names(table.kinds, scope)
+      columns = table.columns(names) as unknown as Column<R>[]
+    }
     const output = listOutput(this.flags as ListFlags, this.jsonEnabled())
     const shown = output.records(rows, columns)
     if (this.jsonEnabled()) return shown
@@ -74,6 +82,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (text) this.log(text)
     if (more) stderr(more)
     return shown
+  }
+
+  /** Names for ids of these kinds (none without a login; see AuthCommand). */
+  protected async names(_kinds: readonly NameSource[], _scope: NameScope): Promise<Names> {
+    return Names.none
   }
 
   async catch(err: any): Promise<any> {
@@ -99,6 +112,10 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
       failure(`Not logged in${this.flags.profile !== DEFAULT_PROFILE ? ` (profile "${this.flags.profile}")` : ''} to ${this.server}: run mas login`)
     }
     this.api = this.client(token)
+  }
+
+  protected async names(kinds: readonly NameSource[], scope: NameScope): Promise<Names> {
+    return loadNames(this.api, kinds, scope)
   }
 }
 

@@ -1,25 +1,62 @@
+import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
 import type { Column } from './output.js'
 
-// Table columns of the records commands list, in one place.
+// Table columns of the records commands list, in one place. Columns that refer to other records show
+// their names (src/names.ts); each table says which kinds of names it needs.
 
 type R = Record<string, any>
 const c = (header: string, key = header): Column<R> => ({ header, get: (r) => r[key] })
+/** A column of references shown by name. */
+const named = (n: Names, kind: NameSource, header: string, key = header): Column<R> =>
+  ({ header, get: (r) => (Array.isArray(r[key]) ? r[key].map((id: unknown) => n.of(kind, id)) : n.of(kind, r[key])) })
 
-export const GROUP: Column<R>[] = [c('id'), c('name'), c('users'), c('created', 'creationDate')]
-export const LIBRARY: Column<R>[] = [c('id'), c('name'), c('user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')]
-export const MEDIA: Column<R>[] = [c('id'), c('alias'), c('library'), c('sensor'), c('started', 'realStartTime'), c('uploaded', 'uploadDate'), c('file')]
-export const TAG_SET: Column<R>[] = [c('id'), c('name'), c('library'), c('user'), c('created', 'creationDate')]
-export const TAG_CLASS: Column<R>[] = [c('id'), c('className'), c('displayName'), c('library'), c('user')]
-export const PROJECT: Column<R>[] = [c('id'), c('name'), c('type'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')]
+/** A table: its columns given the names, and the kinds of names they show. */
+export interface Table { kinds: readonly NameSource[]; columns: (n: Names) => Column<R>[] }
+
+export const GROUP: Table = { kinds: [USERS], columns: (n) => [c('id'), c('name'), named(n, USERS, 'users'), named(n, USERS, 'createdBy'), c('created', 'creationDate')] }
+export const LIBRARY: Table = {
+  kinds: [USERS],
+  columns: (n) => [c('id'), c('name'), named(n, USERS, 'user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')],
+}
+export const MEDIA: Table = {
+  kinds: [LIBRARIES, SENSORS],
+  columns: (n) => [c('id'), c('alias'), named(n, LIBRARIES, 'library'), named(n, SENSORS, 'sensor'), c('started', 'realStartTime'), c('uploaded', 'uploadDate'), c('file')],
+}
+export const TAG_SET: Table = {
+  kinds: [LIBRARIES, USERS],
+  columns: (n) => [c('id'), c('name'), named(n, LIBRARIES, 'library'), named(n, USERS, 'user'), c('created', 'creationDate')],
+}
+export const TAG_CLASS: Table = {
+  kinds: [LIBRARIES, USERS],
+  columns: (n) => [c('id'), c('className'), c('displayName'), named(n, LIBRARIES, 'library'), named(n, USERS, 'user')],
+}
+export const PROJECT: Table = {
+  kinds: [PROJECT_TYPES],
+  columns: (n) => [c('id'), c('name'), named(n, PROJECT_TYPES, 'type'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')],
+}
 export const JOB_STATUS: Record<number, string> = { 1: 'Unknown', 2: 'Queued', 3: 'Running', 4: 'Error', 5: 'Stopped', 6: 'Complete' }
-export const JOB: Column<R>[] = [c('id'), c('name'), c('project'), c('type'),
-  { header: 'status', get: (r) => JOB_STATUS[r.status] ?? r.status },
-  { header: 'done', get: (r) => (typeof r.fractionCompleted === 'number' ? `${Math.round(r.fractionCompleted * 100)}%` : '') },
-  c('created', 'creationDate')]
-export const RESULT_FILE: Column<R>[] = [c('id'), c('job'), c('notes'), c('created', 'creationDate'), c('resultFile')]
-export const PERMISSION: Column<R>[] = [c('id'), { header: 'bearer', get: (r) => `${r.bearer_type}:${r.bearer_id}` },
-  { header: 'target', get: (r) => `${r.target_type}:${r.target_id}` },
-  { header: 'flags', get: (r) => ['read', 'write', 'launch_job', 'admin'].filter((f) => r[f]).join(',') },
-  c('createdBy'), c('created', 'creationDate')]
-export const TAG: Column<R>[] = [c('id'), c('tagSet'), c('mediaFile'), c('tagClass'), c('start', 'startTime'), c('end', 'endTime'),
-  c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), c('strength')]
+export const JOB: Table = {
+  kinds: [PROJECTS, JOB_TYPES],
+  columns: (n) => [c('id'), c('name'), named(n, PROJECTS, 'project'), named(n, JOB_TYPES, 'type'),
+    { header: 'status', get: (r) => JOB_STATUS[r.status] ?? r.status },
+    { header: 'done', get: (r) => (typeof r.fractionCompleted === 'number' ? `${Math.round(r.fractionCompleted * 100)}%` : '') },
+    c('created', 'creationDate')],
+}
+export const RESULT_FILE: Table = { kinds: [], columns: () => [c('id'), c('job'), c('notes'), c('created', 'creationDate'), c('resultFile')] }
+// a grant's bearer_type and target_type (the API's values) and how a table shows them
+const BEARER: Record<string, [NameSource, string]> = { user: [USERS, 'user'], appusergroup: [GROUPS, 'group'] }
+const TARGET: Record<string, [NameSource, string]> = { library: [LIBRARIES, 'library'], tagset: [TAG_SETS, 'tagset'], appusergroup: [GROUPS, 'group'] }
+const ref = (n: Names, kinds: Record<string, [NameSource, string]>, type: string, id: unknown) =>
+  kinds[type] ? `${kinds[type][1]}:${n.of(kinds[type][0], id)}` : `${type}:${id}`
+export const PERMISSION: Table = {
+  kinds: [USERS, GROUPS, LIBRARIES, TAG_SETS],
+  columns: (n) => [c('id'), { header: 'bearer', get: (r) => ref(n, BEARER, r.bearer_type, r.bearer_id) },
+    { header: 'target', get: (r) => ref(n, TARGET, r.target_type, r.target_id) },
+    { header: 'flags', get: (r) => ['read', 'write', 'launch_job', 'admin'].filter((f) => r[f]).join(',') },
+    named(n, USERS, 'createdBy'), c('created', 'creationDate')],
+}
+export const TAG: Table = {
+  kinds: [TAG_SETS, MEDIA_FILES, TAG_CLASSES],
+  columns: (n) => [c('id'), named(n, TAG_SETS, 'tagSet'), named(n, MEDIA_FILES, 'mediaFile'), named(n, TAG_CLASSES, 'tagClass'),
+    c('start', 'startTime'), c('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), c('strength')],
+}

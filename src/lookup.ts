@@ -1,32 +1,224 @@
-import type { ApiClient } from './api.js'
+import { ApiError, type ApiClient, type Query } from './api.js'
 import { failure } from './base-command.js'
+import type { ParsedRows, ParsedTags, TagRow } from './tag-formats.js'
 
-// Names to ids: users, groups and job types may be given by name or by id.
+// Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
+// a value of digits only is an id, `name:X` is the name X (a class literally named 12 is `name:12`),
+// anything else a name. Names are resolved in bulk: one list request per kind of record, then every
+// row of a file is looked up in memory, so a 100,000-row import costs the same few requests as one row.
+// A name matching nothing or several records is an error naming the candidates.
+
+/** A record as a value refers to it: by id, or by name. */
+export type Ref = { id: number } | { name: string }
 
 const isId = (s: string) => /^\d+$/.test(s)
 
-/** A user id; names are looked up in user/ (site admins only). */
-export async function userId(api: ApiClient, nameOrId: string): Promise<number> {
-  if (isId(nameOrId)) return Number(nameOrId)
-  const users = await api.all<{ id: number; username: string }>('user/')
-  const user = users.find((u) => u.username === nameOrId)
-  if (!user) failure(`No user named "${nameOrId}"`)
-  return user.id
+/** How a value refers to a record: digits only (or a JSON number) an id, `name:X` the name X, else a name. */
+export function parseRef(value: string | number): Ref {
+  if (typeof value === 'number') return { id: value }
+  const v = value.trim()
+  if (v.startsWith('name:')) return { name: v.slice(5) }
+  return isId(v) ? { id: Number(v) } : { name: v }
 }
 
+/** The outcome of looking one value up: the id, or why not (`missing`: no record has that name). */
+export type Found = { id: number } | { error: string; missing?: string }
+
+/** Records of one kind with a way to find them by name. */
+export class Directory<R extends { id: number }> {
+  private readonly byName = new Map<string, R[]>()
+  private readonly ids = new Map<number, R>()
+  private readonly cache = new Map<string, Found>()
+
+  /** `kind` ("tag class"), `where` (" in library 3"), the name of a record, and how a candidate is shown. */
+  constructor(readonly kind: string, readonly where: string, readonly records: readonly R[],
+    private readonly nameOf: (r: R) => string, private readonly matcher?: (name: string, byName: Map<string, R[]>) => R[]) {
+    for (const r of records) {
+      this.ids.set(r.id, r)
+      const key = this.matcher ? baseName(nameOf(r)) : nameOf(r)
+      const list = this.byName.get(key)
+      if (list) list.push(r)
+      else this.byName.set(key, [r])
+    }
+  }
+
+  /** An id as given, or the one record with that name. */
+  find(ref: Ref): Found {
+    if ('id' in ref) return ref
+    const hit = this.cache.get(ref.name)
+    if (hit) return hit
+    const matches = this.matcher ? this.matcher(ref.name, this.byName) : this.byName.get(ref.name) ?? []
+    const found: Found = matches.length === 1 ? { id: matches[0].id }
+      : matches.length === 0 ? { error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`, missing: ref.name }
+        : { error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)` }
+    this.cache.set(ref.name, found)
+    return found
+  }
+
+  /** Is record `id` one of those `name` matches? */
+  matches(name: string, id: number): boolean {
+    const record = this.ids.get(id)
+    if (!record) return false
+    return (this.matcher ? this.matcher(name, this.byName) : this.byName.get(name) ?? []).includes(record)
+  }
+
+  /** The record an id names, when it is in this directory. */
+  byId(id: number): R | undefined {
+    return this.ids.get(id)
+  }
+
+  /** The names there are, when a few (media files are found by path, and are too many to list). */
+  private known(): string {
+    if (this.matcher || this.records.length > 20) return ''
+    return this.records.length ? ` (there are: ${this.records.map(this.nameOf).join(', ')})` : ` (there are none)`
+  }
+
+  private candidates(matches: R[]): string {
+    const shown = matches.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id})`).join(', ')
+    return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
+  }
+}
+
+const plural = (kind: string) => (kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : kind.endsWith('s') ? `${kind}es` : `${kind}s`)
+
+// ---- media files: by alias, by the longest alias ending a path, or by a unique file name ----
+
+const slashes = (s: string) => s.replace(/\\/g, '/').replace(/\/+/g, '/')
+const baseName = (s: string) => slashes(s).split('/').pop() ?? ''
+
+/** Media files matching `name`: the file whose alias is `name` (separators normalised); else the files
+ * whose alias is the longest ending of `name` at a folder boundary (a Raven `Begin Path` from another
+ * machine); else the files whose alias ends with `name` (a bare file name, unique in the library). */
+function matchMedia<R>(aliasOf: (r: R) => string) {
+  return (name: string, byBase: Map<string, R[]>): R[] => {
+    const path = slashes(name).replace(/^\/+/, '')
+    const same = byBase.get(baseName(path)) ?? []
+    const exact = same.filter((r) => slashes(aliasOf(r)) === path)
+    if (exact.length) return exact
+    const endsPath = (long: string, short: string) => long.endsWith(`/${short}`)
+    const within = same.filter((r) => endsPath(path, slashes(aliasOf(r))))
+    if (within.length) {
+      const longest = Math.max(...within.map((r) => slashes(aliasOf(r)).length))
+      return within.filter((r) => slashes(aliasOf(r)).length === longest)
+    }
+    return same.filter((r) => endsPath(slashes(aliasOf(r)), path))
+  }
+}
+
+// ---- the kinds of records ----
+
+export interface Named { id: number; name: string }
+export interface TagSet { id: number; name: string; library: number | null; user?: number }
+export interface TagClass { id: number; className: string; displayName?: string; library: number }
+export interface MediaFile { id: number; alias: string | null; library: number; realStartTime?: string | null; file?: string;
+  mediafilemetadata_set?: { name: string; value: string }[] }
+export interface User { id: number; username: string }
 export interface Group { id: number; name: string; users: number[]; creationDate?: string; createdBy?: number }
 
-/** A group by id or by name among the groups the caller can see. */
-export async function findGroup(api: ApiClient, nameOrId: string): Promise<Group> {
-  if (isId(nameOrId)) return api.get<Group>(`appUserGroup/${nameOrId}/`)
-  const matches = (await api.all<Group>('appUserGroup/')).filter((g) => g.name === nameOrId)
-  if (matches.length === 0) failure(`No group named "${nameOrId}"`)
-  if (matches.length > 1) failure(`Several groups are named "${nameOrId}" (ids ${matches.map((g) => g.id).join(', ')}): give the id`)
-  return matches[0]
+export async function libraries(api: ApiClient): Promise<Directory<Named>> {
+  return new Directory('library', '', await api.all<Named>('library/'), (r) => r.name)
 }
 
-export async function groupId(api: ApiClient, nameOrId: string): Promise<number> {
-  return isId(nameOrId) ? Number(nameOrId) : (await findGroup(api, nameOrId)).id
+export async function tagSets(api: ApiClient, library?: number): Promise<Directory<TagSet>> {
+  return new Directory('tag set', library ? ` of library ${library}` : '', await api.all<TagSet>('tagSet/', { library }), (r) => r.name)
+}
+
+export async function tagClasses(api: ApiClient, library: number): Promise<Directory<TagClass>> {
+  return new Directory('tag class', ` in library ${library}`, await api.all<TagClass>('tagClass/', { library }), (r) => r.className)
+}
+
+/** The media files of a library (or every readable one), found by alias or file name. */
+export async function mediaFiles(api: ApiClient, library?: number, query: Query = {}): Promise<Directory<MediaFile>> {
+  const records = await api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query)
+  return new Directory('media file', library ? ` in library ${library}` : '', records, (r) => r.alias ?? '', matchMedia((r) => r.alias ?? ''))
+}
+
+export async function projects(api: ApiClient): Promise<Directory<Named>> {
+  const records = await api.all<Named>('project/').catch((e) => {
+    if (e instanceof ApiError && e.status === 403) failure('Only site admins may look projects up by name (the API lists projects to them alone): give the project id')
+    throw e
+  })
+  return new Directory('project', '', records, (r) => r.name)
+}
+
+export async function users(api: ApiClient): Promise<Directory<User>> {
+  return new Directory('user', '', await api.all<User>('user/'), (r) => r.username)
+}
+
+export async function groups(api: ApiClient): Promise<Directory<Group>> {
+  return new Directory('group', '', await api.all<Group>('appUserGroup/'), (r) => r.name)
+}
+
+/** The id a flag (or argument) names, or a one-line error naming the flag and the candidates. */
+export async function flagId<R extends { id: number }>(flag: string, value: string, directory: () => Promise<Directory<R>>): Promise<number> {
+  const ref = parseRef(value)
+  if ('id' in ref) return ref.id
+  const found = (await directory()).find(ref)
+  if ('error' in found) failure(`${flag}: ${found.error}`)
+  return found.id
+}
+
+export const libraryId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => libraries(api))
+export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => tagSets(api))
+export const projectId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => projects(api))
+export const sensorId = (api: ApiClient, flag: string, value: string) =>
+  flagId(flag, value, async () => new Directory('sensor', '', await api.all<Named>('sensor/'), (r) => r.name))
+/** A media file by alias or file name among those the caller can read (or those of one library): an
+ * alias the server finds itself (`?alias=`) needs no list of every file. */
+export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {
+  const ref = parseRef(value)
+  if ('name' in ref) {
+    const exact = await api.get<{ count?: number; results?: MediaFile[] }>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', { alias: ref.name, page_size: 2 })
+    if (exact.count === 1 && exact.results?.length === 1) return exact.results[0].id
+  }
+  return flagId(flag, value, () => mediaFiles(api, library))
+}
+/** Several media files (arguments): one list of the readable files when any is given by name. */
+export async function mediaFileIds(api: ApiClient, values: string[], flag = 'media file'): Promise<number[]> {
+  const refs = values.map(parseRef)
+  const directory = refs.some((r) => 'name' in r) ? await mediaFiles(api) : undefined
+  return refs.map((ref) => {
+    const found = directory ? directory.find(ref) : ref as { id: number }
+    if ('error' in found) failure(`${flag}: ${found.error}`)
+    return found.id
+  })
+}
+
+/** A tag class by name, in one library or (when the name is unique) among those the caller can read. */
+export const tagClassId = (api: ApiClient, flag: string, value: string, library?: number) =>
+  flagId(flag, value, async () => library ? tagClasses(api, library)
+    : new Directory('tag class', '', await api.all<TagClass>('tagClass/'), (r) => r.className))
+
+/** A tag set by name or id, with its library (tag classes and media files are found in it). */
+export async function findTagSet(api: ApiClient, flag: string, value: string): Promise<TagSet> {
+  return api.get<TagSet>(`tagSet/${await flagId(flag, value, () => tagSets(api))}/`)
+}
+
+/** The library of a tag set, needed to find classes and files by name. */
+export function libraryOf(tagSet: TagSet, flag: string): number {
+  if (!tagSet.library) failure(`${flag}: tag set ${tagSet.id} belongs to no library, so names cannot be looked up in it: give ids`)
+  return tagSet.library
+}
+
+// ---- users and groups (kept for the commands that take several at once) ----
+
+/** A user id; names are looked up in user/ (site admins only). */
+export async function userId(api: ApiClient, nameOrId: string, flag = 'user'): Promise<number> {
+  return flagId(flag, nameOrId, () => users(api))
+}
+
+/** A group by id or by name among the groups the caller can see. */
+export async function findGroup(api: ApiClient, nameOrId: string, flag = 'group'): Promise<Group> {
+  const ref = parseRef(nameOrId)
+  if ('id' in ref) return api.get<Group>(`appUserGroup/${ref.id}/`)
+  const directory = await groups(api)
+  const found = directory.find(ref)
+  if ('error' in found) failure(`${flag}: ${found.error}`)
+  return directory.byId(found.id)!
+}
+
+export async function groupId(api: ApiClient, nameOrId: string, flag = 'group'): Promise<number> {
+  return flagId(flag, nameOrId, () => groups(api))
 }
 
 /** A job type id from its name (case-insensitive) or id, checked against jobTypes/. */
@@ -39,8 +231,43 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
 
 /** Splits user arguments into ids and usernames (the server takes `users` and `usernames`). */
 export function splitUsers(values: string[]): { users: number[]; usernames: string[] } {
+  const refs = values.map(parseRef)
   return {
-    users: values.filter(isId).map(Number),
-    usernames: values.filter((v) => !isId(v)),
+    users: refs.flatMap((r) => ('id' in r ? [r.id] : [])),
+    usernames: refs.flatMap((r) => ('name' in r ? [r.name] : [])),
   }
+}
+
+// ---- the rows of a tag file ----
+
+/** Does any row name its media file (or tag class) rather than give the id? Then the list is needed. */
+export function namesAny(rows: readonly TagRow[], field: 'mediaFile' | 'tagClass'): boolean {
+  return rows.some((r) => 'name' in r[field])
+}
+
+/** Rows with ids for names, looked up in the directories of the tag set's library. Unknown class names
+ * are not errors of their lines but listed once in `missingClasses` (they may be created); every other
+ * name that matches nothing or several records is an error of its line. */
+export function resolveRows(parsed: ParsedRows, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
+{ tags: ParsedTags; missingClasses: string[] } {
+  const tags: ParsedTags = { tags: [], lines: [], errors: [] }
+  const missing = new Set<string>()
+  const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }
+  parsed.rows.forEach(({ mediaFileHint: hint, ...row }, i) => {
+    const file = 'id' in row.mediaFile ? row.mediaFile
+      : hint !== undefined && media?.matches(row.mediaFile.name, hint) ? { id: hint } : media?.find(row.mediaFile) ?? noLibrary
+    const tagClass = 'id' in row.tagClass ? row.tagClass : classes?.find(row.tagClass) ?? noLibrary
+    const problems: string[] = []
+    if ('error' in file) problems.push(`mediaFile: ${file.error}`)
+    if ('error' in tagClass) {
+      if (tagClass.missing !== undefined) missing.add(tagClass.missing)
+      else problems.push(`tagClass: ${tagClass.error}`)
+    }
+    if (problems.length) tags.errors.push(`${parsed.unit} ${parsed.lines[i]}: ${problems.join('; ')}`)
+    else if (!('error' in file) && !('error' in tagClass)) {
+      tags.tags.push({ ...row, mediaFile: file.id, tagClass: tagClass.id })
+      tags.lines.push(parsed.lines[i])
+    }
+  })
+  return { tags, missingClasses: [...missing] }
 }

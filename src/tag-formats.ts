@@ -1,7 +1,11 @@
+import { parseRef, type Ref } from './lookup.js'
+import { parseRaven } from './raven.js'
+
 // Tag files read by `mas tag import` and written by `mas tag export`:
 // CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]),
 // JSON (one array of tag objects), NDJSON (one tag object a line) and Raven Pro
-// selection tables (tab-separated).
+// selection tables (tab-separated, src/raven.ts). Media files and tag classes are given by
+// id or by name (src/lookup.ts resolves them after parsing).
 
 export type TagFormat = 'csv' | 'json' | 'ndjson' | 'raven'
 export const TAG_FORMATS = ['csv', 'json', 'ndjson', 'raven'] as const satisfies readonly TagFormat[]
@@ -23,16 +27,32 @@ export interface TagInput {
 /** A tag as the server lists it (what export writes). */
 export interface TagRecord extends Partial<TagInput> { id?: number; [k: string]: unknown }
 
+/** Tags ready to send, each with the input line it came from. */
 export interface ParsedTags { tags: TagInput[]; lines: number[]; errors: string[] }
+
+/** A row as read from a file: the media file and tag class by id or by name, not yet looked up. */
+export interface TagRow extends Omit<TagInput, 'mediaFile' | 'tagClass'> {
+  mediaFile: Ref
+  tagClass: Ref
+  /** the id written beside the media file's name (a Raven table's mas_media_file_id): taken when that
+   * file has the name, so two files of one name are told apart, and a table from another server falls
+   * back to the name */
+  mediaFileHint?: number
+}
+
+/** What a tag file holds: rows with their lines, errors by line, and warnings (e.g. ignored columns). */
+export interface ParsedRows { rows: TagRow[]; lines: number[]; errors: string[]; warnings: string[]; unit: 'line' | 'item' }
+
+export const emptyRows = (unit: 'line' | 'item' = 'line'): ParsedRows => ({ rows: [], lines: [], errors: [], warnings: [], unit })
+
+/** Options of parsing: the media file of rows without one (a Raven table of one recording), the class
+ * column of a Raven table. */
+export interface ParseOptions { format?: TagFormat; mediaFile?: string; classColumn?: string }
 
 export const CSV_COLUMNS = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const
 const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const
 const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
 
-export const RAVEN_COLUMNS = ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
-  'Tag Class', 'Media File', 'Strength'] as const
-const RAVEN_CLASS = ['tag class', 'tagclass', 'class', 'class id', 'annotation', 'species']
-const RAVEN_MEDIA = ['media file', 'mediafile', 'media file id', 'media']
 
 /** Which format a file holds, from its first non-blank line. */
 export function detectFormat(text: string): TagFormat {
@@ -43,11 +63,11 @@ export function detectFormat(text: string): TagFormat {
   return 'csv'
 }
 
-export function parseTags(text: string, opts: { format?: TagFormat; mediaFile?: number } = {}): ParsedTags {
+export function parseTags(text: string, opts: ParseOptions = {}): ParsedRows {
   const format = opts.format ?? detectFormat(text)
   if (format === 'json') return parseJsonArray(text)
   if (format === 'ndjson') return parseNdjson(text)
-  if (format === 'raven') return parseRaven(text, opts.mediaFile)
+  if (format === 'raven') return parseRaven(text, opts)
   return parseCsv(text, opts.mediaFile)
 }
 
@@ -112,9 +132,9 @@ function csvField(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }
 
-export function parseCsv(text: string, mediaFile?: number): ParsedTags {
+export function parseCsv(text: string, mediaFile?: string): ParsedRows {
   const records = csvRecords(text)
-  const result: ParsedTags = { tags: [], lines: [], errors: [] }
+  const result = emptyRows()
   if (records.length === 0) { result.errors.push('line 1: the file is empty (expected a header row)'); return result }
   const header = records[0].fields.map((h) => h.trim())
   const index = new Map(header.map((h, i) => [h, i]))
@@ -133,7 +153,7 @@ export function parseCsv(text: string, mediaFile?: number): ParsedTags {
     }
     const raw: Record<string, string> = {}
     header.forEach((h, i) => { raw[h] = rec.fields[i].trim() })
-    if (mediaFile !== undefined && (raw.mediaFile ?? '') === '') raw.mediaFile = String(mediaFile)
+    if (mediaFile !== undefined && (raw.mediaFile ?? '') === '') raw.mediaFile = mediaFile
     addRow(result, rec.line, raw)
   }
   return result
@@ -147,8 +167,8 @@ export function writeCsv(tags: Iterable<TagRecord>): string {
 
 // ---- NDJSON -------------------------------------------------------------
 
-export function parseNdjson(text: string): ParsedTags {
-  const result: ParsedTags = { tags: [], lines: [], errors: [] }
+export function parseNdjson(text: string): ParsedRows {
+  const result = emptyRows()
   const lines = text.replace(/^\uFEFF/, '').split('\n')
   lines.forEach((l, i) => {
     if (l.trim() === '') return
@@ -169,8 +189,8 @@ export function parseNdjson(text: string): ParsedTags {
 // ---- JSON array ---------------------------------------------------------
 
 /** One JSON array of tag objects; rows are numbered by their place in the array ("item N"). */
-export function parseJsonArray(text: string): ParsedTags {
-  const result: ParsedTags = { tags: [], lines: [], errors: [] }
+export function parseJsonArray(text: string): ParsedRows {
+  const result = emptyRows('item')
   let data: unknown
   try { data = JSON.parse(text.replace(/^\uFEFF/, '')) } catch (err) {
     result.errors.push(`not valid JSON (${(err as Error).message})`)
@@ -197,79 +217,16 @@ export function writeNdjson(tags: Iterable<TagRecord>): string {
   return out
 }
 
-// ---- Raven Pro selection table ------------------------------------------
-
-export function parseRaven(text: string, mediaFile?: number): ParsedTags {
-  const records = csvRecords(text, '\t')
-  const result: ParsedTags = { tags: [], lines: [], errors: [] }
-  if (records.length === 0) { result.errors.push('line 1: the file is empty (expected a header row)'); return result }
-  const header = records[0].fields.map((h) => h.trim())
-  const find = (names: readonly string[]) => header.findIndex((h) => names.includes(h.toLowerCase()))
-  const col = {
-    selection: find(['selection']),
-    view: find(['view']),
-    begin: find(['begin time (s)']),
-    end: find(['end time (s)']),
-    low: find(['low freq (hz)']),
-    high: find(['high freq (hz)']),
-    tagClass: find(RAVEN_CLASS),
-    mediaFile: find(RAVEN_MEDIA),
-    strength: find(['strength']),
-  }
-  const missing = [
-    col.begin < 0 && 'Begin Time (s)', col.end < 0 && 'End Time (s)',
-    col.low < 0 && 'Low Freq (Hz)', col.high < 0 && 'High Freq (Hz)',
-    col.tagClass < 0 && 'Tag Class',
-    col.mediaFile < 0 && mediaFile === undefined && 'Media File (or give --media-file)',
-  ].filter(Boolean)
-  if (missing.length) {
-    result.errors.push(`line ${records[0].line}: bad header: missing ${missing.join(', ')}`)
-    return result
-  }
-  // Raven writes one row per view (Waveform, Spectrogram) of a selection: keep one per selection.
-  const seen = new Set<string>()
-  for (const rec of records.slice(1)) {
-    const get = (i: number) => (i >= 0 ? (rec.fields[i] ?? '').trim() : '')
-    const selection = get(col.selection)
-    if (selection !== '') {
-      if (seen.has(selection)) continue
-      seen.add(selection)
-    }
-    const raw: Record<string, string> = {
-      mediaFile: get(col.mediaFile) || (mediaFile !== undefined ? String(mediaFile) : ''),
-      tagClass: get(col.tagClass),
-      startTime: get(col.begin),
-      endTime: get(col.end),
-      minFrequency: get(col.low),
-      maxFrequency: get(col.high),
-      strength: get(col.strength),
-    }
-    addRow(result, rec.line, raw)
-  }
-  return result
-}
-
-export function writeRaven(tags: Iterable<TagRecord>): string {
-  let out = RAVEN_COLUMNS.join('\t') + '\n'
-  let n = 0
-  for (const t of tags) {
-    n++
-    out += [n, 'Spectrogram 1', 1, t.startTime, t.endTime, t.minFrequency, t.maxFrequency, t.tagClass, t.mediaFile, t.strength]
-      .map((v) => (v === undefined || v === null ? '' : String(v))).join('\t') + '\n'
-  }
-  return out
-}
-
 // ---- validation ---------------------------------------------------------
 
 /** Validates one row (strings from CSV/Raven, or JSON values) and adds the tag or its errors. */
-function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>, unit = 'line'): void {
+export function addRow(result: ParsedRows, line: number, raw: Record<string, unknown>, unit = 'line'): void {
   const problems: string[] = []
-  const tag: Partial<TagInput> = {}
+  const tag: Partial<TagRow> = {}
   for (const f of ['mediaFile', 'tagClass'] as const) {
-    const v = idValue(raw[f])
+    const v = refValue(raw[f])
     if (v === undefined) problems.push(`${f} is required`)
-    else if (v === null) problems.push(`${f} must be a positive integer id, not ${show(raw[f])}`)
+    else if (v === null) problems.push(`${f} must be a positive integer id or a name, not ${show(raw[f])}`)
     else tag[f] = v
   }
   for (const f of ['startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const) {
@@ -286,6 +243,8 @@ function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>, 
   if (tag.minFrequency !== undefined && tag.maxFrequency !== undefined && tag.maxFrequency < tag.minFrequency) {
     problems.push(`maxFrequency (${tag.maxFrequency}) is below minFrequency (${tag.minFrequency})`)
   }
+  const hint = numberValue(raw.mediaFileHint)
+  if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint
   for (const f of FLAGS) {
     const v = raw[f]
     if (v === undefined || v === '' || v === null) continue
@@ -294,17 +253,20 @@ function addRow(result: ParsedTags, line: number, raw: Record<string, unknown>, 
     else problems.push(`${f} must be true or false, not ${show(v)}`)
   }
   if (problems.length) result.errors.push(`${unit} ${line}: ${problems.join('; ')}`)
-  else { result.tags.push(tag as TagInput); result.lines.push(line) }
+  else { result.rows.push(tag as TagRow); result.lines.push(line) }
 }
 
-/** undefined: absent; null: present but not a positive integer. */
-function idValue(v: unknown): number | undefined | null {
-  if (v === undefined || v === null || v === '') return undefined
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN
-  return Number.isSafeInteger(n) && n > 0 ? n : null
+/** A record by id (a positive integer, or digits) or by name (other text); undefined: absent;
+ * null: neither (a number that is no id, `name:` with nothing after it, a JSON object). */
+function refValue(v: unknown): Ref | undefined | null {
+  if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return undefined
+  if (typeof v !== 'number' && typeof v !== 'string') return null
+  const ref = parseRef(v)
+  if ('id' in ref) return Number.isSafeInteger(ref.id) && ref.id > 0 ? ref : null
+  return ref.name.trim() === '' ? null : ref
 }
 
-function numberValue(v: unknown): number | undefined | null {
+export function numberValue(v: unknown): number | undefined | null {
   if (v === undefined || v === null || v === '') return undefined
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v) ? Number(v) : NaN
   return Number.isFinite(n) ? n : null
@@ -321,9 +283,9 @@ export interface TagWriter {
   footer: () => string
 }
 
-/** Writes tags a page at a time: the header once, then rows (Raven selections numbered across pages),
- * then the footer (the closing bracket of a JSON array). */
-export function tagWriter(format: TagFormat): TagWriter {
+/** Writes tags a page at a time: the header once, then rows, then the footer (the closing bracket of a
+ * JSON array). Raven tables need every tag and its recording first (src/raven.ts). */
+export function tagWriter(format: Exclude<TagFormat, 'raven'>): TagWriter {
   const none = () => ''
   if (format === 'ndjson') return { header: '', rows: writeNdjson, footer: none }
   if (format === 'json') {
@@ -334,15 +296,5 @@ export function tagWriter(format: TagFormat): TagWriter {
       footer: () => `${written ? '\n' : ''}]\n`,
     }
   }
-  if (format === 'csv') return { header: CSV_COLUMNS.join(',') + '\n', rows: (tags) => writeCsv(tags).slice(CSV_COLUMNS.join(',').length + 1), footer: none }
-  let n = 0
-  return {
-    footer: none,
-    header: RAVEN_COLUMNS.join('\t') + '\n',
-    rows: (tags) => {
-      const body = writeRaven(tags).slice(RAVEN_COLUMNS.join('\t').length + 1)
-      const lines = body.split('\n').filter(Boolean).map((l) => `${++n}${l.slice(l.indexOf('\t'))}`)
-      return lines.length ? lines.join('\n') + '\n' : ''
-    },
-  }
+  return { header: CSV_COLUMNS.join(',') + '\n', rows: (tags) => writeCsv(tags).slice(CSV_COLUMNS.join(',').length + 1), footer: none }
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
-import { jobTypeId } from '../../src/lookup.js'
+import { jobTypeId, projectId } from '../../src/lookup.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../../server/analysis/catalog.js'
 
 export default class JobCreate extends AuthCommand<typeof JobCreate> {
@@ -16,7 +16,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
   ]
 
   static flags = {
-    project: Flags.integer({ char: 'p', description: 'project id', required: true, min: 1 }),
+    project: Flags.string({ char: 'p', description: 'project (name or id)', required: true }),
     type: Flags.string({ char: 't', description: 'job type name or id', required: true }),
     param: Flags.string({ description: 'a parameter as name=value (repeatable)', multiple: true }),
     name: Flags.string({ description: 'job name' }),
@@ -32,7 +32,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     }
     const type = await jobTypeId(this.api, this.flags.type)
     const job = await this.api.post('jobs/', {
-      project: this.flags.project, type, parameters,
+      project: await projectId(this.api, '--project', this.flags.project), type, parameters,
       ...(this.flags.name !== undefined ? { name: this.flags.name } : {}),
       ...(this.flags.priority !== undefined ? { priority: this.flags.priority } : {}),
     })

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
 import { JOB_STATUS } from '../../src/columns.js'
+import { JOB_TYPES, USERS } from '../../src/names.js'
 import { record } from '../../src/output.js'
 
 export default class JobGet extends AuthCommand<typeof JobGet> {
@@ -10,8 +11,11 @@ export default class JobGet extends AuthCommand<typeof JobGet> {
 
   async run() {
     const job = await this.api.get(`jobs/${this.args.id}/`)
+    if (this.jsonEnabled()) return job
     const { jobparameters_set: params, ...rest } = job
-    const shown: Record<string, unknown> = { ...rest, status: `${JOB_STATUS[job.status] ?? ''} (${job.status})` }
+    const names = await this.names([JOB_TYPES, USERS], {})
+    const shown: Record<string, unknown> = { ...rest, type: `${names.of(JOB_TYPES, job.type)} (${job.type})`, status: `${JOB_STATUS[job.status] ?? ''} (${job.status})` }
+    if ('user' in job) shown.user = names.of(USERS, job.user)
     for (const p of Array.isArray(params) ? params : []) shown[`param ${p.name}`] = p.value
     this.log(record(shown))
     return job

@@ -2,19 +2,21 @@ import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
 import { listFlags } from '../../src/list-output.js'
 import { JOB } from '../../src/columns.js'
+import { projectId } from '../../src/lookup.js'
 
 export default class JobList extends AuthCommand<typeof JobList> {
   static summary = 'List your jobs'
   static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 7 --status 3 --json']
   static flags = {
     ...listFlags,
-    project: Flags.integer({ char: 'p', description: 'only jobs of this project', min: 1 }),
+    project: Flags.string({ char: 'p', description: 'only jobs of this project (name or id)' }),
     status: Flags.integer({ description: 'only jobs in this status (2 Queued, 3 Running, 4 Error, 5 Stopped, 6 Complete)', min: 1 }),
   }
 
   async run() {
-    const jobs = await this.api.all('jobs/', { project: this.flags.project, status: this.flags.status })
-    const shown = jobs.filter((j) => (this.flags.project === undefined || j.project === this.flags.project) &&
+    const project = this.flags.project === undefined ? undefined : await projectId(this.api, '--project', this.flags.project)
+    const jobs = await this.api.all('jobs/', { project, status: this.flags.status })
+    const shown = jobs.filter((j) => (project === undefined || j.project === project) &&
       (this.flags.status === undefined || j.status === this.flags.status))
     return this.showList(shown, JOB)
   }

@@ -1,15 +1,16 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { libraryId } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
   static summary = 'Delete a library with its media files, tag sets and tags (asks first; --yes when not on a terminal)'
   static examples = ['<%= config.bin %> library delete 3', '<%= config.bin %> library delete 3 --yes']
-  static args = { id: Args.integer({ description: 'library id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'library (name or id)', required: true }) }
   static flags = { yes: yesFlag }
 
   async run() {
-    const library = await this.api.get(`library/${this.args.id}/`)
+    const library = await this.api.get(`library/${await libraryId(this.api, 'library', this.args.id)}/`)
     if (!this.flags.yes) {
       const tagSets = (await this.api.all('tagSet/', { library: library.id })).filter((s) => s.library === library.id)
       let tags = 0

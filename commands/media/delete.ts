@@ -1,15 +1,16 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { mediaFileId } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
   static summary = 'Delete a media file with its tags (needs admin on its library; asks first, --yes when not on a terminal)'
   static examples = ['<%= config.bin %> media delete 345', '<%= config.bin %> media delete 345 --yes']
-  static args = { id: Args.integer({ description: 'media file id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
   static flags = { yes: yesFlag }
 
   async run() {
-    const file = await this.api.get(`mediaFile/${this.args.id}/`)
+    const file = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'media file', this.args.id)}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { mediaFile: file.id })
       await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of library ${file.library} with ${count(tags, 'tag')}?`, false)

@@ -1,14 +1,15 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { mediaFileId } from '../../src/lookup.js'
 import { record } from '../../src/output.js'
 
 export default class MediaGet extends AuthCommand<typeof MediaGet> {
   static summary = 'Show one media file and its metadata'
   static examples = ['<%= config.bin %> media get 345', '<%= config.bin %> media get 345 --json']
-  static args = { id: Args.integer({ description: 'media file id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
 
   async run() {
-    const media = await this.api.get(`mediaFile/${this.args.id}/`)
+    const media = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'media file', this.args.id)}/`)
     const { mediafilemetadata_set: meta, ...rest } = media
     const metadata = Object.fromEntries((Array.isArray(meta) ? meta : []).map((m: any) => [`  ${m.name}`, m.value]))
     this.log(record({ ...rest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))

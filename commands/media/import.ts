@@ -3,6 +3,7 @@ import { AuthCommand, usageError } from '../../src/base-command.js'
 import { sensorsForFolders } from '../../src/folder-sensors.js'
 import { ImportCache } from '../../src/import-cache.js'
 import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/import-parts.js'
+import { libraryId, sensorId } from '../../src/lookup.js'
 import { findMediaFiles } from '../../src/media-files.js'
 import { importMedia, summary, type ImportRecord } from '../../src/media-import.js'
 import { stderr, warn } from '../../src/output.js'
@@ -24,10 +25,10 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
   static strict = false
   static args = { path: Args.string({ description: 'files or folders (several may follow)', required: true }) }
   static flags = {
-    library: Flags.integer({ char: 'l', description: 'library to import into', required: true, min: 1 }),
+    library: Flags.string({ char: 'l', description: 'library to import into (name or id)', required: true }),
     recursive: Flags.boolean({ char: 'r', description: 'descend into subfolders' }),
     concurrency: Flags.integer({ char: 'c', description: 'files hashed and uploaded at once', default: 4, min: 1, max: 64 }),
-    sensor: Flags.integer({ description: 'sensor that recorded the files', min: 1 }),
+    sensor: Flags.string({ description: 'sensor that recorded the files (name or id)' }),
     'sensor-per-folder': Flags.boolean({
       description: 'each first-level folder below the root is a recorder: a sensor of that name (created if missing) in a sensor array named after the library',
     }),
@@ -50,17 +51,18 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
     const quiet = this.jsonEnabled()
     const found = await findMediaFiles(paths, this.flags.recursive)
     for (const s of found.skipped) if (!quiet || s.failed) warn(`skipping ${s.path}: ${s.reason}`)
-    const library = await this.api.get<{ id: number; name: string }>(`library/${this.flags.library}/`)
+    const library = await this.api.get<{ id: number; name: string }>(`library/${await libraryId(this.api, '--library', this.flags.library)}/`)
+    const sensor = this.flags.sensor === undefined ? undefined : await sensorId(this.api, '--sensor', this.flags.sensor)
     const folders = found.files.flatMap((f) => recorderFolder(f) ?? [])
     const folderSensors = this.flags['sensor-per-folder'] && !this.flags['dry-run']
       ? await sensorsForFolders(this.api, library.name, folders) : undefined
     const cache = await ImportCache.at(this.config.dataDir).load()
     const parts = {
-      aliasFrom: this.flags['alias-from'], sensor: this.flags.sensor, folderSensors,
+      aliasFrom: this.flags['alias-from'], sensor, folderSensors,
       startTimeFrom: this.flags['start-time-from'], timeOffset: offset, strict: this.flags.strict,
     }
     const records = await importMedia(this.api, cache, found.files, {
-      library: this.flags.library, partsOf: (f) => importParts(f, parts), concurrency: this.flags.concurrency,
+      library: library.id, partsOf: (f) => importParts(f, parts), concurrency: this.flags.concurrency,
       dryRun: this.flags['dry-run'], quiet,
     })
     const all: ImportRecord[] = [

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
 import { listFlags } from '../../src/list-output.js'
 import { MEDIA } from '../../src/columns.js'
+import { libraryId } from '../../src/lookup.js'
 
 export default class MediaList extends AuthCommand<typeof MediaList> {
   static summary = 'List the media files you can read, or those of one library'
@@ -14,7 +15,7 @@ export default class MediaList extends AuthCommand<typeof MediaList> {
 
   static flags = {
     ...listFlags,
-    library: Flags.integer({ char: 'l', description: 'only this library', min: 1 }),
+    library: Flags.string({ char: 'l', description: 'only this library (name or id)' }),
     path: Flags.string({ description: 'only files whose alias (path below the import\'s root) starts with this, e.g. siteA/' }),
     from: Flags.string({ description: 'only recordings that started at or after this time (YYYY-MM-DDThh:mm:ss)' }),
     to: Flags.string({ description: 'only recordings that started at or before this time (YYYY-MM-DDThh:mm:ss)' }),
@@ -22,8 +23,9 @@ export default class MediaList extends AuthCommand<typeof MediaList> {
 
   async run() {
     const query = { alias__startswith: this.flags.path, realStartTime__gte: this.flags.from, realStartTime__lte: this.flags.to }
-    const files = this.flags.library
-      ? await this.api.all(`library/${this.flags.library}/mediaFiles/`, query)
+    const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
+    const files = library
+      ? await this.api.all(`library/${library}/mediaFiles/`, query)
       : await this.api.all('mediaFile/', query)
     return this.showList(files, MEDIA)
   }

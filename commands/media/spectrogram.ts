@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { mediaFileId, tagSetId } from '../../src/lookup.js'
 import { saveAtomically } from '../../src/save-file.js'
 
 export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogram> {
@@ -10,22 +11,24 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
     '<%= config.bin %> media spectrogram 42 --start 10 --end 25 --tag-set 3 -o call.png',
   ]
 
-  static args = { id: Args.integer({ description: 'media file id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
   static flags = {
     start: Flags.string({ description: 'start time in seconds (default: the beginning)' }),
     end: Flags.string({ description: 'end time in seconds (default: the end)' }),
-    'tag-set': Flags.integer({ description: 'draw the tags of this tag set', min: 1 }),
+    'tag-set': Flags.string({ description: 'draw the tags of this tag set (name or id)' }),
     output: Flags.string({ char: 'o', description: 'PNG file to write (default: spectrogram-ID.png)' }),
   }
 
   async run() {
-    const url = this.api.url(`mediaFile/${this.args.id}/spectra/`, {
-      format: 'png', startTime: this.flags.start, endTime: this.flags.end, tagSet: this.flags['tag-set'],
+    const id = await mediaFileId(this.api, 'media file', this.args.id)
+    const tagSet = this.flags['tag-set'] === undefined ? undefined : await tagSetId(this.api, '--tag-set', this.flags['tag-set'])
+    const url = this.api.url(`mediaFile/${id}/spectra/`, {
+      format: 'png', startTime: this.flags.start, endTime: this.flags.end, tagSet,
     })
     const body = await this.api.download(url)
-    const out = this.flags.output ?? `spectrogram-${this.args.id}.png`
+    const out = this.flags.output ?? `spectrogram-${id}.png`
     await saveAtomically(body, out)
     this.logToStderr(`Saved ${out}`)
-    return { mediaFile: this.args.id, savedTo: out }
+    return { mediaFile: id, savedTo: out }
   }
 }

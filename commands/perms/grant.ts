@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { ApiError } from '../../src/api.js'
 import { AuthCommand, failure, usageError } from '../../src/base-command.js'
-import { groupId, userId } from '../../src/lookup.js'
+import { groupId, libraryId, tagSetId, userId } from '../../src/lookup.js'
 
 export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
   static summary = 'Grant a user or a group rights on a library, tag set or group; prints the grant id'
@@ -16,9 +16,9 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
   static flags = {
     user: Flags.string({ description: 'user receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
     group: Flags.string({ description: 'group receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
-    library: Flags.integer({ description: 'library id', min: 1, exactlyOne: ['library', 'tagset', 'group-target'] }),
-    tagset: Flags.integer({ description: 'tag set id', min: 1, exactlyOne: ['library', 'tagset', 'group-target'] }),
-    'group-target': Flags.integer({ description: 'group id (rights on the group itself)', min: 1, exactlyOne: ['library', 'tagset', 'group-target'] }),
+    library: Flags.string({ description: 'library (name or id)', exactlyOne: ['library', 'tagset', 'group-target'] }),
+    tagset: Flags.string({ description: 'tag set (name or id)', exactlyOne: ['library', 'tagset', 'group-target'] }),
+    'group-target': Flags.string({ description: 'group (name or id; rights on the group itself)', exactlyOne: ['library', 'tagset', 'group-target'] }),
     read: Flags.boolean({ description: 'may read' }),
     write: Flags.boolean({ description: 'may change' }),
     'launch-job': Flags.boolean({ description: 'may run jobs on it' }),
@@ -29,15 +29,15 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
     const f = this.flags
     const flags = { read: f.read, write: f.write, launch_job: f['launch-job'], admin: f.admin }
     if (!Object.values(flags).some(Boolean)) flags.read = true
-    const target = f.library !== undefined ? { target_type: 'library', target_id: f.library }
-      : f.tagset !== undefined ? { target_type: 'tagset', target_id: f.tagset }
-        : f['group-target'] !== undefined ? { target_type: 'appusergroup', target_id: f['group-target'] }
+    const target = f.library !== undefined ? { target_type: 'library', target_id: await libraryId(this.api, '--library', f.library) }
+      : f.tagset !== undefined ? { target_type: 'tagset', target_id: await tagSetId(this.api, '--tagset', f.tagset) }
+        : f['group-target'] !== undefined ? { target_type: 'appusergroup', target_id: await groupId(this.api, f['group-target'], '--group-target') }
           : usageError('Give --library, --tagset or --group-target')
     let bearer: Record<string, unknown>
     if (f.user !== undefined) {
       bearer = { bearer_type: 'user', ...await this.userBearer(f.user) }
     } else if (f.group !== undefined) {
-      bearer = { bearer_type: 'appusergroup', bearer_id: await groupId(this.api, f.group) }
+      bearer = { bearer_type: 'appusergroup', bearer_id: await groupId(this.api, f.group, '--group') }
     } else usageError('Give --user or --group')
     const grant = await this.api.post('appPermission/', { ...bearer, ...target, ...flags }).catch((e) => {
       // a server without the bearer_username extension (the original) asks for the id
@@ -54,7 +54,7 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
    * (bearer_username, a mas extension). */
   private async userBearer(user: string): Promise<{ bearer_id: number } | { bearer_username: string }> {
     try {
-      return { bearer_id: await userId(this.api, user) }
+      return { bearer_id: await userId(this.api, user, '--user') }
     } catch (e) {
       if (e instanceof ApiError && e.status === 403) return { bearer_username: user }
       throw e

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { groupId, libraryId, tagSetId } from '../../src/lookup.js'
 import { listFlags } from '../../src/list-output.js'
 import { PERMISSION } from '../../src/columns.js'
 
@@ -8,15 +9,16 @@ export default class PermsList extends AuthCommand<typeof PermsList> {
   static examples = ['<%= config.bin %> perms list', '<%= config.bin %> perms list --library 3 --json']
   static flags = {
     ...listFlags,
-    library: Flags.integer({ description: 'only grants on this library', min: 1 }),
-    tagset: Flags.integer({ description: 'only grants on this tag set', min: 1 }),
-    'group-target': Flags.integer({ description: 'only grants on this group', min: 1 }),
+    library: Flags.string({ description: 'only grants on this library (name or id)' }),
+    tagset: Flags.string({ description: 'only grants on this tag set (name or id)' }),
+    'group-target': Flags.string({ description: 'only grants on this group (name or id)' }),
   }
 
   async run() {
     const f = this.flags
-    const target = f.library !== undefined ? ['library', f.library] : f.tagset !== undefined ? ['tagset', f.tagset]
-      : f['group-target'] !== undefined ? ['appusergroup', f['group-target']] : undefined
+    const target = f.library !== undefined ? ['library', await libraryId(this.api, '--library', f.library)]
+      : f.tagset !== undefined ? ['tagset', await tagSetId(this.api, '--tagset', f.tagset)]
+        : f['group-target'] !== undefined ? ['appusergroup', await groupId(this.api, f['group-target'], '--group-target')] : undefined
     const grants = await this.api.all('appPermission/', target ? { target_type: target[0], target_id: target[1] } : {})
     const shown = target ? grants.filter((g) => g.target_type === target[0] && g.target_id === target[1]) : grants
     return this.showList(shown, PERMISSION)

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core'
-import { AuthCommand, usageError } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/base-command.js'
+import { mediaFileIds, projectId } from '../../src/lookup.js'
 import { changeProjectMedia } from '../../src/project-media.js'
 
 export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia> {
@@ -7,14 +8,14 @@ export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia>
   static examples = ['<%= config.bin %> project add-media 7 345 346 347']
   static strict = false
   static args = {
-    project: Args.integer({ description: 'project id', required: true, min: 1 }),
-    media: Args.integer({ description: 'media file id (several may follow)', required: true, min: 1 }),
+    project: Args.string({ description: 'project (name or id)', required: true }),
+    media: Args.string({ description: 'media file: alias, file name (when unique) or id (several may follow)', required: true }),
   }
 
   async run() {
     const { argv } = await this.parse(ProjectAddMedia)
-    const ids = (argv as string[]).slice(1).map((v) => (/^\d+$/.test(v) ? Number(v) : usageError(`Not a media file id: ${v}`)))
-    const results = await changeProjectMedia(this.api, this.args.project, ids, 'add')
+    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1))
+    const results = await changeProjectMedia(this.api, await projectId(this.api, 'project', this.args.project), ids, 'add')
     for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'added' : 'already in the project'}`)
     return results
   }

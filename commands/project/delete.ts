@@ -1,15 +1,16 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { projectId } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class ProjectDelete extends AuthCommand<typeof ProjectDelete> {
   static summary = 'Delete a project with its jobs; its media files stay in their libraries (asks first; --yes when not on a terminal)'
   static examples = ['<%= config.bin %> project delete 2', '<%= config.bin %> project delete 2 --yes']
-  static args = { id: Args.integer({ description: 'project id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'project (name or id)', required: true }) }
   static flags = { yes: yesFlag }
 
   async run() {
-    const project = await this.api.get(`project/${this.args.id}/`)
+    const project = await this.api.get(`project/${await projectId(this.api, 'project', this.args.id)}/`)
     if (!this.flags.yes) {
       const jobs = await recordCount(this.api, 'jobs/', { project: project.id })
       await confirmDestructive(`delete project ${project.id} '${project.name}' with ${count(jobs, 'job')} ` +

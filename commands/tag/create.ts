@@ -1,17 +1,18 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
+import { findTagSet, libraryOf, mediaFileId, parseRef, tagClassId } from '../../src/lookup.js'
 
 export default class TagCreate extends AuthCommand<typeof TagCreate> {
   static summary = 'Create one tag; prints its id'
   static examples = [
-    '<%= config.bin %> tag create --tag-set 12 --media-file 345 --tag-class 3 --start 1.5 --end 2.0 --min-freq 2000 --max-freq 8000',
+    '<%= config.bin %> tag create --tag-set experts --media-file siteA/20260501_050000.WAV --tag-class blackbird --start 1.5 --end 2.0 --min-freq 2000 --max-freq 8000',
     '<%= config.bin %> tag create --tag-set 12 --media-file 345 --tag-class 3 --start 0 --end 0.4 --strength 0.9 --json',
   ]
 
   static flags = {
-    'tag-set': Flags.integer({ description: 'tag set id', required: true, min: 1 }),
-    'media-file': Flags.integer({ description: 'media file id', required: true, min: 1 }),
-    'tag-class': Flags.integer({ description: 'tag class id', required: true, min: 1 }),
+    'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
+    'media-file': Flags.string({ description: 'media file: alias, file name (when unique in the library) or id', required: true }),
+    'tag-class': Flags.string({ description: 'tag class: name in the tag set\'s library, or id', required: true }),
     start: Flags.string({ description: 'start time in seconds', required: true }),
     end: Flags.string({ description: 'end time in seconds', required: true }),
     'min-freq': Flags.string({ description: 'lowest frequency in Hz', default: '0' }),
@@ -21,8 +22,15 @@ export default class TagCreate extends AuthCommand<typeof TagCreate> {
 
   async run() {
     const f = this.flags
+    const tagSet = await findTagSet(this.api, '--tag-set', f['tag-set'])
+    // names are looked up in the tag set's library; ids are sent as given
+    const library = (value: string) => ('name' in parseRef(value) ? libraryOf(tagSet, '--tag-set') : undefined)
+    const [mediaFile, tagClass] = await Promise.all([
+      mediaFileId(this.api, '--media-file', f['media-file'], library(f['media-file'])),
+      tagClassId(this.api, '--tag-class', f['tag-class'], library(f['tag-class'])),
+    ])
     const tag = await this.api.post('tag/', {
-      tagSet: f['tag-set'], mediaFile: f['media-file'], tagClass: f['tag-class'],
+      tagSet: tagSet.id, mediaFile, tagClass,
       startTime: num('start', f.start), endTime: num('end', f.end),
       minFrequency: num('min-freq', f['min-freq']), maxFrequency: num('max-freq', f['max-freq']),
       ...(f.strength !== undefined ? { strength: num('strength', f.strength) } : {}),

@@ -1,49 +1,105 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
-import { Progress } from '../../src/output.js'
-import { TAG_FORMATS, tagWriter } from '../../src/tag-formats.js'
+import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagSet } from '../../src/lookup.js'
+import { Progress, stderr, warn } from '../../src/output.js'
+import { inRecordingOrder, perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
+import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tag-formats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
-  static description = 'The output is what "mas tag import" reads, so export | import copies a tag set.'
+  static description = `The output is what "mas tag import" reads, so export | import copies a tag set.
+
+--format raven writes one Raven Pro multi-file selection table over the library's recordings, ordered by start time, then alias: Begin Time (s) runs on across the files, Begin File and File Offset (s) give the place in each file, the class name is in Species, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. With --per-file DIR, one table per recording that has tags is written below DIR instead (its alias's folders, NAME.Table.1.selections.txt).`
   static examples = [
     '<%= config.bin %> tag export --tag-set 12 > tags.csv',
-    '<%= config.bin %> tag export --tag-set 12 --format raven > selections.txt',
+    '<%= config.bin %> tag export --tag-set experts --format raven > selections.txt',
     '<%= config.bin %> tag export --tag-set 12 --format json > tags.json',
     '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
   ]
 
   static flags = {
-    'tag-set': Flags.integer({ description: 'tag set id', required: true, min: 1 }),
+    'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
     format: Flags.option({ options: TAG_FORMATS, default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
+    'per-file': Flags.string({ description: 'with --format raven: one table per recording, written below this folder' }),
   }
 
   async run() {
     const json = this.jsonEnabled()
-    const all: any[] = []
-    const writer = tagWriter(this.flags.format)
+    const format = this.flags.format
+    if (this.flags['per-file'] !== undefined && format !== 'raven') usageError('--per-file writes Raven tables: give --format raven')
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    const all: TagRecord[] = []
+    const writer = format === 'raven' || json ? undefined : tagWriter(format)
     let started = false
     let progress: Progress | undefined
-    const counted = (count: number) => {
-      progress = new Progress(count, {
+    const counted = (n: number) => {
+      progress = new Progress(n, {
         unit: 'tags', quiet: json || process.stdout.isTTY, // no bar amid the tags on a terminal
         interrupted: (done, total) => `interrupted: ${done} of ${total} tags written; re-run to export them all`,
       })
     }
     try {
-      for await (const page of this.api.pages(`tagSet/${this.flags['tag-set']}/tags/`, {}, counted)) {
+      for await (const page of this.api.pages<TagRecord>(`tagSet/${tagSet.id}/tags/`, {}, counted)) {
         progress?.tick(page.length)
-        if (json) { all.push(...page); continue }
+        if (!writer) { all.push(...page); continue }
         if (!started) { await write(writer.header); started = true }
         await write(writer.rows(page))
       }
     } finally {
       progress?.stop()
     }
-    if (!json && !started) await write(writer.header)
-    if (!json) await write(writer.footer())
-    return json ? all : undefined
+    if (json) return all
+    if (writer) {
+      if (!started) await write(writer.header)
+      await write(writer.footer())
+      return undefined
+    }
+    await this.writeRaven(all, tagSet)
+    return undefined
   }
+
+  /** The tags as Raven tables: the library's recordings (start time, alias, duration) and class names. */
+  private async writeRaven(tags: TagRecord[], tagSet: TagSet): Promise<void> {
+    if (!tagSet.library) failure(`tag set ${tagSet.id} belongs to no library: a Raven table needs its recordings`)
+    const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
+    const files = media.records.map(ravenFile)
+    const tagged = new Set(tags.map((t) => Number(t.mediaFile)))
+    // a recording of unknown length shifts the Begin Time of the tagged recordings after it
+    const ordered = inRecordingOrder(files)
+    const lastTagged = ordered.map((f) => tagged.has(f.id)).lastIndexOf(true)
+    const unknown = ordered.slice(0, Math.max(0, lastTagged)).filter((f) => f.duration === undefined).map((f) => f.alias)
+    const className = (id: number) => classes.byId(id)?.className
+    const elsewhere = tags.filter((t) => !media.byId(Number(t.mediaFile))).length
+    if (elsewhere) warn(`${elsewhere} tag${elsewhere === 1 ? ' is' : 's are'} on media files outside library ${tagSet.library}, left out of the Raven table`)
+    const dir = this.flags['per-file']
+    if (dir === undefined) {
+      if (unknown.length) warn(`no duration known for ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}: Begin Time (s) of the files after it leaves it out`)
+      await write(ravenTable(tags, files, className))
+      return
+    }
+    let written = 0
+    const used = new Set<string>()
+    for (const file of files.filter((f) => tagged.has(f.id))) {
+      let name = perFileName(file.alias)
+      // two recordings of one alias (imports that kept only file names) get a table each
+      if (used.has(name)) name = name.replace(/\.Table\.1\.selections\.txt$/, `.${file.id}.Table.1.selections.txt`)
+      used.add(name)
+      const path = join(dir, name)
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(path, ravenTable(tags.filter((t) => Number(t.mediaFile) === file.id), [file], className))
+      written++
+    }
+    stderr(`Wrote ${written} selection table${written === 1 ? '' : 's'} below ${dir}`)
+  }
+}
+
+/** A media file as a Raven table places it: its duration from its metadata (durationInSeconds). */
+function ravenFile(m: MediaFile): RavenFile {
+  const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
+  const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration }
 }
 
 function write(text: string): Promise<void> {

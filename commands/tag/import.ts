@@ -1,43 +1,93 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand, failure } from '../../src/base-command.js'
-import { stderr } from '../../src/output.js'
+import { confirm } from '@inquirer/prompts'
+import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { count } from '../../src/confirm.js'
+import { findTagSet, libraryOf, mediaFiles, namesAny, resolveRows, tagClasses, type TagSet } from '../../src/lookup.js'
+import { stderr, warn } from '../../src/output.js'
 import { readInput } from '../../src/stdin.js'
-import { parseTags, TAG_FORMATS } from '../../src/tag-formats.js'
+import { CLASS_COLUMNS } from '../../src/raven.js'
+import { detectFormat, parseTags, TAG_FORMATS, type ParsedRows } from '../../src/tag-formats.js'
 import { sendTags } from '../../src/tag-import.js'
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from a CSV, JSON, NDJSON or Raven Pro selection table file (or stdin)'
-  static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). A Raven Pro selection table is tab-separated with Begin Time (s), End Time (s), Low Freq (Hz), High Freq (Hz), Tag Class and Media File columns; --media-file stands in for the Media File column of a table of one recording. Every row is checked first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tags are sent in batches, each created all-or-nothing.`
+  static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). Media files and tag classes are given by id or by name: a class by its name in the tag set's library, a file by its alias (path below the import's root) or by its file name when that is unique in the library; digits only are an id (name:12 is the name "12").
+
+A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Other columns are ignored with a warning.
+
+Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing.`
 
   static examples = [
     '<%= config.bin %> tag import detections.csv --tag-set 12',
     '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
-    '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set 12 --media-file 345',
+    '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set experts --media-file siteA/XC1234.wav',
   ]
 
   static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }
   static flags = {
-    'tag-set': Flags.integer({ description: 'tag set to add the tags to', required: true, min: 1 }),
+    'tag-set': Flags.string({ description: 'tag set to add the tags to (name or id)', required: true }),
     format: Flags.option({ options: TAG_FORMATS, description: 'input format [default: from the content]' })(),
-    'media-file': Flags.integer({ description: 'media file of every row without one (Raven tables of one recording)', min: 1 }),
+    'media-file': Flags.string({ description: 'media file (alias, file name or id) of every row without one: a Raven table of one recording' }),
+    'class-column': Flags.string({ description: `column of a Raven table holding the class [default: the first of ${CLASS_COLUMNS.join(', ')}]` }),
+    'create-classes': Flags.boolean({ description: 'create the tag classes the file names that the library lacks' }),
     'batch-size': Flags.integer({ description: 'tags per request', default: 1000, min: 1, max: 100_000 }),
     concurrency: Flags.integer({ description: 'batches sent at once (above 1, tag ids no longer follow the input order)', default: 1, min: 1, max: 32 }),
   }
 
   async run() {
+    const source = this.args.file === '-' ? 'stdin' : this.args.file
     const text = await readInput(this.args.file).catch((err) => failure(`Cannot read ${this.args.file}: ${err.message}`))
-    const parsed = parseTags(text, { format: this.flags.format, mediaFile: this.flags['media-file'] })
-    if (parsed.errors.length) {
-      const shown = parsed.errors.slice(0, 50)
-      for (const e of shown) stderr(`  ${e}`)
-      if (parsed.errors.length > shown.length) stderr(`  ... and ${parsed.errors.length - shown.length} more`)
-      failure(`${parsed.errors.length} bad row${parsed.errors.length === 1 ? '' : 's'} in ${this.args.file === '-' ? 'stdin' : this.args.file}; nothing was sent`)
+    const format = this.flags.format ?? detectFormat(text)
+    if (this.flags['class-column'] !== undefined && format !== 'raven') usageError(`--class-column is for Raven selection tables; ${source} holds ${format}`)
+    const parsed = parseTags(text, { format, mediaFile: this.flags['media-file'], classColumn: this.flags['class-column'] })
+    for (const w of parsed.warnings) warn(w)
+    if (parsed.errors.length) refuse(parsed.errors, source)
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    let { tags, missingClasses } = await this.resolve(parsed, tagSet)
+    const errors = [...tags.errors]
+    const create = missingClasses.length > 0 && await this.mayCreate(missingClasses, tagSet, errors.length === 0)
+    if (missingClasses.length && !create) {
+      errors.push(`no tag class${missingClasses.length === 1 ? '' : 'es'} named ${missingClasses.map((c) => JSON.stringify(c)).join(', ')} in library ${tagSet.library}` +
+        ' (--create-classes creates them)')
     }
-    await this.api.get(`tagSet/${this.flags['tag-set']}/`)
-    const created = await sendTags(this.api, parsed, {
-      tagSet: this.flags['tag-set'], batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
+    if (errors.length) refuse(errors, source)
+    if (create) {
+      for (const className of missingClasses) await this.api.post('tagClass/', { className, library: tagSet.library, displayName: '' })
+      stderr(`Created ${count(missingClasses.length, 'tag class', 'tag classes')} in library ${tagSet.library}: ${missingClasses.join(', ')}`)
+      ;({ tags } = await this.resolve(parsed, tagSet))
+      if (tags.errors.length) refuse(tags.errors, source)
+    }
+    const created = await sendTags(this.api, tags, {
+      tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
     })
-    stderr(`Imported ${created.length} tag${created.length === 1 ? '' : 's'} into tag set ${this.flags['tag-set']}`)
+    stderr(`Imported ${created.length} tag${created.length === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})`)
     return created
   }
+
+  /** Names to ids: one list of the library's media files and one of its classes, when rows use names. */
+  private async resolve(parsed: ParsedRows, tagSet: TagSet) {
+    const byName = { media: namesAny(parsed.rows, 'mediaFile'), classes: namesAny(parsed.rows, 'tagClass') }
+    const library = byName.media || byName.classes ? libraryOf(tagSet, '--tag-set') : 0
+    const [media, classes] = await Promise.all([
+      byName.media ? mediaFiles(this.api, library) : undefined,
+      byName.classes ? tagClasses(this.api, library) : undefined,
+    ])
+    return resolveRows(parsed, media, classes)
+  }
+
+  /** --create-classes, or yes at a terminal's prompt (asked only when nothing else is wrong). */
+  private async mayCreate(names: string[], tagSet: TagSet, ask: boolean): Promise<boolean> {
+    if (this.flags['create-classes']) return true
+    if (!ask || !process.stdin.isTTY || !process.stderr.isTTY) return false
+    return confirm({ message: `Create ${count(names.length, 'tag class', 'tag classes')} in library ${tagSet.library}: ${names.join(', ')}?`, default: false },
+      { output: process.stderr }).catch(() => false)
+  }
+}
+
+/** Lists the errors (the first 50) and fails: nothing was sent. */
+function refuse(errors: string[], source: string): never {
+  const shown = errors.slice(0, 50)
+  for (const e of shown) stderr(`  ${e}`)
+  if (errors.length > shown.length) stderr(`  ... and ${errors.length - shown.length} more`)
+  failure(`${errors.length} error${errors.length === 1 ? '' : 's'} in ${source}; nothing was sent`)
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { findTagSet } from '../../src/lookup.js'
 import { TAG } from '../../src/columns.js'
 import { listFlags } from '../../src/list-output.js'
 
@@ -9,11 +10,12 @@ export default class TagList extends AuthCommand<typeof TagList> {
   static examples = ['<%= config.bin %> tag list --tag-set 12', '<%= config.bin %> tag list --tag-set 12 --sort -strength --limit 10', '<%= config.bin %> tag list --tag-set 12 --csv']
   static flags = {
     ...listFlags,
-    'tag-set': Flags.integer({ description: 'tag set id', required: true, min: 1 }),
+    'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
   }
 
   async run() {
-    const tags = await this.api.all(`tagSet/${this.flags['tag-set']}/tags/`)
-    return this.showList(tags, TAG)
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    const tags = await this.api.all(`tagSet/${tagSet.id}/tags/`)
+    return this.showList(tags, TAG, { library: tagSet.library ?? undefined })
   }
 }

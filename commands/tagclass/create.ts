@@ -1,18 +1,19 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { libraryId } from '../../src/lookup.js'
 
 export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
   static summary = 'Create a tag class in a library; prints its id'
   static examples = ['<%= config.bin %> tagclass create turdus_merula --library 3 --display-name Blackbird']
   static args = { name: Args.string({ description: 'class name', required: true }) }
   static flags = {
-    library: Flags.integer({ char: 'l', description: 'library (needs write on it)', required: true, min: 1 }),
+    library: Flags.string({ char: 'l', description: 'library (name or id; needs write on it)', required: true }),
     'display-name': Flags.string({ description: 'name shown to people' }),
   }
 
   async run() {
     const tagClass = await this.api.post('tagClass/', {
-      className: this.args.name, library: this.flags.library, displayName: this.flags['display-name'] ?? '',
+      className: this.args.name, library: await libraryId(this.api, '--library', this.flags.library), displayName: this.flags['display-name'] ?? '',
     })
     this.log(String(tagClass.id))
     return tagClass

@@ -1,15 +1,16 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { tagClassId } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
   static summary = 'Delete a tag class with the tags of that class (asks first; --yes when not on a terminal)'
   static examples = ['<%= config.bin %> tagclass delete 7', '<%= config.bin %> tagclass delete 7 --yes']
-  static args = { id: Args.integer({ description: 'tag class id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'tag class (name when unique among the classes you can read, or id)', required: true }) }
   static flags = { yes: yesFlag }
 
   async run() {
-    const tagClass = await this.api.get(`tagClass/${this.args.id}/`)
+    const tagClass = await this.api.get(`tagClass/${await tagClassId(this.api, 'tag class', this.args.id)}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { tagClass: tagClass.id })
       await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of library ${tagClass.library} with ${count(tags, 'tag')}?`, false)

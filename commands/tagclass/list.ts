@@ -1,16 +1,18 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { libraryId } from '../../src/lookup.js'
 import { listFlags } from '../../src/list-output.js'
 import { TAG_CLASS } from '../../src/columns.js'
 
 export default class TagClassList extends AuthCommand<typeof TagClassList> {
   static summary = 'List the tag classes you can read'
   static examples = ['<%= config.bin %> tagclass list', '<%= config.bin %> tagclass list --library 3 --json']
-  static flags = { ...listFlags, library: Flags.integer({ char: 'l', description: 'only classes of this library', min: 1 }) }
+  static flags = { ...listFlags, library: Flags.string({ char: 'l', description: 'only classes of this library (name or id)' }) }
 
   async run() {
-    const classes = await this.api.all('tagClass/', { library: this.flags.library })
-    const shown = this.flags.library ? classes.filter((c) => c.library === this.flags.library) : classes
+    const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
+    const classes = await this.api.all('tagClass/', { library })
+    const shown = library ? classes.filter((c) => c.library === library) : classes
     return this.showList(shown, TAG_CLASS)
   }
 }

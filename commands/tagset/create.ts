@@ -1,14 +1,15 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { libraryId } from '../../src/lookup.js'
 
 export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
   static summary = 'Create a tag set; prints its id'
   static examples = ['<%= config.bin %> tagset create "expert labels" --library 3', '<%= config.bin %> tagset create scratch --json']
   static args = { name: Args.string({ description: 'tag set name', required: true }) }
-  static flags = { library: Flags.integer({ char: 'l', description: 'library the tag set belongs to (needs write on it)', min: 1 }) }
+  static flags = { library: Flags.string({ char: 'l', description: 'library the tag set belongs to (name or id; needs write on it)' }) }
 
   async run() {
-    const tagSet = await this.api.post('tagSet/', { name: this.args.name, library: this.flags.library ?? null })
+    const tagSet = await this.api.post('tagSet/', { name: this.args.name, library: this.flags.library === undefined ? null : await libraryId(this.api, '--library', this.flags.library) })
     this.log(String(tagSet.id))
     return tagSet
   }

@@ -1,15 +1,16 @@
 import { Args } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { tagSetId } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
   static summary = 'Delete a tag set with its tags (asks first; --yes when not on a terminal)'
   static examples = ['<%= config.bin %> tagset delete 12', '<%= config.bin %> tagset delete 12 --yes']
-  static args = { id: Args.integer({ description: 'tag set id', required: true, min: 1 }) }
+  static args = { id: Args.string({ description: 'tag set (name or id)', required: true }) }
   static flags = { yes: yesFlag }
 
   async run() {
-    const tagSet = await this.api.get(`tagSet/${this.args.id}/`)
+    const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'tag set', this.args.id)}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, `tagSet/${tagSet.id}/tags/`)
       await confirmDestructive(`delete tag set ${tagSet.id} '${tagSet.name}' with ${count(tags, 'tag')}?`, false)

@@ -1,16 +1,18 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
+import { libraryId } from '../../src/lookup.js'
 import { listFlags } from '../../src/list-output.js'
 import { TAG_SET } from '../../src/columns.js'
 
 export default class TagSetList extends AuthCommand<typeof TagSetList> {
   static summary = 'List the tag sets you can read'
   static examples = ['<%= config.bin %> tagset list', '<%= config.bin %> tagset list --library 3 --json']
-  static flags = { ...listFlags, library: Flags.integer({ char: 'l', description: 'only tag sets of this library', min: 1 }) }
+  static flags = { ...listFlags, library: Flags.string({ char: 'l', description: 'only tag sets of this library (name or id)' }) }
 
   async run() {
-    const sets = await this.api.all('tagSet/', { library: this.flags.library })
-    const shown = this.flags.library ? sets.filter((s) => s.library === this.flags.library) : sets
+    const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
+    const sets = await this.api.all('tagSet/', { library })
+    const shown = library ? sets.filter((s) => s.library === library) : sets
     return this.showList(shown, TAG_SET)
   }
 }

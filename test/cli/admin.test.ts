@@ -77,7 +77,7 @@ test('user management by a non-admin is forbidden (exit 1); an unknown name is e
   assert.match(list.stderr, /^Error: Forbidden: You do not have permission to perform this action\.\n$/)
   const missing = await w.mas(['user', 'deactivate', 'nobody'])
   assert.is(missing.code, 1)
-  assert.match(missing.stderr, /No user named "nobody"/)
+  assert.match(missing.stderr, /user: no user named "nobody"/)
   const dup = await w.mas(['user', 'create', 'alice', '--password-stdin'], { input: 'x-pass\n' })
   assert.is(dup.code, 1)
   assert.match(dup.stderr, /username: A user with that username already exists\./)
@@ -105,7 +105,7 @@ test('groups: create with members by name and id, add and remove users, list', a
   const eveHome = w.newHome()
   await w.login(eve, eveHome)
   const table = await w.mas(['group', 'list'], { home: eveHome })
-  assert.match(table.stdout, /^ID\s+NAME\s+USERS\s+CREATED\n/)
+  assert.match(table.stdout, /^ID\s+NAME\s+USERS\s+CREATEDBY\s+CREATED\n/)
   assert.match(table.stdout, /birders/)
   // an unknown username is the server's 400, shown per field
   const bad = await w.mas(['group', 'create', 'x', '--user', 'ghost'], { home: aliceHome })
@@ -122,7 +122,7 @@ test('perms grant --user NAME as a site admin sends the user\'s id, looked up in
   assert.equal([g.bearer_type, g.bearer_id, g.target_id], ['user', carol.id, library])
   const unknown = await w.mas(['perms', 'grant', '--user', 'nobody-here', '--library', String(library)])
   assert.is(unknown.code, 1)
-  assert.match(unknown.stderr, 'No user named "nobody-here"')
+  assert.match(unknown.stderr, '--user: no user named "nobody-here"')
 })
 
 test.run()

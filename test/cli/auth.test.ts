@@ -95,7 +95,7 @@ test('an unreachable server is one line and exit 1, after retries', async () => 
 })
 
 test('usage errors exit 2: unknown flag, missing argument, bad integer, conflicting flags', async () => {
-  for (const args of [['whoami', '--bogus'], ['library', 'create'], ['media', 'get', 'abc'], ['tag', 'export'],
+  for (const args of [['whoami', '--bogus'], ['library', 'create'], ['job', 'get', 'abc'], ['tag', 'export'],
     ['perms', 'grant', '--user', 'bob', '--group', 'g', '--library', '1'], ['tag', 'import', '-', '--tag-set', '1', '--format', 'xml']]) {
     const run = await w.mas(args)
     assert.is(run.code, 2, `${args.join(' ')}: ${run.stderr}`)

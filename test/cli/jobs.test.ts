@@ -58,10 +58,11 @@ test('job create resolves the type by name and sends --param values as parameter
 
 test('job list and job get show the job', async () => {
   const list = await w.mas(['job', 'list', '--project', String(project)])
-  assert.match(list.stdout, new RegExp(`\\n${job}\\s+count\\s+${project}\\s+8\\s+Queued\\s+0%`))
+  assert.match(list.stdout, new RegExp(`\\n${job}\\s+count\\s+${project}\\s+Test\\s+Queued\\s+0%`)) // the job type by name
   assert.equal(json(await w.mas(['job', 'list', '--json'])).map((j: any) => j.id), [job])
   const get = await w.mas(['job', 'get', String(job)])
   assert.match(get.stdout, /status\s+Queued \(2\)/)
+  assert.match(get.stdout, /type\s+Test \(8\)/)
   assert.match(get.stdout, /param numToComplete\s+3/)
 })
 

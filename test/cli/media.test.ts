@@ -42,7 +42,7 @@ test('library create prints the id; library list shows it as a table and as JSON
   assert.ok(library > 0)
   const table = await w.mas(['library', 'list'])
   assert.match(table.stdout, /^ID\s+NAME\s+USER\s+MEDIA\s+CREATED\n/)
-  assert.match(table.stdout, new RegExp(`\\n${library}\\s+Dawn chorus\\s+${alice.id}\\s+0\\s`))
+  assert.match(table.stdout, new RegExp(`\\n${library}\\s+Dawn chorus\\s+me\\s+0\\s`)) // the caller's own records show `me`
   const list = json(await w.mas(['library', 'list', '--json']))
   assert.equal(list.map((l: any) => [l.id, l.name]), [[library, 'Dawn chorus']])
 })
@@ -154,7 +154,8 @@ test('perms grant lets a colleague see the library media; revoke takes it back',
   const seen = json(await w.mas(['media', 'list', '--library', String(library), '--json'], { home: bobHome }))
   assert.is(seen.length, 4)
   const list = await w.mas(['perms', 'list', '--library', String(library)])
-  assert.match(list.stdout, new RegExp(`\\n${g.id}\\s+user:${bob.id}\\s+library:${library}\\s+read\\s`))
+  // usernames are for site admins to read; the library shows its name
+  assert.match(list.stdout, new RegExp(`\\n${g.id}\\s+user:${bob.id}\\s+library:Dawn chorus\\s+read\\s+me\\s`))
   const bobCannotImport = await w.mas(['media', 'import', tree, '--library', String(library)], { home: bobHome })
   assert.is(bobCannotImport.code, 1)
   const revoke = await w.mas(['perms', 'revoke', String(g.id), '--yes'])

@@ -1,9 +1,17 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, writeRaven } from '../../src/tag-formats.js'
+import { parseRaven, ravenTable, perFileName } from '../../src/raven.js'
+import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows } from '../../src/tag-formats.js'
 
 const HEADER = 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength'
 const tag = { mediaFile: 3, tagClass: 7, startTime: 0.1, endTime: 2.25, minFrequency: 100, maxFrequency: 8000.5, strength: 0.3 }
+
+/** The rows with ids as numbers and names as `name:X` strings, to compare with plain tags. */
+const plain = (parsed: ParsedRows) => parsed.rows.map((r) => ({
+  ...r,
+  mediaFile: 'id' in r.mediaFile ? r.mediaFile.id : `name:${r.mediaFile.name}`,
+  tagClass: 'id' in r.tagClass ? r.tagClass.id : `name:${r.tagClass.name}`,
+}))
 
 test('CSV records: quotes, escaped quotes, CRLF, a BOM and the line each record starts on', () => {
   const recs = csvRecords('\uFEFFa,b\r\n"x,1","say ""hi"""\n"multi\nline",z\n\n')
@@ -17,22 +25,21 @@ test('CSV records: quotes, escaped quotes, CRLF, a BOM and the line each record 
 test('CSV parses into tags; strength optional; columns in any order', () => {
   const parsed = parseTags(`${HEADER}\n3,7,0.1,2.25,100,8000.5,0.3\n4,8,1,2,0,10,\n`)
   assert.equal(parsed.errors, [])
-  assert.equal(parsed.tags, [tag, { mediaFile: 4, tagClass: 8, startTime: 1, endTime: 2, minFrequency: 0, maxFrequency: 10 }])
+  assert.equal(plain(parsed), [tag, { mediaFile: 4, tagClass: 8, startTime: 1, endTime: 2, minFrequency: 0, maxFrequency: 10 }])
   assert.equal(parsed.lines, [2, 3])
   const reordered = parseTags('startTime,endTime,tagClass,mediaFile,maxFrequency,minFrequency\n1,2,8,4,10,0\n')
-  assert.equal(reordered.tags, [{ mediaFile: 4, tagClass: 8, startTime: 1, endTime: 2, minFrequency: 0, maxFrequency: 10 }])
+  assert.equal(plain(reordered), [{ mediaFile: 4, tagClass: 8, startTime: 1, endTime: 2, minFrequency: 0, maxFrequency: 10 }])
 })
 
 test('every bad row is reported with its line number and what is wrong', () => {
   const parsed = parseTags(`${HEADER}\n3,7,0,1,0,1,\nabc,7,0,1,0,1,\n3,7,5,4,0,1,\n3,7,x,1,0,1,\n3,7,0,1\n3,7,0,1,9,1,\n3,0,-1,1,0,1,1e999\n`)
-  assert.equal(parsed.tags.length, 1)
+  assert.equal(parsed.rows.length, 2)
   assert.equal(parsed.errors, [
-    'line 3: mediaFile must be a positive integer id, not "abc"',
     'line 4: endTime (4) is before startTime (5)',
     'line 5: startTime must be a number, not "x"',
     'line 6: expected 7 fields, found 4',
     'line 7: maxFrequency (1) is below minFrequency (9)',
-    'line 8: tagClass must be a positive integer id, not "0"; startTime must not be negative; strength must be a number, not "1e999"',
+    'line 8: tagClass must be a positive integer id or a name, not "0"; startTime must not be negative; strength must be a number, not "1e999"',
   ])
 })
 
@@ -44,7 +51,7 @@ test('a bad or missing header is one error on line 1', () => {
 
 test('NDJSON: one object a line; extra fields of an export are ignored, flags kept; bad JSON reported by line', () => {
   const parsed = parseTags('{"id":9,"tagSet":2,"mediaFile":3,"tagClass":7,"startTime":0.1,"endTime":2.25,"minFrequency":100,"maxFrequency":8000.5,"strength":0.3,"machineTagged":true}\n\n{oops\n[1]\n')
-  assert.equal(parsed.tags, [{ ...tag, machineTagged: true }])
+  assert.equal(plain(parsed), [{ ...tag, machineTagged: true }])
   assert.is(parsed.errors.length, 2)
   assert.match(parsed.errors[0], /^line 3: not valid JSON/)
   assert.is(parsed.errors[1], 'line 4: expected a JSON object')
@@ -54,7 +61,7 @@ test('JSON: one array of objects, read whatever its layout; bad items reported b
   assert.is(detectFormat('  [\n{"mediaFile":3}]'), 'json')
   assert.is(detectFormat('{"mediaFile":3}\n'), 'ndjson')
   const one = JSON.stringify({ ...tag, id: 9, machineTagged: true })
-  assert.equal(parseTags(`[${one},\n${one}]`).tags, [{ ...tag, machineTagged: true }, { ...tag, machineTagged: true }])
+  assert.equal(plain(parseTags(`[${one},\n${one}]`)), [{ ...tag, machineTagged: true }, { ...tag, machineTagged: true }])
   assert.equal(parseTags(`[${one}, 3, {"mediaFile": 3}]`).errors.map((e) => e.split(':')[0]), ['item 2', 'item 3'])
   assert.match(parseTags('[{').errors[0], /^not valid JSON/)
   const paged = tagWriter('json')
@@ -65,27 +72,87 @@ test('JSON: one array of objects, read whatever its layout; bad items reported b
   assert.is(empty.header + empty.rows([]) + empty.footer(), '[]\n')
 })
 
-test('Raven: one tag per selection (the first of its view rows), media file from --media-file, class column', () => {
-  const table = 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tClass\n' +
-    '1\tWaveform 1\t1\t0.1\t2.25\t100\t8000.5\t7\n1\tSpectrogram 1\t1\t0.1\t2.25\t100\t8000.5\t7\n2\tSpectrogram 1\t1\t3\t2\t0\t1\t7\n'
-  assert.is(detectFormat(table), 'raven')
-  const parsed = parseTags(table, { mediaFile: 3 })
-  assert.equal(parsed.tags, [{ ...tag, strength: undefined }].map(({ strength, ...t }) => t))
-  assert.equal(parsed.errors, ['line 4: endTime (2) is before startTime (3)'])
-  assert.equal(parseTags(table).errors, ['line 1: bad header: missing Media File (or give --media-file)'])
+test('names: text is a name, digits an id, name: forces a name; a JSON number is an id', () => {
+  const parsed = parseTags(`${HEADER}\nsiteA/20260501_050000.WAV,blackbird,0,1,0,1,\n12,name:12,0,1,0,1,\n`)
+  assert.equal(parsed.errors, [])
+  assert.equal(plain(parsed).map((r) => [r.mediaFile, r.tagClass]), [['name:siteA/20260501_050000.WAV', 'name:blackbird'], [12, 'name:12']])
+  const json = parseTags('{"mediaFile":"a.wav","tagClass":7,"startTime":0,"endTime":1,"minFrequency":0,"maxFrequency":1}\n{"mediaFile":1.5,"tagClass":{},"startTime":0,"endTime":1,"minFrequency":0,"maxFrequency":1}\n')
+  assert.equal(plain(json).map((r) => [r.mediaFile, r.tagClass]), [['name:a.wav', 7]])
+  assert.equal(json.errors, ['line 2: mediaFile must be a positive integer id or a name, not 1.5; tagClass must be a positive integer id or a name, not {}'])
 })
 
-test('writers: CSV, NDJSON and Raven read back to the same tags; paged writing numbers Raven selections on', () => {
+// A multi-file table as Raven Pro 1.6 saves it: a Waveform and a Spectrogram row per selection,
+// Begin Time running on across the files, the files' paths on the computer that made it.
+const RAVEN_HEADER = 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin Path\tFile Offset (s)\tDelta Time (s)\tSpecies\tNotes'
+const ravenRows = [
+  '1\tWaveform 1\t1\t1.5\t2.5\t0.000\t11025.000\tC:\\Data\\siteA\\20260501_050000.WAV\t1.5\t1.0\tblackbird\t',
+  '1\tSpectrogram 1\t1\t1.5\t2.5\t2000.000\t6000.000\tC:\\Data\\siteA\\20260501_050000.WAV\t1.5\t1.0\tblackbird\t',
+  '2\tWaveform 1\t1\t61.25\t62\t0.000\t11025.000\tC:\\Data\\siteB\\20260501_050000.WAV\t1.25\t0.75\trobin\tfaint',
+  '2\tSpectrogram 1\t1\t61.25\t62\t1500.000\t3000.000\tC:\\Data\\siteB\\20260501_050000.WAV\t1.25\t0.75\trobin\tfaint',
+]
+
+test('Raven multi-file table: spectrogram rows only, the place in each file, the path kept for lookup, one warning', () => {
+  const table = [RAVEN_HEADER, ...ravenRows].join('\r\n') + '\r\n'
+  assert.is(detectFormat(table), 'raven')
+  const parsed = parseTags(table)
+  assert.equal(parsed.errors, [])
+  assert.equal(parsed.warnings, ['ignored columns of the Raven table: Delta Time (s), Notes'])
+  assert.equal(plain(parsed), [
+    { mediaFile: 'name:C:\\Data\\siteA\\20260501_050000.WAV', tagClass: 'name:blackbird', startTime: 1.5, endTime: 2.5, minFrequency: 2000, maxFrequency: 6000 },
+    { mediaFile: 'name:C:\\Data\\siteB\\20260501_050000.WAV', tagClass: 'name:robin', startTime: 1.25, endTime: 2, minFrequency: 1500, maxFrequency: 3000 },
+  ])
+  assert.equal(parsed.lines, [3, 5])
+  // --class-column picks another column; a missing one is named
+  assert.equal(plain(parseRaven(table, { classColumn: 'notes' })).map((r) => r.tagClass), ['name:faint'])
+  assert.match(parseRaven(table, { classColumn: 'Call' }).errors[0], /^line 1: no column "Call" \(--class-column\)/)
+})
+
+test('Raven table of one recording: --media-file, a class column, selections kept once', () => {
+  const table = 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tClass\n' +
+    '1\tWaveform 1\t1\t0.1\t2.25\t100\t8000.5\t7\n1\tSpectrogram 1\t1\t0.1\t2.25\t100\t8000.5\t7\n2\tSpectrogram 1\t1\t3\t2\t0\t1\t7\n'
+  const parsed = parseTags(table, { mediaFile: '3' })
+  assert.equal(plain(parsed), [{ ...tag, strength: undefined }].map(({ strength, ...t }) => t))
+  assert.equal(parsed.errors, ['line 4: endTime (2) is before startTime (3)'])
+  assert.equal(parseTags(table).errors, ['line 1: bad header: missing Begin File or Begin Path (a table of one recording: give --media-file)'])
+  const several = 'Begin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin File\tSpecies\n0\t1\t0\t1\ta.wav\tx\n0\t1\t0\t1\tb.wav\tx\n'
+  assert.match(parseRaven(several).errors[0], /needs the File Offset \(s\) column/)
+})
+
+test('Raven writing: files by start time then alias, Begin Time running on, ids for an exact read back', () => {
+  const files = [
+    { id: 4, alias: 'siteB/20260501_050000.WAV', realStartTime: '2026-05-01T05:00:00', duration: 60 },
+    { id: 3, alias: 'siteA/20260501_050000.WAV', realStartTime: '2026-05-01T05:00:00', duration: 60.5 },
+    { id: 5, alias: 'siteA/20260430_050000.WAV', realStartTime: '2026-04-30T05:00:00', duration: 30 },
+  ]
+  const tags = [{ ...tag, id: 20, mediaFile: 4, startTime: 0.3, endTime: 0.7 }, { ...tag, id: 21 }, { ...tag, id: 22, mediaFile: 5, tagClass: 8, strength: undefined }]
+  const text = ravenTable(tags, files, (id) => ({ 7: 'blackbird', 8: 'robin' } as Record<number, string>)[id])
+  const lines = text.trim().split('\n').map((l) => l.split('\t'))
+  assert.equal(lines[0], ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
+    'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'])
+  assert.equal(lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[11]]), [
+    ['1', '0.1', '20260430_050000.WAV', '0.1', 'robin', '22'],
+    ['2', '30.1', '20260501_050000.WAV', '0.1', 'blackbird', '21'],
+    ['3', '90.8', '20260501_050000.WAV', '0.3', 'blackbird', '20'],
+  ])
+  const back = parseTags(text)
+  assert.equal(back.errors, [])
+  // the file by its name, with the id written beside it as the hint that tells two files of one name apart
+  assert.equal(plain(back).map((r) => [r.mediaFile, r.mediaFileHint, r.tagClass, r.startTime, r.endTime, r.strength]), [
+    ['name:20260430_050000.WAV', 5, 'name:robin', 0.1, 2.25, undefined],
+    ['name:20260501_050000.WAV', 3, 'name:blackbird', 0.1, 2.25, 0.3],
+    ['name:20260501_050000.WAV', 4, 'name:blackbird', 0.3, 0.7, 0.3]])
+  assert.is(perFileName('siteA/2026-05-01/20260501_050000.WAV'), 'siteA/2026-05-01/20260501_050000.Table.1.selections.txt')
+  assert.is(perFileName('../../etc/x.wav'), 'etc/x.Table.1.selections.txt')
+})
+
+test('writers: CSV and NDJSON read back to the same tags', () => {
   const tags = [tag, { ...tag, mediaFile: 4, strength: 0 }]
-  for (const text of [writeCsv(tags), writeJsonArray(tags), writeNdjson(tags), writeRaven(tags)]) {
+  for (const text of [writeCsv(tags), writeJsonArray(tags), writeNdjson(tags)]) {
     const back = parseTags(text)
     assert.equal(back.errors, [])
-    assert.equal(back.tags, tags)
+    assert.equal(plain(back), tags)
   }
   assert.is(writeCsv([tag]), `${HEADER}\n3,7,0.1,2.25,100,8000.5,0.3\n`)
-  const raven = tagWriter('raven')
-  const text = raven.header + raven.rows([tag]) + raven.rows([tag, tag])
-  assert.equal(text.trim().split('\n').slice(1).map((l) => l.split('\t')[0]), ['1', '2', '3'])
   const csv = tagWriter('csv')
   assert.is(csv.header + csv.rows([tag]), writeCsv([tag]))
 })

@@ -1,0 +1,160 @@
+import { parseRef } from './lookup.js'
+import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tag-formats.js'
+
+// Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
+// tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).
+// A table of several recordings names each selection's file in `Begin File` (or `Begin Path`) and
+// its place in that file in `File Offset (s)`; `Begin Time (s)` runs on across the files.
+
+/** Columns that name the class, the first present is used unless --class-column says otherwise. */
+export const CLASS_COLUMNS = ['Species', 'Annotation', 'Class', 'Label', 'Tag'] as const
+
+/** The columns mas writes: Raven's own, the class, the strength, and ids for an exact round trip. */
+export const RAVEN_COLUMNS = ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
+  'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'] as const
+
+/** Columns read besides the class column (lower case); `Tag Class` and `Media File` are what earlier
+ * versions of mas wrote. */
+const KNOWN = ['selection', 'view', 'channel', 'begin time (s)', 'end time (s)', 'low freq (hz)', 'high freq (hz)',
+  'begin file', 'begin path', 'file offset (s)', 'strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id', 'tag class', 'media file']
+
+export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
+  const records = csvRecords(text, '\t')
+  const result = emptyRows()
+  if (records.length === 0) { result.errors.push('line 1: the file is empty (expected a header row)'); return result }
+  const header = records[0].fields.map((h) => h.trim())
+  const at = (name: string) => header.findIndex((h) => h.toLowerCase() === name.toLowerCase())
+  const headerError = (message: string) => { result.errors.push(`line ${records[0].line}: ${message}`); return result }
+  let classCol: number
+  if (opts.classColumn !== undefined) {
+    classCol = at(opts.classColumn)
+    if (classCol < 0) return headerError(`no column "${opts.classColumn}" (--class-column); the columns are ${header.join(', ')}`)
+  } else {
+    classCol = [...CLASS_COLUMNS, 'Tag Class'].map(at).find((i) => i >= 0) ?? -1
+  }
+  const col = {
+    view: at('view'), selection: at('selection'), begin: at('begin time (s)'), end: at('end time (s)'),
+    low: at('low freq (hz)'), high: at('high freq (hz)'), offset: at('file offset (s)'), strength: at('strength'),
+    file: [at('begin path'), at('begin file'), at('media file')].find((i) => i >= 0) ?? -1,
+    fileId: at('mas_media_file_id'), classId: at('mas_tag_class_id'),
+  }
+  const missing = [
+    col.begin < 0 && 'Begin Time (s)', col.end < 0 && 'End Time (s)', col.low < 0 && 'Low Freq (Hz)', col.high < 0 && 'High Freq (Hz)',
+    classCol < 0 && col.classId < 0 && `a class column (${CLASS_COLUMNS.join(', ')}, or name one with --class-column)`,
+    col.file < 0 && col.fileId < 0 && opts.mediaFile === undefined && 'Begin File or Begin Path (a table of one recording: give --media-file)',
+  ].filter(Boolean)
+  if (missing.length) return headerError(`bad header: missing ${missing.join(', ')}`)
+  const body = records.slice(1)
+  const get = (fields: string[], i: number) => (i >= 0 ? (fields[i] ?? '').trim() : '')
+  if (col.file >= 0 && col.offset < 0 && new Set(body.map((r) => get(r.fields, col.file))).size > 1) {
+    return headerError(`bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection in its file`)
+  }
+  const extra = header.filter((h, i) => i !== classCol && h !== '' && !KNOWN.includes(h.toLowerCase()))
+  if (extra.length) result.warnings.push(`ignored column${extra.length === 1 ? '' : 's'} of the Raven table: ${extra.join(', ')}`)
+
+  // Each view of a selection has its row: keep the spectrogram rows (all rows when there are none).
+  const isSpectrogram = (fields: string[]) => /^spectrogram/i.test(get(fields, col.view))
+  const spectrogramOnly = col.view >= 0 && body.some((r) => isSpectrogram(r.fields))
+  const seen = new Set<string>()
+  for (const rec of body) {
+    const f = rec.fields
+    if (spectrogramOnly && !isSpectrogram(f)) continue
+    const selection = get(f, col.selection)
+    if (selection !== '') {
+      if (seen.has(selection)) continue
+      seen.add(selection)
+    }
+    const offset = get(f, col.offset)
+    const raw: Record<string, unknown> = {
+      mediaFile: fileRef(get(f, col.fileId), get(f, col.file), opts.mediaFile),
+      mediaFileHint: get(f, col.file) !== '' ? idOnly(get(f, col.fileId)) : '',
+      tagClass: get(f, classCol) !== '' ? get(f, classCol) : idOnly(get(f, col.classId)),
+      startTime: offset !== '' ? offset : get(f, col.begin),
+      endTime: offset !== '' ? endInFile(offset, get(f, col.begin), get(f, col.end)) : get(f, col.end),
+      minFrequency: get(f, col.low),
+      maxFrequency: get(f, col.high),
+      strength: get(f, col.strength),
+    }
+    addRow(result, rec.line, raw)
+  }
+  return result
+}
+
+/** The media file of a row: the Begin Path / Begin File (a path or a name; the id mas wrote beside it
+ * is its hint), else the id mas wrote, else --media-file. */
+function fileRef(id: string, file: string, fallback?: string): string {
+  if (file !== '') return 'id' in parseRef(file) ? `name:${file}` : file // Begin File holds a name, even one of digits
+  if (idOnly(id) !== '') return id
+  return fallback ?? ''
+}
+
+/** A mas_..._id cell when it holds an id (digits), else nothing. */
+const idOnly = (v: string) => (/^\d+$/.test(v) ? v : '')
+
+/** The end of a selection in its file: its offset plus its length. Begin and End Time of a table of
+ * several files run on across them, so the sum is rounded to the microsecond, well below one sample
+ * at any rate recorders use, to give back the times that were written. */
+function endInFile(offset: string, begin: string, end: string): string {
+  const o = numberValue(offset)
+  const b = numberValue(begin)
+  const e = numberValue(end)
+  if (typeof o !== 'number' || typeof b !== 'number' || typeof e !== 'number') return end
+  if (o === b) return end
+  return String(Math.round((o + (e - b)) * 1e6) / 1e6)
+}
+
+// ---- writing ----
+
+/** A recording as a Raven table places it: its name, when it started and how long it lasts. */
+export interface RavenFile { id: number; alias: string; realStartTime?: string | null; duration?: number }
+
+/** Recordings in the order Raven lists the files of a multi-file table: by start time, then alias. */
+export function inRecordingOrder(files: readonly RavenFile[]): RavenFile[] {
+  return [...files].sort((a, b) => {
+    const x = a.realStartTime ?? ''
+    const y = b.realStartTime ?? ''
+    if (x !== y) return x === '' ? 1 : y === '' ? -1 : x < y ? -1 : 1
+    return a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : a.id - b.id
+  })
+}
+
+const baseName = (alias: string) => alias.split(/[\\/]/).pop() ?? alias
+
+/**
+ * One selection table over `files` (in recording order): each file starts where the earlier ones end
+ * (the sum of their durations), as in a Raven multi-file table. Tags are numbered in file order, then
+ * by start time. `className` gives a class id's name.
+ */
+export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile[], className: (id: number) => string | undefined): string {
+  const ordered = inRecordingOrder(files)
+  const place = new Map<number, { index: number; start: number; file: RavenFile }>()
+  let start = 0
+  ordered.forEach((file, index) => {
+    place.set(file.id, { index, start, file })
+    start += file.duration ?? 0
+  })
+  const rows = tags.filter((t) => place.has(Number(t.mediaFile))).sort((a, b) =>
+    place.get(Number(a.mediaFile))!.index - place.get(Number(b.mediaFile))!.index ||
+    Number(a.startTime) - Number(b.startTime) || Number(a.id) - Number(b.id))
+  let out = RAVEN_COLUMNS.join('\t') + '\n'
+  rows.forEach((t, i) => {
+    const p = place.get(Number(t.mediaFile))!
+    const s = Number(t.startTime)
+    const e = Number(t.endTime)
+    const cells = [i + 1, 'Spectrogram 1', 1, p.start + s, p.start + e, t.minFrequency, t.maxFrequency, baseName(p.file.alias), s,
+      asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass]
+    out += cells.map((v) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))).join('\t') + '\n'
+  })
+  return out
+}
+
+/** A class name as a table holds it: one of digits only is written `name:12`, since digits are an id. */
+const asName = (name: string) => ('id' in parseRef(name) && name !== '' ? `name:${name}` : name)
+
+/** Where a recording's own table goes below the --per-file folder: its alias's folders and name,
+ * `.Table.1.selections.txt` for the extension, as Raven names a saved table (no way out of the folder). */
+export function perFileName(alias: string): string {
+  const parts = alias.split(/[\\/]+/).filter((p) => p !== '' && p !== '.' && p !== '..')
+  const name = (parts.pop() ?? 'recording').replace(/\.[^.]*$/, '')
+  return [...parts, `${name}.Table.1.selections.txt`].join('/')
+}
