@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type LogController } from 'fastify'
 import { authEndpoints } from './auth/routes.js'
 import { configFromEnv, type AppConfig } from './config.js'
 import type { Database } from './db/database.js'
@@ -11,6 +11,7 @@ import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.
 import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
 import { InFlight } from './http/inFlight.js'
+import { REDACT } from './log.js'
 import { startMaintenance } from './maintenance.js'
 import { schemaEndpoints } from './http/schema.js'
 import { cutOffSlowBodies } from './http/slowClients.js'
@@ -21,15 +22,11 @@ export interface BuildOptions {
   database: Database
   config?: Partial<AppConfig>
   logger?: FastifyServerOptions['logger']
+  /** how fastify logs requests: server/log.ts's one readable line per request, or fastify's own */
+  logController?: LogController
   /** close the database when the app closes (the server command does; tests share theirs) */
   ownsDatabase?: boolean
 }
-
-/** Headers, body fields and cookies that never reach a log line. */
-export const REDACT = [
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrftoken"]',
-  'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token',
-]
 
 /** What the app serves: every route as registered, and the endpoint table behind most of them. */
 export interface RouteTable {
@@ -47,6 +44,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const headersMs = config.headersTimeoutSeconds * 1000
   const app = Fastify({
     logger: withRedaction(opts.logger),
+    ...(opts.logController ? { logController: opts.logController } : {}),
     // a path that is not valid percent-encoded UTF-8, or an id longer than any id: a missing record
     frameworkErrors: (_error, _req, reply) => { (reply as FastifyReply).code(404).send({ detail: 'Not found.' }) },
     // a request too broken to reach a route still gets a `{"detail": …}` body
