@@ -11,7 +11,7 @@ export default class Login extends BaseCommand<typeof Login> {
 
   static examples = [
     '<%= config.bin %> login --server https://mas.example.org',
-    'echo "$MAS_PASSWORD" | <%= config.bin %> login --server http://127.0.0.1:8000 --username alice --password-stdin',
+    'echo "$MAS_PASSWORD" | <%= config.bin %> login --server http://127.0.0.1:8000 --username admin --password-stdin',
     '<%= config.bin %> login --profile lab --server https://lab.example.org',
   ]
 

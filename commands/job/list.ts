@@ -5,7 +5,7 @@ import { JOB } from '../../src/columns.js'
 
 export default class JobList extends AuthCommand<typeof JobList> {
   static summary = 'List your jobs'
-  static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 7 --status 3 --json']
+  static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 1 --status 3 --json']
   static flags = {
     ...listFlags,
     project: Flags.integer({ char: 'p', description: 'only jobs of this project', min: 1 }),

@@ -4,7 +4,7 @@ import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confi
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
   static summary = 'Delete a media file with its tags (needs admin on its library; asks first, --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> media delete 345', '<%= config.bin %> media delete 345 --yes']
+  static examples = ['<%= config.bin %> media delete 9', '<%= config.bin %> media delete 9 --yes']
   static args = { id: Args.integer({ description: 'media file id', required: true, min: 1 }) }
   static flags = { yes: yesFlag }
 

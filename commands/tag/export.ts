@@ -7,10 +7,10 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
   static description = 'The output is what "mas tag import" reads, so export | import copies a tag set.'
   static examples = [
-    '<%= config.bin %> tag export --tag-set 12 > tags.csv',
-    '<%= config.bin %> tag export --tag-set 12 --format raven > selections.txt',
-    '<%= config.bin %> tag export --tag-set 12 --format json > tags.json',
-    '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
+    '<%= config.bin %> tag export --tag-set 1 > tags.csv',
+    '<%= config.bin %> tag export --tag-set 1 --format raven > selections.txt',
+    '<%= config.bin %> tag export --tag-set 1 --format json > tags.json',
+    '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
   ]
 
   static flags = {

@@ -10,9 +10,9 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
   static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). A Raven Pro selection table is tab-separated with Begin Time (s), End Time (s), Low Freq (Hz), High Freq (Hz), Tag Class and Media File columns; --media-file stands in for the Media File column of a table of one recording. Every row is checked first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tags are sent in batches, each created all-or-nothing.`
 
   static examples = [
-    '<%= config.bin %> tag import detections.csv --tag-set 12',
-    '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
-    '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set 12 --media-file 345',
+    '<%= config.bin %> tag import detections.csv --tag-set 1',
+    '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
+    '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set 1 --media-file 1',
   ]
 
   static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }

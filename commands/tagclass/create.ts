@@ -3,7 +3,8 @@ import { AuthCommand } from '../../src/base-command.js'
 
 export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
   static summary = 'Create a tag class in a library; prints its id'
-  static examples = ['<%= config.bin %> tagclass create turdus_merula --library 3 --display-name Blackbird']
+  static examples = ['<%= config.bin %> tagclass create turdus_merula --library 1 --display-name Blackbird',
+    '<%= config.bin %> tagclass create sylvia_atricapilla --library 1']
   static args = { name: Args.string({ description: 'class name', required: true }) }
   static flags = {
     library: Flags.integer({ char: 'l', description: 'library (needs write on it)', required: true, min: 1 }),

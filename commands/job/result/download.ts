@@ -6,7 +6,7 @@ import { saveAtomically } from '../../../src/save-file.js'
 
 export default class JobResultDownload extends AuthCommand<typeof JobResultDownload> {
   static summary = 'Download a result file to a file or stdout'
-  static examples = ['<%= config.bin %> job result download 9 -o detections.csv', '<%= config.bin %> job result download 9 > detections.csv']
+  static examples = ['<%= config.bin %> job result download 1 -o detections.csv', '<%= config.bin %> job result download 1 > detections.csv']
   static args = { id: Args.integer({ description: 'result file id', required: true, min: 1 }) }
   static flags = { output: Flags.string({ char: 'o', description: 'file to write (default: stdout)' }) }
 

@@ -10,7 +10,7 @@ import { Progress } from '../../../src/output.js'
 
 export default class JobResultUpload extends AuthCommand<typeof JobResultUpload> {
   static summary = 'Upload a result file of a job (streamed from disk); prints its id'
-  static examples = ['<%= config.bin %> job result upload 42 detections.csv --notes "threshold 0.8"']
+  static examples = ['<%= config.bin %> job result upload 1 detections.csv --notes "threshold 0.8"']
   static args = {
     job: Args.integer({ description: 'job id', required: true, min: 1 }),
     file: Args.string({ description: 'file to upload', required: true }),
