@@ -44,7 +44,7 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
   async run(): Promise<ImportRecord[]> {
     const { argv } = await this.parse(MediaImport)
     const paths = argv as string[]
-    if (!paths.length) usageError('Give at least one file or folder')
+    if (!paths.length) usageError('missing argument PATH: give at least one file or folder')
     const offset = this.flags['time-offset']
     if (offset !== undefined && !isTimeOffset(offset)) usageError(`--time-offset ${offset}: give an offset as +hh:mm or -hh:mm, e.g. +02:00`)
     const quiet = this.jsonEnabled()

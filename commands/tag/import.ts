@@ -25,7 +25,7 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
   }
 
   async run() {
-    const text = await readInput(this.args.file).catch((err) => failure(`Cannot read ${this.args.file}: ${err.message}`))
+    const text = await readInput(this.args.file).catch((err) => failure(`FILE: cannot read ${this.args.file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
     const parsed = parseTags(text, { format: this.flags.format, mediaFile: this.flags['media-file'] })
     if (parsed.errors.length) {
       const shown = parsed.errors.slice(0, 50)

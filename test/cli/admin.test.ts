@@ -107,10 +107,10 @@ test('groups: create with members by name and id, add and remove users, list', a
   const table = await w.mas(['group', 'list'], { home: eveHome })
   assert.match(table.stdout, /^ID\s+NAME\s+USERS\s+CREATED\n/)
   assert.match(table.stdout, /birders/)
-  // an unknown username is the server's 400, shown per field
+  // an unknown username is the server's 400, shown per field, the field said as the flag that gave it
   const bad = await w.mas(['group', 'create', 'x', '--user', 'ghost'], { home: aliceHome })
   assert.is(bad.code, 1)
-  assert.match(bad.stderr, /^Error: .*usernames: /)
+  assert.match(bad.stderr, /^Error: Rejected \(400\): --user: .*ghost/)
 })
 
 test('perms grant --user NAME as a site admin sends the user\'s id, looked up in user/', async () => {

@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand, failure } from '../../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../../src/base-command.js'
 import { Progress } from '../../../src/output.js'
 import { saveAtomically } from '../../../src/save-file.js'
 
@@ -11,7 +11,7 @@ export default class JobResultDownload extends AuthCommand<typeof JobResultDownl
   static flags = { output: Flags.string({ char: 'o', description: 'file to write (default: stdout)' }) }
 
   async run() {
-    if (!this.flags.output && this.jsonEnabled()) failure('Give -o FILE with --json (stdout holds the JSON)')
+    if (!this.flags.output && this.jsonEnabled()) usageError('Give --output (-o) FILE with --json (stdout holds the JSON)')
     const meta = await this.api.get(`jobResultFile/${this.args.id}/`)
     if (!meta.resultFile) failure(`Result file ${this.args.id} has no file`)
     const body = await this.api.download(meta.resultFile)

@@ -20,7 +20,7 @@ export default class JobResultUpload extends AuthCommand<typeof JobResultUpload>
 
   async run() {
     const info = await stat(this.args.file).catch(() => undefined)
-    if (!info?.isFile()) usageError(`No such file: ${this.args.file}`)
+    if (!info?.isFile()) usageError(`FILE: no such file: ${this.args.file}`)
     const progress = new Progress(info.size, {
       unit: 'bytes', quiet: this.jsonEnabled(),
       interrupted: (done, total) => `interrupted: ${done} of ${total} bytes sent, nothing was stored; re-run to upload the file`,
