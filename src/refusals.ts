@@ -44,10 +44,10 @@ function isMissingArgs(err: unknown): err is Error & { args: Array<{ name: strin
   return err instanceof Error && /^Missing \d+ required args?\b/.test(err.message) && Array.isArray((err as { args?: unknown }).args)
 }
 
-/** Wire fields whose flag is not their kebab-case name. */
-const FLAG_OF_FIELD: Record<string, string> = {
+/** Wire fields whose flag or argument is not their kebab-case name. */
+const INPUT_OF_FIELD: Record<string, string> = {
   startTime: 'start', endTime: 'end', minFrequency: 'min-freq', maxFrequency: 'max-freq',
-  usernames: 'user', users: 'user', parameters: 'param', jobType: 'type', sensor: 'sensor', tagset: 'tag-set',
+  usernames: 'user', users: 'user', parameters: 'param', jobType: 'type', username: 'name',
 }
 
 interface CommandInputs { flags?: Record<string, unknown>; args?: Record<string, unknown> }
@@ -59,9 +59,9 @@ export function bodyWithFlagNames(body: unknown, command: CommandInputs): unknow
   const flags = command.flags ?? {}
   const args = command.args ?? {}
   const label = (field: string): string => {
-    const kebab = FLAG_OF_FIELD[field] ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
-    if (kebab in flags) return `--${kebab}`
-    if (field in args) return field.toUpperCase()
+    const input = INPUT_OF_FIELD[field] ?? field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+    if (input in flags) return `--${input}`
+    if (input in args) return input.toUpperCase()
     return field
   }
   return Object.fromEntries(Object.entries(body).map(([field, errors]) => [label(field), errors]))

@@ -80,7 +80,7 @@ test('user management by a non-admin is forbidden (exit 1); an unknown name is e
   assert.match(missing.stderr, /No user named "nobody"/)
   const dup = await w.mas(['user', 'create', 'alice', '--password-stdin'], { input: 'x-pass\n' })
   assert.is(dup.code, 1)
-  assert.match(dup.stderr, /username: A user with that username already exists\./)
+  assert.match(dup.stderr, /NAME: A user with that username already exists\./)
 })
 
 test('groups: create with members by name and id, add and remove users, list', async () => {
