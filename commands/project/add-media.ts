@@ -13,7 +13,7 @@ export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia>
 
   async run() {
     const { argv } = await this.parse(ProjectAddMedia)
-    const ids = (argv as string[]).slice(1).map((v) => (/^\d+$/.test(v) ? Number(v) : usageError(`Not a media file id: ${v}`)))
+    const ids = (argv as string[]).slice(1).map((v) => (/^\d+$/.test(v) ? Number(v) : usageError(`MEDIA: not a media file id: ${v}`)))
     const results = await changeProjectMedia(this.api, this.args.project, ids, 'add')
     for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'added' : 'already in the project'}`)
     return results

@@ -13,7 +13,7 @@ export default class ProjectRemoveMedia extends AuthCommand<typeof ProjectRemove
 
   async run() {
     const { argv } = await this.parse(ProjectRemoveMedia)
-    const ids = (argv as string[]).slice(1).map((v) => (/^\d+$/.test(v) ? Number(v) : usageError(`Not a media file id: ${v}`)))
+    const ids = (argv as string[]).slice(1).map((v) => (/^\d+$/.test(v) ? Number(v) : usageError(`MEDIA: not a media file id: ${v}`)))
     const results = await changeProjectMedia(this.api, this.args.project, ids, 'remove')
     for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'removed' : 'was not in the project'}`)
     return results

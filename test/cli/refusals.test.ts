@@ -38,6 +38,7 @@ const refusals = (): Refusal[] => {
     { args: [...tag.slice(0, -4), '--start', 'soon', '--end', '1'], names: [/^Error: --start must be a number, not "soon"/], code: 2 },
     { args: ['tag', 'export', '--tag-set', tagSet, '--format', 'xls'], names: [/--format=xls/], code: 2 },
     { args: ['media', 'list', '--colour'], names: [/--colour/], code: 2 },
+    { args: ['project', 'add-media', '1', '2', 'dawn.wav'], names: [/^Error: MEDIA: not a media file id: dawn\.wav/], code: 2 },
     { args: ['job', 'result', 'upload', '1', 'no-such.csv'], names: [/^Error: FILE: no such file: no-such\.csv/], code: 2 },
     { args: ['tag', 'import', 'no-such.csv', '--tag-set', tagSet], names: [/^Error: FILE: cannot read no-such\.csv: no such file/], code: 1 },
     // the server's field errors, each field said as the flag or argument that gave it
