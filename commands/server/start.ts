@@ -8,15 +8,18 @@ import type { LogFormat } from '../../server/log.js'
 
 export default class ServerStart extends Command {
   static summary = 'Run the mas HTTP server'
-  static description = `Serves the API on the embedded PostgreSQL of --data-dir (started with the first mas process on
-that data directory, stopped with the last), or on the PostgreSQL of DATABASE_URL. Migrations run at start. On an empty database the first admin is created from MAS_ADMIN_USERNAME and
-MAS_ADMIN_PASSWORD, or with a generated password printed once.`
+  static description = 'Serves the API on the embedded PostgreSQL of --data-dir (started with the first mas process on that'
+    + ' data directory, stopped with the last), or on the PostgreSQL of DATABASE_URL. Migrations run at start. On an empty'
+    + ' database the first admin is created from MAS_ADMIN_USERNAME and MAS_ADMIN_PASSWORD, or with a generated password'
+    + ' printed once. The log goes to stdout: one readable line per request on a terminal, JSON lines on a pipe or in a'
+    + ' file (--log-format chooses); request bodies and secrets are never logged.'
 
   static examples = [
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 9000 --data-dir /srv/mas',
     '<%= config.bin %> server start --with-worker',
     '<%= config.bin %> server start --workers 4',
+    '<%= config.bin %> server start > mas-server.log 2>&1 &',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --host 0.0.0.0',
   ]
 
