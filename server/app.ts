@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type LogController } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import { authEndpoints } from './auth/routes.js'
 import { configFromEnv, type AppConfig } from './config.js'
 import type { Database } from './db/database.js'
@@ -11,7 +11,6 @@ import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.
 import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
 import { InFlight } from './http/inFlight.js'
-import { REDACT } from './log.js'
 import { startMaintenance } from './maintenance.js'
 import { schemaEndpoints } from './http/schema.js'
 import { cutOffSlowBodies } from './http/slowClients.js'
@@ -23,10 +22,16 @@ export interface BuildOptions {
   config?: Partial<AppConfig>
   logger?: FastifyServerOptions['logger']
   /** how fastify logs requests: server/log.ts's one readable line per request, or fastify's own */
-  logController?: LogController
+  logController?: FastifyServerOptions['logController']
   /** close the database when the app closes (the server command does; tests share theirs) */
   ownsDatabase?: boolean
 }
+
+/** Headers, body fields and cookies that never reach a log line. */
+export const REDACT = [
+  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrftoken"]',
+  'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token',
+]
 
 /** What the app serves: every route as registered, and the endpoint table behind most of them. */
 export interface RouteTable {

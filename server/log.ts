@@ -11,12 +11,6 @@ import pretty from 'pino-pretty'
 export type LogFormat = 'pretty' | 'json'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
-/** Headers, body fields and cookies that never reach a log line. */
-export const REDACT = [
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrftoken"]',
-  'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token',
-]
-
 /** What the app's logger is given: fastify's logger options, and for the readable form the controller of its request lines. */
 export interface ServerLog {
   logger: FastifyServerOptions['logger']
@@ -31,7 +25,7 @@ export function defaultLogFormat(out: { isTTY?: boolean }): LogFormat {
 type Out = NodeJS.WritableStream & { isTTY?: boolean }
 
 export function serverLog(format: LogFormat, level: LogLevel, out: Out = process.stdout): ServerLog {
-  // buildApp adds the redaction of REDACT to either
+  // buildApp adds the redaction of its REDACT to either
   if (format === 'json') return { logger: { level } }
   return { logger: { level, stream: readableLog(out) }, logController: new OneLinePerRequest() }
 }
