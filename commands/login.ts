@@ -11,7 +11,7 @@ export default class Login extends BaseCommand<typeof Login> {
 
   static examples = [
     '<%= config.bin %> login --server https://mas.example.org',
-    'echo "$MAS_PASSWORD" | <%= config.bin %> login --server http://127.0.0.1:8000 --username alice --password-stdin',
+    'echo "$MAS_PASSWORD" | <%= config.bin %> login --server http://127.0.0.1:8000 --username admin --password-stdin',
     '<%= config.bin %> login --profile lab --server https://lab.example.org',
   ]
 
@@ -37,11 +37,11 @@ export default class Login extends BaseCommand<typeof Login> {
     if (this.flags['password-stdin']) password = await readPassword()
     else if (interactive) password = await passwordPrompt({ message: 'Password:', mask: true }, { output: process.stderr })
     else usageError('Give --password-stdin to read the password when not on a terminal')
-    if (!password) usageError('The password is empty')
+    if (!password) usageError('The password is empty: give it on the first line of stdin with --password-stdin')
 
     const api = this.client(undefined, server)
     const answer = await api.tokenLogin(username, password)
-    if (answer.status === 400) failure('Unable to log in with the given username and password')
+    if (answer.status === 400) failure('Unable to log in with the given username and password: check --username and the password')
     if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', api.tokenLoginUrl)
     const token = answer.data?.token
     if (typeof token !== 'string' || !token) failure(`${server} did not answer with a token: is it a mas server?`)

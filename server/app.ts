@@ -22,6 +22,8 @@ export interface BuildOptions {
   database: Database
   config?: Partial<AppConfig>
   logger?: FastifyServerOptions['logger']
+  /** how fastify logs requests: server/log.ts's one readable line per request, or fastify's own */
+  logController?: FastifyServerOptions['logController']
   /** close the database when the app closes (the server command does; tests share theirs) */
   ownsDatabase?: boolean
 }
@@ -41,6 +43,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const headersMs = config.headersTimeoutSeconds * 1000
   const app = Fastify({
     logger: withRedaction(opts.logger),
+    ...(opts.logController ? { logController: opts.logController } : {}),
     // a path that is not valid percent-encoded UTF-8, or an id longer than any id: a missing record
     frameworkErrors: (_error, _req, reply) => { (reply as FastifyReply).code(404).send({ detail: 'Not found.' }) },
     // a request too broken to reach a route still gets a `{"detail": …}` body

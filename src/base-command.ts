@@ -1,8 +1,9 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
-import { ApiClient, ApiError, ConnectionError } from './api.js'
+import { ApiClient, ApiError, ConnectionError, describeError } from './api.js'
 import type { Table } from './columns.js'
 import { listOutput, type ListFlags } from './list-output.js'
 import { loadNames, Names, type NameScope, type NameSource } from './names.js'
+import { bodyWithFlagNames, namedArgs, parseErrorLine } from './refusals.js'
 import { stderr, table, type Column } from './output.js'
 import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
 
@@ -44,9 +45,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
-      args: this.ctor.args,
+      args: namedArgs(this.ctor.args),
       strict: this.ctor.strict,
-    }).catch((err) => usageError(err?.message ?? String(err))) // anything the parser refuses is a usage error
+    }).catch((err) => usageError(parseErrorLine(err))) // anything the parser refuses is a usage error
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
     this.profile = await readProfile(this.config.configDir, this.flags.profile)
@@ -92,7 +93,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   async catch(err: any): Promise<any> {
     if (err instanceof Errors.ExitError) throw err
     const exit = exitCodeOf(err)
-    const message = messageOf(err)
+    const message = err instanceof ApiError && err.status === 400
+      ? describeError(400, bodyWithFlagNames(err.body, this.ctor))
+      : messageOf(err)
     if (process.env.DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`)
     process.stderr.write(`Error: ${message}\n`)
     if (this.jsonEnabled()) {

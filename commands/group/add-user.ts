@@ -4,7 +4,7 @@ import { findGroup, splitUsers } from '../../src/lookup.js'
 
 export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
   static summary = 'Add users to a group'
-  static examples = ['<%= config.bin %> group add-user birders carol', '<%= config.bin %> group add-user 3 carol dave 17']
+  static examples = ['<%= config.bin %> group add-user birders carol', '<%= config.bin %> group add-user 2 carol 1']
   static strict = false
   static args = {
     group: Args.string({ description: 'group name or id', required: true }),

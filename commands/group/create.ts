@@ -4,7 +4,7 @@ import { splitUsers } from '../../src/lookup.js'
 
 export default class GroupCreate extends AuthCommand<typeof GroupCreate> {
   static summary = 'Create a user group, optionally with members'
-  static examples = ['<%= config.bin %> group create birders --user alice --user bob', '<%= config.bin %> group create lab --user 12 --json']
+  static examples = ['<%= config.bin %> group create birders --user bob', '<%= config.bin %> group create lab --user 2 --json']
   static args = { name: Args.string({ description: 'group name', required: true }) }
   static flags = { user: Flags.string({ char: 'u', description: 'a member, by username or id (repeatable)', multiple: true }) }
 

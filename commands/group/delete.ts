@@ -5,7 +5,7 @@ import { findGroup } from '../../src/lookup.js'
 
 export default class GroupDelete extends AuthCommand<typeof GroupDelete> {
   static summary = 'Delete a user group and the grants made to it (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> group delete birders', '<%= config.bin %> group delete 4 --yes']
+  static examples = ['<%= config.bin %> group delete birders', '<%= config.bin %> group delete 2 --yes']
   static args = { group: Args.string({ description: 'group name or id', required: true }) }
   static flags = { yes: yesFlag }
 

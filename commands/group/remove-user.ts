@@ -6,7 +6,7 @@ import { findGroup, userId } from '../../src/lookup.js'
 export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser> {
   static summary = 'Remove users from a group'
   static description = 'Users given by name are looked up in user/, which only site admins may read; others give user ids.'
-  static examples = ['<%= config.bin %> group remove-user birders 17', '<%= config.bin %> group remove-user 3 carol']
+  static examples = ['<%= config.bin %> group remove-user birders 3', '<%= config.bin %> group remove-user 2 carol']
   static strict = false
   static args = {
     group: Args.string({ description: 'group name or id', required: true }),

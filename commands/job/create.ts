@@ -11,8 +11,8 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     ...JOB_TYPE_PARAMS.flatMap((t) => ['', `${t.name} (${t.id})`, ...describeParams(t).map((l) => `- ${l}`)]),
   ].join('\n')
   static examples = [
-    '<%= config.bin %> job create --project 7 --type Test',
-    '<%= config.bin %> job create --project 7 --type RandomWindowTagging --param windowSizeInSeconds=2 --param numWindowsToTag=50 --param destinationTagSet=12',
+    '<%= config.bin %> job create --project 1 --type Test',
+    '<%= config.bin %> job create --project 1 --type RandomWindowTagging --param windowSizeInSeconds=2 --param numWindowsToTag=5 --param destinationTagSet=1',
   ]
 
   static flags = {

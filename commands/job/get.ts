@@ -6,7 +6,7 @@ import { record } from '../../src/output.js'
 
 export default class JobGet extends AuthCommand<typeof JobGet> {
   static summary = 'Show one job, its state and parameters'
-  static examples = ['<%= config.bin %> job get 42', '<%= config.bin %> job get 42 --json']
+  static examples = ['<%= config.bin %> job get 1', '<%= config.bin %> job get 1 --json']
   static args = { id: Args.integer({ description: 'job id', required: true, min: 1 }) }
 
   async run() {

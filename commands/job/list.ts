@@ -6,7 +6,7 @@ import { projectId } from '../../src/lookup.js'
 
 export default class JobList extends AuthCommand<typeof JobList> {
   static summary = 'List your jobs'
-  static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 7 --status 3 --json']
+  static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 1 --status 3 --json']
   static flags = {
     ...listFlags,
     project: Flags.string({ char: 'p', description: 'only jobs of this project (name or id)' }),

@@ -9,7 +9,7 @@ const FINAL = new Set([4, 5, 6])
 export default class JobWatch extends AuthCommand<typeof JobWatch> {
   static summary = 'Follow a job until it completes, fails or stops'
   static description = 'Exits 0 when the job completes, 1 when it ends in Error or Stopped. Ctrl-C stops watching (exit 130); the job runs on.'
-  static examples = ['<%= config.bin %> job watch 42', '<%= config.bin %> job watch 42 --interval 5 --json']
+  static examples = ['<%= config.bin %> job watch 1', '<%= config.bin %> job watch 1 --interval 5 --json']
   static args = { id: Args.integer({ description: 'job id', required: true, min: 1 }) }
   static flags = { interval: Flags.integer({ description: 'seconds between polls', default: 2, min: 1 }) }
 

@@ -5,7 +5,7 @@ import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confi
 
 export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
   static summary = 'Delete a library with its media files, tag sets and tags (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> library delete 3', '<%= config.bin %> library delete 3 --yes']
+  static examples = ['<%= config.bin %> library delete 2', '<%= config.bin %> library delete 2 --yes']
   static args = { id: Args.string({ description: 'library (name or id)', required: true }) }
   static flags = { yes: yesFlag }
 

@@ -5,7 +5,7 @@ import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confi
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
   static summary = 'Delete a media file with its tags (needs admin on its library; asks first, --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> media delete 345', '<%= config.bin %> media delete 345 --yes']
+  static examples = ['<%= config.bin %> media delete 9', '<%= config.bin %> media delete 9 --yes']
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
   static flags = { yes: yesFlag }
 

@@ -5,7 +5,7 @@ import { record } from '../../src/output.js'
 
 export default class MediaGet extends AuthCommand<typeof MediaGet> {
   static summary = 'Show one media file and its metadata'
-  static examples = ['<%= config.bin %> media get 345', '<%= config.bin %> media get 345 --json']
+  static examples = ['<%= config.bin %> media get 1', '<%= config.bin %> media get 1 --json']
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
 
   async run() {

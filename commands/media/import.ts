@@ -15,11 +15,11 @@ export default class MediaImport extends AuthCommand<typeof MediaImport> {
 A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050000.WAV), unique in the library: a file whose alias the library holds with other bytes is skipped and listed. The server fills realStartTime from the recorder's metadata in the file (AudioMoth comment, GUANO, wamd, BWF bext), else from the file name (20260501_050000, PREFIX_20260501_050000, 2026-05-01_05-00-00), as the recorder wrote it (AudioMoth: UTC); --time-offset shifts it. Damaged (e.g. truncated) files are imported with a warning, listed at the end, or refused with --strict.`
 
   static examples = [
-    '<%= config.bin %> media import recordings/ --library 3 --recursive',
-    '<%= config.bin %> media import season-2026/ --library 3 --recursive --sensor-per-folder --time-offset +02:00',
-    '<%= config.bin %> media import a.wav b.flac --library 3 --sensor 5',
-    '<%= config.bin %> media import survey/ --library 3 --recursive --dry-run',
-    '<%= config.bin %> media import survey/ --library 3 --recursive --concurrency 8 --json > outcome.json',
+    '<%= config.bin %> media import recordings/ --library 1 --recursive',
+    '<%= config.bin %> media import season-2026/ --library 1 --recursive --sensor-per-folder --time-offset +02:00',
+    '<%= config.bin %> media import dawn.wav dusk.wav --library 1 --sensor 1',
+    '<%= config.bin %> media import survey/ --library 1 --recursive --dry-run',
+    '<%= config.bin %> media import survey/ --library 1 --recursive --concurrency 8 --json > outcome.json',
   ]
 
   static strict = false
@@ -45,7 +45,7 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
   async run(): Promise<ImportRecord[]> {
     const { argv } = await this.parse(MediaImport)
     const paths = argv as string[]
-    if (!paths.length) usageError('Give at least one file or folder')
+    if (!paths.length) usageError('missing argument PATH: give at least one file or folder')
     const offset = this.flags['time-offset']
     if (offset !== undefined && !isTimeOffset(offset)) usageError(`--time-offset ${offset}: give an offset as +hh:mm or -hh:mm, e.g. +02:00`)
     const quiet = this.jsonEnabled()

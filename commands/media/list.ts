@@ -7,8 +7,8 @@ import { libraryId } from '../../src/lookup.js'
 export default class MediaList extends AuthCommand<typeof MediaList> {
   static summary = 'List the media files you can read, or those of one library'
   static examples = [
-    '<%= config.bin %> media list --library 3',
-    '<%= config.bin %> media list --library 3 --path siteA/2026-05-01/',
+    '<%= config.bin %> media list --library 1',
+    '<%= config.bin %> media list --library 1 --path siteA/2026-05-01/',
     '<%= config.bin %> media list --from 2026-05-01T04:00:00 --to 2026-05-01T08:00:00',
     '<%= config.bin %> media list --json',
   ]

@@ -7,8 +7,8 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
   static summary = 'Save a picture of a media file\'s spectrogram (PNG), with the tags of a tag set'
   static description = 'Drawn by the server with your UserSettings (bands, band frequencies, frames per second, damping): a time axis (clock time when the recording\'s start is known), a frequency axis in kHz, a colour map, and with --tag-set that tag set\'s tags on the file as labelled boxes. WAV, FLAC and MP3.'
   static examples = [
-    '<%= config.bin %> media spectrogram 42',
-    '<%= config.bin %> media spectrogram 42 --start 10 --end 25 --tag-set 3 -o call.png',
+    '<%= config.bin %> media spectrogram 1',
+    '<%= config.bin %> media spectrogram 1 --start 0.5 --end 2.5 --tag-set 1 -o call.png',
   ]
 
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }

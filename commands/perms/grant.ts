@@ -8,9 +8,9 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
   static description = `Needs admin on the target (owners have it). A grant on a library also covers its tag sets. Users are given by name or id, groups by name or id. Without any of --read/--write/--launch-job/--admin, --read is granted.`
 
   static examples = [
-    '<%= config.bin %> perms grant --user bob --library 3 --read',
-    '<%= config.bin %> perms grant --group birders --tagset 12 --read --write',
-    '<%= config.bin %> perms grant --user 17 --group-target 4 --admin --json',
+    '<%= config.bin %> perms grant --user bob --library 1 --read',
+    '<%= config.bin %> perms grant --group birders --tagset 1 --read --write',
+    '<%= config.bin %> perms grant --user 2 --group-target 1 --admin --json',
   ]
 
   static flags = {

@@ -6,7 +6,7 @@ import { PERMISSION } from '../../src/columns.js'
 
 export default class PermsList extends AuthCommand<typeof PermsList> {
   static summary = 'List the grants you can see (yours, to you, and on what you administer)'
-  static examples = ['<%= config.bin %> perms list', '<%= config.bin %> perms list --library 3 --json']
+  static examples = ['<%= config.bin %> perms list', '<%= config.bin %> perms list --library 1 --json']
   static flags = {
     ...listFlags,
     library: Flags.string({ description: 'only grants on this library (name or id)' }),

@@ -4,7 +4,7 @@ import { confirmDestructive, yesFlag } from '../../src/confirm.js'
 
 export default class PermsRevoke extends AuthCommand<typeof PermsRevoke> {
   static summary = 'Revoke a grant (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> perms revoke 21', '<%= config.bin %> perms revoke 21 --yes']
+  static examples = ['<%= config.bin %> perms revoke 1', '<%= config.bin %> perms revoke 1 --yes']
   static args = { id: Args.integer({ description: 'grant id (see mas perms list)', required: true, min: 1 }) }
 
   static flags = { yes: yesFlag }

@@ -5,7 +5,7 @@ import { changeProjectMedia } from '../../src/project-media.js'
 
 export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia> {
   static summary = 'Add media files to a project'
-  static examples = ['<%= config.bin %> project add-media 7 345 346 347']
+  static examples = ['<%= config.bin %> project add-media 1 1 2 3']
   static strict = false
   static args = {
     project: Args.string({ description: 'project (name or id)', required: true }),

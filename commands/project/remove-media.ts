@@ -5,7 +5,7 @@ import { changeProjectMedia } from '../../src/project-media.js'
 
 export default class ProjectRemoveMedia extends AuthCommand<typeof ProjectRemoveMedia> {
   static summary = 'Remove media files from a project'
-  static examples = ['<%= config.bin %> project remove-media 7 345 346']
+  static examples = ['<%= config.bin %> project remove-media 1 3']
   static strict = false
   static args = {
     project: Args.string({ description: 'project (name or id)', required: true }),

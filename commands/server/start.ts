@@ -1,21 +1,25 @@
 import cluster from 'node:cluster'
 import { Command, Flags } from '@oclif/core'
 import type { AppConfig } from '../../server/config.js'
+import type { LogFormat } from '../../server/log.js'
 
 // The server's modules are imported when this command runs, not when the CLI
 // loads its command list, so every other `mas` command starts quickly.
 
 export default class ServerStart extends Command {
   static summary = 'Run the mas HTTP server'
-  static description = `Serves the API on the embedded PostgreSQL of --data-dir (started with the first mas process on
-that data directory, stopped with the last), or on the PostgreSQL of DATABASE_URL. Migrations run at start. On an empty database the first admin is created from MAS_ADMIN_USERNAME and
-MAS_ADMIN_PASSWORD, or with a generated password printed once.`
+  static description = 'Serves the API on the embedded PostgreSQL of --data-dir (started with the first mas process on that'
+    + ' data directory, stopped with the last), or on the PostgreSQL of DATABASE_URL. Migrations run at start. On an empty'
+    + ' database the first admin is created from MAS_ADMIN_USERNAME and MAS_ADMIN_PASSWORD, or with a generated password'
+    + ' printed once. The log goes to stdout: one readable line per request on a terminal, JSON lines on a pipe or in a'
+    + ' file (--log-format chooses); request bodies and secrets are never logged.'
 
   static examples = [
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 9000 --data-dir /srv/mas',
     '<%= config.bin %> server start --with-worker',
     '<%= config.bin %> server start --workers 4',
+    '<%= config.bin %> server start > mas-server.log 2>&1 &',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --host 0.0.0.0',
   ]
 
@@ -26,6 +30,10 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     'with-worker': Flags.boolean({ default: false, description: 'also run queued jobs in this process (one at a time)' }),
     workers: Flags.integer({ default: 1, min: 1, max: 64, description: 'HTTP server processes sharing the port (node:cluster)' }),
     'log-level': Flags.option({ options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const, default: 'info' })(),
+    'log-format': Flags.option({
+      options: ['pretty', 'json'] as const,
+      description: 'pretty: one readable line per request; json: JSON lines [default: pretty on a terminal, json otherwise]',
+    })(),
   }
 
   async run(): Promise<void> {
@@ -43,21 +51,21 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
     const { flags } = await this.parse(ServerStart)
     const { configFromEnv } = await import('../../server/config.js')
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
-    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags['with-worker'])
+    const { defaultLogFormat } = await import('../../server/log.js')
+    const logFormat = flags['log-format'] ?? defaultLogFormat(process.stdout)
+    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags['with-worker'], logFormat)
     const clustered = !cluster.isPrimary
-    const [{ buildApp, REDACT }, { openDatabase }, { prepare }, { Worker }] = await Promise.all([
+    const [{ buildApp }, { openDatabase }, { prepare }, { Worker }, { serverLog }] = await Promise.all([
       import('../../server/app.js'), import('../../server/db/database.js'), import('../../server/startup.js'),
-      import('../../server/jobs/worker.js'),
+      import('../../server/jobs/worker.js'), import('../../server/log.js'),
     ])
     // the primary of a cluster has migrated and created the first admin already
     const prepared = clustered
       ? { database: await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
       : await prepare(config)
     const { database } = prepared
-    const app = await buildApp({
-      database, config, ownsDatabase: true,
-      logger: { level: flags['log-level'], redact: { paths: REDACT, censor: '[redacted]' } },
-    })
+    const log = serverLog(logFormat, flags['log-level'])
+    const app = await buildApp({ database, config, ownsDatabase: true, ...log })
     if (prepared.adminCreated) app.log.info(`created the first admin user "${prepared.adminCreated}"`)
     if (prepared.staleUploadsRemoved) app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
     if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
@@ -84,11 +92,13 @@ MAS_ADMIN_PASSWORD, or with a generated password printed once.`
 
   /** The primary of `--workers N`: migrate, create the first admin, run the job worker if asked, and keep N
    * server processes running (each re-runs this command as a cluster worker; they share the port). */
-  private async runPrimary(count: number, config: AppConfig, withWorker: boolean): Promise<void> {
-    const [{ prepare }, { Worker }] = await Promise.all([import('../../server/startup.js'), import('../../server/jobs/worker.js')])
+  private async runPrimary(count: number, config: AppConfig, withWorker: boolean, logFormat: LogFormat): Promise<void> {
+    const [{ prepare }, { Worker }, { lineWriter }] = await Promise.all([
+      import('../../server/startup.js'), import('../../server/jobs/worker.js'), import('../../server/log.js'),
+    ])
     // the primary stays attached to the embedded PostgreSQL until its server processes have exited
     const { database } = await prepare(config, { poolSize: 2 })
-    const log = (m: string) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg: m })}\n`)
+    const log = lineWriter(logFormat)
     const jobs = withWorker ? new Worker({ db: database.db, config, log }).start() : undefined
 
     let closing = false

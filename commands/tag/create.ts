@@ -5,8 +5,8 @@ import { findTagSet, libraryOf, mediaFileId, parseRef, tagClassId } from '../../
 export default class TagCreate extends AuthCommand<typeof TagCreate> {
   static summary = 'Create one tag; prints its id'
   static examples = [
-    '<%= config.bin %> tag create --tag-set experts --media-file siteA/20260501_050000.WAV --tag-class blackbird --start 1.5 --end 2.0 --min-freq 2000 --max-freq 8000',
-    '<%= config.bin %> tag create --tag-set 12 --media-file 345 --tag-class 3 --start 0 --end 0.4 --strength 0.9 --json',
+    '<%= config.bin %> tag create --tag-set 1 --media-file 1 --tag-class 1 --start 1.5 --end 2.0 --min-freq 2000 --max-freq 8000',
+    '<%= config.bin %> tag create --tag-set 1 --media-file 1 --tag-class 1 --start 0 --end 0.4 --strength 0.9 --json',
   ]
 
   static flags = {

@@ -4,7 +4,7 @@ import { confirmDestructive, yesFlag } from '../../src/confirm.js'
 
 export default class TagDelete extends AuthCommand<typeof TagDelete> {
   static summary = 'Delete one tag (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> tag delete 345', '<%= config.bin %> tag delete 345 --yes']
+  static examples = ['<%= config.bin %> tag delete 1', '<%= config.bin %> tag delete 1 --yes']
   static args = { id: Args.integer({ description: 'tag id', required: true, min: 1 }) }
   static flags = { yes: yesFlag }
 

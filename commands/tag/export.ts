@@ -13,10 +13,10 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
 
 --format raven writes one Raven Pro multi-file selection table over the library's recordings, ordered by start time, then alias: Begin Time (s) runs on across the files, Begin File and File Offset (s) give the place in each file, the class name is in Species, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. With --per-file DIR, one table per recording that has tags is written below DIR instead (its alias's folders, NAME.Table.1.selections.txt).`
   static examples = [
-    '<%= config.bin %> tag export --tag-set 12 > tags.csv',
-    '<%= config.bin %> tag export --tag-set experts --format raven > selections.txt',
-    '<%= config.bin %> tag export --tag-set 12 --format json > tags.json',
-    '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
+    '<%= config.bin %> tag export --tag-set 1 > tags.csv',
+    '<%= config.bin %> tag export --tag-set 1 --format raven > selections.txt',
+    '<%= config.bin %> tag export --tag-set 1 --format json > tags.json',
+    '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
   ]
 
   static flags = {

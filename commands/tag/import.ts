@@ -18,9 +18,9 @@ A Raven Pro selection table is read as Raven writes it: the class from the first
 Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing.`
 
   static examples = [
-    '<%= config.bin %> tag import detections.csv --tag-set 12',
-    '<%= config.bin %> tag export --tag-set 12 --format ndjson | <%= config.bin %> tag import - --tag-set 13',
-    '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set experts --media-file siteA/XC1234.wav',
+    '<%= config.bin %> tag import detections.csv --tag-set 1',
+    '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
+    '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set 1 --media-file 1',
   ]
 
   static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }
@@ -36,7 +36,7 @@ Every row is checked and looked up first: if any is bad, the errors are listed w
 
   async run() {
     const source = this.args.file === '-' ? 'stdin' : this.args.file
-    const text = await readInput(this.args.file).catch((err) => failure(`Cannot read ${this.args.file}: ${err.message}`))
+    const text = await readInput(this.args.file).catch((err) => failure(`FILE: cannot read ${this.args.file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
     const format = this.flags.format ?? detectFormat(text)
     if (this.flags['class-column'] !== undefined && format !== 'raven') usageError(`--class-column is for Raven selection tables; ${source} holds ${format}`)
     const parsed = parseTags(text, { format, mediaFile: this.flags['media-file'], classColumn: this.flags['class-column'] })

@@ -4,7 +4,8 @@ import { libraryId } from '../../src/lookup.js'
 
 export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
   static summary = 'Create a tag class in a library; prints its id'
-  static examples = ['<%= config.bin %> tagclass create turdus_merula --library 3 --display-name Blackbird']
+  static examples = ['<%= config.bin %> tagclass create turdus_merula --library 1 --display-name Blackbird',
+    '<%= config.bin %> tagclass create sylvia_atricapilla --library 1']
   static args = { name: Args.string({ description: 'class name', required: true }) }
   static flags = {
     library: Flags.string({ char: 'l', description: 'library (name or id; needs write on it)', required: true }),

@@ -5,7 +5,7 @@ import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confi
 
 export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
   static summary = 'Delete a tag class with the tags of that class (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> tagclass delete 7', '<%= config.bin %> tagclass delete 7 --yes']
+  static examples = ['<%= config.bin %> tagclass delete 2', '<%= config.bin %> tagclass delete 2 --yes']
   static args = { id: Args.string({ description: 'tag class (name when unique among the classes you can read, or id)', required: true }) }
   static flags = { yes: yesFlag }
 

@@ -6,7 +6,7 @@ import { TAG_CLASS } from '../../src/columns.js'
 
 export default class TagClassList extends AuthCommand<typeof TagClassList> {
   static summary = 'List the tag classes you can read'
-  static examples = ['<%= config.bin %> tagclass list', '<%= config.bin %> tagclass list --library 3 --json']
+  static examples = ['<%= config.bin %> tagclass list', '<%= config.bin %> tagclass list --library 1 --json']
   static flags = { ...listFlags, library: Flags.string({ char: 'l', description: 'only classes of this library (name or id)' }) }
 
   async run() {

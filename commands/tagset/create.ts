@@ -4,7 +4,7 @@ import { libraryId } from '../../src/lookup.js'
 
 export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
   static summary = 'Create a tag set; prints its id'
-  static examples = ['<%= config.bin %> tagset create "expert labels" --library 3', '<%= config.bin %> tagset create scratch --json']
+  static examples = ['<%= config.bin %> tagset create "expert labels" --library 1', '<%= config.bin %> tagset create scratch --json']
   static args = { name: Args.string({ description: 'tag set name', required: true }) }
   static flags = { library: Flags.string({ char: 'l', description: 'library the tag set belongs to (name or id; needs write on it)' }) }
 

@@ -5,7 +5,7 @@ import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confi
 
 export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
   static summary = 'Delete a tag set with its tags (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> tagset delete 12', '<%= config.bin %> tagset delete 12 --yes']
+  static examples = ['<%= config.bin %> tagset delete 2', '<%= config.bin %> tagset delete 2 --yes']
   static args = { id: Args.string({ description: 'tag set (name or id)', required: true }) }
   static flags = { yes: yesFlag }
 

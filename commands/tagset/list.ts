@@ -6,7 +6,7 @@ import { TAG_SET } from '../../src/columns.js'
 
 export default class TagSetList extends AuthCommand<typeof TagSetList> {
   static summary = 'List the tag sets you can read'
-  static examples = ['<%= config.bin %> tagset list', '<%= config.bin %> tagset list --library 3 --json']
+  static examples = ['<%= config.bin %> tagset list', '<%= config.bin %> tagset list --library 1 --json']
   static flags = { ...listFlags, library: Flags.string({ char: 'l', description: 'only tag sets of this library (name or id)' }) }
 
   async run() {

@@ -7,7 +7,7 @@ export default class UserCreate extends AuthCommand<typeof UserCreate> {
   static description = 'The password is read from stdin with --password-stdin, or asked for twice on a terminal.'
   static examples = [
     'echo "$PASSWORD" | <%= config.bin %> user create bob --password-stdin',
-    '<%= config.bin %> user create carol --admin',
+    'echo "$PASSWORD" | <%= config.bin %> user create carol --admin --password-stdin',
   ]
 
   static args = { name: Args.string({ description: 'username', required: true }) }

@@ -80,7 +80,7 @@ test('user management by a non-admin is forbidden (exit 1); an unknown name is e
   assert.match(missing.stderr, /user: no user named "nobody"/)
   const dup = await w.mas(['user', 'create', 'alice', '--password-stdin'], { input: 'x-pass\n' })
   assert.is(dup.code, 1)
-  assert.match(dup.stderr, /username: A user with that username already exists\./)
+  assert.match(dup.stderr, /NAME: A user with that username already exists\./)
 })
 
 test('groups: create with members by name and id, add and remove users, list', async () => {
@@ -107,10 +107,10 @@ test('groups: create with members by name and id, add and remove users, list', a
   const table = await w.mas(['group', 'list'], { home: eveHome })
   assert.match(table.stdout, /^ID\s+NAME\s+USERS\s+CREATEDBY\s+CREATED\n/)
   assert.match(table.stdout, /birders/)
-  // an unknown username is the server's 400, shown per field
+  // an unknown username is the server's 400, shown per field, the field said as the flag that gave it
   const bad = await w.mas(['group', 'create', 'x', '--user', 'ghost'], { home: aliceHome })
   assert.is(bad.code, 1)
-  assert.match(bad.stderr, /^Error: .*usernames: /)
+  assert.match(bad.stderr, /^Error: Rejected \(400\): --user: .*ghost/)
 })
 
 test('perms grant --user NAME as a site admin sends the user\'s id, looked up in user/', async () => {

@@ -66,7 +66,7 @@ test('wrong password: exit 1, nothing stored; no password given off a terminal: 
   const home = w.newHome()
   const bad = await w.mas(['login', '--server', w.server, '--username', 'alice', '--password-stdin'], { input: 'wrong\n', home })
   assert.is(bad.code, 1)
-  assert.match(bad.stderr, /^Error: Unable to log in with the given username and password\n$/)
+  assert.match(bad.stderr, /^Error: Unable to log in with the given username and password: check --username and the password\n$/)
   const usage = await w.mas(['login', '--server', w.server, '--username', 'alice'], { home })
   assert.is(usage.code, 2)
   assert.match(usage.stderr, /--password-stdin/)

@@ -45,11 +45,22 @@ test('a mistyped command on a terminal asks "Did you mean ...?" and runs that co
     await confirmed.waitFor(new RegExp(`ID +NAME[^\\n]*\\n${library.stdout.trim()} +Dawn chorus`))
     assert.is(await confirmed.exited(), 0)
   } finally { await confirmed.close() }
-  // on a pipe nobody can answer: it says where to look, exit 127 (command not found)
+  // the words after the mistyped command reach the command run on "yes"
+  const withArgs = await w.tty(['media', 'imprt', 'no-such-folder', '--library', library.stdout.trim()])
+  try {
+    await withArgs.waitFor(/Did you mean media import\?/)
+    await withArgs.keys('y', 'Enter')
+    const screen = await withArgs.waitFor(/\[exit \d+\]/)
+    assert.match(screen, /failed no-such-folder: no such file or folder\n\[exit 1\]/)
+  } finally { await withArgs.close() }
+  // on a pipe nobody can answer: one line naming the closest command and where to look, exit 127 (command not found)
   const piped = await w.mas(['media', 'imprt', 'x'], { env: { NO_COLOR: '1' } })
   assert.is(piped.code, 127)
-  assert.match(piped.stderr, /media imprt x is not a mas command/)
-  assert.match(piped.stderr, /Run mas help media for a list of available commands/)
+  assert.is(piped.stdout, '')
+  assert.is(piped.stderr, 'Error: mas media imprt x is not a mas command. Did you mean mas media import? (mas help media lists the commands)\n')
+  const noTopic = await w.mas(['lbrary', 'list'])
+  assert.is(noTopic.code, 127)
+  assert.is(noTopic.stderr, 'Error: mas lbrary list is not a mas command. Did you mean mas library list? (mas help lists the commands)\n')
 })
 
 test('completion scripts for bash and zsh are generated and complete the commands', async () => {

@@ -22,6 +22,8 @@ export interface Terminal {
   keys(...keys: string[]): Promise<void>
   /** sends a signal to the command's process (as the shell's job control would) */
   signal(name: NodeJS.Signals): Promise<void>
+  /** every byte the command wrote to the terminal so far (escape codes included), as latin1 */
+  written(): Promise<string>
   /** is the cursor shown: was the last cursor mode (DECTCEM) the command set "show"? */
   cursorVisible(): Promise<boolean>
   /** waits for the command to end; its exit status (128 + the signal that killed it, as a shell says) */
@@ -49,6 +51,10 @@ export async function terminal(args: string[], env: Record<string, string>, opts
   const display = async (format: string) => (await tmux('display-message', '-p', '-t', 'mas', format)).trim()
   const screen = async () => (await tmux('capture-pane', '-p', '-t', 'mas')).split('\n')
     .filter((l) => !l.startsWith('Pane is dead')).map((l) => l.trimEnd()).join('\n').trimEnd() // tmux's own line, once the shell ended
+  const written = async () => {
+    await sleep(100) // what the pipe has not passed on yet
+    return existsSync(raw) ? readFileSync(raw, 'latin1') : ''
+  }
   const poll = async <T>(what: () => Promise<T | undefined>, ms: number, describe: () => Promise<string>): Promise<T> => {
     const until = Date.now() + ms
     for (;;) {
@@ -70,9 +76,9 @@ export async function terminal(args: string[], env: Record<string, string>, opts
       const { stdout } = await run('pgrep', ['-P', shell])
       process.kill(Number(stdout.trim().split('\n')[0]), name)
     },
+    written,
     async cursorVisible() {
-      await sleep(100) // what the pipe has not passed on yet
-      const bytes = existsSync(raw) ? readFileSync(raw, 'latin1') : ''
+      const bytes = await written()
       return bytes.lastIndexOf('\x1b[?25l') <= bytes.lastIndexOf('\x1b[?25h')
     },
     exited: (ms = 20_000) => poll(async () => {

@@ -4,7 +4,7 @@ import { confirmDestructive, yesFlag } from '../../../src/confirm.js'
 
 export default class JobResultDelete extends AuthCommand<typeof JobResultDelete> {
   static summary = 'Delete a result file of a job (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> job result delete 9', '<%= config.bin %> job result delete 9 --yes']
+  static examples = ['<%= config.bin %> job result delete 1', '<%= config.bin %> job result delete 1 --yes']
   static args = { id: Args.integer({ description: 'result file id', required: true, min: 1 }) }
   static flags = { yes: yesFlag }
 

@@ -1,17 +1,17 @@
 import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand, failure } from '../../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../../src/base-command.js'
 import { Progress } from '../../../src/output.js'
 import { saveAtomically } from '../../../src/save-file.js'
 
 export default class JobResultDownload extends AuthCommand<typeof JobResultDownload> {
   static summary = 'Download a result file to a file or stdout'
-  static examples = ['<%= config.bin %> job result download 9 -o detections.csv', '<%= config.bin %> job result download 9 > detections.csv']
+  static examples = ['<%= config.bin %> job result download 1 -o detections.csv', '<%= config.bin %> job result download 1 > detections.csv']
   static args = { id: Args.integer({ description: 'result file id', required: true, min: 1 }) }
   static flags = { output: Flags.string({ char: 'o', description: 'file to write (default: stdout)' }) }
 
   async run() {
-    if (!this.flags.output && this.jsonEnabled()) failure('Give -o FILE with --json (stdout holds the JSON)')
+    if (!this.flags.output && this.jsonEnabled()) usageError('Give --output (-o) FILE with --json (stdout holds the JSON)')
     const meta = await this.api.get(`jobResultFile/${this.args.id}/`)
     if (!meta.resultFile) failure(`Result file ${this.args.id} has no file`)
     const body = await this.api.download(meta.resultFile)

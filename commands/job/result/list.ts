@@ -5,7 +5,7 @@ import { RESULT_FILE } from '../../../src/columns.js'
 
 export default class JobResultList extends AuthCommand<typeof JobResultList> {
   static summary = 'List the result files of a job'
-  static examples = ['<%= config.bin %> job result list 42', '<%= config.bin %> job result list 42 --json']
+  static examples = ['<%= config.bin %> job result list 1', '<%= config.bin %> job result list 1 --json']
   static flags = listFlags
   static args = { job: Args.integer({ description: 'job id', required: true, min: 1 }) }
 

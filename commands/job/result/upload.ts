@@ -10,7 +10,7 @@ import { Progress } from '../../../src/output.js'
 
 export default class JobResultUpload extends AuthCommand<typeof JobResultUpload> {
   static summary = 'Upload a result file of a job (streamed from disk); prints its id'
-  static examples = ['<%= config.bin %> job result upload 42 detections.csv --notes "threshold 0.8"']
+  static examples = ['<%= config.bin %> job result upload 1 detections.csv --notes "threshold 0.8"']
   static args = {
     job: Args.integer({ description: 'job id', required: true, min: 1 }),
     file: Args.string({ description: 'file to upload', required: true }),
@@ -20,7 +20,7 @@ export default class JobResultUpload extends AuthCommand<typeof JobResultUpload>
 
   async run() {
     const info = await stat(this.args.file).catch(() => undefined)
-    if (!info?.isFile()) usageError(`No such file: ${this.args.file}`)
+    if (!info?.isFile()) usageError(`FILE: no such file: ${this.args.file}`)
     const progress = new Progress(info.size, {
       unit: 'bytes', quiet: this.jsonEnabled(),
       interrupted: (done, total) => `interrupted: ${done} of ${total} bytes sent, nothing was stored; re-run to upload the file`,
