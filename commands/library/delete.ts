@@ -10,7 +10,7 @@ export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
   static flags = { yes: yesFlag }
 
   async run() {
-    const library = await this.api.get(`library/${await libraryId(this.api, 'library', this.args.id)}/`)
+    const library = await this.api.get(`library/${await libraryId(this.api, 'ID', this.args.id)}/`)
     if (!this.flags.yes) {
       const tagSets = (await this.api.all('tagSet/', { library: library.id })).filter((s) => s.library === library.id)
       let tags = 0

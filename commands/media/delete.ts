@@ -10,7 +10,7 @@ export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
   static flags = { yes: yesFlag }
 
   async run() {
-    const file = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'media file', this.args.id)}/`)
+    const file = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id)}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { mediaFile: file.id })
       await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of library ${file.library} with ${count(tags, 'tag')}?`, false)

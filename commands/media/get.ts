@@ -9,7 +9,7 @@ export default class MediaGet extends AuthCommand<typeof MediaGet> {
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
 
   async run() {
-    const media = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'media file', this.args.id)}/`)
+    const media = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id)}/`)
     const { mediafilemetadata_set: meta, ...rest } = media
     const metadata = Object.fromEntries((Array.isArray(meta) ? meta : []).map((m: any) => [`  ${m.name}`, m.value]))
     this.log(record({ ...rest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))

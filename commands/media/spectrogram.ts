@@ -20,7 +20,7 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
   }
 
   async run() {
-    const id = await mediaFileId(this.api, 'media file', this.args.id)
+    const id = await mediaFileId(this.api, 'ID', this.args.id)
     const tagSet = this.flags['tag-set'] === undefined ? undefined : await tagSetId(this.api, '--tag-set', this.flags['tag-set'])
     const url = this.api.url(`mediaFile/${id}/spectra/`, {
       format: 'png', startTime: this.flags.start, endTime: this.flags.end, tagSet,

@@ -14,8 +14,8 @@ export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia>
 
   async run() {
     const { argv } = await this.parse(ProjectAddMedia)
-    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1))
-    const results = await changeProjectMedia(this.api, await projectId(this.api, 'project', this.args.project), ids, 'add')
+    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1), 'MEDIA')
+    const results = await changeProjectMedia(this.api, await projectId(this.api, 'PROJECT', this.args.project), ids, 'add')
     for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'added' : 'already in the project'}`)
     return results
   }

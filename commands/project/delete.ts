@@ -10,7 +10,7 @@ export default class ProjectDelete extends AuthCommand<typeof ProjectDelete> {
   static flags = { yes: yesFlag }
 
   async run() {
-    const project = await this.api.get(`project/${await projectId(this.api, 'project', this.args.id)}/`)
+    const project = await this.api.get(`project/${await projectId(this.api, 'ID', this.args.id)}/`)
     if (!this.flags.yes) {
       const jobs = await recordCount(this.api, 'jobs/', { project: project.id })
       await confirmDestructive(`delete project ${project.id} '${project.name}' with ${count(jobs, 'job')} ` +

@@ -14,8 +14,8 @@ export default class ProjectRemoveMedia extends AuthCommand<typeof ProjectRemove
 
   async run() {
     const { argv } = await this.parse(ProjectRemoveMedia)
-    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1))
-    const results = await changeProjectMedia(this.api, await projectId(this.api, 'project', this.args.project), ids, 'remove')
+    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1), 'MEDIA')
+    const results = await changeProjectMedia(this.api, await projectId(this.api, 'PROJECT', this.args.project), ids, 'remove')
     for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'removed' : 'was not in the project'}`)
     return results
   }

@@ -10,7 +10,7 @@ export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
   static flags = { yes: yesFlag }
 
   async run() {
-    const tagClass = await this.api.get(`tagClass/${await tagClassId(this.api, 'tag class', this.args.id)}/`)
+    const tagClass = await this.api.get(`tagClass/${await tagClassId(this.api, 'ID', this.args.id)}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { tagClass: tagClass.id })
       await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of library ${tagClass.library} with ${count(tags, 'tag')}?`, false)

@@ -10,7 +10,7 @@ export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
   static flags = { yes: yesFlag }
 
   async run() {
-    const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'tag set', this.args.id)}/`)
+    const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'ID', this.args.id)}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, `tagSet/${tagSet.id}/tags/`)
       await confirmDestructive(`delete tag set ${tagSet.id} '${tagSet.name}' with ${count(tags, 'tag')}?`, false)

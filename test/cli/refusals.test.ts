@@ -24,8 +24,8 @@ interface Refusal { args: string[]; names: RegExp[]; code: number; input?: strin
 const refusals = (): Refusal[] => {
   const tag = ['tag', 'create', '--tag-set', tagSet, '--tag-class', tagClass, '--media-file', '1', '--start', '0', '--end', '1']
   return [
-    { args: ['media', 'get', 'abc'], names: [/^Error: ID: /], code: 2 },
-    { args: ['media', 'list', '--library', 'x'], names: [/^Error: --library: /], code: 2 },
+    { args: ['media', 'get', 'abc'], names: [/^Error: ID: no media file named "abc"/], code: 1 },
+    { args: ['media', 'list', '--library', 'x'], names: [/^Error: --library: no library named "x"/], code: 1 },
     { args: ['tag', 'create', '--tag-set', tagSet], names: [/--media-file/, /--tag-class/, /--start/, /--end/], code: 2 },
     { args: ['perms', 'grant', '--library', library, '--read'], names: [/--user/, /--group/], code: 2 },
     { args: ['media', 'import', '--library', library], names: [/^Error: missing argument PATH/], code: 2 },
@@ -38,7 +38,7 @@ const refusals = (): Refusal[] => {
     { args: [...tag.slice(0, -4), '--start', 'soon', '--end', '1'], names: [/^Error: --start must be a number, not "soon"/], code: 2 },
     { args: ['tag', 'export', '--tag-set', tagSet, '--format', 'xls'], names: [/--format=xls/], code: 2 },
     { args: ['media', 'list', '--colour'], names: [/--colour/], code: 2 },
-    { args: ['project', 'add-media', '1', '2', 'dawn.wav'], names: [/^Error: MEDIA: not a media file id: dawn\.wav/], code: 2 },
+    { args: ['project', 'add-media', '1', '2', 'dawn.wav'], names: [/^Error: MEDIA: no media file named "dawn\.wav"/], code: 1 },
     { args: ['job', 'result', 'upload', '1', 'no-such.csv'], names: [/^Error: FILE: no such file: no-such\.csv/], code: 2 },
     { args: ['tag', 'import', 'no-such.csv', '--tag-set', tagSet], names: [/^Error: FILE: cannot read no-such\.csv: no such file/], code: 1 },
     // the server's field errors, each field said as the flag or argument that gave it
