@@ -36,11 +36,3 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
   if (!type) failure(`Unknown job type "${nameOrId}"; known: ${types.map((t) => `${t.name} (${t.id})`).join(', ')}`)
   return type.id
 }
-
-/** Splits user arguments into ids and usernames (the server takes `users` and `usernames`). */
-export function splitUsers(values: string[]): { users: number[]; usernames: string[] } {
-  return {
-    users: values.filter(isId).map(Number),
-    usernames: values.filter((v) => !isId(v)),
-  }
-}

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
 import { saveAtomically } from '../../src/save-file.js'
+import { requireExtension } from '../../src/server-offers.js'
 
 export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogram> {
   static summary = 'Save a picture of a media file\'s spectrogram (PNG), with the tags of a tag set'
@@ -19,6 +20,7 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
   }
 
   async run() {
+    await requireExtension(this.api, 'spectrograms')
     const url = this.api.url(`mediaFile/${this.args.id}/spectra/`, {
       format: 'png', startTime: this.flags.start, endTime: this.flags.end, tagSet: this.flags['tag-set'],
     })

@@ -4,10 +4,11 @@ import { stderr } from '../../src/output.js'
 import { readInput } from '../../src/stdin.js'
 import { parseTags, TAG_FORMATS } from '../../src/tag-formats.js'
 import { sendTags } from '../../src/tag-import.js'
+import { TagImportMemory } from '../../src/tag-import-memory.js'
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from a CSV, JSON, NDJSON or Raven Pro selection table file (or stdin)'
-  static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). A Raven Pro selection table is tab-separated with Begin Time (s), End Time (s), Low Freq (Hz), High Freq (Hz), Tag Class and Media File columns; --media-file stands in for the Media File column of a table of one recording. Every row is checked first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tags are sent in batches, each created all-or-nothing.`
+  static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). A Raven Pro selection table is tab-separated with Begin Time (s), End Time (s), Low Freq (Hz), High Freq (Hz), Tag Class and Media File columns; --media-file stands in for the Media File column of a table of one recording. Every row is checked first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.`
 
   static examples = [
     '<%= config.bin %> tag import detections.csv --tag-set 12',
@@ -34,10 +35,12 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
       failure(`${parsed.errors.length} bad row${parsed.errors.length === 1 ? '' : 's'} in ${this.args.file === '-' ? 'stdin' : this.args.file}; nothing was sent`)
     }
     await this.api.get(`tagSet/${this.flags['tag-set']}/`)
-    const created = await sendTags(this.api, parsed, {
+    const { records, earlier } = await sendTags(this.api, parsed, {
       tagSet: this.flags['tag-set'], batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
+      memory: TagImportMemory.at(this.config.dataDir),
     })
-    stderr(`Imported ${created.length} tag${created.length === 1 ? '' : 's'} into tag set ${this.flags['tag-set']}`)
-    return created
+    const before = earlier ? ` (${earlier} of them created by an earlier run)` : ''
+    stderr(`Imported ${records.length} tag${records.length === 1 ? '' : 's'} into tag set ${this.flags['tag-set']}${before}`)
+    return records
   }
 }

@@ -8,7 +8,7 @@ export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
   static flags = { library: Flags.integer({ char: 'l', description: 'library the tag set belongs to (needs write on it)', min: 1 }) }
 
   async run() {
-    const tagSet = await this.api.post('tagSet/', { name: this.args.name, library: this.flags.library ?? null })
+    const tagSet = await this.api.post('tagSet/', { name: this.args.name, ...(this.flags.library !== undefined ? { library: this.flags.library } : {}) })
     this.log(String(tagSet.id))
     return tagSet
   }

@@ -93,7 +93,7 @@ test('batches go one after another in input order; a later batch refused stops t
   for (let i = 0; i < 9; i++) rows.push(`${i === 6 ? 999999 : media[i % 2]},${classes[0]},${i},${i + 1},0,10`)
   const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--batch-size', '2'], { input: rows.join('\n') + '\n' })
   assert.is(run.code, 1)
-  assert.match(run.stderr, /line 8: mediaFile: Invalid pk "999999" - object does not exist\. \(6 tags in earlier batches were created\)/)
+  assert.match(run.stderr, /line 8: mediaFile: Invalid pk "999999" - object does not exist\. \(6 tags were created\)/)
   const stored = await tagsOf(set)
   // the three batches before the refused one, in input order and id order; nothing after it
   assert.equal(stored.map((t: any) => t.startTime), [0, 1, 2, 3, 4, 5])
