@@ -6,6 +6,7 @@ import { authEndpoints } from './auth/routes.js'
 import { configFromEnv, type AppConfig } from './config.js'
 import type { Database } from './db/database.js'
 import { registerBodyParsers } from './http/body.js'
+import { registerDocsPage } from './http/docsPage.js'
 import { answerClientError } from './http/clientErrors.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from './http/endpoint.js'
 import { registerMediaRoutes } from './media/serve.js'
@@ -122,6 +123,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   routeTable.endpoints = endpoints
   for (const ep of endpoints) registerEndpoint(app, ep, { db, config })
   registerMediaRoutes(app, { db, config })
+  await registerDocsPage(app, endpoints)
 
   const stopMaintenance = startMaintenance(db, config, app.log)
   app.addHook('onClose', async () => { stopMaintenance() })

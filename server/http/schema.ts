@@ -260,6 +260,8 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
     {
       path: '/api/openapi.json',
       name: 'OpenAPI',
+      // no login: the document shows the API's shape, never a record (as the page at /api/docs, docs/decisions.md)
+      auth: false,
       methods: { GET: async (ctx) => ({ body: openapiDocument(all(), ctx.origin) }) },
       doc: {
         keys: ['schema'], actions: { GET: 'openapi' }, openapiOnly: true, description: 'This document.',
