@@ -6,7 +6,7 @@ import { offersExtensions } from './server-offers.js'
 // Group members by id (design §10). Names are looked up in user/ where the caller may read it
 // (site admins); otherwise mas takes them as `usernames` (an extension), and the original
 // service, which has neither, gets a clear refusal asking for ids. What the server answered is
-// checked against what was asked, since the original ignores fields it does not know.
+// checked against what was asked.
 
 export interface Members { users: number[]; usernames: string[] }
 
@@ -31,11 +31,10 @@ export function membersBody(current: number[], added: Members): Record<string, u
   return { users: [...new Set([...current, ...added.users])], ...(added.usernames.length ? { usernames: added.usernames } : {}) }
 }
 
-/** A description of the members the server did not take, or undefined when it took them all. */
+/** The ids asked for that the server's answer lacks, described; undefined when it has them all. Names
+ * go only to a server that takes `usernames` (mas), which refuses an unknown one with 400. */
 export function membersMissing(answer: { users: number[] }, current: number[], added: Members): string | undefined {
   const have = new Set(answer.users)
-  const missing = [...new Set([...current, ...added.users])].filter((id) => !have.has(id)).map(String)
-  const expected = new Set([...current, ...added.users]).size + added.usernames.length
-  if (missing.length === 0 && have.size >= expected) return undefined
-  return missing.length ? `users ${missing.join(', ')}` : `users ${added.usernames.join(', ')}`
+  const missing = [...new Set([...current, ...added.users])].filter((id) => !have.has(id))
+  return missing.length ? `users ${missing.join(', ')}` : undefined
 }

@@ -6,7 +6,6 @@ import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SO
 import { findMediaFiles } from '../../src/media-files.js'
 import { importMedia, summary, type ImportRecord } from '../../src/media-import.js'
 import { stderr, warn } from '../../src/output.js'
-import { requireExtension } from '../../src/server-offers.js'
 
 export default class MediaImport extends AuthCommand<typeof MediaImport> {
   static summary = 'Import audio files and folders into a library, skipping what it already holds'
@@ -48,7 +47,6 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
     if (!paths.length) usageError('Give at least one file or folder')
     const offset = this.flags['time-offset']
     if (offset !== undefined && !isTimeOffset(offset)) usageError(`--time-offset ${offset}: give an offset as +hh:mm or -hh:mm, e.g. +02:00`)
-    await requireExtension(this.api, 'media import')
     const quiet = this.jsonEnabled()
     const found = await findMediaFiles(paths, this.flags.recursive)
     for (const s of found.skipped) if (!quiet || s.failed) warn(`skipping ${s.path}: ${s.reason}`)

@@ -17,9 +17,8 @@ export interface CliWorld {
   t: TestApp
   server: string
   home: string
-  /** runs `mas args...` with this world's HOME; `input` is piped to stdin; `stdoutUpTo`: stop reading
-   * stdout (close the pipe) once that many characters came, as `| head` does */
-  mas(args: string[], opts?: { input?: string | Buffer; env?: Record<string, string | undefined>; home?: string; stdoutUpTo?: number }): Promise<Run>
+  /** runs `mas args...` (runMas) with this world's HOME, or `home` */
+  mas(args: string[], opts?: Parameters<typeof runMas>[1] & { home?: string }): Promise<Run>
   /** runs `mas args...` in a pseudo-terminal (tmux) with this world's HOME */
   tty(args: string[], opts?: { env?: Record<string, string>; home?: string; cwd?: string }): Promise<Terminal>
   /** a new HOME (another person at another terminal) */
