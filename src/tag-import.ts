@@ -93,6 +93,8 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   } finally {
     progress.stop()
   }
+  // interrupted: Progress remembers what was created, says so and ends the process
+  if (interrupted) return new Promise<never>(() => {})
   opts.memory.save(key, failed ? created : new Map())
   if (failed) {
     const made = sent + earlier
