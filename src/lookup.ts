@@ -229,14 +229,6 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
   return type.id
 }
 
-/** Splits user arguments into ids and usernames (the server takes `users` and `usernames`). */
-export function splitUsers(values: string[]): { users: number[]; usernames: string[] } {
-  const refs = values.map(parseRef)
-  return {
-    users: refs.flatMap((r) => ('id' in r ? [r.id] : [])),
-    usernames: refs.flatMap((r) => ('name' in r ? [r.name] : [])),
-  }
-}
 
 // ---- the rows of a tag file ----
 

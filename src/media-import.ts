@@ -6,6 +6,7 @@ import type { ImportCache } from './import-cache.js'
 import { fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './media-files.js'
 import { aliasTaken, importWarnings } from './import-parts.js'
 import { Progress, stderr } from './output.js'
+import { offersExtensions } from './server-offers.js'
 import { Wakeup } from './wakeup.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
@@ -34,6 +35,8 @@ interface Hashed extends FoundFile { md5: string }
 export class ServerCannotImport extends Error {}
 
 export async function importMedia(api: ApiClient, cache: ImportCache, files: FoundFile[], opts: ImportOptions): Promise<ImportRecord[]> {
+  // the original service imports nothing: said before any file is read
+  if (!await offersExtensions(api)) throw cannotImport(api)
   const records = new Map<string, ImportRecord>()
   const firstOfMd5 = new Map<string, Hashed>()
   const sameAs = new Map<string, Hashed>() // a later file with bytes already being uploaded -> that file

@@ -53,7 +53,12 @@ export interface ProgressOptions {
   status?: string
   /** the line printed when Ctrl-C (SIGINT) or SIGTERM ends the command: what was done and how to finish */
   interrupted?: (done: number, total: number) => string
+  /** on Ctrl-C or SIGTERM, before that line: lets the work under way end (sends no more), at most SETTLE_MS */
+  settle?: () => Promise<void>
 }
+
+/** How long an interrupted command waits for the requests it has under way (ProgressOptions.settle). */
+const SETTLE_MS = 5000
 
 /** The exit status of a command ended by Ctrl-C or SIGTERM (the shell's 128 + SIGINT). */
 export const INTERRUPTED_EXIT = 130
@@ -70,7 +75,7 @@ export class Progress {
   private bytes = 0
   private statusText: string
   private readonly started = Date.now()
-  private readonly onSignal = () => this.interrupt()
+  private readonly onSignal = () => { void this.interrupt() }
 
   constructor(private readonly total: number, private readonly opts: ProgressOptions) {
     this.statusText = opts.status ?? ''
@@ -122,8 +127,13 @@ export class Progress {
     }
   }
 
-  private interrupt(): void {
+  private async interrupt(): Promise<void> {
     this.stop()
+    if (this.opts.settle) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([this.opts.settle().catch(() => {}), new Promise<void>((resolve) => { timer = setTimeout(resolve, SETTLE_MS) })])
+      clearTimeout(timer)
+    }
     const message = this.opts.interrupted?.(this.done, this.total) ?? `interrupted: ${this.done} of ${this.total} ${this.opts.unit} done`
     process.stderr.write(`${message}\n`, () => process.exit(INTERRUPTED_EXIT))
   }

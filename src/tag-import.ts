@@ -1,69 +1,140 @@
-import { ApiError, mapLimit, type ApiClient } from './api.js'
+import { ApiError, errorDetail, mapLimit, type ApiClient } from './api.js'
 import { failure } from './base-command.js'
 import { Progress } from './output.js'
+import { TagImportMemory } from './tag-import-memory.js'
 import type { ParsedTags } from './tag-formats.js'
 
-// Sending validated tags to POST tag/ in batches (each batch all-or-nothing on the server).
+// Sending validated tags to POST tag/: in batches (arrays, each all-or-nothing on the server, a
+// mas extension), or, where the server takes one tag a request (the original service answers an
+// array with 400 "Expected a dictionary"), one by one, several at once. Either way the records come
+// back in input order, and what is created is remembered (src/tag-import-memory.ts) until the
+// import is done, so a re-run after an interruption or a refused row creates only the rest.
 
-export interface SendOptions { tagSet: number; batchSize: number; concurrency: number; quiet: boolean }
+export interface SendOptions { tagSet: number; batchSize: number; concurrency: number; quiet: boolean; memory: TagImportMemory }
 
-export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOptions): Promise<any[]> {
-  const batches: { start: number; end: number }[] = []
-  for (let i = 0; i < parsed.tags.length; i += opts.batchSize) batches.push({ start: i, end: Math.min(i + opts.batchSize, parsed.tags.length) })
-  const progress = new Progress(parsed.tags.length, {
+/** The tags in input order (rows created by an earlier run as `{id}`), and how many of them that run made. */
+export interface Sent { records: any[]; earlier: number }
+
+/** Single creates at once when the server takes no arrays (at least, whatever --concurrency says). */
+const SINGLE_CONCURRENCY = 8
+
+export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOptions): Promise<Sent> {
+  const key = TagImportMemory.keyOf(parsed.tags, opts.tagSet)
+  const created = opts.memory.created(key)
+  const records: any[] = new Array(parsed.tags.length)
+  for (const [i, id] of created) records[i] = { id }
+  const earlier = created.size
+  const pending = parsed.tags.map((_t, i) => i).filter((i) => !created.has(i))
+  const total = pending.length
+  let interrupted = false
+  const underWay = new Set<Promise<unknown>>()
+  /** a request of this import, tracked so an interrupt can wait for the answers of those under way */
+  const post = (body: string, onStatus?: (status: number) => void) => {
+    const request = api.request<any>('POST', 'tag/', { jsonText: body, retry: false, onStatus })
+    underWay.add(request)
+    request.finally(() => underWay.delete(request)).catch(() => {})
+    return request
+  }
+  const progress = new Progress(total, {
     unit: 'tags', quiet: opts.quiet,
-    interrupted: (done, total) => `interrupted: ${done} of ${total} tags created (a re-run sends every tag again: import only those not in tag set ${opts.tagSet} yet)`,
+    // no more requests; the answers of those under way are waited for, so what they created is remembered
+    settle: async () => { interrupted = true; await Promise.allSettled([...underWay]) },
+    interrupted: (done, all) => {
+      opts.memory.save(key, created)
+      return `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`
+    },
   })
-  const created: any[][] = []
   let sent = 0
   let failed: Error | undefined
-  // A batch's body is serialized while the batch before it is on its way (the server's time), not after.
-  const bodyOf = (b: { start: number; end: number }) => JSON.stringify(parsed.tags.slice(b.start, b.end).map((t) => ({ ...t, tagSet: opts.tagSet })))
-  const prepared = new Map<number, string>()
-  const started = new Set<number>()
-  const send = async (i: number, onStatus?: (status: number) => void) => {
-    if (failed) return
-    const b = batches[i]
-    started.add(i)
-    const body = prepared.get(i) ?? bodyOf(b)
-    prepared.delete(i)
-    const sending = api.request<any>('POST', 'tag/', { jsonText: body, retry: false, onStatus })
-    const ahead = i + opts.concurrency
-    if (ahead < batches.length) setImmediate(() => { if (!failed && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead])) })
-    const answer = await sending
+  const stopped = () => interrupted || failed !== undefined
+  const bodyOf = (rows: number[]) => JSON.stringify(rows.map((i) => ({ ...parsed.tags[i], tagSet: opts.tagSet })))
+  const took = (rows: number[], answered: any[]) => {
+    rows.forEach((row, k) => { records[row] = answered[k]; created.set(row, answered[k]?.id) })
+    sent += rows.length
+  }
+
+  /** One batch as an array; false when the server takes no arrays. */
+  const sendBatch = async (rows: number[], body = bodyOf(rows), onStatus?: (status: number) => void): Promise<boolean> => {
+    const answer = await post(body, onStatus)
+    if (answer.status === 400 && !Array.isArray(answer.data) && /expected a dictionary/i.test(errorDetail(answer.data))) return false
     if (answer.status >= 400) {
-      failed ??= batchError(answer.status, answer.data, parsed.lines.slice(b.start, b.end), api.url('tag/'))
+      failed ??= batchError(answer.status, answer.data, rows.map((i) => parsed.lines[i]), api.url('tag/'))
+      return true
+    }
+    took(rows, Array.isArray(answer.data) ? answer.data : [answer.data])
+    progress.tick(rows.length, 0, `sent ${sent}/${total} tags`)
+    return true
+  }
+
+  const sendOne = async (row: number) => {
+    if (stopped()) return
+    const answer = await post(JSON.stringify({ ...parsed.tags[row], tagSet: opts.tagSet }))
+    if (answer.status >= 400) {
+      failed ??= answer.status === 400 ? new Error(`The server rejected line ${parsed.lines[row]}: ${errorDetail(answer.data)}`)
+        : new ApiError(answer.status, answer.data, 'POST', api.url('tag/'))
       return
     }
-    created[i] = Array.isArray(answer.data) ? answer.data : [answer.data]
-    sent += b.end - b.start
-    progress.tick(b.end - b.start, 0, `sent ${sent}/${parsed.tags.length} tags`)
+    took([row], [answer.data])
+    progress.tick(1, 0, sent % opts.batchSize === 0 || sent === total ? `sent ${sent}/${total} tags` : undefined)
   }
+
   try {
-    if (opts.concurrency > 1) await mapLimit(batches, opts.concurrency, (_b, i) => send(i))
-    else {
-      // One batch at a time, so tag ids follow the input order: the next batch goes as soon as the
-      // answer's status shows this one committed, while its body (the created tags) is still being read.
-      const sending: Promise<void>[] = []
-      let committed: Promise<boolean> = Promise.resolve(true)
-      for (let i = 0; i < batches.length && await committed && !failed; i++) {
-        let settle!: (ok: boolean) => void
-        committed = new Promise((resolve) => { settle = resolve })
-        const done = send(i, (status) => settle(status < 400))
-        done.then(() => settle(!failed), () => settle(false))
-        sending.push(done)
-      }
-      await Promise.all(sending)
+    const batches: number[][] = []
+    for (let i = 0; i < pending.length; i += opts.batchSize) batches.push(pending.slice(i, i + opts.batchSize))
+    // the first batch alone: its answer says whether the server takes arrays
+    if (batches.length && !await sendBatch(batches[0])) {
+      await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
+    } else if (!failed) {
+      await sendBatches(batches.slice(1), opts.concurrency, stopped, bodyOf, sendBatch)
     }
+  } catch (err) {
+    opts.memory.save(key, created)
+    throw err
   } finally {
     progress.stop()
   }
+  // interrupted: Progress remembers what was created, says so and ends the process
+  if (interrupted) return new Promise<never>(() => {})
+  opts.memory.save(key, failed ? created : new Map())
   if (failed) {
-    const note = sent ? ` (${sent} tags in earlier batches were created)` : ' (nothing was created)'
+    const made = sent + earlier
+    const note = made ? ` (${made} tags were created)` : ' (nothing was created)'
     if (failed instanceof ApiError && failed.status !== 400) throw failed
     failure(failed.message + note)
   }
-  return created.flat()
+  return { records, earlier }
+}
+
+/** The batches after the first: `concurrency` at once, or one at a time so tag ids follow the input
+ * order, the next batch going as soon as the answer's status shows this one committed, while its body
+ * (the created tags) is still being read; each body is serialized while the batch before is on its way. */
+async function sendBatches(batches: number[][], concurrency: number, stopped: () => boolean, bodyOf: (rows: number[]) => string,
+  sendBatch: (rows: number[], body?: string, onStatus?: (status: number) => void) => Promise<boolean>): Promise<void> {
+  const prepared = new Map<number, string>()
+  const started = new Set<number>()
+  const send = async (i: number, onStatus?: (status: number) => void) => {
+    if (stopped()) return
+    started.add(i)
+    const body = prepared.get(i) ?? bodyOf(batches[i])
+    prepared.delete(i)
+    const ahead = i + concurrency
+    if (ahead < batches.length) setImmediate(() => { if (!stopped() && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead])) })
+    await sendBatch(batches[i], body, onStatus)
+  }
+  if (concurrency > 1) {
+    await mapLimit(batches, concurrency, (_b, i) => send(i))
+    return
+  }
+  const sending: Promise<void>[] = []
+  let committed: Promise<boolean> = Promise.resolve(true)
+  for (let i = 0; i < batches.length && await committed && !stopped(); i++) {
+    let settle!: (ok: boolean) => void
+    committed = new Promise((resolve) => { settle = resolve })
+    const done = send(i, (status) => settle(status < 400))
+    done.then(() => settle(!stopped()), () => settle(false))
+    sending.push(done)
+  }
+  await Promise.all(sending)
 }
 
 /** A rejected batch: per-item errors mapped back to the lines of the input. */

@@ -1,9 +1,11 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
-import { findGroup, splitUsers } from '../../src/lookup.js'
+import { AuthCommand, failure } from '../../src/base-command.js'
+import { membersBody, membersMissing, resolveMembers } from '../../src/group-members.js'
+import { findGroup } from '../../src/lookup.js'
 
 export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
   static summary = 'Add users to a group'
+  static description = 'Users by name are looked up in user/ where you may read it (site admins); on mas others may give names too, on the original service they give ids.'
   static examples = ['<%= config.bin %> group add-user birders carol', '<%= config.bin %> group add-user 2 carol 1']
   static strict = false
   static args = {
@@ -14,10 +16,13 @@ export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
   async run() {
     const { argv } = await this.parse(GroupAddUser)
     const group = await findGroup(this.api, this.args.group)
-    const added = splitUsers((argv as string[]).slice(1))
-    const body: Record<string, unknown> = { users: [...new Set([...group.users, ...added.users])] }
-    if (added.usernames.length) body.usernames = added.usernames
-    const updated = await this.api.patch(`appUserGroup/${group.id}/`, body)
+    const added = await resolveMembers(this.api, (argv as string[]).slice(1))
+    const updated = await this.api.patch(`appUserGroup/${group.id}/`, membersBody(group.users, added))
+    const missing = membersMissing(updated, group.users, added)
+    if (missing) {
+      await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users }).catch(() => {})
+      failure(`The server did not take ${missing} as members; group ${group.id} keeps users ${group.users.join(', ') || '(none)'}`)
+    }
     this.logToStderr(`Group ${updated.name} (${updated.id}) has users ${updated.users.join(', ') || '(none)'}`)
     return updated
   }

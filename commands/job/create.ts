@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, usageError } from '../../src/base-command.js'
+import { createJob, defaultJobName } from '../../src/job-create.js'
 import { jobTypeId, projectId } from '../../src/lookup.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../../server/analysis/catalog.js'
 
@@ -19,7 +20,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     project: Flags.string({ char: 'p', description: 'project (name or id)', required: true }),
     type: Flags.string({ char: 't', description: 'job type name or id', required: true }),
     param: Flags.string({ description: 'a parameter as name=value (repeatable)', multiple: true }),
-    name: Flags.string({ description: 'job name' }),
+    name: Flags.string({ description: 'job name [default: the type and the time, e.g. "Test 2026-11-24 01:02:03"]' }),
     priority: Flags.integer({ description: 'priority (higher runs first)' }),
   }
 
@@ -31,11 +32,8 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
       parameters[p.slice(0, eq)] = p.slice(eq + 1)
     }
     const type = await jobTypeId(this.api, this.flags.type)
-    const job = await this.api.post('jobs/', {
-      project: await projectId(this.api, '--project', this.flags.project), type, parameters,
-      ...(this.flags.name !== undefined ? { name: this.flags.name } : {}),
-      ...(this.flags.priority !== undefined ? { priority: this.flags.priority } : {}),
-    })
+    const name = this.flags.name ?? defaultJobName((await this.api.get<{ name: string }>(`jobTypes/${type}/`)).name)
+    const job = await createJob(this.api, { project: await projectId(this.api, '--project', this.flags.project), type, name, priority: this.flags.priority, parameters })
     this.log(String(job.id))
     return job
   }

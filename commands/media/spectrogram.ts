@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/base-command.js'
 import { mediaFileId, tagSetId } from '../../src/lookup.js'
 import { saveAtomically } from '../../src/save-file.js'
+import { requireExtension } from '../../src/server-offers.js'
 
 export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogram> {
   static summary = 'Save a picture of a media file\'s spectrogram (PNG), with the tags of a tag set'
@@ -20,6 +21,7 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
   }
 
   async run() {
+    await requireExtension(this.api, 'spectrograms')
     const id = await mediaFileId(this.api, 'ID', this.args.id)
     const tagSet = this.flags['tag-set'] === undefined ? undefined : await tagSetId(this.api, '--tag-set', this.flags['tag-set'])
     const url = this.api.url(`mediaFile/${id}/spectra/`, {

@@ -8,6 +8,7 @@ import { readInput } from '../../src/stdin.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
 import { detectFormat, parseTags, TAG_FORMATS, type ParsedRows } from '../../src/tag-formats.js'
 import { sendTags } from '../../src/tag-import.js'
+import { TagImportMemory } from '../../src/tag-import-memory.js'
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from a CSV, JSON, NDJSON or Raven Pro selection table file (or stdin)'
@@ -15,7 +16,7 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
 
 A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Other columns are ignored with a warning.
 
-Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing.`
+Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.`
 
   static examples = [
     '<%= config.bin %> tag import detections.csv --tag-set 1',
@@ -52,16 +53,18 @@ Every row is checked and looked up first: if any is bad, the errors are listed w
     }
     if (errors.length) refuse(errors, source)
     if (create) {
-      for (const className of missingClasses) await this.api.post('tagClass/', { className, library: tagSet.library, displayName: '' })
+      for (const className of missingClasses) await this.api.post('tagClass/', { className, library: tagSet.library, displayName: className })
       stderr(`Created ${count(missingClasses.length, 'tag class', 'tag classes')} in library ${tagSet.library}: ${missingClasses.join(', ')}`)
       ;({ tags } = await this.resolve(parsed, tagSet))
       if (tags.errors.length) refuse(tags.errors, source)
     }
-    const created = await sendTags(this.api, tags, {
+    const { records, earlier } = await sendTags(this.api, tags, {
       tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
+      memory: TagImportMemory.at(this.config.dataDir),
     })
-    stderr(`Imported ${created.length} tag${created.length === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})`)
-    return created
+    const before = earlier ? ` (${earlier} of them created by an earlier run)` : ''
+    stderr(`Imported ${records.length} tag${records.length === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})${before}`)
+    return records
   }
 
   /** Names to ids: one list of the library's media files and one of its classes, when rows use names. */

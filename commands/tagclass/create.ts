@@ -9,12 +9,12 @@ export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
   static args = { name: Args.string({ description: 'class name', required: true }) }
   static flags = {
     library: Flags.string({ char: 'l', description: 'library (name or id; needs write on it)', required: true }),
-    'display-name': Flags.string({ description: 'name shown to people' }),
+    'display-name': Flags.string({ description: 'name shown to people [default: the class name]' }),
   }
 
   async run() {
     const tagClass = await this.api.post('tagClass/', {
-      className: this.args.name, library: await libraryId(this.api, '--library', this.flags.library), displayName: this.flags['display-name'] ?? '',
+      className: this.args.name, library: await libraryId(this.api, '--library', this.flags.library), displayName: this.flags['display-name'] ?? this.args.name,
     })
     this.log(String(tagClass.id))
     return tagClass

@@ -9,7 +9,9 @@ export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
   static flags = { library: Flags.string({ char: 'l', description: 'library the tag set belongs to (name or id; needs write on it)' }) }
 
   async run() {
-    const tagSet = await this.api.post('tagSet/', { name: this.args.name, library: this.flags.library === undefined ? null : await libraryId(this.api, '--library', this.flags.library) })
+    const tagSet = await this.api.post('tagSet/', {
+      name: this.args.name, ...(this.flags.library !== undefined ? { library: await libraryId(this.api, '--library', this.flags.library) } : {}),
+    })
     this.log(String(tagSet.id))
     return tagSet
   }

@@ -68,6 +68,8 @@ export interface EndpointDoc {
   success?: Partial<Record<Method, SuccessDoc[]>>
   /** POST also takes a JSON array of records, answered with an array (bulk create) */
   bulk?: boolean
+  /** the request body is multipart/form-data only, the file in the part of this name beside the other fields */
+  upload?: string
   /** in the OpenAPI document only: not a link of the coreapi document (which keeps the original's shape) */
   openapiOnly?: boolean
   /** methods only site admins may use: left out of other callers' coreapi documents, as the original does */

@@ -147,6 +147,13 @@ function requestSchema(fields: Fields, method: Method): Json {
   return { type: 'object', properties, ...(required.length ? { required } : {}) }
 }
 
+/** A multipart/form-data body: the fields as parts, the one named `file` holding the bytes. */
+function multipartBody(request: Json, file: string): Json {
+  const part = request.properties[file] ?? {}
+  const properties = { ...request.properties, [file]: { title: part.title, description: part.description, type: 'string', contentMediaType: 'application/octet-stream' } }
+  return { 'multipart/form-data': { schema: { ...request, properties }, encoding: { [file]: { contentType: 'application/octet-stream, audio/*' } } } }
+}
+
 const errorResponse = (description: string) => ({
   description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 })
@@ -204,7 +211,7 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.keys[0]],
     parameters,
-    ...(request ? { requestBody: { content: {
+    ...(request ? { requestBody: { ...(doc.upload ? { required: true } : {}), content: doc.upload ? multipartBody(request, doc.upload) : {
       'application/json': { schema: bulk ? { oneOf: [request, { type: 'array', minItems: 1, items: request }] } : request },
       'application/x-www-form-urlencoded': { schema: request },
     } } } : {}),
@@ -260,6 +267,8 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
     {
       path: '/api/openapi.json',
       name: 'OpenAPI',
+      // no login: the document shows the API's shape, never a record (as the page at /api/docs, docs/decisions.md)
+      auth: false,
       methods: { GET: async (ctx) => ({ body: openapiDocument(all(), ctx.origin) }) },
       doc: {
         keys: ['schema'], actions: { GET: 'openapi' }, openapiOnly: true, description: 'This document.',

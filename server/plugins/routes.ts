@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { authEndpoints } from '../auth/routes.js'
+import { registerDocsPage } from '../http/docsPage.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
 import { registerMediaRoutes } from '../media/serve.js'
@@ -8,8 +9,8 @@ import { resourceEndpoints } from '../resources/index.js'
 import { API } from '../resources/resource.js'
 
 // The API's routes: authentication, every resource, the API root, the health
-// check and the schema documents (built from the same endpoint table), and the
-// media files under /media/.
+// check and the schema documents (built from the same endpoint table), the
+// media files under /media/, and the API reference page at /api/docs.
 
 async function routes(app: FastifyInstance) {
   const endpoints: Endpoint[] = [
@@ -23,6 +24,7 @@ async function routes(app: FastifyInstance) {
   const deps = { db: app.db, config: app.config }
   for (const ep of endpoints) registerEndpoint(app, ep, deps)
   registerMediaRoutes(app, deps)
+  await registerDocsPage(app, endpoints)
 }
 
 export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'routeTable'] } })

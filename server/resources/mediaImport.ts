@@ -280,7 +280,7 @@ export const endpoints: Endpoint[] = [
     methods: { POST: importMediaFile },
     options: async () => ({ POST: importFields }),
     doc: {
-      keys: ['library'], actions: { POST: 'importMediaFiles' }, fields: { POST: importFields }, record: mediaFiles.fields,
+      keys: ['library'], actions: { POST: 'importMediaFiles' }, fields: { POST: importFields }, record: mediaFiles.fields, upload: 'file',
       success: { POST: [{ status: 201, description: 'Imported: the new MediaFile' },
         { status: 200, description: 'The library already holds these bytes: the existing MediaFile' }] },
     },

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -17,9 +17,8 @@ export interface CliWorld {
   t: TestApp
   server: string
   home: string
-  /** runs `mas args...` with this world's HOME; `input` is piped to stdin; `stdoutUpTo`: stop reading
-   * stdout (close the pipe) once that many characters came, as `| head` does */
-  mas(args: string[], opts?: { input?: string | Buffer; env?: Record<string, string | undefined>; home?: string; stdoutUpTo?: number }): Promise<Run>
+  /** runs `mas args...` (runMas) with this world's HOME, or `home` */
+  mas(args: string[], opts?: Parameters<typeof runMas>[1] & { home?: string }): Promise<Run>
   /** runs `mas args...` in a pseudo-terminal (tmux) with this world's HOME */
   tty(args: string[], opts?: { env?: Record<string, string>; home?: string; cwd?: string }): Promise<Terminal>
   /** a new HOME (another person at another terminal) */
@@ -27,6 +26,11 @@ export interface CliWorld {
   /** logs `user` in within `home` */
   login(user: TestUser, home?: string): Promise<Run>
   close(): Promise<void>
+}
+
+/** The environment of a person whose home is `h` (profiles, caches and data under it). */
+export function homeEnv(h: string): Record<string, string> {
+  return { HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), XDG_CACHE_HOME: join(h, 'cache'), MAS_RETRY_DELAY_MS: '20' }
 }
 
 export async function cliWorld(): Promise<CliWorld> {
@@ -39,25 +43,7 @@ export async function cliWorld(): Promise<CliWorld> {
     return h
   }
   const home = newHome()
-  const homeEnv = (h: string) => ({ HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), XDG_CACHE_HOME: join(h, 'cache'), MAS_RETRY_DELAY_MS: '20' })
-  const mas: CliWorld['mas'] = (args, opts = {}) => new Promise((resolveRun, reject) => {
-    const h = opts.home ?? home
-    const env: Record<string, string | undefined> = { ...process.env }
-    for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
-    Object.assign(env, homeEnv(h), opts.env ?? {})
-    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c) => {
-      stdout += c
-      if (opts.stdoutUpTo !== undefined && stdout.length >= opts.stdoutUpTo) child.stdout.destroy()
-    })
-    child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c })
-    child.on('error', reject)
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }))
-    child.stdin.on('error', () => {})
-    child.stdin.end(opts.input ?? '')
-  })
+  const mas: CliWorld['mas'] = (args, opts = {}) => runMas(args, { ...opts, env: { ...homeEnv(opts.home ?? home), ...opts.env } })
   return {
     t, server: address, home, mas, newHome,
     tty: (args, opts = {}) => terminal(args, { PATH: process.env.PATH ?? '', ...homeEnv(opts.home ?? home), ...opts.env }, { cwd: opts.cwd }),
@@ -67,6 +53,35 @@ export async function cliWorld(): Promise<CliWorld> {
       for (const h of homes) rmSync(h, { recursive: true, force: true })
     },
   }
+}
+
+/** Runs the real `mas` binary with `env` over the caller's environment stripped of MAS_*, XDG_* and
+ * DEBUG; `input` is piped to stdin; `stdoutUpTo`: stop reading stdout (close the pipe) once that many
+ * characters came, as `| head` does; `onStderr` hears stderr as it comes, with the child (to signal it). */
+export function runMas(args: string[], opts: {
+  input?: string | Buffer; env?: Record<string, string | undefined>; stdoutUpTo?: number
+  onStderr?: (text: string, child: ChildProcess) => void
+} = {}): Promise<Run> {
+  return new Promise((resolveRun, reject) => {
+    const env: Record<string, string | undefined> = { ...process.env }
+    for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
+    Object.assign(env, opts.env ?? {})
+    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c
+      if (opts.stdoutUpTo !== undefined && stdout.length >= opts.stdoutUpTo) child.stdout.destroy()
+    })
+    child.stderr.setEncoding('utf8').on('data', (c) => {
+      stderr += c
+      opts.onStderr?.(stderr, child)
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }))
+    child.stdin.on('error', () => {})
+    child.stdin.end(opts.input ?? '')
+  })
 }
 
 /** Parses stdout as JSON, with the run in the message when it is not. */

@@ -116,4 +116,15 @@ test('job result upload streams a file; list shows it; download gives the same b
   assert.match(noJob.stderr, /job: Invalid pk "999999" - object does not exist\./)
 })
 
+test('job create: a job whose parameters the server refuses when it is queued is deleted again; without --name it is named after its type', async () => {
+  const jobs = async () => (await w.t.call('GET', '/api/v0/jobs/', { as: alice })).data.count
+  const before = await jobs()
+  const run = await w.mas(['job', 'create', '--project', String(project), '--type', 'RandomWindowTagging', '--param', 'numWindowsToTag=5'])
+  assert.is(run.code, 1)
+  assert.match(run.stderr, /destinationTagSet.*\(job \d+ was deleted again\)/)
+  assert.is(await jobs(), before)
+  const named = json(await w.mas(['job', 'create', '--project', String(project), '--type', 'Test', '--json']))
+  assert.match(named.name, /^Test \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+})
+
 test.run()

@@ -93,7 +93,7 @@ test('batches go one after another in input order; a later batch refused stops t
   for (let i = 0; i < 9; i++) rows.push(`${i === 6 ? 999999 : media[i % 2]},${classes[0]},${i},${i + 1},0,10`)
   const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--batch-size', '2'], { input: rows.join('\n') + '\n' })
   assert.is(run.code, 1)
-  assert.match(run.stderr, /line 8: mediaFile: Invalid pk "999999" - object does not exist\. \(6 tags in earlier batches were created\)/)
+  assert.match(run.stderr, /line 8: mediaFile: Invalid pk "999999" - object does not exist\. \(6 tags were created\)/)
   const stored = await tagsOf(set)
   // the three batches before the refused one, in input order and id order; nothing after it
   assert.equal(stored.map((t: any) => t.startTime), [0, 1, 2, 3, 4, 5])
@@ -157,6 +157,37 @@ test('a Raven table of one recording: --media-file, one tag per selection, from 
   const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--media-file', String(media[1])], { input: table })
   assert.is(run.code, 0, run.stderr)
   assert.equal((await tagsOf(set)).map(region), [[media[1], classes[0], 0.5, 1.5, 1200, 4800, 0], [media[1], classes[1], 3, 3.25, 900, 2000, 0]])
+})
+
+test('an interrupted import says what was created; a re-run of the same input creates only the rest, ids in input order', async () => {
+  const set = await newTagSet('interrupted')
+  const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency']
+  for (let i = 0; i < 300; i++) rows.push(`${media[i % 2]},${classes[0]},${i},${i + 0.5},0,10`)
+  const input = rows.join('\n') + '\n'
+  let signalled = false
+  const first = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--batch-size', '1'], {
+    input,
+    onStderr: (text, child) => {
+      if (!signalled && /sent (5\d|[6-9]\d|\d{3})\/300 tags/.test(text)) { signalled = true; child.kill('SIGINT') }
+    },
+  })
+  assert.ok(signalled, first.stderr)
+  assert.is(first.code, 130, first.stderr)
+  const done = Number(/interrupted: (\d+) of 300 tags created; re-run the same command to create the rest/.exec(first.stderr)?.[1])
+  assert.ok(done >= 50 && done < 300, first.stderr)
+  assert.is((await tagsOf(set)).length, done)
+
+  const again = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--json'], { input })
+  assert.is(again.code, 0, again.stderr)
+  assert.match(again.stderr, `Imported 300 tags into tag set ${set} (${done} of them created by an earlier run)`)
+  const stored = await tagsOf(set)
+  assert.equal(stored.map((t: any) => t.startTime), Array.from({ length: 300 }, (_v, i) => i))
+  assert.equal(json(again).map((t: any) => t.id), stored.map((t: any) => t.id))
+  // done: the same input again is a new import
+  const third = await w.mas(['tag', 'import', '-', '--tag-set', String(set)], { input })
+  assert.is(third.code, 0, third.stderr)
+  assert.match(third.stderr, `Imported 300 tags into tag set ${set}\n`)
+  assert.is((await tagsOf(set)).length, 600)
 })
 
 test.run()

@@ -112,6 +112,14 @@ test('the OpenAPI document states what the server answers and enforces', async (
   assert.is(request.oneOf[1].type, 'array')
   assert.is(tagPost.responses['201'].content['application/json'].schema.oneOf[1].type, 'array')
   assert.is(tagPost.responses['400'].content['application/json'].schema.oneOf[1].type, 'array')
+  // a media import is a multipart upload: the bytes in the part "file", beside the other fields
+  const upload = doc.paths['/api/v0/library/{id}/mediaFiles/import/'].post.requestBody
+  assert.equal(Object.keys(upload.content), ['multipart/form-data'])
+  assert.is(upload.required, true)
+  const parts = upload.content['multipart/form-data'].schema
+  assert.equal([parts.properties.file.type, parts.properties.file.contentMediaType], ['string', 'application/octet-stream'])
+  assert.ok(parts.required.includes('file'))
+  for (const field of ['alias', 'sensor', 'realStartTime', 'md5', 'startTimeFrom', 'timeOffset', 'strict']) assert.ok(parts.properties[field], field)
   // timestamps have no zone: a pattern, never format date-time
   const text = JSON.stringify(doc)
   assert.not.ok(text.includes('date-time'))

@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
+import { ApiError } from '../../../src/api.js'
 import { AuthCommand, failure, usageError } from '../../../src/base-command.js'
 import { Progress } from '../../../src/output.js'
 import { saveAtomically } from '../../../src/save-file.js'
@@ -14,7 +15,11 @@ export default class JobResultDownload extends AuthCommand<typeof JobResultDownl
     if (!this.flags.output && this.jsonEnabled()) usageError('Give --output (-o) FILE with --json (stdout holds the JSON)')
     const meta = await this.api.get(`jobResultFile/${this.args.id}/`)
     if (!meta.resultFile) failure(`Result file ${this.args.id} has no file`)
-    const body = await this.api.download(meta.resultFile)
+    const body = await this.api.download(meta.resultFile).catch((err) => {
+      // the original service keeps the records of result files but serves no files
+      if (err instanceof ApiError && err.status === 404) failure(`The server does not serve the file of result file ${this.args.id} (${meta.resultFile} answered 404)`)
+      throw err
+    })
     const out = this.flags.output
     const size = Number(body.response?.headers['content-length'] ?? 0)
     const progress = new Progress(size, {
