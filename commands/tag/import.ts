@@ -62,7 +62,7 @@ Every row is checked and looked up first: if any is bad, the errors are listed w
       tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
       memory: TagImportMemory.at(this.config.dataDir),
     })
-    const before = earlier ? ` (${earlier} of them created by an earlier run)` : ''
+    const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''
     stderr(`Imported ${records.length} tag${records.length === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})${before}`)
     return records
   }

@@ -113,7 +113,7 @@ test('job result upload streams a file; list shows it; download gives the same b
   assert.is(missing.code, 2)
   const noJob = await w.mas(['job', 'result', 'upload', '999999', join(dir, 'notes.txt')])
   assert.is(noJob.code, 1)
-  assert.match(noJob.stderr, /job: Invalid pk "999999" - object does not exist\./)
+  assert.match(noJob.stderr, /JOB: Invalid pk "999999" - object does not exist\./i)
 })
 
 test('job create: a job whose parameters the server refuses when it is queued is deleted again; without --name it is named after its type', async () => {
