@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto'
+import { PassThrough, Readable } from 'node:stream'
+import {
+  AbortMultipartUploadCommand, CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand,
+  ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, S3Client,
+} from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
+import { hashing, isStoredName, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
+
+// Storage in an S3-compatible bucket (docs/architecture.md, "Storage"). Uploads stream, hashed on the
+// way, into a multipart upload under `<prefix>/.incoming/` (a part in memory at a time, never the whole
+// file, nothing on local disk) and are copied to their stored name on commit, inside the transaction
+// of the row that names them, exactly as the local directory renames them: so the uncommitted-media
+// sweep works the same on both. Received bytes never committed, and multipart uploads a crash left
+// open, are swept once older than any live upload could be.
+
+export interface S3Settings {
+  bucket: string
+  /** key prefix inside the bucket, without leading or trailing '/'; '' for the bucket's root */
+  prefix: string
+  /** an S3-compatible store's address (MinIO, Ceph, ...); absent: AWS */
+  endpoint?: string
+  region: string
+  /** bucket in the path (http://host/bucket/key) instead of the host name; most S3-compatible stores want it */
+  forcePathStyle: boolean
+  /** 'when_required' for stores that predate the SDK's default request checksums (s3rver, MinIO before 2024-11) */
+  checksums: 'when_supported' | 'when_required'
+}
+
+/** s3://bucket/prefix → bucket and prefix; null for anything else */
+export function parseS3Url(url: string): { bucket: string; prefix: string } | null {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url)
+  if (!m) return null
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
+  if (prefix && !isStoredName(prefix)) return null
+  return { bucket: m[1], prefix }
+}
+
+const INCOMING = '.incoming'
+/** bytes of one multipart part: the SDK holds up to QUEUE of them in memory per upload */
+const PART_BYTES = 8 * 1024 * 1024
+const QUEUE = 4
+
+export class S3Storage implements Storage {
+  readonly client: S3Client
+  /** keys of this process's uploads not yet committed or discarded: never swept */
+  private readonly live = new Set<string>()
+
+  constructor(readonly settings: S3Settings) {
+    const when = settings.checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED'
+    // credentials: the SDK's default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws files, instance roles)
+    this.client = new S3Client({
+      region: settings.region,
+      endpoint: settings.endpoint,
+      forcePathStyle: settings.forcePathStyle,
+      requestChecksumCalculation: when,
+      responseChecksumValidation: when,
+    })
+  }
+
+  private get bucket(): string { return this.settings.bucket }
+
+  /** the key of a stored name; throws for anything that is not one */
+  keyOf(name: string): string {
+    if (!isStoredName(name)) throw new Error('not a stored name')
+    return this.settings.prefix ? `${this.settings.prefix}/${name}` : name
+  }
+
+  private get incomingPrefix(): string {
+    return this.settings.prefix ? `${this.settings.prefix}/${INCOMING}/` : `${INCOMING}/`
+  }
+
+  async receive(source: Readable | AsyncIterable<Buffer>): Promise<Pending> {
+    const key = `${this.incomingPrefix}${randomBytes(12).toString('hex')}.part`
+    let md5 = ''
+    let size = 0
+    this.live.add(key)
+    const body = Readable.from(hashing((h, n) => { md5 = h; size = n })(source))
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: body },
+      partSize: PART_BYTES,
+      queueSize: QUEUE,
+      // parts are aborted here, so the source's error is the one reported, whatever the store says to the abort
+      leavePartsOnError: true,
+    })
+    try {
+      await upload.done()
+    } catch (e) {
+      body.destroy()
+      this.live.delete(key)
+      if (upload.uploadId) {
+        // a store that cannot abort (s3rver) keeps the parts out of sight; the sweep retries on others
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.uploadId }))
+          .catch(() => {})
+      }
+      // a failure after the last byte may still have written the object
+      await this.deleteKey(key).catch(() => {})
+      throw e
+    }
+    return new S3Pending(this, key, md5, size, () => this.live.delete(key))
+  }
+
+  async stat(name: string): Promise<StoredFileInfo | null> {
+    if (!isStoredName(name)) return null
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(name) }))
+      return { size: head.ContentLength ?? 0, modified: head.LastModified ?? new Date(0) }
+    } catch (e) {
+      if (isMissing(e)) return null
+      throw e
+    }
+  }
+
+  read(name: string, range?: ByteRange): Readable {
+    return this.readKey(this.keyOf(name), range)
+  }
+
+  /** the object's bytes as a stream available at once; a failed request errors the stream */
+  readKey(key: string, range?: ByteRange): Readable {
+    const out = new PassThrough()
+    this.client.send(new GetObjectCommand({
+      Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+    })).then((res) => {
+      const body = res.Body as Readable
+      out.on('close', () => body.destroy())
+      body.on('error', (e) => out.destroy(e))
+      body.pipe(out)
+    }, (e) => out.destroy(e as Error))
+    return out
+  }
+
+  async remove(name: string): Promise<void> {
+    if (!isStoredName(name)) return
+    await this.deleteKey(this.keyOf(name))
+  }
+
+  async deleteKey(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }))
+  }
+
+  async list(folder: string): Promise<string[]> {
+    if (!isStoredName(folder)) return []
+    const prefix = `${this.keyOf(folder)}/`
+    const names: string[] = []
+    for await (const o of this.objects(prefix, '/')) {
+      const name = `${folder}/${o.Key!.slice(prefix.length)}`
+      if (isStoredName(name)) names.push(name)
+    }
+    return names
+  }
+
+  private async *objects(prefix: string, delimiter?: string) {
+    let token: string | undefined
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({
+        Bucket: this.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token,
+      }))
+      for (const o of page.Contents ?? []) if (o.Key) yield o
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
+  }
+
+  async sweepIncoming(maxAgeMs: number): Promise<number> {
+    const before = Date.now() - maxAgeMs
+    let removed = 0
+    for await (const o of this.objects(this.incomingPrefix)) {
+      if (!o.Key!.endsWith('.part') || this.live.has(o.Key!)) continue
+      if (o.LastModified && o.LastModified.getTime() < before) {
+        await this.deleteKey(o.Key!).catch(() => {})
+        removed++
+      }
+    }
+    return removed + await this.abortAbandonedUploads(before)
+  }
+
+  /**
+   * Abort multipart uploads under the incoming prefix that no process has added a part to since
+   * `before` (a live upload adds a part at least as often as it receives PART_BYTES, within the
+   * abandoned-upload age: docs/architecture.md). A store that cannot list multipart uploads (s3rver)
+   * is left to its own expiry rules.
+   */
+  private async abortAbandonedUploads(before: number): Promise<number> {
+    let removed = 0
+    let keyMarker: string | undefined
+    let idMarker: string | undefined
+    do {
+      let page
+      try {
+        page = await this.client.send(new ListMultipartUploadsCommand({
+          Bucket: this.bucket, Prefix: this.incomingPrefix, KeyMarker: keyMarker, UploadIdMarker: idMarker,
+        }))
+      } catch (e) {
+        if (notImplemented(e)) return removed
+        throw e
+      }
+      for (const u of page.Uploads ?? []) {
+        if (!u.Key || !u.UploadId || this.live.has(u.Key)) continue
+        if (!u.Initiated || u.Initiated.getTime() >= before) continue
+        const parts = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
+        const latest = Math.max(u.Initiated.getTime(), ...(parts.Parts ?? []).map((p) => p.LastModified?.getTime() ?? 0))
+        if (latest >= before) continue
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
+          .catch(() => {})
+        removed++
+      }
+      keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined
+      idMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined
+    } while (keyMarker)
+    return removed
+  }
+}
+
+class S3Pending implements Pending {
+  private done = false
+
+  constructor(private readonly storage: S3Storage, private readonly key: string, readonly md5: string, readonly size: number,
+    private readonly settled: () => void) {}
+
+  read(): Readable {
+    return this.storage.readKey(this.key)
+  }
+
+  async commit(name: string): Promise<void> {
+    if (this.done) throw new Error('upload already committed or discarded')
+    const s = this.storage.settings
+    await this.storage.client.send(new CopyObjectCommand({
+      Bucket: s.bucket, Key: this.storage.keyOf(name), CopySource: `${s.bucket}/${this.key}`,
+    }))
+    this.done = true
+    this.settled()
+    await this.storage.deleteKey(this.key).catch(() => {})
+  }
+
+  async discard(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    this.settled()
+    await this.storage.deleteKey(this.key).catch(() => {})
+  }
+}
+
+function isMissing(e: unknown): boolean {
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } }
+  return err.name === 'NotFound' || err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404
+}
+
+function notImplemented(e: unknown): boolean {
+  const err = e as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } }
+  return err.name === 'NotImplemented' || err.Code === 'NotImplemented' || err.$metadata?.httpStatusCode === 501
+}
