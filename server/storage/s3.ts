@@ -75,7 +75,17 @@ export class S3Storage implements Storage {
     let md5 = ''
     let size = 0
     this.live.add(key)
-    const body = Readable.from(hashing((h, n) => { md5 = h; size = n })(source))
+    // a file of one part is in memory for the SDK anyway: kept, so reading it back costs no request
+    let head: Buffer[] | null = []
+    let headBytes = 0
+    const keepHead = async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const c of chunks) {
+        if (head && (headBytes += c.length) <= PART_BYTES) head.push(c)
+        else head = null
+        yield c
+      }
+    }
+    const body = Readable.from(hashing((h, n) => { md5 = h; size = n })(keepHead(source)))
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: body },
@@ -98,7 +108,8 @@ export class S3Storage implements Storage {
       await this.deleteKey(key).catch(() => {})
       throw e
     }
-    return new S3Pending(this, key, md5, size, () => this.live.delete(key))
+    const bytes = head ? Buffer.concat(head) : undefined
+    return new S3Pending(this, key, md5, size, bytes, () => this.live.delete(key))
   }
 
   async stat(name: string): Promise<StoredFileInfo | null> {
@@ -215,10 +226,10 @@ class S3Pending implements Pending {
   private done = false
 
   constructor(private readonly storage: S3Storage, private readonly key: string, readonly md5: string, readonly size: number,
-    private readonly settled: () => void) {}
+    private readonly bytes: Buffer | undefined, private readonly settled: () => void) {}
 
   read(): Readable {
-    return this.storage.readKey(this.key)
+    return this.bytes ? Readable.from([this.bytes], { objectMode: false }) : this.storage.readKey(this.key)
   }
 
   async commit(name: string): Promise<void> {
