@@ -12,6 +12,7 @@ import { registerMediaRoutes } from './media/serve.js'
 import { ApiError, tooLarge, unsupportedMediaType } from './http/errors.js'
 import { InFlight } from './http/inFlight.js'
 import { startMaintenance } from './maintenance.js'
+import { listenForCallerChanges } from './auth/callerNotifications.js'
 import { schemaEndpoints } from './http/schema.js'
 import { cutOffSlowBodies } from './http/slowClients.js'
 import { resourceEndpoints } from './resources/index.js'
@@ -124,7 +125,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   registerMediaRoutes(app, { db, config })
 
   const stopMaintenance = startMaintenance(db, config, app.log)
-  app.addHook('onClose', async () => { stopMaintenance() })
+  const stopListening = listenForCallerChanges(opts.database.url, db, app.log)
+  app.addHook('onClose', async () => { stopMaintenance(); await stopListening() })
   if (opts.ownsDatabase) {
     app.addHook('onClose', async () => {
       await inFlight.idle(CLOSE_WAIT_MS)
