@@ -5,7 +5,7 @@ import {
   ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, S3Client,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
-import { hashing, isStoredName, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
+import { hashing, isStoredName, StorageError, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
 
 // Storage in an S3-compatible bucket (docs/architecture.md, "Storage"). Uploads stream, hashed on the
 // way, into a multipart upload under `<prefix>/.incoming/` (a part in memory at a time, never the whole
@@ -106,7 +106,8 @@ export class S3Storage implements Storage {
       }
       // a failure after the last byte may still have written the object
       await this.deleteKey(key).catch(() => {})
-      throw e
+      // the bucket's own failures are told from the source's (a client that broke off)
+      throw (e as { $metadata?: unknown }).$metadata ? new StorageError(`the bucket refused an upload: ${(e as Error).message}`, { cause: e }) : e
     }
     const bytes = head ? Buffer.concat(head) : undefined
     return new S3Pending(this, key, md5, size, bytes, () => this.live.delete(key))

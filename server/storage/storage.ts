@@ -8,6 +8,14 @@ import type { Readable } from 'node:stream'
 // database row that names them has committed; a broken upload is discarded
 // and leaves nothing behind.
 
+/** The storage itself failed (the bucket refused or is unreachable): the server's trouble, never the client's. */
+export class StorageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StorageError'
+  }
+}
+
 export interface StoredFileInfo { size: number; modified: Date }
 
 /** Received bytes waiting to be committed under a stored name or discarded. */

@@ -5,7 +5,12 @@ import * as assert from 'uvu/assert'
 import { recordFailure } from '../../server/jobs/results.js'
 import { sweepUncommittedMedia } from '../../server/resources/mediaImport.js'
 import { S3Storage } from '../../server/storage/s3.js'
+import { buildApp } from '../../server/app.js'
+import { tokenFor } from '../../server/auth/routes.js'
+import { localTimestamp } from '../../server/db/time.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { testDatabase } from '../helpers/db.js'
+import { tempDir } from '../helpers/tempDir.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { makeLibrary } from '../helpers/records.js'
 import { startTestBucket, type TestBucket } from '../helpers/s3.js'
@@ -102,6 +107,30 @@ test('an upload that breaks off or is no media leaves no row and no object', asy
   assert.is(notMedia.statusCode, 400)
   assert.equal(await keys(), before)
   assert.is((await t.db.selectFrom('media_files').select('id').execute()).length, rows.length)
+})
+
+test('a bucket that refuses the upload is the server\'s failure (500), and no row is written', async () => {
+  // an app of its own without the OpenAPI check: a 500 is no answer the API documents
+  const database = await testDatabase()
+  const dir = tempDir('mas-broken-bucket-')
+  const app = await buildApp({ database, config: { dataDir: dir, mediaDir: `${dir}/media`, s3: { ...bucket.settings(PREFIX), bucket: 'no-such-bucket' } }, logger: false })
+  try {
+    const user = await database.db.insertInto('users').values({
+      username: 'olive', password: 'x', is_admin: false, is_active: true, date_joined: localTimestamp(),
+    }).returning('id').executeTakeFirstOrThrow()
+    const lib = await makeLibrary(database.db, user)
+    const { payload, headers } = multipart({ file: { data: makeWav({ seconds: 1, sampleRate: 8000 }), filename: 'a.wav' } })
+    const res = await app.inject({
+      method: 'POST', url: `/api/v0/library/${lib}/mediaFiles/import/`, payload,
+      headers: { ...headers, authorization: `Token ${await tokenFor(database.db, user.id)}` },
+    })
+    assert.is(res.statusCode, 500)
+    assert.equal(JSON.parse(res.body), { detail: 'A server error occurred.' })
+    assert.is((await database.db.selectFrom('media_files').select('id').execute()).length, 0)
+  } finally {
+    await app.close()
+    await database.close()
+  }
 })
 
 test('the sweep removes objects of a library that no row names, and keeps the ones rows name', async () => {
