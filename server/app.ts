@@ -125,8 +125,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   registerMediaRoutes(app, { db, config })
 
   const stopMaintenance = startMaintenance(db, config, app.log)
+  app.addHook('onClose', async () => { stopMaintenance() })
+  // stopped before closing begins, so never after the database it listens to (requests still in flight
+  // then remember no callers, which costs them a query each and nothing else)
   const stopListening = listenForCallerChanges(opts.database.url, db, app.log)
-  app.addHook('onClose', async () => { stopMaintenance(); await stopListening() })
+  app.addHook('preClose', async () => { await stopListening() })
   if (opts.ownsDatabase) {
     app.addHook('onClose', async () => {
       await inFlight.idle(CLOSE_WAIT_MS)
