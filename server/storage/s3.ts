@@ -1,18 +1,19 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { PassThrough, Readable } from 'node:stream'
 import {
   AbortMultipartUploadCommand, CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand,
-  ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, S3Client,
+  ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { hashing, isStoredName, StorageError, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
 
-// Storage in an S3-compatible bucket (docs/architecture.md, "Storage"). Uploads stream, hashed on the
-// way, into a multipart upload under `<prefix>/.incoming/` (a part in memory at a time, never the whole
-// file, nothing on local disk) and are copied to their stored name on commit, inside the transaction
-// of the row that names them, exactly as the local directory renames them: so the uncommitted-media
-// sweep works the same on both. Received bytes never committed, and multipart uploads a crash left
-// open, are swept once older than any live upload could be.
+// Storage in an S3-compatible bucket (docs/architecture.md, "Storage"). Uploads larger than one part
+// stream, hashed on the way, into a multipart upload under `<prefix>/.incoming/` (a few parts in memory,
+// never the whole file, nothing on local disk) and are copied to their stored name on commit, inside the
+// transaction of the row that names them, exactly as the local directory renames them: so the
+// uncommitted-media sweep works the same on both. A file of one part stays in memory until commit writes
+// it once. Received bytes never committed, and multipart uploads a crash left open, are swept once older
+// than any live upload could be.
 
 export interface S3Settings {
   bucket: string
@@ -71,21 +72,32 @@ export class S3Storage implements Storage {
   }
 
   async receive(source: Readable | AsyncIterable<Buffer>): Promise<Pending> {
+    // up to one part is read first: a file that fits stays in memory (as the SDK would hold it anyway) and
+    // is written once, under its stored name, on commit; a larger one goes on as a multipart upload
+    const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>
+    const head: Buffer[] = []
+    let headBytes = 0
+    for (;;) {
+      const next = await chunks.next()
+      if (next.done) {
+        const bytes = Buffer.concat(head, headBytes)
+        return new MemoryPending(this, bytes, createHash('md5').update(bytes).digest('hex'))
+      }
+      head.push(next.value)
+      headBytes += next.value.length
+      if (headBytes > PART_BYTES) break
+    }
+    const rest = { [Symbol.asyncIterator]: () => chunks }
+    return this.upload(async function* () { yield* head; yield* rest }())
+  }
+
+  /** a multipart upload of `source` under the incoming prefix, hashed on the way */
+  private async upload(source: AsyncIterable<Buffer>): Promise<Pending> {
     const key = `${this.incomingPrefix}${randomBytes(12).toString('hex')}.part`
     let md5 = ''
     let size = 0
     this.live.add(key)
-    // a file of one part is in memory for the SDK anyway: kept, so reading it back costs no request
-    let head: Buffer[] | null = []
-    let headBytes = 0
-    const keepHead = async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const c of chunks) {
-        if (head && (headBytes += c.length) <= PART_BYTES) head.push(c)
-        else head = null
-        yield c
-      }
-    }
-    const body = Readable.from(hashing((h, n) => { md5 = h; size = n })(keepHead(source)))
+    const body = Readable.from(hashing((h, n) => { md5 = h; size = n })(source))
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: body },
@@ -106,11 +118,18 @@ export class S3Storage implements Storage {
       }
       // a failure after the last byte may still have written the object
       await this.deleteKey(key).catch(() => {})
-      // the bucket's own failures are told from the source's (a client that broke off)
-      throw (e as { $metadata?: unknown }).$metadata ? new StorageError(`the bucket refused an upload: ${(e as Error).message}`, { cause: e }) : e
+      throw asStorageError(e)
     }
-    const bytes = head ? Buffer.concat(head) : undefined
-    return new S3Pending(this, key, md5, size, bytes, () => this.live.delete(key))
+    return new S3Pending(this, key, md5, size, () => this.live.delete(key))
+  }
+
+  /** write `bytes` under a stored name */
+  async put(name: string, bytes: Buffer): Promise<void> {
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(name), Body: bytes, ContentLength: bytes.length }))
+    } catch (e) {
+      throw asStorageError(e)
+    }
   }
 
   async stat(name: string): Promise<StoredFileInfo | null> {
@@ -227,10 +246,10 @@ class S3Pending implements Pending {
   private done = false
 
   constructor(private readonly storage: S3Storage, private readonly key: string, readonly md5: string, readonly size: number,
-    private readonly bytes: Buffer | undefined, private readonly settled: () => void) {}
+    private readonly settled: () => void) {}
 
   read(): Readable {
-    return this.bytes ? Readable.from([this.bytes], { objectMode: false }) : this.storage.readKey(this.key)
+    return this.storage.readKey(this.key)
   }
 
   async commit(name: string): Promise<void> {
@@ -250,6 +269,34 @@ class S3Pending implements Pending {
     this.settled()
     await this.storage.deleteKey(this.key).catch(() => {})
   }
+}
+
+/** Received bytes of at most one part, in memory: nothing is in the bucket before commit. */
+class MemoryPending implements Pending {
+  private done = false
+
+  constructor(private readonly storage: S3Storage, private readonly bytes: Buffer, readonly md5: string) {}
+
+  get size(): number { return this.bytes.length }
+
+  read(): Readable {
+    return Readable.from([this.bytes], { objectMode: false })
+  }
+
+  async commit(name: string): Promise<void> {
+    if (this.done) throw new Error('upload already committed or discarded')
+    await this.storage.put(name, this.bytes)
+    this.done = true
+  }
+
+  async discard(): Promise<void> {
+    this.done = true
+  }
+}
+
+/** the bucket's own failures, told from the source's (a client that broke off): the server's trouble */
+function asStorageError(e: unknown): unknown {
+  return (e as { $metadata?: unknown }).$metadata ? new StorageError(`the bucket refused: ${(e as Error).message}`, { cause: e }) : e
 }
 
 function isMissing(e: unknown): boolean {
