@@ -39,7 +39,8 @@ export function listenForCallerChanges(url: string, db: object, log: FastifyBase
 
   const connect = () => {
     if (stopped) return
-    const c = new pg.Client({ connectionString: url, keepAlive: true, application_name: LISTENER_NAME })
+    // TCP keepalive finds a peer gone silently (a host lost); entries still expire after CALLER_CACHE_SECONDS
+    const c = new pg.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: 10_000, application_name: LISTENER_NAME })
     client = c
     c.on('error', (err) => { if (client === c) lost(err) })
     c.on('end', () => { if (client === c) lost(new Error('the connection ended')) })

@@ -10,10 +10,12 @@ export * from './storage.js'
 
 const byPlace = new Map<string, Storage>()
 
-export function storageFor(config: Pick<AppConfig, 'mediaDir' | 's3'>): Storage {
+export function storageFor(config: Pick<AppConfig, 'mediaDir' | 's3' | 'minBodyBytesPerSecond'>): Storage {
   const s3 = config.s3
-  const place = s3 ? `s3:${JSON.stringify(s3)}` : `dir:${config.mediaDir}`
+  const place = s3 ? `s3:${JSON.stringify(s3)}:${config.minBodyBytesPerSecond}` : `dir:${config.mediaDir}`
   let s = byPlace.get(place)
-  if (!s) byPlace.set(place, s = s3 ? new S3Storage(s3) : new LocalStorage(config.mediaDir))
+  if (!s) {
+    byPlace.set(place, s = s3 ? new S3Storage(s3, { minBytesPerSecond: config.minBodyBytesPerSecond }) : new LocalStorage(config.mediaDir))
+  }
   return s
 }

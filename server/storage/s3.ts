@@ -47,7 +47,8 @@ export class S3Storage implements Storage {
   /** keys of this process's uploads not yet committed or discarded: never swept */
   private readonly live = new Set<string>()
 
-  constructor(readonly settings: S3Settings) {
+  /** `minBytesPerSecond`: the slowest request body the server accepts (MAS_MIN_BODY_BYTES_PER_SECOND) */
+  constructor(readonly settings: S3Settings, private readonly options: { minBytesPerSecond: number } = { minBytesPerSecond: 1024 }) {
     const when = settings.checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED'
     // credentials: the SDK's default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws files, instance roles)
     this.client = new S3Client({
@@ -202,14 +203,16 @@ export class S3Storage implements Storage {
         removed++
       }
     }
-    return removed + await this.abortAbandonedUploads(before)
+    // a live multipart upload adds a part each PART_BYTES received, which a body at the slowest rate
+    // the server accepts takes PART_BYTES / minBytesPerSecond: twice that, or the age asked, whichever is longer
+    const partSilenceMs = 2 * (PART_BYTES / this.options.minBytesPerSecond) * 1000
+    return removed + await this.abortAbandonedUploads(Date.now() - Math.max(maxAgeMs, partSilenceMs))
   }
 
   /**
    * Abort multipart uploads under the incoming prefix that no process has added a part to since
-   * `before` (a live upload adds a part at least as often as it receives PART_BYTES, within the
-   * abandoned-upload age: docs/architecture.md). A store that cannot list multipart uploads (s3rver)
-   * is left to its own expiry rules.
+   * `before`. A store that cannot list multipart uploads (s3rver) is left to its own expiry rules
+   * (an AbortIncompleteMultipartUpload lifecycle rule on AWS).
    */
   private async abortAbandonedUploads(before: number): Promise<number> {
     let removed = 0
