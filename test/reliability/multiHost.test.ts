@@ -185,7 +185,25 @@ test('a job queued through B runs on the worker, reading its host\'s import fold
   assert.is(download.status, 200)
   assert.match(await download.text(), /notes\.txt/)
   const imported = (await api(a, 'GET', `mediaFile/?library=${library}&page_size=100`)).data.results
-  assert.ok(imported.some((f: any) => f.alias === 'a.wav'))
+  const dropped = imported.find((f: any) => f.alias === 'a.wav')
+  assert.ok(dropped, 'the job\'s file was not imported')
+
+  // a job that reads media: the worker decodes the file from the bucket
+  const destination = (await api(a, 'POST', 'tagSet/', { name: 'clusters', library })).data.id
+  const discovery = await api(b, 'POST', 'jobs/', {
+    name: 'clusters', project, type: 7,
+    parameters: { destinationTagSet: String(destination), numberOfTagsToDiscover: '1', windowSizeInSeconds: '0.5', mediaFileId: String(dropped.id), seed: '1' },
+  })
+  assert.is(discovery.status, 201, JSON.stringify(discovery.data))
+  const finishBy = Date.now() + 60_000
+  for (;;) {
+    const state = (await api(a, 'GET', `jobs/${discovery.data.id}/`)).data
+    if (state.status === COMPLETE) break
+    if (Date.now() > finishBy) assert.unreachable(`discovery job did not complete: ${JSON.stringify(state)}\nworker: ${workerOut}`)
+    await delay(100)
+  }
+  const found = (await api(a, 'GET', `tag/?tagSet=${destination}`)).data.results
+  assert.ok(found.length > 0 && found.every((t: any) => t.mediaFile === dropped.id), JSON.stringify(found))
 })
 
 test('a user deactivated through A is refused by B within 5 s', async () => {

@@ -82,6 +82,11 @@ test('an import lands in the bucket once, and /media/ serves it with Range and H
   assert.is((await t.app.inject({ method: 'GET', url: path })).statusCode, 401)
   const unsatisfiable = await t.app.inject({ method: 'GET', url: path, headers: { ...owner.auth, range: `bytes=${wav.length}-` } })
   assert.is(unsatisfiable.statusCode, 416)
+
+  // the audio itself is decoded from the bucket (the code the discovery jobs read media with)
+  const spectra = await t.call('GET', `/api/v0/mediaFile/${first.data.id}/spectra/?startTime=0.5&endTime=1.5`, { as: owner })
+  assert.is(spectra.statusCode, 200, JSON.stringify(spectra.data))
+  assert.ok(spectra.data.numFrames > 0 && spectra.data.spectra.length === spectra.data.numFrames)
 })
 
 test('a media file deleted through the API takes its object with it', async () => {
