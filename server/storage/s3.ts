@@ -255,6 +255,10 @@ class S3Pending implements Pending {
     return this.storage.readKey(this.key)
   }
 
+  readRange(range: ByteRange): Readable {
+    return this.storage.readKey(this.key, range)
+  }
+
   async commit(name: string): Promise<void> {
     if (this.done) throw new Error('upload already committed or discarded')
     const s = this.storage.settings

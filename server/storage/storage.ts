@@ -27,6 +27,8 @@ export interface Pending {
   readonly localPath?: string
   /** the received bytes, from the start */
   read(): Readable
+  /** the received bytes of an inclusive range, when the backend reads ranges cheaply and has no local file (a bucket) */
+  readRange?(range: ByteRange): Readable
   /** make the bytes visible under `name` (from newStoredName) */
   commit(name: string): Promise<void>
   /** forget the bytes; safe to call more than once, and after a failed commit */

@@ -3,7 +3,9 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { recordFailure } from '../../server/jobs/results.js'
+import { readFacts } from '../../server/media/facts.js'
 import { sweepUncommittedMedia } from '../../server/resources/mediaImport.js'
+import { LocalStorage } from '../../server/storage/local.js'
 import { S3Storage } from '../../server/storage/s3.js'
 import { buildApp } from '../../server/app.js'
 import { tokenFor } from '../../server/auth/routes.js'
@@ -12,6 +14,7 @@ import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { testDatabase } from '../helpers/db.js'
 import { tempDir } from '../helpers/tempDir.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
+import { audioMothWav, bextWav, riffChunk, truncated } from '../helpers/recorders.js'
 import { makeLibrary } from '../helpers/records.js'
 import { startTestBucket, type TestBucket } from '../helpers/s3.js'
 import { importMedia, multipart, storedFiles } from '../helpers/upload.js'
@@ -87,6 +90,32 @@ test('an import lands in the bucket once, and /media/ serves it with Range and H
   const spectra = await t.call('GET', `/api/v0/mediaFile/${first.data.id}/spectra/?startTime=0.5&endTime=1.5`, { as: owner })
   assert.is(spectra.statusCode, 200, JSON.stringify(spectra.data))
   assert.ok(spectra.data.numFrames > 0 && spectra.data.spectra.length === spectra.data.numFrames)
+})
+
+test('audio facts of files larger than one part, read by ranges from the bucket, equal those read from a local file', async () => {
+  const long = { seconds: 70, sampleRate: 48000, channels: 2 }
+  const plain = makeWav(long)
+  const afterData = riffChunk('RIFF', Buffer.concat([Buffer.from('WAVE'), plain.subarray(12),
+    riffChunk('LIST', Buffer.concat([Buffer.from('INFO'), riffChunk('ICMT', Buffer.from('a note after the audio\0'))]))]))
+  const files = {
+    plain, afterData,
+    audioMoth: audioMothWav(new Date('2026-05-01T05:00:00Z'), { ...long, frequency: 700 }),
+    bext: bextWav('2026-05-02', '06:30:00', { ...long, frequency: 900 }),
+    truncated: truncated(makeWav({ ...long, frequency: 1100 }), 0.8),
+  }
+  const local = new LocalStorage(tempDir('mas-facts-'))
+  for (const [name, bytes] of Object.entries(files)) {
+    assert.ok(bytes.length > 9 * 1024 * 1024, `${name} is larger than one part`)
+    const inBucket = await storage.receive(Readable.from([bytes]))
+    const onDisk = await local.receive(Readable.from([bytes]))
+    try {
+      assert.ok(inBucket.readRange && !inBucket.localPath, `${name}: read by ranges`)
+      assert.equal(await readFacts(inBucket), await readFacts(onDisk), name)
+    } finally {
+      await inBucket.discard()
+      await onDisk.discard()
+    }
+  }
 })
 
 test('a media file deleted through the API takes its object with it', async () => {
