@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import FormData from 'form-data'
 import pg from 'pg'
@@ -23,9 +23,9 @@ async function withPg(url: string, work: (c: pg.Client) => Promise<unknown>) {
 }
 
 /** `mas server start` on its own data; `databaseUrl` gives PostgreSQL (a new schema, dropped by stop()). */
-export async function startImportServer(databaseUrl?: string): Promise<ImportServer> {
+export async function startImportServer(databaseUrl?: string, extraEnv: Record<string, string> = {}): Promise<ImportServer> {
   const dataDir = tempDir('mas-bench-')
-  const env: NodeJS.ProcessEnv = { ...process.env, MAS_ADMIN_USERNAME: ADMIN.username, MAS_ADMIN_PASSWORD: ADMIN.password }
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, MAS_ADMIN_USERNAME: ADMIN.username, MAS_ADMIN_PASSWORD: ADMIN.password }
   delete env.DATABASE_URL
   let schema: string | undefined
   if (databaseUrl) {
@@ -56,6 +56,32 @@ export async function startImportServer(databaseUrl?: string): Promise<ImportSer
     if (schema) await withPg(databaseUrl!, (c) => c.query(`drop schema ${schema} cascade`))
   }
   return { child, base, dataDir, stop }
+}
+
+/** An s3rver bucket in a child process (bench/s3Server.ts): the environment pointing `mas` at it, and stop(). */
+export async function startS3Process(): Promise<{ child: ChildProcess; env: Record<string, string>; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['dist/bench/s3Server.js'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const env = await new Promise<Record<string, string>>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]))
+    })
+    child.once('exit', (code) => reject(new Error(`the S3 server exited with ${code}`)))
+  })
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const gone = new Promise((r) => child.once('exit', r))
+    child.kill('SIGTERM')
+    await gone
+  }
+  return { child, env, stop }
+}
+
+/** A process's CPU time (user + system, seconds) so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 export async function json(base: string, method: string, path: string, token: string | null, body: unknown): Promise<any> {

@@ -5,6 +5,7 @@ import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
 import { answerClientError } from './http/clientErrors.js'
 import bodies from './plugins/bodies.js'
+import callerNotifications from './plugins/callerNotifications.js'
 import errorAnswers from './plugins/errors.js'
 import inFlightTracking from './plugins/inFlight.js'
 import maintenance from './plugins/maintenance.js'
@@ -69,6 +70,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(errorAnswers)
   await app.register(routes)
   await app.register(maintenance)
+  await app.register(callerNotifications, { databaseUrl: opts.database.url })
   if (opts.ownsDatabase) {
     app.addHook('onClose', async () => {
       await app.inFlight.idle(CLOSE_WAIT_MS)

@@ -1,10 +1,14 @@
 import { join, resolve } from 'node:path'
+import { parseS3Url, type S3Settings } from './storage/s3.js'
 
 // Everything the server reads from its environment, in one place.
 
 export interface AppConfig {
   dataDir: string
+  /** media and result files, when they live in a local directory (no `s3`) */
   mediaDir: string
+  /** media and result files in an S3-compatible bucket (MAS_STORAGE_URL=s3://bucket/prefix); absent: `mediaDir` */
+  s3?: S3Settings
   databaseUrl?: string
   trustProxy: boolean
   maxUploadBytes: number
@@ -34,6 +38,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   return {
     dataDir,
     mediaDir: resolve(overrides.mediaDir ?? env.MAS_MEDIA_DIR ?? join(dataDir, 'media')),
+    s3: 's3' in overrides ? overrides.s3 : s3FromEnv(env),
     databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
     trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((env.MAS_TRUST_PROXY ?? '').toLowerCase()),
     maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, 4 * 1024 ** 3),
@@ -48,6 +53,25 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     idleTimeoutSeconds: overrides.idleTimeoutSeconds ?? positive(env.MAS_IDLE_TIMEOUT_SECONDS, 120),
     minBodyBytesPerSecond: overrides.minBodyBytesPerSecond ?? positive(env.MAS_MIN_BODY_BYTES_PER_SECOND, 1024),
     bodyRateWindowSeconds: overrides.bodyRateWindowSeconds ?? positive(env.MAS_BODY_RATE_WINDOW_SECONDS, 30),
+  }
+}
+
+/** MAS_STORAGE_URL=s3://bucket/prefix and the MAS_S3_* settings; a MAS_STORAGE_URL of another form is refused */
+function s3FromEnv(env: NodeJS.ProcessEnv): S3Settings | undefined {
+  const url = env.MAS_STORAGE_URL
+  if (!url) return undefined
+  const place = parseS3Url(url)
+  if (!place) throw new Error(`MAS_STORAGE_URL must look like s3://bucket/prefix, not ${url}`)
+  const checksums = (env.MAS_S3_CHECKSUMS ?? 'when_supported').toLowerCase()
+  if (checksums !== 'when_supported' && checksums !== 'when_required') {
+    throw new Error(`MAS_S3_CHECKSUMS must be when_supported or when_required, not ${env.MAS_S3_CHECKSUMS}`)
+  }
+  return {
+    ...place,
+    endpoint: env.MAS_S3_ENDPOINT || undefined,
+    region: env.MAS_S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    forcePathStyle: ['1', 'true', 'yes'].includes((env.MAS_S3_PATH_STYLE ?? '').toLowerCase()),
+    checksums,
   }
 }
 

@@ -5,9 +5,11 @@ import type { Caller } from '../access.js'
 // so a request costs no authentication query (and Basic auth no scrypt) when the
 // same credential came recently. Staleness is bounded: a change made through
 // this process (a user deactivated, demoted or renamed, a session logged out)
-// forgets every entry at once; a change made by another process (another
-// `--workers` process, a direct database edit) takes effect here within
-// CALLER_CACHE_SECONDS. Failed authentications are never remembered.
+// forgets every entry at once; a change made anywhere else (another server
+// process or host, a direct database edit) is announced by the database and
+// forgets that user's entries (callerNotifications.ts), and while nothing listens
+// for those announcements nothing is remembered at all. CALLER_CACHE_SECONDS
+// bounds an entry's life whatever happens. Failed authentications are never remembered.
 
 export const CALLER_CACHE_SECONDS = 5
 const MAX_ENTRIES = 10_000
@@ -18,6 +20,8 @@ class CallerCache {
   private entries = new Map<string, Entry>()
   /** bumped by forget(): an answer read from the database before a change is not stored after it */
   generation = 0
+  /** remember nothing: a server that should hear of changes made elsewhere and cannot */
+  private deaf = false
 
   get(key: string, now = Date.now()): Caller | undefined {
     const hit = this.entries.get(key)
@@ -28,7 +32,7 @@ class CallerCache {
   }
 
   set(key: string, caller: Caller, generation: number, now = Date.now()): void {
-    if (generation !== this.generation) return
+    if (generation !== this.generation || this.deaf) return
     if (this.entries.size >= MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value
       if (oldest !== undefined) this.entries.delete(oldest)
@@ -39,6 +43,18 @@ class CallerCache {
   forget(): void {
     this.generation++
     this.entries.clear()
+  }
+
+  /** forget the entries of user `id` (any answer being read now is not stored either) */
+  forgetUser(id: number): void {
+    this.generation++
+    for (const [key, entry] of this.entries) if (entry.caller.id === id) this.entries.delete(key)
+  }
+
+  /** deaf: forget everything and remember nothing until hearing again; either way, answers read before are not stored */
+  setDeaf(deaf: boolean): void {
+    this.forget()
+    this.deaf = deaf
   }
 }
 

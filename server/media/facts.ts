@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises'
-import { parseFile, parseStream, type IAudioMetadata } from 'music-metadata'
+import { parseFile, parseFromTokenizer, parseStream, type IAudioMetadata } from 'music-metadata'
 import type { Pending } from '../storage/storage.js'
+import { RangeTokenizer } from './rangeTokenizer.js'
 import { metadataStartTime } from './startTime.js'
 
 // What the server learns from a media file's content: its kind (MediaTypes
@@ -49,9 +50,9 @@ export async function readFacts(pending: Pending): Promise<MediaFacts> {
   let meta: IAudioMetadata
   try {
     const options = { skipCovers: true }
-    meta = pending.localPath
-      ? await parseFile(pending.localPath, options)
-      : await parseStream(pending.read(), { size: pending.size }, options)
+    meta = pending.localPath ? await parseFile(pending.localPath, options)
+      : pending.readRange ? await parseFromTokenizer(new RangeTokenizer(pending.size, (start, end) => pending.readRange!({ start, end })), options)
+        : await parseStream(pending.read(), { size: pending.size }, options)
   } catch (e) {
     throw new NotMediaError(reason(e))
   }
@@ -87,7 +88,9 @@ async function readHead(pending: Pending, bytes: number): Promise<Buffer> {
   }
   const chunks: Buffer[] = []
   let total = 0
-  const stream = pending.read()
+  const stream = pending.readRange && pending.size > 0
+    ? pending.readRange({ start: 0, end: Math.min(bytes, pending.size) - 1 })
+    : pending.read()
   for await (const c of stream) {
     chunks.push(c as Buffer)
     total += (c as Buffer).length

@@ -1,6 +1,6 @@
 import type { Context } from '../http/endpoint.js'
 import { ApiError, badRequest, tooLarge } from '../http/errors.js'
-import type { Pending, Storage } from '../storage/storage.js'
+import { StorageError, type Pending, type Storage } from '../storage/storage.js'
 
 // A request carrying one file: multipart text fields plus the named file part,
 // streamed into storage while it arrives (never held in memory). Anything that
@@ -56,10 +56,10 @@ function aborted(ctx: Context): boolean {
   return raw.aborted === true || raw.readableAborted
 }
 
-/** A broken connection or malformed multipart data is the client's doing (400); disk errors stay 500s. */
+/** A broken connection or malformed multipart data is the client's doing (400); disk and bucket errors stay 500s. */
 function asUploadError(ctx: Context, e: unknown): unknown {
   const err = e as Error & { statusCode?: number; code?: string; syscall?: string }
-  if (err instanceof ApiError || err.statusCode || err.syscall) return e
+  if (err instanceof ApiError || err instanceof StorageError || err.statusCode || err.syscall) return e
   if (aborted(ctx) || err.code === 'ERR_STREAM_PREMATURE_CLOSE') return interrupted()
   return badRequest({ detail: `Multipart form parse error - ${err.message}` })
 }

@@ -8,6 +8,14 @@ import type { Readable } from 'node:stream'
 // database row that names them has committed; a broken upload is discarded
 // and leaves nothing behind.
 
+/** The storage itself failed (the bucket refused or is unreachable): the server's trouble, never the client's. */
+export class StorageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StorageError'
+  }
+}
+
 export interface StoredFileInfo { size: number; modified: Date }
 
 /** Received bytes waiting to be committed under a stored name or discarded. */
@@ -19,6 +27,8 @@ export interface Pending {
   readonly localPath?: string
   /** the received bytes, from the start */
   read(): Readable
+  /** the received bytes of an inclusive range, when the backend reads ranges cheaply and has no local file (a bucket) */
+  readRange?(range: ByteRange): Readable
   /** make the bytes visible under `name` (from newStoredName) */
   commit(name: string): Promise<void>
   /** forget the bytes; safe to call more than once, and after a failed commit */

@@ -7,6 +7,7 @@ import * as tagReferenceChecks from './2026_11_22_0005_tag_reference_checks.js'
 import * as loginFailures from './2026_11_23_1401_login_failures.js'
 import * as jobLeaseRenewed from './2026_11_23_1402_job_lease_renewed.js'
 import * as mediaAliasStartTime from './2026_11_23_1801_media_alias_start_time.js'
+import * as callerNotifications from './2026_11_24_0001_caller_notifications.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_23_1401_login_failures': loginFailures,
   '2026_11_23_1402_job_lease_renewed': jobLeaseRenewed,
   '2026_11_23_1801_media_alias_start_time': mediaAliasStartTime,
+  '2026_11_24_0001_caller_notifications': callerNotifications,
 }
 
 export const migrationProvider: MigrationProvider = {
