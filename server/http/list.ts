@@ -1,4 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely'
+import type { AnyRow, AnyTables } from '../db/schema.js'
 import type { Context } from './endpoint.js'
 import { badRequest, invalidPage } from './errors.js'
 import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
@@ -10,42 +11,43 @@ import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
 export const PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
 
-type Query = SelectQueryBuilder<any, any, any>
+/** A query over the records of a resource, as `r` (see AnyRow) */
+export type Query<O = AnyRow> = SelectQueryBuilder<AnyTables, 'r', O>
 
 export interface Envelope<T> { count: number; next: string | null; previous: string | null; results: T[] }
 
 /** `?field=value` for every filterable field; a value of the wrong type is a 400 naming the field. */
-export function applyFilters(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {
+export function applyFilters<O>(qb: Query<O>, fields: Fields, query: Record<string, string>): Query<O> {
   const errors: Record<string, string[]> = {}
   for (const [name, f] of filterFields(fields)) {
     const raw = query[name]
     if (raw === undefined) continue
     if (raw === '' ) continue
-    if (f.nullable && (raw === 'null' || raw === 'None')) { qb = qb.where(`${alias}.${f.column}`, 'is', null); continue }
+    if (f.nullable && (raw === 'null' || raw === 'None')) { qb = qb.where(`r.${f.column}`, 'is', null); continue }
     const parsed = f.type === 'pk' ? parseValue({ type: 'integer', min: 0 }, raw) : parseValue(f, raw)
     if (!parsed.ok) {
       errors[name] = [f.type === 'boolean' ? `Select a valid choice. ${raw} is not one of the available choices.`
         : f.type === 'pk' || f.type === 'integer' ? 'Enter a whole number.' : f.type === 'float' ? 'Enter a number.' : parsed.error]
       continue
     }
-    qb = qb.where(`${alias}.${f.column}`, '=', parsed.value)
+    qb = qb.where(`r.${f.column}`, '=', parsed.value)
   }
   if (Object.keys(errors).length) throw badRequest(errors)
   return qb
 }
 
 /** `?ordering=a,-b` over scalar fields (unknown names are ignored, as DRF does); id breaks ties. */
-export function applyOrdering(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {
+export function applyOrdering<O>(qb: Query<O>, fields: Fields, query: Record<string, string>): Query<O> {
   const allowed = orderFields(fields)
   let hasId = false
   for (const term of (query.ordering ?? '').split(',')) {
     const desc = term.trim().startsWith('-')
     const column = allowed.get(term.trim().replace(/^-/, ''))
     if (!column) continue
-    qb = qb.orderBy(`${alias}.${column}`, desc ? 'desc' : 'asc')
+    qb = qb.orderBy(`r.${column}`, desc ? 'desc' : 'asc')
     if (column === 'id') hasId = true
   }
-  return hasId ? qb : qb.orderBy(`${alias}.id`, 'asc')
+  return hasId ? qb : qb.orderBy(`r.id`, 'asc')
 }
 
 export function pageSize(query: Record<string, string>): number {

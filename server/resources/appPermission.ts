@@ -1,7 +1,7 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql } from 'kysely'
 import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller, type Flag } from '../access.js'
 import { badRequest, MSG } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints, readable, resourceNamed, type Db } from './resource.js'
 import { resolveUsernames } from './userRefs.js'
 
@@ -12,7 +12,7 @@ import { resolveUsernames } from './userRefs.js'
 // its new target. As an extension a user bearer may be named by
 // `bearer_username` (write-only) instead of `bearer_id`.
 
-const fields: Fields = {
+const fields: TableFields<'app_permissions'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   bearer_type: { type: 'choice', column: 'bearer_type', choices: ['user', 'appusergroup'], filter: true },
   bearer_id: { type: 'integer', column: 'bearer_id', min: 1, filter: true },
@@ -27,7 +27,7 @@ const fields: Fields = {
   admin: { type: 'boolean', column: 'admin', default: false },
 }
 
-type Allows = (eb: ExpressionBuilder<any, any>, caller: Caller, id: Expression<any>, flag: Flag) => Expression<SqlBool>
+type Allows = typeof libraryAllows
 const TARGETS: Record<string, { table: 'libraries' | 'tag_sets' | 'app_user_groups'; allows: Allows }> = {
   library: { table: 'libraries', allows: libraryAllows },
   tagset: { table: 'tag_sets', allows: tagSetAllows },

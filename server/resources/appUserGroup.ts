@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely'
 import { onGroup } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { badRequest, notFound } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { resolveUserIds, resolveUsernames } from './userRefs.js'
 
@@ -12,7 +12,7 @@ import { resolveUserIds, resolveUsernames } from './userRefs.js'
 // extension, by name (`usernames`, write-only); a write that names members
 // replaces the membership in the same transaction.
 
-const fields: Fields = {
+const fields: TableFields<'app_user_groups'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   users: { type: 'list', items: 'integer', default: [] },

@@ -6,7 +6,7 @@ import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import { parseInput, type Fields } from '../http/fields.js'
+import { parseInput, type TableFields } from '../http/fields.js'
 import { receiveUpload } from '../media/upload.js'
 import { newStoredName, storageFor, type Storage } from '../storage/index.js'
 import { mediaUrl } from './mediaFile.js'
@@ -20,7 +20,7 @@ import { checkReferences, defineResource, render, resourceEndpoints } from './re
 
 export const RESULT_FOLDER = 'jobResultFiles'
 
-const fields: Fields = {
+const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true, label: 'CreationDate' },
@@ -99,7 +99,7 @@ export const jobResultFiles = defineResource({
   embed: async (_db, rows, ctx) => {
     for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null
   },
-  afterDelete: async (row, ctx) => {
+  beforeDelete: async (_trx, row, ctx) => async () => {
     if (row.result_file) await storageFor(ctx.config).remove(row.result_file)
   },
 })

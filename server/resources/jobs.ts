@@ -2,14 +2,14 @@ import { ownedBy } from '../access.js'
 import type { DB } from '../db/schema.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../jobs/catalog.js'
 import { checkParameters, parametersFrom } from '../jobs/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../jobs/state.js'
 import { jobTypes } from '../jobs/types/index.js'
 import type { Transaction } from 'kysely'
 import { storageFor } from '../storage/index.js'
-import { defineResource, resourceEndpoints, type Db } from './resource.js'
+import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
 
 // jobs/: analysis jobs and their progress. Only the owner (and site admins)
 // see or change a job. A job is created Queued; its parameters come with it
@@ -18,7 +18,7 @@ import { defineResource, resourceEndpoints, type Db } from './resource.js'
 // set they name. `requestedStatus` 5 stops a job, 2 re-queues a stopped or
 // failed one; what needs no worker is applied at once (server/jobs/state.ts).
 
-const fields: Fields = {
+const fields: TableFields<'jobs'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', maxLength: 255, allowBlank: true, default: '' },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
@@ -63,7 +63,7 @@ const asTime = (v: Date | string | null | undefined) => (v === null || v === und
  * instead of looking Running until some worker takes it over. The server's clock is compared with the lease
  * the database's clock set, which hosts kept in time agree on to well under the lease.
  */
-function markUnattended(rows: Record<string, any>[], now = Date.now()) {
+function markUnattended(rows: Rec<'jobs'>[], now = Date.now()) {
   for (const r of rows) {
     const expires = asTime(r.lease_expires)
     const unattended = r.status_id === RUNNING && expires !== null && expires < now
@@ -73,7 +73,7 @@ function markUnattended(rows: Record<string, any>[], now = Date.now()) {
 }
 
 /** The parameters of these jobs, as the embedded jobparameters_set. */
-async function embedParameters(db: Db, rows: Record<string, any>[]) {
+async function embedParameters(db: Db, rows: Rec<'jobs'>[]) {
   const ids = rows.map((r) => r.id)
   const byJob = new Map<number, Array<{ id: number; job: number; name: string; value: string }>>(ids.map((id) => [id, []]))
   for (let i = 0; i < ids.length; i += 1000) {
@@ -84,7 +84,7 @@ async function embedParameters(db: Db, rows: Record<string, any>[]) {
   for (const r of rows) r.jobparameters_set = byJob.get(r.id) ?? []
 }
 
-async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Record<string, any> | null) {
+async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Rec<'jobs'> | null) {
   const errors: Record<string, unknown> = {}
   const requested = values.requestedStatus
   if (typeof requested === 'number' && requested !== QUEUED && requested !== STOPPED) {
@@ -97,7 +97,7 @@ async function validateJob(ctx: Context, values: Record<string, unknown>, existi
     if ('error' in parsed) errors.parameters = [parsed.error]
     else given = parsed.params
   }
-  const type = jobTypes.get((values.type as number | undefined) ?? existing?.type_id)
+  const type = jobTypes.get((values.type as number | undefined) ?? existing?.type_id ?? 0)
   if (type && !errors.parameters) {
     // A job about to be queued (created so, or asked to run again) must have every parameter its type
     // needs; otherwise only the parameters given are checked. Parameters the type does not know are kept.
@@ -115,7 +115,7 @@ function willQueue(values: Record<string, unknown>): boolean {
 }
 
 /** An update queues a job that is not queued when it asks for it (requestedStatus 2) or sets status 2. */
-function willRequeue(values: Record<string, unknown>, existing: Record<string, any>): boolean {
+function willRequeue(values: Record<string, unknown>, existing: Rec<'jobs'>): boolean {
   return existing.status_id !== QUEUED && (values.requestedStatus === QUEUED || values.status === QUEUED)
 }
 
@@ -160,17 +160,17 @@ export const jobs = defineResource({
   },
   // parameters, result rows, random windows and child jobs go with the job (foreign keys cascade);
   // the stored result files are removed once that has committed
-  beforeDelete: async (trx, row) => {
+  beforeDelete: async (trx, row, ctx) => {
     const files = await trx.withRecursive('family(id)', (db) => db.selectFrom('jobs').select('id').where('id', '=', row.id)
       .unionAll(db.selectFrom('jobs as j').innerJoin('family as f', 'f.id', 'j.parent_job_id').select('j.id')))
       .selectFrom('job_result_files').select('result_file')
       .where('job_id', 'in', (eb) => eb.selectFrom('family').select('family.id'))
       .execute()
-    row.resultFiles = files.map((f) => f.result_file).filter((f) => f !== '')
-  },
-  afterDelete: async (row, ctx) => {
-    const storage = storageFor(ctx.config)
-    for (const name of row.resultFiles ?? []) await storage.remove(name).catch(() => {})
+    const names = files.map((f) => f.result_file).filter((f) => f !== '')
+    return async () => {
+      const storage = storageFor(ctx.config)
+      for (const name of names) await storage.remove(name).catch(() => {})
+    }
   },
 })
 

@@ -1,6 +1,7 @@
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
-import { toJson, type Fields } from '../http/fields.js'
+import { toJson, type TableFields } from '../http/fields.js'
+import { storageFor } from '../storage/index.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { metaData, userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
@@ -11,7 +12,7 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 // original stores them); the rest describes the stored bytes. `file` is the stored
 // relative name, `url` its absolute address under /media/ (docs/decisions.md §7).
 
-const fields: Fields = {
+const fields: TableFields<'media_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   file: { type: 'string', column: 'file', readOnly: true },
   url: { type: 'string', readOnly: true },
@@ -32,20 +33,11 @@ export function mediaUrl(origin: string, file: string): string {
   return `${origin}/media/${file.split('/').map(encodeURIComponent).join('/')}`
 }
 
-// ---- deletion of stored files ----
-
-export interface DeletedMediaFile { id: number; file: string }
-type DeletedHandler = (files: DeletedMediaFile[], ctx: Context) => Promise<void>
-const deletedHandlers: DeletedHandler[] = []
-
-/** Media storage registers here to remove the stored bytes of media files whose rows were deleted,
- * one by one (mediaFile/{Id}/) or with their library. Runs after the deletion committed. */
-export function onMediaFilesDeleted(handler: DeletedHandler): void {
-  deletedHandlers.push(handler)
-}
-
-export async function mediaFilesDeleted(files: DeletedMediaFile[], ctx: Context): Promise<void> {
-  for (const handler of deletedHandlers) await handler(files, ctx)
+/** Remove the stored bytes of media files whose rows were deleted, one by one (mediaFile/{Id}/) or with
+ * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
+export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx: Context): Promise<void> {
+  const storage = storageFor(ctx.config)
+  for (const f of files) await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
 }
 
 export const mediaFiles = defineResource({
@@ -73,7 +65,7 @@ export const mediaFiles = defineResource({
       r.mediafilemetadata_set = byFile.get(r.id)
     }
   },
-  afterDelete: async (row, ctx) => mediaFilesDeleted([{ id: row.id, file: row.file }], ctx),
+  beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })
 
 export const endpoints = [

@@ -1,6 +1,6 @@
 import { onLibrary, onLibraryVia } from '../access.js'
 import { badRequest, fieldError } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // Metadata of media files, all governed by the media file's (or field's) library:
@@ -11,7 +11,7 @@ import { defineResource, resourceEndpoints } from './resource.js'
 
 const onMediaFileLibrary = onLibraryVia('media_file_id', 'media_files')
 
-const metaDataFields: Fields = {
+const metaDataFields: TableFields<'media_file_metadata'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
@@ -27,7 +27,7 @@ export const metaData = defineResource({
   scope: onMediaFileLibrary,
 })
 
-const userMetaDataFieldFields: Fields = {
+const userMetaDataFieldFields: TableFields<'media_file_user_metadata_fields'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   library: { type: 'pk', column: 'library_id', target: 'library', required: true },
@@ -52,7 +52,7 @@ export const userMetaDataFields = defineResource({
   },
 })
 
-const userMetaDataValueFields: Fields = {
+const userMetaDataValueFields: TableFields<'media_file_user_metadata'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
   metaDataField: { type: 'pk', column: 'metadata_field_id', target: 'mediaFileUserMetaDataField', required: true },
@@ -91,4 +91,4 @@ export const userMetaData = defineResource({
   },
 })
 
-export const endpoints = [metaData, userMetaDataFields, userMetaData].flatMap(resourceEndpoints)
+export const endpoints = [...resourceEndpoints(metaData), ...resourceEndpoints(userMetaDataFields), ...resourceEndpoints(userMetaData)]

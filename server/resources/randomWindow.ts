@@ -1,12 +1,12 @@
 import { ownedVia } from '../access.js'
 import { checkRegion } from './tagRegion.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // randomWindow/: the windows a RandomWindowTagging job chose, seen and changed
 // only by the job's owner (and site admins).
 
-const fields: Fields = {
+const fields: TableFields<'random_windows'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   randomWindowTaggingJob: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },

@@ -1,40 +1,45 @@
 import {
   DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql,
-  type CompiledQuery, type SelectQueryBuilder, type Transaction,
+  type CompiledQuery, type Transaction,
 } from 'kysely'
 import { rowColumns, valueColumns, type Caller, type Flag, type Scope } from '../access.js'
-import type { DB, TableName } from '../db/schema.js'
+import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint, Method, Result } from '../http/endpoint.js'
 import { ApiError, badRequest, forbidden, MSG, notFound } from '../http/errors.js'
-import { parseInput, toColumns, toJson, INT_MAX, type Fields, type FieldType, type InputMode } from '../http/fields.js'
-import { applyFilters, applyOrdering, pageIfAny, paginate } from '../http/list.js'
+import { parseInput, toColumns, toJson, INT_MAX, type Fields, type FieldType, type InputMode, type TableFields } from '../http/fields.js'
+import { applyFilters, applyOrdering, pageIfAny, paginate, type Query } from '../http/list.js'
 
 // A resource of the API described as data: its table, wire fields and access
 // rule. From that one description come its list and detail endpoints, the
 // reference checks of every write, and its part of the schema documents.
 // Anything a resource does beyond plain records goes into its hooks.
 
-type Row = Record<string, any>
-type Query = SelectQueryBuilder<any, any, any>
 export type Db = Kysely<DB> | Transaction<DB>
+export type { Query }
 
-export interface ResourceDef {
+/** What a reference needs of the resource it points at: its table and its read rule. */
+export interface Referent { name: string; table: TableName; scope: Scope }
+
+/** A stored record of table T as the hooks see it, with any computed fields (embed) under their wire names. */
+export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
+
+export interface ResourceDef<T extends TableName = TableName> {
   /** path segment and schema key, e.g. 'tag' */
   name: string
   /** 'Tag' -> OPTIONS names 'Tag List' / 'Tag Instance' */
   title: string
   description?: string
-  table: TableName
-  fields: Fields
+  table: T
+  fields: TableFields<T>
   /** who may do what to a stored record */
   scope: Scope
   /** the rule a new record (or an updated one, by its new values) must pass; null: anyone may create */
   createScope?: Scope | null
   /** column set to the caller's id on create */
-  owner?: string
+  owner?: Column<T>
   /** columns set to the current time on create */
-  stamps?: string[]
+  stamps?: Column<T>[]
   /** 'admin': only site admins may list (403 for others); false: no list endpoint */
   list?: 'admin' | false
   /** flag needed to create / update / delete; false: method not allowed */
@@ -46,32 +51,41 @@ export interface ResourceDef {
   /** wire names that an update may change; default: every writable field */
   updatable?: string[]
   /** add computed fields (under their wire names) to rows about to be rendered */
-  embed?: (db: Db, rows: Row[], ctx: Context) => Promise<void>
+  embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
   /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
-  validate?: (ctx: Context, values: Record<string, unknown>, existing: Row | null) => Promise<void> | void
+  validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
-  afterWrite?: (trx: Transaction<DB>, row: Row, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
-  /** before the row is deleted, in the same transaction */
-  beforeDelete?: (trx: Transaction<DB>, row: Row, ctx: Context) => Promise<void>
-  /** after the deletion committed (e.g. remove a stored file) */
-  afterDelete?: (row: Row, ctx: Context) => Promise<void>
+  afterWrite?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
+  /** before the row is deleted, in the same transaction; may answer what to do once the deletion
+   * committed (e.g. remove stored files), which runs only then */
+  beforeDelete?: (trx: Transaction<DB>, row: Rec<T>, ctx: Context) => Promise<AfterCommit | void>
   /** every method of both endpoints is for site admins only (403 for others, and left out of their
    * coreapi document) */
   siteAdminsOnly?: boolean
   /** turn parsed column values into what is stored (e.g. hash a password), before insert or update */
-  transform?: (cols: Row, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
+  transform?: (cols: AnyRow, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
   /** before a list is read (e.g. create a default record) */
   beforeList?: (ctx: Context) => Promise<void>
   /** extra list filters beyond the fields' equality filters */
-  listFilter?: (qb: Query, ctx: Context) => Query
+  listFilter?: <O>(qb: Query<O>, ctx: Context) => Query<O>
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
 }
 
+/** Work that must wait until a transaction committed (e.g. removing stored files of deleted rows). */
+export type AfterCommit = () => Promise<void>
+
+/** The database as code written for every table sees it (see AnyRow): the declarations it runs are
+ * typed over their tables where they are written. */
+const anyTable = (db: Db) => db as unknown as Kysely<AnyTables>
+
+/** Rows read from table T by code written for every table. */
+const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
+
 const registry = new Map<string, ResourceDef>()
 
-export function defineResource(def: ResourceDef): ResourceDef {
-  registry.set(def.name, def)
+export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
+  registry.set(def.name, def as unknown as ResourceDef)
   return def
 }
 
@@ -84,13 +98,18 @@ export function resourceNamed(name: string): ResourceDef {
 // ---- reading ----
 
 /** The records of `def` the caller holds `flag` on, as `r`. */
-export function readable(db: Db, def: ResourceDef, caller: Caller, flag: Flag = 'read'): Query {
-  return (db as Kysely<any>).selectFrom(`${def.table} as r`)
+export function readable(db: Db, def: Referent, caller: Caller, flag: Flag = 'read'): Query<{}> {
+  return records(db, def)
     .where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag))
 }
 
+/** Every record of `def`, as `r`, whoever the caller is. */
+export function records(db: Db, def: { table: TableName }): Query<{}> {
+  return anyTable(db).selectFrom(`${def.table} as r`)
+}
+
 /** Rows -> JSON records, with the resource's embedded fields. */
-export async function render(ctx: Context, def: ResourceDef, rows: Row[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+export async function render<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
   if (def.embed && rows.length) await def.embed(db, rows, ctx)
   return rows.map((row) => toJson(def.fields, row))
 }
@@ -103,12 +122,12 @@ export interface ListOptions {
   count?: () => Promise<number>
   /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
    * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `ordered.limit(limit).offset(offset)` */
-  page?: (ordered: Query, limit: number, offset: number) => Promise<Row[]>
+  page?: (ordered: Query, limit: number, offset: number) => Promise<AnyRow[]>
 }
 
 /** A paginated list of `def` records from a query over `r` (already limited to what the caller may read).
  * Without a cheaper count the page and the count are read in one statement (the count as a subquery). */
-export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions = {}): Promise<Result> {
+export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions = {}): Promise<Result> {
   const { count, rows, countedRows } = listReads(ctx, def, base, opts)
   return { body: await paginate(ctx, count, rows, countedRows) }
 }
@@ -116,7 +135,7 @@ export async function listOf(ctx: Context, def: ResourceDef, base: Query, opts: 
 /** listOf when the requested page has records; null when it is empty or the request's page is `last` or
  * malformed (the caller then answers through listOf, after any checks it skipped). The page and the count
  * are read together: in one statement, or side by side when the count is a cheaper one. */
-async function listPageIfAny(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions): Promise<Result | null> {
+async function listPageIfAny<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions): Promise<Result | null> {
   const { count, rows, countedRows } = listReads(ctx, def, base, opts)
   const envelope = await pageIfAny(ctx, countedRows ?? (async (limit, offset) => {
     const [total, page] = await Promise.all([count(), rows(limit, offset)])
@@ -125,7 +144,7 @@ async function listPageIfAny(ctx: Context, def: ResourceDef, base: Query, opts: 
   return envelope && { body: envelope }
 }
 
-function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOptions) {
+function listReads<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions) {
   const filtered = applyFilters(base, def.fields, ctx.query)
   const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
   const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
@@ -136,12 +155,12 @@ function listReads(ctx: Context, def: ResourceDef, base: Query, opts: ListOption
   const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
   return {
     count: async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0),
-    rows: async (limit: number, offset: number) => render(ctx, def, await page(ordered, limit, offset)),
+    rows: async (limit: number, offset: number) => render(ctx, def, recs<T>(await page(ordered, limit, offset))),
     countedRows: cheapCount ? undefined : async (limit: number, offset: number) => {
       const rows = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
       const count = rows.length ? Number(rows[0].__count) : null
-      for (const r of rows) delete r.__count
-      return { rows: await render(ctx, def, rows), count }
+      for (const r of rows as AnyRow[]) delete r.__count
+      return { rows: await render(ctx, def, recs<T>(rows)), count }
     },
   }
 }
@@ -152,22 +171,23 @@ export function parseId(raw: string | undefined): number | null {
   return n >= 1 && n <= INT_MAX ? n : null
 }
 
-export interface Fetched { row: Row; can: (flag: Flag) => boolean }
+export interface Fetched<T extends TableName> { row: Rec<T>; can: (flag: Flag) => boolean }
 
 const ALL_FLAGS: Flag[] = ['read', 'write', 'launch_job', 'admin']
 
 /** The record `id` with the caller's flags on it; 404 when it is missing or not readable.
  * `need`: the flags `can` will be asked about (each is a subquery to plan and run; read is always checked). */
-export async function fetchRecord(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined, need: Flag[] = ALL_FLAGS): Promise<Fetched> {
+export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined,
+  need: Flag[] = ALL_FLAGS): Promise<Fetched<T>> {
   const id = typeof rawId === 'number' ? rawId : parseId(rawId)
   if (id === null) throw notFound()
   const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
-  const row = (await db.executeQuery<Row>(fetchQuery(def, caller, id, flags))).rows[0]
+  const row = (await db.executeQuery<AnyRow>(fetchQuery(def, caller, id, flags))).rows[0]
   if (!row || !row.__can_read) throw notFound()
   const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
   for (const f of flags) delete row[`__can_${f}`]
   return {
-    row,
+    row: recs<T>([row])[0],
     can: (f) => {
       if (!(f in can)) throw new Error(`fetchRecord: flag ${f} was not fetched`)
       return can[f]
@@ -180,9 +200,9 @@ export async function fetchRecord(db: Db, def: ResourceDef, caller: Caller, rawI
 // id that each request replaces in the parameters. (The rules use nothing else of the caller.)
 const CALLER_STAND_IN = -1_987_654_321
 const ID_STAND_IN = -1_987_654_322
-const fetchQueries = new Map<string, CompiledQuery<Row>>()
+const fetchQueries = new Map<string, CompiledQuery<AnyRow>>()
 
-function fetchQuery(def: ResourceDef, caller: Caller, id: number, flags: Flag[]): CompiledQuery<Row> {
+function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
   const key = `${def.name}|${flags.join(',')}|${caller.isAdmin}`
   let compiled = fetchQueries.get(key)
   if (!compiled) {
@@ -191,7 +211,7 @@ function fetchQuery(def: ResourceDef, caller: Caller, id: number, flags: Flag[])
       .selectAll('r')
       .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, standIn, rowColumns('r'), f)}`.as(`__can_${f}`)))
       .where('r.id', '=', ID_STAND_IN)
-      .compile() as CompiledQuery<Row>
+      .compile()
     fetchQueries.set(key, compiled)
   }
   const parameters = compiled.parameters.map((p) => p === CALLER_STAND_IN ? caller.id : p === ID_STAND_IN ? id : p)
@@ -199,7 +219,7 @@ function fetchQuery(def: ResourceDef, caller: Caller, id: number, flags: Flag[])
 }
 
 /** Builds and compiles PostgreSQL statements; never connects (both database kinds speak PostgreSQL's SQL). */
-const compiler = new Kysely<any>({
+const compiler = new Kysely<AnyTables>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),
@@ -209,7 +229,7 @@ const compiler = new Kysely<any>({
 })
 
 /** fetchRecord, then 403 unless the caller holds `flag`. */
-export async function fetchFor(db: Db, def: ResourceDef, caller: Caller, rawId: string | number | undefined, flag: Flag): Promise<Row> {
+export async function fetchFor<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined, flag: Flag): Promise<Rec<T>> {
   const { row, can } = await fetchRecord(db, def, caller, rawId, [flag])
   if (!can(flag)) throw forbidden()
   return row
@@ -221,18 +241,18 @@ export async function fetchFor(db: Db, def: ResourceDef, caller: Caller, rawId: 
  * On update (`existing` given) a reference left as it is stored is not checked again: a caller who may
  * change a shared record can send it back whole even when it points at something only its owner can read.
  * All fields are checked in one statement. */
-export async function checkReferences(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[], existing: Row | null = null): Promise<Record<string, string[]>[]> {
+export async function checkReferences<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null = null): Promise<Record<string, string[]>[]> {
   return (await checkAccess(db, def, caller, items, existing)).errors
 }
 
 /** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
-interface ScopeAsk { scope: Scope; flag: Flag; rows: Row[] }
+interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
-async function checkAccess(db: Db, def: ResourceDef, caller: Caller, items: Record<string, unknown>[], existing: Row | null,
+async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
   scopeAsk?: ScopeAsk): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
-  const asks: Array<{ name: string; kept: number | null; target: ResourceDef; ids: number[] }> = []
+  const asks: Array<{ name: string; kept: number | null; target: Referent; ids: number[] }> = []
   for (const [name, f] of Object.entries(def.fields)) {
     if (f.type !== 'pk' || !f.target || f.readOnly) continue
     const kept = existing && f.column ? Number(existing[f.column]) : null
@@ -251,8 +271,8 @@ async function checkAccess(db: Db, def: ResourceDef, caller: Caller, items: Reco
 }
 
 /** The rows with distinct values in the scope's columns. */
-function scopeKeys(scope: Scope, rows: Row[]): Row[] {
-  const seen = new Map<string, Row>()
+function scopeKeys(scope: Scope, rows: AnyRow[]): AnyRow[] {
+  const seen = new Map<string, AnyRow>()
   for (const row of rows) {
     const key = scopeKey(scope, row)
     if (!seen.has(key)) seen.set(key, row)
@@ -261,7 +281,7 @@ function scopeKeys(scope: Scope, rows: Row[]): Row[] {
 }
 
 /** A row's values in the scope's columns as one string (distinct values, distinct strings). */
-function scopeKey(scope: Scope, row: Row): string {
+function scopeKey(scope: Scope, row: AnyRow): string {
   let key = ''
   for (const c of scope.columns) {
     const v = row[c]
@@ -272,15 +292,15 @@ function scopeKey(scope: Scope, row: Row): string {
 
 /** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
  * one statement (a union of one select per target and one per scope row). */
-async function readableIds(db: Db, caller: Caller, asks: Array<{ target: ResourceDef; ids: number[] }>,
+async function readableIds(db: Db, caller: Caller, asks: Array<{ target: Referent; ids: number[] }>,
   scopeAsk?: ScopeAsk): Promise<{ found: Set<number>[]; allowed: boolean }> {
   const found = asks.map(() => new Set<number>())
-  const selects: Query[] = asks.map(({ target, ids }, a) => readable(db, target, caller)
+  const selects = asks.map(({ target, ids }, a) => readable(db, target, caller)
     .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
     .where(sql<boolean>`r.id = any(${ids}::int[])`))
   // a scope row answers (-1, its index) when allowed
   for (const [k, row] of (scopeAsk?.rows ?? []).entries()) {
-    selects.push((db as Kysely<any>).selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
+    selects.push(anyTable(db).selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
       .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)))
   }
   const union = selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
@@ -293,14 +313,14 @@ async function readableIds(db: Db, caller: Caller, asks: Array<{ target: Resourc
 }
 
 /** Does the caller hold `flag` under `scope` for records with these column values? One query per distinct key. */
-export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: Row[], flag: Flag): Promise<boolean> {
+export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: AnyRow[], flag: Flag): Promise<boolean> {
   if (caller.isAdmin) return true
   const seen = new Set<string>()
   for (const row of rows) {
     const key = scopeKey(scope, row)
     if (seen.has(key)) continue
     seen.add(key)
-    const r = await (db as Kysely<any>).selectNoFrom((eb) => sql<boolean>`${scope.allows(eb, caller, valueColumns(row), flag)}`.as('ok'))
+    const r = await anyTable(db).selectNoFrom((eb) => sql<boolean>`${scope.allows(eb, caller, valueColumns(row), flag)}`.as('ok'))
       .executeTakeFirst()
     if (!r?.ok) return false
   }
@@ -312,7 +332,7 @@ function hasErrors(errors: Record<string, unknown>[]): boolean {
 }
 
 /** `scopeOf`: the scope check the caller's write will need, made with the reference checks (see createRecords). */
-async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mode: InputMode, existing: Row | null,
+async function validateItems<T extends TableName>(ctx: Context, def: ResourceDef<T>, data: unknown[], mode: InputMode, existing: Rec<T> | null,
   scopeOf?: (values: Record<string, unknown>[]) => ScopeAsk) {
   const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
@@ -332,9 +352,9 @@ async function validateItems(ctx: Context, def: ResourceDef, data: unknown[], mo
   return { values: parsed.map((p) => p.values), errors, scope }
 }
 
-const updatableFields = new WeakMap<ResourceDef, Fields>()
+const updatableFields = new WeakMap<object, Fields>()
 
-function writableFields(def: ResourceDef, mode: InputMode): Fields {
+function writableFields<T extends TableName>(def: ResourceDef<T>, mode: InputMode): Fields {
   if (mode === 'create' || !def.updatable) return def.fields
   let fields = updatableFields.get(def)
   if (!fields) updatableFields.set(def, fields = Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n))))
@@ -343,14 +363,14 @@ function writableFields(def: ResourceDef, mode: InputMode): Fields {
 
 /** The items whose fields naming the scope's target have no errors (the target exists and is readable), so
  * whether the caller may write it can be said without revealing anything. */
-function targetKnown(def: ResourceDef, scope: Scope, values: Record<string, unknown>[], errors: Record<string, string[]>[]) {
+function targetKnown<T extends TableName>(def: ResourceDef<T>, scope: Scope, values: Record<string, unknown>[], errors: Record<string, string[]>[]) {
   const names = Object.entries(def.fields).filter(([, f]) => f.column && scope.columns.includes(f.column)).map(([n]) => n)
   return values.filter((v, i) => names.every((n) => !errors[i][n] && n in v))
 }
 
 /** The fields an update's documents describe: those it may change, and the read-only ones (which the
  * documents leave out, or list as ignored). */
-function documentedFields(def: ResourceDef): Fields {
+function documentedFields<T extends TableName>(def: ResourceDef<T>): Fields {
   return def.updatable ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n))) : def.fields
 }
 
@@ -358,7 +378,7 @@ function documentedFields(def: ResourceDef): Fields {
 const INSERT_CHUNK = 1000
 
 /** Create one record or, for bulk resources, an array of them in one transaction. */
-export async function createRecords(ctx: Context, def: ResourceDef): Promise<Result> {
+export async function createRecords<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
   const body = await ctx.body()
   const many = Array.isArray(body)
   if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
@@ -375,10 +395,11 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
   const flag = def.create || 'write'
   const checkScope = createScope && !ctx.caller.isAdmin ? createScope : null
   // the scope's columns of each new row (what rowsOf would give them), without building whole rows twice
-  const columnField = new Map(Object.entries(def.fields).filter(([, f]) => f.column).map(([n, f]) => [f.column!, n]))
+  const stamps: readonly string[] = def.stamps ?? []
+  const columnField = new Map<string, string>(Object.entries(def.fields).filter(([, f]) => f.column).map(([n, f]) => [f.column!, n]))
   const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) => values.map((v) => {
-    const row: Row = {}
-    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : def.stamps?.includes(c) ? now : v[columnField.get(c) ?? '']
+    const row: AnyRow = {}
+    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? now : v[columnField.get(c) ?? '']
     return row
   })
   const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
@@ -394,15 +415,15 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
   const rows = rowsOf(values)
   if (checkScope) {
     // answered with the reference checks, unless validation changed the values the scope looks at
-    const keyOf = (rs: Row[]) => rs.map((r) => scopeKey(checkScope, r)).join('|')
+    const keyOf = (rs: AnyRow[]) => rs.map((r) => scopeKey(checkScope, r)).join('|')
     const same = scope && keyOf(scopeKeys(checkScope, scopeRowsOf(checkScope, values))) === keyOf(scope.keys)
     if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
   }
   if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
-  const insert = (db: Db, chunk: Row[]) => insertRows(db, def, chunk)
+  const insert = (db: Db, chunk: AnyRow[]) => insertRows(db, def, chunk)
   // one INSERT is atomic by itself: a transaction only when there is more to do
   const created = rows.length <= INSERT_CHUNK && !def.afterWrite ? await insert(ctx.db, rows) : await ctx.db.transaction().execute(async (trx) => {
-    const out: Row[] = []
+    const out: Rec<T>[] = []
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) out.push(...await insert(trx, rows.slice(i, i + INSERT_CHUNK)))
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
@@ -416,22 +437,22 @@ export async function createRecords(ctx: Context, def: ResourceDef): Promise<Res
  * and the driver serialize, one by one. When every column given stores exactly the value given (see
  * BulkPlan), only what the database adds comes back: the id and the columns not given; sending the
  * rest back and parsing it again was a fifth of the work. */
-async function insertRows(db: Db, def: ResourceDef, rows: Row[]): Promise<Row[]> {
+async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[]): Promise<Rec<T>[]> {
   const columns = Object.keys(rows[0])
   const plan = bulkPlanOf(def)
   const types = columns.map((c) => plan.arrayTypes.get(c))
   if (rows.length === 1 || types.includes(undefined) || !rows.every((r) => sameKeys(r, columns))) {
-    return (db as Kysely<any>).insertInto(def.table).values(rows).returningAll().execute()
+    return recs<T>(await anyTable(db).insertInto(def.table).values(rows).returningAll().execute())
   }
   const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
   const arrays = columns.map((c, i) => {
     const values = rows.map((r) => r[c])
     return sql`${UNQUOTED.has(types[i]!) ? unquotedArray(values) : values}::${sql.raw(types[i]!)}[]`
   })
-  const result = await sql<Row>`insert into ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
+  const result = await sql<AnyRow>`insert into ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     select * from unnest(${sql.join(arrays)})
     returning ${added ? sql.join(added.map((c) => sql.ref(c))) : sql`*`}`.execute(db)
-  return added ? result.rows.map((r, i) => Object.assign(rows[i], r)) : result.rows
+  return recs<T>(added ? result.rows.map((r, i) => Object.assign(rows[i], r)) : result.rows)
 }
 
 /** The array element type of each field type, wide enough for every column of it (an assignment cast
@@ -460,9 +481,9 @@ interface BulkPlan {
   columns: string[]
 }
 
-const bulkPlans = new WeakMap<ResourceDef, BulkPlan>()
+const bulkPlans = new WeakMap<object, BulkPlan>()
 
-function bulkPlanOf(def: ResourceDef): BulkPlan {
+function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {
   let plan = bulkPlans.get(def)
   if (!plan) {
     const arrayTypes = new Map<string, string>()
@@ -471,9 +492,10 @@ function bulkPlanOf(def: ResourceDef): BulkPlan {
       if (f.column && type) arrayTypes.set(f.column, type)
     }
     if (def.owner) arrayTypes.set(def.owner, 'int4')
-    for (const s of def.stamps ?? []) arrayTypes.set(s, 'timestamp')
+    const stamps: readonly string[] = def.stamps ?? []
+    for (const s of stamps) arrayTypes.set(s, 'timestamp')
     const exact = new Set(def.embed || def.afterWrite ? []
-      : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || def.stamps?.includes(c)).map(([c]) => c))
+      : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || stamps.includes(c)).map(([c]) => c))
     const columns = [...new Set(['id', ...Object.values(def.fields).flatMap((f) => f.column ? [f.column] : []),
       ...(def.owner ? [def.owner] : []), ...(def.stamps ?? [])])]
     bulkPlans.set(def, plan = { arrayTypes, exact, columns })
@@ -481,14 +503,14 @@ function bulkPlanOf(def: ResourceDef): BulkPlan {
   return plan
 }
 
-function sameKeys(row: Row, columns: string[]): boolean {
+function sameKeys(row: AnyRow, columns: string[]): boolean {
   let n = 0
   for (const k in row) { if (k !== columns[n++]) return false }
   return n === columns.length
 }
 
 /** PUT (all required fields) or PATCH (any subset). */
-export async function updateRecord(ctx: Context, def: ResourceDef, partial: boolean): Promise<Result> {
+export async function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
   const flag = def.update || 'write'
   const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag)
   const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
@@ -508,9 +530,10 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
   if (createScope === def.scope && Object.keys(changes).some((c) => def.scope.columns.includes(c))
     && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
   if (def.transform) await def.transform(changes, values[0], ctx)
+  const table: string = def.table
   const row = await ctx.db.transaction().execute(async (trx) => {
     const updated = Object.keys(changes).length
-      ? await (trx as Kysely<any>).updateTable(def.table).set(changes).where('id', '=', existing.id).returningAll().executeTakeFirst()
+      ? recs<T>(await anyTable(trx).updateTable(table).set(changes).where('id', '=', existing.id).returningAll().execute())[0]
       : existing
     // deleted by a simultaneous request since it was read
     if (!updated) throw notFound()
@@ -520,13 +543,15 @@ export async function updateRecord(ctx: Context, def: ResourceDef, partial: bool
   return { body: (await render(ctx, def, [row]))[0] }
 }
 
-export async function deleteRecord(ctx: Context, def: ResourceDef): Promise<Result> {
+export async function deleteRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
   const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write')
-  await ctx.db.transaction().execute(async (trx) => {
-    if (def.beforeDelete) await def.beforeDelete(trx, row, ctx)
-    await (trx as Kysely<any>).deleteFrom(def.table).where('id', '=', row.id).execute()
+  const table: string = def.table
+  const afterCommit = await ctx.db.transaction().execute(async (trx) => {
+    const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
+    await anyTable(trx).deleteFrom(table).where('id', '=', row.id).execute()
+    return then
   })
-  if (def.afterDelete) await def.afterDelete(row, ctx)
+  if (afterCommit) await afterCommit()
   return { status: 204 }
 }
 
@@ -534,7 +559,7 @@ export async function deleteRecord(ctx: Context, def: ResourceDef): Promise<Resu
 
 export const API = '/api/v0'
 
-export function resourceEndpoints(def: ResourceDef): Endpoint[] {
+export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
   const listMethods: Endpoint['methods'] = {}
   if (def.list !== false) {
     listMethods.GET = async (ctx) => {
@@ -611,16 +636,16 @@ function guardAll(methods: Endpoint['methods']) {
 }
 
 /** A read-only list of `child` records belonging to a readable `parent` record, e.g. tagSet/{id}/tags/. */
-export function subListEndpoint(opts: {
-  parent: ResourceDef; child: ResourceDef; segment: string; name: string
+export function subListEndpoint<P extends TableName, C extends TableName>(opts: {
+  parent: ResourceDef<P>; child: ResourceDef<C>; segment: string; name: string
   /** limit the child query to the parent's records */
-  where: (qb: Query, parentId: number) => Query
+  where: (qb: Query<{}>, parentId: number) => Query<{}>
   /** the children shown: default, those the caller may read */
-  base?: (ctx: Context) => Query
+  base?: (ctx: Context) => Query<{}>
   /** the number of children when the request has no filters (see ListOptions.count) */
   count?: (ctx: Context, parentId: number) => Promise<number>
   /** a page of children in the default order without filters (see ListOptions.page) */
-  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number) => Promise<Row[]>
+  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number) => Promise<AnyRow[]>
 }): Endpoint {
   return {
     path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
@@ -638,7 +663,7 @@ export function subListEndpoint(opts: {
         // fetched first (404 before 400, an empty page of a readable parent).
         const id = parseId(ctx.params.id)
         if (id !== null) {
-          const parentReadable = (qb: Query) => qb.where((eb) => eb.exists(
+          const parentReadable = (qb: Query<{}>) => qb.where((eb) => eb.exists(
             readable(ctx.db, opts.parent, ctx.caller).select(sql<number>`1`.as('one')).where('r.id', '=', id)))
           try {
             const found = await listPageIfAny(ctx, opts.child, parentReadable(opts.where(base(), id)), listOptions(id))
@@ -648,7 +673,8 @@ export function subListEndpoint(opts: {
           }
         }
         const { row } = await fetchRecord(ctx.db, opts.parent, ctx.caller, ctx.params.id, ['read'])
-        return listOf(ctx, opts.child, opts.where(base(), row.id), listOptions(row.id))
+        const parentId = Number(row.id)
+        return listOf(ctx, opts.child, opts.where(base(), parentId), listOptions(parentId))
       },
     },
     doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true, filters: opts.child.listFilterParams },

@@ -1,5 +1,5 @@
 import { ownedBy } from '../access.js'
-import { toJson, type Fields } from '../http/fields.js'
+import { toJson, type TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // sensor/ and sensorArray/: records only their owner (and site admins) see and
@@ -8,7 +8,7 @@ import { defineResource, resourceEndpoints } from './resource.js'
 // the reference check of `sensorArray` enforces. A sensor array embeds its
 // sensors as `sensor_set`.
 
-const sensorFields: Fields = {
+const sensorFields: TableFields<'sensors'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   sensorArray: { type: 'pk', column: 'sensor_array_id', target: 'sensorArray', nullable: true, default: null },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
@@ -28,7 +28,7 @@ export const sensors = defineResource({
   owner: 'user_id',
 })
 
-const sensorArrayFields: Fields = {
+const sensorArrayFields: TableFields<'sensor_arrays'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
@@ -54,4 +54,4 @@ export const sensorArrays = defineResource({
   },
 })
 
-export const endpoints = [sensors, sensorArrays].flatMap(resourceEndpoints)
+export const endpoints = [...resourceEndpoints(sensors), ...resourceEndpoints(sensorArrays)]

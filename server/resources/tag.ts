@@ -1,5 +1,5 @@
 import { onTagSet } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
 
@@ -8,7 +8,7 @@ import { checkRegion } from './tagRegion.js'
 // file (like every reference) must be readable. POST also takes a JSON array:
 // all tags are created in one transaction, or none with per-item errors.
 
-const fields: Fields = {
+const fields: TableFields<'tags'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },

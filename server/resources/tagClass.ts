@@ -1,11 +1,11 @@
 import { onLibrary } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // tagClass/: the vocabulary of a library (species, call types...). Read on the
 // library to read; write on it to create, change or delete.
 
-const fields: Fields = {
+const fields: TableFields<'tag_classes'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   library: { type: 'pk', column: 'library_id', target: 'library', required: true },

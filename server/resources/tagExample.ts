@@ -1,12 +1,12 @@
 import { onTagSet } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
 
 // tagExample/ (deprecated, merged into tag/): a region of a media file in a
 // tag set, under the same rules as a tag.
 
-const fields: Fields = {
+const fields: TableFields<'tag_examples'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },

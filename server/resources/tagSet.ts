@@ -1,6 +1,6 @@
 import { onLibrary, onTagSet } from '../access.js'
 import { forbidden } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { tags } from './tag.js'
 import { defineResource, resourceEndpoints, scopeAllows, subListEndpoint } from './resource.js'
 import { tagSetTagCount } from './tagSetCount.js'
@@ -11,7 +11,7 @@ import { tagSetPage } from './tagSetPages.js'
 // change it, admin to delete it (its tags go with it, and the grants on it).
 // Creating one, or moving it into a library, needs write on that library.
 
-const fields: Fields = {
+const fields: TableFields<'tag_sets'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },

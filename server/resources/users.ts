@@ -3,7 +3,7 @@ import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
 import { fieldError } from '../http/errors.js'
 import type { Context } from '../http/endpoint.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // user/ and user/{Id}/: site admins only (403 for everyone else, even on their
@@ -11,7 +11,7 @@ import { defineResource, resourceEndpoints } from './resource.js'
 // is_admin and is_active; those fields are write-only. A changed password or a
 // deactivation removes the user's tokens and sessions.
 
-const fields: Fields = {
+const fields: TableFields<'users'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   username: {
     type: 'string', column: 'username', required: true, maxLength: 150, pattern: '^[\\w.@+-]+$',
