@@ -1,4 +1,5 @@
 import { MSG } from './errors.js'
+import type { Scope } from '../access.js'
 import type { Column, TableName } from '../db/schema.js'
 import { parseTimestamp, wireTimestamp } from '../db/time.js'
 
@@ -12,8 +13,9 @@ export interface FieldDef<C extends string = string> {
   type: FieldType
   /** database column; absent for computed or embedded fields (filled in by the resource) */
   column?: C
-  /** pk: name of the resource the id refers to (the caller must be able to read it) */
-  target?: string
+  /** pk: the resource the id refers to (the caller must be able to read it); a function, so that
+   * resources may refer to each other whatever the order their modules load in */
+  target?: () => Referent
   required?: boolean
   readOnly?: boolean
   /** read-only, yet listed (optional) in the forms of the coreapi document, as the original's document lists
@@ -39,6 +41,9 @@ export interface FieldDef<C extends string = string> {
   label?: string
   description?: string
 }
+
+/** What a reference needs of the resource it points at: its name (for the documents), table and read rule. */
+export interface Referent { name: string; table: TableName; scope: Scope }
 
 export type Fields<C extends string = string> = Record<string, FieldDef<C>>
 

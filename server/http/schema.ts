@@ -106,7 +106,7 @@ function jsonSchema(f: FieldDef, input = false): Json {
   switch (f.type) {
     case 'integer': return nullable(range({ type: 'integer', ...(input ? { minimum: INT_MIN, maximum: INT_MAX } : {}) }))
     // the id of a record of `x-references` that the caller can read (else 400 naming the field)
-    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target } : {}) })
+    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target?.().name } : {}) })
     case 'float': return nullable(range({ type: 'number' }))
     case 'boolean': return nullable({ type: 'boolean' })
     case 'datetime': return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })

@@ -2,8 +2,10 @@ import { sql } from 'kysely'
 import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller, type Flag } from '../access.js'
 import { badRequest, MSG } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
-import { defineResource, resourceEndpoints, readable, resourceNamed, type Db } from './resource.js'
+import { appUserGroups } from './appUserGroup.js'
+import { defineResource, resourceEndpoints, readable, type Db } from './resource.js'
 import { resolveUsernames } from './userRefs.js'
+import { users } from './users.js'
 
 // appPermission/: a grant of read/write/launch_job/admin on a library, tag set
 // or appUserGroup to a user or a group. Its creator, its bearer (directly or
@@ -20,7 +22,7 @@ const fields: TableFields<'app_permissions'> = {
   target_type: { type: 'choice', column: 'target_type', choices: ['tagset', 'library', 'appusergroup'], required: true, filter: true },
   target_id: { type: 'integer', column: 'target_id', required: true, min: 1, filter: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
+  createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
   read: { type: 'boolean', column: 'read', default: false },
   write: { type: 'boolean', column: 'write', default: false },
   launch_job: { type: 'boolean', column: 'launch_job', default: false },
@@ -47,7 +49,7 @@ async function targetReadable(db: Db, caller: Caller, type: string, id: number):
 /** Does the bearer exist? Users are shared by id or name; a group must be one the caller can read. */
 async function bearerExists(db: Db, caller: Caller, type: string, id: number): Promise<boolean> {
   if (type === 'user') return !!(await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst())
-  return !!(await readable(db, resourceNamed('appUserGroup'), caller).select('r.id').where('r.id', '=', id).executeTakeFirst())
+  return !!(await readable(db, appUserGroups, caller).select('r.id').where('r.id', '=', id).executeTakeFirst())
 }
 
 export const appPermissions = defineResource({
@@ -91,4 +93,4 @@ export const appPermissions = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(appPermissions)
+export const endpoints = () => resourceEndpoints(appPermissions)

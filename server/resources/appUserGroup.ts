@@ -5,6 +5,7 @@ import { badRequest, notFound } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { resolveUserIds, resolveUsernames } from './userRefs.js'
+import { users } from './users.js'
 
 // appUserGroup/: named sets of users that grants can be given to. Creator,
 // members and holders of a grant on a group read it; its creator or an admin
@@ -18,7 +19,7 @@ const fields: TableFields<'app_user_groups'> = {
   users: { type: 'list', items: 'integer', default: [] },
   usernames: { type: 'list', items: 'string', writeOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
+  createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
 }
 
 async function replaceMembers(trx: Transaction<DB>, groupId: number, userIds: number[]) {
@@ -78,4 +79,4 @@ export const appUserGroups = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(appUserGroups)
+export const endpoints = () => resourceEndpoints(appUserGroups)

@@ -5,6 +5,7 @@ import type { TableFields } from '../http/fields.js'
 import { checkParameters } from '../jobs/parameters.js'
 import { jobTypes } from '../jobs/types/index.js'
 import { defineResource, resourceEndpoints, type Rec } from './resource.js'
+import { jobs } from './jobs.js'
 
 // jobParameters/: one named string value of a job, seen and changed only by
 // the job's owner (and site admins). A value the job's type knows is checked
@@ -12,7 +13,7 @@ import { defineResource, resourceEndpoints, type Rec } from './resource.js'
 
 const fields: TableFields<'job_parameters'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  job: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
+  job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
 }
@@ -40,4 +41,4 @@ export const jobParameters = defineResource({
   validate: validateParameter,
 })
 
-export const endpoints = resourceEndpoints(jobParameters)
+export const endpoints = () => resourceEndpoints(jobParameters)

@@ -11,6 +11,7 @@ import { receiveUpload } from '../media/upload.js'
 import { newStoredName, storageFor, type Storage } from '../storage/index.js'
 import { mediaUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
+import { jobs } from './jobs.js'
 
 // jobResultFile/: files a job produced, with notes. Only the job's owner (and
 // site admins) see, change or delete them. Created by a multipart upload
@@ -22,7 +23,7 @@ export const RESULT_FOLDER = 'jobResultFiles'
 
 const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  job: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
+  job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true, label: 'CreationDate' },
   resultFile: { type: 'string', readOnly: true, inForms: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
@@ -96,6 +97,7 @@ export const jobResultFiles = defineResource({
   update: 'write',
   destroy: 'write',
   updatable: ['job', 'notes'],
+  createHandler: createResultFile,
   embed: async (_db, rows, ctx) => {
     for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null
   },
@@ -104,7 +106,4 @@ export const jobResultFiles = defineResource({
   },
 })
 
-const [list, detail] = resourceEndpoints(jobResultFiles)
-list.methods.POST = createResultFile
-
-export const endpoints = [list, detail]
+export const endpoints = () => resourceEndpoints(jobResultFiles)

@@ -10,6 +10,9 @@ import { jobTypes } from '../jobs/types/index.js'
 import type { Transaction } from 'kysely'
 import { storageFor } from '../storage/index.js'
 import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
+import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
+import { projects } from './project.js'
+import { users } from './users.js'
 
 // jobs/: analysis jobs and their progress. Only the owner (and site admins)
 // see or change a job. A job is created Queued; its parameters come with it
@@ -21,9 +24,9 @@ import { defineResource, resourceEndpoints, type Db, type Rec } from './resource
 const fields: TableFields<'jobs'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', maxLength: 255, allowBlank: true, default: '' },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  project: { type: 'pk', column: 'project_id', target: 'project', required: true },
-  type: { type: 'pk', column: 'type_id', target: 'jobTypes', required: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  project: { type: 'pk', column: 'project_id', target: () => projects, required: true },
+  type: { type: 'pk', column: 'type_id', target: () => jobTypeRecords, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
   numCompleted: { type: 'integer', column: 'num_completed', min: 0, default: 0 },
@@ -34,11 +37,11 @@ const fields: TableFields<'jobs'> = {
   wasStopped: { type: 'boolean', column: 'was_stopped', default: false },
   isComplete: { type: 'boolean', column: 'is_complete', default: false },
   wasDeleted: { type: 'boolean', column: 'was_deleted', default: false },
-  status: { type: 'pk', column: 'status_id', target: 'jobStatusTypes', default: QUEUED },
-  requestedStatus: { type: 'pk', column: 'requested_status_id', target: 'jobStatusTypes', nullable: true, default: null },
+  status: { type: 'pk', column: 'status_id', target: () => jobStatusTypes, default: QUEUED },
+  requestedStatus: { type: 'pk', column: 'requested_status_id', target: () => jobStatusTypes, nullable: true, default: null },
   startedDate: { type: 'datetime', column: 'started_date', nullable: true, default: null },
   lastStatusDate: { type: 'datetime', column: 'last_status_date', nullable: true, default: null },
-  parentJob: { type: 'pk', column: 'parent_job_id', target: 'jobs', nullable: true, default: null },
+  parentJob: { type: 'pk', column: 'parent_job_id', target: () => jobs, nullable: true, default: null },
   priority: { type: 'integer', column: 'priority', default: 0 },
   jobparameters_set: { type: 'list', items: 'object', readOnly: true, label: 'Jobparameters set' },
   workerSilentSeconds: {
@@ -174,4 +177,4 @@ export const jobs = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(jobs)
+export const endpoints = () => resourceEndpoints(jobs)

@@ -3,6 +3,7 @@ import type { Fields, TableFields } from '../http/fields.js'
 import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
 import { userMetaDataFields } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+import { users } from './users.js'
 
 // library/: a collection of media files with its tag sets, tag classes and
 // user metadata fields. Anyone may create one (and owns it); reading, changing
@@ -12,7 +13,7 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 
 const fields: TableFields<'libraries'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
@@ -51,7 +52,7 @@ export const libraries = defineResource({
   },
 })
 
-export const endpoints = [
+export const endpoints = () => [
   ...resourceEndpoints(libraries),
   subListEndpoint({
     parent: libraries, child: mediaFiles, segment: 'mediaFiles', name: 'Library Media Files',

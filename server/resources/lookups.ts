@@ -19,4 +19,4 @@ export const jobStatusTypes = lookup('jobStatusTypes', 'Job Status Types', 'job_
 export const projectTypes = lookup('projectTypes', 'Project Types', 'project_types')
 export const mediaTypes = lookup('mediaTypes', 'Media Types', 'media_types')
 
-export const endpoints = [jobTypes, jobStatusTypes, projectTypes, mediaTypes].flatMap(resourceEndpoints)
+export const endpoints = () => [jobTypes, jobStatusTypes, projectTypes, mediaTypes].flatMap(resourceEndpoints)

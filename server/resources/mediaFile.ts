@@ -5,6 +5,10 @@ import { storageFor } from '../storage/index.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { metaData, userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+import { libraries } from './library.js'
+import { mediaTypes } from './lookups.js'
+import { sensors } from './sensor.js'
+import { users } from './users.js'
 
 // mediaFile/: the media files of the libraries the caller can read. No create
 // here (files arrive through the media import of a library); an update may
@@ -16,14 +20,14 @@ const fields: TableFields<'media_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   file: { type: 'string', column: 'file', readOnly: true },
   url: { type: 'string', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  type: { type: 'pk', column: 'type_id', target: 'mediaTypes', readOnly: true, inForms: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  type: { type: 'pk', column: 'type_id', target: () => mediaTypes, readOnly: true, inForms: true },
   active: { type: 'boolean', column: 'active', default: true },
   alias: { type: 'string', column: 'alias', allowBlank: true, maxLength: 1024, default: '' },
   uploadDate: { type: 'datetime', column: 'upload_date', readOnly: true },
   hasTranscript: { type: 'boolean', column: 'has_transcript', default: false },
-  sensor: { type: 'pk', column: 'sensor_id', target: 'sensor', nullable: true },
-  library: { type: 'pk', column: 'library_id', target: 'library', readOnly: true, inForms: true },
+  sensor: { type: 'pk', column: 'sensor_id', target: () => sensors, nullable: true },
+  library: { type: 'pk', column: 'library_id', target: () => libraries, readOnly: true, inForms: true },
   realStartTime: { type: 'datetime', column: 'real_start_time', nullable: true },
   mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
 }
@@ -68,7 +72,7 @@ export const mediaFiles = defineResource({
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })
 
-export const endpoints = [
+export const endpoints = () => [
   ...resourceEndpoints(mediaFiles),
   subListEndpoint({
     parent: mediaFiles, child: userMetaData, segment: 'userMetaData', name: 'Media File User Meta Data',

@@ -12,6 +12,7 @@ import { newStoredName, storageFor, type Pending, type Storage } from '../storag
 import { libraries } from './library.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, checkReferences, fetchFor, fetchRecord, render, type Db } from './resource.js'
+import { sensors } from './sensor.js'
 
 // Media import (docs/decisions.md §7): POST library/{Id}/mediaFiles/import/ streams one
 // file into storage while hashing it, reads its audio facts, and answers 201
@@ -25,7 +26,7 @@ const importFields: Fields = {
     type: 'string', maxLength: 1024, allowBlank: true,
     description: 'the file\'s path relative to the root of the import (default: the uploaded file name); a given alias is unique in the library: another file holding it with other bytes makes the import a 400',
   },
-  sensor: { type: 'pk', target: 'sensor', nullable: true },
+  sensor: { type: 'pk', target: () => sensors, nullable: true },
   realStartTime: { type: 'datetime', nullable: true, label: 'RealStartTime' },
   md5: { type: 'string', allowBlank: true, label: 'Md5', description: 'md5 of the file; the upload is refused when the bytes differ' },
   startTimeFrom: {
@@ -265,7 +266,7 @@ function parseCheckItem(item: unknown): { md5: string; size?: number } | { error
 
 // ---- routes ----
 
-export const endpoints: Endpoint[] = [
+export const endpoints = (): Endpoint[] => [
   {
     path: `${API}/library/:id/mediaFiles/import/`,
     name: 'Library Media File Import',

@@ -24,7 +24,7 @@ const query: Fields = {
   startTime: { type: 'float', min: 0 },
   endTime: { type: 'float', min: 0 },
   format: { type: 'choice', choices: ['json', 'png'] },
-  tagSet: { type: 'pk', target: 'tagSet', description: 'png: draw the tags of this tag set on the media file' },
+  tagSet: { type: 'pk', target: () => tagSets, description: 'png: draw the tags of this tag set on the media file' },
 }
 
 /** at most this many tags are drawn on one picture */
@@ -108,4 +108,4 @@ export const spectraEndpoint: Endpoint = {
   },
 }
 
-export const endpoints = [spectraEndpoint]
+export const endpoints = () => [spectraEndpoint]

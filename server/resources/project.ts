@@ -4,6 +4,9 @@ import { badRequest, notFound } from '../http/errors.js'
 import { parseInput, type Fields, type TableFields } from '../http/fields.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
+import { projectTypes } from './lookups.js'
+import { userSettings } from './userSettings.js'
+import { users } from './users.js'
 
 // project/: a user's working set of media files, the home of their jobs. Only
 // site admins list every project (403 for others); the owner (or a site
@@ -12,11 +15,11 @@ import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndp
 
 const fields: TableFields<'projects'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  type: { type: 'pk', column: 'type_id', target: 'projectTypes', default: 1 },
+  type: { type: 'pk', column: 'type_id', target: () => projectTypes, default: 1 },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  userSettings: { type: 'pk', column: 'user_settings_id', target: 'userSettings', nullable: true, default: null },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  userSettings: { type: 'pk', column: 'user_settings_id', target: () => userSettings, nullable: true, default: null },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true, inForms: true },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
   default_permission_read: { type: 'boolean', column: 'default_permission_read', default: false },
@@ -116,7 +119,7 @@ const inProject = (qb: Query<{}>, projectId: number) => qb.where((eb) => eb('r.i
 const containingFile = (qb: Query<{}>, mediaFileId: number) => qb.where((eb) => eb('r.id', 'in',
   eb.selectFrom('project_media_files as pm').select('pm.project_id').where('pm.media_file_id', '=', mediaFileId)))
 
-export const endpoints: Endpoint[] = [
+export const endpoints = (): Endpoint[] => [
   ...resourceEndpoints(projects),
   subListEndpoint({ parent: projects, child: mediaFiles, segment: 'mediaFiles', name: 'Project Media Files', where: inProject }),
   addEndpoint,

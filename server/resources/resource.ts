@@ -5,9 +5,9 @@ import {
 import { rowColumns, valueColumns, type Caller, type Flag, type Scope } from '../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
-import type { Context, Endpoint, Method, Result } from '../http/endpoint.js'
+import type { Context, Endpoint, Handler, Method, Result } from '../http/endpoint.js'
 import { ApiError, badRequest, forbidden, MSG, notFound } from '../http/errors.js'
-import { parseInput, toColumns, toJson, INT_MAX, type Fields, type FieldType, type InputMode, type TableFields } from '../http/fields.js'
+import { parseInput, toColumns, toJson, INT_MAX, type Fields, type FieldType, type InputMode, type Referent, type TableFields } from '../http/fields.js'
 import { applyFilters, applyOrdering, pageIfAny, paginate, type Query } from '../http/list.js'
 
 // A resource of the API described as data: its table, wire fields and access
@@ -17,9 +17,6 @@ import { applyFilters, applyOrdering, pageIfAny, paginate, type Query } from '..
 
 export type Db = Kysely<DB> | Transaction<DB>
 export type { Query }
-
-/** What a reference needs of the resource it points at: its table and its read rule. */
-export interface Referent { name: string; table: TableName; scope: Scope }
 
 /** A stored record of table T as the hooks see it, with any computed fields (embed) under their wire names. */
 export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
@@ -66,6 +63,12 @@ export interface ResourceDef<T extends TableName = TableName> {
   transform?: (cols: AnyRow, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
   /** before a list is read (e.g. create a default record) */
   beforeList?: (ctx: Context) => Promise<void>
+  /** POST's handler in place of the generated one (e.g. a multipart upload); the declaration still
+   * describes the records it creates */
+  createHandler?: Handler
+  /** runs around every write (POST, PUT, PATCH, DELETE) of the resource, e.g. to forget cached state
+   * before and after it */
+  aroundWrite?: (ctx: Context, write: () => Promise<Result>) => Promise<Result>
   /** extra list filters beyond the fields' equality filters */
   listFilter?: <O>(qb: Query<O>, ctx: Context) => Query<O>
   /** the query parameters listFilter reads, for the OpenAPI document */
@@ -82,16 +85,8 @@ const anyTable = (db: Db) => db as unknown as Kysely<AnyTables>
 /** Rows read from table T by code written for every table. */
 const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
 
-const registry = new Map<string, ResourceDef>()
-
+/** A resource's declaration, its types checked against its table. */
 export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
-  registry.set(def.name, def as unknown as ResourceDef)
-  return def
-}
-
-export function resourceNamed(name: string): ResourceDef {
-  const def = registry.get(name)
-  if (!def) throw new Error(`unknown resource ${name}`)
   return def
 }
 
@@ -257,7 +252,7 @@ async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, cal
     if (f.type !== 'pk' || !f.target || f.readOnly) continue
     const kept = existing && f.column ? Number(existing[f.column]) : null
     const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
-    if (ids.length) asks.push({ name, kept, target: resourceNamed(f.target), ids })
+    if (ids.length) asks.push({ name, kept, target: f.target(), ids })
   }
   const keys = scopeAsk ? scopeKeys(scopeAsk.scope, scopeAsk.rows) : []
   if (!asks.length && !keys.length) return { errors, allowed: scopeAsk ? true : null }
@@ -568,7 +563,11 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       return listOf(ctx, def, readable(ctx.db, def, ctx.caller))
     }
   }
-  if (def.create !== false) listMethods.POST = (ctx) => createRecords(ctx, def)
+  const write = (handler: Handler): Handler => {
+    const around = def.aroundWrite
+    return around ? (ctx) => around(ctx, () => handler(ctx)) : handler
+  }
+  if (def.create !== false) listMethods.POST = write(def.createHandler ?? ((ctx) => createRecords(ctx, def)))
 
   const detailMethods: Endpoint['methods'] = {
     GET: async (ctx) => {
@@ -577,10 +576,10 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     },
   }
   if (def.update !== false) {
-    detailMethods.PUT = (ctx) => updateRecord(ctx, def, false)
-    detailMethods.PATCH = (ctx) => updateRecord(ctx, def, true)
+    detailMethods.PUT = write((ctx) => updateRecord(ctx, def, false))
+    detailMethods.PATCH = write((ctx) => updateRecord(ctx, def, true))
   }
-  if (def.destroy !== false) detailMethods.DELETE = (ctx) => deleteRecord(ctx, def)
+  if (def.destroy !== false) detailMethods.DELETE = write((ctx) => deleteRecord(ctx, def))
 
   const record = def.fields
   const listActions: Partial<Record<Method, string>> = {}

@@ -3,6 +3,7 @@ import { badRequest } from '../http/errors.js'
 import type { FieldDef, Fields, TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints, type Db } from './resource.js'
 import type { NewRow } from '../db/schema.js'
+import { users } from './users.js'
 
 // userSettings/: display settings, owner only. A user normally has one record
 // named `default`; listing creates it the first time, with the defaults below.
@@ -25,7 +26,7 @@ const VIEWS = [['', ''], ['fileView', 'file_view_'], ['catalogView', 'catalog_vi
 
 const fields: TableFields<'user_settings'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   ...spectra('', ''),
   showSpectra: { type: 'boolean', column: 'show_spectra', default: true },
@@ -86,4 +87,4 @@ export const userSettings = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(userSettings)
+export const endpoints = () => resourceEndpoints(userSettings)
