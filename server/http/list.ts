@@ -61,26 +61,30 @@ export function pageSize(query: Record<string, string>): number {
 /** A page's rows with the number of records of the whole list, read in one statement (null: not known). */
 export interface CountedPage<T> { rows: T[]; count: number | null }
 
-/** One page of a list. `count` and `rows` run the same filtered query. `countedRows` (optional) reads a
- * page and the count at once; `count` then runs only when that page is empty (past the end, or no records). */
-export async function paginate<T>(ctx: Context, count: () => Promise<number>, rows: (limit: number, offset: number) => Promise<T[]>,
-  countedRows?: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T>> {
+/** How a list reads its records: the number of them, a page, and a page with the number (in one statement,
+ * or side by side; `count` null when the page is empty and the number was not read). All three run the same
+ * filtered query. */
+export interface ListReads<T> {
+  count: () => Promise<number>
+  rows: (limit: number, offset: number) => Promise<T[]>
+  countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>
+}
+
+/** One page of a list: the page with the count first (pageIfAny); `count`, then the page, only when that
+ * found nothing (past the end, no records, or the page is `last`). */
+export async function paginate<T>(ctx: Context, reads: ListReads<T>): Promise<Envelope<T>> {
   const size = pageSize(ctx.query)
   const page = requestedPage(ctx)
   if (page === null) throw invalidPage()
-  let total: number, results: T[]
-  const counted = countedRows && page !== 'last' && readableOffset(page, size) ? await countedRows(size, (page - 1) * size) : null
-  if (counted?.rows.length && counted.count !== null) {
-    total = counted.count
-    results = counted.rows
-  } else {
-    total = await count()
-    const number = page === 'last' ? pageCount(total, size) : page
-    if (number > pageCount(total, size)) throw invalidPage()
-    // an empty list needs no second look; otherwise the records changed meanwhile, or the page was `last`
-    results = counted && total === 0 ? [] : await rows(size, (number - 1) * size)
-  }
-  return envelope(ctx, total, page === 'last' ? pageCount(total, size) : page, size, results)
+  const found = await pageIfAny(ctx, reads.countedRows)
+  if (found) return found
+  const tried = page !== 'last' && readableOffset(page, size)
+  const total = await reads.count()
+  const number = page === 'last' ? pageCount(total, size) : page
+  if (number > pageCount(total, size)) throw invalidPage()
+  // an empty list needs no second look; otherwise the records changed meanwhile, or the page was `last`
+  const results = tried && total === 0 ? [] : await reads.rows(size, (number - 1) * size)
+  return envelope(ctx, total, number, size, results)
 }
 
 /** The `page` parameter: a number from 1, 'last', or null when it is neither. Absent: 1. */
@@ -110,7 +114,7 @@ function readableOffset(page: number, size: number): boolean {
 }
 
 /** The requested page when it has records, read together with the count; null when it is empty, or the
- * page is `last` or malformed (the caller then takes paginate's path). */
+ * page is `last` or malformed (paginate then takes its longer path). */
 export async function pageIfAny<T>(ctx: Context, countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T> | null> {
   const size = pageSize(ctx.query)
   const number = requestedPage(ctx)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller, type Flag } from '../access.js'
+import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller } from '../access.js'
 import { badRequest, MSG } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
 import { appUserGroups } from './appUserGroup.js'

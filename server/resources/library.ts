@@ -1,5 +1,5 @@
 import { onLibrary } from '../access.js'
-import type { Fields, TableFields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
 import { userMetaDataFields } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
