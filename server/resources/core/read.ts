@@ -61,25 +61,60 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
 
 // A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is built
 // and compiled once per resource, flags and admin-ness, with stand-ins for the caller's id and the record's
-// id that each request replaces in the parameters. (The rules use nothing else of the caller.)
-const CALLER_STAND_IN = -1_987_654_321
-const ID_STAND_IN = -1_987_654_322
-const fetchQueries = new Map<string, CompiledQuery<AnyRow>>()
+// id that each request puts back in the parameters. The cache fails closed: the statement is compiled for
+// two stand-in callers (other ids, other usernames) and cached only when the two differ in nothing but the
+// stand-ins' parameters, each where the other has its own. A rule that uses anything else of the caller (its
+// username, or its id written into the SQL) is compiled again for every request.
+
+interface StandIn { caller: Omit<Caller, 'isAdmin'>; id: number }
+const STAND_INS: readonly [StandIn, StandIn] = [
+  { caller: { id: -1_987_654_321, username: 'stand-in caller 1' }, id: -1_987_654_322 },
+  { caller: { id: -1_987_654_323, username: 'stand-in caller 2' }, id: -1_987_654_324 },
+]
+
+/** A fetch statement compiled once: the parameter positions of the caller's id and of the record's id. */
+interface FetchPlan { query: CompiledQuery<AnyRow>; callerAt: number[]; idAt: number[] }
+
+/** per resource, by flags and admin-ness: the plan, or null when the statement may not be cached */
+const fetchPlans = new WeakMap<Referent, Map<string, FetchPlan | null>>()
 
 function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
-  const key = `${def.name}|${flags.join(',')}|${caller.isAdmin}`
-  let compiled = fetchQueries.get(key)
-  if (!compiled) {
-    const standIn: Caller = { id: CALLER_STAND_IN, username: '', isAdmin: caller.isAdmin }
-    compiled = compiler.selectFrom(`${def.table} as r`)
-      .selectAll('r')
-      .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, standIn, rowColumns('r'), f)}`.as(`__can_${f}`)))
-      .where('r.id', '=', ID_STAND_IN)
-      .compile()
-    fetchQueries.set(key, compiled)
+  let plans = fetchPlans.get(def)
+  if (!plans) fetchPlans.set(def, plans = new Map())
+  const key = `${flags.join(',')}|${caller.isAdmin}`
+  let plan = plans.get(key)
+  if (plan === undefined) plans.set(key, plan = planFetch(def, caller.isAdmin, flags))
+  if (plan === null) return compileFetch(def, caller, id, flags)
+  const parameters = plan.query.parameters.slice()
+  for (const i of plan.callerAt) parameters[i] = caller.id
+  for (const i of plan.idAt) parameters[i] = id
+  return { ...plan.query, parameters }
+}
+
+/** The statement with the stand-ins' positions, or null when it depends on the caller beyond its id
+ * parameters (or the record's id is not a parameter of it). */
+export function planFetch(def: Referent, isAdmin: boolean, flags: Flag[]): FetchPlan | null {
+  const [a, b] = STAND_INS.map((s) => compileFetch(def, { ...s.caller, isAdmin }, s.id, flags))
+  if (a.sql !== b.sql || a.parameters.length !== b.parameters.length) return null
+  const [sa, sb] = STAND_INS
+  const callerAt: number[] = []
+  const idAt: number[] = []
+  for (let i = 0; i < a.parameters.length; i++) {
+    const pa = a.parameters[i]
+    const pb = b.parameters[i]
+    if (pa === sa.caller.id && pb === sb.caller.id) callerAt.push(i)
+    else if (pa === sa.id && pb === sb.id) idAt.push(i)
+    else if (pa !== pb && JSON.stringify(pa) !== JSON.stringify(pb)) return null
   }
-  const parameters = compiled.parameters.map((p) => p === CALLER_STAND_IN ? caller.id : p === ID_STAND_IN ? id : p)
-  return { ...compiled, parameters }
+  return idAt.length ? { query: a, callerAt, idAt } : null
+}
+
+function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
+  return compiler.selectFrom(`${def.table} as r`)
+    .selectAll('r')
+    .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
+    .where('r.id', '=', id)
+    .compile()
 }
 
 /** Builds and compiles PostgreSQL statements; never connects (both database kinds speak PostgreSQL's SQL). */
