@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { suiteApp } from '../helpers/app.js'
 import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import {
   grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet,
@@ -11,14 +11,12 @@ import {
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'lib')
 })
-test.after(async () => { await t?.close() })
 
 test('library round trip: create, read, list, filter, order, PUT, PATCH, delete', async () => {
   const created = await t.call('POST', `${API}/library/`, { as: c.owner, body: { name: 'Marsh', user: 999, id: 5, mediaFiles: [1] } })

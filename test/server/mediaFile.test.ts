@@ -2,23 +2,20 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'mf')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
 })
-test.after(async () => { await t?.close() })
 
 async function makeSensor(owner: TestUser): Promise<number> {
   return (await t.db.insertInto('sensors').values({ user_id: owner.id, name: 'mic' }).returning('id').executeTakeFirstOrThrow()).id
