@@ -5,9 +5,7 @@
 // machinery lives in core/, one module per job (docs/architecture.md); this
 // module is what resource modules use of it.
 
-export { defineResource, type AfterCommit, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
-export { fetchFor, fetchRecord, parseId, readable, records, render, type Fetched } from './core/read.js'
-export { listOf, type ListOptions } from './core/list.js'
+export { defineResource, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
+export { fetchFor, fetchRecord, readable, render } from './core/read.js'
 export { checkReferences, scopeAllows } from './core/checks.js'
-export { createRecords, deleteRecord, updateRecord } from './core/write.js'
 export { API, resourceEndpoints, subListEndpoint } from './core/endpoints.js'

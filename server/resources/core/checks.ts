@@ -19,10 +19,10 @@ export async function checkReferences<T extends TableName>(db: Db, def: Resource
 }
 
 /** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
-export interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
+interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
-export async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
+async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
   scopeAsk?: ScopeAsk): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
   const asks: Array<{ name: string; kept: number | null; target: Referent; ids: number[] }> = []
@@ -127,7 +127,7 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
 
 const updatableFields = new WeakMap<object, Fields>()
 
-export function writableFields<T extends TableName>(def: ResourceDef<T>, mode: InputMode): Fields {
+function writableFields<T extends TableName>(def: ResourceDef<T>, mode: InputMode): Fields {
   if (mode === 'create' || !def.updatable) return def.fields
   let fields = updatableFields.get(def)
   if (!fields) updatableFields.set(def, fields = Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n))))

@@ -1,9 +1,9 @@
-import { type Kysely, type Transaction } from 'kysely'
-import { type Flag, type Scope } from '../../access.js'
+import type { Kysely, Transaction } from 'kysely'
+import type { Flag, Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
-import { type Fields, type TableFields } from '../../http/fields.js'
-import { type Query } from '../../http/list.js'
+import type { Fields, TableFields } from '../../http/fields.js'
+import type { Query } from '../../http/list.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
 // hooks (docs/architecture.md, "Why resources are declared as data").

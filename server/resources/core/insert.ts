@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { type FieldType } from '../../http/fields.js'
+import type { FieldType } from '../../http/fields.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 
 // INSERT of new records, many at a time as arrays (bulk creation).

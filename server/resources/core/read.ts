@@ -6,7 +6,7 @@ import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
-import { type Query } from '../../http/list.js'
+import type { Query } from '../../http/list.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
@@ -19,7 +19,7 @@ export function readable(db: Db, def: Referent, caller: Caller, flag: Flag = 're
 }
 
 /** Every record of `def`, as `r`, whoever the caller is. */
-export function records(db: Db, def: { table: TableName }): Query<{}> {
+function records(db: Db, def: { table: TableName }): Query<{}> {
   return anyTable(db).selectFrom(`${def.table} as r`)
 }
 

@@ -1,4 +1,4 @@
-import { type Scope } from '../../access.js'
+import type { Scope } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import type { Context, Result } from '../../http/endpoint.js'
