@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { attachCluster, DATABASE, type ClusterOptions } from './cluster.js'
 import { migrationProvider } from './migrations/index.js'
+import { preparingPool } from './prepared.js'
 import type { DB } from './schema.js'
 
 const TIMESTAMP_OID = 1114
@@ -29,7 +29,7 @@ export interface Database {
   close(): Promise<void>
 }
 
-/** A pool over the PostgreSQL at `url`: timestamps stay the strings they are, statements are prepared. */
+/** A pool over the PostgreSQL at `url`: timestamps stay the strings they are, statements are prepared (prepared.ts). */
 function pool(url: string, opts: DatabaseOptions): Kysely<DB> {
   const types = {
     getTypeParser(oid: number, format?: any) {
@@ -42,10 +42,9 @@ function pool(url: string, opts: DatabaseOptions): Kysely<DB> {
     types: types as any,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   })
-  p.on('connect', (client) => preparedStatements(client))
   // an idle connection the server ended (a restart, a fast shutdown): the next query opens another
   p.on('error', () => {})
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: p }) })
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(p) }) })
 }
 
 export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
@@ -86,44 +85,6 @@ async function createDatabaseOnce(maintenanceUrl: string, name: string): Promise
     }
   } finally {
     await db.destroy()
-  }
-}
-
-/** Most statements per connection kept prepared; past this, new texts run unprepared (memory stays bounded). */
-const PREPARED_PER_CONNECTION = 500
-const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i
-
-/** statement names by SQL text, so a repeated statement is not hashed again (bounded: cleared when full) */
-const names = new Map<string, string>()
-
-function statementName(text: string): string {
-  let name = names.get(text)
-  if (name === undefined) {
-    if (names.size >= 10_000) names.clear()
-    names.set(text, name = `mas_${createHash('sha1').update(text).digest('hex')}`)
-  }
-  return name
-}
-
-/**
- * Run parameterised queries as named prepared statements, one name per SQL text: PostgreSQL then
- * plans each text once per connection (and settles on a generic plan) instead of on every request.
- * The access rules make statements whose planning costs more than their execution (design §6).
- * Migrations and other unparameterised SQL run as they are.
- */
-function preparedStatements(client: pg.PoolClient): void {
-  const prepared = new Set<string>()
-  const query = client.query.bind(client) as (...args: any[]) => any
-  ;(client as any).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || !PREPARABLE.test(text)) {
-      return query(text, values, callback)
-    }
-    const name = statementName(text)
-    if (!prepared.has(name)) {
-      if (prepared.size >= PREPARED_PER_CONNECTION) return query(text, values, callback)
-      prepared.add(name)
-    }
-    return query({ name, text, values }, callback)
   }
 }
 

@@ -220,3 +220,9 @@ export type Db = Kysely<DB> | Transaction<DB>
 export type TableName = keyof DB
 export type Row<T extends TableName> = Selectable<DB[T]>
 export type NewRow<T extends TableName> = Insertable<DB[T]>
+/** A row of any table, as code written for every table (the resources' core) sees it: columns by name,
+ * values not known. The declarations that code runs are checked against the real tables (Column). */
+export type AnyRow = Record<string, unknown>
+export type AnyTables = Record<string, AnyRow>
+/** a column name of table T */
+export type Column<T extends TableName> = keyof DB[T] & string

@@ -8,7 +8,8 @@ import { parseError, tooLarge, unsupportedMediaType } from './errors.js'
 
 const UNSUPPORTED = Symbol('unsupported media type')
 const RAW_JSON = Symbol('raw json')
-const PARSED = Symbol('parsed body')
+/** request -> its parsed body, so a handler may read it more than once */
+const parsedBodies = new WeakMap<FastifyRequest, unknown>()
 
 interface Unsupported { [UNSUPPORTED]: string }
 interface RawJson { [RAW_JSON]: string }
@@ -36,10 +37,10 @@ export function registerBodyParsers(app: FastifyInstance) {
 
 /** The request body as data: JSON value, form fields, or multipart text fields. Empty: {}. */
 export async function readBody(req: FastifyRequest): Promise<unknown> {
-  const cached = (req as any)[PARSED]
+  const cached = parsedBodies.get(req)
   if (cached !== undefined) return cached
   const value = await parse(req)
-  ;(req as any)[PARSED] = value
+  parsedBodies.set(req, value)
   return value
 }
 

@@ -9,7 +9,7 @@ export class ApiError extends Error {
     readonly body: Record<string, unknown> | unknown[],
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof (body as any).detail === 'string' ? (body as any).detail : `HTTP ${statusCode}`)
+    super(!Array.isArray(body) && typeof body.detail === 'string' ? body.detail : `HTTP ${statusCode}`)
   }
 }
 
@@ -29,7 +29,7 @@ export const throttled = (seconds: number) =>
   detail(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
     { 'Retry-After': String(seconds) })
 export const parseError = (message: string) => detail(400, `JSON parse error - ${message}`)
-export const badRequest = (errors: FieldErrors | unknown[]) => new ApiError(400, errors as any)
+export const badRequest = (errors: FieldErrors | unknown[]) => new ApiError(400, errors)
 export const fieldError = (field: string, message: string) => badRequest({ [field]: [message] })
 
 /** DRF's field-level messages, in one place. */

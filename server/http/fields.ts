@@ -1,4 +1,6 @@
 import { MSG } from './errors.js'
+import type { Scope } from '../access.js'
+import type { Column, TableName } from '../db/schema.js'
 import { parseTimestamp, wireTimestamp } from '../db/time.js'
 
 // A resource's wire fields, declared once: they drive input validation (with
@@ -7,12 +9,13 @@ import { parseTimestamp, wireTimestamp } from '../db/time.js'
 
 export type FieldType = 'integer' | 'float' | 'boolean' | 'string' | 'datetime' | 'pk' | 'choice' | 'list' | 'object'
 
-export interface FieldDef {
+export interface FieldDef<C extends string = string> {
   type: FieldType
   /** database column; absent for computed or embedded fields (filled in by the resource) */
-  column?: string
-  /** pk: name of the resource the id refers to (the caller must be able to read it) */
-  target?: string
+  column?: C
+  /** pk: the resource the id refers to (the caller must be able to read it); a function, so that
+   * resources may refer to each other whatever the order their modules load in */
+  target?: () => Referent
   required?: boolean
   readOnly?: boolean
   /** read-only, yet listed (optional) in the forms of the coreapi document, as the original's document lists
@@ -39,7 +42,13 @@ export interface FieldDef {
   description?: string
 }
 
-export type Fields = Record<string, FieldDef>
+/** What a reference needs of the resource it points at: its name (for the documents), table and read rule. */
+export interface Referent { name: string; table: TableName; scope: Scope }
+
+export type Fields<C extends string = string> = Record<string, FieldDef<C>>
+
+/** The fields of a resource over table T: every column is checked against the table's type. */
+export type TableFields<T extends TableName> = Fields<Column<T>>
 
 export const INT_MIN = -2147483648
 export const INT_MAX = 2147483647
@@ -199,13 +208,13 @@ export function toColumns(fields: Fields, values: Record<string, unknown>): Reco
 }
 
 /** A database row (plus any computed properties under their wire names) -> the JSON record. */
-export function toJson(fields: Fields, row: Record<string, any>): Record<string, unknown> {
+export function toJson(fields: Fields, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const { name, column, convert } of planOf(fields).readable) {
     if (column === undefined) { out[name] = row[name]; continue }
     const v = row[column]
     out[name] = v === null || v === undefined ? null
-      : convert === 'timestamp' ? wireTimestamp(v) : convert === 'number' ? Number(v) : v
+      : convert === 'timestamp' ? wireTimestamp(String(v)) : convert === 'number' ? Number(v) : v
   }
   return out
 }

@@ -1,4 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely'
+import type { AnyRow, AnyTables } from '../db/schema.js'
 import type { Context } from './endpoint.js'
 import { badRequest, invalidPage } from './errors.js'
 import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
@@ -10,42 +11,43 @@ import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
 export const PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
 
-type Query = SelectQueryBuilder<any, any, any>
+/** A query over the records of a resource, as `r` (see AnyRow) */
+export type Query<O = AnyRow> = SelectQueryBuilder<AnyTables, 'r', O>
 
 export interface Envelope<T> { count: number; next: string | null; previous: string | null; results: T[] }
 
 /** `?field=value` for every filterable field; a value of the wrong type is a 400 naming the field. */
-export function applyFilters(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {
+export function applyFilters<O>(qb: Query<O>, fields: Fields, query: Record<string, string>): Query<O> {
   const errors: Record<string, string[]> = {}
   for (const [name, f] of filterFields(fields)) {
     const raw = query[name]
     if (raw === undefined) continue
     if (raw === '' ) continue
-    if (f.nullable && (raw === 'null' || raw === 'None')) { qb = qb.where(`${alias}.${f.column}`, 'is', null); continue }
+    if (f.nullable && (raw === 'null' || raw === 'None')) { qb = qb.where(`r.${f.column}`, 'is', null); continue }
     const parsed = f.type === 'pk' ? parseValue({ type: 'integer', min: 0 }, raw) : parseValue(f, raw)
     if (!parsed.ok) {
       errors[name] = [f.type === 'boolean' ? `Select a valid choice. ${raw} is not one of the available choices.`
         : f.type === 'pk' || f.type === 'integer' ? 'Enter a whole number.' : f.type === 'float' ? 'Enter a number.' : parsed.error]
       continue
     }
-    qb = qb.where(`${alias}.${f.column}`, '=', parsed.value)
+    qb = qb.where(`r.${f.column}`, '=', parsed.value)
   }
   if (Object.keys(errors).length) throw badRequest(errors)
   return qb
 }
 
 /** `?ordering=a,-b` over scalar fields (unknown names are ignored, as DRF does); id breaks ties. */
-export function applyOrdering(qb: Query, fields: Fields, query: Record<string, string>, alias = 'r'): Query {
+export function applyOrdering<O>(qb: Query<O>, fields: Fields, query: Record<string, string>): Query<O> {
   const allowed = orderFields(fields)
   let hasId = false
   for (const term of (query.ordering ?? '').split(',')) {
     const desc = term.trim().startsWith('-')
     const column = allowed.get(term.trim().replace(/^-/, ''))
     if (!column) continue
-    qb = qb.orderBy(`${alias}.${column}`, desc ? 'desc' : 'asc')
+    qb = qb.orderBy(`r.${column}`, desc ? 'desc' : 'asc')
     if (column === 'id') hasId = true
   }
-  return hasId ? qb : qb.orderBy(`${alias}.id`, 'asc')
+  return hasId ? qb : qb.orderBy(`r.id`, 'asc')
 }
 
 export function pageSize(query: Record<string, string>): number {
@@ -59,26 +61,30 @@ export function pageSize(query: Record<string, string>): number {
 /** A page's rows with the number of records of the whole list, read in one statement (null: not known). */
 export interface CountedPage<T> { rows: T[]; count: number | null }
 
-/** One page of a list. `count` and `rows` run the same filtered query. `countedRows` (optional) reads a
- * page and the count at once; `count` then runs only when that page is empty (past the end, or no records). */
-export async function paginate<T>(ctx: Context, count: () => Promise<number>, rows: (limit: number, offset: number) => Promise<T[]>,
-  countedRows?: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T>> {
+/** How a list reads its records: the number of them, a page, and a page with the number (in one statement,
+ * or side by side; `count` null when the page is empty and the number was not read). All three run the same
+ * filtered query. */
+export interface ListReads<T> {
+  count: () => Promise<number>
+  rows: (limit: number, offset: number) => Promise<T[]>
+  countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>
+}
+
+/** One page of a list: the page with the count first (pageIfAny); `count`, then the page, only when that
+ * found nothing (past the end, no records, or the page is `last`). */
+export async function paginate<T>(ctx: Context, reads: ListReads<T>): Promise<Envelope<T>> {
   const size = pageSize(ctx.query)
   const page = requestedPage(ctx)
   if (page === null) throw invalidPage()
-  let total: number, results: T[]
-  const counted = countedRows && page !== 'last' && readableOffset(page, size) ? await countedRows(size, (page - 1) * size) : null
-  if (counted?.rows.length && counted.count !== null) {
-    total = counted.count
-    results = counted.rows
-  } else {
-    total = await count()
-    const number = page === 'last' ? pageCount(total, size) : page
-    if (number > pageCount(total, size)) throw invalidPage()
-    // an empty list needs no second look; otherwise the records changed meanwhile, or the page was `last`
-    results = counted && total === 0 ? [] : await rows(size, (number - 1) * size)
-  }
-  return envelope(ctx, total, page === 'last' ? pageCount(total, size) : page, size, results)
+  const found = await pageIfAny(ctx, reads.countedRows)
+  if (found) return found
+  const tried = page !== 'last' && readableOffset(page, size)
+  const total = await reads.count()
+  const number = page === 'last' ? pageCount(total, size) : page
+  if (number > pageCount(total, size)) throw invalidPage()
+  // an empty list needs no second look; otherwise the records changed meanwhile, or the page was `last`
+  const results = tried && total === 0 ? [] : await reads.rows(size, (number - 1) * size)
+  return envelope(ctx, total, number, size, results)
 }
 
 /** The `page` parameter: a number from 1, 'last', or null when it is neither. Absent: 1. */
@@ -108,7 +114,7 @@ function readableOffset(page: number, size: number): boolean {
 }
 
 /** The requested page when it has records, read together with the count; null when it is empty, or the
- * page is `last` or malformed (the caller then takes paginate's path). */
+ * page is `last` or malformed (paginate then takes its longer path). */
 export async function pageIfAny<T>(ctx: Context, countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T> | null> {
   const size = pageSize(ctx.query)
   const number = requestedPage(ctx)

@@ -6,7 +6,7 @@ import { filterFields, INT_MAX, INT_MIN, labelOf, type FieldDef, type Fields } f
 // OpenAPI 3.1 document at /api/openapi.json. Nothing here is written by hand
 // per resource.
 
-type Json = Record<string, any>
+type Json = Record<string, unknown>
 
 const PAGE_FIELD = {
   name: 'page', location: 'query',
@@ -62,12 +62,14 @@ function place(tree: Json, keys: string[], value: Json) {
   let node = tree
   for (let i = 0; i < keys.length - 1; i++) {
     const k = keys[i]
-    if (node[k]?._type === 'link') { node[`${k}_0`] = node[k]; node[k] = {} }
-    node[k] ??= {}
-    node = node[k]
+    let next = node[k] as Json | undefined
+    if (next?._type === 'link') { node[`${k}_0`] = next; next = undefined }
+    if (next === undefined) node[k] = next = {}
+    node = next
   }
   const last = keys[keys.length - 1]
-  if (node[last] && node[last]._type !== 'link' && value._type === 'link') node[`${last}_0`] = value
+  const there = node[last] as Json | undefined
+  if (there && there._type !== 'link' && value._type === 'link') node[`${last}_0`] = value
   else node[last] = value
 }
 
@@ -106,7 +108,7 @@ function jsonSchema(f: FieldDef, input = false): Json {
   switch (f.type) {
     case 'integer': return nullable(range({ type: 'integer', ...(input ? { minimum: INT_MIN, maximum: INT_MAX } : {}) }))
     // the id of a record of `x-references` that the caller can read (else 400 naming the field)
-    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target } : {}) })
+    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target?.().name } : {}) })
     case 'float': return nullable(range({ type: 'number' }))
     case 'boolean': return nullable({ type: 'boolean' })
     case 'datetime': return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })
@@ -149,8 +151,9 @@ function requestSchema(fields: Fields, method: Method): Json {
 
 /** A multipart/form-data body: the fields as parts, the one named `file` holding the bytes. */
 function multipartBody(request: Json, file: string): Json {
-  const part = request.properties[file] ?? {}
-  const properties = { ...request.properties, [file]: { title: part.title, description: part.description, type: 'string', contentMediaType: 'application/octet-stream' } }
+  const fields = request.properties as Record<string, Json>
+  const part = fields[file] ?? {}
+  const properties = { ...fields, [file]: { title: part.title, description: part.description, type: 'string', contentMediaType: 'application/octet-stream' } }
   return { 'multipart/form-data': { schema: { ...request, properties }, encoding: { [file]: { contentType: 'application/octet-stream, audio/*' } } } }
 }
 
@@ -224,7 +227,7 @@ export function openapiDocument(endpoints: Endpoint[], origin: string): Json {
   const paths: Json = {}
   for (const ep of endpoints) {
     if (!ep.doc) continue
-    const item: Json = (paths[pathOf(ep)] ??= {})
+    const item = (paths[pathOf(ep)] ??= {}) as Json
     for (const method of Object.keys(ep.doc.actions) as Method[]) item[method.toLowerCase()] = operation(ep, ep.doc, method)
   }
   return {

@@ -5,7 +5,9 @@ import { authenticate } from '../auth/authenticate.js'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { ApiError, notAuthenticated, notFound } from '../http/errors.js'
-import { readable, resourceNamed } from '../resources/resource.js'
+import { jobResultFiles } from '../resources/jobResultFile.js'
+import { mediaFiles } from '../resources/mediaFile.js'
+import { readable } from '../resources/resource.js'
 import { isStoredName, storageFor } from '../storage/index.js'
 import { contentTypeOf } from './facts.js'
 import { parseRange } from './range.js'
@@ -18,15 +20,15 @@ import { parseRange } from './range.js'
 
 export const MEDIA_PREFIX = '/media/'
 
-/** The records that may name a stored file: resource name and the column holding the name. */
-const OWNERS: Array<{ resource: string; column: string }> = [
-  { resource: 'mediaFile', column: 'file' },
-  { resource: 'jobResultFile', column: 'result_file' },
-]
+/** The records that may name a stored file: the resource and the column holding the name. */
+const OWNERS = [
+  { resource: mediaFiles, column: 'file' },
+  { resource: jobResultFiles, column: 'result_file' },
+] as const
 
 async function mayRead(db: Kysely<DB>, caller: Caller, name: string): Promise<boolean> {
   for (const o of OWNERS) {
-    const row = await readable(db, resourceNamed(o.resource), caller).select('r.id').where(`r.${o.column}`, '=', name)
+    const row = await readable(db, o.resource, caller).select('r.id').where(`r.${o.column}`, '=', name)
       .limit(1).executeTakeFirst()
     if (row) return true
   }

@@ -1,9 +1,11 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
-import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller, type Flag } from '../access.js'
+import { sql } from 'kysely'
+import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller } from '../access.js'
 import { badRequest, MSG } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
-import { defineResource, resourceEndpoints, readable, resourceNamed, type Db } from './resource.js'
+import type { TableFields } from '../http/fields.js'
+import { appUserGroups } from './appUserGroup.js'
+import { defineResource, resourceEndpoints, readable, type Db } from './resource.js'
 import { resolveUsernames } from './userRefs.js'
+import { users } from './users.js'
 
 // appPermission/: a grant of read/write/launch_job/admin on a library, tag set
 // or appUserGroup to a user or a group. Its creator, its bearer (directly or
@@ -12,7 +14,7 @@ import { resolveUsernames } from './userRefs.js'
 // its new target. As an extension a user bearer may be named by
 // `bearer_username` (write-only) instead of `bearer_id`.
 
-const fields: Fields = {
+const fields: TableFields<'app_permissions'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   bearer_type: { type: 'choice', column: 'bearer_type', choices: ['user', 'appusergroup'], filter: true },
   bearer_id: { type: 'integer', column: 'bearer_id', min: 1, filter: true },
@@ -20,14 +22,14 @@ const fields: Fields = {
   target_type: { type: 'choice', column: 'target_type', choices: ['tagset', 'library', 'appusergroup'], required: true, filter: true },
   target_id: { type: 'integer', column: 'target_id', required: true, min: 1, filter: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
+  createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
   read: { type: 'boolean', column: 'read', default: false },
   write: { type: 'boolean', column: 'write', default: false },
   launch_job: { type: 'boolean', column: 'launch_job', default: false },
   admin: { type: 'boolean', column: 'admin', default: false },
 }
 
-type Allows = (eb: ExpressionBuilder<any, any>, caller: Caller, id: Expression<any>, flag: Flag) => Expression<SqlBool>
+type Allows = typeof libraryAllows
 const TARGETS: Record<string, { table: 'libraries' | 'tag_sets' | 'app_user_groups'; allows: Allows }> = {
   library: { table: 'libraries', allows: libraryAllows },
   tagset: { table: 'tag_sets', allows: tagSetAllows },
@@ -47,7 +49,7 @@ async function targetReadable(db: Db, caller: Caller, type: string, id: number):
 /** Does the bearer exist? Users are shared by id or name; a group must be one the caller can read. */
 async function bearerExists(db: Db, caller: Caller, type: string, id: number): Promise<boolean> {
   if (type === 'user') return !!(await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst())
-  return !!(await readable(db, resourceNamed('appUserGroup'), caller).select('r.id').where('r.id', '=', id).executeTakeFirst())
+  return !!(await readable(db, appUserGroups, caller).select('r.id').where('r.id', '=', id).executeTakeFirst())
 }
 
 export const appPermissions = defineResource({
@@ -91,4 +93,4 @@ export const appPermissions = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(appPermissions)
+export const endpoints = () => resourceEndpoints(appPermissions)

@@ -2,9 +2,10 @@ import type { Transaction } from 'kysely'
 import { onGroup } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { badRequest, notFound } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { resolveUserIds, resolveUsernames } from './userRefs.js'
+import { users } from './users.js'
 
 // appUserGroup/: named sets of users that grants can be given to. Creator,
 // members and holders of a grant on a group read it; its creator or an admin
@@ -12,13 +13,13 @@ import { resolveUserIds, resolveUsernames } from './userRefs.js'
 // extension, by name (`usernames`, write-only); a write that names members
 // replaces the membership in the same transaction.
 
-const fields: Fields = {
+const fields: TableFields<'app_user_groups'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   users: { type: 'list', items: 'integer', default: [] },
   usernames: { type: 'list', items: 'string', writeOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  createdBy: { type: 'pk', column: 'created_by', target: 'user', readOnly: true },
+  createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
 }
 
 async function replaceMembers(trx: Transaction<DB>, groupId: number, userIds: number[]) {
@@ -78,4 +79,4 @@ export const appUserGroups = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(appUserGroups)
+export const endpoints = () => resourceEndpoints(appUserGroups)

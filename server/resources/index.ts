@@ -20,26 +20,27 @@ import * as jobParameters from './jobParameters.js'
 import * as randomWindow from './randomWindow.js'
 import * as mediaSpectra from './mediaSpectra.js'
 
-// Every resource module's endpoints. A new resource adds one line here.
+// Every resource module's endpoints, asked for once every module has loaded (resources refer to each
+// other, so a module may load before one it names). A new resource adds one line here.
 export const resourceEndpoints: Endpoint[] = [
-  ...lookups.endpoints,
-  ...users.endpoints,
-  ...sensor.endpoints,
-  ...userSettings.endpoints,
-  ...appUserGroup.endpoints,
-  ...appPermission.endpoints,
-  ...project.endpoints,
-  ...library.endpoints,
-  ...mediaFile.endpoints,
-  ...mediaMetadata.endpoints,
-  ...tagSet.endpoints,
-  ...tagClass.endpoints,
-  ...tag.endpoints,
-  ...tagExample.endpoints,
-  ...mediaImport.endpoints,
-  ...jobResultFile.endpoints,
-  ...jobs.endpoints,
-  ...jobParameters.endpoints,
-  ...randomWindow.endpoints,
-  ...mediaSpectra.endpoints,
+  ...lookups.endpoints(),
+  ...users.endpoints(),
+  ...sensor.endpoints(),
+  ...userSettings.endpoints(),
+  ...appUserGroup.endpoints(),
+  ...appPermission.endpoints(),
+  ...project.endpoints(),
+  ...library.endpoints(),
+  ...mediaFile.endpoints(),
+  ...mediaMetadata.endpoints(),
+  ...tagSet.endpoints(),
+  ...tagClass.endpoints(),
+  ...tag.endpoints(),
+  ...tagExample.endpoints(),
+  ...mediaImport.endpoints(),
+  ...jobResultFile.endpoints(),
+  ...jobs.endpoints(),
+  ...jobParameters.endpoints(),
+  ...randomWindow.endpoints(),
+  ...mediaSpectra.endpoints(),
 ]

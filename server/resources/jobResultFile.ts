@@ -6,11 +6,12 @@ import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import { parseInput, type Fields } from '../http/fields.js'
+import { parseInput, type TableFields } from '../http/fields.js'
 import { receiveUpload } from '../media/upload.js'
 import { newStoredName, storageFor, type Storage } from '../storage/index.js'
 import { mediaUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
+import { jobs } from './jobs.js'
 
 // jobResultFile/: files a job produced, with notes. Only the job's owner (and
 // site admins) see, change or delete them. Created by a multipart upload
@@ -20,9 +21,9 @@ import { checkReferences, defineResource, render, resourceEndpoints } from './re
 
 export const RESULT_FOLDER = 'jobResultFiles'
 
-const fields: Fields = {
+const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  job: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
+  job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true, label: 'CreationDate' },
   resultFile: { type: 'string', readOnly: true, inForms: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
@@ -96,15 +97,13 @@ export const jobResultFiles = defineResource({
   update: 'write',
   destroy: 'write',
   updatable: ['job', 'notes'],
+  createHandler: createResultFile,
   embed: async (_db, rows, ctx) => {
     for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null
   },
-  afterDelete: async (row, ctx) => {
+  beforeDelete: async (_trx, row, ctx) => async () => {
     if (row.result_file) await storageFor(ctx.config).remove(row.result_file)
   },
 })
 
-const [list, detail] = resourceEndpoints(jobResultFiles)
-list.methods.POST = createResultFile
-
-export const endpoints = [list, detail]
+export const endpoints = () => resourceEndpoints(jobResultFiles)

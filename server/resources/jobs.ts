@@ -2,14 +2,17 @@ import { ownedBy } from '../access.js'
 import type { DB } from '../db/schema.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
 import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import type { Transaction } from 'kysely'
 import { storageFor } from '../storage/index.js'
-import { defineResource, resourceEndpoints, type Db } from './resource.js'
+import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
+import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
+import { projects } from './project.js'
+import { users } from './users.js'
 
 // jobs/: analysis jobs and their progress. Only the owner (and site admins)
 // see or change a job. A job is created Queued; its parameters come with it
@@ -18,12 +21,12 @@ import { defineResource, resourceEndpoints, type Db } from './resource.js'
 // set they name. `requestedStatus` 5 stops a job, 2 re-queues a stopped or
 // failed one; what needs no worker is applied at once (server/analysis/state.ts).
 
-const fields: Fields = {
+const fields: TableFields<'jobs'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', maxLength: 255, allowBlank: true, default: '' },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  project: { type: 'pk', column: 'project_id', target: 'project', required: true },
-  type: { type: 'pk', column: 'type_id', target: 'jobTypes', required: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  project: { type: 'pk', column: 'project_id', target: () => projects, required: true },
+  type: { type: 'pk', column: 'type_id', target: () => jobTypeRecords, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
   numCompleted: { type: 'integer', column: 'num_completed', min: 0, default: 0 },
@@ -34,11 +37,11 @@ const fields: Fields = {
   wasStopped: { type: 'boolean', column: 'was_stopped', default: false },
   isComplete: { type: 'boolean', column: 'is_complete', default: false },
   wasDeleted: { type: 'boolean', column: 'was_deleted', default: false },
-  status: { type: 'pk', column: 'status_id', target: 'jobStatusTypes', default: QUEUED },
-  requestedStatus: { type: 'pk', column: 'requested_status_id', target: 'jobStatusTypes', nullable: true, default: null },
+  status: { type: 'pk', column: 'status_id', target: () => jobStatusTypes, default: QUEUED },
+  requestedStatus: { type: 'pk', column: 'requested_status_id', target: () => jobStatusTypes, nullable: true, default: null },
   startedDate: { type: 'datetime', column: 'started_date', nullable: true, default: null },
   lastStatusDate: { type: 'datetime', column: 'last_status_date', nullable: true, default: null },
-  parentJob: { type: 'pk', column: 'parent_job_id', target: 'jobs', nullable: true, default: null },
+  parentJob: { type: 'pk', column: 'parent_job_id', target: () => jobs, nullable: true, default: null },
   priority: { type: 'integer', column: 'priority', default: 0 },
   jobparameters_set: { type: 'list', items: 'object', readOnly: true, label: 'Jobparameters set' },
   workerSilentSeconds: {
@@ -63,7 +66,7 @@ const asTime = (v: Date | string | null | undefined) => (v === null || v === und
  * instead of looking Running until some worker takes it over. The server's clock is compared with the lease
  * the database's clock set, which hosts kept in time agree on to well under the lease.
  */
-function markUnattended(rows: Record<string, any>[], now = Date.now()) {
+function markUnattended(rows: Rec<'jobs'>[], now = Date.now()) {
   for (const r of rows) {
     const expires = asTime(r.lease_expires)
     const unattended = r.status_id === RUNNING && expires !== null && expires < now
@@ -73,7 +76,7 @@ function markUnattended(rows: Record<string, any>[], now = Date.now()) {
 }
 
 /** The parameters of these jobs, as the embedded jobparameters_set. */
-async function embedParameters(db: Db, rows: Record<string, any>[]) {
+async function embedParameters(db: Db, rows: Rec<'jobs'>[]) {
   const ids = rows.map((r) => r.id)
   const byJob = new Map<number, Array<{ id: number; job: number; name: string; value: string }>>(ids.map((id) => [id, []]))
   for (let i = 0; i < ids.length; i += 1000) {
@@ -84,7 +87,7 @@ async function embedParameters(db: Db, rows: Record<string, any>[]) {
   for (const r of rows) r.jobparameters_set = byJob.get(r.id) ?? []
 }
 
-async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Record<string, any> | null) {
+async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Rec<'jobs'> | null) {
   const errors: Record<string, unknown> = {}
   const requested = values.requestedStatus
   if (typeof requested === 'number' && requested !== QUEUED && requested !== STOPPED) {
@@ -97,7 +100,7 @@ async function validateJob(ctx: Context, values: Record<string, unknown>, existi
     if ('error' in parsed) errors.parameters = [parsed.error]
     else given = parsed.params
   }
-  const type = jobTypes.get((values.type as number | undefined) ?? existing?.type_id)
+  const type = jobTypes.get((values.type as number | undefined) ?? existing?.type_id ?? 0)
   if (type && !errors.parameters) {
     // A job about to be queued (created so, or asked to run again) must have every parameter its type
     // needs; otherwise only the parameters given are checked. Parameters the type does not know are kept.
@@ -115,7 +118,7 @@ function willQueue(values: Record<string, unknown>): boolean {
 }
 
 /** An update queues a job that is not queued when it asks for it (requestedStatus 2) or sets status 2. */
-function willRequeue(values: Record<string, unknown>, existing: Record<string, any>): boolean {
+function willRequeue(values: Record<string, unknown>, existing: Rec<'jobs'>): boolean {
   return existing.status_id !== QUEUED && (values.requestedStatus === QUEUED || values.status === QUEUED)
 }
 
@@ -160,18 +163,18 @@ export const jobs = defineResource({
   },
   // parameters, result rows, random windows and child jobs go with the job (foreign keys cascade);
   // the stored result files are removed once that has committed
-  beforeDelete: async (trx, row) => {
+  beforeDelete: async (trx, row, ctx) => {
     const files = await trx.withRecursive('family(id)', (db) => db.selectFrom('jobs').select('id').where('id', '=', row.id)
       .unionAll(db.selectFrom('jobs as j').innerJoin('family as f', 'f.id', 'j.parent_job_id').select('j.id')))
       .selectFrom('job_result_files').select('result_file')
       .where('job_id', 'in', (eb) => eb.selectFrom('family').select('family.id'))
       .execute()
-    row.resultFiles = files.map((f) => f.result_file).filter((f) => f !== '')
-  },
-  afterDelete: async (row, ctx) => {
-    const storage = storageFor(ctx.config)
-    for (const name of row.resultFiles ?? []) await storage.remove(name).catch(() => {})
+    const names = files.map((f) => f.result_file).filter((f) => f !== '')
+    return async () => {
+      const storage = storageFor(ctx.config)
+      for (const name of names) await storage.remove(name).catch(() => {})
+    }
   },
 })
 
-export const endpoints = resourceEndpoints(jobs)
+export const endpoints = () => resourceEndpoints(jobs)

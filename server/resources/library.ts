@@ -1,8 +1,9 @@
 import { onLibrary } from '../access.js'
-import type { Fields } from '../http/fields.js'
-import { mediaFiles, mediaFilesDeleted, type DeletedMediaFile } from './mediaFile.js'
+import type { TableFields } from '../http/fields.js'
+import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
 import { userMetaDataFields } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+import { users } from './users.js'
 
 // library/: a collection of media files with its tag sets, tag classes and
 // user metadata fields. Anyone may create one (and owns it); reading, changing
@@ -10,16 +11,13 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 // takes everything in it along (foreign keys cascade) and the grants that
 // pointed at it or at its tag sets (polymorphic, so no foreign key).
 
-const fields: Fields = {
+const fields: TableFields<'libraries'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
 }
-
-/** where beforeDelete leaves the library's media files for afterDelete */
-const DELETED_FILES = '__deletedMediaFiles'
 
 export const libraries = defineResource({
   name: 'library',
@@ -40,7 +38,8 @@ export const libraries = defineResource({
     for (const f of files) byLibrary.get(f.library_id)!.push(f.id)
     for (const r of rows) r.mediaFiles = byLibrary.get(r.id)
   },
-  beforeDelete: async (trx, row) => {
+  // the stored bytes of its media files are removed once the deletion committed
+  beforeDelete: async (trx, row, ctx) => {
     const tagSets = trx.selectFrom('tag_sets').select('id').where('library_id', '=', row.id)
     await trx.deleteFrom('app_permissions')
       .where((eb) => eb.or([
@@ -48,17 +47,12 @@ export const libraries = defineResource({
         eb.and([eb('target_type', '=', 'tagset'), eb('target_id', 'in', tagSets)]),
       ]))
       .execute()
-    const files: DeletedMediaFile[] = await trx.selectFrom('media_files').select(['id', 'file'])
-      .where('library_id', '=', row.id).execute()
-    row[DELETED_FILES] = files
-  },
-  afterDelete: async (row, ctx) => {
-    const files = row[DELETED_FILES] as DeletedMediaFile[]
-    if (files.length) await mediaFilesDeleted(files, ctx)
+    const files = await trx.selectFrom('media_files').select(['id', 'file']).where('library_id', '=', row.id).execute()
+    return async () => { if (files.length) await removeStoredMediaFiles(files, ctx) }
   },
 })
 
-export const endpoints = [
+export const endpoints = () => [
   ...resourceEndpoints(libraries),
   subListEndpoint({
     parent: libraries, child: mediaFiles, segment: 'mediaFiles', name: 'Library Media Files',

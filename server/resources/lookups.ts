@@ -1,15 +1,17 @@
 import { everyone } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // The read-only lookup tables: any authenticated user lists and reads them; writes are 405.
 
-const fields: Fields = {
+const fields: TableFields<LookupTable> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', maxLength: 255, required: true },
 }
 
-const lookup = (name: string, title: string, table: 'job_types' | 'job_status_types' | 'project_types' | 'media_types') =>
+type LookupTable = 'job_types' | 'job_status_types' | 'project_types' | 'media_types'
+
+const lookup = (name: string, title: string, table: LookupTable) =>
   defineResource({ name, title, table, fields, scope: everyone, create: false, update: false, destroy: false })
 
 export const jobTypes = lookup('jobTypes', 'Job Types', 'job_types')
@@ -17,4 +19,4 @@ export const jobStatusTypes = lookup('jobStatusTypes', 'Job Status Types', 'job_
 export const projectTypes = lookup('projectTypes', 'Project Types', 'project_types')
 export const mediaTypes = lookup('mediaTypes', 'Media Types', 'media_types')
 
-export const endpoints = [jobTypes, jobStatusTypes, projectTypes, mediaTypes].flatMap(resourceEndpoints)
+export const endpoints = () => [jobTypes, jobStatusTypes, projectTypes, mediaTypes].flatMap(resourceEndpoints)

@@ -1,9 +1,14 @@
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
-import { toJson, type Fields } from '../http/fields.js'
+import { toJson, type TableFields } from '../http/fields.js'
+import { storageFor } from '../storage/index.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { metaData, userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+import { libraries } from './library.js'
+import { mediaTypes } from './lookups.js'
+import { sensors } from './sensor.js'
+import { users } from './users.js'
 
 // mediaFile/: the media files of the libraries the caller can read. No create
 // here (files arrive through the media import of a library); an update may
@@ -11,18 +16,18 @@ import { defineResource, resourceEndpoints, subListEndpoint } from './resource.j
 // original stores them); the rest describes the stored bytes. `file` is the stored
 // relative name, `url` its absolute address under /media/ (docs/decisions.md §7).
 
-const fields: Fields = {
+const fields: TableFields<'media_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   file: { type: 'string', column: 'file', readOnly: true },
   url: { type: 'string', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  type: { type: 'pk', column: 'type_id', target: 'mediaTypes', readOnly: true, inForms: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  type: { type: 'pk', column: 'type_id', target: () => mediaTypes, readOnly: true, inForms: true },
   active: { type: 'boolean', column: 'active', default: true },
   alias: { type: 'string', column: 'alias', allowBlank: true, maxLength: 1024, default: '' },
   uploadDate: { type: 'datetime', column: 'upload_date', readOnly: true },
   hasTranscript: { type: 'boolean', column: 'has_transcript', default: false },
-  sensor: { type: 'pk', column: 'sensor_id', target: 'sensor', nullable: true },
-  library: { type: 'pk', column: 'library_id', target: 'library', readOnly: true, inForms: true },
+  sensor: { type: 'pk', column: 'sensor_id', target: () => sensors, nullable: true },
+  library: { type: 'pk', column: 'library_id', target: () => libraries, readOnly: true, inForms: true },
   realStartTime: { type: 'datetime', column: 'real_start_time', nullable: true },
   mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
 }
@@ -32,20 +37,11 @@ export function mediaUrl(origin: string, file: string): string {
   return `${origin}/media/${file.split('/').map(encodeURIComponent).join('/')}`
 }
 
-// ---- deletion of stored files ----
-
-export interface DeletedMediaFile { id: number; file: string }
-type DeletedHandler = (files: DeletedMediaFile[], ctx: Context) => Promise<void>
-const deletedHandlers: DeletedHandler[] = []
-
-/** Media storage registers here to remove the stored bytes of media files whose rows were deleted,
- * one by one (mediaFile/{Id}/) or with their library. Runs after the deletion committed. */
-export function onMediaFilesDeleted(handler: DeletedHandler): void {
-  deletedHandlers.push(handler)
-}
-
-export async function mediaFilesDeleted(files: DeletedMediaFile[], ctx: Context): Promise<void> {
-  for (const handler of deletedHandlers) await handler(files, ctx)
+/** Remove the stored bytes of media files whose rows were deleted, one by one (mediaFile/{Id}/) or with
+ * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
+export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx: Context): Promise<void> {
+  const storage = storageFor(ctx.config)
+  for (const f of files) await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
 }
 
 export const mediaFiles = defineResource({
@@ -73,10 +69,10 @@ export const mediaFiles = defineResource({
       r.mediafilemetadata_set = byFile.get(r.id)
     }
   },
-  afterDelete: async (row, ctx) => mediaFilesDeleted([{ id: row.id, file: row.file }], ctx),
+  beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })
 
-export const endpoints = [
+export const endpoints = () => [
   ...resourceEndpoints(mediaFiles),
   subListEndpoint({
     parent: mediaFiles, child: userMetaData, segment: 'userMetaData', name: 'Media File User Meta Data',

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely'
+import type { Query } from '../http/list.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { parseValue, type Fields } from '../http/fields.js'
@@ -11,7 +11,7 @@ import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
 // (recordings that started in a time range), and `md5` (the files holding
 // exactly those bytes, for import pre-checks).
 
-type Query = SelectQueryBuilder<any, any, any>
+
 
 /** The query parameters, as the OpenAPI document lists them. */
 export const mediaFileFilterParams: Fields = {
@@ -25,7 +25,7 @@ export const mediaFileFilterParams: Fields = {
 /** `%`, `_` and the escape character itself taken literally in a LIKE pattern. */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-export function mediaFileListFilter(qb: Query, ctx: Context): Query {
+export function mediaFileListFilter<O>(qb: Query<O>, ctx: Context): Query<O> {
   const q = ctx.query
   const errors: Record<string, string[]> = {}
   if (q.alias !== undefined && q.alias !== '') qb = qb.where('r.alias', '=', q.alias)

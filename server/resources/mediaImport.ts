@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { DB } from '../db/schema.js'
+import type { DB, Row } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint, Result } from '../http/endpoint.js'
 import { badRequest, MSG } from '../http/errors.js'
@@ -10,8 +10,9 @@ import { parseTimeOffset, START_TIME_SOURCES, startTimeOf, type StartTimeSource 
 import { receiveUpload } from '../media/upload.js'
 import { newStoredName, storageFor, type Pending, type Storage } from '../storage/index.js'
 import { libraries } from './library.js'
-import { mediaFiles, onMediaFilesDeleted } from './mediaFile.js'
+import { mediaFiles } from './mediaFile.js'
 import { API, checkReferences, fetchFor, fetchRecord, render, type Db } from './resource.js'
+import { sensors } from './sensor.js'
 
 // Media import (docs/decisions.md §7): POST library/{Id}/mediaFiles/import/ streams one
 // file into storage while hashing it, reads its audio facts, and answers 201
@@ -25,7 +26,7 @@ const importFields: Fields = {
     type: 'string', maxLength: 1024, allowBlank: true,
     description: 'the file\'s path relative to the root of the import (default: the uploaded file name); a given alias is unique in the library: another file holding it with other bytes makes the import a 400',
   },
-  sensor: { type: 'pk', target: 'sensor', nullable: true },
+  sensor: { type: 'pk', target: () => sensors, nullable: true },
   realStartTime: { type: 'datetime', nullable: true, label: 'RealStartTime' },
   md5: { type: 'string', allowBlank: true, label: 'Md5', description: 'md5 of the file; the upload is refused when the bytes differ' },
   startTimeFrom: {
@@ -74,7 +75,7 @@ interface NewMediaFile {
  * `store` puts the bytes in place before the transaction commits, so that no crash can leave a
  * row without its file (at worst a file without a row, which nothing refers to).
  */
-async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Promise<void>): Promise<{ row: Record<string, any>; created: boolean }> {
+async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Promise<void>): Promise<{ row: Row<'media_files'>; created: boolean }> {
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('libraries').select('id').where('id', '=', m.library).forUpdate().execute()
     const existing = await mediaFileWithBytes(trx, m.library, m.md5, m.size)
@@ -140,7 +141,7 @@ async function importMediaFile(ctx: Context): Promise<Result> {
 export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
   library: number; user: number; alias: string; uniqueAlias: boolean; sensor?: number | null; realStartTime?: string | null
   startTimeFrom?: StartTimeSource; timeOffset?: number; strict?: boolean
-}): Promise<{ row: Record<string, any>; created: boolean }> {
+}): Promise<{ row: Row<'media_files'>; created: boolean }> {
   // duplicates are found inside the insert's transaction (under the library's lock), so no query before it
   const facts = await readFacts(file)
   if (opts.strict && facts.warnings.length) throw new DamagedMediaError(facts.warnings.join('; '))
@@ -263,16 +264,9 @@ function parseCheckItem(item: unknown): { md5: string; size?: number } | { error
   return Object.keys(errors).length ? { errors } : { md5: md5!, size }
 }
 
-// ---- stored files follow their rows ----
-
-onMediaFilesDeleted(async (files, ctx) => {
-  const storage = storageFor(ctx.config)
-  for (const f of files) await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
-})
-
 // ---- routes ----
 
-export const endpoints: Endpoint[] = [
+export const endpoints = (): Endpoint[] => [
   {
     path: `${API}/library/:id/mediaFiles/import/`,
     name: 'Library Media File Import',

@@ -1,7 +1,9 @@
 import { onLibrary, onLibraryVia } from '../access.js'
 import { badRequest, fieldError } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
+import { libraries } from './library.js'
+import { mediaFiles } from './mediaFile.js'
 
 // Metadata of media files, all governed by the media file's (or field's) library:
 // read on the library to read, write on it to create, change or delete.
@@ -11,9 +13,9 @@ import { defineResource, resourceEndpoints } from './resource.js'
 
 const onMediaFileLibrary = onLibraryVia('media_file_id', 'media_files')
 
-const metaDataFields: Fields = {
+const metaDataFields: TableFields<'media_file_metadata'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
   userEditable: { type: 'boolean', column: 'user_editable', default: true },
@@ -27,10 +29,10 @@ export const metaData = defineResource({
   scope: onMediaFileLibrary,
 })
 
-const userMetaDataFieldFields: Fields = {
+const userMetaDataFieldFields: TableFields<'media_file_user_metadata_fields'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
-  library: { type: 'pk', column: 'library_id', target: 'library', required: true },
+  library: { type: 'pk', column: 'library_id', target: () => libraries, required: true },
   description: { type: 'string', column: 'description', allowBlank: true, default: '' },
 }
 
@@ -52,10 +54,10 @@ export const userMetaDataFields = defineResource({
   },
 })
 
-const userMetaDataValueFields: Fields = {
+const userMetaDataValueFields: TableFields<'media_file_user_metadata'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
-  metaDataField: { type: 'pk', column: 'metadata_field_id', target: 'mediaFileUserMetaDataField', required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
+  metaDataField: { type: 'pk', column: 'metadata_field_id', target: () => userMetaDataFields, required: true },
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
   metaDataFieldName: { type: 'string', readOnly: true },
 }
@@ -91,4 +93,4 @@ export const userMetaData = defineResource({
   },
 })
 
-export const endpoints = [metaData, userMetaDataFields, userMetaData].flatMap(resourceEndpoints)
+export const endpoints = () => [...resourceEndpoints(metaData), ...resourceEndpoints(userMetaDataFields), ...resourceEndpoints(userMetaData)]

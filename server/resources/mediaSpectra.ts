@@ -24,7 +24,7 @@ const query: Fields = {
   startTime: { type: 'float', min: 0 },
   endTime: { type: 'float', min: 0 },
   format: { type: 'choice', choices: ['json', 'png'] },
-  tagSet: { type: 'pk', target: 'tagSet', description: 'png: draw the tags of this tag set on the media file' },
+  tagSet: { type: 'pk', target: () => tagSets, description: 'png: draw the tags of this tag set on the media file' },
 }
 
 /** at most this many tags are drawn on one picture */
@@ -47,13 +47,13 @@ export const spectraEndpoint: Endpoint = {
   methods: {
     GET: async (ctx) => {
       const { row } = await fetchRecord(ctx.db, mediaFiles, ctx.caller, ctx.params.id)
-      const values: Record<string, any> = {}
+      const values: { startTime?: number; endTime?: number; format?: string; tagSet?: number } = {}
       const errors: Record<string, string[]> = {}
       for (const [name, f] of Object.entries(query)) {
         const raw = ctx.query[name]
         if (raw === undefined || raw === '') continue
         const r = f.type === 'pk' ? parseValue({ type: 'integer', min: 1 }, raw) : parseValue(f, raw)
-        if (r.ok) values[name] = r.value
+        if (r.ok) Object.assign(values, { [name]: r.value })
         else errors[name] = [r.error]
       }
       if (!errors.endTime && values.endTime !== undefined && values.endTime <= (values.startTime ?? 0)) {
@@ -62,7 +62,7 @@ export const spectraEndpoint: Endpoint = {
       let tagSet: { id: number; name: string } | null = null
       if (!errors.tagSet && values.tagSet !== undefined) {
         // a tag set the caller cannot read is like a missing one (README: references)
-        tagSet = await fetchRecord(ctx.db, tagSets, ctx.caller, values.tagSet, ['read']).then((f) => f.row as { id: number; name: string },
+        tagSet = await fetchRecord(ctx.db, tagSets, ctx.caller, values.tagSet, ['read']).then((f) => f.row,
           (e) => { if (e instanceof ApiError && e.statusCode === 404) return null; throw e })
         if (!tagSet) errors.tagSet = [MSG.pkMissing(values.tagSet)]
       }
@@ -108,4 +108,4 @@ export const spectraEndpoint: Endpoint = {
   },
 }
 
-export const endpoints = [spectraEndpoint]
+export const endpoints = () => [spectraEndpoint]

@@ -1,23 +1,25 @@
-import type { SelectQueryBuilder } from 'kysely'
 import { ownedBy } from '../access.js'
 import type { Context, Endpoint, EndpointDoc } from '../http/endpoint.js'
 import { badRequest, notFound } from '../http/errors.js'
-import { parseInput, type Fields } from '../http/fields.js'
-import './mediaFile.js'
-import { API, defineResource, fetchFor, readable, resourceEndpoints, resourceNamed, subListEndpoint } from './resource.js'
+import { parseInput, type Fields, type TableFields } from '../http/fields.js'
+import { mediaFiles } from './mediaFile.js'
+import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
+import { projectTypes } from './lookups.js'
+import { userSettings } from './userSettings.js'
+import { users } from './users.js'
 
 // project/: a user's working set of media files, the home of their jobs. Only
 // site admins list every project (403 for others); the owner (or a site
 // admin) reads and changes one. Membership is changed only through
 // project/{Id}/mediaFiles/add/ and remove/, one row per project and file.
 
-const fields: Fields = {
+const fields: TableFields<'projects'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  type: { type: 'pk', column: 'type_id', target: 'projectTypes', default: 1 },
+  type: { type: 'pk', column: 'type_id', target: () => projectTypes, default: 1 },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  userSettings: { type: 'pk', column: 'user_settings_id', target: 'userSettings', nullable: true, default: null },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  userSettings: { type: 'pk', column: 'user_settings_id', target: () => userSettings, nullable: true, default: null },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true, inForms: true },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
   default_permission_read: { type: 'boolean', column: 'default_permission_read', default: false },
@@ -45,11 +47,9 @@ export const projects = defineResource({
   },
 })
 
-const mediaFiles = resourceNamed('mediaFile')
-
 // ---- membership ----
 
-type Query = SelectQueryBuilder<any, any, any>
+
 const idField: Fields = { id: { type: 'integer', required: true, min: 1 } }
 
 /** The caller's project (404 otherwise) and the media file id of the body (400 when missing or not an integer). */
@@ -113,13 +113,13 @@ const removeEndpoint: Endpoint = {
   doc: membershipDoc('remove'),
 }
 
-const inProject = (qb: Query, projectId: number) => qb.where((eb) => eb('r.id', 'in',
+const inProject = (qb: Query<{}>, projectId: number) => qb.where((eb) => eb('r.id', 'in',
   eb.selectFrom('project_media_files as pm').select('pm.media_file_id').where('pm.project_id', '=', projectId)))
 
-const containingFile = (qb: Query, mediaFileId: number) => qb.where((eb) => eb('r.id', 'in',
+const containingFile = (qb: Query<{}>, mediaFileId: number) => qb.where((eb) => eb('r.id', 'in',
   eb.selectFrom('project_media_files as pm').select('pm.project_id').where('pm.media_file_id', '=', mediaFileId)))
 
-export const endpoints: Endpoint[] = [
+export const endpoints = (): Endpoint[] => [
   ...resourceEndpoints(projects),
   subListEndpoint({ parent: projects, child: mediaFiles, segment: 'mediaFiles', name: 'Project Media Files', where: inProject }),
   addEndpoint,

@@ -1,15 +1,17 @@
 import { ownedVia } from '../access.js'
 import { checkRegion } from './tagRegion.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
+import { jobs } from './jobs.js'
+import { mediaFiles } from './mediaFile.js'
 
 // randomWindow/: the windows a RandomWindowTagging job chose, seen and changed
 // only by the job's owner (and site admins).
 
-const fields: Fields = {
+const fields: TableFields<'random_windows'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  randomWindowTaggingJob: { type: 'pk', column: 'job_id', target: 'jobs', required: true },
-  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  randomWindowTaggingJob: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   startTime: { type: 'float', column: 'start_time', required: true },
   endTime: { type: 'float', column: 'end_time', required: true },
 }
@@ -25,4 +27,4 @@ export const randomWindows = defineResource({
   validate: (_ctx, values, existing) => checkRegion(values, existing),
 })
 
-export const endpoints = resourceEndpoints(randomWindows)
+export const endpoints = () => resourceEndpoints(randomWindows)

@@ -1,6 +1,7 @@
 import { ownedBy } from '../access.js'
-import { toJson, type Fields } from '../http/fields.js'
+import { toJson, type TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
+import { users } from './users.js'
 
 // sensor/ and sensorArray/: records only their owner (and site admins) see and
 // change. A sensor names its owner only in the user_id column (no `user` wire
@@ -8,9 +9,9 @@ import { defineResource, resourceEndpoints } from './resource.js'
 // the reference check of `sensorArray` enforces. A sensor array embeds its
 // sensors as `sensor_set`.
 
-const sensorFields: Fields = {
+const sensorFields: TableFields<'sensors'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  sensorArray: { type: 'pk', column: 'sensor_array_id', target: 'sensorArray', nullable: true, default: null },
+  sensorArray: { type: 'pk', column: 'sensor_array_id', target: () => sensorArrays, nullable: true, default: null },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   x: { type: 'float', column: 'x', default: 0 },
   y: { type: 'float', column: 'y', default: 0 },
@@ -28,9 +29,9 @@ export const sensors = defineResource({
   owner: 'user_id',
 })
 
-const sensorArrayFields: Fields = {
+const sensorArrayFields: TableFields<'sensor_arrays'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   layoutRows: { type: 'integer', column: 'layout_rows', default: 1, min: 1 },
   layoutColumns: { type: 'integer', column: 'layout_columns', default: 1, min: 1 },
@@ -54,4 +55,4 @@ export const sensorArrays = defineResource({
   },
 })
 
-export const endpoints = [sensors, sensorArrays].flatMap(resourceEndpoints)
+export const endpoints = () => [...resourceEndpoints(sensors), ...resourceEndpoints(sensorArrays)]

@@ -1,26 +1,31 @@
 import { onTagSet } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
+import { mediaFiles } from './mediaFile.js'
+import { tagClasses } from './tagClass.js'
+import { tagExamples } from './tagExample.js'
+import { tagSets } from './tagSet.js'
+import { users } from './users.js'
 
 // tag/: a labelled time/frequency region of a media file, in a tag set. Read on
 // the tag set to read; write on it to create, change or delete, and the media
 // file (like every reference) must be readable. POST also takes a JSON array:
 // all tags are created in one transaction, or none with per-item errors.
 
-const fields: Fields = {
+const fields: TableFields<'tags'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
-  tagClass: { type: 'pk', column: 'tag_class_id', target: 'tagClass', required: true },
-  tagExample: { type: 'pk', column: 'tag_example_id', target: 'tagExample', nullable: true, default: null },
-  tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },
-  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  tagClass: { type: 'pk', column: 'tag_class_id', target: () => tagClasses, required: true },
+  tagExample: { type: 'pk', column: 'tag_example_id', target: () => tagExamples, nullable: true, default: null },
+  tagSet: { type: 'pk', column: 'tag_set_id', target: () => tagSets, required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
   endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
   minFrequency: { type: 'float', column: 'min_frequency', required: true },
   maxFrequency: { type: 'float', column: 'max_frequency', required: true },
-  parentTag: { type: 'pk', column: 'parent_tag_id', target: 'tag', nullable: true, default: null },
+  parentTag: { type: 'pk', column: 'parent_tag_id', target: () => tags, nullable: true, default: null },
   randomlyChosen: { type: 'boolean', column: 'randomly_chosen', default: false },
   machineTagged: { type: 'boolean', column: 'machine_tagged', default: false },
   userTagged: { type: 'boolean', column: 'user_tagged', default: false },
@@ -39,4 +44,4 @@ export const tags = defineResource({
   validate: (_ctx, values, existing) => checkRegion(values, existing),
 })
 
-export const endpoints = resourceEndpoints(tags)
+export const endpoints = () => resourceEndpoints(tags)

@@ -1,14 +1,16 @@
 import { onLibrary } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
+import { libraries } from './library.js'
+import { users } from './users.js'
 
 // tagClass/: the vocabulary of a library (species, call types...). Read on the
 // library to read; write on it to create, change or delete.
 
-const fields: Fields = {
+const fields: TableFields<'tag_classes'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  library: { type: 'pk', column: 'library_id', target: 'library', required: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  library: { type: 'pk', column: 'library_id', target: () => libraries, required: true },
   className: { type: 'string', column: 'class_name', required: true, maxLength: 255 },
   displayName: { type: 'string', column: 'display_name', allowBlank: true, maxLength: 255, default: '' },
 }
@@ -22,4 +24,4 @@ export const tagClasses = defineResource({
   owner: 'user_id',
 })
 
-export const endpoints = resourceEndpoints(tagClasses)
+export const endpoints = () => resourceEndpoints(tagClasses)

@@ -1,16 +1,19 @@
 import { onTagSet } from '../access.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
+import { mediaFiles } from './mediaFile.js'
+import { tagSets } from './tagSet.js'
+import { users } from './users.js'
 
 // tagExample/ (deprecated, merged into tag/): a region of a media file in a
 // tag set, under the same rules as a tag.
 
-const fields: Fields = {
+const fields: TableFields<'tag_examples'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
-  tagSet: { type: 'pk', column: 'tag_set_id', target: 'tagSet', required: true },
-  mediaFile: { type: 'pk', column: 'media_file_id', target: 'mediaFile', required: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
+  tagSet: { type: 'pk', column: 'tag_set_id', target: () => tagSets, required: true },
+  mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
   endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
@@ -30,4 +33,4 @@ export const tagExamples = defineResource({
   validate: (_ctx, values, existing) => checkRegion(values, existing),
 })
 
-export const endpoints = resourceEndpoints(tagExamples)
+export const endpoints = () => resourceEndpoints(tagExamples)

@@ -3,7 +3,7 @@ import { badRequest } from '../http/errors.js'
 // The time/frequency region shared by tags and tag examples: times are seconds
 // from the start of the media file, and a region never ends before it starts.
 
-type Row = Record<string, any>
+type Row = Record<string, unknown>
 
 const value = (values: Record<string, unknown>, existing: Row | null, name: string, column: string) =>
   (name in values ? values[name] : existing?.[column]) as number | undefined

@@ -1,21 +1,23 @@
 import { onLibrary, onTagSet } from '../access.js'
 import { forbidden } from '../http/errors.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { tags } from './tag.js'
 import { defineResource, resourceEndpoints, scopeAllows, subListEndpoint } from './resource.js'
 import { tagSetTagCount } from './tagSetCount.js'
 import { tagSetPage } from './tagSetPages.js'
+import { libraries } from './library.js'
+import { users } from './users.js'
 
 // tagSet/: a named set of tags, optionally inside a library. Read on the tag
 // set (owner, a grant on it, or read on its library) to read it; write to
 // change it, admin to delete it (its tags go with it, and the grants on it).
 // Creating one, or moving it into a library, needs write on that library.
 
-const fields: Fields = {
+const fields: TableFields<'tag_sets'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
-  library: { type: 'pk', column: 'library_id', target: 'library', nullable: true, default: null },
+  library: { type: 'pk', column: 'library_id', target: () => libraries, nullable: true, default: null },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
 }
 
@@ -41,7 +43,7 @@ export const tagSets = defineResource({
   },
 })
 
-export const endpoints = [
+export const endpoints = () => [
   ...resourceEndpoints(tagSets),
   subListEndpoint({
     parent: tagSets, child: tags, segment: 'tags', name: 'Tag Set Tags',

@@ -1,4 +1,6 @@
-import { sql, type SelectQueryBuilder } from 'kysely'
+import { sql } from 'kysely'
+import type { AnyRow } from '../db/schema.js'
+import type { Query } from '../http/list.js'
 import type { Db } from './resource.js'
 
 // Deep pages of a tag set (no filters, ordered by id) without reading every
@@ -14,8 +16,8 @@ import type { Db } from './resource.js'
 // rows and is used only when it is the remembered one; otherwise the page is
 // read with OFFSET (remembering its first id anew). Answers are exactly OFFSET's.
 
-type Row = Record<string, any>
-type Query = SelectQueryBuilder<any, any, any>
+type Row = AnyRow
+
 
 /** pages before this offset are cheap enough with OFFSET */
 const SEEK_FROM = 1000

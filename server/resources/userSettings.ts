@@ -1,7 +1,9 @@
 import { ownedBy } from '../access.js'
 import { badRequest } from '../http/errors.js'
-import type { FieldDef, Fields } from '../http/fields.js'
+import type { FieldDef, Fields, TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints, type Db } from './resource.js'
+import type { NewRow } from '../db/schema.js'
+import { users } from './users.js'
 
 // userSettings/: display settings, owner only. A user normally has one record
 // named `default`; listing creates it the first time, with the defaults below.
@@ -22,9 +24,9 @@ const spectra = (prefix: string, column: string): Fields => {
 
 const VIEWS = [['', ''], ['fileView', 'file_view_'], ['catalogView', 'catalog_view_'], ['tagView', 'tag_view_']] as const
 
-const fields: Fields = {
+const fields: TableFields<'user_settings'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  user: { type: 'pk', column: 'user_id', target: 'user', readOnly: true },
+  user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   ...spectra('', ''),
   showSpectra: { type: 'boolean', column: 'show_spectra', default: true },
@@ -49,7 +51,7 @@ function defaultColumns(userId: number, name: string): Record<string, unknown> {
 
 /** The caller's `default` record, created if missing; safe when two first lists race. */
 export async function ensureDefaultSettings(db: Db, userId: number): Promise<void> {
-  await db.insertInto('user_settings').values(defaultColumns(userId, 'default') as any)
+  await db.insertInto('user_settings').values(defaultColumns(userId, 'default') as NewRow<'user_settings'>)
     .onConflict((oc) => oc.columns(['user_id', 'name']).doNothing()).execute()
 }
 
@@ -85,4 +87,4 @@ export const userSettings = defineResource({
   },
 })
 
-export const endpoints = resourceEndpoints(userSettings)
+export const endpoints = () => resourceEndpoints(userSettings)

@@ -2,8 +2,7 @@ import { adminsOnly } from '../access.js'
 import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
 import { fieldError } from '../http/errors.js'
-import type { Context } from '../http/endpoint.js'
-import type { Fields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // user/ and user/{Id}/: site admins only (403 for everyone else, even on their
@@ -11,7 +10,7 @@ import { defineResource, resourceEndpoints } from './resource.js'
 // is_admin and is_active; those fields are write-only. A changed password or a
 // deactivation removes the user's tokens and sessions.
 
-const fields: Fields = {
+const fields: TableFields<'users'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   username: {
     type: 'string', column: 'username', required: true, maxLength: 150, pattern: '^[\\w.@+-]+$',
@@ -50,6 +49,12 @@ export const users = defineResource({
   transform: async (cols) => {
     if (typeof cols.password === 'string') cols.password = await hashPassword(cols.password)
   },
+  // a changed user (is_active, is_admin, password) authenticates from the database again at once in this
+  // process: before the change commits, and after, so no request in between keeps the old state
+  aroundWrite: async (ctx, write) => {
+    forgetCallers(ctx.db)
+    try { return await write() } finally { forgetCallers(ctx.db) }
+  },
   embed: async (db, rows) => {
     const ids = rows.map((r) => r.id)
     const memberships = await db.selectFrom('user_auth_groups').select(['user_id', 'group_id'])
@@ -58,13 +63,4 @@ export const users = defineResource({
   },
 })
 
-// a changed user (is_active, is_admin, password) authenticates from the database again at once in this
-// process: before the change commits, and after, so no request in between keeps the old state
-export const endpoints = resourceEndpoints(users).map((ep) => ({
-  ...ep,
-  methods: Object.fromEntries(Object.entries(ep.methods).map(([method, handler]) => [method, method === 'GET' ? handler
-    : async (ctx: Context) => {
-      forgetCallers(ctx.db)
-      try { return await handler(ctx) } finally { forgetCallers(ctx.db) }
-    }])),
-}))
+export const endpoints = () => resourceEndpoints(users)

@@ -7,9 +7,10 @@ import { tokenFor } from '../../server/auth/routes.js'
 import { localTimestamp } from '../../server/db/time.js'
 import { testDatabase } from './db.js'
 import { OpenApiChecker } from './openapi.js'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Test } from 'uvu'
+import { tempDir } from './tempDir.js'
 
 /** A path of the v0 API. */
 export const api = (path: string) => `/api/v0/${path}`
@@ -29,7 +30,7 @@ export interface TestApp {
 
 export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp> {
   const database = await testDatabase()
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
+  const dataDir = tempDir('mas-test-')
   const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config } })
   // every answer checked against the OpenAPI document (test/helpers/openapi.ts)
   const openapi = new OpenApiChecker(app.routeTable.endpoints)
@@ -61,11 +62,36 @@ export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp>
     async close() {
       await app.close()
       await database.close()
+      rmSync(dataDir, { recursive: true, force: true })
       if (openapi.violations.length) {
         // each one already failed its test's request with a 500; the run fails as well
         process.stderr.write(`${openapi.violations.length} answer(s) contradicted the OpenAPI document:\n${[...new Set(openapi.violations)].join('\n')}\n`)
         process.exitCode = 1
       }
     },
+  }
+}
+
+/** The set-up every server test file shares: the suite's app, made before its first test (ahead of the
+ * file's own `before`, which may use it) and closed after its last, its database dropped and its data
+ * folder removed. The answer stands for that app from the moment the suite runs. */
+export function suiteApp(suite: Test, config: Partial<AppConfig> = {}): TestApp {
+  let made: TestApp | undefined
+  const the = () => {
+    if (!made) throw new Error('the suite\'s app exists only while the suite runs')
+    return made
+  }
+  suite.before(async () => { made = await testApp(config) })
+  suite.after(async () => {
+    await made?.close()
+    made = undefined
+  })
+  return {
+    get app() { return the().app },
+    get database() { return the().database },
+    get db() { return the().db },
+    user: (username, opts) => the().user(username, opts),
+    call: (method, url, opts) => the().call(method, url, opts),
+    close: async () => { throw new Error('the suite closes its app itself') },
   }
 }

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert'
 import type { TestApp, TestUser } from './app.js'
-import { grant, makeGroup, type Target } from './records.js'
+import { grant, makeGroup, makeLibrary, type Target } from './records.js'
 
 // The callers of an access matrix: every way a user may (or may not) reach a
 // record under docs/decisions.md §6, and anonymous.
@@ -45,6 +45,13 @@ export async function grantOn(t: TestApp, cast: Cast, target: Target): Promise<v
   await grant(t.db, cast.owner, { user: cast.writer.id }, target, ['read', 'write'])
   await grant(t.db, cast.owner, { group: cast.group }, target, ['read', 'write'])
   await grant(t.db, cast.owner, { user: cast.grantAdmin.id }, target, ['admin'])
+}
+
+/** A library of the cast's owner, with the cast's grants on it (grantOn). */
+export async function grantedLibrary(t: TestApp, cast: Cast): Promise<number> {
+  const library = await makeLibrary(t.db, cast.owner)
+  await grantOn(t, cast, { library })
+  return library
 }
 
 export type Expect<T> = Record<Role, T>

@@ -27,7 +27,7 @@ export class OpenApiChecker {
     this.ajv = new Ajv2020({ strict: false, allErrors: false })
     addFormats(this.ajv)
     this.ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi')
-    this.operations = Object.entries<Json>(doc.paths).map(([path, methods]) => ({
+    this.operations = Object.entries(doc.paths as Record<string, Json>).map(([path, methods]) => ({
       path, methods,
       pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
     }))

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { claimNext } from '../../server/analysis/state.js'
 import { Worker } from '../../server/jobs/worker.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { addToProject, makeProject, waitForStatus } from '../helpers/jobs.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTagSet } from '../helpers/records.js'
 
@@ -12,7 +12,7 @@ import { makeLibrary, makeMediaFile, makeMetaData, makeTagSet } from '../helpers
 // written as RandomWindow rows and randomlyChosen tags, the same for the same
 // seed, and never written twice when another worker takes a job over.
 
-let t: TestApp
+const t = suiteApp(test, { jobLeaseSeconds: 3 })
 let alice: TestUser
 let project: number
 let library: number
@@ -20,7 +20,6 @@ let short: number, long: number
 let config: AppConfig
 
 test.before(async () => {
-  t = await testApp({ jobLeaseSeconds: 3 })
   config = (t.app as unknown as { config: AppConfig }).config
   alice = await t.user('alice')
   project = await makeProject(t.db, alice)
@@ -33,7 +32,6 @@ test.before(async () => {
   await makeMetaData(t.db, long, 'sampleRate', '8000')
   await addToProject(t.db, project, [short, long, silent])
 })
-test.after(async () => { await t?.close() })
 
 async function run(ids: number[]) {
   const worker = new Worker({ db: t.db, config, pollMs: 20 }).start()

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { API } from '../../server/resources/resource.js'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { suiteApp } from '../helpers/app.js'
 import { databaseState, makeWorld, ROLES, storedFiles, type Role, type World } from '../helpers/world.js'
 
 // The access rules of docs/decisions.md §6 as a matrix generated from the route table:
@@ -48,14 +48,12 @@ const OWN_LIST = new Set(['userSettings'])
 /** Resources anyone may create records of, owned by themselves (no reference to another's records needed). */
 const OPEN_CREATE = new Set(['library', 'sensorArray', 'sensor', 'userSettings', 'appUserGroup', 'project', 'tagSet'])
 
-let t: TestApp
+const t = suiteApp(test)
 let w: World
 
 test.before(async () => {
-  t = await testApp()
   w = await makeWorld(t)
 })
-test.after(async () => { await t?.close() })
 
 interface ApiRoute { url: string; resource: string; segment?: string; action?: string; detail: boolean; methods: string[]; auth: boolean }
 

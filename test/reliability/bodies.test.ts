@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MAX_JSON_DEPTH, nestingBeyond } from '../../server/http/body.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { multipart } from '../helpers/upload.js'
 
 // Bodies are bounded before they are parsed: the routes that answer callers
@@ -11,17 +11,15 @@ import { multipart } from '../helpers/upload.js'
 // levels is refused without building it. Requests too broken to reach a route
 // get a `{"detail": …}` body like every other error.
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let port: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   port = (t.app.server.address() as AddressInfo).port
 })
-test.after(async () => { await t?.close() })
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 

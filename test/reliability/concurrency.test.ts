@@ -1,26 +1,24 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 // Requests racing each other. (20 simultaneous adds of one file to a project:
 // test/server/project.test.ts; simultaneous first token requests:
 // test/server/auth.test.ts; concurrent imports of one file: mediaImport.test.ts.)
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let refs: { tagSet: number; mediaFile: number; tagClass: number }
 let library: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   library = await makeLibrary(t.db, alice)
   refs = { tagSet: await makeTagSet(t.db, alice, library), mediaFile: await makeMediaFile(t.db, alice, library), tagClass: await makeTagClass(t.db, alice, library) }
 })
-test.after(async () => { await t?.close() })
 
 const count = async (table: 'tags' | 'app_permissions', where: [string, number]) =>
   Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where(where[0] as any, '=', where[1]).executeTakeFirstOrThrow()).n)

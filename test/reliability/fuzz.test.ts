@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { suiteApp } from '../helpers/app.js'
 import { errorShapeProblem, hostileRequests, routeTargets } from '../helpers/hostile.js'
 import { databaseState, makeWorld, storedFiles, walPosition, type World } from '../helpers/world.js'
 
@@ -13,14 +13,12 @@ import { databaseState, makeWorld, storedFiles, walPosition, type World } from '
 const SEED = 20261122
 const RUNS = Number(process.env.MAS_FUZZ_RUNS ?? 4)
 
-let t: TestApp
+const t = suiteApp(test, { maxUploadBytes: 4 * 1024 * 1024 })
 let w: World
 
 test.before(async () => {
-  t = await testApp({ maxUploadBytes: 4 * 1024 * 1024 })
   w = await makeWorld(t)
 })
-test.after(async () => { await t?.close() })
 
 /** Every table's rows and every stored file, summed up; `wal` answers cheaply when nothing at all was written. */
 interface Snapshot { wal: string; db: string; files: string }

@@ -1,9 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeTagSet } from '../helpers/records.js'
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let carol: TestUser
@@ -11,14 +11,12 @@ let admin: TestUser
 let lib: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   carol = await t.user('carol')
   admin = await t.user('admin', { admin: true })
   lib = await makeLibrary(t.db, alice)
 })
-test.after(async () => { await t?.close() })
 
 const FLAGS_OFF = { read: false, write: false, launch_job: false, admin: false }
 

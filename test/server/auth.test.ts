@@ -1,10 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { InjectOptions } from 'fastify'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { sessionLogin } from '../helpers/session.js'
 
-let t: TestApp
+const t = suiteApp(test, { loginFailures: 3, loginWindowSeconds: 60 })
 let alice: TestUser
 let admin: TestUser
 
@@ -12,11 +12,9 @@ const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`
 const inject = (o: InjectOptions) => t.app.inject(o)
 
 test.before(async () => {
-  t = await testApp({ loginFailures: 3, loginWindowSeconds: 60 })
   alice = await t.user('alice')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 test('token endpoint answers the same token for form and JSON bodies, every time', async () => {
   const form = await t.call('POST', '/api-token-auth/', {

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeProject } from '../helpers/jobs.js'
 import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
@@ -9,14 +9,13 @@ import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers
 // value just inside it is not refused for that field, a value just outside it
 // is (400 naming the field). References point at records the test made.
 
-let t: TestApp
+const t = suiteApp(test)
 let admin: TestUser
 let doc: any
 const bases: Record<string, Record<string, unknown>> = {}
 let serial = 0
 
 test.before(async () => {
-  t = await testApp()
   admin = await t.user('boss', { admin: true })
   doc = (await t.call('GET', '/api/openapi.json', { as: admin })).data
   const library = await makeLibrary(t.db, admin)
@@ -40,7 +39,6 @@ test.before(async () => {
     '/api/v0/appPermission/': { bearer_type: 'user', bearer_id: admin.id, target_type: 'library', target_id: library },
   })
 })
-test.after(async () => { await t?.close() })
 
 type Case = [string, unknown]
 

@@ -1,17 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 
 // Callers are remembered for a few seconds per credential; a change made through
 // this server must take effect on the very next request.
 
-let t: TestApp
+const t = suiteApp(test)
 let admin: TestUser
 test.before(async () => {
-  t = await testApp()
   admin = await t.user('cache-admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` })
 

@@ -1,15 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { localTimestamp } from '../../server/db/time.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
-let t: TestApp
+const t = suiteApp(test, { maxBodyBytes: 64 * 1024 })
 let alice: TestUser
 let admin: TestUser
 
 test.before(async () => {
-  t = await testApp({ maxBodyBytes: 64 * 1024 })
   admin = await t.user('admin', { admin: true })
   alice = await t.user('alice')
   // 250 users in all, for pagination
@@ -17,7 +16,6 @@ test.before(async () => {
     username: `u${String(i).padStart(3, '0')}`, password: '!', date_joined: localTimestamp(),
   }))).execute()
 })
-test.after(async () => { await t?.close() })
 
 test('lists: 100 per page, absolute next/previous that can be followed, count of all', async () => {
   const first = await t.call('GET', '/api/v0/user/', { as: admin })

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { decodeDocument, linkPath, linkRequest, lookupLink, type CoreLink } from '../helpers/coreapi.js'
 import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 
@@ -16,15 +16,13 @@ interface OriginalLink { keys: string[]; action: string; url: string; fields: st
 const original: Record<'alice' | 'admin', OriginalLink[]> =
   JSON.parse(readFileSync(new URL('../../../test/fixtures/coreapi-original-links.json', import.meta.url), 'utf8'))
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser, admin: TestUser
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 const documentFor = async (who: TestUser) => {
   const res = await t.call('GET', '/api/', { as: who, headers: { accept: 'application/coreapi+json' } })

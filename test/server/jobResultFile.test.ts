@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { postMultipart, storedFiles } from '../helpers/upload.js'
 import { storeResultFile } from '../../server/resources/jobResultFile.js'
@@ -10,7 +10,7 @@ import { storageFor } from '../../server/storage/index.js'
 // jobResultFile/: multipart create (parts resultFile, job, notes), the owner-only rule, and the
 // stored file following its record.
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser, bob: TestUser, admin: TestUser
 let job: number, bobsJob: number
 
@@ -18,14 +18,12 @@ const upload = (as: TestUser, parts: Record<string, any>) => postMultipart(t, '/
 const download = (url: string, as?: TestUser) => t.app.inject({ method: 'GET', url: new URL(url).pathname, headers: as?.auth ?? {} })
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   admin = await t.user('admin', { admin: true })
   job = await makeJob(t.db, alice, await makeProject(t.db, alice), 8)
   bobsJob = await makeJob(t.db, bob, await makeProject(t.db, bob), 8)
 })
-test.after(async () => { await t?.close() })
 
 test('multipart create answers 201 as the original service; the URL serves the same bytes to the owner', async () => {
   const bytes = randomBytes(100_000)

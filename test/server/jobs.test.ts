@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagSet } from '../helpers/records.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 
@@ -8,7 +8,7 @@ import { makeJob, makeProject } from '../helpers/jobs.js'
 // extension with its checks, requestedStatus applied at once where no worker
 // is needed, and deletion taking everything of a job with it.
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser, bob: TestUser, admin: TestUser
 let aliceProject: number, bobProject: number
 
@@ -18,14 +18,12 @@ const JOB_FIELDS = ['id', 'name', 'user', 'project', 'type', 'creationDate', 'nu
   'workerSilentSeconds']
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   admin = await t.user('admin', { admin: true })
   aliceProject = await makeProject(t.db, alice)
   bobProject = await makeProject(t.db, bob)
 })
-test.after(async () => { await t?.close() })
 
 const createTest = (as: TestUser, body: Record<string, unknown> = {}) => t.call('POST', '/api/v0/jobs/', {
   as, body: { name: 'count', project: aliceProject, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' }, ...body },

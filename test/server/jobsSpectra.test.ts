@@ -2,7 +2,7 @@ import { loadImage } from '@napi-rs/canvas'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { signal, storedWav } from '../helpers/signals.js'
 
@@ -10,19 +10,17 @@ import { signal, storedWav } from '../helpers/signals.js'
 // at: JSON frames × bands with the caller's settings, or a PNG that decodes.
 
 const RATE = 8000
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser, bob: TestUser
 let media: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   const library = await makeLibrary(t.db, alice)
   media = await storedWav(t.db, (t.app as unknown as { config: AppConfig }).config, alice, library,
     signal(2, RATE, [{ from: 0, to: 2, frequency: 1000 }], 0.01), RATE)
 })
-test.after(async () => { await t?.close() })
 
 test('JSON spectra: frames × bands with the caller\'s settings, the tone in its band', async () => {
   const res = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=0.5&endTime=1.5`, { as: alice })

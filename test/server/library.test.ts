@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { onMediaFilesDeleted, type DeletedMediaFile } from '../../server/resources/mediaFile.js'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { suiteApp } from '../helpers/app.js'
 import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import {
   grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet,
@@ -10,14 +11,12 @@ import {
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'lib')
 })
-test.after(async () => { await t?.close() })
 
 test('library round trip: create, read, list, filter, order, PUT, PATCH, delete', async () => {
   const created = await t.call('POST', `${API}/library/`, { as: c.owner, body: { name: 'Marsh', user: 999, id: 5, mediaFiles: [1] } })
@@ -156,11 +155,12 @@ test('library/{id}/mediaFiles/ and userMetaDataFields/ list the library\'s recor
 })
 
 test('deleting a library deletes everything in it and the grants on it and its tag sets, in one go', async () => {
-  const deleted: DeletedMediaFile[][] = []
-  onMediaFilesDeleted(async (files) => { deleted.push(files) })
   const lib = await makeLibrary(t.db, c.owner)
   const keep = await makeLibrary(t.db, c.owner)
   const build = async (library: number) => {
+    const stored = join(t.app.config.mediaDir, `lib${library}`, 'a.wav')
+    mkdirSync(dirname(stored), { recursive: true })
+    writeFileSync(stored, 'bytes')
     const mediaFile = await makeMediaFile(t.db, c.owner, library, { file: `lib${library}/a.wav` })
     await makeMetaData(t.db, mediaFile, 'fileSize', '10')
     const tagSet = await makeTagSet(t.db, c.owner, library)
@@ -173,7 +173,7 @@ test('deleting a library deletes everything in it and the grants on it and its t
     await t.db.insertInto('media_file_user_metadata').values({ media_file_id: mediaFile, metadata_field_id: field.id, value: 'x' }).execute()
     await grantOn(t, c, { library })
     await grant(t.db, c.owner, { user: c.stranger.id }, { tagSet }, ['read'])
-    return { mediaFile, tagSet }
+    return { mediaFile, tagSet, stored }
   }
   const gone = await build(lib)
   const kept = await build(keep)
@@ -199,7 +199,8 @@ test('deleting a library deletes everything in it and the grants on it and its t
   assert.equal(left, [])
   assert.is((await t.call('GET', `${API}/tagSet/${kept.tagSet}/`, { as: c.stranger })).statusCode, 200)
   assert.is((await t.call('GET', `${API}/mediaFile/${kept.mediaFile}/`, { as: c.reader })).statusCode, 200)
-  assert.equal(deleted, [[{ id: gone.mediaFile, file: `lib${lib}/a.wav` }]])
+  assert.not.ok(existsSync(gone.stored), 'the stored file of the deleted library is removed')
+  assert.ok(existsSync(kept.stored), 'the stored file of the other library stays')
 })
 
 async function count(table: 'libraries' | 'media_files' | 'media_file_metadata' | 'tag_sets' | 'tag_classes' | 'tags'

@@ -1,18 +1,17 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 // Lists read a page together with its count, and sub-lists read it together with
 // their parent's access check: the answers must be those of checking first.
 
 const API = '/api/v0'
-let t: TestApp
+const t = suiteApp(test)
 let owner: TestUser, stranger: TestUser
 let lib: number, set: number, emptySet: number
 
 test.before(async () => {
-  t = await testApp()
   owner = await t.user('reads-owner')
   stranger = await t.user('reads-stranger')
   lib = await makeLibrary(t.db, owner)
@@ -22,7 +21,6 @@ test.before(async () => {
   emptySet = await makeTagSet(t.db, owner, lib)
   for (let i = 0; i < 3; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls })
 })
-test.after(async () => { await t?.close() })
 
 const get = (url: string, as: TestUser) => t.call('GET', `${API}/${url}`, { as })
 

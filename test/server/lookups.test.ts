@@ -1,17 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let admin: TestUser
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 test('jobTypes lists the eleven job types exactly', async () => {
   const res = await t.call('GET', '/api/v0/jobTypes/', { as: alice })

@@ -1,23 +1,21 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { onMediaFilesDeleted, type DeletedMediaFile } from '../../server/resources/mediaFile.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { suiteApp, type TestUser } from '../helpers/app.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'mf')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
 })
-test.after(async () => { await t?.close() })
 
 async function makeSensor(owner: TestUser): Promise<number> {
   return (await t.db.insertInto('sensors').values({ user_id: owner.id, name: 'mic' }).returning('id').executeTakeFirstOrThrow()).id
@@ -175,10 +173,11 @@ test('media file lists count only files of readable libraries', async () => {
   assert.equal((await visible('reader', `${API}/mediaFile/?library=${privateLib}`)).count, 0)
 })
 
-test('deleting a media file deletes its metadata and tags and reports the stored file', async () => {
-  const deleted: DeletedMediaFile[][] = []
-  onMediaFilesDeleted(async (files) => { deleted.push(files) })
-  const id = await makeMediaFile(t.db, c.owner, lib, { file: 'gone.wav' })
+test('deleting a media file deletes its metadata and tags and removes the stored file', async () => {
+  const stored = join(t.app.config.mediaDir, 'mf', 'gone.wav')
+  mkdirSync(dirname(stored), { recursive: true })
+  writeFileSync(stored, 'bytes')
+  const id = await makeMediaFile(t.db, c.owner, lib, { file: 'mf/gone.wav' })
   const keep = await makeMediaFile(t.db, c.owner, lib)
   await makeMetaData(t.db, id, 'fileSize', '1')
   await makeMetaData(t.db, keep, 'fileSize', '1')
@@ -188,7 +187,7 @@ test('deleting a media file deletes its metadata and tags and reports the stored
   const kept = await makeTag(t.db, c.owner, { tagSet, tagClass, mediaFile: keep })
   const res = await t.call('DELETE', `${API}/mediaFile/${id}/`, { as: c.owner })
   assert.is(res.statusCode, 204)
-  assert.equal(deleted, [[{ id, file: 'gone.wav' }]])
+  assert.not.ok(existsSync(stored), 'the stored file is removed')
   const meta = await t.db.selectFrom('media_file_metadata').select('media_file_id').where('media_file_id', 'in', [id, keep]).execute()
   assert.equal(meta.map((m) => m.media_file_id), [keep])
   const tags = await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', tagSet).execute()

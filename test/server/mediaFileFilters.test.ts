@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { audioMothWav } from '../helpers/recorders.js'
 import { importMedia } from '../helpers/upload.js'
@@ -10,12 +10,11 @@ import { makeWav } from '../helpers/wav.js'
 // realStartTime__gte/__lte, in django-filter's spelling and in the OpenAPI document; and what the
 // import endpoint does with aliases, start-time options and damaged files.
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser, bob: TestUser
 let library: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   library = await makeLibrary(t.db, alice)
@@ -27,7 +26,6 @@ test.before(async () => {
   await file('1000_done/e.WAV', null)
   await makeMediaFile(t.db, bob, await makeLibrary(t.db, bob), { alias: 'siteA/2026-05-01/a.WAV', realStartTime: '2026-05-01 05:00:00' })
 })
-test.after(async () => { await t?.close() })
 
 const aliases = async (query: string, url = '/api/v0/mediaFile/') => {
   const res = await t.call('GET', `${url}?${query}`, { as: alice })

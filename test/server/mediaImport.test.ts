@@ -9,13 +9,13 @@ import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import FormData from 'form-data'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, testApp, type TestUser } from '../helpers/app.js'
 import { waitFor } from '../helpers/jobs.js'
 import { grant, makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { importMedia, storedFiles } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let carol: TestUser
@@ -27,13 +27,11 @@ const mediaCount = async (library: number) =>
   Number((await t.db.selectFrom('media_files').select((eb) => eb.fn.countAll().as('n')).where('library_id', '=', library).executeTakeFirstOrThrow()).n)
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   carol = await t.user('carol')
   lib = await makeLibrary(t.db, alice)
 })
-test.after(async () => { await t?.close() })
 
 test('WAVs of several formats import with exact metadata, a server-chosen name and an absolute url', async () => {
   const formats = [

@@ -1,24 +1,21 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { suiteApp } from '../helpers/app.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { grant, makeLibrary, makeMediaFile, makeMetaData } from '../helpers/records.js'
 
 const API = '/api/v0'
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 let file: number
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'meta')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
   file = await makeMediaFile(t.db, c.owner, lib)
 })
-test.after(async () => { await t?.close() })
 
 async function makeField(library: number, name: string): Promise<number> {
   return (await t.db.insertInto('media_file_user_metadata_fields').values({ name, library_id: library })

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { sessionLogin } from '../helpers/session.js'
 import { grant, makeLibrary } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
@@ -8,7 +8,7 @@ import { makeWav } from '../helpers/wav.js'
 
 // GET /media/<name>: who may fetch a stored media file, and byte ranges for seeking.
 
-let t: TestApp
+const t = suiteApp(test)
 let owner: TestUser, grantee: TestUser, stranger: TestUser, admin: TestUser
 let wav: Buffer
 let path: string
@@ -16,7 +16,6 @@ let path: string
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers })
 
 test.before(async () => {
-  t = await testApp()
   owner = await t.user('olive')
   grantee = await t.user('grace')
   stranger = await t.user('sam')
@@ -29,7 +28,6 @@ test.before(async () => {
   path = new URL(imported.data.url).pathname
   assert.is(path, `/media/${imported.data.file}`)
 })
-test.after(async () => { await t?.close() })
 
 test('the owner gets the bytes with Content-Type, Content-Length and Accept-Ranges', async () => {
   const res = await get(path, owner.auth)

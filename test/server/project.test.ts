@@ -1,9 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile } from '../helpers/records.js'
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let admin: TestUser
@@ -11,14 +11,12 @@ let aliceLib: number
 let bobLib: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   admin = await t.user('admin', { admin: true })
   aliceLib = await makeLibrary(t.db, alice)
   bobLib = await makeLibrary(t.db, bob)
 })
-test.after(async () => { await t?.close() })
 
 const project = async (as: TestUser, name = 'p') => (await t.call('POST', api('project/'), { as, body: { name } })).data.id as number
 const members = async (id: number) => (await t.db.selectFrom('project_media_files').select('media_file_id')

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 
 // Both schema documents are generated from the route table: every path of the
 // spec is in them, and they agree with each other.
@@ -18,15 +18,13 @@ const SPEC_PATHS = [
   'project/{id}/mediaFiles/remove/', 'tagSet/{id}/tags/', 'library/{id}/mediaFiles/', 'library/{id}/userMetaDataFields/',
 ].map((p) => `/api/v0/${p}`)
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser, admin: TestUser
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 function links(node: any, out: any[] = []): any[] {
   if (node && typeof node === 'object') {

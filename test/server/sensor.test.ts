@@ -1,22 +1,20 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary } from '../helpers/records.js'
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let carol: TestUser
 let admin: TestUser
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   carol = await t.user('carol')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 
 test('sensorArray round trip: create, read, list, update, embedded sensor_set, delete', async () => {

@@ -1,7 +1,6 @@
-import { mkdtempSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -10,13 +9,24 @@ import { hashPassword } from '../../server/auth/passwords.js'
 import { tokenFor } from '../../server/auth/routes.js'
 import { localTimestamp } from '../../server/db/time.js'
 import { testDatabase } from '../helpers/db.js'
+import { tempDir } from '../helpers/tempDir.js'
 
 // Closing the app (what SIGTERM does) lets requests already under way finish
 // before the database it owns is closed: none of them ends in a 500.
 
+/** the apps' data folders, removed when the suite ends */
+const dataDirs: string[] = []
+test.after(() => { for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true }) })
+
+function appDataDir(): string {
+  const dir = tempDir('mas-test-')
+  dataDirs.push(dir)
+  return dir
+}
+
 test('closing the app waits for a handler whose client has gone before it closes the database', async () => {
   const database = await testDatabase()
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
+  const dataDir = appDataDir()
   const app = await buildApp({ database, ownsDatabase: true, config: { dataDir, mediaDir: join(dataDir, 'media') } })
   // a handler with a pause between two queries, as a list with embedded records has
   let outcome = 'not run'
@@ -47,7 +57,7 @@ test('closing the app waits for a handler whose client has gone before it closes
 
 test('a request under way when the app closes is answered, with its connection closed after it', async () => {
   const database = await testDatabase()
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'))
+  const dataDir = appDataDir()
   const app = await buildApp({ database, ownsDatabase: true, config: { dataDir, mediaDir: join(dataDir, 'media') } })
   const user = await database.db.insertInto('users').values({
     username: 'alice', password: await hashPassword('alice-pass'), is_admin: false, is_active: true, date_joined: localTimestamp(),

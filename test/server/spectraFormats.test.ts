@@ -6,7 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { storageFor } from '../../server/storage/index.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
 
@@ -14,16 +14,14 @@ import { importMedia } from '../helpers/upload.js'
 // 2 kHz from 0.5 s), decoded by the same code the jobs use: the tone is in its band in each half.
 
 const FIXTURES = resolve(fileURLToPath(import.meta.url), '../../../../test/fixtures')
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let library: number
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   library = await makeLibrary(t.db, alice)
 })
-test.after(async () => { await t?.close() })
 
 const loudestHz = (s: any, frame: number) => {
   const row: number[] = s.spectra[frame]

@@ -1,8 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp } from '../helpers/app.js'
+import { suiteApp } from '../helpers/app.js'
 import { sessionLogin } from '../helpers/session.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
@@ -11,19 +11,16 @@ const FIELDS = ['id', 'user', 'creationDate', 'tagClass', 'tagExample', 'tagSet'
   'minFrequency', 'maxFrequency', 'parentTag', 'randomlyChosen', 'machineTagged', 'userTagged', 'strength']
 const REQUIRED = ['tagClass', 'tagSet', 'mediaFile', 'startTime', 'endTime', 'minFrequency', 'maxFrequency']
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 let refs: { tagSet: number; mediaFile: number; tagClass: number }
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'tag')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
   refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib), tagClass: await makeTagClass(t.db, c.owner, lib) }
 })
-test.after(async () => { await t?.close() })
 
 const body = (extra: Record<string, unknown> = {}) =>
   ({ ...refs, startTime: 1.0, endTime: 1.5, minFrequency: 200.0, maxFrequency: 2200.0, ...extra })

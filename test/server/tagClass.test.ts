@@ -1,22 +1,19 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { suiteApp } from '../helpers/app.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { grant, makeLibrary, makeTagClass } from '../helpers/records.js'
 
 const API = '/api/v0'
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'tc')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
 })
-test.after(async () => { await t?.close() })
 
 test('tag class round trip', async () => {
   const created = await t.call('POST', `${API}/tagClass/`, { as: c.writer, body: { library: lib, className: 'turdus_merula', displayName: 'Blackbird', user: 1 } })

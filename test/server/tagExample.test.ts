@@ -1,25 +1,22 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { suiteApp } from '../helpers/app.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 let refs: { tagSet: number; mediaFile: number }
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'tx')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
   refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib) }
 })
-test.after(async () => { await t?.close() })
 
 const body = (extra: Record<string, unknown> = {}) => ({ ...refs, startTime: 0.5, endTime: 1.5, minFrequency: 100, maxFrequency: 900, ...extra })
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tagSetTagCount } from '../../server/resources/tagSetCount.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 // A tag's user, tag class, tag set and media file are checked by statement triggers, not foreign
@@ -10,14 +10,12 @@ import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '.
 // its tags, as the foreign keys made sure.
 
 const API = '/api/v0'
-let t: TestApp
+const t = suiteApp(test)
 let owner: TestUser
 
 test.before(async () => {
-  t = await testApp()
   owner = await t.user('referrer')
 })
-test.after(async () => { await t?.close() })
 
 type Refs = { tagSet: number; mediaFile: number; tagClass: number }
 

@@ -1,24 +1,21 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
-import { testApp, type TestApp } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { suiteApp } from '../helpers/app.js'
+import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
-let t: TestApp
+const t = suiteApp(test)
 let c: Cast
 let lib: number
 
 test.before(async () => {
-  t = await testApp()
   c = await makeCast(t, 'ts')
-  lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  lib = await grantedLibrary(t, c)
 })
-test.after(async () => { await t?.close() })
 
 const READ = { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 }
 const WRITE = { owner: 200, stranger: 404, reader: 403, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 }

@@ -1,25 +1,23 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { foldCrowdedTagSets, tagSetTagCount } from '../../server/resources/tagSetCount.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 // The count of tagSet/{id}/tags/ comes from rows kept by triggers, not from
 // count(*): it must equal count(*) after every kind of write.
 
 const API = '/api/v0'
-let t: TestApp
+const t = suiteApp(test)
 let owner: TestUser
 let lib: number, file: number, cls: number
 
 test.before(async () => {
-  t = await testApp()
   owner = await t.user('counter')
   lib = await makeLibrary(t.db, owner)
   file = await makeMediaFile(t.db, owner, lib)
   cls = await makeTagClass(t.db, owner, lib)
 })
-test.after(async () => { await t?.close() })
 
 const tagBody = (tagSet: number) => ({ tagSet, mediaFile: file, tagClass: cls, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })
 

@@ -1,14 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 // Deep pages of tagSet/{id}/tags/ seek to a remembered first id: every answer
 // must equal LIMIT/OFFSET over the tags as they are, after every kind of write.
 
 const API = '/api/v0'
-let t: TestApp
+const t = suiteApp(test)
 let owner: TestUser
 let file: number, cls: number, other: number, otherClass: number
 let set: number, neighbour: number
@@ -16,7 +16,6 @@ let set: number, neighbour: number
 const TAGS = 1250
 
 test.before(async () => {
-  t = await testApp()
   owner = await t.user('pager')
   const lib = await makeLibrary(t.db, owner)
   file = await makeMediaFile(t.db, owner, lib)
@@ -28,7 +27,6 @@ test.before(async () => {
   // the two sets' tags interleaved, so a set's ids are not one run of numbers
   await insertTags(Array.from({ length: TAGS * 2 }, (_, i) => (i % 2 ? neighbour : set)))
 })
-test.after(async () => { await t?.close() })
 
 async function insertTags(sets: number[]) {
   const now = localTimestamp()

@@ -1,20 +1,18 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { api, testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary } from '../helpers/records.js'
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let admin: TestUser
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   bob = await t.user('bob')
   admin = await t.user('admin', { admin: true })
 })
-test.after(async () => { await t?.close() })
 
 
 const SPECTRA = { WindowSizeInSeconds: 10, SpectraMinimumBandFrequency: 0, SpectraMaximumBandFrequency: 22050, SpectraDampingFactor: 0.1, SpectraNumFrequencyBands: 256, SpectraNumFramesPerSecond: 100 }

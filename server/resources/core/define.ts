@@ -1,0 +1,84 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Flag, Scope } from '../../access.js'
+import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
+import type { Context, Handler, Result } from '../../http/endpoint.js'
+import type { Fields, TableFields } from '../../http/fields.js'
+import type { Query } from '../../http/list.js'
+
+// The declaration of a resource of the API, typed over its table: its wire fields, access rule and
+// hooks (docs/architecture.md, "Why resources are declared as data").
+
+export type Db = Kysely<DB> | Transaction<DB>
+export type { Query }
+
+/** A stored record of table T as the hooks see it, with any computed fields (embed) under their wire names. */
+export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
+
+export interface ResourceDef<T extends TableName = TableName> {
+  /** path segment and schema key, e.g. 'tag' */
+  name: string
+  /** 'Tag' -> OPTIONS names 'Tag List' / 'Tag Instance' */
+  title: string
+  description?: string
+  table: T
+  fields: TableFields<T>
+  /** who may do what to a stored record */
+  scope: Scope
+  /** the rule a new record (or an updated one, by its new values) must pass; null: anyone may create */
+  createScope?: Scope | null
+  /** column set to the caller's id on create */
+  owner?: Column<T>
+  /** columns set to the current time on create */
+  stamps?: Column<T>[]
+  /** 'admin': only site admins may list (403 for others); false: no list endpoint */
+  list?: 'admin' | false
+  /** flag needed to create / update / delete; false: method not allowed */
+  create?: Flag | false
+  update?: Flag | false
+  destroy?: Flag | false
+  /** POST accepts a JSON array, all or nothing */
+  bulk?: boolean
+  /** wire names that an update may change; default: every writable field */
+  updatable?: string[]
+  /** add computed fields (under their wire names) to rows about to be rendered */
+  embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
+  /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
+  validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
+  /** after the row is written, in the same transaction */
+  afterWrite?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
+  /** before the row is deleted, in the same transaction; may answer what to do once the deletion
+   * committed (e.g. remove stored files), which runs only then */
+  beforeDelete?: (trx: Transaction<DB>, row: Rec<T>, ctx: Context) => Promise<AfterCommit | void>
+  /** every method of both endpoints is for site admins only (403 for others, and left out of their
+   * coreapi document) */
+  siteAdminsOnly?: boolean
+  /** turn parsed column values into what is stored (e.g. hash a password), before insert or update */
+  transform?: (cols: AnyRow, values: Record<string, unknown>, ctx: Context) => Promise<void> | void
+  /** before a list is read (e.g. create a default record) */
+  beforeList?: (ctx: Context) => Promise<void>
+  /** POST's handler in place of the generated one (e.g. a multipart upload); the declaration still
+   * describes the records it creates */
+  createHandler?: Handler
+  /** runs around every write (POST, PUT, PATCH, DELETE) of the resource, e.g. to forget cached state
+   * before and after it */
+  aroundWrite?: (ctx: Context, write: () => Promise<Result>) => Promise<Result>
+  /** extra list filters beyond the fields' equality filters */
+  listFilter?: <O>(qb: Query<O>, ctx: Context) => Query<O>
+  /** the query parameters listFilter reads, for the OpenAPI document */
+  listFilterParams?: Fields
+}
+
+/** Work that must wait until a transaction committed (e.g. removing stored files of deleted rows). */
+export type AfterCommit = () => Promise<void>
+
+/** The database as code written for every table sees it (see AnyRow): the declarations it runs are
+ * typed over their tables where they are written. */
+export const anyTable = (db: Db) => db as unknown as Kysely<AnyTables>
+
+/** Rows read from table T by code written for every table. */
+export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
+
+/** A resource's declaration, its types checked against its table. */
+export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
+  return def
+}

@@ -1,0 +1,138 @@
+import { sql } from 'kysely'
+import type { AnyRow, TableName } from '../../db/schema.js'
+import type { Context, Endpoint, Handler, Method } from '../../http/endpoint.js'
+import { forbidden, notFound } from '../../http/errors.js'
+import type { Fields } from '../../http/fields.js'
+import type { Query } from '../../http/list.js'
+import type { ResourceDef } from './define.js'
+import { listOf } from './list.js'
+import { fetchRecord, parseId, readable, render } from './read.js'
+import { createRecords, deleteRecord, updateRecord } from './write.js'
+
+// The list and detail endpoints generated from a declaration, and sub-lists (a parent record's
+// records of another resource).
+
+/** The fields an update's documents describe: those it may change, and the read-only ones (which the
+ * documents leave out, or list as ignored). */
+function documentedFields<T extends TableName>(def: ResourceDef<T>): Fields {
+  return def.updatable ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n))) : def.fields
+}
+
+
+export const API = '/api/v0'
+
+export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
+  const listMethods: Endpoint['methods'] = {}
+  if (def.list !== false) {
+    listMethods.GET = async (ctx) => {
+      if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
+      if (def.beforeList) await def.beforeList(ctx)
+      return listOf(ctx, def, readable(ctx.db, def, ctx.caller))
+    }
+  }
+  const write = (handler: Handler): Handler => {
+    const around = def.aroundWrite
+    return around ? (ctx) => around(ctx, () => handler(ctx)) : handler
+  }
+  if (def.create !== false) listMethods.POST = write(def.createHandler ?? ((ctx) => createRecords(ctx, def)))
+
+  const detailMethods: Endpoint['methods'] = {
+    GET: async (ctx) => {
+      const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, ['read'])
+      return { body: (await render(ctx, def, [row]))[0] }
+    },
+  }
+  if (def.update !== false) {
+    detailMethods.PUT = write((ctx) => updateRecord(ctx, def, false))
+    detailMethods.PATCH = write((ctx) => updateRecord(ctx, def, true))
+  }
+  if (def.destroy !== false) detailMethods.DELETE = write((ctx) => deleteRecord(ctx, def))
+
+  const record = def.fields
+  const listActions: Partial<Record<Method, string>> = {}
+  if (listMethods.GET) listActions.GET = 'list'
+  if (listMethods.POST) listActions.POST = 'create'
+  const detailActions: Partial<Record<Method, string>> = { GET: 'read' }
+  if (detailMethods.PUT) Object.assign(detailActions, { PUT: 'update', PATCH: 'partial_update' })
+  if (detailMethods.DELETE) detailActions.DELETE = 'delete'
+
+  if (def.siteAdminsOnly) { guardAll(listMethods); guardAll(detailMethods) }
+  const listAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(listActions) as Method[] : def.list === 'admin' ? ['GET'] : []
+  const detailAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(detailActions) as Method[] : []
+
+  return [
+    {
+      path: `${API}/${def.name}/`,
+      name: `${def.title} List`,
+      description: def.description,
+      methods: listMethods,
+      options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
+      doc: {
+        keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, filters: def.listFilterParams, description: def.description,
+        adminOnly: listAdminOnly, bulk: !!def.bulk,
+      },
+    },
+    {
+      path: `${API}/${def.name}/:id/`,
+      name: `${def.title} Instance`,
+      description: def.description,
+      methods: detailMethods,
+      options: async (ctx) => {
+        if (!detailMethods.PUT) return undefined
+        try {
+          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'])
+          return can(def.update || 'write') ? { PUT: def.fields } : undefined
+        } catch { return undefined }
+      },
+      doc: {
+        keys: [def.name], actions: detailActions, record, description: def.description, adminOnly: detailAdminOnly,
+        fields: { PUT: documentedFields(def), PATCH: documentedFields(def) },
+      },
+    },
+  ]
+}
+
+function guardAll(methods: Endpoint['methods']) {
+  for (const [m, h] of Object.entries(methods) as Array<[Method, NonNullable<Endpoint['methods'][Method]>]>) {
+    methods[m] = async (ctx) => {
+      if (!ctx.caller.isAdmin) throw forbidden()
+      return h(ctx)
+    }
+  }
+}
+
+/** A read-only list of `child` records belonging to a readable `parent` record, e.g. tagSet/{id}/tags/. */
+export function subListEndpoint<P extends TableName, C extends TableName>(opts: {
+  parent: ResourceDef<P>; child: ResourceDef<C>; segment: string; name: string
+  /** limit the child query to the parent's records */
+  where: (qb: Query<{}>, parentId: number) => Query<{}>
+  /** the children shown: default, those the caller may read */
+  base?: (ctx: Context) => Query<{}>
+  /** the number of children when the request has no filters (see ListOptions.count) */
+  count?: (ctx: Context, parentId: number) => Promise<number>
+  /** a page of children in the default order without filters (see ListOptions.page) */
+  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number) => Promise<AnyRow[]>
+}): Endpoint {
+  return {
+    path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
+    name: opts.name,
+    methods: {
+      GET: async (ctx) => {
+        // an id that is no id is answered as the parent's detail answers it (fetchRecord: 404)
+        const id = parseId(ctx.params.id)
+        if (id === null) throw notFound()
+        const base = opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
+        const { count, page } = opts
+        return listOf(ctx, opts.child, opts.where(base, id), {
+          ...(count ? { count: () => count(ctx, id) } : {}),
+          ...(page ? { page: (ordered: Query, limit: number, offset: number) => page(ctx, id, ordered, limit, offset) } : {}),
+        }, {
+          readable: (qb) => qb.where((eb) => eb.exists(
+            readable(ctx.db, opts.parent, ctx.caller).select(sql<number>`1`.as('one')).where('r.id', '=', id))),
+          fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read']),
+        })
+      },
+    },
+    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true, filters: opts.child.listFilterParams },
+  }
+}

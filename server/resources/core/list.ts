@@ -1,0 +1,75 @@
+import type { AnyRow, TableName } from '../../db/schema.js'
+import type { Context, Result } from '../../http/endpoint.js'
+import { ApiError } from '../../http/errors.js'
+import { applyFilters, applyOrdering, pageIfAny, paginate, type ListReads, type Query } from '../../http/list.js'
+import { recs, type ResourceDef } from './define.js'
+import { render } from './read.js'
+
+// A list of a resource's records: the one implementation behind every list endpoint, top-level
+// (tag/) and sub-list (tagSet/{Id}/tags/).
+
+/** Query parameters that never narrow a list. */
+const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
+
+export interface ListOptions {
+  /** the number of records of `base` when the request has no filters, cheaper than counting them */
+  count?: () => Promise<number>
+  /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
+   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `ordered.limit(limit).offset(offset)` */
+  page?: (ordered: Query, limit: number, offset: number) => Promise<AnyRow[]>
+}
+
+/** What a sub-list checks of its parent: the parent's read rule as a condition of the list's own statement,
+ * and the parent fetched on its own (404 when it cannot be read). */
+export interface ParentCheck {
+  readable: (qb: Query<{}>) => Query<{}>
+  fetch: () => Promise<unknown>
+}
+
+/** A paginated list of `def` records from a query over `r` (already limited to what the caller may read).
+ * The page and the count are read together: in one statement (the count as a subquery), or side by side
+ * when the count is a cheaper one. A sub-list (`parent`) reads its page first under the parent's read rule
+ * in the same statement: a page with records proves the parent readable. Only an empty page, or a bad
+ * filter or page, has the parent fetched first (404 before 400, an empty page of a readable parent) and the
+ * list read again. */
+export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions = {},
+  parent?: ParentCheck): Promise<Result> {
+  if (parent) {
+    try {
+      const found = await pageIfAny(ctx, listReads(ctx, def, parent.readable(base), opts).countedRows)
+      if (found) return { body: found }
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e
+    }
+    await parent.fetch()
+  }
+  return { body: await paginate(ctx, listReads(ctx, def, base, opts)) }
+}
+
+function listReads<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions): ListReads<Record<string, unknown>> {
+  const filtered = applyFilters(base, def.fields, ctx.query)
+  const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
+  const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
+  const byId = unfiltered && (ctx.query.ordering ?? 'id') === 'id'
+  const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
+  const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
+  const cheapCount = opts.count && unfiltered ? opts.count : null
+  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
+  const count = async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0)
+  const rows = async (limit: number, offset: number) => render(ctx, def, recs<T>(await page(ordered, limit, offset)))
+  return {
+    count,
+    rows,
+    countedRows: cheapCount
+      ? async (limit, offset) => {
+        const [total, results] = await Promise.all([count(), rows(limit, offset)])
+        return { rows: results, count: total }
+      }
+      : async (limit, offset) => {
+        const found = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
+        const total = found.length ? Number(found[0].__count) : null
+        for (const r of found as AnyRow[]) delete r.__count
+        return { rows: await render(ctx, def, recs<T>(found)), count: total }
+      },
+  }
+}

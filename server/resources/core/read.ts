@@ -1,0 +1,135 @@
+import {
+  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery,
+} from 'kysely'
+import { rowColumns, type Caller, type Flag } from '../../access.js'
+import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
+import type { Context } from '../../http/endpoint.js'
+import { forbidden, notFound } from '../../http/errors.js'
+import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
+import type { Query } from '../../http/list.js'
+import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
+
+// Reading records: the records a caller may read, one record with the caller's flags on it, and
+// rendering rows as JSON records.
+
+/** The records of `def` the caller holds `flag` on, as `r`. */
+export function readable(db: Db, def: Referent, caller: Caller, flag: Flag = 'read'): Query<{}> {
+  return records(db, def)
+    .where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag))
+}
+
+/** Every record of `def`, as `r`, whoever the caller is. */
+function records(db: Db, def: { table: TableName }): Query<{}> {
+  return anyTable(db).selectFrom(`${def.table} as r`)
+}
+
+/** Rows -> JSON records, with the resource's embedded fields. */
+export async function render<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+  if (def.embed && rows.length) await def.embed(db, rows, ctx)
+  return rows.map((row) => toJson(def.fields, row))
+}
+
+export function parseId(raw: string | undefined): number | null {
+  if (!raw || !/^\d{1,10}$/.test(raw)) return null
+  const n = Number(raw)
+  return n >= 1 && n <= INT_MAX ? n : null
+}
+
+export interface Fetched<T extends TableName> { row: Rec<T>; can: (flag: Flag) => boolean }
+
+const ALL_FLAGS: Flag[] = ['read', 'write', 'launch_job', 'admin']
+
+/** The record `id` with the caller's flags on it; 404 when it is missing or not readable.
+ * `need`: the flags `can` will be asked about (each is a subquery to plan and run; read is always checked). */
+export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined,
+  need: Flag[] = ALL_FLAGS): Promise<Fetched<T>> {
+  const id = typeof rawId === 'number' ? rawId : parseId(rawId)
+  if (id === null) throw notFound()
+  const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
+  const row = (await db.executeQuery<AnyRow>(fetchQuery(def, caller, id, flags))).rows[0]
+  if (!row || !row.__can_read) throw notFound()
+  const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
+  for (const f of flags) delete row[`__can_${f}`]
+  return {
+    row: recs<T>([row])[0],
+    can: (f) => {
+      if (!(f in can)) throw new Error(`fetchRecord: flag ${f} was not fetched`)
+      return can[f]
+    },
+  }
+}
+
+// A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is built
+// and compiled once per resource, flags and admin-ness, with stand-ins for the caller's id and the record's
+// id that each request puts back in the parameters. The cache fails closed: the statement is compiled for
+// two stand-in callers (other ids, other usernames) and cached only when the two differ in nothing but the
+// stand-ins' parameters, each where the other has its own. A rule that uses anything else of the caller (its
+// username, or its id written into the SQL) is compiled again for every request.
+
+interface StandIn { caller: Omit<Caller, 'isAdmin'>; id: number }
+const STAND_INS: readonly [StandIn, StandIn] = [
+  { caller: { id: -1_987_654_321, username: 'stand-in caller 1' }, id: -1_987_654_322 },
+  { caller: { id: -1_987_654_323, username: 'stand-in caller 2' }, id: -1_987_654_324 },
+]
+
+/** A fetch statement compiled once: the parameter positions of the caller's id and of the record's id. */
+interface FetchPlan { query: CompiledQuery<AnyRow>; callerAt: number[]; idAt: number[] }
+
+/** per resource, by flags and admin-ness: the plan, or null when the statement may not be cached */
+const fetchPlans = new WeakMap<Referent, Map<string, FetchPlan | null>>()
+
+function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
+  let plans = fetchPlans.get(def)
+  if (!plans) fetchPlans.set(def, plans = new Map())
+  const key = `${flags.join(',')}|${caller.isAdmin}`
+  let plan = plans.get(key)
+  if (plan === undefined) plans.set(key, plan = planFetch(def, caller.isAdmin, flags))
+  if (plan === null) return compileFetch(def, caller, id, flags)
+  const parameters = plan.query.parameters.slice()
+  for (const i of plan.callerAt) parameters[i] = caller.id
+  for (const i of plan.idAt) parameters[i] = id
+  return { ...plan.query, parameters }
+}
+
+/** The statement with the stand-ins' positions, or null when it depends on the caller beyond its id
+ * parameters (or the record's id is not a parameter of it). */
+export function planFetch(def: Referent, isAdmin: boolean, flags: Flag[]): FetchPlan | null {
+  const [a, b] = STAND_INS.map((s) => compileFetch(def, { ...s.caller, isAdmin }, s.id, flags))
+  if (a.sql !== b.sql || a.parameters.length !== b.parameters.length) return null
+  const [sa, sb] = STAND_INS
+  const callerAt: number[] = []
+  const idAt: number[] = []
+  for (let i = 0; i < a.parameters.length; i++) {
+    const pa = a.parameters[i]
+    const pb = b.parameters[i]
+    if (pa === sa.caller.id && pb === sb.caller.id) callerAt.push(i)
+    else if (pa === sa.id && pb === sb.id) idAt.push(i)
+    else if (pa !== pb && JSON.stringify(pa) !== JSON.stringify(pb)) return null
+  }
+  return idAt.length ? { query: a, callerAt, idAt } : null
+}
+
+function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
+  return compiler.selectFrom(`${def.table} as r`)
+    .selectAll('r')
+    .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
+    .where('r.id', '=', id)
+    .compile()
+}
+
+/** Builds and compiles PostgreSQL statements; never connects (both database kinds speak PostgreSQL's SQL). */
+const compiler = new Kysely<AnyTables>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+})
+
+/** fetchRecord, then 403 unless the caller holds `flag`. */
+export async function fetchFor<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined, flag: Flag): Promise<Rec<T>> {
+  const { row, can } = await fetchRecord(db, def, caller, rawId, [flag])
+  if (!can(flag)) throw forbidden()
+  return row
+}

@@ -1,0 +1,116 @@
+import type { Scope } from '../../access.js'
+import type { AnyRow, TableName } from '../../db/schema.js'
+import { localTimestamp } from '../../db/time.js'
+import type { Context, Result } from '../../http/endpoint.js'
+import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
+import { toColumns } from '../../http/fields.js'
+import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
+import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
+import { insertRows } from './insert.js'
+import { fetchFor, render } from './read.js'
+
+// Create, update and delete of a resource's records, with their hooks.
+
+/** rows per INSERT (PostgreSQL takes at most 65,535 parameters in one statement) */
+const INSERT_CHUNK = 1000
+
+/** Create one record or, for bulk resources, an array of them in one transaction. */
+export async function createRecords<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
+  const body = await ctx.body()
+  const many = Array.isArray(body)
+  if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
+  const items = many ? body as unknown[] : [body]
+  if (many && items.length === 0) throw badRequest({ non_field_errors: ['This list may not be empty.'] })
+  const now = localTimestamp()
+  const rowsOf = (values: Record<string, unknown>[]) => values.map((v) => {
+    const cols = toColumns(def.fields, v)
+    if (def.owner) cols[def.owner] = ctx.caller.id
+    for (const s of def.stamps ?? []) cols[s] = now
+    return cols
+  })
+  const createScope = def.createScope === undefined ? def.scope : def.createScope
+  const flag = def.create || 'write'
+  const checkScope = createScope && !ctx.caller.isAdmin ? createScope : null
+  // the scope's columns of each new row (what rowsOf would give them), without building whole rows twice
+  const stamps: readonly string[] = def.stamps ?? []
+  const columnField = new Map<string, string>(Object.entries(def.fields).filter(([, f]) => f.column).map(([n, f]) => [f.column!, n]))
+  const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) => values.map((v) => {
+    const row: AnyRow = {}
+    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? now : v[columnField.get(c) ?? '']
+    return row
+  })
+  const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
+    checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
+  if (hasErrors(errors)) {
+    // readable but not writable is 403, before any field error about references (docs/decisions.md §6)
+    if (checkScope && scope && !scope.allowed
+      && !(await scopeAllows(ctx.db, checkScope, ctx.caller, scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)), flag))) {
+      throw forbidden()
+    }
+    throw badRequest(many ? errors : errors[0])
+  }
+  const rows = rowsOf(values)
+  if (checkScope) {
+    // answered with the reference checks, unless validation changed the values the scope looks at
+    const keyOf = (rs: AnyRow[]) => rs.map((r) => scopeKey(checkScope, r)).join('|')
+    const same = scope && keyOf(scopeKeys(checkScope, scopeRowsOf(checkScope, values))) === keyOf(scope.keys)
+    if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
+  }
+  if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
+  const insert = (db: Db, chunk: AnyRow[]) => insertRows(db, def, chunk)
+  // one INSERT is atomic by itself: a transaction only when there is more to do
+  const created = rows.length <= INSERT_CHUNK && !def.afterWrite ? await insert(ctx.db, rows) : await ctx.db.transaction().execute(async (trx) => {
+    const out: Rec<T>[] = []
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) out.push(...await insert(trx, rows.slice(i, i + INSERT_CHUNK)))
+    if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
+    return out
+  })
+  const json = await render(ctx, def, created)
+  return { status: 201, body: many ? json : json[0] }
+}
+
+/** PUT (all required fields) or PATCH (any subset). */
+export async function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
+  const flag = def.update || 'write'
+  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag)
+  const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
+  const createScope = def.createScope === undefined ? def.scope : def.createScope
+  if (hasErrors(errors)) {
+    // moved to a target the caller may read but not write: 403, before field errors about other references
+    const known = createScope && targetKnown(def, createScope, values, errors)
+    if (known?.length && Object.keys(toColumns(def.fields, values[0])).some((c) => createScope!.columns.includes(c))
+      && !(await scopeAllows(ctx.db, createScope!, ctx.caller, [{ ...existing, ...toColumns(def.fields, values[0]) }], flag))) {
+      throw forbidden()
+    }
+    throw badRequest(errors[0])
+  }
+  const changes = toColumns(def.fields, values[0])
+  const merged = { ...existing, ...changes }
+  if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag))) throw forbidden()
+  if (createScope === def.scope && Object.keys(changes).some((c) => def.scope.columns.includes(c))
+    && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
+  if (def.transform) await def.transform(changes, values[0], ctx)
+  const table: string = def.table
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const updated = Object.keys(changes).length
+      ? recs<T>(await anyTable(trx).updateTable(table).set(changes).where('id', '=', existing.id).returningAll().execute())[0]
+      : existing
+    // deleted by a simultaneous request since it was read
+    if (!updated) throw notFound()
+    if (def.afterWrite) await def.afterWrite(trx, updated, values[0], ctx, false)
+    return updated
+  })
+  return { body: (await render(ctx, def, [row]))[0] }
+}
+
+export async function deleteRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
+  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write')
+  const table: string = def.table
+  const afterCommit = await ctx.db.transaction().execute(async (trx) => {
+    const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
+    await anyTable(trx).deleteFrom(table).where('id', '=', row.id).execute()
+    return then
+  })
+  if (afterCommit) await afterCommit()
+  return { status: 204 }
+}
