@@ -58,11 +58,16 @@ export function serverMemory(pid: number, dataDir?: string): Memory {
   return memoryOf(serverProcesses(pid, dataDir))
 }
 
-/** The resident memory of one process and its children, in MiB (cheap enough to sample every few ms). */
+/** The resident memory of mas: the process and its node:cluster workers, without an embedded PostgreSQL it
+ * started (which serverMemory counts, by PSS), in MiB; cheap enough to sample every few ms. */
 export function rssMiB(pid: number): number {
   let total = 0
   for (const p of processTree(pid)) {
-    try { total += kib(readFileSync(`/proc/${p}/status`, 'utf8'), 'VmRSS') } catch { /* gone */ }
+    try {
+      const status = readFileSync(`/proc/${p}/status`, 'utf8')
+      if (/^Name:\s+postgres$/m.test(status)) continue
+      total += kib(status, 'VmRSS')
+    } catch { /* gone */ }
   }
   return total / 1024
 }
