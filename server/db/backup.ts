@@ -13,6 +13,8 @@ import { attachCluster, checkReachable, clusterAccount, ClusterError, CLUSTER_DI
 
 const MANIFEST = 'mas-backup.json'
 const MEDIA_DIR = 'media'
+/** WAL segment and timeline history file names (pg_wal also holds temporary files and archive_status/) */
+const WAL_FILE = /^[0-9A-F]{24}$|^[0-9A-F]{8}\.history$/
 /** Folders whose contents a base backup leaves out (PostgreSQL's documentation on the low-level API) */
 const EMPTIED = ['pg_wal', 'pg_replslot', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_stat_tmp', 'pg_subtrans']
 /** Files a base backup leaves out */
@@ -73,12 +75,19 @@ export async function backup(dataDir: string, target: string): Promise<BackupSum
       writeFileSync(join(copy, 'backup_label'), stop.rows[0].labelfile)
       if (stop.rows[0].spcmapfile) writeFileSync(join(copy, 'tablespace_map'), stop.rows[0].spcmapfile)
       // the WAL from the start's checkpoint to the stop, kept by the slot
+      // (segments and timeline history only: a segment being written goes by a temporary name
+      // (xlogtemp.PID) that may be renamed or removed while this runs)
       for (const name of readdirSync(join(pgdata, 'pg_wal'))) {
+        if (!WAL_FILE.test(name)) continue
         const src = join(pgdata, 'pg_wal', name)
-        if (!statSync(src).isFile()) continue
-        copyFileSync(src, join(copy, 'pg_wal', name))
-        sum.files++
-        sum.bytes += statSync(src).size
+        try {
+          copyFileSync(src, join(copy, 'pg_wal', name))
+          sum.files++
+          sum.bytes += statSync(join(copy, 'pg_wal', name)).size
+        } catch (e) {
+          // a segment older than the backup's start, recycled meanwhile; the ones it needs are held by the slot
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+        }
       }
     })
   } finally {
