@@ -231,9 +231,7 @@ export class S3Storage implements Storage {
       for (const u of page.Uploads ?? []) {
         if (!u.Key || !u.UploadId || this.live.has(u.Key)) continue
         if (!u.Initiated || u.Initiated.getTime() >= before) continue
-        const parts = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
-        const latest = Math.max(u.Initiated.getTime(), ...(parts.Parts ?? []).map((p) => p.LastModified?.getTime() ?? 0))
-        if (latest >= before) continue
+        if (await this.latestPart(u.Key, u.UploadId, u.Initiated.getTime()) >= before) continue
         await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
           .catch(() => {})
         removed++
@@ -242,6 +240,22 @@ export class S3Storage implements Storage {
       idMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined
     } while (keyMarker)
     return removed
+  }
+
+  /**
+   * The time of the upload's latest part, or `initiated` when it has none. The parts are paged through to
+   * the last (a store lists up to 1000 a page): an upload of a long file still going on elsewhere has
+   * its recent parts at the end.
+   */
+  private async latestPart(key: string, uploadId: string, initiated: number): Promise<number> {
+    let latest = initiated
+    let marker: string | undefined
+    do {
+      const page = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }))
+      for (const p of page.Parts ?? []) latest = Math.max(latest, p.LastModified?.getTime() ?? 0)
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined
+    } while (marker)
+    return latest
   }
 }
 

@@ -4,9 +4,9 @@ import { tempDir } from './tempDir.js'
 
 // An S3-compatible server for tests (s3rver, from the npm registry, keeping its objects in a temporary
 // folder), started by the tests themselves on a free port. s3rver predates the SDK's default request
-// checksums, so clients use checksums 'when_required'. It cannot list or abort multipart uploads, and
-// it answers the one-byte range `bytes=0-0` with the whole object (its own bug; S3 answers one byte),
-// so the tests ask for ranges of two bytes or more.
+// checksums, so clients use checksums 'when_required'. It cannot list or abort multipart uploads (tests
+// of those reach it through the front in s3multipart.ts), and it answers the one-byte range `bytes=0-0`
+// with the whole object (its own bug; S3 answers one byte), so the tests ask for ranges of two bytes or more.
 
 export interface TestBucket {
   /** settings of a storage in the bucket under `prefix` */

@@ -6,10 +6,11 @@ import { LocalStorage } from '../../server/storage/local.js'
 import { S3Storage } from '../../server/storage/s3.js'
 import type { Storage } from '../../server/storage/storage.js'
 import { startTestBucket, type TestBucket } from '../helpers/s3.js'
+import { startMultipartFront, type MultipartFront } from '../helpers/s3multipart.js'
 import { tempDir } from '../helpers/tempDir.js'
 
 // One contract for every storage back-end: the local directory and an S3-compatible bucket (s3rver,
-// started here) pass the same tests. Each back-end gives a factory of storages over ONE place, so a
+// started here, behind the front that lists and aborts multipart uploads as S3 does) pass the same tests. Each back-end gives a factory of storages over ONE place, so a
 // second storage stands for another process sharing the directory or the bucket.
 
 interface Backend {
@@ -187,18 +188,25 @@ const local: Backend = {
 }
 
 let bucket: TestBucket | undefined
+let front: MultipartFront | undefined
 let places = 0
 const s3: Backend = {
   name: 's3 bucket',
   place() {
-    if (!bucket) throw new Error('the test S3 server did not start')
-    const settings = bucket.settings(`place${++places}`)
+    if (!bucket || !front) throw new Error('the test S3 server did not start')
+    const settings = { ...bucket.settings(`place${++places}`), endpoint: front.endpoint }
     return () => new S3Storage(settings)
   },
-  close: async () => { await bucket?.close() },
+  close: async () => {
+    await front?.close()
+    await bucket?.close()
+  },
 }
 
 contract(local).run()
 const s3Suite = contract(s3)
-s3Suite.before(async () => { bucket = await startTestBucket() })
+s3Suite.before(async () => {
+  bucket = await startTestBucket()
+  front = await startMultipartFront(bucket.endpoint)
+})
 s3Suite.run()
