@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { ApiError } from '../../src/api.js'
-import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { groupId, libraryId, tagSetId, userId } from '../../src/lookup.js'
 
 export default class PermsGrant extends AuthCommand<typeof PermsGrant> {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { groupId, libraryId, tagSetId } from '../../src/lookup.js'
-import { listFlags } from '../../src/list-output.js'
+import { listFlags } from '../../src/listOutput.js'
 import { PERMISSION } from '../../src/columns.js'
 
 export default class PermsList extends AuthCommand<typeof PermsList> {
