@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { input, password as passwordPrompt } from '@inquirer/prompts'
 import { ApiError, ConnectionError, normalizeServer } from '../src/api.js'
-import { BaseCommand, DEFAULT_SERVER, failure, usageError } from '../src/base-command.js'
+import { BaseCommand, DEFAULT_SERVER, failure, usageError } from '../src/baseCommand.js'
 import { profilePath, saveProfile } from '../src/profiles.js'
 import { readPassword } from '../src/stdin.js'
 

@@ -1,4 +1,4 @@
-import { BaseCommand } from '../src/base-command.js'
+import { BaseCommand } from '../src/baseCommand.js'
 import { forgetToken } from '../src/profiles.js'
 
 export default class Logout extends BaseCommand<typeof Logout> {

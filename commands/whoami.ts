@@ -1,4 +1,4 @@
-import { AuthCommand } from '../src/base-command.js'
+import { AuthCommand } from '../src/baseCommand.js'
 import { record } from '../src/output.js'
 
 export default class Whoami extends AuthCommand<typeof Whoami> {

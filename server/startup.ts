@@ -2,7 +2,7 @@ import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
 import { abandonedUploadMs } from './maintenance.js'
-import { sweepUncommittedMedia } from './resources/mediaImport.js'
+import { sweepUncommittedMedia } from './media/import.js'
 import { storageFor } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
 import type { ApiClient, Page, Query } from './api.js'
-import { failure, usageError } from './base-command.js'
+import { failure, usageError } from './baseCommand.js'
 
 // Destructive commands (deletes, revokes, deactivations) ask first on a terminal, saying what will go,
 // and need --yes anywhere else: a script states its intent, a person is asked.

@@ -1,6 +1,6 @@
 import { ApiError, type ApiClient, type Query } from './api.js'
-import { failure } from './base-command.js'
-import type { ParsedRows, ParsedTags, TagRow } from './tag-formats.js'
+import { failure } from './baseCommand.js'
+import type { ParsedRows, ParsedTags, TagRow } from './tagFormats.js'
 
 // Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
 // a value of digits only is an id, `name:X` is the name X (a class literally named 12 is `name:12`),

@@ -1,5 +1,5 @@
 import { parseRef } from './lookup.js'
-import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tag-formats.js'
+import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tagFormats.js'
 
 // Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
 // tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).

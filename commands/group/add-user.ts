@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
-import { AuthCommand, failure } from '../../src/base-command.js'
-import { membersBody, membersMissing, resolveMembers } from '../../src/group-members.js'
+import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 import { findGroup } from '../../src/lookup.js'
 
 export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {

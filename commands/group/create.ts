@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand, failure } from '../../src/base-command.js'
-import { membersBody, membersMissing, resolveMembers } from '../../src/group-members.js'
+import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 
 export default class GroupCreate extends AuthCommand<typeof GroupCreate> {
   static summary = 'Create a user group, optionally with members'

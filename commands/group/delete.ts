@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { confirmDestructive, count, yesFlag } from '../../src/confirm.js'
 import { findGroup } from '../../src/lookup.js'
 

@@ -1,5 +1,5 @@
-import { AuthCommand } from '../../src/base-command.js'
-import { listFlags } from '../../src/list-output.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { listFlags } from '../../src/listOutput.js'
 import { GROUP } from '../../src/columns.js'
 
 export default class GroupList extends AuthCommand<typeof GroupList> {

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
 import { ApiError } from '../../src/api.js'
-import { AuthCommand, failure } from '../../src/base-command.js'
+import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { findGroup, userId } from '../../src/lookup.js'
 
 export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser> {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand, usageError } from '../../src/base-command.js'
-import { createJob, defaultJobName } from '../../src/job-create.js'
+import { AuthCommand, usageError } from '../../src/baseCommand.js'
+import { createJob, defaultJobName } from '../../src/jobCreate.js'
 import { jobTypeId, projectId } from '../../src/lookup.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../../server/analysis/catalog.js'
 

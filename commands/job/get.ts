@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { JOB_TYPES, USERS } from '../../src/names.js'
 import { record } from '../../src/output.js'

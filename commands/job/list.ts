@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
-import { listFlags } from '../../src/list-output.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { listFlags } from '../../src/listOutput.js'
 import { JOB } from '../../src/columns.js'
 import { projectId } from '../../src/lookup.js'
 

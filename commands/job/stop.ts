@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 
 /** Job states that are an end (jobStatusTypes ids, the same on the original service). */
 const ENDED: Record<number, string> = { 4: 'Error', 5: 'Stopped', 6: 'Complete' }

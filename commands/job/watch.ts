@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { Progress, stderr } from '../../src/output.js'
 

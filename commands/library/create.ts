@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 
 export default class LibraryCreate extends AuthCommand<typeof LibraryCreate> {
   static summary = 'Create a library; prints its id'

@@ -1,5 +1,5 @@
-import { AuthCommand } from '../../src/base-command.js'
-import { listFlags } from '../../src/list-output.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { listFlags } from '../../src/listOutput.js'
 import { LIBRARY } from '../../src/columns.js'
 
 export default class LibraryList extends AuthCommand<typeof LibraryList> {

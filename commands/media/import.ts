@@ -1,11 +1,11 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand, usageError } from '../../src/base-command.js'
-import { sensorsForFolders } from '../../src/folder-sensors.js'
-import { ImportCache } from '../../src/import-cache.js'
-import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/import-parts.js'
+import { AuthCommand, usageError } from '../../src/baseCommand.js'
+import { sensorsForFolders } from '../../src/folderSensors.js'
+import { ImportCache } from '../../src/importCache.js'
+import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/importParts.js'
 import { libraryId, sensorId } from '../../src/lookup.js'
-import { findMediaFiles } from '../../src/media-files.js'
-import { importMedia, summary, type ImportRecord } from '../../src/media-import.js'
+import { findMediaFiles } from '../../src/mediaFiles.js'
+import { importMedia, summary, type ImportRecord } from '../../src/mediaImport.js'
 import { stderr, warn } from '../../src/output.js'
 
 export default class MediaImport extends AuthCommand<typeof MediaImport> {

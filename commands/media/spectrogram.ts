@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { mediaFileId, tagSetId } from '../../src/lookup.js'
-import { saveAtomically } from '../../src/save-file.js'
-import { requireExtension } from '../../src/server-offers.js'
+import { saveAtomically } from '../../src/saveFile.js'
+import { requireExtension } from '../../src/serverOffers.js'
 
 export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogram> {
   static summary = 'Save a picture of a media file\'s spectrogram (PNG), with the tags of a tag set'

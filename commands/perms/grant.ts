@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { ApiError } from '../../src/api.js'
-import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { groupId, libraryId, tagSetId, userId } from '../../src/lookup.js'
 
 export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
@@ -9,16 +9,16 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
 
   static examples = [
     '<%= config.bin %> perms grant --user bob --library 1 --read',
-    '<%= config.bin %> perms grant --group birders --tagset 1 --read --write',
+    '<%= config.bin %> perms grant --group birders --tag-set 1 --read --write',
     '<%= config.bin %> perms grant --user 2 --group-target 1 --admin --json',
   ]
 
   static flags = {
     user: Flags.string({ description: 'user receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
     group: Flags.string({ description: 'group receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
-    library: Flags.string({ description: 'library (name or id)', exactlyOne: ['library', 'tagset', 'group-target'] }),
-    tagset: Flags.string({ description: 'tag set (name or id)', exactlyOne: ['library', 'tagset', 'group-target'] }),
-    'group-target': Flags.string({ description: 'group (name or id; rights on the group itself)', exactlyOne: ['library', 'tagset', 'group-target'] }),
+    library: Flags.string({ description: 'library (name or id)', exactlyOne: ['library', 'tag-set', 'group-target'] }),
+    'tag-set': Flags.string({ description: 'tag set (name or id)', aliases: ['tagset'], exactlyOne: ['library', 'tag-set', 'group-target'] }),
+    'group-target': Flags.string({ description: 'group (name or id; rights on the group itself)', exactlyOne: ['library', 'tag-set', 'group-target'] }),
     read: Flags.boolean({ description: 'may read' }),
     write: Flags.boolean({ description: 'may change' }),
     'launch-job': Flags.boolean({ description: 'may run jobs on it' }),
@@ -30,9 +30,9 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
     const flags = { read: f.read, write: f.write, launch_job: f['launch-job'], admin: f.admin }
     if (!Object.values(flags).some(Boolean)) flags.read = true
     const target = f.library !== undefined ? { target_type: 'library', target_id: await libraryId(this.api, '--library', f.library) }
-      : f.tagset !== undefined ? { target_type: 'tagset', target_id: await tagSetId(this.api, '--tagset', f.tagset) }
+      : f['tag-set'] !== undefined ? { target_type: 'tagset', target_id: await tagSetId(this.api, '--tag-set', f['tag-set']) }
         : f['group-target'] !== undefined ? { target_type: 'appusergroup', target_id: await groupId(this.api, f['group-target'], '--group-target') }
-          : usageError('Give --library, --tagset or --group-target')
+          : usageError('Give --library, --tag-set or --group-target')
     let bearer: Record<string, unknown>
     if (f.user !== undefined) {
       bearer = { bearer_type: 'user', ...await this.userBearer(f.user) }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { groupId, libraryId, tagSetId } from '../../src/lookup.js'
-import { listFlags } from '../../src/list-output.js'
+import { listFlags } from '../../src/listOutput.js'
 import { PERMISSION } from '../../src/columns.js'
 
 export default class PermsList extends AuthCommand<typeof PermsList> {
@@ -10,14 +10,14 @@ export default class PermsList extends AuthCommand<typeof PermsList> {
   static flags = {
     ...listFlags,
     library: Flags.string({ description: 'only grants on this library (name or id)' }),
-    tagset: Flags.string({ description: 'only grants on this tag set (name or id)' }),
+    'tag-set': Flags.string({ description: 'only grants on this tag set (name or id)', aliases: ['tagset'] }),
     'group-target': Flags.string({ description: 'only grants on this group (name or id)' }),
   }
 
   async run() {
     const f = this.flags
     const target = f.library !== undefined ? ['library', await libraryId(this.api, '--library', f.library)]
-      : f.tagset !== undefined ? ['tagset', await tagSetId(this.api, '--tagset', f.tagset)]
+      : f['tag-set'] !== undefined ? ['tagset', await tagSetId(this.api, '--tag-set', f['tag-set'])]
         : f['group-target'] !== undefined ? ['appusergroup', await groupId(this.api, f['group-target'], '--group-target')] : undefined
     const grants = await this.api.all('appPermission/', target ? { target_type: target[0], target_id: target[1] } : {})
     const shown = target ? grants.filter((g) => g.target_type === target[0] && g.target_id === target[1]) : grants

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 
 export default class ProjectCreate extends AuthCommand<typeof ProjectCreate> {
   static summary = 'Create a project; prints its id'

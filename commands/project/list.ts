@@ -1,6 +1,6 @@
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { PROJECT } from '../../src/columns.js'
-import { listFlags } from '../../src/list-output.js'
+import { listFlags } from '../../src/listOutput.js'
 
 export default class ProjectList extends AuthCommand<typeof ProjectList> {
   static summary = 'List every project (site admins only: the API lists projects to them alone)'

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { mediaFileIds, projectId } from '../../src/lookup.js'
-import { changeProjectMedia } from '../../src/project-media.js'
+import { changeProjectMedia } from '../../src/projectMedia.js'
 
 export default class ProjectRemoveMedia extends AuthCommand<typeof ProjectRemoveMedia> {
   static summary = 'Remove media files from a project'

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand, usageError } from '../../src/base-command.js'
+import { AuthCommand, usageError } from '../../src/baseCommand.js'
 import { findTagSet, libraryOf, mediaFileId, parseRef, tagClassId } from '../../src/lookup.js'
 
 export default class TagCreate extends AuthCommand<typeof TagCreate> {

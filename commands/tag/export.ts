@@ -1,11 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Flags } from '@oclif/core'
-import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, warn } from '../../src/output.js'
 import { inRecordingOrder, perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
-import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tag-formats.js'
+import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tagFormats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'

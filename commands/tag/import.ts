@@ -1,14 +1,14 @@
 import { Args, Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
-import { AuthCommand, failure, usageError } from '../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { count } from '../../src/confirm.js'
 import { findTagSet, libraryOf, mediaFiles, namesAny, resolveRows, tagClasses, type TagSet } from '../../src/lookup.js'
 import { stderr, warn } from '../../src/output.js'
 import { readInput } from '../../src/stdin.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
-import { detectFormat, parseTags, TAG_FORMATS, type ParsedRows } from '../../src/tag-formats.js'
-import { sendTags } from '../../src/tag-import.js'
-import { TagImportMemory } from '../../src/tag-import-memory.js'
+import { detectFormat, parseTags, TAG_FORMATS, type ParsedRows } from '../../src/tagFormats.js'
+import { sendTags } from '../../src/tagImport.js'
+import { TagImportMemory } from '../../src/tagImportMemory.js'
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from a CSV, JSON, NDJSON or Raven Pro selection table file (or stdin)'

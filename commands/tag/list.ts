@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { findTagSet } from '../../src/lookup.js'
 import { TAG } from '../../src/columns.js'
-import { listFlags } from '../../src/list-output.js'
+import { listFlags } from '../../src/listOutput.js'
 
 export default class TagList extends AuthCommand<typeof TagList> {
   static summary = 'List the tags of a tag set'

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { libraryId } from '../../src/lookup.js'
 
 export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {

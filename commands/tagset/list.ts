@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/base-command.js'
+import { AuthCommand } from '../../src/baseCommand.js'
 import { libraryId } from '../../src/lookup.js'
-import { listFlags } from '../../src/list-output.js'
+import { listFlags } from '../../src/listOutput.js'
 import { TAG_SET } from '../../src/columns.js'
 
 export default class TagSetList extends AuthCommand<typeof TagSetList> {

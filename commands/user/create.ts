@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand, usageError } from '../../src/base-command.js'
+import { AuthCommand, usageError } from '../../src/baseCommand.js'
 import { newPassword } from '../../src/stdin.js'
 
 export default class UserCreate extends AuthCommand<typeof UserCreate> {

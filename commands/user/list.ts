@@ -1,5 +1,5 @@
-import { AuthCommand } from '../../src/base-command.js'
-import { listFlags } from '../../src/list-output.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { listFlags } from '../../src/listOutput.js'
 
 export default class UserList extends AuthCommand<typeof UserList> {
   static summary = 'List every user (site admins only)'

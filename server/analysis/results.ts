@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
-import { storeResultFile } from '../resources/jobResultFile.js'
+import { storeResultFile } from './resultFiles.js'
 import { storageFor } from '../storage/index.js'
 import type { RunningJob } from './jobType.js'
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
-import { ensureDefaultSettings } from '../resources/userSettings.js'
+import { ensureDefaultSettings } from './settings.js'
 
 // Spectral features, the one implementation the discovery jobs use: frames
 // at `framesPerSecond`, each the log energy (dB) of `bands` frequency bands

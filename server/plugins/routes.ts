@@ -4,7 +4,7 @@ import { authEndpoints } from '../auth/routes.js'
 import { registerDocsPage } from '../http/docsPage.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
-import { registerMediaRoutes } from '../media/serve.js'
+import { registerMediaRoutes } from '../resources/mediaBytes.js'
 import { resourceEndpoints } from '../resources/index.js'
 import { API } from '../resources/resource.js'
 

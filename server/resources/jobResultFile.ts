@@ -1,14 +1,10 @@
-import { extname } from 'node:path'
-import { Readable } from 'node:stream'
-import type { Kysely } from 'kysely'
 import { ownedVia } from '../access.js'
-import type { DB } from '../db/schema.js'
-import { localTimestamp } from '../db/time.js'
+import { insertWithFile, resultName } from '../analysis/resultFiles.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { parseInput, type TableFields } from '../http/fields.js'
 import { receiveUpload } from '../media/upload.js'
-import { newStoredName, storageFor, type Storage } from '../storage/index.js'
+import { storageFor } from '../storage/index.js'
 import { mediaUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
 import { jobs } from './jobs.js'
@@ -16,10 +12,8 @@ import { jobs } from './jobs.js'
 // jobResultFile/: files a job produced, with notes. Only the job's owner (and
 // site admins) see, change or delete them. Created by a multipart upload
 // (the published API: parts resultFile, job, notes) streamed into storage, or by the
-// worker through storeResultFile(); `resultFile` is the absolute URL that
+// worker through storeResultFile() (server/analysis/resultFiles.ts); `resultFile` is the absolute URL that
 // serves the bytes (GET /media/...) to the same people.
-
-export const RESULT_FOLDER = 'jobResultFiles'
 
 const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
@@ -27,45 +21,6 @@ const fields: TableFields<'job_result_files'> = {
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true, label: 'CreationDate' },
   resultFile: { type: 'string', readOnly: true, inForms: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
-}
-
-/** A stored name for a result file called `fileName` by its producer: a sanitised stem and extension, never a path. */
-function resultName(fileName: string): string {
-  const base = fileName.split(/[\\/]/).pop() ?? ''
-  const ext = extname(base)
-  return newStoredName(RESULT_FOLDER, { stem: ext ? base.slice(0, -ext.length) : base, ext })
-}
-
-/**
- * Insert the row naming `name` and move the bytes into place before its transaction commits, as media
- * import does: a crash can leave at worst a file without a row, never a row without its file.
- */
-async function insertWithFile(db: Kysely<DB>, pending: Awaited<ReturnType<Storage['receive']>>, name: string,
-  values: { job: number; notes: string }) {
-  const write = async (trx: Kysely<DB>) => {
-    const row = await trx.insertInto('job_result_files')
-      .values({ job_id: values.job, creation_date: localTimestamp(), result_file: name, notes: values.notes })
-      .returningAll().executeTakeFirstOrThrow()
-    await pending.commit(name)
-    return row
-  }
-  // a worker writes its results inside the transaction that records the job's step
-  return db.isTransaction ? write(db) : db.transaction().execute(write)
-}
-
-/**
- * Store a file a job produced as a JobResultFile of `jobId` (for workers). `content` streams into storage;
- * the stored name keeps a sanitised form of `fileName`. Returns the new row.
- */
-export async function storeResultFile(db: Kysely<DB>, storage: Storage, jobId: number, fileName: string,
-  content: Readable | AsyncIterable<Buffer> | Buffer | string, notes = '') {
-  const source = typeof content === 'string' || Buffer.isBuffer(content) ? Readable.from([Buffer.from(content)]) : content
-  const pending = await storage.receive(source)
-  try {
-    return await insertWithFile(db, pending, resultName(fileName), { job: jobId, notes })
-  } finally {
-    await pending.discard()
-  }
 }
 
 /** POST jobResultFile/: multipart only; JSON or no file part is 400 {"resultFile": ["No file was submitted."]}. */

@@ -1,24 +1,25 @@
 import { ownedBy } from '../access.js'
+import { DISPLAY_DEFAULTS, ensureDefaultSettings, SPECTRA_DEFAULTS } from '../analysis/settings.js'
 import { badRequest } from '../http/errors.js'
-import type { FieldDef, Fields, TableFields } from '../http/fields.js'
-import { defineResource, resourceEndpoints, type Db } from './resource.js'
-import type { NewRow } from '../db/schema.js'
+import type { Fields, TableFields } from '../http/fields.js'
+import { defineResource, resourceEndpoints } from './resource.js'
 import { users } from './users.js'
 
 // userSettings/: display settings, owner only. A user normally has one record
-// named `default`; listing creates it the first time, with the defaults below.
+// named `default`; listing creates it the first time, with the defaults of
+// server/analysis/settings.ts.
 // A name is unique per user.
 
 const spectra = (prefix: string, column: string): Fields => {
   const name = (s: string) => prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1)
   const col = (s: string) => column + s
   return {
-    [name('WindowSizeInSeconds')]: { type: 'float', column: col('window_size_in_seconds'), default: 10, min: 0 },
-    [name('SpectraMinimumBandFrequency')]: { type: 'float', column: col('spectra_minimum_band_frequency'), default: 0, min: 0 },
-    [name('SpectraMaximumBandFrequency')]: { type: 'float', column: col('spectra_maximum_band_frequency'), default: 22050, min: 0 },
-    [name('SpectraDampingFactor')]: { type: 'float', column: col('spectra_damping_factor'), default: 0.1, min: 0 },
-    [name('SpectraNumFrequencyBands')]: { type: 'integer', column: col('spectra_num_frequency_bands'), default: 256, min: 1 },
-    [name('SpectraNumFramesPerSecond')]: { type: 'float', column: col('spectra_num_frames_per_second'), default: 100, min: 0 },
+    [name('WindowSizeInSeconds')]: { type: 'float', column: col('window_size_in_seconds'), default: SPECTRA_DEFAULTS.window_size_in_seconds, min: 0 },
+    [name('SpectraMinimumBandFrequency')]: { type: 'float', column: col('spectra_minimum_band_frequency'), default: SPECTRA_DEFAULTS.spectra_minimum_band_frequency, min: 0 },
+    [name('SpectraMaximumBandFrequency')]: { type: 'float', column: col('spectra_maximum_band_frequency'), default: SPECTRA_DEFAULTS.spectra_maximum_band_frequency, min: 0 },
+    [name('SpectraDampingFactor')]: { type: 'float', column: col('spectra_damping_factor'), default: SPECTRA_DEFAULTS.spectra_damping_factor, min: 0 },
+    [name('SpectraNumFrequencyBands')]: { type: 'integer', column: col('spectra_num_frequency_bands'), default: SPECTRA_DEFAULTS.spectra_num_frequency_bands, min: 1 },
+    [name('SpectraNumFramesPerSecond')]: { type: 'float', column: col('spectra_num_frames_per_second'), default: SPECTRA_DEFAULTS.spectra_num_frames_per_second, min: 0 },
   }
 }
 
@@ -29,30 +30,15 @@ const fields: TableFields<'user_settings'> = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   ...spectra('', ''),
-  showSpectra: { type: 'boolean', column: 'show_spectra', default: true },
-  showWaveform: { type: 'boolean', column: 'show_waveform', default: true },
-  showPitchTrace: { type: 'boolean', column: 'show_pitch_trace', default: false },
-  loadAudio: { type: 'boolean', column: 'load_audio', default: true },
-  maxNumAudioFilesToList: { type: 'integer', column: 'max_num_audio_files_to_list', default: 100, min: 0 },
-  transcriptFormat: { type: 'string', column: 'transcript_format', maxLength: 255, allowBlank: true, default: '' },
+  showSpectra: { type: 'boolean', column: 'show_spectra', default: DISPLAY_DEFAULTS.show_spectra },
+  showWaveform: { type: 'boolean', column: 'show_waveform', default: DISPLAY_DEFAULTS.show_waveform },
+  showPitchTrace: { type: 'boolean', column: 'show_pitch_trace', default: DISPLAY_DEFAULTS.show_pitch_trace },
+  loadAudio: { type: 'boolean', column: 'load_audio', default: DISPLAY_DEFAULTS.load_audio },
+  maxNumAudioFilesToList: { type: 'integer', column: 'max_num_audio_files_to_list', default: DISPLAY_DEFAULTS.max_num_audio_files_to_list, min: 0 },
+  transcriptFormat: { type: 'string', column: 'transcript_format', maxLength: 255, allowBlank: true, default: DISPLAY_DEFAULTS.transcript_format },
   ...spectra('fileView', 'file_view_'),
   ...spectra('catalogView', 'catalog_view_'),
   ...spectra('tagView', 'tag_view_'),
-}
-
-/** Column values of a new record with every default. */
-function defaultColumns(userId: number, name: string): Record<string, unknown> {
-  const cols: Record<string, unknown> = { user_id: userId, name }
-  for (const f of Object.values(fields) as FieldDef[]) {
-    if (f.column && f.default !== undefined && !(f.column in cols)) cols[f.column] = f.default
-  }
-  return cols
-}
-
-/** The caller's `default` record, created if missing; safe when two first lists race. */
-export async function ensureDefaultSettings(db: Db, userId: number): Promise<void> {
-  await db.insertInto('user_settings').values(defaultColumns(userId, 'default') as NewRow<'user_settings'>)
-    .onConflict((oc) => oc.columns(['user_id', 'name']).doNothing()).execute()
 }
 
 export const userSettings = defineResource({

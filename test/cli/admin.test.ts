@@ -1,8 +1,9 @@
+import { stripVTControlCharacters } from 'node:util'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
-import { makeLibrary } from '../helpers/records.js'
+import { makeLibrary, makeTagSet } from '../helpers/records.js'
 
 // Users (site admins) and groups (anyone), by name or by id.
 
@@ -123,6 +124,33 @@ test('perms grant --user NAME as a site admin sends the user\'s id, looked up in
   const unknown = await w.mas(['perms', 'grant', '--user', 'nobody-here', '--library', String(library)])
   assert.is(unknown.code, 1)
   assert.match(unknown.stderr, '--user: no user named "nobody-here"')
+})
+
+test('perms grant and perms list take --tag-set; --tagset still works and is not in --help', async () => {
+  const dave = await w.t.user('grantee20')
+  const library = await makeLibrary(w.t.db, admin)
+  const tagSet = await makeTagSet(w.t.db, admin, library)
+  const run = await w.mas(['perms', 'grant', '--user', String(dave.id), '--tag-set', String(tagSet), '--write', '--json'])
+  assert.is(run.code, 0, run.stderr)
+  const g = json(run)
+  assert.equal([g.bearer_id, g.target_type, g.target_id, g.write], [dave.id, 'tagset', tagSet, true])
+  const old = await w.mas(['perms', 'grant', '--user', String(dave.id), '--tagset', String(tagSet), '--read', '--json'])
+  assert.is(old.code, 0, old.stderr)
+  assert.equal([json(old).target_type, json(old).target_id], ['tagset', tagSet])
+  for (const flag of ['--tag-set', '--tagset']) {
+    const list = await w.mas(['perms', 'list', flag, String(tagSet), '--json'])
+    assert.is(list.code, 0, list.stderr)
+    assert.equal(json(list).map((p: any) => p.id).sort(), [g.id, json(old).id].sort(), flag)
+  }
+  const both = await w.mas(['perms', 'grant', '--user', String(dave.id), '--library', String(library), '--tagset', String(tagSet)])
+  assert.is(both.code, 2, both.stderr)
+  for (const command of ['grant', 'list']) {
+    const help = await w.mas(['perms', command, '--help'])
+    assert.is(help.code, 0, help.stderr)
+    const text = stripVTControlCharacters(help.stdout)
+    assert.ok(text.includes('--tag-set=<value>'), text)
+    assert.not.match(text, '--tagset')
+  }
 })
 
 test.run()

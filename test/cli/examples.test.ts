@@ -41,7 +41,7 @@ const ORDER = [
 /** Commands none of whose examples run here. */
 const COMMANDS_NOT_RUN: Record<string, string> = {
   'server:start': 'the server of this test is `mas server start --port 0` in the examples\' folder; its examples bind port 8000, '
-    + 'all addresses or another PostgreSQL (test/commands/server-start.test.ts runs the command itself)',
+    + 'all addresses or another PostgreSQL (test/commands/serverStart.test.ts runs the command itself)',
 }
 
 /** Single examples that do not run here, and why. */

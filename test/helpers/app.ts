@@ -72,19 +72,31 @@ export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp>
   }
 }
 
+/** The suite's app, and what the suite started on it. */
+export interface SuiteApp extends TestApp {
+  /** `stop` runs after the suite's last test, before its app closes: for what the suite started on the app or
+   * its database (a worker, another app over the same database), latest first. */
+  beforeClose(stop: () => Promise<unknown> | unknown): void
+}
+
 /** The set-up every server test file shares: the suite's app, made before its first test (ahead of the
  * file's own `before`, which may use it) and closed after its last, its database dropped and its data
  * folder removed. The answer stands for that app from the moment the suite runs. */
-export function suiteApp(suite: Test, config: Partial<AppConfig> = {}): TestApp {
+export function suiteApp(suite: Test, config: Partial<AppConfig> = {}): SuiteApp {
   let made: TestApp | undefined
+  const stops: Array<() => Promise<unknown> | unknown> = []
   const the = () => {
     if (!made) throw new Error('the suite\'s app exists only while the suite runs')
     return made
   }
   suite.before(async () => { made = await testApp(config) })
   suite.after(async () => {
-    await made?.close()
-    made = undefined
+    try {
+      for (const stop of stops.splice(0).reverse()) await stop()
+    } finally {
+      await made?.close()
+      made = undefined
+    }
   })
   return {
     get app() { return the().app },
@@ -93,5 +105,6 @@ export function suiteApp(suite: Test, config: Partial<AppConfig> = {}): TestApp 
     user: (username, opts) => the().user(username, opts),
     call: (method, url, opts) => the().call(method, url, opts),
     close: async () => { throw new Error('the suite closes its app itself') },
+    beforeClose: (stop) => { stops.push(stop) },
   }
 }

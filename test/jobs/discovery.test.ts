@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { addToProject, makeProject, waitForStatus } from '../helpers/jobs.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { signal, storedWav } from '../helpers/signals.js'
@@ -13,22 +13,17 @@ import { signal, storedWav } from '../helpers/signals.js'
 // separates two distinct tones.
 
 const RATE = 8000
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let config: AppConfig
 let library: number
-let worker: Worker
 
 test.before(async () => {
-  t = await testApp()
   config = (t.app as unknown as { config: AppConfig }).config
   alice = await t.user('alice')
   library = await makeLibrary(t.db, alice)
-  worker = new Worker({ db: t.db, config, pollMs: 20 }).start()
-})
-test.after(async () => {
-  await worker.stop()
-  await t.close()
+  const worker = new Worker({ db: t.db, config, pollMs: 20 }).start()
+  t.beforeClose(() => worker.stop())
 })
 
 const createJob = async (project: number, type: number, parameters: Record<string, string>) => {

@@ -5,7 +5,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeProject, waitForStatus } from '../helpers/jobs.js'
 import { makeLibrary, makeTagSet } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
@@ -15,20 +15,15 @@ import { importMedia } from '../helpers/upload.js'
 // into a cluster of its own.
 
 const FIXTURES = resolve(fileURLToPath(import.meta.url), '../../../../test/fixtures')
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let library: number
-let worker: Worker
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice')
   library = await makeLibrary(t.db, alice)
-  worker = new Worker({ db: t.db, config: (t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
-})
-test.after(async () => {
-  await worker.stop()
-  await t.close()
+  const worker = new Worker({ db: t.db, config: (t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
+  t.beforeClose(() => worker.stop())
 })
 
 for (const name of ['tone.flac', 'tone.mp3']) {

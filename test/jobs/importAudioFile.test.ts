@@ -1,26 +1,25 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject, waitForStatus } from '../helpers/jobs.js'
 import { makeLibrary } from '../helpers/records.js'
+import { tempDir } from '../helpers/tempDir.js'
 import { makeWav } from '../helpers/wav.js'
 
 // ImportAudioFile: server-side import of a file or folder, confined to the
 // server's import folder, through the import endpoint's code (same md5
 // de-duplication and audio metadata).
 
-let t: TestApp
 let alice: TestUser
 let project: number
 let library: number
-let worker: Worker
-const root = mkdtempSync(join(tmpdir(), 'mas-import-root-'))
-const outside = mkdtempSync(join(tmpdir(), 'mas-outside-'))
+const root = tempDir('mas-import-root-')
+const outside = tempDir('mas-outside-')
+const t = suiteApp(test, { importRoot: root })
 
 test.before(async () => {
   mkdirSync(join(root, 'batch', 'day2'), { recursive: true })
@@ -30,15 +29,14 @@ test.before(async () => {
   writeFileSync(join(outside, 'secret.wav'), makeWav({ seconds: 1, frequency: 300, sampleRate: 8000 }))
   symlinkSync(join(outside, 'secret.wav'), join(root, 'batch', 'link.wav'))
   symlinkSync(outside, join(root, 'away'))
-  t = await testApp({ importRoot: root })
   alice = await t.user('alice')
   project = await makeProject(t.db, alice)
   library = await makeLibrary(t.db, alice)
-  worker = new Worker({ db: t.db, config: (t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
-})
-test.after(async () => {
-  await worker.stop()
-  await t.close()
+  const worker = new Worker({ db: t.db, config: (t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
+  t.beforeClose(() => {
+    for (const dir of [root, outside]) rmSync(dir, { recursive: true, force: true })
+  })
+  t.beforeClose(() => worker.stop())
 })
 
 const importJob = (path: string, lib = library) => t.call('POST', '/api/v0/jobs/', {

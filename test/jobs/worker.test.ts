@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import type { AppConfig } from '../../server/config.js'
 import { claimNext, renewLease } from '../../server/analysis/state.js'
 import { Worker } from '../../server/jobs/worker.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { jobRow, makeJob, makeProject, waitFor, waitForStatus } from '../helpers/jobs.js'
 
 // The state machine driven by real workers in this process: Queued -> Running
@@ -14,7 +14,7 @@ import { jobRow, makeJob, makeProject, waitFor, waitForStatus } from '../helpers
 // children summed into their parent, and a dead worker's job taken over once
 // its lease ran out. Every wait is a bounded poll, never a timing assertion.
 
-let t: TestApp
+const t = suiteApp(test, { jobLeaseSeconds: 3 })
 let alice: TestUser
 let project: number
 let config: AppConfig
@@ -27,16 +27,13 @@ const startWorker = (id: string, concurrency = 1) => {
   return w
 }
 
+t.beforeClose(() => Promise.all(workers.map((w) => w.stop())))
+
 test.before(async () => {
-  t = await testApp({ jobLeaseSeconds: 3 })
   config = (t.app as unknown as { config: AppConfig }).config
   alice = await t.user('alice')
   project = await makeProject(t.db, alice)
   startWorker('w1', 2)
-})
-test.after(async () => {
-  await Promise.all(workers.map((w) => w.stop()))
-  await t.close()
 })
 
 const createJob = async (parameters: Record<string, string>, type = 8) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { multipart as rawMultipart } from '../helpers/hostile.js'
 import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { importMedia, multipart, storedFiles } from '../helpers/upload.js'
@@ -17,16 +17,15 @@ import { databaseState } from '../helpers/world.js'
 const BODY_LIMIT = 64 * 1024
 const UPLOAD_LIMIT = 256 * 1024
 
-let t: TestApp
+const t = suiteApp(test, {
+  maxBodyBytes: BODY_LIMIT, maxUploadBytes: UPLOAD_LIMIT,
+  headersTimeoutSeconds: 1, minBodyBytesPerSecond: 64, bodyRateWindowSeconds: 1,
+})
 let alice: TestUser
 let base: string
 let refs: { tagSet: number; mediaFile: number; tagClass: number; library: number }
 
 test.before(async () => {
-  t = await testApp({
-    maxBodyBytes: BODY_LIMIT, maxUploadBytes: UPLOAD_LIMIT,
-    headersTimeoutSeconds: 1, minBodyBytesPerSecond: 64, bodyRateWindowSeconds: 1,
-  })
   alice = await t.user('alice')
   const library = await makeLibrary(t.db, alice)
   refs = {
@@ -36,7 +35,6 @@ test.before(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
 })
-test.after(async () => { await t?.close() })
 
 const tag = (i: number) => ({ ...refs, startTime: i, endTime: i + 1, minFrequency: 10, maxFrequency: 20 })
 

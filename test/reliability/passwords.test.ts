@@ -4,7 +4,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { buildApp } from '../../server/app.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { sessionLogin } from '../helpers/session.js'
 
 // Every way of presenting a password (HTTP Basic on any route, the token
@@ -13,7 +13,7 @@ import { sessionLogin } from '../helpers/session.js'
 // one password verification whether the user exists or not. A new password or
 // a deactivation ends the user's tokens and sessions.
 
-let t: TestApp
+const t = suiteApp(test)
 let carol: TestUser
 let admin: TestUser
 /** a second app on the same database: another server process or host */
@@ -29,14 +29,10 @@ const tokenLogin = (address: string, username: string, password: string) => t.ap
 })
 
 test.before(async () => {
-  t = await testApp()
   carol = await t.user('carol')
   admin = await t.user('admin', { admin: true })
   other = await buildApp({ database: t.database, config: t.app.config })
-})
-test.after(async () => {
-  await other.close()
-  await t.close()
+  t.beforeClose(() => other.close())
 })
 
 test('Basic auth: ten failures, then 429 with Retry-After before the password is checked; the real user elsewhere gets in', async () => {

@@ -3,14 +3,14 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { buildApp } from '../../server/app.js'
-import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { suiteApp, type TestUser } from '../helpers/app.js'
 import { sessionLogin } from '../helpers/session.js'
 
 // Secrets stay secret: never in a log line, cookies a script cannot read and a
 // browser sends only over HTTPS when served so, CSRF and token checks that
 // accept only the exact secret. (The CLI's profile file modes: test/cli/auth.test.ts.)
 
-let t: TestApp
+const t = suiteApp(test)
 let alice: TestUser
 let admin: TestUser
 let logged = ''
@@ -18,17 +18,13 @@ let logApp: FastifyInstance
 let proxied: FastifyInstance
 
 test.before(async () => {
-  t = await testApp()
   alice = await t.user('alice', { password: 'alice-Secret-Pass-0001' })
   admin = await t.user('admin', { admin: true })
   const stream = new Writable({ write(chunk, _enc, cb) { logged += chunk.toString(); cb() } })
   logApp = await buildApp({ database: t.database, config: t.app.config, logger: { level: 'trace', stream } })
+  t.beforeClose(() => logApp.close())
   proxied = await buildApp({ database: t.database, config: { ...t.app.config, trustProxy: true } })
-})
-test.after(async () => {
-  await logApp.close()
-  await proxied.close()
-  await t.close()
+  t.beforeClose(() => proxied.close())
 })
 
 const cookiesOf = (res: { headers: Record<string, unknown> }) => ([] as string[]).concat((res.headers['set-cookie'] as string[] | string | undefined) ?? [])

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { postMultipart, storedFiles } from '../helpers/upload.js'
-import { storeResultFile } from '../../server/resources/jobResultFile.js'
+import { storeResultFile } from '../../server/analysis/resultFiles.js'
 import { storageFor } from '../../server/storage/index.js'
 
 // jobResultFile/: multipart create (parts resultFile, job, notes), the owner-only rule, and the

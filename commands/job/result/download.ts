@@ -1,9 +1,9 @@
 import { pipeline } from 'node:stream/promises'
 import { Args, Flags } from '@oclif/core'
 import { ApiError } from '../../../src/api.js'
-import { AuthCommand, failure, usageError } from '../../../src/base-command.js'
+import { AuthCommand, failure, usageError } from '../../../src/baseCommand.js'
 import { Progress } from '../../../src/output.js'
-import { saveAtomically } from '../../../src/save-file.js'
+import { saveAtomically } from '../../../src/saveFile.js'
 
 export default class JobResultDownload extends AuthCommand<typeof JobResultDownload> {
   static summary = 'Download a result file to a file or stdout'

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
-import { AuthCommand } from '../../../src/base-command.js'
-import { listFlags } from '../../../src/list-output.js'
+import { AuthCommand } from '../../../src/baseCommand.js'
+import { listFlags } from '../../../src/listOutput.js'
 import { RESULT_FILE } from '../../../src/columns.js'
 
 export default class JobResultList extends AuthCommand<typeof JobResultList> {

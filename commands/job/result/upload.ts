@@ -5,7 +5,7 @@ import { basename } from 'node:path'
 import { Args, Flags } from '@oclif/core'
 import FormData from 'form-data'
 import { ApiError } from '../../../src/api.js'
-import { AuthCommand, usageError } from '../../../src/base-command.js'
+import { AuthCommand, usageError } from '../../../src/baseCommand.js'
 import { Progress } from '../../../src/output.js'
 
 export default class JobResultUpload extends AuthCommand<typeof JobResultUpload> {

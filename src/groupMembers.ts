@@ -1,7 +1,7 @@
 import { ApiError, type ApiClient } from './api.js'
-import { failure } from './base-command.js'
+import { failure } from './baseCommand.js'
 import { userId } from './lookup.js'
-import { offersExtensions } from './server-offers.js'
+import { offersExtensions } from './serverOffers.js'
 
 // Group members by id (design §10). Names are looked up in user/ where the caller may read it
 // (site admins); otherwise mas takes them as `usernames` (an extension), and the original

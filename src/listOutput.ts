@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import type { Column } from './output.js'
-import { usageError } from './base-command.js'
+import { usageError } from './baseCommand.js'
 
 // The one implementation of list output, used by every list command: which records (--sort,
 // --limit), which columns (--columns), and how (a table through @oclif/table, --csv, --no-header;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { findMediaFiles, isMediaFile, md5File } from '../../src/media-files.js'
+import { findMediaFiles, isMediaFile, md5File } from '../../src/mediaFiles.js'
 
 test('media files are recognised by extension, in any case', () => {
   for (const p of ['a.wav', 'b.FLAC', 'c.mp3', 'd.ogg', 'e.oga', 'f.opus', 'g.m4a', 'h.aac', 'i.aif', 'j.aiff', 'k.w64', 'l.wv']) assert.ok(isMediaFile(p), p)

@@ -1,7 +1,7 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError, describeError } from './api.js'
 import type { Table } from './columns.js'
-import { listOutput, type ListFlags } from './list-output.js'
+import { listOutput, type ListFlags } from './listOutput.js'
 import { loadNames, Names, type NameScope, type NameSource } from './names.js'
 import { bodyWithFlagNames, namedArgs, parseErrorLine } from './refusals.js'
 import { stderr, table, type Column } from './output.js'
@@ -67,7 +67,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.log(table(rows, columns))
   }
 
-  /** A list of records, the one way every list command prints them (flags of src/list-output.ts):
+  /** A list of records, the one way every list command prints them (flags of src/listOutput.ts):
    * prints the table or CSV (not under --json) and returns the records shown, the --json result.
    * A `Table` (src/columns.ts) shows names for ids, read from the API only when a table is printed. */
   protected async showList<R>(rows: readonly R[], columns: readonly Column<R>[] | Table, scope: NameScope = {}): Promise<R[]> {

@@ -1,4 +1,4 @@
-import type { FoundFile } from './media-files.js'
+import type { FoundFile } from './mediaFiles.js'
 
 // What `mas media import` sends with each file besides its bytes (README, "Importing a field season"):
 // its alias (the path below the import's root, or the file name), its sensor (one for all, or one per

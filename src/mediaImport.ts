@@ -1,12 +1,12 @@
 import { basename } from 'node:path'
 import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
-import { failure } from './base-command.js'
-import type { ImportCache } from './import-cache.js'
-import { fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './media-files.js'
-import { aliasTaken, importWarnings } from './import-parts.js'
+import { failure } from './baseCommand.js'
+import type { ImportCache } from './importCache.js'
+import { fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './mediaFiles.js'
+import { aliasTaken, importWarnings } from './importParts.js'
 import { Progress, stderr } from './output.js'
-import { offersExtensions } from './server-offers.js'
+import { offersExtensions } from './serverOffers.js'
 import { Wakeup } from './wakeup.js'
 
 // `mas media import`: hash (through the cache), ask the server which bytes it already
@@ -21,7 +21,7 @@ export interface ImportRecord {
 
 export interface ImportOptions {
   library: number
-  /** the text parts sent with a file (alias, sensor, start time options: src/import-parts.ts) */
+  /** the text parts sent with a file (alias, sensor, start time options: src/importParts.ts) */
   partsOf: (f: FoundFile) => Record<string, string>
   concurrency: number
   dryRun: boolean

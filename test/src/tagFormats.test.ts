@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseRaven, ravenTable, perFileName } from '../../src/raven.js'
-import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows } from '../../src/tag-formats.js'
+import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows } from '../../src/tagFormats.js'
 
 const HEADER = 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength'
 const tag = { mediaFile: 3, tagClass: 7, startTime: 0.1, endTime: 2.25, minFrequency: 100, maxFrequency: 8000.5, strength: 0.3 }

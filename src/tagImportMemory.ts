@@ -4,7 +4,7 @@ import { join } from 'node:path'
 
 // What an interrupted `mas tag import` created: per input (the tag records, in order) and tag set,
 // the id of each row already created, so a re-run creates only the rest. Kept in oclif's data dir
-// beside the media import cache (src/import-cache.ts); an entry goes once its import finished.
+// beside the media import cache (src/importCache.ts); an entry goes once its import finished.
 // Written synchronously, because the last write happens in the signal handler of an interrupt.
 
 type Created = Record<string, number>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { TagImportMemory } from '../../src/tag-import-memory.js'
+import { TagImportMemory } from '../../src/tagImportMemory.js'
 
 const tags = [{ mediaFile: 1, tagClass: 2, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 10 }]
 

@@ -1,5 +1,5 @@
 import type { ApiClient } from './api.js'
-import { failure } from './base-command.js'
+import { failure } from './baseCommand.js'
 
 // Creating a job with its parameters, on mas and on the original service (design §10).
 // mas takes the parameters with the job (`parameters`, an extension); the original ignores

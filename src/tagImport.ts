@@ -1,13 +1,13 @@
 import { ApiError, errorDetail, mapLimit, type ApiClient } from './api.js'
-import { failure } from './base-command.js'
+import { failure } from './baseCommand.js'
 import { Progress } from './output.js'
-import { TagImportMemory } from './tag-import-memory.js'
-import type { ParsedTags } from './tag-formats.js'
+import { TagImportMemory } from './tagImportMemory.js'
+import type { ParsedTags } from './tagFormats.js'
 
 // Sending validated tags to POST tag/: in batches (arrays, each all-or-nothing on the server, a
 // mas extension), or, where the server takes one tag a request (the original service answers an
 // array with 400 "Expected a dictionary"), one by one, several at once. Either way the records come
-// back in input order, and what is created is remembered (src/tag-import-memory.ts) until the
+// back in input order, and what is created is remembered (src/tagImportMemory.ts) until the
 // import is done, so a re-run after an interruption or a refused row creates only the rest.
 
 export interface SendOptions { tagSet: number; batchSize: number; concurrency: number; quiet: boolean; memory: TagImportMemory }

@@ -5,12 +5,12 @@ import { authenticate } from '../auth/authenticate.js'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { ApiError, notAuthenticated, notFound } from '../http/errors.js'
-import { jobResultFiles } from '../resources/jobResultFile.js'
-import { mediaFiles } from '../resources/mediaFile.js'
-import { readable } from '../resources/resource.js'
+import { parseRange } from '../http/range.js'
+import { contentTypeOf } from '../media/facts.js'
 import { isStoredName, storageFor } from '../storage/index.js'
-import { contentTypeOf } from './facts.js'
-import { parseRange } from './range.js'
+import { jobResultFiles } from './jobResultFile.js'
+import { mediaFiles } from './mediaFile.js'
+import { readable } from './resource.js'
 
 // GET /media/<name>: the bytes of a stored file, to whoever may read the
 // record that names it (a media file: read on its library; a job result file:

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ImportCache } from '../../src/import-cache.js'
+import { ImportCache } from '../../src/importCache.js'
 
 test('a hash is returned only while path, size and mtime are unchanged, and survives a reload', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'mas-cache-')), 'mas')

@@ -1,5 +1,5 @@
 import type { ApiClient } from './api.js'
-import { failure } from './base-command.js'
+import { failure } from './baseCommand.js'
 
 // What the server offers beyond the original API (design §10: `mas` works against the
 // original service too). mas answers GET /healthz; the original service has no such route and

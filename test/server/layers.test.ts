@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+
+// The domain layer (docs/architecture.md, the layers of the server): server/analysis/, server/media/ and
+// the worker in server/jobs/ never import server/resources/; resources and jobs import the domain.
+// Read from the sources themselves, every import and re-export specifier, static or dynamic.
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..')
+const SERVER = join(ROOT, 'server')
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name)
+    if (e.isDirectory()) return sources(path)
+    return e.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** The repository-relative paths a source file imports (relative specifiers only; packages are not ours). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?\sfrom\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1])
+  return specifiers.filter((s) => s.startsWith('.')).map((s) => relative(ROOT, resolve(dirname(file), s)))
+}
+
+const intoResources = (file: string) => importsOf(file).filter((p) => p.startsWith(`server${'/'}resources/`))
+
+test('the reader finds imports of resources where they are allowed (the routes plugin)', () => {
+  const found = intoResources(join(SERVER, 'plugins', 'routes.ts'))
+  assert.ok(found.includes('server/resources/index.js'), `found: ${found.join(', ')}`)
+  assert.ok(found.includes('server/resources/mediaBytes.js'), `found: ${found.join(', ')}`)
+})
+
+test('server/analysis, server/media and server/jobs never import server/resources', () => {
+  const domain = ['analysis', 'media', 'jobs'].flatMap((d) => sources(join(SERVER, d)))
+  assert.ok(domain.length >= 20, `only ${domain.length} source files found under ${SERVER}`)
+  assert.ok(domain.some((f) => importsOf(f).length > 0), 'no imports read at all')
+  const wrong = domain.flatMap((f) => intoResources(f).map((p) => `${relative(ROOT, f)} imports ${p}`))
+  assert.equal(wrong, [])
+})
+
+test.run()
