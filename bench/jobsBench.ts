@@ -7,7 +7,7 @@ import { configFromEnv } from '../server/config.js'
 import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { spectrogram } from '../server/analysis/spectra.js'
-import { storageFor } from '../server/storage/index.js'
+import { openStorage } from '../server/storage/index.js'
 import { signal, wavOf } from '../test/helpers/signals.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 
@@ -61,7 +61,7 @@ async function discovery(): Promise<number> {
   const source = await db.insertInto('tag_sets').values({ user_id: user.id, name: 'examples', library_id: library.id, creation_date: now }).returning('id').executeTakeFirstOrThrow()
   const destination = await db.insertInto('tag_sets').values({ user_id: user.id, name: 'found', library_id: library.id, creation_date: now }).returning('id').executeTakeFirstOrThrow()
   const cls = await db.insertInto('tag_classes').values({ user_id: user.id, library_id: library.id, class_name: 'call' }).returning('id').executeTakeFirstOrThrow()
-  const storage = storageFor(config)
+  const storage = openStorage(config)
   const media: number[] = []
   for (let i = 0; i < FILES; i++) {
     const at = 5 + (i * 7) % 50

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { configFromEnv, type AppConfig } from './config.js'
 import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
+import { openStorage, type Storage } from './storage/index.js'
 import { answerClientError } from './http/clientErrors.js'
 import bodies from './plugins/bodies.js'
 import callerNotifications from './plugins/callerNotifications.js'
@@ -16,8 +17,8 @@ import securityHeaders from './plugins/securityHeaders.js'
 export type { RouteTable } from './plugins/routeTable.js'
 
 // The app: server options from the configuration, then one plugin per concern
-// (docs/architecture.md, "The app"). The database and the configuration reach
-// plugins and handlers as decorators of the app.
+// (docs/architecture.md, "The app"). The database, the storage and the configuration
+// reach plugins and handlers as decorators of the app.
 
 export interface BuildOptions {
   database: Database
@@ -36,7 +37,7 @@ export const REDACT = [
 ]
 
 declare module 'fastify' {
-  interface FastifyInstance { config: AppConfig; db: Kysely<DB> }
+  interface FastifyInstance { config: AppConfig; db: Kysely<DB>; storage: Storage }
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -63,6 +64,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   })
   app.decorate('config', config)
   app.decorate('db', opts.database.db)
+  app.decorate('storage', openStorage(config))
   await app.register(routeTable)
   await app.register(inFlightTracking)
   await app.register(securityHeaders)

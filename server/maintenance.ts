@@ -4,7 +4,7 @@ import { forgetOldFailures, loginLimits } from './auth/throttle.js'
 import type { AppConfig } from './config.js'
 import type { DB } from './db/schema.js'
 import { FOLD_EVERY_MS, foldCrowdedTagSets } from './resources/tagSetCount.js'
-import { storageFor } from './storage/index.js'
+import type { Storage } from './storage/index.js'
 
 // Housekeeping every server does while it runs, on timers that never keep the
 // process alive: folding tag set counts, forgetting login failures that have
@@ -24,8 +24,7 @@ export function abandonedUploadMs(config: Pick<AppConfig, 'idleTimeoutSeconds' |
 }
 
 /** Starts the timers; the answer stops them. */
-export function startMaintenance(db: Kysely<DB>, config: AppConfig, log: FastifyBaseLogger): () => void {
-  const storage = storageFor(config)
+export function startMaintenance(db: Kysely<DB>, config: AppConfig, storage: Storage, log: FastifyBaseLogger): () => void {
   const folding = setInterval(() => {
     foldCrowdedTagSets(db).catch((err) => log.warn({ err }, 'folding tag set counts failed'))
   }, FOLD_EVERY_MS).unref()

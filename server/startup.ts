@@ -3,7 +3,7 @@ import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
 import { abandonedUploadMs } from './maintenance.js'
 import { sweepUncommittedMedia } from './media/import.js'
-import { storageFor } from './storage/index.js'
+import { openStorage } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the
 // database (the embedded PostgreSQL of the data directory, started if no other process has started it,
@@ -36,7 +36,7 @@ async function prepareOn(database: Database, config: AppConfig, opts: { bootstra
     }
     adminCreated = admin?.username
   }
-  const storage = storageFor(config)
+  const storage = openStorage(config)
   const staleUploadsRemoved = await storage.sweepIncoming(abandonedUploadMs(config))
   const uncommittedRemoved = await sweepUncommittedMedia(database.db, storage)
   return { database, adminCreated, staleUploadsRemoved, uncommittedRemoved }

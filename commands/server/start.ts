@@ -71,7 +71,7 @@ export default class ServerStart extends Command {
     if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
 
     const worker = flags['with-worker'] && !clustered
-      ? new Worker({ db: database.db, config, log: (m) => app.log.info(m) }).start()
+      ? new Worker({ db: database.db, config, storage: app.storage, log: (m) => app.log.info(m) }).start()
       : undefined
 
     let closing = false

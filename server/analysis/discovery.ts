@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import { libraryAllows } from '../access.js'
 import type { DB } from '../db/schema.js'
-import { storageFor } from '../storage/index.js'
 import { UnsupportedAudioError, type MonoAudio } from './audio.js'
 import { decodeAudio } from './decode.js'
 import type { RunningJob } from './jobType.js'
@@ -32,7 +31,7 @@ export async function spectrogramOf(job: RunningJob, media: MediaRow, settings: 
 /** The decoded samples of a media file. */
 export async function audioOf(job: RunningJob, media: MediaRow): Promise<MonoAudio> {
   try {
-    return await decodeAudio(storageFor(job.config).read(media.file))
+    return await decodeAudio(job.storage.read(media.file))
   } catch (e) {
     if (e instanceof UnsupportedAudioError) throw new Error(`Media file ${media.id}: ${e.message}.`)
     throw new Error(`Media file ${media.id}: its stored file cannot be read.`)

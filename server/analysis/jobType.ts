@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
+import type { Storage } from '../storage/index.js'
 import type { DB, JobsTable } from '../db/schema.js'
 import type { ParamSpec } from './catalog.js'
 
@@ -30,6 +31,8 @@ export interface RunningJob {
   /** the job's owner: whose access the job runs with */
   readonly owner: Caller
   readonly config: AppConfig
+  /** where media and result files live */
+  readonly storage: Storage
   /** aborted when a stop is requested or another worker took the job over */
   readonly signal: AbortSignal
   /** set numToComplete; `restart`: count from zero again (a resumed job that redoes its work) */

@@ -1,22 +1,21 @@
 import type { Transaction } from 'kysely'
-import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { storeResultFile } from './resultFiles.js'
-import { storageFor } from '../storage/index.js'
+import type { Storage } from '../storage/index.js'
 import type { RunningJob } from './jobType.js'
 
 // The record of why a job failed: a JobResultFile `error.txt` whose notes hold
 // the reason in one line, written in the transaction that ends the job in Error.
 
-export async function recordFailure(trx: Transaction<DB>, config: AppConfig, jobId: number, reason: string): Promise<void> {
+export async function recordFailure(trx: Transaction<DB>, storage: Storage, jobId: number, reason: string): Promise<void> {
   const line = oneLine(reason)
-  await storeResultFile(trx, storageFor(config), jobId, 'error.txt', `${line}\n`, line)
+  await storeResultFile(trx, storage, jobId, 'error.txt', `${line}\n`, line)
 }
 
 /** A result file of a running job, written with the step that counts nothing, so only while the worker holds the job. */
 export async function recordResult(job: RunningJob, fileName: string, content: string, notes: string): Promise<void> {
   await job.step(0, async (trx) => {
-    await storeResultFile(trx, storageFor(job.config), job.job.id, fileName, content, oneLine(notes))
+    await storeResultFile(trx, job.storage, job.job.id, fileName, content, oneLine(notes))
   })
 }
 

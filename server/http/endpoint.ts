@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Caller } from '../access.js'
 import type { DB } from '../db/schema.js'
 import type { AppConfig } from '../config.js'
+import type { Storage } from '../storage/index.js'
 import { authenticate, checkCsrf } from '../auth/authenticate.js'
 import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
@@ -22,6 +23,8 @@ export interface Context {
   reply: FastifyReply
   db: Kysely<DB>
   config: AppConfig
+  /** where media and result files live (the app's one storage) */
+  storage: Storage
   caller: Caller
   params: Record<string, string>
   query: Record<string, string>
@@ -36,6 +39,9 @@ export interface Result {
   body?: unknown
   headers?: Record<string, string>
 }
+
+/** What every handler of the app is given besides its request. */
+export interface EndpointDeps { db: Kysely<DB>; config: AppConfig; storage: Storage }
 
 export type Handler = (ctx: Context) => Promise<Result>
 
@@ -102,7 +108,7 @@ export function requestOrigin(req: FastifyRequest): string {
   return `${req.protocol}://${req.host}`
 }
 
-export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db: Kysely<DB>; config: AppConfig }) {
+export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: EndpointDeps) {
   const allow = allowHeader(ep)
   app.route({
     method: [...ALL_METHODS],
@@ -114,7 +120,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: { db:
       reply.header('Allow', allow)
       const method = req.method === 'HEAD' ? 'GET' : (req.method as Method | 'OPTIONS')
       const base = {
-        req, reply, db: deps.db, config: deps.config,
+        req, reply, db: deps.db, config: deps.config, storage: deps.storage,
         params: req.params as Record<string, string>,
         query: normaliseQuery(req.query),
         origin: requestOrigin(req),

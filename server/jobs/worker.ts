@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { Kysely, Transaction } from 'kysely'
 import type { Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
+import { openStorage, type Storage } from '../storage/index.js'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
@@ -24,6 +25,8 @@ import { jobTypes } from '../analysis/types/index.js'
 export interface WorkerOptions {
   db: Kysely<DB>
   config: AppConfig
+  /** where media and result files live; default: a storage of its own from `config` */
+  storage?: Storage
   concurrency?: number
   /** how long an idle slot waits before looking for work again */
   pollMs?: number
@@ -40,6 +43,7 @@ export class Worker {
   readonly id: string
   private readonly db: Kysely<DB>
   private readonly config: AppConfig
+  private readonly storage: Storage
   private readonly concurrency: number
   private readonly pollMs: number
   private readonly log: (message: string) => void
@@ -49,6 +53,7 @@ export class Worker {
   constructor(opts: WorkerOptions) {
     this.db = opts.db
     this.config = opts.config
+    this.storage = opts.storage ?? openStorage(opts.config)
     this.concurrency = Math.max(1, opts.concurrency ?? 1)
     this.pollMs = opts.pollMs ?? 500
     this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
@@ -97,7 +102,7 @@ export class Worker {
       const { values, errors } = await checkParameters(this.db, owner, this.config, type, given)
       const bad = Object.entries(errors)[0]
       if (bad) throw new Error(`Parameter ${bad[0]}: ${bad[1][0]}`)
-      const running = new Running(this.db, job, values, owner, this.config, control.signal, this.id)
+      const running = new Running(this.db, job, values, owner, this.config, this.storage, control.signal, this.id)
       await type.run(running)
       control.signal.throwIfAborted()
       if (running.waiting) {
@@ -146,7 +151,7 @@ export class Worker {
   private async fail(job: JobRow, message: string) {
     await this.family(job, async (trx) => {
       if (!(await markError(trx, job.id, this.id))) return
-      await recordFailure(trx, this.config, job.id, message)
+      await recordFailure(trx, this.storage, job.id, message)
       await this.afterEnd(trx, job)
     })
   }
@@ -174,7 +179,7 @@ export class Worker {
 
   private async settleParent(trx: Transaction<DB>, parentId: number) {
     const outcome = await refreshParent(trx, parentId)
-    if (outcome?.status === ERROR) await recordFailure(trx, this.config, parentId, `Child job ${outcome.failedChild} failed.`)
+    if (outcome?.status === ERROR) await recordFailure(trx, this.storage, parentId, `Child job ${outcome.failedChild} failed.`)
     const parent = await trx.selectFrom('jobs').select('parent_job_id').where('id', '=', parentId).executeTakeFirst()
     if (outcome && parent?.parent_job_id) await this.settleParent(trx, parent.parent_job_id)
   }
@@ -218,7 +223,7 @@ class Running implements RunningJob {
 
   constructor(
     readonly db: Kysely<DB>, readonly job: JobRow, readonly params: Record<string, number | string>,
-    readonly owner: Caller, readonly config: AppConfig, readonly signal: AbortSignal, private readonly holder: string,
+    readonly owner: Caller, readonly config: AppConfig, readonly storage: Storage, readonly signal: AbortSignal, private readonly holder: string,
   ) {
     this.done = job.num_completed
     this.total = job.num_to_complete

@@ -5,8 +5,8 @@ import { startMaintenance } from '../maintenance.js'
 // The housekeeping timers of a running server (see server/maintenance.ts), stopped when the app closes.
 
 async function maintenance(app: FastifyInstance) {
-  const stop = startMaintenance(app.db, app.config, app.log)
+  const stop = startMaintenance(app.db, app.config, app.storage, app.log)
   app.addHook('onClose', async () => { stop() })
 }
 
-export default fp(maintenance, { name: 'maintenance', decorators: { fastify: ['config', 'db'] } })
+export default fp(maintenance, { name: 'maintenance', decorators: { fastify: ['config', 'db', 'storage'] } })

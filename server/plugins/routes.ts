@@ -21,13 +21,13 @@ async function routes(app: FastifyInstance) {
   ]
   endpoints.push(...schemaEndpoints(() => endpoints))
   app.routeTable.endpoints = endpoints
-  const deps = { db: app.db, config: app.config }
+  const deps = { db: app.db, config: app.config, storage: app.storage }
   for (const ep of endpoints) registerEndpoint(app, ep, deps)
   registerMediaRoutes(app, deps)
   await registerDocsPage(app, endpoints)
 }
 
-export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'routeTable'] } })
+export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'routeTable'] } })
 
 /** GET /healthz: answers when the server can reach its database. */
 const healthEndpoint: Endpoint = {

@@ -4,7 +4,6 @@ import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { parseInput, type TableFields } from '../http/fields.js'
 import { receiveUpload } from '../media/upload.js'
-import { storageFor } from '../storage/index.js'
 import { mediaUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
 import { jobs } from './jobs.js'
@@ -25,7 +24,7 @@ const fields: TableFields<'job_result_files'> = {
 
 /** POST jobResultFile/: multipart only; JSON or no file part is 400 {"resultFile": ["No file was submitted."]}. */
 async function createResultFile(ctx: Context): Promise<Result> {
-  const upload = await receiveUpload(ctx, storageFor(ctx.config), 'resultFile')
+  const upload = await receiveUpload(ctx, ctx.storage, 'resultFile')
   const pending = upload.file
   try {
     const { values, errors } = parseInput(fields, upload.fields, 'create')
@@ -57,7 +56,7 @@ export const jobResultFiles = defineResource({
     for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null
   },
   beforeDelete: async (_trx, row, ctx) => async () => {
-    if (row.result_file) await storageFor(ctx.config).remove(row.result_file)
+    if (row.result_file) await ctx.storage.remove(row.result_file)
   },
 })
 

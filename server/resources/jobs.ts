@@ -8,7 +8,6 @@ import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import type { Transaction } from 'kysely'
-import { storageFor } from '../storage/index.js'
 import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
@@ -171,7 +170,7 @@ export const jobs = defineResource({
       .execute()
     const names = files.map((f) => f.result_file).filter((f) => f !== '')
     return async () => {
-      const storage = storageFor(ctx.config)
+      const storage = ctx.storage
       for (const name of names) await storage.remove(name).catch(() => {})
     }
   },

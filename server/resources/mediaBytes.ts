@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Caller } from '../access.js'
 import { authenticate } from '../auth/authenticate.js'
-import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { ApiError, notAuthenticated, notFound } from '../http/errors.js'
 import { parseRange } from '../http/range.js'
 import { contentTypeOf } from '../media/facts.js'
-import { isStoredName, storageFor } from '../storage/index.js'
+import type { EndpointDeps } from '../http/endpoint.js'
+import { isStoredName } from '../storage/index.js'
 import { jobResultFiles } from './jobResultFile.js'
 import { mediaFiles } from './mediaFile.js'
 import { readable } from './resource.js'
@@ -35,8 +35,8 @@ async function mayRead(db: Kysely<DB>, caller: Caller, name: string): Promise<bo
   return false
 }
 
-export function registerMediaRoutes(app: FastifyInstance, deps: { db: Kysely<DB>; config: AppConfig }) {
-  const storage = storageFor(deps.config)
+export function registerMediaRoutes(app: FastifyInstance, deps: EndpointDeps) {
+  const { storage } = deps
   app.route({
     method: ['GET', 'HEAD'],
     url: `${MEDIA_PREFIX}*`,

@@ -1,7 +1,6 @@
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import { toJson, type TableFields } from '../http/fields.js'
-import { storageFor } from '../storage/index.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { metaData, userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
@@ -40,7 +39,7 @@ export function mediaUrl(origin: string, file: string): string {
 /** Remove the stored bytes of media files whose rows were deleted, one by one (mediaFile/{Id}/) or with
  * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
 export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx: Context): Promise<void> {
-  const storage = storageFor(ctx.config)
+  const storage = ctx.storage
   for (const f of files) await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
 }
 

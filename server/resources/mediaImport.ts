@@ -6,7 +6,7 @@ import { AliasTakenError, DamagedMediaError, importReceived } from '../media/imp
 import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
 import { parseTimeOffset, START_TIME_SOURCES, type StartTimeSource } from '../media/startTime.js'
 import { receiveUpload } from '../media/upload.js'
-import { storageFor, type Pending } from '../storage/index.js'
+import { type Pending } from '../storage/index.js'
 import { libraries } from './library.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, checkReferences, fetchFor, fetchRecord, render } from './resource.js'
@@ -45,7 +45,7 @@ export const MAX_CHECK_ITEMS = 1000
 
 async function importMediaFile(ctx: Context): Promise<Result> {
   const library = await fetchFor(ctx.db, libraries, ctx.caller, ctx.params.id, 'write')
-  const storage = storageFor(ctx.config)
+  const storage = ctx.storage
   const upload = await receiveUpload(ctx, storage, 'file')
   const pending = upload.file
   try {

@@ -6,7 +6,6 @@ import { UnsupportedAudioError } from '../analysis/audio.js'
 import { decodeAudio } from '../analysis/decode.js'
 import { spectraSettingsOf, spectrogram } from '../analysis/spectra.js'
 import { spectrogramPicture, type PictureTag } from '../media/spectrogramPicture.js'
-import { storageFor } from '../storage/index.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, fetchRecord, type Db } from './resource.js'
 import { tagSets } from './tagSet.js'
@@ -70,7 +69,7 @@ export const spectraEndpoint: Endpoint = {
 
       let audio
       try {
-        audio = await decodeAudio(storageFor(ctx.config).read(row.file))
+        audio = await decodeAudio(ctx.storage.read(row.file))
       } catch (e) {
         throw new ApiError(400, { detail: e instanceof UnsupportedAudioError ? `${e.message}.` : 'The media file\'s bytes cannot be read.' })
       }

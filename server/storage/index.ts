@@ -5,17 +5,12 @@ import type { Storage } from './storage.js'
 
 export * from './storage.js'
 
-// The storage a server uses, from its configuration: the bucket of MAS_STORAGE_URL, else the local
-// media directory. Stateless, so any number of servers may share one bucket or one media directory.
+// The storage a process uses, from its configuration: the bucket of MAS_STORAGE_URL, else the local
+// media directory. Any number of servers may share one bucket or one media directory. A process opens
+// one and hands it on (the app as its `storage` decorator, a worker as an option): a storage knows the
+// uploads it is receiving, which its own sweep must leave alone.
 
-const byPlace = new Map<string, Storage>()
-
-export function storageFor(config: Pick<AppConfig, 'mediaDir' | 's3' | 'minBodyBytesPerSecond'>): Storage {
+export function openStorage(config: Pick<AppConfig, 'mediaDir' | 's3' | 'minBodyBytesPerSecond'>): Storage {
   const s3 = config.s3
-  const place = s3 ? `s3:${JSON.stringify(s3)}:${config.minBodyBytesPerSecond}` : `dir:${config.mediaDir}`
-  let s = byPlace.get(place)
-  if (!s) {
-    byPlace.set(place, s = s3 ? new S3Storage(s3, { minBytesPerSecond: config.minBodyBytesPerSecond }) : new LocalStorage(config.mediaDir))
-  }
-  return s
+  return s3 ? new S3Storage(s3, { minBytesPerSecond: config.minBodyBytesPerSecond }) : new LocalStorage(config.mediaDir)
 }

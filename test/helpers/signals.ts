@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type { AppConfig } from '../../server/config.js'
 import type { Database } from '../../server/db/database.js'
-import { storageFor } from '../../server/storage/index.js'
+import { openStorage } from '../../server/storage/index.js'
 import { makeMediaFile } from './records.js'
 import { wavHeader } from './wav.js'
 
@@ -36,7 +36,7 @@ let serial = 0
 export async function storedWav(db: Database['db'], config: AppConfig, owner: { id: number }, library: number,
   samples: Float32Array, sampleRate: number): Promise<number> {
   const name = `mediaFiles/signals/signal-${process.pid}-${++serial}.wav`
-  const pending = await storageFor(config).receive(Readable.from([wavOf(samples, sampleRate)]))
+  const pending = await openStorage(config).receive(Readable.from([wavOf(samples, sampleRate)]))
   await pending.commit(name)
   return makeMediaFile(db, owner, library, { file: name })
 }

@@ -5,7 +5,6 @@ import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { postMultipart, storedFiles } from '../helpers/upload.js'
 import { storeResultFile } from '../../server/analysis/resultFiles.js'
-import { storageFor } from '../../server/storage/index.js'
 
 // jobResultFile/: multipart create (parts resultFile, job, notes), the owner-only rule, and the
 // stored file following its record.
@@ -105,7 +104,7 @@ test('DELETE removes the record and then its stored file', async () => {
 })
 
 test('storeResultFile stores a worker\'s output under a safe name, served to the owner', async () => {
-  const storage = storageFor((t.app as any).config)
+  const storage = t.app.storage
   const row = await storeResultFile(t.db, storage, job, 'spectra/summary.json', '{"ok":true}', 'from the worker')
   assert.match(row.result_file, /^jobResultFiles\/summary_[0-9a-f]{24}\.json$/)
   const res = await t.call('GET', `/api/v0/jobResultFile/${row.id}/`, { as: alice })

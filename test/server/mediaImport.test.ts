@@ -3,7 +3,6 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { AppConfig } from '../../server/config.js'
 import { sweepUncommittedMedia } from '../../server/media/import.js'
-import { storageFor } from '../../server/storage/index.js'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
@@ -284,7 +283,7 @@ test('an upload that breaks off mid-body leaves the library and the media direct
 test('start-up removes stored files whose import never committed; committed files and an import under way stay', async () => {
   const own = await makeLibrary(t.db, alice)
   const other = await makeLibrary(t.db, alice)
-  const storage = storageFor((t.app as unknown as { config: AppConfig }).config)
+  const storage = t.app.storage
   const committed = await importMedia(t, alice, own, makeWav({ frequency: 1234 }), { filename: 'kept.wav' })
   assert.is(committed.statusCode, 201)
   const mediaRoot = (t.app as unknown as { config: AppConfig }).config.mediaDir

@@ -180,7 +180,7 @@ test('the sweep removes objects of a library that no row names, and keeps the on
 
 test('job result files are written to and served from the bucket', async () => {
   const job = await makeJob(t.db, owner, await makeProject(t.db, owner), 1)
-  await t.db.transaction().execute((trx) => recordFailure(trx, t.app.config, job, 'the recorder was unplugged'))
+  await t.db.transaction().execute((trx) => recordFailure(trx, t.app.storage, job, 'the recorder was unplugged'))
   const row = await t.db.selectFrom('job_result_files').selectAll().where('job_id', '=', job).executeTakeFirstOrThrow()
   assert.ok((await keys()).includes(row.result_file!))
   const res = await t.app.inject({ method: 'GET', url: `/media/${row.result_file}`, headers: owner.auth })

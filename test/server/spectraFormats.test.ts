@@ -4,8 +4,6 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AppConfig } from '../../server/config.js'
-import { storageFor } from '../../server/storage/index.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
@@ -49,7 +47,7 @@ for (const name of ['tone.flac', 'tone.mp3']) {
 
 test('stored bytes that are neither WAV, FLAC nor MP3 cannot be analysed: 400 naming the formats', async () => {
   const name = `mediaFiles/formats/${process.pid}.ogg`
-  const pending = await storageFor((t.app as unknown as { config: AppConfig }).config).receive(Readable.from([Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)])]))
+  const pending = await t.app.storage.receive(Readable.from([Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)])]))
   await pending.commit(name)
   const id = await makeMediaFile(t.db, alice, library, { file: name })
   const res = await t.call('GET', `/api/v0/mediaFile/${id}/spectra/`, { as: alice })

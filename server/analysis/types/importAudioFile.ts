@@ -3,7 +3,6 @@ import { readdir, stat } from 'node:fs/promises'
 import { basename, join, relative } from 'node:path'
 import { NotMediaError } from '../../media/facts.js'
 import { AliasTakenError, importReceived } from '../../media/import.js'
-import { storageFor } from '../../storage/index.js'
 import { IMPORT_AUDIO_FILE } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 import { importPath } from '../parameters.js'
@@ -23,7 +22,7 @@ export const importAudioFileJob: JobType = {
     const library = job.params.library as number
     const files = (await stat(root)).isDirectory() ? await filesBelow(root) : [root]
     await job.setTotal(files.length)
-    const storage = storageFor(job.config)
+    const storage = job.storage
     const skipped: string[] = []
     for (let i = job.job.num_completed; i < files.length; i++) {
       job.signal.throwIfAborted()
