@@ -73,7 +73,7 @@ export type AfterCommit = () => Promise<void>
 
 /** The database as code written for every table sees it (see AnyRow): the declarations it runs are
  * typed over their tables where they are written. */
-export const anyTable = (db: Db) => db as unknown as Kysely<AnyTables>
+export const anyTable = (db: Db | Kysely<AnyTables>) => db as unknown as Kysely<AnyTables>
 
 /** Rows read from table T by code written for every table. */
 export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
