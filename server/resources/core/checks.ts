@@ -26,13 +26,7 @@ export interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
 async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
   scopeAsk?: ScopeAsk): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
-  const asks: Array<Ask & { kept: number | null }> = []
-  for (const [name, f] of Object.entries(def.fields)) {
-    if (f.type !== 'pk' || !f.target || f.readOnly) continue
-    const kept = existing && f.column ? Number(existing[f.column]) : null
-    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
-    if (ids.length) asks.push({ name, kept, target: f.target(), ids })
-  }
+  const asks = asksOf(def, items, existing)
   const keys = scopeAsk ? scopeKeys(scopeAsk.scope, scopeAsk.rows) : []
   if (!asks.length && !keys.length) return { errors, allowed: scopeAsk ? true : null }
   const { found, allowed } = await readableIds(db, def, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined)
@@ -42,6 +36,18 @@ async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, cal
     })
   })
   return { errors, allowed: scopeAsk ? allowed : null }
+}
+
+/** The references to check: per pk field, the distinct ids the items give (on update, but the one kept). */
+export function asksOf<T extends TableName>(def: ResourceDef<T>, items: Record<string, unknown>[], existing: Rec<T> | null = null): Array<Ask & { kept: number | null }> {
+  const asks: Array<Ask & { kept: number | null }> = []
+  for (const [name, f] of Object.entries(def.fields)) {
+    if (f.type !== 'pk' || !f.target || f.readOnly) continue
+    const kept = existing && f.column ? Number(existing[f.column]) : null
+    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
+    if (ids.length) asks.push({ name, kept, target: f.target(), ids })
+  }
+  return asks
 }
 
 /** The rows with distinct values in the scope's columns. */
@@ -81,6 +87,12 @@ async function readableIds<T extends TableName>(db: Db, def: ResourceDef<T>, cal
 }
 
 function compileCheck(caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
+  return checkUnion(caller, asks, scopeAsk).compile() as CompiledQuery<AnyRow>
+}
+
+/** The check statement, not compiled: a row (ask, id) per readable id, and (-1, k) per allowed scope row k.
+ * At least one ask or scope row. */
+export function checkUnion(caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk) {
   const selects = asks.map(({ target, ids }, a) => readable(compiler, target, caller)
     .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
     .where(sql<boolean>`r.id = any(${ids}::int[])`))
@@ -89,7 +101,7 @@ function compileCheck(caller: Caller, asks: Array<{ target: Referent; ids: numbe
     selects.push(compiler.selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
       .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)))
   }
-  return selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0]).compile() as CompiledQuery<AnyRow>
+  return selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
 }
 
 // The check statement's shape: the resource, the fields whose references are checked, the scope, its
@@ -121,7 +133,7 @@ function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, as
 }
 
 /** Per scope row, the kind of each of its values: 'z' null, 'n' number, 's' text; '?' anything else (not cached). */
-function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
+export function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
   const kind = (v: unknown) => v === null || v === undefined ? 'z' : typeof v === 'number' ? 'n' : typeof v === 'string' ? 's' : '?'
   return (scopeAsk?.rows ?? []).map((row) => scopeAsk!.scope.columns.map((c) => kind(row[c])).join(''))
 }
@@ -174,9 +186,10 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
   checked.errors.forEach((e, i) => Object.assign(errors[i], e))
   const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null
   for (let i = 0; i < parsed.length; i++) {
-    if (Object.keys(errors[i]).length || !def.validate) continue
+    if (Object.keys(errors[i]).length || !(def.validate || def.checkValues)) continue
     try {
-      await def.validate(ctx, parsed[i].values, existing)
+      def.checkValues?.(parsed[i].values, existing)
+      await def.validate?.(ctx, parsed[i].values, existing)
     } catch (e) {
       if (e instanceof ApiError && e.statusCode === 400 && !Array.isArray(e.body)) Object.assign(errors[i], e.body)
       else throw e

@@ -42,6 +42,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   updatable?: string[]
   /** add computed fields (under their wire names) to rows about to be rendered */
   embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
+  /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
+   * They run where validate runs, before it; a create may also run them before its other checks (and
+   * then again in their place when those fail), see createOne.ts. */
+  checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
   /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
