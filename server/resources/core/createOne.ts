@@ -20,6 +20,20 @@ const SCOPE_ROWS = 1
  * (then nothing was written). `values`: the parsed wire values; `row`: their columns as stored. */
 export async function insertChecked<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, values: Record<string, unknown>,
   row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Rec<T> | null> {
+  const shape = shapeOf(def, values, row, scopeAsk)
+  if (!shape) return null
+  const plan = planOf(def, caller.isAdmin, shape)
+  const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(caller, shape, scopeAsk, row))
+    : compileInsert(def, caller, shape.asks, scopeAsk, row, shape.columns)
+  return recs<T>((await db.executeQuery(query)).rows)[0] ?? null
+}
+
+/** What a create's statement is compiled for: the references checked, the kind of each scope value and
+ * of each column's value. */
+interface Shape { asks: Ask[]; kinds: string[]; columns: string[]; rowKinds: string; scopeAsk: ScopeAsk | undefined }
+
+/** The create's shape, or null when it does not fit one statement. */
+function shapeOf<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>, row: AnyRow, scopeAsk: ScopeAsk | undefined): Shape | null {
   const asks = asksOf(def, [values])
   const rows = scopeAsk?.rows ?? []
   if (!asks.length && !rows.length) return null
@@ -30,14 +44,25 @@ export async function insertChecked<T extends TableName>(db: Db, def: ResourceDe
   const kinds = kindsOf(scopeAsk)
   const rowKinds = columns.map((c) => valueKind(row[c])).join('')
   if (kinds.some((k) => k.includes('?')) || rowKinds.includes('?')) return null
+  return { asks, kinds, columns, rowKinds, scopeAsk }
+}
+
+/** The cached plan of a create's statement (see insertChecked); null when it may not be cached, or the
+ * create does not fit one statement. */
+export function insertPlan<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, values: Record<string, unknown>, row: AnyRow,
+  scopeAsk?: ScopeAsk): Plan | null {
+  const shape = shapeOf(def, values, row, scopeAsk)
+  return shape && planOf(def, isAdmin, shape)
+}
+
+function planOf<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, shape: Shape): Plan | null {
   let plans = insertPlans.get(def)
   if (!plans) insertPlans.set(def, plans = new Map())
-  const key = `${caller.isAdmin}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
+  const { asks, kinds, columns, rowKinds, scopeAsk } = shape
+  const key = `${isAdmin}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
   let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planInsert(def, caller.isAdmin, asks, scopeAsk, kinds, columns, rowKinds))
-  const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(caller, asks, scopeAsk, kinds, row, columns, rowKinds))
-    : compileInsert(def, caller, asks, scopeAsk, row, columns)
-  return recs<T>((await db.executeQuery(query)).rows)[0] ?? null
+  if (plan === undefined) plans.set(key, plan = planInsert(def, isAdmin, shape))
+  return plan
 }
 
 /** per resource: the plan of each shape, or null when it may not be cached */
@@ -51,30 +76,29 @@ function valueKind(v: unknown): string {
 
 /** The slots of a shape: the caller's id, each reference's array of ids, the scope row's values that are
  * not null, then the row's numbers and texts, in that order. */
-function slotValues(caller: Caller, asks: Ask[], scopeAsk: ScopeAsk | undefined, kinds: string[], row: AnyRow, columns: string[], rowKinds: string[] | string): unknown[] {
-  const out: unknown[] = [caller.id, ...asks.map((a) => a.ids)]
+function slotValues(caller: Caller, shape: Shape, scopeAsk: ScopeAsk | undefined, row: AnyRow): unknown[] {
+  const out: unknown[] = [caller.id, ...shape.asks.map((a) => a.ids)]
   const scopeColumns = scopeAsk?.scope.columns ?? []
-  ;(scopeAsk?.rows ?? []).forEach((r, i) => scopeColumns.forEach((c, j) => { if (kinds[i][j] !== 'z') out.push(r[c]) }))
-  columns.forEach((c, i) => { if (rowKinds[i] === 'n' || rowKinds[i] === 's') out.push(row[c]) })
+  ;(scopeAsk?.rows ?? []).forEach((r, i) => scopeColumns.forEach((c, j) => { if (shape.kinds[i][j] !== 'z') out.push(r[c]) }))
+  shape.columns.forEach((c, i) => { if (shape.rowKinds[i] === 'n' || shape.rowKinds[i] === 's') out.push(row[c]) })
   return out
 }
 
-function planInsert<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, asks: Ask[], scopeAsk: ScopeAsk | undefined,
-  kinds: string[], columns: string[], rowKinds: string): Plan | null {
+function planInsert<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, shape: Shape): Plan | null {
+  const { asks, kinds, columns, rowKinds, scopeAsk } = shape
   const scopeColumns = scopeAsk?.scope.columns ?? []
   const sets = ([0, 1] as const).map((set) => {
     let k = 1
-    const next = (kind: string, constant: unknown) => kind === 'n' ? standInNumber(set, k++) : kind === 's' ? standInText(set, k++)
-      : kind === 't' ? true : kind === 'f' ? false : constant
+    const next = (kind: string) => kind === 'n' ? standInNumber(set, k++) : kind === 's' ? standInText(set, k++)
+      : kind === 't' ? true : kind === 'f' ? false : null
     const standInAsks = asks.map((a) => ({ ...a, ids: [standInNumber(set, k++)] }))
-    const rows = kinds.map((kind) => Object.fromEntries(scopeColumns.map((c, i) => [c, next(kind[i], null)])))
-    const row = Object.fromEntries(columns.map((c, i) => [c, next(rowKinds[i], null)]))
-    const caller = standInCaller(set, isAdmin)
-    return { caller, asks: standInAsks, scopeAsk: scopeAsk && { ...scopeAsk, rows }, row }
+    const rows = kinds.map((kind) => Object.fromEntries(scopeColumns.map((c, i) => [c, next(kind[i])])))
+    const row = Object.fromEntries(columns.map((c, i) => [c, next(rowKinds[i])]))
+    return { caller: standInCaller(set, isAdmin), shape: { ...shape, asks: standInAsks }, scopeAsk: scopeAsk && { ...scopeAsk, rows }, row }
   })
   return planStatement([sets[0], sets[1]],
-    (s) => slotValues(s.caller, s.asks, s.scopeAsk, kinds, s.row, columns, rowKinds),
-    (s) => compileInsert(def, s.caller, s.asks, s.scopeAsk, s.row, columns))
+    (s) => slotValues(s.caller, s.shape, s.scopeAsk, s.row),
+    (s) => compileInsert(def, s.caller, s.shape.asks, s.scopeAsk, s.row, columns))
 }
 
 function compileInsert<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk: ScopeAsk | undefined,
