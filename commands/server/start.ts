@@ -28,7 +28,11 @@ export default class ServerStart extends Command {
     port: Flags.integer({ default: 8000, min: 0, max: 65535, description: 'port to listen on (0: any free port)' }),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
     'with-worker': Flags.boolean({ default: false, description: 'also run queued jobs in this process (one at a time)' }),
-    workers: Flags.integer({ default: 1, min: 1, max: 64, description: 'HTTP server processes sharing the port (node:cluster)' }),
+    workers: Flags.integer({
+      default: 1, min: 1, max: 64,
+      description: 'HTTP server processes sharing the port (node:cluster); 1 by default, so mas and its embedded PostgreSQL'
+        + ' stay under 250 MB (two processes take about 380 MiB): raise it up to the number of cores where memory allows',
+    }),
     'log-level': Flags.option({ options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const, default: 'info' })(),
     'log-format': Flags.option({
       options: ['pretty', 'json'] as const,

@@ -24,7 +24,7 @@ export const randomWindows = defineResource({
   fields,
   scope: ownedVia('job_id', 'jobs'),
   // a window is a region of time: the same check as a tag's (it has no frequencies)
-  validate: (_ctx, values, existing) => checkRegion(values, existing),
+  checkValues: checkRegion,
 })
 
 export const endpoints = () => resourceEndpoints(randomWindows)

@@ -41,7 +41,7 @@ export const tags = defineResource({
   owner: 'user_id',
   stamps: ['creation_date'],
   bulk: true,
-  validate: (_ctx, values, existing) => checkRegion(values, existing),
+  checkValues: checkRegion,
 })
 
 export const endpoints = () => resourceEndpoints(tags)

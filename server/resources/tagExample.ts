@@ -30,7 +30,7 @@ export const tagExamples = defineResource({
   scope: onTagSet('tag_set_id'),
   owner: 'user_id',
   stamps: ['creation_date'],
-  validate: (_ctx, values, existing) => checkRegion(values, existing),
+  checkValues: checkRegion,
 })
 
 export const endpoints = () => resourceEndpoints(tagExamples)

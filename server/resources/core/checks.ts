@@ -1,10 +1,11 @@
-import { sql } from 'kysely'
+import { sql, type CompiledQuery } from 'kysely'
 import { valueColumns, type Caller, type Flag, type Scope } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
 import { parseInput, type Fields, type InputMode, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
+import { bind, compiler, planStatement, standInCaller, standInNumber, standInText, type Plan } from './compiled.js'
 import { readable } from './read.js'
 
 // The checks of a write before it is made: every reference names a record the caller can read,
@@ -19,28 +20,34 @@ export async function checkReferences<T extends TableName>(db: Db, def: Resource
 }
 
 /** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
-interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
+export interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
 async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
   scopeAsk?: ScopeAsk): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
-  const asks: Array<{ name: string; kept: number | null; target: Referent; ids: number[] }> = []
-  for (const [name, f] of Object.entries(def.fields)) {
-    if (f.type !== 'pk' || !f.target || f.readOnly) continue
-    const kept = existing && f.column ? Number(existing[f.column]) : null
-    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
-    if (ids.length) asks.push({ name, kept, target: f.target(), ids })
-  }
+  const asks = asksOf(def, items, existing)
   const keys = scopeAsk ? scopeKeys(scopeAsk.scope, scopeAsk.rows) : []
   if (!asks.length && !keys.length) return { errors, allowed: scopeAsk ? true : null }
-  const { found, allowed } = await readableIds(db, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined)
+  const { found, allowed } = await readableIds(db, def, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined)
   asks.forEach(({ name, kept }, a) => {
     items.forEach((v, i) => {
       if (typeof v[name] === 'number' && v[name] !== kept && !found[a].has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
     })
   })
   return { errors, allowed: scopeAsk ? allowed : null }
+}
+
+/** The references to check: per pk field, the distinct ids the items give (on update, but the one kept). */
+export function asksOf<T extends TableName>(def: ResourceDef<T>, items: Record<string, unknown>[], existing: Rec<T> | null = null): Array<Ask & { kept: number | null }> {
+  const asks: Array<Ask & { kept: number | null }> = []
+  for (const [name, f] of Object.entries(def.fields)) {
+    if (f.type !== 'pk' || !f.target || f.readOnly) continue
+    const kept = existing && f.column ? Number(existing[f.column]) : null
+    const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
+    if (ids.length) asks.push({ name, kept, target: f.target(), ids })
+  }
+  return asks
 }
 
 /** The rows with distinct values in the scope's columns. */
@@ -63,27 +70,92 @@ export function scopeKey(scope: Scope, row: AnyRow): string {
   return key
 }
 
+export type Ask = { name: string; target: Referent; ids: number[] }
+
 /** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
- * one statement (a union of one select per target and one per scope row). */
-async function readableIds(db: Db, caller: Caller, asks: Array<{ target: Referent; ids: number[] }>,
+ * one statement (a union of one select per target and one per scope row), compiled once per shape (see
+ * checkQuery). */
+async function readableIds<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, asks: Ask[],
   scopeAsk?: ScopeAsk): Promise<{ found: Set<number>[]; allowed: boolean }> {
   const found = asks.map(() => new Set<number>())
-  const selects = asks.map(({ target, ids }, a) => readable(db, target, caller)
+  let allowedRows = 0
+  for (const r of (await db.executeQuery<AnyRow>(checkQuery(def, caller, asks, scopeAsk))).rows) {
+    if (r.ask === -1) allowedRows++
+    else found[r.ask as number].add(Number(r.id))
+  }
+  return { found, allowed: allowedRows === (scopeAsk?.rows.length ?? 0) }
+}
+
+function compileCheck(caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
+  return checkUnion(caller, asks, scopeAsk).compile() as CompiledQuery<AnyRow>
+}
+
+/** The check statement, not compiled: a row (ask, id) per readable id, and (-1, k) per allowed scope row k.
+ * At least one ask or scope row. */
+export function checkUnion(caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk) {
+  const selects = asks.map(({ target, ids }, a) => readable(compiler, target, caller)
     .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
     .where(sql<boolean>`r.id = any(${ids}::int[])`))
   // a scope row answers (-1, its index) when allowed
   for (const [k, row] of (scopeAsk?.rows ?? []).entries()) {
-    selects.push(anyTable(db).selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
+    selects.push(compiler.selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
       .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)))
   }
-  const union = selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
-  let allowedRows = 0
-  for (const r of await union.execute()) {
-    if (r.ask === -1) allowedRows++
-    else found[r.ask].add(Number(r.id))
-  }
-  return { found, allowed: allowedRows === (scopeAsk?.rows.length ?? 0) }
+  return selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
 }
+
+// The check statement's shape: the resource, the fields whose references are checked, the scope, its
+// flag, how many scope rows and which of their values are null, numbers or text, and admin-ness. The
+// slots of a shape: the caller's id, each field's array of ids, each scope row's non-null values.
+
+/** most scope rows a cached shape has (a bulk create names a few distinct targets; more compile each time) */
+const CACHED_SCOPE_ROWS = 4
+const NO_SCOPE = {}
+/** per resource, per scope: the plan of each shape, or null when it may not be cached */
+const checkPlans = new WeakMap<object, WeakMap<object, Map<string, Plan | null>>>()
+
+function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
+  const rows = scopeAsk?.rows ?? []
+  const columns = scopeAsk?.scope.columns ?? []
+  const kinds = kindsOf(scopeAsk)
+  if (rows.length > CACHED_SCOPE_ROWS || kinds.some((k) => k.includes('?'))) return compileCheck(caller, asks, scopeAsk)
+  let byScope = checkPlans.get(def)
+  if (!byScope) checkPlans.set(def, byScope = new WeakMap())
+  let plans = byScope.get(scopeAsk?.scope ?? NO_SCOPE)
+  if (!plans) byScope.set(scopeAsk?.scope ?? NO_SCOPE, plans = new Map())
+  const key = `${caller.isAdmin}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}`
+  let plan = plans.get(key)
+  if (plan === undefined) plans.set(key, plan = planCheck(caller.isAdmin, asks, scopeAsk))
+  if (!plan) return compileCheck(caller, asks, scopeAsk)
+  const values: unknown[] = [caller.id, ...asks.map((a) => a.ids)]
+  rows.forEach((row, r) => columns.forEach((c, i) => { if (kinds[r][i] !== 'z') values.push(row[c]) }))
+  return bind(plan, values)
+}
+
+/** Per scope row, the kind of each of its values: 'z' null, 'n' number, 's' text; '?' anything else (not cached). */
+export function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
+  const kind = (v: unknown) => v === null || v === undefined ? 'z' : typeof v === 'number' ? 'n' : typeof v === 'string' ? 's' : '?'
+  return (scopeAsk?.rows ?? []).map((row) => scopeAsk!.scope.columns.map((c) => kind(row[c])).join(''))
+}
+
+/** The check statement of this shape with its slots' positions, or null when it may not be cached. */
+export function planCheck(isAdmin: boolean, asks: Ask[], scopeAsk?: ScopeAsk): Plan | null {
+  const kinds = kindsOf(scopeAsk)
+  if (kinds.some((k) => k.includes('?'))) return null
+  const columns = scopeAsk?.scope.columns ?? []
+  const sets = ([0, 1] as const).map((set) => {
+    let k = 1
+    const askSets = asks.map((a) => ({ target: a.target, ids: [standInNumber(set, k++)] }))
+    const rows = kinds.map((kind) => Object.fromEntries(columns.map((c, i) =>
+      [c, kind[i] === 'z' ? null : kind[i] === 'n' ? standInNumber(set, k++) : standInText(set, k++)])))
+    return { caller: standInCaller(set, isAdmin), asks: askSets, rows }
+  }) as [StandInSet, StandInSet]
+  return planStatement(sets,
+    (s) => [s.caller.id, ...s.asks.map((a) => a.ids), ...s.rows.flatMap((row) => columns.filter((c) => row[c] !== null).map((c) => row[c]))],
+    (s) => compileCheck(s.caller, s.asks, scopeAsk && { ...scopeAsk, rows: s.rows }))
+}
+
+interface StandInSet { caller: Caller; asks: Array<{ target: Referent; ids: number[] }>; rows: AnyRow[] }
 
 /** Does the caller hold `flag` under `scope` for records with these column values? One query per distinct key. */
 export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: AnyRow[], flag: Flag): Promise<boolean> {
@@ -114,9 +186,10 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
   checked.errors.forEach((e, i) => Object.assign(errors[i], e))
   const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null
   for (let i = 0; i < parsed.length; i++) {
-    if (Object.keys(errors[i]).length || !def.validate) continue
+    if (Object.keys(errors[i]).length || !(def.validate || def.checkValues)) continue
     try {
-      await def.validate(ctx, parsed[i].values, existing)
+      def.checkValues?.(parsed[i].values, existing)
+      await def.validate?.(ctx, parsed[i].values, existing)
     } catch (e) {
       if (e instanceof ApiError && e.statusCode === 400 && !Array.isArray(e.body)) Object.assign(errors[i], e.body)
       else throw e

@@ -42,6 +42,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   updatable?: string[]
   /** add computed fields (under their wire names) to rows about to be rendered */
   embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
+  /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
+   * They run where validate runs, before it; a create may also run them before its other checks (and
+   * then again in their place when those fail), see createOne.ts. */
+  checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
   /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
@@ -73,7 +77,7 @@ export type AfterCommit = () => Promise<void>
 
 /** The database as code written for every table sees it (see AnyRow): the declarations it runs are
  * typed over their tables where they are written. */
-export const anyTable = (db: Db) => db as unknown as Kysely<AnyTables>
+export const anyTable = (db: Db | Kysely<AnyTables>) => db as unknown as Kysely<AnyTables>
 
 /** Rows read from table T by code written for every table. */
 export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]

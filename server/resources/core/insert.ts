@@ -56,6 +56,9 @@ interface BulkPlan {
 
 const bulkPlans = new WeakMap<object, BulkPlan>()
 
+/** The SQL type of each column a create may give (none for list and object fields). */
+export const columnTypes = <T extends TableName>(def: ResourceDef<T>): ReadonlyMap<string, string> => bulkPlanOf(def).arrayTypes
+
 function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {
   let plan = bulkPlans.get(def)
   if (!plan) {

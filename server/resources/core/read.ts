@@ -1,25 +1,24 @@
-import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery,
-} from 'kysely'
+import { sql, type CompiledQuery, type Kysely } from 'kysely'
 import { rowColumns, type Caller, type Flag } from '../../access.js'
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
+import { bind, compiler, planStatement, standInCaller, standInNumber, type Plan } from './compiled.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records.
 
 /** The records of `def` the caller holds `flag` on, as `r`. */
-export function readable(db: Db, def: Referent, caller: Caller, flag: Flag = 'read'): Query<{}> {
+export function readable(db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, flag: Flag = 'read'): Query<{}> {
   return records(db, def)
     .where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag))
 }
 
 /** Every record of `def`, as `r`, whoever the caller is. */
-function records(db: Db, def: { table: TableName }): Query<{}> {
+function records(db: Db | Kysely<AnyTables>, def: { table: TableName }): Query<{}> {
   return anyTable(db).selectFrom(`${def.table} as r`)
 }
 
@@ -59,21 +58,16 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
   }
 }
 
-// A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is built
-// and compiled once per resource, flags and admin-ness, with stand-ins for the caller's id and the record's
-// id that each request puts back in the parameters. The cache fails closed: the statement is compiled for
-// two stand-in callers (other ids, other usernames) and cached only when the two differ in nothing but the
-// stand-ins' parameters, each where the other has its own. A rule that uses anything else of the caller (its
-// username, or its id written into the SQL) is compiled again for every request.
+// A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is compiled
+// once per resource, flags and admin-ness, with stand-ins for the caller's id and the record's id (see
+// compiled.ts; a rule that uses anything else of the caller is compiled again for every request).
 
-interface StandIn { caller: Omit<Caller, 'isAdmin'>; id: number }
-const STAND_INS: readonly [StandIn, StandIn] = [
-  { caller: { id: -1_987_654_321, username: 'stand-in caller 1' }, id: -1_987_654_322 },
-  { caller: { id: -1_987_654_323, username: 'stand-in caller 2' }, id: -1_987_654_324 },
-]
+interface StandIn { caller: Caller; id: number }
+const standIns = (isAdmin: boolean): [StandIn, StandIn] =>
+  [{ caller: standInCaller(0, isAdmin), id: standInNumber(0, 1) }, { caller: standInCaller(1, isAdmin), id: standInNumber(1, 1) }]
 
-/** A fetch statement compiled once: the parameter positions of the caller's id and of the record's id. */
-interface FetchPlan { query: CompiledQuery<AnyRow>; callerAt: number[]; idAt: number[] }
+/** A fetch plan, with the positions of its two slots under their names. */
+interface FetchPlan extends Plan { callerAt: number[]; idAt: number[] }
 
 /** per resource, by flags and admin-ness: the plan, or null when the statement may not be cached */
 const fetchPlans = new WeakMap<Referent, Map<string, FetchPlan | null>>()
@@ -84,29 +78,14 @@ function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[]): C
   const key = `${flags.join(',')}|${caller.isAdmin}`
   let plan = plans.get(key)
   if (plan === undefined) plans.set(key, plan = planFetch(def, caller.isAdmin, flags))
-  if (plan === null) return compileFetch(def, caller, id, flags)
-  const parameters = plan.query.parameters.slice()
-  for (const i of plan.callerAt) parameters[i] = caller.id
-  for (const i of plan.idAt) parameters[i] = id
-  return { ...plan.query, parameters }
+  return plan ? bind(plan, [caller.id, id]) : compileFetch(def, caller, id, flags)
 }
 
-/** The statement with the stand-ins' positions, or null when it depends on the caller beyond its id
- * parameters (or the record's id is not a parameter of it). */
+/** The statement with the stand-ins' positions (slots: the caller's id, the record's id), or null when it
+ * depends on the caller beyond its id parameters (or the record's id is not a parameter of it). */
 export function planFetch(def: Referent, isAdmin: boolean, flags: Flag[]): FetchPlan | null {
-  const [a, b] = STAND_INS.map((s) => compileFetch(def, { ...s.caller, isAdmin }, s.id, flags))
-  if (a.sql !== b.sql || a.parameters.length !== b.parameters.length) return null
-  const [sa, sb] = STAND_INS
-  const callerAt: number[] = []
-  const idAt: number[] = []
-  for (let i = 0; i < a.parameters.length; i++) {
-    const pa = a.parameters[i]
-    const pb = b.parameters[i]
-    if (pa === sa.caller.id && pb === sb.caller.id) callerAt.push(i)
-    else if (pa === sa.id && pb === sb.id) idAt.push(i)
-    else if (pa !== pb && JSON.stringify(pa) !== JSON.stringify(pb)) return null
-  }
-  return idAt.length ? { query: a, callerAt, idAt } : null
+  const plan = planStatement(standIns(isAdmin), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags))
+  return plan && plan.at[1].length ? { ...plan, callerAt: plan.at[0], idAt: plan.at[1] } : null
 }
 
 function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
@@ -116,16 +95,6 @@ function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[]):
     .where('r.id', '=', id)
     .compile()
 }
-
-/** Builds and compiles PostgreSQL statements; never connects (both database kinds speak PostgreSQL's SQL). */
-const compiler = new Kysely<AnyTables>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-})
 
 /** fetchRecord, then 403 unless the caller holds `flag`. */
 export async function fetchFor<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined, flag: Flag): Promise<Rec<T>> {

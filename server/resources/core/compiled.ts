@@ -1,0 +1,59 @@
+import {
+  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery,
+} from 'kysely'
+import type { AnyRow, AnyTables } from '../../db/schema.js'
+
+// Statements compiled once per shape: the most frequent statements (a record fetch, the reference and
+// access checks of a write) have SQL that depends on the request only through a few values (the caller's
+// id, the record's id, the ids a write names). Such a statement is built and compiled once with stand-ins
+// for those values, which each request then puts back in the parameters. It fails closed: the statement
+// is compiled for two sets of stand-ins (distinct values, other usernames) and kept only when the two
+// compilations differ in nothing but the stand-ins' parameters, each where the other has its own. A
+// statement that uses anything else of the request (the caller's username, or a value written into the
+// SQL) is compiled again for every request (docs/decisions.md §6).
+
+/** Builds and compiles PostgreSQL statements; never connects (both database kinds speak PostgreSQL's SQL). */
+export const compiler = new Kysely<AnyTables>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+})
+
+/** A statement compiled once: for each slot (a value each request gives), its parameter positions. */
+export interface Plan { query: CompiledQuery<AnyRow>; at: number[][] }
+
+/** The stand-in for slot `k` of stand-in set `set` (0 or 1): distinct from every other stand-in and from
+ * any id or value a request gives (ids are positive; negative values this size are not written). */
+export const standInNumber = (set: 0 | 1, k: number): number => -1_987_654_321 - 2 * k - set
+export const standInText = (set: 0 | 1, k: number): string => `stand-in ${set} value ${k}`
+/** The stand-in caller of a set: its id is slot 0's stand-in number; its username differs between sets. */
+export const standInCaller = (set: 0 | 1, isAdmin: boolean) => ({ id: standInNumber(set, 0), username: `stand-in caller ${set}`, isAdmin })
+
+/** Compiles `compile(set)` for both stand-in sets; the plan, or null when the statement depends on the
+ * request beyond the slots' parameters. `slots(set)` are the stand-in values compile put in, compared by
+ * identity (an array stand-in is found as the very array given). */
+export function planStatement<S>(sets: readonly [S, S], slots: (set: S) => readonly unknown[], compile: (set: S) => CompiledQuery): Plan | null {
+  const [a, b] = sets.map(compile)
+  if (a.sql !== b.sql || a.parameters.length !== b.parameters.length) return null
+  const [sa, sb] = sets.map(slots)
+  const at: number[][] = sa.map(() => [])
+  for (let i = 0; i < a.parameters.length; i++) {
+    const pa = a.parameters[i]
+    const pb = b.parameters[i]
+    const k = sa.findIndex((s, j) => pa === s && pb === sb[j])
+    if (k >= 0) at[k].push(i)
+    else if (pa !== pb && JSON.stringify(pa) !== JSON.stringify(pb)) return null
+    else if (sa.includes(pa) || sb.includes(pb)) return null
+  }
+  return { query: a as CompiledQuery<AnyRow>, at }
+}
+
+/** The plan's statement with each slot's value of this request. */
+export function bind(plan: Plan, values: readonly unknown[]): CompiledQuery<AnyRow> {
+  const parameters = plan.query.parameters.slice()
+  plan.at.forEach((positions, k) => { for (const i of positions) parameters[i] = values[k] })
+  return { ...plan.query, parameters }
+}

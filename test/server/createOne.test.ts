@@ -1,0 +1,93 @@
+import { sql, type SqlBool } from 'kysely'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { everyone, type Caller, type Scope } from '../../server/access.js'
+import type { Database } from '../../server/db/database.js'
+import { localTimestamp } from '../../server/db/time.js'
+import { insertChecked, insertPlan } from '../../server/resources/core/createOne.js'
+import { defineResource, type ResourceDef } from '../../server/resources/resource.js'
+import { tags } from '../../server/resources/tag.js'
+import { testDatabase } from '../helpers/db.js'
+
+// A single create's checks and INSERT are one statement, compiled once per shape with stand-ins
+// (server/resources/core/createOne.ts): it inserts only when every check passes, and a rule that uses
+// anything else of the caller than its id is not cached across callers.
+
+let database: Database
+let alice: Caller
+let bob: Caller
+
+test.before(async () => {
+  database = await testDatabase()
+  const make = async (username: string): Promise<Caller> => {
+    const row = await database.db.insertInto('users')
+      .values({ username, password: '-', date_joined: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
+    return { id: row.id, username, isAdmin: false }
+  }
+  alice = await make('alice')
+  bob = await make('bob')
+})
+test.after(async () => { await database?.close() })
+
+/** groups naming a user (as their creator) whom the caller may read under `rule` */
+function groupsNaming(name: string, rule: Scope): ResourceDef<'app_user_groups'> {
+  const target = defineResource({
+    name: `${name}Target`, title: name, table: 'users', scope: rule,
+    fields: { id: { type: 'integer', column: 'id', readOnly: true } },
+  })
+  return defineResource({
+    name, title: name, table: 'app_user_groups', scope: everyone, stamps: ['creation_date'],
+    fields: {
+      id: { type: 'integer', column: 'id', readOnly: true },
+      name: { type: 'string', column: 'name' },
+      creator: { type: 'pk', column: 'created_by', target: () => target },
+    },
+  })
+}
+
+const groupRow = (groupName: string, creator: number) =>
+  ({ name: groupName, created_by: creator, creation_date: localTimestamp() })
+
+/** the group created by `caller` naming `creator`, or null when nothing was inserted */
+async function create(def: ResourceDef<'app_user_groups'>, caller: Caller, groupName: string, creator: number) {
+  const row = await insertChecked(database.db, def, caller, { name: groupName, creator }, groupRow(groupName, creator), undefined)
+  const stored = await database.db.selectFrom('app_user_groups').select('id').where('name', '=', groupName).execute()
+  assert.is(stored.length, row ? 1 : 0, `${groupName}: stored exactly when returned`)
+  return row
+}
+
+test('a rule using the caller\'s username is not cached, and inserts only for the caller it allows', async () => {
+  const byUsername = groupsNaming('byUsername', { columns: ['username'], allows: (eb, caller, col) => eb(col('username'), '=', caller.username) })
+  assert.is(insertPlan(byUsername, false, { name: 'g', creator: alice.id }, groupRow('g', alice.id)), null)
+  assert.is((await create(byUsername, alice, 'u1', alice.id))?.created_by, alice.id)
+  assert.is(await create(byUsername, bob, 'u2', alice.id), null)
+  assert.is((await create(byUsername, bob, 'u3', bob.id))?.created_by, bob.id)
+})
+
+test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
+  const inlined = groupsNaming('inlined', { columns: ['id'], allows: (_eb, caller, col) => sql<SqlBool>`${col('id')} = ${sql.lit(caller.id)}` })
+  assert.is(insertPlan(inlined, false, { name: 'g', creator: alice.id }, groupRow('g', alice.id)), null)
+  assert.is(await create(inlined, bob, 'i1', alice.id), null)
+  assert.is((await create(inlined, bob, 'i2', bob.id))?.created_by, bob.id)
+})
+
+test('a rule using only the caller\'s id is cached, and the cached statement answers each caller its own', async () => {
+  const byId = groupsNaming('byId', { columns: ['id'], allows: (eb, caller, col) => eb(col('id'), '=', caller.id) })
+  assert.ok(insertPlan(byId, false, { name: 'g', creator: alice.id }, groupRow('g', alice.id)))
+  assert.is((await create(byId, alice, 'c1', alice.id))?.created_by, alice.id)
+  assert.is(await create(byId, bob, 'c2', alice.id), null)
+  assert.is(await create(byId, alice, 'c3', bob.id), null)
+  assert.is((await create(byId, bob, 'c4', bob.id))?.created_by, bob.id)
+})
+
+test('creating one tag is one cached statement, for callers and for site admins', () => {
+  const values = { tagClass: 1, tagSet: 2, mediaFile: 3, tagExample: null, parentTag: null, startTime: 1, endTime: 2,
+    minFrequency: 10, maxFrequency: 20, randomlyChosen: false, machineTagged: false, userTagged: true, strength: 0.5 }
+  const row = { tag_class_id: 1, tag_set_id: 2, media_file_id: 3, tag_example_id: null, parent_tag_id: null, start_time: 1, end_time: 2,
+    min_frequency: 10, max_frequency: 20, randomly_chosen: false, machine_tagged: false, user_tagged: true, strength: 0.5,
+    user_id: alice.id, creation_date: localTimestamp() }
+  assert.ok(insertPlan(tags, false, values, row, { scope: tags.scope, flag: 'write', rows: [{ tag_set_id: 2 }] }))
+  assert.ok(insertPlan(tags, true, values, row))
+})
+
+test.run()
