@@ -116,7 +116,6 @@ const checkPlans = new WeakMap<object, WeakMap<object, Map<string, Plan | null>>
 
 function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
   const rows = scopeAsk?.rows ?? []
-  const columns = scopeAsk?.scope.columns ?? []
   const kinds = kindsOf(scopeAsk)
   if (rows.length > CACHED_SCOPE_ROWS || kinds.some((k) => k.includes('?'))) return compileCheck(caller, asks, scopeAsk)
   let byScope = checkPlans.get(def)
@@ -127,9 +126,33 @@ function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, as
   let plan = plans.get(key)
   if (plan === undefined) plans.set(key, plan = planCheck(caller.isAdmin, asks, scopeAsk))
   if (!plan) return compileCheck(caller, asks, scopeAsk)
-  const values: unknown[] = [caller.id, ...asks.map((a) => a.ids)]
-  rows.forEach((row, r) => columns.forEach((c, i) => { if (kinds[r][i] !== 'z') values.push(row[c]) }))
-  return bind(plan, values)
+  return bind(plan, checkSlots(caller, asks, scopeAsk, kinds))
+}
+
+/** The slots of a check statement: the caller's id, each reference's array of ids, each scope row's
+ * numbers and texts (`kinds`: kindsOf), in that order. */
+export function checkSlots(caller: Caller, asks: Array<{ ids: number[] }>, scopeAsk: ScopeAsk | undefined, kinds: string[]): unknown[] {
+  const out: unknown[] = [caller.id, ...asks.map((a) => a.ids)]
+  const columns = scopeAsk?.scope.columns ?? []
+  ;(scopeAsk?.rows ?? []).forEach((row, r) => columns.forEach((c, i) => { if (isSlot(kinds[r][i])) out.push(row[c]) }))
+  return out
+}
+
+/** Values of these kinds are slots of a plan; null and booleans are written into its key instead. */
+export const isSlot = (kind: string) => kind === 'n' || kind === 's'
+
+/** One set of stand-ins for a check statement (see compiled.ts): the caller, one id for each reference,
+ * and scope rows of the given kinds. `value` gives the stand-in of the next slot of a kind ('n', 's'; 't'
+ * and 'f' are themselves, 'z' null), numbering on after the check's own slots. */
+export function standInChecks<A extends { ids: number[] }>(set: 0 | 1, isAdmin: boolean, asks: A[], scopeAsk: ScopeAsk | undefined,
+  kinds: string[]) {
+  let k = 1
+  const value = (kind: string) => kind === 'n' ? standInNumber(set, k++) : kind === 's' ? standInText(set, k++)
+    : kind === 't' ? true : kind === 'f' ? false : null
+  const standInAsks = asks.map((a) => ({ ...a, ids: [standInNumber(set, k++)] }))
+  const columns = scopeAsk?.scope.columns ?? []
+  const rows = kinds.map((kind) => Object.fromEntries(columns.map((c, i) => [c, value(kind[i])])))
+  return { caller: standInCaller(set, isAdmin), asks: standInAsks, scopeAsk: scopeAsk && { ...scopeAsk, rows }, value }
 }
 
 /** Per scope row, the kind of each of its values: 'z' null, 'n' number, 's' text; '?' anything else (not cached). */
@@ -142,20 +165,11 @@ export function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
 export function planCheck(isAdmin: boolean, asks: Ask[], scopeAsk?: ScopeAsk): Plan | null {
   const kinds = kindsOf(scopeAsk)
   if (kinds.some((k) => k.includes('?'))) return null
-  const columns = scopeAsk?.scope.columns ?? []
-  const sets = ([0, 1] as const).map((set) => {
-    let k = 1
-    const askSets = asks.map((a) => ({ target: a.target, ids: [standInNumber(set, k++)] }))
-    const rows = kinds.map((kind) => Object.fromEntries(columns.map((c, i) =>
-      [c, kind[i] === 'z' ? null : kind[i] === 'n' ? standInNumber(set, k++) : standInText(set, k++)])))
-    return { caller: standInCaller(set, isAdmin), asks: askSets, rows }
-  }) as [StandInSet, StandInSet]
+  const sets = [standInChecks(0, isAdmin, asks, scopeAsk, kinds), standInChecks(1, isAdmin, asks, scopeAsk, kinds)] as const
   return planStatement(sets,
-    (s) => [s.caller.id, ...s.asks.map((a) => a.ids), ...s.rows.flatMap((row) => columns.filter((c) => row[c] !== null).map((c) => row[c]))],
-    (s) => compileCheck(s.caller, s.asks, scopeAsk && { ...scopeAsk, rows: s.rows }))
+    (s) => checkSlots(s.caller, s.asks, s.scopeAsk, kinds),
+    (s) => compileCheck(s.caller, s.asks, s.scopeAsk))
 }
-
-interface StandInSet { caller: Caller; asks: Array<{ target: Referent; ids: number[] }>; rows: AnyRow[] }
 
 /** Does the caller hold `flag` under `scope` for records with these column values? One query per distinct key. */
 export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: AnyRow[], flag: Flag): Promise<boolean> {

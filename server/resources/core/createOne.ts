@@ -1,8 +1,8 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { asksOf, checkUnion, kindsOf, type Ask, type ScopeAsk } from './checks.js'
-import { bind, compiler, planStatement, standInCaller, standInNumber, standInText, type Plan } from './compiled.js'
+import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { bind, compiler, planStatement, type Plan } from './compiled.js'
 import { recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { columnTypes } from './insert.js'
 
@@ -74,27 +74,19 @@ function valueKind(v: unknown): string {
     : v === true ? 't' : v === false ? 'f' : '?'
 }
 
-/** The slots of a shape: the caller's id, each reference's array of ids, the scope row's values that are
- * not null, then the row's numbers and texts, in that order. */
+/** The slots of a shape: the check's (checkSlots), then the row's numbers and texts, in that order. */
 function slotValues(caller: Caller, shape: Shape, scopeAsk: ScopeAsk | undefined, row: AnyRow): unknown[] {
-  const out: unknown[] = [caller.id, ...shape.asks.map((a) => a.ids)]
-  const scopeColumns = scopeAsk?.scope.columns ?? []
-  ;(scopeAsk?.rows ?? []).forEach((r, i) => scopeColumns.forEach((c, j) => { if (shape.kinds[i][j] !== 'z') out.push(r[c]) }))
-  shape.columns.forEach((c, i) => { if (shape.rowKinds[i] === 'n' || shape.rowKinds[i] === 's') out.push(row[c]) })
+  const out = checkSlots(caller, shape.asks, scopeAsk, shape.kinds)
+  shape.columns.forEach((c, i) => { if (isSlot(shape.rowKinds[i])) out.push(row[c]) })
   return out
 }
 
 function planInsert<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, shape: Shape): Plan | null {
   const { asks, kinds, columns, rowKinds, scopeAsk } = shape
-  const scopeColumns = scopeAsk?.scope.columns ?? []
   const sets = ([0, 1] as const).map((set) => {
-    let k = 1
-    const next = (kind: string) => kind === 'n' ? standInNumber(set, k++) : kind === 's' ? standInText(set, k++)
-      : kind === 't' ? true : kind === 'f' ? false : null
-    const standInAsks = asks.map((a) => ({ ...a, ids: [standInNumber(set, k++)] }))
-    const rows = kinds.map((kind) => Object.fromEntries(scopeColumns.map((c, i) => [c, next(kind[i])])))
-    const row = Object.fromEntries(columns.map((c, i) => [c, next(rowKinds[i])]))
-    return { caller: standInCaller(set, isAdmin), shape: { ...shape, asks: standInAsks }, scopeAsk: scopeAsk && { ...scopeAsk, rows }, row }
+    const checks = standInChecks(set, isAdmin, asks, scopeAsk, kinds)
+    const row = Object.fromEntries(columns.map((c, i) => [c, checks.value(rowKinds[i])]))
+    return { ...checks, shape: { ...shape, asks: checks.asks }, row }
   })
   return planStatement([sets[0], sets[1]],
     (s) => slotValues(s.caller, s.shape, s.scopeAsk, s.row),
