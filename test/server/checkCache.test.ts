@@ -1,16 +1,14 @@
-import { sql, type SqlBool } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Caller, Scope } from '../../server/access.js'
 import type { Database } from '../../server/db/database.js'
-import { localTimestamp } from '../../server/db/time.js'
 import { checkReferences, planCheck } from '../../server/resources/core/checks.js'
 import { appPermissions } from '../../server/resources/appPermission.js'
 import { defineResource, type ResourceDef } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
 import { mediaFiles } from '../../server/resources/mediaFile.js'
-import { testDatabase } from '../helpers/db.js'
+import { inlinedIdRule, twoCallers, usernameRule, usersUnder } from '../helpers/callers.js'
 
 // The reference and access checks of a write are compiled once per shape with stand-ins for the caller's
 // id, the ids named and the new record's values (server/resources/core/checks.ts, compiled.ts). A rule
@@ -21,24 +19,12 @@ let database: Database
 let alice: Caller
 let bob: Caller
 
-test.before(async () => {
-  database = await testDatabase()
-  const make = async (username: string): Promise<Caller> => {
-    const row = await database.db.insertInto('users')
-      .values({ username, password: '-', date_joined: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
-    return { id: row.id, username, isAdmin: false }
-  }
-  alice = await make('alice')
-  bob = await make('bob')
-})
+test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
 test.after(async () => { await database?.close() })
 
 /** users as a target whose rule is `rule`, and a resource with one reference to it */
 function referring(name: string, rule: Scope): ResourceDef<'users'> {
-  const target = defineResource({
-    name: `${name}Target`, title: name, table: 'users', scope: rule,
-    fields: { id: { type: 'integer', column: 'id', readOnly: true } },
-  })
+  const target = usersUnder(`${name}Target`, rule)
   return defineResource({
     name, title: name, table: 'users', scope: rule,
     fields: { friend: { type: 'pk', column: 'id', target: () => target } },
@@ -51,7 +37,7 @@ async function named(def: ResourceDef<'users'>, caller: Caller, id: number): Pro
 }
 
 test('a rule using the caller\'s username is not cached: each caller may name only its own record', async () => {
-  const byUsername = referring('byUsername', { columns: ['username'], allows: (eb, caller, col) => eb(col('username'), '=', caller.username) })
+  const byUsername = referring('byUsername', usernameRule)
   const target = byUsername.fields.friend.target!()
   assert.is(planCheck(false, [{ name: 'friend', target, ids: [alice.id] }]), null)
   assert.equal(await named(byUsername, alice, alice.id), {})
@@ -61,7 +47,7 @@ test('a rule using the caller\'s username is not cached: each caller may name on
 })
 
 test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
-  const inlined = referring('inlined', { columns: ['id'], allows: (_eb, caller, col) => sql<SqlBool>`${col('id')} = ${sql.lit(caller.id)}` })
+  const inlined = referring('inlined', inlinedIdRule)
   const target = inlined.fields.friend.target!()
   assert.is(planCheck(false, [{ name: 'friend', target, ids: [alice.id] }]), null)
   assert.equal(await named(inlined, alice, alice.id), {})

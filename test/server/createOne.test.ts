@@ -1,4 +1,3 @@
-import { sql, type SqlBool } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { everyone, type Caller, type Scope } from '../../server/access.js'
@@ -7,7 +6,7 @@ import { localTimestamp } from '../../server/db/time.js'
 import { insertChecked, insertPlan } from '../../server/resources/core/createOne.js'
 import { defineResource, type ResourceDef } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
-import { testDatabase } from '../helpers/db.js'
+import { inlinedIdRule, twoCallers, usernameRule, usersUnder } from '../helpers/callers.js'
 
 // A single create's checks and INSERT are one statement, compiled once per shape with stand-ins
 // (server/resources/core/createOne.ts): it inserts only when every check passes, and a rule that uses
@@ -17,24 +16,12 @@ let database: Database
 let alice: Caller
 let bob: Caller
 
-test.before(async () => {
-  database = await testDatabase()
-  const make = async (username: string): Promise<Caller> => {
-    const row = await database.db.insertInto('users')
-      .values({ username, password: '-', date_joined: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
-    return { id: row.id, username, isAdmin: false }
-  }
-  alice = await make('alice')
-  bob = await make('bob')
-})
+test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
 test.after(async () => { await database?.close() })
 
 /** groups naming a user (as their creator) whom the caller may read under `rule` */
 function groupsNaming(name: string, rule: Scope): ResourceDef<'app_user_groups'> {
-  const target = defineResource({
-    name: `${name}Target`, title: name, table: 'users', scope: rule,
-    fields: { id: { type: 'integer', column: 'id', readOnly: true } },
-  })
+  const target = usersUnder(`${name}Target`, rule)
   return defineResource({
     name, title: name, table: 'app_user_groups', scope: everyone, stamps: ['creation_date'],
     fields: {
@@ -57,7 +44,7 @@ async function create(def: ResourceDef<'app_user_groups'>, caller: Caller, group
 }
 
 test('a rule using the caller\'s username is not cached, and inserts only for the caller it allows', async () => {
-  const byUsername = groupsNaming('byUsername', { columns: ['username'], allows: (eb, caller, col) => eb(col('username'), '=', caller.username) })
+  const byUsername = groupsNaming('byUsername', usernameRule)
   assert.is(insertPlan(byUsername, false, { name: 'g', creator: alice.id }, groupRow('g', alice.id)), null)
   assert.is((await create(byUsername, alice, 'u1', alice.id))?.created_by, alice.id)
   assert.is(await create(byUsername, bob, 'u2', alice.id), null)
@@ -65,7 +52,7 @@ test('a rule using the caller\'s username is not cached, and inserts only for th
 })
 
 test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
-  const inlined = groupsNaming('inlined', { columns: ['id'], allows: (_eb, caller, col) => sql<SqlBool>`${col('id')} = ${sql.lit(caller.id)}` })
+  const inlined = groupsNaming('inlined', inlinedIdRule)
   assert.is(insertPlan(inlined, false, { name: 'g', creator: alice.id }, groupRow('g', alice.id)), null)
   assert.is(await create(inlined, bob, 'i1', alice.id), null)
   assert.is((await create(inlined, bob, 'i2', bob.id))?.created_by, bob.id)

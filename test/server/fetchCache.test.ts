@@ -1,18 +1,16 @@
-import { sql, type SqlBool } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Caller, Scope } from '../../server/access.js'
+import type { Caller } from '../../server/access.js'
 import type { Database } from '../../server/db/database.js'
-import { localTimestamp } from '../../server/db/time.js'
 import { ApiError } from '../../server/http/errors.js'
 import { planFetch } from '../../server/resources/core/read.js'
 import { libraries } from '../../server/resources/library.js'
 import { mediaFiles } from '../../server/resources/mediaFile.js'
-import { defineResource, fetchRecord, type ResourceDef } from '../../server/resources/resource.js'
+import { fetchRecord, type ResourceDef } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
 import { users } from '../../server/resources/users.js'
-import { testDatabase } from '../helpers/db.js'
+import { inlinedIdRule, twoCallers, usernameRule, usersUnder } from '../helpers/callers.js'
 
 // The compiled statement of a record fetch is cached per resource with stand-ins for the caller's id and
 // the record's id (server/resources/core/read.ts). A rule that uses anything else of the caller must not
@@ -22,22 +20,9 @@ let database: Database
 let alice: Caller
 let bob: Caller
 
-test.before(async () => {
-  database = await testDatabase()
-  const make = async (username: string): Promise<Caller> => {
-    const row = await database.db.insertInto('users')
-      .values({ username, password: '-', date_joined: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
-    return { id: row.id, username, isAdmin: false }
-  }
-  alice = await make('alice')
-  bob = await make('bob')
-})
+test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
 test.after(async () => { await database?.close() })
 
-const overUsers = (name: string, scope: Scope): ResourceDef<'users'> => defineResource({
-  name, title: name, table: 'users', scope,
-  fields: { id: { type: 'integer', column: 'id', readOnly: true } },
-})
 
 /** the user record of `id` as `caller` fetches it, or 404 */
 async function fetched(def: ResourceDef<'users'>, caller: Caller, id: number): Promise<number | 404> {
@@ -50,7 +35,7 @@ async function fetched(def: ResourceDef<'users'>, caller: Caller, id: number): P
 }
 
 test('a rule using the caller\'s username is not cached: each caller reads only its own record', async () => {
-  const byUsername = overUsers('byUsername', { columns: ['username'], allows: (eb, caller, col) => eb(col('username'), '=', caller.username) })
+  const byUsername = usersUnder('byUsername', usernameRule)
   assert.is(planFetch(byUsername, false, ['read']), null)
   assert.is(await fetched(byUsername, alice, alice.id), alice.id)
   assert.is(await fetched(byUsername, bob, alice.id), 404)
@@ -59,7 +44,7 @@ test('a rule using the caller\'s username is not cached: each caller reads only 
 })
 
 test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
-  const inlined = overUsers('inlined', { columns: ['id'], allows: (_eb, caller, col) => sql<SqlBool>`${col('id')} = ${sql.lit(caller.id)}` })
+  const inlined = usersUnder('inlined', inlinedIdRule)
   assert.is(planFetch(inlined, false, ['read']), null)
   assert.is(await fetched(inlined, alice, alice.id), alice.id)
   assert.is(await fetched(inlined, bob, alice.id), 404)
