@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { readEntries, writeEntries } from './stateFile.js'
 
 // The import cache: each file's md5 keyed by its absolute path, size and mtime, so a
 // re-run of `mas media import` does not hash unchanged files again. Kept in oclif's
@@ -19,10 +18,7 @@ export class ImportCache {
   }
 
   async load(): Promise<this> {
-    try {
-      const data = JSON.parse(await readFile(this.file, 'utf8'))
-      if (data && data.version === 1 && data.entries && typeof data.entries === 'object') this.entries = data.entries
-    } catch { /* missing or unreadable: start empty */ }
+    this.entries = readEntries<Entry>(this.file)
     return this
   }
 
@@ -41,16 +37,7 @@ export class ImportCache {
 
   async save(): Promise<void> {
     if (!this.dirty) return
-    const dir = join(this.file, '..')
-    await mkdir(dir, { recursive: true, mode: 0o700 })
-    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    try {
-      await writeFile(temp, JSON.stringify({ version: 1, entries: this.entries }), { mode: 0o600 })
-      await rename(temp, this.file)
-    } catch (err) {
-      await rm(temp, { force: true })
-      throw err
-    }
+    writeEntries(this.file, this.entries)
     this.dirty = false
   }
 }

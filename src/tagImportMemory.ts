@@ -1,11 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { join } from 'node:path'
+import { readEntries, writeEntries } from './stateFile.js'
 
 // What an interrupted `mas tag import` created: per input (the tag records, in order) and tag set,
 // the id of each row already created, so a re-run creates only the rest. Kept in oclif's data dir
 // beside the media import cache (src/importCache.ts); an entry goes once its import finished.
-// Written synchronously, because the last write happens in the signal handler of an interrupt.
+// Written synchronously (src/stateFile.ts), because the last write happens in the signal handler of an interrupt.
 
 type Created = Record<string, number>
 
@@ -36,23 +36,12 @@ export class TagImportMemory {
     if (created.size) this.entries[key] = Object.fromEntries(created)
     else if (key in this.entries) delete this.entries[key]
     else return
-    mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 })
-    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    try {
-      writeFileSync(temp, JSON.stringify({ version: 1, entries: this.entries }), { mode: 0o600 })
-      renameSync(temp, this.file)
-    } catch (err) {
-      rmSync(temp, { force: true })
-      throw err
-    }
+    writeEntries(this.file, this.entries)
   }
 
   private load(): void {
     if (this.loaded) return
     this.loaded = true
-    try {
-      const data = JSON.parse(readFileSync(this.file, 'utf8'))
-      if (data && data.version === 1 && data.entries && typeof data.entries === 'object') this.entries = data.entries
-    } catch { /* missing or unreadable: nothing remembered */ }
+    this.entries = readEntries<Created>(this.file)
   }
 }
