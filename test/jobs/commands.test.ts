@@ -4,7 +4,6 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AppConfig } from '../../server/config.js'
 import { migrate, openDatabase } from '../../server/db/database.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { cliWorld, json } from '../cli/cli.js'
@@ -88,7 +87,7 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
 
 test('a job created with mas job create is watched to completion with mas job watch', async () => {
   const world = await cliWorld()
-  const worker = new Worker({ db: world.t.db, config: (world.t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
+  const worker = new Worker({ db: world.t.db, config: world.t.app.config, pollMs: 20 }).start()
   try {
     const alice = await world.t.user('alice')
     assert.is((await world.login(alice)).code, 0)

@@ -19,7 +19,7 @@ let config: AppConfig
 let library: number
 
 test.before(async () => {
-  config = (t.app as unknown as { config: AppConfig }).config
+  config = t.app.config
   alice = await t.user('alice')
   library = await makeLibrary(t.db, alice)
   const worker = new Worker({ db: t.db, config, pollMs: 20 }).start()

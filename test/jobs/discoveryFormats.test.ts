@@ -3,7 +3,6 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeProject, waitForStatus } from '../helpers/jobs.js'
@@ -22,7 +21,7 @@ let library: number
 test.before(async () => {
   alice = await t.user('alice')
   library = await makeLibrary(t.db, alice)
-  const worker = new Worker({ db: t.db, config: (t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
+  const worker = new Worker({ db: t.db, config: t.app.config, pollMs: 20 }).start()
   t.beforeClose(() => worker.stop())
 })
 

@@ -2,7 +2,6 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject, waitForStatus } from '../helpers/jobs.js'
@@ -32,7 +31,7 @@ test.before(async () => {
   alice = await t.user('alice')
   project = await makeProject(t.db, alice)
   library = await makeLibrary(t.db, alice)
-  const worker = new Worker({ db: t.db, config: (t.app as unknown as { config: AppConfig }).config, pollMs: 20 }).start()
+  const worker = new Worker({ db: t.db, config: t.app.config, pollMs: 20 }).start()
   t.beforeClose(() => {
     for (const dir of [root, outside]) rmSync(dir, { recursive: true, force: true })
   })

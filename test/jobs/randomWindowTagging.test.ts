@@ -20,7 +20,7 @@ let short: number, long: number
 let config: AppConfig
 
 test.before(async () => {
-  config = (t.app as unknown as { config: AppConfig }).config
+  config = t.app.config
   alice = await t.user('alice')
   project = await makeProject(t.db, alice)
   library = await makeLibrary(t.db, alice)

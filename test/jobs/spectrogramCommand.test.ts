@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import { loadImage, createCanvas } from '@napi-rs/canvas'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AppConfig } from '../../server/config.js'
 import { cliWorld, json, type CliWorld } from '../cli/cli.js'
 import type { TestUser } from '../helpers/app.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
@@ -21,7 +20,7 @@ test.before(async () => {
   world = await cliWorld()
   alice = await world.t.user('alice')
   assert.is((await world.login(alice)).code, 0)
-  const config = (world.t.app as unknown as { config: AppConfig }).config
+  const config = world.t.app.config
   library = await makeLibrary(world.t.db, alice)
   media = await storedWav(world.t.db, config, alice, library, signal(3, 8000, [{ from: 1, to: 2, frequency: 1500 }]), 8000)
 })

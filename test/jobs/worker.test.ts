@@ -30,7 +30,7 @@ const startWorker = (id: string, concurrency = 1) => {
 t.beforeClose(() => Promise.all(workers.map((w) => w.stop())))
 
 test.before(async () => {
-  config = (t.app as unknown as { config: AppConfig }).config
+  config = t.app.config
   alice = await t.user('alice')
   project = await makeProject(t.db, alice)
   startWorker('w1', 2)

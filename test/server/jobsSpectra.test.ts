@@ -1,7 +1,6 @@
 import { loadImage } from '@napi-rs/canvas'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AppConfig } from '../../server/config.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { signal, storedWav } from '../helpers/signals.js'
@@ -18,7 +17,7 @@ test.before(async () => {
   alice = await t.user('alice')
   bob = await t.user('bob')
   const library = await makeLibrary(t.db, alice)
-  media = await storedWav(t.db, (t.app as unknown as { config: AppConfig }).config, alice, library,
+  media = await storedWav(t.db, t.app.config, alice, library,
     signal(2, RATE, [{ from: 0, to: 2, frequency: 1000 }], 0.01), RATE)
 })
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { AppConfig } from '../../server/config.js'
 import { sweepUncommittedMedia } from '../../server/media/import.js'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -286,7 +285,7 @@ test('start-up removes stored files whose import never committed; committed file
   const storage = t.app.storage
   const committed = await importMedia(t, alice, own, makeWav({ frequency: 1234 }), { filename: 'kept.wav' })
   assert.is(committed.statusCode, 201)
-  const mediaRoot = (t.app as unknown as { config: AppConfig }).config.mediaDir
+  const mediaRoot = t.app.config.mediaDir
   const put = (name: string) => { mkdirSync(join(mediaRoot, dirname(name)), { recursive: true }); writeFileSync(join(mediaRoot, name), 'bytes') }
   // what a process killed between moving a file into place and committing its row leaves
   const orphan = `mediaFiles/${own}/${'a'.repeat(24)}.wav`
