@@ -12,10 +12,16 @@ const ADMIN = { MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass' }
 
 export interface Run { child: ChildProcessWithoutNullStreams; out: () => string; exited: Promise<number | null> }
 
+/** the processes started here and not yet exited: cleanup() ends those a failed test left behind, whose
+ * pipes would otherwise keep the test run from ending */
+const running = new Set<ChildProcessWithoutNullStreams>()
+
 export function mas(args: string[], opts: { env?: Record<string, string>; uid?: number; gid?: number } = {}): Run {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, DATABASE_URL: '', ...ADMIN, ...opts.env }, uid: opts.uid, gid: opts.gid, stdio: ['pipe', 'pipe', 'pipe'],
   }) as ChildProcessWithoutNullStreams
+  running.add(child)
+  child.on('exit', () => running.delete(child))
   let out = ''
   child.stdout.on('data', (d) => { out += d })
   child.stderr.on('data', (d) => { out += d })
@@ -52,6 +58,12 @@ export function newDataDir(): string {
 }
 
 export async function cleanup(dataDir: string): Promise<void> {
+  for (const child of running) {
+    if (!child.spawnargs.includes(dataDir) || child.exitCode !== null || child.signalCode !== null) continue
+    const gone = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGKILL')
+    await gone
+  }
   await stopCluster(join(dataDir, CLUSTER_DIR))
   rmSync(join(dataDir, '..'), { recursive: true, force: true })
 }
