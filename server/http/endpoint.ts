@@ -7,6 +7,7 @@ import type { Storage } from '../storage/index.js'
 import { authenticate, checkCsrf } from '../auth/authenticate.js'
 import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
+import { JsonText } from './jsonText.js'
 import { labelOf, type FieldDef } from './fields.js'
 
 // One path of the API with the methods it accepts. Registering it gives every
@@ -148,6 +149,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       const result = await handler({ ...base, caller: caller as Caller })
       if (result.headers) reply.headers(result.headers)
       reply.code(result.status ?? 200)
+      if (result.body instanceof JsonText) return reply.type('application/json; charset=utf-8').send(result.body.text)
       return result.body === undefined ? reply.send() : reply.send(result.body)
     },
   })

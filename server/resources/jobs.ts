@@ -7,8 +7,9 @@ import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
 import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
-import type { Transaction } from 'kysely'
-import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
+import { sql, type Transaction } from 'kysely'
+import { defineResource, recordArray, resourceEndpoints, type Db, type Rec } from './resource.js'
+import { jobParameters } from './jobParameters.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
 import { users } from './users.js'
@@ -148,6 +149,17 @@ export const jobs = defineResource({
   embed: async (db, rows) => {
     markUnattended(rows)
     await embedParameters(db, rows)
+  },
+  // the same for lists written by the database, against the server's clock as markUnattended
+  embedSql: () => {
+    const now = new Date()
+    const unattended = sql<boolean>`(r.status_id = ${RUNNING} and r.lease_expires < ${now}::timestamptz)`
+    return {
+      isRunning: sql`case when ${unattended} then false else r.is_running end`,
+      workerSilentSeconds: sql`case when ${unattended}
+        then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
+      jobparameters_set: recordArray(jobParameters.fields, 'p', sql`job_parameters as p`, sql`p.job_id = r.id`, sql.ref('p.id')),
+    }
   },
   validate: validateJob,
   afterWrite: async (trx, row, values) => {

@@ -8,6 +8,7 @@ import * as loginFailures from './2026_11_23_1401_login_failures.js'
 import * as jobLeaseRenewed from './2026_11_23_1402_job_lease_renewed.js'
 import * as mediaAliasStartTime from './2026_11_23_1801_media_alias_start_time.js'
 import * as callerNotifications from './2026_11_24_0001_caller_notifications.js'
+import * as uriPath from './2026_11_24_0002_uri_path.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_23_1402_job_lease_renewed': jobLeaseRenewed,
   '2026_11_23_1801_media_alias_start_time': mediaAliasStartTime,
   '2026_11_24_0001_caller_notifications': callerNotifications,
+  '2026_11_24_0002_uri_path': uriPath,
 }
 
 export const migrationProvider: MigrationProvider = {

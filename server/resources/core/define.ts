@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import type { Expression, Kysely, Transaction } from 'kysely'
 import type { Flag, Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
@@ -42,6 +42,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   updatable?: string[]
   /** add computed fields (under their wire names) to rows about to be rendered */
   embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
+  /** what `embed` adds (and any column field it changes), as SQL expressions over the record `r` under their
+   * wire names, for lists written by the database (jsonRecord.ts); without it, a resource with `embed` has
+   * its lists rendered by toJson and `embed` */
+  embedSql?: (ctx: Context) => Record<string, Expression<unknown>>
   /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
    * They run where validate runs, before it; a create may also run them before its other checks (and
    * then again in their place when those fail), see createOne.ts. */

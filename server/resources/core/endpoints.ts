@@ -5,7 +5,7 @@ import { forbidden, notFound } from '../../http/errors.js'
 import type { Fields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { ResourceDef } from './define.js'
-import { listOf } from './list.js'
+import { listOf, type PageRun } from './list.js'
 import { fetchRecord, parseId, readable, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
@@ -111,7 +111,7 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
   /** the number of children when the request has no filters (see ListOptions.count) */
   count?: (ctx: Context, parentId: number) => Promise<number>
   /** a page of children in the default order without filters (see ListOptions.page) */
-  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number) => Promise<AnyRow[]>
+  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number, run: PageRun) => Promise<AnyRow[]>
 }): Endpoint {
   return {
     path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
@@ -125,7 +125,7 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         const { count, page } = opts
         return listOf(ctx, opts.child, opts.where(base, id), {
           ...(count ? { count: () => count(ctx, id) } : {}),
-          ...(page ? { page: (ordered: Query, limit: number, offset: number) => page(ctx, id, ordered, limit, offset) } : {}),
+          ...(page ? { page: (ordered: Query, limit: number, offset: number, run: PageRun) => page(ctx, id, ordered, limit, offset, run) } : {}),
         }, {
           readable: (qb) => qb.where((eb) => eb.exists(
             readable(ctx.db, opts.parent, ctx.caller).select(sql<number>`1`.as('one')).where('r.id', '=', id))),

@@ -1,8 +1,11 @@
+import { sql } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ApiError } from '../../http/errors.js'
-import { applyFilters, applyOrdering, pageIfAny, paginate, type ListReads, type Query } from '../../http/list.js'
-import { recs, type ResourceDef } from './define.js'
+import { envelopeText } from '../../http/jsonText.js'
+import { applyFilters, applyOrdering, pageIfAny, paginate, type Envelope, type ListReads, type Query } from '../../http/list.js'
+import { anyTable, recs, type ResourceDef } from './define.js'
+import { listColumns } from './jsonRecord.js'
 import { render } from './read.js'
 
 // A list of a resource's records: the one implementation behind every list endpoint, top-level
@@ -16,8 +19,12 @@ export interface ListOptions {
   count?: () => Promise<number>
   /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
    * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `ordered.limit(limit).offset(offset)` */
-  page?: (ordered: Query, limit: number, offset: number) => Promise<AnyRow[]>
+  page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<AnyRow[]>
 }
+
+/** Runs a page's query (a query over the records as `r`, limited to the page): its rows, each with `id`,
+ * the record (its columns, or its JSON text as `__json`) and the named `extras` the query selects. */
+export type PageRun = (page: Query, extras?: string[]) => Promise<AnyRow[]>
 
 /** What a sub-list checks of its parent: the parent's read rule as a condition of the list's own statement,
  * and the parent fetched on its own (404 when it cannot be read). */
@@ -31,22 +38,42 @@ export interface ParentCheck {
  * when the count is a cheaper one. A sub-list (`parent`) reads its page first under the parent's read rule
  * in the same statement: a page with records proves the parent readable. Only an empty page, or a bad
  * filter or page, has the parent fetched first (404 before 400, an empty page of a readable parent) and the
- * list read again. */
+ * list read again. The records are written as JSON by the database when the resource's fields all have an
+ * SQL form (jsonRecord.ts), and rendered here (toJson and `embed`) otherwise. */
 export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions = {},
   parent?: ParentCheck): Promise<Result> {
+  const columns = listColumns(def, ctx)
+  if (columns) {
+    // the JSON is written over the page's rows only (in the page's statement it would be written for every
+    // row OFFSET skips too)
+    const run: PageRun = (page, extras = []) => applyOrdering(
+      anyTable(ctx.db).selectFrom([page.as('r'), sql`lateral (${columns})`.as('j')])
+        .select(['r.id', ...extras.map((e) => `r.${e}`), sql<string>`row_to_json(j)::text`.as('__json')]) as Query,
+      def.fields, ctx.query).execute()
+    const texts = async (rows: AnyRow[]) => rows.map((r) => r.__json as string)
+    return { body: envelopeText(await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, run, texts))) }
+  }
+  const rendered = async (rows: AnyRow[]) => render(ctx, def, recs<T>(rows))
+  return { body: await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, (page) => page.execute(), rendered)) }
+}
+
+async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: Query<{}>,
+  readsOf: (base: Query<{}>) => ListReads<R>): Promise<Envelope<R>> {
   if (parent) {
     try {
-      const found = await pageIfAny(ctx, listReads(ctx, def, parent.readable(base), opts).countedRows)
-      if (found) return { body: found }
+      const found = await pageIfAny(ctx, readsOf(parent.readable(base)).countedRows)
+      if (found) return found
     } catch (e) {
       if (!(e instanceof ApiError)) throw e
     }
     await parent.fetch()
   }
-  return { body: await paginate(ctx, listReads(ctx, def, base, opts)) }
+  return paginate(ctx, readsOf(base))
 }
 
-function listReads<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions): ListReads<Record<string, unknown>> {
+/** The reads of a list whose pages `run` reads and `out` turns into records. */
+function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions,
+  run: PageRun, out: (rows: AnyRow[]) => Promise<R[]>): ListReads<R> {
   const filtered = applyFilters(base, def.fields, ctx.query)
   const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
   const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
@@ -54,9 +81,9 @@ function listReads<T extends TableName>(ctx: Context, def: ResourceDef<T>, base:
   const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
   const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
   const cheapCount = opts.count && unfiltered ? opts.count : null
-  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => q.limit(limit).offset(offset).execute()
+  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => run(q.limit(limit).offset(offset))
   const count = async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0)
-  const rows = async (limit: number, offset: number) => render(ctx, def, recs<T>(await page(ordered, limit, offset)))
+  const rows = async (limit: number, offset: number) => out(await page(ordered, limit, offset, run))
   return {
     count,
     rows,
@@ -66,10 +93,10 @@ function listReads<T extends TableName>(ctx: Context, def: ResourceDef<T>, base:
         return { rows: results, count: total }
       }
       : async (limit, offset) => {
-        const found = await ordered.select(() => counter.as('__count')).limit(limit).offset(offset).execute()
+        const found = await run(ordered.select(() => counter.as('__count')).limit(limit).offset(offset), ['__count'])
         const total = found.length ? Number(found[0].__count) : null
         for (const r of found as AnyRow[]) delete r.__count
-        return { rows: await render(ctx, def, recs<T>(found)), count: total }
+        return { rows: await out(found), count: total }
       },
   }
 }

@@ -1,0 +1,112 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { suiteApp, type TestUser } from '../helpers/app.js'
+import { makeJob, makeProject } from '../helpers/jobs.js'
+import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+
+// Lists are written as JSON by the database, single records by the server (docs/decisions.md §11): every
+// record of a list must be the record its detail answer gives, whatever its values.
+
+const API = '/api/v0'
+const t = suiteApp(test)
+let owner: TestUser
+let lib: number
+let tagSet: number
+let tagClass: number
+
+test.before(async () => {
+  owner = await t.user('render-owner')
+  lib = await makeLibrary(t.db, owner)
+  tagSet = await makeTagSet(t.db, owner, lib)
+  tagClass = await makeTagClass(t.db, owner, lib, 'Turdus merula', 'Blackbird "common"')
+})
+
+/** GET a list (every page) and each of its records' details; the two must agree record for record. */
+async function listMatchesDetails(list: string, detail: (id: number) => string, expectIds: number[]) {
+  const res = await t.call('GET', `${API}/${list}`, { as: owner, headers: { host: 'mas.example:8000' } })
+  assert.is(res.statusCode, 200, `${list}: ${res.body}`)
+  assert.is(res.headers['content-type'], 'application/json; charset=utf-8')
+  const ids = res.data.results.map((r: { id: number }) => r.id)
+  for (const id of expectIds) assert.ok(ids.includes(id), `${list} lists ${id}`)
+  for (const record of res.data.results) {
+    const one = await t.call('GET', `${API}/${detail(record.id)}`, { as: owner, headers: { host: 'mas.example:8000' } })
+    assert.is(one.statusCode, 200)
+    assert.equal(record, one.data, `${list}: record ${record.id}`)
+    assert.equal(Object.keys(record), Object.keys(one.data), `${list}: the fields of ${record.id} in their order`)
+  }
+}
+
+test('media files: addresses of every kind of file name, timestamps, nulls and embedded metadata', async () => {
+  const names = ['plain/rec_01.wav', 'site 1/rec #1.wav', 'été/chant d\'oiseau (2).flac', '100%/a?b&c=d+e.wav',
+    'ünï/😀 emoji.wav', 'a~b*c!d/e.f-g_h.wav']
+  const ids: number[] = []
+  for (const [i, file] of names.entries()) {
+    const id = await makeMediaFile(t.db, owner, lib, {
+      file, alias: i % 2 ? `alias ${i}` : '', realStartTime: i % 2 ? '2021-06-30 23:59:59' : undefined, uploadDate: '2020-02-29 12:00:00',
+    })
+    if (i % 3 === 0) {
+      await makeMetaData(t.db, id, 'fileSize', String(1000 * i))
+      await makeMetaData(t.db, id, 'note "quoted"\n', 'tab\tand \\ backslash', true)
+    }
+    ids.push(id)
+  }
+  await listMatchesDetails(`mediaFile/?library=${lib}`, (id) => `mediaFile/${id}/`, ids)
+  await listMatchesDetails(`library/${lib}/mediaFiles/`, (id) => `mediaFile/${id}/`, ids)
+})
+
+test('tags: floats of every magnitude, in the tag list and in the tag set\'s list', async () => {
+  const mediaFile = await makeMediaFile(t.db, owner, lib)
+  const values = [
+    { startTime: 0.1, endTime: 0.30000000000000004, minFrequency: 123456.789, maxFrequency: 1e21, strength: -0.5 },
+    { startTime: 1e-7, endTime: 2.5e-5, minFrequency: 0, maxFrequency: 22050, strength: 1 },
+    { startTime: 3600, endTime: 86400.125, minFrequency: 1 / 3, maxFrequency: 2 ** 53, strength: 0 },
+  ]
+  const ids: number[] = []
+  for (const v of values) ids.push(await makeTag(t.db, owner, { tagSet, mediaFile, tagClass }, v))
+  await listMatchesDetails(`tag/?tagSet=${tagSet}`, (id) => `tag/${id}/`, ids)
+  await listMatchesDetails(`tagSet/${tagSet}/tags/`, (id) => `tag/${id}/`, ids)
+  const res = await t.call('GET', `${API}/tag/${ids[1]}/`, { as: owner })
+  assert.is(res.data.startTime, 1e-7)
+  assert.is(res.data.maxFrequency, 22050)
+})
+
+test('tag classes, tag sets and grants: strings with quotes, choices and nulls', async () => {
+  const other = await t.user('render-other')
+  const permission = await grant(t.db, owner, { user: other.id }, { library: lib }, ['read'])
+  const looseSet = await makeTagSet(t.db, owner, null, 'no library "set"')
+  await listMatchesDetails(`tagClass/?library=${lib}`, (id) => `tagClass/${id}/`, [tagClass])
+  await listMatchesDetails('tagSet/', (id) => `tagSet/${id}/`, [tagSet, looseSet])
+  await listMatchesDetails('appPermission/', (id) => `appPermission/${id}/`, [permission])
+})
+
+test('jobs: embedded parameters, and a running job whose worker went silent', async () => {
+  const project = await makeProject(t.db, owner)
+  const plain = await makeJob(t.db, owner, project, 1)
+  const withParams = await makeJob(t.db, owner, project, 1, { threshold: '0.5', 'label "x"': 'a\\b' })
+  const silent = await makeJob(t.db, owner, project, 1)
+  const running = await makeJob(t.db, owner, project, 1)
+  const ago = (s: number) => new Date(Date.now() - s * 1000)
+  await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: ago(5), lease_renewed: ago(20.2), started_date: '2026-01-02 03:04:05' })
+    .where('id', '=', silent).execute()
+  await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: new Date(Date.now() + 60_000) }).where('id', '=', running).execute()
+  await listMatchesDetails('jobs/', (id) => `jobs/${id}/`, [plain, withParams, silent, running])
+  const listed = (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results
+  const of = (id: number) => listed.find((j: { id: number }) => j.id === id)
+  assert.equal([of(silent).isRunning, of(silent).workerSilentSeconds], [false, 20])
+  assert.equal([of(running).isRunning, of(running).workerSilentSeconds], [true, null])
+  assert.equal(of(withParams).jobparameters_set.map((p: { name: string }) => p.name), ['threshold', 'label "x"'])
+})
+
+test('a page past the first keeps its envelope: count, links and the records of that page', async () => {
+  const mediaFile = await makeMediaFile(t.db, owner, lib)
+  const set = await makeTagSet(t.db, owner, lib)
+  for (let i = 0; i < 5; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile, tagClass }, { startTime: i })
+  const res = await t.call('GET', `${API}/tagSet/${set}/tags/?page=2&page_size=2`, { as: owner })
+  assert.is(res.statusCode, 200)
+  assert.is(res.data.count, 5)
+  assert.match(res.data.next, /page=3/)
+  assert.match(res.data.previous, /page_size=2/)
+  assert.equal(res.data.results.map((r: { startTime: number }) => r.startTime), [2, 3])
+})
+
+test.run()
