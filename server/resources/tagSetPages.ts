@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { AnyRow } from '../db/schema.js'
-import type { Query } from '../http/list.js'
+import { pageOf, type Query } from '../http/list.js'
 import type { Db, PageRun } from './resource.js'
 
 // Deep pages of a tag set (no filters, ordered by id) without reading every
@@ -31,17 +31,17 @@ const versionOf = (tagSetId: number) => sql<string>`(select count(*) || ':' || c
 
 /** `ordered` (the tag set's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET. */
 export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit: number, offset: number, run: PageRun): Promise<Row[]> {
-  if (offset < SEEK_FROM) return run(ordered.limit(limit).offset(offset))
+  if (offset < SEEK_FROM) return run(pageOf(ordered, limit, offset))
   let boundaries = remembered.get(db)
   if (!boundaries) remembered.set(db, boundaries = new Map())
   const key = `${tagSetId}:${offset}`
   const known = boundaries.get(key)
   if (known) {
-    const rows = await run(ordered.select(versionOf(tagSetId).as('__version')).where('r.id', '>=', known.id).limit(limit), ['__version'])
+    const rows = await run(pageOf(ordered.select(versionOf(tagSetId).as('__version')).where('r.id', '>=', known.id), limit), ['__version'])
     if (rows.length && rows[0].__version === known.version) return withoutVersion(rows)
     boundaries.delete(key)
   }
-  const rows = await run(ordered.select(versionOf(tagSetId).as('__version')).limit(limit).offset(offset), ['__version'])
+  const rows = await run(pageOf(ordered.select(versionOf(tagSetId).as('__version')), limit, offset), ['__version'])
   if (rows.length) {
     if (boundaries.size >= MAX_REMEMBERED) boundaries.delete(boundaries.keys().next().value!)
     boundaries.set(key, { version: String(rows[0].__version), id: Number(rows[0].id) })

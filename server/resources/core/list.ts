@@ -3,7 +3,7 @@ import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ApiError } from '../../http/errors.js'
 import { envelopeText } from '../../http/jsonText.js'
-import { applyFilters, applyOrdering, pageIfAny, paginate, type Envelope, type ListReads, type Query } from '../../http/list.js'
+import { applyFilters, applyOrdering, pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
 import { anyTable, recs, type ResourceDef } from './define.js'
 import { listColumns } from './jsonRecord.js'
 import { render } from './read.js'
@@ -18,7 +18,7 @@ export interface ListOptions {
   /** the number of records of `base` when the request has no filters, cheaper than counting them */
   count?: () => Promise<number>
   /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
-   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `ordered.limit(limit).offset(offset)` */
+   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `pageOf(ordered, limit, offset)` */
   page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<AnyRow[]>
 }
 
@@ -81,7 +81,7 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
   const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
   const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
   const cheapCount = opts.count && unfiltered ? opts.count : null
-  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => run(q.limit(limit).offset(offset))
+  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => run(pageOf(q, limit, offset))
   const count = async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0)
   const rows = async (limit: number, offset: number) => out(await page(ordered, limit, offset, run))
   return {
@@ -93,7 +93,7 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
         return { rows: results, count: total }
       }
       : async (limit, offset) => {
-        const found = await run(ordered.select(() => counter.as('__count')).limit(limit).offset(offset), ['__count'])
+        const found = await run(pageOf(ordered.select(() => counter.as('__count')), limit, offset), ['__count'])
         const total = found.length ? Number(found[0].__count) : null
         for (const r of found as AnyRow[]) delete r.__count
         return { rows: await out(found), count: total }
