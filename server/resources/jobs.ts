@@ -8,7 +8,7 @@ import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { sql, type Transaction } from 'kysely'
-import { defineResource, recordArray, resourceEndpoints, type Db, type Rec } from './resource.js'
+import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
 import { jobParameters } from './jobParameters.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
@@ -158,7 +158,7 @@ export const jobs = defineResource({
       isRunning: sql`case when ${unattended} then false else r.is_running end`,
       workerSilentSeconds: sql`case when ${unattended}
         then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
-      jobparameters_set: recordArray(jobParameters.fields, 'p', sql`job_parameters as p`, sql`p.job_id = r.id`, sql.ref('p.id')),
+      jobparameters_set: { fields: jobParameters.fields, table: 'job_parameters', parentColumn: 'job_id', orderBy: 'id' },
     }
   },
   validate: validateJob,

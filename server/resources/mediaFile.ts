@@ -4,7 +4,7 @@ import type { Context } from '../http/endpoint.js'
 import { toJson, type TableFields } from '../http/fields.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { metaData, userMetaData } from './mediaMetadata.js'
-import { defineResource, recordArray, resourceEndpoints, subListEndpoint } from './resource.js'
+import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
 import { mediaTypes } from './lookups.js'
 import { sensors } from './sensor.js'
@@ -72,7 +72,7 @@ export const mediaFiles = defineResource({
   // the same for lists written by the database (mas_uri_path: migration 2026_11_24_0002)
   embedSql: (ctx) => ({
     url: sql`${ctx.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
-    mediafilemetadata_set: recordArray(metaData.fields, 'm', sql`media_file_metadata as m`, sql`m.media_file_id = r.id`, sql.ref('m.id')),
+    mediafilemetadata_set: { fields: metaData.fields, table: 'media_file_metadata', parentColumn: 'media_file_id', orderBy: 'id' },
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })

@@ -1,7 +1,7 @@
 import { sql, type Expression, type RawBuilder } from 'kysely'
 import type { Context } from '../../http/endpoint.js'
 import type { FieldDef, Fields } from '../../http/fields.js'
-import type { ResourceDef } from './define.js'
+import { anyTable, type Db, type Query, type ResourceDef } from './define.js'
 import type { TableName } from '../../db/schema.js'
 
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
@@ -34,19 +34,59 @@ export function recordColumns(fields: Fields, alias: string, computed: Record<st
   return sql`select ${sql.join(values)}`
 }
 
-/** A JSON array of the records with `fields` over the rows `alias` of `from` that `where` keeps, in the order
- * of `orderBy`, written without spaces; [] when there are none. Every field must have an SQL form. */
-export function recordArray(fields: Fields, alias: string, from: Expression<unknown>, where: Expression<unknown>,
-  orderBy: Expression<unknown>): RawBuilder<unknown> {
-  const columns = recordColumns(fields, alias)
-  if (!columns) throw new Error(`the records over ${alias} have a field without an SQL form`)
-  return sql`coalesce((select ('[' || string_agg(row_to_json(k)::text, ',' order by ${orderBy}) || ']')::json
-    from ${from} cross join lateral (${columns}) as k where ${where}), '[]'::json)`
+/** An embedded list of records of another table (e.g. a media file's metadata records), written by the
+ * database for a whole page at once: one grouped part of the page's statement, not a subquery per record. */
+export interface NestedRecords {
+  /** the fields of each embedded record (every one with an SQL form) */
+  fields: Fields
+  table: TableName
+  /** the column of `table` that holds the embedding record's id */
+  parentColumn: string
+  /** the column the embedded records are listed by */
+  orderBy: string
 }
 
-/** The columns of a record of `def` over `r` (recordColumns), or null when the resource's lists are rendered
- * by toJson (a computed field given only by `embed`). */
-export function listColumns<T extends TableName>(def: ResourceDef<T>, ctx: Context): RawBuilder<unknown> | null {
-  const computed = def.embed ? def.embedSql?.(ctx) : {}
-  return computed ? recordColumns(def.fields, 'r', computed) : null
+/** What a resource's `embedSql` gives a field: a value over the record `r`, or an embedded list. */
+export type SqlField = Expression<unknown> | NestedRecords
+
+const isNested = (f: SqlField): f is NestedRecords => 'parentColumn' in f
+
+/** How the records of a page are written as JSON: the statement for `page` (a query of records as `r`,
+ * limited to a page), with rows of `id`, the named `extras` of `page` and `__json`, unordered; null when the
+ * resource's lists are rendered by toJson (a field `embed` gives has no SQL form). */
+export function pageJson<T extends TableName>(db: Db, def: ResourceDef<T>, ctx: Context): ((page: Query, extras: string[]) => Query) | null {
+  const given = def.embed ? def.embedSql?.(ctx) : {}
+  if (!given) return null
+  const computed: Record<string, Expression<unknown>> = {}
+  const nested: Array<[string, NestedRecords]> = []
+  for (const [name, f] of Object.entries(given)) {
+    if (!isNested(f)) computed[name] = f
+    else {
+      const alias = `n${nested.length}`
+      nested.push([alias, f])
+      computed[name] = sql`coalesce(${sql.ref(`${alias}.__json`)}, '[]'::json)`
+    }
+  }
+  const columns = recordColumns(def.fields, 'r', computed)
+  return columns && ((page, extras) => pageStatement(db, def, page, extras, columns, nested))
+}
+
+function pageStatement<T extends TableName>(db: Db, def: ResourceDef<T>, page: Query, extras: string[], columns: RawBuilder<unknown>,
+  nested: Array<[string, NestedRecords]>): Query {
+  // the page is read once (a CTE named twice is computed once); each embedded list is grouped over its ids,
+  // given as an array so that they are looked up through the index (a semi-join may scan the whole table)
+  let q = anyTable(db).with('page', () => page)
+  for (const [alias, n] of nested) {
+    const items = recordColumns(n.fields, 'x')
+    if (!items) throw new Error(`the records of ${n.table} embedded in ${def.name} have a field without an SQL form`)
+    const parent = sql.ref(`x.${n.parentColumn}`)
+    q = q.with(alias, () => sql`(select ${parent} as __of,
+      ('[' || string_agg(row_to_json(k)::text, ',' order by ${sql.ref(`x.${n.orderBy}`)}) || ']')::json as __json
+      from ${sql.table(n.table)} as x cross join lateral (${items}) as k
+      where ${parent} = any(array(select page.id from page)) group by ${parent})` as unknown as Query)
+  }
+  let outer = q.selectFrom('page as r')
+  for (const [alias] of nested) outer = outer.leftJoin(`${alias}`, `${alias}.__of`, 'r.id')
+  return outer.innerJoinLateral(sql`(${columns})`.as('j'), (join) => join.onTrue())
+    .select(['r.id', ...extras.map((e) => `r.${e}`), sql<string>`row_to_json(j)::text`.as('__json')]) as unknown as Query
 }

@@ -1,11 +1,10 @@
-import { sql } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ApiError } from '../../http/errors.js'
 import { envelopeText } from '../../http/jsonText.js'
 import { applyFilters, applyOrdering, pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
-import { anyTable, recs, type ResourceDef } from './define.js'
-import { listColumns } from './jsonRecord.js'
+import { recs, type ResourceDef } from './define.js'
+import { pageJson } from './jsonRecord.js'
 import { render } from './read.js'
 
 // A list of a resource's records: the one implementation behind every list endpoint, top-level
@@ -42,14 +41,11 @@ export interface ParentCheck {
  * SQL form (jsonRecord.ts), and rendered here (toJson and `embed`) otherwise. */
 export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions = {},
   parent?: ParentCheck): Promise<Result> {
-  const columns = listColumns(def, ctx)
-  if (columns) {
+  const json = pageJson(ctx.db, def, ctx)
+  if (json) {
     // the JSON is written over the page's rows only (in the page's statement it would be written for every
     // row OFFSET skips too)
-    const run: PageRun = (page, extras = []) => applyOrdering(
-      anyTable(ctx.db).selectFrom([page.as('r'), sql`lateral (${columns})`.as('j')])
-        .select(['r.id', ...extras.map((e) => `r.${e}`), sql<string>`row_to_json(j)::text`.as('__json')]) as Query,
-      def.fields, ctx.query).execute()
+    const run: PageRun = (page, extras = []) => applyOrdering(json(page, extras), def.fields, ctx.query).execute()
     const texts = async (rows: AnyRow[]) => rows.map((r) => r.__json as string)
     return { body: envelopeText(await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, run, texts))) }
   }
