@@ -19,8 +19,23 @@ export async function tagSetTagCount(db: Db, tagSetId: number): Promise<TagSetCo
     .where('tag_set_id', '=', tagSetId)
     .executeTakeFirstOrThrow()
   const result = { count: Number(r.count), rows: Number(r.rows) }
-  if (result.rows > FOLD_AFTER_ROWS) await fold(db, tagSetId)
+  await foldIfCrowded(db, tagSetId, result.rows)
   return result
+}
+
+/** The count and the number of its rows as one text 'count:rows', for a statement that reads it beside
+ * other things (a page of the tag set); read it back with parseTagSetCount. */
+export const tagSetCountSql = (tagSetId: number) => sql<string>`(select coalesce(sum(c.delta), 0) || ':' || count(*)
+  from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
+
+export function parseTagSetCount(text: unknown): TagSetCount {
+  const [count, rows] = String(text).split(':').map(Number)
+  return { count, rows }
+}
+
+/** Fold the rows of a tag set read to have `rows` of them, when they are many. */
+export async function foldIfCrowded(db: Db, tagSetId: number, rows: number): Promise<void> {
+  if (rows > FOLD_AFTER_ROWS) await fold(db, tagSetId)
 }
 
 async function fold(db: Db, tagSetId: number): Promise<void> {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely'
 import type { AnyRow } from '../db/schema.js'
 import { pageOf, type Query } from '../http/list.js'
-import type { Db, PageRun } from './resource.js'
+import type { Db, PageRows, PageRun } from './resource.js'
+import { foldIfCrowded, parseTagSetCount, tagSetCountSql } from './tagSetCount.js'
 
 // Deep pages of a tag set (no filters, ordered by id) without reading every
 // tag before them each time: the id at a page's first position is remembered
@@ -29,27 +30,37 @@ const remembered = new WeakMap<object, Map<string, Boundary>>()
 const versionOf = (tagSetId: number) => sql<string>`(select count(*) || ':' || coalesce(max(c.id), 0)
   from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
 
-/** `ordered` (the tag set's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET. */
-export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit: number, offset: number, run: PageRun): Promise<Row[]> {
-  if (offset < SEEK_FROM) return run(pageOf(ordered, limit, offset))
+/** `ordered` (the tag set's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the number
+ * of the tag set's tags, read in the same statement (unknown when the page is empty). */
+export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit: number, offset: number, run: PageRun): Promise<PageRows> {
+  const counted = ordered.select(tagSetCountSql(tagSetId).as('__tags'))
+  if (offset < SEEK_FROM) return withCount(db, tagSetId, await run(pageOf(counted, limit, offset), ['__tags']))
   let boundaries = remembered.get(db)
   if (!boundaries) remembered.set(db, boundaries = new Map())
   const key = `${tagSetId}:${offset}`
   const known = boundaries.get(key)
+  const versioned = counted.select(versionOf(tagSetId).as('__version'))
   if (known) {
-    const rows = await run(pageOf(ordered.select(versionOf(tagSetId).as('__version')).where('r.id', '>=', known.id), limit), ['__version'])
-    if (rows.length && rows[0].__version === known.version) return withoutVersion(rows)
+    const rows = await run(pageOf(versioned.where('r.id', '>=', known.id), limit), ['__tags', '__version'])
+    if (rows.length && rows[0].__version === known.version) return withCount(db, tagSetId, rows)
     boundaries.delete(key)
   }
-  const rows = await run(pageOf(ordered.select(versionOf(tagSetId).as('__version')), limit, offset), ['__version'])
+  const rows = await run(pageOf(versioned, limit, offset), ['__tags', '__version'])
   if (rows.length) {
     if (boundaries.size >= MAX_REMEMBERED) boundaries.delete(boundaries.keys().next().value!)
     boundaries.set(key, { version: String(rows[0].__version), id: Number(rows[0].id) })
   }
-  return withoutVersion(rows)
+  return withCount(db, tagSetId, rows)
 }
 
-function withoutVersion(rows: Row[]): Row[] {
-  for (const r of rows) delete r.__version
-  return rows
+/** The page without the columns read beside it, and the tag set's count they gave (folded when crowded). */
+async function withCount(db: Db, tagSetId: number, rows: Row[]): Promise<PageRows> {
+  if (!rows.length) return { rows }
+  const count = parseTagSetCount(rows[0].__tags)
+  for (const r of rows) {
+    delete r.__version
+    delete r.__tags
+  }
+  await foldIfCrowded(db, tagSetId, count.rows)
+  return { rows, count: count.count }
 }

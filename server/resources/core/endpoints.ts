@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
-import type { AnyRow, TableName } from '../../db/schema.js'
+import type { TableName } from '../../db/schema.js'
 import type { Context, Endpoint, Handler, Method } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import type { Fields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { ResourceDef } from './define.js'
-import { listOf, type PageRun } from './list.js'
+import { listOf, type PageRows, type PageRun } from './list.js'
 import { fetchRecord, parseId, readable, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
@@ -111,7 +111,7 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
   /** the number of children when the request has no filters (see ListOptions.count) */
   count?: (ctx: Context, parentId: number) => Promise<number>
   /** a page of children in the default order without filters (see ListOptions.page) */
-  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number, run: PageRun) => Promise<AnyRow[]>
+  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number, run: PageRun) => Promise<PageRows>
 }): Endpoint {
   return {
     path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,

@@ -17,9 +17,13 @@ export interface ListOptions {
   /** the number of records of `base` when the request has no filters, cheaper than counting them */
   count?: () => Promise<number>
   /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
-   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `pageOf(ordered, limit, offset)` */
-  page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<AnyRow[]>
+   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `pageOf(ordered, limit, offset)`, with what `count`
+   * would answer when the page's statement read it too */
+  page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<PageRows>
 }
+
+/** A page's rows, and the number of records of the whole list when the statement read it beside them. */
+export interface PageRows { rows: AnyRow[]; count?: number }
 
 /** Runs a page's query (a query over the records as `r`, limited to the page): its rows, each with `id`,
  * the record (its columns, or its JSON text as `__json`) and the named `extras` the query selects. */
@@ -77,16 +81,22 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
   const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
   const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
   const cheapCount = opts.count && unfiltered ? opts.count : null
-  const page = opts.page && byId ? opts.page : (q: Query, limit: number, offset: number) => run(pageOf(q, limit, offset))
+  const page = opts.page && byId ? opts.page
+    : async (q: Query, limit: number, offset: number): Promise<PageRows> => ({ rows: await run(pageOf(q, limit, offset)) })
   const count = async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0)
-  const rows = async (limit: number, offset: number) => out(await page(ordered, limit, offset, run))
+  const rows = async (limit: number, offset: number) => out((await page(ordered, limit, offset, run)).rows)
   return {
     count,
     rows,
     countedRows: cheapCount
       ? async (limit, offset) => {
-        const [total, results] = await Promise.all([count(), rows(limit, offset)])
-        return { rows: results, count: total }
+        if (!(opts.page && byId)) {
+          const [total, results] = await Promise.all([count(), rows(limit, offset)])
+          return { rows: results, count: total }
+        }
+        // the resource's own page may read the count in its statement
+        const found = await page(ordered, limit, offset, run)
+        return { rows: await out(found.rows), count: found.count ?? await count() }
       }
       : async (limit, offset) => {
         const found = await run(pageOf(ordered.select(() => counter.as('__count')), limit, offset), ['__count'])
