@@ -1,14 +1,14 @@
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { BIN, killHard, serverHome, type ServerHome, type ServerProcess } from '../helpers/server.js'
+import { killHard, serverHome, type ServerHome, type ServerProcess } from '../helpers/server.js'
 import { multipart } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
+import { homeEnv, runMas } from '../cli/cli.js'
 
 // kill -9 of a real server process in the middle of work, then a restart on
 // the same data: what was answered is there whole, what was not left no trace,
@@ -139,20 +139,11 @@ test('kill -9 during a bulk tag import: after a restart all of the bulk is there
 
 test('re-running the same CLI import after the crash completes with every file exactly once', async () => {
   const cliHome = mkdtempSync(join(tmpdir(), 'mas-crash-cli-'))
-  mkdirSync(join(cliHome, 'config'), { recursive: true })
-  const run = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'media', 'import', folder, '--library', String(library), '--concurrency', '8', '--json'], {
-      env: { ...process.env, HOME: cliHome, XDG_CONFIG_HOME: join(cliHome, 'config'), XDG_DATA_HOME: join(cliHome, 'data'), MAS_SERVER: server.url, MAS_TOKEN: auth.authorization.slice(6) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { out += d })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, out }))
-  })
+  // the CLI keeps its own retry delay: the server it imports through was just restarted
+  const run = await runMas(['media', 'import', folder, '--library', String(library), '--concurrency', '8', '--json'],
+    { env: { ...homeEnv(cliHome), MAS_RETRY_DELAY_MS: undefined, MAS_SERVER: server.url, MAS_TOKEN: auth.authorization.slice(6) } })
   rmSync(cliHome, { recursive: true, force: true })
-  assert.is(run.code, 0, run.out)
+  assert.is(run.code, 0, run.stdout + run.stderr)
   const files = await assertConsistent()
   assert.is(files.length, FILES)
   const local = readdirSync(folder).map((n) => readFileSync(join(folder, n)))

@@ -18,6 +18,7 @@ import { BIN, killHard, serverHome, type ServerHome, type ServerProcess } from '
 import { tempDir } from '../helpers/tempDir.js'
 import { multipart } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
+import { homeEnv, runMas, type Run } from '../cli/cli.js'
 
 // Several hosts, played by real processes with nothing on disk in common: two `mas server start`
 // (A and B, each with a data directory of its own) and one `mas worker start`, on one PostgreSQL (the
@@ -51,20 +52,12 @@ async function api(server: ServerProcess, method: string, path: string, body?: u
   return { status: res.status, data }
 }
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const home = tempDir('mas-hosts-cli-')
-    dirs.push(home)
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { out += d })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, out }))
-  })
+/** `mas args...` with a HOME of its own; the CLI keeps its own retry delay (these tests stop hosts under it) */
+async function run(args: string[], env: Record<string, string>): Promise<Run & { out: string }> {
+  const home = tempDir('mas-hosts-cli-')
+  dirs.push(home)
+  const r = await runMas(args, { env: { ...homeEnv(home), MAS_RETRY_DELAY_MS: undefined, ...env } })
+  return { ...r, out: r.stdout + r.stderr }
 }
 
 /** mas media import of the folder through `server` */
@@ -100,7 +93,7 @@ test.before(async () => {
   } else {
     const url = await run(['db', 'url', '--data-dir', homeA.dataDir], { DATABASE_URL: '' })
     assert.is(url.code, 0, url.out)
-    dbUrl = url.out.trim()
+    dbUrl = url.stdout.trim()
   }
   homeB = await serverHome()
   Object.assign(homeB.env, shared, { DATABASE_URL: dbUrl })
