@@ -23,14 +23,15 @@ export async function tagSetTagCount(db: Db, tagSetId: number): Promise<TagSetCo
   return result
 }
 
-/** The count and the number of its rows as one text 'count:rows', for a statement that reads it beside
- * other things (a page of the tag set); read it back with parseTagSetCount. */
+/** The count, the number of its rows and their largest id as one text, for a statement that reads it beside
+ * other things (a page of the tag set); read it back with parseTagSetCount. The rows and their largest id
+ * change with every write of the set's tags, so they are a version of its ids (tagSetPages.ts). */
 export const tagSetCountSql = (tagSetId: number) => sql<string>`(select coalesce(sum(c.delta), 0) || ':' || count(*)
-  from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
+  || ':' || coalesce(max(c.id), 0) from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
 
-export function parseTagSetCount(text: unknown): TagSetCount {
-  const [count, rows] = String(text).split(':').map(Number)
-  return { count, rows }
+export function parseTagSetCount(text: unknown): TagSetCount & { version: string } {
+  const [count, rows, last] = String(text).split(':')
+  return { count: Number(count), rows: Number(rows), version: `${rows}:${last}` }
 }
 
 /** Fold the rows of a tag set read to have `rows` of them, when they are many. */

@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { AnyRow } from '../db/schema.js'
 import { pageOf, type Query } from '../http/list.js'
 import type { Db, PageRows, PageRun } from './resource.js'
@@ -14,7 +13,7 @@ import { foldIfCrowded, parseTagSetCount, tagSetCountSql } from './tagSetCount.j
 // removes or moves tags of the set appends a row there, and the only rows ever
 // removed are folded into a new, larger id. So an unchanged version means an
 // unchanged set of ids. A seek reads the version in the same statement as its
-// rows and is used only when it is the remembered one; otherwise the page is
+// rows (with the count: tagSetCountSql) and is used only when it is the remembered one; otherwise the page is
 // read with OFFSET (remembering its first id anew). Answers are exactly OFFSET's.
 
 type Row = AnyRow
@@ -27,9 +26,6 @@ const MAX_REMEMBERED = 10_000
 interface Boundary { version: string; id: number }
 const remembered = new WeakMap<object, Map<string, Boundary>>()
 
-const versionOf = (tagSetId: number) => sql<string>`(select count(*) || ':' || coalesce(max(c.id), 0)
-  from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
-
 /** `ordered` (the tag set's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the number
  * of the tag set's tags, read in the same statement (unknown when the page is empty). */
 export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit: number, offset: number, run: PageRun): Promise<PageRows> {
@@ -39,16 +35,15 @@ export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit
   if (!boundaries) remembered.set(db, boundaries = new Map())
   const key = `${tagSetId}:${offset}`
   const known = boundaries.get(key)
-  const versioned = counted.select(versionOf(tagSetId).as('__version'))
   if (known) {
-    const rows = await run(pageOf(versioned.where('r.id', '>=', known.id), limit), ['__tags', '__version'])
-    if (rows.length && rows[0].__version === known.version) return withCount(db, tagSetId, rows)
+    const rows = await run(pageOf(counted.where('r.id', '>=', known.id), limit), ['__tags'])
+    if (rows.length && parseTagSetCount(rows[0].__tags).version === known.version) return withCount(db, tagSetId, rows)
     boundaries.delete(key)
   }
-  const rows = await run(pageOf(versioned, limit, offset), ['__tags', '__version'])
+  const rows = await run(pageOf(counted, limit, offset), ['__tags'])
   if (rows.length) {
     if (boundaries.size >= MAX_REMEMBERED) boundaries.delete(boundaries.keys().next().value!)
-    boundaries.set(key, { version: String(rows[0].__version), id: Number(rows[0].id) })
+    boundaries.set(key, { version: parseTagSetCount(rows[0].__tags).version, id: Number(rows[0].id) })
   }
   return withCount(db, tagSetId, rows)
 }
@@ -57,10 +52,7 @@ export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit
 async function withCount(db: Db, tagSetId: number, rows: Row[]): Promise<PageRows> {
   if (!rows.length) return { rows }
   const count = parseTagSetCount(rows[0].__tags)
-  for (const r of rows) {
-    delete r.__version
-    delete r.__tags
-  }
+  for (const r of rows) delete r.__tags
   await foldIfCrowded(db, tagSetId, count.rows)
   return { rows, count: count.count }
 }
