@@ -58,27 +58,29 @@ export function pageJson<T extends TableName>(db: Db, def: ResourceDef<T>, ctx: 
   const given = def.embed ? def.embedSql?.(ctx) : {}
   if (!given) return null
   const computed: Record<string, Expression<unknown>> = {}
-  const nested: Array<[string, NestedRecords]> = []
+  const nested: Nested[] = []
   for (const [name, f] of Object.entries(given)) {
     if (!isNested(f)) computed[name] = f
     else {
       const alias = `n${nested.length}`
-      nested.push([alias, f])
+      const items = recordColumns(f.fields, 'x')
+      if (!items) throw new Error(`the records of ${f.table} embedded in ${def.name} have a field without an SQL form`)
+      nested.push({ alias, items, of: f })
       computed[name] = sql`coalesce(${sql.ref(`${alias}.__json`)}, '[]'::json)`
     }
   }
   const columns = recordColumns(def.fields, 'r', computed)
-  return columns && ((page, extras) => pageStatement(db, def, page, extras, columns, nested))
+  return columns && ((page, extras) => pageStatement(db, page, extras, columns, nested))
 }
 
-function pageStatement<T extends TableName>(db: Db, def: ResourceDef<T>, page: Query, extras: string[], columns: RawBuilder<unknown>,
-  nested: Array<[string, NestedRecords]>): Query {
+/** An embedded list of a page's statement: its alias there and the columns of its records over `x`. */
+interface Nested { alias: string; items: RawBuilder<unknown>; of: NestedRecords }
+
+function pageStatement(db: Db, page: Query, extras: string[], columns: RawBuilder<unknown>, nested: Nested[]): Query {
   // the page is read once (a CTE named twice is computed once); each embedded list is grouped over its ids,
   // given as an array so that they are looked up through the index (a semi-join may scan the whole table)
   let q = anyTable(db).with('page', () => page)
-  for (const [alias, n] of nested) {
-    const items = recordColumns(n.fields, 'x')
-    if (!items) throw new Error(`the records of ${n.table} embedded in ${def.name} have a field without an SQL form`)
+  for (const { alias, items, of: n } of nested) {
     const parent = sql.ref(`x.${n.parentColumn}`)
     q = q.with(alias, () => sql`(select ${parent} as __of,
       ('[' || string_agg(row_to_json(k)::text, ',' order by ${sql.ref(`x.${n.orderBy}`)}) || ']')::json as __json
@@ -86,7 +88,7 @@ function pageStatement<T extends TableName>(db: Db, def: ResourceDef<T>, page: Q
       where ${parent} = any(array(select page.id from page)) group by ${parent})` as unknown as Query)
   }
   let outer = q.selectFrom('page as r')
-  for (const [alias] of nested) outer = outer.leftJoin(`${alias}`, `${alias}.__of`, 'r.id')
+  for (const { alias } of nested) outer = outer.leftJoin(alias, `${alias}.__of`, 'r.id')
   return outer.innerJoinLateral(sql`(${columns})`.as('j'), (join) => join.onTrue())
     .select(['r.id', ...extras.map((e) => `r.${e}`), sql<string>`row_to_json(j)::text`.as('__json')]) as unknown as Query
 }

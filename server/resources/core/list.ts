@@ -81,8 +81,8 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
   const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
   const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
   const cheapCount = opts.count && unfiltered ? opts.count : null
-  const page = opts.page && byId ? opts.page
-    : async (q: Query, limit: number, offset: number): Promise<PageRows> => ({ rows: await run(pageOf(q, limit, offset)) })
+  const ownPage = opts.page && byId ? opts.page : null
+  const page = ownPage ?? (async (q: Query, limit: number, offset: number): Promise<PageRows> => ({ rows: await run(pageOf(q, limit, offset)) }))
   const count = async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0)
   const rows = async (limit: number, offset: number) => out((await page(ordered, limit, offset, run)).rows)
   return {
@@ -90,12 +90,12 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
     rows,
     countedRows: cheapCount
       ? async (limit, offset) => {
-        if (!(opts.page && byId)) {
+        if (!ownPage) {
           const [total, results] = await Promise.all([count(), rows(limit, offset)])
           return { rows: results, count: total }
         }
         // the resource's own page may read the count in its statement
-        const found = await page(ordered, limit, offset, run)
+        const found = await ownPage(ordered, limit, offset, run)
         return { rows: await out(found.rows), count: found.count ?? await count() }
       }
       : async (limit, offset) => {
