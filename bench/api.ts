@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
+import { benchArgs, runBench, usageError } from './args.js'
 import { GRANTEE, OWNER, type BenchUser } from './fixture.js'
 import { compareBenchmark } from './compare.js'
 import { load, wrkInstalled, type Driver, type Measure as Load } from './load.js'
@@ -24,7 +24,13 @@ import { API, auth, seededRecords } from './seeded.js'
 //       seed writes IDS_JSON) and on mas, one after the other, with the ratio; then a pgbench
 //       one-row INSERT on mas's database where pgbench is installed
 
-const { values: opts, positionals } = parseArgs({
+const USAGE = `usage: npm run bench:api -- [--data-dir DIR] [--duration S] [--quick] [--only REGEX] [--connections 4,32]
+         [--workers N] [--cpu-prof DIR] [--driver wrk|autocannon] [--out FILE]
+       npm run bench:api -- --memory [--memory-seconds 300]
+       npm run bench:api -- --compare URL TOKEN IDS_JSON [--data-dir DIR]
+  (--data-dir: a directory seeded by npm run seed:bench; or set DATABASE_URL)`
+
+const { values: opts, positionals } = benchArgs(USAGE, {
   options: {
     'data-dir': { type: 'string' },
     duration: { type: 'string', default: '10' },
@@ -44,9 +50,9 @@ const { values: opts, positionals } = parseArgs({
 const DURATION = opts.quick ? 2 : Number(opts.duration)
 const CONNECTIONS = opts.connections.split(',').map(Number)
 const DRIVER: Driver = opts.driver === 'autocannon' || opts.driver === 'wrk' ? opts.driver
-  : opts.driver ? (() => { throw new Error('--driver must be wrk or autocannon') })() : wrkInstalled() ? 'wrk' : 'autocannon'
+  : opts.driver ? usageError(USAGE, '--driver must be wrk or autocannon') : wrkInstalled() ? 'wrk' : 'autocannon'
 const databaseUrl = process.env.DATABASE_URL || undefined
-if (!databaseUrl && !opts['data-dir']) throw new Error('give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL')
+if (!databaseUrl && !opts['data-dir']) usageError(USAGE, 'give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL')
 const BULK = 1000
 
 interface Endpoint {
@@ -266,13 +272,15 @@ async function memoryBenchmark() {
   process.stdout.write(`results: ${writeResults('memory', result)}\n`)
 }
 
-if (opts.compare) {
-  const [token, ids] = positionals
-  if (!token || !ids) throw new Error('--compare URL TOKEN IDS_JSON: give the reference token and ids file after the URL')
-  await compareBenchmark({
-    reference: { base: opts.compare, token, idsFile: ids }, driver: DRIVER, duration: DURATION, connections: CONNECTIONS,
-    mas: { dataDir: opts['data-dir'] && resolve(opts['data-dir']), databaseUrl, workers: opts.workers ? Number(opts.workers) : undefined },
-    write: (kind, data) => writeResults(kind, data),
-  })
-} else if (opts.memory) await memoryBenchmark()
-else await apiBenchmark()
+await runBench(async () => {
+  if (opts.compare) {
+    const [token, ids] = positionals
+    if (!token || !ids) usageError(USAGE, '--compare URL TOKEN IDS_JSON: give the reference token and ids file after the URL')
+    await compareBenchmark({
+      reference: { base: opts.compare, token, idsFile: ids }, driver: DRIVER, duration: DURATION, connections: CONNECTIONS,
+      mas: { dataDir: opts['data-dir'] && resolve(opts['data-dir']), databaseUrl, workers: opts.workers ? Number(opts.workers) : undefined },
+      write: (kind, data) => writeResults(kind, data),
+    })
+  } else if (opts.memory) await memoryBenchmark()
+  else await apiBenchmark()
+})

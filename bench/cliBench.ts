@@ -4,8 +4,8 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { parseArgs } from 'node:util'
 import { makeWav, wavChunks } from '../test/helpers/wav.js'
+import { benchArgs, runBench } from './args.js'
 import { ADMIN, adminToken, json, rawImport, startImportServer } from './importServer.js'
 import { nodeArgsFrom } from './processes.js'
 
@@ -18,7 +18,15 @@ import { nodeArgsFrom } from './processes.js'
 //   3. the CLI's peak RSS (VmHWM) while importing one big WAV (target < 200 MB)
 // Results go to bench/results/cli-<time>.json.
 
-const { values: opts } = parseArgs({
+const USAGE = `usage: npm run bench:cli -- [--embedded] [--quick] [--files N] [--tags N] [--big-mib N] [--concurrency N]
+  --embedded     the embedded database instead of PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
+  --quick        small sizes (100 files, 10,000 tags, 64 MiB) unless given
+  --files N      1-second WAVs imported (1000)
+  --tags N       CSV rows imported (100000)
+  --big-mib N    size of the big WAV in MiB (1024)
+  --concurrency  uploads at once, CLI and raw (4)`
+
+const { values: opts } = benchArgs(USAGE, {
   options: {
     embedded: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
@@ -26,19 +34,8 @@ const { values: opts } = parseArgs({
     tags: { type: 'string' },
     'big-mib': { type: 'string' },
     concurrency: { type: 'string', default: '4' },
-    help: { type: 'boolean', default: false },
   },
 })
-if (opts.help) {
-  console.log(`npm run bench:cli -- [--embedded] [--quick] [--files N] [--tags N] [--big-mib N] [--concurrency N]
-  --embedded     the embedded database instead of PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
-  --quick        small sizes (100 files, 10,000 tags, 64 MiB) unless given
-  --files N      1-second WAVs imported (1000)
-  --tags N       CSV rows imported (100000)
-  --big-mib N    size of the big WAV in MiB (1024)
-  --concurrency  uploads at once, CLI and raw (4)`)
-  process.exit(0)
-}
 const FILES = Number(opts.files ?? (opts.quick ? 100 : 1000))
 const TAGS = Number(opts.tags ?? (opts.quick ? 10_000 : 100_000))
 const BIG_MIB = Number(opts['big-mib'] ?? (opts.quick ? 64 : 1024))
@@ -192,4 +189,4 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1 })
+await runBench(main)

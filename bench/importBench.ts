@@ -5,6 +5,7 @@ import FormData from 'form-data'
 import { makeWav, wavChunks, wavDataBytes } from '../test/helpers/wav.js'
 import { adminToken, cpuSeconds, json, postForm, rawImport, startImportServer, startS3Process } from './importServer.js'
 import { peakMemory, rssMiB, serverMemory } from './memory.js'
+import { runBench } from './args.js'
 
 // Import benchmark: a real `mas server start` in its own process (embedded
 // database in a temporary data dir, or BENCH_DATABASE_URL), fed over loopback
@@ -103,4 +104,4 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1 })
+await runBench(main)

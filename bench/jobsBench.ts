@@ -10,6 +10,7 @@ import { spectrogram } from '../server/analysis/spectra.js'
 import { openStorage } from '../server/storage/index.js'
 import { signal, wavOf } from '../test/helpers/signals.js'
 import { tempDir } from '../test/helpers/tempDir.js'
+import { runBench } from './args.js'
 
 // Jobs benchmark (npm run bench:jobs), two figures of issue 6:
 //   (a) spectral features of one hour of 22.05 kHz mono audio on one core (target: under 10 s)
@@ -117,4 +118,4 @@ async function main() {
   process.exitCode = a < 10 && b < 60 ? 0 : 1
 }
 
-await main()
+await runBench(main)

@@ -3,6 +3,7 @@ import { request } from 'node:http'
 import { rssMiB } from './memory.js'
 import { startMas, type Running } from './processes.js'
 import { tempDir } from '../test/helpers/tempDir.js'
+import { runBench } from './args.js'
 
 // The figures behind README's "Reliability and security": what an outside
 // attacker sees of the brute-force limit, whether answers' timing tells which
@@ -140,4 +141,4 @@ async function main() {
   }
 }
 
-await main()
+await runBench(main)

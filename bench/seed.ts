@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util'
 import { sql, type Kysely } from 'kysely'
 import { hashPassword, secretDigest } from '../server/auth/passwords.js'
 import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import type { DB, NewRow, TableName } from '../server/db/schema.js'
+import { benchArgs, runBench, usageError } from './args.js'
 import { GRANTEE, NAMES, OWNER, SIZES, USERS } from './fixture.js'
 
 // The benchmark data set, written straight through the database layer:
@@ -10,7 +10,10 @@ import { GRANTEE, NAMES, OWNER, SIZES, USERS } from './fixture.js'
 //   DATABASE_URL=postgres://... npm run seed:bench -- [--tags N] [--reset]
 // Deterministic: the same options give the same rows (ids included, on an empty database).
 
-const { values: opts } = parseArgs({
+const USAGE = `usage: npm run seed:bench -- --data-dir DIR [--tags N] [--reset]
+       DATABASE_URL=postgres://... npm run seed:bench -- [--tags N] [--reset]`
+
+const { values: opts } = benchArgs(USAGE, {
   options: {
     'data-dir': { type: 'string' },
     tags: { type: 'string', default: String(SIZES.tags) },
@@ -18,7 +21,7 @@ const { values: opts } = parseArgs({
   },
 })
 const TAGS = Number(opts.tags)
-if (!Number.isInteger(TAGS) || TAGS < 0 || TAGS > 10_000_000) throw new Error('--tags must be a whole number up to 10^7')
+if (!Number.isInteger(TAGS) || TAGS < 0 || TAGS > 10_000_000) usageError(USAGE, '--tags must be a whole number up to 10^7')
 
 const NOW = '2026-01-01 00:00:00'
 /** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement */
@@ -37,7 +40,7 @@ async function insertChunked<T extends TableName>(db: Kysely<DB>, table: T, coun
 async function openTarget(): Promise<Database> {
   const url = process.env.DATABASE_URL
   const dir = opts['data-dir']
-  if (!url && !dir) throw new Error('give --data-dir DIR (embedded PostgreSQL) or set DATABASE_URL')
+  if (!url && !dir) usageError(USAGE, 'give --data-dir DIR (embedded PostgreSQL) or set DATABASE_URL')
   const database = await openDatabase(url ? { url } : { dataDir: dir })
   if (opts.reset) {
     await sql`drop schema public cascade`.execute(database.db)
@@ -112,17 +115,19 @@ async function seed(db: Kysely<DB>) {
   return { users, library, tagSet: readSet }
 }
 
-const started = Date.now()
-const database = await openTarget()
-try {
-  await migrate(database.db)
-  const existing = await database.db.selectFrom('users').select('id').limit(1).executeTakeFirst()
-  if (existing) throw new Error('the database already has users: seed an empty one, or pass --reset to empty it first')
-  const ids = await seed(database.db)
-  // fresh statistics, so the first benchmark run plans like later ones
-  await sql`analyze`.execute(database.db)
-  process.stdout.write(`seeded ${database.kind}: ${TAGS} tags in tag set ${ids.tagSet}, library ${ids.library}, `
-    + `users ${USERS.map((u) => u.username).join(', ')} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`)
-} finally {
-  await database.close()
-}
+await runBench(async () => {
+  const started = Date.now()
+  const database = await openTarget()
+  try {
+    await migrate(database.db)
+    const existing = await database.db.selectFrom('users').select('id').limit(1).executeTakeFirst()
+    if (existing) throw new Error('the database already has users: seed an empty one, or pass --reset to empty it first')
+    const ids = await seed(database.db)
+    // fresh statistics, so the first benchmark run plans like later ones
+    await sql`analyze`.execute(database.db)
+    process.stdout.write(`seeded ${database.kind}: ${TAGS} tags in tag set ${ids.tagSet}, library ${ids.library}, `
+      + `users ${USERS.map((u) => u.username).join(', ')} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`)
+  } finally {
+    await database.close()
+  }
+})

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { benchArgs, runBench } from './args.js'
 import { rssMiB, serverMemory } from './memory.js'
 import { killHard, serverHome } from '../test/helpers/server.js'
 import { multipart } from '../test/helpers/upload.js'
@@ -13,7 +13,7 @@ import { makeWav } from '../test/helpers/wav.js'
 //
 //   npm run bench:soak -- [--duration SECONDS (600)] [--connections N (32)] [--json]
 
-const { values: flags } = parseArgs({
+const { values: flags } = benchArgs('usage: npm run bench:soak -- [--duration SECONDS (600)] [--connections N (32)] [--json]', {
   options: { duration: { type: 'string', default: '600' }, connections: { type: 'string', default: '32' }, json: { type: 'boolean', default: false } },
 })
 const DURATION = Number(flags.duration)
@@ -118,4 +118,4 @@ async function main() {
   if (report.errorResponses || report.connectionErrors || importErrors || !report.tagCountExact) process.exitCode = 1
 }
 
-main().catch((e) => { console.error(e); process.exit(1) })
+await runBench(main)
