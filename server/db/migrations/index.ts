@@ -9,6 +9,7 @@ import * as jobLeaseRenewed from './2026_11_23_1402_job_lease_renewed.js'
 import * as mediaAliasStartTime from './2026_11_23_1801_media_alias_start_time.js'
 import * as callerNotifications from './2026_11_24_0001_caller_notifications.js'
 import * as uriPath from './2026_11_24_0002_uri_path.js'
+import * as tagInsertTrigger from './2026_11_24_0003_tag_insert_trigger.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_23_1801_media_alias_start_time': mediaAliasStartTime,
   '2026_11_24_0001_caller_notifications': callerNotifications,
   '2026_11_24_0002_uri_path': uriPath,
+  '2026_11_24_0003_tag_insert_trigger': tagInsertTrigger,
 }
 
 export const migrationProvider: MigrationProvider = {
