@@ -82,8 +82,10 @@ function pageStatement(db: Db, page: Query, extras: string[], columns: RawBuilde
   let q = anyTable(db).with('page', () => page)
   for (const { alias, items, of: n } of nested) {
     const parent = sql.ref(`x.${n.parentColumn}`)
+    // array_to_json writes the array as row_to_json writes each record, joined by ',' (a tenth cheaper than
+    // string_agg of row_to_json; json_agg would put ', ' and line breaks between them)
     q = q.with(alias, () => sql`(select ${parent} as __of,
-      ('[' || string_agg(row_to_json(k)::text, ',' order by ${sql.ref(`x.${n.orderBy}`)}) || ']')::json as __json
+      array_to_json(array_agg(k order by ${sql.ref(`x.${n.orderBy}`)})) as __json
       from ${sql.table(n.table)} as x cross join lateral (${items}) as k
       where ${parent} = any(array(select page.id from page)) group by ${parent})` as unknown as Query)
   }
