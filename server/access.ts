@@ -8,7 +8,17 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 export type Flag = 'read' | 'write' | 'launch_job' | 'admin'
 export const FLAGS: readonly Flag[] = ['read', 'write', 'launch_job', 'admin']
 
-export interface Caller { id: number; username: string; isAdmin: boolean }
+export interface Caller {
+  id: number
+  username: string
+  isAdmin: boolean
+  /** judged by what it owns alone: grants and group membership count for nothing (see ownedOnly) */
+  ownedOnly?: boolean
+}
+
+/** The caller narrowed to what it owns. Every rule below adds grants and memberships only as alternatives
+ * (OR, never NOT), so whatever the narrowed caller may do, the caller may do (docs/decisions.md §12). */
+export const ownedOnly = (caller: Caller): Caller => ({ ...caller, ownedOnly: true })
 
 type EB = ExpressionBuilder<any, any>
 /** A column of the record being judged: a reference to the row, or a literal for a record not yet written. */
@@ -22,6 +32,7 @@ export interface Scope {
 const scope = (columns: readonly string[], allows: Scope['allows']): Scope => ({ columns, allows })
 
 const TRUE = sql<SqlBool>`true`
+const FALSE = sql<SqlBool>`false`
 
 /** Columns of a row in a query, under its alias. */
 export const rowColumns = (alias: string): Col => (c) => sql.ref(`${alias}.${c}`)
@@ -37,28 +48,37 @@ export const valueColumns = (values: Record<string, unknown>): Col => (c) => {
 const myGroups = (eb: EB, caller: Caller) =>
   eb.selectFrom('app_user_group_users as gm').select('gm.group_id').where('gm.user_id', '=', caller.id)
 
-/** A grant on (targetType, targetId) to the caller or one of their groups, carrying `flag` (admin implies all). */
-function granted(eb: EB, caller: Caller, targetType: string, targetId: Expression<any>, flag: Flag) {
-  return eb.exists(
-    eb.selectFrom('app_permissions as p')
-      .select(sql.lit(1).as('one'))
-      .where('p.target_type', '=', targetType)
-      .where('p.target_id', '=', targetId)
-      .where((e) => flag === 'admin' ? e('p.admin', '=', true) : e.or([e(`p.${flag}`, '=', true), e('p.admin', '=', true)]))
-      .where((e) => e.or([
-        e.and([e('p.bearer_type', '=', 'user'), e('p.bearer_id', '=', caller.id)]),
-        e.and([e('p.bearer_type', '=', 'appusergroup'), e('p.bearer_id', 'in', myGroups(e, caller))]),
-      ])),
-  )
+/** Is `groupId` one of the caller's groups? */
+const inMyGroups = (eb: EB, caller: Caller, groupId: Expression<any>): Expression<SqlBool> =>
+  caller.ownedOnly ? FALSE : eb(groupId, 'in', myGroups(eb, caller))
+
+/** The targets of type `targetType` the caller holds `flag` on by a grant to it or one of its groups
+ * (admin implies all), as `id`. */
+function grantedTargets(eb: EB, caller: Caller, targetType: string, flag: Flag) {
+  return eb.selectFrom('app_permissions as p')
+    .select('p.target_id as id')
+    .where('p.target_type', '=', targetType)
+    .where((e) => flag === 'admin' ? e('p.admin', '=', true) : e.or([e(`p.${flag}`, '=', true), e('p.admin', '=', true)]))
+    .where((e) => e.or([
+      e.and([e('p.bearer_type', '=', 'user'), e('p.bearer_id', '=', caller.id)]),
+      e.and([e('p.bearer_type', '=', 'appusergroup'), e('p.bearer_id', 'in', myGroups(e, caller))]),
+    ]))
 }
 
+/** A grant on (targetType, targetId) to the caller or one of their groups, carrying `flag`. */
+function granted(eb: EB, caller: Caller, targetType: string, targetId: Expression<any>, flag: Flag): Expression<SqlBool> {
+  if (caller.ownedOnly) return FALSE
+  return eb.exists(grantedTargets(eb, caller, targetType, flag).where('p.target_id', '=', targetId))
+}
+
+/** The caller holds `flag` on the library: it is one of the libraries the caller owns or holds the flag on
+ * by a grant. Those are listed once per statement (an uncorrelated array), so a list and its count look
+ * their rows up through the library index instead of probing two subqueries for every row. */
 export function libraryAllows(eb: EB, caller: Caller, libraryId: Expression<any>, flag: Flag): Expression<SqlBool> {
   if (caller.isAdmin) return TRUE
-  return eb.or([
-    eb.exists(eb.selectFrom('libraries as al').select(sql.lit(1).as('one'))
-      .where('al.id', '=', libraryId).where('al.user_id', '=', caller.id)),
-    granted(eb, caller, 'library', libraryId, flag),
-  ])
+  const owned = eb.selectFrom('libraries as al').select('al.id').where('al.user_id', '=', caller.id)
+  const ids = caller.ownedOnly ? owned : owned.unionAll(grantedTargets(eb, caller, 'library', flag))
+  return sql<SqlBool>`${libraryId} = any(array(${ids}))`
 }
 
 export function tagSetAllows(eb: EB, caller: Caller, tagSetId: Expression<any>, flag: Flag): Expression<SqlBool> {
@@ -81,7 +101,7 @@ export function groupAllows(eb: EB, caller: Caller, groupId: Expression<any>, fl
   if (flag !== 'read') return eb.or([creator, granted(eb, caller, 'appusergroup', groupId, 'admin')])
   return eb.or([
     creator,
-    eb(groupId, 'in', myGroups(eb, caller)),
+    inMyGroups(eb, caller, groupId),
     granted(eb, caller, 'appusergroup', groupId, 'read'),
   ])
 }
@@ -128,7 +148,7 @@ export const onPermission: Scope = scope(['target_type', 'target_id', 'created_b
     adminOfTarget,
     eb(col('created_by'), '=', caller.id),
     eb.and([eb(col('bearer_type'), '=', 'user'), eb(col('bearer_id'), '=', caller.id)]),
-    eb.and([eb(col('bearer_type'), '=', 'appusergroup'), eb(col('bearer_id'), 'in', myGroups(eb, caller))]),
+    eb.and([eb(col('bearer_type'), '=', 'appusergroup'), inMyGroups(eb, caller, col('bearer_id'))]),
   ])
 })
 

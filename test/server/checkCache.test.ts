@@ -39,7 +39,7 @@ async function named(def: ResourceDef<'users'>, caller: Caller, id: number): Pro
 test('a rule using the caller\'s username is not cached: each caller may name only its own record', async () => {
   const byUsername = referring('byUsername', usernameRule)
   const target = byUsername.fields.friend.target!()
-  assert.is(planCheck(false, [{ name: 'friend', target, ids: [alice.id] }]), null)
+  assert.is(planCheck({ isAdmin: false }, [{ name: 'friend', target, ids: [alice.id] }]), null)
   assert.equal(await named(byUsername, alice, alice.id), {})
   assert.ok((await named(byUsername, bob, alice.id)).friend)
   assert.equal(await named(byUsername, bob, bob.id), {})
@@ -49,7 +49,7 @@ test('a rule using the caller\'s username is not cached: each caller may name on
 test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
   const inlined = referring('inlined', inlinedIdRule)
   const target = inlined.fields.friend.target!()
-  assert.is(planCheck(false, [{ name: 'friend', target, ids: [alice.id] }]), null)
+  assert.is(planCheck({ isAdmin: false }, [{ name: 'friend', target, ids: [alice.id] }]), null)
   assert.equal(await named(inlined, alice, alice.id), {})
   assert.ok((await named(inlined, bob, alice.id)).friend)
   assert.equal(await named(inlined, bob, bob.id), {})
@@ -57,7 +57,7 @@ test('a rule writing the caller\'s id into the SQL text is not cached', async ()
 
 test('the checks of creating a tag are cached: references and the tag set\'s rule use only the caller\'s id and the values', () => {
   for (const isAdmin of [false, true]) {
-    const plan = planCheck(isAdmin, [{ name: 'tagSet', target: tagSets, ids: [1] }, { name: 'mediaFile', target: mediaFiles, ids: [2] }],
+    const plan = planCheck({ isAdmin }, [{ name: 'tagSet', target: tagSets, ids: [1] }, { name: 'mediaFile', target: mediaFiles, ids: [2] }],
       { scope: tags.scope, flag: 'write', rows: [{ tag_set_id: 1 }] })
     assert.ok(plan, `admin: ${isAdmin}`)
     assert.ok(plan.at[1].length === 1 && plan.at[2].length === 1, 'each array of ids is one parameter')
@@ -70,7 +70,7 @@ test('the checks of creating a tag are cached: references and the tag set\'s rul
 
 test('a rule over text and null values is cached per kind of value', () => {
   const rows = [{ target_type: 'library', target_id: 1, created_by: 2, bearer_type: 'user', bearer_id: null }]
-  const plan = planCheck(false, [], { scope: appPermissions.scope, flag: 'admin', rows })
+  const plan = planCheck({ isAdmin: false }, [], { scope: appPermissions.scope, flag: 'admin', rows })
   assert.ok(plan)
   assert.ok(plan.at[0].length >= 1, 'the caller\'s id is a parameter')
   assert.ok(plan.at[1].length >= 1 && plan.at[2].length >= 1, 'the target\'s type (text) and id (a number) are parameters')

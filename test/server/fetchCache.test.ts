@@ -36,7 +36,7 @@ async function fetched(def: ResourceDef<'users'>, caller: Caller, id: number): P
 
 test('a rule using the caller\'s username is not cached: each caller reads only its own record', async () => {
   const byUsername = usersUnder('byUsername', usernameRule)
-  assert.is(planFetch(byUsername, false, ['read']), null)
+  assert.is(planFetch(byUsername, { isAdmin: false }, ['read']), null)
   assert.is(await fetched(byUsername, alice, alice.id), alice.id)
   assert.is(await fetched(byUsername, bob, alice.id), 404)
   assert.is(await fetched(byUsername, bob, bob.id), bob.id)
@@ -45,7 +45,7 @@ test('a rule using the caller\'s username is not cached: each caller reads only 
 
 test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
   const inlined = usersUnder('inlined', inlinedIdRule)
-  assert.is(planFetch(inlined, false, ['read']), null)
+  assert.is(planFetch(inlined, { isAdmin: false }, ['read']), null)
   assert.is(await fetched(inlined, alice, alice.id), alice.id)
   assert.is(await fetched(inlined, bob, alice.id), 404)
   assert.is(await fetched(inlined, bob, bob.id), bob.id)
@@ -54,7 +54,7 @@ test('a rule writing the caller\'s id into the SQL text is not cached', async ()
 test('the rules of the resources use only the caller\'s id, so their fetches are cached', async () => {
   for (const def of [libraries, mediaFiles, tagSets, tags, users]) {
     for (const isAdmin of [false, true]) {
-      const plan = planFetch(def, isAdmin, ['read', 'write'])
+      const plan = planFetch(def, { isAdmin }, ['read', 'write'])
       assert.ok(plan, `${def.name} (admin: ${isAdmin}) is cached`)
       assert.ok(plan.idAt.length >= 1)
       if (!isAdmin && def !== users) assert.ok(plan.callerAt.length >= 1, `${def.name}: the caller's id is a parameter`)

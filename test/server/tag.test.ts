@@ -275,6 +275,38 @@ test('a writable tag set does not open an unreadable media file', async () => {
   assert.is((await t.call('PATCH', `${API}/tag/${ok.data.id}/`, { as: cast.writer, body: { tagSet: readOnly } })).statusCode, 403)
 })
 
+test('a tag created through a grant is stored once per POST, and a revoked grant refuses the next at once', async () => {
+  // a single create is first tried with the rule narrowed to what the caller owns, then with the whole rule
+  // (server/resources/core/createOne.ts); a caller remembered as using grants is still checked every time
+  const cast = await makeCast(t, 'taggrant')
+  const shared = await makeLibrary(t.db, cast.owner)
+  const grants = [await grant(t.db, cast.owner, { user: cast.writer.id }, { library: shared }, ['read', 'write']),
+    await grant(t.db, cast.owner, { group: cast.group }, { library: shared }, ['read', 'write'])]
+  const theirs = { tagSet: await makeTagSet(t.db, cast.owner, shared), mediaFile: await makeMediaFile(t.db, cast.owner, shared),
+    tagClass: await makeTagClass(t.db, cast.owner, shared) }
+  const mine = await makeLibrary(t.db, cast.writer)
+  const own = { tagSet: await makeTagSet(t.db, cast.writer, mine), mediaFile: await makeMediaFile(t.db, cast.writer, mine),
+    tagClass: await makeTagClass(t.db, cast.writer, mine) }
+  const post = (as: typeof cast.writer, refs: typeof own) =>
+    t.call('POST', `${API}/tag/`, { as, body: { ...refs, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 1 } })
+  const stored = async (tagSet: number) =>
+    Number((await t.db.selectFrom('tags').select((eb) => eb.fn.countAll().as('n')).where('tag_set_id', '=', tagSet).executeTakeFirstOrThrow()).n)
+  for (const as of [cast.writer, cast.member]) {
+    assert.is((await post(as, theirs)).statusCode, 201)
+    assert.is((await post(as, theirs)).statusCode, 201)
+  }
+  assert.is((await post(cast.writer, own)).statusCode, 201)
+  assert.is((await post(cast.writer, own)).statusCode, 201)
+  assert.equal([await stored(theirs.tagSet), await stored(own.tagSet)], [4, 2])
+  await t.db.deleteFrom('app_permissions').where('id', 'in', grants).execute()
+  for (const as of [cast.writer, cast.member]) {
+    const refused = await post(as, theirs)
+    assert.equal([refused.statusCode, Object.keys(refused.data).sort()], [400, ['mediaFile', 'tagClass', 'tagSet']])
+  }
+  assert.is((await post(cast.writer, own)).statusCode, 201)
+  assert.equal([await stored(theirs.tagSet), await stored(own.tagSet)], [4, 3])
+})
+
 test('tag lists count only tags of readable tag sets', async () => {
   const cast = await makeCast(t, 'taglist')
   const shared = await makeLibrary(t.db, cast.owner)

@@ -5,7 +5,7 @@ import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
 import { parseInput, type Fields, type InputMode, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
-import { bind, compiler, planStatement, standInCaller, standInNumber, standInText, type Plan } from './compiled.js'
+import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
 import { readable } from './read.js'
 
 // The checks of a write before it is made: every reference names a record the caller can read,
@@ -105,7 +105,7 @@ export function checkUnion(caller: Caller, asks: Array<{ target: Referent; ids: 
 }
 
 // The check statement's shape: the resource, the fields whose references are checked, the scope, its
-// flag, how many scope rows and which of their values are null, numbers or text, and admin-ness. The
+// flag, how many scope rows and which of their values are null, numbers or text, and the kind of caller. The
 // slots of a shape: the caller's id, each field's array of ids, each scope row's non-null values.
 
 /** most scope rows a cached shape has (a bulk create names a few distinct targets; more compile each time) */
@@ -122,9 +122,9 @@ function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, as
   if (!byScope) checkPlans.set(def, byScope = new WeakMap())
   let plans = byScope.get(scopeAsk?.scope ?? NO_SCOPE)
   if (!plans) byScope.set(scopeAsk?.scope ?? NO_SCOPE, plans = new Map())
-  const key = `${caller.isAdmin}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}`
+  const key = `${callerKey(caller)}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}`
   let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planCheck(caller.isAdmin, asks, scopeAsk))
+  if (plan === undefined) plans.set(key, plan = planCheck(caller, asks, scopeAsk))
   if (!plan) return compileCheck(caller, asks, scopeAsk)
   return bind(plan, checkSlots(caller, asks, scopeAsk, kinds))
 }
@@ -141,10 +141,10 @@ export function checkSlots(caller: Caller, asks: Array<{ ids: number[] }>, scope
 /** Values of these kinds are slots of a plan; null and booleans are written into its key instead. */
 export const isSlot = (kind: string) => kind === 'n' || kind === 's'
 
-/** One set of stand-ins for a check statement (see compiled.ts): the caller, one id for each reference,
+/** One set of stand-ins for a check statement (see compiled.ts): a caller of the kind, one id for each reference,
  * and scope rows of the given kinds. `value` gives the stand-in of the next slot of a kind ('n', 's'; 't'
  * and 'f' are themselves, 'z' null), numbering on after the check's own slots. */
-export function standInChecks<A extends { ids: number[] }>(set: 0 | 1, isAdmin: boolean, asks: A[], scopeAsk: ScopeAsk | undefined,
+export function standInChecks<A extends { ids: number[] }>(set: 0 | 1, kind: CallerKind, asks: A[], scopeAsk: ScopeAsk | undefined,
   kinds: string[]) {
   let k = 1
   const value = (kind: string) => kind === 'n' ? standInNumber(set, k++) : kind === 's' ? standInText(set, k++)
@@ -152,7 +152,7 @@ export function standInChecks<A extends { ids: number[] }>(set: 0 | 1, isAdmin: 
   const standInAsks = asks.map((a) => ({ ...a, ids: [standInNumber(set, k++)] }))
   const columns = scopeAsk?.scope.columns ?? []
   const rows = kinds.map((kind) => Object.fromEntries(columns.map((c, i) => [c, value(kind[i])])))
-  return { caller: standInCaller(set, isAdmin), asks: standInAsks, scopeAsk: scopeAsk && { ...scopeAsk, rows }, value }
+  return { caller: standInCaller(set, kind), asks: standInAsks, scopeAsk: scopeAsk && { ...scopeAsk, rows }, value }
 }
 
 /** Per scope row, the kind of each of its values: 'z' null, 'n' number, 's' text; '?' anything else (not cached). */
@@ -162,10 +162,10 @@ export function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
 }
 
 /** The check statement of this shape with its slots' positions, or null when it may not be cached. */
-export function planCheck(isAdmin: boolean, asks: Ask[], scopeAsk?: ScopeAsk): Plan | null {
+export function planCheck(kind: CallerKind, asks: Ask[], scopeAsk?: ScopeAsk): Plan | null {
   const kinds = kindsOf(scopeAsk)
   if (kinds.some((k) => k.includes('?'))) return null
-  const sets = [standInChecks(0, isAdmin, asks, scopeAsk, kinds), standInChecks(1, isAdmin, asks, scopeAsk, kinds)] as const
+  const sets = [standInChecks(0, kind, asks, scopeAsk, kinds), standInChecks(1, kind, asks, scopeAsk, kinds)] as const
   return planStatement(sets,
     (s) => checkSlots(s.caller, s.asks, s.scopeAsk, kinds),
     (s) => compileCheck(s.caller, s.asks, s.scopeAsk))

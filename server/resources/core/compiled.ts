@@ -1,6 +1,7 @@
 import {
   DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery,
 } from 'kysely'
+import type { Caller } from '../../access.js'
 import type { AnyRow, AnyTables } from '../../db/schema.js'
 
 // Statements compiled once per shape: the most frequent statements (a record fetch, the reference and
@@ -29,8 +30,14 @@ export interface Plan { query: CompiledQuery<AnyRow>; at: number[][] }
  * any id or value a request gives (ids are positive; negative values this size are not written). */
 export const standInNumber = (set: 0 | 1, k: number): number => -1_987_654_321 - 2 * k - set
 export const standInText = (set: 0 | 1, k: number): string => `stand-in ${set} value ${k}`
-/** The stand-in caller of a set: its id is slot 0's stand-in number; its username differs between sets. */
-export const standInCaller = (set: 0 | 1, isAdmin: boolean) => ({ id: standInNumber(set, 0), username: `stand-in caller ${set}`, isAdmin })
+/** What a statement may depend on of its caller besides the caller's id: part of every plan's key. */
+export type CallerKind = Pick<Caller, 'isAdmin' | 'ownedOnly'>
+export const callerKey = (caller: CallerKind): string => caller.isAdmin ? 'admin' : caller.ownedOnly ? 'owned' : 'any'
+
+/** The stand-in caller of a set, of the given kind: its id is slot 0's stand-in number; its username
+ * differs between sets. */
+export const standInCaller = (set: 0 | 1, kind: CallerKind): Caller =>
+  ({ id: standInNumber(set, 0), username: `stand-in caller ${set}`, isAdmin: kind.isAdmin, ownedOnly: kind.ownedOnly })
 
 /** Compiles `compile(set)` for both stand-in sets; the plan, or null when the statement depends on the
  * request beyond the slots' parameters. `slots(set)` are the stand-in values compile put in, compared by

@@ -2,9 +2,10 @@ import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
-import { bind, compiler, planStatement, type Plan } from './compiled.js'
+import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
 import { recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { columnTypes } from './insert.js'
+import { askNarrowedFirst } from './narrowed.js'
 
 // The common success case of creating one record in one round trip: the reference and access checks
 // and the INSERT are one statement, which inserts only when every check passed
@@ -12,6 +13,7 @@ import { columnTypes } from './insert.js'
 // When it inserts nothing, the create is made again the ordinary way (createRecords), whose checks say
 // exactly what failed, with the same errors as ever. The statement is compiled once per shape with
 // stand-ins (compiled.ts): the checks' shape, the columns given and the kind of each value.
+// It is made first for the caller narrowed to what it owns (narrowed.ts).
 
 /** most scope rows a cached shape has: one create has one */
 const SCOPE_ROWS = 1
@@ -22,10 +24,14 @@ export async function insertChecked<T extends TableName>(db: Db, def: ResourceDe
   row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Rec<T> | null> {
   const shape = shapeOf(def, values, row, scopeAsk)
   if (!shape) return null
-  const plan = planOf(def, caller.isAdmin, shape)
-  const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(caller, shape, scopeAsk, row))
-    : compileInsert(def, caller, shape.asks, scopeAsk, row, shape.columns)
-  return recs<T>((await db.executeQuery(query)).rows)[0] ?? null
+  const insert = async (as: Caller) => {
+    const plan = planOf(def, as, shape)
+    const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(as, shape, scopeAsk, row))
+      : compileInsert(def, as, shape.asks, scopeAsk, row, shape.columns)
+    return recs<T>((await db.executeQuery(query)).rows)[0] ?? null
+  }
+  // a record inserted is the answer; nothing inserted is asked again under the whole rule
+  return askNarrowedFirst(caller, insert, (created) => created !== null, (created) => created !== null)
 }
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and
@@ -49,19 +55,19 @@ function shapeOf<T extends TableName>(def: ResourceDef<T>, values: Record<string
 
 /** The cached plan of a create's statement (see insertChecked); null when it may not be cached, or the
  * create does not fit one statement. */
-export function insertPlan<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, values: Record<string, unknown>, row: AnyRow,
+export function insertPlan<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, values: Record<string, unknown>, row: AnyRow,
   scopeAsk?: ScopeAsk): Plan | null {
   const shape = shapeOf(def, values, row, scopeAsk)
-  return shape && planOf(def, isAdmin, shape)
+  return shape && planOf(def, kind, shape)
 }
 
-function planOf<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, shape: Shape): Plan | null {
+function planOf<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: Shape): Plan | null {
   let plans = insertPlans.get(def)
   if (!plans) insertPlans.set(def, plans = new Map())
   const { asks, kinds, columns, rowKinds, scopeAsk } = shape
-  const key = `${isAdmin}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
+  const key = `${callerKey(kind)}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
   let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planInsert(def, isAdmin, shape))
+  if (plan === undefined) plans.set(key, plan = planInsert(def, kind, shape))
   return plan
 }
 
@@ -81,10 +87,10 @@ function slotValues(caller: Caller, shape: Shape, scopeAsk: ScopeAsk | undefined
   return out
 }
 
-function planInsert<T extends TableName>(def: ResourceDef<T>, isAdmin: boolean, shape: Shape): Plan | null {
+function planInsert<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: Shape): Plan | null {
   const { asks, kinds, columns, rowKinds, scopeAsk } = shape
   const sets = ([0, 1] as const).map((set) => {
-    const checks = standInChecks(set, isAdmin, asks, scopeAsk, kinds)
+    const checks = standInChecks(set, kind, asks, scopeAsk, kinds)
     const row = Object.fromEntries(columns.map((c, i) => [c, checks.value(rowKinds[i])]))
     return { ...checks, shape: { ...shape, asks: checks.asks }, row }
   })

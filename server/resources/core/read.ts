@@ -5,8 +5,9 @@ import type { Context } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import { bind, compiler, planStatement, standInCaller, standInNumber, type Plan } from './compiled.js'
+import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, type CallerKind, type Plan } from './compiled.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
+import { askNarrowedFirst } from './narrowed.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records.
@@ -45,7 +46,10 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
   const id = typeof rawId === 'number' ? rawId : parseId(rawId)
   if (id === null) throw notFound()
   const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
-  const row = (await db.executeQuery<AnyRow>(fetchQuery(def, caller, id, flags))).rows[0]
+  const fetch = async (as: Caller): Promise<AnyRow | undefined> => (await db.executeQuery<AnyRow>(fetchQuery(def, as, id, flags))).rows[0]
+  // a missing record is missing under both rules; one with every flag needs no other answer
+  const row = await askNarrowedFirst(caller, fetch, (owned) => !owned || flags.every((f) => owned[`__can_${f}`]),
+    (whole, owned) => !!whole && flags.some((f) => whole[`__can_${f}`] && !owned?.[`__can_${f}`]))
   if (!row || !row.__can_read) throw notFound()
   const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
   for (const f of flags) delete row[`__can_${f}`]
@@ -59,32 +63,32 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
 }
 
 // A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is compiled
-// once per resource, flags and admin-ness, with stand-ins for the caller's id and the record's id (see
+// once per resource, flags and kind of caller, with stand-ins for the caller's id and the record's id (see
 // compiled.ts; a rule that uses anything else of the caller is compiled again for every request).
 
 interface StandIn { caller: Caller; id: number }
-const standIns = (isAdmin: boolean): [StandIn, StandIn] =>
-  [{ caller: standInCaller(0, isAdmin), id: standInNumber(0, 1) }, { caller: standInCaller(1, isAdmin), id: standInNumber(1, 1) }]
+const standIns = (kind: CallerKind): [StandIn, StandIn] =>
+  [{ caller: standInCaller(0, kind), id: standInNumber(0, 1) }, { caller: standInCaller(1, kind), id: standInNumber(1, 1) }]
 
 /** A fetch plan, with the positions of its two slots under their names. */
 interface FetchPlan extends Plan { callerAt: number[]; idAt: number[] }
 
-/** per resource, by flags and admin-ness: the plan, or null when the statement may not be cached */
+/** per resource, by flags and kind of caller: the plan, or null when the statement may not be cached */
 const fetchPlans = new WeakMap<Referent, Map<string, FetchPlan | null>>()
 
 function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
   let plans = fetchPlans.get(def)
   if (!plans) fetchPlans.set(def, plans = new Map())
-  const key = `${flags.join(',')}|${caller.isAdmin}`
+  const key = `${flags.join(',')}|${callerKey(caller)}`
   let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planFetch(def, caller.isAdmin, flags))
+  if (plan === undefined) plans.set(key, plan = planFetch(def, caller, flags))
   return plan ? bind(plan, [caller.id, id]) : compileFetch(def, caller, id, flags)
 }
 
 /** The statement with the stand-ins' positions (slots: the caller's id, the record's id), or null when it
  * depends on the caller beyond its id parameters (or the record's id is not a parameter of it). */
-export function planFetch(def: Referent, isAdmin: boolean, flags: Flag[]): FetchPlan | null {
-  const plan = planStatement(standIns(isAdmin), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags))
+export function planFetch(def: Referent, kind: CallerKind, flags: Flag[]): FetchPlan | null {
+  const plan = planStatement(standIns(kind), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags))
   return plan && plan.at[1].length ? { ...plan, callerAt: plan.at[0], idAt: plan.at[1] } : null
 }
 
