@@ -2,10 +2,19 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
+import type { TableName } from '../../server/db/schema.js'
+import { toJson } from '../../server/http/fields.js'
+import { appPermissions } from '../../server/resources/appPermission.js'
+import { anyTable, type ResourceDef } from '../../server/resources/core/define.js'
+import { tagClasses } from '../../server/resources/tagClass.js'
+import { tags } from '../../server/resources/tag.js'
+import { tagSets } from '../../server/resources/tagSet.js'
 import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
-// Lists are written as JSON by the database, single records by the server (docs/decisions.md §11): every
-// record of a list must be the record its detail answer gives, whatever its values.
+// Lists are written as JSON by the database, and so are the details of resources without an `embed`; the
+// answers of writes are rendered by the server (toJson, docs/decisions.md §11): every record of a list must be
+// the record its detail answer gives, and a detail the database writes the record toJson gives, whatever
+// its values.
 
 const API = '/api/v0'
 const t = suiteApp(test)
@@ -21,8 +30,15 @@ test.before(async () => {
   tagClass = await makeTagClass(t.db, owner, lib, 'Turdus merula', 'Blackbird "common"')
 })
 
-/** GET a list (every page) and each of its records' details; the two must agree record for record. */
-async function listMatchesDetails(list: string, detail: (id: number) => string, expectIds: number[]) {
+/** The record as the server renders its row itself (toJson), through JSON as an answer would carry it. */
+async function renderedByServer<T extends TableName>(def: ResourceDef<T>, id: number): Promise<unknown> {
+  const row = await anyTable(t.db).selectFrom(`${def.table} as r`).selectAll().where('r.id', '=', id).executeTakeFirstOrThrow()
+  return JSON.parse(JSON.stringify(toJson(def.fields, row)))
+}
+
+/** GET a list (every page) and each of its records' details; the two must agree record for record. With
+ * `def` (a resource whose details the database writes), each detail must also be what toJson renders. */
+async function listMatchesDetails<T extends TableName>(list: string, detail: (id: number) => string, expectIds: number[], def?: ResourceDef<T>) {
   const res = await t.call('GET', `${API}/${list}`, { as: owner, headers: { host: 'mas.example:8000' } })
   assert.is(res.statusCode, 200, `${list}: ${res.body}`)
   assert.is(res.headers['content-type'], 'application/json; charset=utf-8')
@@ -33,6 +49,11 @@ async function listMatchesDetails(list: string, detail: (id: number) => string, 
     assert.is(one.statusCode, 200)
     assert.equal(record, one.data, `${list}: record ${record.id}`)
     assert.equal(Object.keys(record), Object.keys(one.data), `${list}: the fields of ${record.id} in their order`)
+    if (def) {
+      const server = await renderedByServer(def, record.id)
+      assert.equal(one.data, server, `${detail(record.id)} as toJson renders it`)
+      assert.equal(Object.keys(one.data), Object.keys(server as object), `${detail(record.id)}: its fields in toJson's order`)
+    }
   }
 }
 
@@ -63,7 +84,7 @@ test('tags: floats of every magnitude, in the tag list and in the tag set\'s lis
   ]
   const ids: number[] = []
   for (const v of values) ids.push(await makeTag(t.db, owner, { tagSet, mediaFile, tagClass }, v))
-  await listMatchesDetails(`tag/?tagSet=${tagSet}`, (id) => `tag/${id}/`, ids)
+  await listMatchesDetails(`tag/?tagSet=${tagSet}`, (id) => `tag/${id}/`, ids, tags)
   await listMatchesDetails(`tagSet/${tagSet}/tags/`, (id) => `tag/${id}/`, ids)
   const res = await t.call('GET', `${API}/tag/${ids[1]}/`, { as: owner })
   assert.is(res.data.startTime, 1e-7)
@@ -74,9 +95,9 @@ test('tag classes, tag sets and grants: strings with quotes, choices and nulls',
   const other = await t.user('render-other')
   const permission = await grant(t.db, owner, { user: other.id }, { library: lib }, ['read'])
   const looseSet = await makeTagSet(t.db, owner, null, 'no library "set"')
-  await listMatchesDetails(`tagClass/?library=${lib}`, (id) => `tagClass/${id}/`, [tagClass])
-  await listMatchesDetails('tagSet/', (id) => `tagSet/${id}/`, [tagSet, looseSet])
-  await listMatchesDetails('appPermission/', (id) => `appPermission/${id}/`, [permission])
+  await listMatchesDetails(`tagClass/?library=${lib}`, (id) => `tagClass/${id}/`, [tagClass], tagClasses)
+  await listMatchesDetails('tagSet/', (id) => `tagSet/${id}/`, [tagSet, looseSet], tagSets)
+  await listMatchesDetails('appPermission/', (id) => `appPermission/${id}/`, [permission], appPermissions)
 })
 
 test('jobs: embedded parameters, and a running job whose worker went silent', async () => {

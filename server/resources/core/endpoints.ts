@@ -3,10 +3,11 @@ import type { TableName } from '../../db/schema.js'
 import type { Context, Endpoint, Handler, Method } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import type { Fields } from '../../http/fields.js'
+import { JsonText } from '../../http/jsonText.js'
 import type { Query } from '../../http/list.js'
 import type { ResourceDef } from './define.js'
 import { listOf, type PageRows, type PageRun } from './list.js'
-import { fetchRecord, parseId, readable, render } from './read.js'
+import { fetchRecord, fetchRecordJson, parseId, readable, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
 // The list and detail endpoints generated from a declaration, and sub-lists (a parent record's
@@ -38,6 +39,8 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
 
   const detailMethods: Endpoint['methods'] = {
     GET: async (ctx) => {
+      const text = await fetchRecordJson(ctx.db, def, ctx.caller, ctx.params.id)
+      if (text !== null) return { body: new JsonText(text) }
       const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, ['read'])
       return { body: (await render(ctx, def, [row]))[0] }
     },

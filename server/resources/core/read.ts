@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely } from 'kysely'
+import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
 import { rowColumns, type Caller, type Flag } from '../../access.js'
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
@@ -7,6 +7,7 @@ import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, type CallerKind, type Plan } from './compiled.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
+import { recordColumns } from './jsonRecord.js'
 import { askNarrowedFirst } from './narrowed.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
@@ -43,10 +44,37 @@ const ALL_FLAGS: Flag[] = ['read', 'write', 'launch_job', 'admin']
  * `need`: the flags `can` will be asked about (each is a subquery to plan and run; read is always checked). */
 export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined,
   need: Flag[] = ALL_FLAGS): Promise<Fetched<T>> {
+  const { row, can } = await fetchFlagged(db, def, caller, rawId, need, null)
+  return { row: recs<T>([row])[0], can }
+}
+
+/** The record `id` as the JSON text its detail answers, written by the database as a list writes its records
+ * (jsonRecord.ts), or null when the resource's records are rendered by toJson and its `embed`; 404 when it is
+ * missing or not readable. A detail answer then reaches the server as one text, not as a row of every column
+ * it reads into values and serialises again (docs/decisions.md §11). */
+export async function fetchRecordJson<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | undefined): Promise<string | null> {
+  const columns = detailColumns(def)
+  if (!columns) return null
+  const { row } = await fetchFlagged(db, def, caller, rawId, ['read'], columns)
+  return row.__json as string
+}
+
+/** per resource: the columns of its JSON record over `r`, or null when its records are rendered by toJson */
+const detailColumnsOf = new WeakMap<Referent, RawBuilder<unknown> | null>()
+
+function detailColumns<T extends TableName>(def: ResourceDef<T>): RawBuilder<unknown> | null {
+  let columns = detailColumnsOf.get(def)
+  if (columns === undefined) detailColumnsOf.set(def, columns = def.embed ? null : recordColumns(def.fields, 'r'))
+  return columns
+}
+
+/** The row of record `id` (its columns, or with `json` its JSON record as `__json`) and the caller's flags. */
+async function fetchFlagged(db: Db, def: Referent, caller: Caller, rawId: string | number | undefined, need: Flag[],
+  json: RawBuilder<unknown> | null): Promise<{ row: AnyRow; can: (flag: Flag) => boolean }> {
   const id = typeof rawId === 'number' ? rawId : parseId(rawId)
   if (id === null) throw notFound()
   const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
-  const fetch = async (as: Caller): Promise<AnyRow | undefined> => (await db.executeQuery<AnyRow>(fetchQuery(def, as, id, flags))).rows[0]
+  const fetch = async (as: Caller): Promise<AnyRow | undefined> => (await db.executeQuery<AnyRow>(fetchQuery(def, as, id, flags, json))).rows[0]
   // a missing record is missing under both rules; one with every flag needs no other answer
   const row = await askNarrowedFirst(caller, fetch, (owned) => !owned || flags.every((f) => owned[`__can_${f}`]),
     (whole, owned) => !!whole && flags.some((f) => whole[`__can_${f}`] && !owned?.[`__can_${f}`]))
@@ -54,7 +82,7 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
   const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
   for (const f of flags) delete row[`__can_${f}`]
   return {
-    row: recs<T>([row])[0],
+    row,
     can: (f) => {
       if (!(f in can)) throw new Error(`fetchRecord: flag ${f} was not fetched`)
       return can[f]
@@ -63,8 +91,9 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
 }
 
 // A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is compiled
-// once per resource, flags and kind of caller, with stand-ins for the caller's id and the record's id (see
-// compiled.ts; a rule that uses anything else of the caller is compiled again for every request).
+// once per resource, flags, form (columns or JSON) and kind of caller, with stand-ins for the caller's id and
+// the record's id (see compiled.ts; a rule that uses anything else of the caller is compiled again for every
+// request).
 
 interface StandIn { caller: Caller; id: number }
 const standIns = (kind: CallerKind): [StandIn, StandIn] =>
@@ -73,31 +102,32 @@ const standIns = (kind: CallerKind): [StandIn, StandIn] =>
 /** A fetch plan, with the positions of its two slots under their names. */
 interface FetchPlan extends Plan { callerAt: number[]; idAt: number[] }
 
-/** per resource, by flags and kind of caller: the plan, or null when the statement may not be cached */
+/** per resource, by flags, form and kind of caller: the plan, or null when the statement may not be cached */
 const fetchPlans = new WeakMap<Referent, Map<string, FetchPlan | null>>()
 
-function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
+function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[], json: RawBuilder<unknown> | null): CompiledQuery<AnyRow> {
   let plans = fetchPlans.get(def)
   if (!plans) fetchPlans.set(def, plans = new Map())
-  const key = `${flags.join(',')}|${callerKey(caller)}`
+  const key = `${flags.join(',')}|${json ? 'json' : 'row'}|${callerKey(caller)}`
   let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planFetch(def, caller, flags))
-  return plan ? bind(plan, [caller.id, id]) : compileFetch(def, caller, id, flags)
+  if (plan === undefined) plans.set(key, plan = planFetch(def, caller, flags, json))
+  return plan ? bind(plan, [caller.id, id]) : compileFetch(def, caller, id, flags, json)
 }
 
 /** The statement with the stand-ins' positions (slots: the caller's id, the record's id), or null when it
  * depends on the caller beyond its id parameters (or the record's id is not a parameter of it). */
-export function planFetch(def: Referent, kind: CallerKind, flags: Flag[]): FetchPlan | null {
-  const plan = planStatement(standIns(kind), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags))
+export function planFetch(def: Referent, kind: CallerKind, flags: Flag[], json: RawBuilder<unknown> | null = null): FetchPlan | null {
+  const plan = planStatement(standIns(kind), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags, json))
   return plan && plan.at[1].length ? { ...plan, callerAt: plan.at[0], idAt: plan.at[1] } : null
 }
 
-function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[]): CompiledQuery<AnyRow> {
-  return compiler.selectFrom(`${def.table} as r`)
-    .selectAll('r')
+function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[], json: RawBuilder<unknown> | null): CompiledQuery<AnyRow> {
+  const flagged = compiler.selectFrom(`${def.table} as r`)
     .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
     .where('r.id', '=', id)
-    .compile()
+  return (json
+    ? flagged.innerJoinLateral(sql`(${json})`.as('j'), (join) => join.onTrue()).select(sql<string>`row_to_json(j)::text`.as('__json'))
+    : flagged.selectAll('r')).compile()
 }
 
 /** fetchRecord, then 403 unless the caller holds `flag`. */
