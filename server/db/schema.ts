@@ -6,6 +6,8 @@ import type { ColumnType, Generated, Insertable, Kysely, Selectable, Transaction
 type Id = Generated<number>
 type Timestamp = string
 type WithDefault<T> = ColumnType<T, T | undefined, T>
+/** a column only the database's triggers write (never given in an INSERT or UPDATE) */
+type WrittenByDatabase<T> = ColumnType<T, never, never>
 
 export interface LookupTable { id: number; name: string }
 
@@ -55,6 +57,7 @@ export interface MediaFilesTable {
 }
 export interface MediaFileMetadataTable {
   id: Id; media_file_id: number; name: string; value: WithDefault<string>; user_editable: WithDefault<boolean>
+  record_json: WrittenByDatabase<unknown>
 }
 export interface MediaFileUserMetadataFieldsTable {
   id: Id; name: string; library_id: number; description: WithDefault<string>
@@ -157,7 +160,7 @@ export interface JobsTable {
   /** when the holder last renewed the lease (database clock) */
   lease_renewed: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
-export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string> }
+export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string>; record_json: WrittenByDatabase<unknown> }
 export interface JobResultFilesTable {
   id: Id; job_id: number; creation_date: Timestamp; result_file: WithDefault<string>; notes: WithDefault<string>
 }

@@ -158,7 +158,9 @@ export const jobs = defineResource({
       isRunning: sql`case when ${unattended} then false else r.is_running end`,
       workerSilentSeconds: sql`case when ${unattended}
         then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
-      jobparameters_set: { fields: jobParameters.fields, table: 'job_parameters', parentColumn: 'job_id', orderBy: 'id' },
+      jobparameters_set: {
+        fields: jobParameters.fields, table: 'job_parameters', parentColumn: 'job_id', orderBy: 'id', jsonColumn: 'record_json',
+      },
     }
   },
   validate: validateJob,

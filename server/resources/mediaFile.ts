@@ -61,7 +61,7 @@ export const mediaFiles = defineResource({
   // urls, and the metadata records of a whole page in one query
   embed: async (db, rows, ctx) => {
     const byFile = new Map<number, Record<string, unknown>[]>(rows.map((r) => [r.id, []]))
-    const meta = await db.selectFrom('media_file_metadata').selectAll()
+    const meta = await db.selectFrom('media_file_metadata').select(['id', 'media_file_id', 'name', 'value', 'user_editable'])
       .where('media_file_id', 'in', [...byFile.keys()]).orderBy('id').execute()
     for (const m of meta) byFile.get(m.media_file_id)!.push(toJson(metaData.fields, m))
     for (const r of rows) {
@@ -69,10 +69,13 @@ export const mediaFiles = defineResource({
       r.mediafilemetadata_set = byFile.get(r.id)
     }
   },
-  // the same for lists written by the database (mas_uri_path: migration 2026_11_24_0002)
+  // the same for lists written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata records'
+  // JSON kept in their rows: 2026_11_24_0004)
   embedSql: (ctx) => ({
     url: sql`${ctx.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
-    mediafilemetadata_set: { fields: metaData.fields, table: 'media_file_metadata', parentColumn: 'media_file_id', orderBy: 'id' },
+    mediafilemetadata_set: {
+      fields: metaData.fields, table: 'media_file_metadata', parentColumn: 'media_file_id', orderBy: 'id', jsonColumn: 'record_json',
+    },
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })

@@ -45,6 +45,9 @@ export interface NestedRecords {
   parentColumn: string
   /** the column the embedded records are listed by */
   orderBy: string
+  /** the column of `table` in which the database keeps each record's JSON (written by a trigger from the
+   * same fields, e.g. migration 2026_11_24_0004), joined as it is instead of written again at each read */
+  jsonColumn?: string
 }
 
 /** What a resource's `embedSql` gives a field: a value over the record `r`, or an embedded list. */
@@ -66,7 +69,7 @@ export function pageJson<T extends TableName>(db: Db, def: ResourceDef<T>, ctx: 
       const alias = `n${nested.length}`
       const items = recordColumns(f.fields, 'x')
       if (!items) throw new Error(`the records of ${f.table} embedded in ${def.name} have a field without an SQL form`)
-      nested.push({ alias, items, of: f })
+      nested.push({ alias, json: f.jsonColumn ? storedJson(f.jsonColumn) : writtenJson(items), of: f })
       computed[name] = sql`coalesce(${sql.ref(`${alias}.__json`)}, '[]'::json)`
     }
   }
@@ -74,20 +77,36 @@ export function pageJson<T extends TableName>(db: Db, def: ResourceDef<T>, ctx: 
   return columns && ((page, extras) => pageStatement(db, page, extras, columns, nested))
 }
 
-/** An embedded list of a page's statement: its alias there and the columns of its records over `x`. */
-interface Nested { alias: string; items: RawBuilder<unknown>; of: NestedRecords }
+/** An embedded list of a page's statement: its alias there, how its records' JSON is had (over the
+ * embedded table as `x`) and its declaration. */
+interface Nested { alias: string; json: EmbeddedJson; of: NestedRecords }
+
+/** The JSON array of the grouped records of `x`, in the order of `orderBy` (joined from its FROM, as `tail`). */
+interface EmbeddedJson { array: (orderBy: RawBuilder<unknown>) => RawBuilder<unknown>; joined: RawBuilder<unknown> }
+
+/** each record written by row_to_json over its columns; array_to_json writes the array as row_to_json writes each
+ * record, joined by ',' (a tenth cheaper than string_agg of row_to_json; json_agg would put ', ' and line
+ * breaks between them) */
+const writtenJson = (items: RawBuilder<unknown>): EmbeddedJson => ({
+  array: (orderBy) => sql`array_to_json(array_agg(k order by ${orderBy}))`,
+  joined: sql`cross join lateral (${items}) as k`,
+})
+
+/** each record's JSON as the database keeps it in `column` (of type json: array_to_json joins the texts as
+ * they are, where a text would be parsed again as it is cast to json) */
+const storedJson = (column: string): EmbeddedJson => ({
+  array: (orderBy) => sql`array_to_json(array_agg(${sql.ref(`x.${column}`)} order by ${orderBy}))`,
+  joined: sql``,
+})
 
 function pageStatement(db: Db, page: Query, extras: string[], columns: RawBuilder<unknown>, nested: Nested[]): Query {
   // the page is read once (a CTE named twice is computed once); each embedded list is grouped over its ids,
   // given as an array so that they are looked up through the index (a semi-join may scan the whole table)
   let q = anyTable(db).with('page', () => page)
-  for (const { alias, items, of: n } of nested) {
+  for (const { alias, json, of: n } of nested) {
     const parent = sql.ref(`x.${n.parentColumn}`)
-    // array_to_json writes the array as row_to_json writes each record, joined by ',' (a tenth cheaper than
-    // string_agg of row_to_json; json_agg would put ', ' and line breaks between them)
-    q = q.with(alias, () => sql`(select ${parent} as __of,
-      array_to_json(array_agg(k order by ${sql.ref(`x.${n.orderBy}`)})) as __json
-      from ${sql.table(n.table)} as x cross join lateral (${items}) as k
+    q = q.with(alias, () => sql`(select ${parent} as __of, ${json.array(sql.ref(`x.${n.orderBy}`))} as __json
+      from ${sql.table(n.table)} as x ${json.joined}
       where ${parent} = any(array(select page.id from page)) group by ${parent})` as unknown as Query)
   }
   let outer = q.selectFrom('page as r')
