@@ -40,7 +40,10 @@ const groupRow = (groupName: string, creator: number) =>
 
 /** the group created by `caller` naming `creator`, or null when nothing was inserted */
 async function create(def: ResourceDef<'app_user_groups'>, caller: Caller, groupName: string, creator: number) {
-  const row = await insertChecked(database.db, def, caller, { name: groupName, creator }, groupRow(groupName, creator), undefined)
+  const inserted = await insertChecked(database.db, def, caller, { name: groupName, creator }, groupRow(groupName, creator), undefined)
+  // these groups have no embed: the database writes the answer's JSON
+  if (inserted && !('json' in inserted)) assert.unreachable(`${groupName}: inserted as a row`)
+  const row = inserted && 'json' in inserted ? { created_by: JSON.parse(inserted.json).creator as number } : null
   const stored = await database.db.selectFrom('app_user_groups').select('id').where('name', '=', groupName).execute()
   assert.is(stored.length, row ? 1 : 0, `${groupName}: stored exactly when returned`)
   return row

@@ -118,6 +118,22 @@ test('jobs: embedded parameters, and a running job whose worker went silent', as
   assert.equal(of(withParams).jobparameters_set.map((p: { name: string }) => p.name), ['threshold', 'label "x"'])
 })
 
+test('a single create\'s answer, written by the database, is the record toJson renders', async () => {
+  const mediaFile = await makeMediaFile(t.db, owner, lib)
+  const created = [
+    await t.call('POST', `${API}/tag/`, { as: owner, body: { tagSet, mediaFile, tagClass, startTime: 1e-7, endTime: 0.30000000000000004,
+      minFrequency: 1 / 3, maxFrequency: 1e21, strength: -0.5, userTagged: true } }),
+    await t.call('POST', `${API}/tagClass/`, { as: owner, body: { library: lib, className: 'Parus major', displayName: 'Great tit "\\ \t é"' } }),
+  ]
+  for (const [i, def] of [tags, tagClasses].entries()) {
+    const res = created[i] as { statusCode: number; body: string; data: { id: number } }
+    assert.is(res.statusCode, 201, res.body)
+    const server = await renderedByServer(def as ResourceDef<TableName>, res.data.id)
+    assert.equal(res.data, server)
+    assert.equal(Object.keys(res.data), Object.keys(server as object))
+  }
+})
+
 test('a page past the first keeps its envelope: count, links and the records of that page', async () => {
   const mediaFile = await makeMediaFile(t.db, owner, lib)
   const set = await makeTagSet(t.db, owner, lib)

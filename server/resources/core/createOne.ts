@@ -5,6 +5,7 @@ import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, standInChecks, type As
 import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
 import { recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { columnTypes } from './insert.js'
+import { ownRecordColumns } from './jsonRecord.js'
 import { askNarrowedFirst } from './narrowed.js'
 
 // The common success case of creating one record in one round trip: the reference and access checks
@@ -18,17 +19,23 @@ import { askNarrowedFirst } from './narrowed.js'
 /** most scope rows a cached shape has: one create has one */
 const SCOPE_ROWS = 1
 
+/** A record a single create inserted: as the JSON text of its answer, written by the database, when the
+ * resource's records have no `embed` (as a detail is, read.ts), else as its row. */
+export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
+
 /** The record inserted, or null when a check did not pass or the create does not fit one statement
  * (then nothing was written). `values`: the parsed wire values; `row`: their columns as stored. */
 export async function insertChecked<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, values: Record<string, unknown>,
-  row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Rec<T> | null> {
+  row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Inserted<T> | null> {
   const shape = shapeOf(def, values, row, scopeAsk)
   if (!shape) return null
-  const insert = async (as: Caller) => {
+  const insert = async (as: Caller): Promise<Inserted<T> | null> => {
     const plan = planOf(def, as, shape)
     const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(as, shape, scopeAsk, row))
       : compileInsert(def, as, shape.asks, scopeAsk, row, shape.columns)
-    return recs<T>((await db.executeQuery(query)).rows)[0] ?? null
+    const inserted = (await db.executeQuery(query)).rows[0]
+    if (!inserted) return null
+    return typeof inserted.__json === 'string' ? { json: inserted.__json } : { row: recs<T>([inserted])[0] }
   }
   // a record inserted is the answer; nothing inserted is asked again under the whole rule
   return askNarrowedFirst(caller, insert, (created) => created !== null, (created) => created !== null)
@@ -104,11 +111,13 @@ function compileInsert<T extends TableName>(def: ResourceDef<T>, caller: Caller,
   const types = columnTypes(def)
   const checks = asks.reduce((n, a) => n + a.ids.length, 0) + (scopeAsk?.rows.length ?? 0)
   const table: string = def.table
-  return compiler.with('chk', () => checkUnion(caller, asks, scopeAsk))
+  const insert = compiler.with('chk', () => checkUnion(caller, asks, scopeAsk))
     .insertInto(table)
     .columns(columns)
     .expression(compiler.selectNoFrom(columns.map((c) => sql`${row[c]}::${sql.raw(types.get(c)!)}`.as(c)))
       .where(sql<boolean>`(select count(*) from chk) = ${checks}`))
-    .returningAll()
+  // the inserted row is named by its table in RETURNING
+  const json = ownRecordColumns(def, table)
+  return (json ? insert.returning(sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')) : insert.returningAll())
     .compile() as CompiledQuery<AnyRow>
 }

@@ -35,6 +35,20 @@ export function recordColumns(fields: Fields, alias: string, computed: Record<st
   return sql`select ${sql.join(values)}`
 }
 
+/** per resource, by alias: the columns of its JSON record, or null when its records are rendered by toJson */
+const ownColumns = new WeakMap<object, Map<string, RawBuilder<unknown> | null>>()
+
+/** The columns of a resource's JSON record over the row `alias` (recordColumns), for a single record the
+ * database writes (a detail, a create's answer); null when the resource has an `embed`, whose records are
+ * rendered by toJson, or a field without an SQL form. */
+export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias: string): RawBuilder<unknown> | null {
+  let byAlias = ownColumns.get(def)
+  if (!byAlias) ownColumns.set(def, byAlias = new Map())
+  let columns = byAlias.get(alias)
+  if (columns === undefined) byAlias.set(alias, columns = def.embed ? null : recordColumns(def.fields, alias))
+  return columns
+}
+
 /** An embedded list of records of another table (e.g. a media file's metadata records), written by the
  * database for a whole page at once: one grouped part of the page's statement, not a subquery per record. */
 export interface NestedRecords {

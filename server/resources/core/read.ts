@@ -7,7 +7,7 @@ import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, type CallerKind, type Plan } from './compiled.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
-import { recordColumns } from './jsonRecord.js'
+import { ownRecordColumns } from './jsonRecord.js'
 import { askNarrowedFirst } from './narrowed.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
@@ -53,19 +53,10 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
  * missing or not readable. A detail answer then reaches the server as one text, not as a row of every column
  * it reads into values and serialises again (docs/decisions.md §11). */
 export async function fetchRecordJson<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | undefined): Promise<string | null> {
-  const columns = detailColumns(def)
+  const columns = ownRecordColumns(def, 'r')
   if (!columns) return null
   const { row } = await fetchFlagged(db, def, caller, rawId, ['read'], columns)
   return row.__json as string
-}
-
-/** per resource: the columns of its JSON record over `r`, or null when its records are rendered by toJson */
-const detailColumnsOf = new WeakMap<Referent, RawBuilder<unknown> | null>()
-
-function detailColumns<T extends TableName>(def: ResourceDef<T>): RawBuilder<unknown> | null {
-  let columns = detailColumnsOf.get(def)
-  if (columns === undefined) detailColumnsOf.set(def, columns = def.embed ? null : recordColumns(def.fields, 'r'))
-  return columns
 }
 
 /** The row of record `id` (its columns, or with `json` its JSON record as `__json`) and the caller's flags. */

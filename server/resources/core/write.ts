@@ -4,6 +4,7 @@ import { localTimestamp } from '../../db/time.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
 import { parseInput, toColumns } from '../../http/fields.js'
+import { JsonText } from '../../http/jsonText.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { insertChecked } from './createOne.js'
@@ -46,7 +47,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     if (!Object.keys(parsed.errors).length && valuesPass(def, parsed.values)) {
       const created = await insertChecked(ctx.db, def, ctx.caller, parsed.values, rowsOf([parsed.values])[0],
         checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [parsed.values]) } : undefined)
-      if (created) return { status: 201, body: (await render(ctx, def, [created]))[0] }
+      if (created) return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
     }
   }
   const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
