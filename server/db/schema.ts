@@ -51,13 +51,14 @@ export interface MediaFilesTable {
   sensor_id: number | null
   library_id: number
   real_start_time: Timestamp | null
+  /** the JSON array of its metadata records (migration 2026_11_24_0004) */
+  metadata_json: WrittenByDatabase<unknown>
   md5: string | null
   // bigint comes back from the driver as a string
   size: ColumnType<string | null, number | string | null, number | string | null>
 }
 export interface MediaFileMetadataTable {
   id: Id; media_file_id: number; name: string; value: WithDefault<string>; user_editable: WithDefault<boolean>
-  record_json: WrittenByDatabase<unknown>
 }
 export interface MediaFileUserMetadataFieldsTable {
   id: Id; name: string; library_id: number; description: WithDefault<string>
@@ -134,6 +135,8 @@ export interface TagsTable {
 
 export interface JobsTable {
   id: Id
+  /** the JSON array of its parameters (migration 2026_11_24_0004) */
+  parameters_json: WrittenByDatabase<unknown>
   name: WithDefault<string>
   user_id: number
   project_id: number
@@ -160,7 +163,7 @@ export interface JobsTable {
   /** when the holder last renewed the lease (database clock) */
   lease_renewed: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
-export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string>; record_json: WrittenByDatabase<unknown> }
+export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string> }
 export interface JobResultFilesTable {
   id: Id; job_id: number; creation_date: Timestamp; result_file: WithDefault<string>; notes: WithDefault<string>
 }

@@ -9,7 +9,6 @@ import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/stat
 import { jobTypes } from '../analysis/types/index.js'
 import { sql, type Transaction } from 'kysely'
 import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
-import { jobParameters } from './jobParameters.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
 import { users } from './users.js'
@@ -158,9 +157,8 @@ export const jobs = defineResource({
       isRunning: sql`case when ${unattended} then false else r.is_running end`,
       workerSilentSeconds: sql`case when ${unattended}
         then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
-      jobparameters_set: {
-        fields: jobParameters.fields, table: 'job_parameters', parentColumn: 'job_id', orderBy: 'id', jsonColumn: 'record_json',
-      },
+      // kept in the job's row (migration 2026_11_24_0004)
+      jobparameters_set: sql.ref('r.parameters_json'),
     }
   },
   validate: validateJob,

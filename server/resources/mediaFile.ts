@@ -69,13 +69,11 @@ export const mediaFiles = defineResource({
       r.mediafilemetadata_set = byFile.get(r.id)
     }
   },
-  // the same for lists written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata records'
-  // JSON kept in their rows: 2026_11_24_0004)
+  // the same for records written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata
+  // records' JSON kept in the media file's row: 2026_11_24_0004)
   embedSql: (ctx) => ({
     url: sql`${ctx.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
-    mediafilemetadata_set: {
-      fields: metaData.fields, table: 'media_file_metadata', parentColumn: 'media_file_id', orderBy: 'id', jsonColumn: 'record_json',
-    },
+    mediafilemetadata_set: sql.ref('r.metadata_json'),
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })

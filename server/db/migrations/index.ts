@@ -10,7 +10,7 @@ import * as mediaAliasStartTime from './2026_11_23_1801_media_alias_start_time.j
 import * as callerNotifications from './2026_11_24_0001_caller_notifications.js'
 import * as uriPath from './2026_11_24_0002_uri_path.js'
 import * as tagInsertTrigger from './2026_11_24_0003_tag_insert_trigger.js'
-import * as embeddedRecordJson from './2026_11_24_0004_embedded_record_json.js'
+import * as embeddedListsJson from './2026_11_24_0004_embedded_lists_json.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -25,7 +25,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0001_caller_notifications': callerNotifications,
   '2026_11_24_0002_uri_path': uriPath,
   '2026_11_24_0003_tag_insert_trigger': tagInsertTrigger,
-  '2026_11_24_0004_embedded_record_json': embeddedRecordJson,
+  '2026_11_24_0004_embedded_lists_json': embeddedListsJson,
 }
 
 export const migrationProvider: MigrationProvider = {

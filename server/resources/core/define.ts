@@ -1,10 +1,9 @@
-import type { Kysely, Transaction } from 'kysely'
+import type { Expression, Kysely, Transaction } from 'kysely'
 import type { Flag, Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import type { SqlField } from './jsonRecord.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
 // hooks (docs/architecture.md, "Why resources are declared as data").
@@ -44,9 +43,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   /** add computed fields (under their wire names) to rows about to be rendered */
   embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
   /** what `embed` adds (and any column field it changes), under their wire names, for lists written by the
-   * database (jsonRecord.ts): an SQL expression over the record `r`, or an embedded list of another table's
-   * records; without it, a resource with `embed` has its lists rendered by toJson and `embed` */
-  embedSql?: (ctx: Context) => Record<string, SqlField>
+   * database (jsonRecord.ts): an SQL expression over the record `r` (an embedded list is a json column the
+   * database keeps in the record's row, e.g. migration 2026_11_24_0004); without it, a resource with `embed`
+   * has its lists rendered by toJson and `embed` */
+  embedSql?: (ctx: Context) => Record<string, Expression<unknown>>
   /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
    * They run where validate runs, before it; a create may also run them before its other checks (and
    * then again in their place when those fail), see createOne.ts. */
