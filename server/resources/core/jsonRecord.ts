@@ -7,9 +7,9 @@ import type { TableName } from '../../db/schema.js'
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
 // same field declarations. Lists use it, so that a page reaches the server as one JSON text per record,
 // which it joins into the answer without reading the rows into objects and serialising them again, and so
-// do the details of resources without an `embed` (read.ts, fetchRecordJson; docs/decisions.md §11). The
-// answers of writes keep toJson; test/server/listRendering.test.ts checks that the two agree, record for
-// record, on every list of the API.
+// do the details and single creates of resources without an `embed` (read.ts, createOne.ts; docs/decisions.md
+// §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
+// record for record.
 
 /** The JSON form of a column of `alias`, as toJson gives it. */
 function columnJson(alias: string, f: FieldDef & { column: string }): Expression<unknown> {
