@@ -67,11 +67,28 @@ export async function killHard(p: ServerProcess): Promise<void> {
   await p.exited
 }
 
-/** Pids of the PostgreSQL processes whose data directory is `dataDir`'s cluster (the postmaster; its
- * children carry no -D but die with it). */
+/** Pids of the PostgreSQL processes whose data directory is `dataDir`'s cluster: its postmasters. A child
+ * the postmaster has just forked (a backend for a new connection) carries the postmaster's command line until
+ * it names itself ("postgres: mas mas [local] idle"), so a process whose parent is a match is left out, as is
+ * one gone before its parent could be read. */
 export function postgresOf(dataDir: string): number[] {
   const needle = `-D\0${join(dataDir, CLUSTER_DIR)}\0`
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+  const matches = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
     try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle) } catch { return false }
   }).map(Number)
+  return matches.filter((pid) => {
+    const parent = parentOf(pid)
+    return parent !== null && !matches.includes(parent)
+  })
+}
+
+/** The parent pid of `pid` (from /proc/PID/stat, after the command name, which may hold spaces and
+ * parentheses), or null when the process is gone. */
+function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+  } catch {
+    return null
+  }
 }
