@@ -53,9 +53,10 @@ export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias
  * limited to a page), with rows of `id`, the named `extras` of `page` and `__json`, unordered; null when the
  * resource's lists are rendered by toJson (a field `embed` gives has no SQL form). */
 export function pageJson<T extends TableName>(db: Db, def: ResourceDef<T>, ctx: Context): ((page: Query, extras: string[]) => Query) | null {
-  const computed = def.embed ? def.embedSql?.(ctx) : {}
-  if (!computed) return null
-  const columns = recordColumns(def.fields, 'r', computed)
+  // a record without an embed is the one a detail writes, built once; one with an embed has fields of the
+  // request (embedSql: the origin, the clock), built for each
+  const computed = def.embed ? def.embedSql?.(ctx) : undefined
+  const columns = !def.embed ? ownRecordColumns(def, 'r') : computed ? recordColumns(def.fields, 'r', computed) : null
   return columns && ((page, extras) => pageStatement(db, page, extras, columns))
 }
 
