@@ -1,7 +1,9 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { Coalescer } from './coalesce.js'
+import { batchable, insertBatch } from './createBatch.js'
 import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
 import { recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { columnTypes } from './insert.js'
@@ -29,16 +31,60 @@ export async function insertChecked<T extends TableName>(db: Db, def: ResourceDe
   row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Inserted<T> | null> {
   const shape = shapeOf(def, values, row, scopeAsk)
   if (!shape) return null
-  const insert = async (as: Caller): Promise<Inserted<T> | null> => {
-    const plan = planOf(def, as, shape)
-    const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(as, shape, scopeAsk, row))
-      : compileInsert(def, as, shape.asks, scopeAsk, row, shape.columns)
-    const inserted = (await db.executeQuery(query)).rows[0]
-    if (!inserted) return null
-    return typeof inserted.__json === 'string' ? { json: inserted.__json } : { row: recs<T>([inserted])[0] }
+  const insert = (as: Caller): Promise<Inserted<T> | null> => {
+    if (!batchable(def)) return insertOne(db, def, as, shape, row)
+    // made with the creates of the same caller, shape and scope values that arrive meanwhile (createBatch.ts)
+    const key = `${as.id}|${shapeKey(as, shape)}|${scopeAsk?.rows.map((r) => scopeKey(scopeAsk.scope, r)).join('|') ?? ''}`
+    return coalescerOf(db, def).submit(key, row, (rows) => insertRows(db, def, as, shape, rows))
   }
   // a record inserted is the answer; nothing inserted is asked again under the whole rule
   return askNarrowedFirst(caller, insert, (created) => created !== null, (created) => created !== null)
+}
+
+/** One create alone: its checks and INSERT in one statement. */
+async function insertOne<T extends TableName>(db: Db, def: ResourceDef<T>, as: Caller, shape: Shape, row: AnyRow): Promise<Inserted<T> | null> {
+  const plan = planOf(def, as, shape)
+  const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(as, shape, shape.scopeAsk, row))
+    : compileInsert(def, as, shape.asks, shape.scopeAsk, row, shape.columns)
+  const inserted = (await db.executeQuery(query)).rows[0]
+  if (!inserted) return null
+  return typeof inserted.__json === 'string' ? { json: inserted.__json } : { row: recs<T>([inserted])[0] }
+}
+
+/** The creates of a batch (rows of one caller, shape and scope values): one alone, several in one
+ * statement; when that inserts nothing (a check of one of them did not pass) or fails, each alone, so
+ * that each gets its own answer or error. */
+function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, as: Caller, shape: Shape, rows: AnyRow[]): Array<Promise<Inserted<T> | null>> {
+  if (rows.length === 1) return [insertOne(db, def, as, shape, rows[0])]
+  // each row's own shape: the same, with the ids its references name
+  const own = (row: AnyRow): Shape => ({ ...shape, asks: shape.asks.map((a) => ({ ...a, ids: [Number(row[def.fields[a.name].column ?? a.name])] })) })
+  const batch = insertBatch(db, def, shapeKey(as, shape), { ...shape, caller: as }, rows)
+  return rows.map((row, i) => batch.then(
+    (answers) => answers ? { json: answers[i] } : insertOne(db, def, as, own(row), row),
+    (e: unknown) => rowError(e) ? insertOne(db, def, as, own(row), row) : Promise.reject(e)))
+}
+
+/** Did the batch fail for what one of its rows holds, as a whole (nothing of it written)? PostgreSQL's
+ * errors of data (22), integrity (23), a transaction rolled back (40) and those raised by a trigger (P0);
+ * anything else (a lost connection, a fault of the statement itself) is every request's error. */
+function rowError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code
+  return typeof code === 'string' && ['22', '23', '40', 'P0'].includes(code.slice(0, 2))
+}
+
+/** per database, per resource: the batches of single creates being made */
+const coalescers = new WeakMap<Db, WeakMap<object, Coalescer<AnyRow, Inserted<TableName> | null>>>()
+
+/** batches of one key running at once; most creates in one batch */
+const IN_FLIGHT = 4
+const MAX_BATCH = 250
+
+function coalescerOf<T extends TableName>(db: Db, def: ResourceDef<T>): Coalescer<AnyRow, Inserted<T> | null> {
+  let byDef = coalescers.get(db)
+  if (!byDef) coalescers.set(db, byDef = new WeakMap())
+  let coalescer = byDef.get(def)
+  if (!coalescer) byDef.set(def, coalescer = new Coalescer(IN_FLIGHT, MAX_BATCH))
+  return coalescer as Coalescer<AnyRow, Inserted<T> | null>
 }
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and
@@ -71,11 +117,15 @@ export function insertPlan<T extends TableName>(def: ResourceDef<T>, kind: Calle
 function planOf<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: Shape): Plan | null {
   let plans = insertPlans.get(def)
   if (!plans) insertPlans.set(def, plans = new Map())
-  const { asks, kinds, columns, rowKinds, scopeAsk } = shape
-  const key = `${callerKey(kind)}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
+  const key = shapeKey(kind, shape)
   let plan = plans.get(key)
   if (plan === undefined) plans.set(key, plan = planInsert(def, kind, shape))
   return plan
+}
+
+/** What a create's statement depends on besides its slots' values: the kind of caller and the shape. */
+function shapeKey(kind: CallerKind, { asks, kinds, columns, rowKinds, scopeAsk }: Shape): string {
+  return `${callerKey(kind)}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
 }
 
 /** per resource: the plan of each shape, or null when it may not be cached */

@@ -36,9 +36,9 @@ const ARRAY_TYPES: Partial<Record<FieldType, string>> = {
 
 /** Element types whose values (finite numbers, booleans) read back from their String() in an array
  * literal: the literal is joined here, instead of quoted and escaped value by value by the driver. */
-const UNQUOTED = new Set(['int4', 'int8', 'float8', 'bool'])
+export const UNQUOTED: ReadonlySet<string> = new Set(['int4', 'int8', 'float8', 'bool'])
 
-const unquotedArray = (values: unknown[]) => `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
+export const unquotedArray = (values: unknown[]): string => `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
 
 /** What a bulk insert needs of a resource's declaration, worked out once. */
 interface BulkPlan {

@@ -1,0 +1,101 @@
+import { sql, type CompiledQuery } from 'kysely'
+import type { Caller } from '../../access.js'
+import type { AnyRow, TableName } from '../../db/schema.js'
+import { checkSlots, checkUnion, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { bind, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
+import type { Db, ResourceDef } from './define.js'
+import { columnTypes, UNQUOTED, unquotedArray } from './insert.js'
+import { ownRecordColumns } from './jsonRecord.js'
+
+// Single creates of one caller, of one shape and scope, that arrived together, made as one statement
+// (docs/decisions.md §13): their checks, with each reference's ids gathered, and one INSERT of every row,
+// which inserts all of them when every check passed and none otherwise. Each row's id is drawn from the
+// table's sequence before the INSERT, with the row's place in the batch, so that each request gets the
+// answer of its own row:
+//   with input as (select nextval(<sequence>) as id, u.* from unnest($columns…) with ordinality u(…, ord)),
+//        chk as (<the checks>),
+//        ins as (insert into t (id, …) select id, … from input where (select count(*) from chk) = $n
+//                returning id, <the record's JSON>)
+//   select input.ord, ins.__json from ins left join input on input.id = ins.id
+// Compiled once per shape with stand-ins (compiled.ts), as a single create's statement is.
+
+/** What every create of a batch shares: the caller, the references checked, the scope row, the columns
+ * given and the kind of each value. */
+export interface BatchShape { caller: Caller; asks: Ask[]; scopeAsk: ScopeAsk | undefined; columns: string[]; rowKinds: string }
+
+/** Inserts one row per create of the batch, each with the one id each of its references names, when
+ * every check passes: their answers' JSON, in the rows' order; null when a check did not pass (then
+ * nothing was written). `key`: the shape's plan key, without the caller's id. */
+export async function insertBatch<T extends TableName>(db: Db, def: ResourceDef<T>, key: string, shape: BatchShape, rows: AnyRow[]): Promise<string[] | null> {
+  // each reference's distinct ids over the batch (a single create's ask has one)
+  const asks = shape.asks.map((a) => ({ ...a, ids: [...new Set(rows.map((r) => Number(r[columnOf(def, a.name)])))] }))
+  const checks = asks.reduce((n, a) => n + a.ids.length, 0) + (shape.scopeAsk?.rows.length ?? 0)
+  const types = columnTypes(def)
+  const arrays = shape.columns.map((c) => {
+    const values = rows.map((r) => r[c])
+    return UNQUOTED.has(types.get(c)!) ? unquotedArray(values) : values
+  })
+  const plan = planOf(def, key, shape)
+  const query = plan ? bind(plan, [...checkSlots(shape.caller, asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
+    : compileBatch(def, { ...shape, asks }, arrays, checks)
+  const inserted = (await db.executeQuery(query)).rows
+  if (!inserted.length) return null
+  const answers: string[] = new Array(rows.length)
+  for (const r of inserted) answers[Number(r.ord) - 1] = r.__json as string
+  // all or none were inserted, each in its own place: anything else is a fault, never answered
+  if (inserted.length !== rows.length || answers.some((a) => typeof a !== 'string')) {
+    throw new Error(`a batch of ${rows.length} creates inserted ${inserted.length} rows`)
+  }
+  return answers
+}
+
+/** Can the resource's creates be made in batches? Its answers are written by the database (no embed). */
+export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => ownRecordColumns(def, def.table) !== null
+
+function columnOf<T extends TableName>(def: ResourceDef<T>, field: string): string {
+  return def.fields[field].column ?? field
+}
+
+/** per resource: the plan of each shape, or null when it may not be cached */
+const batchPlans = new WeakMap<object, Map<string, Plan | null>>()
+
+function planOf<T extends TableName>(def: ResourceDef<T>, key: string, shape: BatchShape): Plan | null {
+  let plans = batchPlans.get(def)
+  if (!plans) batchPlans.set(def, plans = new Map())
+  let plan = plans.get(key)
+  if (plan === undefined) plans.set(key, plan = planBatch(def, shape.caller, shape))
+  return plan
+}
+
+function planBatch<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: BatchShape): Plan | null {
+  const kinds = kindsOf(shape.scopeAsk)
+  const sets = ([0, 1] as const).map((set) => {
+    const checks = standInChecks(set, kind, shape.asks, shape.scopeAsk, kinds)
+    // each column's array is found by identity; the count of checks is a stand-in number
+    return { checks, arrays: shape.columns.map((): unknown[] => []), count: checks.value('n') as number }
+  })
+  return planStatement([sets[0], sets[1]],
+    (s) => [...checkSlots(s.checks.caller, s.checks.asks, s.checks.scopeAsk, kinds), ...s.arrays, s.count],
+    (s) => compileBatch(def, { ...shape, caller: s.checks.caller, asks: s.checks.asks, scopeAsk: s.checks.scopeAsk }, s.arrays, s.count))
+}
+
+function compileBatch<T extends TableName>(def: ResourceDef<T>, shape: BatchShape, arrays: unknown[], checks: number): CompiledQuery<AnyRow> {
+  const types = columnTypes(def)
+  const table: string = def.table
+  const { columns } = shape
+  const unnest = sql.join(arrays.map((a, i) => sql`${a}::${sql.raw(types.get(columns[i])!)}[]`))
+  const names = sql.join(columns.map((c) => sql.id(c)))
+  // the inserted row is named by its table in RETURNING
+  const json = ownRecordColumns(def, table)!
+  return compiler
+    .with('input', () => sql<AnyRow>`(select nextval((select pg_get_serial_sequence(${sql.lit(table)}, 'id'))::regclass) as id, u.*
+      from unnest(${unnest}) with ordinality as u(${names}, ord))`)
+    .with('chk', () => checkUnion(shape.caller, shape.asks, shape.scopeAsk))
+    .with('ins', (db) => db.insertInto(table).columns(['id', ...columns])
+      .expression(db.selectFrom('input').select(['id', ...columns]).where(sql<boolean>`(select count(*) from chk) = ${checks}`))
+      .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]))
+    // every inserted row, even one without its place (which would fail the batch rather than answer wrongly)
+    .selectFrom('ins').leftJoin('input', 'input.id', 'ins.id')
+    .select(['input.ord', 'ins.__json'])
+    .compile() as CompiledQuery<AnyRow>
+}
