@@ -9,6 +9,7 @@ import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber,
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { ownRecordColumns } from './jsonRecord.js'
 import { askNarrowedFirst } from './narrowed.js'
+import { Coalescer } from './coalesce.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records.
@@ -65,7 +66,10 @@ async function fetchFlagged(db: Db, def: Referent, caller: Caller, rawId: string
   const id = typeof rawId === 'number' ? rawId : parseId(rawId)
   if (id === null) throw notFound()
   const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
-  const fetch = async (as: Caller): Promise<AnyRow | undefined> => (await db.executeQuery<AnyRow>(fetchQuery(def, as, id, flags, json))).rows[0]
+  const fetch = (as: Caller): Promise<AnyRow | undefined> => json && flags.length === 1
+    // a detail: made with the caller's other details that arrive meanwhile (docs/decisions.md §13)
+    ? fetchersOf(db, def).submit(`${as.id}|${callerKey(as)}`, id, (ids) => fetchDetails(db, def, as, ids, json))
+    : fetchOne(db, def, as, id, flags, json)
   // a missing record is missing under both rules; one with every flag needs no other answer
   const row = await askNarrowedFirst(caller, fetch, (owned) => !owned || flags.every((f) => owned[`__can_${f}`]),
     (whole, owned) => !!whole && flags.some((f) => whole[`__can_${f}`] && !owned?.[`__can_${f}`]))
@@ -81,14 +85,49 @@ async function fetchFlagged(db: Db, def: Referent, caller: Caller, rawId: string
   }
 }
 
+async function fetchOne(db: Db, def: Referent, as: Caller, id: number, flags: Flag[], json: RawBuilder<unknown> | null): Promise<AnyRow | undefined> {
+  return (await db.executeQuery<AnyRow>(fetchQuery(def, as, id, flags, json))).rows[0]
+}
+
+/** The details of one caller asked together: one alone, several in one statement (`r.id = any(...)`), each
+ * given the row of its own id (none when it is missing). */
+function fetchDetails(db: Db, def: Referent, as: Caller, ids: number[], json: RawBuilder<unknown>): Array<Promise<AnyRow | undefined>> {
+  if (ids.length === 1) return [fetchOne(db, def, as, ids[0], ['read'], json)]
+  const rows = db.executeQuery<AnyRow>(fetchQuery(def, as, [...new Set(ids)], ['read'], json)).then((r) => {
+    const byId = new Map<number, AnyRow>()
+    for (const row of r.rows) {
+      const { __id, ...rest } = row
+      byId.set(Number(__id), rest)
+    }
+    return byId
+  })
+  // each its own copy: a caller of fetchFlagged changes the row it is given
+  return ids.map((id) => rows.then((byId) => { const row = byId.get(id); return row && { ...row } }))
+}
+
+/** per database, per resource: the details being fetched */
+const fetchers = new WeakMap<Db, WeakMap<Referent, Coalescer<number, AnyRow | undefined>>>()
+/** batches of one caller's details running at once; most details in one batch */
+const FETCH_IN_FLIGHT = 2
+const FETCH_MAX_BATCH = 100
+
+function fetchersOf(db: Db, def: Referent): Coalescer<number, AnyRow | undefined> {
+  let byDef = fetchers.get(db)
+  if (!byDef) fetchers.set(db, byDef = new WeakMap())
+  let coalescer = byDef.get(def)
+  if (!coalescer) byDef.set(def, coalescer = new Coalescer(FETCH_IN_FLIGHT, FETCH_MAX_BATCH))
+  return coalescer
+}
+
 // A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is compiled
 // once per resource, flags, form (columns or JSON) and kind of caller, with stand-ins for the caller's id and
 // the record's id (see compiled.ts; a rule that uses anything else of the caller is compiled again for every
 // request).
 
-interface StandIn { caller: Caller; id: number }
-const standIns = (kind: CallerKind): [StandIn, StandIn] =>
-  [{ caller: standInCaller(0, kind), id: standInNumber(0, 1) }, { caller: standInCaller(1, kind), id: standInNumber(1, 1) }]
+interface StandIn { caller: Caller; id: number | number[] }
+/** an array stand-in is found by identity (compiled.ts) */
+const standIns = (kind: CallerKind, many: boolean): [StandIn, StandIn] => ([0, 1] as const).map((set) =>
+  ({ caller: standInCaller(set, kind), id: many ? [standInNumber(set, 1)] : standInNumber(set, 1) })) as [StandIn, StandIn]
 
 /** A fetch plan, with the positions of its two slots under their names. */
 interface FetchPlan extends Plan { callerAt: number[]; idAt: number[] }
@@ -96,26 +135,28 @@ interface FetchPlan extends Plan { callerAt: number[]; idAt: number[] }
 /** per resource, by flags, form and kind of caller: the plan, or null when the statement may not be cached */
 const fetchPlans = new WeakMap<Referent, Map<string, FetchPlan | null>>()
 
-function fetchQuery(def: Referent, caller: Caller, id: number, flags: Flag[], json: RawBuilder<unknown> | null): CompiledQuery<AnyRow> {
+/** `id`: one record's id, or several (then each row carries its record's id as `__id`). */
+function fetchQuery(def: Referent, caller: Caller, id: number | number[], flags: Flag[], json: RawBuilder<unknown> | null): CompiledQuery<AnyRow> {
   let plans = fetchPlans.get(def)
   if (!plans) fetchPlans.set(def, plans = new Map())
-  const key = `${flags.join(',')}|${json ? 'json' : 'row'}|${callerKey(caller)}`
+  const many = Array.isArray(id)
+  const key = `${flags.join(',')}|${json ? 'json' : 'row'}|${many ? 'many' : 'one'}|${callerKey(caller)}`
   let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planFetch(def, caller, flags, json))
+  if (plan === undefined) plans.set(key, plan = planFetch(def, caller, flags, json, many))
   return plan ? bind(plan, [caller.id, id]) : compileFetch(def, caller, id, flags, json)
 }
 
 /** The statement with the stand-ins' positions (slots: the caller's id, the record's id), or null when it
  * depends on the caller beyond its id parameters (or the record's id is not a parameter of it). */
-export function planFetch(def: Referent, kind: CallerKind, flags: Flag[], json: RawBuilder<unknown> | null = null): FetchPlan | null {
-  const plan = planStatement(standIns(kind), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags, json))
+export function planFetch(def: Referent, kind: CallerKind, flags: Flag[], json: RawBuilder<unknown> | null = null, many = false): FetchPlan | null {
+  const plan = planStatement(standIns(kind, many), (s) => [s.caller.id, s.id], (s) => compileFetch(def, s.caller, s.id, flags, json))
   return plan && plan.at[1].length ? { ...plan, callerAt: plan.at[0], idAt: plan.at[1] } : null
 }
 
-function compileFetch(def: Referent, caller: Caller, id: number, flags: Flag[], json: RawBuilder<unknown> | null): CompiledQuery<AnyRow> {
-  const flagged = compiler.selectFrom(`${def.table} as r`)
+function compileFetch(def: Referent, caller: Caller, id: number | number[], flags: Flag[], json: RawBuilder<unknown> | null): CompiledQuery<AnyRow> {
+  const one = compiler.selectFrom(`${def.table} as r`)
     .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
-    .where('r.id', '=', id)
+  const flagged = Array.isArray(id) ? one.select('r.id as __id').where(sql<boolean>`r.id = any(${id}::int[])`) : one.where('r.id', '=', id)
   return (json
     ? flagged.innerJoinLateral(sql`(${json})`.as('j'), (join) => join.onTrue()).select(sql<string>`row_to_json(j)::text`.as('__json'))
     : flagged.selectAll('r')).compile()

@@ -1,14 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { Coalescer } from '../../server/resources/core/coalesce.js'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 // Single creates that arrive together, of one caller, shape and scope, are made as one statement
-// (server/resources/core/createBatch.ts, docs/decisions.md §13): each request must still get the answer
-// of its own record, or its own error, exactly as alone, and nothing of one caller may be made with
-// another's.
+// (server/resources/core/createBatch.ts), and so are one caller's details (read.ts; docs/decisions.md §13):
+// each request must still get the answer of its own record, or its own error, exactly as alone, and
+// nothing of one caller may be made or read with another's.
 
 const t = suiteApp(test)
 let owner: TestUser, writer: TestUser, reader: TestUser, stranger: TestUser
@@ -124,8 +125,9 @@ test('a batch the database refuses for one of its rows is made again create by c
     }
   })
   assert.ok(waiting, 'a batch statement waited for the deletion')
+  const answered = await answers!
   const rows = await stored(starts)
-  for (const [i, res] of (await answers!).entries()) {
+  for (const [i, res] of answered.entries()) {
     if (refersToDoomed(starts[i])) {
       assert.is(res.statusCode, 400, res.body)
       assert.equal(res.data, { mediaFile: [`Invalid pk "${doomed}" - object does not exist.`] })
@@ -135,6 +137,58 @@ test('a batch the database refuses for one of its rows is made again create by c
       assert.is(rows.get(starts[i])!.id, res.data.id)
     }
   }
+})
+
+test('details of one caller asked together are read in batches, each answered as alone', async () => {
+  const mine = (await Promise.all([5000, 5001, 5002].map((s) => post(owner, tagBody(s))))).map((r) => r.data.id as number)
+  const strangersLibrary = await makeLibrary(t.db, stranger)
+  const strangers = await t.call('POST', api('tag/'), { as: stranger, body: { ...tagBody(5003), tagSet: await makeTagSet(t.db, stranger, strangersLibrary),
+    mediaFile: await makeMediaFile(t.db, stranger, strangersLibrary), tagClass: foreignClass } })
+  assert.is(strangers.statusCode, 201, strangers.body)
+  const ids = [...mine, strangers.data.id as number, 999999]
+  const asked = Array.from({ length: 40 }, (_, i) => ids[i % ids.length])
+  const alone: Array<{ status: number; body: string }> = []
+  for (const id of asked) {
+    const res = await t.call('GET', api(`tag/${id}/`), { as: owner })
+    alone.push({ status: res.statusCode, body: res.body })
+  }
+  assert.equal(alone.slice(0, 5).map((a) => a.status), [200, 200, 200, 404, 404])
+  // with tags locked, the statements that reach the database wait there: only the caller's first two do, the
+  // others waiting in the server to be read together
+  let together: Promise<Awaited<ReturnType<typeof t.call>>[]> | undefined
+  let reached = 0
+  // the lock is held, and the waiting statements counted, on a connection of its own: the app's pool is left
+  // to the requests
+  const side = new pg.Client({ connectionString: t.database.url })
+  await side.connect()
+  try {
+    await side.query('begin')
+    await side.query('lock table tags in access exclusive mode')
+    together = Promise.all(asked.map((id) => t.call('GET', api(`tag/${id}/`), { as: owner })))
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      // the activity view is read once per transaction unless its snapshot is cleared
+      await side.query('select pg_stat_clear_snapshot()')
+      const r = await side.query(`select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query like 'select %'`)
+      reached = Math.max(reached, Number(r.rows[0].n))
+    }
+    await side.query('commit')
+  } finally {
+    await side.end()
+  }
+  assert.ok(reached >= 1 && reached <= 2, `${reached} of ${asked.length} details reached the database at once`)
+  ;(await together!).forEach((res, i) => {
+    assert.is(res.statusCode, alone[i].status)
+    assert.is(res.body, alone[i].body)
+  })
+  // another caller asking at the same moment reads only what it may
+  const mixed = await Promise.all(asked.map((id, i) => t.call('GET', api(`tag/${id}/`), { as: i % 2 ? stranger : owner })))
+  mixed.forEach((res, i) => {
+    const id = asked[i]
+    if (i % 2 === 0) assert.is(res.body, alone[i].body)
+    else assert.is(res.statusCode, id === strangers.data.id ? 200 : 404)
+  })
 })
 
 test('the coalescer runs a request alone when its key is idle, and those that wait as one batch', async () => {
