@@ -47,3 +47,15 @@ export class Coalescer<M, R> {
     })
   }
 }
+
+/** A coalescer for each database and resource: requests of different ones never share a batch. */
+export function coalescersPer<M, R>(inFlight: number, maxBatch: number): (db: object, resource: object) => Coalescer<M, R> {
+  const byDb = new WeakMap<object, WeakMap<object, Coalescer<M, R>>>()
+  return (db, resource) => {
+    let byResource = byDb.get(db)
+    if (!byResource) byDb.set(db, byResource = new WeakMap())
+    let coalescer = byResource.get(resource)
+    if (!coalescer) byResource.set(resource, coalescer = new Coalescer(inFlight, maxBatch))
+    return coalescer
+  }
+}

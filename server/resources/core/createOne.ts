@@ -2,7 +2,7 @@ import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
-import { Coalescer } from './coalesce.js'
+import { coalescersPer, type Coalescer } from './coalesce.js'
 import { batchable, insertBatch } from './createBatch.js'
 import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
 import { recs, type Db, type Rec, type ResourceDef } from './define.js'
@@ -72,20 +72,10 @@ function rowError(e: unknown): boolean {
   return typeof code === 'string' && ['22', '23', '40', 'P0'].includes(code.slice(0, 2))
 }
 
-/** per database, per resource: the batches of single creates being made */
-const coalescers = new WeakMap<Db, WeakMap<object, Coalescer<AnyRow, Inserted<TableName> | null>>>()
-
-/** batches of one key running at once; most creates in one batch */
-const IN_FLIGHT = 4
-const MAX_BATCH = 250
-
-function coalescerOf<T extends TableName>(db: Db, def: ResourceDef<T>): Coalescer<AnyRow, Inserted<T> | null> {
-  let byDef = coalescers.get(db)
-  if (!byDef) coalescers.set(db, byDef = new WeakMap())
-  let coalescer = byDef.get(def)
-  if (!coalescer) byDef.set(def, coalescer = new Coalescer(IN_FLIGHT, MAX_BATCH))
-  return coalescer as Coalescer<AnyRow, Inserted<T> | null>
-}
+/** the batches of single creates being made: at most four of one key at once, at most 250 creates each
+ * (docs/decisions.md §13) */
+const creates = coalescersPer<AnyRow, Inserted<TableName> | null>(4, 250)
+const coalescerOf = <T extends TableName>(db: Db, def: ResourceDef<T>) => creates(db, def) as Coalescer<AnyRow, Inserted<T> | null>
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and
  * of each column's value. */

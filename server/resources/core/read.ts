@@ -9,7 +9,7 @@ import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber,
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { ownRecordColumns } from './jsonRecord.js'
 import { askNarrowedFirst } from './narrowed.js'
-import { Coalescer } from './coalesce.js'
+import { coalescersPer } from './coalesce.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records.
@@ -105,19 +105,8 @@ function fetchDetails(db: Db, def: Referent, as: Caller, ids: number[], json: Ra
   return ids.map((id) => rows.then((byId) => { const row = byId.get(id); return row && { ...row } }))
 }
 
-/** per database, per resource: the details being fetched */
-const fetchers = new WeakMap<Db, WeakMap<Referent, Coalescer<number, AnyRow | undefined>>>()
-/** batches of one caller's details running at once; most details in one batch */
-const FETCH_IN_FLIGHT = 2
-const FETCH_MAX_BATCH = 100
-
-function fetchersOf(db: Db, def: Referent): Coalescer<number, AnyRow | undefined> {
-  let byDef = fetchers.get(db)
-  if (!byDef) fetchers.set(db, byDef = new WeakMap())
-  let coalescer = byDef.get(def)
-  if (!coalescer) byDef.set(def, coalescer = new Coalescer(FETCH_IN_FLIGHT, FETCH_MAX_BATCH))
-  return coalescer
-}
+/** the details being read: at most two batches of one caller's at once, at most 100 details each */
+const fetchersOf = coalescersPer<number, AnyRow | undefined>(2, 100)
 
 // A record fetch is the most frequent statement: its SQL (the access rule's subqueries included) is compiled
 // once per resource, flags, form (columns or JSON) and kind of caller, with stand-ins for the caller's id and
