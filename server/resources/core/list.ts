@@ -53,7 +53,8 @@ export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef
     const texts = async (rows: AnyRow[]) => rows.map((r) => r.__json as string)
     return { body: envelopeText(await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, run, texts))) }
   }
-  const rendered = async (rows: AnyRow[]) => render(ctx, def, recs<T>(rows))
+  // a page read with its count carries it in every row (listReads): not a column of the record
+  const rendered = async (rows: AnyRow[]) => render(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))
   return { body: await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, (page) => page.execute(), rendered)) }
 }
 
@@ -101,7 +102,6 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
       : async (limit, offset) => {
         const found = await run(pageOf(ordered.select(() => counter.as('__count')), limit, offset), ['__count'])
         const total = found.length ? Number(found[0].__count) : null
-        for (const r of found as AnyRow[]) delete r.__count
         return { rows: await out(found), count: total }
       },
   }
