@@ -72,6 +72,10 @@ export function scopeKey(scope: Scope, row: AnyRow): string {
 
 export type Ask = { name: string; target: Referent; ids: number[] }
 
+/** How many rows the check statement answers when every check passes: one per id asked, one per scope row. */
+export const checkCount = (asks: Array<{ ids: number[] }>, scopeAsk: ScopeAsk | undefined): number =>
+  asks.reduce((n, a) => n + a.ids.length, 0) + (scopeAsk?.rows.length ?? 0)
+
 /** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
  * one statement (a union of one select per target and one per scope row), compiled once per shape (see
  * checkQuery). */

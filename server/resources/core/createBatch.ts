@@ -1,10 +1,10 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { checkSlots, checkUnion, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { checkCount, checkSlots, checkUnion, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
 import { bind, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
 import type { Db, ResourceDef } from './define.js'
-import { columnTypes, UNQUOTED, unquotedArray } from './insert.js'
+import { arrayParameter, columnTypes } from './insert.js'
 import { ownRecordColumns } from './jsonRecord.js'
 
 // Single creates of one caller, of one shape and scope, that arrived together, made as one statement
@@ -27,14 +27,10 @@ export interface BatchShape { caller: Caller; asks: Ask[]; scopeAsk: ScopeAsk | 
  * every check passes: their answers' JSON, in the rows' order; null when a check did not pass (then
  * nothing was written). `key`: the shape's plan key, without the caller's id. */
 export async function insertBatch<T extends TableName>(db: Db, def: ResourceDef<T>, key: string, shape: BatchShape, rows: AnyRow[]): Promise<string[] | null> {
-  // each reference's distinct ids over the batch (a single create's ask has one)
-  const asks = shape.asks.map((a) => ({ ...a, ids: [...new Set(rows.map((r) => Number(r[columnOf(def, a.name)])))] }))
-  const checks = asks.reduce((n, a) => n + a.ids.length, 0) + (shape.scopeAsk?.rows.length ?? 0)
+  const asks = asksOver(def, shape.asks, rows)
+  const checks = checkCount(asks, shape.scopeAsk)
   const types = columnTypes(def)
-  const arrays = shape.columns.map((c) => {
-    const values = rows.map((r) => r[c])
-    return UNQUOTED.has(types.get(c)!) ? unquotedArray(values) : values
-  })
+  const arrays = shape.columns.map((c) => arrayParameter(types.get(c)!, rows.map((r) => r[c])))
   const plan = planOf(def, key, shape)
   const query = plan ? bind(plan, [...checkSlots(shape.caller, asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
     : compileBatch(def, { ...shape, asks }, arrays, checks)
@@ -52,8 +48,12 @@ export async function insertBatch<T extends TableName>(db: Db, def: ResourceDef<
 /** Can the resource's creates be made in batches? Its answers are written by the database (no embed). */
 export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => ownRecordColumns(def, def.table) !== null
 
-function columnOf<T extends TableName>(def: ResourceDef<T>, field: string): string {
-  return def.fields[field].column ?? field
+/** The asks of these rows: each reference's distinct ids over them (a single create's ask has one). */
+export function asksOver<T extends TableName>(def: ResourceDef<T>, asks: Ask[], rows: AnyRow[]): Ask[] {
+  return asks.map((a) => {
+    const column = def.fields[a.name].column ?? a.name
+    return { ...a, ids: [...new Set(rows.map((r) => Number(r[column])))] }
+  })
 }
 
 /** per resource: the plan of each shape, or null when it may not be cached */

@@ -1,9 +1,9 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { asksOf, checkSlots, checkUnion, isSlot, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { asksOf, checkCount, checkSlots, checkUnion, isSlot, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
 import { coalescersPer, type Coalescer } from './coalesce.js'
-import { batchable, insertBatch } from './createBatch.js'
+import { asksOver, batchable, insertBatch } from './createBatch.js'
 import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
 import { recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { columnTypes } from './insert.js'
@@ -57,7 +57,7 @@ async function insertOne<T extends TableName>(db: Db, def: ResourceDef<T>, as: C
 function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, as: Caller, shape: Shape, rows: AnyRow[]): Array<Promise<Inserted<T> | null>> {
   if (rows.length === 1) return [insertOne(db, def, as, shape, rows[0])]
   // each row's own shape: the same, with the ids its references name
-  const own = (row: AnyRow): Shape => ({ ...shape, asks: shape.asks.map((a) => ({ ...a, ids: [Number(row[def.fields[a.name].column ?? a.name])] })) })
+  const own = (row: AnyRow): Shape => ({ ...shape, asks: asksOver(def, shape.asks, [row]) })
   const batch = insertBatch(db, def, shapeKey(as, shape), { ...shape, caller: as }, rows)
   return rows.map((row, i) => batch.then(
     (answers) => answers ? { json: answers[i] } : insertOne(db, def, as, own(row), row),
@@ -149,7 +149,7 @@ function planInsert<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, 
 function compileInsert<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk: ScopeAsk | undefined,
   row: AnyRow, columns: string[]): CompiledQuery<AnyRow> {
   const types = columnTypes(def)
-  const checks = asks.reduce((n, a) => n + a.ids.length, 0) + (scopeAsk?.rows.length ?? 0)
+  const checks = checkCount(asks, scopeAsk)
   const table: string = def.table
   const insert = compiler.with('chk', () => checkUnion(caller, asks, scopeAsk))
     .insertInto(table)

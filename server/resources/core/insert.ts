@@ -19,8 +19,7 @@ export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T
   }
   const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
   const arrays = columns.map((c, i) => {
-    const values = rows.map((r) => r[c])
-    return sql`${UNQUOTED.has(types[i]!) ? unquotedArray(values) : values}::${sql.raw(types[i]!)}[]`
+    return sql`${arrayParameter(types[i]!, rows.map((r) => r[c]))}::${sql.raw(types[i]!)}[]`
   })
   const result = await sql<AnyRow>`insert into ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     select * from unnest(${sql.join(arrays)})
@@ -36,9 +35,12 @@ const ARRAY_TYPES: Partial<Record<FieldType, string>> = {
 
 /** Element types whose values (finite numbers, booleans) read back from their String() in an array
  * literal: the literal is joined here, instead of quoted and escaped value by value by the driver. */
-export const UNQUOTED: ReadonlySet<string> = new Set(['int4', 'int8', 'float8', 'bool'])
+const UNQUOTED = new Set(['int4', 'int8', 'float8', 'bool'])
 
-export const unquotedArray = (values: unknown[]): string => `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
+const unquotedArray = (values: unknown[]) => `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
+
+/** A column's values as the parameter of an array of element type `type`. */
+export const arrayParameter = (type: string, values: unknown[]): unknown => UNQUOTED.has(type) ? unquotedArray(values) : values
 
 /** What a bulk insert needs of a resource's declaration, worked out once. */
 interface BulkPlan {
