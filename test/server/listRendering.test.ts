@@ -60,10 +60,12 @@ async function listMatchesDetails<T extends TableName>(list: string, detail: (id
 test('media files: addresses of every kind of file name, timestamps, nulls and embedded metadata', async () => {
   const names = ['plain/rec_01.wav', 'site 1/rec #1.wav', 'été/chant d\'oiseau (2).flac', '100%/a?b&c=d+e.wav',
     'ünï/😀 emoji.wav', 'a~b*c!d/e.f-g_h.wav']
+  // the database writes timestamps in its own JSON form: the same as toJson's for every year an answer can hold
+  const starts = [undefined, '2021-06-30 23:59:59', '0001-01-01 00:00:00', '0999-12-31 23:59:59', '9999-12-31 23:59:59']
   const ids: number[] = []
   for (const [i, file] of names.entries()) {
     const id = await makeMediaFile(t.db, owner, lib, {
-      file, alias: i % 2 ? `alias ${i}` : '', realStartTime: i % 2 ? '2021-06-30 23:59:59' : undefined, uploadDate: '2020-02-29 12:00:00',
+      file, alias: i % 2 ? `alias ${i}` : '', realStartTime: starts[i % starts.length], uploadDate: '2020-02-29 12:00:00',
     })
     if (i % 3 === 0) {
       await makeMetaData(t.db, id, 'fileSize', String(1000 * i))

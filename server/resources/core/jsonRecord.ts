@@ -11,11 +11,11 @@ import type { TableName } from '../../db/schema.js'
 // §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
 // record for record.
 
-/** The JSON form of a column of `alias`, as toJson gives it. */
+/** The JSON form of a column of `alias`, as toJson gives it: the column itself. Timestamps are stored to the
+ * second without a zone (timestamp(0)), which row_to_json writes as their wire form 'YYYY-MM-DDThh:mm:ss'
+ * (db/time.ts) without a to_char for each (docs/decisions.md §11). */
 function columnJson(alias: string, f: FieldDef & { column: string }): Expression<unknown> {
-  const ref = sql.ref(`${alias}.${f.column}`)
-  // timestamps are stored without a zone; their wire form is 'YYYY-MM-DDThh:mm:ss' (db/time.ts)
-  return f.type === 'datetime' ? sql`to_char(${ref}, 'YYYY-MM-DD"T"HH24:MI:SS')` : ref
+  return sql.ref(`${alias}.${f.column}`)
 }
 
 /** The fields a declaration can have written by the database: columns of a JSON scalar type. */
