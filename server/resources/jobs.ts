@@ -150,8 +150,7 @@ export const jobs = defineResource({
     await embedParameters(db, rows)
   },
   // the same for lists written by the database, against the server's clock as markUnattended
-  embedSql: () => {
-    const now = new Date()
+  embedSql: ({ now }) => {
     const unattended = sql<boolean>`(r.status_id = ${RUNNING} and r.lease_expires < ${now}::timestamptz)`
     return {
       isRunning: sql`case when ${unattended} then false else r.is_running end`,

@@ -71,8 +71,8 @@ export const mediaFiles = defineResource({
   },
   // the same for records written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata
   // records' JSON kept in the media file's row: 2026_11_24_0004)
-  embedSql: (ctx) => ({
-    url: sql`${ctx.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
+  embedSql: (req) => ({
+    url: sql`${req.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
     mediafilemetadata_set: sql.ref('r.metadata_json'),
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),

@@ -1,5 +1,5 @@
 import type { Query } from '../http/list.js'
-import type { Context } from '../http/endpoint.js'
+import type { ListRequest } from './core/define.js'
 import { badRequest } from '../http/errors.js'
 import { parseValue, type Fields } from '../http/fields.js'
 import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
@@ -25,8 +25,8 @@ export const mediaFileFilterParams: Fields = {
 /** `%`, `_` and the escape character itself taken literally in a LIKE pattern. */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-export function mediaFileListFilter<O>(qb: Query<O>, ctx: Context): Query<O> {
-  const q = ctx.query
+export function mediaFileListFilter<O>(qb: Query<O>, req: Pick<ListRequest, 'query'>): Query<O> {
+  const q = req.query
   const errors: Record<string, string[]> = {}
   if (q.alias !== undefined && q.alias !== '') qb = qb.where('r.alias', '=', q.alias)
   if (q.alias__startswith !== undefined && q.alias__startswith !== '') qb = qb.where('r.alias', 'like', `${likeLiteral(q.alias__startswith)}%`)

@@ -1,5 +1,5 @@
 import type { Expression, Kysely, Transaction } from 'kysely'
-import type { Flag, Scope } from '../../access.js'
+import type { Caller, Flag, Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
@@ -10,6 +10,17 @@ import type { Query } from '../../http/list.js'
 
 export type Db = Kysely<DB> | Transaction<DB>
 export type { Query }
+
+/** What a list's statements may use of their request (a narrowed Context): the part a statement compiled
+ * once is planned for (the caller's kind, the query) and the values it takes at each request (list.ts). */
+export interface ListRequest {
+  caller: Caller
+  query: Record<string, string>
+  /** scheme://host of the request, for absolute URLs in records */
+  origin: string
+  /** the server's clock when the list was asked for (a job's lease is judged against it) */
+  now: Date
+}
 
 /** A stored record of table T as the hooks see it, with any computed fields (embed) under their wire names. */
 export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
@@ -46,7 +57,7 @@ export interface ResourceDef<T extends TableName = TableName> {
    * database (jsonRecord.ts): an SQL expression over the record `r` (an embedded list is a json column the
    * database keeps in the record's row, e.g. migration 2026_11_24_0004); without it, a resource with `embed`
    * has its lists rendered by toJson and `embed` */
-  embedSql?: (ctx: Context) => Record<string, Expression<unknown>>
+  embedSql?: (req: Pick<ListRequest, 'origin' | 'now'>) => Record<string, Expression<unknown>>
   /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
    * They run where validate runs, before it; a create may also run them before its other checks (and
    * then again in their place when those fail), see createOne.ts. */
@@ -72,7 +83,7 @@ export interface ResourceDef<T extends TableName = TableName> {
    * before and after it */
   aroundWrite?: (ctx: Context, write: () => Promise<Result>) => Promise<Result>
   /** extra list filters beyond the fields' equality filters */
-  listFilter?: <O>(qb: Query<O>, ctx: Context) => Query<O>
+  listFilter?: <O>(qb: Query<O>, req: Pick<ListRequest, 'caller' | 'query'>) => Query<O>
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
 }

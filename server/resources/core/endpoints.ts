@@ -7,6 +7,7 @@ import { JsonText } from '../../http/jsonText.js'
 import type { Query } from '../../http/list.js'
 import type { ResourceDef } from './define.js'
 import { listOf, type PageRows, type PageRun } from './list.js'
+import type { CallerBase } from './listStatements.js'
 import { fetchRecord, fetchRecordJson, parseId, readable, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
@@ -25,10 +26,11 @@ export const API = '/api/v0'
 export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
   const listMethods: Endpoint['methods'] = {}
   if (def.list !== false) {
+    const base: CallerBase = (db, caller) => readable(db, def, caller)
     listMethods.GET = async (ctx) => {
       if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
       if (def.beforeList) await def.beforeList(ctx)
-      return listOf(ctx, def, readable(ctx.db, def, ctx.caller))
+      return listOf(ctx, def, base)
     }
   }
   const write = (handler: Handler): Handler => {

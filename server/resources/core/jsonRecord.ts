@@ -1,8 +1,8 @@
-import { sql, type Expression, type RawBuilder } from 'kysely'
-import type { Context } from '../../http/endpoint.js'
+import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { FieldDef, Fields } from '../../http/fields.js'
-import { anyTable, type Db, type Query, type ResourceDef } from './define.js'
-import type { TableName } from '../../db/schema.js'
+import { compiler } from './compiled.js'
+import { anyTable, type Db, type ListRequest, type Query, type ResourceDef } from './define.js'
+import type { AnyTables, TableName } from '../../db/schema.js'
 
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
 // same field declarations. Lists use it, so that a page reaches the server as one JSON text per record,
@@ -49,18 +49,30 @@ export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias
   return columns
 }
 
+/** per resource: whether its lists' records are written by the database (pageJson gives a statement) */
+const writesLists = new WeakMap<object, boolean>()
+
+/** Whether pageJson gives a statement for `def`'s lists, known without building one for a request: which fields
+ * `embedSql` gives does not depend on the request it is given. */
+export function listsWrittenByDatabase<T extends TableName>(def: ResourceDef<T>): boolean {
+  let writes = writesLists.get(def)
+  if (writes === undefined) writesLists.set(def, writes = pageJson(compiler, def, { origin: '', now: new Date(0) }) !== null)
+  return writes
+}
+
 /** How the records of a page are written as JSON: the statement for `page` (a query of records as `r`,
  * limited to a page), with rows of `id`, the named `extras` of `page` and `__json`, unordered; null when the
  * resource's lists are rendered by toJson (a field `embed` gives has no SQL form). */
-export function pageJson<T extends TableName>(db: Db, def: ResourceDef<T>, ctx: Context): ((page: Query, extras: string[]) => Query) | null {
+export function pageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
+  ((page: Query, extras: string[]) => Query) | null {
   // a record without an embed is the one a detail writes, built once; one with an embed has fields of the
   // request (embedSql: the origin, the clock), built for each
-  const computed = def.embed ? def.embedSql?.(ctx) : undefined
+  const computed = def.embed ? def.embedSql?.(req) : undefined
   const columns = !def.embed ? ownRecordColumns(def, 'r') : computed ? recordColumns(def.fields, 'r', computed) : null
   return columns && ((page, extras) => pageStatement(db, page, extras, columns))
 }
 
-function pageStatement(db: Db, page: Query, extras: string[], columns: RawBuilder<unknown>): Query {
+function pageStatement(db: Db | Kysely<AnyTables>, page: Query, extras: string[], columns: RawBuilder<unknown>): Query {
   return anyTable(db).with('page', () => page).selectFrom('page as r')
     .innerJoinLateral(sql`(${columns})`.as('j'), (join) => join.onTrue())
     .select(['r.id', ...extras.map((e) => `r.${e}`), sql<string>`row_to_json(j)::text`.as('__json')]) as unknown as Query

@@ -1,17 +1,16 @@
+import type { CompiledQuery } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ApiError } from '../../http/errors.js'
 import { envelopeText } from '../../http/jsonText.js'
-import { applyFilters, applyOrdering, pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
-import { recs, type ResourceDef } from './define.js'
-import { pageJson } from './jsonRecord.js'
+import { pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
+import { recs, type ListRequest, type ResourceDef } from './define.js'
+import { listsWrittenByDatabase, pageJson } from './jsonRecord.js'
+import { countedPage, jsonPage, listQueries, plannedCountedPage, unfiltered, type CallerBase, type ListQueries } from './listStatements.js'
 import { render } from './read.js'
 
 // A list of a resource's records: the one implementation behind every list endpoint, top-level
 // (tag/) and sub-list (tagSet/{Id}/tags/).
-
-/** Query parameters that never narrow a list. */
-const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
 
 export interface ListOptions {
   /** the number of records of `base` when the request has no filters, cheaper than counting them */
@@ -36,33 +35,43 @@ export interface ParentCheck {
   fetch: () => Promise<unknown>
 }
 
-/** A paginated list of `def` records from a query over `r` (already limited to what the caller may read).
- * The page and the count are read together: in one statement (the count as a subquery), or side by side
- * when the count is a cheaper one. A sub-list (`parent`) reads its page first under the parent's read rule
- * in the same statement: a page with records proves the parent readable. Only an empty page, or a bad
- * filter or page, has the parent fetched first (404 before 400, an empty page of a readable parent) and the
- * list read again. The records are written as JSON by the database when the resource's fields all have an
- * SQL form (jsonRecord.ts), and rendered here (toJson and `embed`) otherwise. */
-export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions = {},
+/** A paginated list of `def` records from a query over `r` (already limited to what the caller may read, or
+ * built for the caller: CallerBase). The page and the count are read together: in one statement (the count
+ * as a subquery), or side by side when the count is a cheaper one. A sub-list (`parent`) reads its page first
+ * under the parent's read rule in the same statement: a page with records proves the parent readable. Only an
+ * empty page, or a bad filter or page, has the parent fetched first (404 before 400, an empty page of a
+ * readable parent) and the list read again. The records are written as JSON by the database when the
+ * resource's fields all have an SQL form (jsonRecord.ts), and rendered here (toJson and `embed`) otherwise.
+ * An unfiltered page of a top-level list is read by a statement compiled once per shape (listStatements.ts). */
+export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}> | CallerBase, opts: ListOptions = {},
   parent?: ParentCheck): Promise<Result> {
-  const json = pageJson(ctx.db, def, ctx)
-  if (json) {
+  const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
+  const built = typeof base === 'function' ? () => base(ctx.db, ctx.caller) : () => base
+  if (listsWrittenByDatabase(def)) {
     // the JSON is written over the page's rows only (in the page's statement it would be written for every
     // row OFFSET skips too)
-    const run: PageRun = (page, extras = []) => applyOrdering(json(page, extras), def.fields, ctx.query).execute()
+    let json: ((page: Query, extras: string[]) => Query) | null = null
+    const run: PageRun = (page, extras = []) => {
+      json ??= pageJson(ctx.db, def, req)
+      if (!json) throw new Error(`listOf: the records of ${def.name} are not written by the database`)
+      return jsonPage(json, def, req, page, extras).execute()
+    }
     const texts = async (rows: AnyRow[]) => rows.map((r) => r.__json as string)
-    return { body: envelopeText(await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, run, texts))) }
+    const planned = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
+      ? (limit: number, offset: number) => plannedCountedPage(def, base, req, limit, offset)
+      : undefined
+    return { body: envelopeText(await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, run, texts, planned))) }
   }
   // a page read with its count carries it in every row (listReads): not a column of the record
   const rendered = async (rows: AnyRow[]) => render(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))
-  return { body: await listPage(ctx, parent, base, (qb) => listReads(ctx, def, qb, opts, (page) => page.execute(), rendered)) }
+  return { body: await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, (page) => page.execute(), rendered)) }
 }
 
-async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: Query<{}>,
-  readsOf: (base: Query<{}>) => ListReads<R>): Promise<Envelope<R>> {
+async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: () => Query<{}>,
+  readsOf: (base: () => Query<{}>) => ListReads<R>): Promise<Envelope<R>> {
   if (parent) {
     try {
-      const found = await pageIfAny(ctx, readsOf(parent.readable(base)).countedRows)
+      const found = await pageIfAny(ctx, readsOf(() => parent.readable(base())).countedRows)
       if (found) return found
     } catch (e) {
       if (!(e instanceof ApiError)) throw e
@@ -72,20 +81,22 @@ async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: 
   return paginate(ctx, readsOf(base))
 }
 
-/** The reads of a list whose pages `run` reads and `out` turns into records. */
-function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, base: Query<{}>, opts: ListOptions,
-  run: PageRun, out: (rows: AnyRow[]) => Promise<R[]>): ListReads<R> {
-  const filtered = applyFilters(base, def.fields, ctx.query)
-  const filteredMore = def.listFilter ? def.listFilter(filtered, ctx) : filtered
-  const unfiltered = Object.keys(ctx.query).every((k) => PAGING_PARAMS.has(k))
-  const byId = unfiltered && (ctx.query.ordering ?? 'id') === 'id'
-  const counter = filteredMore.select((eb) => eb.fn.countAll().as('count'))
-  const ordered = applyOrdering(filteredMore.selectAll('r'), def.fields, ctx.query)
-  const cheapCount = opts.count && unfiltered ? opts.count : null
+/** The reads of a list whose pages `run` reads and `out` turns into records; `planned`, where given, is the
+ * compiled statement of a page with its count (or null: build it). */
+function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, base: () => Query<{}>, req: ListRequest, opts: ListOptions,
+  run: PageRun, out: (rows: AnyRow[]) => Promise<R[]>, planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null): ListReads<R> {
+  let built: ListQueries | null = null
+  const queries = (): ListQueries => built ??= listQueries(def, base(), req)
+  // a bad filter is answered before the page is looked at; a planned list has none, and is built only when
+  // its statement is not planned
+  if (!planned) queries()
+  const noFilters = unfiltered(req.query)
+  const byId = noFilters && (req.query.ordering ?? 'id') === 'id'
+  const cheapCount = opts.count && noFilters ? opts.count : null
   const ownPage = opts.page && byId ? opts.page : null
   const page = ownPage ?? (async (q: Query, limit: number, offset: number): Promise<PageRows> => ({ rows: await run(pageOf(q, limit, offset)) }))
-  const count = async () => cheapCount ? cheapCount() : Number((await counter.executeTakeFirst())?.count ?? 0)
-  const rows = async (limit: number, offset: number) => out((await page(ordered, limit, offset, run)).rows)
+  const count = async () => cheapCount ? cheapCount() : Number((await queries().counter.executeTakeFirst())?.count ?? 0)
+  const rows = async (limit: number, offset: number) => out((await page(queries().ordered, limit, offset, run)).rows)
   return {
     count,
     rows,
@@ -96,11 +107,12 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
           return { rows: results, count: total }
         }
         // the resource's own page may read the count in its statement
-        const found = await ownPage(ordered, limit, offset, run)
+        const found = await ownPage(queries().ordered, limit, offset, run)
         return { rows: await out(found.rows), count: found.count ?? await count() }
       }
       : async (limit, offset) => {
-        const found = await run(pageOf(ordered.select(() => counter.as('__count')), limit, offset), ['__count'])
+        const compiled = planned?.(limit, offset)
+        const found = compiled ? (await ctx.db.executeQuery(compiled)).rows : await run(countedPage(queries(), limit, offset), ['__count'])
         const total = found.length ? Number(found[0].__count) : null
         return { rows: await out(found), count: total }
       },
