@@ -10,6 +10,7 @@ import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js
 import { ownRecordColumns } from './jsonRecord.js'
 import { askNarrowedFirst } from './narrowed.js'
 import { coalescersPer } from './coalesce.js'
+import { compiledRule } from './compiledRule.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records.
@@ -17,7 +18,7 @@ import { coalescersPer } from './coalesce.js'
 /** The records of `def` the caller holds `flag` on, as `r`. */
 export function readable(db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, flag: Flag = 'read'): Query<{}> {
   return records(db, def)
-    .where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag))
+    .where(compiledRule(def, caller, flag) ?? ((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag)))
 }
 
 /** Every record of `def`, as `r`, whoever the caller is. */
