@@ -23,6 +23,10 @@ export async function tagSetTagCount(db: Db, tagSetId: number): Promise<TagSetCo
   return result
 }
 
+/** The number of a tag set's tags as an SQL expression, for a statement that reads it beside other things. */
+export const tagSetTagCountSql = (tagSetId: number) =>
+  sql<string>`(select coalesce(sum(c.delta), 0) from tag_set_tag_counts c where c.tag_set_id = ${tagSetId})`
+
 /** The count, the number of its rows and their largest id as one text, for a statement that reads it beside
  * other things (a page of the tag set); read it back with parseTagSetCount. The rows and their largest id
  * change with every write of the set's tags, so they are a version of its ids (tagSetPages.ts). */

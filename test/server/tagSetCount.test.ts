@@ -2,10 +2,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { foldCrowdedTagSets, tagSetTagCount } from '../../server/resources/tagSetCount.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
-// The count of tagSet/{id}/tags/ comes from rows kept by triggers, not from
-// count(*): it must equal count(*) after every kind of write.
+// The count of tagSet/{id}/tags/, and of tag/?tagSet={id}, comes from rows kept by triggers, not from
+// count(*): it must equal count(*) after every kind of write, and be the caller's.
 
 const API = '/api/v0'
 const t = suiteApp(test)
@@ -32,10 +32,19 @@ async function counted(set: number): Promise<number> {
   return Number(r.n)
 }
 
+/** The count of tag/?tagSet=<set> (and more `query`), as `as` asks for it. */
+async function filtered(set: number | string, as: TestUser = owner, query = ''): Promise<number> {
+  const res = await t.call('GET', `${API}/tag/?tagSet=${set}${query}`, { as })
+  assert.is(res.statusCode, 200, res.body)
+  return res.data.count
+}
+
 async function assertExact(set: number) {
   const exact = await counted(set)
   assert.is(await listed(set), exact)
   assert.is((await tagSetTagCount(t.db, set)).count, exact)
+  // tag/?tagSet= counts from the same rows
+  assert.is(await filtered(set), exact)
 }
 
 test('the tag list count follows creates, bulk creates, deletes and moves', async () => {
@@ -75,6 +84,31 @@ test('writes straight to the table are counted too, and a filtered list counts i
   await t.db.deleteFrom('tags').where('tag_set_id', '=', set).where('tag_class_id', '=', cls).execute()
   await assertExact(set)
   assert.is(await listed(set), 1)
+})
+
+test('tag/?tagSet= counts the tag set\'s tags for whoever may read it, and nothing for the others', async () => {
+  const set = await makeTagSet(t.db, owner, lib)
+  for (let i = 0; i < 7; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls }, { startTime: i })
+  const other = await makeMediaFile(t.db, owner, lib)
+  await makeTag(t.db, owner, { tagSet: set, mediaFile: other, tagClass: cls }, { startTime: 9 })
+  const reader = await t.user('count-reader')
+  const libraryReader = await t.user('count-library-reader')
+  const stranger = await t.user('count-stranger')
+  const admin = await t.user('count-admin', { admin: true })
+  await grant(t.db, owner, { user: reader.id }, { tagSet: set }, ['read'])
+  await grant(t.db, owner, { user: libraryReader.id }, { library: lib }, ['read'])
+  for (const as of [owner, reader, libraryReader, admin]) {
+    assert.is(await filtered(set, as), 8, as.username)
+    assert.is(await filtered(set, as, '&ordering=-startTime&page_size=3'), 8)
+    // a second filter is counted by count(*)
+    assert.is(await filtered(set, as, `&mediaFile=${other}`), 1)
+  }
+  const strangers = await t.call('GET', `${API}/tag/?tagSet=${set}`, { as: stranger })
+  assert.equal([strangers.data.count, strangers.data.results], [0, []])
+  assert.is(await filtered(2_000_000_000), 0, 'a tag set that does not exist')
+  const bad = await t.call('GET', `${API}/tag/?tagSet=abc`, { as: owner })
+  assert.is(bad.statusCode, 400)
+  assert.equal(bad.data, { tagSet: ['Enter a whole number.'] })
 })
 
 test('many small writes are folded into one row and stay exact', async () => {

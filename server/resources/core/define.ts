@@ -84,6 +84,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   aroundWrite?: (ctx: Context, write: () => Promise<Result>) => Promise<Result>
   /** extra list filters beyond the fields' equality filters */
   listFilter?: <O>(qb: Query<O>, req: Pick<ListRequest, 'caller' | 'query'>) => Query<O>
+  /** the number of records a list filtered by `field` alone (`?field=<id>`) shows the caller, as an SQL
+   * expression cheaper than counting them (e.g. a count kept by triggers); it must be the count of the
+   * records with that id under the caller's read rule */
+  countBy?: { field: string; count: (db: Db | Kysely<AnyTables>, caller: Caller, id: number) => Expression<unknown> }
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
 }

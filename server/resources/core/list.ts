@@ -86,7 +86,7 @@ async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: 
 function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, base: () => Query<{}>, req: ListRequest, opts: ListOptions,
   run: PageRun, out: (rows: AnyRow[]) => Promise<R[]>, planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null): ListReads<R> {
   let built: ListQueries | null = null
-  const queries = (): ListQueries => built ??= listQueries(def, base(), req)
+  const queries = (): ListQueries => built ??= listQueries(ctx.db, def, base(), req)
   // a bad filter is answered before the page is looked at; a planned list has none, and is built only when
   // its statement is not planned
   if (!planned) queries()

@@ -1,10 +1,11 @@
-import type { CompiledQuery, Kysely } from 'kysely'
+import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import { applyFilters, applyOrdering, pageOf, type Query } from '../../http/list.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
-import type { Db, ListRequest, ResourceDef } from './define.js'
+import { anyTable, type Db, type ListRequest, type ResourceDef } from './define.js'
 import { listsWrittenByDatabase, pageJson } from './jsonRecord.js'
+import { parseId } from './read.js'
 
 // The statements of a list, built for a request; and the most frequent of them, an unfiltered page of a
 // top-level list read with the list's count, compiled once per shape (compiled.ts, docs/decisions.md §14).
@@ -20,16 +21,32 @@ export const unfiltered = (query: Record<string, string>): boolean => Object.key
  * request but its `caller`; a sub-list's records, which hold its parent's id, are given built instead. */
 export type CallerBase = (db: Db | Kysely<AnyTables>, caller: Caller) => Query<{}>
 
-/** The queries of a list over `base` for a request: its records in the requested order, and their number. */
-export function listQueries<T extends TableName>(def: ResourceDef<T>, base: Query<{}>, req: Pick<ListRequest, 'caller' | 'query'>) {
+/** The queries of a list: its records in the requested order, and the statement of their number. */
+export interface ListQueries {
+  ordered: Query
+  counter: SelectQueryBuilder<AnyTables, keyof AnyTables, { count: unknown }>
+}
+
+/** The queries of a list over `base` for a request. */
+export function listQueries<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, base: Query<{}>,
+  req: Pick<ListRequest, 'caller' | 'query'>): ListQueries {
   const filtered = applyFilters(base, def.fields, req.query)
   const narrowed = def.listFilter ? def.listFilter(filtered, req) : filtered
+  const { countBy } = def
+  const id = countBy ? onlyFilter(req.query, countBy.field) : null
   return {
     ordered: applyOrdering(narrowed.selectAll('r'), def.fields, req.query),
-    counter: narrowed.select((eb) => eb.fn.countAll().as('count')),
+    counter: countBy && id !== null
+      ? anyTable(db).selectNoFrom(() => sql<unknown>`${countBy.count(db, req.caller, id)}`.as('count'))
+      : narrowed.select((eb) => eb.fn.countAll().as('count')),
   }
 }
-export type ListQueries = ReturnType<typeof listQueries>
+
+/** The id a list request filters `field` by, when that is its only filter; null otherwise. */
+function onlyFilter(query: Record<string, string>, field: string): number | null {
+  const filters = Object.keys(query).filter((k) => !PAGING_PARAMS.has(k))
+  return filters.length === 1 && filters[0] === field ? parseId(query[field]) : null
+}
 
 /** A page of the list with the number of its records in each row, as `__count`. */
 export const countedPage = (q: ListQueries, limit: number, offset: number): Query =>
@@ -74,7 +91,7 @@ export function plannedCountedPage<T extends TableName>(def: ResourceDef<T>, bas
     byKey.set(key, plan = planStatement(standIns(req.caller, query), slots, (s) => {
       const json = pageJson(compiler, def, s)
       if (!json) throw new Error(`plannedCountedPage: the records of ${def.name} are not written by the database`)
-      return jsonPage(json, def, s, countedPage(listQueries(def, base(compiler, s.caller), s), limit, s.offset), ['__count']).compile()
+      return jsonPage(json, def, s, countedPage(listQueries(compiler, def, base(compiler, s.caller), s), limit, s.offset), ['__count']).compile()
     }))
   }
   return plan && bind(plan, [req.caller.id, req.origin, req.now, offset])
