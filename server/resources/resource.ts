@@ -7,6 +7,6 @@
 
 export { defineResource, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
 export type { PageRows, PageRun } from './core/list.js'
-export { fetchFor, fetchRecord, readable, render } from './core/read.js'
+export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
 export { checkReferences, scopeAllows } from './core/checks.js'
 export { API, resourceEndpoints, subListEndpoint } from './core/endpoints.js'

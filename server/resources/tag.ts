@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { onTagSet } from '../access.js'
 import type { TableFields } from '../http/fields.js'
-import { defineResource, readable, resourceEndpoints } from './resource.js'
+import { defineResource, readableRecord, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
 import { tagClasses } from './tagClass.js'
@@ -44,8 +44,7 @@ export const tags = defineResource({
   // so the count is the set's own, kept by triggers, instead of a count(*) of its tags under the rule
   countBy: {
     field: 'tagSet',
-    count: (db, caller, id) => sql`(case when exists (${readable(db, tagSets, caller).select(sql.lit(1).as('one')).where('r.id', '=', id)})
-      then ${tagSetTagCountSql(id)} else 0 end)`,
+    count: (db, caller, id) => sql`(case when exists (${readableRecord(db, tagSets, caller, id)}) then ${tagSetTagCountSql(id)} else 0 end)`,
   },
   owner: 'user_id',
   stamps: ['creation_date'],

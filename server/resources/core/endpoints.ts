@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { TableName } from '../../db/schema.js'
 import type { Context, Endpoint, Handler, Method } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
@@ -8,7 +7,7 @@ import type { Query } from '../../http/list.js'
 import type { ResourceDef } from './define.js'
 import { listOf, type PageRows, type PageRun } from './list.js'
 import type { CallerBase } from './listStatements.js'
-import { fetchRecord, fetchRecordJson, parseId, readable, render } from './read.js'
+import { fetchRecord, fetchRecordJson, parseId, readable, readableRecord, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
 // The list and detail endpoints generated from a declaration, and sub-lists (a parent record's
@@ -133,7 +132,7 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
           ...(page ? { page: (ordered: Query, limit: number, offset: number, run: PageRun) => page(ctx, id, ordered, limit, offset, run) } : {}),
         }, {
           readable: (qb) => qb.where((eb) => eb.exists(
-            readable(ctx.db, opts.parent, ctx.caller).select(sql<number>`1`.as('one')).where('r.id', '=', id))),
+            readableRecord(ctx.db, opts.parent, ctx.caller, id))),
           fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read']),
         })
       },

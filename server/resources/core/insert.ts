@@ -18,9 +18,7 @@ export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T
     return recs<T>(await anyTable(db).insertInto(def.table).values(rows).returningAll().execute())
   }
   const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
-  const arrays = columns.map((c, i) => {
-    return sql`${arrayParameter(types[i]!, rows.map((r) => r[c]))}::${sql.raw(types[i]!)}[]`
-  })
+  const arrays = columns.map((c, i) => sql`${arrayParameter(types[i]!, rows.map((r) => r[c]))}::${sql.raw(types[i]!)}[]`)
   const result = await sql<AnyRow>`insert into ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     select * from unnest(${sql.join(arrays)})
     returning ${added ? sql.join(added.map((c) => sql.ref(c))) : sql`*`}`.execute(db)

@@ -60,10 +60,19 @@ export function listsWrittenByDatabase<T extends TableName>(def: ResourceDef<T>)
   return writes
 }
 
-/** How the records of a page are written as JSON: the statement for `page` (a query of records as `r`,
- * limited to a page), with rows of `id`, the named `extras` of `page` and `__json`, unordered; null when the
- * resource's lists are rendered by toJson (a field `embed` gives has no SQL form). */
-export function pageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
+/** How the records of a page of `def`, whose lists the database writes (listsWrittenByDatabase), are written
+ * as JSON: the statement for `page` (a query of records as `r`, limited to a page), with rows of `id`, the
+ * named `extras` of `page` and `__json`, unordered. */
+export function listPageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
+  (page: Query, extras: string[]) => Query {
+  const json = pageJson(db, def, req)
+  if (!json) throw new Error(`the records of ${def.name} are not written by the database`)
+  return json
+}
+
+/** listPageJson, or null when the resource's lists are rendered by toJson (a field `embed` gives has no SQL
+ * form). */
+function pageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
   ((page: Query, extras: string[]) => Query) | null {
   // a record without an embed is the one a detail writes, built once; one with an embed has fields of the
   // request (embedSql: the origin, the clock), built for each

@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.js'
 import { envelopeText } from '../../http/jsonText.js'
 import { pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
 import { recs, type ListRequest, type ResourceDef } from './define.js'
-import { listsWrittenByDatabase, pageJson } from './jsonRecord.js'
+import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
 import { countedPage, jsonPage, listQueries, plannedCountedPage, unfiltered, type CallerBase, type ListQueries } from './listStatements.js'
 import { render } from './read.js'
 
@@ -51,11 +51,7 @@ export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef
     // the JSON is written over the page's rows only (in the page's statement it would be written for every
     // row OFFSET skips too)
     let json: ((page: Query, extras: string[]) => Query) | null = null
-    const run: PageRun = (page, extras = []) => {
-      json ??= pageJson(ctx.db, def, req)
-      if (!json) throw new Error(`listOf: the records of ${def.name} are not written by the database`)
-      return jsonPage(json, def, req, page, extras).execute()
-    }
+    const run: PageRun = (page, extras = []) => jsonPage(json ??= listPageJson(ctx.db, def, req), def, req, page, extras).execute()
     const texts = async (rows: AnyRow[]) => rows.map((r) => r.__json as string)
     const planned = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
       ? (limit: number, offset: number) => plannedCountedPage(def, base, req, limit, offset)

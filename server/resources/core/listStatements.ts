@@ -4,7 +4,7 @@ import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import { applyFilters, applyOrdering, pageOf, type Query } from '../../http/list.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
 import { anyTable, type Db, type ListRequest, type ResourceDef } from './define.js'
-import { listsWrittenByDatabase, pageJson } from './jsonRecord.js'
+import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
 import { parseId } from './read.js'
 
 // The statements of a list, built for a request; and the most frequent of them, an unfiltered page of a
@@ -88,11 +88,8 @@ export function plannedCountedPage<T extends TableName>(def: ResourceDef<T>, bas
   let plan = byKey.get(key)
   if (plan === undefined) {
     if (byKey.size >= MAX_PLANS) return null
-    byKey.set(key, plan = planStatement(standIns(req.caller, query), slots, (s) => {
-      const json = pageJson(compiler, def, s)
-      if (!json) throw new Error(`plannedCountedPage: the records of ${def.name} are not written by the database`)
-      return jsonPage(json, def, s, countedPage(listQueries(compiler, def, base(compiler, s.caller), s), limit, s.offset), ['__count']).compile()
-    }))
+    byKey.set(key, plan = planStatement(standIns(req.caller, query), slots, (s) => jsonPage(listPageJson(compiler, def, s), def, s,
+      countedPage(listQueries(compiler, def, base(compiler, s.caller), s), limit, s.offset), ['__count']).compile()))
   }
   return plan && bind(plan, [req.caller.id, req.origin, req.now, offset])
 }

@@ -21,6 +21,10 @@ export function readable(db: Db | Kysely<AnyTables>, def: Referent, caller: Call
     .where(compiledRule(def, caller, flag) ?? ((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag)))
 }
 
+/** The record `id` of `def`, as one row, when the caller holds `flag` on it (for an `exists`). */
+export const readableRecord = (db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, id: number) =>
+  readable(db, def, caller).select(sql.lit(1).as('one')).where('r.id', '=', id)
+
 /** Every record of `def`, as `r`, whoever the caller is. */
 function records(db: Db | Kysely<AnyTables>, def: { table: TableName }): Query<{}> {
   return anyTable(db).selectFrom(`${def.table} as r`)
