@@ -21,6 +21,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
     })
     let lastLine = ''
     let silentSaidAt = -Infinity
+    let waitingSaid = ''
     while (true) {
       const percent = Math.round(Math.max(0, Math.min(1, Number(job.fractionCompleted) || 0)) * 100)
       const state = `${JOB_STATUS[job.status] ?? job.status}` + (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
@@ -40,6 +41,14 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       } else if (typeof silent !== 'number') {
         silentSaidAt = -Infinity
       }
+      // a job created before its parameters: no worker takes it until it has them (said when it changes)
+      const waiting = Array.isArray(job.waitingFor) ? job.waitingFor.join(', ') : ''
+      if (waiting !== waitingSaid && waiting !== '') {
+        const said = `job ${job.id}: waits for ${waiting} before a worker may run it (jobParameters/, or its project)`
+        if (progress.interactive) progress.note(said)
+        else stderr(said)
+      }
+      waitingSaid = waiting
       if (FINAL.has(job.status)) break
       await sleep(this.flags.interval * 1000)
       job = await this.api.get(`jobs/${this.args.id}/`)

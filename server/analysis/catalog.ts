@@ -22,6 +22,9 @@ export interface TypeParams {
   id: number
   name: string
   params: Record<string, ParamSpec>
+  /** reads the media files of the job's project unless its `mediaFileId` names one: a job without a project
+   * waits for one (or for that parameter) */
+  projectMedia?: boolean
 }
 
 export const TEST: TypeParams = {
@@ -54,6 +57,7 @@ export const RANDOM_WINDOW_TAGGING: TypeParams = {
     tagClass: { kind: 'tagClass', description: 'tag class id or name (default: a class named randomWindow)' },
     seed: { kind: 'integer', min: 0, description: 'random seed (default: chosen and kept as a parameter)' },
   },
+  projectMedia: true,
 }
 
 const discovery = {
@@ -69,6 +73,7 @@ export const SUPERVISED_TAG_DISCOVERY: TypeParams = {
   id: 1,
   name: 'SupervisedTagDiscovery',
   params: discovery,
+  projectMedia: true,
 }
 
 export const SUPERVISED_TAG_DISCOVERY_CHILD: TypeParams = {
@@ -87,12 +92,16 @@ export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
     mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
     seed: { kind: 'integer', min: 0, description: 'random seed (default: a new one)' },
   },
+  projectMedia: true,
 }
 
 /** The types a client may create, in the order of the README's job types table. */
 export const JOB_TYPE_PARAMS: readonly TypeParams[] = [
   TEST, IMPORT_AUDIO_FILE, RANDOM_WINDOW_TAGGING, SUPERVISED_TAG_DISCOVERY, UNSUPERVISED_TAG_DISCOVERY,
 ]
+
+/** Every type a worker runs, the ones only the server creates (children) included. */
+export const RUNNABLE_TYPE_PARAMS: readonly TypeParams[] = [...JOB_TYPE_PARAMS, SUPERVISED_TAG_DISCOVERY_CHILD]
 
 /** One line per parameter: `name (kind, default D | required): description`. */
 export function describeParams(t: TypeParams): string[] {

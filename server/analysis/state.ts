@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { JobRow } from './jobType.js'
+import { waitsForNothing } from './waiting.js'
 
 // The job state machine, as SQL: Queued(2) -> Running(3) -> Complete(6) |
 // Error(4) | Stopped(5). Clients ask through `requestedStatus` (5 stop, 2
@@ -71,12 +72,12 @@ async function stopFamily(trx: Transaction<DB>, id: number): Promise<void> {
   if (running === 0) await markStopped(trx, id)
 }
 
-/** Take the next queued job, or one whose holder's lease ran out. */
+/** Take the next queued job that waits for nothing (waiting.ts), or one whose holder's lease ran out. */
 export async function claimNext(db: Kysely<DB>, workerId: string, leaseSeconds: number): Promise<JobRow | null> {
   return db.transaction().execute(async (trx) => {
     const next = await trx.selectFrom('jobs').select('id')
       .where((eb) => eb.or([
-        eb('status_id', '=', QUEUED),
+        eb.and([eb('status_id', '=', QUEUED), waitsForNothing('jobs')]),
         eb.and([eb('status_id', '=', RUNNING), eb('worker_id', 'is not', null), eb('lease_expires', '<', sql<Date>`now()`)]),
       ]))
       .orderBy('priority', 'desc').orderBy('id', 'asc')

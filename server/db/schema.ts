@@ -139,7 +139,7 @@ export interface JobsTable {
   parameters_json: WrittenByDatabase<unknown>
   name: WithDefault<string>
   user_id: number
-  project_id: number
+  project_id: number | null
   type_id: number
   creation_date: Timestamp
   num_to_complete: WithDefault<number>

@@ -14,6 +14,7 @@ import {
   claimNext, ERROR, lockAncestors, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
+import { waitingFor } from '../analysis/waiting.js'
 
 // A worker runs queued jobs: each of its `concurrency` slots claims one job at
 // a time (SELECT ... FOR UPDATE SKIP LOCKED, so workers sharing a database
@@ -38,6 +39,10 @@ export interface WorkerOptions {
 class Stop extends Error {}
 class LeaseLost extends Error {}
 class ShuttingDown extends Error {}
+/** A parameter was removed after the job was claimed: it waits again in the queue, never fails for it. */
+class Waiting extends Error {
+  constructor(readonly missing: string[]) { super(`waiting for ${missing.join(', ')}`) }
+}
 
 export class Worker {
   readonly id: string
@@ -99,6 +104,8 @@ export class Worker {
       const owner = await this.ownerOf(job)
       const given = Object.fromEntries((await this.db.selectFrom('job_parameters').select(['name', 'value'])
         .where('job_id', '=', job.id).orderBy('id').execute()).map((p) => [p.name, p.value]))
+      const missing = waitingFor(job.type_id, job.project_id, Object.keys(given))
+      if (missing.length) throw new Waiting(missing)
       const { values, errors } = await checkParameters(this.db, owner, this.config, type, given)
       const bad = Object.entries(errors)[0]
       if (bad) throw new Error(`Parameter ${bad[0]}: ${bad[1][0]}`)
@@ -118,9 +125,9 @@ export class Worker {
       }
     } catch (e) {
       const reason = control.signal.aborted ? control.signal.reason : e
-      if (reason instanceof ShuttingDown) {
+      if (reason instanceof ShuttingDown || reason instanceof Waiting) {
         await requeue(this.db, job.id, this.id)
-        this.log(`job ${job.id}: back in the queue (worker stopping)`)
+        this.log(`job ${job.id}: back in the queue (${reason instanceof Waiting ? reason.message : 'worker stopping'})`)
       } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
       } else if (reason instanceof Stop) {

@@ -7,6 +7,7 @@ import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
 import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
+import { waitingFor, waitingForSql } from '../analysis/waiting.js'
 import { sql, type Transaction } from 'kysely'
 import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
@@ -15,16 +16,19 @@ import { users } from './users.js'
 
 // jobs/: analysis jobs and their progress. Only the owner (and site admins)
 // see or change a job. A job is created Queued; its parameters come with it
-// in the write-only `parameters` object (or later through jobParameters/),
-// are checked against its type, and need launch_job on every library and tag
+// in the write-only `parameters` object, or later through jobParameters/ (the
+// job then waits for them, `waitingFor`), are checked against its type, and need launch_job on every library and tag
 // set they name. `requestedStatus` 5 stops a job, 2 re-queues a stopped or
 // failed one; what needs no worker is applied at once (server/analysis/state.ts).
 
 const fields: TableFields<'jobs'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  name: { type: 'string', column: 'name', maxLength: 255, allowBlank: true, default: '' },
+  name: { type: 'string', column: 'name', maxLength: 255, required: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
-  project: { type: 'pk', column: 'project_id', target: () => projects, required: true },
+  project: {
+    type: 'pk', column: 'project_id', target: () => projects, nullable: true, default: null,
+    description: 'the project whose media files the job reads (a job of such a type without one waits for it: waitingFor)',
+  },
   type: { type: 'pk', column: 'type_id', target: () => jobTypeRecords, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
   numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
@@ -49,11 +53,18 @@ const fields: TableFields<'jobs'> = {
       + 'and the next worker to look takes the job over), the seconds since that worker last renewed it; '
       + 'isRunning is then false while status stays Running. null otherwise',
   },
+  waitingFor: {
+    type: 'list', items: 'string', readOnly: true,
+    description: 'extension: what the job still needs before a worker may run it: the names of required parameters '
+      + 'not yet given (through jobParameters/), and "project" for a type that reads the project\'s media files when '
+      + 'the job has no project and no mediaFileId. Empty when it needs nothing',
+  },
   parameters: {
     type: 'object', writeOnly: true,
     description: ['extension: parameter names to string values, stored as JobParameters rows of the job.',
-      'A parameter with a default may be left out; a required one must be given before the job is queued',
-      '(a job created with requestedStatus 5 may get it later through jobParameters/). Parameters of the built-in types:',
+      'A parameter with a default may be left out. With this object, every required one must be given (400 otherwise);',
+      'without it, the job is created as the original creates it and waits (waitingFor) until each required one',
+      'exists in jobParameters/. Parameters of the built-in types:',
       ...JOB_TYPE_PARAMS.map((t) => `${t.name} (${t.id}): ${describeParams(t).join('; ')}.`)].join(' '),
   },
 }
@@ -83,7 +94,11 @@ async function embedParameters(db: Db, rows: Rec<'jobs'>[]) {
       .where('job_id', 'in', ids.slice(i, i + 1000)).orderBy('id').execute()
     for (const p of params) byJob.get(p.job_id)?.push({ id: p.id, job: p.job_id, name: p.name, value: p.value })
   }
-  for (const r of rows) r.jobparameters_set = byJob.get(r.id) ?? []
+  for (const r of rows) {
+    const params = byJob.get(r.id) ?? []
+    r.jobparameters_set = params
+    r.waitingFor = waitingFor(r.type_id, r.project_id, params.map((p) => p.name))
+  }
 }
 
 async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Rec<'jobs'> | null) {
@@ -101,9 +116,10 @@ async function validateJob(ctx: Context, values: Record<string, unknown>, existi
   }
   const type = jobTypes.get((values.type as number | undefined) ?? existing?.type_id ?? 0)
   if (type && !errors.parameters) {
-    // A job about to be queued (created so, or asked to run again) must have every parameter its type
-    // needs; otherwise only the parameters given are checked. Parameters the type does not know are kept.
-    const queues = existing ? willRequeue(values, existing) : willQueue(values)
+    // A job about to be queued (created so with a `parameters` object, or asked to run again) must have every
+    // parameter its type needs; otherwise only the parameters given are checked: a job created without the
+    // object waits for the rest (server/analysis/waiting.ts). Parameters the type does not know are kept.
+    const queues = existing ? willRequeue(values, existing) : willQueue(values) && values.parameters !== undefined
     const all = queues && existing ? { ...await storedParameters(ctx.db, existing.id), ...given } : given
     const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, all, !queues)
     if (Object.keys(check.errors).length) errors.parameters = check.errors
@@ -158,6 +174,7 @@ export const jobs = defineResource({
         then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
       // kept in the job's row (migration 2026_11_24_0004)
       jobparameters_set: sql.ref('r.parameters_json'),
+      waitingFor: waitingForSql('r'),
     }
   },
   validate: validateJob,

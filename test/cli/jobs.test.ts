@@ -66,6 +66,16 @@ test('job list and job get show the job', async () => {
   assert.match(get.stdout, /param numToComplete\s+3/)
 })
 
+test('job get shows what a job created before its parameters waits for', async () => {
+  const created = await w.t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'later', type: 2 } })
+  assert.is(created.statusCode, 201, created.body)
+  const get = await w.mas(['job', 'get', String(created.data.id)])
+  assert.is(get.code, 0, get.stderr)
+  assert.match(get.stdout, /waitingFor\s+destinationTagSet, project/)
+  assert.not.match((await w.mas(['job', 'get', String(job)])).stdout, /waitingFor/)
+  assert.is((await w.t.call('DELETE', `/api/v0/jobs/${created.data.id}/`, { as: alice })).statusCode, 204)
+})
+
 test('job watch follows a job to its end: exit 0 when complete, 1 when stopped', async () => {
   // an external worker drives the job through the API
   const done = await w.t.call('PATCH', `/api/v0/jobs/${job}/`, { as: alice, body: { status: 6, isComplete: true, fractionCompleted: 1, numCompleted: 3, numToComplete: 3 } })

@@ -85,7 +85,7 @@ test('--workers 2 and a separate mas worker start share one cluster; the last pr
     const s = await serve(dataDir, ['--workers', '2', '--log-level', 'warn'])
     const project = await call(s.url, 'POST', 'project/', { name: 'p' })
     const worker = mas(['worker', 'start', '--data-dir', dataDir])
-    const job = await call(s.url, 'POST', 'jobs/', { project: project.data.id, type: 8, parameters: { numToComplete: '2', secondsPerStep: '0' } })
+    const job = await call(s.url, 'POST', 'jobs/', { name: 'count', project: project.data.id, type: 8, parameters: { numToComplete: '2', secondsPerStep: '0' } })
     let status = 0
     for (let i = 0; i < 600 && status !== 6; i++) {
       await delay(100)

@@ -43,7 +43,7 @@ test('mas server start --with-worker runs queued jobs in the server process', as
       method, headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     })).json()
     const project = await call('POST', 'project/', { name: 'p' })
-    const job = await call('POST', 'jobs/', { project: project.id, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' } })
+    const job = await call('POST', 'jobs/', { name: 'count', project: project.id, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' } })
     const done = await waitFor('the job to complete', async () => {
       const j = await call('GET', `jobs/${job.id}/`)
       return j.status === 6 ? j : undefined

@@ -117,7 +117,7 @@ test('a child that fails ends its parent in Error, each with an error.txt saying
 test('discovery parameters are checked when the job is created', async () => {
   const project = await makeProject(t.db, alice)
   const res = await t.call('POST', '/api/v0/jobs/', {
-    as: alice, body: { project, type: 1, parameters: { sourceTagSet: '999999', numberOfTagsToDiscover: 'x', windowSizeInSeconds: '1' } },
+    as: alice, body: { name: 'discovery', project, type: 1, parameters: { sourceTagSet: '999999', numberOfTagsToDiscover: 'x', windowSizeInSeconds: '1' } },
   })
   assert.is(res.statusCode, 400)
   assert.equal(res.data, { parameters: {

@@ -105,12 +105,17 @@ test('a job type the worker cannot run ends in Error with error.txt saying so', 
   assert.ok(existsSync(join(config.mediaDir, stored.result_file)))
 })
 
-test('parameters are checked again when the job runs: a missing one ends in Error naming it', async () => {
+test('a job missing a required parameter waits, never fails for it; a bad value is checked again when it runs', async () => {
   // written straight into the database, past the checks of jobs/
   const id = await makeJob(t.db, alice, project, 2, { numWindowsToTag: '3' })
+  // a job queued after it runs to its end: the worker, which takes the oldest first, passed the waiting one by
+  await waitForStatus(t.db, await createJob({ numToComplete: '1' }), 6)
+  const waiting = await getJob(id)
+  assert.equal([waiting.status, waiting.waitingFor], [2, ['destinationTagSet']])
+  await t.db.insertInto('job_parameters').values({ job_id: id, name: 'destinationTagSet', value: '999999' }).execute()
   await waitForStatus(t.db, id, 4)
   const notes = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', id).execute()
-  assert.equal(notes.map((n) => n.notes), ['Parameter destinationTagSet: This field is required.'])
+  assert.equal(notes.map((n) => n.notes), ['Parameter destinationTagSet: Invalid pk "999999" - object does not exist.'])
 })
 
 test('a parent with children: its progress is the sum of theirs and it completes with them', async () => {

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagSet } from '../helpers/records.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
+import { claimNext, requeue } from '../../server/analysis/state.js'
 
 // jobs/, jobParameters/ and randomWindow/: owner-only records, the parameters
 // extension with its checks, requestedStatus applied at once where no worker
@@ -15,7 +16,7 @@ let aliceProject: number, bobProject: number
 const JOB_FIELDS = ['id', 'name', 'user', 'project', 'type', 'creationDate', 'numToComplete', 'numCompleted',
   'fractionCompleted', 'elapsedRealTime', 'timeToCompletion', 'isRunning', 'wasStopped', 'isComplete', 'wasDeleted',
   'status', 'requestedStatus', 'startedDate', 'lastStatusDate', 'parentJob', 'priority', 'jobparameters_set',
-  'workerSilentSeconds']
+  'workerSilentSeconds', 'waitingFor']
 
 test.before(async () => {
   alice = await t.user('alice')
@@ -69,10 +70,15 @@ test('only the owner and site admins see a job; anonymous callers are asked to a
   assert.is(all.data.count, alices.data.count)
 })
 
-test('a job must name a project of the caller and a job type', async () => {
-  const missing = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'x' } })
+test('a job must have a name and a job type, as the original; its project, if any, is one of the caller\'s', async () => {
+  const missing = await t.call('POST', '/api/v0/jobs/', { as: alice, body: {} })
   assert.is(missing.statusCode, 400)
-  assert.equal(missing.data, { project: ['This field is required.'], type: ['This field is required.'] })
+  assert.equal(missing.data, { name: ['This field is required.'], type: ['This field is required.'] })
+  const blank = await createTest(alice, { name: ' ' })
+  assert.equal(blank.data, { name: ['This field may not be blank.'] })
+  const noProject = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'x', type: 8 } })
+  assert.is(noProject.statusCode, 201, JSON.stringify(noProject.data))
+  assert.equal([noProject.data.project, noProject.data.waitingFor], [null, []])
   const foreign = await createTest(alice, { project: bobProject })
   assert.is(foreign.statusCode, 400)
   assert.equal(foreign.data, { project: [`Invalid pk "${bobProject}" - object does not exist.`] })
@@ -115,7 +121,7 @@ test('parameters are checked against the job type when the job is created, namin
 })
 
 test('a Test job needs no parameters; a parameter the type does not use is kept', async () => {
-  const bare = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { project: aliceProject, type: 8 } })
+  const bare = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'bare', project: aliceProject, type: 8 } })
   assert.is(bare.statusCode, 201, JSON.stringify(bare.data))
   assert.is(bare.data.status, 2)
   assert.equal(bare.data.jobparameters_set, [])
@@ -130,14 +136,14 @@ test('a parameter a type needs is checked when the job is created or queued, nev
   const needs: Array<[number, string[]]> = [[2, ['destinationTagSet']], [7, ['destinationTagSet']],
     [1, ['sourceTagSet', 'destinationTagSet']], [9, ['path', 'library']]]
   for (const [type, names] of needs) {
-    const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { project: aliceProject, type } })
+    const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'n', project: aliceProject, type, parameters: {} } })
     assert.is(res.statusCode, 400, `type ${type}`)
     assert.equal(res.data, { parameters: Object.fromEntries(names.map((n) => [n, ['This field is required.']])) })
   }
   const before = await t.db.selectFrom('jobs').select('id').where('type_id', 'in', [1, 2, 7, 9]).execute()
   assert.is(before.length, 0, 'nothing was queued')
   // created stopped, a job may get its parameters afterwards (through jobParameters/); queuing it checks them
-  const stopped = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { project: aliceProject, type: 2, requestedStatus: 5 } })
+  const stopped = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'n', project: aliceProject, type: 2, requestedStatus: 5 } })
   assert.is(stopped.statusCode, 201)
   assert.is(stopped.data.status, 5)
   const id = stopped.data.id
@@ -152,6 +158,40 @@ test('a parameter a type needs is checked when the job is created or queued, nev
   assert.is(queued.data.status, 2)
   assert.is((await t.call('DELETE', `/api/v0/jobs/${id}/`, { as: alice })).statusCode, 204)
 })
+
+test('a job created the original\'s way, then its parameters, waits queued for them and is claimed only then', async () => {
+  const library = await makeLibrary(t.db, alice)
+  const tagSet = await makeTagSet(t.db, alice, library)
+  const created = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'windows', type: 2 } })
+  assert.is(created.statusCode, 201, JSON.stringify(created.data))
+  const id = created.data.id
+  assert.equal([created.data.status, created.data.waitingFor], [2, ['destinationTagSet', 'project']])
+  const listed = async () => (await t.call('GET', '/api/v0/jobs/?type=2', { as: alice })).data.results.find((j: any) => j.id === id)
+  assert.equal((await listed()).waitingFor, ['destinationTagSet', 'project'])
+  assert.not.ok((await claimAll()).includes(id), 'nobody claims a job that waits')
+  const param = await t.call('POST', '/api/v0/jobParameters/', { as: alice, body: { job: id, name: 'destinationTagSet', value: String(tagSet) } })
+  assert.is(param.statusCode, 201)
+  assert.equal((await t.call('GET', `/api/v0/jobs/${id}/`, { as: alice })).data.waitingFor, ['project'])
+  assert.not.ok((await claimAll()).includes(id))
+  const withProject = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { project: aliceProject } })
+  assert.equal([withProject.data.status, withProject.data.waitingFor], [2, []])
+  assert.equal((await listed()).waitingFor, [])
+  assert.ok((await claimAll()).includes(id))
+  assert.is((await t.call('DELETE', `/api/v0/jobs/${id}/`, { as: alice })).statusCode, 204)
+  // one naming its media file needs no project
+  const one = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'one', type: 7, parameters: {
+    destinationTagSet: String(tagSet), mediaFileId: String(await makeMediaFile(t.db, alice, library)) } } })
+  assert.equal([one.statusCode, one.data.waitingFor], [201, []])
+  assert.is((await t.call('DELETE', `/api/v0/jobs/${one.data.id}/`, { as: alice })).statusCode, 204)
+})
+
+/** The ids of every job a worker would claim now (given back to the queue afterwards). */
+async function claimAll(): Promise<number[]> {
+  const ids: number[] = []
+  for (let job = await claimNext(t.db, 'test-worker', 30); job; job = await claimNext(t.db, 'test-worker', 30)) ids.push(job.id)
+  for (const id of ids) await requeue(t.db, id, 'test-worker')
+  return ids
+}
 
 const jobRowStatus = async (id: number) =>
   (await t.db.selectFrom('jobs').select('status_id').where('id', '=', id).executeTakeFirstOrThrow()).status_id

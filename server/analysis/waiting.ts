@@ -1,0 +1,41 @@
+import { sql, type Expression, type RawBuilder } from 'kysely'
+import { RUNNABLE_TYPE_PARAMS, type TypeParams } from './catalog.js'
+
+// A job created the original's way (POST jobs/ without our `parameters` object, then one jobParameters/
+// row at a time) waits, queued, until it has every parameter its type requires, and, when its type reads
+// the project's media files and no mediaFileId names one, a project (docs/decisions.md §8). What it
+// waits for is the record's `waitingFor`; no worker claims a job that waits for anything.
+
+const PROJECT = 'project'
+
+const requiredOf = (t: TypeParams) => Object.entries(t.params).filter(([, p]) => p.required).map(([name]) => name)
+const typeOf = new Map(RUNNABLE_TYPE_PARAMS.map((t) => [t.id, t]))
+
+/** What a job of type `typeId` with these parameters and project still waits for, in the type's order. */
+export function waitingFor(typeId: number, projectId: number | null, names: Iterable<string>): string[] {
+  const type = typeOf.get(typeId)
+  if (!type) return []
+  const given = new Set(names)
+  const missing = requiredOf(type).filter((n) => !given.has(n))
+  if (type.projectMedia && projectId === null && !given.has('mediaFileId')) missing.push(PROJECT)
+  return missing
+}
+
+/** The same as SQL over the job `job` (an alias of the jobs table): a text[] of what it waits for. */
+export function waitingForSql(job: string): RawBuilder<string[]> {
+  const id = sql.ref(`${job}.id`)
+  const type = sql.ref(`${job}.type_id`)
+  const lacks = (name: string) => sql`not exists (select 1 from job_parameters wp where wp.job_id = ${id} and wp.name = ${name})`
+  const items: Expression<unknown>[] = []
+  for (const t of RUNNABLE_TYPE_PARAMS) {
+    for (const name of requiredOf(t)) items.push(sql`case when ${type} = ${t.id} and ${lacks(name)} then ${name}::text end`)
+    if (t.projectMedia) {
+      items.push(sql`case when ${type} = ${t.id} and ${sql.ref(`${job}.project_id`)} is null and ${lacks('mediaFileId')}
+        then ${PROJECT}::text end`)
+    }
+  }
+  return sql<string[]>`array_remove(array[${sql.join(items)}]::text[], null)`
+}
+
+/** SQL: the job `job` waits for nothing. */
+export const waitsForNothing = (job: string): RawBuilder<boolean> => sql<boolean>`cardinality(${waitingForSql(job)}) = 0`
