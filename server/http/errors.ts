@@ -13,6 +13,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The challenge of a 401, the original's (DRF's BasicAuthentication, first of its schemes): clients that log in
+ * only when challenged for Basic (Python's HTTPBasicAuthHandler, wget, curl --anyauth) send their credentials
+ * then; a token client sends its header anyway. */
+export const BASIC_CHALLENGE = 'Basic realm="api"'
+
 const detail = (status: number, message: string, headers?: Record<string, string>) =>
   new ApiError(status, { detail: message }, headers)
 
@@ -20,8 +25,8 @@ export const notFound = () => detail(404, 'Not found.')
 export const invalidPage = () => detail(404, 'Invalid page.')
 export const forbidden = (message = 'You do not have permission to perform this action.') => detail(403, message)
 export const notAuthenticated = () =>
-  detail(401, 'Authentication credentials were not provided.', { 'WWW-Authenticate': 'Token' })
-export const authenticationFailed = (message: string) => detail(401, message, { 'WWW-Authenticate': 'Token' })
+  detail(401, 'Authentication credentials were not provided.', { 'WWW-Authenticate': BASIC_CHALLENGE })
+export const authenticationFailed = (message: string) => detail(401, message, { 'WWW-Authenticate': BASIC_CHALLENGE })
 export const methodNotAllowed = (method: string) => detail(405, `Method "${method}" not allowed.`)
 export const unsupportedMediaType = (type: string) => detail(415, `Unsupported media type "${type}" in request.`)
 export const tooLarge = (message = 'Request body is too large.') => detail(413, message)

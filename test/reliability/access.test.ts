@@ -85,7 +85,7 @@ test('every route needs authentication: anonymous and inactive callers get 401 a
       for (const role of ['anonymous', 'inactive'] as Role[]) {
         const res = await call(method, url, role, method === 'GET' ? undefined : {})
         assert.is(res.statusCode, 401, `${role} ${method} ${url}: ${res.body}`)
-        if (role === 'anonymous') assert.is(res.headers['www-authenticate'], 'Token')
+        if (role === 'anonymous') assert.is(res.headers['www-authenticate'], 'Basic realm="api"')
         checked++
       }
     }

@@ -90,7 +90,7 @@ test('Token header variants answer as DRF does', async () => {
   const unknown = await t.call('GET', '/api/v0/jobTypes/', { headers: { authorization: `Token ${'0'.repeat(40)}` } })
   assert.is(unknown.statusCode, 401)
   assert.equal(unknown.data, { detail: 'Invalid token.' })
-  assert.is(unknown.headers['www-authenticate'], 'Token')
+  assert.is(unknown.headers['www-authenticate'], 'Basic realm="api"')
   const noKey = await t.call('GET', '/api/v0/jobTypes/', { headers: { authorization: 'Token' } })
   assert.equal(noKey.data, { detail: 'Invalid token header. No credentials provided.' })
   const spaces = await t.call('GET', '/api/v0/jobTypes/', { headers: { authorization: 'Token abc def' } })

@@ -63,7 +63,7 @@ test('lookup tables need authentication', async () => {
   const res = await t.call('GET', '/api/v0/jobTypes/')
   assert.is(res.statusCode, 401)
   assert.equal(res.data, { detail: 'Authentication credentials were not provided.' })
-  assert.is(res.headers['www-authenticate'], 'Token')
+  assert.is(res.headers['www-authenticate'], 'Basic realm="api"')
 })
 
 test.run()

@@ -59,7 +59,7 @@ test('a grantee by basic auth and by session, and a site admin, may fetch; a str
   assert.equal(JSON.parse(denied.body), { detail: 'Not found.' })
   const anonymous = await get(path)
   assert.is(anonymous.statusCode, 401)
-  assert.is(anonymous.headers['www-authenticate'], 'Token')
+  assert.is(anonymous.headers['www-authenticate'], 'Basic realm="api"')
 })
 
 test('single ranges answer 206 with Content-Range: first bytes, middle, open end, suffix', async () => {
