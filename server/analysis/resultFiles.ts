@@ -23,10 +23,10 @@ export function resultName(fileName: string): string {
  * import does: a crash can leave at worst a file without a row, never a row without its file.
  */
 export async function insertWithFile(db: Kysely<DB>, pending: Pending, name: string,
-  values: { job: number; notes: string }) {
+  values: { job: number; notes: string; creationDate?: string }) {
   const write = async (trx: Kysely<DB>) => {
     const row = await trx.insertInto('job_result_files')
-      .values({ job_id: values.job, creation_date: localTimestamp(), result_file: name, notes: values.notes })
+      .values({ job_id: values.job, creation_date: values.creationDate ?? localTimestamp(), result_file: name, notes: values.notes })
       .returningAll().executeTakeFirstOrThrow()
     await pending.commit(name)
     return row

@@ -50,6 +50,10 @@ export type Fields<C extends string = string> = Record<string, FieldDef<C>>
 /** The fields of a resource over table T: every column is checked against the table's type. */
 export type TableFields<T extends TableName> = Fields<Column<T>>
 
+/** The description of every record's `creationDate`: written as given, as the original's serializers do (data
+ * moved from it keeps its dates), else the time of the create (docs/decisions.md §2). */
+export const CREATION_DATE = 'when the record was created: kept as given on create and update; default: the time of the create'
+
 export const INT_MIN = -2147483648
 export const INT_MAX = 2147483647
 const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true])

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller } from '../access.js'
 import { badRequest, MSG } from '../http/errors.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { appUserGroups } from './appUserGroup.js'
 import { defineResource, resourceEndpoints, readable, type Db } from './resource.js'
 import { resolveUsernames } from './userRefs.js'
@@ -21,7 +21,7 @@ const fields: TableFields<'app_permissions'> = {
   bearer_username: { type: 'string', writeOnly: true, maxLength: 150 },
   target_type: { type: 'choice', column: 'target_type', choices: ['tagset', 'library', 'appusergroup'], required: true, filter: true },
   target_id: { type: 'integer', column: 'target_id', required: true, min: 1, filter: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
   read: { type: 'boolean', column: 'read', default: false },
   write: { type: 'boolean', column: 'write', default: false },

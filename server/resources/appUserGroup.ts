@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely'
 import { onGroup } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { badRequest, notFound } from '../http/errors.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { resolveUserIds, resolveUsernames } from './userRefs.js'
 import { users } from './users.js'
@@ -18,7 +18,7 @@ const fields: TableFields<'app_user_groups'> = {
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   users: { type: 'list', items: 'integer', default: [] },
   usernames: { type: 'list', items: 'string', writeOnly: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
 }
 

@@ -2,7 +2,7 @@ import { ownedVia } from '../access.js'
 import { insertWithFile, resultName } from '../analysis/resultFiles.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import { parseInput, type TableFields } from '../http/fields.js'
+import { CREATION_DATE, parseInput, type TableFields } from '../http/fields.js'
 import { receiveUpload } from '../media/upload.js'
 import { mediaUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
@@ -17,7 +17,7 @@ import { jobs } from './jobs.js'
 const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true, label: 'CreationDate' },
+  creationDate: { type: 'datetime', column: 'creation_date', label: 'CreationDate', description: CREATION_DATE },
   resultFile: { type: 'string', readOnly: true, inForms: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
 }
@@ -33,7 +33,7 @@ async function createResultFile(ctx: Context): Promise<Result> {
     if (Object.keys(errors).length) {
       throw badRequest(Object.fromEntries(Object.keys(fields).filter((n) => errors[n]).map((n) => [n, errors[n]])))
     }
-    const row = await insertWithFile(ctx.db, pending!, resultName(upload.filename), values as { job: number; notes: string })
+    const row = await insertWithFile(ctx.db, pending!, resultName(upload.filename), values as { job: number; notes: string; creationDate?: string })
     return { status: 201, body: (await render(ctx, jobResultFiles, [row]))[0] }
   } finally {
     await pending?.discard()

@@ -2,7 +2,7 @@ import { ownedBy } from '../access.js'
 import type { DB } from '../db/schema.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
 import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
@@ -30,7 +30,7 @@ const fields: TableFields<'jobs'> = {
     description: 'the project whose media files the job reads (a job of such a type without one waits for it: waitingFor)',
   },
   type: { type: 'pk', column: 'type_id', target: () => jobTypeRecords, required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   numToComplete: { type: 'integer', column: 'num_to_complete', min: 0, default: 0 },
   numCompleted: { type: 'integer', column: 'num_completed', min: 0, default: 0 },
   fractionCompleted: { type: 'float', column: 'fraction_completed', default: 0 },

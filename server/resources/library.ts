@@ -1,5 +1,5 @@
 import { onLibrary } from '../access.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
 import { userMetaDataFields } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
@@ -16,7 +16,7 @@ const fields: TableFields<'libraries'> = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
 }
 
 export const libraries = defineResource({

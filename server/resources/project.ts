@@ -1,7 +1,7 @@
 import { ownedBy } from '../access.js'
 import type { Context, Endpoint, EndpointDoc } from '../http/endpoint.js'
 import { badRequest, notFound } from '../http/errors.js'
-import { parseInput, type Fields, type TableFields } from '../http/fields.js'
+import { CREATION_DATE, parseInput, type Fields, type TableFields } from '../http/fields.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
 import { projectTypes } from './lookups.js'
@@ -17,7 +17,7 @@ const fields: TableFields<'projects'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   type: { type: 'pk', column: 'type_id', target: () => projectTypes, default: 1 },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   userSettings: { type: 'pk', column: 'user_settings_id', target: () => userSettings, nullable: true, default: null },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true, inForms: true },

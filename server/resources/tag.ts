@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { onTagSet } from '../access.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { defineResource, readableRecord, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
@@ -18,7 +18,7 @@ import { users } from './users.js'
 const fields: TableFields<'tags'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   tagClass: { type: 'pk', column: 'tag_class_id', target: () => tagClasses, required: true },
   tagExample: { type: 'pk', column: 'tag_example_id', target: () => tagExamples, nullable: true, default: null },
   tagSet: { type: 'pk', column: 'tag_set_id', target: () => tagSets, required: true },

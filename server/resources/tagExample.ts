@@ -1,5 +1,5 @@
 import { onTagSet } from '../access.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
@@ -14,7 +14,7 @@ const fields: TableFields<'tag_examples'> = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   tagSet: { type: 'pk', column: 'tag_set_id', target: () => tagSets, required: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
   endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
   minFrequency: { type: 'float', column: 'min_frequency', required: true },

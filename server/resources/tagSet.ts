@@ -1,6 +1,6 @@
 import { onLibrary, onTagSet } from '../access.js'
 import { forbidden } from '../http/errors.js'
-import type { TableFields } from '../http/fields.js'
+import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { tags } from './tag.js'
 import { defineResource, resourceEndpoints, scopeAllows, subListEndpoint } from './resource.js'
 import { tagSetTagCount } from './tagSetCount.js'
@@ -18,7 +18,7 @@ const fields: TableFields<'tag_sets'> = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   library: { type: 'pk', column: 'library_id', target: () => libraries, nullable: true, default: null },
-  creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, inForms: true },
+  creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
 }
 
 export const tagSets = defineResource({

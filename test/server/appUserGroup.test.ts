@@ -24,7 +24,7 @@ test('round trip: members by id and by name, read, list, PUT, PATCH, delete', as
   assert.is(created.statusCode, 201)
   const g = created.data
   assert.match(g.creationDate, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/)
-  assert.is.not(g.creationDate, '2001-01-01T00:00:00')
+  assert.is(g.creationDate, '2001-01-01T00:00:00') // kept as given, as the original
   assert.equal(g, { id: g.id, name: 'lab', users: [bob.id, carol.id].sort((a, b) => a - b), creationDate: g.creationDate, createdBy: alice.id })
   assert.equal(await memberIds(g.id), [bob.id, carol.id].sort((a, b) => a - b))
 

@@ -27,7 +27,8 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
   const rowsOf = (values: Record<string, unknown>[]) => values.map((v) => {
     const cols = toColumns(def.fields, v)
     if (def.owner) cols[def.owner] = ctx.caller.id
-    for (const s of def.stamps ?? []) cols[s] = now
+    // a stamp given (a creationDate kept from elsewhere) is written as given
+    for (const s of def.stamps ?? []) cols[s] ??= now
     return cols
   })
   const createScope = def.createScope === undefined ? def.scope : def.createScope
@@ -38,7 +39,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
   const columnField = new Map<string, string>(Object.entries(def.fields).filter(([, f]) => f.column).map(([n, f]) => [f.column!, n]))
   const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) => values.map((v) => {
     const row: AnyRow = {}
-    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? now : v[columnField.get(c) ?? '']
+    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? v[columnField.get(c) ?? ''] ?? now : v[columnField.get(c) ?? '']
     return row
   })
   if (!many && !def.transform && !def.afterWrite && !def.validate) {
