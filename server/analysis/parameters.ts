@@ -5,7 +5,7 @@ import { libraryAllows, tagSetAllows, type Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { forbidden, MSG } from '../http/errors.js'
-import { parseValue } from '../http/fields.js'
+import { characters, parseValue } from '../http/fields.js'
 import type { JobType, ParamSpec, ParamValues } from './jobType.js'
 
 // Job parameters arrive as strings (JobParameters rows). Each job type says
@@ -111,7 +111,7 @@ export function parametersFrom(v: unknown): { params: Record<string, string> } |
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: MSG.notDict(Array.isArray(v) ? 'list' : typeof v) }
   const params: Record<string, string> = {}
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    if (k === '' || k.length > 255) return { error: 'Parameter names must have 1 to 255 characters.' }
+    if (k === '' || characters(k) > 255) return { error: 'Parameter names must have 1 to 255 characters.' }
     if (typeof x === 'string') params[k] = x
     else if (typeof x === 'number' && Number.isFinite(x)) params[k] = String(x)
     else return { error: `The value of "${k}" must be a string.` }

@@ -94,9 +94,23 @@ function parseString(v: unknown, f: FieldDef): Parsed {
   if (typeof v !== 'string') return err(MSG.string)
   if (v.includes('\0')) return err('Null characters are not allowed.')
   if (v.trim() === '' && !f.allowBlank) return err(MSG.blank)
-  if (f.maxLength !== undefined && v.length > f.maxLength) return err(MSG.maxLength(f.maxLength))
+  if (f.maxLength !== undefined && v.length > f.maxLength && characters(v) > f.maxLength) return err(MSG.maxLength(f.maxLength))
   if (f.pattern !== undefined && !new RegExp(f.pattern, 'u').test(v)) return err(f.patternMessage ?? 'Enter a valid value.')
   return ok(v)
+}
+
+/** A string's length in characters (code points), as the original, PostgreSQL and JSON Schema count it: a
+ * character outside the Basic Multilingual Plane (an emoji) is two UTF-16 units of `length`, and one here. */
+export function characters(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
+    }
+  }
+  return n
 }
 
 export function parsePk(v: unknown): Parsed {
