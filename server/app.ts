@@ -5,6 +5,7 @@ import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
 import { openStorage, type Storage } from './storage/index.js'
 import { answerClientError } from './http/clientErrors.js'
+import { withoutFormatSuffix } from './http/formatSuffix.js'
 import bodies from './plugins/bodies.js'
 import callerNotifications from './plugins/callerNotifications.js'
 import errorAnswers from './plugins/errors.js'
@@ -53,6 +54,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     bodyLimit: config.maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    rewriteUrl: (req) => withoutFormatSuffix(req.url ?? '/'),
     requestIdHeader: false,
     // Slow clients: headers must be complete within headersTimeout, a socket
     // silent for idleTimeout is closed, and a body must keep a minimum rate

@@ -106,6 +106,36 @@ test('paths without the trailing slash answer as with it, bodies included', asyn
   assert.is(post.data.username, 'noslash')
 })
 
+test('format suffixes and ?format=json|api answer as the path does (DRF\'s format_suffix_patterns)', async () => {
+  const library = await makeLibrary(t.db, alice)
+  const path = `/api/v0/library/${library}/`
+  const plain = await t.call('GET', path, { as: alice })
+  assert.is(plain.statusCode, 200)
+  for (const url of [`/api/v0/library/${library}.json`, `/api/v0/library/${library}.json/`, `/api/v0/library/${library}.api`,
+    `${path}?format=json`, `${path}?format=api`]) {
+    const res = await t.call('GET', url, { as: alice })
+    assert.is(res.statusCode, 200, url)
+    assert.match(String(res.headers['content-type']), /^application\/json/, url)
+    assert.equal(res.data, plain.data, url)
+  }
+  const list = await t.call('GET', '/api/v0/library.json?page_size=1', { as: alice })
+  assert.equal(list.data, (await t.call('GET', '/api/v0/library/?page_size=1', { as: alice })).data)
+  assert.ok((await t.call('GET', '/api/v0/.json', { as: alice })).data.library)
+  const renamed = await t.call('PATCH', `/api/v0/library/${library}.json`, { as: alice, body: { name: 'suffixed' } })
+  assert.equal([renamed.statusCode, renamed.data.name], [200, 'suffixed'])
+  assert.is((await t.call('GET', `/api/v0/library/${library}.xml`, { as: alice })).statusCode, 404)
+})
+
+test('string lengths are counted in characters (code points), as the original and JSON Schema count them', async () => {
+  const emoji = '\u{1F426}'
+  for (const [n, status] of [[128, 201], [255, 201], [256, 400]] as const) {
+    const res = await t.call('POST', '/api/v0/library/', { as: alice, body: { name: emoji.repeat(n) } })
+    assert.is(res.statusCode, status, `${n} emoji`)
+    if (status === 201) assert.is([...res.data.name].length, n)
+    else assert.equal(res.data, { name: ['Ensure this field has no more than 255 characters.'] })
+  }
+})
+
 test('unknown paths are a JSON 404', async () => {
   const res = await t.call('GET', '/api/v0/nope/', { as: alice })
   assert.is(res.statusCode, 404)
