@@ -35,10 +35,12 @@ export async function applyRequestedStatus(trx: Transaction<DB>, id: number): Pr
     await trx.updateTable('jobs').set({
       ...released, status_id: QUEUED, was_stopped: false, is_complete: false, time_to_completion: -1, last_status_date: now,
     }).where('id', '=', id).execute()
-  } else if (!(want === STOPPED && job.status_id === RUNNING)) {
-    // nothing to do (already queued or running, or stopping what has ended): the request is answered
+  } else if (want === QUEUED) {
+    // nothing to do (already queued or running, or complete): the request is answered
     await trx.updateTable('jobs').set({ requested_status_id: null }).where('id', '=', id).execute()
   }
+  // a stop asked of a job that has ended stays asked, as the original keeps it: no worker claims an ended job,
+  // and a later requestedStatus 2 replaces it
 }
 
 async function hasChildren(db: Db, id: number): Promise<boolean> {

@@ -229,6 +229,25 @@ test('requestedStatus 5 stops a queued job at once, 2 queues it again; other val
   assert.ok(odd.data.requestedStatus)
 })
 
+test('a stop asked of a job that has ended is kept, as the original keeps it, and changes nothing else', async () => {
+  const id = (await createTest(alice)).data.id
+  // an external worker ends it through the API
+  const done = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { status: 6, isComplete: true } })
+  assert.is(done.statusCode, 200)
+  const stop = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { requestedStatus: 5 } })
+  assert.is(stop.statusCode, 200)
+  assert.equal([stop.data.status, stop.data.isComplete, stop.data.wasStopped, stop.data.requestedStatus], [6, true, false, 5])
+  assert.is((await t.call('GET', `/api/v0/jobs/${id}/`, { as: alice })).data.requestedStatus, 5)
+  assert.not.ok((await claimAll()).includes(id), 'no worker takes it')
+  // a stopped job keeps the request too, until it is queued again
+  const other = (await createTest(alice)).data.id
+  await t.call('PATCH', `/api/v0/jobs/${other}/`, { as: alice, body: { requestedStatus: 5 } })
+  const twice = await t.call('PATCH', `/api/v0/jobs/${other}/`, { as: alice, body: { requestedStatus: 5 } })
+  assert.equal([twice.data.status, twice.data.requestedStatus], [5, 5])
+  const again = await t.call('PATCH', `/api/v0/jobs/${other}/`, { as: alice, body: { requestedStatus: 2 } })
+  assert.equal([again.data.status, again.data.requestedStatus], [2, null])
+})
+
 test('an update may change parameters: named ones are replaced, others kept', async () => {
   const id = (await createTest(alice)).data.id
   const res = await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { parameters: { secondsPerStep: '0.5', note: 'x' } } })
