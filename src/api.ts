@@ -4,6 +4,7 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import got, { RequestError, type Method } from 'got'
 import type FormData from 'form-data'
+import { filterCheck } from './listFilters.js'
 
 // The API client: got underneath, one place for URLs, auth, JSON (also when the
 // original service labels it text/html), retries and pagination.
@@ -195,23 +196,27 @@ export class ApiClient {
   }
 
   /** Every record of a list, following `next` links across all pages. */
-  async all<T = any>(path: string, query: Query = {}): Promise<T[]> {
+  /** Every record of a list, across its pages. `flags` names the flag behind each filter of `query`, for the
+   * refusal when the server ignored one that the records cannot be checked against (listFilters.ts). */
+  async all<T = any>(path: string, query: Query = {}, flags?: Record<string, string>): Promise<T[]> {
     const records: T[] = []
-    for await (const page of this.pages<T>(path, query)) records.push(...page)
+    for await (const page of this.pages<T>(path, query, undefined, flags)) records.push(...page)
     return records
   }
 
-  /** The pages of a list, one array of records at a time. */
-  /** the records of every page; `onCount` hears the total the first page announces */
-  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void): AsyncGenerator<T[]> {
+  /** The pages of a list, one array of records at a time, each record checked against the filters of `query`
+   * (a server that ignores a filter answers every record: those that do not match are dropped here);
+   * `onCount` hears the total the first page announces */
+  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void, flags?: Record<string, string>): AsyncGenerator<T[]> {
+    const check = filterCheck(query, flags)
     let next: string | null = this.url(path, { page_size: 1000, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {
       seen.add(next)
       const data: Page<T> | T[] = await this.get(next)
-      if (Array.isArray(data)) { onCount?.(data.length); yield data; return }
+      if (Array.isArray(data)) { onCount?.(data.length); yield check.keep(data); return }
       if (seen.size === 1 && typeof data.count === 'number') onCount?.(data.count)
-      yield data.results ?? []
+      yield check.keep(data.results ?? [])
       next = data.next ?? null
     }
   }

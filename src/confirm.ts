@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
 import type { ApiClient, Page, Query } from './api.js'
 import { failure, usageError } from './baseCommand.js'
+import { filterCheck } from './listFilters.js'
 
 // Destructive commands (deletes, revokes, deactivations) ask first on a terminal, saying what will go,
 // and need --yes anywhere else: a script states its intent, a person is asked.
@@ -22,8 +23,12 @@ export function count(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
 }
 
-/** How many records the list at `path` holds (its first page's count; the length of an unpaged list). */
+/** How many records the list at `path` holds (its first page's count; the length of an unpaged list). A server
+ * that ignored a filter of `query` (its first record does not match it) has them counted here. */
 export async function recordCount(api: ApiClient, path: string, query: Query = {}): Promise<number> {
   const data = await api.get<Page<unknown> | unknown[]>(path, { page_size: 1, ...query })
+  const first = Array.isArray(data) ? data : data.results ?? []
+  const check = filterCheck(query)
+  if (check.filters && first.length && !check.keep(first).length) return (await api.all(path, query)).length
   return Array.isArray(data) ? data.length : data.count
 }

@@ -169,7 +169,8 @@ export async function mediaFileId(api: ApiClient, flag: string, value: string, l
   const ref = parseRef(value)
   if ('name' in ref) {
     const exact = await api.get<{ count?: number; results?: MediaFile[] }>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', { alias: ref.name, page_size: 2 })
-    if (exact.count === 1 && exact.results?.length === 1) return exact.results[0].id
+    // the answer of a server that ignored ?alias= holds other files: only a file of that alias is taken
+    if (exact.count === 1 && exact.results?.length === 1 && exact.results[0].alias === ref.name) return exact.results[0].id
   }
   return flagId(flag, value, () => mediaFiles(api, library))
 }

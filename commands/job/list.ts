@@ -15,7 +15,7 @@ export default class JobList extends AuthCommand<typeof JobList> {
 
   async run() {
     const project = this.flags.project === undefined ? undefined : await projectId(this.api, '--project', this.flags.project)
-    const jobs = await this.api.all('jobs/', { project, status: this.flags.status })
+    const jobs = await this.api.all('jobs/', { project, status: this.flags.status }, { project: '--project', status: '--status' })
     const shown = jobs.filter((j) => (project === undefined || j.project === project) &&
       (this.flags.status === undefined || j.status === this.flags.status))
     return this.showList(shown, JOB)

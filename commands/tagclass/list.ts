@@ -11,7 +11,7 @@ export default class TagClassList extends AuthCommand<typeof TagClassList> {
 
   async run() {
     const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
-    const classes = await this.api.all('tagClass/', { library })
+    const classes = await this.api.all('tagClass/', { library }, { library: '--library' })
     const shown = library ? classes.filter((c) => c.library === library) : classes
     return this.showList(shown, TAG_CLASS)
   }

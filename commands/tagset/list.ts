@@ -11,7 +11,7 @@ export default class TagSetList extends AuthCommand<typeof TagSetList> {
 
   async run() {
     const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
-    const sets = await this.api.all('tagSet/', { library })
+    const sets = await this.api.all('tagSet/', { library }, { library: '--library' })
     const shown = library ? sets.filter((s) => s.library === library) : sets
     return this.showList(shown, TAG_SET)
   }
