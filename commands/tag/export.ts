@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Flags } from '@oclif/core'
 import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
-import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagSet } from '../../src/lookup.js'
+import { ApiError, mapLimit } from '../../src/api.js'
+import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, warn } from '../../src/output.js'
 import { inRecordingOrder, perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
 import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tagFormats.js'
@@ -64,15 +65,20 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
   private async writeRaven(tags: TagRecord[], tagSet: TagSet): Promise<void> {
     if (!tagSet.library) failure(`tag set ${tagSet.id} belongs to no library: a Raven table needs its recordings`)
     const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
-    const files = media.records.map(ravenFile)
+    // a tag set may hold tags on recordings (and classes) of other libraries (the original allows it): read those too
+    const [elsewhere, otherClasses] = await Promise.all([
+      this.outside(tags.map((t) => Number(t.mediaFile)), (id) => !media.byId(id), 'mediaFile', 'media file'),
+      this.outside(tags.map((t) => Number(t.tagClass)), (id) => !classes.byId(id), 'tagClass', 'tag class'),
+    ]) as [MediaFile[], TagClass[]]
+    const files = [...media.records, ...elsewhere].map(ravenFile)
     const tagged = new Set(tags.map((t) => Number(t.mediaFile)))
     // a recording of unknown length shifts the Begin Time of the tagged recordings after it
     const ordered = inRecordingOrder(files)
     const lastTagged = ordered.map((f) => tagged.has(f.id)).lastIndexOf(true)
     const unknown = ordered.slice(0, Math.max(0, lastTagged)).filter((f) => f.duration === undefined).map((f) => f.alias)
-    const className = (id: number) => classes.byId(id)?.className
-    const elsewhere = tags.filter((t) => !media.byId(Number(t.mediaFile))).length
-    if (elsewhere) warn(`${elsewhere} tag${elsewhere === 1 ? ' is' : 's are'} on media files outside library ${tagSet.library}, left out of the Raven table`)
+    const classNames = new Map([...classes.records, ...otherClasses].map((c) => [c.id, c.className]))
+    const className = (id: number) => classNames.get(id)
+    if (elsewhere.length) stderr(`${elsewhere.length} tagged recording${elsewhere.length === 1 ? '' : 's'} outside library ${tagSet.library}: included`)
     const dir = this.flags['per-file']
     if (dir === undefined) {
       if (unknown.length) warn(`no duration known for ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}: Begin Time (s) of the files after it leaves it out`)
@@ -92,6 +98,22 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
       written++
     }
     stderr(`Wrote ${written} selection table${written === 1 ? '' : 's'} below ${dir}`)
+  }
+
+  /** The records (`path` of the API) of the ids that `missing` says the library's lists lacked, each read on its own;
+   * one that cannot be read stops the export, saying how many tags it would have left out. */
+  private async outside(ids: number[], missing: (id: number) => boolean, path: string, kind: string): Promise<unknown[]> {
+    const wanted = [...new Set(ids.filter(missing))]
+    const found = await mapLimit(wanted, 8, (id) => this.api.get(`${path}/${id}/`).catch((e) => {
+      if (e instanceof ApiError && e.status === 404) return undefined
+      throw e
+    }))
+    const unread = wanted.filter((_id, i) => found[i] === undefined)
+    if (unread.length) {
+      failure(`${ids.filter((id) => unread.includes(id)).length} tags are on ${kind}s you cannot read (${unread.slice(0, 5).join(', ')}`
+        + `${unread.length > 5 ? ', …' : ''}): a Raven table needs them, so nothing was written`)
+    }
+    return found
   }
 }
 

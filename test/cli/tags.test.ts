@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeTag, makeTagClass } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // Tag sets, tag classes, one tag, and bulk tags: CSV, NDJSON and Raven in, the same out.
@@ -129,6 +129,21 @@ test('export writes the header and formats expected by other tools; --json gives
   assert.equal(ndjson.map((l) => JSON.parse(l)), all)
   const empty = await w.mas(['tag', 'export', '--tag-set', String(await newTagSet('empty')), '--format', 'json'])
   assert.equal(JSON.parse(empty.stdout), [])
+})
+
+test('a Raven export holds every tag of the set, those on recordings and classes of another library too', async () => {
+  const set = await newTagSet('across')
+  const other = await makeLibrary(w.t.db, alice)
+  const file = await makeMediaFile(w.t.db, alice, other)
+  const wren = await makeTagClass(w.t.db, alice, other, 'wren')
+  const here = await makeTag(w.t.db, alice, { tagSet: set, mediaFile: media[0], tagClass: classes[0] })
+  const there = await makeTag(w.t.db, alice, { tagSet: set, mediaFile: file, tagClass: wren })
+  const raven = await w.mas(['tag', 'export', '--tag-set', String(set), '--format', 'raven'])
+  assert.is(raven.code, 0, raven.stderr)
+  const rows = raven.stdout.trim().split('\n').slice(1).map((l) => l.split('\t'))
+  assert.equal(rows.map((r) => Number(r[11])).sort((a, b) => a - b), [here, there])
+  assert.ok(rows.some((r) => r[9] === 'wren'), raven.stdout)
+  assert.match(raven.stderr, /1 tagged recording outside library \d+: included/)
 })
 
 test('export into a reader that stops early (| head) ends quietly with exit 0', async () => {
