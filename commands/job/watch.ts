@@ -1,17 +1,26 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Args, Flags } from '@oclif/core'
-import { AuthCommand } from '../../src/baseCommand.js'
+import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { Progress, stderr } from '../../src/output.js'
 
 const FINAL = new Set([4, 5, 6])
 
+/** What a change of the job is judged by: its record, without the seconds its silent worker keeps counting. */
+const sameness = (job: Record<string, unknown>) => JSON.stringify({ ...job, workerSilentSeconds: undefined })
+
 export default class JobWatch extends AuthCommand<typeof JobWatch> {
   static summary = 'Follow a job until it completes, fails or stops'
-  static description = 'Exits 0 when the job completes, 1 when it ends in Error or Stopped. Ctrl-C stops watching (exit 130); the job runs on.'
-  static examples = ['<%= config.bin %> job watch 1', '<%= config.bin %> job watch 1 --interval 5 --json']
+  static description = 'Exits 0 when the job completes, 1 when it ends in Error or Stopped, or when --timeout passes first. '
+    + 'When nothing about the job has changed for --stale-after seconds (no worker runs it, or a stop was asked that nobody applies), '
+    + 'it says so on stderr and watches on. Ctrl-C stops watching (exit 130); the job runs on.'
+  static examples = ['<%= config.bin %> job watch 1', '<%= config.bin %> job watch 1 --interval 5 --json', '<%= config.bin %> job watch 1 --timeout 3600']
   static args = { id: Args.integer({ description: 'job id', required: true, min: 1 }) }
-  static flags = { interval: Flags.integer({ description: 'seconds between polls', default: 2, min: 1 }) }
+  static flags = {
+    interval: Flags.integer({ description: 'seconds between polls', default: 2, min: 1 }),
+    timeout: Flags.integer({ description: 'stop watching after this many seconds (exit 1); the job runs on', min: 1 }),
+    'stale-after': Flags.integer({ description: 'say so when nothing about the job has changed for this many seconds', default: 60, min: 1 }),
+  }
 
   async run() {
     let job = await this.api.get(`jobs/${this.args.id}/`)
@@ -22,6 +31,10 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
     let lastLine = ''
     let silentSaidAt = -Infinity
     let waitingSaid = ''
+    const started = Date.now()
+    let changedAt = started
+    let staleSaid = false
+    let seen = sameness(job)
     while (true) {
       const percent = Math.round(Math.max(0, Math.min(1, Number(job.fractionCompleted) || 0)) * 100)
       const state = `${JOB_STATUS[job.status] ?? job.status}` + (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
@@ -50,8 +63,26 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       }
       waitingSaid = waiting
       if (FINAL.has(job.status)) break
-      await sleep(this.flags.interval * 1000)
+      const now = Date.now()
+      if (this.flags.timeout !== undefined && now - started >= this.flags.timeout * 1000) {
+        progress.stop()
+        failure(`job ${job.id}: still ${JOB_STATUS[job.status] ?? job.status} after ${this.flags.timeout} s (--timeout); it runs on`)
+      }
+      // nothing changed for a while: said once, and again after the next change
+      if (!staleSaid && now - changedAt >= this.flags['stale-after'] * 1000) {
+        const asked = job.requestedStatus === 5 ? '; a stop was asked and nothing has applied it' : ''
+        const said = `job ${job.id}: nothing has changed for ${Math.round((now - changedAt) / 1000)} s `
+          + `(${JOB_STATUS[job.status] ?? job.status}${asked}); is a worker running?`
+        if (progress.interactive) progress.note(said)
+        else stderr(said)
+        staleSaid = true
+      }
+      const wait = this.flags.timeout === undefined ? this.flags.interval * 1000
+        : Math.max(0, Math.min(this.flags.interval * 1000, started + this.flags.timeout * 1000 - now))
+      await sleep(wait)
       job = await this.api.get(`jobs/${this.args.id}/`)
+      const next = sameness(job)
+      if (next !== seen) { seen = next; changedAt = Date.now(); staleSaid = false }
     }
     progress.stop()
     if (!this.jsonEnabled()) stderr(`job ${job.id} ended: ${JOB_STATUS[job.status]}`)

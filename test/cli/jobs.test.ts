@@ -73,6 +73,12 @@ test('job get shows what a job created before its parameters waits for', async (
   assert.is(get.code, 0, get.stderr)
   assert.match(get.stdout, /waitingFor\s+destinationTagSet, project/)
   assert.not.match((await w.mas(['job', 'get', String(job)])).stdout, /waitingFor/)
+  // nothing runs it: the watch says what it waits for, that nothing changes, and ends at --timeout
+  const watch = await w.mas(['job', 'watch', String(created.data.id), '--interval', '1', '--stale-after', '1', '--timeout', '3'])
+  assert.is(watch.code, 1, watch.stderr)
+  assert.match(watch.stderr, `job ${created.data.id}: waits for destinationTagSet, project before a worker may run it`)
+  assert.match(watch.stderr, new RegExp(`job ${created.data.id}: nothing has changed for \\d+ s \\(Queued\\); is a worker running\\?`))
+  assert.match(watch.stderr, `Error: job ${created.data.id}: still Queued after 3 s (--timeout); it runs on`)
   assert.is((await w.t.call('DELETE', `/api/v0/jobs/${created.data.id}/`, { as: alice })).statusCode, 204)
 })
 

@@ -74,4 +74,30 @@ test('job list --project and --status show only those jobs', async () => {
   assert.ok(json(queued).every((j: { status: number }) => j.status === 6))
 })
 
+test('job watch after job stop on the original (nothing applies the stop): says so, and --timeout ends it', async () => {
+  const w = await setup()
+  const made = async (args: string[]) => { const run = await w.mas(w.alice, [...args, '--json']); ok(run); return json(run).id as number }
+  const job = await made(['job', 'create', '--project', String(await made(['project', 'create', w.unique('p')])), '--type', 'Test'])
+  ok(await w.mas(w.alice, ['job', 'stop', String(job)]))
+  const watch = await w.mas(w.alice, ['job', 'watch', String(job), '--interval', '1', '--stale-after', '1', '--timeout', '3'])
+  assert.is(watch.code, 1, watch.stderr)
+  // the original leaves a new job in status 1 (Unknown), whatever a client asks
+  assert.match(watch.stderr, /nothing has changed for \d+ s \(\w+; a stop was asked and nothing has applied it\)/)
+  assert.match(watch.stderr, /still \w+ after 3 s \(--timeout\)/)
+  // an external worker ends it: the watch ends with it
+  await w.alice.api.patch(`jobs/${job}/`, { status: 5, wasStopped: true })
+  const ended = await w.mas(w.alice, ['job', 'watch', String(job), '--json'])
+  assert.is(ended.code, 1)
+  assert.is(json(ended).status, 5)
+})
+
+test('project add-media of a media file the caller cannot read names the media file, not the project', async () => {
+  const w = await setup()
+  const project = (await w.alice.api.post('project/', { name: w.unique('p') })).id
+  const bobs = (await w.bob.api.get('mediaFile/', { page_size: 1 })).results[0]?.id ?? 999999999
+  const run = await w.mas(w.alice, ['project', 'add-media', String(project), String(bobs)])
+  assert.is(run.code, 1, run.stderr)
+  assert.match(run.stderr, new RegExp(`^Error: media file ${bobs} not found\\n$`))
+})
+
 test.run()
