@@ -14,6 +14,7 @@ import maintenance from './plugins/maintenance.js'
 import routeTable from './plugins/routeTable.js'
 import routes from './plugins/routes.js'
 import securityHeaders from './plugins/securityHeaders.js'
+import wireHeaders from './plugins/wireHeaders.js'
 
 export type { RouteTable } from './plugins/routeTable.js'
 
@@ -70,6 +71,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(routeTable)
   await app.register(inFlightTracking)
   await app.register(securityHeaders)
+  await app.register(wireHeaders)
   await app.register(bodies)
   await app.register(errorAnswers)
   await app.register(routes)

@@ -149,7 +149,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       const result = await handler({ ...base, caller: caller as Caller })
       if (result.headers) reply.headers(result.headers)
       reply.code(result.status ?? 200)
-      if (result.body instanceof JsonText) return reply.type('application/json; charset=utf-8').send(result.body.text)
+      if (result.body instanceof JsonText) return reply.type('application/json').send(result.body.text)
       return result.body === undefined ? reply.send() : reply.send(result.body)
     },
   })
