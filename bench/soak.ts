@@ -28,7 +28,7 @@ async function main() {
   const post = async (path: string, body: unknown) => (await fetch(`${base}/api/v0/${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
   const library = (await post('library/', { name: 'soak' })).id
   const tagSet = (await post('tagSet/', { name: 'soak', library })).id
-  const tagClass = (await post('tagClass/', { className: 'call', library })).id
+  const tagClass = (await post('tagClass/', { className: 'call', displayName: 'call', library })).id
 
   let imported = 0
   let importErrors = 0

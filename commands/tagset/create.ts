@@ -10,7 +10,8 @@ export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
 
   async run() {
     const tagSet = await this.api.post('tagSet/', {
-      name: this.args.name, ...(this.flags.library !== undefined ? { library: await libraryId(this.api, '--library', this.flags.library) } : {}),
+      // the original and mas require the field; mas takes null for a tag set of no library
+      name: this.args.name, library: this.flags.library !== undefined ? await libraryId(this.api, '--library', this.flags.library) : null,
     })
     this.log(String(tagSet.id))
     return tagSet

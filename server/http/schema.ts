@@ -32,7 +32,8 @@ function coreType(f: FieldDef): Json {
 function formFields(fields: Fields, method: Method): Json[] {
   return Object.entries(fields).filter(([, f]) => !f.readOnly || f.inForms).map(([name, f]) => ({
     name,
-    ...(f.required && !f.readOnly && method !== 'PATCH' ? { required: true } : {}),
+    // a file part (inForms) the upload needs is required as the original's document says
+    ...(f.required && (!f.readOnly || (f.inForms && method === 'POST')) && method !== 'PATCH' ? { required: true } : {}),
     location: 'form',
     schema: { ...coreType(f), title: labelOf(name, f), description: f.description ?? '' },
   }))
@@ -132,7 +133,8 @@ function recordSchema(fields: Fields): Json {
     if (f.writeOnly) continue
     properties[name] = { ...jsonSchema(f), title: labelOf(name, f), ...(f.readOnly ? { readOnly: true } : {}) }
   }
-  return { type: 'object', properties }
+  // every record is answered with every field (null where it has no value)
+  return { type: 'object', properties, required: Object.keys(properties) }
 }
 
 function requestSchema(fields: Fields, method: Method): Json {
@@ -154,7 +156,8 @@ function multipartBody(request: Json, file: string): Json {
   const fields = request.properties as Record<string, Json>
   const part = fields[file] ?? {}
   const properties = { ...fields, [file]: { title: part.title, description: part.description, type: 'string', contentMediaType: 'application/octet-stream' } }
-  return { 'multipart/form-data': { schema: { ...request, properties }, encoding: { [file]: { contentType: 'application/octet-stream, audio/*' } } } }
+  const required = [...new Set([...(request.required as string[] | undefined ?? []), file])]
+  return { 'multipart/form-data': { schema: { ...request, properties, required }, encoding: { [file]: { contentType: 'application/octet-stream, audio/*' } } } }
 }
 
 const errorResponse = (description: string) => ({

@@ -18,7 +18,7 @@ const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', label: 'CreationDate', description: CREATION_DATE },
-  resultFile: { type: 'string', readOnly: true, inForms: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
+  resultFile: { type: 'string', readOnly: true, inForms: true, required: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
 }
 
@@ -50,7 +50,7 @@ export const jobResultFiles = defineResource({
   create: 'write',
   update: 'write',
   destroy: 'write',
-  updatable: ['job', 'notes'],
+  updatable: ['job', 'creationDate', 'notes'],
   createHandler: createResultFile,
   embed: async (_db, rows, ctx) => {
     for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null

@@ -11,7 +11,8 @@ import { users } from './users.js'
 
 const sensorFields: TableFields<'sensors'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  sensorArray: { type: 'pk', column: 'sensor_array_id', target: () => sensorArrays, nullable: true, default: null },
+  // required, as the original requires it; null (a sensor in no array) is our extension
+  sensorArray: { type: 'pk', column: 'sensor_array_id', target: () => sensorArrays, nullable: true, required: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   x: { type: 'float', column: 'x', default: 0 },
   y: { type: 'float', column: 'y', default: 0 },

@@ -12,7 +12,7 @@ const fields: TableFields<'tag_classes'> = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   library: { type: 'pk', column: 'library_id', target: () => libraries, required: true },
   className: { type: 'string', column: 'class_name', required: true, maxLength: 255 },
-  displayName: { type: 'string', column: 'display_name', allowBlank: true, maxLength: 255, default: '' },
+  displayName: { type: 'string', column: 'display_name', allowBlank: true, maxLength: 255, required: true },
 }
 
 export const tagClasses = defineResource({

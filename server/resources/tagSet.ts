@@ -17,7 +17,8 @@ const fields: TableFields<'tag_sets'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
-  library: { type: 'pk', column: 'library_id', target: () => libraries, nullable: true, default: null },
+  // required, as the original requires it; null (a tag set of no library) is our extension
+  library: { type: 'pk', column: 'library_id', target: () => libraries, nullable: true, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
 }
 

@@ -28,7 +28,7 @@ const VIEWS = [['', ''], ['fileView', 'file_view_'], ['catalogView', 'catalog_vi
 const fields: TableFields<'user_settings'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
-  name: { type: 'string', column: 'name', required: true, maxLength: 255 },
+  name: { type: 'string', column: 'name', maxLength: 255, default: 'default' },
   ...spectra('', ''),
   showSpectra: { type: 'boolean', column: 'show_spectra', default: DISPLAY_DEFAULTS.show_spectra },
   showWaveform: { type: 'boolean', column: 'show_waveform', default: DISPLAY_DEFAULTS.show_waveform },

@@ -33,8 +33,8 @@ export class OpenApiChecker {
     }))
   }
 
-  /** The problem with this answer, or null. */
-  check(method: string, url: string, status: number, contentType: string, payload: string): string | null {
+  /** The problem with this answer, or null. `sent` is the JSON body of the request, when it had one. */
+  check(method: string, url: string, status: number, contentType: string, payload: string, sent?: unknown): string | null {
     const bare = url.split('?')[0]
     // the API reference page's own files (scripts, styles, the document it reads) are not API answers
     if (method === 'HEAD' || method === 'OPTIONS' || bare.startsWith('/media/') || bare.startsWith('/api/docs') || /^text\/html/.test(contentType)) return null
@@ -52,6 +52,8 @@ export class OpenApiChecker {
     }
     const response = operation.responses[String(status)]
     if (!response) return `${method} ${op.path}: status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`
+    const unsent = status < 300 ? missingRequired(operation, sent) : null
+    if (unsent) return `${method} ${op.path} ${status}: accepted without ${unsent}, which the document calls required`
     const type = contentType.split(';')[0].trim()
     if (type && !/json/.test(type) && response.content?.[type]) return null
     const schema = response.content?.['application/json']?.schema
@@ -79,7 +81,7 @@ export class OpenApiChecker {
     app.addHook('onSend', async (req, reply, payload) => {
       if (typeof payload !== 'string' && payload !== null && payload !== undefined && !Buffer.isBuffer(payload)) return payload
       const text = payload === null || payload === undefined ? '' : String(payload)
-      const problem = this.check(req.method, req.url, reply.statusCode, String(reply.getHeader('content-type') ?? ''), text)
+      const problem = this.check(req.method, req.url, reply.statusCode, String(reply.getHeader('content-type') ?? ''), text, sentJson(req.body))
       if (!problem) return payload
       this.violations.push(problem)
       process.stderr.write(`OpenAPI violation: ${problem}\n`)
@@ -91,3 +93,25 @@ export class OpenApiChecker {
 }
 
 const ERROR = { $ref: '#/components/schemas/Error' }
+
+/** A JSON request body as the app keeps it until a handler reads it (its text, under a symbol of server/http/body.ts). */
+function sentJson(body: unknown): unknown {
+  if (body === null || typeof body !== 'object') return undefined
+  const text = Object.getOwnPropertySymbols(body).map((s) => (body as Record<symbol, unknown>)[s]).find((v) => typeof v === 'string')
+  if (typeof text !== 'string') return undefined
+  try { return JSON.parse(text) } catch { return undefined }
+}
+
+/** A field the request's schema requires that an accepted JSON body (or an item of an array) lacked. */
+function missingRequired(operation: Json, sent: unknown): string | null {
+  const schema = operation.requestBody?.content?.['application/json']?.schema
+  if (!schema || sent === undefined || sent === null || typeof sent !== 'object') return null
+  const request = (schema.oneOf?.[0] ?? schema) as Json
+  const required: string[] = request.required ?? []
+  for (const item of Array.isArray(sent) ? sent : [sent]) {
+    if (item === null || typeof item !== 'object') continue
+    const lacks = required.find((name) => !Object.prototype.hasOwnProperty.call(item, name))
+    if (lacks) return lacks
+  }
+  return null
+}

@@ -119,7 +119,7 @@ test('kill -9 during 50 concurrent imports: after a restart every MediaFile is w
 test('kill -9 during a bulk tag import: after a restart all of the bulk is there or none of it', async () => {
   const files = await all(`mediaFile/?library=${library}`)
   const tagSet = (await api('POST', 'tagSet/', { name: 'crash', library })).data.id
-  const tagClass = (await api('POST', 'tagClass/', { className: 'bird', library })).data.id
+  const tagClass = (await api('POST', 'tagClass/', { className: 'bird', displayName: 'bird', library })).data.id
   const bulk = Array.from({ length: TAGS }, (_, i) => ({
     tagSet, tagClass, mediaFile: files[i % files.length].id, startTime: i % 100, endTime: (i % 100) + 0.5, minFrequency: 100, maxFrequency: 900,
   }))

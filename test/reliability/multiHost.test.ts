@@ -147,7 +147,7 @@ test('a folder imported through A is read with Range through B; nothing lands on
 test('tags written through both servers are read through both', async () => {
   const [file] = (await api(a, 'GET', `mediaFile/?library=${library}&page_size=1`)).data.results
   const tagSet = (await api(a, 'POST', 'tagSet/', { name: 'both', library })).data.id
-  const tagClass = (await api(b, 'POST', 'tagClass/', { className: 'wren', library })).data.id
+  const tagClass = (await api(b, 'POST', 'tagClass/', { className: 'wren', displayName: 'wren', library })).data.id
   const tag = (startTime: number) => ({ tagSet, tagClass, mediaFile: file.id, startTime, endTime: startTime + 0.5, minFrequency: 100, maxFrequency: 900 })
   assert.is((await api(a, 'POST', 'tag/', tag(0.1))).status, 201)
   assert.is((await api(b, 'POST', 'tag/', tag(0.7))).status, 201)

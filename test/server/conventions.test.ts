@@ -136,6 +136,16 @@ test('string lengths are counted in characters (code points), as the original an
   }
 })
 
+test('answers carry the original\'s headers: application/json without a charset, Vary: Accept, Cookie', async () => {
+  for (const [url, as] of [['/api/v0/library/', alice], ['/api/v0/jobTypes/', undefined], ['/api/v0/library/?page=99', alice]] as const) {
+    const res = await t.call('GET', url, { as })
+    assert.is(res.headers['content-type'], 'application/json', url)
+    assert.is(res.headers.vary, 'Accept, Cookie', url)
+  }
+  const options = await t.call('OPTIONS', '/api/v0/tag/')
+  assert.equal([options.headers['content-type'], options.headers.vary], ['application/json', 'Accept, Cookie'])
+})
+
 test('unknown paths are a JSON 404', async () => {
   const res = await t.call('GET', '/api/v0/nope/', { as: alice })
   assert.is(res.statusCode, 404)

@@ -47,6 +47,29 @@ for (const who of ['alice', 'admin'] as const) {
   })
 }
 
+test('every create and update link requires what the original\'s requires, but for the differences kept on purpose', async () => {
+  const doc = await documentFor(admin)
+  const differences: string[] = []
+  for (const o of original.admin.filter((l) => ['create', 'update'].includes(l.keys[l.keys.length - 1]))) {
+    const link = lookupLink(doc, o.keys, Object.fromEntries(o.fields.map((f) => [f, 1])))
+    if (typeof link === 'string') continue
+    const ours = new Set(link.fields.filter((f) => f.required).map((f) => f.name))
+    const theirs = new Set(o.required)
+    for (const f of theirs) if (!ours.has(f)) differences.push(`${o.keys.join(' > ')}: ${f} required by the original only`)
+    for (const f of ours) if (!theirs.has(f)) differences.push(`${o.keys.join(' > ')}: ${f} required by mas only`)
+  }
+  // docs/decisions.md §15: bearer_username may stand for bearer_type and bearer_id (the server requires one way);
+  // a result file's PUT keeps its stored file (the original requires a new upload); a media file stays in its library
+  assert.equal(differences.sort(), [
+    'api > v0 > appPermission > create: bearer_id required by the original only',
+    'api > v0 > appPermission > create: bearer_type required by the original only',
+    'api > v0 > appPermission > update: bearer_id required by the original only',
+    'api > v0 > appPermission > update: bearer_type required by the original only',
+    'api > v0 > jobResultFile > update: resultFile required by the original only',
+    'api > v0 > mediaFile > update: library required by the original only',
+  ])
+})
+
 test('links only site admins may use are left out of a user\'s document, as in the original', async () => {
   const doc = await documentFor(alice)
   for (const keys of [['api', 'v0', 'project', 'list'], ['api', 'v0', 'user', 'list'], ['api', 'v0', 'user', 'read']]) {

@@ -65,7 +65,7 @@ test('sensorArray round trip: create, read, list, update, embedded sensor_set, d
 
 test('sensor round trip: list, filter by sensorArray, PUT, PATCH, delete, field types', async () => {
   const arr = (await t.call('POST', api('sensorArray/'), { as: alice, body: { name: 'a' } })).data.id
-  const free = await t.call('POST', api('sensor/'), { as: alice, body: { name: 'free', x: '2.5', layoutRow: '3' } })
+  const free = await t.call('POST', api('sensor/'), { as: alice, body: { name: 'free', sensorArray: null, x: '2.5', layoutRow: '3' } })
   assert.is(free.statusCode, 201)
   assert.equal(free.data, { id: free.data.id, sensorArray: null, name: 'free', x: 2.5, y: 0, z: 0, layoutRow: 3, layoutColumn: 0 })
   const inArr = (await t.call('POST', api('sensor/'), { as: alice, body: { name: 'in', sensorArray: arr } })).data
@@ -103,7 +103,7 @@ test('a sensor joins only its creator\'s sensor arrays; another user\'s array is
   assert.equal(res.data, { sensorArray: [`Invalid pk "${bobs}" - object does not exist.`] })
   const missing = await t.call('POST', api('sensor/'), { as: alice, body: { name: 'sneak', sensorArray: 999999 } })
   assert.equal(missing.data, { sensorArray: ['Invalid pk "999999" - object does not exist.'] })
-  const mine = (await t.call('POST', api('sensor/'), { as: alice, body: { name: 'mine' } })).data.id
+  const mine = (await t.call('POST', api('sensor/'), { as: alice, body: { name: 'mine', sensorArray: null } })).data.id
   const moved = await t.call('PATCH', api(`sensor/${mine}/`), { as: alice, body: { sensorArray: bobs } })
   assert.is(moved.statusCode, 400)
   assert.equal((await t.call('GET', api(`sensorArray/${bobs}/`), { as: bob })).data.sensor_set, [])
@@ -144,7 +144,8 @@ test('access matrix: only the owner and site admins see or change sensors and se
       }
       const patch = await t.call('PATCH', api(`${path}/${id}/`), { as, body: { name: `renamed by ${who}` } })
       assert.is(patch.statusCode, status, `${who} PATCH ${path}`)
-      const put = await t.call('PUT', api(`${path}/${id}/`), { as, body: { name: `put by ${who}` } })
+      // a sensor's PUT names its array, as the original requires (null: none)
+      const put = await t.call('PUT', api(`${path}/${id}/`), { as, body: { name: `put by ${who}`, ...(path === 'sensor' ? { sensorArray: null } : {}) } })
       assert.is(put.statusCode, status, `${who} PUT ${path}`)
     }
   }

@@ -30,7 +30,7 @@ test('tag set round trip, with and without a library', async () => {
   assert.equal({ ...s, creationDate: 'x' }, { id: s.id, user: c.owner.id, name: 'calls', library: lib, creationDate: 'x' })
   assert.match(s.creationDate, TIMESTAMP)
   assert.is(s.creationDate, '2000-01-01T00:00:00') // kept as given, as the original
-  const loose = (await t.call('POST', `${API}/tagSet/`, { as: c.owner, body: { name: 'loose' } })).data
+  const loose = (await t.call('POST', `${API}/tagSet/`, { as: c.owner, body: { name: 'loose', library: null } })).data
   assert.is(loose.library, null)
   assert.equal((await t.call('GET', `${API}/tagSet/${s.id}/`, { as: c.owner })).data, s)
 
@@ -56,7 +56,7 @@ test('tag set create: write on the library given, or no library', async () => {
   const stranger = await t.call('POST', `${API}/tagSet/`, { as: c.stranger, body: { name: 'x', library: lib } })
   assert.equal(stranger.data, { library: [`Invalid pk "${lib}" - object does not exist.`] })
   await statusMatrix(t, c, { owner: 201, stranger: 201, reader: 201, writer: 201, member: 201, grantAdmin: 201, admin: 201, anonymous: 401 },
-    async (role) => ({ method: 'POST', url: `${API}/tagSet/`, body: { name: role } }))
+    async (role) => ({ method: 'POST', url: `${API}/tagSet/`, body: { name: role, library: null } }))
 })
 
 test('tag set access matrix through grants on its library', async () => {
