@@ -17,9 +17,10 @@ import { users } from './users.js'
 // jobs/: analysis jobs and their progress. Only the owner (and site admins)
 // see or change a job. A job is created Queued; its parameters come with it
 // in the write-only `parameters` object, or later through jobParameters/ (the
-// job then waits for them, `waitingFor`), are checked against its type, and need launch_job on every library and tag
-// set they name. `requestedStatus` 5 stops a job, 2 re-queues a stopped or
-// failed one; what needs no worker is applied at once (server/analysis/state.ts).
+// job then waits for them, `waitingFor`), are checked against its type, and
+// need launch_job on every library and tag set they name. `requestedStatus` 5
+// stops a job, 2 re-queues a stopped or failed one; what needs no worker is
+// applied at once (server/analysis/state.ts).
 
 const fields: TableFields<'jobs'> = {
   id: { type: 'integer', column: 'id', readOnly: true },

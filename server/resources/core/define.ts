@@ -39,7 +39,7 @@ export interface ResourceDef<T extends TableName = TableName> {
   createScope?: Scope | null
   /** column set to the caller's id on create */
   owner?: Column<T>
-  /** columns set to the current time on create */
+  /** columns set to the current time on create, unless the request gave them (a creationDate kept as given) */
   stamps?: Column<T>[]
   /** 'admin': only site admins may list (403 for others); false: no list endpoint */
   list?: 'admin' | false
