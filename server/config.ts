@@ -17,6 +17,8 @@ export interface AppConfig {
   maxUploadBytes: number
   /** JSON and form bodies; bulk tag creation is the largest */
   maxBodyBytes: number
+  /** items of one bulk request (a JSON array body): 413 beyond, before it is parsed */
+  maxBulkItems: number
   /** failed password presentations allowed per client address and username in `loginWindowSeconds` */
   loginFailures: number
   /** failed password presentations allowed per client address, whatever the usernames, in `loginWindowSeconds` */
@@ -46,6 +48,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     trustProxy: overrides.trustProxy ?? parseTrustProxy(env.MAS_TRUST_PROXY),
     maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, 4 * 1024 ** 3),
     maxBodyBytes: overrides.maxBodyBytes ?? positive(env.MAS_MAX_BODY_BYTES, 32 * 1024 ** 2),
+    maxBulkItems: overrides.maxBulkItems ?? positive(env.MAS_MAX_BULK_ITEMS, 10_000),
     loginFailures: overrides.loginFailures ?? positive(env.MAS_LOGIN_FAILURES, 10),
     loginFailuresPerAddress: overrides.loginFailuresPerAddress ?? positive(env.MAS_LOGIN_FAILURES_PER_ADDRESS, 50),
     loginWindowSeconds: overrides.loginWindowSeconds ?? positive(env.MAS_LOGIN_WINDOW_SECONDS, 60),

@@ -160,7 +160,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
 }
 
 /** A read whose database connection was lost runs once more, on a new connection (a restarted database, a
- * terminated session); a second loss is answered 503 (docs/decisions.md, "Database faults"). */
+ * terminated session); a second loss is answered 503 (docs/decisions.md §15). */
 async function retriedOnceIfConnectionLost(run: () => Promise<Result>, reply: FastifyReply): Promise<Result> {
   try {
     return await run()

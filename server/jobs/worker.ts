@@ -128,7 +128,7 @@ export class Worker {
       } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
       } else if (isConnectionLost(reason)) {
-        // the database went away, not the job: it goes back to the queue with its progress (docs/decisions.md, "Database faults")
+        // the database went away, not the job: it goes back to the queue with its progress (docs/decisions.md §15)
         this.log(`job ${job.id}: lost the database (${(reason as Error).message}); putting it back in the queue`)
         await this.requeueWhileLeased(job.id)
       } else if (reason instanceof Stop) {

@@ -28,8 +28,6 @@ export default fp(errorAnswers, { name: 'error-answers' })
 /** Errors raised by fastify, its plugins or the database, as the API's error shapes; null for a real 500. */
 function asApiError(error: FastifyError & { code?: string }, contentType?: string): ApiError | null {
   if (error instanceof ApiError) return error
-  // the database went away under the request (docs/decisions.md, "Database faults")
-  if (isConnectionLost(error)) return databaseUnavailable()
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
@@ -54,5 +52,7 @@ function asApiError(error: FastifyError & { code?: string }, contentType?: strin
   }
   const status = (error as FastifyError).statusCode
   if (status && status >= 400 && status < 500) return new ApiError(status, { detail: error.message })
+  // the database went away under the request (docs/decisions.md §15); a client's own broken socket is a 4xx above
+  if (isConnectionLost(error)) return databaseUnavailable()
   return null
 }
