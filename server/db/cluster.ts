@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { arch, platform, tmpdir, userInfo } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -140,12 +140,41 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether the live process `pid` is a postgres serving `pgdata`, from its command line (readable for any
+ * process): the postmaster runs as `postgres -D <pgdata> …` (startCluster), else its working directory is
+ * its data directory. Where /proc tells nothing (another system) it is taken to be one, as before.
+ */
+function servesCluster(pid: number, pgdata: string): boolean {
+  if (!existsSync('/proc/self/cmdline')) return true
+  let args: string[]
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+  } catch {
+    return false // gone meanwhile
+  }
+  if (!/(^|\/)postgres$/.test(args[0] ?? '')) return false
+  const same = (path: string) => { try { return realpathSync(path) === realpathSync(pgdata) } catch { return false } }
+  const d = args.indexOf('-D')
+  if (d >= 0) return same(args[d + 1] ?? '')
+  try {
+    return same(readlinkSync(`/proc/${pid}/cwd`))
+  } catch {
+    return true // a postgres of another account whose directory is hidden from us: left alone
+  }
+}
+
 /** The running cluster's postmaster.pid once it is ready; undefined when none runs. Waits while it starts or stops. */
 async function running(pgdata: string): Promise<PidFile | undefined> {
   const until = Date.now() + WAIT_MS
   for (;;) {
     const p = readPidFile(pgdata)
     if (!p || !alive(p.pid)) return undefined
+    if (!servesCluster(p.pid, pgdata)) {
+      // left by a crash, its pid since taken by another process: PostgreSQL would refuse to start while it is there
+      rmSync(join(pgdata, 'postmaster.pid'), { force: true })
+      return undefined
+    }
     if (p.status === 'ready') return p
     if (Date.now() > until) throw new ClusterError(`The PostgreSQL of ${pgdata} (pid ${p.pid}) has not become ready (${p.status || 'no status'}); see ${join(dirname(pgdata), LOG_FILE)}.`)
     await delay(50)
