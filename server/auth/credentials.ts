@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
 import { throttled } from '../http/errors.js'
@@ -29,8 +30,25 @@ export async function refuseIfThrottled(db: Kysely<DB>, limits: LoginLimits, add
   if (wait > 0) throw throttled(wait)
 }
 
-/** The attempt counted against the limits (429 past them), then the password verified; a success forgives it. */
-export async function verifyCredentials(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
+/** attempts under way in this process, by digest of address, username and password */
+const underWay = new Map<string, Promise<PasswordCheck>>()
+
+/**
+ * The attempt counted against the limits (429 past them), then the password verified; a success forgives it.
+ * The same attempt made again while one is under way (a script's first requests in parallel, all with the same
+ * Basic credentials) shares its answer: it tells a guesser nothing more, and counts once.
+ */
+export function verifyCredentials(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
+  const key = createHash('sha256').update(`${address}\n${username}\n${password}`).digest('hex')
+  let attempt = underWay.get(key)
+  if (!attempt) {
+    attempt = verifyOnce(db, limits, address, username, password).finally(() => underWay.delete(key))
+    underWay.set(key, attempt)
+  }
+  return attempt
+}
+
+async function verifyOnce(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
   const wait = await reserveAttempt(db, limits, address, username)
   if (wait > 0) throw throttled(wait)
   const user = await db.selectFrom('users').select(['id', 'username', 'is_admin', 'is_active', 'password'])
