@@ -52,6 +52,8 @@ export default class ServerStart extends Command {
   }
 
   private async serve(): Promise<void> {
+    const { boundServerHeap } = await import('../../server/heap.js')
+    boundServerHeap()
     const { flags } = await this.parse(ServerStart)
     const { configFromEnv } = await import('../../server/config.js')
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
