@@ -58,6 +58,14 @@ export function serverMemory(pid: number, dataDir?: string): Memory {
   return memoryOf(serverProcesses(pid, dataDir))
 }
 
+/** The PSS of mas alone (the process and its node:cluster workers, not its PostgreSQL), in MiB. */
+export function masPssMiB(pid: number): number {
+  const mas = processTree(pid).filter((p) => {
+    try { return !/^Name:\s+postgres$/m.test(readFileSync(`/proc/${p}/status`, 'utf8')) } catch { return false }
+  })
+  return memoryOf(mas).pssMiB
+}
+
 /** The resident memory of mas: the process and its node:cluster workers, without an embedded PostgreSQL it
  * started (which serverMemory counts, by PSS), in MiB; cheap enough to sample every few ms. */
 export function rssMiB(pid: number): number {

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon'
 import { benchArgs, runBench } from './args.js'
-import { rssMiB, serverMemory } from './memory.js'
+import { masPssMiB, rssMiB, serverMemory } from './memory.js'
 import { killHard, serverHome } from '../test/helpers/server.js'
 import { multipart } from '../test/helpers/upload.js'
 import { makeWav } from '../test/helpers/wav.js'
@@ -52,8 +52,9 @@ async function main() {
     second: Math.round((Date.now() - started) / 1000),
     rssMiB: Math.round(rssMiB(server.child.pid!)),
     pssMiB: Math.round(serverMemory(server.child.pid!, home.dataDir).pssMiB),
+    masPssMiB: Math.round(masPssMiB(server.child.pid!)),
   })
-  const memory: Array<{ second: number; rssMiB: number; pssMiB: number }> = [sample()]
+  const memory: Array<{ second: number; rssMiB: number; pssMiB: number; masPssMiB: number }> = [sample()]
   const sampler = setInterval(() => memory.push(sample()), Math.max(1000, DURATION * 50))
 
   // a quarter of the connections write (tag creates, each answer counted; they finish what they sent
@@ -114,6 +115,7 @@ async function main() {
     console.log(`  imported alongside: ${imported} files, ${importErrors} failed`)
     console.log(`  server RSS (MiB) over time: ${memory.map((m) => `${m.second}s:${m.rssMiB}`).join(' ')}`)
     console.log(`  PSS of mas with its PostgreSQL (MiB) over time: ${memory.map((m) => `${m.second}s:${m.pssMiB}`).join(' ')}`)
+    console.log(`  of which mas (MiB): ${memory.map((m) => `${m.second}s:${m.masPssMiB}`).join(' ')}; peak of both ${Math.max(...memory.map((m) => m.pssMiB))} MiB`)
   }
   if (report.errorResponses || report.connectionErrors || importErrors || !report.tagCountExact) process.exitCode = 1
 }

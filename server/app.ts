@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { Kysely } from 'kysely'
-import { configFromEnv, type AppConfig } from './config.js'
+import { configFromEnv, type AppConfig, type TrustProxy } from './config.js'
 import type { Database } from './db/database.js'
 import type { DB } from './db/schema.js'
 import { openStorage, type Storage } from './storage/index.js'
@@ -52,7 +52,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     frameworkErrors: (_error, _req, reply) => { (reply as FastifyReply).code(404).send({ detail: 'Not found.' }) },
     // a request too broken to reach a route still gets a `{"detail": …}` body
     clientErrorHandler: answerClientError,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     rewriteUrl: (req) => withoutFormatSuffix(req.url ?? '/'),
@@ -84,6 +84,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     })
   }
   return app
+}
+
+/** A hop count as fastify applies it (its types take no number): the nearest `hops` peers are proxies. */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust
 }
 
 /** how long closing waits for handlers still running before it closes the database under them */

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { parseS3Url, type S3Settings } from './storage/s3.js'
 
@@ -10,10 +11,14 @@ export interface AppConfig {
   /** media and result files in an S3-compatible bucket (MAS_STORAGE_URL=s3://bucket/prefix); absent: `mediaDir` */
   s3?: S3Settings
   databaseUrl?: string
-  trustProxy: boolean
+  /** the proxies whose X-Forwarded-* headers are believed (fastify's `trustProxy`): addresses and CIDR ranges,
+   * a number of hops, or true (every peer, which lets any client choose its address: warned at start) */
+  trustProxy: TrustProxy
   maxUploadBytes: number
   /** JSON and form bodies; bulk tag creation is the largest */
   maxBodyBytes: number
+  /** items of one bulk request (a JSON array body): 413 beyond, before it is parsed */
+  maxBulkItems: number
   /** failed password presentations allowed per client address and username in `loginWindowSeconds` */
   loginFailures: number
   /** failed password presentations allowed per client address, whatever the usernames, in `loginWindowSeconds` */
@@ -40,9 +45,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     mediaDir: resolve(overrides.mediaDir ?? env.MAS_MEDIA_DIR ?? join(dataDir, 'media')),
     s3: 's3' in overrides ? overrides.s3 : s3FromEnv(env),
     databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
-    trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((env.MAS_TRUST_PROXY ?? '').toLowerCase()),
+    trustProxy: overrides.trustProxy ?? parseTrustProxy(env.MAS_TRUST_PROXY),
     maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, 4 * 1024 ** 3),
     maxBodyBytes: overrides.maxBodyBytes ?? positive(env.MAS_MAX_BODY_BYTES, 32 * 1024 ** 2),
+    maxBulkItems: overrides.maxBulkItems ?? positive(env.MAS_MAX_BULK_ITEMS, 10_000),
     loginFailures: overrides.loginFailures ?? positive(env.MAS_LOGIN_FAILURES, 10),
     loginFailuresPerAddress: overrides.loginFailuresPerAddress ?? positive(env.MAS_LOGIN_FAILURES_PER_ADDRESS, 50),
     loginWindowSeconds: overrides.loginWindowSeconds ?? positive(env.MAS_LOGIN_WINDOW_SECONDS, 60),
@@ -74,6 +80,37 @@ function s3FromEnv(env: NodeJS.ProcessEnv): S3Settings | undefined {
     checksums,
   }
 }
+
+export type TrustProxy = boolean | number | string[]
+
+/**
+ * MAS_TRUST_PROXY: `10.0.0.5,10.1.0.0/16` (the proxies' addresses or ranges: the client is the rightmost
+ * address of X-Forwarded-For that is not one of them), `2` (that many proxies in front), `true` (any peer),
+ * or unset/`false`. Anything else is refused at start, in one line.
+ */
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  const v = (value ?? '').trim()
+  if (v === '' || /^(false|no|off)$/i.test(v)) return false
+  if (/^(true|yes|on)$/i.test(v)) return true
+  if (/^\d+$/.test(v)) return Number(v)
+  const entries = v.split(',').map((e) => e.trim()).filter(Boolean)
+  const bad = entries.find((e) => !isAddressOrRange(e))
+  if (bad !== undefined || !entries.length) {
+    throw new ConfigError(`MAS_TRUST_PROXY must be the proxies' addresses or CIDR ranges separated by commas, a number of hops, true or false, not ${JSON.stringify(bad ?? v)}`)
+  }
+  return entries
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (!family || rest.length) return false
+  if (bits === undefined) return true
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
+}
+
+/** A setting of the environment the server cannot start with, said in one line. */
+export class ConfigError extends Error {}
 
 function positive(v: string | undefined, fallback: number): number {
   const n = Number(v)

@@ -54,7 +54,7 @@ function readableLog(out: Out): NodeJS.WritableStream {
   })
 }
 
-interface RequestFields { method: string; url: string; statusCode: number; ms: number }
+interface RequestFields { method: string; url: string; statusCode: number; ms: number; client: string }
 
 /** fastify's request logging with one line per answered request (method, path with its query, status, time
  * taken) instead of "incoming request" and "request completed". */
@@ -63,7 +63,8 @@ class OneLinePerRequest extends LogController {
 
   override requestCompleted(error: Error | null | undefined, req: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(req)) return
-    const fields: RequestFields = { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
+    // `client`: the caller's address as MAS_TRUST_PROXY lets it be read (the rightmost untrusted hop)
+    const fields: RequestFields = { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, client: req.ip }
     const line = `${fields.method} ${fields.url} ${fields.statusCode} ${fields.ms} ms`
     if (error) reply.log.error({ ...fields, err: error }, line)
     else reply.log.info(fields, line)

@@ -28,6 +28,11 @@ export class ConnectionError extends Error {
 }
 
 const CONNECT_TIMEOUT_MS = 15_000
+/** how long an answer may take (`--timeout`, MAS_TIMEOUT): a server that accepts and never answers is given up on
+ * like one that cannot be reached */
+export const DEFAULT_TIMEOUT_SECONDS = 60
+/** an upload's answer waits this much longer per MiB sent (the server hashes, reads and stores the file first) */
+const UPLOAD_MS_PER_MIB = 1000
 const httpAgent = new HttpAgent({ keepAlive: true })
 const httpsAgent = new HttpsAgent({ keepAlive: true })
 
@@ -46,6 +51,8 @@ export interface ClientOptions {
   /** first backoff delay in ms, doubled each attempt */
   backoffMs?: number
   userAgent?: string
+  /** ms an answer may take to begin, and the longest silence within it (uploads: longer, by their size) */
+  timeoutMs?: number
 }
 
 interface RequestOptions {
@@ -77,6 +84,7 @@ export class ApiClient {
   private readonly retries: number
   private readonly backoffMs: number
   private readonly userAgent: string
+  private readonly timeoutMs: number
 
   constructor(opts: ClientOptions) {
     this.server = normalizeServer(opts.server)
@@ -85,6 +93,7 @@ export class ApiClient {
     this.retries = opts.retries ?? numberFromEnv('MAS_RETRIES', 4)
     this.backoffMs = opts.backoffMs ?? numberFromEnv('MAS_RETRY_DELAY_MS', 250)
     this.userAgent = opts.userAgent ?? 'mas-cli'
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000
   }
 
   /** An absolute URL: paths are relative to the API base; absolute URLs pass through. */
@@ -117,7 +126,8 @@ export class ApiClient {
         throwHttpErrors: false,
         retry: { limit: 0 },
         followRedirect: true,
-        timeout: { connect: CONNECT_TIMEOUT_MS },
+        // response: the answer's head within the timeout once the request is sent; socket: no silence longer within it
+        timeout: { connect: CONNECT_TIMEOUT_MS, response: this.timeoutMs, socket: this.timeoutMs },
       })
       if (opts.onStatus) pending.on('response', (res: { statusCode: number }) => opts.onStatus!(res.statusCode))
       const res = await pending
@@ -148,7 +158,11 @@ export class ApiClient {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, data: parseBody(text) as T, headers: res.headers }))
         })
         request.on('error', reject)
-        request.setTimeout(CONNECT_TIMEOUT_MS, () => { if (!request.socket || request.socket.connecting) request.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })) })
+        const connecting = setTimeout(() => { if (!request.socket || request.socket.connecting) request.destroy(timedOut('connect timed out')) }, CONNECT_TIMEOUT_MS)
+        request.once('close', () => clearTimeout(connecting))
+        // a server that stops reading or never answers: no byte either way for this long ends the attempt
+        const silentMs = this.timeoutMs + Math.ceil(lengthOf(body) / 1024 ** 2) * UPLOAD_MS_PER_MIB
+        request.setTimeout(silentMs, () => request.destroy(timedOut(`no answer within ${Math.round(silentMs / 1000)} s`)))
       })
     })
   }
@@ -156,7 +170,10 @@ export class ApiClient {
   /** A response body as a stream (file downloads); the caller's URL may be absolute. */
   async download(url: string): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
     const abs = this.url(url)
-    const stream = got.stream(abs, { headers: this.headers({ accept: '*/*' }), retry: { limit: 0 }, throwHttpErrors: false })
+    const stream = got.stream(abs, {
+      headers: this.headers({ accept: '*/*' }), retry: { limit: 0 }, throwHttpErrors: false,
+      timeout: { connect: CONNECT_TIMEOUT_MS, response: this.timeoutMs, socket: this.timeoutMs },
+    })
     await new Promise<void>((resolve, reject) => {
       stream.once('response', (res: any) => {
         if (res.statusCode >= 400) {
@@ -244,6 +261,15 @@ export class ApiClient {
       return answer
     }
   }
+}
+
+function timedOut(message: string): Error {
+  return Object.assign(new Error(message), { code: 'ETIMEDOUT' })
+}
+
+/** The bytes a form will send, when it knows them (0 otherwise). */
+function lengthOf(form: FormData): number {
+  try { return form.getLengthSync() } catch { return 0 }
 }
 
 function isRetryable(err: unknown): boolean {

@@ -1,5 +1,5 @@
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
-import { ApiClient, ApiError, ConnectionError, describeError } from './api.js'
+import { ApiClient, ApiError, ConnectionError, DEFAULT_TIMEOUT_SECONDS, describeError } from './api.js'
 import type { Table } from './columns.js'
 import { listOutput, type ListFlags } from './listOutput.js'
 import { loadNames, Names, type NameScope, type NameSource } from './names.js'
@@ -33,6 +33,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       description: 'profile to use (several servers or accounts)', env: 'MAS_PROFILE', default: DEFAULT_PROFILE,
       helpGroup: 'GLOBAL',
     }),
+    timeout: Flags.integer({
+      description: `seconds to wait for each answer of the server before trying again or giving up (uploads wait longer, by their size) [default: ${DEFAULT_TIMEOUT_SECONDS}]`,
+      env: 'MAS_TIMEOUT', min: 1, helpGroup: 'GLOBAL',
+    }),
   }
 
   protected flags!: CommandFlags<T>
@@ -59,7 +63,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected client(token?: string, server = this.server): ApiClient {
-    return new ApiClient({ server, token, userAgent: this.config.userAgent })
+    const timeout = (this.flags as { timeout?: number }).timeout ?? DEFAULT_TIMEOUT_SECONDS
+    return new ApiClient({ server, token, userAgent: this.config.userAgent, timeoutMs: timeout * 1000 })
   }
 
   /** A table of records on stdout (silent under --json, where the records are the result). */

@@ -53,9 +53,24 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     sent += rows.length
   }
 
-  /** One batch as an array; false when the server takes no arrays. */
-  const sendBatch = async (rows: number[], body = bodyOf(rows), onStatus?: (status: number) => void): Promise<boolean> => {
-    const answer = await post(body, onStatus)
+  /** the most items the server takes in one request, once a 413 has said so (MAS_MAX_BULK_ITEMS) */
+  let serverLimit = Infinity
+  /** One batch as an array; false when the server takes no arrays. A batch over the server's limit goes
+   * as batches within it, one after another (in input order). */
+  const sendBatch = async (rows: number[], body?: string, onStatus?: (status: number) => void): Promise<boolean> => {
+    if (rows.length > serverLimit) {
+      for (let i = 0; i < rows.length && !stopped(); i += serverLimit) {
+        const part = rows.slice(i, i + serverLimit)
+        await sendBatch(part, undefined, i + serverLimit >= rows.length ? onStatus : undefined)
+      }
+      return true
+    }
+    const answer = await post(body ?? bodyOf(rows), onStatus)
+    const limit = answer.status === 413 ? bulkLimitOf(answer.data) : undefined
+    if (limit !== undefined && limit > 0 && limit < rows.length) {
+      serverLimit = Math.min(serverLimit, limit)
+      return sendBatch(rows, undefined, onStatus)
+    }
     if (answer.status === 400 && !Array.isArray(answer.data) && /expected a dictionary/i.test(errorDetail(answer.data))) return false
     if (answer.status >= 400) {
       failed ??= batchError(answer.status, answer.data, rows.map((i) => parsed.lines[i]), api.url('tag/'))
@@ -135,6 +150,12 @@ async function sendBatches(batches: number[][], concurrency: number, stopped: ()
     sending.push(done)
   }
   await Promise.all(sending)
+}
+
+/** The limit a 413 names for bulk requests ("… takes at most 10000 items …"), if it names one. */
+function bulkLimitOf(data: unknown): number | undefined {
+  const m = /takes at most (\d+) items/.exec(errorDetail(data))
+  return m ? Number(m[1]) : undefined
 }
 
 /** A rejected batch: per-item errors mapped back to the lines of the input. */

@@ -44,14 +44,16 @@ export default class ServerStart extends Command {
     try {
       await this.serve()
     } catch (e) {
-      const { ClusterError } = await import('../../server/db/cluster.js')
-      if (!(e instanceof ClusterError)) throw e
+      const [{ ClusterError }, { ConfigError }] = await Promise.all([import('../../server/db/cluster.js'), import('../../server/config.js')])
+      if (!(e instanceof ClusterError || e instanceof ConfigError)) throw e
       process.stderr.write(`Error: ${e.message}\n`) // one line, as it is
       this.exit(1)
     }
   }
 
   private async serve(): Promise<void> {
+    const { boundServerHeap } = await import('../../server/heap.js')
+    boundServerHeap()
     const { flags } = await this.parse(ServerStart)
     const { configFromEnv } = await import('../../server/config.js')
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
@@ -70,6 +72,9 @@ export default class ServerStart extends Command {
     const { database } = prepared
     const log = serverLog(logFormat, flags['log-level'])
     const app = await buildApp({ database, config, ownsDatabase: true, ...log })
+    if (config.trustProxy === true) {
+      app.log.warn('MAS_TRUST_PROXY=true believes X-Forwarded-For from any peer, so a client can choose the address its login attempts count against: set it to the proxies\' addresses (e.g. MAS_TRUST_PROXY=10.0.0.5) or their number (MAS_TRUST_PROXY=1)')
+    }
     if (prepared.adminCreated) app.log.info(`created the first admin user "${prepared.adminCreated}"`)
     if (prepared.staleUploadsRemoved) app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
     if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)

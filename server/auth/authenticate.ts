@@ -10,7 +10,7 @@ import { authenticationFailed, forbidden, notAuthenticated } from '../http/error
 import { callerCache, credentialKey } from './callerCache.js'
 import { refuseIfThrottled, verifyCredentials } from './credentials.js'
 import { secretDigest } from './passwords.js'
-import { loginLimits } from './throttle.js'
+import { loginLimits, type LoginLimits } from './throttle.js'
 
 // The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
 // session cookie (in that order, as DRF tries its authentication classes).
@@ -35,8 +35,9 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: 
   const lower = scheme?.toLowerCase()
   if (lower === 'basic') {
     const { username, password } = basicCredentials(rest)
-    await refuseIfThrottled(db, loginLimits(config), req.ip, username)
-    return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, req.ip, username, password)))
+    const limits = loginLimits(config)
+    await refuseIfThrottled(db, limits, req.ip, username)
+    return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, limits, req.ip, username, password)))
   }
   if (lower === 'token') return mark(req, 'token', await remembered(db, credentialKey('token', header!.trim()), () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
@@ -76,8 +77,8 @@ function basicCredentials(rest: string[]): { username: string; password: string 
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
-async function basic(db: Kysely<DB>, address: string, username: string, password: string): Promise<Caller> {
-  const check = await verifyCredentials(db, address, username, password)
+async function basic(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<Caller> {
+  const check = await verifyCredentials(db, limits, address, username, password)
   if (!check.ok) throw authenticationFailed(check.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid username/password.')
   return callerOf(check.user)
 }

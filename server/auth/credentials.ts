@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
 import { throttled } from '../http/errors.js'
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.js'
-import { forgiveFailures, recordFailure, retryAfter, type LoginLimits } from './throttle.js'
+import { forgiveFailures, reserveAttempt, retryAfter, type LoginLimits } from './throttle.js'
 
 // The one place a username and password are checked, whatever carried them
 // (HTTP Basic, the token endpoint, the session login): the brute-force limit
-// first (a 429 before any password is looked at), then one password
+// first, the attempt counted with the check (a 429 before any password is
+// looked at; server/auth/throttle.ts), then one password
 // verification whether or not the user exists, so neither the answer nor its
 // time tells which usernames exist.
 
@@ -18,8 +20,7 @@ export type PasswordCheck =
 
 export async function checkPassword(db: Kysely<DB>, limits: LoginLimits, address: string,
   username: string, password: string): Promise<PasswordCheck> {
-  await refuseIfThrottled(db, limits, address, username)
-  return verifyCredentials(db, address, username, password)
+  return verifyCredentials(db, limits, address, username, password)
 }
 
 /** A 429 when `address` has failed too often, for `username` or for any: before any password is looked at,
@@ -29,13 +30,32 @@ export async function refuseIfThrottled(db: Kysely<DB>, limits: LoginLimits, add
   if (wait > 0) throw throttled(wait)
 }
 
-/** checkPassword after refuseIfThrottled has let the caller through. */
-export async function verifyCredentials(db: Kysely<DB>, address: string, username: string, password: string): Promise<PasswordCheck> {
+/** attempts under way in this process, by digest of address, username and password */
+const underWay = new Map<string, Promise<PasswordCheck>>()
+
+/**
+ * The attempt counted against the limits (429 past them), then the password verified; a success forgives it.
+ * The same attempt made again while one is under way (a script's first requests in parallel, all with the same
+ * Basic credentials) shares its answer: it tells a guesser nothing more, and counts once.
+ */
+export function verifyCredentials(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
+  const key = createHash('sha256').update(`${address}\n${username}\n${password}`).digest('hex')
+  let attempt = underWay.get(key)
+  if (!attempt) {
+    attempt = verifyOnce(db, limits, address, username, password).finally(() => underWay.delete(key))
+    underWay.set(key, attempt)
+  }
+  return attempt
+}
+
+async function verifyOnce(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
+  const wait = await reserveAttempt(db, limits, address, username)
+  if (wait > 0) throw throttled(wait)
   const user = await db.selectFrom('users').select(['id', 'username', 'is_admin', 'is_active', 'password'])
     .where('username', '=', username).executeTakeFirst()
   const valid = await verifyPassword(password, user?.password ?? await dummyHash())
   if (!user || !valid || !user.is_active) {
-    await recordFailure(db, address, username)
+    // the attempt stays counted as a failure
     return { ok: false, reason: user && valid ? 'inactive' : 'invalid' }
   }
   await forgiveFailures(db, address, username)

@@ -119,7 +119,7 @@ export function authEndpoints(): Endpoint[] {
           ctx.reply.setCookie(SESSION_COOKIE, key, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: days * 86400 })
           // a new CSRF token with the new session, as Django rotates it at login
           setCsrfCookie(ctx.req, ctx.reply, randomBytes(32).toString('hex'))
-          const next = typeof data.next === 'string' && /^\/(?![/\\])/.test(data.next) ? data.next : null
+          const next = typeof data.next === 'string' && isSameOriginPath(data.next) ? data.next : null
           if (next) return { status: 302, headers: { Location: next } }
           return { body: { detail: 'Logged in.' } }
         },
@@ -156,4 +156,18 @@ async function logout(ctx: Context) {
   }
   ctx.reply.clearCookie(SESSION_COOKIE, { path: '/' })
   return { body: { detail: 'Logged out.' } }
+}
+
+/**
+ * A `next` that stays on this site: a path from the root, never `//host` or `/\host`, with no control
+ * characters, spaces or backslashes anywhere (browsers drop tabs and newlines from a Location, so
+ * `/\t/evil.example` would be followed as `//evil.example`), and which resolves to this origin.
+ */
+export function isSameOriginPath(next: string): boolean {
+  if (!/^\/(?![/\\])/.test(next) || /[\x00-\x20\x7f\\]/.test(next)) return false
+  try {
+    return new URL(next, 'http://mas.invalid').origin === 'http://mas.invalid'
+  } catch {
+    return false
+  }
 }

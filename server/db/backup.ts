@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { attachCluster, checkReachable, clusterAccount, ClusterError, CLUSTER_DIR, ownTree, refuseEarlierDataDir } from './cluster.js'
+import { survivingLostConnections } from './database.js'
 
 // A copy of a data directory while its server runs (README, "Backup and restore"), with no client
 // programs: PostgreSQL's low-level base backup (pg_backup_start, a copy of the cluster's files,
@@ -61,7 +62,7 @@ export async function backup(dataDir: string, target: string): Promise<BackupSum
   const cluster = await attachCluster(dataDir)
   const sum: BackupSummary = { files: 0, bytes: 0 }
   const pool = new pg.Pool({ connectionString: cluster.url('postgres'), max: 1 })
-  pool.on('error', () => {}) // the session's own errors reach its queries
+  survivingLostConnections(pool) // the session's own errors reach its queries
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) })
   try {
     const pgdata = join(dataDir, CLUSTER_DIR)

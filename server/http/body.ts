@@ -1,6 +1,6 @@
 import '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { parseError, tooLarge, unsupportedMediaType } from './errors.js'
+import { fieldTooLarge, parseError, tooLarge, unsupportedMediaType } from './errors.js'
 
 // Bodies are read lazily, after authentication, as DRF does: a parser error or
 // an unsupported type is only reported to a caller who may make the request,
@@ -63,7 +63,7 @@ async function parse(req: FastifyRequest): Promise<unknown> {
     for await (const part of req.parts(smallMultipart(req))) {
       if (part.type === 'file') { part.file.resume(); continue }
       // a value cut at the field size limit is refused, never stored shortened
-      if (part.valueTruncated) throw tooLarge(`The field "${part.fieldname}" is too large.`)
+      if (part.valueTruncated) throw fieldTooLarge(part.fieldname)
       fields[part.fieldname] = part.value
     }
     return fields
@@ -75,8 +75,11 @@ async function parse(req: FastifyRequest): Promise<unknown> {
   if (typeof body === 'object' && RAW_JSON in (body as object)) {
     const text = (body as RawJson)[RAW_JSON]
     if (text.trim() === '') return {}
-    const depth = nestingBeyond(text, MAX_JSON_DEPTH)
-    if (depth) throw parseError(`nested deeper than ${MAX_JSON_DEPTH} levels at character ${depth}`)
+    const { deeperAt, items } = scanJson(text, MAX_JSON_DEPTH)
+    if (deeperAt) throw parseError(`nested deeper than ${MAX_JSON_DEPTH} levels at character ${deeperAt}`)
+    // an array of more records than one request may make is refused before it is parsed
+    const maxItems = req.server.config.maxBulkItems
+    if (items > maxItems) throw tooLarge(tooManyItems(maxItems, items))
     try {
       return JSON.parse(text)
     } catch (e) {
@@ -86,10 +89,15 @@ async function parse(req: FastifyRequest): Promise<unknown> {
   return body
 }
 
+/** The 413's message for a bulk request over MAS_MAX_BULK_ITEMS (`mas tag import` reads the limit from it). */
+export function tooManyItems(max: number, items: number): string {
+  return `A bulk request takes at most ${max} items (MAS_MAX_BULK_ITEMS); this one has ${items}.`
+}
+
 /** Deeper JSON than any record of the API needs; deeper nesting is refused before it is parsed. */
 export const MAX_JSON_DEPTH = 64
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d
+const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d
 
 /**
  * The position (1-based) where `text` nests arrays and objects deeper than `max`, or 0. A scan of the
@@ -97,20 +105,33 @@ const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPE
  * gigabytes of memory for a body of a few megabytes, before any error could be reported.
  */
 export function nestingBeyond(text: string, max: number): number {
+  return scanJson(text, max).deeperAt
+}
+
+/** What a scan of JSON text finds before it is parsed: where it nests deeper than `maxDepth` (0: nowhere),
+ * and, when it is an array, how many items it has (-1 for anything else). */
+export function scanJson(text: string, maxDepth: number): { deeperAt: number; items: number } {
   let depth = 0
   let inString = false
+  let items = -1
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
       if (c === BACKSLASH) i++
       else if (c === QUOTE) inString = false
-    } else if (c === QUOTE) {
+      continue
+    }
+    if (items === 0 && depth === 1 && c > 0x20 && c !== CLOSE_ARRAY) items = 1
+    if (c === QUOTE) {
       inString = true
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > max) return i + 1
+      if (depth === 0 && c === OPEN_ARRAY && items === -1) items = 0
+      if (++depth > maxDepth) return { deeperAt: i + 1, items }
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       depth--
+    } else if (c === COMMA && depth === 1 && items > 0) {
+      items++
     }
   }
-  return 0
+  return { deeperAt: 0, items }
 }

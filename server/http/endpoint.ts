@@ -5,6 +5,7 @@ import type { DB } from '../db/schema.js'
 import type { AppConfig } from '../config.js'
 import type { Storage } from '../storage/index.js'
 import { authenticate, checkCsrf } from '../auth/authenticate.js'
+import { isConnectionLost } from '../db/connectionLost.js'
 import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
 import { JsonText } from './jsonText.js'
@@ -142,17 +143,31 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
         }
         return reply.code(200).send(meta)
       }
-      const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, deps.config, { required: true })
       const handler = ep.methods[method]
-      if (!handler) throw methodNotAllowed(req.method)
-      if (method !== 'GET') checkCsrf(req)
-      const result = await handler({ ...base, caller: caller as Caller })
+      const run = async () => {
+        const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, deps.config, { required: true })
+        if (!handler) throw methodNotAllowed(req.method)
+        if (method !== 'GET') checkCsrf(req)
+        return handler({ ...base, caller: caller as Caller })
+      }
+      const result = method === 'GET' ? await retriedOnceIfConnectionLost(run, reply) : await run()
       if (result.headers) reply.headers(result.headers)
       reply.code(result.status ?? 200)
       if (result.body instanceof JsonText) return reply.type('application/json').send(result.body.text)
       return result.body === undefined ? reply.send() : reply.send(result.body)
     },
   })
+}
+
+/** A read whose database connection was lost runs once more, on a new connection (a restarted database, a
+ * terminated session); a second loss is answered 503 (docs/decisions.md §16). */
+async function retriedOnceIfConnectionLost(run: () => Promise<Result>, reply: FastifyReply): Promise<Result> {
+  try {
+    return await run()
+  } catch (e) {
+    if (!isConnectionLost(e) || reply.sent) throw e
+    return run()
+  }
 }
 
 const anonymous: Caller = { id: 0, username: '', isAdmin: false }

@@ -30,9 +30,15 @@ export const authenticationFailed = (message: string) => detail(401, message, { 
 export const methodNotAllowed = (method: string) => detail(405, `Method "${method}" not allowed.`)
 export const unsupportedMediaType = (type: string) => detail(415, `Unsupported media type "${type}" in request.`)
 export const tooLarge = (message = 'Request body is too large.') => detail(413, message)
+/** a multipart text part cut at its size limit: refused, never stored shortened nor dropped */
+export const fieldTooLarge = (name: string) => tooLarge(`The field "${name}" is too large.`)
 export const throttled = (seconds: number) =>
   detail(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
     { 'Retry-After': String(seconds) })
+/** seconds a client is asked to wait before trying again while the database is unreachable */
+export const DATABASE_RETRY_SECONDS = 5
+export const databaseUnavailable = () =>
+  detail(503, 'The database is unavailable; try again shortly.', { 'Retry-After': String(DATABASE_RETRY_SECONDS) })
 export const parseError = (message: string) => detail(400, `JSON parse error - ${message}`)
 export const badRequest = (errors: FieldErrors | unknown[]) => new ApiError(400, errors)
 export const fieldError = (field: string, message: string) => badRequest({ [field]: [message] })

@@ -206,10 +206,13 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   const body = doc.fields?.[method]
   const takesBody = WRITE_METHODS.includes(method)
   // any request may carry a body: too large or of a type no parser takes
-  responses['413'] = errorResponse('Body or upload too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES)')
+  responses['413'] = errorResponse('Body, upload, text part or bulk array too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES, MAS_MAX_BULK_ITEMS)')
   responses['415'] = errorResponse('Unsupported Content-Type')
   // failed password attempts (Basic credentials on any request, or a login) are throttled
   responses['429'] = { ...errorResponse('Too many failed logins from this address or for this username'),
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
+  // the database connection was lost or could not be made (docs/decisions.md §16)
+  responses['503'] ??= { ...errorResponse('The database is unavailable; try again after Retry-After seconds'),
     headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
   const request = body && takesBody ? requestSchema(body, method) : null
   return {

@@ -6,6 +6,7 @@ import type { Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import { openStorage, type Storage } from '../storage/index.js'
 import type { DB } from '../db/schema.js'
+import { isConnectionLost } from '../db/connectionLost.js'
 import { localTimestamp } from '../db/time.js'
 import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
 import { checkParameters } from '../analysis/parameters.js'
@@ -35,6 +36,9 @@ export interface WorkerOptions {
   id?: string
   log?: (message: string) => void
 }
+
+/** how often a worker that lost the database tries again to give its job back */
+const REQUEUE_RETRY_MS = 500
 
 class Stop extends Error {}
 class LeaseLost extends Error {}
@@ -130,6 +134,10 @@ export class Worker {
         this.log(`job ${job.id}: back in the queue (${reason instanceof Waiting ? reason.message : 'worker stopping'})`)
       } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
+      } else if (isConnectionLost(reason)) {
+        // the database went away, not the job: it goes back to the queue with its progress (docs/decisions.md §16)
+        this.log(`job ${job.id}: lost the database (${(reason as Error).message}); putting it back in the queue`)
+        await this.requeueWhileLeased(job.id)
       } else if (reason instanceof Stop) {
         await this.family(job, async (trx) => {
           if (await markStopped(trx, job.id, this.id)) await this.afterEnd(trx, job)
@@ -144,6 +152,25 @@ export class Worker {
       this.stopping.signal.removeEventListener('abort', onShutdown)
       control.abort()
       await heartbeat
+    }
+  }
+
+  /** Give the job back to the queue, trying again while this worker's lease on it lasts; should the database
+   * stay away longer, the lease runs out and any worker takes the job over (claimNext). */
+  private async requeueWhileLeased(id: number): Promise<void> {
+    const until = Date.now() + this.config.jobLeaseSeconds * 1000
+    for (;;) {
+      try {
+        await requeue(this.db, id, this.id)
+        this.log(`job ${id}: back in the queue`)
+        return
+      } catch (e) {
+        if (!isConnectionLost(e) || Date.now() + REQUEUE_RETRY_MS > until) {
+          this.log(`job ${id}: could not put it back in the queue (${(e as Error).message}); it is taken over when its lease runs out`)
+          return
+        }
+        await delay(REQUEUE_RETRY_MS)
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Context } from '../http/endpoint.js'
-import { ApiError, badRequest, tooLarge } from '../http/errors.js'
+import { ApiError, badRequest, fieldTooLarge, tooLarge } from '../http/errors.js'
 import { StorageError, type Pending, type Storage } from '../storage/storage.js'
 
 // A request carrying one file: multipart text fields plus the named file part,
@@ -29,7 +29,9 @@ export async function receiveUpload(ctx: Context, storage: Storage, fileField: s
   try {
     for await (const part of req.parts()) {
       if (part.type === 'field') {
-        if (!part.valueTruncated) fields[part.fieldname] = part.value
+        // a value cut at the field size limit is refused (413 naming it), never dropped or stored shortened
+        if (part.valueTruncated) throw fieldTooLarge(part.fieldname)
+        fields[part.fieldname] = part.value
         continue
       }
       if (part.fieldname !== fileField || file) {

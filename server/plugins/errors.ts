@@ -1,10 +1,11 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError, tooLarge, unsupportedMediaType } from '../http/errors.js'
+import { isConnectionLost } from '../db/connectionLost.js'
+import { ApiError, databaseUnavailable, tooLarge, unsupportedMediaType } from '../http/errors.js'
 
 // Every error answer in the API's shapes (docs/decisions.md, "Errors"): our own
 // ApiErrors as they are, errors of fastify, its plugins and PostgreSQL mapped to
-// 4xx answers, anything else a logged 500 with a body that tells nothing.
+// 4xx answers, a lost database connection a 503, anything else a logged 500 with a body that tells nothing.
 
 async function errorAnswers(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
@@ -12,6 +13,7 @@ async function errorAnswers(app: FastifyInstance) {
     if (allow) reply.header('Allow', allow)
     const api = asApiError(error as FastifyError, req.headers['content-type'])
     if (api) {
+      if (api.statusCode === 503) req.log.warn({ err: error, reqId: req.id }, 'database unavailable')
       reply.headers(api.headers)
       return reply.code(api.statusCode).send(api.body)
     }
@@ -50,5 +52,7 @@ function asApiError(error: FastifyError & { code?: string }, contentType?: strin
   }
   const status = (error as FastifyError).statusCode
   if (status && status >= 400 && status < 500) return new ApiError(status, { detail: error.message })
+  // the database went away under the request (docs/decisions.md §16); a client's own broken socket is a 4xx above
+  if (isConnectionLost(error)) return databaseUnavailable()
   return null
 }

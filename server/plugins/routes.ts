@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { authEndpoints } from '../auth/routes.js'
 import { registerDocsPage } from '../http/docsPage.js'
+import { isConnectionLost } from '../db/connectionLost.js'
+import { DATABASE_RETRY_SECONDS } from '../http/errors.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
 import { registerMediaRoutes } from '../resources/mediaBytes.js'
@@ -29,20 +31,31 @@ async function routes(app: FastifyInstance) {
 
 export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'routeTable'] } })
 
-/** GET /healthz: answers when the server can reach its database. */
+/** GET /healthz: 200 when the server reaches its database, 503 (and `"database": "unavailable"`) while it does not. */
 const healthEndpoint: Endpoint = {
   path: '/healthz',
   name: 'Health',
   auth: false,
   methods: {
     GET: async (ctx) => {
-      await ctx.db.selectFrom('job_status_types').select('id').limit(1).execute()
-      return { body: { status: 'ok' } }
+      // twice: a pooled connection ended a moment ago says nothing about the database now
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await ctx.db.selectFrom('job_status_types').select('id').limit(1).execute()
+          return { body: { status: 'ok', database: 'ok' } }
+        } catch (e) {
+          if (!isConnectionLost(e)) throw e
+          if (attempt === 2) return { status: 503, headers: { 'Retry-After': String(DATABASE_RETRY_SECONDS) }, body: { status: 'unavailable', database: 'unavailable' } }
+        }
+      }
     },
   },
   doc: {
     keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true, description: 'The server is up and reaches its database.',
-    success: { GET: [{ status: 200, description: 'ok', body: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } }] },
+    success: { GET: [
+      { status: 200, description: 'ok', body: { type: 'object', required: ['status'], properties: { status: { const: 'ok' }, database: { const: 'ok' } } } },
+      { status: 503, description: 'the database is unreachable', body: { type: 'object', required: ['status', 'database'], properties: { status: { const: 'unavailable' }, database: { const: 'unavailable' } } } },
+    ] },
   },
 }
 

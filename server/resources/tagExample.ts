@@ -17,8 +17,8 @@ const fields: TableFields<'tag_examples'> = {
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   startTime: { type: 'float', column: 'start_time', required: true, min: 0 },
   endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
-  minFrequency: { type: 'float', column: 'min_frequency', required: true },
-  maxFrequency: { type: 'float', column: 'max_frequency', required: true },
+  minFrequency: { type: 'float', column: 'min_frequency', required: true, min: 0 },
+  maxFrequency: { type: 'float', column: 'max_frequency', required: true, min: 0 },
 }
 
 export const tagExamples = defineResource({

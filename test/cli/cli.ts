@@ -33,8 +33,8 @@ export function homeEnv(h: string): Record<string, string> {
   return { HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), XDG_CACHE_HOME: join(h, 'cache'), MAS_RETRY_DELAY_MS: '20' }
 }
 
-export async function cliWorld(): Promise<CliWorld> {
-  const t = await testApp()
+export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Promise<CliWorld> {
+  const t = await testApp(config)
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
   const homes: string[] = []
   const newHome = () => {

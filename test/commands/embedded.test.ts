@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { chownSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -75,6 +76,34 @@ test('kill -9 of mas and of its PostgreSQL: the stale postmaster.pid is recovere
     assert.is(await again.exited, 0, again.out())
     assert.equal(postgresOf(dataDir), [])
   } finally {
+    await cleanup(dataDir)
+  }
+})
+
+test('a crash\'s postmaster.pid whose pid now belongs to another live process: removed, the cluster started, that process left alone', async () => {
+  const dataDir = newDataDir()
+  const other = spawn('sleep', ['300'], { stdio: 'ignore' })
+  try {
+    const s = await serve(dataDir)
+    const lib = await call(s.url, 'POST', 'library/', { name: 'survives a reused pid' })
+    const [postmaster] = postgresOf(dataDir)
+    s.child.kill('SIGKILL')
+    process.kill(postmaster, 'SIGKILL')
+    await s.exited
+    while (alive(postmaster)) await delay(20)
+    const pidFile = join(dataDir, CLUSTER_DIR, 'postmaster.pid')
+    const lines = readFileSync(pidFile, 'utf8').split('\n')
+    lines[0] = String(other.pid)
+    writeFileSync(pidFile, lines.join('\n'))
+    const again = await serve(dataDir)
+    assert.is((await call(again.url, 'GET', `library/${lib.data.id}/`)).data.name, 'survives a reused pid')
+    assert.ok(alive(other.pid!), 'the unrelated process was harmed')
+    assert.is(readFileSync(pidFile, 'utf8').split('\n')[0], String(postgresOf(dataDir)[0]))
+    again.child.kill('SIGTERM')
+    assert.is(await again.exited, 0, again.out())
+    assert.equal(postgresOf(dataDir), [])
+  } finally {
+    other.kill('SIGKILL')
     await cleanup(dataDir)
   }
 })

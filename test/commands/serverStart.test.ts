@@ -69,4 +69,26 @@ test('server start: a generated admin password is printed once, on first start o
   }
 })
 
+test('server start: MAS_TRUST_PROXY=true still works, with a warning; a value it cannot read is refused in one line', async () => {
+  const home = await serverHome({ env: { MAS_TRUST_PROXY: 'true' } })
+  try {
+    const s = await home.start()
+    s.child.kill('SIGINT')
+    await s.exited
+    assert.match(s.output(), /MAS_TRUST_PROXY=true believes X-Forwarded-For from any peer/)
+    const refused = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', home.dataDir],
+        { env: { ...process.env, ...home.env, MAS_TRUST_PROXY: 'the-load-balancer' }, stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      child.stdout.on('data', (d) => { out += d })
+      child.stderr.on('data', (d) => { out += d })
+      child.on('exit', (code) => resolve({ code, out }))
+    })
+    assert.is(refused.code, 1)
+    assert.equal(refused.out.trim().split('\n'), ['Error: MAS_TRUST_PROXY must be the proxies\' addresses or CIDR ranges separated by commas, a number of hops, true or false, not "the-load-balancer"'])
+  } finally {
+    await home.cleanup()
+  }
+})
+
 test.run()

@@ -22,10 +22,11 @@ export interface ServerHome {
   cleanup(): Promise<void>
 }
 
-export async function serverHome(): Promise<ServerHome> {
+/** `databaseUrl`: serve that database as it is (the test's own), instead of the embedded cluster or a schema of DATABASE_URL */
+export async function serverHome(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<ServerHome> {
   const dataDir = tempDir('mas-server-')
-  const url = process.env.DATABASE_URL
-  let env: Record<string, string> = { DATABASE_URL: '' }
+  const url = opts.databaseUrl ? undefined : process.env.DATABASE_URL
+  let env: Record<string, string> = { DATABASE_URL: opts.databaseUrl ?? '' }
   const removeDataDir = async () => {
     await stopCluster(join(dataDir, CLUSTER_DIR))
     rmSync(dataDir, { recursive: true, force: true })
@@ -38,7 +39,7 @@ export async function serverHome(): Promise<ServerHome> {
     env = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
     cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close(); await removeDataDir() }
   }
-  env = { ...env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass' }
+  env = { ...env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass', ...opts.env }
   return {
     dataDir, env, cleanup,
     async start() {

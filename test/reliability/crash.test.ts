@@ -15,7 +15,7 @@ import { homeEnv, runMas } from '../cli/cli.js'
 // and the CLI finishes the import exactly once.
 
 const FILES = 50
-const TAGS = 20_000
+const TAGS = 10_000
 
 let home: ServerHome
 let server: ServerProcess

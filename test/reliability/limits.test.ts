@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { buildApp } from '../../server/app.js'
+import { scanJson } from '../../server/http/body.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { multipart as rawMultipart } from '../helpers/hostile.js'
 import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
@@ -55,6 +57,34 @@ test('a JSON, form or other body over the limit is 413 {detail} and writes nothi
   assert.is(fits.statusCode, 201, fits.body)
 })
 
+test('a bulk request over MAS_MAX_BULK_ITEMS is 413 naming the limit, before it is parsed; one at the limit is taken', async () => {
+  const app = await buildApp({ database: t.database, config: { ...t.app.config, maxBulkItems: 5 } })
+  t.beforeClose(() => app.close())
+  const before = await databaseState(t)
+  const post = (body: unknown) => app.inject({ method: 'POST', url: '/api/v0/tag/', headers: { ...alice.auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
+  const over = await post(Array.from({ length: 6 }, (_, i) => tag(5000 + i)))
+  assert.equal([over.statusCode, JSON.parse(over.body)], [413, { detail: 'A bulk request takes at most 5 items (MAS_MAX_BULK_ITEMS); this one has 6.' }])
+  assert.is(await databaseState(t), before)
+  assert.is((await post(Array.from({ length: 5 }, (_, i) => tag(5000 + i)))).statusCode, 201)
+  // the default, 10,000: an array past it is refused whatever its items (here too small to be valid)
+  const items = '{},'.repeat(10_001).slice(0, -1)
+  const big = await t.app.inject({ method: 'POST', url: '/api/v0/tag/', headers: { ...alice.auth, 'content-type': 'application/json' }, payload: `[${items}]` })
+  assert.is(big.statusCode, 413, big.body)
+  assert.match(JSON.parse(big.body).detail, /at most 10000 items/)
+  const atLimit = await t.app.inject({ method: 'POST', url: '/api/v0/tag/', headers: { ...alice.auth, 'content-type': 'application/json' }, payload: `[${'{},'.repeat(10_000).slice(0, -1)}]` })
+  assert.is(atLimit.statusCode, 400)
+})
+
+test('scanning JSON counts the items of a top-level array only', () => {
+  const items = (text: string) => scanJson(text, 64).items
+  assert.is(items('[]'), 0)
+  assert.is(items(' [ ] '), 0)
+  assert.is(items('[1]'), 1)
+  assert.is(items('[{"a":[1,2,3],"b":"x,y"},"[,]",[4,5]]'), 3)
+  assert.is(items('{"a":[1,2]}'), -1)
+  assert.is(items('"[1,2]"'), -1)
+})
+
 test('multipart: too many parts, too many fields, an oversized field or file is 413; nothing is stored', async () => {
   const before = await databaseState(t)
   const files = storedFiles(t)
@@ -71,6 +101,9 @@ test('multipart: too many parts, too many fields, an oversized field or file is 
   const bigField = rawMultipart([{ name: 'alias', content: 'a'.repeat(1024 * 1024 + 10) }, { name: 'file', filename: 'a.wav', content: wav }], 'LimitBoundary', false)
   const field = await t.app.inject({ method: 'POST', url: '/api/v0/library/', payload: bigField, headers: { ...alice.auth, 'content-type': 'multipart/form-data; boundary=LimitBoundary' } })
   assert.is(field.statusCode, 413, field.body)
+  // beside a file (an import): refused naming the part, not imported under the file's name
+  const fieldWithFile = await send(bigField)
+  assert.equal([fieldWithFile.statusCode, JSON.parse(fieldWithFile.body)], [413, { detail: 'The field "alias" is too large.' }])
 
   const big = await importMedia(t, alice, refs.library, Buffer.concat([wav, Buffer.alloc(UPLOAD_LIMIT)]))
   assert.is(big.statusCode, 413, big.body)

@@ -83,6 +83,50 @@ test('password spraying: fifty failures from one address across usernames, then 
   assert.is((await get('10.4.0.2', basic('carol', carol.password))).statusCode, 200)
 })
 
+/** the password verifications made while `work` runs */
+async function verificationsDuring(work: () => Promise<unknown>): Promise<number> {
+  let seen = 0
+  const listener = () => { seen++ }
+  subscribe('mas:password-verified', listener)
+  try {
+    await work()
+  } finally {
+    unsubscribe('mas:password-verified', listener)
+  }
+  return seen
+}
+
+test('100 concurrent wrong passwords for one user: at most 10 are checked, the rest 429', async () => {
+  const address = '10.21.0.1'
+  let codes: number[] = []
+  const verified = await verificationsDuring(async () => {
+    codes = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2
+      ? get(address, basic('carol', `guess${i}`))
+      : tokenLogin(address, 'carol', `guess${i}`)).then((r) => r.statusCode)))
+  })
+  const checked = codes.filter((c) => c !== 429)
+  assert.ok(checked.length <= 10, `${checked.length} passwords checked: ${codes.join(',')}`)
+  assert.ok(verified <= 10, `${verified} verifications`)
+  assert.ok(checked.every((c) => c === 401 || c === 400))
+  assert.is((await get(address, basic('carol', carol.password))).statusCode, 429)
+})
+
+test('100 concurrent guesses sprayed across usernames: at most 50 are checked', async () => {
+  const address = '10.20.0.1'
+  let codes: number[] = []
+  const verified = await verificationsDuring(async () => {
+    codes = await Promise.all(Array.from({ length: 100 }, (_, i) => get(address, basic(`sprayed${i}`, 'Winter2026!')).then((r) => r.statusCode)))
+  })
+  const checked = codes.filter((c) => c !== 429)
+  assert.ok(checked.length <= 50, `${checked.length} passwords checked`)
+  assert.ok(verified <= 50, `${verified} verifications`)
+  assert.ok(checked.every((c) => c === 401))
+  // a success forgives its own attempt: the right password from a fresh address, twice at once, is two 200s
+  const right = await Promise.all([get('10.20.0.2', basic('carol', carol.password)), get('10.20.0.2', basic('carol', carol.password))])
+  assert.equal(right.map((r) => r.statusCode), [200, 200])
+  assert.is((await t.db.selectFrom('login_failures').select('id').where('address', '=', '10.20.0.2').execute()).length, 0)
+})
+
 test('an unknown username costs one password verification, by every scheme', async () => {
   const seen: string[] = []
   const listener = (m: unknown) => { seen.push((m as { scheme: string }).scheme) }

@@ -236,7 +236,7 @@ test('admins create users and change password, is_admin and is_active', async ()
 test('healthz answers ok without authentication', async () => {
   const res = await t.call('GET', '/healthz')
   assert.is(res.statusCode, 200)
-  assert.equal(res.data, { status: 'ok' })
+  assert.equal(res.data, { status: 'ok', database: 'ok' })
 })
 
 test('api root lists the resources with absolute URLs', async () => {

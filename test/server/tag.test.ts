@@ -203,7 +203,7 @@ test('bulk create: all tags in one transaction, or none with per-item errors', a
 test('a bulk create stores exactly what single creates store, for every kind of value, and answers in input order', async () => {
   const example = await makeTagExample(t.db, c.owner, refs)
   const variants: Record<string, unknown>[] = [
-    { startTime: 0.1, endTime: 0.30000000000000004, minFrequency: -5e-324, maxFrequency: 1e21, strength: -0.5 },
+    { startTime: 0.1, endTime: 0.30000000000000004, minFrequency: 5e-324, maxFrequency: 1e21, strength: -0.5 },
     { startTime: '1e-7', endTime: '2.5', minFrequency: '0', maxFrequency: 123456789.125, strength: 1e-7 },
     { randomlyChosen: 'yes', machineTagged: 1, userTagged: 'False', tagExample: example, parentTag: null },
     { startTime: 3, endTime: 3, minFrequency: 7, maxFrequency: 7, tagExample: '', strength: '42' },
@@ -379,6 +379,18 @@ test('a tag posted into a tag set the caller may read but not write is 403, befo
   const moved = await t.call('PATCH', `${API}/tag/${own.data.id}/`, { as: c.writer, body: { tagSet: readOnlySet, mediaFile: media } })
   assert.is(moved.statusCode, 403)
   assert.is(await tagCount(), before + 1)
+})
+
+test('frequencies are never negative: 400 naming the field, on create and on PATCH', async () => {
+  for (const [field, extra] of [['minFrequency', { minFrequency: -1 }], ['maxFrequency', { minFrequency: -5, maxFrequency: -1 }]] as const) {
+    const res = await t.call('POST', `${API}/tag/`, { as: c.owner, body: body(extra) })
+    assert.is(res.statusCode, 400, res.body)
+    assert.equal(res.data[field], ['Ensure this value is greater than or equal to 0.'])
+  }
+  const made = await t.call('POST', `${API}/tag/`, { as: c.owner, body: body({ minFrequency: 0 }) })
+  assert.is(made.statusCode, 201, made.body)
+  const patched = await t.call('PATCH', `${API}/tag/${made.data.id}/`, { as: c.owner, body: { minFrequency: -0.5 } })
+  assert.equal([patched.statusCode, patched.data], [400, { minFrequency: ['Ensure this value is greater than or equal to 0.'] }])
 })
 
 test.run()

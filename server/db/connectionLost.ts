@@ -1,0 +1,21 @@
+// What a lost or unreachable database looks like from here (a restart, a failover, an administrator's
+// pg_terminate_backend, a server not accepting connections yet): the request or job step that met it may
+// be tried again once the database answers; it says nothing about the request itself.
+
+/** SQLSTATEs of a session ended by the server, or a server that cannot take connections now */
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300'])
+/** socket errors of a connection that could not be made or was cut */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])
+/** node-postgres's own messages for a connection it lost or could not make in time */
+const CLIENT_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/
+
+/** True when `e` says the database connection was lost or could not be made. */
+export function isConnectionLost(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false
+  const { code, syscall, message } = e as { code?: unknown; syscall?: unknown; message?: unknown }
+  if (typeof code === 'string' && SERVER_CODES.has(code)) return true
+  // a socket that could not connect (ENOENT: the Unix socket of a stopped cluster is gone)
+  if (syscall === 'connect' && typeof code === 'string') return true
+  if (typeof code === 'string' && SOCKET_CODES.has(code) && (syscall === 'read' || syscall === 'write' || syscall === undefined)) return true
+  return typeof message === 'string' && CLIENT_MESSAGES.test(message)
+}
