@@ -1,0 +1,112 @@
+import type { AudioSource } from './audioSource.js'
+import { scoreShape, type Detector } from './detector.js'
+import {
+  BANDS, bandFloor, blockFrames, frameGrid, framesIn, melFilters, melFrameBatches, samplesFor, windowShape, WINDOW_STEP_FRAMES,
+} from './features.js'
+
+// A detector run over a stretch of one file, block by block (docs/decisions.md §15): the frames of one
+// block of 30 s (and the window's length past it) are held at a time, so memory does not grow with the
+// file. A long file is split into stretches of whole blocks, scanned side by side on worker threads
+// (threads.ts); a window belongs to the block it starts in, so the split changes nothing.
+
+export interface Candidate { start: number; end: number; classIndex: number; strength: number }
+
+export interface ScanResult {
+  /** windows scored */
+  windows: number
+  /** the strongest score of any window (-1 when none was scored) */
+  best: number
+  /** the strongest windows at or above the minimum strength that do not overlap each other, best first */
+  candidates: Candidate[]
+}
+
+/** How a file is cut into windows: the window in frames (fitted to a file shorter than it) and the blocks. */
+export interface FilePlan {
+  totalFrames: number
+  windowFrames: number
+  /** the window's length in seconds, as scanned (shorter than asked for a file shorter than the window) */
+  windowSeconds: number
+  fitted: boolean
+  blocks: number
+  perBlock: number
+}
+
+export function planFile(sampleRate: number, samples: number, windowSeconds: number): FilePlan {
+  const grid = frameGrid(sampleRate)
+  const totalFrames = framesIn(grid, samples)
+  const asked = Math.max(1, Math.round(windowSeconds / grid.frameSeconds))
+  const windowFrames = Math.max(1, Math.min(asked, totalFrames))
+  const perBlock = blockFrames(grid)
+  return {
+    totalFrames, windowFrames, fitted: windowFrames < asked, perBlock,
+    windowSeconds: windowFrames < asked ? samples / sampleRate : windowSeconds,
+    blocks: Math.max(1, Math.floor(totalFrames / perBlock)),
+  }
+}
+
+/** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength`. */
+export async function scanBlocks(source: AudioSource, detector: Detector, plan: FilePlan, fromBlock: number, toBlock: number,
+  keep: number, minimumStrength: number, signal?: AbortSignal): Promise<ScanResult> {
+  const { sampleRate, frames: samples } = source.info
+  const grid = frameGrid(sampleRate)
+  const filters = melFilters(grid, { lo: detector.range.lo, hi: Math.min(detector.range.hi, sampleRate / 2) })
+  const { totalFrames, windowFrames, perBlock, blocks } = plan
+  const firstFrame = fromBlock * perBlock
+  const blockEnd = (b: number) => (b >= blocks - 1 ? totalFrames : (b + 1) * perBlock)
+  const lastFrame = Math.min(totalFrames, blockEnd(toBlock - 1) + windowFrames)
+  const range = samplesFor(grid, firstFrame, lastFrame - firstFrame, samples)
+  const chunks = source.chunks({ from: range.from, to: range.to, signal })
+
+  let windows = 0, best = -1
+  const found: Candidate[] = []
+  // frames from `held` on, for the block being scored and the window's length past it
+  let held = firstFrame
+  let rows = new Float32Array(0)
+  let block = fromBlock
+  const scoreReady = (ended: boolean) => {
+    while (block < toBlock) {
+      const from = block * perBlock, to = blockEnd(block)
+      const need = Math.min(totalFrames, to + windowFrames)
+      if (!ended && held + rows.length / BANDS < need) return
+      const floor = bandFloor(rows, held, from, Math.min(to, held + rows.length / BANDS))
+      const lastStart = totalFrames - windowFrames
+      for (let w = Math.ceil(from / WINDOW_STEP_FRAMES) * WINDOW_STEP_FRAMES; w < to && w <= lastStart; w += WINDOW_STEP_FRAMES) {
+        const { classIndex, strength } = scoreShape(detector, windowShape(rows, held, w, windowFrames, floor))
+        windows++
+        if (strength > best) best = strength
+        if (strength >= minimumStrength) {
+          found.push({ start: w * grid.frameSeconds, end: (w + windowFrames) * grid.frameSeconds, classIndex, strength })
+          if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
+        }
+      }
+      block++
+      const drop = Math.max(0, Math.min(rows.length / BANDS, block * perBlock - held))
+      rows = rows.slice(drop * BANDS)
+      held += drop
+    }
+  }
+  for await (const batch of melFrameBatches(chunks, grid, filters, firstFrame, lastFrame - firstFrame)) {
+    signal?.throwIfAborted()
+    const joined = new Float32Array(rows.length + batch.rows.length)
+    joined.set(rows)
+    joined.set(batch.rows, rows.length)
+    rows = joined
+    scoreReady(false)
+  }
+  scoreReady(true)
+  const duration = samples / sampleRate
+  return {
+    windows, best,
+    candidates: strongestApart(found, keep).map((c) => ({ ...c, end: Math.min(c.end, duration) })),
+  }
+}
+
+/** The `n` strongest candidates that do not overlap each other, strongest first (earlier first among equals). */
+export function strongestApart(candidates: Candidate[], n: number): Candidate[] {
+  const chosen: Candidate[] = []
+  for (const c of [...candidates].sort((a, b) => b.strength - a.strength || a.start - b.start)) {
+    if (chosen.length >= n) break
+    if (chosen.every((o) => c.end <= o.start || c.start >= o.end)) chosen.push(c)
+  }
+  return chosen
+}
