@@ -46,7 +46,13 @@ const mel = (hz: number) => 2595 * Math.log10(1 + hz / 700)
 const hzOfMel = (m: number) => 700 * (10 ** (m / 2595) - 1)
 
 /** Triangular filters over the FFT bins, `BANDS` of them equally spaced in mel between `range.lo` and `range.hi`. */
-export interface MelFilters { first: Int32Array; weights: Float64Array[] }
+export interface MelFilters {
+  first: Int32Array
+  weights: Float64Array[]
+  /** the FFT bins any filter uses: [fromBin, toBin) */
+  fromBin: number
+  toBin: number
+}
 
 export function melFilters(grid: FrameGrid, range: BandRange): MelFilters {
   const bins = grid.fftSize / 2 + 1
@@ -77,7 +83,9 @@ export function melFilters(grid: FrameGrid, range: BandRange): MelFilters {
     first[b] = from
     weights.push(w.slice(from, to).map((x) => x / sum))
   }
-  return { first, weights }
+  const fromBin = Math.min(...first)
+  const toBin = Math.max(...weights.map((w, b) => first[b] + w.length))
+  return { first, weights, fromBin, toBin }
 }
 
 /**
@@ -104,12 +112,12 @@ export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: F
     }
     const out = new Float32Array(n * BANDS)
     for (let i = 0; i < n; i++, next++) {
-      const start = (from + next) * hop - fftSize / 2
-      for (let j = 0; j < fftSize; j++) {
-        const at = start + j - bufStart
-        frame[j] = at >= 0 && at < bufLen ? buf[at] : 0
+      const start = (from + next) * hop - fftSize / 2 - bufStart
+      if (start >= 0 && start + fftSize <= bufLen) spectrum(buf, power, start, filters.fromBin, filters.toBin)
+      else { // at the file's ends: silence outside it
+        for (let j = 0; j < fftSize; j++) frame[j] = start + j >= 0 && start + j < bufLen ? buf[start + j] : 0
+        spectrum(frame, power, 0, filters.fromBin, filters.toBin)
       }
-      spectrum(frame, power)
       const row = i * BANDS
       for (let b = 0; b < BANDS; b++) {
         const w = filters.weights[b]

@@ -2,6 +2,7 @@ import type { AudioSource } from './audioSource.js'
 import { scoreShape, type Detector } from './detector.js'
 import {
   BANDS, bandFloor, blockFrames, frameGrid, framesIn, melFilters, melFrameBatches, samplesFor, windowShape, WINDOW_STEP_FRAMES,
+  type BandRange,
 } from './features.js'
 
 // A detector run over a stretch of one file, block by block (docs/decisions.md §15): the frames of one
@@ -47,38 +48,51 @@ export function planFile(sampleRate: number, samples: number, windowSeconds: num
 /** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength`. */
 export async function scanBlocks(source: AudioSource, detector: Detector, plan: FilePlan, fromBlock: number, toBlock: number,
   keep: number, minimumStrength: number, signal?: AbortSignal): Promise<ScanResult> {
+  let windows = 0, best = -1
+  const found: Candidate[] = []
+  const frameSeconds = frameGrid(source.info.sampleRate).frameSeconds
+  await forEachWindow(source, detector.range, plan, fromBlock, toBlock, WINDOW_STEP_FRAMES, (w, shape) => {
+    const { classIndex, strength } = scoreShape(detector, shape)
+    windows++
+    if (strength > best) best = strength
+    if (strength >= minimumStrength) {
+      found.push({ start: w * frameSeconds, end: (w + plan.windowFrames) * frameSeconds, classIndex, strength })
+      if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
+    }
+  }, signal)
+  const duration = source.info.frames / source.info.sampleRate
+  return {
+    windows, best,
+    candidates: strongestApart(found, keep).map((c) => ({ ...c, end: Math.min(c.end, duration) })),
+  }
+}
+
+/**
+ * Every window of the plan starting in blocks [fromBlock, toBlock) at a multiple of `step` frames, as its
+ * shape over the bands of `range`, given to `visit` with its first frame, in time order.
+ */
+export async function forEachWindow(source: AudioSource, range: BandRange, plan: FilePlan, fromBlock: number, toBlock: number,
+  step: number, visit: (frame: number, shape: Float32Array) => void, signal?: AbortSignal): Promise<void> {
   const { sampleRate, frames: samples } = source.info
   const grid = frameGrid(sampleRate)
-  const filters = melFilters(grid, { lo: detector.range.lo, hi: Math.min(detector.range.hi, sampleRate / 2) })
+  const filters = melFilters(grid, { lo: range.lo, hi: Math.min(range.hi, sampleRate / 2) })
   const { totalFrames, windowFrames, perBlock, blocks } = plan
   const firstFrame = fromBlock * perBlock
   const blockEnd = (b: number) => (b >= blocks - 1 ? totalFrames : (b + 1) * perBlock)
   const lastFrame = Math.min(totalFrames, blockEnd(toBlock - 1) + windowFrames)
-  const range = samplesFor(grid, firstFrame, lastFrame - firstFrame, samples)
-  const chunks = source.chunks({ from: range.from, to: range.to, signal })
-
-  let windows = 0, best = -1
-  const found: Candidate[] = []
+  const span = samplesFor(grid, firstFrame, lastFrame - firstFrame, samples)
+  const chunks = source.chunks({ from: span.from, to: span.to, signal })
   // frames from `held` on, for the block being scored and the window's length past it
   let held = firstFrame
   let rows = new Float32Array(0)
   let block = fromBlock
-  const scoreReady = (ended: boolean) => {
+  const visitReady = (ended: boolean) => {
     while (block < toBlock) {
       const from = block * perBlock, to = blockEnd(block)
-      const need = Math.min(totalFrames, to + windowFrames)
-      if (!ended && held + rows.length / BANDS < need) return
+      if (!ended && held + rows.length / BANDS < Math.min(totalFrames, to + windowFrames)) return
       const floor = bandFloor(rows, held, from, Math.min(to, held + rows.length / BANDS))
       const lastStart = totalFrames - windowFrames
-      for (let w = Math.ceil(from / WINDOW_STEP_FRAMES) * WINDOW_STEP_FRAMES; w < to && w <= lastStart; w += WINDOW_STEP_FRAMES) {
-        const { classIndex, strength } = scoreShape(detector, windowShape(rows, held, w, windowFrames, floor))
-        windows++
-        if (strength > best) best = strength
-        if (strength >= minimumStrength) {
-          found.push({ start: w * grid.frameSeconds, end: (w + windowFrames) * grid.frameSeconds, classIndex, strength })
-          if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
-        }
-      }
+      for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step) visit(w, windowShape(rows, held, w, windowFrames, floor))
       block++
       const drop = Math.max(0, Math.min(rows.length / BANDS, block * perBlock - held))
       rows = rows.slice(drop * BANDS)
@@ -91,14 +105,9 @@ export async function scanBlocks(source: AudioSource, detector: Detector, plan: 
     joined.set(rows)
     joined.set(batch.rows, rows.length)
     rows = joined
-    scoreReady(false)
+    visitReady(false)
   }
-  scoreReady(true)
-  const duration = samples / sampleRate
-  return {
-    windows, best,
-    candidates: strongestApart(found, keep).map((c) => ({ ...c, end: Math.min(c.end, duration) })),
-  }
+  visitReady(true)
 }
 
 /** The `n` strongest candidates that do not overlap each other, strongest first (earlier first among equals). */
