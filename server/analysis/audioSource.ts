@@ -244,7 +244,7 @@ function* each<T>(it: Iterator<T>): Generator<T> {
 /** The FLAC frames in a stream of bytes (from any offset: the parser finds the first whole frame). */
 async function* flacFrames(stream: AsyncIterable<Buffer>): AsyncGenerator<FlacFrame[]> {
   const { default: CodecParser } = await import('codec-parser')
-  const parser = new CodecParser('audio/flac', { enableLogging: false })
+  const parser = new CodecParser('audio/flac', { enableLogging: false, enableFrameCRC32: false })
   for await (const b of stream) {
     const frames = [...each(parser.parseChunk(b))] as unknown as FlacFrame[]
     if (frames.length) yield frames
