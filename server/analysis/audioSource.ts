@@ -7,10 +7,11 @@ import { framesToMono, NeedBytes, wavLayout, type WavLayout } from './wavLayout.
 // bounded memory (docs/decisions.md, "Streamed audio"). WAV is read by byte
 // ranges: its header, then only the frames asked for. FLAC is decoded frame
 // by frame, starting at a frame near the first sample asked for (its frame
-// headers carry their sample number). MP3 is decoded from its start, the
-// samples before the range dropped as they come. The WebAssembly decoders
-// (@wasm-audio-decoders/flac, mpg123-decoder) and the frame parser
-// (codec-parser) load with the first file that needs them.
+// headers carry their sample number). MP3 frames carry no position: they are
+// parsed from the file's start without being decoded, and decoded from a few
+// frames before the range. The WebAssembly decoders (@wasm-audio-decoders/flac,
+// mpg123-decoder) and the frame parser (codec-parser) load with the first file
+// that needs them.
 
 export type AudioFormat = 'wav' | 'flac' | 'mp3'
 
@@ -244,7 +245,7 @@ function* each<T>(it: Iterator<T>): Generator<T> {
 /** The FLAC frames in a stream of bytes (from any offset: the parser finds the first whole frame). */
 async function* flacFrames(stream: AsyncIterable<Buffer>): AsyncGenerator<FlacFrame[]> {
   const { default: CodecParser } = await import('codec-parser')
-  const parser = new CodecParser('audio/flac', { enableLogging: false })
+  const parser = new CodecParser('audio/flac', { enableLogging: false, enableFrameCRC32: false })
   for await (const b of stream) {
     const frames = [...each(parser.parseChunk(b))] as unknown as FlacFrame[]
     if (frames.length) yield frames
@@ -324,7 +325,7 @@ async function* flacChunks(bytes: StoredBytes, si: StreamInfo, r: { from: number
   yield* gather.end()
 }
 
-// ---- MP3: decoded from the start by mpg123
+// ---- MP3: frames parsed by codec-parser, decoded by mpg123
 
 async function mp3Info(bytes: StoredBytes): Promise<AudioInfo> {
   const [{ parseFromTokenizer }, { RangeTokenizer }] = await Promise.all([import('music-metadata'), import('../media/rangeTokenizer.js')])
@@ -345,21 +346,84 @@ async function mp3Source(bytes: StoredBytes): Promise<AudioSource> {
   return { info, chunks: (o = {}) => mp3Chunks(bytes.stream(0), rangeOf(o, info.frames, false), o.signal) }
 }
 
-/** Mono chunks of [from, to) of MP3 bytes, decoded from the first frame (the frames before `from` decoded and dropped). */
+/** frames decoded before the first one whose samples are kept: the bit reservoir and the filter banks reach back */
+const MP3_WARM_UP_FRAMES = 10
+/** the delay of an MP3 decoder, which an encoder's delay in the LAME tag does not count */
+const MP3_DECODER_DELAY = 529
+
+interface MpegFrame { data: Uint8Array; samples: number }
+
+/** The MPEG audio frames in a stream of bytes, by codec-parser (an ID3v2 tag before them skipped). */
+async function* mpegFrames(stream: AsyncIterable<Buffer>): AsyncGenerator<MpegFrame[]> {
+  const { default: CodecParser } = await import('codec-parser')
+  const parser = new CodecParser('audio/mpeg', { enableLogging: false, enableFrameCRC32: false })
+  for await (const b of stream) {
+    const frames = [...each(parser.parseChunk(b))] as unknown as MpegFrame[]
+    if (frames.length) yield frames
+  }
+  const last = [...each(parser.flush())] as unknown as MpegFrame[]
+  if (last.length) yield last
+}
+
+/**
+ * What a first frame that is a Xing/Info header says: it holds no audio, and its LAME tag gives the
+ * samples the encoder added before and after the audio (gapless playback, as mpg123 applies it).
+ */
+function infoFrame(frame: Uint8Array): { skip: number; endTrim: number } | null {
+  const b = Buffer.from(frame.buffer, frame.byteOffset, frame.length)
+  const head = b.subarray(0, Math.min(b.length, 64)).toString('latin1')
+  const x = Math.max(head.indexOf('Xing'), head.indexOf('Info'))
+  if (x < 0 || x + 8 > b.length) return null
+  const flags = b.readUInt32BE(x + 4)
+  const tag = x + 8 + (flags & 1 ? 4 : 0) + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0)
+  if (tag + 24 > b.length || !/^(LAME|Lavf|Lavc|GOGO)/.test(b.toString('latin1', tag, tag + 4))) return { skip: 0, endTrim: 0 }
+  const delay = (b[tag + 21] << 4) | (b[tag + 22] >> 4), padding = ((b[tag + 22] & 0x0f) << 8) | b[tag + 23]
+  return { skip: delay + MP3_DECODER_DELAY, endTrim: Math.max(0, padding - MP3_DECODER_DELAY) }
+}
+
+/**
+ * Mono chunks of [from, to) of MP3 bytes. The frames before `from` are parsed, not decoded, but for the
+ * few before it whose output is dropped; positions count from the first sample after the encoder's delay.
+ */
 async function* mp3Chunks(stream: AsyncIterable<Buffer>, r: { from: number; to: number; chunkFrames: number },
   signal?: AbortSignal): AsyncGenerator<MonoChunk> {
   if (r.from >= r.to) return
   const { MPEGDecoder } = await import('mpg123-decoder')
-  const decoder = new MPEGDecoder()
+  const decoder = new MPEGDecoder({ enableGapless: false })
   await decoder.ready
   const gather = new Gatherer(r.from, r.to, r.chunkFrames)
+  let gapless: { skip: number; endTrim: number } | null = null
+  let audioFrames = 0
+  let firstDecoded = -1
+  let tail = new Float32Array(0), tailStart = 0
   try {
-    let position = 0
-    for await (const b of stream) {
+    for await (const frames of mpegFrames(stream)) {
       signal?.throwIfAborted()
-      const samples = mono(decoder.decode(b))
-      yield* gather.add(position, samples)
-      position += samples.length
+      const batch: Uint8Array[] = []
+      let batchStart = 0
+      for (const f of frames) {
+        if (!gapless) {
+          gapless = infoFrame(f.data) ?? { skip: 0, endTrim: 0 }
+          if (infoFrame(f.data)) continue
+        }
+        if (firstDecoded < 0) firstDecoded = Math.max(0, Math.floor((r.from + gapless.skip) / f.samples) - MP3_WARM_UP_FRAMES)
+        if (audioFrames >= firstDecoded) {
+          if (!batch.length) batchStart = audioFrames * f.samples - gapless.skip
+          batch.push(f.data)
+        }
+        audioFrames++
+      }
+      if (!batch.length) continue
+      // the encoder's padding is at the end: the last `endTrim` samples are held back until more come
+      const piece = mono(decoder.decodeFrames(batch))
+      const all = new Float32Array(tail.length + piece.length)
+      all.set(tail)
+      all.set(piece, tail.length)
+      const start = tail.length ? tailStart : batchStart
+      const keep = Math.max(0, all.length - (gapless?.endTrim ?? 0))
+      yield* gather.add(start, all.subarray(0, keep))
+      tail = all.slice(keep)
+      tailStart = start + keep
       if (gather.done) break
     }
   } finally {

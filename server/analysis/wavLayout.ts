@@ -28,6 +28,7 @@ export class NeedBytes {
   constructor(readonly at: number, readonly length: number) {}
 }
 
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
 const NOT_WAV = 'only WAV, FLAC and MP3 audio can be analysed'
 const ALL_ONES = 0xffffffff
 
@@ -94,6 +95,10 @@ export function framesToMono(l: WavLayout, bytes: Uint8Array, out: Float32Array 
       for (let c = 0; c < channels; c++, at += step) sum += step === 4 ? view.getFloat32(at, true) : view.getFloat64(at, true)
       out[i] = sum * scale
     }
+  } else if (step === 2 && channels === 1 && bytes.byteOffset % 2 === 0 && LITTLE_ENDIAN) {
+    // the common case, read as a typed array over the same bytes
+    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, frames)
+    for (let i = 0; i < frames; i++) out[i] = pcm[i] * scale
   } else if (step === 2) {
     for (let i = 0; i < frames; i++) {
       let sum = 0
