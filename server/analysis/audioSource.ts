@@ -1,17 +1,18 @@
 import { Readable } from 'node:stream'
 import type { Storage } from '../storage/storage.js'
 import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
+import { id3v2Length, infoFrame, mpegFrameHeader, type Gapless, type MpegFrameHeader } from './mpegFrames.js'
 import { framesToMono, NeedBytes, wavLayout, type WavLayout } from './wavLayout.js'
 
 // A stored audio file read as a stream of mono chunks, for any length in
 // bounded memory (docs/decisions.md, "Streamed audio"). WAV is read by byte
 // ranges: its header, then only the frames asked for. FLAC is decoded frame
 // by frame, starting at a frame near the first sample asked for (its frame
-// headers carry their sample number). MP3 frames carry no position: they are
-// parsed from the file's start without being decoded, and decoded from a few
-// frames before the range. The WebAssembly decoders (@wasm-audio-decoders/flac,
-// mpg123-decoder) and the frame parser (codec-parser) load with the first file
-// that needs them.
+// headers carry their sample number). MP3 frames carry no position: their
+// headers are walked from the file's start (mpegFrames.ts) and decoding
+// starts a few frames before the range. The WebAssembly decoders
+// (@wasm-audio-decoders/flac, mpg123-decoder) and the FLAC frame parser
+// (codec-parser) load with the first file that needs them.
 
 export type AudioFormat = 'wav' | 'flac' | 'mp3'
 
@@ -325,7 +326,7 @@ async function* flacChunks(bytes: StoredBytes, si: StreamInfo, r: { from: number
   yield* gather.end()
 }
 
-// ---- MP3: frames parsed by codec-parser, decoded by mpg123
+// ---- MP3: frames walked by their headers, decoded by mpg123
 
 async function mp3Info(bytes: StoredBytes): Promise<AudioInfo> {
   const [{ parseFromTokenizer }, { RangeTokenizer }] = await Promise.all([import('music-metadata'), import('../media/rangeTokenizer.js')])
@@ -348,42 +349,11 @@ async function mp3Source(bytes: StoredBytes): Promise<AudioSource> {
 
 /** frames decoded before the first one whose samples are kept: the bit reservoir and the filter banks reach back */
 const MP3_WARM_UP_FRAMES = 10
-/** the delay of an MP3 decoder, which an encoder's delay in the LAME tag does not count */
-const MP3_DECODER_DELAY = 529
-
-interface MpegFrame { data: Uint8Array; samples: number }
-
-/** The MPEG audio frames in a stream of bytes, by codec-parser (an ID3v2 tag before them skipped). */
-async function* mpegFrames(stream: AsyncIterable<Buffer>): AsyncGenerator<MpegFrame[]> {
-  const { default: CodecParser } = await import('codec-parser')
-  const parser = new CodecParser('audio/mpeg', { enableLogging: false, enableFrameCRC32: false })
-  for await (const b of stream) {
-    const frames = [...each(parser.parseChunk(b))] as unknown as MpegFrame[]
-    if (frames.length) yield frames
-  }
-  const last = [...each(parser.flush())] as unknown as MpegFrame[]
-  if (last.length) yield last
-}
 
 /**
- * What a first frame that is a Xing/Info header says: it holds no audio, and its LAME tag gives the
- * samples the encoder added before and after the audio (gapless playback, as mpg123 applies it).
- */
-function infoFrame(frame: Uint8Array): { skip: number; endTrim: number } | null {
-  const b = Buffer.from(frame.buffer, frame.byteOffset, frame.length)
-  const head = b.subarray(0, Math.min(b.length, 64)).toString('latin1')
-  const x = Math.max(head.indexOf('Xing'), head.indexOf('Info'))
-  if (x < 0 || x + 8 > b.length) return null
-  const flags = b.readUInt32BE(x + 4)
-  const tag = x + 8 + (flags & 1 ? 4 : 0) + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0)
-  if (tag + 24 > b.length || !/^(LAME|Lavf|Lavc|GOGO)/.test(b.toString('latin1', tag, tag + 4))) return { skip: 0, endTrim: 0 }
-  const delay = (b[tag + 21] << 4) | (b[tag + 22] >> 4), padding = ((b[tag + 22] & 0x0f) << 8) | b[tag + 23]
-  return { skip: delay + MP3_DECODER_DELAY, endTrim: Math.max(0, padding - MP3_DECODER_DELAY) }
-}
-
-/**
- * Mono chunks of [from, to) of MP3 bytes. The frames before `from` are parsed, not decoded, but for the
- * few before it whose output is dropped; positions count from the first sample after the encoder's delay.
+ * Mono chunks of [from, to) of MP3 bytes. The frames before `from` are walked by their headers, not
+ * decoded, but for the few before it whose output is dropped; positions count from the first sample
+ * after the encoder's delay, as mpg123's gapless decoding of the whole file gives them.
  */
 async function* mp3Chunks(stream: AsyncIterable<Buffer>, r: { from: number; to: number; chunkFrames: number },
   signal?: AbortSignal): AsyncGenerator<MonoChunk> {
@@ -392,39 +362,68 @@ async function* mp3Chunks(stream: AsyncIterable<Buffer>, r: { from: number; to: 
   const decoder = new MPEGDecoder({ enableGapless: false })
   await decoder.ready
   const gather = new Gatherer(r.from, r.to, r.chunkFrames)
-  let gapless: { skip: number; endTrim: number } | null = null
-  let audioFrames = 0
-  let firstDecoded = -1
-  let tail = new Float32Array(0), tailStart = 0
+  let gapless: Gapless = { skip: 0, endTrim: 0 }
+  /** the first frame, whose kind every later header must have */
+  let first: MpegFrameHeader | null = null
+  let audioFrames = 0, firstDecoded = -1
+  // walking: the bytes not yet walked past, the file offset of their first, and of the next header (-1: the ID3 tag first)
+  let held: Buffer = Buffer.alloc(0), heldAt = 0, next = -1
+  // decoding: the position (in the whole decode) after the last sample decoded, and the last `endTrim` samples held back
+  let decodedEnd: number | null = null
+  let tail = new Float32Array(0)
+  function* decoded(bytes: Uint8Array): Generator<MonoChunk> {
+    const piece = mono(decoder.decode(bytes))
+    const all = new Float32Array(tail.length + piece.length)
+    all.set(tail)
+    all.set(piece, tail.length)
+    const allStart = decodedEnd! - tail.length
+    decodedEnd! += piece.length
+    // the encoder's padding is at the very end: held back until more samples come
+    const keep = Math.max(0, all.length - gapless.endTrim)
+    yield* gather.add(allStart, all.subarray(0, keep))
+    tail = all.slice(keep)
+  }
   try {
-    for await (const frames of mpegFrames(stream)) {
+    for await (const b of stream) {
       signal?.throwIfAborted()
-      const batch: Uint8Array[] = []
-      let batchStart = 0
-      for (const f of frames) {
-        if (!gapless) {
-          gapless = infoFrame(f.data) ?? { skip: 0, endTrim: 0 }
-          if (infoFrame(f.data)) continue
-        }
-        if (firstDecoded < 0) firstDecoded = Math.max(0, Math.floor((r.from + gapless.skip) / f.samples) - MP3_WARM_UP_FRAMES)
-        if (audioFrames >= firstDecoded) {
-          if (!batch.length) batchStart = audioFrames * f.samples - gapless.skip
-          batch.push(f.data)
-        }
-        audioFrames++
+      if (decodedEnd !== null) {
+        yield* decoded(b)
+        if (gather.done) break
+        continue
       }
-      if (!batch.length) continue
-      // the encoder's padding is at the end: the last `endTrim` samples are held back until more come
-      const piece = mono(decoder.decodeFrames(batch))
-      const all = new Float32Array(tail.length + piece.length)
-      all.set(tail)
-      all.set(piece, tail.length)
-      const start = tail.length ? tailStart : batchStart
-      const keep = Math.max(0, all.length - (gapless?.endTrim ?? 0))
-      yield* gather.add(start, all.subarray(0, keep))
-      tail = all.slice(keep)
-      tailStart = start + keep
-      if (gather.done) break
+      held = held.length ? Buffer.concat([held, b]) : b
+      let start = -1
+      for (;;) {
+        if (next < 0) {
+          if (held.length < 10) break
+          next = id3v2Length(held)
+          continue
+        }
+        const at = next - heldAt
+        if (at + 4 > held.length) break
+        const h = mpegFrameHeader(held, at)
+        if (!h || (first && h.kind !== first.kind)) { next++; continue } // not a frame: find the next one
+        if (!first) {
+          if (at + Math.min(h.length, 256) > held.length) break
+          first = h
+          const info = infoFrame(held.subarray(at, at + h.length))
+          if (info) { gapless = info; next += h.length; continue }
+        }
+        if (firstDecoded < 0) firstDecoded = Math.max(0, Math.floor((r.from + gapless.skip) / first.samples) - MP3_WARM_UP_FRAMES)
+        if (audioFrames === firstDecoded) { start = at; break }
+        audioFrames++
+        next += h.length
+      }
+      if (start >= 0) {
+        decodedEnd = firstDecoded * first!.samples - gapless.skip
+        yield* decoded(held.subarray(start))
+        held = Buffer.alloc(0)
+        if (gather.done) break
+        continue
+      }
+      const walked = Math.min(held.length, Math.max(0, next - heldAt))
+      held = held.subarray(walked)
+      heldAt += walked
     }
   } finally {
     decoder.free()

@@ -157,14 +157,18 @@ async function mpg123Whole(bytes: Buffer): Promise<Float32Array> {
   }
 }
 
+const generatedMp3 = (async () => {
+  const parts: Buffer[] = []
+  for await (const b of encodeMp3(recordingBlocks(60 * RATE, { sampleRate: RATE, seed: 5, callEvery: 3 }), { sampleRate: RATE, kbps: 32 })) parts.push(b)
+  return Buffer.concat(parts)
+})()
+
 const compressed: Array<[string, () => Promise<Buffer>]> = [
   ['tone.flac', async () => readFileSync(resolve(FIXTURES, 'tone.flac'))],
   ['tone.mp3', async () => readFileSync(resolve(FIXTURES, 'tone.mp3'))],
-  ['generated.mp3', async () => {
-    const parts: Buffer[] = []
-    for await (const b of encodeMp3(recordingBlocks(60 * RATE, { sampleRate: RATE, seed: 5, callEvery: 3 }), { sampleRate: RATE, kbps: 32 })) parts.push(b)
-    return Buffer.concat(parts)
-  }],
+  ['generated.mp3', () => generatedMp3],
+  // an ID3v2 tag (10 bytes of header, its size in 7-bit bytes) before the frames, as taggers write one
+  ['tagged.mp3', async () => Buffer.concat([Buffer.from([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 2, 0]), Buffer.alloc(256), await generatedMp3])],
 ]
 
 for (const [fixture, bytes] of compressed) {
