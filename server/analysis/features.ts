@@ -1,7 +1,7 @@
 import type { MonoChunk } from './audioSource.js'
 import { powerSpectrum } from './fft.js'
 
-// The features discovery compares (docs/decisions.md §15): frames every 20 ms
+// The features discovery compares (docs/decisions.md §15): frames every 25 ms
 // of log energy in mel bands laid out in Hz between two frequencies, so that
 // files of any sample rate are compared frequency against frequency; each
 // band's background (its 10th percentile over a block of 30 s) taken away, so
@@ -9,7 +9,7 @@ import { powerSpectrum } from './fft.js'
 // frames averaged into a few slices over time and scaled to unit length, so
 // that a call's course over time is kept.
 
-export const FRAME_SECONDS = 0.02
+export const FRAME_SECONDS = 0.025
 export const BANDS = 24
 /** a window's frames are averaged into this many slices over time */
 export const SLICES = 4
@@ -191,10 +191,27 @@ export function bandFloor(frames: Float32Array, offset: number, from: number, to
   const at = Math.min(n - 1, Math.floor(FLOOR_QUANTILE * n))
   for (let b = 0; b < BANDS; b++) {
     for (let i = 0; i < n; i++) column[i] = frames[(from - offset + i) * BANDS + b]
-    column.sort()
-    floor[b] = column[at]
+    floor[b] = nth(column, at)
   }
   return floor
+}
+
+/** The value that would be at index k of `v` sorted (Hoare's selection; `v` is reordered). */
+function nth(v: Float32Array, k: number): number {
+  let lo = 0, hi = v.length - 1
+  while (lo < hi) {
+    const pivot = v[(lo + hi) >> 1]
+    let i = lo, j = hi
+    while (i <= j) {
+      while (v[i] < pivot) i++
+      while (v[j] > pivot) j--
+      if (i <= j) { const x = v[i]; v[i] = v[j]; v[j] = x; i++; j-- }
+    }
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else return v[k]
+  }
+  return v[k]
 }
 
 /**

@@ -97,7 +97,7 @@ test('supervised discovery finds the hidden call at 22,050 and 48,000 Hz, in the
     assert.ok(found.every((g) => g.machine_tagged && g.tag_class_id === chirp && g.min_frequency === 1800 && g.max_frequency === 4200))
     assert.ok(!found.some((g) => overlaps(g, 2, 2.3) || overlaps(g, 11, 11.3) || overlaps(g, 14, 14.3)), JSON.stringify(found))
   }
-  assert.ok(Math.abs(a[0].start_time - b[0].start_time) <= 0.04, `${a[0].start_time} vs ${b[0].start_time}`)
+  assert.ok(Math.abs(a[0].start_time - b[0].start_time) <= 0.05, `${a[0].start_time} vs ${b[0].start_time}`)
   assert.is(results.length, 2)
   assert.ok(results.every((r) => /: \d+ windows scored, best 0\.\d{3}, [1-3] tags$/.test(r.notes)), JSON.stringify(results))
 })
