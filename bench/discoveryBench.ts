@@ -11,7 +11,7 @@ import { adminToken, cpuSeconds, json, pool, postForm, startImportServer, type I
 import { writeLongRecording } from './longRecording.js'
 import { memoryOf } from './memory.js'
 
-// Discovery benchmark (npm run bench:discovery), the figures of docs/decisions.md §15:
+// Discovery benchmark (npm run bench:discovery), the figures of docs/decisions.md §20:
 //  1. hits: SupervisedTagDiscovery through the API of a `mas server start` (its worker inside), on 10
 //     hidden-call files (seed 1) at 22,050 and 48,000 Hz, learning from the labelled training calls tagged
 //     with their band and full-band: in how many files the strongest tag overlaps the hidden call;

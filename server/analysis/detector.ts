@@ -1,7 +1,7 @@
 import { BANDS, dot, SLICES, unitShape, type BandRange } from './features.js'
 import { fitLogistic, probability, sigmoid, type Logistic } from './logistic.js'
 
-// What SupervisedTagDiscovery learns (docs/decisions.md §15): per tag class,
+// What SupervisedTagDiscovery learns (docs/decisions.md §20): per tag class,
 // the shapes of its example tags (templates), and a logistic model that turns
 // a window's correlation with the nearest template (p) and with the nearest
 // counter-example (q: a stretch of the example recordings outside every tag,

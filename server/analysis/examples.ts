@@ -5,7 +5,7 @@ import {
   bandFloor, frameGrid, framesIn, melFilters, melFrames, samplesFor, windowShape, type BandRange,
 } from './features.js'
 
-// The examples a detector learns from (docs/decisions.md §15): each example tag's shape, and
+// The examples a detector learns from (docs/decisions.md §20): each example tag's shape, and
 // counter-examples: windows of the example recordings outside every tag, and tags known not to be a call
 // (rejected by a reviewer). Only the minute around each tag is read, so a day-long example recording costs
 // no more than a short one.

@@ -1,7 +1,7 @@
 import type { MonoChunk } from './audioSource.js'
 import { powerSpectrum } from './fft.js'
 
-// The features discovery compares (docs/decisions.md §15): frames every 25 ms
+// The features discovery compares (docs/decisions.md §20): frames every 25 ms
 // of log energy in mel bands laid out in Hz between two frequencies, so that
 // files of any sample rate are compared frequency against frequency; each
 // band's background (its 10th percentile over a block of 30 s) taken away, so

@@ -1,7 +1,7 @@
 import type { PffftModule } from '@echogarden/pffft-wasm/simd'
 
 // Power spectra of real frames, by PFFFT compiled to WebAssembly with SIMD (@echogarden/pffft-wasm);
-// docs/decisions.md §15 has what was measured against fft.js and the hand-written FFT it replaced.
+// docs/decisions.md §20 has what was measured against fft.js and the hand-written FFT it replaced.
 
 export interface PowerSpectrum {
   readonly size: number

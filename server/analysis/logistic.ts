@@ -1,5 +1,5 @@
 // Logistic regression on a handful of features, fitted by Newton's method with a small ridge penalty and
-// the two classes weighted equally (docs/decisions.md §15: a few thousand points of two or three features,
+// the two classes weighted equally (docs/decisions.md §20: a few thousand points of two or three features,
 // where a general library's gradient descent would add a dependency and tuning for no gain).
 
 export interface Logistic { weights: number[]; bias: number }

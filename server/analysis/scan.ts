@@ -5,7 +5,7 @@ import {
   type BandRange,
 } from './features.js'
 
-// A detector run over a stretch of one file, block by block (docs/decisions.md §15): the frames of one
+// A detector run over a stretch of one file, block by block (docs/decisions.md §20): the frames of one
 // block of 30 s (and the window's length past it) are held at a time, so memory does not grow with the
 // file. A long file is split into stretches of whole blocks, scanned side by side on worker threads
 // (threads.ts); a window belongs to the block it starts in, so the split changes nothing.

@@ -3,7 +3,7 @@ import { Piscina } from 'piscina'
 import type { ScanResult } from './scan.js'
 import scanTask, { type ScanTask } from './scanTask.js'
 
-// Where analysis runs (docs/decisions.md §15): a pool of worker threads (piscina), or, with no threads,
+// Where analysis runs (docs/decisions.md §20): a pool of worker threads (piscina), or, with no threads,
 // the worker's own thread. A long file is cut into stretches of whole blocks, one task each, so every
 // thread of the pool works on it; the tasks of files analysed at once share the pool.
 

@@ -10,7 +10,7 @@ import { planFile, strongestApart, type Candidate } from '../scan.js'
 import { splitBlocks } from '../threads.js'
 
 // SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled examples, and what is not a
-// call: docs/decisions.md §15) and finds, in each target media file, at most numberOfTagsToDiscover windows
+// call: docs/decisions.md §20) and finds, in each target media file, at most numberOfTagsToDiscover windows
 // of windowSizeInSeconds whose strength (the probability that they are a call of an example's class) is at
 // least minimumStrength. They are written to destinationTagSet as machine tags with the class and frequency
 // range of their class's examples. The job splits into one SupervisedTagDiscoveryChild (11) per media file;

@@ -11,7 +11,7 @@ import { distance, spectraSettingsOf } from '../spectra.js'
 // UnsupervisedTagDiscovery (7): sorts every window of windowSizeInSeconds
 // (half a window apart) of the job's media into numberOfTagsToDiscover
 // clusters of like sound: k-means on the windows' shapes, the features
-// supervised discovery compares (docs/decisions.md §15: mel bands in Hz
+// supervised discovery compares (docs/decisions.md §20: mel bands in Hz
 // between the owner's spectra settings' frequencies, each band's background
 // taken away, the course over time kept, scaled to unit length), so that
 // neither sample rate nor loudness decides. Every window becomes a tag in
