@@ -82,29 +82,35 @@ export async function forEachWindow(source: AudioSource, range: BandRange, plan:
   const lastFrame = Math.min(totalFrames, blockEnd(toBlock - 1) + windowFrames)
   const span = samplesFor(grid, firstFrame, lastFrame - firstFrame, samples)
   const chunks = source.chunks({ from: span.from, to: span.to, signal })
-  // frames from `held` on, for the block being scored and the window's length past it
+  // frames from `held` on (`count` of them), for the block being scored and the window's length past it
   let held = firstFrame
-  let rows = new Float32Array(0)
+  let rows = new Float32Array((perBlock + windowFrames + 64) * BANDS)
+  let count = 0
   let block = fromBlock
   const visitReady = (ended: boolean) => {
     while (block < toBlock) {
       const from = block * perBlock, to = blockEnd(block)
-      if (!ended && held + rows.length / BANDS < Math.min(totalFrames, to + windowFrames)) return
-      const floor = bandFloor(rows, held, from, Math.min(to, held + rows.length / BANDS))
+      if (!ended && held + count < Math.min(totalFrames, to + windowFrames)) return
+      const floor = bandFloor(rows, held, from, Math.min(to, held + count))
       const lastStart = totalFrames - windowFrames
       for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step) visit(w, windowShape(rows, held, w, windowFrames, floor))
       block++
-      const drop = Math.max(0, Math.min(rows.length / BANDS, block * perBlock - held))
-      rows = rows.slice(drop * BANDS)
+      const drop = Math.max(0, Math.min(count, block * perBlock - held))
+      rows.copyWithin(0, drop * BANDS, count * BANDS)
+      count -= drop
       held += drop
     }
   }
   for await (const batch of melFrameBatches(chunks, grid, filters, firstFrame, lastFrame - firstFrame)) {
     signal?.throwIfAborted()
-    const joined = new Float32Array(rows.length + batch.rows.length)
-    joined.set(rows)
-    joined.set(batch.rows, rows.length)
-    rows = joined
+    const added = batch.rows.length / BANDS
+    if ((count + added) * BANDS > rows.length) {
+      const bigger = new Float32Array(Math.max(2 * rows.length, (count + added) * BANDS))
+      bigger.set(rows.subarray(0, count * BANDS))
+      rows = bigger
+    }
+    rows.set(batch.rows, count * BANDS)
+    count += added
     visitReady(false)
   }
   visitReady(true)

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config.js'
-import { openStorage } from '../storage/index.js'
+import { openStorageLazily } from '../storage/lazy.js'
 import { openAudio } from './audioSource.js'
 import type { Detector } from './detector.js'
 import { scanBlocks, type FilePlan, type ScanResult } from './scan.js'
@@ -19,6 +19,6 @@ export interface ScanTask {
 }
 
 export default async function scanTask(task: ScanTask): Promise<ScanResult> {
-  const source = await openAudio(openStorage(task.storage), task.file)
+  const source = await openAudio(await openStorageLazily(task.storage), task.file)
   return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength)
 }
