@@ -94,7 +94,7 @@ export const spectraEndpoint: Endpoint = {
         if (e instanceof ApiError) throw e
         throw new ApiError(400, { detail: e instanceof UnsupportedAudioError ? `${e.message}.` : 'The media file\'s bytes cannot be read.' })
       }
-      const s = spectrogram(samples, sampleRate, settings)
+      const s = await spectrogram(samples, sampleRate, settings)
       if (values.format === 'png') {
         const picture = await spectrogramPicture(s, {
           start, realStartTime: wireTimestamp(row.real_start_time ?? null),

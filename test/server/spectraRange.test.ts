@@ -51,7 +51,7 @@ for (const [name, chunks, fewBytes] of kinds) {
 
     const whole = await decodeAudio(t.app.storage.read(`mediaFiles/range/${name}`))
     const settings = await spectraSettingsOf(t.db, alice.id)
-    const s = spectrogram(whole.samples.subarray(Math.floor(300.25 * RATE), Math.ceil(315.25 * RATE)), RATE, settings)
+    const s = await spectrogram(whole.samples.subarray(Math.floor(300.25 * RATE), Math.ceil(315.25 * RATE)), RATE, settings)
     assert.equal([res.data.startTime, res.data.endTime, res.data.numFrames, res.data.numBands], [300.25, 315.25, s.frames, s.bands])
     for (let f = 0; f < s.frames; f++) {
       const wanted = Array.from(s.data.subarray(f * s.bands, (f + 1) * s.bands), (v) => Math.round(v * 100) / 100)
