@@ -80,7 +80,7 @@ async function main() {
     const token = await adminToken(server.base)
     const api: Api = (method, path, body) => json(server.base, method, path, token, body)
     const library = (await api('POST', '/api/v0/library/', { name: 'discovery' })).id
-    const cls = (await api('POST', '/api/v0/tagClass/', { className: 'currawong', library })).id
+    const cls = (await api('POST', '/api/v0/tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
     const sources: Record<string, number> = {}
     const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavBytes(c.samples, c.sampleRate))))
     for (const banded of [true, false]) {

@@ -42,7 +42,7 @@ test('the labelled recordings are found, imported and tagged', async () => {
   hidden = hiddenCalls(data, 10, 1)
   alice = await t.user('alice')
   library = (await api('POST', 'library/', { name: 'currawong' })).id
-  const cls = (await api('POST', 'tagClass/', { className: 'currawong', library })).id
+  const cls = (await api('POST', 'tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
   const train: number[] = []
   for (const c of data.train) train.push(await upload(`train-${c.name}`, wavBytes(c.samples, c.sampleRate)))
   for (const banded of [true, false]) {
