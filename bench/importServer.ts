@@ -23,7 +23,7 @@ async function withPg(url: string, work: (c: pg.Client) => Promise<unknown>) {
 }
 
 /** `mas server start` on its own data; `databaseUrl` gives PostgreSQL (a new schema, dropped by stop()). */
-export async function startImportServer(databaseUrl?: string, extraEnv: Record<string, string> = {}): Promise<ImportServer> {
+export async function startImportServer(databaseUrl?: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Promise<ImportServer> {
   const dataDir = tempDir('mas-bench-')
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, MAS_ADMIN_USERNAME: ADMIN.username, MAS_ADMIN_PASSWORD: ADMIN.password }
   delete env.DATABASE_URL
@@ -36,7 +36,7 @@ export async function startImportServer(databaseUrl?: string, extraEnv: Record<s
     env.DATABASE_URL = u.toString()
   }
   const port = await freePort()
-  const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_SERVER_NODE_ARGS'), 'bin/run.js', 'server', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+  const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_SERVER_NODE_ARGS'), 'bin/run.js', 'server', 'start', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs],
     { env, stdio: ['ignore', 'inherit', 'inherit'] })
   const base = `http://127.0.0.1:${port}`
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`server exited with ${code}`))))

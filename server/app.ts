@@ -30,6 +30,8 @@ export interface BuildOptions {
   logController?: FastifyServerOptions['logController']
   /** close the database when the app closes (the server command does; tests share theirs) */
   ownsDatabase?: boolean
+  /** the storage the app uses, made from the one the configuration names (tests wrap it to watch its reads) */
+  storage?: (configured: Storage) => Storage
 }
 
 /** Headers, body fields and cookies that never reach a log line. */
@@ -67,7 +69,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   })
   app.decorate('config', config)
   app.decorate('db', opts.database.db)
-  app.decorate('storage', openStorage(config))
+  app.decorate('storage', opts.storage ? opts.storage(openStorage(config)) : openStorage(config))
   await app.register(routeTable)
   await app.register(inFlightTracking)
   await app.register(securityHeaders)

@@ -40,13 +40,15 @@ export interface AppConfig {
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
   const dataDir = resolve(overrides.dataDir ?? env.MAS_DATA_DIR ?? '.mas')
+  const s3 = 's3' in overrides ? overrides.s3 : s3FromEnv(env)
   return {
     dataDir,
     mediaDir: resolve(overrides.mediaDir ?? env.MAS_MEDIA_DIR ?? join(dataDir, 'media')),
-    s3: 's3' in overrides ? overrides.s3 : s3FromEnv(env),
+    s3,
     databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
     trustProxy: overrides.trustProxy ?? parseTrustProxy(env.MAS_TRUST_PROXY),
-    maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, 4 * 1024 ** 3),
+    // a day at 48 kHz as 16-bit WAV (8.3 GB) fits; in a bucket, the copy to the stored name is one request of at most 5 GiB
+    maxUploadBytes: overrides.maxUploadBytes ?? positive(env.MAS_MAX_UPLOAD_BYTES, (s3 ? 5 : 16) * 1024 ** 3),
     maxBodyBytes: overrides.maxBodyBytes ?? positive(env.MAS_MAX_BODY_BYTES, 32 * 1024 ** 2),
     maxBulkItems: overrides.maxBulkItems ?? positive(env.MAS_MAX_BULK_ITEMS, 10_000),
     loginFailures: overrides.loginFailures ?? positive(env.MAS_LOGIN_FAILURES, 10),

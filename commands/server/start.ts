@@ -61,9 +61,9 @@ export default class ServerStart extends Command {
     const logFormat = flags['log-format'] ?? defaultLogFormat(process.stdout)
     if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags['with-worker'], logFormat)
     const clustered = !cluster.isPrimary
-    const [{ buildApp }, { openDatabase }, { prepare }, { Worker }, { serverLog }] = await Promise.all([
+    const [{ buildApp }, { openDatabase }, { prepare }, { Worker }, { serverLog }, { coresButOne }] = await Promise.all([
       import('../../server/app.js'), import('../../server/db/database.js'), import('../../server/startup.js'),
-      import('../../server/jobs/worker.js'), import('../../server/log.js'),
+      import('../../server/jobs/worker.js'), import('../../server/log.js'), import('../../server/analysis/threads.js'),
     ])
     // the primary of a cluster has migrated and created the first admin already
     const prepared = clustered
@@ -80,7 +80,7 @@ export default class ServerStart extends Command {
     if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
 
     const worker = flags['with-worker'] && !clustered
-      ? new Worker({ db: database.db, config, storage: app.storage, log: (m) => app.log.info(m) }).start()
+      ? new Worker({ db: database.db, config, storage: app.storage, threads: coresButOne(), log: (m) => app.log.info(m) }).start()
       : undefined
 
     let closing = false
@@ -102,13 +102,14 @@ export default class ServerStart extends Command {
   /** The primary of `--workers N`: migrate, create the first admin, run the job worker if asked, and keep N
    * server processes running (each re-runs this command as a cluster worker; they share the port). */
   private async runPrimary(count: number, config: AppConfig, withWorker: boolean, logFormat: LogFormat): Promise<void> {
-    const [{ prepare }, { Worker }, { lineWriter }] = await Promise.all([
+    const [{ prepare }, { Worker }, { lineWriter }, { coresButOne }] = await Promise.all([
       import('../../server/startup.js'), import('../../server/jobs/worker.js'), import('../../server/log.js'),
+      import('../../server/analysis/threads.js'),
     ])
     // the primary stays attached to the embedded PostgreSQL until its server processes have exited
     const { database } = await prepare(config, { poolSize: 2 })
     const log = lineWriter(logFormat)
-    const jobs = withWorker ? new Worker({ db: database.db, config, log }).start() : undefined
+    const jobs = withWorker ? new Worker({ db: database.db, config, threads: coresButOne(), log }).start() : undefined
 
     let closing = false
     cluster.on('exit', (w, code, signal) => {

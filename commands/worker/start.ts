@@ -11,12 +11,17 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
 
   static examples = [
     '<%= config.bin %> worker start --data-dir ./.mas',
+    '<%= config.bin %> worker start --data-dir ./.mas --threads 2',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start --concurrency 4',
   ]
 
   static flags = {
-    concurrency: Flags.integer({ default: 1, min: 1, max: 256, description: 'jobs run at the same time' }),
+    concurrency: Flags.integer({ min: 1, max: 256, description: 'jobs run at the same time [default: --threads]' }),
+    threads: Flags.integer({
+      min: 1, max: 256,
+      description: 'threads audio is analysed on: a long file is split by time across them, several files share them [default: the number of cores]',
+    }),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
   }
 
@@ -33,16 +38,19 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
 
   private async work(): Promise<void> {
     const { flags } = await this.parse(WorkerStart)
-    const [{ configFromEnv }, { prepare }, { Worker }] = await Promise.all([
+    const [{ configFromEnv }, { prepare }, { Worker }, { allCores }] = await Promise.all([
       import('../../server/config.js'), import('../../server/startup.js'), import('../../server/jobs/worker.js'),
+      import('../../server/analysis/threads.js'),
     ])
+    const threads = flags.threads ?? allCores()
+    const concurrency = flags.concurrency ?? threads
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
-    const { database } = await prepare(config, { poolSize: flags.concurrency + 2, bootstrap: false })
+    const { database } = await prepare(config, { poolSize: concurrency + 2, bootstrap: false })
     const worker = new Worker({
-      db: database.db, config, concurrency: flags.concurrency,
+      db: database.db, config, concurrency, threads,
       log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
     }).start()
-    process.stderr.write(`mas worker ${worker.id} running ${flags.concurrency} job(s) at a time (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
+    process.stderr.write(`mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s) (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
 
     await new Promise<void>((resolve) => {
       let closing = false

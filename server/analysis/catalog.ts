@@ -63,10 +63,14 @@ export const RANDOM_WINDOW_TAGGING: TypeParams = {
 const discovery = {
   sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose tags are the examples' },
   destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the found tags are written to' },
-  numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100_000, default: 10, description: 'tags to find in each media file' },
+  numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100_000, default: 10, description: 'the most tags to write in each media file' },
   windowSizeInSeconds: { kind: 'float', min: 0.01, max: 3600, default: 1, description: 'length of each window compared' },
   mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
   weight: { kind: 'float', min: 0, max: 1e6, default: 1, description: 'factor on the strength of found tags' },
+  minimumStrength: {
+    kind: 'float', min: 0, max: 1, default: 0.5,
+    description: 'windows scored below this probability of being a call are not tagged (so a file without a call gets no tag)',
+  },
 } satisfies Record<string, ParamSpec>
 
 export const SUPERVISED_TAG_DISCOVERY: TypeParams = {

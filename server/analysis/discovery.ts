@@ -1,16 +1,13 @@
 import type { Kysely, Transaction } from 'kysely'
 import { libraryAllows } from '../access.js'
 import type { DB } from '../db/schema.js'
-import { UnsupportedAudioError, type MonoAudio } from './audio.js'
-import { decodeAudio } from './decode.js'
+import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
 import type { RunningJob } from './jobType.js'
-import { meanVector, spectrogram, type SpectraSettings, type Spectrogram } from './spectra.js'
 
 // What the discovery jobs share: the media a job works on, their spectra,
 // sliding windows over them, and the tag classes their tags are filed under.
 
 export interface MediaRow { id: number; file: string; library_id: number }
-export interface WindowVector { start: number; end: number; vector: Float64Array }
 
 /** The job's media file (mediaFileId), or every media file of its project its owner can read. */
 export async function targetMedia(job: RunningJob): Promise<MediaRow[]> {
@@ -23,31 +20,20 @@ export async function targetMedia(job: RunningJob): Promise<MediaRow[]> {
     .orderBy('m.id').execute()
 }
 
-export async function spectrogramOf(job: RunningJob, media: MediaRow, settings: SpectraSettings): Promise<Spectrogram> {
-  const audio = await audioOf(job, media)
-  return spectrogram(audio.samples, audio.sampleRate, settings)
+/** Why a file could not be analysed, in a line for a result file. */
+export function describeFailure(e: unknown): string {
+  if (e instanceof UnsupportedAudioError) return e.message
+  if (e instanceof StoredFileError) return `its stored file cannot be read (${e.message})`
+  return (e as Error).message ?? String(e)
 }
 
-/** The decoded samples of a media file. */
-export async function audioOf(job: RunningJob, media: MediaRow): Promise<MonoAudio> {
-  try {
-    return await decodeAudio(job.storage.read(media.file))
-  } catch (e) {
-    if (e instanceof UnsupportedAudioError) throw new Error(`Media file ${media.id}: ${e.message}.`)
-    throw new Error(`Media file ${media.id}: its stored file cannot be read.`)
-  }
-}
+export interface FileReport { mediaFile: number; windows: number; best: number | null; tags: number; note: string }
 
-/** Windows of `size` seconds every `size / 2` seconds over the whole spectrogram. */
-export function slidingWindows(s: Spectrogram, size: number): WindowVector[] {
-  const duration = s.frames / s.framesPerSecond
-  const out: WindowVector[] = []
-  const hop = size / 2
-  for (let start = 0; start + size <= duration + 1e-9; start += hop) {
-    const r = Math.round(start * 1000) / 1000
-    out.push({ start: r, end: Math.round((start + size) * 1000) / 1000, vector: meanVector(s, start, start + size) })
-  }
-  return out
+/** A discovery result file: a CSV row per media file with the windows scored, the best score and the tags written. */
+export function discoveryReport(rows: FileReport[]): string {
+  const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
+  return ['mediaFile,windowsScored,bestScore,tagsWritten,note',
+    ...rows.map((r) => [r.mediaFile, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, quoted(r.note)].join(','))].join('\n') + '\n'
 }
 
 /** The tag class called `name` in `library`, created (owned by `userId`) when missing. */

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config.js'
 import type { Storage } from '../storage/index.js'
 import type { DB, JobsTable } from '../db/schema.js'
 import type { ParamSpec } from './catalog.js'
+import type { Analysis } from './threads.js'
 
 // What a job type is: the parameters it takes (validated when the job is
 // created and again when it runs) and the work it does on a claimed job.
@@ -33,6 +34,8 @@ export interface RunningJob {
   readonly config: AppConfig
   /** where media and result files live */
   readonly storage: Storage
+  /** where audio is analysed: the worker's threads */
+  readonly analysis: Analysis
   /** aborted when a stop is requested or another worker took the job over */
   readonly signal: AbortSignal
   /** set numToComplete; `restart`: count from zero again (a resumed job that redoes its work) */

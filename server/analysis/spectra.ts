@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
+import { powerSpectrum } from './fft.js'
 import { ensureDefaultSettings } from './settings.js'
 
 // Spectral features, the one implementation the discovery jobs use: frames
 // at `framesPerSecond`, each the log energy (dB) of `bands` frequency bands
 // between `minFrequency` and `maxFrequency` (capped at half the sample rate),
-// from a Hann-windowed FFT, smoothed over time by the damping factor.
+// from a Hann-windowed FFT (fft.ts), smoothed over time by the damping factor.
 
 export interface SpectraSettings {
   bands: number
@@ -39,7 +40,7 @@ export async function spectraSettingsOf(db: Kysely<DB>, userId: number): Promise
   }
 }
 
-export function spectrogram(samples: Float32Array, sampleRate: number, settings: SpectraSettings): Spectrogram {
+export async function spectrogram(samples: Float32Array, sampleRate: number, settings: SpectraSettings): Promise<Spectrogram> {
   const hop = Math.max(1, Math.round(sampleRate / settings.framesPerSecond))
   let size = 64
   while (size < 2 * hop && size < 16384) size *= 2
@@ -60,22 +61,18 @@ export function spectrogram(samples: Float32Array, sampleRate: number, settings:
   }
   const frames = Math.max(0, Math.floor((samples.length - 1) / hop) + 1)
   const data = new Float32Array(frames * bands)
-  const window = new Float64Array(size).map((_, i) => 0.5 - 0.5 * Math.cos(2 * Math.PI * i / size))
-  const re = new Float64Array(size)
-  const im = new Float64Array(size)
+  const frame = new Float64Array(size)
   const power = new Float64Array(size / 2 + 1)
   const previous = new Float64Array(bands)
-  const fft = fftOf(size)
+  const spectrum = await powerSpectrum(size)
   for (let f = 0; f < frames; f++) {
     const start = Math.round(f * hop - size / 2 + hop / 2)
     const inside = start >= 0 && start + size <= samples.length
-    for (let i = 0; i < size; i++) {
-      const at = start + i
-      re[i] = inside || (at >= 0 && at < samples.length) ? samples[at] * window[i] : 0
+    if (inside) spectrum(samples, power, start)
+    else {
+      for (let i = 0; i < size; i++) frame[i] = start + i >= 0 && start + i < samples.length ? samples[start + i] : 0
+      spectrum(frame, power)
     }
-    im.fill(0)
-    fft(re, im)
-    for (let k = 0; k <= size / 2; k++) power[k] = (re[k] * re[k] + im[k] * im[k]) / size
     for (let b = 0; b < bands; b++) {
       const [lo, hi] = bandBins[b]
       let e = 0
@@ -87,40 +84,6 @@ export function spectrogram(samples: Float32Array, sampleRate: number, settings:
     }
   }
   return { data, frames, bands, framesPerSecond: sampleRate / hop, edges }
-}
-
-/** An in-place radix-2 FFT of a fixed power-of-two size. */
-function fftOf(n: number) {
-  const levels = Math.log2(n)
-  const rev = new Uint32Array(n)
-  for (let i = 0; i < n; i++) rev[i] = parseInt(i.toString(2).padStart(levels, '0').split('').reverse().join(''), 2)
-  const cos = new Float64Array(n / 2).map((_, i) => Math.cos(2 * Math.PI * i / n))
-  const sin = new Float64Array(n / 2).map((_, i) => Math.sin(2 * Math.PI * i / n))
-  return (re: Float64Array, im: Float64Array) => {
-    for (let i = 0; i < n; i++) {
-      const j = rev[i]
-      if (j > i) {
-        const r = re[i]; re[i] = re[j]; re[j] = r
-        const m = im[i]; im[i] = im[j]; im[j] = m
-      }
-    }
-    for (let size = 2; size <= n; size *= 2) {
-      const half = size / 2
-      const step = n / size
-      for (let i = 0; i < n; i += size) {
-        for (let j = 0, k = 0; j < half; j++, k += step) {
-          const a = i + j, b = a + half
-          const c = cos[k], s = sin[k]
-          const tre = re[b] * c + im[b] * s
-          const tim = im[b] * c - re[b] * s
-          re[b] = re[a] - tre
-          im[b] = im[a] - tim
-          re[a] += tre
-          im[a] += tim
-        }
-      }
-    }
-  }
 }
 
 /** The mean band vector of the frames in [start, end) seconds. */

@@ -16,6 +16,7 @@ import {
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
+import { analysisThreads, type Analysis } from '../analysis/threads.js'
 
 // A worker runs queued jobs: each of its `concurrency` slots claims one job at
 // a time (SELECT ... FOR UPDATE SKIP LOCKED, so workers sharing a database
@@ -32,6 +33,8 @@ export interface WorkerOptions {
   concurrency?: number
   /** how long an idle slot waits before looking for work again */
   pollMs?: number
+  /** threads audio is analysed on (0, the default: the worker's own thread) */
+  threads?: number
   /** this worker's name in `worker_id` (default: host, process and a random part) */
   id?: string
   log?: (message: string) => void
@@ -53,6 +56,7 @@ export class Worker {
   private readonly db: Kysely<DB>
   private readonly config: AppConfig
   private readonly storage: Storage
+  private readonly analysis: Analysis
   private readonly concurrency: number
   private readonly pollMs: number
   private readonly log: (message: string) => void
@@ -63,6 +67,7 @@ export class Worker {
     this.db = opts.db
     this.config = opts.config
     this.storage = opts.storage ?? openStorage(opts.config)
+    this.analysis = analysisThreads(opts.threads ?? 0)
     this.concurrency = Math.max(1, opts.concurrency ?? 1)
     this.pollMs = opts.pollMs ?? 500
     this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
@@ -78,6 +83,7 @@ export class Worker {
   async stop(): Promise<void> {
     this.stopping.abort()
     await Promise.all(this.slots)
+    await this.analysis.close()
   }
 
   private async slot(): Promise<void> {
@@ -113,7 +119,7 @@ export class Worker {
       const { values, errors } = await checkParameters(this.db, owner, this.config, type, given)
       const bad = Object.entries(errors)[0]
       if (bad) throw new Error(`Parameter ${bad[0]}: ${bad[1][0]}`)
-      const running = new Running(this.db, job, values, owner, this.config, this.storage, control.signal, this.id)
+      const running = new Running(this.db, job, values, owner, this.config, this.storage, this.analysis, control.signal, this.id)
       await type.run(running)
       control.signal.throwIfAborted()
       if (running.waiting) {
@@ -257,7 +263,8 @@ class Running implements RunningJob {
 
   constructor(
     readonly db: Kysely<DB>, readonly job: JobRow, readonly params: Record<string, number | string>,
-    readonly owner: Caller, readonly config: AppConfig, readonly storage: Storage, readonly signal: AbortSignal, private readonly holder: string,
+    readonly owner: Caller, readonly config: AppConfig, readonly storage: Storage, readonly analysis: Analysis,
+    readonly signal: AbortSignal, private readonly holder: string,
   ) {
     this.done = job.num_completed
     this.total = job.num_to_complete

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises'
-import { parseFile, parseFromTokenizer, parseStream, type IAudioMetadata } from 'music-metadata'
+import { parseBuffer, parseFile, parseFromTokenizer, parseStream, type IAudioMetadata } from 'music-metadata'
+import { NeedBytes, wavLayout } from '../analysis/wavLayout.js'
 import type { Pending } from '../storage/storage.js'
 import { RangeTokenizer } from './rangeTokenizer.js'
 import { metadataStartTime } from './startTime.js'
@@ -47,6 +48,7 @@ const CONTAINERS: Array<[RegExp, string, string]> = [
 ]
 
 export async function readFacts(pending: Pending): Promise<MediaFacts> {
+  if (isRf64(await readHead(pending, 12))) return rf64Facts(pending)
   let meta: IAudioMetadata
   try {
     const options = { skipCovers: true }
@@ -70,6 +72,42 @@ export async function readFacts(pending: Pending): Promise<MediaFacts> {
     bitsPerSample: finite(f.bitsPerSample),
     recorderStartTime: metadataStartTime(meta, /^WAVE/i.test(f.container) ? await readHead(pending, HEAD_BYTES) : Buffer.alloc(0)),
     warnings: damage(meta),
+  }
+}
+
+const isRf64 = (head: Buffer) => head.length >= 12 && ['RF64', 'BW64'].includes(head.toString('latin1', 0, 4)) && head.toString('latin1', 8, 12) === 'WAVE'
+
+/**
+ * An RF64 WAV file (over 4 GiB, as recorders write them), which the parser does not know: the layout
+ * (wavLayout.ts) gives the duration from the 64-bit sizes of its ds64 chunk, and the parser reads its
+ * metadata chunks from the head presented as a RIFF file whose data ends with the head.
+ */
+async function rf64Facts(pending: Pending): Promise<MediaFacts> {
+  const head = await readHead(pending, HEAD_BYTES)
+  let layout
+  try {
+    layout = wavLayout((at, length) => (at + length <= head.length ? head.subarray(at, at + length) : null), pending.size)
+  } catch {
+    throw new NotMediaError('it could not be parsed')
+  }
+  if (layout instanceof NeedBytes) throw new NotMediaError('it could not be parsed')
+  const riff = Buffer.from(head)
+  riff.write('RIFF', 0, 'latin1')
+  riff.writeUInt32LE(riff.length - 8, 4)
+  const inHead = Math.max(0, riff.length - layout.dataStart)
+  riff.writeUInt32LE(inHead - (inHead % layout.blockAlign), layout.dataStart - 4)
+  let meta: IAudioMetadata
+  try {
+    meta = await parseBuffer(riff.subarray(0, layout.dataStart + inHead - (inHead % layout.blockAlign)), { mimeType: 'audio/wav' }, { skipCovers: true })
+  } catch (e) {
+    throw new NotMediaError(reason(e))
+  }
+  return {
+    type: MEDIA_TYPE_AUDIO, ext: 'wav', contentType: 'audio/wav',
+    durationInSeconds: layout.dataBytes / layout.blockAlign / layout.sampleRate,
+    sampleRate: layout.sampleRate, numChannels: layout.channels, bitsPerSample: layout.bitsPerSample,
+    recorderStartTime: metadataStartTime(meta, riff),
+    warnings: [],
   }
 }
 

@@ -3,7 +3,7 @@ import { ApiError, badRequest, MSG } from '../http/errors.js'
 import type { Endpoint } from '../http/endpoint.js'
 import { parseValue, type Fields } from '../http/fields.js'
 import { UnsupportedAudioError } from '../analysis/audio.js'
-import { decodeAudio } from '../analysis/decode.js'
+import { openAudio, type AudioSource } from '../analysis/audioSource.js'
 import { spectraSettingsOf, spectrogram } from '../analysis/spectra.js'
 import { spectrogramPicture, type PictureTag } from '../media/spectrogramPicture.js'
 import { mediaFiles } from './mediaFile.js'
@@ -39,6 +39,17 @@ async function tagsToDraw(db: Db, tagSet: number, mediaFile: number, start: numb
   return rows.map((r) => ({ startTime: r.start_time, endTime: r.end_time, minFrequency: r.min_frequency, maxFrequency: r.max_frequency, label: r.class_name }))
 }
 
+/** The mono samples of frames [from, to) of a source in one array (shorter when the file ends first). */
+async function samplesOf(source: AudioSource, from: number, to: number): Promise<Float32Array> {
+  const out = new Float32Array(Math.max(0, to - from))
+  let filled = 0
+  for await (const c of source.chunks({ from, to })) {
+    out.set(c.samples.subarray(0, out.length - (c.start - from)), c.start - from)
+    filled = c.start - from + c.samples.length
+  }
+  return filled < out.length ? out.subarray(0, filled) : out
+}
+
 export const spectraEndpoint: Endpoint = {
   path: `${API}/mediaFile/:id/spectra/`,
   name: 'Media File Spectra',
@@ -67,21 +78,23 @@ export const spectraEndpoint: Endpoint = {
       }
       if (Object.keys(errors).length) throw badRequest(errors)
 
-      let audio
+      // only the frames of [start, end) are read (byte ranges of a WAV file, frames near them of a FLAC file)
+      const settings = await spectraSettingsOf(ctx.db, ctx.caller.id)
+      let start: number, end: number, samples: Float32Array, sampleRate: number
       try {
-        audio = await decodeAudio(ctx.storage.read(row.file))
+        const source = await openAudio(ctx.storage, row.file)
+        sampleRate = source.info.sampleRate
+        start = Math.min(values.startTime ?? 0, source.info.duration)
+        end = Math.min(values.endTime ?? source.info.duration, source.info.duration)
+        if ((end - start) * settings.framesPerSecond > MAX_FRAMES) {
+          throw badRequest({ endTime: [`At most ${MAX_FRAMES} frames at a time: ask for a shorter stretch.`] })
+        }
+        samples = await samplesOf(source, Math.floor(start * sampleRate), Math.ceil(end * sampleRate))
       } catch (e) {
+        if (e instanceof ApiError) throw e
         throw new ApiError(400, { detail: e instanceof UnsupportedAudioError ? `${e.message}.` : 'The media file\'s bytes cannot be read.' })
       }
-      const duration = audio.samples.length / audio.sampleRate
-      const start = Math.min(values.startTime ?? 0, duration)
-      const end = Math.min(values.endTime ?? duration, duration)
-      const settings = await spectraSettingsOf(ctx.db, ctx.caller.id)
-      if ((end - start) * settings.framesPerSecond > MAX_FRAMES) {
-        throw badRequest({ endTime: [`At most ${MAX_FRAMES} frames at a time: ask for a shorter stretch.`] })
-      }
-      const s = spectrogram(audio.samples.subarray(Math.floor(start * audio.sampleRate), Math.ceil(end * audio.sampleRate)),
-        audio.sampleRate, settings)
+      const s = await spectrogram(samples, sampleRate, settings)
       if (values.format === 'png') {
         const picture = await spectrogramPicture(s, {
           start, realStartTime: wireTimestamp(row.real_start_time ?? null),

@@ -1,5 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../server/app.js'
+import { buildApp, type BuildOptions } from '../../server/app.js'
 import type { AppConfig } from '../../server/config.js'
 import type { Database } from '../../server/db/database.js'
 import { hashPassword } from '../../server/auth/passwords.js'
@@ -28,10 +28,10 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-export async function testApp(config: Partial<AppConfig> = {}): Promise<TestApp> {
+export async function testApp(config: Partial<AppConfig> = {}, options: Pick<BuildOptions, 'storage'> = {}): Promise<TestApp> {
   const database = await testDatabase()
   const dataDir = tempDir('mas-test-')
-  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config } })
+  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config }, ...options })
   // every answer checked against the OpenAPI document (test/helpers/openapi.ts)
   const openapi = new OpenApiChecker(app.routeTable.endpoints)
   openapi.install(app)
@@ -82,14 +82,14 @@ export interface SuiteApp extends TestApp {
 /** The set-up every server test file shares: the suite's app, made before its first test (ahead of the
  * file's own `before`, which may use it) and closed after its last, its database dropped and its data
  * folder removed. The answer stands for that app from the moment the suite runs. */
-export function suiteApp(suite: Test, config: Partial<AppConfig> = {}): SuiteApp {
+export function suiteApp(suite: Test, config: Partial<AppConfig> = {}, options: Pick<BuildOptions, 'storage'> = {}): SuiteApp {
   let made: TestApp | undefined
   const stops: Array<() => Promise<unknown> | unknown> = []
   const the = () => {
     if (!made) throw new Error('the suite\'s app exists only while the suite runs')
     return made
   }
-  suite.before(async () => { made = await testApp(config) })
+  suite.before(async () => { made = await testApp(config, options) })
   suite.after(async () => {
     try {
       for (const stop of stops.splice(0).reverse()) await stop()

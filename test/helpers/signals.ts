@@ -8,7 +8,17 @@ import { wavHeader } from './wav.js'
 // Audio with known content for analysis tests: seeded noise with tones
 // planted at known times and frequencies, stored as a WAV media file.
 
-export interface Tone { from: number; to: number; frequency: number; amplitude?: number }
+/** A sound from `from` to `to` s: a tone at `frequency`, or a sweep from it to `toFrequency`; `trill`: on and off this many times a second. */
+export interface Tone { from: number; to: number; frequency: number; toFrequency?: number; trill?: number; amplitude?: number }
+
+function toneAt(tone: Tone, t: number): number {
+  const tau = t - tone.from
+  const sweep = ((tone.toFrequency ?? tone.frequency) - tone.frequency) / (tone.to - tone.from)
+  const on = tone.trill ? (Math.sin(2 * Math.PI * tone.trill * tau) > 0 ? 1 : 0) : 1
+  // a short fade in and out, as a call has
+  const fade = Math.min(1, tau / 0.01, (tone.to - t) / 0.01)
+  return on * fade * (tone.amplitude ?? 0.5) * Math.sin(2 * Math.PI * (tone.frequency * tau + sweep * tau * tau / 2))
+}
 
 export function signal(seconds: number, sampleRate: number, tones: Tone[], noise = 0.05, seed = 1): Float32Array {
   const out = new Float32Array(Math.round(seconds * sampleRate))
@@ -17,7 +27,7 @@ export function signal(seconds: number, sampleRate: number, tones: Tone[], noise
   for (let i = 0; i < out.length; i++) {
     const t = i / sampleRate
     let v = (random() * 2 - 1) * noise
-    for (const tone of tones) if (t >= tone.from && t < tone.to) v += (tone.amplitude ?? 0.5) * Math.sin(2 * Math.PI * tone.frequency * t)
+    for (const tone of tones) if (t >= tone.from && t < tone.to) v += toneAt(tone, t)
     out[i] = v
   }
   return out

@@ -77,7 +77,7 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
     worker.child.kill('SIGTERM')
   }
   assert.is(await worker.exited, 0, worker.log())
-  assert.match(worker.out.stderr, /running 1 job\(s\) at a time \(embedded PostgreSQL in /)
+  assert.match(worker.out.stderr, /running \d+ job\(s\) at a time on \d+ analysis thread\(s\) \(embedded PostgreSQL in /)
   const after = await openDatabase({ dataDir })
   const row = await after.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   await after.close()

@@ -1,22 +1,24 @@
 import { libraryAllows } from '../../access.js'
-import type { MonoAudio } from '../audio.js'
 import { localTimestamp } from '../../db/time.js'
-import { alreadyWritten, audioOf, slidingWindows, spectrogramOf, targetMedia } from '../discovery.js'
+import { openAudio } from '../audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
+import { alreadyWritten, describeFailure, discoveryReport, targetMedia } from '../discovery.js'
+import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
 import type { JobType, RunningJob } from '../jobType.js'
-import { bandRange, meanVector, similarity, spectraSettingsOf, spectrogram, type SpectraSettings } from '../spectra.js'
+import { recordResult } from '../results.js'
+import { planFile, strongestApart, type Candidate } from '../scan.js'
+import { splitBlocks } from '../threads.js'
 
-// SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled
-// examples) and finds, in each target media file, the numberOfTagsToDiscover
-// windows of windowSizeInSeconds whose spectra (computed with the owner's
-// UserSettings) are most like an example's. They are written to
-// destinationTagSet as tags with machineTagged true, strength the similarity
-// (times `weight`), and the tag class and frequency range of the nearest
-// example. The job splits into one SupervisedTagDiscoveryChild (11) per media
-// file; its progress is theirs summed.
+// SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled examples, and what is not a
+// call: docs/decisions.md §20) and finds, in each target media file, at most numberOfTagsToDiscover windows
+// of windowSizeInSeconds whose strength (the probability that they are a call of an example's class) is at
+// least minimumStrength. They are written to destinationTagSet as machine tags with the class and frequency
+// range of their class's examples. The job splits into one SupervisedTagDiscoveryChild (11) per media file;
+// its progress is theirs summed, and each child's result file `discovery.csv` says what it scanned.
 
 const CHILD_TYPE = SUPERVISED_TAG_DISCOVERY_CHILD.id
-const CHUNK = 500
+/** tasks per analysis thread a long file is cut into (so threads finish together, and progress moves) */
+const TASKS_PER_THREAD = 4
 
 export const supervisedTagDiscoveryJob: JobType = {
   ...SUPERVISED_TAG_DISCOVERY,
@@ -39,92 +41,98 @@ export const supervisedTagDiscoveryChildJob: JobType = {
   ...SUPERVISED_TAG_DISCOVERY_CHILD,
   async run(job) {
     if (alreadyWritten(job)) return
-    const settings = await spectraSettingsOf(job.db, job.owner.id)
     const [target] = await targetMedia(job)
-    const examples = await sharedExamples(job, settings)
-    const windows = slidingWindows(await spectrogramOf(job, target, settings), job.params.windowSizeInSeconds as number)
-    await job.setTotal(windows.length + 1, true)
-    const weight = job.params.weight as number
-    const scored: Array<{ start: number; end: number; score: number; example: Example }> = []
-    for (let from = 0; from < windows.length; from += CHUNK) {
-      for (const w of windows.slice(from, from + CHUNK)) {
-        let best = examples[0], score = -Infinity
-        for (const e of examples) {
-          const s = similarity(e.vector, w.vector, e.bands[0], e.bands[1])
-          if (s > score) { score = s; best = e }
-        }
-        scored.push({ start: w.start, end: w.end, score, example: best })
-      }
-      await job.step(Math.min(CHUNK, windows.length - from))
+    const windowSeconds = job.params.windowSizeInSeconds as number
+    const keep = job.params.numberOfTagsToDiscover as number
+    const minimumStrength = job.params.minimumStrength as number
+    const learned = await sharedDetector(job)
+    let source
+    try {
+      source = await openAudio(job.storage, target.file)
+    } catch (e) {
+      // a file that cannot be decoded is reported, and the job goes on with the others
+      const reason = describeFailure(e)
+      await recordResult(job, 'discovery.csv', discoveryReport([{ mediaFile: target.id, windows: 0, best: null, tags: 0, note: reason }]),
+        `media file ${target.id}: not analysed: ${reason}`)
+      return
     }
-    const chosen = bestApart(scored, job.params.numberOfTagsToDiscover as number)
+    const { info } = source
+    const plan = planFile(info.sampleRate, info.frames, windowSeconds)
+    const parts = splitBlocks(plan.blocks, Math.max(1, job.analysis.threads) * TASKS_PER_THREAD)
+    await job.setTotal(parts.length + 1, true)
+    let windows = 0, best = -1
+    const candidates: Candidate[] = []
+    let progress = Promise.resolve() // steps are counted one after another
+    await Promise.all(parts.map(async ([fromBlock, toBlock]) => {
+      const r = await job.analysis.scan({
+        storage: job.config, file: target.file, detector: learned.detector, plan, fromBlock, toBlock, keep, minimumStrength,
+      }, job.signal)
+      windows += r.windows
+      best = Math.max(best, r.best)
+      candidates.push(...r.candidates)
+      progress = progress.then(() => job.step(1))
+      await progress
+    }))
+    const chosen = strongestApart(candidates, keep)
+    const nyquist = info.sampleRate / 2
     const tagSet = job.params.destinationTagSet as number
+    const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
+    const report = discoveryReport([{ mediaFile: target.id, windows, best: best < 0 ? null : best, tags: chosen.length, note }])
     await job.step(1, async (trx) => {
-      if (!chosen.length) return
-      const now = localTimestamp()
-      await trx.insertInto('tags').values(chosen.map((c) => ({
-        user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: target.id,
-        tag_class_id: c.example.tagClass, start_time: c.start, end_time: c.end,
-        min_frequency: c.example.minFrequency, max_frequency: c.example.maxFrequency,
-        machine_tagged: true, strength: c.score * weight,
-      }))).execute()
+      if (chosen.length) {
+        const now = localTimestamp()
+        await trx.insertInto('tags').values(chosen.map((c) => {
+          const model = learned.detector.classes[c.classIndex]
+          const banded = model.maxFrequency > model.minFrequency
+          return {
+            user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: target.id,
+            tag_class_id: model.tagClass, start_time: round(c.start), end_time: round(Math.min(c.end, info.duration)),
+            min_frequency: banded ? Math.min(model.minFrequency, nyquist) : 0, max_frequency: banded ? Math.min(model.maxFrequency, nyquist) : nyquist,
+            machine_tagged: true, strength: c.strength * (job.params.weight as number),
+          }
+        })).execute()
+      }
     })
+    await recordResult(job, 'discovery.csv', report,
+      `media file ${target.id}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tags${note ? `; ${note}` : ''}`)
   },
 }
 
-interface Example { tagClass: number; minFrequency: number; maxFrequency: number; vector: Float64Array; bands: [number, number] }
+const round = (seconds: number) => Math.round(seconds * 1000) / 1000
 
 /**
- * The children of one discovery job learn from the same examples: a worker computes them once for all
- * the children it runs (as the tag set was when the first of them started).
+ * The children of one discovery job learn from the same examples: a worker learns them once for all the
+ * children it runs (as the tag set was when the first of them started).
  */
-const examplesByParent = new Map<string, Promise<Example[]>>()
+const detectorsByParent = new Map<string, Promise<Learned>>()
 
-function sharedExamples(job: RunningJob, settings: SpectraSettings): Promise<Example[]> {
-  const key = `${job.job.parent_job_id ?? `self-${job.job.id}`}:${job.params.sourceTagSet}:${JSON.stringify(settings)}`
-  let found = examplesByParent.get(key)
+function sharedDetector(job: RunningJob): Promise<Learned> {
+  const key = `${job.job.parent_job_id ?? `self-${job.job.id}`}:${job.params.sourceTagSet}:${job.params.windowSizeInSeconds}`
+  let found = detectorsByParent.get(key)
   if (!found) {
-    found = examplesOf(job, settings)
-    found.catch(() => examplesByParent.delete(key))
-    examplesByParent.set(key, found)
-    while (examplesByParent.size > 8) examplesByParent.delete(examplesByParent.keys().next().value!)
+    found = learnFromTagSet(job)
+    found.catch(() => detectorsByParent.delete(key))
+    detectorsByParent.set(key, found)
+    while (detectorsByParent.size > 8) detectorsByParent.delete(detectorsByParent.keys().next().value!)
   }
   return found
 }
 
-/** Every tag of the source tag set on media the owner can read, as a spectral example (the spectra of its stretch only). */
-async function examplesOf(job: RunningJob, settings: SpectraSettings): Promise<Example[]> {
-  const tags = await job.db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
-    .select(['t.tag_class_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'm.id', 'm.file', 'm.library_id'])
+/** Every tag of the source tag set on media the owner can read is an example (at most 10,000). */
+async function learnFromTagSet(job: RunningJob): Promise<Learned> {
+  const rows = await job.db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
+    .select(['t.tag_class_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'm.id', 'm.file'])
     .where('t.tag_set_id', '=', job.params.sourceTagSet as number)
     .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
     .orderBy('m.id').orderBy('t.id').limit(10_000).execute()
-  if (!tags.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags on readable media to learn from.`)
-  const out: Example[] = []
-  const decoded = new Map<number, MonoAudio>() // examples come ordered by media file: one decoded at a time
-  for (const t of tags) {
-    if (!decoded.has(t.id)) {
-      decoded.clear()
-      decoded.set(t.id, await audioOf(job, { id: t.id, file: t.file, library_id: t.library_id }))
-    }
-    const audio = decoded.get(t.id)!
-    const from = Math.max(0, Math.floor(t.start_time * audio.sampleRate))
-    const to = Math.min(audio.samples.length, Math.max(from + 1, Math.ceil(t.end_time * audio.sampleRate)))
-    const s = spectrogram(audio.samples.subarray(from, to), audio.sampleRate, settings)
-    out.push({
-      tagClass: t.tag_class_id, minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
-      vector: meanVector(s, 0, s.frames / s.framesPerSecond), bands: bandRange(s, t.min_frequency, t.max_frequency),
-    })
-  }
-  return out
-}
-
-/** The `n` best-scoring windows that do not overlap each other, best first. */
-function bestApart<T extends { start: number; end: number; score: number }>(windows: T[], n: number): T[] {
-  const chosen: T[] = []
-  for (const w of [...windows].sort((a, b) => b.score - a.score || a.start - b.start)) {
-    if (chosen.length >= n) break
-    if (chosen.every((c) => w.end <= c.start || w.start >= c.end)) chosen.push(w)
-  }
-  return chosen
+  if (!rows.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags on readable media to learn from.`)
+  const examples: ExampleTag[] = rows.map((t) => ({
+    mediaFile: t.id, file: t.file, tagClass: t.tag_class_id, start: t.start_time, end: t.end_time,
+    minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
+  }))
+  const skipped: string[] = []
+  const learned = await learnDetector(job.storage, examples, [], job.params.windowSizeInSeconds as number,
+    (file, reason) => skipped.push(`media file ${file}: ${describeFailure(reason)}`), job.signal)
+  if (skipped.length) await recordResult(job, 'examples-skipped.txt', `${skipped.join('\n')}\n`, `${skipped.length} example file(s) could not be decoded`)
+  return learned
 }

@@ -1,14 +1,20 @@
 import { localTimestamp } from '../../db/time.js'
-import { alreadyWritten, slidingWindows, spectrogramOf, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import { openAudio } from '../audioSource.js'
+import { alreadyWritten, describeFailure, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import { frameGrid } from '../features.js'
+import { forEachWindow, planFile } from '../scan.js'
 import { UNSUPERVISED_TAG_DISCOVERY } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 import { newSeed, seededRandom } from '../random.js'
 import { distance, spectraSettingsOf } from '../spectra.js'
 
-// UnsupervisedTagDiscovery (7): sorts every window of windowSizeInSeconds of
-// the job's media into numberOfTagsToDiscover clusters of like spectra
-// (k-means on the windows' band vectors, each with its mean level removed so
-// loudness alone does not decide). Every window becomes a tag in
+// UnsupervisedTagDiscovery (7): sorts every window of windowSizeInSeconds
+// (half a window apart) of the job's media into numberOfTagsToDiscover
+// clusters of like sound: k-means on the windows' shapes, the features
+// supervised discovery compares (docs/decisions.md §20: mel bands in Hz
+// between the owner's spectra settings' frequencies, each band's background
+// taken away, the course over time kept, scaled to unit length), so that
+// neither sample rate nor loudness decides. Every window becomes a tag in
 // destinationTagSet with machineTagged true, tag class `cluster-N` (created in
 // the tag set's library, or the media file's when the tag set has none) and
 // strength closer to 1 the nearer it lies to its cluster's centre.
@@ -24,8 +30,23 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     await job.setTotal(media.length + 1, true)
     const settings = await spectraSettingsOf(job.db, job.owner.id)
     const windows: Array<{ media: MediaRow; start: number; end: number; vector: Float64Array }> = []
+    const sources = []
     for (const m of media) {
-      for (const w of slidingWindows(await spectrogramOf(job, m, settings), size)) windows.push({ media: m, ...w, vector: centred(w.vector) })
+      try { sources.push({ media: m, source: await openAudio(job.storage, m.file) }) } catch (e) {
+        throw new Error(`Media file ${m.id}: ${describeFailure(e)}.`)
+      }
+    }
+    // the bands every file has: the settings' range within the lowest half sample rate
+    const nyquist = Math.min(...sources.map((s) => s.source.info.sampleRate / 2))
+    const range = { lo: Math.min(settings.minFrequency, nyquist / 2), hi: settings.maxFrequency > settings.minFrequency ? Math.min(settings.maxFrequency, nyquist) : nyquist }
+    for (const { media: m, source } of sources) {
+      const plan = planFile(source.info.sampleRate, source.info.frames, size)
+      const frameSeconds = frameGrid(source.info.sampleRate).frameSeconds
+      const step = Math.max(1, Math.round(plan.windowFrames / 2))
+      await forEachWindow(source, range, plan, 0, plan.blocks, step, (w, shape) => {
+        const start = Math.round(w * frameSeconds * 1000) / 1000
+        windows.push({ media: m, start, end: Math.round(Math.min(source.info.duration, (w + plan.windowFrames) * frameSeconds) * 1000) / 1000, vector: Float64Array.from(shape) })
+      }, job.signal)
       await job.step()
     }
     if (windows.length < k) throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
@@ -47,7 +68,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
         rows.push({
           user_id: job.job.user_id, creation_date: now, tag_set_id: job.params.destinationTagSet as number,
           media_file_id: w.media.id, tag_class_id: await classOf(set.library_id ?? w.media.library_id, c),
-          start_time: w.start, end_time: w.end, min_frequency: settings.minFrequency, max_frequency: settings.maxFrequency,
+          start_time: w.start, end_time: w.end, min_frequency: range.lo, max_frequency: range.hi,
           machine_tagged: true, strength: 1 / (1 + distance(w.vector, centres[c]) / Math.sqrt(w.vector.length)),
         })
       }
@@ -56,10 +77,6 @@ export const unsupervisedTagDiscoveryJob: JobType = {
   },
 }
 
-function centred(v: Float64Array): Float64Array {
-  const mean = v.reduce((a, b) => a + b, 0) / v.length
-  return v.map((x) => x - mean)
-}
 
 /** k-means with k-means++ starting centres; clusters numbered by their first window, so the result reads in time order. */
 export function kMeans(points: Float64Array[], k: number, random: () => number) {

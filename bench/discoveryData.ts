@@ -1,0 +1,153 @@
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import waveResampler from 'wave-resampler'
+import { audioInMemory } from '../server/analysis/audioSource.js'
+import { powerSpectrum } from '../server/analysis/fft.js'
+import { seededRandom } from '../server/analysis/random.js'
+
+// The labelled field recordings discovery is measured on (`npm run bench:discovery`, `npm run test:discovery`):
+// the folder of MAS_DISCOVERY_DATA, else ../shared/data/qut-currawong beside this checkout (or beside the
+// checkout it was cloned from). From it: the training clips and their labelled calls, and "hidden-call"
+// files, each the clips without a call in a random order with one clip with a call put among them, as a
+// call sits in a recorder's file.
+
+export interface Clip { name: string; samples: Float32Array; sampleRate: number; md5: string }
+export interface Labelled extends Clip { start: number; end: number }
+export interface HiddenCall { name: string; samples: Float32Array; sampleRate: number; callStart: number; callEnd: number; clip: string }
+
+export interface DiscoveryData {
+  dir: string
+  train: Labelled[]
+  /** clips with a call, none byte-identical to a training clip or to another */
+  testTrue: Clip[]
+  /** clips without a call, duplicates removed */
+  testFalse: Clip[]
+}
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+/** The data folder, or why there is none. */
+export function discoveryDataDir(): { dir: string } | { error: string } {
+  const given = process.env.MAS_DISCOVERY_DATA
+  if (given) return existsSync(join(given, 'labels.csv')) ? { dir: given } : { error: `MAS_DISCOVERY_DATA=${given} holds no labels.csv` }
+  const root = resolve(here, '..', '..') // dist/bench → the checkout
+  const candidates = [resolve(root, '..', 'shared', 'data', 'qut-currawong')]
+  try {
+    const origin = execFileSync('git', ['config', '--get', 'remote.origin.url'], { cwd: root, encoding: 'utf8' }).trim()
+    if (origin && !/^[a-z]+:\/\//.test(origin)) candidates.push(resolve(root, origin, '..', 'shared', 'data', 'qut-currawong'))
+  } catch { /* not a clone */ }
+  const dir = candidates.find((d) => existsSync(join(d, 'labels.csv')))
+  return dir ? { dir } : { error: `no labelled recordings: set MAS_DISCOVERY_DATA (looked in ${candidates.join(', ')})` }
+}
+
+async function clipOf(path: string, name: string): Promise<Clip> {
+  const bytes = readFileSync(path)
+  const source = await audioInMemory(bytes)
+  const samples = new Float32Array(source.info.frames)
+  for await (const c of source.chunks()) samples.set(c.samples, c.start)
+  return { name, samples, sampleRate: source.info.sampleRate, md5: createHash('md5').update(bytes).digest('hex') }
+}
+
+async function clipsIn(dir: string): Promise<Clip[]> {
+  const seen = new Set<string>()
+  const out: Clip[] = []
+  for (const name of readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.wav')).sort()) {
+    const clip = await clipOf(join(dir, name), name)
+    if (seen.has(clip.md5)) continue
+    seen.add(clip.md5)
+    out.push(clip)
+  }
+  return out
+}
+
+export async function loadDiscoveryData(dir: string): Promise<DiscoveryData> {
+  const labels = new Map<string, [number, number]>()
+  for (const line of readFileSync(join(dir, 'labels.csv'), 'utf8').split(/\r?\n/).slice(1)) {
+    const [file, start, end] = line.split(',')
+    if (file) labels.set(file, [Number(start), Number(end)])
+  }
+  const train: Labelled[] = []
+  for (const clip of await clipsIn(join(dir, 'train'))) {
+    const span = labels.get(clip.name)
+    if (span) train.push({ ...clip, start: span[0], end: span[1] })
+  }
+  const trained = new Set(train.map((c) => c.md5))
+  return {
+    dir, train,
+    testTrue: (await clipsIn(join(dir, 'testTrue'))).filter((c) => !trained.has(c.md5)),
+    testFalse: await clipsIn(join(dir, 'testFalse')),
+  }
+}
+
+/** `n` hidden-call files: the testFalse clips in a random order, one testTrue clip (a different one each) put at a random place among them. */
+export function hiddenCalls(data: DiscoveryData, n: number, seed: number): HiddenCall[] {
+  const random = seededRandom(seed)
+  const shuffled = <T>(xs: T[]) => {
+    const a = [...xs]
+    for (let i = a.length - 1; i > 0; i--) { const j = Math.floor(random() * (i + 1)); [a[i], a[j]] = [a[j], a[i]] }
+    return a
+  }
+  const calls = shuffled(data.testTrue).slice(0, n)
+  return calls.map((call, i) => {
+    const parts = shuffled(data.testFalse)
+    const at = Math.floor(random() * (parts.length + 1))
+    parts.splice(at, 0, call)
+    const samples = new Float32Array(parts.reduce((s, p) => s + p.samples.length, 0))
+    let offset = 0, callStart = 0
+    for (const p of parts) {
+      if (p === call) callStart = offset
+      samples.set(p.samples, offset)
+      offset += p.samples.length
+    }
+    return {
+      name: `hidden-${String(i + 1).padStart(2, '0')}.wav`, samples, sampleRate: call.sampleRate,
+      callStart: callStart / call.sampleRate, callEnd: (callStart + call.samples.length) / call.sampleRate, clip: call.name,
+    }
+  })
+}
+
+/** The samples at another rate (windowed sinc interpolation). */
+export function resampled(samples: Float32Array, from: number, to: number): Float32Array {
+  if (from === to) return samples
+  return Float32Array.from(waveResampler.resample(samples, from, to, { method: 'sinc' }) as ArrayLike<number>)
+}
+
+/**
+ * The band of a labelled call, as a person would box it: around the loudest frequency of the call's
+ * average spectrum, out to where it falls 15 dB below that peak.
+ */
+export async function callBand(clip: Labelled): Promise<[number, number]> {
+  const size = 1024
+  const spectrum = await powerSpectrum(size)
+  const sum = new Float64Array(size / 2 + 1)
+  const power = new Float64Array(size / 2 + 1)
+  const from = Math.floor(clip.start * clip.sampleRate), to = Math.ceil(clip.end * clip.sampleRate)
+  const frame = new Float64Array(size)
+  for (let at = from; at + size <= Math.max(to, from + size) && at + size <= clip.samples.length; at += size / 4) {
+    for (let i = 0; i < size; i++) frame[i] = clip.samples[at + i]
+    spectrum(frame, power)
+    for (let k = 0; k < sum.length; k++) sum[k] += power[k]
+  }
+  const db = Array.from(sum, (p) => 10 * Math.log10(p + 1e-12))
+  const peak = db.indexOf(Math.max(...db))
+  let lo = peak, hi = peak
+  while (lo > 0 && db[lo - 1] > db[peak] - 15) lo--
+  while (hi < db.length - 1 && db[hi + 1] > db[peak] - 15) hi++
+  const binHz = clip.sampleRate / size
+  return [Math.round(lo * binHz), Math.round(hi * binHz)]
+}
+
+/** A WAV file (16-bit mono PCM) of the samples. */
+export function wavBytes(samples: Float32Array, sampleRate: number): Buffer {
+  const data = Buffer.alloc(samples.length * 2)
+  for (let i = 0; i < samples.length; i++) data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i] * 32767))), 2 * i)
+  const h = Buffer.alloc(44)
+  h.write('RIFF', 0, 'ascii'); h.writeUInt32LE(36 + data.length, 4); h.write('WAVE', 8, 'ascii')
+  h.write('fmt ', 12, 'ascii'); h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22)
+  h.writeUInt32LE(sampleRate, 24); h.writeUInt32LE(sampleRate * 2, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34)
+  h.write('data', 36, 'ascii'); h.writeUInt32LE(data.length, 40)
+  return Buffer.concat([h, data])
+}

@@ -1,0 +1,24 @@
+import type { AppConfig } from '../config.js'
+import { openStorageLazily } from '../storage/lazy.js'
+import { openAudio } from './audioSource.js'
+import type { Detector } from './detector.js'
+import { scanBlocks, type FilePlan, type ScanResult } from './scan.js'
+
+// One stretch of one stored file scanned by a detector: what an analysis thread is given (plain data,
+// copied to the thread) and does. A thread opens the storage of the configuration itself.
+
+export interface ScanTask {
+  storage: Pick<AppConfig, 'mediaDir' | 's3' | 'minBodyBytesPerSecond'>
+  file: string
+  detector: Detector
+  plan: FilePlan
+  fromBlock: number
+  toBlock: number
+  keep: number
+  minimumStrength: number
+}
+
+export default async function scanTask(task: ScanTask): Promise<ScanResult> {
+  const source = await openAudio(await openStorageLazily(task.storage), task.file)
+  return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength)
+}
