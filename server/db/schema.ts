@@ -133,6 +133,12 @@ export interface TagsTable {
   strength: WithDefault<number>
 }
 
+/** a reviewer's decision on a tag (migration 2026_11_26_4001) */
+export interface TagReviewsTable {
+  id: Id; tag_id: number; user_id: number; decision: 'yes' | 'no' | 'unsure' | 'skip'
+  tag_class_id: number | null; note: WithDefault<string>; creation_date: Timestamp
+}
+
 export interface JobsTable {
   id: Id
   /** the JSON array of its parameters (migration 2026_11_24_0004) */
@@ -213,6 +219,7 @@ export interface DB {
   tag_classes: TagClassesTable
   tag_examples: TagExamplesTable
   tags: TagsTable
+  tag_reviews: TagReviewsTable
   jobs: JobsTable
   job_parameters: JobParametersTable
   job_result_files: JobResultFilesTable
