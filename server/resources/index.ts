@@ -14,6 +14,7 @@ import * as tagClass from './tagClass.js'
 import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
 import * as tagReview from './tagReview.js'
+import * as reviews from './reviews.js'
 import * as mediaImport from './mediaImport.js'
 import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
@@ -39,6 +40,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...tag.endpoints(),
   ...tagExample.endpoints(),
   ...tagReview.endpoints(),
+  ...reviews.endpoints(),
   ...mediaImport.endpoints(),
   ...jobResultFile.endpoints(),
   ...jobs.endpoints(),
