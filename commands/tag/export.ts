@@ -2,9 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Flags } from '@oclif/core'
 import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
-import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagSet } from '../../src/lookup.js'
+import { findTagSet, mediaFiles, tagClasses, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, warn } from '../../src/output.js'
-import { inRecordingOrder, perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
+import { inRecordingOrder, perFileName, ravenFile, ravenTable } from '../../src/raven.js'
 import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tagFormats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
@@ -93,13 +93,6 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     }
     stderr(`Wrote ${written} selection table${written === 1 ? '' : 's'} below ${dir}`)
   }
-}
-
-/** A media file as a Raven table places it: its duration from its metadata (durationInSeconds). */
-function ravenFile(m: MediaFile): RavenFile {
-  const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
-  const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
-  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration }
 }
 
 function write(text: string): Promise<void> {

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { authEndpoints } from '../auth/routes.js'
 import { registerDocsPage } from '../http/docsPage.js'
+import { registerReviewPage } from '../http/reviewPage.js'
+import { loginCodeEndpoints } from '../auth/loginCodes.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
 import { registerMediaRoutes } from '../resources/mediaBytes.js'
@@ -15,6 +17,7 @@ import { API } from '../resources/resource.js'
 async function routes(app: FastifyInstance) {
   const endpoints: Endpoint[] = [
     ...authEndpoints(),
+    ...loginCodeEndpoints(),
     ...resourceEndpoints,
     apiRoot(resourceEndpoints),
     healthEndpoint,
@@ -25,6 +28,7 @@ async function routes(app: FastifyInstance) {
   for (const ep of endpoints) registerEndpoint(app, ep, deps)
   registerMediaRoutes(app, deps)
   await registerDocsPage(app, endpoints)
+  registerReviewPage(app)
 }
 
 export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'routeTable'] } })
