@@ -14,7 +14,7 @@ export default class ReviewImport extends AuthCommand<typeof ReviewImport> {
 Every row is checked first; if any is bad, the errors are listed and nothing is sent. Decisions you have already made as the file says are not sent again, so a re-run of the same file changes nothing.`
   static examples = [
     '<%= config.bin %> review import decisions.csv --tag-set 1',
-    '<%= config.bin %> review import checked.selections.txt --tag-set 1 --verdict-column Verified',
+    '<%= config.bin %> review import verified.selections.txt --tag-set 1 --verdict-column Review',
   ]
 
   static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }

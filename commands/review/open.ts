@@ -10,7 +10,7 @@ const onDesktop = () => process.platform === 'darwin' || process.platform === 'w
 export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
   static summary = 'Open the review page of a tag set in your browser, logged in as you'
   static description = 'Prints the address of the review page with a one-time code (valid two minutes, used once) that the page exchanges for a browser session of your account, and opens it in your browser on a desktop. Your token never goes into the address.'
-  static examples = ['<%= config.bin %> review open --tag-set 1', '<%= config.bin %> review open --tag-set Birds --no-browser']
+  static examples = ['<%= config.bin %> review open --tag-set 1', '<%= config.bin %> review open --tag-set 1 --no-browser']
   static flags = {
     'tag-set': Flags.string({ description: 'tag set to review (name or id)', required: true }),
     browser: Flags.boolean({ description: 'open the page in a browser (on a desktop)', default: true, allowNo: true }),
