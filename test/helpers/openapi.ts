@@ -36,8 +36,8 @@ export class OpenApiChecker {
   /** The problem with this answer, or null. */
   check(method: string, url: string, status: number, contentType: string, payload: string): string | null {
     const bare = url.split('?')[0]
-    // the API reference page's own files (scripts, styles, the document it reads) are not API answers
-    if (method === 'HEAD' || method === 'OPTIONS' || bare.startsWith('/media/') || bare.startsWith('/api/docs') || /^text\/html/.test(contentType)) return null
+    // the API reference page's and the review page's own files (scripts, styles, the document it reads) are not API answers
+    if (method === 'HEAD' || method === 'OPTIONS' || bare.startsWith('/media/') || bare.startsWith('/api/docs') || bare.startsWith('/review/') || /^text\/html/.test(contentType)) return null
     // a path without its final slash answers as the one with it (design: wire conventions)
     const op = this.operations.find((o) => o.pattern.test(bare)) ?? this.operations.find((o) => o.pattern.test(`${bare}/`))
     const path = op?.path ?? bare
