@@ -48,10 +48,33 @@ function candidates(db: Db, o: QueueOptions): Candidates {
 async function parts(db: Db, queries: Candidates[]): Promise<Tag[][]> {
   const marked = queries.map((q, i) => db.selectFrom(q.as('s')).selectAll('s').select(sql.lit(i).as('part')))
   const all = marked.slice(1).reduce((u, q) => u.unionAll(q), marked[0])
-  const out: Tag[][] = queries.map(() => [])
-  for (const { part, ...row } of await all.execute()) out[Number(part)].push(row as Tag)
+  return byPart(await all.execute(), queries.length)
+}
+
+function byPart(rows: Array<Tag & { part: unknown }>, count: number): Tag[][] {
+  const out: Tag[][] = Array.from({ length: count }, () => [])
+  for (const { part, ...row } of rows) out[Number(part)].push(row as Tag)
   return out
 }
+
+/** The first `limit` candidates (in the column's order) in each range [low, high) of strength or of id, as one
+ * statement (a lateral join over the ranges: planned once, each range an index range scan). */
+async function inRanges(db: Db, q: Candidates, column: 'strength' | 'id', ranges: Array<[number, number]>, limit: number): Promise<Tag[][]> {
+  const lows = ranges.map((r) => r[0])
+  const highs = ranges.map((r) => r[1])
+  const bounds = column === 'id'
+    ? sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::integer[]) as low, unnest(${highs}::integer[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
+    : sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::float8[]) as low, unnest(${highs}::float8[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
+  const within = q.where(`t.${column}`, '>=', sql<number>`b.low`).where(`t.${column}`, '<', sql<number>`b.high`)
+  const ordered = column === 'id' ? within.orderBy('t.id') : within.orderBy('t.strength').orderBy('t.id')
+  const rows = await db.selectFrom(bounds.as('b'))
+    .innerJoinLateral(ordered.limit(limit).as('s'), (join) => join.onTrue())
+    .selectAll('s').select('b.part').execute()
+  return byPart(rows as Array<Tag & { part: unknown }>, ranges.length)
+}
+
+/** beyond any strength */
+const FAR = 1e300
 
 /** Rows taken from each list in turn, without repeats, until there are n. */
 function roundRobin(lists: Tag[][], n: number): Tag[] {
@@ -83,33 +106,37 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
     }
     case 'strata': {
       // each band read from a random place in it (and on from its start when that runs out), then the bands taken
-      // in turn, so a band short of tags leaves its share to the others
-      const queries: Candidates[] = []
+      // in turn, so a band short of tags leaves its share to the others; first a band's share of each, then, when
+      // some band is short, up to n of each
+      const ranges: Array<[number, number]> = []
       for (let b = 0; b < BANDS; b++) {
-        let band = q
-        if (b > 0) band = band.where('t.strength', '>=', b / BANDS)
-        if (b < BANDS - 1) band = band.where('t.strength', '<', (b + 1) / BANDS)
+        const low = b === 0 ? -FAR : b / BANDS
+        const high = b === BANDS - 1 ? FAR : (b + 1) / BANDS
         const pivot = (b + random()) / BANDS
-        queries.push(band.where('t.strength', '>=', pivot).orderBy('t.strength').orderBy('t.id').limit(o.n))
-        queries.push(band.where('t.strength', '<', pivot).orderBy('t.strength').orderBy('t.id').limit(o.n))
+        ranges.push([pivot, high], [low, pivot])
       }
-      const read = await parts(db, queries)
-      const bands = Array.from({ length: BANDS }, (_, b) => [...read[2 * b], ...read[2 * b + 1]])
-      return roundRobin(shuffled(bands, random), o.n)
+      const order = shuffled(Array.from({ length: BANDS }, (_, b) => b), random)
+      const draw = async (limit: number) => {
+        const read = await inRanges(db, q, 'strength', ranges, limit)
+        return roundRobin(order.map((b) => [...read[2 * b], ...read[2 * b + 1]]), o.n)
+      }
+      const share = Math.ceil(o.n / BANDS)
+      const first = await draw(share)
+      return first.length === o.n || share >= o.n ? first : draw(o.n)
     }
     case 'random': {
       // the first candidate at or after each of n random ids of the set's range; short of n (ids taken twice, a
-      // sparse range), the rest from the first of those on
+      // sparse range), the rest from the start of the range on
       const range = await db.selectFrom('tags').where('tag_set_id', '=', o.tagSet)
         .select((eb) => [eb.fn.min('id').as('low'), eb.fn.max('id').as('high')]).executeTakeFirst()
       if (!range || range.low === null || range.high === null) return []
       const low = Number(range.low); const high = Number(range.high)
       const pivots = Array.from({ length: o.n }, () => low + Math.floor(random() * (high - low + 1)))
-      const read = await parts(db, [
-        ...pivots.map((p) => q.where('t.id', '>=', p).orderBy('t.id').limit(1)),
-        q.orderBy('t.id').limit(2 * o.n),
-      ])
-      return roundRobin([[...read.slice(0, -1).flat(), ...read[read.length - 1]]], o.n)
+      const read = await inRanges(db, q, 'id', [...pivots.map((p): [number, number] => [p, high + 1]), [low, high + 1]], 1)
+      const picked = roundRobin([read.slice(0, -1).flat()], o.n)
+      if (picked.length === o.n) return picked
+      const rest = await q.orderBy('t.id').limit(2 * o.n).execute()
+      return roundRobin([[...picked, ...rest]], o.n)
     }
   }
 }

@@ -141,6 +141,10 @@ test('the summary of a tag set, against a hand-computed example', async () => {
   assert.equal([k.thresholds[6].precision, k.thresholds[6].tags, k.thresholds[8].tags], [1, 11, 10])
   assert.equal([k.at90, k.at95], [{ threshold: 0.6, tags: 11 }, { threshold: 0.6, tags: 11 }])
   assert.equal([s.classes[1].tags, s.classes[1].at90, s.classes[1].thresholds[0].precision], [1, null, null])
+  // the counts by band are kept while the tag set holds the same tags; a new tag is counted at once
+  await makeTag(t.db, c.owner, { tagSet: a.tagSet, mediaFile, tagClass: classB }, { strength: 0.95 })
+  const after = (await t.call('GET', `${API}/tagSet/${a.tagSet}/reviewSummary/`, { as: c.reader })).data
+  assert.equal([after.tags, after.classes[1].tags, after.classes[1].bands[9].tags], [103, 2, 1])
 
   // what discovery reads: the consensus of every decided tag, and the class a `no` names
   const reviewed = await reviewedTags(t.db, a.tagSet)
