@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
-import { onReviewOfTag } from '../access.js'
+import { onReviewOfTag, valueColumns } from '../access.js'
 import { DECISIONS } from '../analysis/reviews.js'
 import { localTimestamp } from '../db/time.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
-import { parseValue, type TableFields } from '../http/fields.js'
-import { defineResource, hasErrors, render, resourceEndpoints, validateItems } from './resource.js'
+import { parseInput, parseValue, type TableFields } from '../http/fields.js'
+import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
 import { tagClasses } from './tagClass.js'
 import { tags } from './tag.js'
 import { users } from './users.js'
@@ -47,22 +47,50 @@ export const tagReviews = defineResource({
   listFilterParams: { tagSet: { type: 'pk', description: 'decisions on the tags of this tag set' } },
 })
 
-/** POST tagReview/: the caller's decision on a tag, made or changed in one statement. */
+type DecisionValues = { tag: number; decision: typeof DECISIONS[number]; tagClass?: number | null; note?: string }
+
+/** The decision made or changed, in one statement with its checks (the tag exists and the caller may decide on
+ * it, the class it names is readable); null when a check fails. */
+async function decideChecked(ctx: Context, v: DecisionValues) {
+  const { caller } = ctx
+  const db = ctx.db
+  const checked = db.selectNoFrom([
+    sql<number>`${v.tag}::integer`.as('tag_id'), sql<number>`${caller.id}::integer`.as('user_id'),
+    sql<string>`${v.decision}::varchar`.as('decision'), sql<number | null>`${v.tagClass ?? null}::integer`.as('tag_class_id'),
+    sql<string>`${v.note ?? ''}::text`.as('note'), sql<string>`${localTimestamp()}::timestamp`.as('creation_date'),
+  ]).where((eb) => eb.and([
+    eb.exists(eb.selectFrom('tags as dt').select(sql.lit(1).as('one')).where('dt.id', '=', v.tag)),
+    tagReviews.scope.allows(eb, caller, valueColumns({ tag_id: v.tag, user_id: caller.id }), 'write'),
+    ...(v.tagClass ? [eb.exists(readableRecord(db, tagClasses, caller, v.tagClass))] : []),
+  ]))
+  return db.insertInto('tag_reviews').columns(['tag_id', 'user_id', 'decision', 'tag_class_id', 'note', 'creation_date'])
+    .expression(checked)
+    .onConflict((oc) => oc.columns(['tag_id', 'user_id']).doUpdateSet((eb) => ({
+      decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
+    }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created')).executeTakeFirst()
+}
+
+/** POST tagReview/: the caller's decision on a tag, made or changed in one statement; when that statement
+ * writes nothing, the ordinary checks say why. */
 async function decide(ctx: Context): Promise<Result> {
   const body = await ctx.body()
   if (Array.isArray(body)) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
+  const parsed = parseInput(fields, body, 'create')
+  if (!Object.keys(parsed.errors).length) {
+    const row = await decideChecked(ctx, parsed.values as DecisionValues)
+    if (row) {
+      const { created, ...record } = row
+      return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
+    }
+  }
   const { values, errors, scope } = await validateItems(ctx, tagReviews, [body], 'create', null, ctx.caller.isAdmin ? undefined
     : (valid) => ({ scope: tagReviews.scope, flag: 'write', rows: valid.map((v) => ({ tag_id: v.tag, user_id: ctx.caller.id })) }))
   // a readable tag that the caller may not decide on: 403 before other field errors (docs/decisions.md §6)
   if (scope && !scope.allowed && !errors[0].tag && scope.keys.length) throw forbidden()
   if (hasErrors(errors)) throw badRequest(errors[0])
-  const v = values[0] as { tag: number; decision: typeof DECISIONS[number]; tagClass?: number | null; note?: string }
-  const row = await ctx.db.insertInto('tag_reviews').values({
-    tag_id: v.tag, user_id: ctx.caller.id, decision: v.decision, tag_class_id: v.tagClass ?? null, note: v.note ?? '',
-    creation_date: localTimestamp(),
-  }).onConflict((oc) => oc.columns(['tag_id', 'user_id']).doUpdateSet((eb) => ({
-    decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
-  }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created')).executeTakeFirstOrThrow()
+  // the checks passed now: the one statement refused a moment ago (the tag or a grant was changing)
+  const row = await decideChecked(ctx, values[0] as DecisionValues)
+  if (!row) throw forbidden()
   const { created, ...record } = row
   return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
 }
