@@ -126,6 +126,8 @@ async function main() {
     const queueUrl = `${origin}/api/v0/tagSet/${s.tagSet}/reviewQueue/?n=20`
     // warm: plans and caches
     await load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: 2 })
+    // what this machine gives any request at this moment (it may be shared): a tag set's detail, the cheapest read
+    show('baseline: GET tagSet/{id}/, 8 connections', await load('wrk', { url: `${origin}/api/v0/tagSet/${s.tagSet}/`, method: 'GET', headers: auth, connections: 8, duration: SECONDS }), 'for comparison')
     show('queue, next 20 (strata), 8 connections', await load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: SECONDS }), 'target p99 < 30 ms')
     const decided = await decisions(origin, s.token, s.firstTag, s.lastTag)
     show('decisions (POST tagReview/), 8 connections', decided, 'target >= 2,000 a second')

@@ -28,17 +28,19 @@ export function consensusOf(yes: number, no: number, unsure: number): Consensus 
   return 'unsure'
 }
 
-/** The decisions on each decided tag of a tag set (a `skip` decides nothing), as `tag_id`, counts of `yes`, `no`
- * and `unsure`, and the class named most by the `no` decisions (`named_class_id`). */
+/** The decisions on each tag of a tag set that has any, with the tag: counts of `yes`, `no`, `unsure` and `skip`,
+ * and the class named most by the `no` decisions (`named_class_id`). One pass over the set's decisions, each
+ * joined to its tag by its id. */
 export function decisionsByTag(db: Db, tagSetId: number) {
   return db.selectFrom('tag_reviews as d').innerJoin('tags as dt', 'dt.id', 'd.tag_id')
-    .where('dt.tag_set_id', '=', tagSetId).where('d.decision', '<>', 'skip')
-    .groupBy('d.tag_id')
+    .where('dt.tag_set_id', '=', tagSetId)
+    .groupBy('dt.id')
     .select([
-      'd.tag_id',
+      'dt.id', 'dt.media_file_id', 'dt.start_time', 'dt.end_time', 'dt.min_frequency', 'dt.max_frequency', 'dt.tag_class_id', 'dt.strength',
       sql<number>`count(*) filter (where d.decision = 'yes')::integer`.as('yes'),
       sql<number>`count(*) filter (where d.decision = 'no')::integer`.as('no'),
       sql<number>`count(*) filter (where d.decision = 'unsure')::integer`.as('unsure'),
+      sql<number>`count(*) filter (where d.decision = 'skip')::integer`.as('skip'),
       sql<number | null>`mode() within group (order by d.tag_class_id) filter (where d.decision = 'no' and d.tag_class_id is not null)`.as('named_class_id'),
     ])
 }
@@ -59,17 +61,15 @@ export interface ReviewedTag {
 
 /** The consensus decision on every decided tag of a tag set (for a discovery job that learns from them), by tag id. */
 export async function reviewedTags(db: Db, tagSetId: number): Promise<ReviewedTag[]> {
-  const rows = await db.selectFrom(decisionsByTag(db, tagSetId).as('c')).innerJoin('tags as t', 't.id', 'c.tag_id')
-    .select(['t.id', 't.media_file_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 't.tag_class_id', 't.strength',
-      'c.yes', 'c.no', 'c.unsure', 'c.named_class_id'])
-    .orderBy('t.id').execute()
-  return rows.map((r) => {
-    const consensus = consensusOf(r.yes, r.no, r.unsure)!
-    return {
+  const rows = await decisionsByTag(db, tagSetId).orderBy('dt.id').execute()
+  return rows.flatMap((r) => {
+    const consensus = consensusOf(r.yes, r.no, r.unsure)
+    if (!consensus) return [] // skipped only
+    return [{
       tag: r.id, mediaFile: r.media_file_id, startTime: r.start_time, endTime: r.end_time,
       minFrequency: r.min_frequency, maxFrequency: r.max_frequency, tagClass: r.tag_class_id, strength: r.strength,
       consensus, namedClass: consensus === 'no' && r.named_class_id !== null ? Number(r.named_class_id) : null,
-    }
+    }]
   })
 }
 
@@ -191,15 +191,7 @@ async function tagsByBand(db: Db, tagSetId: number): Promise<BandRow[]> {
 
 /** The summary of a tag set's decisions, per class of its tags (classes without tags are left out). */
 export async function reviewSummary(db: Db, tagSetId: number): Promise<ClassSummary[]> {
-  const [bandRows, decisionRows, consensusRows] = await Promise.all([
-    tagsByBand(db, tagSetId),
-    db.selectFrom('tag_reviews as d').innerJoin('tags as t', 't.id', 'd.tag_id').where('t.tag_set_id', '=', tagSetId)
-      .select(['t.tag_class_id', 'd.decision', sql<number>`count(*)::integer`.as('n')])
-      .groupBy(['t.tag_class_id', 'd.decision']).execute(),
-    db.selectFrom(decisionsByTag(db, tagSetId).as('c')).innerJoin('tags as t', 't.id', 'c.tag_id')
-      .select((eb) => ['t.tag_class_id', bandOf(eb.ref('t.strength')).as('band'), 'c.yes', 'c.no', 'c.unsure'])
-      .execute(),
-  ])
+  const [bandRows, decided] = await Promise.all([tagsByBand(db, tagSetId), decisionsByTag(db, tagSetId).execute()])
   const classes = new Map<number, { counts: BandCounts[]; summary: Omit<ClassSummary, keyof PrecisionEstimate> }>()
   const of = (tagClass: number) => {
     let c = classes.get(tagClass)
@@ -220,11 +212,13 @@ export async function reviewSummary(db: Db, tagSetId: number): Promise<ClassSumm
     c.counts[r.band].tags += r.tags
     c.summary.tags += r.tags
   }
-  for (const r of decisionRows) of(r.tag_class_id).summary.decisions[r.decision] += r.n
-  for (const r of consensusRows) {
+  for (const r of decided) {
     const c = of(r.tag_class_id)
-    const consensus = consensusOf(r.yes, r.no, r.unsure)!
-    c.counts[r.band][consensus]++
+    const d = c.summary.decisions
+    d.yes += r.yes; d.no += r.no; d.unsure += r.unsure; d.skip += r.skip
+    const consensus = consensusOf(r.yes, r.no, r.unsure)
+    if (!consensus) continue
+    c.counts[bandOfStrength(r.strength)][consensus]++
     c.summary.consensus[consensus]++
     const given = [r.yes, r.no, r.unsure].filter((n) => n > 0).length
     if (r.yes + r.no + r.unsure > 1) {
