@@ -47,7 +47,8 @@ export class OpenApiChecker {
     }
     const operation = op.methods[method.toLowerCase()]
     if (!operation) {
-      return status === 405 || status === 401 ? this.body(ERROR, contentType, payload, `${method} ${op.path} ${status}`)
+      // authentication (401, and 429 once a client's failed passwords are throttled) answers before the method does
+      return status === 405 || status === 401 || status === 429 ? this.body(ERROR, contentType, payload, `${method} ${op.path} ${status}`)
         : `${method} ${op.path}: no such operation in the OpenAPI document (status ${status})`
     }
     const response = operation.responses[String(status)]
