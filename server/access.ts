@@ -121,6 +121,15 @@ export const onLibraryVia = (column: string, table: string, libraryColumn = 'lib
 export const onTagSet = (column: string): Scope => scope([column], (eb, caller, col, flag) =>
   tagSetAllows(eb, caller, col(column), flag))
 
+/** A reviewer's decision on a tag (tagReview/): read by readers of the tag's tag set; made, changed and deleted
+ * by the reviewer while it may write that tag set (a decision is its reviewer's word, so nobody else's to change). */
+export const onReviewOfTag = (tagColumn: string, reviewerColumn: string): Scope => scope([tagColumn, reviewerColumn], (eb, caller, col, flag) => {
+  const tagSetOfTag = eb.selectFrom('tags as rt').select('rt.tag_set_id').where('rt.id', '=', col(tagColumn))
+  const onTagSet = tagSetAllows(eb, caller, tagSetOfTag, flag === 'read' ? 'read' : 'write')
+  if (flag === 'read' || caller.isAdmin) return onTagSet
+  return eb.and([eb(col(reviewerColumn), '=', caller.id), onTagSet])
+})
+
 /** Records that only their owner (and site admins) may see and change. */
 export const ownedBy = (column: string): Scope => scope([column], (eb, caller, col) =>
   caller.isAdmin ? TRUE : eb(col(column), '=', caller.id))

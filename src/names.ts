@@ -56,7 +56,7 @@ export async function loadNames(api: ApiClient, kinds: readonly NameSource[], sc
 }
 
 /** The caller's id, from the owner of its own display settings (listing them creates the default record). */
-async function ownId(api: ApiClient): Promise<number | undefined> {
+export async function ownId(api: ApiClient): Promise<number | undefined> {
   const settings = await readable(api.all<{ user?: number }>('userSettings/'))
   return settings[0]?.user
 }

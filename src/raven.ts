@@ -1,4 +1,4 @@
-import { parseRef } from './lookup.js'
+import { parseRef, type MediaFile } from './lookup.js'
 import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tagFormats.js'
 
 // Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
@@ -108,6 +108,13 @@ function endInFile(offset: string, begin: string, end: string): string {
 /** A recording as a Raven table places it: its name, when it started and how long it lasts. */
 export interface RavenFile { id: number; alias: string; realStartTime?: string | null; duration?: number }
 
+/** A media file as a Raven table places it: its duration from its metadata (durationInSeconds). */
+export function ravenFile(m: MediaFile): RavenFile {
+  const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
+  const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration }
+}
+
 /** Recordings in the order Raven lists the files of a multi-file table: by start time, then alias. */
 export function inRecordingOrder(files: readonly RavenFile[]): RavenFile[] {
   return [...files].sort((a, b) => {
@@ -125,7 +132,8 @@ const baseName = (alias: string) => alias.split(/[\\/]/).pop() ?? alias
  * (the sum of their durations), as in a Raven multi-file table. Tags are numbered in file order, then
  * by start time. `className` gives a class id's name.
  */
-export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile[], className: (id: number) => string | undefined): string {
+export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile[], className: (id: number) => string | undefined,
+  extra?: { columns: readonly string[]; cells: (t: TagRecord) => unknown[] }): string {
   const ordered = inRecordingOrder(files)
   const place = new Map<number, { index: number; start: number; file: RavenFile }>()
   let start = 0
@@ -136,13 +144,13 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
   const rows = tags.filter((t) => place.has(Number(t.mediaFile))).sort((a, b) =>
     place.get(Number(a.mediaFile))!.index - place.get(Number(b.mediaFile))!.index ||
     Number(a.startTime) - Number(b.startTime) || Number(a.id) - Number(b.id))
-  let out = RAVEN_COLUMNS.join('\t') + '\n'
+  let out = [...RAVEN_COLUMNS, ...extra?.columns ?? []].join('\t') + '\n'
   rows.forEach((t, i) => {
     const p = place.get(Number(t.mediaFile))!
     const s = Number(t.startTime)
     const e = Number(t.endTime)
     const cells = [i + 1, 'Spectrogram 1', 1, p.start + s, p.start + e, t.minFrequency, t.maxFrequency, baseName(p.file.alias), s,
-      asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass]
+      asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass, ...extra?.cells(t) ?? []]
     out += cells.map((v) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))).join('\t') + '\n'
   })
   return out

@@ -5,7 +5,7 @@ import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { ApiError, mapLimit } from '../../src/api.js'
 import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, warn } from '../../src/output.js'
-import { inRecordingOrder, perFileName, ravenTable, type RavenFile } from '../../src/raven.js'
+import { inRecordingOrder, perFileName, ravenFile, ravenTable } from '../../src/raven.js'
 import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tagFormats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
@@ -115,13 +115,6 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     }
     return found
   }
-}
-
-/** A media file as a Raven table places it: its duration from its metadata (durationInSeconds). */
-function ravenFile(m: MediaFile): RavenFile {
-  const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
-  const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
-  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration }
 }
 
 function write(text: string): Promise<void> {

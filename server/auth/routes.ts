@@ -74,6 +74,18 @@ function loginPage(req: FastifyRequest, reply: FastifyReply): string {
 `
 }
 
+/** A new browser session of the user: its cookie, and a new CSRF token with it (as Django rotates it at login). */
+export async function startSession(ctx: Context, userId: number): Promise<void> {
+  const key = randomBytes(24).toString('hex')
+  const days = ctx.config.sessionDays
+  await ctx.db.insertInto('sessions')
+    .values({ key: secretDigest(key), user_id: userId, expires: localTimestamp(new Date(Date.now() + days * 86400_000)) })
+    .execute()
+  const secure = ctx.req.protocol === 'https'
+  ctx.reply.setCookie(SESSION_COOKIE, key, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: days * 86400 })
+  setCsrfCookie(ctx.req, ctx.reply, randomBytes(32).toString('hex'))
+}
+
 const DETAIL = { type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } }
 
 export function authEndpoints(): Endpoint[] {
@@ -110,15 +122,7 @@ export function authEndpoints(): Endpoint[] {
           const data = fieldsOf(await ctx.body())
           requireCsrf(ctx.req, data.csrfmiddlewaretoken)
           const user = await checkCredentials(ctx, data)
-          const key = randomBytes(24).toString('hex')
-          const days = ctx.config.sessionDays
-          await ctx.db.insertInto('sessions')
-            .values({ key: secretDigest(key), user_id: user.id, expires: localTimestamp(new Date(Date.now() + days * 86400_000)) })
-            .execute()
-          const secure = ctx.req.protocol === 'https'
-          ctx.reply.setCookie(SESSION_COOKIE, key, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: days * 86400 })
-          // a new CSRF token with the new session, as Django rotates it at login
-          setCsrfCookie(ctx.req, ctx.reply, randomBytes(32).toString('hex'))
+          await startSession(ctx, user.id)
           const next = typeof data.next === 'string' && isSameOriginPath(data.next) ? data.next : null
           if (next) return { status: 302, headers: { Location: next } }
           return { body: { detail: 'Logged in.' } }

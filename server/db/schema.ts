@@ -24,6 +24,8 @@ export interface UserAuthGroupsTable { user_id: number; group_id: number }
 export interface TokensTable { key: string; user_id: number; created: Timestamp; /** sha256 hex of key: what lookups use */ digest: string }
 /** `key` is the sha256 hex of the session cookie's value */
 export interface SessionsTable { key: string; user_id: number; expires: Timestamp }
+/** a one-time code a page exchanges for a session (migration 2026_11_26_4001); `digest` is its sha256 */
+export interface LoginCodesTable { digest: string; user_id: number; expires: Timestamp }
 /** one failed password presentation; `pair` is the sha256 hex of address and username */
 export interface LoginFailuresTable { id: Generated<string>; address: string; pair: string; failed_at: ColumnType<Date, never, never> }
 
@@ -133,6 +135,12 @@ export interface TagsTable {
   strength: WithDefault<number>
 }
 
+/** a reviewer's decision on a tag (migration 2026_11_26_4001) */
+export interface TagReviewsTable {
+  id: Id; tag_id: number; user_id: number; decision: 'yes' | 'no' | 'unsure' | 'skip'
+  tag_class_id: number | null; note: WithDefault<string>; creation_date: Timestamp
+}
+
 export interface JobsTable {
   id: Id
   /** the JSON array of its parameters (migration 2026_11_24_0004) */
@@ -197,6 +205,7 @@ export interface DB {
   user_auth_groups: UserAuthGroupsTable
   tokens: TokensTable
   sessions: SessionsTable
+  login_codes: LoginCodesTable
   login_failures: LoginFailuresTable
   libraries: LibrariesTable
   sensor_arrays: SensorArraysTable
@@ -213,6 +222,7 @@ export interface DB {
   tag_classes: TagClassesTable
   tag_examples: TagExamplesTable
   tags: TagsTable
+  tag_reviews: TagReviewsTable
   jobs: JobsTable
   job_parameters: JobParametersTable
   job_result_files: JobResultFilesTable

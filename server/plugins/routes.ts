@@ -4,6 +4,8 @@ import { authEndpoints } from '../auth/routes.js'
 import { registerDocsPage } from '../http/docsPage.js'
 import { isConnectionLost } from '../db/connectionLost.js'
 import { DATABASE_RETRY_SECONDS } from '../http/errors.js'
+import { registerReviewPage } from '../http/reviewPage.js'
+import { loginCodeEndpoints } from '../auth/loginCodes.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
 import { registerMediaRoutes } from '../resources/mediaBytes.js'
@@ -17,6 +19,7 @@ import { API } from '../resources/resource.js'
 async function routes(app: FastifyInstance) {
   const endpoints: Endpoint[] = [
     ...authEndpoints(),
+    ...loginCodeEndpoints(),
     ...resourceEndpoints,
     apiRoot(resourceEndpoints),
     healthEndpoint,
@@ -27,6 +30,7 @@ async function routes(app: FastifyInstance) {
   for (const ep of endpoints) registerEndpoint(app, ep, deps)
   registerMediaRoutes(app, deps)
   await registerDocsPage(app, endpoints)
+  registerReviewPage(app)
 }
 
 export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'routeTable'] } })

@@ -13,6 +13,8 @@ import * as tagSet from './tagSet.js'
 import * as tagClass from './tagClass.js'
 import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
+import * as tagReview from './tagReview.js'
+import * as reviews from './reviews.js'
 import * as mediaImport from './mediaImport.js'
 import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
@@ -37,6 +39,8 @@ export const resourceEndpoints: Endpoint[] = [
   ...tagClass.endpoints(),
   ...tag.endpoints(),
   ...tagExample.endpoints(),
+  ...tagReview.endpoints(),
+  ...reviews.endpoints(),
   ...mediaImport.endpoints(),
   ...jobResultFile.endpoints(),
   ...jobs.endpoints(),

@@ -8,5 +8,5 @@
 export { defineResource, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
 export type { PageRows, PageRun } from './core/list.js'
 export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
-export { checkReferences, scopeAllows } from './core/checks.js'
+export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/checks.js'
 export { API, resourceEndpoints, subListEndpoint } from './core/endpoints.js'

@@ -15,6 +15,8 @@ export interface Page {
   evaluate<T = unknown>(expression: string): Promise<T>
   /** waits until the expression is truthy, failing with `what` after `ms` */
   waitFor(expression: string, what: string, ms?: number): Promise<void>
+  /** presses and releases a key as the keyboard does (`key` as KeyboardEvent.key names it: 'y', 'ArrowRight') */
+  press(key: string): Promise<void>
   /** a PNG of the top of the page, `height` pixels of it */
   screenshot(height: number): Promise<Buffer>
   close(): Promise<void>
@@ -83,6 +85,14 @@ export async function openPage(url: string, { width = 1280, height = 1600 } = {}
         if (Date.now() > until) throw new Error(`waited ${ms / 1000} s for ${what}`)
         await new Promise((r) => setTimeout(r, 200))
       }
+    },
+    async press(key) {
+      const printable = key.length === 1
+      const code = printable ? (/[0-9]/.test(key) ? `Digit${key}` : `Key${key.toUpperCase()}`) : key
+      const keyCode = printable ? key.toUpperCase().charCodeAt(0) : ({ ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40 } as Record<string, number>)[key] ?? 0
+      const base = { key, code, windowsVirtualKeyCode: keyCode, nativeVirtualKeyCode: keyCode }
+      await send('Input.dispatchKeyEvent', { type: printable ? 'keyDown' : 'rawKeyDown', ...base, ...(printable ? { text: key } : {}) }, sessionId)
+      await send('Input.dispatchKeyEvent', { type: 'keyUp', ...base }, sessionId)
     },
     async screenshot(shown) {
       const { data } = await send('Page.captureScreenshot', { format: 'png', clip: { x: 0, y: 0, width, height: Math.min(shown, height), scale: 1 } }, sessionId)

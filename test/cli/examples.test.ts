@@ -30,6 +30,7 @@ const ORDER = [
   'perms:grant', 'perms:list',
   'media:import', 'media:list', 'media:get', 'media:spectrogram',
   'tag:create', 'tag:import', 'tag:list', 'tag:export',
+  'review:summary', 'review:export', 'review:import', 'review:open',
   'project:create', 'project:add-media', 'project:list', 'project:remove-media',
   'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',

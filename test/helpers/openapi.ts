@@ -36,8 +36,8 @@ export class OpenApiChecker {
   /** The problem with this answer, or null. `sent` is the JSON body of the request, when it had one. */
   check(method: string, url: string, status: number, contentType: string, payload: string, sent?: unknown): string | null {
     const bare = url.split('?')[0]
-    // the API reference page's own files (scripts, styles, the document it reads) are not API answers
-    if (method === 'HEAD' || method === 'OPTIONS' || bare.startsWith('/media/') || bare.startsWith('/api/docs') || /^text\/html/.test(contentType)) return null
+    // the API reference page's and the review page's own files (scripts, styles, the document it reads) are not API answers
+    if (method === 'HEAD' || method === 'OPTIONS' || bare.startsWith('/media/') || bare.startsWith('/api/docs') || bare.startsWith('/review/') || /^text\/html/.test(contentType)) return null
     // a path without its final slash answers as the one with it (design: wire conventions)
     const op = this.operations.find((o) => o.pattern.test(bare)) ?? this.operations.find((o) => o.pattern.test(`${bare}/`))
     const path = op?.path ?? bare
@@ -47,7 +47,8 @@ export class OpenApiChecker {
     }
     const operation = op.methods[method.toLowerCase()]
     if (!operation) {
-      return status === 405 || status === 401 ? this.body(ERROR, contentType, payload, `${method} ${op.path} ${status}`)
+      // authentication (401, and 429 once a client's failed passwords are throttled) answers before the method does
+      return status === 405 || status === 401 || status === 429 ? this.body(ERROR, contentType, payload, `${method} ${op.path} ${status}`)
         : `${method} ${op.path}: no such operation in the OpenAPI document (status ${status})`
     }
     const response = operation.responses[String(status)]

@@ -63,6 +63,8 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
     .values({ media_file_id: mediaFile, metadata_field_id: field.id, value: 'v' }).returning('id').executeTakeFirstOrThrow()
   const tag = await makeTag(db, owner, { tagSet, mediaFile, tagClass })
   const tagExample = await makeTagExample(db, owner, { tagSet, mediaFile })
+  const tagReview = await db.insertInto('tag_reviews')
+    .values({ tag_id: tag, user_id: owner.id, decision: 'yes', creation_date: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
   const project = await makeProject(db, owner)
   await addToProject(db, project, [mediaFile])
   const job = await makeJob(db, owner, project, 8, { note: 'x' })
@@ -95,7 +97,7 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
     ids: {
       library, tagSet, tagClass, mediaFile, mediaFileMetaData: metaData,
       mediaFileUserMetaDataField: field.id, mediaFileUserMetaData: userMeta.id,
-      tag, tagExample, project, jobs: job, jobParameters: jobParameter.id, jobResultFile: resultFile.id,
+      tag, tagExample, tagReview: tagReview.id, project, jobs: job, jobParameters: jobParameter.id, jobResultFile: resultFile.id,
       randomWindow: window.id, sensorArray: sensorArray.id, sensor: sensor.id,
       userSettings: settings.data?.results?.[0]?.id ?? 0, appUserGroup: group, appPermission: userGrant,
       user: owner.id,

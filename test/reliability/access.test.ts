@@ -19,8 +19,9 @@ const KIND: Record<string, Kind> = {
   user: 'siteAdmin',
   library: 'library', mediaFile: 'library', mediaFileMetaData: 'library', mediaFileUserMetaDataField: 'library',
   mediaFileUserMetaData: 'library', tagSet: 'library', tagClass: 'library', tag: 'library', tagExample: 'library', tagRegion: 'library',
+  tagReview: 'library',
   project: 'owner', jobs: 'owner', jobParameters: 'owner', jobResultFile: 'owner', randomWindow: 'owner',
-  sensor: 'owner', sensorArray: 'owner', userSettings: 'owner',
+  sensor: 'owner', sensorArray: 'owner', userSettings: 'owner', loginCode: 'owner',
   appUserGroup: 'group', appPermission: 'permission',
 }
 
@@ -46,7 +47,7 @@ const ITEMS: Record<string, string> = {
 const OWN_LIST = new Set(['userSettings'])
 
 /** Resources anyone may create records of, owned by themselves (no reference to another's records needed). */
-const OPEN_CREATE = new Set(['library', 'sensorArray', 'sensor', 'userSettings', 'appUserGroup', 'project', 'tagSet'])
+const OPEN_CREATE = new Set(['library', 'sensorArray', 'sensor', 'userSettings', 'appUserGroup', 'project', 'tagSet', 'loginCode'])
 
 const t = suiteApp(test)
 let w: World

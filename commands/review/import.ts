@@ -1,0 +1,88 @@
+import { Args, Flags } from '@oclif/core'
+import { mapLimit } from '../../src/api.js'
+import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { findTagSet, mediaFiles, parseRef, tagClasses } from '../../src/lookup.js'
+import { ownId } from '../../src/names.js'
+import { stderr } from '../../src/output.js'
+import { parseReviews, TagFinder, VERDICT_COLUMNS, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
+import { readInput } from '../../src/stdin.js'
+
+export default class ReviewImport extends AuthCommand<typeof ReviewImport> {
+  static summary = 'Record decisions made elsewhere (a CSV or a Raven table with a verdict column) as your decisions on a tag set\'s tags'
+  static description = `The verdict is read from the first of ${VERDICT_COLUMNS.join(', ')} present (or --verdict-column): yes, no, unsure or skip (also y/n/u/s, true/false, 1/0, correct/incorrect); rows without one are left alone. A row finds its tag by mas_tag_id (as "mas tag export" and "mas review export" write it), else by its media file (name or id), start and end times and class (names looked up in the tag set's library, as "mas tag import" does). For a "no", namedClass (or mas_named_class_id) names the class the tag is instead.
+
+Every row is checked first; if any is bad, the errors are listed and nothing is sent. Decisions you have already made as the file says are not sent again, so a re-run of the same file changes nothing.`
+  static examples = [
+    '<%= config.bin %> review import decisions.csv --tag-set 1',
+    '<%= config.bin %> review import verified.selections.txt --tag-set 1 --verdict-column Review',
+  ]
+
+  static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }
+  static flags = {
+    'tag-set': Flags.string({ description: 'tag set whose tags were decided (name or id)', required: true }),
+    'verdict-column': Flags.string({ description: 'column holding the verdict' }),
+  }
+
+  async run() {
+    const text = await readInput(this.args.file).catch((err) => failure(`FILE: cannot read ${this.args.file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
+    const parsed = parseReviews(text, this.flags['verdict-column'])
+    const errors = [...parsed.errors]
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    const needsNames = parsed.rows.some((r) => r.tagId === undefined || r.namedClass !== undefined)
+    const library = tagSet.library
+    if (needsNames && !library) failure(`tag set ${tagSet.id} belongs to no library: rows without mas_tag_id need one to find their files`)
+    const [media, classes, setTags, me] = await Promise.all([
+      needsNames ? mediaFiles(this.api, library!) : undefined,
+      needsNames ? tagClasses(this.api, library!) : undefined,
+      parsed.rows.some((r) => r.tagId === undefined) ? this.api.all<ReviewTag>(`tagSet/${tagSet.id}/tags/`, { page_size: 1000 }) : [],
+      ownId(this.api),
+    ])
+    const finder = new TagFinder(setTags)
+    const decisions: Array<{ line: number; body: { tag: number; decision: string; tagClass: number | null; note: string } }> = []
+    for (const row of parsed.rows) {
+      const where = `line ${row.line}`
+      let tag = row.tagId
+      if (tag === undefined) {
+        const file = row.mediaFileId !== undefined && media!.byId(row.mediaFileId) && (row.mediaFile === undefined || media!.matches(row.mediaFile, row.mediaFileId))
+          ? { id: row.mediaFileId } : media!.find(parseRef(row.mediaFile ?? String(row.mediaFileId)))
+        const cls = row.tagClass === undefined ? undefined : classes!.find(parseRef(row.tagClass))
+        if ('error' in file) { errors.push(`${where}: ${file.error}`); continue }
+        if (cls && 'error' in cls) { errors.push(`${where}: ${cls.error}`); continue }
+        const found = finder.find(file.id, row.startTime!, row.endTime!, cls?.id)
+        if (found.length !== 1) {
+          errors.push(`${where}: ${found.length ? `${found.length} tags` : 'no tag'} of tag set ${tagSet.id} at ${row.startTime}-${row.endTime} s in media file ${file.id}${row.tagClass ? ` of class ${row.tagClass}` : ''}`)
+          continue
+        }
+        tag = found[0].id
+      }
+      let named: number | null = null
+      if (row.namedClass !== undefined) {
+        const cls = classes!.find(parseRef(row.namedClass))
+        if ('error' in cls) { errors.push(`${where}: namedClass: ${cls.error}`); continue }
+        named = cls.id
+      }
+      decisions.push({ line: row.line, body: { tag, decision: row.decision, tagClass: named, note: row.note } })
+    }
+    if (errors.length) {
+      failure(`${this.args.file}: ${errors.length} row${errors.length === 1 ? '' : 's'} refused, nothing sent:\n  ${errors.slice(0, 20).join('\n  ')}${errors.length > 20 ? `\n  and ${errors.length - 20} more` : ''}`)
+    }
+    // what the caller has already decided as the file says is not sent again
+    const mine = new Map((await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, user: me, page_size: 1000 })).map((r) => [r.tag, r]))
+    const same = (b: typeof decisions[number]['body']) => {
+      const r = mine.get(b.tag)
+      return r !== undefined && r.decision === b.decision && r.tagClass === b.tagClass && r.note === b.note
+    }
+    const todo = decisions.filter((d) => !same(d.body))
+    const answers = await mapLimit(todo, 8, async (d) => {
+      try {
+        return await this.api.post<ReviewRecord>('tagReview/', d.body)
+      } catch (err) {
+        failure(`line ${d.line}: ${(err as Error).message}`)
+      }
+    })
+    const changed = todo.filter((d) => mine.has(d.body.tag)).length
+    stderr(`Recorded ${todo.length} decision${todo.length === 1 ? '' : 's'} on tag set ${tagSet.id} (${tagSet.name}): ${todo.length - changed} new, ${changed} changed, `
+      + `${decisions.length - todo.length} already so${parsed.blank ? `; ${parsed.blank} row${parsed.blank === 1 ? '' : 's'} without a verdict left alone` : ''}`)
+    return answers
+  }
+}

@@ -1,0 +1,45 @@
+import { Flags } from '@oclif/core'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { findTagSet } from '../../src/lookup.js'
+import { stderr, table } from '../../src/output.js'
+
+interface ClassSummary {
+  tagClass: number; className: string; tags: number
+  decisions: Record<'yes' | 'no' | 'unsure' | 'skip', number>
+  consensus: Record<'yes' | 'no' | 'unsure', number>
+  thresholds: Array<{ threshold: number; tags: number; precision: number | null }>
+  at90: { threshold: number; tags: number } | null
+  at95: { threshold: number; tags: number } | null
+  disagreementRate: number | null
+}
+interface Summary { tagSet: number; tags: number; decidedTags: number; disagreementRate: number | null; classes: ClassSummary[] }
+
+const pct = (p: number | null | undefined) => (p === null || p === undefined ? '-' : `${(p * 100).toFixed(1)}%`)
+const threshold = (t: { threshold: number; tags: number } | null) => (t ? `>= ${t.threshold} (${t.tags} tags)` : '-')
+
+export default class ReviewSummary extends AuthCommand<typeof ReviewSummary> {
+  static summary = 'What the decisions on a tag set\'s tags say: per class, the decisions, the precision, and the strength above which 90% and 95% of tags are right'
+  static description = 'Precision is estimated per strength band (ten bands of 0.1) from the consensus of the decisions (the majority; a tie is unsure), and above a threshold weighted by the number of tags in each band. --json prints the whole summary, with the bands and their Wilson 95% intervals.'
+  static examples = ['<%= config.bin %> review summary --tag-set 1', '<%= config.bin %> review summary --tag-set 1 --json']
+  static flags = { 'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }) }
+
+  async run(): Promise<Summary> {
+    const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    const s = await this.api.get<Summary>(`tagSet/${tagSet.id}/reviewSummary/`)
+    if (this.jsonEnabled()) return s
+    this.log(table(s.classes, [
+      { header: 'class', get: (c) => c.className || c.tagClass },
+      { header: 'tags', get: (c) => c.tags },
+      { header: 'yes', get: (c) => c.consensus.yes },
+      { header: 'no', get: (c) => c.consensus.no },
+      { header: 'unsure', get: (c) => c.consensus.unsure },
+      { header: 'skip', get: (c) => c.decisions.skip },
+      { header: 'precision', get: (c) => pct(c.thresholds[0]?.precision) },
+      { header: '90% from', get: (c) => threshold(c.at90) },
+      { header: '95% from', get: (c) => threshold(c.at95) },
+      { header: 'disagree', get: (c) => pct(c.disagreementRate) },
+    ]).trimEnd())
+    stderr(`${s.decidedTags} of ${s.tags} tags decided in tag set ${tagSet.id} (${tagSet.name}); reviewers disagree on ${pct(s.disagreementRate)} of the tags several decided`)
+    return s
+  }
+}

@@ -1,0 +1,200 @@
+// The review page (README, "Reviewing machine tags"): plain web components over the mas API, with the browser's
+// session. <mas-review-app> logs in (a one-time code in the URL fragment, or a username and password), shows the
+// caller's review queue of a tag set as a grid of <mas-review-clip>, records decisions as they are made, and
+// shows the progress and the running precision per class.
+
+const API = '/api/v0/'
+/** seconds of recording shown (and heard) on each side of a tag */
+const CONTEXT = 1
+const BATCH = 12
+const KEYS = { y: 'yes', n: 'no', u: 'unsure', s: 'skip' }
+
+const cookie = (name) => document.cookie.split('; ').find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1) ?? ''
+
+/** A call of the API with the session; writes carry the CSRF token. Answers the parsed body, or throws. */
+async function call(method, path, body) {
+  const headers = { accept: 'application/json' }
+  if (method !== 'GET') { headers['x-csrftoken'] = cookie('csrftoken'); headers['content-type'] = 'application/json' }
+  const res = await fetch(path.startsWith('/') ? path : API + path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) })
+  const data = res.status === 204 ? null : await res.json().catch(() => null)
+  if (!res.ok) throw Object.assign(new Error(data?.detail ?? Object.values(data ?? {}).flat().join(' ') ?? res.statusText), { status: res.status })
+  return data
+}
+
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v)
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? '' : String(v))
+  }
+  e.append(...children.filter((c) => c !== null && c !== undefined))
+  return e
+}
+const pct = (p) => (p === null || p === undefined ? '–' : `${Math.round(p * 100)}%`)
+
+/** One tag to decide: its spectrogram with a second of context each side (its box drawn), its audio, its verdict. */
+class ReviewClip extends HTMLElement {
+  /** @param {{tag: object, mediaFile: object, className: string, classes: object[], tagSet: number, decide: Function}} o */
+  setup(o) {
+    this.o = o
+    const t = o.tag
+    const start = Math.max(0, t.startTime - CONTEXT)
+    const end = t.endTime + CONTEXT
+    this.dataset.tag = t.id
+    const picture = el('img', { alt: `tag ${t.id}`, loading: 'lazy',
+      src: `${API}mediaFile/${t.mediaFile}/spectra/?format=png&startTime=${start}&endTime=${end}&tagSet=${o.tagSet}` })
+    // exactly the clip, by a media fragment; the server answers the Range requests the player makes
+    this.audio = el('audio', { controls: true, preload: 'none', src: `${o.mediaFile.url}#t=${start},${end}` })
+    this.verdict = el('span', { class: 'verdict' })
+    const other = el('select', { 'aria-label': 'another class', onchange: (e) => { if (e.target.value) o.decide(this, 'no', Number(e.target.value)) } },
+      el('option', { value: '' }, 'another class…'),
+      ...o.classes.filter((c) => c.id !== t.tagClass).map((c, i) => el('option', { value: c.id }, `${i + 1 <= 9 ? `${i + 1} ` : ''}${c.className}`)))
+    this.replaceChildren(picture, el('div', { class: 'clip-body' },
+      el('div', { class: 'clip-title' }, el('span', {}, `${o.className} · ${t.strength.toFixed(2)}`), this.verdict),
+      el('div', {}, `${o.mediaFile.alias ?? o.mediaFile.id} @ ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`),
+      this.audio,
+      el('div', { class: 'clip-actions' },
+        ...Object.entries(KEYS).map(([key, d]) => el('button', { type: 'button', title: `${d} (${key})`, onclick: (e) => { e.stopPropagation(); o.decide(this, d) } }, d)),
+        other)))
+    this.addEventListener('click', () => o.focus(this))
+  }
+
+  show(decision, tagClass) {
+    this.setAttribute('decision', decision)
+    const named = tagClass ? this.o.classes.find((c) => c.id === tagClass)?.className : null
+    this.verdict.textContent = named ? `${decision}: ${named}` : decision
+  }
+
+  play() { this.audio.currentTime = Math.max(0, this.o.tag.startTime - CONTEXT); this.audio.play().catch(() => {}) }
+}
+customElements.define('mas-review-clip', ReviewClip)
+
+class ReviewApp extends HTMLElement {
+  async connectedCallback() {
+    this.params = new URLSearchParams(location.search)
+    const code = new URLSearchParams(location.hash.slice(1)).get('code')
+    if (code) {
+      // the code is used once and leaves the address bar at once
+      history.replaceState(null, '', location.pathname + location.search)
+      try { await call('POST', '/api-auth/code/', { code }) } catch (e) { this.loginError = 'That link has expired: run mas review open again, or log in.' }
+    }
+    try { await call('GET', 'tagSet/?page_size=1') } catch (e) { if (e.status === 401 || e.status === 403) return this.showLogin(); throw e }
+    await this.start()
+  }
+
+  showLogin() {
+    const user = el('input', { name: 'username', autocomplete: 'username', placeholder: 'username', required: true })
+    const password = el('input', { name: 'password', type: 'password', autocomplete: 'current-password', placeholder: 'password', required: true })
+    const error = el('p', { class: 'error' }, this.loginError ?? '')
+    const form = el('form', { class: 'login', onsubmit: async (e) => {
+      e.preventDefault()
+      // the login form's CSRF cookie first, then the form
+      await fetch('/api-auth/login/', { credentials: 'same-origin' })
+      const body = new URLSearchParams({ username: user.value, password: password.value, csrfmiddlewaretoken: cookie('csrftoken') })
+      const res = await fetch('/api-auth/login/', { method: 'POST', body, credentials: 'same-origin', headers: { accept: 'application/json' } })
+      if (!res.ok) { error.textContent = 'Unable to log in with those credentials.'; return }
+      await this.start()
+    } }, el('h1', {}, 'mas — review tags'), user, password, el('button', { type: 'submit' }, 'Log in'), error)
+    this.replaceChildren(form)
+    user.focus()
+  }
+
+  async start() {
+    this.tagSets = (await call('GET', 'tagSet/?page_size=1000')).results
+    this.tagSet = Number(this.params.get('tagSet')) || this.tagSets[0]?.id
+    const choose = el('select', { 'aria-label': 'tag set', onchange: (e) => { this.params.set('tagSet', e.target.value); location.search = this.params.toString() } },
+      ...this.tagSets.map((s) => el('option', { value: s.id, selected: s.id === this.tagSet }, s.name)))
+    this.strategy = el('select', { 'aria-label': 'strategy', onchange: () => this.loadBatch() },
+      ...['strata', 'top', 'uncertain', 'random'].map((s) => el('option', { value: s }, s)))
+    this.progress = el('span', { class: 'progress' })
+    this.grid = el('div', { class: 'grid' })
+    this.summary = el('div', { class: 'side' })
+    this.legend = el('p', { class: 'help' })
+    this.replaceChildren(
+      el('header', {}, el('h1', {}, 'Review tags'), choose, this.strategy, el('button', { type: 'button', onclick: () => this.loadBatch() }, 'Next batch'), this.progress),
+      el('main', {}, this.legend, this.grid, this.summary))
+    if (!this.tagSet) { this.grid.textContent = 'No tag set to review.'; return }
+    const set = this.tagSets.find((s) => s.id === this.tagSet) ?? await call('GET', `tagSet/${this.tagSet}/`)
+    this.classes = set.library ? (await call('GET', `tagClass/?library=${set.library}&page_size=1000`)).results : []
+    this.legend.replaceChildren('Keys: ', ...[['y', 'yes'], ['n', 'no'], ['u', 'unsure'], ['s', 'skip'], ['← →', 'move'], ['p', 'play'], ['1–9', 'no: another class']]
+      .flatMap(([k, what]) => [el('kbd', {}, k), ` ${what}  `]))
+    this.media = new Map()
+    document.addEventListener('keydown', (e) => this.key(e))
+    await this.loadBatch()
+  }
+
+  async loadBatch() {
+    const queue = await call('GET', `tagSet/${this.tagSet}/reviewQueue/?n=${BATCH}&strategy=${this.strategy.value}`)
+    const files = [...new Set(queue.results.map((t) => t.mediaFile))].filter((id) => !this.media.has(id))
+    await Promise.all(files.map(async (id) => this.media.set(id, await call('GET', `mediaFile/${id}/`))))
+    this.clips = queue.results.map((tag) => {
+      const clip = el('mas-review-clip')
+      clip.setup({
+        tag, mediaFile: this.media.get(tag.mediaFile), tagSet: this.tagSet, classes: this.classes,
+        className: this.classes.find((c) => c.id === tag.tagClass)?.className ?? `class ${tag.tagClass}`,
+        decide: (c, d, tagClass) => this.decide(c, d, tagClass), focus: (c) => this.focus(c),
+      })
+      return clip
+    })
+    this.grid.replaceChildren(...this.clips)
+    if (!this.clips.length) this.grid.textContent = 'Nothing left to review in this tag set.'
+    this.focus(this.clips[0])
+    await this.refresh()
+  }
+
+  focus(clip) {
+    if (!clip) return
+    for (const c of this.clips) c.toggleAttribute('current', c === clip)
+    this.current = clip
+    clip.scrollIntoView({ block: 'nearest' })
+  }
+
+  move(by) {
+    const i = this.clips.indexOf(this.current)
+    this.focus(this.clips[Math.min(Math.max(i + by, 0), this.clips.length - 1)])
+  }
+
+  key(e) {
+    if (!this.current || e.ctrlKey || e.metaKey || e.altKey || e.target instanceof HTMLSelectElement || e.target instanceof HTMLInputElement) return
+    const k = e.key.toLowerCase()
+    if (KEYS[k]) this.decide(this.current, KEYS[k])
+    else if (k === 'arrowright' || k === 'arrowdown') this.move(1)
+    else if (k === 'arrowleft' || k === 'arrowup') this.move(-1)
+    else if (k === 'p' || k === ' ') this.current.play()
+    else if (/^[1-9]$/.test(k)) {
+      const other = this.classes.filter((c) => c.id !== this.current.o.tag.tagClass)[Number(k) - 1]
+      if (other) this.decide(this.current, 'no', other.id)
+      else return
+    } else return
+    e.preventDefault()
+  }
+
+  async decide(clip, decision, tagClass = null) {
+    const next = this.clips[this.clips.indexOf(clip) + 1]
+    if (clip === this.current && next) this.focus(next)
+    clip.setAttribute('saving', '')
+    try {
+      const saved = await call('POST', 'tagReview/', { tag: clip.o.tag.id, decision, tagClass })
+      clip.show(saved.decision, saved.tagClass)
+    } catch (err) {
+      clip.verdict.textContent = `not saved: ${err.message}`
+    } finally { clip.removeAttribute('saving') }
+    this.refresh()
+  }
+
+  /** the progress and the running estimate per class, from the server's summary */
+  async refresh() {
+    const s = await call('GET', `tagSet/${this.tagSet}/reviewSummary/`)
+    const decided = this.clips.filter((c) => c.hasAttribute('decision')).length
+    this.progress.textContent = `${decided} of ${this.clips.length} in this batch · ${s.decidedTags} of ${s.tags} tags decided`
+    const rows = s.classes.map((k) => el('tr', { 'data-class': k.tagClass },
+      el('td', {}, k.className), el('td', {}, k.tags), el('td', {}, k.consensus.yes), el('td', {}, k.consensus.no), el('td', {}, k.consensus.unsure),
+      el('td', { class: 'precision' }, pct(k.thresholds[0].precision)),
+      el('td', {}, k.at90 ? `≥ ${k.at90.threshold} (${k.at90.tags})` : '–'),
+      el('td', {}, k.at95 ? `≥ ${k.at95.threshold} (${k.at95.tags})` : '–')))
+    this.summary.replaceChildren(el('table', { class: 'summary' },
+      el('thead', {}, el('tr', {}, ...['class', 'tags', 'yes', 'no', 'unsure', 'precision', '90% from (tags)', '95% from (tags)'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows)))
+  }
+}
+customElements.define('mas-review-app', ReviewApp)

@@ -1,0 +1,152 @@
+import { sql, type SelectQueryBuilder } from 'kysely'
+import type { DB, Db, Row } from '../db/schema.js'
+import { BANDS } from './reviews.js'
+
+// What a reviewer should decide next in a tag set (README, "Reviewing machine tags"): tags the reviewer has not
+// decided, drawn by a strategy. Every draw is a handful of short index range scans over (tag_set_id, strength)
+// or (tag_set_id, id), so the queue of a tag set of millions answers in milliseconds.
+
+export const STRATEGIES = ['strata', 'top', 'uncertain', 'random'] as const
+export type Strategy = typeof STRATEGIES[number]
+
+export interface QueueOptions {
+  tagSet: number
+  reviewer: number
+  n: number
+  strategy: Strategy
+  /** also tags other reviewers decided (for agreement); otherwise those are left out */
+  overlap: boolean
+  tagClass?: number
+  mediaFile?: number
+  minStrength?: number
+  maxStrength?: number
+  /** the random numbers a draw uses (tests give their own) */
+  random?: () => number
+}
+
+type Tag = Row<'tags'>
+type Candidates = SelectQueryBuilder<DB & { t: DB['tags'] }, 't', Tag>
+
+/** The tags of the set the reviewer may be given: not decided by the reviewer (a skip included), nor, without
+ * overlap, decided (yes, no or unsure) by anybody; within the filters. */
+function candidates(db: Db, o: QueueOptions): Candidates {
+  let q = db.selectFrom('tags as t').selectAll('t').where('t.tag_set_id', '=', o.tagSet)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('tag_reviews as mine').select(sql.lit(1).as('one'))
+      .whereRef('mine.tag_id', '=', 't.id').where('mine.user_id', '=', o.reviewer))))
+  if (!o.overlap) {
+    q = q.where((eb) => eb.not(eb.exists(eb.selectFrom('tag_reviews as other').select(sql.lit(1).as('one'))
+      .whereRef('other.tag_id', '=', 't.id').where('other.decision', '<>', 'skip'))))
+  }
+  if (o.tagClass !== undefined) q = q.where('t.tag_class_id', '=', o.tagClass)
+  if (o.mediaFile !== undefined) q = q.where('t.media_file_id', '=', o.mediaFile)
+  if (o.minStrength !== undefined) q = q.where('t.strength', '>=', o.minStrength)
+  if (o.maxStrength !== undefined) q = q.where('t.strength', '<=', o.maxStrength)
+  return q
+}
+
+/** Runs queries of candidates as one statement, each part's rows marked with its number. */
+async function parts(db: Db, queries: Candidates[]): Promise<Tag[][]> {
+  const marked = queries.map((q, i) => db.selectFrom(q.as('s')).selectAll('s').select(sql.lit(i).as('part')))
+  const all = marked.slice(1).reduce((u, q) => u.unionAll(q), marked[0])
+  return byPart(await all.execute(), queries.length)
+}
+
+function byPart(rows: Array<Tag & { part: unknown }>, count: number): Tag[][] {
+  const out: Tag[][] = Array.from({ length: count }, () => [])
+  for (const { part, ...row } of rows) out[Number(part)].push(row as Tag)
+  return out
+}
+
+/** The first `limit` candidates (in the column's order) in each range [low, high) of strength or of id, as one
+ * statement (a lateral join over the ranges: planned once, each range an index range scan). */
+async function inRanges(db: Db, q: Candidates, column: 'strength' | 'id', ranges: Array<[number, number]>, limit: number): Promise<Tag[][]> {
+  const lows = ranges.map((r) => r[0])
+  const highs = ranges.map((r) => r[1])
+  const bounds = column === 'id'
+    ? sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::integer[]) as low, unnest(${highs}::integer[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
+    : sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::float8[]) as low, unnest(${highs}::float8[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
+  const within = q.where(`t.${column}`, '>=', sql<number>`b.low`).where(`t.${column}`, '<', sql<number>`b.high`)
+  const ordered = column === 'id' ? within.orderBy('t.id') : within.orderBy('t.strength').orderBy('t.id')
+  const rows = await db.selectFrom(bounds.as('b'))
+    .innerJoinLateral(ordered.limit(limit).as('s'), (join) => join.onTrue())
+    .selectAll('s').select('b.part').execute()
+  return byPart(rows as Array<Tag & { part: unknown }>, ranges.length)
+}
+
+/** beyond any strength */
+const FAR = 1e300
+
+/** Rows taken from each list in turn, without repeats, until there are n. */
+function roundRobin(lists: Tag[][], n: number): Tag[] {
+  const out: Tag[] = []
+  const seen = new Set<number>()
+  for (let i = 0; out.length < n && lists.some((l) => l.length > i); i++) {
+    for (const list of lists) {
+      const row = list[i]
+      if (row && !seen.has(row.id) && out.length < n) { seen.add(row.id); out.push(row) }
+    }
+  }
+  return out
+}
+
+/** The next n tags for the reviewer. */
+export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
+  const random = o.random ?? Math.random
+  const q = candidates(db, o)
+  switch (o.strategy) {
+    case 'top':
+      return q.orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n).execute()
+    case 'uncertain': {
+      // nearest to 0.5 from above and from below, merged
+      const [above, below] = await parts(db, [
+        q.where('t.strength', '>=', 0.5).orderBy('t.strength').orderBy('t.id').limit(o.n),
+        q.where('t.strength', '<', 0.5).orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n),
+      ])
+      return [...above, ...below].sort((a, b) => Math.abs(a.strength - 0.5) - Math.abs(b.strength - 0.5) || a.id - b.id).slice(0, o.n)
+    }
+    case 'strata': {
+      // each band read from a random place in it (and on from its start when that runs out), then the bands taken
+      // in turn, so a band short of tags leaves its share to the others; first a band's share of each, then, when
+      // some band is short, up to n of each
+      const ranges: Array<[number, number]> = []
+      for (let b = 0; b < BANDS; b++) {
+        const low = b === 0 ? -FAR : b / BANDS
+        const high = b === BANDS - 1 ? FAR : (b + 1) / BANDS
+        const pivot = (b + random()) / BANDS
+        ranges.push([pivot, high], [low, pivot])
+      }
+      const order = shuffled(Array.from({ length: BANDS }, (_, b) => b), random)
+      const draw = async (limit: number) => {
+        const read = await inRanges(db, q, 'strength', ranges, limit)
+        return roundRobin(order.map((b) => [...read[2 * b], ...read[2 * b + 1]]), o.n)
+      }
+      const share = Math.ceil(o.n / BANDS)
+      const first = await draw(share)
+      return first.length === o.n || share >= o.n ? first : draw(o.n)
+    }
+    case 'random': {
+      // the first candidate at or after each of n random ids of the set's range; short of n (ids taken twice, a
+      // sparse range), the rest from the start of the range on
+      const range = await db.selectFrom('tags').where('tag_set_id', '=', o.tagSet)
+        .select((eb) => [eb.fn.min('id').as('low'), eb.fn.max('id').as('high')]).executeTakeFirst()
+      if (!range || range.low === null || range.high === null) return []
+      const low = Number(range.low); const high = Number(range.high)
+      const pivots = Array.from({ length: o.n }, () => low + Math.floor(random() * (high - low + 1)))
+      const read = await inRanges(db, q, 'id', [...pivots.map((p): [number, number] => [p, high + 1]), [low, high + 1]], 1)
+      const picked = roundRobin([read.slice(0, -1).flat()], o.n)
+      if (picked.length === o.n) return picked
+      const rest = await q.orderBy('t.id').limit(2 * o.n).execute()
+      return roundRobin([[...picked, ...rest]], o.n)
+    }
+  }
+}
+
+/** The bands in a random order, so a short queue does not always favour the weakest bands. */
+function shuffled<T>(items: T[], random: () => number): T[] {
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
+}

@@ -1,0 +1,108 @@
+import { writeFileSync } from 'node:fs'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
+import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { importMedia } from '../helpers/upload.js'
+import { makeWav } from '../helpers/wav.js'
+import { openPage, type Page } from './chromium.js'
+
+// The review page at /review/ in headless Chromium: a person logs in, reviews ten tags with the keyboard
+// (y, n, u, s, arrows, a number for another class), reloads, and finds the decisions kept and the summary
+// counting them. MAS_REVIEW_SCREENSHOT names a file for a screenshot of the page. `npm run test:browser`.
+
+let t: TestApp
+let origin: string
+let page: Page | undefined
+let alice: TestUser
+let tagSet: number
+let blackbird: number
+let robin: number
+const tags: number[] = []
+
+test.before(async () => {
+  t = await testApp()
+  origin = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  alice = await t.user('alice')
+  const library = await makeLibrary(t.db, alice)
+  const upload = await importMedia(t, alice, library, makeWav({ seconds: 40, frequency: 2000, sampleRate: 16000 }), { filename: 'dawn.wav' })
+  assert.is(upload.statusCode, 201, JSON.stringify(upload.data))
+  blackbird = await makeTagClass(t.db, alice, library, 'blackbird')
+  robin = await makeTagClass(t.db, alice, library, 'robin')
+  tagSet = await makeTagSet(t.db, alice, library, 'detections')
+  for (let i = 0; i < 12; i++) {
+    tags.push(await makeTag(t.db, alice, { tagSet, mediaFile: upload.data.id, tagClass: blackbird },
+      { startTime: 1 + i * 3, endTime: 2 + i * 3, minFrequency: 1500, maxFrequency: 2500, strength: (i + 0.5) / 12 }))
+  }
+})
+
+test.after(async () => {
+  await page?.close()
+  await t?.close()
+})
+
+const clips = (selector = '') => `document.querySelectorAll('mas-review-clip${selector}').length`
+
+test('log in, review ten tags by keyboard, reload and find them kept, and the summary counting them', async () => {
+  page = await openPage(`${origin}/review/?tagSet=${tagSet}`, { width: 1280, height: 1000 })
+  await page.waitFor(`document.querySelector('form.login input[name=username]')`, 'the login form')
+  await page.evaluate(`(() => {
+    document.querySelector('form.login input[name=username]').value = ${JSON.stringify(alice.username)}
+    document.querySelector('form.login input[name=password]').value = ${JSON.stringify(alice.password)}
+    document.querySelector('form.login').requestSubmit()
+  })()`)
+  await page.waitFor(`${clips()} === 12`, 'twelve clips')
+  await page.waitFor(`document.querySelector('table.summary tbody tr')`, 'the summary')
+  // each clip: its spectrogram with a second of context, and its audio by a media fragment
+  const first = await page.evaluate<{ img: string; audio: string }>(`(() => {
+    const c = document.querySelector('mas-review-clip')
+    return { img: c.querySelector('img').getAttribute('src'), audio: c.querySelector('audio').getAttribute('src') }
+  })()`)
+  assert.match(first.img, /\/spectra\/\?format=png&startTime=\d+(\.\d+)?&endTime=\d+(\.\d+)?&tagSet=\d+$/)
+  assert.match(first.audio, /^http:\/\/127\.0\.0\.1:\d+\/media\/.+#t=\d+(\.\d+)?,\d+(\.\d+)?$/)
+  await page.waitFor(`[...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`, 'the spectrograms drawn')
+  const range = await page.evaluate<number>(`fetch(${JSON.stringify(first.audio.split('#')[0])}, { headers: { Range: 'bytes=0-99' } }).then((r) => r.status)`)
+  assert.is(range, 206)
+
+  // the order the page shows them in, and the decisions made by keyboard on each
+  const shown = await page.evaluate<number[]>(`[...document.querySelectorAll('mas-review-clip')].map((c) => Number(c.dataset.tag))`)
+  const keys = ['y', 'y', 'n', '1', 'ArrowRight', 'ArrowLeft', 'u', 's', 'y', 'y', 'n', 'y']
+  const expected = ['yes', 'yes', 'no', 'no', 'unsure', 'skip', 'yes', 'yes', 'no', 'yes']
+  let decided = 0
+  for (const key of keys) {
+    await page.press(key)
+    if (!key.startsWith('Arrow')) await page.waitFor(`${clips('[decision]')} >= ${++decided}`, `decision ${decided} (${key})`, 10_000)
+  }
+  await page.waitFor(`${clips('[decision]')} === 10`, 'ten decisions shown')
+  await page.waitFor(`document.querySelector('.progress').textContent.startsWith('10 of 12')`, 'the progress')
+  if (process.env.MAS_REVIEW_SCREENSHOT) writeFileSync(process.env.MAS_REVIEW_SCREENSHOT, await page.screenshot(1000))
+
+  const saved = (await t.call('GET', `/api/v0/tagReview/?tagSet=${tagSet}&user=${alice.id}`, { as: alice })).data.results
+  const byTag = new Map(saved.map((r: any) => [r.tag, r]))
+  assert.equal(shown.slice(0, 10).map((id) => (byTag.get(id) as any)?.decision), expected)
+  assert.equal((byTag.get(shown[3]) as any).tagClass, robin)
+
+  // reloaded: the ten are kept (the queue holds the two left) and the summary counts them
+  await page.evaluate('location.reload()')
+  await page.waitFor(`${clips()} === 2 && document.querySelector('table.summary tbody tr')`, 'the two tags left')
+  assert.equal(new Set(await page.evaluate<number[]>(`[...document.querySelectorAll('mas-review-clip')].map((c) => Number(c.dataset.tag))`)), new Set(shown.slice(10)))
+  const row = await page.evaluate<string[]>(`[...document.querySelector('table.summary tbody tr[data-class="${blackbird}"]').children].map((td) => td.textContent)`)
+  // class, tags, yes, no, unsure, precision (5 yes of 8 yes/no, each band weighing its tags)
+  assert.equal(row.slice(0, 5), ['blackbird', '12', '5', '3', '1'])
+  const summary = (await t.call('GET', `/api/v0/tagSet/${tagSet}/reviewSummary/`, { as: alice })).data
+  assert.is(row[5], `${Math.round(summary.classes[0].thresholds[0].precision * 100)}%`)
+  assert.match(await page.evaluate<string>(`document.querySelector('.progress').textContent`), /9 of 12 tags decided/)
+})
+
+test('on a phone the grid is one column', async () => {
+  const phone = await openPage(`${origin}/review/?tagSet=${tagSet}`, { width: 390, height: 800 })
+  try {
+    await phone.waitFor(`document.querySelector('form.login')`, 'the login form')
+    const columns = await phone.evaluate<string>(`getComputedStyle(document.querySelector('mas-review-app').appendChild(Object.assign(document.createElement('div'), { className: 'grid' }))).gridTemplateColumns`)
+    assert.is(columns.split(' ').length, 1)
+  } finally {
+    await phone.close()
+  }
+})
+
+test.run()

@@ -1,0 +1,127 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { TestUser } from '../helpers/app.js'
+import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { cliWorld, json, type CliWorld } from './cli.js'
+
+// mas review summary, export, import and open against a real server.
+
+let w: CliWorld
+let alice: TestUser
+let bob: TestUser
+let bobHome: string
+let tagSet: number
+let tags: number[]
+let blackbird: number
+let robin: number
+
+const decisionsOf = async (user: TestUser) => (await w.t.call('GET', `/api/v0/tagReview/?tagSet=${tagSet}&user=${user.id}`, { as: alice })).data.results
+  .map((r: any) => [r.tag, r.decision, r.tagClass, r.note]).sort((a: number[], b: number[]) => a[0] - b[0])
+
+test.before(async () => {
+  w = await cliWorld()
+  alice = await w.t.user('alice')
+  bob = await w.t.user('bob')
+  await w.login(alice)
+  bobHome = w.newHome()
+  await w.login(bob, bobHome)
+  const library = await makeLibrary(w.t.db, alice)
+  const mediaFile = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
+  blackbird = await makeTagClass(w.t.db, alice, library, 'blackbird')
+  robin = await makeTagClass(w.t.db, alice, library, 'robin')
+  tagSet = await makeTagSet(w.t.db, alice, library, 'detector')
+  await grant(w.t.db, alice, { user: bob.id }, { library }, ['read'])
+  await grant(w.t.db, alice, { user: bob.id }, { tagSet }, ['read', 'write'])
+  tags = []
+  for (const [i, strength] of [0.2, 0.5, 0.8, 0.95].entries()) {
+    tags.push(await makeTag(w.t.db, alice, { tagSet, mediaFile, tagClass: blackbird }, { strength, startTime: i * 10 + 1.25, endTime: i * 10 + 2.5 }))
+  }
+  await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag: tags[3], decision: 'yes' } })
+  await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag: tags[0], decision: 'no', tagClass: robin, note: 'a robin, "clearly"' } })
+})
+test.after(async () => { await w.close() })
+
+test('review summary: a table per class, and the whole summary under --json', async () => {
+  const run = await w.mas(['review', 'summary', '--tag-set', 'detector'])
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^CLASS\s+TAGS\s+YES\s+NO\s+UNSURE\s+SKIP\s+PRECISION\s+90% FROM\s+95% FROM\s+DISAGREE\n/)
+  assert.match(run.stdout, /\nblackbird\s+4\s+1\s+1\s+0\s+0\s+/)
+  assert.match(run.stderr, /2 of 4 tags decided in tag set \d+ \(detector\)/)
+  const s = json(await w.mas(['review', 'summary', '--tag-set', String(tagSet), '--json']))
+  assert.equal([s.tags, s.decidedTags, s.classes[0].className, s.classes[0].bands.length], [4, 2, 'blackbird', 10])
+})
+
+test('review export as CSV and Raven; import of the export by another reviewer, and again changing nothing', async () => {
+  const csv = await w.mas(['review', 'export', '--tag-set', 'detector'])
+  assert.is(csv.code, 0, csv.stderr)
+  const lines = csv.stdout.trim().split('\n')
+  assert.is(lines[0], 'mas_tag_id,mediaFile,mas_media_file_id,startTime,endTime,minFrequency,maxFrequency,tagClass,mas_tag_class_id,strength,reviewer,mas_user_id,decision,namedClass,mas_named_class_id,note,creationDate')
+  assert.is(lines.length, 3)
+  assert.match(lines[2], `${tags[0]},siteA/20260501_050000.WAV,`)
+  assert.match(lines[2], `,blackbird,${blackbird},0.2,alice,${alice.id},no,robin,${robin},"a robin, ""clearly""",`)
+  const raven = await w.mas(['review', 'export', '--tag-set', 'detector', '--format', 'raven'])
+  assert.is(raven.code, 0, raven.stderr)
+  const table = raven.stdout.replace(/\n$/, '').split('\n').map((l) => l.split('\t'))
+  assert.equal(table[0].slice(-4), ['mas_tag_class_id', 'Review', 'Reviewer', 'Named Class'])
+  assert.equal(table.slice(1).map((r) => r.slice(-3)), [['no', 'alice', 'robin'], ['yes', 'alice', '']])
+
+  const file = join(bobHome, 'decisions.csv')
+  writeFileSync(file, csv.stdout)
+  const first = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(first.code, 0, first.stderr)
+  assert.match(first.stderr, /Recorded 2 decisions on tag set \d+ \(detector\): 2 new, 0 changed, 0 already so/)
+  assert.equal(await decisionsOf(bob), await decisionsOf(alice))
+  const before = (await w.t.call('GET', `/api/v0/tagReview/?user=${bob.id}`, { as: bob })).data.results
+  const again = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(again.code, 0, again.stderr)
+  assert.match(again.stderr, /Recorded 0 decisions .*: 0 new, 0 changed, 2 already so/)
+  assert.equal((await w.t.call('GET', `/api/v0/tagReview/?user=${bob.id}`, { as: bob })).data.results, before)
+
+  // the Raven table with other verdicts, read back by its Review column
+  const edited = [table[0], ...table.slice(1).map((r) => [...r.slice(0, -3), r[r.length - 3] === 'no' ? 'unsure' : 'n', '', ''])]
+  const ravenFile = join(bobHome, 'checked.selections.txt')
+  writeFileSync(ravenFile, edited.map((r) => r.join('\t')).join('\n') + '\n')
+  const fromRaven = await w.mas(['review', 'import', ravenFile, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(fromRaven.code, 0, fromRaven.stderr)
+  assert.equal((await decisionsOf(bob)).map((d: any[]) => d.slice(0, 2)), [[tags[0], 'unsure'], [tags[3], 'no']])
+})
+
+test('review import finds tags by file, times and class; bad rows send nothing', async () => {
+  const file = join(bobHome, 'verdicts.csv')
+  writeFileSync(file, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`)
+  const run = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stderr, /1 new.*; 1 row without a verdict left alone/)
+  assert.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[2] && d[1] === 'yes'))
+  const bad = join(bobHome, 'bad.csv')
+  writeFileSync(bad, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,11.25,12.5,blackbird,yes\n20260501_050000.WAV,1.25,2.5,blackbird,perhaps\n20260501_050000.WAV,99,100,blackbird,no\n`)
+  const refused = await w.mas(['review', 'import', bad, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(refused.code, 1)
+  assert.match(refused.stderr, /2 rows refused, nothing sent/)
+  assert.match(refused.stderr, /line 3: "perhaps" is no verdict/)
+  assert.match(refused.stderr, /line 4: no tag of tag set \d+ at 99-100 s/)
+  assert.not.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[1]))
+})
+
+test('review open prints the page with a one-time code, which logs a browser in once', async () => {
+  const run = await w.mas(['review', 'open', '--tag-set', 'detector', '--no-browser'])
+  assert.is(run.code, 0, run.stderr)
+  const url = new URL(run.stdout.trim())
+  assert.equal([url.origin, url.pathname, url.search], [w.server, '/review/', `?tagSet=${tagSet}`])
+  assert.not.match(run.stdout, alice.token)
+  const code = new URLSearchParams(url.hash.slice(1)).get('code')!
+  const exchange = () => w.t.app.inject({ method: 'POST', url: '/api-auth/code/', payload: { code } })
+  const first = await exchange()
+  assert.is(first.statusCode, 200)
+  const session = [first.headers['set-cookie']].flat().find((c) => String(c).startsWith('sessionid='))!
+  const me = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagSet/${tagSet}/reviewSummary/`, headers: { cookie: String(session).split(';')[0] } })
+  assert.is(me.statusCode, 200)
+  const second = await exchange()
+  assert.equal([second.statusCode, second.json()], [400, { code: ['Invalid or expired code.'] }])
+  const page = await w.t.app.inject({ method: 'GET', url: '/review/' })
+  assert.equal([page.statusCode, page.headers['content-type']], [200, 'text/html; charset=utf-8'])
+})
+
+test.run()
