@@ -71,6 +71,10 @@ const discovery = {
     kind: 'float', min: 0, max: 1, default: 0.5,
     description: 'windows scored below this probability of being a call are not tagged (so a file without a call gets no tag)',
   },
+  learnFromReviews: {
+    kind: 'integer', min: 0, max: 1, default: 1,
+    description: 'learn from reviewers\' decisions on the destination tag set\'s tags (yes: examples; no: counter-examples, or examples of the class named), keep the decided tags and replace the undecided machine tags (1), or not (0)',
+  },
 } satisfies Record<string, ParamSpec>
 
 export const SUPERVISED_TAG_DISCOVERY: TypeParams = {

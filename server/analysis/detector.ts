@@ -5,8 +5,9 @@ import { fitLogistic, probability, sigmoid, type Logistic } from './logistic.js'
 // the shapes of its example tags (templates), and a logistic model that turns
 // a window's correlation with the nearest template (p) and with the nearest
 // counter-example (q: a stretch of the example recordings outside every tag,
-// a tag of another class, or a tag a reviewer rejected) into a probability.
-// A detector is plain data, so it can be handed to worker threads.
+// a tag of another class, or a tag a reviewer rejected) into a probability;
+// a window nearer a rejected tag than any example of the class is weaker the
+// nearer it is. A detector is plain data, so it can be handed to worker threads.
 
 export interface ClassModel {
   tagClass: number
@@ -15,6 +16,8 @@ export interface ClassModel {
   minFrequency: number
   maxFrequency: number
   model: Logistic
+  /** shapes of tags reviewers said are not of this class */
+  rejected: Float32Array[]
   /** what the model was fitted against besides the examples: counter-examples (with near misses), or near misses alone */
   calibration: 'counter-examples' | 'near misses'
 }
@@ -32,7 +35,7 @@ export interface LabelledShape { shape: Float32Array; tagClass: number; minFrequ
 /** With fewer counter-examples than this, the model uses the correlation with the nearest template alone. */
 export const MIN_NEGATIVES = 5
 
-export function trainDetector(range: BandRange, examples: LabelledShape[], negatives: Float32Array[]): Detector {
+export function trainDetector(range: BandRange, examples: LabelledShape[], negatives: Float32Array[], rejected: LabelledShape[] = []): Detector {
   const byClass = new Map<number, LabelledShape[]>()
   for (const e of examples) {
     if (!byClass.has(e.tagClass)) byClass.set(e.tagClass, [])
@@ -41,7 +44,8 @@ export function trainDetector(range: BandRange, examples: LabelledShape[], negat
   const classes: ClassModel[] = []
   for (const [tagClass, own] of byClass) {
     const templates = own.map((e) => e.shape)
-    const counter = [...negatives, ...examples.filter((e) => e.tagClass !== tagClass).map((e) => e.shape)]
+    const rejectedHere = rejected.filter((r) => r.tagClass === tagClass).map((r) => r.shape)
+    const counter = [...negatives, ...rejected.map((r) => r.shape), ...examples.filter((e) => e.tagClass !== tagClass).map((e) => e.shape)]
     // each row: [correlation with the nearest template, with the nearest counter-example], leaving the row's own shape out
     const row = (shape: Float32Array, skip: Float32Array | null): number[] =>
       [nearest(shape, templates, templates.length > 1 ? skip : null), nearest(shape, counter, skip)]
@@ -53,12 +57,12 @@ export function trainDetector(range: BandRange, examples: LabelledShape[], negat
     const fitted = fitLogistic(positives.map((r) => (useCounter ? r : [r[0]])), negativeRows.map((r) => (useCounter ? r : [r[0]])))
     const model = useCounter ? fitted : { weights: [fitted.weights[0], 0], bias: fitted.bias }
     classes.push({
-      tagClass, templates, model, calibration: useCounter ? 'counter-examples' : 'near misses',
+      tagClass, templates, model, rejected: rejectedHere, calibration: useCounter ? 'counter-examples' : 'near misses',
       minFrequency: Math.min(...own.map((e) => e.minFrequency)),
       maxFrequency: Math.max(...own.map((e) => e.maxFrequency)),
     })
   }
-  return { range, classes, negatives }
+  return { range, classes, negatives: [...negatives, ...rejected.map((r) => r.shape)] }
 }
 
 /** Band shifts of a near miss (of BANDS mel bands between the range's ends: 3 bands is about a sixth of the range). */
@@ -97,6 +101,9 @@ export function scoreShape(d: Detector, shape: Float32Array): { classIndex: numb
   for (let c = 0; c < d.classes.length; c++) {
     const m = d.classes[c]
     const p = nearest(shape, m.templates, null)
+    // nearer a tag reviewers rejected than any example: the strength falls with how much nearer, to 0 for its twin
+    const r = m.rejected.length ? nearest(shape, m.rejected, null) : -1
+    const veto = r > p ? Math.max(0, 1 - (r - p) / Math.max(1e-6, 1 - p)) : 1
     let s: number
     if (m.model.weights[1] === 0) s = sigmoid(m.model.bias + m.model.weights[0] * p)
     else {
@@ -106,6 +113,7 @@ export function scoreShape(d: Detector, shape: Float32Array): { classIndex: numb
       for (let o = 0; o < d.classes.length; o++) if (o !== c) qc = Math.max(qc, nearest(shape, d.classes[o].templates, null))
       s = probability(m.model, [p, qc])
     }
+    s *= veto
     if (s > strength) { strength = s; classIndex = c }
   }
   return { classIndex, strength }

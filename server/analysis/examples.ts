@@ -2,7 +2,7 @@ import type { Storage } from '../storage/storage.js'
 import { openAudio, type AudioSource } from './audioSource.js'
 import { trainDetector, type Detector, type LabelledShape } from './detector.js'
 import {
-  bandFloor, frameGrid, framesIn, melFilters, melFrames, samplesFor, windowShape, type BandRange,
+  bandFloor, frameGrid, framesIn, melFilters, melFrames, samplesFor, windowShape, WINDOW_STEP_FRAMES, type BandRange,
 } from './features.js'
 
 // The examples a detector learns from (docs/decisions.md §20): each example tag's shape, and
@@ -18,6 +18,8 @@ export interface ExampleTag {
   end: number
   minFrequency: number
   maxFrequency: number
+  /** learn this tag's own shape only, not the recording around it (a reviewed tag: the calls beside it were never tagged) */
+  alone?: boolean
 }
 
 /** Seconds read before and after each example tag: its background and its counter-examples. */
@@ -43,6 +45,7 @@ export async function learnDetector(storage: Storage, examples: ExampleTag[], re
   const range = bandRangeOf(usable, sources)
   const shapes: LabelledShape[] = []
   const negatives: Float32Array[] = []
+  const rejectedShapes: LabelledShape[] = []
   const byFile = new Map<number, ExampleTag[]>()
   for (const t of [...usable, ...rejected.filter((r) => sources.has(r.mediaFile))]) {
     if (!byFile.has(t.mediaFile)) byFile.set(t.mediaFile, [])
@@ -67,21 +70,29 @@ export async function learnDetector(storage: Storage, examples: ExampleTag[], re
       for (const t of inside) {
         const a = Math.max(from, Math.min(to - 1, frameOf(t.start)))
         const b = Math.min(to, Math.max(a + 1, frameOf(t.end)))
-        const shape = windowShape(frames, from, a, b - a, floor)
-        if (isExample.has(t)) shapes.push({ shape, tagClass: t.tagClass, minFrequency: t.minFrequency, maxFrequency: t.maxFrequency })
-        else negatives.push(shape)
+        const labels = { tagClass: t.tagClass, minFrequency: t.minFrequency, maxFrequency: t.maxFrequency }
+        if (isExample.has(t)) {
+          shapes.push({ shape: windowShape(frames, from, a, b - a, floor), ...labels })
+          continue
+        }
+        // a rejected sound is rejected however a window meets it: every window over it, as a scan steps
+        for (let w = a - Math.floor(windowFrames / 2); w <= b - Math.ceil(windowFrames / 2); w += WINDOW_STEP_FRAMES) {
+          const start = Math.max(from, Math.min(to - windowFrames, w))
+          rejectedShapes.push({ shape: windowShape(frames, from, start, Math.min(windowFrames, to - start), floor), ...labels })
+        }
       }
       // windows of the recording outside every tag, half a window apart
       const step = Math.max(1, Math.floor(windowFrames / 2))
       for (let w = from; w + windowFrames <= to; w += step) {
         if (tags.some((t) => frameOf(t.start) < w + windowFrames && frameOf(t.end) > w)) continue
+        if (!tags.some((t) => !t.alone && frameOf(t.start - CONTEXT_SECONDS) <= w && w + windowFrames <= frameOf(t.end + CONTEXT_SECONDS))) continue
         negatives.push(windowShape(frames, from, w, windowFrames, floor))
       }
     }
   }
   const kept = negatives.length <= MAX_NEGATIVES ? negatives
     : Array.from({ length: MAX_NEGATIVES }, (_, i) => negatives[Math.floor(i * negatives.length / MAX_NEGATIVES)])
-  return { detector: trainDetector(range, shapes, kept), examples: shapes.length, negatives: kept.length }
+  return { detector: trainDetector(range, shapes, kept, rejectedShapes), examples: shapes.length, negatives: kept.length + rejectedShapes.length }
 }
 
 /** The frequencies compared: the examples' band with an octave of context below and above, within every example file's range. */

@@ -141,6 +141,54 @@ test('a file shorter than the window is scanned with the window fitted to it; ta
   assert.match(results[0].notes, /the file is shorter than the window: one window of 0\.25 s/)
 })
 
+test('a run on a destination under review learns from the decisions: yes as an example, no as a counter-example, decided tags kept', async () => {
+  // a call of another species much like the chirp, which reviewers reject
+  const alike = (from: number): Tone => ({ from, to: from + 0.3, frequency: 2700, toFrequency: 4600, amplitude: 0.4 })
+  const chirp = await makeTagClass(t.db, alice, library, 'chirp')
+  const source = await chirpExamples({ chirp })
+  const target = await storedWav(t.db, config, alice, library,
+    signal(16, 22050, [rising(2), whistle(5), alike(7), whistle(10), alike(12)], 0.02, 91), 22050)
+  const everything = { numberOfTagsToDiscover: '100', minimumStrength: '0' }
+  // a sound (0.3 s) is found when a tag over its middle has the default minimum strength
+  const found = (tags: Array<{ start_time: number; end_time: number; strength: number }>, at: number) =>
+    tags.some((g) => overlaps(g, at + 0.1, at + 0.2) && g.strength >= 0.5)
+  // without the decisions
+  const before = await (await discover([target], source, { ...everything, learnFromReviews: '0' })).tags(target)
+
+  const destination = await makeTagSet(t.db, alice, library)
+  const yes = await makeTag(t.db, alice, { tagSet: destination, mediaFile: target, tagClass: chirp }, { startTime: 5, endTime: 5.3, minFrequency: 1800, maxFrequency: 4200 })
+  const no = await makeTag(t.db, alice, { tagSet: destination, mediaFile: target, tagClass: chirp }, { startTime: 7, endTime: 7.3, minFrequency: 1800, maxFrequency: 4200 })
+  const undecided = await makeTag(t.db, alice, { tagSet: destination, mediaFile: target, tagClass: chirp }, { startTime: 14, endTime: 14.3, minFrequency: 1800, maxFrequency: 4200 })
+  await t.db.updateTable('tags').set({ machine_tagged: true }).where('id', 'in', [yes, no, undecided]).execute()
+  for (const [tag, decision] of [[yes, 'yes'], [no, 'no']] as const) {
+    const res = await t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag, decision } })
+    assert.is(res.statusCode, 201, JSON.stringify(res.data))
+  }
+  const runInto = async () => {
+    const project = await makeProject(t.db, alice)
+    await addToProject(t.db, project, [target])
+    const id = await createJob(project, 1, {
+      sourceTagSet: String(source), destinationTagSet: String(destination), windowSizeInSeconds: '0.3', ...everything,
+    })
+    assert.is((await waitForStatus(t.db, id, [4, 5, 6], 120)).status_id, 6)
+    return t.db.selectFrom('tags').selectAll().where('tag_set_id', '=', destination).orderBy('start_time').execute()
+  }
+  const after = await runInto()
+  // the whistle marked yes taught the other whistle; the look-alike marked no taught the other one; the chirp stays
+  assert.ok(!found(before, 10) && found(after, 10), 'the other whistle is found once a whistle is marked yes')
+  const near = (tags: Array<{ start_time: number; end_time: number; strength: number }>, at: number) => JSON.stringify(tags.filter((g) => Math.abs(g.start_time - at) < 0.4).map((g) => [g.start_time, g.strength]))
+  assert.ok(found(before, 12) && !found(after, 12), `the other look-alike is no longer found once one is marked no: ${near(before, 12)} -> ${near(after, 12)}`)
+  assert.ok(found(before, 2) && found(after, 2), 'the chirp is found before and after')
+  // decided tags kept, nothing written over them, the undecided machine tag replaced
+  const ids = after.map((g) => g.id)
+  assert.ok(ids.includes(yes) && ids.includes(no) && !ids.includes(undecided))
+  assert.equal(after.filter((g) => overlaps(g, 5, 5.3) || overlaps(g, 7, 7.3)).map((g) => g.id).sort(), [yes, no].sort())
+  // run again: the same tags, none twice
+  const again = await runInto()
+  assert.is(again.length, after.length)
+  assert.equal(again.filter((g) => g.id === yes || g.id === no).length, 2)
+})
+
 test('a file that cannot be decoded is listed with the reason, and the job goes on with the others', async () => {
   const chirp = await makeTagClass(t.db, alice, library, 'chirp')
   const source = await chirpExamples({ chirp })

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely'
 import { libraryAllows } from '../../access.js'
+import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
@@ -6,6 +8,7 @@ import { alreadyWritten, describeFailure, discoveryReport, targetMedia } from '.
 import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { recordResult } from '../results.js'
+import { reviewedTags } from '../reviews.js'
 import { planFile, strongestApart, type Candidate } from '../scan.js'
 import { splitBlocks } from '../threads.js'
 
@@ -13,7 +16,9 @@ import { splitBlocks } from '../threads.js'
 // call: docs/decisions.md §20) and finds, in each target media file, at most numberOfTagsToDiscover windows
 // of windowSizeInSeconds whose strength (the probability that they are a call of an example's class) is at
 // least minimumStrength. They are written to destinationTagSet as machine tags with the class and frequency
-// range of their class's examples. The job splits into one SupervisedTagDiscoveryChild (11) per media file;
+// range of their class's examples. Reviewers' decisions on the destination's tags teach it too (yes:
+// examples, no: counter-examples), and a run on a destination under review keeps the decided tags and
+// replaces the undecided machine tags (learnFromReviews). The job splits into one SupervisedTagDiscoveryChild (11) per media file;
 // its progress is theirs summed, and each child's result file `discovery.csv` says what it scanned.
 
 const CHILD_TYPE = SUPERVISED_TAG_DISCOVERY_CHILD.id
@@ -73,12 +78,15 @@ export const supervisedTagDiscoveryChildJob: JobType = {
       progress = progress.then(() => job.step(1))
       await progress
     }))
-    const chosen = strongestApart(candidates, keep)
+    const decided = await decidedTags(job, target.id)
+    // a window on a tag a reviewer decided is that tag: it is kept, never written again
+    const chosen = strongestApart(candidates.filter((c) => !decided.some((d) => c.start < d.end_time && c.end > d.start_time)), keep)
     const nyquist = info.sampleRate / 2
     const tagSet = job.params.destinationTagSet as number
     const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
     const report = discoveryReport([{ mediaFile: target.id, windows, best: best < 0 ? null : best, tags: chosen.length, note }])
     await job.step(1, async (trx) => {
+      if (decided.length) await replaceUndecided(trx, tagSet, target.id)
       if (chosen.length) {
         const now = localTimestamp()
         await trx.insertInto('tags').values(chosen.map((c) => {
@@ -100,6 +108,24 @@ export const supervisedTagDiscoveryChildJob: JobType = {
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000
 
+const learnsFromReviews = (job: RunningJob) => job.params.learnFromReviews === 1
+
+/** The tags of the destination on a media file that a reviewer decided (none when the job does not learn from reviews). */
+async function decidedTags(job: RunningJob, mediaFile: number) {
+  if (!learnsFromReviews(job)) return []
+  return job.db.selectFrom('tags as t').select(['t.id', 't.start_time', 't.end_time'])
+    .where('t.tag_set_id', '=', job.params.destinationTagSet as number).where('t.media_file_id', '=', mediaFile)
+    .where(({ exists, selectFrom }) => exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')))
+    .execute()
+}
+
+/** A run on a destination under review replaces the machine tags nobody decided (docs/decisions.md §20). */
+async function replaceUndecided(trx: Transaction<DB>, tagSet: number, mediaFile: number): Promise<void> {
+  await trx.deleteFrom('tags').where('tag_set_id', '=', tagSet).where('media_file_id', '=', mediaFile).where('machine_tagged', '=', true)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 'tags.id'))))
+    .execute()
+}
+
 /**
  * The children of one discovery job learn from the same examples: a worker learns them once for all the
  * children it runs (as the tag set was when the first of them started).
@@ -107,7 +133,8 @@ const round = (seconds: number) => Math.round(seconds * 1000) / 1000
 const detectorsByParent = new Map<string, Promise<Learned>>()
 
 function sharedDetector(job: RunningJob): Promise<Learned> {
-  const key = `${job.job.parent_job_id ?? `self-${job.job.id}`}:${job.params.sourceTagSet}:${job.params.windowSizeInSeconds}`
+  const key = [job.job.parent_job_id ?? `self-${job.job.id}`, job.params.sourceTagSet, job.params.destinationTagSet,
+    job.params.windowSizeInSeconds, job.params.learnFromReviews].join(':')
   let found = detectorsByParent.get(key)
   if (!found) {
     found = learnFromTagSet(job)
@@ -130,8 +157,26 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
     mediaFile: t.id, file: t.file, tagClass: t.tag_class_id, start: t.start_time, end: t.end_time,
     minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
   }))
+  const rejected: ExampleTag[] = []
+  if (learnsFromReviews(job)) {
+    const reviewed = await reviewedTags(job.db, job.params.destinationTagSet as number)
+    const files = new Map((reviewed.length ? await job.db.selectFrom('media_files as m').select(['m.id', 'm.file'])
+      .where('m.id', 'in', [...new Set(reviewed.map((r) => r.mediaFile))])
+      .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read')).execute() : []).map((m) => [m.id, m.file]))
+    for (const r of reviewed) {
+      const file = files.get(r.mediaFile)
+      if (!file || r.consensus === 'unsure') continue
+      const tag: ExampleTag = {
+        mediaFile: r.mediaFile, file, tagClass: r.namedClass ?? r.tagClass, start: r.startTime, end: r.endTime,
+        minFrequency: r.minFrequency, maxFrequency: r.maxFrequency, alone: true,
+      }
+      // yes: an example of its class; no: a counter-example, or an example of the class the reviewers named
+      if (r.consensus === 'yes' || r.namedClass !== null) examples.push(tag)
+      else rejected.push(tag)
+    }
+  }
   const skipped: string[] = []
-  const learned = await learnDetector(job.storage, examples, [], job.params.windowSizeInSeconds as number,
+  const learned = await learnDetector(job.storage, examples, rejected, job.params.windowSizeInSeconds as number,
     (file, reason) => skipped.push(`media file ${file}: ${describeFailure(reason)}`), job.signal)
   if (skipped.length) await recordResult(job, 'examples-skipped.txt', `${skipped.join('\n')}\n`, `${skipped.length} example file(s) could not be decoded`)
   return learned
