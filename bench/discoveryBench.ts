@@ -5,7 +5,7 @@ import FormData from 'form-data'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench } from './args.js'
 import {
-  callBand, discoveryDataDir, hiddenCalls, loadDiscoveryData, resampled, wavBytes, type DiscoveryData,
+  callBand, discoveryDataDir, hiddenCalls, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
 } from './discoveryData.js'
 import { adminToken, cpuSeconds, json, pool, postForm, startImportServer, type ImportServer } from './importServer.js'
 import { writeLongRecording } from './longRecording.js'
@@ -16,7 +16,8 @@ import { memoryOf } from './memory.js'
 //     hidden-call files (seed 1) at 22,050 and 48,000 Hz, learning from the labelled training calls tagged
 //     with their band and full-band: in how many files the strongest tag overlaps the hidden call;
 //  2. clip-level ROC AUC of the testTrue clips against the testFalse clips (their strongest window each);
-//  3. a generated H-hour 48 kHz recording (RF64 WAV over 4 GiB) imported, a 30 s picture drawn from its
+//  3. the learning loop of review: discovery, 20 tags of the review queue decided from the truth, discovery again;
+//  4. a generated H-hour 48 kHz recording (RF64 WAV over 4 GiB) imported, a 30 s picture drawn from its
 //     middle and discovery run over it, with the peak PSS of the server process (worker inside), then of a
 //     separate `mas worker start` (every core) and its audio seconds per CPU second, decoding counted.
 
@@ -45,8 +46,8 @@ async function upload(s: ImportServer, token: string, library: number, name: str
 }
 
 /** A job run to its end through the API; its destination's tags. */
-async function discover(api: Api, mediaFiles: number[], source: number, params: Record<string, string>) {
-  const destination = (await api('POST', '/api/v0/tagSet/', { name: `found-${Math.random().toString(36).slice(2, 8)}`, library: params.library })).id
+async function discover(api: Api, mediaFiles: number[], source: number, params: Record<string, string>, into?: number) {
+  const destination = into ?? (await api('POST', '/api/v0/tagSet/', { name: `found-${Math.random().toString(36).slice(2, 8)}`, library: params.library })).id
   const project = (await api('POST', '/api/v0/project/', { name: `p-${destination}`, type: 1 })).id
   for (const m of mediaFiles) await api('POST', `/api/v0/project/${project}/mediaFiles/add/`, { id: m })
   const { library: _, ...rest } = params
@@ -60,13 +61,13 @@ async function discover(api: Api, mediaFiles: number[], source: number, params: 
     if (j.status === 4 || j.status === 5) throw new Error(`job ${job.id} ended in status ${j.status}`)
     await new Promise((r) => setTimeout(r, 250))
   }
-  const tags: Array<{ mediaFile: number; startTime: number; endTime: number; strength: number }> = []
+  const tags: Array<{ id: number; mediaFile: number; startTime: number; endTime: number; strength: number }> = []
   for (let page = 1; ; page++) {
     const r = await api('GET', `/api/v0/tag/?tagSet=${destination}&page=${page}&page_size=1000`)
     tags.push(...r.results)
     if (!r.next) break
   }
-  return tags
+  return { tags, destination }
 }
 
 async function main() {
@@ -103,7 +104,7 @@ async function main() {
     console.log('\n1. hits: files whose strongest tag overlaps the hidden call (target >= 9 of 10 in every cell)')
     for (const examples of ['band', 'full'] as const) {
       for (const rate of [22050, 48000]) {
-        const tags = await discover(api, hiddenIds[rate], sources[examples], { windowSizeInSeconds: String(window), library: String(library) })
+        const { tags } = await discover(api, hiddenIds[rate], sources[examples], { windowSizeInSeconds: String(window), library: String(library) })
         const hits = hidden.filter((h, i) => {
           const t = tags.find((g) => g.mediaFile === hiddenIds[rate][i])
           return t !== undefined && t.startTime < h.callEnd && t.endTime > h.callStart
@@ -115,7 +116,7 @@ async function main() {
     console.log('\n2. clip-level ROC AUC, testTrue against testFalse, the strongest window of each clip (target >= 0.97)')
     const clipIds = await clipFiles(server, token, library, data)
     for (const examples of ['band', 'full'] as const) {
-      const tags = await discover(api, [...clipIds.positive, ...clipIds.negative], sources[examples], {
+      const { tags } = await discover(api, [...clipIds.positive, ...clipIds.negative], sources[examples], {
         windowSizeInSeconds: String(window), minimumStrength: '0', library: String(library),
       })
       const score = (id: number) => tags.find((t) => t.mediaFile === id)?.strength ?? 0
@@ -126,10 +127,42 @@ async function main() {
       const above = (xs: number[]) => xs.filter((x) => x >= 0.5).length
       console.log(`   examples ${examples.padEnd(4)}: AUC ${auc.toFixed(3)}; at strength >= 0.5: ${above(pos)} of ${pos.length} call clips, ${above(neg)} of ${neg.length} other clips`)
     }
+    await learningLoop(api, library, sources.band, hidden, hiddenIds[48000], window)
     await longRecording(server, token, api, library, sources.band, window)
   } finally {
     await server.stop()
   }
+}
+
+/**
+ * The learning loop of review: discovery (3 tags a file, every strength) on the 48 kHz hidden-call files,
+ * a scripted reviewer deciding the 20 tags of the review queue from the truth, and discovery again into the
+ * same tag set, which learns from the decisions.
+ */
+async function learningLoop(api: Api, library: number, source: number, hidden: HiddenCall[], files: number[], window: number) {
+  const params = { windowSizeInSeconds: String(window), library: String(library), numberOfTagsToDiscover: '3', minimumStrength: '0' }
+  const isCall = (t: { mediaFile: number; startTime: number; endTime: number }) => {
+    const h = hidden[files.indexOf(t.mediaFile)]
+    return t.startTime < h.callEnd && t.endTime > h.callStart
+  }
+  const figures = (tags: Array<{ mediaFile: number; startTime: number; endTime: number; strength: number }>) => {
+    const strongest = files.map((f) => tags.filter((t) => t.mediaFile === f).sort((a, b) => b.strength - a.strength)[0])
+    const above = tags.filter((t) => t.strength >= 0.5)
+    return `${strongest.filter((t) => t && isCall(t)).length} of 10 hits; at strength >= 0.5: ${above.filter(isCall).length} tags on calls, ${above.filter((t) => !isCall(t)).length} elsewhere`
+  }
+  const first = await discover(api, files, source, params)
+  const queue = (await api('GET', `/api/v0/tagSet/${first.destination}/reviewQueue/?n=20`)).results as Array<{ id: number; mediaFile: number; startTime: number; endTime: number }>
+  let yes = 0
+  for (const t of queue) {
+    const decision = isCall(t) ? 'yes' : 'no'
+    if (decision === 'yes') yes++
+    await api('POST', '/api/v0/tagReview/', { tag: t.id, decision })
+  }
+  const second = await discover(api, files, source, params, first.destination)
+  console.log('\n3. learning from review (48 kHz files, band-limited examples, 3 tags a file at any strength)')
+  console.log(`   first run:  ${figures(first.tags)}`)
+  console.log(`   a scripted reviewer decided the 20 tags of the queue from the truth: ${yes} yes, ${queue.length - yes} no`)
+  console.log(`   second run: ${figures(second.tags)}`)
 }
 
 async function clipFiles(s: ImportServer, token: string, library: number, data: DiscoveryData) {
@@ -159,7 +192,7 @@ async function longRecording(server: ImportServer, token: string, api: Api, libr
     const started = Date.now()
     await writeLongRecording(path, { hours: HOURS, sampleRate: 48000, seed: 7 })
     const bytes = statSync(path).size
-    console.log(`\n3. a ${HOURS} h 48 kHz 16-bit recording (${(bytes / 2 ** 30).toFixed(2)} GiB${bytes > 2 ** 32 ? ', RF64' : ''}), written in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+    console.log(`\n4. a ${HOURS} h 48 kHz 16-bit recording (${(bytes / 2 ** 30).toFixed(2)} GiB${bytes > 2 ** 32 ? ', RF64' : ''}), written in ${((Date.now() - started) / 1000).toFixed(0)} s`)
     const id = await upload(server, token, library, `long/long-${HOURS}h.wav`, path)
     rmSync(path)
     const middle = HOURS * 1800
@@ -174,7 +207,7 @@ async function longRecording(server: ImportServer, token: string, api: Api, libr
     const inside = await peakPss(server.child.pid!, () => discover(api, [id], source, { windowSizeInSeconds: String(window), library: String(library) }))
     const cpu = cpuSeconds(server.child.pid!) - cpu0
     const wall = (Date.now() - t0) / 1000
-    console.log(`   discovery by the server's own worker: ${inside.result.length} tags, ${wall.toFixed(0)} s, ${cpu.toFixed(0)} CPU s`
+    console.log(`   discovery by the server's own worker: ${inside.result.tags.length} tags, ${wall.toFixed(0)} s, ${cpu.toFixed(0)} CPU s`
       + ` (${(HOURS * 3600 / cpu).toFixed(0)}x real time per CPU second); peak PSS of the server process ${inside.peak.toFixed(0)} MiB (target < 400)`)
     await separateWorker(server, api, id, source, window, library)
   } finally {
