@@ -5,7 +5,7 @@ import FormData from 'form-data'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench } from './args.js'
 import {
-  callBand, discoveryDataDir, hiddenCalls, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
+  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
 } from './discoveryData.js'
 import { adminToken, cpuSeconds, json, pool, postForm, startImportServer, type ImportServer } from './importServer.js'
 import { writeLongRecording } from './longRecording.js'
@@ -86,12 +86,7 @@ async function main() {
     const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavBytes(c.samples, c.sampleRate))))
     for (const banded of [true, false]) {
       const set = (await api('POST', '/api/v0/tagSet/', { name: banded ? 'examples (band)' : 'examples (full band)', library })).id
-      const tags = []
-      for (let i = 0; i < data.train.length; i++) {
-        const c = data.train[i]
-        const [lo, hi] = banded ? await callBand(c) : [0, c.sampleRate / 2]
-        tags.push({ tagSet: set, mediaFile: trainIds[i], tagClass: cls, startTime: c.start, endTime: c.end, minFrequency: lo, maxFrequency: hi })
-      }
+      const tags = await trainingTags(data, trainIds, { tagSet: set, tagClass: cls }, banded)
       await api('POST', '/api/v0/tag/', tags)
       sources[banded ? 'band' : 'full'] = set
     }

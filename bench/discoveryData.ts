@@ -140,6 +140,15 @@ export async function callBand(clip: Labelled): Promise<[number, number]> {
   return [Math.round(lo * binHz), Math.round(hi * binHz)]
 }
 
+/** The bodies of POST tag/ for the labelled training calls (imported as `mediaFiles`, in order): boxed around
+ * each call's band (`banded`), or over the whole band. */
+export async function trainingTags(data: DiscoveryData, mediaFiles: number[], refs: { tagSet: number; tagClass: number }, banded: boolean) {
+  return Promise.all(data.train.map(async (c, i) => {
+    const [minFrequency, maxFrequency] = banded ? await callBand(c) : [0, c.sampleRate / 2]
+    return { ...refs, mediaFile: mediaFiles[i], startTime: c.start, endTime: c.end, minFrequency, maxFrequency }
+  }))
+}
+
 /** A WAV file (16-bit mono PCM) of the samples. */
 export function wavBytes(samples: Float32Array, sampleRate: number): Buffer {
   const data = Buffer.alloc(samples.length * 2)

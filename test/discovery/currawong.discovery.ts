@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Worker } from '../../server/jobs/worker.js'
 import {
-  callBand, discoveryDataDir, hiddenCalls, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
+  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
 } from '../../bench/discoveryData.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { waitForStatus } from '../helpers/jobs.js'
@@ -47,12 +47,7 @@ test('the labelled recordings are found, imported and tagged', async () => {
   for (const c of data.train) train.push(await upload(`train-${c.name}`, wavBytes(c.samples, c.sampleRate)))
   for (const banded of [true, false]) {
     const set = (await api('POST', 'tagSet/', { name: banded ? 'band' : 'full band', library })).id
-    const tags = []
-    for (let i = 0; i < data.train.length; i++) {
-      const c = data.train[i]
-      const [lo, hi] = banded ? await callBand(c) : [0, c.sampleRate / 2]
-      tags.push({ tagSet: set, mediaFile: train[i], tagClass: cls, startTime: c.start, endTime: c.end, minFrequency: lo, maxFrequency: hi })
-    }
+    const tags = await trainingTags(data, train, { tagSet: set, tagClass: cls }, banded)
     await api('POST', 'tag/', tags)
     sources[banded ? 'band' : 'full'] = set
   }
