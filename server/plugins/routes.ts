@@ -4,6 +4,7 @@ import { authEndpoints } from '../auth/routes.js'
 import { registerDocsPage } from '../http/docsPage.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
+import { aliveWorkers, ALIVE_SECONDS } from '../jobs/heartbeat.js'
 import { registerMediaRoutes } from '../resources/mediaBytes.js'
 import { resourceEndpoints } from '../resources/index.js'
 import { API } from '../resources/resource.js'
@@ -29,20 +30,22 @@ async function routes(app: FastifyInstance) {
 
 export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'routeTable'] } })
 
-/** GET /healthz: answers when the server can reach its database. */
+/** GET /healthz: answers when the server can reach its database, with how many job workers are alive. */
 const healthEndpoint: Endpoint = {
   path: '/healthz',
   name: 'Health',
   auth: false,
   methods: {
     GET: async (ctx) => {
-      await ctx.db.selectFrom('job_status_types').select('id').limit(1).execute()
-      return { body: { status: 'ok' } }
+      return { body: { status: 'ok', workers: await aliveWorkers(ctx.db) } }
     },
   },
   doc: {
-    keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true, description: 'The server is up and reaches its database.',
-    success: { GET: [{ status: 200, description: 'ok', body: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } }] },
+    keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true, description: `The server is up and reaches its database; \`workers\`: how many job workers renewed their heartbeat in the last ${ALIVE_SECONDS} seconds.`,
+    success: { GET: [{ status: 200, description: 'ok', body: {
+      type: 'object', required: ['status', 'workers'],
+      properties: { status: { const: 'ok' }, workers: { type: 'integer', minimum: 0, description: 'job workers alive' } },
+    } }] },
   },
 }
 

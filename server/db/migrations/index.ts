@@ -11,6 +11,7 @@ import * as callerNotifications from './2026_11_24_0001_caller_notifications.js'
 import * as uriPath from './2026_11_24_0002_uri_path.js'
 import * as tagInsertTrigger from './2026_11_24_0003_tag_insert_trigger.js'
 import * as embeddedListsJson from './2026_11_24_0004_embedded_lists_json.js'
+import * as workerHeartbeats from './2026_11_26_3001_worker_heartbeats.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0002_uri_path': uriPath,
   '2026_11_24_0003_tag_insert_trigger': tagInsertTrigger,
   '2026_11_24_0004_embedded_lists_json': embeddedListsJson,
+  '2026_11_26_3001_worker_heartbeats': workerHeartbeats,
 }
 
 export const migrationProvider: MigrationProvider = {
