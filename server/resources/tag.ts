@@ -49,6 +49,8 @@ export const tags = defineResource({
   owner: 'user_id',
   stamps: ['creation_date'],
   bulk: true,
+  // ?onDuplicate=skip: a tag of the same file, class, times and frequencies in the same tag set is not made again
+  identity: ['tag_set_id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency'],
   checkValues: checkRegion,
 })
 

@@ -49,6 +49,8 @@ export interface ResourceDef<T extends TableName = TableName> {
   destroy?: Flag | false
   /** POST accepts a JSON array, all or nothing */
   bulk?: boolean
+  /** the columns whose values make two records the same, for a create's `?onDuplicate=skip` (duplicates.ts) */
+  identity?: Column<T>[]
   /** wire names that an update may change; default: every writable field */
   updatable?: string[]
   /** add computed fields (under their wire names) to rows about to be rendered */
