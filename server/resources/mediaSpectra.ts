@@ -5,6 +5,8 @@ import { parseValue, type Fields } from '../http/fields.js'
 import { UnsupportedAudioError } from '../analysis/audio.js'
 import { decodeAudio } from '../analysis/decode.js'
 import { spectraSettingsOf, spectrogram } from '../analysis/spectra.js'
+import { outOfBounds } from '../media/extent.js'
+import { pythonFloat } from '../media/facts.js'
 import { spectrogramPicture, type PictureTag } from '../media/spectrogramPicture.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, fetchRecord, type Db } from './resource.js'
@@ -74,7 +76,13 @@ export const spectraEndpoint: Endpoint = {
         throw new ApiError(400, { detail: e instanceof UnsupportedAudioError ? `${e.message}.` : 'The media file\'s bytes cannot be read.' })
       }
       const duration = audio.samples.length / audio.sampleRate
-      const start = Math.min(values.startTime ?? 0, duration)
+      // a range outside the file is refused as a tag's is (docs/decisions.md §15), here against the decoded length
+      const extent = { duration, estimate: false }
+      const outside = values.startTime !== undefined && values.startTime >= duration
+        ? { startTime: [`startTime ${pythonFloat(values.startTime)} is past the end of media file ${row.id} (${pythonFloat(duration)} s).`] }
+        : outOfBounds(row.id, extent, { endTime: values.endTime })
+      if (Object.keys(outside).length) throw badRequest(outside)
+      const start = values.startTime ?? 0
       const end = Math.min(values.endTime ?? duration, duration)
       const settings = await spectraSettingsOf(ctx.db, ctx.caller.id)
       if ((end - start) * settings.framesPerSecond > MAX_FRAMES) {

@@ -183,10 +183,14 @@ test('an interrupted import says what was created; a re-run of the same input cr
   const stored = await tagsOf(set)
   assert.equal(stored.map((t: any) => t.startTime), Array.from({ length: 300 }, (_v, i) => i))
   assert.equal(json(again).map((t: any) => t.id), stored.map((t: any) => t.id))
-  // done: the same input again is a new import
+  // done: the same input again is a new import, whose rows are all in the tag set already; --again makes them again
   const third = await w.mas(['tag', 'import', '-', '--tag-set', String(set)], { input })
   assert.is(third.code, 0, third.stderr)
-  assert.match(third.stderr, new RegExp(`Imported 300 tags into tag set ${set} \\([^)]*\\)\n`))
+  assert.match(third.stderr, new RegExp(`Imported 0 tags into tag set ${set} \\([^)]*\\)\n300 rows were already in the tag set`))
+  assert.is((await tagsOf(set)).length, 300)
+  const fourth = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--again'], { input })
+  assert.is(fourth.code, 0, fourth.stderr)
+  assert.match(fourth.stderr, new RegExp(`Imported 300 tags into tag set ${set} \\([^)]*\\)\n`))
   assert.is((await tagsOf(set)).length, 600)
 })
 

@@ -55,6 +55,10 @@ test('mas media spectrogram saves a picture of the asked stretch; an unreadable 
   let dark = 0
   for (let x = 0; x < 64; x++) for (let y = 30; y < 542; y++) if (p.at(x, y)[0] < 100) dark++
   assert.ok(dark > 100, `${dark} dark pixels in the frequency axis`)
+  const outside = await world.mas(['media', 'spectrogram', String(media), '--start', '50', '--end', '60', '-o', join(world.home, 'blank.png')])
+  assert.is(outside.code, 1)
+  assert.match(outside.stderr, new RegExp(`--start: startTime 50\\.0 is past the end of media file ${media} \\(3\\.0 s\\)`))
+  assert.not.ok(existsSync(join(world.home, 'blank.png')))
   const missing = await world.mas(['media', 'spectrogram', '999999', '-o', join(world.home, 'x.png')])
   assert.is(missing.code, 1)
   assert.not.ok(existsSync(join(world.home, 'x.png')))

@@ -48,7 +48,8 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
   if (!many && !def.transform && !def.afterWrite && !def.validate && onDuplicate === 'create') {
     // one statement for the checks and the INSERT; anything else takes the ordinary way below
     const parsed = parseInput(def.fields, body, 'create')
-    if (!Object.keys(parsed.errors).length && valuesPass(def, parsed.values)) {
+    if (!Object.keys(parsed.errors).length && valuesPass(def, parsed.values)
+      && !hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? [])) {
       const created = await insertChecked(ctx.db, def, ctx.caller, parsed.values, rowsOf([parsed.values])[0],
         checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [parsed.values]) } : undefined)
       if (created) return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
