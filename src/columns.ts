@@ -18,9 +18,20 @@ export const LIBRARY: Table = {
   kinds: [USERS],
   columns: (n) => [c('id'), c('name'), named(n, USERS, 'user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')],
 }
+/** A fact the import stored about a media file (its metadata records), as a number. */
+const fact = (header: string, name: string, round = (n: number) => n): Column<R> => ({
+  header,
+  get: (r) => {
+    const value = (r.mediafilemetadata_set as R[] | undefined)?.find((m) => m.name === name)?.value
+    const n = value === undefined || value === '' ? NaN : Number(value)
+    return Number.isFinite(n) ? round(n) : undefined
+  },
+})
 export const MEDIA: Table = {
   kinds: [LIBRARIES, SENSORS],
-  columns: (n) => [c('id'), c('alias'), named(n, LIBRARIES, 'library'), named(n, SENSORS, 'sensor'), c('started', 'realStartTime'), c('uploaded', 'uploadDate'), c('file')],
+  columns: (n) => [c('id'), c('alias'), named(n, LIBRARIES, 'library'), named(n, SENSORS, 'sensor'), c('started', 'realStartTime'),
+    fact('duration', 'durationInSeconds', (s) => Math.round(s * 1000) / 1000), fact('rate', 'sampleRate'), fact('channels', 'numChannels'),
+    c('uploaded', 'uploadDate'), c('file')],
 }
 export const TAG_SET: Table = {
   kinds: [LIBRARIES, USERS],

@@ -1,11 +1,14 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTagClass, makeTagSet } from '../helpers/records.js'
-import { cliWorld, type CliWorld } from './cli.js'
+import { makeWav } from '../helpers/wav.js'
+import { cliWorld, json, type CliWorld } from './cli.js'
 
 // What a field season asks of the command line beyond imports (issue "A field season without friction"):
-// tags kept within their recordings.
+// tags kept within their recordings, durations and recording order in media lists.
 
 let w: CliWorld
 let alice: TestUser
@@ -39,6 +42,33 @@ test('mas tag create past the end of the recording, or above half its sample rat
   const inside = await create('33', '34', '24000')
   assert.is(inside.code, 0, inside.stderr)
   assert.match(inside.stdout, /^\d+\n$/)
+})
+
+test('mas media list shows duration, sample rate and channels, in recording-time order; --sort and --columns', async () => {
+  const lib = Number((await w.mas(['library', 'create', 'Durations'])).stdout.trim())
+  const root = join(w.newHome(), 'season')
+  const put = (path: string, wav: Buffer) => { mkdirSync(dirname(join(root, path)), { recursive: true }); writeFileSync(join(root, path), wav) }
+  // written in an order other than their recording times (the names give the times)
+  put('siteB/20260501_070000.WAV', makeWav({ seconds: 1.5, sampleRate: 8000, frequency: 300 }))
+  put('siteA/20260501_050000.WAV', makeWav({ seconds: 0.25, sampleRate: 16000, channels: 2, frequency: 400 }))
+  put('siteA/20260501_060000.WAV', makeWav({ seconds: 1.2345, sampleRate: 22050, frequency: 500 }))
+  const imported = await w.mas(['media', 'import', root, '--library', String(lib), '--recursive'])
+  assert.is(imported.code, 0, imported.stderr)
+  const list = await w.mas(['media', 'list', '--library', String(lib), '--columns', 'alias,started,duration,rate,channels', '--csv'])
+  assert.is(list.code, 0, list.stderr)
+  assert.equal(list.stdout.trim().split('\n'), [
+    'ALIAS,STARTED,DURATION,RATE,CHANNELS',
+    'siteA/20260501_050000.WAV,2026-05-01T05:00:00,0.25,16000,2',
+    'siteA/20260501_060000.WAV,2026-05-01T06:00:00,1.235,22050,1',
+    'siteB/20260501_070000.WAV,2026-05-01T07:00:00,1.5,8000,1',
+  ])
+  const longest = await w.mas(['media', 'list', '--library', String(lib), '--sort', '-duration', '--columns', 'alias', '--no-header'])
+  assert.equal(longest.stdout.trim().split('\n'), ['siteB/20260501_070000.WAV', 'siteA/20260501_060000.WAV', 'siteA/20260501_050000.WAV'])
+  const asJson = json(await w.mas(['media', 'list', '--library', String(lib), '--json']))
+  assert.equal(asJson.map((f: any) => f.alias), ['siteA/20260501_050000.WAV', 'siteA/20260501_060000.WAV', 'siteB/20260501_070000.WAV'])
+  const wrong = await w.mas(['media', 'list', '--library', String(lib), '--columns', 'length'])
+  assert.is(wrong.code, 2)
+  assert.match(wrong.stderr, /--columns: no column "length"; the columns are id, alias, library, sensor, started, duration, rate, channels, uploaded, file/)
 })
 
 test.run()
