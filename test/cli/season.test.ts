@@ -8,7 +8,7 @@ import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // What a field season asks of the command line beyond imports (issue "A field season without friction"):
-// tags kept within their recordings, durations and recording order in media lists.
+// tags kept within their recordings, durations and recording order in media lists, names scoped by library.
 
 let w: CliWorld
 let alice: TestUser
@@ -69,6 +69,35 @@ test('mas media list shows duration, sample rate and channels, in recording-time
   const wrong = await w.mas(['media', 'list', '--library', String(lib), '--columns', 'length'])
   assert.is(wrong.code, 2)
   assert.match(wrong.stderr, /--columns: no column "length"; the columns are id, alias, library, sensor, started, duration, rate, channels, uploaded, file/)
+})
+
+test('one path in two libraries: candidates show their library, --library chooses; job parameters take names', async () => {
+  const a = await makeLibrary(w.t.db, alice, 'Season A')
+  const b = await makeLibrary(w.t.db, alice, 'Season B')
+  const alias = 'siteC/20260502/20260502_071000.WAV'
+  const inA = await makeMediaFile(w.t.db, alice, a, { alias })
+  const inB = await makeMediaFile(w.t.db, alice, b, { alias })
+  const both = await w.mas(['media', 'get', alias])
+  assert.is(both.code, 1)
+  assert.match(both.stderr, new RegExp(`2 media files match "${alias}": ${alias} \\(id ${inA}, library "Season A"\\), ${alias} \\(id ${inB}, library "Season B"\\)`))
+  const chosen = await w.mas(['media', 'get', alias, '--library', 'Season B', '--json'])
+  assert.is(chosen.code, 0, chosen.stderr)
+  assert.is(json(chosen).id, inB)
+  const project = (await w.mas(['project', 'create', 'season survey'])).stdout.trim()
+  const added = await w.mas(['project', 'add-media', project, alias, '--library', 'Season A', '--json'])
+  assert.is(added.code, 0, added.stderr)
+  assert.equal(json(added).map((r: any) => r.mediaFile), [inA])
+
+  await makeTagSet(w.t.db, alice, a, 'Raven expert')
+  const job = await w.mas(['job', 'create', '--project', project, '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=Raven expert',
+    '--param', `mediaFileId=${alias}`, '--library', 'Season A', '--json'])
+  assert.is(job.code, 0, job.stderr)
+  const params = Object.fromEntries(json(job).jobparameters_set.map((p: any) => [p.name, p.value]))
+  const set = await w.t.db.selectFrom('tag_sets').select('id').where('name', '=', 'Raven expert').executeTakeFirstOrThrow()
+  assert.equal([params.destinationTagSet, params.mediaFileId], [String(set.id), String(inA)])
+  const unknown = await w.mas(['job', 'create', '--project', project, '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=Raven novice'])
+  assert.is(unknown.code, 1)
+  assert.match(unknown.stderr, /^Error: --param destinationTagSet: no tag set named "Raven novice"/)
 })
 
 test.run()
