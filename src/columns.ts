@@ -18,6 +18,12 @@ export const LIBRARY: Table = {
   kinds: [USERS],
   columns: (n) => [c('id'), c('name'), named(n, USERS, 'user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')],
 }
+/** A number rounded to `digits` decimals for people to read (times to the millisecond, strengths to three
+ * decimals); --json keeps the stored values. */
+const rounded = (header: string, key: string, digits = 3): Column<R> => ({
+  header,
+  get: (r) => (typeof r[key] === 'number' ? Number(r[key].toFixed(digits)) : r[key]),
+})
 /** A fact the import stored about a media file (its metadata records), as a number. */
 const fact = (header: string, name: string, round = (n: number) => n): Column<R> => ({
   header,
@@ -69,5 +75,5 @@ export const PERMISSION: Table = {
 export const TAG: Table = {
   kinds: [TAG_SETS, MEDIA_FILES, TAG_CLASSES],
   columns: (n) => [c('id'), named(n, TAG_SETS, 'tagSet'), named(n, MEDIA_FILES, 'mediaFile'), named(n, TAG_CLASSES, 'tagClass'),
-    c('start', 'startTime'), c('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), c('strength')],
+    rounded('start', 'startTime'), rounded('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), rounded('strength', 'strength')],
 }

@@ -3,12 +3,13 @@ import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeMetaData, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // What a field season asks of the command line beyond imports (issue "A field season without friction"):
-// tags kept within their recordings, durations and recording order in media lists, names scoped by library.
+// tags kept within their recordings, durations and recording order in media lists, names scoped by library,
+// numbers as people write them.
 
 let w: CliWorld
 let alice: TestUser
@@ -98,6 +99,39 @@ test('one path in two libraries: candidates show their library, --library choose
   const unknown = await w.mas(['job', 'create', '--project', project, '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=Raven novice'])
   assert.is(unknown.code, 1)
   assert.match(unknown.stderr, /^Error: --param destinationTagSet: no tag set named "Raven novice"/)
+})
+
+test('human tables round times to the millisecond and strengths to three decimals; exports write times as stored, CSV with names', async () => {
+  const lib = await makeLibrary(w.t.db, alice, 'Numbers')
+  const set = await makeTagSet(w.t.db, alice, lib, 'numbers')
+  const robin = await makeTagClass(w.t.db, alice, lib, 'robin')
+  const first = await makeMediaFile(w.t.db, alice, lib, { alias: 'siteA/20260501_050000.WAV', realStartTime: '2026-05-01 05:00:00' })
+  await makeMetaData(w.t.db, first, 'durationInSeconds', '98.402958')
+  const second = await makeMediaFile(w.t.db, alice, lib, { alias: 'siteA/20260501_060000.WAV', realStartTime: '2026-05-01 06:00:00' })
+  await makeMetaData(w.t.db, second, 'durationInSeconds', '60.0')
+  await makeTag(w.t.db, alice, { tagSet: set, mediaFile: second, tagClass: robin },
+    { startTime: 48.185, endTime: 50.158, minFrequency: 1000, maxFrequency: 4000, strength: 0.9824250809589824 })
+  await makeTag(w.t.db, alice, { tagSet: set, mediaFile: second, tagClass: robin },
+    { startTime: 5, endTime: 5.1579999999999995, minFrequency: 1000, maxFrequency: 4000 })
+  const table = await w.mas(['tag', 'list', '--tag-set', 'numbers', '--columns', 'start,end,strength', '--csv'])
+  assert.is(table.code, 0, table.stderr)
+  assert.equal(table.stdout.trim().split('\n'), ['START,END,STRENGTH', '48.185,50.158,0.982', '5,5.158,0'])
+  const csv = await w.mas(['tag', 'export', '--tag-set', 'numbers'])
+  assert.is(csv.code, 0, csv.stderr)
+  assert.equal(csv.stdout.trim().split('\n'), [
+    'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength,mediaFileAlias,tagClassName',
+    `${second},${robin},48.185,50.158,1000,4000,0.9824250809589824,siteA/20260501_060000.WAV,robin`,
+    `${second},${robin},5,5.1579999999999995,1000,4000,0,siteA/20260501_060000.WAV,robin`,
+  ])
+  // the export imports again (the names are read past, the ids used)
+  const copy = await makeTagSet(w.t.db, alice, lib, 'numbers copy')
+  const imported = await w.mas(['tag', 'import', '-', '--tag-set', String(copy)], { input: csv.stdout })
+  assert.is(imported.code, 0, imported.stderr)
+  // Begin Time runs on from the first file's 98.402958 s, written without binary noise
+  const raven = await w.mas(['tag', 'export', '--tag-set', 'numbers', '--format', 'raven'])
+  assert.is(raven.code, 0, raven.stderr)
+  const row = raven.stdout.trim().split('\n')[2].split('\t')
+  assert.equal(row.slice(3, 5), ['146.587958', '148.560958'])
 })
 
 test.run()

@@ -115,7 +115,7 @@ for (const format of ['csv', 'json', 'ndjson', 'raven'] as const) {
 
 test('export writes the header and formats expected by other tools; --json gives every record', async () => {
   const csv = await w.mas(['tag', 'export', '--tag-set', String(tagSet)])
-  assert.match(csv.stdout, /^mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength\n/)
+  assert.match(csv.stdout, /^mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength,mediaFileAlias,tagClassName\n/)
   const raven = await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'raven'])
   const lines = raven.stdout.trim().split('\n')
   assert.is(lines[0], 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin File\tFile Offset (s)\tSpecies\tStrength\tmas_tag_id\tmas_media_file_id\tmas_tag_class_id')
