@@ -9,7 +9,7 @@ import { cliWorld, json, type CliWorld } from './cli.js'
 
 // What a field season asks of the command line beyond imports (issue "A field season without friction"):
 // tags kept within their recordings, durations and recording order in media lists, names scoped by library,
-// numbers as people write them.
+// numbers as people write them, files left out of an import.
 
 let w: CliWorld
 let alice: TestUser
@@ -132,6 +132,38 @@ test('human tables round times to the millisecond and strengths to three decimal
   assert.is(raven.code, 0, raven.stderr)
   const row = raven.stdout.trim().split('\n')[2].split('\t')
   assert.equal(row.slice(3, 5), ['146.587958', '148.560958'])
+})
+
+test('media import leaves out hidden files, what --exclude names and what no --include names; an empty file is skipped (an error with --strict)', async () => {
+  const lib = Number((await w.mas(['library', 'create', 'Left out'])).stdout.trim())
+  const root = join(w.newHome(), 'season')
+  const put = (path: string, bytes: Buffer) => { mkdirSync(dirname(join(root, path)), { recursive: true }); writeFileSync(join(root, path), bytes) }
+  let tone = 300
+  const wav = () => makeWav({ seconds: 0.2, sampleRate: 8000, frequency: tone += 20 })
+  put('siteA/20260501_050000.WAV', wav())
+  put('siteA/20260501_050000.mp3', wav())
+  put('siteA/.DS_Store', Buffer.from('junk'))
+  put('siteA/._20260501_050000.WAV', Buffer.from('AppleDouble'))
+  put('siteB/20260501_050000.WAV', wav())
+  put('siteC/20260501_050000.WAV', wav())
+  put('siteC/20260501_060000.WAV', Buffer.alloc(0))
+  const args = ['media', 'import', root, '--library', String(lib), '--recursive', '--exclude', '*.mp3', '--exclude', 'siteB/**']
+  const first = await w.mas(args)
+  assert.is(first.code, 0, first.stderr)
+  assert.match(first.stderr, /Imported 2, skipped 0 already present, skipped 0 not media, skipped 1 empty, left out 2 by --include\/--exclude, failed 0/)
+  assert.match(first.stderr, /skipped .*siteC\/20260501_060000\.WAV: empty file \(0 bytes\)/)
+  assert.not.match(first.stderr, /DS_Store|\._2026/)
+  const aliases = async () => (await w.t.db.selectFrom('media_files').select('alias').where('library_id', '=', lib).orderBy('alias').execute()).map((r) => r.alias)
+  assert.equal(await aliases(), ['siteA/20260501_050000.WAV', 'siteC/20260501_050000.WAV'])
+  const again = await w.mas(args)
+  assert.is(again.code, 0, again.stderr)
+  assert.match(again.stderr, /Imported 0, skipped 2 already present, skipped 0 not media, skipped 1 empty/)
+  const strict = await w.mas([...args, '--strict'])
+  assert.is(strict.code, 1)
+  assert.match(strict.stderr, /refusing .*siteC\/20260501_060000\.WAV: empty file \(0 bytes\)/)
+  const only = await w.mas(['media', 'import', root, '--library', String(lib), '--recursive', '--include', 'siteB/**', '--json'])
+  assert.is(only.code, 0, only.stderr)
+  assert.equal(json(only).filter((r: any) => r.outcome === 'imported').map((r: any) => r.path), [join(root, 'siteB/20260501_050000.WAV')])
 })
 
 test.run()
