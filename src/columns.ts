@@ -1,4 +1,4 @@
-import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
+import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSOR_ARRAYS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
 import type { Column } from './output.js'
 
 // Table columns of the records commands list, in one place. Columns that refer to other records show
@@ -58,6 +58,15 @@ export const JOB: Table = {
     { header: 'status', get: (r) => JOB_STATUS[r.status] ?? r.status },
     { header: 'done', get: (r) => (typeof r.fractionCompleted === 'number' ? `${Math.round(r.fractionCompleted * 100)}%` : '') },
     c('created', 'creationDate')],
+}
+export const SENSOR_ARRAY: Table = {
+  kinds: [],
+  columns: () => [c('id'), c('name'), c('rows', 'layoutRows'), c('columns', 'layoutColumns'),
+    { header: 'sensors', get: (r) => (r.sensor_set as R[] | undefined)?.map((s) => s.name ?? s.id).join(', ') ?? '' }],
+}
+export const SENSOR: Table = {
+  kinds: [SENSOR_ARRAYS],
+  columns: (n) => [c('id'), c('name'), named(n, SENSOR_ARRAYS, 'array', 'sensorArray'), c('row', 'layoutRow'), c('column', 'layoutColumn'), c('x'), c('y'), c('z')],
 }
 export const RESULT_FILE: Table = { kinds: [], columns: () => [c('id'), c('job'), c('notes'), c('created', 'creationDate'), c('resultFile')] }
 // a grant's bearer_type and target_type (the API's values) and how a table shows them

@@ -173,6 +173,8 @@ export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(
 export const projectId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => projects(api))
 export const sensorId = (api: ApiClient, flag: string, value: string) =>
   flagId(flag, value, async () => new Directory('sensor', '', await api.all<Named>('sensor/'), (r) => r.name))
+export const sensorArrayId = (api: ApiClient, flag: string, value: string) =>
+  flagId(flag, value, async () => new Directory('sensor array', '', await api.all<Named>('sensorArray/'), (r) => r.name))
 /** A media file by alias or file name among those the caller can read (or those of one library): an
  * alias the server finds itself (`?alias=`) needs no list of every file. */
 export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {

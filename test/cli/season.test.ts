@@ -3,13 +3,14 @@ import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
+import { makeJob, makeProject } from '../helpers/jobs.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // What a field season asks of the command line beyond imports (issue "A field season without friction"):
 // tags kept within their recordings, durations and recording order in media lists, names scoped by library,
-// numbers as people write them, files left out of an import.
+// numbers as people write them, files left out of an import, the commands that were missing.
 
 let w: CliWorld
 let alice: TestUser
@@ -164,6 +165,56 @@ test('media import leaves out hidden files, what --exclude names and what no --i
   const only = await w.mas(['media', 'import', root, '--library', String(lib), '--recursive', '--include', 'siteB/**', '--json'])
   assert.is(only.code, 0, only.stderr)
   assert.equal(json(only).filter((r: any) => r.outcome === 'imported').map((r: any) => r.path), [join(root, 'siteB/20260501_050000.WAV')])
+})
+
+test('mas job types lists names, ids and parameters with their defaults', async () => {
+  const run = await w.mas(['job', 'types', '--csv'])
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^ID,NAME,PARAMETERS\n/)
+  assert.match(run.stdout, /\n8,Test,numToComplete=10 secondsPerStep=0 numChildren=0\n/)
+  assert.match(run.stdout, /\n2,RandomWindowTagging,destinationTagSet\(required\) numWindowsToTag=10 windowSizeInSeconds=1 mediaFileId\? tagClass\? seed\?\n/)
+  const types = json(await w.mas(['job', 'types', '--json']))
+  assert.equal(types.find((t: any) => t.id === 8).parameters.numToComplete.default, 10)
+})
+
+test('mas sensor-array and mas sensor create, list and delete, by name; --library lists the folder sensors of an import', async () => {
+  const array = await w.mas(['sensor-array', 'create', 'Forest grid', '--rows', '2', '--columns', '3'])
+  assert.is(array.code, 0, array.stderr)
+  const sensor = await w.mas(['sensor', 'create', 'SM4-03', '--array', 'Forest grid', '--row', '1', '--column', '2'])
+  assert.is(sensor.code, 0, sensor.stderr)
+  const arrays = await w.mas(['sensor-array', 'list', '--csv'])
+  assert.match(arrays.stdout, new RegExp(`\n${array.stdout.trim()},Forest grid,2,3,SM4-03\n?`))
+  const sensors = await w.mas(['sensor', 'list', '--array', 'Forest grid', '--csv', '--columns', 'name,array,row,column'])
+  assert.equal(sensors.stdout.trim().split('\n'), ['NAME,ARRAY,ROW,COLUMN', 'SM4-03,Forest grid,1,2'])
+  // an import with a sensor per recorder folder: its array is named after the library
+  const lib = Number((await w.mas(['library', 'create', 'Folders'])).stdout.trim())
+  const root = join(w.newHome(), 'season')
+  for (const [i, site] of ['SM4-01', 'SM4-02'].entries()) {
+    mkdirSync(join(root, site), { recursive: true })
+    writeFileSync(join(root, site, '20260501_050000.WAV'), makeWav({ seconds: 0.2, sampleRate: 8000, frequency: 700 + i * 50 }))
+  }
+  assert.is((await w.mas(['media', 'import', root, '--library', String(lib), '--recursive', '--sensor-per-folder'])).code, 0)
+  const folderSensors = await w.mas(['sensor', 'list', '--library', 'Folders', '--columns', 'name', '--no-header'])
+  assert.equal(folderSensors.stdout.trim().split('\n'), ['SM4-01', 'SM4-02'])
+  const gone = await w.mas(['sensor', 'delete', 'SM4-03', '--yes'])
+  assert.is(gone.code, 0, gone.stderr)
+  assert.is((await w.mas(['sensor-array', 'delete', 'Forest grid', '--yes'])).code, 0)
+  assert.not.match((await w.mas(['sensor', 'list', '--csv'])).stdout, /SM4-03/)
+  const unasked = await w.mas(['sensor', 'delete', 'SM4-01'])
+  assert.is(unasked.code, 2, unasked.stderr)
+})
+
+test('mas job result list shows the result files of the job and of its children', async () => {
+  const project = await makeProject(w.t.db, alice)
+  const parent = await makeJob(w.t.db, alice, project, 8)
+  const child = await makeJob(w.t.db, alice, project, 8)
+  await w.t.db.updateTable('jobs').set({ parent_job_id: parent }).where('id', '=', child).execute()
+  const file = join(w.home, 'found.csv')
+  writeFileSync(file, 'a,b\n1,2\n')
+  assert.is((await w.mas(['job', 'result', 'upload', String(parent), file, '--notes', 'summary'])).code, 0)
+  assert.is((await w.mas(['job', 'result', 'upload', String(child), file, '--notes', 'tags of one file'])).code, 0)
+  const listed = json(await w.mas(['job', 'result', 'list', String(parent), '--json']))
+  assert.equal(listed.map((f: any) => [f.job, f.notes]), [[parent, 'summary'], [child, 'tags of one file']])
 })
 
 test.run()
