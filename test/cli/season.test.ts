@@ -215,6 +215,17 @@ test('mas job result list shows the result files of the job and of its children'
   assert.is((await w.mas(['job', 'result', 'upload', String(child), file, '--notes', 'tags of one file'])).code, 0)
   const listed = json(await w.mas(['job', 'result', 'list', String(parent), '--json']))
   assert.equal(listed.map((f: any) => [f.job, f.notes]), [[parent, 'summary'], [child, 'tags of one file']])
+  // -o - writes to stdout, not to a file named -
+  const toStdout = await w.mas(['job', 'result', 'download', String(listed[1].id), '-o', '-'])
+  assert.is(toStdout.code, 0, toStdout.stderr)
+  assert.is(toStdout.stdout, 'a,b\n1,2\n')
+})
+
+test('a refused --from or --to names the flag, not the API filter', async () => {
+  const run = await w.mas(['media', 'list', '--from', '2026-05-01x'])
+  assert.is(run.code, 1)
+  assert.match(run.stderr, /^Error: Rejected \(400\): --from: /)
+  assert.not.match(run.stderr, /realStartTime__gte/)
 })
 
 test.run()
