@@ -43,9 +43,13 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   const uploads = new UploadQueue()
   const readAhead = new ReadAhead(READ_AHEAD_BYTES)
   let present = 0
+  let uploading: Promise<unknown> = Promise.resolve()
+  let interrupted = false
   // one bar for every file: it moves as each file's outcome is known (already there, or uploaded)
   const progress = new Progress(files.length, {
     unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet,
+    // no upload starts any more; those under way are waited for, so the count says what the server stored
+    settle: async () => { interrupted = true; uploads.stop(); await uploading },
     interrupted: (done, total) => `interrupted: ${done} of ${total} files done, re-run the same command to finish`,
   })
 
@@ -86,11 +90,14 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
     }
     if (present > 0) progress.note(`${present} file(s) already in library ${opts.library}`)
   }
+  uploading = uploadAll(api, uploads, opts, records, progress, readAhead)
   const [produced, uploaded] = await Promise.allSettled([
     produce().catch((err) => { uploads.stop(); throw err }),
-    uploadAll(api, uploads, opts, records, progress, readAhead),
+    uploading,
   ])
   progress.stop()
+  // interrupted: Progress says what was done and ends the process
+  if (interrupted) return new Promise<never>(() => {})
   if (produced.status === 'rejected') {
     throw produced.reason instanceof ConnectionError ? unreachableServer(produced.reason, 'the check of what it holds failed', records) : produced.reason
   }
