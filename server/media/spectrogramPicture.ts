@@ -144,6 +144,7 @@ function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => nu
   ctx.font = `11px "${FONT}"`
   ctx.textBaseline = 'top'
   ctx.textAlign = 'left'
+  const boxes: Array<Box & { label: string }> = []
   for (const tag of tags) {
     const whole = !(tag.maxFrequency > tag.minFrequency)
     const x0 = Math.max(plot.x0, xOf(tag.startTime)), x1 = Math.min(plot.x1, xOf(tag.endTime))
@@ -156,13 +157,35 @@ function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => nu
     ctx.lineWidth = 2
     ctx.strokeStyle = '#ffffff'
     ctx.strokeRect(x0, y0, x1 - x0, y1 - y0)
-    const w = ctx.measureText(tag.label).width + 6
-    ctx.fillStyle = 'rgba(0, 0, 0, 0.7)'
-    ctx.fillRect(x0 + 1, y0 + 1, w, 15)
-    ctx.fillStyle = '#ffffff'
-    ctx.fillText(tag.label, x0 + 4, y0 + 3)
+    boxes.push({ x0, x1, y0, y1, label: tag.label })
   }
+  // labels after every box, each where it covers no label placed before it
+  const placed = placeLabels(boxes.map((b) => ({ ...b, width: ctx.measureText(b.label).width + 6 })), plot)
+  placed.forEach((at, i) => {
+    ctx.fillStyle = 'rgba(0, 0, 0, 0.7)'
+    ctx.fillRect(at.x, at.y, at.width, LABEL_HEIGHT)
+    ctx.fillStyle = '#ffffff'
+    ctx.fillText(boxes[i].label, at.x + 3, at.y + 2)
+  })
   ctx.restore()
+}
+
+const LABEL_HEIGHT = 15
+
+/** Where each box's label goes: at its top left corner, or, where that would cover a label placed before,
+ * the first place below it (inside the box, then below it) that covers none; the top corner when none is free. */
+export function placeLabels(boxes: Array<Box & { width: number }>, plot: Box): Array<{ x: number; y: number; width: number }> {
+  const placed: Array<{ x: number; y: number; width: number }> = []
+  const overlaps = (x: number, y: number, width: number) => placed.some((p) =>
+    x < p.x + p.width && p.x < x + width && y < p.y + LABEL_HEIGHT && p.y < y + LABEL_HEIGHT)
+  for (const b of boxes) {
+    const x = b.x0 + 1
+    let y = b.y0 + 1
+    while (overlaps(x, y, b.width) && y + 2 * LABEL_HEIGHT + 1 <= plot.y1) y += LABEL_HEIGHT + 1
+    if (overlaps(x, y, b.width)) y = b.y0 + 1
+    placed.push({ x, y, width: b.width })
+  }
+  return placed
 }
 
 /** The date and time `offset` seconds after `start` seconds into a recording that began at `real`. */
