@@ -39,7 +39,7 @@ function drawingTools(): Promise<Tools> {
   return tools
 }
 
-const MARGIN = { left: 64, right: 36, top: 30, bottom: 46 }
+const MARGIN = { left: 64, right: 64, top: 30, bottom: 46 }
 /** at most this many columns of the spectrogram are drawn (longer stretches keep each group's loudest) */
 const MAX_COLUMNS = 4000
 
@@ -127,6 +127,7 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
   ctx.textAlign = 'center'
   ctx.fillText('frequency (kHz)', 0, 0)
   ctx.restore()
+  drawColourBar(ctx, viridis, range, { x0: MARGIN.left + plotW + 10, x1: MARGIN.left + plotW + 20, y0: MARGIN.top, y1: MARGIN.top + plotH })
   ctx.font = `bold 13px "${FONT}"`
   ctx.textAlign = 'left'
   ctx.textBaseline = 'middle'
@@ -135,6 +136,26 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
 }
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
+
+/** The colour map as a bar beside the plot, in dB below the loudest value (0 at the top), labelled every 20 dB. */
+function drawColourBar(ctx: SKRSContext2D, colours: readonly (readonly number[])[], range: number, bar: Box): void {
+  const height = bar.y1 - bar.y0
+  for (let y = 0; y < height; y++) {
+    const [r, g, b] = colours[Math.max(0, Math.min(255, Math.round(255 * (1 - y / Math.max(1, height - 1)))))]
+    ctx.fillStyle = `rgb(${r}, ${g}, ${b})`
+    ctx.fillRect(bar.x0, bar.y0 + y, bar.x1 - bar.x0, 1)
+  }
+  ctx.strokeStyle = '#000000'
+  ctx.lineWidth = 1
+  ctx.strokeRect(bar.x0 - 0.5, bar.y0 - 0.5, bar.x1 - bar.x0 + 1, height + 1)
+  ctx.fillStyle = '#000000'
+  ctx.font = `11px "${FONT}"`
+  ctx.textAlign = 'left'
+  ctx.textBaseline = 'middle'
+  for (let db = 0; db <= range + 1e-9; db += 20) ctx.fillText(`-${db}`.replace('-0', '0'), bar.x1 + 4, bar.y0 + (db / range) * height)
+  ctx.textBaseline = 'bottom'
+  ctx.fillText('dB', bar.x0, bar.y0 - 3)
+}
 
 function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => number, yOf: (hz: number) => number, plot: Box): void {
   ctx.save()

@@ -48,9 +48,9 @@ test('PNG spectra: a picture of frames × bands with axes and a colour map, size
   const png = res.rawPayload
   assert.equal([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   assert.is(png.toString('ascii', 12, 16), 'IHDR')
-  // 10 frames of 16 bands (the settings of the test before): the smallest plot, 480 × 256, and the margins
+  // 10 frames of 16 bands (the settings of the test before): the smallest plot, 480 × 256, and the margins (the colour bar's on the right)
   const image = await loadImage(png)
-  assert.equal([image.width, image.height], [580, 332])
+  assert.equal([image.width, image.height], [608, 332])
   const bad = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&tagSet=abc`, { as: alice })
   assert.equal([bad.statusCode, bad.data], [400, { tagSet: ['A valid integer is required.'] }])
   const missing = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&tagSet=999999`, { as: alice })
