@@ -1,4 +1,4 @@
-import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
+import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSOR_ARRAYS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
 import type { Column } from './output.js'
 
 // Table columns of the records commands list, in one place. Columns that refer to other records show
@@ -18,9 +18,26 @@ export const LIBRARY: Table = {
   kinds: [USERS],
   columns: (n) => [c('id'), c('name'), named(n, USERS, 'user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')],
 }
+/** A number rounded to `digits` decimals for people to read (times to the millisecond, strengths to three
+ * decimals); --json keeps the stored values. */
+const rounded = (header: string, key: string, digits = 3): Column<R> => ({
+  header,
+  get: (r) => (typeof r[key] === 'number' ? Number(r[key].toFixed(digits)) : r[key]),
+})
+/** A fact the import stored about a media file (its metadata records), as a number. */
+const fact = (header: string, name: string, round = (n: number) => n): Column<R> => ({
+  header,
+  get: (r) => {
+    const value = (r.mediafilemetadata_set as R[] | undefined)?.find((m) => m.name === name)?.value
+    const n = value === undefined || value === '' ? NaN : Number(value)
+    return Number.isFinite(n) ? round(n) : undefined
+  },
+})
 export const MEDIA: Table = {
   kinds: [LIBRARIES, SENSORS],
-  columns: (n) => [c('id'), c('alias'), named(n, LIBRARIES, 'library'), named(n, SENSORS, 'sensor'), c('started', 'realStartTime'), c('uploaded', 'uploadDate'), c('file')],
+  columns: (n) => [c('id'), c('alias'), named(n, LIBRARIES, 'library'), named(n, SENSORS, 'sensor'), c('started', 'realStartTime'),
+    fact('duration', 'durationInSeconds', (s) => Math.round(s * 1000) / 1000), fact('rate', 'sampleRate'), fact('channels', 'numChannels'),
+    c('uploaded', 'uploadDate'), c('file')],
 }
 export const TAG_SET: Table = {
   kinds: [LIBRARIES, USERS],
@@ -42,6 +59,15 @@ export const JOB: Table = {
     { header: 'done', get: (r) => (typeof r.fractionCompleted === 'number' ? `${Math.round(r.fractionCompleted * 100)}%` : '') },
     c('created', 'creationDate')],
 }
+export const SENSOR_ARRAY: Table = {
+  kinds: [],
+  columns: () => [c('id'), c('name'), c('rows', 'layoutRows'), c('columns', 'layoutColumns'),
+    { header: 'sensors', get: (r) => (r.sensor_set as R[] | undefined)?.map((s) => s.name ?? s.id).join(', ') ?? '' }],
+}
+export const SENSOR: Table = {
+  kinds: [SENSOR_ARRAYS],
+  columns: (n) => [c('id'), c('name'), named(n, SENSOR_ARRAYS, 'array', 'sensorArray'), c('row', 'layoutRow'), c('column', 'layoutColumn'), c('x'), c('y'), c('z')],
+}
 export const RESULT_FILE: Table = { kinds: [], columns: () => [c('id'), c('job'), c('notes'), c('created', 'creationDate'), c('resultFile')] }
 // a grant's bearer_type and target_type (the API's values) and how a table shows them
 const BEARER: Record<string, [NameSource, string]> = { user: [USERS, 'user'], appusergroup: [GROUPS, 'group'] }
@@ -58,5 +84,5 @@ export const PERMISSION: Table = {
 export const TAG: Table = {
   kinds: [TAG_SETS, MEDIA_FILES, TAG_CLASSES],
   columns: (n) => [c('id'), named(n, TAG_SETS, 'tagSet'), named(n, MEDIA_FILES, 'mediaFile'), named(n, TAG_CLASSES, 'tagClass'),
-    c('start', 'startTime'), c('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), c('strength')],
+    rounded('start', 'startTime'), rounded('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), rounded('strength', 'strength')],
 }

@@ -30,9 +30,11 @@ export class Directory<R extends { id: number }> {
   private readonly ids = new Map<number, R>()
   private readonly cache = new Map<string, Found>()
 
-  /** `kind` ("tag class"), `where` (" in library 3"), the name of a record, and how a candidate is shown. */
+  /** `kind` ("tag class"), `where` (" in library 3"), the name of a record, how names match, and what a
+   * candidate of an ambiguous name shows beside its id (its library, where records of several are looked in). */
   constructor(readonly kind: string, readonly where: string, readonly records: readonly R[],
-    private readonly nameOf: (r: R) => string, private readonly matcher?: (name: string, byName: Map<string, R[]>) => R[]) {
+    private readonly nameOf: (r: R) => string, private readonly matcher?: (name: string, byName: Map<string, R[]>) => R[],
+    private readonly aside?: (r: R) => string) {
     for (const r of records) {
       this.ids.set(r.id, r)
       const key = this.matcher ? baseName(nameOf(r)) : nameOf(r)
@@ -74,7 +76,7 @@ export class Directory<R extends { id: number }> {
   }
 
   private candidates(matches: R[]): string {
-    const shown = matches.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id})`).join(', ')
+    const shown = matches.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.aside ? `, ${this.aside(r)}` : ''})`).join(', ')
     return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
   }
 }
@@ -127,10 +129,18 @@ export async function tagClasses(api: ApiClient, library: number): Promise<Direc
   return new Directory('tag class', ` in library ${library}`, await api.all<TagClass>('tagClass/', { library }), (r) => r.className)
 }
 
-/** The media files of a library (or every readable one), found by alias or file name. */
+/** How a candidate from any library is told apart: its library, by name where the caller can list it. */
+async function libraryAside(api: ApiClient): Promise<(r: { library: number }) => string> {
+  const names = new Map((await api.all<Named>('library/').catch(() => [])).map((l) => [l.id, l.name]))
+  return (r) => `library ${names.has(r.library) ? JSON.stringify(names.get(r.library)) : r.library}`
+}
+
+/** The media files of a library (or every readable one, each candidate of an ambiguous name shown with its
+ * library), found by alias or file name. */
 export async function mediaFiles(api: ApiClient, library?: number, query: Query = {}): Promise<Directory<MediaFile>> {
-  const records = await api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query)
-  return new Directory('media file', library ? ` in library ${library}` : '', records, (r) => r.alias ?? '', matchMedia((r) => r.alias ?? ''))
+  const [records, aside] = await Promise.all([api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
+    library ? undefined : libraryAside(api)])
+  return new Directory('media file', library ? ` in library ${library}` : '', records, (r) => r.alias ?? '', matchMedia((r) => r.alias ?? ''), aside)
 }
 
 export async function projects(api: ApiClient): Promise<Directory<Named>> {
@@ -163,6 +173,8 @@ export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(
 export const projectId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => projects(api))
 export const sensorId = (api: ApiClient, flag: string, value: string) =>
   flagId(flag, value, async () => new Directory('sensor', '', await api.all<Named>('sensor/'), (r) => r.name))
+export const sensorArrayId = (api: ApiClient, flag: string, value: string) =>
+  flagId(flag, value, async () => new Directory('sensor array', '', await api.all<Named>('sensorArray/'), (r) => r.name))
 /** A media file by alias or file name among those the caller can read (or those of one library): an
  * alias the server finds itself (`?alias=`) needs no list of every file. */
 export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {
@@ -174,10 +186,10 @@ export async function mediaFileId(api: ApiClient, flag: string, value: string, l
   }
   return flagId(flag, value, () => mediaFiles(api, library))
 }
-/** Several media files (arguments): one list of the readable files when any is given by name. */
-export async function mediaFileIds(api: ApiClient, values: string[], flag = 'media file'): Promise<number[]> {
+/** Several media files (arguments): one list of the readable files (or those of one library) when any is given by name. */
+export async function mediaFileIds(api: ApiClient, values: string[], flag = 'media file', library?: number): Promise<number[]> {
   const refs = values.map(parseRef)
-  const directory = refs.some((r) => 'name' in r) ? await mediaFiles(api) : undefined
+  const directory = refs.some((r) => 'name' in r) ? await mediaFiles(api, library) : undefined
   return refs.map((ref) => {
     const found = directory ? directory.find(ref) : ref as { id: number }
     if ('error' in found) failure(`${flag}: ${found.error}`)
@@ -187,13 +199,24 @@ export async function mediaFileIds(api: ApiClient, values: string[], flag = 'med
 
 /** A tag class by name, in one library or (when the name is unique) among those the caller can read. */
 export const tagClassId = (api: ApiClient, flag: string, value: string, library?: number) =>
-  flagId(flag, value, async () => library ? tagClasses(api, library)
-    : new Directory('tag class', '', await api.all<TagClass>('tagClass/'), (r) => r.className))
+  flagId(flag, value, async () => {
+    if (library) return tagClasses(api, library)
+    const [records, aside] = await Promise.all([api.all<TagClass>('tagClass/'), libraryAside(api)])
+    return new Directory('tag class', '', records, (r) => r.className, undefined, aside)
+  })
 
 /** A tag set by name or id, with its library (tag classes and media files are found in it). */
 export async function findTagSet(api: ApiClient, flag: string, value: string): Promise<TagSet> {
   return api.get<TagSet>(`tagSet/${await flagId(flag, value, () => tagSets(api))}/`)
 }
+
+/** The library a `--library` flag names, when given: names of media files and classes are looked up in it. */
+export async function scopeLibrary(api: ApiClient, value: string | undefined): Promise<number | undefined> {
+  return value === undefined ? undefined : libraryId(api, '--library', value)
+}
+
+/** `--library`, for commands that find media files by name. */
+export const LIBRARY_SCOPE_DESCRIPTION = 'look media files up by alias or file name in this library only (name or id)'
 
 /** The library of a tag set, needed to find classes and files by name. */
 export function libraryOf(tagSet: TagSet, flag: string): number {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, extname, join, resolve } from 'node:path'
+import { minimatch } from 'minimatch'
 import type { Readable } from 'node:stream'
 import { mapLimit } from './api.js'
 import { pipeline } from 'node:stream/promises'
@@ -24,14 +25,32 @@ export interface FoundFile {
    * on the command line: its name) */
   relative: string
 }
-export interface SkippedPath { path: string; reason: string; failed?: boolean }
+/** A path left out: `failed` makes the import fail; `chosen`: left out by --include/--exclude, as asked. */
+export interface SkippedPath { path: string; reason: string; failed?: boolean; chosen?: boolean }
+
+/** Which files to leave out: globs over the path below the import's root (a glob without a `/` matches the
+ * file name at any depth), and whether an empty file is an error (--strict) rather than skipped. */
+export interface FileFilter { include?: string[]; exclude?: string[]; strictEmpty?: boolean }
+
+export const EMPTY_FILE = 'empty file (0 bytes)'
+
+const globMatches = (relative: string, glob: string) => minimatch(relative, glob, { dot: true, matchBase: !glob.includes('/') })
+
+/** Why a file is left out by the filter's globs, or undefined when it is kept. */
+function leftOutByGlobs(relative: string, filter: FileFilter): string | undefined {
+  const excluded = filter.exclude?.find((g) => globMatches(relative, g))
+  if (excluded !== undefined) return `excluded by --exclude ${excluded}`
+  if (filter.include?.length && !filter.include.some((g) => globMatches(relative, g))) return 'matched by no --include'
+  return undefined
+}
 
 /**
  * Files under the given paths: a file stands for itself, a folder for the files in it
- * (and in its subfolders with `recursive`). Non-media files and hidden entries are skipped.
+ * (and in its subfolders with `recursive`). Non-media files, hidden entries (`.DS_Store`, `._x.WAV`),
+ * empty files and those the filter's globs leave out are skipped.
  * Each file appears once, in a stable (sorted) order.
  */
-export async function findMediaFiles(paths: string[], recursive: boolean): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
+export async function findMediaFiles(paths: string[], recursive: boolean, filter: FileFilter = {}): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
   // entries in the order they are listed; the stats of a folder's entries run side by side
   type Found = { file: FoundFile } | { skipped: SkippedPath }
   const visit = async (path: string, top: boolean, relative: string): Promise<Found[]> => {
@@ -45,8 +64,12 @@ export async function findMediaFiles(paths: string[], recursive: boolean): Promi
       return (await mapLimit(entries, STATS_AT_ONCE, (e) => visit(join(path, e), false, top ? e : `${relative}/${e}`))).flat()
     }
     if (!info.isFile()) return [{ skipped: { path, reason: 'not a regular file' } }]
+    const below = top ? basename(path) : relative
+    const leftOut = leftOutByGlobs(below, filter)
+    if (leftOut) return [{ skipped: { path, reason: leftOut, chosen: true } }]
     if (!isMediaFile(path)) return [{ skipped: { path, reason: 'not a media file' } }]
-    return [{ file: { path: resolve(path), size: info.size, mtimeMs: info.mtimeMs, relative: top ? basename(path) : relative } }]
+    if (info.size === 0) return [{ skipped: { path, reason: EMPTY_FILE, failed: filter.strictEmpty } }]
+    return [{ file: { path: resolve(path), size: info.size, mtimeMs: info.mtimeMs, relative: below } }]
   }
   const files: FoundFile[] = []
   const skipped: SkippedPath[] = []

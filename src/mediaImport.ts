@@ -3,7 +3,7 @@ import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
 import { failure } from './baseCommand.js'
 import type { ImportCache } from './importCache.js'
-import { fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './mediaFiles.js'
+import { EMPTY_FILE, fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './mediaFiles.js'
 import { aliasTaken, importWarnings } from './importParts.js'
 import { Progress, stderr } from './output.js'
 import { offersExtensions } from './serverOffers.js'
@@ -43,9 +43,13 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   const uploads = new UploadQueue()
   const readAhead = new ReadAhead(READ_AHEAD_BYTES)
   let present = 0
+  let uploading: Promise<unknown> = Promise.resolve()
+  let interrupted = false
   // one bar for every file: it moves as each file's outcome is known (already there, or uploaded)
   const progress = new Progress(files.length, {
     unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet,
+    // no upload starts any more; those under way are waited for, so the count says what the server stored
+    settle: async () => { interrupted = true; uploads.stop(); await uploading },
     interrupted: (done, total) => `interrupted: ${done} of ${total} files done, re-run the same command to finish`,
   })
 
@@ -86,11 +90,14 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
     }
     if (present > 0) progress.note(`${present} file(s) already in library ${opts.library}`)
   }
+  uploading = uploadAll(api, uploads, opts, records, progress, readAhead)
   const [produced, uploaded] = await Promise.allSettled([
     produce().catch((err) => { uploads.stop(); throw err }),
-    uploadAll(api, uploads, opts, records, progress, readAhead),
+    uploading,
   ])
   progress.stop()
+  // interrupted: Progress says what was done and ends the process
+  if (interrupted) return new Promise<never>(() => {})
   if (produced.status === 'rejected') {
     throw produced.reason instanceof ConnectionError ? unreachableServer(produced.reason, 'the check of what it holds failed', records) : produced.reason
   }
@@ -258,12 +265,18 @@ function cannotImport(api: ApiClient): Error {
 
 export function summary(records: ImportRecord[], dryRun: boolean): string[] {
   const count = (o: Outcome) => records.filter((r) => r.outcome === o).length
+  const skippedFor = (test: (reason: string) => boolean) => records.filter((r) => r.outcome === 'skipped' && test(r.reason ?? '')).length
+  const empty = skippedFor((reason) => reason === EMPTY_FILE)
+  const excluded = skippedFor((reason) => /^(excluded by --exclude|matched by no --include)/.test(reason))
+  const notMedia = count('skipped') - empty - excluded
   const lines = [dryRun
     ? `Dry run: would import ${count('would-import')}, already present ${count('duplicate')}, skipped ${count('skipped')}, failed ${count('failed')}`
-    : `Imported ${count('imported')}, skipped ${count('duplicate')} already present, skipped ${count('skipped')} not media, `
+    : `Imported ${count('imported')}, skipped ${count('duplicate')} already present, skipped ${notMedia} not media, `
+      + `${empty ? `skipped ${empty} empty, ` : ''}${excluded ? `left out ${excluded} by --include/--exclude, ` : ''}`
       + `${count('alias-taken') ? `skipped ${count('alias-taken')} whose alias the library holds with other bytes, ` : ''}failed ${count('failed')}`
       + (records.some((r) => r.warnings?.length) ? `, ${records.filter((r) => r.warnings?.length).length} imported with warnings` : '')]
   for (const r of records) if (r.outcome === 'failed') lines.push(`  failed ${r.path}: ${r.reason}`)
+  for (const r of records) if (r.outcome === 'skipped' && r.reason === EMPTY_FILE) lines.push(`  skipped ${r.path}: ${r.reason}`)
   for (const r of records) if (r.outcome === 'alias-taken') lines.push(`  skipped ${r.path}: ${r.reason}`)
   for (const r of records) for (const w of r.warnings ?? []) lines.push(`  warning ${r.path}: ${w}`)
   if (dryRun) for (const r of records) if (r.outcome === 'would-import') lines.push(`  would import ${r.path}`)

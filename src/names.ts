@@ -21,6 +21,7 @@ export const TAG_SETS = source('tagSet/', 'name')
 export const TAG_CLASSES: NameSource = { list: (s) => ({ path: 'tagClass/', query: { library: s.library } }), name: (r) => r.className }
 export const MEDIA_FILES: NameSource = { list: (s) => (s.library ? { path: `library/${s.library}/mediaFiles/` } : undefined), name: (r) => r.alias }
 export const SENSORS = source('sensor/', 'name')
+export const SENSOR_ARRAYS = source('sensorArray/', 'name')
 export const USERS = source('user/', 'username')
 export const GROUPS = source('appUserGroup/', 'name')
 export const JOB_TYPES = source('jobTypes/', 'name')

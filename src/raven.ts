@@ -127,6 +127,16 @@ export function inRecordingOrder(files: readonly RavenFile[]): RavenFile[] {
 
 const baseName = (alias: string) => alias.split(/[\\/]/).pop() ?? alias
 
+/** The decimals a number is written with (its shortest form); undefined in exponent form. */
+const decimalsOf = (n: number) => (/e/i.test(String(n)) ? undefined : (String(n).split('.')[1] ?? '').length)
+
+/** a + b written with no more decimals than they were (146.587958, not 146.58795800000001). */
+export function sumAsWritten(a: number, b: number): number {
+  const da = decimalsOf(a)
+  const db = decimalsOf(b)
+  return da === undefined || db === undefined ? a + b : Number((a + b).toFixed(Math.max(da, db)))
+}
+
 /**
  * One selection table over `files` (in recording order): each file starts where the earlier ones end
  * (the sum of their durations), as in a Raven multi-file table. Tags are numbered in file order, then
@@ -149,7 +159,7 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
     const p = place.get(Number(t.mediaFile))!
     const s = Number(t.startTime)
     const e = Number(t.endTime)
-    const cells = [i + 1, 'Spectrogram 1', 1, p.start + s, p.start + e, t.minFrequency, t.maxFrequency, baseName(p.file.alias), s,
+    const cells = [i + 1, 'Spectrogram 1', 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), t.minFrequency, t.maxFrequency, baseName(p.file.alias), s,
       asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass, ...extra?.cells(t) ?? []]
     out += cells.map((v) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))).join('\t') + '\n'
   })

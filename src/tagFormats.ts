@@ -52,6 +52,12 @@ export interface ParseOptions { format?: TagFormat; mediaFile?: string; classCol
 export const CSV_COLUMNS = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const
 const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const
 const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
+/** What an export writes beside the ids for people to read (the file's alias, the class's name); an
+ * import reads the ids and leaves these be. */
+export const CSV_NAME_COLUMNS = ['mediaFileAlias', 'tagClassName'] as const
+
+/** The names an export writes beside the ids. */
+export interface ExportNames { mediaFile: (id: number) => string | undefined; tagClass: (id: number) => string | undefined }
 
 
 /** Which format a file holds, from its first non-blank line. */
@@ -139,7 +145,8 @@ export function parseCsv(text: string, mediaFile?: string): ParsedRows {
   const header = records[0].fields.map((h) => h.trim())
   const index = new Map(header.map((h, i) => [h, i]))
   const missing = REQUIRED.filter((c) => !index.has(c) && !(c === 'mediaFile' && mediaFile !== undefined))
-  const unknown = header.filter((h) => !(CSV_COLUMNS as readonly string[]).includes(h) && !(FLAGS as readonly string[]).includes(h))
+  const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS]
+  const unknown = header.filter((h) => !known.includes(h))
   if (missing.length || unknown.length) {
     result.errors.push(`line ${records[0].line}: bad header${missing.length ? `: missing ${missing.join(', ')}` : ''}` +
       `${unknown.length ? `${missing.length ? ';' : ':'} unknown column ${unknown.join(', ')}` : ''}` +
@@ -159,9 +166,19 @@ export function parseCsv(text: string, mediaFile?: string): ParsedRows {
   return result
 }
 
-export function writeCsv(tags: Iterable<TagRecord>): string {
-  let out = CSV_COLUMNS.join(',') + '\n'
-  for (const t of tags) out += CSV_COLUMNS.map((c) => csvField(t[c])).join(',') + '\n'
+export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string {
+  return csvHeader(names) + csvRows(tags, names)
+}
+
+const csvHeader = (names?: ExportNames) => [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : [])].join(',') + '\n'
+
+function csvRows(tags: Iterable<TagRecord>, names?: ExportNames): string {
+  let out = ''
+  for (const t of tags) {
+    const cells = CSV_COLUMNS.map((c) => csvField(t[c]))
+    if (names) cells.push(csvField(names.mediaFile(Number(t.mediaFile))), csvField(names.tagClass(Number(t.tagClass))))
+    out += cells.join(',') + '\n'
+  }
   return out
 }
 
@@ -284,8 +301,9 @@ export interface TagWriter {
 }
 
 /** Writes tags a page at a time: the header once, then rows, then the footer (the closing bracket of a
- * JSON array). Raven tables need every tag and its recording first (src/raven.ts). */
-export function tagWriter(format: Exclude<TagFormat, 'raven'>): TagWriter {
+ * JSON array). Raven tables need every tag and its recording first (src/raven.ts). CSV carries `names`
+ * beside the ids when given. */
+export function tagWriter(format: Exclude<TagFormat, 'raven'>, names?: ExportNames): TagWriter {
   const none = () => ''
   if (format === 'ndjson') return { header: '', rows: writeNdjson, footer: none }
   if (format === 'json') {
@@ -296,5 +314,5 @@ export function tagWriter(format: Exclude<TagFormat, 'raven'>): TagWriter {
       footer: () => `${written ? '\n' : ''}]\n`,
     }
   }
-  return { header: CSV_COLUMNS.join(',') + '\n', rows: (tags) => writeCsv(tags).slice(CSV_COLUMNS.join(',').length + 1), footer: none }
+  return { header: csvHeader(names), rows: (tags) => csvRows(tags, names), footer: none }
 }

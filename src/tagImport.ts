@@ -8,12 +8,18 @@ import type { ParsedTags } from './tagFormats.js'
 // mas extension), or, where the server takes one tag a request (the original service answers an
 // array with 400 "Expected a dictionary"), one by one, several at once. Either way the records come
 // back in input order, and what is created is remembered (src/tagImportMemory.ts) until the
-// import is done, so a re-run after an interruption or a refused row creates only the rest.
+// import is done, so a re-run after an interruption or a refused row creates only the rest. With
+// `skipDuplicates`, the server is asked not to create rows identical to tags already in the tag set
+// (`?onDuplicate=skip`, docs/decisions.md §9), so a re-run of a finished import, on any machine, creates nothing.
 
-export interface SendOptions { tagSet: number; batchSize: number; concurrency: number; quiet: boolean; memory: TagImportMemory }
+export interface SendOptions {
+  tagSet: number; batchSize: number; concurrency: number; quiet: boolean; memory: TagImportMemory
+  skipDuplicates: boolean
+}
 
-/** The tags in input order (rows created by an earlier run as `{id}`), and how many of them that run made. */
-export interface Sent { records: any[]; earlier: number }
+/** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
+ * stored tag), how many of them an earlier run made, and how many were already in the tag set. */
+export interface Sent { records: any[]; earlier: number; skipped: number }
 
 /** Single creates at once when the server takes no arrays (at least, whatever --concurrency says). */
 const SINGLE_CONCURRENCY = 8
@@ -30,7 +36,8 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   const underWay = new Set<Promise<unknown>>()
   /** a request of this import, tracked so an interrupt can wait for the answers of those under way */
   const post = (body: string, onStatus?: (status: number) => void) => {
-    const request = api.request<any>('POST', 'tag/', { jsonText: body, retry: false, onStatus })
+    const query = opts.skipDuplicates ? { onDuplicate: 'skip' } : undefined
+    const request = api.request<any>('POST', 'tag/', { jsonText: body, retry: false, onStatus, query })
     underWay.add(request)
     request.finally(() => underWay.delete(request)).catch(() => {})
     return request
@@ -45,10 +52,14 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     },
   })
   let sent = 0
+  let skipped = 0
   let failed: Error | undefined
   const stopped = () => interrupted || failed !== undefined
   const bodyOf = (rows: number[]) => JSON.stringify(rows.map((i) => ({ ...parsed.tags[i], tagSet: opts.tagSet })))
-  const took = (rows: number[], answered: any[]) => {
+  const took = (rows: number[], answer: any) => {
+    // `{results, skipped}` where the server skipped duplicates; the records themselves elsewhere
+    const answered: any[] = Array.isArray(answer) ? answer : Array.isArray(answer?.results) ? answer.results : [answer]
+    if (Array.isArray(answer?.skipped)) skipped += answer.skipped.length
     rows.forEach((row, k) => { records[row] = answered[k]; created.set(row, answered[k]?.id) })
     sent += rows.length
   }
@@ -76,7 +87,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       failed ??= batchError(answer.status, answer.data, rows.map((i) => parsed.lines[i]), api.url('tag/'))
       return true
     }
-    took(rows, Array.isArray(answer.data) ? answer.data : [answer.data])
+    took(rows, answer.data)
     progress.tick(rows.length, 0, `sent ${sent}/${total} tags`)
     return true
   }
@@ -89,7 +100,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
         : new ApiError(answer.status, answer.data, 'POST', api.url('tag/'))
       return
     }
-    took([row], [answer.data])
+    took([row], answer.data)
     progress.tick(1, 0, sent % opts.batchSize === 0 || sent === total ? `sent ${sent}/${total} tags` : undefined)
   }
 
@@ -117,7 +128,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     if (failed instanceof ApiError && failed.status !== 400) throw failed
     failure(failed.message + note)
   }
-  return { records, earlier }
+  return { records, earlier, skipped }
 }
 
 /** The batches after the first: `concurrency` at once, or one at a time so tag ids follow the input

@@ -3,8 +3,10 @@ import { Args, Flags } from '@oclif/core'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { Progress, stderr } from '../../src/output.js'
+import { aliveWorkers } from '../../src/workers.js'
 
 const FINAL = new Set([4, 5, 6])
+const QUEUED = 2
 
 /** What a change of the job is judged by: its record, without the seconds its silent worker keeps counting. */
 const sameness = (job: Record<string, unknown>) => JSON.stringify({ ...job, workerSilentSeconds: undefined })
@@ -13,7 +15,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
   static summary = 'Follow a job until it completes, fails or stops'
   static description = 'Exits 0 when the job completes, 1 when it ends in Error or Stopped, or when --timeout passes first. '
     + 'When nothing about the job has changed for --stale-after seconds (no worker runs it, or a stop was asked that nobody applies), '
-    + 'it says so on stderr and watches on. Ctrl-C stops watching (exit 130); the job runs on.'
+    + 'it says so on stderr and watches on, as it says when a job is queued while no worker is running. Ctrl-C stops watching (exit 130); the job runs on.'
   static examples = ['<%= config.bin %> job watch 1', '<%= config.bin %> job watch 1 --interval 5 --json', '<%= config.bin %> job watch 1 --timeout 3600']
   static args = { id: Args.integer({ description: 'job id', required: true, min: 1 }) }
   static flags = {
@@ -35,6 +37,9 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
     let changedAt = started
     let staleSaid = false
     let seen = sameness(job)
+    let noWorkerSaid = false
+    // said even with --json (on stderr): a watch must never look hung
+    const say = (message: string) => (progress.interactive ? progress.note(message) : stderr(message))
     while (true) {
       const percent = Math.round(Math.max(0, Math.min(1, Number(job.fractionCompleted) || 0)) * 100)
       const state = `${JOB_STATUS[job.status] ?? job.status}` + (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
@@ -42,14 +47,16 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
         (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
       progress.set(percent, `job ${job.id}: ${state}`, line !== lastLine ? line : undefined)
       lastLine = line
+      if (job.status === QUEUED && !noWorkerSaid && await aliveWorkers(this.api) === 0) {
+        say(`job ${job.id}: queued, but no job worker is running; start one with \`${this.config.bin} worker start\``
+          + ` (or run the server without --no-worker); still watching`)
+        noWorkerSaid = true
+      }
       // a Running job whose worker stopped renewing it waits for a worker: said at once, then each minute
       const silent = job.workerSilentSeconds
       if (typeof silent === 'number' && silent - silentSaidAt >= 60) {
-        const said = `job ${job.id}: no worker has renewed this job for ${silent} s; ` +
-          'it goes on when a worker runs (mas worker start, or mas server start --with-worker)'
-        // said even with --json (on stderr): a watch must never look hung
-        if (progress.interactive) progress.note(said)
-        else stderr(said)
+        say(`job ${job.id}: no worker has renewed this job for ${silent} s; ` +
+          'it goes on when a worker runs (mas worker start, or mas server start)')
         silentSaidAt = silent
       } else if (typeof silent !== 'number') {
         silentSaidAt = -Infinity
@@ -57,9 +64,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       // a job created before its parameters: no worker takes it until it has them (said when it changes)
       const waiting = Array.isArray(job.waitingFor) ? job.waitingFor.join(', ') : ''
       if (waiting !== waitingSaid && waiting !== '') {
-        const said = `job ${job.id}: waits for ${waiting} before a worker may run it (jobParameters/, or its project)`
-        if (progress.interactive) progress.note(said)
-        else stderr(said)
+        say(`job ${job.id}: waits for ${waiting} before a worker may run it (jobParameters/, or its project)`)
       }
       waitingSaid = waiting
       if (FINAL.has(job.status)) break
@@ -71,10 +76,8 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       // nothing changed for a while: said once, and again after the next change
       if (!staleSaid && now - changedAt >= this.flags['stale-after'] * 1000) {
         const asked = job.requestedStatus === 5 ? '; a stop was asked and nothing has applied it' : ''
-        const said = `job ${job.id}: nothing has changed for ${Math.round((now - changedAt) / 1000)} s `
-          + `(${JOB_STATUS[job.status] ?? job.status}${asked}); is a worker running?`
-        if (progress.interactive) progress.note(said)
-        else stderr(said)
+        say(`job ${job.id}: nothing has changed for ${Math.round((now - changedAt) / 1000)} s `
+          + `(${JOB_STATUS[job.status] ?? job.status}${asked}); is a worker running?`)
         staleSaid = true
       }
       const wait = this.flags.timeout === undefined ? this.flags.interval * 1000

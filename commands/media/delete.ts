@@ -1,16 +1,19 @@
-import { Args } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { mediaFileId } from '../../src/lookup.js'
+import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
   static summary = 'Delete a media file with its tags (needs admin on its library; asks first, --yes when not on a terminal)'
   static examples = ['<%= config.bin %> media delete 9', '<%= config.bin %> media delete 9 --yes']
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
-  static flags = { yes: yesFlag }
+  static flags = {
+    yes: yesFlag,
+    library: Flags.string({ char: 'l', description: LIBRARY_SCOPE_DESCRIPTION }),
+  }
 
   async run() {
-    const file = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id)}/`)
+    const file = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { mediaFile: file.id })
       await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of library ${file.library} with ${count(tags, 'tag')}?`, false)

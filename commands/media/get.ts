@@ -1,15 +1,18 @@
-import { Args } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { mediaFileId } from '../../src/lookup.js'
+import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary } from '../../src/lookup.js'
 import { record } from '../../src/output.js'
 
 export default class MediaGet extends AuthCommand<typeof MediaGet> {
   static summary = 'Show one media file and its metadata'
-  static examples = ['<%= config.bin %> media get 1', '<%= config.bin %> media get 1 --json']
+  static examples = ['<%= config.bin %> media get 1', '<%= config.bin %> media get 1 --json', '<%= config.bin %> media get siteA/2026-05-01/20260501_050000.WAV --library 1']
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
+  static flags = {
+    library: Flags.string({ char: 'l', description: LIBRARY_SCOPE_DESCRIPTION }),
+  }
 
   async run() {
-    const media = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id)}/`)
+    const media = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
     const { mediafilemetadata_set: meta, ...rest } = media
     const metadata = Object.fromEntries((Array.isArray(meta) ? meta : []).map((m: any) => [`  ${m.name}`, m.value]))
     this.log(record({ ...rest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))

@@ -4,7 +4,7 @@ import { sensorsForFolders } from '../../src/folderSensors.js'
 import { ImportCache } from '../../src/importCache.js'
 import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/importParts.js'
 import { libraryId, sensorId } from '../../src/lookup.js'
-import { findMediaFiles } from '../../src/mediaFiles.js'
+import { EMPTY_FILE, findMediaFiles } from '../../src/mediaFiles.js'
 import { importMedia, summary, type ImportRecord } from '../../src/mediaImport.js'
 import { stderr, warn } from '../../src/output.js'
 
@@ -20,6 +20,7 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
     '<%= config.bin %> media import dawn.wav dusk.wav --library 1 --sensor 1',
     '<%= config.bin %> media import survey/ --library 1 --recursive --dry-run',
     '<%= config.bin %> media import survey/ --library 1 --recursive --concurrency 8 --json > outcome.json',
+    '<%= config.bin %> media import season-2026/ --library 1 --recursive --exclude "*.mp3" --include "SM4-01/**"',
   ]
 
   static strict = false
@@ -38,7 +39,9 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
       description: 'realStartTime from the recorder\'s metadata, else the file name (metadata); the file name only (name); or not at all (none)',
     })(),
     'time-offset': Flags.string({ description: 'shift start times read from files or names by ±hh:mm, e.g. +02:00 for UTC recordings stored in local time' }),
-    strict: Flags.boolean({ description: 'refuse damaged (e.g. truncated) files instead of importing them with a warning' }),
+    strict: Flags.boolean({ description: 'refuse damaged (e.g. truncated) and empty files instead of importing them with a warning or skipping them' }),
+    include: Flags.string({ multiple: true, description: 'import only files whose path below the folder given matches this glob (repeatable; a glob without / matches the file name)' }),
+    exclude: Flags.string({ multiple: true, description: 'leave out files whose path below the folder given matches this glob (repeatable), e.g. --exclude "*.mp3" --exclude "siteB/**"' }),
     'dry-run': Flags.boolean({ description: 'say what would be uploaded, upload nothing' }),
   }
 
@@ -49,8 +52,10 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
     const offset = this.flags['time-offset']
     if (offset !== undefined && !isTimeOffset(offset)) usageError(`--time-offset ${offset}: give an offset as +hh:mm or -hh:mm, e.g. +02:00`)
     const quiet = this.jsonEnabled()
-    const found = await findMediaFiles(paths, this.flags.recursive)
-    for (const s of found.skipped) if (!quiet || s.failed) warn(`skipping ${s.path}: ${s.reason}`)
+    const found = await findMediaFiles(paths, this.flags.recursive,
+      { include: this.flags.include, exclude: this.flags.exclude, strictEmpty: this.flags.strict })
+    // what --include/--exclude leave out was asked for: counted, not listed
+    for (const s of found.skipped) if ((!quiet && !s.chosen) || s.failed) warn(`${s.failed ? 'refusing' : 'skipping'} ${s.path}: ${s.reason}`)
     const library = await this.api.get<{ id: number; name: string }>(`library/${await libraryId(this.api, '--library', this.flags.library)}/`)
     const sensor = this.flags.sensor === undefined ? undefined : await sensorId(this.api, '--sensor', this.flags.sensor)
     const folders = found.files.flatMap((f) => recorderFolder(f) ?? [])

@@ -6,11 +6,14 @@ import { libraryId, sensorId } from '../../src/lookup.js'
 
 export default class MediaList extends AuthCommand<typeof MediaList> {
   static summary = 'List the media files you can read, or those of one library'
+  static description = 'In recording-time order (files without a start time last, then by alias); --sort orders by another column.'
+    + ' DURATION is in seconds, RATE the sample rate in Hz, as the import read them from each file.'
   static examples = [
     '<%= config.bin %> media list --library 1',
     '<%= config.bin %> media list --library 1 --path siteA/2026-05-01/',
     '<%= config.bin %> media list --from 2026-05-01T04:00:00 --to 2026-05-01T08:00:00',
     '<%= config.bin %> media list --json',
+    '<%= config.bin %> media list --library 1 --columns alias,started,duration,rate,channels --sort -duration',
   ]
 
   static flags = {
@@ -30,6 +33,15 @@ export default class MediaList extends AuthCommand<typeof MediaList> {
     const files = library
       ? await this.api.all(`library/${library}/mediaFiles/`, query, flags)
       : await this.api.all('mediaFile/', query, flags)
-    return this.showList(files, MEDIA)
+    return this.showList(this.flags.sort ? files : inRecordingOrder(files), MEDIA)
   }
+}
+
+/** By start time (files without one last), then alias, then id. */
+function inRecordingOrder<F extends { id: number; alias?: string | null; realStartTime?: string | null }>(files: F[]): F[] {
+  const key = (f: F) => [f.realStartTime ?? '\uffff', f.alias ?? '', f.id] as const
+  return [...files].sort((a, b) => {
+    const [x, y] = [key(a), key(b)]
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : x[2] - y[2]
+  })
 }

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { mediaFileId, tagSetId } from '../../src/lookup.js'
+import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary, tagSetId } from '../../src/lookup.js'
 import { saveAtomically } from '../../src/saveFile.js'
 import { requireExtension } from '../../src/serverOffers.js'
 
@@ -18,11 +18,12 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
     end: Flags.string({ description: 'end time in seconds (default: the end)' }),
     'tag-set': Flags.string({ description: 'draw the tags of this tag set (name or id)' }),
     output: Flags.string({ char: 'o', description: 'PNG file to write (default: spectrogram-ID.png)' }),
+    library: Flags.string({ char: 'l', description: LIBRARY_SCOPE_DESCRIPTION }),
   }
 
   async run() {
     await requireExtension(this.api, 'spectrograms')
-    const id = await mediaFileId(this.api, 'ID', this.args.id)
+    const id = await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))
     const tagSet = this.flags['tag-set'] === undefined ? undefined : await tagSetId(this.api, '--tag-set', this.flags['tag-set'])
     const url = this.api.url(`mediaFile/${id}/spectra/`, {
       format: 'png', startTime: this.flags.start, endTime: this.flags.end, tagSet,

@@ -1,12 +1,15 @@
-import { Args } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { mediaFileIds, projectId } from '../../src/lookup.js'
+import { LIBRARY_SCOPE_DESCRIPTION, mediaFileIds, projectId, scopeLibrary } from '../../src/lookup.js'
 import { changeProjectMedia } from '../../src/projectMedia.js'
 
 export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia> {
   static summary = 'Add media files to a project'
-  static examples = ['<%= config.bin %> project add-media 1 1 2 3']
+  static examples = ['<%= config.bin %> project add-media 1 1 2 3', '<%= config.bin %> project add-media 1 dawn.wav dusk.wav --library 1']
   static strict = false
+  static flags = {
+    library: Flags.string({ char: 'l', description: LIBRARY_SCOPE_DESCRIPTION }),
+  }
   static args = {
     project: Args.string({ description: 'project (name or id)', required: true }),
     media: Args.string({ description: 'media file: alias, file name (when unique) or id (several may follow)', required: true }),
@@ -14,7 +17,7 @@ export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia>
 
   async run() {
     const { argv } = await this.parse(ProjectAddMedia)
-    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1), 'MEDIA')
+    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1), 'MEDIA', await scopeLibrary(this.api, this.flags.library))
     const results = await changeProjectMedia(this.api, await projectId(this.api, 'PROJECT', this.args.project), ids, 'add')
     for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'added' : 'already in the project'}`)
     return results

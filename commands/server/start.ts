@@ -12,12 +12,13 @@ export default class ServerStart extends Command {
     + ' data directory, stopped with the last), or on the PostgreSQL of DATABASE_URL. Migrations run at start. On an empty'
     + ' database the first admin is created from MAS_ADMIN_USERNAME and MAS_ADMIN_PASSWORD, or with a generated password'
     + ' printed once. The log goes to stdout: one readable line per request on a terminal, JSON lines on a pipe or in a'
-    + ' file (--log-format chooses); request bodies and secrets are never logged.'
+    + ' file (--log-format chooses); request bodies and secrets are never logged. Queued jobs run in the server process, one'
+    + ' at a time, unless --no-worker is given (for deployments that run `mas worker start` apart).'
 
   static examples = [
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 9000 --data-dir /srv/mas',
-    '<%= config.bin %> server start --with-worker',
+    '<%= config.bin %> server start --no-worker',
     '<%= config.bin %> server start --workers 4',
     '<%= config.bin %> server start > mas-server.log 2>&1 &',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> server start --host 0.0.0.0',
@@ -27,7 +28,12 @@ export default class ServerStart extends Command {
     host: Flags.string({ default: '127.0.0.1', description: 'address to listen on' }),
     port: Flags.integer({ default: 8000, min: 0, max: 65535, description: 'port to listen on (0: any free port)' }),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
-    'with-worker': Flags.boolean({ default: false, description: 'also run queued jobs in this process (one at a time)' }),
+    worker: Flags.boolean({
+      default: true, allowNo: true,
+      description: 'run queued jobs in this process, one at a time (--no-worker: leave them to `mas worker start` processes)',
+    }),
+    // the default since jobs run on the default server; still accepted so older scripts keep working
+    'with-worker': Flags.boolean({ hidden: true, default: false }),
     workers: Flags.integer({
       default: 1, min: 1, max: 64,
       description: 'HTTP server processes sharing the port (node:cluster); 1 by default, so mas and its embedded PostgreSQL'
@@ -59,7 +65,7 @@ export default class ServerStart extends Command {
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
     const { defaultLogFormat } = await import('../../server/log.js')
     const logFormat = flags['log-format'] ?? defaultLogFormat(process.stdout)
-    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags['with-worker'], logFormat)
+    if (flags.workers > 1 && cluster.isPrimary) return this.runPrimary(flags.workers, config, flags.worker, logFormat)
     const clustered = !cluster.isPrimary
     const [{ buildApp }, { openDatabase }, { prepare }, { Worker }, { serverLog }, { coresButOne }] = await Promise.all([
       import('../../server/app.js'), import('../../server/db/database.js'), import('../../server/startup.js'),
@@ -79,7 +85,7 @@ export default class ServerStart extends Command {
     if (prepared.staleUploadsRemoved) app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
     if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
 
-    const worker = flags['with-worker'] && !clustered
+    const worker = flags.worker && !clustered
       ? new Worker({ db: database.db, config, storage: app.storage, threads: coresButOne(), log: (m) => app.log.info(m) }).start()
       : undefined
 
@@ -96,7 +102,7 @@ export default class ServerStart extends Command {
     const address = await app.listen({ host: flags.host, port: flags.port })
     app.log.info(`mas server listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`
       + (clustered ? `, worker process ${cluster.worker?.id}` : ''))
-    if (!clustered || cluster.worker?.id === 1) process.stderr.write(startupSummary(address, config, database.kind))
+    if (!clustered || cluster.worker?.id === 1) process.stderr.write(startupSummary(address, config, database.kind, flags.worker))
   }
 
   /** The primary of `--workers N`: migrate, create the first admin, run the job worker if asked, and keep N
@@ -134,7 +140,7 @@ export default class ServerStart extends Command {
 }
 
 /** What a person starting the server needs to know, in plain words. */
-function startupSummary(address: string, config: AppConfig, kind: 'embedded' | 'postgres'): string {
+function startupSummary(address: string, config: AppConfig, kind: 'embedded' | 'postgres', worker: boolean): string {
   const database = kind === 'embedded'
     ? `embedded PostgreSQL in ${config.dataDir}/postgres (mas db url --data-dir ${config.dataDir} prints how to connect)`
     : `PostgreSQL at ${withoutPassword(config.databaseUrl!)}`
@@ -142,6 +148,7 @@ function startupSummary(address: string, config: AppConfig, kind: 'embedded' | '
     `mas is serving on ${address}`,
     `  data directory: ${config.dataDir}`,
     `  database:       ${database}`,
+    `  jobs:           ${worker ? 'run in this process, one at a time' : 'left to mas worker start (--no-worker)'}`,
     `  log in with:    mas login --server ${address}`,
     '  stop with Ctrl-C',
     '',

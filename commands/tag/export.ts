@@ -5,12 +5,12 @@ import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { ApiError, mapLimit } from '../../src/api.js'
 import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, warn } from '../../src/output.js'
-import { inRecordingOrder, perFileName, ravenFile, ravenTable } from '../../src/raven.js'
-import { TAG_FORMATS, tagWriter, type TagRecord } from '../../src/tagFormats.js'
+import { inRecordingOrder, perFileName, ravenFile, ravenTable, type RavenFile } from '../../src/raven.js'
+import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
-  static description = `The output is what "mas tag import" reads, so export | import copies a tag set.
+  static description = `The output is what "mas tag import" reads, so export | import copies a tag set. CSV carries the file's alias (mediaFileAlias) and the class's name (tagClassName) beside their ids; an import reads the ids. Times are written as they were stored.
 
 --format raven writes one Raven Pro multi-file selection table over the library's recordings, ordered by start time, then alias: Begin Time (s) runs on across the files, Begin File and File Offset (s) give the place in each file, the class name is in Species, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. With --per-file DIR, one table per recording that has tags is written below DIR instead (its alias's folders, NAME.Table.1.selections.txt).`
   static examples = [
@@ -32,7 +32,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     if (this.flags['per-file'] !== undefined && format !== 'raven') usageError('--per-file writes Raven tables: give --format raven')
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const all: TagRecord[] = []
-    const writer = format === 'raven' || json ? undefined : tagWriter(format)
+    const writer = format === 'raven' || json ? undefined : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
     let started = false
     let progress: Progress | undefined
     const counted = (n: number) => {
@@ -59,6 +59,13 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     }
     await this.writeRaven(all, tagSet)
     return undefined
+  }
+
+  /** The aliases and class names a CSV carries beside the ids: those of the tag set's library. */
+  private async exportNames(tagSet: TagSet): Promise<ExportNames | undefined> {
+    if (!tagSet.library) return undefined
+    const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
+    return { mediaFile: (id) => media.byId(id)?.alias ?? undefined, tagClass: (id) => classes.byId(id)?.className }
   }
 
   /** The tags as Raven tables: the library's recordings (start time, alias, duration) and class names. */

@@ -16,12 +16,15 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
 
 A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Other columns are ignored with a warning.
 
-Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.`
+Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.
+
+A row identical to a tag already in the tag set (the same media file, class, times and frequencies) is not created again, so a re-run of a finished import, on any machine, creates nothing and says how many rows were already there; --again creates them again.`
 
   static examples = [
     '<%= config.bin %> tag import detections.csv --tag-set 1',
     '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
     '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set 1 --media-file 1',
+    '<%= config.bin %> tag import detections.csv --tag-set 1 --again',
   ]
 
   static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }
@@ -33,6 +36,7 @@ Every row is checked and looked up first: if any is bad, the errors are listed w
     'create-classes': Flags.boolean({ description: 'create the tag classes the file names that the library lacks' }),
     'batch-size': Flags.integer({ description: 'tags per request', default: 1000, min: 1, max: 100_000 }),
     concurrency: Flags.integer({ description: 'batches sent at once (above 1, tag ids no longer follow the input order)', default: 1, min: 1, max: 32 }),
+    again: Flags.boolean({ description: 'create rows identical to tags already in the tag set again (by default they are skipped)' }),
   }
 
   async run() {
@@ -58,12 +62,14 @@ Every row is checked and looked up first: if any is bad, the errors are listed w
       ;({ tags } = await this.resolve(parsed, tagSet))
       if (tags.errors.length) refuse(tags.errors, source)
     }
-    const { records, earlier } = await sendTags(this.api, tags, {
+    const { records, earlier, skipped } = await sendTags(this.api, tags, {
       tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
-      memory: TagImportMemory.at(this.config.dataDir),
+      memory: TagImportMemory.at(this.config.dataDir), skipDuplicates: !this.flags.again,
     })
+    const imported = records.length - skipped
     const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''
-    stderr(`Imported ${records.length} tag${records.length === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})${before}`)
+    stderr(`Imported ${imported} tag${imported === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})${before}`)
+    if (skipped) stderr(`${skipped} row${skipped === 1 ? ' was' : 's were'} already in the tag set (--again imports ${skipped === 1 ? 'it' : 'them'} again)`)
     return records
   }
 

@@ -195,6 +195,13 @@ export interface AppPermissionsTable {
   admin: WithDefault<boolean>
 }
 
+/** a running job worker; renewed every few seconds (server/jobs/heartbeat.ts) */
+export interface WorkerHeartbeatsTable {
+  worker_id: string
+  started: ColumnType<Date, never, never>
+  renewed: ColumnType<Date, never, Date>
+}
+
 export interface DB {
   job_types: LookupTable
   job_status_types: LookupTable
@@ -230,6 +237,7 @@ export interface DB {
   app_user_groups: AppUserGroupsTable
   app_user_group_users: AppUserGroupUsersTable
   app_permissions: AppPermissionsTable
+  worker_heartbeats: WorkerHeartbeatsTable
 }
 
 export type Db = Kysely<DB> | Transaction<DB>

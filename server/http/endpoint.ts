@@ -76,6 +76,8 @@ export interface EndpointDoc {
   success?: Partial<Record<Method, SuccessDoc[]>>
   /** POST also takes a JSON array of records, answered with an array (bulk create) */
   bulk?: boolean
+  /** POST takes `?onDuplicate=skip`: records identical to stored ones are not created again */
+  skipsDuplicates?: boolean
   /** the request body is multipart/form-data only, the file in the part of this name beside the other fields */
   upload?: string
   /** in the OpenAPI document only: not a link of the coreapi document (which keeps the original's shape) */

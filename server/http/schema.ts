@@ -179,6 +179,11 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }), ...(f.description ? { description: f.description } : {}) })
     }
   }
+  const skips = !!doc.skipsDuplicates && method === 'POST'
+  if (skips) {
+    parameters.push({ name: 'onDuplicate', in: 'query', schema: { enum: ['create', 'skip'] },
+      description: 'skip: records identical to a stored one are not created again; the answer is {results, skipped}' })
+  }
   const record = doc.record ? recordSchema(doc.record) : { type: 'object' }
   const okBody = isList
     ? { type: 'object', required: ['count', 'next', 'previous', 'results'], properties: {
@@ -188,7 +193,12 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   const bulk = !!doc.bulk && method === 'POST'
   const json = (schema: Json) => ({ 'application/json': { schema } })
   const answer = ({ status, description, body = 'record', also = [] }: SuccessDoc) => {
-    const schema = body === 'record' ? (bulk ? { oneOf: [okBody, { type: 'array', items: okBody }] } : okBody) : body
+    const skipped = { type: 'object', required: ['results', 'skipped'], description: 'with onDuplicate=skip', properties: {
+      results: { type: 'array', items: okBody, description: 'in input order; a skipped item answered with the stored record' },
+      skipped: { type: 'array', items: { type: 'integer', minimum: 0 }, description: 'indexes of the items not created again' } } }
+    // anyOf with the skipping answer: a record's schema (no required fields) also takes {results, skipped}
+    const schema = body === 'record' ? (bulk ? skips ? { anyOf: [okBody, { type: 'array', items: okBody }, skipped] }
+      : { oneOf: [okBody, { type: 'array', items: okBody }] } : okBody) : body
     const binary = Object.fromEntries(also.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
     return [String(status), { description, ...(schema === 'none' ? {} : { content: { ...json(schema), ...binary } }) }]
   }

@@ -17,13 +17,15 @@ import {
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
 import { analysisThreads, type Analysis } from '../analysis/threads.js'
+import { HEARTBEAT_SECONDS, removeHeartbeat, renewHeartbeat } from './heartbeat.js'
 
 // A worker runs queued jobs: each of its `concurrency` slots claims one job at
 // a time (SELECT ... FOR UPDATE SKIP LOCKED, so workers sharing a database
 // never take the same job), holds it by renewing a lease, and ends it in
 // Complete, Error or Stopped. A worker that dies leaves its jobs to be taken
 // over once their lease runs out; every write of a job is conditional on the
-// worker still holding it, so the work is never done twice.
+// worker still holding it, so the work is never done twice. While it runs, a
+// worker renews its heartbeat row (./heartbeat.ts), so /healthz can count it.
 
 export interface WorkerOptions {
   db: Kysely<DB>
@@ -38,6 +40,8 @@ export interface WorkerOptions {
   /** this worker's name in `worker_id` (default: host, process and a random part) */
   id?: string
   log?: (message: string) => void
+  /** how often the worker's heartbeat row is renewed (default HEARTBEAT_SECONDS) */
+  heartbeatMs?: number
 }
 
 /** how often a worker that lost the database tries again to give its job back */
@@ -60,8 +64,10 @@ export class Worker {
   private readonly concurrency: number
   private readonly pollMs: number
   private readonly log: (message: string) => void
+  private readonly heartbeatMs: number
   private stopping = new AbortController()
   private slots: Promise<void>[] = []
+  private alive?: Promise<void>
 
   constructor(opts: WorkerOptions) {
     this.db = opts.db
@@ -72,9 +78,11 @@ export class Worker {
     this.pollMs = opts.pollMs ?? 500
     this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
     this.log = opts.log ?? (() => {})
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_SECONDS * 1000
   }
 
   start(): this {
+    this.alive = this.beat()
     for (let i = 0; i < this.concurrency; i++) this.slots.push(this.slot())
     return this
   }
@@ -82,8 +90,21 @@ export class Worker {
   /** Stop taking jobs and wait for the slots: a job in progress is interrupted and goes back to the queue, keeping its progress. */
   async stop(): Promise<void> {
     this.stopping.abort()
-    await Promise.all(this.slots)
+    await Promise.all([...this.slots, this.alive])
     await this.analysis.close()
+  }
+
+  /** The worker's heartbeat row, renewed until it stops, then removed. */
+  private async beat(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      try {
+        await renewHeartbeat(this.db, this.id)
+      } catch (e) {
+        this.log(`worker heartbeat failed: ${(e as Error).message}`)
+      }
+      await delay(this.heartbeatMs, undefined, { signal: this.stopping.signal }).catch(() => {})
+    }
+    await removeHeartbeat(this.db, this.id).catch((e) => this.log(`worker heartbeat not removed: ${(e as Error).message}`))
   }
 
   private async slot(): Promise<void> {

@@ -39,7 +39,7 @@ function drawingTools(): Promise<Tools> {
   return tools
 }
 
-const MARGIN = { left: 64, right: 36, top: 30, bottom: 46 }
+const MARGIN = { left: 64, right: 64, top: 30, bottom: 46 }
 /** at most this many columns of the spectrogram are drawn (longer stretches keep each group's loudest) */
 const MAX_COLUMNS = 4000
 
@@ -127,6 +127,7 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
   ctx.textAlign = 'center'
   ctx.fillText('frequency (kHz)', 0, 0)
   ctx.restore()
+  drawColourBar(ctx, viridis, range, { x0: MARGIN.left + plotW + 10, x1: MARGIN.left + plotW + 20, y0: MARGIN.top, y1: MARGIN.top + plotH })
   ctx.font = `bold 13px "${FONT}"`
   ctx.textAlign = 'left'
   ctx.textBaseline = 'middle'
@@ -136,6 +137,26 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
 
 interface Box { x0: number; x1: number; y0: number; y1: number }
 
+/** The colour map as a bar beside the plot, in dB below the loudest value (0 at the top), labelled every 20 dB. */
+function drawColourBar(ctx: SKRSContext2D, colours: readonly (readonly number[])[], range: number, bar: Box): void {
+  const height = bar.y1 - bar.y0
+  for (let y = 0; y < height; y++) {
+    const [r, g, b] = colours[Math.max(0, Math.min(255, Math.round(255 * (1 - y / Math.max(1, height - 1)))))]
+    ctx.fillStyle = `rgb(${r}, ${g}, ${b})`
+    ctx.fillRect(bar.x0, bar.y0 + y, bar.x1 - bar.x0, 1)
+  }
+  ctx.strokeStyle = '#000000'
+  ctx.lineWidth = 1
+  ctx.strokeRect(bar.x0 - 0.5, bar.y0 - 0.5, bar.x1 - bar.x0 + 1, height + 1)
+  ctx.fillStyle = '#000000'
+  ctx.font = `11px "${FONT}"`
+  ctx.textAlign = 'left'
+  ctx.textBaseline = 'middle'
+  for (let db = 0; db <= range + 1e-9; db += 20) ctx.fillText(`-${db}`.replace('-0', '0'), bar.x1 + 4, bar.y0 + (db / range) * height)
+  ctx.textBaseline = 'bottom'
+  ctx.fillText('dB', bar.x0, bar.y0 - 3)
+}
+
 function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => number, yOf: (hz: number) => number, plot: Box): void {
   ctx.save()
   ctx.beginPath()
@@ -144,6 +165,7 @@ function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => nu
   ctx.font = `11px "${FONT}"`
   ctx.textBaseline = 'top'
   ctx.textAlign = 'left'
+  const boxes: Array<Box & { label: string }> = []
   for (const tag of tags) {
     const whole = !(tag.maxFrequency > tag.minFrequency)
     const x0 = Math.max(plot.x0, xOf(tag.startTime)), x1 = Math.min(plot.x1, xOf(tag.endTime))
@@ -156,13 +178,35 @@ function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => nu
     ctx.lineWidth = 2
     ctx.strokeStyle = '#ffffff'
     ctx.strokeRect(x0, y0, x1 - x0, y1 - y0)
-    const w = ctx.measureText(tag.label).width + 6
-    ctx.fillStyle = 'rgba(0, 0, 0, 0.7)'
-    ctx.fillRect(x0 + 1, y0 + 1, w, 15)
-    ctx.fillStyle = '#ffffff'
-    ctx.fillText(tag.label, x0 + 4, y0 + 3)
+    boxes.push({ x0, x1, y0, y1, label: tag.label })
   }
+  // labels after every box, each where it covers no label placed before it
+  const placed = placeLabels(boxes.map((b) => ({ ...b, width: ctx.measureText(b.label).width + 6 })), plot)
+  placed.forEach((at, i) => {
+    ctx.fillStyle = 'rgba(0, 0, 0, 0.7)'
+    ctx.fillRect(at.x, at.y, at.width, LABEL_HEIGHT)
+    ctx.fillStyle = '#ffffff'
+    ctx.fillText(boxes[i].label, at.x + 3, at.y + 2)
+  })
   ctx.restore()
+}
+
+const LABEL_HEIGHT = 15
+
+/** Where each box's label goes: at its top left corner, or, where that would cover a label placed before,
+ * the first place below it (inside the box, then below it) that covers none; the top corner when none is free. */
+export function placeLabels(boxes: Array<Box & { width: number }>, plot: Box): Array<{ x: number; y: number; width: number }> {
+  const placed: Array<{ x: number; y: number; width: number }> = []
+  const overlaps = (x: number, y: number, width: number) => placed.some((p) =>
+    x < p.x + p.width && p.x < x + width && y < p.y + LABEL_HEIGHT && p.y < y + LABEL_HEIGHT)
+  for (const b of boxes) {
+    const x = b.x0 + 1
+    let y = b.y0 + 1
+    while (overlaps(x, y, b.width) && y + 2 * LABEL_HEIGHT + 1 <= plot.y1) y += LABEL_HEIGHT + 1
+    if (overlaps(x, y, b.width)) y = b.y0 + 1
+    placed.push({ x, y, width: b.width })
+  }
+  return placed
 }
 
 /** The date and time `offset` seconds after `start` seconds into a recording that began at `real`. */

@@ -8,6 +8,7 @@ import { registerReviewPage } from '../http/reviewPage.js'
 import { loginCodeEndpoints } from '../auth/loginCodes.js'
 import { registerEndpoint, requestOrigin, type Endpoint } from '../http/endpoint.js'
 import { schemaEndpoints } from '../http/schema.js'
+import { aliveWorkers, ALIVE_SECONDS } from '../jobs/heartbeat.js'
 import { registerMediaRoutes } from '../resources/mediaBytes.js'
 import { resourceEndpoints } from '../resources/index.js'
 import { API } from '../resources/resource.js'
@@ -35,7 +36,7 @@ async function routes(app: FastifyInstance) {
 
 export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'routeTable'] } })
 
-/** GET /healthz: 200 when the server reaches its database, 503 (and `"database": "unavailable"`) while it does not. */
+/** GET /healthz: 200 when the server reaches its database, with how many job workers are alive; 503 (and `"database": "unavailable"`) while it does not. */
 const healthEndpoint: Endpoint = {
   path: '/healthz',
   name: 'Health',
@@ -45,8 +46,7 @@ const healthEndpoint: Endpoint = {
       // twice: a pooled connection ended a moment ago says nothing about the database now
       for (let attempt = 1; ; attempt++) {
         try {
-          await ctx.db.selectFrom('job_status_types').select('id').limit(1).execute()
-          return { body: { status: 'ok', database: 'ok' } }
+          return { body: { status: 'ok', database: 'ok', workers: await aliveWorkers(ctx.db) } }
         } catch (e) {
           if (!isConnectionLost(e)) throw e
           if (attempt === 2) return { status: 503, headers: { 'Retry-After': String(DATABASE_RETRY_SECONDS) }, body: { status: 'unavailable', database: 'unavailable' } }
@@ -55,9 +55,13 @@ const healthEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true, description: 'The server is up and reaches its database.',
+    keys: ['healthz'], actions: { GET: 'read' }, openapiOnly: true,
+    description: `The server is up and reaches its database; \`workers\`: how many job workers renewed their heartbeat in the last ${ALIVE_SECONDS} seconds.`,
     success: { GET: [
-      { status: 200, description: 'ok', body: { type: 'object', required: ['status'], properties: { status: { const: 'ok' }, database: { const: 'ok' } } } },
+      { status: 200, description: 'ok', body: {
+        type: 'object', required: ['status', 'database', 'workers'],
+        properties: { status: { const: 'ok' }, database: { const: 'ok' }, workers: { type: 'integer', minimum: 0, description: 'job workers alive' } },
+      } },
       { status: 503, description: 'the database is unreachable', body: { type: 'object', required: ['status', 'database'], properties: { status: { const: 'unavailable' }, database: { const: 'unavailable' } } } },
     ] },
   },

@@ -5,6 +5,8 @@ import { parseValue, type Fields } from '../http/fields.js'
 import { UnsupportedAudioError } from '../analysis/audio.js'
 import { openAudio, type AudioSource } from '../analysis/audioSource.js'
 import { spectraSettingsOf, spectrogram } from '../analysis/spectra.js'
+import { outOfBounds } from '../media/extent.js'
+import { pythonFloat } from '../media/facts.js'
 import { spectrogramPicture, type PictureTag } from '../media/spectrogramPicture.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, fetchRecord, type Db } from './resource.js'
@@ -84,8 +86,15 @@ export const spectraEndpoint: Endpoint = {
       try {
         const source = await openAudio(ctx.storage, row.file)
         sampleRate = source.info.sampleRate
-        start = Math.min(values.startTime ?? 0, source.info.duration)
-        end = Math.min(values.endTime ?? source.info.duration, source.info.duration)
+        const duration = source.info.duration
+        // a range outside the file is refused as a tag's is (docs/decisions.md §18); an MP3's length is an estimate
+        const extent = { duration, estimate: source.info.format === 'mp3' }
+        const outside = values.startTime !== undefined && values.startTime >= duration
+          ? { startTime: [`startTime ${pythonFloat(values.startTime)} is past the end of media file ${row.id} (${pythonFloat(duration)} s).`] }
+          : outOfBounds(row.id, extent, { endTime: values.endTime })
+        if (Object.keys(outside).length) throw badRequest(outside)
+        start = values.startTime ?? 0
+        end = Math.min(values.endTime ?? duration, duration)
         if ((end - start) * settings.framesPerSecond > MAX_FRAMES) {
           throw badRequest({ endTime: [`At most ${MAX_FRAMES} frames at a time: ask for a shorter stretch.`] })
         }

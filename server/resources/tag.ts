@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { defineResource, readableRecord, resourceEndpoints } from './resource.js'
+import { checkBounds } from './tagBounds.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
 import { tagClasses } from './tagClass.js'
@@ -49,7 +50,10 @@ export const tags = defineResource({
   owner: 'user_id',
   stamps: ['creation_date'],
   bulk: true,
+  // ?onDuplicate=skip: a tag of the same file, class, times and frequencies in the same tag set is not made again
+  identity: ['tag_set_id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency'],
   checkValues: checkRegion,
+  checkStored: checkBounds,
 })
 
 export const endpoints = () => resourceEndpoints(tags)

@@ -28,15 +28,15 @@ const ORDER = [
   'group:create', 'group:add-user', 'group:list', 'group:remove-user',
   'library:create', 'library:list', 'tagset:create', 'tagset:list', 'tagclass:create', 'tagclass:list',
   'perms:grant', 'perms:list',
-  'media:import', 'media:list', 'media:get', 'media:spectrogram',
+  'media:import', 'sensor-array:create', 'sensor-array:list', 'sensor:create', 'sensor:list', 'media:list', 'media:get', 'media:spectrogram',
   'tag:create', 'tag:import', 'tag:list', 'tag:export',
   'review:summary', 'review:export', 'review:import', 'review:open',
   'project:create', 'project:add-media', 'project:list', 'project:remove-media',
-  'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
+  'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',
   'db:url', 'db:backup', 'db:restore',
   'job:result:delete', 'tag:delete', 'tagclass:delete', 'tagset:delete', 'project:delete', 'perms:revoke',
-  'group:delete', 'media:delete', 'library:delete', 'user:deactivate', 'logout',
+  'group:delete', 'sensor:delete', 'sensor-array:delete', 'media:delete', 'library:delete', 'user:deactivate', 'logout',
 ]
 
 /** Commands none of whose examples run here. */

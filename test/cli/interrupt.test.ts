@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createServer, request, type Server } from 'node:http'
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -18,6 +18,8 @@ let gate: Server
 let gated: string
 let uploadsLetThrough = Infinity
 let uploads = 0
+/** how long the gate holds an upload past the first `uploadsLetThrough` before letting it through (undefined: for ever) */
+let heldFor: number | undefined
 
 const FILES = 12
 
@@ -29,17 +31,25 @@ test.before(async () => {
   mkdirSync(folder)
   for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `r${String(i).padStart(2, '0')}.wav`), makeWav({ frequency: 200 + 50 * i, seconds: 0.2, sampleRate: 8000 }))
   // the real server behind a gate that holds every upload after the first `uploadsLetThrough`
-  // (the network went quiet): the import is under way, and stays so until it is interrupted
+  // (the network went quiet): the import is under way, and stays so until it is interrupted;
+  // with `heldFor`, it lets each through after that long (a slow upload)
   const target = new URL(w.server)
   gate = createServer((req, res) => {
     const upload = req.method === 'POST' && String(req.headers['content-type']).startsWith('multipart/')
-    if (upload && ++uploads > uploadsLetThrough) return
+    if (upload && ++uploads > uploadsLetThrough) {
+      if (heldFor === undefined) return
+      req.pause()
+      return setTimeout(() => { req.resume(); pass(req, res) }, heldFor)
+    }
+    pass(req, res)
+  })
+  const pass = (req: IncomingMessage, res: ServerResponse) => {
     const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers)
       answer.pipe(res)
     })
     req.pipe(forward)
-  })
+  }
   await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve))
   gated = `http://127.0.0.1:${(gate.address() as AddressInfo).port}`
 })
@@ -75,6 +85,28 @@ for (const signal of ['C-c', 'SIGTERM'] as const) {
     assert.is(outcomes.filter((o: string) => o === 'imported').length, FILES - 3)
   })
 }
+
+test('an upload under way when Ctrl-C comes is waited for, and counted: the summary says what the server stored', async () => {
+  const lib = await library('interrupted while one is on its way')
+  uploadsLetThrough = 3
+  uploads = 0
+  heldFor = 1500
+  try {
+    const tty = await w.tty(['media', 'import', folder, '--library', String(lib), '--concurrency', '1'], { env: { MAS_SERVER: gated } })
+    try {
+      await tty.waitFor(new RegExp(` 3/${FILES} files \\|`))
+      await tty.keys('C-c')
+      const screen = await tty.waitFor(/interrupted:/)
+      assert.match(screen, new RegExp(`\\ninterrupted: 4 of ${FILES} files done, re-run the same command to finish$`, 'm'), screen)
+      assert.is(await tty.exited(), 130, await tty.screen())
+    } finally { await tty.close() }
+  } finally {
+    heldFor = undefined
+    uploadsLetThrough = Infinity
+  }
+  const stored = await w.t.db.selectFrom('media_files').select('id').where('library_id', '=', lib).execute()
+  assert.is(stored.length, 4)
+})
 
 test('a finished import on a terminal: the note above the bar, the bar, then the summary on a line of its own', async () => {
   const lib = await library('finished')

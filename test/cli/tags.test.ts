@@ -115,7 +115,7 @@ for (const format of ['csv', 'json', 'ndjson', 'raven'] as const) {
 
 test('export writes the header and formats expected by other tools; --json gives every record', async () => {
   const csv = await w.mas(['tag', 'export', '--tag-set', String(tagSet)])
-  assert.match(csv.stdout, /^mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength\n/)
+  assert.match(csv.stdout, /^mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength,mediaFileAlias,tagClassName\n/)
   const raven = await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'raven'])
   const lines = raven.stdout.trim().split('\n')
   assert.is(lines[0], 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin File\tFile Offset (s)\tSpecies\tStrength\tmas_tag_id\tmas_media_file_id\tmas_tag_class_id')
@@ -198,10 +198,14 @@ test('an interrupted import says what was created; a re-run of the same input cr
   const stored = await tagsOf(set)
   assert.equal(stored.map((t: any) => t.startTime), Array.from({ length: 300 }, (_v, i) => i))
   assert.equal(json(again).map((t: any) => t.id), stored.map((t: any) => t.id))
-  // done: the same input again is a new import
+  // done: the same input again is a new import, whose rows are all in the tag set already; --again makes them again
   const third = await w.mas(['tag', 'import', '-', '--tag-set', String(set)], { input })
   assert.is(third.code, 0, third.stderr)
-  assert.match(third.stderr, new RegExp(`Imported 300 tags into tag set ${set} \\([^)]*\\)\n`))
+  assert.match(third.stderr, new RegExp(`Imported 0 tags into tag set ${set} \\([^)]*\\)\n300 rows were already in the tag set`))
+  assert.is((await tagsOf(set)).length, 300)
+  const fourth = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--again'], { input })
+  assert.is(fourth.code, 0, fourth.stderr)
+  assert.match(fourth.stderr, new RegExp(`Imported 300 tags into tag set ${set} \\([^)]*\\)\n`))
   assert.is((await tagsOf(set)).length, 600)
 })
 

@@ -2,13 +2,15 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { claimNext, COMPLETE } from '../../server/analysis/state.js'
+import { Worker } from '../../server/jobs/worker.js'
 import type { TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { cliWorld, type CliWorld } from './cli.js'
 
 // A Running job whose worker died says so: jobs/{id}/ shows isRunning false
 // and for how long no worker has renewed it, and `mas job watch` prints that
-// instead of waiting in silence.
+// instead of waiting in silence. A queued job while no worker is alive, and a
+// job that does not change for --stale-after seconds, are said too.
 
 let w: CliWorld
 let alice: TestUser
@@ -45,6 +47,26 @@ test('mas job watch says that no worker has renewed the job, then follows it to 
   assert.match(run.stderr, new RegExp(`job ${job}: no worker has renewed this job for \\d+ s; it goes on when a worker runs`))
   assert.is(run.stderr.match(/no worker has renewed/g)!.length, 1, 'said once a minute, not at every poll')
   assert.match(run.stderr, new RegExp(`job ${job} ended: Complete`))
+})
+
+test('mas job watch on a queued job says once that no worker runs, says when nothing changed for --stale-after, and follows it once a worker starts', async () => {
+  const queued = await makeJob(w.t.db, alice, await makeProject(w.t.db, alice), 8, { numToComplete: '2', secondsPerStep: '0' })
+  let worker: Worker | undefined
+  try {
+    const run = await w.mas(['job', 'watch', String(queued), '--interval', '1', '--stale-after', '2'], {
+      onStderr: (text) => {
+        if (!worker && /nothing has changed/.test(text)) worker = new Worker({ db: w.t.db, config: w.t.app.config, pollMs: 20 }).start()
+      },
+    })
+    assert.is(run.code, 0, run.stderr)
+    assert.match(run.stderr, new RegExp(`job ${queued}: queued, but no job worker is running; start one with \`mas worker start\``))
+    assert.is(run.stderr.match(/no job worker is running/g)!.length, 1, run.stderr)
+    assert.match(run.stderr, new RegExp(`job ${queued}: nothing has changed for [23] s \\(Queued\\); still watching`))
+    assert.is(run.stderr.match(/nothing has changed/g)!.length, 1, run.stderr)
+    assert.match(run.stderr, new RegExp(`job ${queued} ended: Complete`))
+  } finally {
+    await worker?.stop()
+  }
 })
 
 test.run()

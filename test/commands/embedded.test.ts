@@ -111,7 +111,8 @@ test('a crash\'s postmaster.pid whose pid now belongs to another live process: r
 test('--workers 2 and a separate mas worker start share one cluster; the last process to leave stops it', async () => {
   const dataDir = newDataDir()
   try {
-    const s = await serve(dataDir, ['--workers', '2', '--log-level', 'warn'])
+    // --no-worker: the jobs are the separate worker's to run
+    const s = await serve(dataDir, ['--workers', '2', '--log-level', 'warn', '--no-worker'])
     const project = await call(s.url, 'POST', 'project/', { name: 'p' })
     const worker = mas(['worker', 'start', '--data-dir', dataDir])
     const job = await call(s.url, 'POST', 'jobs/', { name: 'count', project: project.data.id, type: 8, parameters: { numToComplete: '2', secondsPerStep: '0' } })

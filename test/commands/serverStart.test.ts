@@ -44,15 +44,15 @@ test('server start: migrates, bootstraps the admin, serves, and finishes an in-f
   }
 })
 
-test('server start: a generated admin password is printed once, on first start only', async () => {
+test('server start: a generated admin password is printed once, on first start only; --no-worker and --with-worker are taken', async () => {
   const home = await serverHome()
-  const run = () => new Promise<string>((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', home.dataDir],
+  const run = (...extra: string[]) => new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', home.dataDir, ...extra],
       { env: { ...process.env, ...home.env, MAS_ADMIN_PASSWORD: '', MAS_ADMIN_USERNAME: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     const onData = (d: Buffer) => {
       out += d
-      if (/listening on/.test(out)) child.kill('SIGINT')
+      if (/listening on/.test(out) && /stop with Ctrl-C/.test(out)) child.kill('SIGINT')
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
@@ -62,8 +62,12 @@ test('server start: a generated admin password is printed once, on first start o
     const first = await run()
     const m = /Created the first admin user "admin" with password: (\S+)/.exec(first)
     assert.ok(m, first)
-    const second = await run()
+    assert.match(first, /jobs: +run in this process, one at a time/)
+    const second = await run('--no-worker')
     assert.not.match(second, /password:/)
+    assert.match(second, /jobs: +left to mas worker start \(--no-worker\)/)
+    const third = await run('--with-worker')
+    assert.match(third, /jobs: +run in this process, one at a time/)
   } finally {
     await home.cleanup()
   }

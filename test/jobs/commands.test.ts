@@ -10,7 +10,7 @@ import { cliWorld, json } from '../cli/cli.js'
 import { makeJob, makeProject, waitFor } from '../helpers/jobs.js'
 import { tempDir } from '../helpers/tempDir.js'
 
-// The worker as people run it: `mas server start --with-worker` and
+// The worker as people run it: `mas server start` (which runs one) and
 // `mas worker start` on the embedded database, and a job created and watched
 // to its end with the CLI while a worker runs it.
 
@@ -30,9 +30,9 @@ function start(args: string[], env: Record<string, string>) {
   return { child, out, exited, log }
 }
 
-test('mas server start --with-worker runs queued jobs in the server process', async () => {
+test('mas server start runs queued jobs in the server process by default, and /healthz counts its worker', async () => {
   const dataDir = tempDir('mas-with-worker-')
-  const server = start(['server', 'start', '--port', '0', '--data-dir', dataDir, '--with-worker'],
+  const server = start(['server', 'start', '--port', '0', '--data-dir', dataDir],
     { MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-password' })
   try {
     const base = await waitFor('the server to listen', async () => /listening on (http:\/\/[\d.:]+)/.exec(server.out.stdout)?.[1], 60)
@@ -42,6 +42,9 @@ test('mas server start --with-worker runs queued jobs in the server process', as
     const call = async (method: string, path: string, body?: unknown) => (await fetch(`${base}/api/v0/${path}`, {
       method, headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     })).json()
+    const health = await (await fetch(`${base}/healthz`)).json()
+    assert.equal(health, { status: 'ok', workers: 1 })
+    assert.match(server.out.stderr, /jobs: +run in this process, one at a time/)
     const project = await call('POST', 'project/', { name: 'p' })
     const job = await call('POST', 'jobs/', { name: 'count', project: project.id, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' } })
     const done = await waitFor('the job to complete', async () => {

@@ -45,7 +45,12 @@ test('mas media spectrogram saves a picture of the asked stretch; an unreadable 
   assert.is(png.toString('ascii', 1, 4), 'PNG')
   // 200 frames of 256 bands (the default settings) in a 480 × 512 plot, with room for the axes
   const p = await pixels(png)
-  assert.equal([p.width, p.height], [580, 588])
+  assert.equal([p.width, p.height], [608, 588])
+  // the colour bar right of the plot: 0 dB (yellow) at the top, -80 dB (dark purple) at the bottom
+  const [tr, tg, tb] = p.at(64 + 480 + 15, 30 + 2)
+  assert.ok(tr > 200 && tg > 200 && tb < 100, `top of the colour bar ${[tr, tg, tb]}`)
+  const [br, bg, bb] = p.at(64 + 480 + 15, 30 + 509)
+  assert.ok(bb > br && bb > bg && br < 100, `bottom of the colour bar ${[br, bg, bb]}`)
   // the colour map: the tone's band (1.5 kHz, at 1.5 s) is bright yellow-green, silence dark blue-purple
   const [r, g, b] = p.at(64 + 240, 30 + 512 - Math.round((1500 / 4000) * 512))
   assert.ok(g > 150 && r > 100 && b < 150, `tone pixel ${[r, g, b]}`)
@@ -55,6 +60,10 @@ test('mas media spectrogram saves a picture of the asked stretch; an unreadable 
   let dark = 0
   for (let x = 0; x < 64; x++) for (let y = 30; y < 542; y++) if (p.at(x, y)[0] < 100) dark++
   assert.ok(dark > 100, `${dark} dark pixels in the frequency axis`)
+  const outside = await world.mas(['media', 'spectrogram', String(media), '--start', '50', '--end', '60', '-o', join(world.home, 'blank.png')])
+  assert.is(outside.code, 1)
+  assert.match(outside.stderr, new RegExp(`--start: startTime 50\\.0 is past the end of media file ${media} \\(3\\.0 s\\)`))
+  assert.not.ok(existsSync(join(world.home, 'blank.png')))
   const missing = await world.mas(['media', 'spectrogram', '999999', '-o', join(world.home, 'x.png')])
   assert.is(missing.code, 1)
   assert.not.ok(existsSync(join(world.home, 'x.png')))

@@ -233,10 +233,10 @@ test('admins create users and change password, is_admin and is_active', async ()
   assert.is(renamed.data.username, 'gina')
 })
 
-test('healthz answers ok without authentication', async () => {
+test('healthz answers ok without authentication, with how many job workers are alive', async () => {
   const res = await t.call('GET', '/healthz')
   assert.is(res.statusCode, 200)
-  assert.equal(res.data, { status: 'ok', database: 'ok' })
+  assert.equal(res.data, { status: 'ok', database: 'ok', workers: 0 })
 })
 
 test('api root lists the resources with absolute URLs', async () => {

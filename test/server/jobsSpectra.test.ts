@@ -48,9 +48,9 @@ test('PNG spectra: a picture of frames × bands with axes and a colour map, size
   const png = res.rawPayload
   assert.equal([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   assert.is(png.toString('ascii', 12, 16), 'IHDR')
-  // 10 frames of 16 bands (the settings of the test before): the smallest plot, 480 × 256, and the margins
+  // 10 frames of 16 bands (the settings of the test before): the smallest plot, 480 × 256, and the margins (the colour bar's on the right)
   const image = await loadImage(png)
-  assert.equal([image.width, image.height], [580, 332])
+  assert.equal([image.width, image.height], [608, 332])
   const bad = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&tagSet=abc`, { as: alice })
   assert.equal([bad.statusCode, bad.data], [400, { tagSet: ['A valid integer is required.'] }])
   const missing = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&tagSet=999999`, { as: alice })
@@ -64,6 +64,11 @@ test('spectra need read access; bad times are 400; bytes that are no WAV are 400
   assert.equal([bad.statusCode, bad.data], [400, { startTime: ['A valid number is required.'] }])
   const backwards = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=0.5`, { as: alice })
   assert.equal([backwards.statusCode, backwards.data], [400, { endTime: ['endTime must be after startTime.'] }])
+  // a range outside the 2 s file is refused naming the field and the limit, not drawn blank
+  const after = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&startTime=5&endTime=6`, { as: alice })
+  assert.equal([after.statusCode, after.data], [400, { startTime: [`startTime 5.0 is past the end of media file ${media} (2.0 s).`] }])
+  const past = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=3`, { as: alice })
+  assert.equal([past.statusCode, past.data], [400, { endTime: [`endTime 3.0 is past the end of media file ${media} (2.0 s).`] }])
   const format = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=gif`, { as: alice })
   assert.equal([format.statusCode, format.data], [400, { format: ['"gif" is not a valid choice.'] }])
   const noBytes = await makeMediaFile(t.db, alice, await makeLibrary(t.db, alice))

@@ -7,12 +7,15 @@ import { saveAtomically } from '../../../src/saveFile.js'
 
 export default class JobResultDownload extends AuthCommand<typeof JobResultDownload> {
   static summary = 'Download a result file to a file or stdout'
-  static examples = ['<%= config.bin %> job result download 1 -o detections.csv', '<%= config.bin %> job result download 1 > detections.csv']
+  static examples = ['<%= config.bin %> job result download 1 -o detections.csv', '<%= config.bin %> job result download 1 > detections.csv',
+    '<%= config.bin %> job result download 1 -o - | head']
   static args = { id: Args.integer({ description: 'result file id', required: true, min: 1 }) }
-  static flags = { output: Flags.string({ char: 'o', description: 'file to write (default: stdout)' }) }
+  static flags = { output: Flags.string({ char: 'o', description: 'file to write (default, and -: stdout)' }) }
 
   async run() {
-    if (!this.flags.output && this.jsonEnabled()) usageError('Give --output (-o) FILE with --json (stdout holds the JSON)')
+    // -o - is stdout, as for most tools that write files
+    const out = this.flags.output === '-' ? undefined : this.flags.output
+    if (!out && this.jsonEnabled()) usageError('Give --output (-o) FILE with --json (stdout holds the JSON)')
     const meta = await this.api.get(`jobResultFile/${this.args.id}/`)
     if (!meta.resultFile) failure(`Result file ${this.args.id} has no file`)
     const body = await this.api.download(meta.resultFile).catch((err) => {
@@ -20,7 +23,6 @@ export default class JobResultDownload extends AuthCommand<typeof JobResultDownl
       if (err instanceof ApiError && err.status === 404) failure(`The server does not serve the file of result file ${this.args.id} (${meta.resultFile} answered 404)`)
       throw err
     })
-    const out = this.flags.output
     const size = Number(body.response?.headers['content-length'] ?? 0)
     const progress = new Progress(size, {
       unit: 'bytes', quiet: this.jsonEnabled() || (!out && process.stdout.isTTY), // no bar amid the file's bytes on a terminal

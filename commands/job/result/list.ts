@@ -4,13 +4,26 @@ import { listFlags } from '../../../src/listOutput.js'
 import { RESULT_FILE } from '../../../src/columns.js'
 
 export default class JobResultList extends AuthCommand<typeof JobResultList> {
-  static summary = 'List the result files of a job'
+  static summary = 'List the result files of a job and of its child jobs'
+  static description = 'A job that splits its work (a discovery over several media files) keeps the results in its children: they are listed with it, the JOB column saying whose each is.'
   static examples = ['<%= config.bin %> job result list 1', '<%= config.bin %> job result list 1 --json']
   static flags = listFlags
   static args = { job: Args.integer({ description: 'job id', required: true, min: 1 }) }
 
   async run() {
-    const files = (await this.api.all('jobResultFile/', { job: this.args.job })).filter((f) => f.job === this.args.job)
+    const family = await this.family(this.args.job)
+    const files = (await Promise.all(family.map(async (job) =>
+      (await this.api.all('jobResultFile/', { job })).filter((f) => f.job === job)))).flat()
     return this.showList(files, RESULT_FILE)
+  }
+
+  /** The job and its descendants, parents first. */
+  private async family(root: number): Promise<number[]> {
+    const out = [root]
+    for (let i = 0; i < out.length; i++) {
+      const children = await this.api.all<{ id: number; parentJob?: number | null }>('jobs/', { parentJob: out[i] })
+      out.push(...children.filter((c) => c.parentJob === out[i]).map((c) => c.id))
+    }
+    return out
   }
 }

@@ -12,6 +12,7 @@ import * as uriPath from './2026_11_24_0002_uri_path.js'
 import * as tagInsertTrigger from './2026_11_24_0003_tag_insert_trigger.js'
 import * as embeddedListsJson from './2026_11_24_0004_embedded_lists_json.js'
 import * as jobProjectOptional from './2026_11_26_1001_job_project_optional.js'
+import * as workerHeartbeats from './2026_11_26_3001_worker_heartbeats.js'
 import * as tagReviews from './2026_11_26_4001_tag_reviews.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_24_0003_tag_insert_trigger': tagInsertTrigger,
   '2026_11_24_0004_embedded_lists_json': embeddedListsJson,
   '2026_11_26_1001_job_project_optional': jobProjectOptional,
+  '2026_11_26_3001_worker_heartbeats': workerHeartbeats,
   '2026_11_26_4001_tag_reviews': tagReviews,
 }
 

@@ -213,6 +213,11 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
       else throw e
     }
   }
+  if (def.checkStored) {
+    const passed = parsed.map((_p, i) => i).filter((i) => !Object.keys(errors[i]).length)
+    const found = passed.length ? await def.checkStored(ctx.db, passed.map((i) => parsed[i].values), existing) : []
+    passed.forEach((i, k) => Object.assign(errors[i], found[k]))
+  }
   return { values: parsed.map((p) => p.values), errors, scope }
 }
 

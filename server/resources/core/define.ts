@@ -49,6 +49,8 @@ export interface ResourceDef<T extends TableName = TableName> {
   destroy?: Flag | false
   /** POST accepts a JSON array, all or nothing */
   bulk?: boolean
+  /** the columns whose values make two records the same, for a create's `?onDuplicate=skip` (duplicates.ts) */
+  identity?: Column<T>[]
   /** wire names that an update may change; default: every writable field */
   updatable?: string[]
   /** add computed fields (under their wire names) to rows about to be rendered */
@@ -62,6 +64,10 @@ export interface ResourceDef<T extends TableName = TableName> {
    * They run where validate runs, before it; a create may also run them before its other checks (and
    * then again in their place when those fail), see createOne.ts. */
   checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
+  /** checks of the values against stored records (e.g. a media file's length), every item at once; per item,
+   * its field errors. Run on every create and update whose items passed the other checks, the single create's
+   * one statement included (before it). */
+  checkStored?: (db: Db, items: Record<string, unknown>[], existing: Rec<T> | null) => Promise<Record<string, string[]>[]>
   /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */

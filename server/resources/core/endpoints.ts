@@ -73,7 +73,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
       doc: {
         keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, filters: def.listFilterParams, description: def.description,
-        adminOnly: listAdminOnly, bulk: !!def.bulk,
+        adminOnly: listAdminOnly, bulk: !!def.bulk, skipsDuplicates: !!def.identity,
       },
     },
     {

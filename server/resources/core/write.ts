@@ -8,6 +8,7 @@ import { JsonText } from '../../http/jsonText.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { insertChecked } from './createOne.js'
+import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows } from './insert.js'
 import { fetchFor, render } from './read.js'
 
@@ -16,8 +17,11 @@ import { fetchFor, render } from './read.js'
 /** rows per INSERT (PostgreSQL takes at most 65,535 parameters in one statement) */
 const INSERT_CHUNK = 1000
 
-/** Create one record or, for bulk resources, an array of them in one transaction. */
+/** Create one record or, for bulk resources, an array of them in one transaction. With `?onDuplicate=skip`
+ * (duplicates.ts), rows identical to a stored record are not created, and the answer says which they were:
+ * `{results, skipped}`, results in input order (the stored record for a skipped row), skipped their indexes. */
 export async function createRecords<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
+  const onDuplicate = onDuplicateOf(ctx, def)
   const body = await ctx.body()
   const many = Array.isArray(body)
   if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
@@ -42,12 +46,15 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? v[columnField.get(c) ?? ''] ?? now : v[columnField.get(c) ?? '']
     return row
   })
-  if (!many && !def.transform && !def.afterWrite && !def.validate) {
+  if (!many && !def.transform && !def.afterWrite && !def.validate && onDuplicate === 'create') {
     // one statement for the checks and the INSERT; anything else takes the ordinary way below
     const parsed = parseInput(def.fields, body, 'create')
-    if (!Object.keys(parsed.errors).length && valuesPass(def, parsed.values)) {
+    if (!Object.keys(parsed.errors).length && valuesPass(def, parsed.values)
+      && !hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? [])) {
       const created = await insertChecked(ctx.db, def, ctx.caller, parsed.values, rowsOf([parsed.values])[0],
         checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [parsed.values]) } : undefined)
+        // a record referred to went while the statement ran (its trigger found it gone): the ordinary way says which
+        .catch((e: unknown) => { if ((e as { code?: unknown } | null)?.code === '23503') return null; throw e })
       if (created) return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
     }
   }
@@ -69,16 +76,38 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
   }
   if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
+  if (onDuplicate === 'skip') return createSkippingDuplicates(ctx, def, rows, values)
+  const json = await render(ctx, def, await insertAll(ctx, def, rows, values))
+  return { status: 201, body: many ? json : json[0] }
+}
+
+/** INSERT the rows, with the resource's afterWrite. */
+async function insertAll<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: AnyRow[], values: Record<string, unknown>[]): Promise<Rec<T>[]> {
+  if (!rows.length) return []
   const insert = (db: Db, chunk: AnyRow[]) => insertRows(db, def, chunk)
   // one INSERT is atomic by itself: a transaction only when there is more to do
-  const created = rows.length <= INSERT_CHUNK && !def.afterWrite ? await insert(ctx.db, rows) : await ctx.db.transaction().execute(async (trx) => {
+  return rows.length <= INSERT_CHUNK && !def.afterWrite ? insert(ctx.db, rows) : ctx.db.transaction().execute(async (trx) => {
     const out: Rec<T>[] = []
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) out.push(...await insert(trx, rows.slice(i, i + INSERT_CHUNK)))
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
   })
-  const json = await render(ctx, def, created)
-  return { status: 201, body: many ? json : json[0] }
+}
+
+/** The create of `?onDuplicate=skip`: rows identical to a stored record are answered with that record. */
+async function createSkippingDuplicates<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: AnyRow[],
+  values: Record<string, unknown>[]): Promise<Result> {
+  const stored = await storedDuplicates(ctx.db, def, rows)
+  const fresh = rows.map((_r, i) => i).filter((i) => !stored.has(i))
+  const created = await render(ctx, def, await insertAll(ctx, def, fresh.map((i) => rows[i]), fresh.map((i) => values[i])))
+  const table: string = def.table
+  const ids = [...new Set(stored.values())]
+  const existing = ids.length ? recs<T>(await anyTable(ctx.db).selectFrom(table).selectAll().where('id', 'in', ids).execute()) : []
+  const existingJson = new Map((await render(ctx, def, existing)).map((r, k) => [existing[k].id as number, r]))
+  const results: unknown[] = new Array(rows.length)
+  fresh.forEach((i, k) => { results[i] = created[k] })
+  for (const [i, id] of stored) results[i] = existingJson.get(id)
+  return { status: 201, body: { results, skipped: [...stored.keys()].sort((a, b) => a - b) } }
 }
 
 /** Do the values pass the resource's checks of values alone? (What they say, when they do not, the

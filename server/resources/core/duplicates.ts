@@ -1,0 +1,34 @@
+import { sql } from 'kysely'
+import type { AnyRow, TableName } from '../../db/schema.js'
+import type { Context } from '../../http/endpoint.js'
+import { badRequest } from '../../http/errors.js'
+import type { Db, ResourceDef } from './define.js'
+import { arrayParameter, columnTypes } from './insert.js'
+
+// `?onDuplicate=skip` on a create (docs/decisions.md §9): new records identical to a stored one (the
+// same values in the resource's `identity` columns) are not created again, so a re-run of an import
+// creates nothing.
+
+export type OnDuplicate = 'create' | 'skip'
+
+/** What the request's `onDuplicate` asks for; 400 naming it when the value, or the resource, does not take it. */
+export function onDuplicateOf<T extends TableName>(ctx: Context, def: ResourceDef<T>): OnDuplicate {
+  const given = ctx.query.onDuplicate
+  if (given === undefined || given === 'create') return 'create'
+  if (given !== 'skip') throw badRequest({ onDuplicate: [`"${given}" is not a valid choice: skip or create.`] })
+  if (!def.identity) throw badRequest({ onDuplicate: [`${def.title} records have no duplicates to skip.`] })
+  return 'skip'
+}
+
+/** For each new row identical to a stored record: its index → that record's id (the oldest of several). */
+export async function storedDuplicates<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[]): Promise<Map<number, number>> {
+  const columns: string[] = def.identity ?? []
+  const types = columnTypes(def)
+  const arrays = columns.map((c) => sql`${arrayParameter(types.get(c)!, rows.map((r) => r[c]))}::${sql.raw(types.get(c)!)}[]`)
+  const keys = columns.map((_c, i) => sql.raw(`c${i}`))
+  const found = await sql<{ i: string; id: number }>`select k.i, min(t.id) as id
+    from unnest(${sql.join(arrays)}) with ordinality as k(${sql.join(keys)}, i)
+    join ${sql.table(def.table)} t on ${sql.join(columns.map((c, i) => sql`t.${sql.ref(c)} = k.${keys[i]}`), sql` and `)}
+    group by k.i`.execute(db)
+  return new Map(found.rows.map((r) => [Number(r.i) - 1, r.id]))
+}

@@ -1,0 +1,78 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile, makeTagClass } from '../helpers/records.js'
+import { cliWorld, json, type CliWorld } from './cli.js'
+
+// Re-running `mas tag import` never duplicates: rows identical to tags already in the tag set are
+// skipped by the server (?onDuplicate=skip), from this machine or another; --again imports them again.
+
+let w: CliWorld
+let alice: TestUser
+let library: number
+let csv: string
+
+const count = async (set: number) => (await w.t.call('GET', `/api/v0/tagSet/${set}/tags/`, { as: alice })).data.count as number
+const newTagSet = async (name: string) => Number((await w.mas(['tagset', 'create', name, '--library', String(library)])).stdout.trim())
+
+test.before(async () => {
+  w = await cliWorld()
+  alice = await w.t.user('alice')
+  await w.login(alice)
+  library = await makeLibrary(w.t.db, alice)
+  await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
+  await makeMediaFile(w.t.db, alice, library, { alias: 'siteB/20260501_050000.WAV' })
+  await makeTagClass(w.t.db, alice, library, 'blackbird')
+  const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency']
+  for (let i = 0; i < 250; i++) rows.push(`site${i % 2 ? 'B' : 'A'}/20260501_050000.WAV,blackbird,${(i * 0.137).toFixed(3)},${(i * 0.137 + 0.5).toFixed(3)},1000,4000`)
+  csv = join(w.home, 'bulk.csv')
+  writeFileSync(csv, rows.join('\n'))
+})
+test.after(async () => { await w.close() })
+
+test('a re-run of a finished import creates nothing and says how many rows were already in the tag set, exit 0', async () => {
+  const set = await newTagSet('rerun')
+  const first = await w.mas(['tag', 'import', csv, '--tag-set', String(set), '--batch-size', '100'])
+  assert.is(first.code, 0, first.stderr)
+  assert.match(first.stderr, /Imported 250 tags into tag set/)
+  assert.not.match(first.stderr, /already in the tag set/)
+  assert.is(await count(set), 250)
+  const again = await w.mas(['tag', 'import', csv, '--tag-set', String(set), '--batch-size', '100'])
+  assert.is(again.code, 0, again.stderr)
+  assert.match(again.stderr, /Imported 0 tags into tag set/)
+  assert.match(again.stderr, /250 rows were already in the tag set \(--again imports them again\)/)
+  assert.is(await count(set), 250)
+  // from another machine (no memory of the first run), with --json: the stored tags, in input order
+  const other = w.newHome()
+  await w.login(alice, other)
+  const elsewhere = await w.mas(['tag', 'import', csv, '--tag-set', String(set), '--json'], { home: other })
+  assert.is(elsewhere.code, 0, elsewhere.stderr)
+  assert.match(elsewhere.stderr, /250 rows were already in the tag set/)
+  const records = json(elsewhere)
+  assert.is(records.length, 250)
+  assert.equal(records.map((r: any) => r.startTime).slice(0, 3), [0, 0.137, 0.274])
+  assert.is(await count(set), 250)
+})
+
+test('a partly imported file imports the rest; --again imports every row again', async () => {
+  const set = await newTagSet('partly')
+  const half = join(w.home, 'half.csv')
+  const lines = readFileSync(csv, 'utf8').split('\n')
+  writeFileSync(half, lines.slice(0, 101).join('\n'))
+  assert.is((await w.mas(['tag', 'import', half, '--tag-set', String(set)])).code, 0)
+  assert.is(await count(set), 100)
+  const rest = await w.mas(['tag', 'import', csv, '--tag-set', String(set)])
+  assert.is(rest.code, 0, rest.stderr)
+  assert.match(rest.stderr, /Imported 150 tags into tag set/)
+  assert.match(rest.stderr, /100 rows were already in the tag set/)
+  assert.is(await count(set), 250)
+  const again = await w.mas(['tag', 'import', csv, '--tag-set', String(set), '--again'])
+  assert.is(again.code, 0, again.stderr)
+  assert.match(again.stderr, /Imported 250 tags into tag set/)
+  assert.not.match(again.stderr, /already in the tag set/)
+  assert.is(await count(set), 500)
+})
+
+test.run()

@@ -1,0 +1,87 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { suiteApp, type TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+
+// POST tag/?onDuplicate=skip: a tag identical to one stored in its tag set (same media file, class,
+// times and frequencies) is not created again, and the answer says which items were skipped.
+
+const API = '/api/v0'
+const t = suiteApp(test)
+let alice: TestUser
+let refs: { mediaFile: number; tagClass: number }
+let library: number
+
+test.before(async () => {
+  alice = await t.user('alice')
+  library = await makeLibrary(t.db, alice)
+  refs = { mediaFile: await makeMediaFile(t.db, alice, library), tagClass: await makeTagClass(t.db, alice, library) }
+})
+
+const tag = (tagSet: number, startTime: number, extra: Record<string, unknown> = {}) =>
+  ({ ...refs, tagSet, startTime, endTime: startTime + 0.25, minFrequency: 1000, maxFrequency: 4000.5, ...extra })
+const count = async (tagSet: number) =>
+  Number((await t.db.selectFrom('tags').select((eb) => eb.fn.countAll().as('n')).where('tag_set_id', '=', tagSet).executeTakeFirstOrThrow()).n)
+
+test('a re-run of a bulk create with onDuplicate=skip creates nothing and names every item skipped', async () => {
+  const set = await makeTagSet(t.db, alice, library)
+  const items = [tag(set, 0.1), tag(set, 1.7), tag(set, 2.3)]
+  const first = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
+  assert.is(first.statusCode, 201, first.body)
+  assert.equal(first.data.skipped, [])
+  assert.equal(first.data.results.map((r: any) => r.startTime), [0.1, 1.7, 2.3])
+  const again = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
+  assert.is(again.statusCode, 201)
+  assert.equal(again.data.skipped, [0, 1, 2])
+  assert.equal(again.data.results, first.data.results)
+  assert.is(await count(set), 3)
+})
+
+test('only identical items are skipped: another class, time, frequency or tag set is created; the answer keeps input order', async () => {
+  const set = await makeTagSet(t.db, alice, library)
+  const other = await makeTagSet(t.db, alice, library)
+  const otherClass = await makeTagClass(t.db, alice, library)
+  const stored = (await t.call('POST', `${API}/tag/`, { as: alice, body: tag(set, 5) })).data
+  const items = [tag(set, 4), tag(set, 5), tag(set, 5, { tagClass: otherClass }), tag(set, 5, { endTime: 5.5 }),
+    tag(set, 5, { maxFrequency: 4000 }), tag(other, 5), tag(set, 5, { strength: 0.5, machineTagged: true })]
+  const res = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
+  assert.is(res.statusCode, 201, res.body)
+  // strength and flags are not what makes a tag the same one
+  assert.equal(res.data.skipped, [1, 6])
+  assert.equal([res.data.results[1].id, res.data.results[6].id], [stored.id, stored.id])
+  assert.equal(res.data.results.map((r: any) => r.tagSet), [set, set, set, set, set, other, set])
+  assert.is(await count(set), 5)
+  assert.is(await count(other), 1)
+})
+
+test('a single tag with onDuplicate=skip answers the same shape; without it a duplicate is created as before', async () => {
+  const set = await makeTagSet(t.db, alice, library)
+  const one = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: tag(set, 3) })
+  assert.equal([one.statusCode, one.data.skipped, one.data.results.length], [201, [], 1])
+  const skipped = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: tag(set, 3) })
+  assert.equal([skipped.data.skipped, skipped.data.results[0].id], [[0], one.data.results[0].id])
+  const plain = await t.call('POST', `${API}/tag/`, { as: alice, body: [tag(set, 3)] })
+  assert.is(plain.statusCode, 201)
+  assert.ok(Array.isArray(plain.data))
+  assert.is(await count(set), 2)
+})
+
+test('a bad onDuplicate is 400 naming it; errors in items are answered as without it, nothing written', async () => {
+  const set = await makeTagSet(t.db, alice, library)
+  const bad = await t.call('POST', `${API}/tag/?onDuplicate=merge`, { as: alice, body: [tag(set, 1)] })
+  assert.equal([bad.statusCode, Object.keys(bad.data)], [400, ['onDuplicate']])
+  const invalid = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: [tag(set, 1), tag(set, 2, { endTime: 1 })] })
+  assert.is(invalid.statusCode, 400)
+  assert.equal(invalid.data[0], {})
+  assert.ok(invalid.data[1].endTime)
+  assert.is(await count(set), 0)
+})
+
+test('the OpenAPI document declares onDuplicate on POST tag/ and the answer with skipped items', async () => {
+  const doc = (await t.call('GET', '/api/openapi.json')).data
+  const post = doc.paths['/api/v0/tag/'].post
+  assert.ok(post.parameters.some((p: any) => p.name === 'onDuplicate'))
+  assert.ok(post.responses['201'].content['application/json'].schema.anyOf.some((s: any) => s.properties?.skipped))
+})
+
+test.run()
