@@ -59,7 +59,7 @@ const EXAMPLES_NOT_RUN: Record<string, string> = {
 const asksFirst = (example: string) => / delete \S+$|perms revoke \S+$|user deactivate \S+$/.test(example)
 
 /** Examples that keep running (a worker): started in the background, stopped when the test ends. */
-const IN_BACKGROUND = new Set(['mas worker start --data-dir ./.mas'])
+const IN_BACKGROUND = new Set(['mas worker start --data-dir ./.mas', 'mas worker start --data-dir ./.mas --threads 2'])
 
 const render = (e: string | { command: string }) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', 'mas')
 
