@@ -137,7 +137,7 @@ async function bulkBodies(base: string, o: Options, pid: number | undefined): Pr
   const upload = multipart({ file: { data: makeWav({ seconds: 60, frequency: 440, sampleRate: 8000 }), filename: 'probe.wav', contentType: 'audio/wav' } })
   const media = await (await fetch(new URL(`/api/v0/library/${library}/mediaFiles/import/`, base), { method: 'POST', headers: { ...upload.headers, ...auth }, body: new Uint8Array(upload.payload) })).json() as { id: number }
   const tagSet = (await call('POST', '/api/v0/tagSet/', { name: 'bulk probe', library }, auth)).id
-  const tagClass = (await call('POST', '/api/v0/tagClass/', { className: 'probe', library }, auth)).id
+  const tagClass = (await call('POST', '/api/v0/tagClass/', { className: 'probe', displayName: 'probe', library }, auth)).id
   const tags = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({
     tagSet, tagClass, mediaFile: media.id, startTime: (i % 5000) / 100, endTime: (i % 5000) / 100 + 0.5, minFrequency: 100, maxFrequency: 2000,
   })))

@@ -214,18 +214,20 @@ export class ApiClient {
 
   /** Every record of a list, following `next` links across all pages. */
   /** Every record of a list, across its pages. `flags` names the flag behind each filter of `query`, for the
-   * refusal when the server ignored one that the records cannot be checked against (listFilters.ts). */
-  async all<T = any>(path: string, query: Query = {}, flags?: Record<string, string>): Promise<T[]> {
+   * refusal when the server ignored one that the records cannot be checked against (listFilters.ts); `ownFilters`
+   * are filters of an extension path, applied by any server that answers it. */
+  async all<T = any>(path: string, query: Query = {}, flags?: Record<string, string>, ownFilters?: readonly string[]): Promise<T[]> {
     const records: T[] = []
-    for await (const page of this.pages<T>(path, query, undefined, flags)) records.push(...page)
+    for await (const page of this.pages<T>(path, query, undefined, flags, ownFilters)) records.push(...page)
     return records
   }
 
   /** The pages of a list, one array of records at a time, each record checked against the filters of `query`
    * (a server that ignores a filter answers every record: those that do not match are dropped here);
    * `onCount` hears the total the first page announces */
-  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void, flags?: Record<string, string>): AsyncGenerator<T[]> {
-    const check = filterCheck(query, flags)
+  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void, flags?: Record<string, string>,
+    ownFilters?: readonly string[]): AsyncGenerator<T[]> {
+    const check = filterCheck(query, flags, ownFilters)
     let next: string | null = this.url(path, { page_size: 1000, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {

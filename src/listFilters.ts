@@ -54,10 +54,11 @@ function testOf(param: string, sent: string): { field: string; test: Test } {
   }
 }
 
-/** A checker of the filters of `query`; `flags` names the flag that sent each parameter, for the refusal. */
-export function filterCheck(query: Query, flags: Record<string, string> = {}) {
+/** A checker of the filters of `query`; `flags` names the flag that sent each parameter, for the refusal;
+ * `ownFilters` are filters of a path only mas has (an extension), which a server that answers it applies. */
+export function filterCheck(query: Query, flags: Record<string, string> = {}, ownFilters: readonly string[] = []) {
   const tests = Object.entries(query)
-    .filter(([k, v]) => v !== undefined && !NOT_FILTERS.has(k))
+    .filter(([k, v]) => v !== undefined && !NOT_FILTERS.has(k) && !ownFilters.includes(k))
     .map(([k, v]) => ({ param: k, ...testOf(k, String(v)) }))
   return {
     /** does this query filter at all? */

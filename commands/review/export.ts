@@ -23,7 +23,7 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
 
   async run(): Promise<ExportRow[]> {
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const reviews = await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 })
+    const reviews = await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
     const ids = [...new Set(reviews.map((r) => r.tag))]
     const tags = new Map((await mapLimit(ids, 8, (id) => this.api.get<ReviewTag>(`tag/${id}/`))).map((t) => [t.id, t]))
     const library = tagSet.library ?? undefined

@@ -67,7 +67,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
       failure(`${this.args.file}: ${errors.length} row${errors.length === 1 ? '' : 's'} refused, nothing sent:\n  ${errors.slice(0, 20).join('\n  ')}${errors.length > 20 ? `\n  and ${errors.length - 20} more` : ''}`)
     }
     // what the caller has already decided as the file says is not sent again
-    const mine = new Map((await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, user: me, page_size: 1000 })).map((r) => [r.tag, r]))
+    const mine = new Map((await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, user: me, page_size: 1000 }, undefined, ['tagSet'])).map((r) => [r.tag, r]))
     const same = (b: typeof decisions[number]['body']) => {
       const r = mine.get(b.tag)
       return r !== undefined && r.decision === b.decision && r.tagClass === b.tagClass && r.note === b.note

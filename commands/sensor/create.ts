@@ -20,7 +20,7 @@ export default class SensorCreate extends AuthCommand<typeof SensorCreate> {
     const sensorArray = f.array === undefined ? undefined : await sensorArrayId(this.api, '--array', f.array)
     const sensor = await this.api.post('sensor/', {
       name: this.args.name,
-      ...(sensorArray !== undefined ? { sensorArray } : {}),
+      sensorArray: sensorArray ?? null, // none: the field is still required, as the original requires it
       ...(f.row !== undefined ? { layoutRow: f.row } : {}),
       ...(f.column !== undefined ? { layoutColumn: f.column } : {}),
       ...(f.x !== undefined ? { x: f.x } : {}), ...(f.y !== undefined ? { y: f.y } : {}), ...(f.z !== undefined ? { z: f.z } : {}),

@@ -61,7 +61,7 @@ test('mas job watch on a queued job says once that no worker runs, says when not
     assert.is(run.code, 0, run.stderr)
     assert.match(run.stderr, new RegExp(`job ${queued}: queued, but no job worker is running; start one with \`mas worker start\``))
     assert.is(run.stderr.match(/no job worker is running/g)!.length, 1, run.stderr)
-    assert.match(run.stderr, new RegExp(`job ${queued}: nothing has changed for [23] s \\(Queued\\); still watching`))
+    assert.match(run.stderr, new RegExp(`job ${queued}: nothing has changed for [23] s \\(Queued\\); is a worker running\\?`))
     assert.is(run.stderr.match(/nothing has changed/g)!.length, 1, run.stderr)
     assert.match(run.stderr, new RegExp(`job ${queued} ended: Complete`))
   } finally {

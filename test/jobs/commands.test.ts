@@ -43,7 +43,7 @@ test('mas server start runs queued jobs in the server process by default, and /h
       method, headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     })).json()
     const health = await (await fetch(`${base}/healthz`)).json()
-    assert.equal(health, { status: 'ok', workers: 1 })
+    assert.equal(health, { status: 'ok', database: 'ok', workers: 1 })
     assert.match(server.out.stderr, /jobs: +run in this process, one at a time/)
     const project = await call('POST', 'project/', { name: 'p' })
     const job = await call('POST', 'jobs/', { name: 'count', project: project.id, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' } })
