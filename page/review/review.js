@@ -13,7 +13,8 @@ const cookie = (name) => document.cookie.split('; ').find((c) => c.startsWith(`$
 
 /** A call of the API with the session; writes carry the CSRF token. Answers the parsed body, or throws. */
 async function call(method, path, body) {
-  const headers = { accept: 'application/json' }
+  // marked as a script's, so that a 401 does not make the browser ask for a password over the page
+  const headers = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' }
   if (method !== 'GET') { headers['x-csrftoken'] = cookie('csrftoken'); headers['content-type'] = 'application/json' }
   const res = await fetch(path.startsWith('/') ? path : API + path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) })
   const data = res.status === 204 ? null : await res.json().catch(() => null)

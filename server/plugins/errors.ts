@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { isConnectionLost } from '../db/connectionLost.js'
-import { ApiError, databaseUnavailable, tooLarge, unsupportedMediaType } from '../http/errors.js'
+import { ApiError, BASIC_CHALLENGE, databaseUnavailable, tooLarge, unsupportedMediaType } from '../http/errors.js'
 
 // Every error answer in the API's shapes (docs/decisions.md, "Errors"): our own
 // ApiErrors as they are, errors of fastify, its plugins and PostgreSQL mapped to
@@ -14,7 +14,7 @@ async function errorAnswers(app: FastifyInstance) {
     const api = asApiError(error as FastifyError, req.headers['content-type'])
     if (api) {
       if (api.statusCode === 503) req.log.warn({ err: error, reqId: req.id }, 'database unavailable')
-      reply.headers(api.headers)
+      reply.headers(pageChallenge(req.headers['x-requested-with'], api.headers))
       return reply.code(api.statusCode).send(api.body)
     }
     req.log.error({ err: error, reqId: req.id }, 'unexpected error')
@@ -24,6 +24,16 @@ async function errorAnswers(app: FastifyInstance) {
 }
 
 export default fp(errorAnswers, { name: 'error-answers' })
+
+/**
+ * A page's own script (X-Requested-With: XMLHttpRequest, as scripts mark their requests) is challenged for a
+ * token instead of Basic: a browser answers a Basic challenge to a script with its own login dialog, over the
+ * page (the review page logs in with its form).
+ */
+function pageChallenge(requestedWith: string | string[] | undefined, headers: Record<string, string>): Record<string, string> {
+  if (requestedWith !== 'XMLHttpRequest' || headers['WWW-Authenticate'] !== BASIC_CHALLENGE) return headers
+  return { ...headers, 'WWW-Authenticate': 'Token' }
+}
 
 /** Errors raised by fastify, its plugins or the database, as the API's error shapes; null for a real 500. */
 function asApiError(error: FastifyError & { code?: string }, contentType?: string): ApiError | null {

@@ -22,8 +22,9 @@ export interface ServerHome {
   cleanup(): Promise<void>
 }
 
-/** `databaseUrl`: serve that database as it is (the test's own), instead of the embedded cluster or a schema of DATABASE_URL */
-export async function serverHome(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<ServerHome> {
+/** `databaseUrl`: serve that database as it is (the test's own), instead of the embedded cluster or a schema of DATABASE_URL;
+ * `args`: more arguments of `mas server start` (e.g. `--no-worker` where a test runs its own worker) */
+export async function serverHome(opts: { databaseUrl?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<ServerHome> {
   const dataDir = tempDir('mas-server-')
   const url = opts.databaseUrl ? undefined : process.env.DATABASE_URL
   let env: Record<string, string> = { DATABASE_URL: opts.databaseUrl ?? '' }
@@ -43,7 +44,7 @@ export async function serverHome(opts: { databaseUrl?: string; env?: Record<stri
   return {
     dataDir, env, cleanup,
     async start() {
-      const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir], {
+      const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir, ...opts.args ?? []], {
         env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
       })
       let out = ''

@@ -99,7 +99,8 @@ async function assertFolderImportedOnce(): Promise<void> {
 test.before(async () => {
   fresh = await freshDatabase()
   importRoot = tempDir('mas-faults-root-')
-  home = await serverHome({ databaseUrl: fresh.url, env: { MAS_IMPORT_ROOT: importRoot, MAS_JOB_LEASE_SECONDS: '3' } })
+  // the job test runs a worker of its own, whose process must live through the faults
+  home = await serverHome({ databaseUrl: fresh.url, env: { MAS_IMPORT_ROOT: importRoot, MAS_JOB_LEASE_SECONDS: '3' }, args: ['--no-worker'] })
   server = await home.start()
   await login(server.url)
   library = (await api('POST', 'library/', { name: 'faults' })).data.id

@@ -30,6 +30,12 @@ test('a request without credentials, or with bad ones, is challenged for Basic i
   }
 })
 
+test('a page\'s script (X-Requested-With: XMLHttpRequest) is challenged for a token, so no browser asks for a password over the page', async () => {
+  const res = await t.call('GET', '/api/v0/tagSet/', { headers: { 'x-requested-with': 'XMLHttpRequest' } })
+  assert.is(res.statusCode, 401)
+  assert.is(res.headers['www-authenticate'], 'Token')
+})
+
 test('Python\'s HTTPBasicAuthHandler logs in on the challenge', async () => {
   const script = [
     'import json, sys, urllib.request',
