@@ -102,7 +102,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
       }
     })
     await recordResult(job, 'discovery.csv', report,
-      `media file ${target.id}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tags${note ? `; ${note}` : ''}`)
+      `media file ${target.id}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tag${chosen.length === 1 ? '' : 's'}${note ? `; ${note}` : ''}`)
   },
 }
 
