@@ -5,8 +5,9 @@ import FormData from 'form-data'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench } from './args.js'
 import {
-  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
+  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, type DiscoveryData, type HiddenCall,
 } from './discoveryData.js'
+import { wavOf } from '../test/helpers/signals.js'
 import { adminToken, cpuSeconds, json, pool, postForm, startImportServer, type ImportServer } from './importServer.js'
 import { writeLongRecording } from './longRecording.js'
 import { memoryOf } from './memory.js'
@@ -83,7 +84,7 @@ async function main() {
     const library = (await api('POST', '/api/v0/library/', { name: 'discovery' })).id
     const cls = (await api('POST', '/api/v0/tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
     const sources: Record<string, number> = {}
-    const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavBytes(c.samples, c.sampleRate))))
+    const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavOf(c.samples, c.sampleRate))))
     for (const banded of [true, false]) {
       const set = (await api('POST', '/api/v0/tagSet/', { name: banded ? 'examples (band)' : 'examples (full band)', library })).id
       const tags = await trainingTags(data, trainIds, { tagSet: set, tagClass: cls }, banded)
@@ -94,7 +95,7 @@ async function main() {
     const hiddenIds: Record<number, number[]> = {}
     for (const rate of [22050, 48000]) {
       hiddenIds[rate] = []
-      for (const h of hidden) hiddenIds[rate].push(await upload(server, token, library, `hidden-${rate}/${h.name}`, wavBytes(resampled(h.samples, h.sampleRate, rate), rate)))
+      for (const h of hidden) hiddenIds[rate].push(await upload(server, token, library, `hidden-${rate}/${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
     }
     console.log('\n1. hits: files whose strongest tag overlaps the hidden call (target >= 9 of 10 in every cell)')
     for (const examples of ['band', 'full'] as const) {
@@ -163,7 +164,7 @@ async function learningLoop(api: Api, library: number, source: number, hidden: H
 async function clipFiles(s: ImportServer, token: string, library: number, data: DiscoveryData) {
   const positive: number[] = [], negative: number[] = []
   await pool([...data.testTrue.map((c) => ({ c, out: positive })), ...data.testFalse.map((c) => ({ c, out: negative }))], 4, async ({ c, out }) => {
-    out.push(await upload(s, token, library, `clips/${out === positive ? 'true' : 'false'}/${c.name}`, wavBytes(c.samples, c.sampleRate)))
+    out.push(await upload(s, token, library, `clips/${out === positive ? 'true' : 'false'}/${c.name}`, wavOf(c.samples, c.sampleRate)))
   })
   return { positive, negative }
 }

@@ -148,15 +148,3 @@ export async function trainingTags(data: DiscoveryData, mediaFiles: number[], re
     return { ...refs, mediaFile: mediaFiles[i], startTime: c.start, endTime: c.end, minFrequency, maxFrequency }
   }))
 }
-
-/** A WAV file (16-bit mono PCM) of the samples. */
-export function wavBytes(samples: Float32Array, sampleRate: number): Buffer {
-  const data = Buffer.alloc(samples.length * 2)
-  for (let i = 0; i < samples.length; i++) data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i] * 32767))), 2 * i)
-  const h = Buffer.alloc(44)
-  h.write('RIFF', 0, 'ascii'); h.writeUInt32LE(36 + data.length, 4); h.write('WAVE', 8, 'ascii')
-  h.write('fmt ', 12, 'ascii'); h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22)
-  h.writeUInt32LE(sampleRate, 24); h.writeUInt32LE(sampleRate * 2, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34)
-  h.write('data', 36, 'ascii'); h.writeUInt32LE(data.length, 40)
-  return Buffer.concat([h, data])
-}

@@ -2,8 +2,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Worker } from '../../server/jobs/worker.js'
 import {
-  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, wavBytes, type DiscoveryData, type HiddenCall,
+  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, type DiscoveryData, type HiddenCall,
 } from '../../bench/discoveryData.js'
+import { wavOf } from '../helpers/signals.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { waitForStatus } from '../helpers/jobs.js'
 import { importMedia } from '../helpers/upload.js'
@@ -44,7 +45,7 @@ test('the labelled recordings are found, imported and tagged', async () => {
   library = (await api('POST', 'library/', { name: 'currawong' })).id
   const cls = (await api('POST', 'tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
   const train: number[] = []
-  for (const c of data.train) train.push(await upload(`train-${c.name}`, wavBytes(c.samples, c.sampleRate)))
+  for (const c of data.train) train.push(await upload(`train-${c.name}`, wavOf(c.samples, c.sampleRate)))
   for (const banded of [true, false]) {
     const set = (await api('POST', 'tagSet/', { name: banded ? 'band' : 'full band', library })).id
     const tags = await trainingTags(data, train, { tagSet: set, tagClass: cls }, banded)
@@ -61,7 +62,7 @@ for (const rate of [22050, 48000]) {
     test(`the strongest tag is on the hidden call in at least 8 of 10 files at ${rate} Hz, learning from ${examples === 'band' ? 'band-limited' : 'full-band'} examples`, async () => {
       assert.ok(hidden, 'the labelled recordings were not set up')
       const files: number[] = []
-      for (const h of hidden) files.push(await upload(`${examples}-${rate}-${h.name}`, wavBytes(resampled(h.samples, h.sampleRate, rate), rate)))
+      for (const h of hidden) files.push(await upload(`${examples}-${rate}-${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
       const destination = (await api('POST', 'tagSet/', { name: `found ${examples} ${rate}`, library })).id
       const project = (await api('POST', 'project/', { name: `hidden ${examples} ${rate}`, type: 1 })).id
       for (const id of files) await api('POST', `project/${project}/mediaFiles/add/`, { id })
