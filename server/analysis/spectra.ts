@@ -86,39 +86,6 @@ export async function spectrogram(samples: Float32Array, sampleRate: number, set
   return { data, frames, bands, framesPerSecond: sampleRate / hop, edges }
 }
 
-/** The mean band vector of the frames in [start, end) seconds. */
-export function meanVector(s: Spectrogram, start: number, end: number): Float64Array {
-  const from = Math.max(0, Math.min(s.frames - 1, Math.floor(start * s.framesPerSecond)))
-  const to = Math.min(s.frames, Math.max(from + 1, Math.ceil(end * s.framesPerSecond)))
-  const v = new Float64Array(s.bands)
-  for (let f = from; f < to; f++) for (let b = 0; b < s.bands; b++) v[b] += s.data[f * s.bands + b]
-  for (let b = 0; b < s.bands; b++) v[b] /= Math.max(1, to - from)
-  return v
-}
-
-/** The bands [from, to) of a spectrogram lying within [minHz, maxHz]; every band when the range is empty or unset. */
-export function bandRange(s: Spectrogram, minHz: number, maxHz: number): [number, number] {
-  if (!(maxHz > minHz)) return [0, s.bands]
-  let from = 0
-  while (from < s.bands - 1 && s.edges[from + 1] <= minHz) from++
-  let to = s.bands
-  while (to > from + 1 && s.edges[to - 1] >= maxHz) to--
-  return [from, to]
-}
-
-/** Cosine similarity of the mean-removed bands [from, to) of two vectors, in [-1, 1] (0 when either is flat). */
-export function similarity(a: Float64Array, b: Float64Array, from = 0, to = a.length): number {
-  let ma = 0, mb = 0
-  for (let i = from; i < to; i++) { ma += a[i]; mb += b[i] }
-  ma /= to - from; mb /= to - from
-  let dot = 0, na = 0, nb = 0
-  for (let i = from; i < to; i++) {
-    const x = a[i] - ma, y = b[i] - mb
-    dot += x * y; na += x * x; nb += y * y
-  }
-  return na > 1e-12 && nb > 1e-12 ? dot / Math.sqrt(na * nb) : 0
-}
-
 /** Euclidean distance of two vectors. */
 export function distance(a: Float64Array, b: Float64Array): number {
   let d = 0
