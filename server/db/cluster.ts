@@ -207,18 +207,20 @@ async function initCluster(pgdata: string, account: Account, bins: Binaries, syn
   renameSync(building, pgdata)
 }
 
-/** A folder for the socket: `<data-dir>/run` when the path is short enough, else a new one under the system's temporary folder. */
-function socketDirFor(dataDir: string, account: Account): string {
-  let dir = join(dataDir, 'run')
-  if (Buffer.byteLength(join(dir, '.s.PGSQL.5432')) > MAX_SOCKET_PATH) dir = mkdtempSync(join(tmpdir(), 'mas-pg-'))
+/** A folder for the socket: `<data-dir>/run` when the path is short enough, else a new one under the system's
+ * temporary folder; `reuse`: the folder of the cluster's earlier start, made again when gone. */
+function socketDirFor(dataDir: string, account: Account, reuse?: string): string {
+  let dir = reuse ?? join(dataDir, 'run')
+  if (!reuse && Buffer.byteLength(join(dir, '.s.PGSQL.5432')) > MAX_SOCKET_PATH) dir = mkdtempSync(join(tmpdir(), 'mas-pg-'))
   else mkdirSync(dir, { recursive: true })
   chmodSync(dir, 0o700)
   own(dir, account)
   return dir
 }
 
-async function startCluster(dataDir: string, pgdata: string, account: Account, bins: Binaries, settings: Record<string, string>): Promise<void> {
-  const socketDir = socketDirFor(dataDir, account)
+/** `reuseSocketDir`: the socket's folder when the cluster is started again under processes that use it */
+async function startCluster(dataDir: string, pgdata: string, account: Account, bins: Binaries, settings: Record<string, string>, reuseSocketDir?: string): Promise<void> {
+  const socketDir = socketDirFor(dataDir, account, reuseSocketDir)
   const logPath = join(dataDir, LOG_FILE)
   const log = openSync(logPath, 'a')
   own(logPath, account)
@@ -273,12 +275,13 @@ export async function attachCluster(dataDir: string, opts: ClusterOptions = {}):
   const pgdata = join(dataDir, CLUSTER_DIR)
   if (!existsSync(join(pgdata, 'PG_VERSION'))) await initCluster(pgdata, account, bins, opts.sync ?? true)
 
+  const settings = opts.settings ?? LAPTOP_SETTINGS
   let lastError: unknown
   for (let attempt = 0; attempt < 5; attempt++) {
     let p = await running(pgdata)
     if (!p) {
       try {
-        await startCluster(dataDir, pgdata, account, bins, opts.settings ?? LAPTOP_SETTINGS)
+        await startCluster(dataDir, pgdata, account, bins, settings)
       } catch (e) {
         // another mas process may have started it at the same moment
         lastError = e
@@ -288,29 +291,69 @@ export async function attachCluster(dataDir: string, opts: ClusterOptions = {}):
       p = await running(pgdata)
       if (!p) continue
     }
-    const holder = new pg.Client({ connectionString: socketUrl(p.socketDir, 'postgres'), application_name: 'mas' })
-    holder.on('error', () => { /* the cluster stopped under us: its users see their own errors */ })
+    let holder: pg.Client
     try {
-      await holder.connect()
-      await holder.query('select pg_advisory_lock_shared($1)', [ATTACH_LOCK])
+      holder = await lockedHolder(p.socketDir, opts.unref ?? false)
     } catch (e) {
       // the last process leaving stopped the cluster while we attached: start it again
       lastError = e
-      await holder.end().catch(() => {})
       await delay(100)
       continue
     }
-    if (opts.unref) (holder.connection.stream as Socket).unref()
     const socketDir = p.socketDir
+    const attachment = { holder, released: false }
+    // The lock is held as long as this process is attached: when its connection is lost (the cluster stopped,
+    // crashed and recovered, or an administrator ended the session), it is taken again, and a cluster nobody
+    // started again is started, on the same socket (docs/decisions.md §16).
+    const reattach = async () => {
+      for (let wait = 250; !attachment.released; wait = Math.min(wait * 2, 5_000)) {
+        await delay(wait, undefined, { ref: false })
+        if (attachment.released) return
+        try {
+          if (!(await running(pgdata))) await startCluster(dataDir, pgdata, account, bins, settings, socketDir)
+          const now = await running(pgdata)
+          if (!now) continue
+          attachment.holder = await lockedHolder(now.socketDir, opts.unref ?? false)
+          if (attachment.released) {
+            await attachment.holder.end().catch(() => {})
+            return
+          }
+          attachment.holder.once('end', onLost)
+          return
+        } catch {
+          // not yet: another process may be starting it, or it is still recovering
+        }
+      }
+    }
+    const onLost = () => { if (!attachment.released) void reattach() }
+    holder.once('end', onLost)
     return {
       dataDir, socketDir,
       url: (database) => socketUrl(socketDir, database),
-      release: () => leave(holder, pgdata, socketDir),
+      release: () => {
+        attachment.released = true
+        return leave(attachment.holder, pgdata, socketDir)
+      },
     }
   }
   if (lastError instanceof ClusterError) throw lastError
   const why = lastError instanceof Error ? `: ${lastError.message}` : ''
   throw new ClusterError(`Could not connect to the PostgreSQL of ${pgdata}${why} (see ${join(dataDir, LOG_FILE)}).`)
+}
+
+/** A connection of its own to the cluster holding the attach lock shared. */
+async function lockedHolder(socketDir: string, unref: boolean): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: socketUrl(socketDir, 'postgres'), application_name: 'mas' })
+  holder.on('error', () => { /* the cluster stopped under us: its users see their own errors, and the attachment is taken again */ })
+  try {
+    await holder.connect()
+    await holder.query('select pg_advisory_lock_shared($1)', [ATTACH_LOCK])
+  } catch (e) {
+    await holder.end().catch(() => {})
+    throw e
+  }
+  if (unref) (holder.connection.stream as Socket).unref()
+  return holder
 }
 
 async function leave(holder: pg.Client, pgdata: string, socketDir: string): Promise<void> {

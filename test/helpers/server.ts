@@ -23,10 +23,11 @@ export interface ServerHome {
 }
 
 /** `databaseUrl`: serve that database as it is (the test's own), instead of the embedded cluster or a schema of DATABASE_URL;
+ * `embedded`: the embedded cluster of its data directory, even in a run on DATABASE_URL;
  * `args`: more arguments of `mas server start` (e.g. `--no-worker` where a test runs its own worker) */
-export async function serverHome(opts: { databaseUrl?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<ServerHome> {
+export async function serverHome(opts: { databaseUrl?: string; embedded?: boolean; env?: Record<string, string>; args?: string[] } = {}): Promise<ServerHome> {
   const dataDir = tempDir('mas-server-')
-  const url = opts.databaseUrl ? undefined : process.env.DATABASE_URL
+  const url = opts.databaseUrl || opts.embedded ? undefined : process.env.DATABASE_URL
   let env: Record<string, string> = { DATABASE_URL: opts.databaseUrl ?? '' }
   const removeDataDir = async () => {
     await stopCluster(join(dataDir, CLUSTER_DIR))
