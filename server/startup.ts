@@ -1,5 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
+import { isSessionEnded } from './db/connectionLost.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
 import { abandonedUploadMs } from './maintenance.js'
 import { sweepUncommittedMedia } from './media/import.js'
@@ -9,7 +11,11 @@ import { openStorage } from './storage/index.js'
 // database (the embedded PostgreSQL of the data directory, started if no other process has started it,
 // or DATABASE_URL's), bring its schema up to date, create the first admin on an empty database (saying
 // a generated password once), and clear away uploads that a process which died mid-upload left behind,
-// and stored media files whose import never committed.
+// and stored media files whose import never committed. Each step may be done again, so a database that
+// ends the process's sessions while it starts (a restart, a failover) is waited for (docs/decisions.md §16).
+
+/** how long a start waits for a database whose sessions are being ended before it gives up */
+const STARTUP_PATIENCE_MS = 60_000
 
 export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number; uncommittedRemoved: number }
 
@@ -17,11 +23,18 @@ export async function prepare(config: AppConfig, opts: { poolSize?: number; boot
   const database = await openDatabase(config.databaseUrl
     ? { url: config.databaseUrl, poolSize: opts.poolSize }
     : { dataDir: config.dataDir, poolSize: opts.poolSize })
-  try {
-    return await prepareOn(database, config, opts)
-  } catch (e) {
-    await database.close()
-    throw e
+  const until = Date.now() + STARTUP_PATIENCE_MS
+  for (let said = false; ; said = true) {
+    try {
+      return await prepareOn(database, config, opts)
+    } catch (e) {
+      if (!isSessionEnded(e) || Date.now() > until) {
+        await database.close()
+        throw e
+      }
+      if (!said) process.stderr.write(`waiting for the database (${e instanceof Error ? e.message : String(e)})\n`)
+      await delay(500)
+    }
   }
 }
 

@@ -19,3 +19,16 @@ export function isConnectionLost(e: unknown): boolean {
   if (typeof code === 'string' && SOCKET_CODES.has(code) && (syscall === 'read' || syscall === 'write' || syscall === undefined)) return true
   return typeof message === 'string' && CLIENT_MESSAGES.test(message)
 }
+
+/** SQLSTATEs of a database that was reached but ended the session or is starting or stopping */
+const ENDED_CODES = new Set(['57P01', '57P02', '57P03'])
+
+/** True when `e` says a database that answered ended the session (or is restarting): unlike a connection
+ * that cannot be made at all (a wrong address), worth waiting for when a process starts. */
+export function isSessionEnded(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false
+  const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown }
+  if (typeof code === 'string') return ENDED_CODES.has(code)
+  if (typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error)/.test(message)) return true
+  return isSessionEnded(cause) // a step's own error, made of the database's
+}

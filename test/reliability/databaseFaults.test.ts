@@ -230,6 +230,27 @@ test('sessions terminated during a job: the worker process lives on and the job 
   worker = undefined
 })
 
+test('a worker started while every session is being ended waits for the database, then runs', async () => {
+  const child = spawn(process.execPath, [BIN, 'worker', 'start', '--data-dir', home.dataDir], { env: { ...process.env, ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout!.on('data', (d) => { out += d })
+  child.stderr!.on('data', (d) => { out += d })
+  worker = { child, out: () => out }
+  // its start (opening, migrating, sweeping) meets ended sessions for 3 s
+  let terminated = 0
+  for (const until = Date.now() + 3_000; Date.now() < until && child.exitCode === null;) {
+    terminated += await terminateSessions(fresh.url)
+    await delay(10)
+  }
+  for (let i = 0; i < 600 && !/running \d+ job/.test(out) && child.exitCode === null; i++) await delay(100)
+  assert.is(child.exitCode, null, `the worker exited: ${out}`)
+  assert.match(out, /running \d+ job/)
+  assert.ok(terminated > 0, 'no session was ended')
+  child.kill('SIGTERM')
+  await new Promise((resolve) => child.once('exit', resolve))
+  worker = undefined
+})
+
 test('a PostgreSQL stopped and started again: 503 with Retry-After and healthz "unavailable" while down, served again once up, without a restart', async () => {
   let own: OwnPostgres | undefined
   let ownHome: ServerHome | undefined
