@@ -68,7 +68,7 @@ async function main() {
     while (loading) {
       const res = await fetch(`${base}/api/v0/tag/`, {
         method: 'POST', headers,
-        body: JSON.stringify({ tagSet, tagClass, mediaFile, startTime: (n++ % 500) / 10, endTime: 60, minFrequency: 100, maxFrequency: 900 }),
+        body: JSON.stringify({ tagSet, tagClass, mediaFile, startTime: (n++ % 500) / 1000, endTime: 0.9, minFrequency: 100, maxFrequency: 900 }),
       })
       await res.arrayBuffer()
       if (res.status === 201) created++
