@@ -145,7 +145,7 @@ export interface RavenSequence { key: string; name: string; files: RavenFile[] }
 const folderOf = (alias: string) => alias.split(/[\\/]+/).slice(0, -1).join('/')
 
 /** The sequence a recording belongs to. */
-export const sequenceKey = (f: RavenFile): string => (f.sensor != null ? `sensor ${f.sensor}` : `folder ${folderOf(f.alias)}`)
+const sequenceKey = (f: RavenFile): string => (f.sensor != null ? `sensor ${f.sensor}` : `folder ${folderOf(f.alias)}`)
 
 /** The recordings as sequences, each in recording order, ordered by their first recording; `sensorName`
  * names a sensor's sequence (else `sensor-ID`), a folder's is its path (`top` for the top folder). */

@@ -158,6 +158,31 @@ test('tags in several sequences: exit 2 without --per-sequence or --per-file; a 
   assert.match(csvWithFlag.stderr, '--per-sequence is for Raven tables: give --format raven')
 })
 
+test('a sensor\'s recordings are one sequence across its folders: one table, Begin Time running on, named after the sensor', async () => {
+  const card = join(w.newHome(), 'card')
+  for (const [alias, frequency] of [['AM-7/day1/20260503_050000.WAV', 700], ['AM-7/day2/20260504_050000.WAV', 800]] as const) {
+    mkdirSync(dirname(join(card, alias)), { recursive: true })
+    writeFileSync(join(card, alias), makeWav({ seconds: SECONDS, sampleRate: RATE, frequency }))
+  }
+  assert.is((await w.mas(['sensor', 'create', 'AM-7'])).code, 0)
+  const imported = await w.mas(['media', 'import', card, '--library', 'Season', '--recursive', '--sensor', 'AM-7'])
+  assert.is(imported.code, 0, imported.stderr)
+  await tagSet('moth')
+  const csv = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency',
+    'AM-7/day2/20260504_050000.WAV,robin,0.5,1,1000,2000',
+    'AM-7/day1/20260503_050000.WAV,wren,1,2,1000,2000'].join('\n') + '\n'
+  assert.is((await w.mas(['tag', 'import', '-', '--tag-set', 'moth'], { input: csv })).code, 0)
+  const exported = await w.mas(['tag', 'export', '--tag-set', 'moth', '--format', 'raven'])
+  assert.is(exported.code, 0, exported.stderr)
+  assert.equal(rowsOf(exported.stdout).map((r) => [r['Begin Time (s)'], r['Begin Path'], r['File Offset (s)']]), [
+    ['1', 'AM-7/day1/20260503_050000.WAV', '1'],
+    ['4.5', 'AM-7/day2/20260504_050000.WAV', '0.5'],
+  ])
+  const dir = join(w.newHome(), 'tables')
+  assert.is((await w.mas(['tag', 'export', '--tag-set', 'moth', '--format', 'raven', '--per-sequence', dir])).code, 0)
+  assert.equal(readdirSync(dir), ['AM-7.selections.txt'])
+})
+
 test('a Begin Path matched by its longest ending; only a row that names several files alike is an error', async () => {
   await tagSet('paths')
   const header = 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin Path\tFile Offset (s)\tSpecies'
