@@ -4,14 +4,15 @@ import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type Parse
 // Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
 // tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).
 // A table of several recordings names each selection's file in `Begin File` (or `Begin Path`) and
-// its place in that file in `File Offset (s)`; `Begin Time (s)` runs on across the files.
+// its place in that file in `File Offset (s)`; `Begin Time (s)` runs on across the files. Columns mas has no
+// field for are kept as the tag's annotations and written back as they came.
 
 /** Columns that name the class, the first present is used unless --class-column says otherwise. */
 export const CLASS_COLUMNS = ['Species', 'Annotation', 'Class', 'Label', 'Tag'] as const
 
 /** The columns mas writes: Raven's own, the class, the strength, and ids for an exact round trip. */
 export const RAVEN_COLUMNS = ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
-  'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'] as const
+  'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'] as const
 
 /** Columns read besides the class column (lower case); `Tag Class` and `Media File` are what earlier
  * versions of mas wrote. */
@@ -49,8 +50,8 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   if (col.file >= 0 && col.offset < 0 && new Set(body.map((r) => get(r.fields, col.file))).size > 1) {
     return headerError(`bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection in its file`)
   }
-  const extra = header.filter((h, i) => i !== classCol && h !== '' && !KNOWN.includes(h.toLowerCase()))
-  if (extra.length) result.warnings.push(`ignored column${extra.length === 1 ? '' : 's'} of the Raven table: ${extra.join(', ')}`)
+  // every other column (Notes, Call type, a verdict, Raven's measurements) is kept with the tag, as its annotations
+  const extra = header.flatMap((h, i) => (i !== classCol && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : []))
 
   // Each view of a selection has its row: keep the spectrogram rows (all rows when there are none).
   const isSpectrogram = (fields: string[]) => /^spectrogram/i.test(get(fields, col.view))
@@ -74,6 +75,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
       minFrequency: get(f, col.low),
       maxFrequency: get(f, col.high),
       strength: get(f, col.strength),
+      annotations: Object.fromEntries(extra.map((i) => [header[i], get(f, i)])),
     }
     addRow(result, rec.line, raw)
   }
@@ -105,14 +107,25 @@ function endInFile(offset: string, begin: string, end: string): string {
 
 // ---- writing ----
 
-/** A recording as a Raven table places it: its name, when it started and how long it lasts. */
-export interface RavenFile { id: number; alias: string; realStartTime?: string | null; duration?: number }
+/** A recording as a Raven table places it: its name, when it started, how long it lasts and the sensor
+ * that recorded it (null: none). */
+export interface RavenFile {
+  id: number; alias: string; realStartTime?: string | null; duration?: number; sensor?: number | null; sampleRate?: number
+}
 
-/** A media file as a Raven table places it: its duration from its metadata (durationInSeconds). */
-export function ravenFile(m: MediaFile): RavenFile {
-  const value = m.mediafilemetadata_set?.find((d) => d.name === 'durationInSeconds')?.value
-  const duration = value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
-  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration }
+/** What a written table holds beyond the tags: `Begin Path`s as `pathPrefix` joined with each alias (a
+ * folder on the user's disk; else the alias), and a Waveform row before each Spectrogram row (as Raven
+ * writes it: the whole band, 0 to half the sample rate, where the rate is known). */
+export interface RavenOptions { pathPrefix?: string; waveformRows?: boolean }
+
+/** A media file as a Raven table places it: its duration and sample rate from its metadata. */
+export function ravenFile(m: MediaFile & { sensor?: number | null }): RavenFile {
+  const number = (name: string) => {
+    const value = m.mediafilemetadata_set?.find((d) => d.name === name)?.value
+    return value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
+  }
+  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration: number('durationInSeconds'),
+    sensor: m.sensor ?? null, sampleRate: number('sampleRate') }
 }
 
 /** Recordings in the order Raven lists the files of a multi-file table: by start time, then alias. */
@@ -125,7 +138,51 @@ export function inRecordingOrder(files: readonly RavenFile[]): RavenFile[] {
   })
 }
 
+/** The recordings Raven opens together as one multi-file table: those of one sensor, or of one folder
+ * where there is no sensor, in recording order (docs/decisions.md, "Raven round trips"). */
+export interface RavenSequence { key: string; name: string; files: RavenFile[] }
+
+const folderOf = (alias: string) => alias.split(/[\\/]+/).slice(0, -1).join('/')
+
+/** The sequence a recording belongs to. */
+const sequenceKey = (f: RavenFile): string => (f.sensor != null ? `sensor ${f.sensor}` : `folder ${folderOf(f.alias)}`)
+
+/** The recordings as sequences, each in recording order, ordered by their first recording; `sensorName`
+ * names a sensor's sequence (else `sensor-ID`), a folder's is its path (`top` for the top folder). */
+export function sequencesOf(files: readonly RavenFile[], sensorName: (id: number) => string | undefined = () => undefined): RavenSequence[] {
+  const byKey = new Map<string, RavenSequence>()
+  for (const f of inRecordingOrder(files)) {
+    const key = sequenceKey(f)
+    let sequence = byKey.get(key)
+    if (!sequence) {
+      const name = f.sensor != null ? sensorName(f.sensor) ?? `sensor-${f.sensor}` : folderOf(f.alias) || 'top'
+      byKey.set(key, sequence = { key, name, files: [] })
+    }
+    sequence.files.push(f)
+  }
+  return [...byKey.values()]
+}
+
+/** The recordings of unknown length that come before the last tagged one of their sequence: the Begin
+ * Times after them leave them out. */
+export function unknownLengths(sequences: readonly RavenSequence[], tagged: ReadonlySet<number>): RavenFile[] {
+  return sequences.flatMap(({ files }) => {
+    const last = files.map((f) => tagged.has(f.id)).lastIndexOf(true)
+    return files.slice(0, Math.max(0, last)).filter((f) => f.duration === undefined)
+  })
+}
+
 const baseName = (alias: string) => alias.split(/[\\/]/).pop() ?? alias
+
+/** A recording's `Begin Path`: its alias, or the alias below `prefix`, written with the prefix's
+ * separator (`D:\Field` gives `D:\Field\siteA\x.WAV`). */
+export function beginPath(alias: string, prefix?: string): string {
+  if (prefix === undefined || prefix === '') return alias
+  const windows = /\\/.test(prefix) || /^[A-Za-z]:$/.test(prefix)
+  const sep = windows ? '\\' : '/'
+  const parts = alias.split(/[\\/]+/).filter((p) => p !== '')
+  return prefix.replace(/[\\/]+$/, '') + sep + parts.join(sep)
+}
 
 /** The decimals a number is written with (its shortest form); undefined in exponent form. */
 const decimalsOf = (n: number) => (/e/i.test(String(n)) ? undefined : (String(n).split('.')[1] ?? '').length)
@@ -137,37 +194,64 @@ export function sumAsWritten(a: number, b: number): number {
   return da === undefined || db === undefined ? a + b : Number((a + b).toFixed(Math.max(da, db)))
 }
 
+/** A tag's annotations, when it has any (an object of texts). */
+const annotationsOf = (t: TagRecord): Record<string, unknown> =>
+  (t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations) ? t.annotations as Record<string, unknown> : {})
+
 /**
- * One selection table over `files` (in recording order): each file starts where the earlier ones end
- * (the sum of their durations), as in a Raven multi-file table. Tags are numbered in file order, then
- * by start time. `className` gives a class id's name.
+ * One selection table over `files`: within each sequence (sequencesOf) each file starts where the earlier
+ * ones end (the sum of their durations), as in a Raven multi-file table of that sequence, and each
+ * sequence starts at 0. Tags are numbered by sequence, file, then start time. `className` gives a class
+ * id's name; `extra` adds columns of the caller's; the tags' annotations are written back as the columns
+ * they came from, after every other.
  */
 export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile[], className: (id: number) => string | undefined,
-  extra?: { columns: readonly string[]; cells: (t: TagRecord) => unknown[] }): string {
-  const ordered = inRecordingOrder(files)
+  extra?: { columns: readonly string[]; cells: (t: TagRecord) => unknown[] }, options: RavenOptions = {}): string {
   const place = new Map<number, { index: number; start: number; file: RavenFile }>()
-  let start = 0
-  ordered.forEach((file, index) => {
-    place.set(file.id, { index, start, file })
-    start += file.duration ?? 0
-  })
+  let index = 0
+  for (const sequence of sequencesOf(files)) {
+    let start = 0
+    for (const file of sequence.files) {
+      place.set(file.id, { index: index++, start, file })
+      start += file.duration ?? 0
+    }
+  }
   const rows = tags.filter((t) => place.has(Number(t.mediaFile))).sort((a, b) =>
     place.get(Number(a.mediaFile))!.index - place.get(Number(b.mediaFile))!.index ||
     Number(a.startTime) - Number(b.startTime) || Number(a.id) - Number(b.id))
-  let out = [...RAVEN_COLUMNS, ...extra?.columns ?? []].join('\t') + '\n'
+  const written = [...RAVEN_COLUMNS, ...extra?.columns ?? []]
+  const taken = new Set(written.map((c) => c.toLowerCase()))
+  // each annotation in the column it came from, in the order first met; one named like a column mas writes is left out
+  const annotated = [...new Set(rows.flatMap((t) => Object.keys(annotationsOf(t))))].filter((c) => !taken.has(c.toLowerCase()))
+  const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))
+  let out = [...written, ...annotated].join('\t') + '\n'
   rows.forEach((t, i) => {
     const p = place.get(Number(t.mediaFile))!
     const s = Number(t.startTime)
     const e = Number(t.endTime)
-    const cells = [i + 1, 'Spectrogram 1', 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), t.minFrequency, t.maxFrequency, baseName(p.file.alias), s,
-      asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass, ...extra?.cells(t) ?? []]
-    out += cells.map((v) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))).join('\t') + '\n'
+    const notes = annotationsOf(t)
+    const after = [asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass, ...extra?.cells(t) ?? [],
+      ...annotated.map((c) => notes[c])]
+    const row = (view: string, low: unknown, high: unknown) => [i + 1, view, 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), low, high,
+      beginPath(p.file.alias, options.pathPrefix), baseName(p.file.alias), s, ...after].map(cell).join('\t') + '\n'
+    if (options.waveformRows) {
+      const rate = p.file.sampleRate
+      out += rate === undefined ? row('Waveform 1', t.minFrequency, t.maxFrequency) : row('Waveform 1', 0, rate / 2)
+    }
+    out += row('Spectrogram 1', t.minFrequency, t.maxFrequency)
   })
   return out
 }
 
 /** A class name as a table holds it: one of digits only is written `name:12`, since digits are an id. */
 const asName = (name: string) => ('id' in parseRef(name) && name !== '' ? `name:${name}` : name)
+
+/** Where a sequence's table goes below the --per-sequence folder: its name as one file name
+ * (`siteA/20260501` as `siteA_20260501.selections.txt`). */
+export function perSequenceName(name: string): string {
+  const safe = name.split(/[\\/]+/).filter((p) => p !== '' && p !== '.' && p !== '..').join('_').replace(/[<>:"|?*\x00-\x1f]/g, '_')
+  return `${safe || 'top'}.selections.txt`
+}
 
 /** Where a recording's own table goes below the --per-file folder: its alias's folders and name,
  * `.Table.1.selections.txt` for the extension, as Raven names a saved table (no way out of the folder). */

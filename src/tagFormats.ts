@@ -22,6 +22,8 @@ export interface TagInput {
   machineTagged?: boolean
   userTagged?: boolean
   randomlyChosen?: boolean
+  /** a mas extension: the columns of a Raven table mas has no field for (Notes, Call type…), column → text */
+  annotations?: Record<string, string>
 }
 
 /** A tag as the server lists it (what export writes). */
@@ -262,6 +264,9 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   }
   const hint = numberValue(raw.mediaFileHint)
   if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint
+  const annotations = annotationsValue(raw.annotations)
+  if (annotations === null) problems.push(`annotations must be an object of texts, not ${show(raw.annotations)}`)
+  else if (annotations !== undefined) tag.annotations = annotations
   for (const f of FLAGS) {
     const v = raw[f]
     if (v === undefined || v === '' || v === null) continue
@@ -271,6 +276,14 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   }
   if (problems.length) result.errors.push(`${unit} ${line}: ${problems.join('; ')}`)
   else { result.rows.push(tag as TagRow); result.lines.push(line) }
+}
+
+/** A tag's annotations: an object of texts, undefined when absent or empty (a tag without any is sent
+ * without the field, as the original service takes it), null when not an object of texts. */
+function annotationsValue(v: unknown): Record<string, string> | undefined | null {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) return null
+  return Object.keys(v).length ? v as Record<string, string> : undefined
 }
 
 /** A record by id (a positive integer, or digits) or by name (other text); undefined: absent;

@@ -133,6 +133,8 @@ export interface TagsTable {
   machine_tagged: WithDefault<boolean>
   user_tagged: WithDefault<boolean>
   strength: WithDefault<number>
+  /** a JSON object of strings (migration 2026_11_27_3301), given and stored as its JSON text */
+  annotations: ColumnType<Record<string, string>, string | undefined, string>
 }
 
 /** a reviewer's decision on a tag (migration 2026_11_26_4001) */

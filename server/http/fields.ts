@@ -25,6 +25,7 @@ export interface FieldDef<C extends string = string> {
   nullable?: boolean
   /** value used on create when the field is absent */
   default?: unknown
+  /** string: the most characters; object: the most characters of its JSON text */
   maxLength?: number
   /** string: a regular expression the whole value must match (declared in the OpenAPI document) */
   pattern?: string
@@ -34,7 +35,7 @@ export interface FieldDef<C extends string = string> {
   choices?: readonly string[]
   min?: number
   max?: number
-  /** list: the type of the items (for documents) */
+  /** list: the type of the items (for documents); object: 'string' when every value must be a string */
   items?: FieldType
   /** equality filter on lists; default: pk and boolean fields with a column */
   filter?: boolean
@@ -142,9 +143,22 @@ export function parseValue(f: FieldDef, v: unknown): Parsed {
       return typeof v === 'string' && f.choices?.includes(v) ? ok(v) : err(MSG.choice(typeof v === 'string' ? v : JSON.stringify(v)))
     case 'list':
       return Array.isArray(v) ? ok(v) : err(MSG.notList(pyType(v)))
-    case 'object':
-      return v !== null && typeof v === 'object' && !Array.isArray(v) ? ok(v) : err(MSG.notDict(pyType(v)))
+    case 'object': return parseObject(v, f)
   }
+}
+
+/** An object; with `items: 'string'`, of string values; with `maxLength`, of at most that many characters
+ * of JSON text (what its column stores, toColumns). */
+function parseObject(v: unknown, f: FieldDef): Parsed {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return err(MSG.notDict(pyType(v)))
+  if (f.items === 'string') {
+    for (const [key, value] of Object.entries(v)) {
+      if (typeof value !== 'string') return err(`The value of ${JSON.stringify(key)} must be a string, not ${pyType(value)}.`)
+      if (value.includes('\0') || key.includes('\0')) return err('Null characters are not allowed.')
+    }
+  }
+  if (f.maxLength !== undefined && JSON.stringify(v).length > f.maxLength) return err(`Ensure this object has no more than ${f.maxLength} characters as JSON.`)
+  return ok(v)
 }
 
 export type InputMode = 'create' | 'replace' | 'partial'
@@ -162,6 +176,8 @@ interface FieldPlan {
   writable: Array<[string, FieldDef]>
   /** wire name -> column, for the fields that have one */
   columns: Map<string, string>
+  /** the object fields with a column: stored as their JSON text */
+  jsonColumns: Set<string>
   /** the fields of a rendered record, with how each value is turned into its wire form */
   readable: Array<{ name: string; column: string | undefined; convert: 'timestamp' | 'number' | null }>
 }
@@ -175,6 +191,7 @@ function planOf(fields: Fields): FieldPlan {
     plan = {
       writable: entries.filter(([, f]) => !f.readOnly),
       columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
+      jsonColumns: new Set(entries.filter(([, f]) => f.column && f.type === 'object').map(([n]) => n)),
       readable: entries.filter(([, f]) => !f.writeOnly).map(([name, f]) => ({
         name,
         column: f.column,
@@ -214,13 +231,14 @@ export function parseInput(fields: Fields, data: unknown, mode: InputMode): Pars
   return { values, errors }
 }
 
-/** Wire values -> column values, for the fields that have a column. */
+/** Wire values -> column values, for the fields that have a column; an object as its JSON text, so that
+ * a create of one keeps the statements of text values (createOne.ts, insert.ts). */
 export function toColumns(fields: Fields, values: Record<string, unknown>): Record<string, unknown> {
-  const columns = planOf(fields).columns
+  const { columns, jsonColumns } = planOf(fields)
   const out: Record<string, unknown> = {}
   for (const name in values) {
     const col = columns.get(name)
-    if (col) out[col] = values[name]
+    if (col) out[col] = jsonColumns.has(name) && values[name] !== null ? JSON.stringify(values[name]) : values[name]
   }
   return out
 }

@@ -16,6 +16,9 @@ import { users } from './users.js'
 // file (like every reference) must be readable. POST also takes a JSON array:
 // all tags are created in one transaction, or none with per-item errors.
 
+/** the most characters of a tag's annotations as JSON: a table's notes, not documents */
+export const ANNOTATIONS_MAX = 10_000
+
 const fields: TableFields<'tags'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
@@ -33,6 +36,12 @@ const fields: TableFields<'tags'> = {
   machineTagged: { type: 'boolean', column: 'machine_tagged', default: false },
   userTagged: { type: 'boolean', column: 'user_tagged', default: false },
   strength: { type: 'float', column: 'strength', default: 0 },
+  // a mas extension: what a Raven table says of the tag that mas has no field for (docs/decisions.md, "Raven round trips");
+  // no default, so a create without it keeps the statements of the original fields (the column's default is {})
+  annotations: {
+    type: 'object', column: 'annotations', items: 'string', maxLength: ANNOTATIONS_MAX,
+    description: 'a mas extension: more about the tag, as column name → text (the columns of a Raven table mas has no field for, written back on export); at most 10,000 characters as JSON; default {}',
+  },
 }
 
 export const tags = defineResource({

@@ -117,7 +117,8 @@ function writeFixtures(at: string): void {
   for (const p of ['recordings/siteA/2026-05-01/20260501_050000.WAV', 'recordings/siteA/2026-05-01/20260501_060000.WAV',
     'recordings/siteB/2026-05-01/20260501_050000.WAV', 'season-2026/SM4-01/20260502_050000.wav',
     'season-2026/SM4-02/20260502_050000.wav', 'dawn.wav', 'dusk.wav', 'survey/a/1.wav', 'survey/b/2.wav']) wav(p)
-  writeFileSync(join(at, 'detections.csv'), 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n2,1,0.5,1.0,1000,4000\n')
+  // every tag of tag set 1 on one recording, so that it is one sequence and `tag export --format raven` writes one table
+  writeFileSync(join(at, 'detections.csv'), 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n1,1,0.5,1.0,1000,4000\n')
   writeFileSync(join(at, 'XC1234.Table.1.selections.txt'), [
     'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies',
     '1\tSpectrogram 1\t1\t0.2\t0.9\t1500\t6000\t1', ''].join('\n'))

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -158,8 +158,9 @@ test('a Raven multi-file table as Raven writes it: spectrogram rows, the place i
   const set = await newTagSet('raven')
   const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set)], { input: RAVEN })
   assert.is(run.code, 0, run.stderr)
-  assert.is(run.stderr.match(/Warning/g)?.length, 1)
-  assert.match(run.stderr, 'Warning: ignored column of the Raven table: Delta Time (s)')
+  // the column mas has no field for is kept with each tag (its annotations), not warned about
+  assert.not.match(run.stderr, 'Warning')
+  assert.equal((await tagsOf(set)).map((t: any) => t.annotations['Delta Time (s)']).sort(), ['0.6000', '0.7500', '1.5000'])
   assert.equal(regions(await tagsOf(set)), regions([
     { mediaFile: file['siteA/2026-05-01/20260501_050000.WAV'], tagClass: cls.blackbird, startTime: 1.25, endTime: 2, minFrequency: 2100, maxFrequency: 5800 },
     { mediaFile: file['siteB/2026-05-01/20260501_050000.WAV'], tagClass: cls.robin, startTime: 2.5, endTime: 3.1, minFrequency: 1400, maxFrequency: 3200 },
@@ -179,37 +180,45 @@ test('a Raven multi-file table as Raven writes it: spectrogram rows, the place i
   assert.match(notRaven.stderr, '--class-column is for Raven selection tables; stdin holds csv')
 })
 
-test('export --format raven → import into another tag set is exact; Begin Time runs on across the files', async () => {
+test('export --format raven → import into another tag set is exact; Begin Time runs on across the files of each folder', async () => {
   const experts = json(await w.mas(['tagset', 'list', '--json'])).find((s: any) => s.name === 'experts').id
-  const exported = await w.mas(['tag', 'export', '--tag-set', 'experts', '--format', 'raven'])
+  // the tags lie in three folders' recordings: one table would mix them
+  const mixed = await w.mas(['tag', 'export', '--tag-set', 'experts', '--format', 'raven'])
+  assert.is(mixed.code, 2)
+  const dir = join(out, 'sequences')
+  const exported = await w.mas(['tag', 'export', '--tag-set', 'experts', '--format', 'raven', '--per-sequence', dir])
   assert.is(exported.code, 0, exported.stderr)
-  assert.is(exported.stderr, '')
-  const rows = exported.stdout.trim().split('\n').map((l) => l.split('\t'))
-  const header = rows[0]
+  const tables = Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'utf8')]))
+  const rowsOf = (text: string) => text.trim().split('\n').map((l) => l.split('\t'))
+  const header = rowsOf(tables['siteA_2026-05-01.selections.txt'])[0]
   const at = (name: string) => header.indexOf(name)
-  // files by start time, then alias: siteA 05:00 (60 s), siteB 05:00 (60 s), siteA 06:00 (30.5 s), dawn.wav (no start time)
-  assert.equal(rows.slice(1).map((r) => [r[at('Begin Time (s)')], r[at('Begin File')], r[at('File Offset (s)')], r[at('Species')]]), [
-    ['1', '20260501_050000.WAV', '1', 'blackbird'],
-    ['63', '20260501_050000.WAV', '3', 'name:12'], // a class named 12 is written as a name
-    ['120.5', '20260501_060000.WAV', '0.5', 'robin'],
-    ['150.5', 'dawn.wav', '0', 'robin'],
-  ])
-  assert.equal(rows.slice(1).map((r) => Number(r[at('mas_media_file_id')])), [file['siteA/2026-05-01/20260501_050000.WAV'],
-    file['siteB/2026-05-01/20260501_050000.WAV'], file['siteA/2026-05-01/20260501_060000.WAV'], file['siteA/2026-05-02/dawn.wav']])
+  const cells = (name: string) => rowsOf(tables[name]).slice(1).map((r) => [r[at('Begin Time (s)')], r[at('Begin File')], r[at('File Offset (s)')], r[at('Species')]])
+  // siteA's files of May 1st by start time: 05:00 (60 s), then 06:00
+  assert.equal(cells('siteA_2026-05-01.selections.txt'), [['1', '20260501_050000.WAV', '1', 'blackbird'], ['60.5', '20260501_060000.WAV', '0.5', 'robin']])
+  assert.equal(cells('siteB_2026-05-01.selections.txt'), [['3', '20260501_050000.WAV', '3', 'name:12']]) // a class named 12 is written as a name
+  assert.equal(cells('siteA_2026-05-02.selections.txt'), [['0', 'dawn.wav', '0', 'robin']])
   const copy = await newTagSet('from raven')
-  const run = await w.mas(['tag', 'import', '-', '--tag-set', 'from raven'], { input: exported.stdout })
-  assert.is(run.code, 0, run.stderr)
+  for (const text of Object.values(tables)) {
+    const run = await w.mas(['tag', 'import', '-', '--tag-set', 'from raven'], { input: text })
+    assert.is(run.code, 0, run.stderr)
+  }
   assert.equal(regions(await tagsOf(copy)), regions(await tagsOf(experts)))
 
-  // the ids decide only where they name a file of that name: a table whose ids mean other files
-  // (another server's) is read by the file names, and a name two files share is then an error
+  // a table of Begin File alone (no Begin Path): the ids decide only where they name a file of that name; a table whose
+  // ids mean other files (another server's) is read by the file names, and a name two files share is then an error
   const idAt = at('mas_media_file_id')
-  const foreign = rows.map((r, i) => (i === 0 ? r : r.map((v, j) => (j === idAt ? String(900000 + i) : v))).join('\t')).join('\n') + '\n'
+  const pathAt = at('Begin Path')
+  // the three tables' rows as one table, their selections numbered anew (a table's numbers are its own)
+  const rows = [header, ...['siteA_2026-05-01', 'siteB_2026-05-01', 'siteA_2026-05-02'].flatMap((n) => rowsOf(tables[`${n}.selections.txt`]).slice(1))
+    .map((r, i) => [String(i + 1), ...r.slice(1)])]
+  const foreignRows = rows.map((r, i) => (i === 0 ? r : r.map((v, j) => (j === idAt ? String(900000 + i) : v))).filter((_v, j) => j !== pathAt))
+  const foreign = foreignRows.map((r) => r.join('\t')).join('\n') + '\n'
   const fromElsewhere = await w.mas(['tag', 'import', '-', '--tag-set', String(await newTagSet('foreign'))], { input: foreign })
   assert.is(fromElsewhere.code, 1)
   assert.match(fromElsewhere.stderr, /line 2: mediaFile: 2 media files in library \d+ match "20260501_050000.WAV"/)
-  assert.not.match(fromElsewhere.stderr, /line 4|line 5/)
-  const unique = [rows[0], rows[3], rows[4]].map((r) => r.map((v, j) => (j === idAt ? '900001' : v)).join('\t')).join('\n') + '\n'
+  assert.match(fromElsewhere.stderr, /line 4: mediaFile: 2 media files/)
+  assert.not.match(fromElsewhere.stderr, /line 3|line 5/)
+  const unique = [foreignRows[0], foreignRows[2], foreignRows[4]].map((r) => r.join('\t')).join('\n') + '\n'
   const byName = await newTagSet('by name')
   assert.is((await w.mas(['tag', 'import', '-', '--tag-set', String(byName)], { input: unique })).code, 0)
   assert.equal((await tagsOf(byName)).map((t: any) => t.mediaFile), [file['siteA/2026-05-01/20260501_060000.WAV'], file['siteA/2026-05-02/dawn.wav']])

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { parseRaven, ravenTable, perFileName } from '../../src/raven.js'
-import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows } from '../../src/tagFormats.js'
+import { beginPath, parseRaven, perFileName, perSequenceName, ravenTable, sequencesOf } from '../../src/raven.js'
+import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows, type TagRecord } from '../../src/tagFormats.js'
 
 const HEADER = 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength'
 const tag = { mediaFile: 3, tagClass: 7, startTime: 0.1, endTime: 2.25, minFrequency: 100, maxFrequency: 8000.5, strength: 0.3 }
@@ -96,14 +96,18 @@ test('Raven multi-file table: spectrogram rows only, the place in each file, the
   assert.is(detectFormat(table), 'raven')
   const parsed = parseTags(table)
   assert.equal(parsed.errors, [])
-  assert.equal(parsed.warnings, ['ignored columns of the Raven table: Delta Time (s), Notes'])
+  // the columns mas has no field for are kept with each tag, in the table's order
+  assert.equal(parsed.warnings, [])
   assert.equal(plain(parsed), [
-    { mediaFile: 'name:C:\\Data\\siteA\\20260501_050000.WAV', tagClass: 'name:blackbird', startTime: 1.5, endTime: 2.5, minFrequency: 2000, maxFrequency: 6000 },
-    { mediaFile: 'name:C:\\Data\\siteB\\20260501_050000.WAV', tagClass: 'name:robin', startTime: 1.25, endTime: 2, minFrequency: 1500, maxFrequency: 3000 },
+    { mediaFile: 'name:C:\\Data\\siteA\\20260501_050000.WAV', tagClass: 'name:blackbird', startTime: 1.5, endTime: 2.5, minFrequency: 2000, maxFrequency: 6000,
+      annotations: { 'Delta Time (s)': '1.0', Notes: '' } },
+    { mediaFile: 'name:C:\\Data\\siteB\\20260501_050000.WAV', tagClass: 'name:robin', startTime: 1.25, endTime: 2, minFrequency: 1500, maxFrequency: 3000,
+      annotations: { 'Delta Time (s)': '0.75', Notes: 'faint' } },
   ])
   assert.equal(parsed.lines, [3, 5])
   // --class-column picks another column; a missing one is named
-  assert.equal(plain(parseRaven(table, { classColumn: 'notes' })).map((r) => r.tagClass), ['name:faint'])
+  assert.equal(plain(parseRaven(table, { classColumn: 'notes' })).map((r) => [r.tagClass, r.annotations]),
+    [['name:faint', { 'Delta Time (s)': '0.75', Species: 'robin' }]])
   assert.match(parseRaven(table, { classColumn: 'Call' }).errors[0], /^line 1: no column "Call" \(--class-column\)/)
 })
 
@@ -118,7 +122,7 @@ test('Raven table of one recording: --media-file, a class column, selections kep
   assert.match(parseRaven(several).errors[0], /needs the File Offset \(s\) column/)
 })
 
-test('Raven writing: files by start time then alias, Begin Time running on, ids for an exact read back', () => {
+test('Raven writing: Begin Time running on within each folder\'s recordings by start time, Begin Path, ids for an exact read back', () => {
   const files = [
     { id: 4, alias: 'siteB/20260501_050000.WAV', realStartTime: '2026-05-01T05:00:00', duration: 60 },
     { id: 3, alias: 'siteA/20260501_050000.WAV', realStartTime: '2026-05-01T05:00:00', duration: 60.5 },
@@ -128,21 +132,75 @@ test('Raven writing: files by start time then alias, Begin Time running on, ids 
   const text = ravenTable(tags, files, (id) => ({ 7: 'blackbird', 8: 'robin' } as Record<number, string>)[id])
   const lines = text.trim().split('\n').map((l) => l.split('\t'))
   assert.equal(lines[0], ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
-    'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'])
-  assert.equal(lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[11]]), [
-    ['1', '0.1', '20260430_050000.WAV', '0.1', 'robin', '22'],
-    ['2', '30.1', '20260501_050000.WAV', '0.1', 'blackbird', '21'],
-    ['3', '90.8', '20260501_050000.WAV', '0.3', 'blackbird', '20'],
+    'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'])
+  // siteA's two recordings are one sequence (30 s, then 60.5 s); siteB's starts again at 0
+  assert.equal(lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[10], l[12]]), [
+    ['1', '0.1', 'siteA/20260430_050000.WAV', '20260430_050000.WAV', '0.1', 'robin', '22'],
+    ['2', '30.1', 'siteA/20260501_050000.WAV', '20260501_050000.WAV', '0.1', 'blackbird', '21'],
+    ['3', '0.3', 'siteB/20260501_050000.WAV', '20260501_050000.WAV', '0.3', 'blackbird', '20'],
   ])
   const back = parseTags(text)
   assert.equal(back.errors, [])
-  // the file by its name, with the id written beside it as the hint that tells two files of one name apart
+  // the file by its path, with the id written beside it as the hint that tells two files of one name apart
   assert.equal(plain(back).map((r) => [r.mediaFile, r.mediaFileHint, r.tagClass, r.startTime, r.endTime, r.strength]), [
-    ['name:20260430_050000.WAV', 5, 'name:robin', 0.1, 2.25, undefined],
-    ['name:20260501_050000.WAV', 3, 'name:blackbird', 0.1, 2.25, 0.3],
-    ['name:20260501_050000.WAV', 4, 'name:blackbird', 0.3, 0.7, 0.3]])
+    ['name:siteA/20260430_050000.WAV', 5, 'name:robin', 0.1, 2.25, undefined],
+    ['name:siteA/20260501_050000.WAV', 3, 'name:blackbird', 0.1, 2.25, 0.3],
+    ['name:siteB/20260501_050000.WAV', 4, 'name:blackbird', 0.3, 0.7, 0.3]])
   assert.is(perFileName('siteA/2026-05-01/20260501_050000.WAV'), 'siteA/2026-05-01/20260501_050000.Table.1.selections.txt')
   assert.is(perFileName('../../etc/x.wav'), 'etc/x.Table.1.selections.txt')
+})
+
+test('Raven sequences: a sensor\'s recordings across folders, else a folder\'s, each in recording order', () => {
+  const files = [
+    { id: 1, alias: 'a/2.wav', realStartTime: '2026-05-01T06:00:00', sensor: 9 },
+    { id: 2, alias: 'b/1.wav', realStartTime: '2026-05-01T05:00:00', sensor: 9 },
+    { id: 3, alias: 'a/3.wav', realStartTime: '2026-05-01T04:00:00', sensor: null },
+    { id: 4, alias: 'top.wav', realStartTime: null },
+  ]
+  assert.equal(sequencesOf(files, (id) => (id === 9 ? 'SM4-01' : undefined)).map((q) => [q.name, q.files.map((f) => f.id)]),
+    [['a', [3]], ['SM4-01', [2, 1]], ['top', [4]]])
+  assert.equal(sequencesOf(files).map((q) => q.name), ['a', 'sensor-9', 'top'])
+  assert.is(perSequenceName('siteA/2026-05-01'), 'siteA_2026-05-01.selections.txt')
+  assert.is(perSequenceName('../x:y'), 'x_y.selections.txt')
+  assert.is(beginPath('siteA/x.WAV'), 'siteA/x.WAV')
+  assert.is(beginPath('siteA/x.WAV', 'D:\\Field\\'), 'D:\\Field\\siteA\\x.WAV')
+  assert.is(beginPath('siteA/x.WAV', 'D:'), 'D:\\siteA\\x.WAV')
+  assert.is(beginPath('siteA/x.WAV', '/home/ana/season/'), '/home/ana/season/siteA/x.WAV')
+})
+
+test('Raven writing: annotations back in their columns, Waveform rows on asking, a --path-prefix in Begin Path', () => {
+  const files = [{ id: 3, alias: 'siteA/x.WAV', realStartTime: null, duration: 10 }]
+  const tags: TagRecord[] = [
+    { ...tag, id: 1, annotations: { Notes: 'faint\tcall', 'Call type': 'song' } },
+    { ...tag, id: 2, startTime: 3, endTime: 4, annotations: { Verdict: 'yes', Species: 'left out: mas writes Species' } },
+    { ...tag, id: 3, startTime: 5, endTime: 6 },
+  ]
+  const text = ravenTable(tags, files, () => 'robin', undefined, { pathPrefix: 'D:\\Field', waveformRows: true })
+  const lines = text.split('\n').slice(0, -1).map((l) => l.split('\t'))
+  const at = (name: string) => lines[0].indexOf(name)
+  assert.equal(lines[0].slice(-3), ['Notes', 'Call type', 'Verdict'])
+  assert.equal(lines.slice(1).map((l) => [l[0], l[1], l[at('Begin Path')], l[at('Notes')], l[at('Call type')], l[at('Verdict')]]), [
+    ['1', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', 'faint call', 'song', ''],
+    ['1', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', 'faint call', 'song', ''],
+    ['2', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', '', '', 'yes'],
+    ['2', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', '', '', 'yes'],
+    ['3', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', '', '', ''],
+    ['3', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', '', '', ''],
+  ])
+  // read back: one tag per selection, the annotations as written (every column, empty ones too)
+  const back = parseTags(text)
+  assert.equal(back.errors, [])
+  assert.equal(plain(back).map((r) => r.annotations), [
+    { Notes: 'faint call', 'Call type': 'song', Verdict: '' },
+    { Notes: '', 'Call type': '', Verdict: 'yes' },
+    { Notes: '', 'Call type': '', Verdict: '' },
+  ])
+})
+
+test('annotations in JSON and NDJSON: an object of texts, sent only when not empty', () => {
+  const parsed = parseTags(JSON.stringify([{ ...tag, annotations: { Notes: 'a' } }, { ...tag, annotations: {} }, { ...tag, annotations: { n: 1 } }]))
+  assert.equal(plain(parsed).map((r) => r.annotations), [{ Notes: 'a' }, undefined])
+  assert.equal(parsed.errors, ['item 3: annotations must be an object of texts, not {"n":1}'])
 })
 
 test('writers: CSV and NDJSON read back to the same tags', () => {

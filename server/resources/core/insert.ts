@@ -29,6 +29,8 @@ export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T
  * narrows it to the column's own type). */
 const ARRAY_TYPES: Partial<Record<FieldType, string>> = {
   pk: 'int4', integer: 'int8', float: 'float8', boolean: 'bool', datetime: 'timestamp', string: 'text', choice: 'text',
+  // an object column holds the JSON text toColumns made of it (http/fields.ts)
+  object: 'json',
 }
 
 /** Element types whose values (finite numbers, booleans) read back from their String() in an array
@@ -43,7 +45,7 @@ export const arrayParameter = (type: string, values: unknown[]): unknown => UNQU
 /** What a bulk insert needs of a resource's declaration, worked out once. */
 interface BulkPlan {
   /** the array type of each column a create may give: its fields', its owner's and its stamps' (list
-   * and object fields have none, and rows with them go through kysely) */
+   * fields have none, and rows with them go through kysely) */
   arrayTypes: Map<string, string>
   /** the columns that store exactly the value given, so a row as given is the row as stored: numbers
    * (validated finite, and integers in range), booleans and ids, and the stamps (timestamps to the
@@ -56,7 +58,7 @@ interface BulkPlan {
 
 const bulkPlans = new WeakMap<object, BulkPlan>()
 
-/** The SQL type of each column a create may give (none for list and object fields). */
+/** The SQL type of each column a create may give (none for list fields). */
 export const columnTypes = <T extends TableName>(def: ResourceDef<T>): ReadonlyMap<string, string> => bulkPlanOf(def).arrayTypes
 
 function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {

@@ -18,8 +18,9 @@ function columnJson(alias: string, f: FieldDef & { column: string }): Expression
   return sql.ref(`${alias}.${f.column}`)
 }
 
-/** The fields a declaration can have written by the database: columns of a JSON scalar type. */
-const SCALAR = new Set(['integer', 'float', 'boolean', 'string', 'datetime', 'pk', 'choice'])
+/** The fields a declaration can have written by the database: columns of a JSON scalar type, and object
+ * columns of type json, whose text (JSON.stringify's, toColumns in http/fields.ts) row_to_json writes as it is. */
+const SCALAR = new Set(['integer', 'float', 'boolean', 'string', 'datetime', 'pk', 'choice', 'object'])
 
 /** `select <value> as "<wire name>", ...` of a record with these fields over the row `alias`, the fields
  * without a column (or given another value) taken from `computed`: joined LATERAL as `j`, row_to_json(j) is
