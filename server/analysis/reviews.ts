@@ -25,6 +25,7 @@ const consensusOf = (yes: Expression<number>, no: Expression<number>, unsure: Ex
   when ${no} > ${yes} and ${no} > ${unsure} then 'no'
   else 'unsure' end`
 
+/** a tag's decisions of one kind, counted over its rows `d` */
 const counted = (decision: Decision) => sql<number>`count(*) filter (where d.decision = ${sql.lit(decision)})::integer`
 
 /** The decisions on each tag of a tag set that has any, with the tag and their consensus, and the class named most
@@ -79,7 +80,7 @@ export interface ReviewedTag {
 export async function reviewedTags(db: Db, tagSetId: number): Promise<ReviewedTag[]> {
   const rows = await decisionsByTag(db, tagSetId).orderBy('dt.id').execute()
   return rows.flatMap((r) => {
-    const consensus = r.consensus
+    const { consensus } = r
     if (!consensus) return [] // skipped only
     return [{
       tag: r.id, mediaFile: r.media_file_id, startTime: r.start_time, endTime: r.end_time,
