@@ -17,32 +17,49 @@ export const BANDS = 10
 export const bandOf = (strength: Expression<number>) =>
   sql<number>`least(greatest(floor(${strength} * ${sql.lit(BANDS)}), 0), ${sql.lit(BANDS - 1)})::integer`
 
-/** The band of a strength. */
-export const bandOfStrength = (strength: number): number => Math.min(Math.max(Math.floor(strength * BANDS), 0), BANDS - 1)
+/** The consensus of a tag's counts of yes, no and unsure decisions, in SQL: the most frequent one, a tie unsure;
+ * null when there are none (skipped only). */
+const consensusOf = (yes: Expression<number>, no: Expression<number>, unsure: Expression<number>) => sql<Consensus | null>`case
+  when ${yes} + ${no} + ${unsure} = 0 then null
+  when ${yes} > ${no} and ${yes} > ${unsure} then 'yes'
+  when ${no} > ${yes} and ${no} > ${unsure} then 'no'
+  else 'unsure' end`
 
-/** The consensus of the yes, no and unsure decisions on a tag: the most frequent one; a tie is unsure. */
-export function consensusOf(yes: number, no: number, unsure: number): Consensus | null {
-  if (yes + no + unsure === 0) return null
-  if (yes > no && yes > unsure) return 'yes'
-  if (no > yes && no > unsure) return 'no'
-  return 'unsure'
-}
+/** a tag's decisions of one kind, counted over its rows `d` */
+const counted = (decision: Decision) => sql<number>`count(*) filter (where d.decision = ${sql.lit(decision)})::integer`
 
-/** The decisions on each tag of a tag set that has any, with the tag: counts of `yes`, `no`, `unsure` and `skip`,
- * and the class named most by the `no` decisions (`named_class_id`). One pass over the set's decisions, each
- * joined to its tag by its id. */
+/** The decisions on each tag of a tag set that has any, with the tag and their consensus, and the class named most
+ * by the `no` decisions (`named_class_id`). One pass over the set's decisions (by their copy of their tag's set,
+ * migration 2026_11_27_3401), each joined to its tag by its id. */
 export function decisionsByTag(db: Db, tagSetId: number) {
   return db.selectFrom('tag_reviews as d').innerJoin('tags as dt', 'dt.id', 'd.tag_id')
-    .where('dt.tag_set_id', '=', tagSetId)
+    .where('d.tag_set_id', '=', tagSetId).where('dt.tag_set_id', '=', tagSetId)
     .groupBy('dt.id')
     .select([
       'dt.id', 'dt.media_file_id', 'dt.start_time', 'dt.end_time', 'dt.min_frequency', 'dt.max_frequency', 'dt.tag_class_id', 'dt.strength',
-      sql<number>`count(*) filter (where d.decision = 'yes')::integer`.as('yes'),
-      sql<number>`count(*) filter (where d.decision = 'no')::integer`.as('no'),
-      sql<number>`count(*) filter (where d.decision = 'unsure')::integer`.as('unsure'),
-      sql<number>`count(*) filter (where d.decision = 'skip')::integer`.as('skip'),
+      consensusOf(counted('yes'), counted('no'), counted('unsure')).as('consensus'),
       sql<number | null>`mode() within group (order by d.tag_class_id) filter (where d.decision = 'no' and d.tag_class_id is not null)`.as('named_class_id'),
     ])
+}
+
+/** What the decisions on a tag set's tags say, by the tags' class, strength band and consensus (null: skipped
+ * only): the tags, their decisions of each kind, and those decided (yes, no or unsure) by more than one reviewer
+ * and how many of them disagree. The set's decisions alone, read by their index with their copies of their tags'
+ * class and strength (migration 2026_11_27_3401), none joined to its tag; counted in the database, which sends
+ * a few rows a class rather than one a decided tag. */
+function decisionsByBand(db: Db, tagSetId: number) {
+  return db.with('per_tag', (w) => w.selectFrom('tag_reviews as d').where('d.tag_set_id', '=', tagSetId).groupBy('d.tag_id').select([
+    sql<number>`min(d.tagged_class_id)`.as('tag_class_id'), sql<number>`min(d.tag_strength)`.as('strength'),
+    counted('yes').as('yes'), counted('no').as('no'), counted('unsure').as('unsure'), counted('skip').as('skip'),
+  ])).selectFrom('per_tag as p').select((eb) => [
+    'p.tag_class_id', bandOf(eb.ref('p.strength')).as('band'), consensusOf(eb.ref('p.yes'), eb.ref('p.no'), eb.ref('p.unsure')).as('consensus'),
+    sql<number>`count(*)::integer`.as('tags'),
+    sql<number>`sum(p.yes)::integer`.as('yes'), sql<number>`sum(p.no)::integer`.as('no'),
+    sql<number>`sum(p.unsure)::integer`.as('unsure'), sql<number>`sum(p.skip)::integer`.as('skip'),
+    sql<number>`count(*) filter (where p.yes + p.no + p.unsure > 1)::integer`.as('reviewed_by_many'),
+    sql<number>`count(*) filter (where p.yes + p.no + p.unsure > 1
+      and (p.yes > 0)::integer + (p.no > 0)::integer + (p.unsure > 0)::integer > 1)::integer`.as('disagreements'),
+  ]).groupBy(['p.tag_class_id', sql`band`, sql`consensus`])
 }
 
 export interface ReviewedTag {
@@ -63,7 +80,7 @@ export interface ReviewedTag {
 export async function reviewedTags(db: Db, tagSetId: number): Promise<ReviewedTag[]> {
   const rows = await decisionsByTag(db, tagSetId).orderBy('dt.id').execute()
   return rows.flatMap((r) => {
-    const consensus = consensusOf(r.yes, r.no, r.unsure)
+    const { consensus } = r
     if (!consensus) return [] // skipped only
     return [{
       tag: r.id, mediaFile: r.media_file_id, startTime: r.start_time, endTime: r.end_time,
@@ -191,7 +208,7 @@ async function tagsByBand(db: Db, tagSetId: number): Promise<BandRow[]> {
 
 /** The summary of a tag set's decisions, per class of its tags (classes without tags are left out). */
 export async function reviewSummary(db: Db, tagSetId: number): Promise<ClassSummary[]> {
-  const [bandRows, decided] = await Promise.all([tagsByBand(db, tagSetId), decisionsByTag(db, tagSetId).execute()])
+  const [bandRows, decided] = await Promise.all([tagsByBand(db, tagSetId), decisionsByBand(db, tagSetId).execute()])
   const classes = new Map<number, { counts: BandCounts[]; summary: Omit<ClassSummary, keyof PrecisionEstimate> }>()
   const of = (tagClass: number) => {
     let c = classes.get(tagClass)
@@ -216,15 +233,11 @@ export async function reviewSummary(db: Db, tagSetId: number): Promise<ClassSumm
     const c = of(r.tag_class_id)
     const d = c.summary.decisions
     d.yes += r.yes; d.no += r.no; d.unsure += r.unsure; d.skip += r.skip
-    const consensus = consensusOf(r.yes, r.no, r.unsure)
-    if (!consensus) continue
-    c.counts[bandOfStrength(r.strength)][consensus]++
-    c.summary.consensus[consensus]++
-    const given = [r.yes, r.no, r.unsure].filter((n) => n > 0).length
-    if (r.yes + r.no + r.unsure > 1) {
-      c.summary.reviewedByMany++
-      if (given > 1) c.summary.disagreements++
-    }
+    if (!r.consensus) continue
+    c.counts[r.band][r.consensus] += r.tags
+    c.summary.consensus[r.consensus] += r.tags
+    c.summary.reviewedByMany += r.reviewed_by_many
+    c.summary.disagreements += r.disagreements
   }
   return [...classes.values()].sort((a, b) => a.summary.tagClass - b.summary.tagClass).map(({ counts, summary }) => ({
     ...summary,

@@ -141,6 +141,9 @@ export interface TagsTable {
 export interface TagReviewsTable {
   id: Id; tag_id: number; user_id: number; decision: 'yes' | 'no' | 'unsure' | 'skip'
   tag_class_id: number | null; note: WithDefault<string>; creation_date: Timestamp
+  /** copies of the tag's tag set, class and strength: written with the decision, else by a trigger, and kept by
+   * one on tags (migration 2026_11_27_3401) */
+  tag_set_id: WithDefault<number>; tagged_class_id: WithDefault<number>; tag_strength: WithDefault<number>
 }
 
 export interface JobsTable {

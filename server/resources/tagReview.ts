@@ -1,10 +1,15 @@
-import { sql } from 'kysely'
-import { onReviewOfTag, valueColumns } from '../access.js'
+import { sql, type CompiledQuery, type Kysely } from 'kysely'
+import { onReviewOfTag, valueColumns, type Caller } from '../access.js'
 import { DECISIONS } from '../analysis/reviews.js'
 import { localTimestamp } from '../db/time.js'
+import type { AnyRow, DB, Db } from '../db/schema.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
 import { parseInput, parseValue, type TableFields } from '../http/fields.js'
+import { coalescersPer } from './core/coalesce.js'
+import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type Plan } from './core/compiled.js'
+import { rowError } from './core/createOne.js'
+import type { Rec } from './core/define.js'
 import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
 import { tagClasses } from './tagClass.js'
 import { tags } from './tag.js'
@@ -42,32 +47,111 @@ export const tagReviews = defineResource({
     if (raw === undefined || raw === '') return qb
     const id = parseValue({ type: 'integer', min: 0 }, raw)
     if (!id.ok) throw badRequest({ tagSet: ['Enter a whole number.'] })
-    return qb.where((eb) => eb('r.tag_id', 'in', eb.selectFrom('tags as ft').select('ft.id').where('ft.tag_set_id', '=', id.value as number)))
+    // the decision's copy of its tag's set (migration 2026_11_27_3401)
+    return qb.where('r.tag_set_id', '=', id.value as number)
   },
   listFilterParams: { tagSet: { type: 'pk', description: 'decisions on the tags of this tag set' } },
 })
 
+/** the columns a decision is written with: its own, and the copies of its tag's (migration 2026_11_27_3401),
+ * which the statement reads from the tag it checks rather than have the trigger read it again */
+const DECISION_COLUMNS = ['tag_id', 'user_id', 'decision', 'tag_class_id', 'note', 'creation_date', 'tag_set_id', 'tagged_class_id', 'tag_strength'] as const
+const tagCopies = ['dt.tag_set_id', 'dt.tag_class_id as tagged_class_id', 'dt.strength as tag_strength'] as const
+
 type DecisionValues = { tag: number; decision: typeof DECISIONS[number]; tagClass?: number | null; note?: string }
+/** a decision as written, and whether the statement made it (rather than changed it) */
+type Decided = Rec<'tag_reviews'> & { created: boolean }
+
+/** Builds statements for compiling (compiled.ts): typed by our tables, never connected. */
+const builder = compiler as unknown as Kysely<DB>
+
+/** INSERT … ON CONFLICT DO UPDATE of the rows `checked` selects, answering each row written and whether it was made. */
+const upsert = (checked: Parameters<ReturnType<Kysely<DB>['insertInto']>['expression']>[0]) =>
+  builder.insertInto('tag_reviews').columns(DECISION_COLUMNS).expression(checked)
+    .onConflict((oc) => oc.columns(['tag_id', 'user_id']).doUpdateSet((eb) => ({
+      decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
+    }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created'))
+
+/** plans of the decisions' statements, by kind of caller and shape */
+const plans = new Map<string, Plan | null>()
+
+/** The statement of `shape` for the caller, compiled once per kind of caller with stand-ins (compiled.ts: the caller
+ * is slot 0, `slots` the others) and bound to this request's values; compiled anew when it cannot be planned. */
+function planned(shape: string, caller: Caller, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
+  compile: (caller: Caller, slots: unknown[]) => CompiledQuery): CompiledQuery<AnyRow> {
+  const key = `${callerKey(caller)}|${shape}`
+  let plan = plans.get(key)
+  if (plan === undefined) {
+    const sets = ([0, 1] as const).map((set) => ({ caller: standInCaller(set, caller), slots: standIns(set) }))
+    plans.set(key, plan = planStatement([sets[0], sets[1]], (s) => [s.caller.id, ...s.slots], (s) => compile(s.caller, s.slots)))
+  }
+  return plan ? bind(plan, [caller.id, ...slots]) : compile(caller, slots) as CompiledQuery<AnyRow>
+}
 
 /** The decision made or changed, in one statement with its checks (the tag exists and the caller may decide on
  * it, the class it names is readable); null when a check fails. */
-async function decideChecked(ctx: Context, v: DecisionValues) {
-  const { caller } = ctx
-  const db = ctx.db
-  const checked = db.selectNoFrom([
-    sql<number>`${v.tag}::integer`.as('tag_id'), sql<number>`${caller.id}::integer`.as('user_id'),
-    sql<string>`${v.decision}::varchar`.as('decision'), sql<number | null>`${v.tagClass ?? null}::integer`.as('tag_class_id'),
-    sql<string>`${v.note ?? ''}::text`.as('note'), sql<string>`${localTimestamp()}::timestamp`.as('creation_date'),
-  ]).where((eb) => eb.and([
-    eb.exists(eb.selectFrom('tags as dt').select(sql.lit(1).as('one')).where('dt.id', '=', v.tag)),
-    tagReviews.scope.allows(eb, caller, valueColumns({ tag_id: v.tag, user_id: caller.id }), 'write'),
-    ...(v.tagClass ? [eb.exists(readableRecord(db, tagClasses, caller, v.tagClass))] : []),
-  ]))
-  return db.insertInto('tag_reviews').columns(['tag_id', 'user_id', 'decision', 'tag_class_id', 'note', 'creation_date'])
-    .expression(checked)
-    .onConflict((oc) => oc.columns(['tag_id', 'user_id']).doUpdateSet((eb) => ({
-      decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
-    }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created')).executeTakeFirst()
+async function decideChecked(db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+  const named = Boolean(v.tagClass)
+  const query = planned(named ? 'one, named' : 'one', caller, [v.tag, v.decision, v.note ?? '', localTimestamp(), ...(named ? [v.tagClass] : [])],
+    (set) => [standInNumber(set, 1), standInText(set, 2), standInText(set, 3), standInText(set, 4), ...(named ? [standInNumber(set, 5)] : [])],
+    (as, [tag, decision, note, now, tagClass]) => upsert(builder.selectFrom('tags as dt').where('dt.id', '=', tag as number).select([
+      'dt.id as tag_id', sql<number>`${as.id}::integer`.as('user_id'),
+      sql<string>`${decision}::varchar`.as('decision'), sql<number | null>`${tagClass ?? null}::integer`.as('tag_class_id'),
+      sql<string>`${note}::text`.as('note'), sql<string>`${now}::timestamp`.as('creation_date'), ...tagCopies,
+    ]).where((eb) => eb.and([
+      tagReviews.scope.allows(eb, as, valueColumns({ tag_id: tag, user_id: as.id }), 'write'),
+      ...(named ? [eb.exists(readableRecord(builder, tagClasses, as, tagClass as number))] : []),
+    ]))).compile())
+  return ((await db.executeQuery(query)).rows[0] as Decided | undefined) ?? null
+}
+
+/** Decisions of one caller on distinct tags, none naming a class, made or changed in one statement with the
+ * checks of each: the rows made, by tag; a decision whose checks fail has none. */
+async function decideMany(db: Db, caller: Caller, decisions: DecisionValues[]): Promise<Map<number, Decided>> {
+  const query = planned('many', caller, [decisions.map((d) => d.tag), decisions.map((d) => d.decision), decisions.map((d) => d.note ?? ''), localTimestamp()],
+    (set) => [[standInNumber(set, 1)], [standInText(set, 2)], [standInText(set, 3)], standInText(set, 4)],
+    (as, [tags, verdicts, notes, now]) => {
+      const given = builder.selectNoFrom([
+        sql<number>`unnest(${tags}::integer[])`.as('tag_id'), sql<string>`unnest(${verdicts}::varchar[])`.as('decision'),
+        sql<string>`unnest(${notes}::text[])`.as('note'),
+      ]).as('v')
+      return upsert(builder.selectFrom(given).innerJoin('tags as dt', 'dt.id', 'v.tag_id').select([
+        'v.tag_id', sql<number>`${as.id}::integer`.as('user_id'), 'v.decision', sql<number | null>`null::integer`.as('tag_class_id'),
+        'v.note', sql<string>`${now}::timestamp`.as('creation_date'), ...tagCopies,
+      ]).where((eb) => tagReviews.scope.allows(eb, as, (c) => c === 'user_id' ? sql`${as.id}::integer` : sql.ref(`v.${c}`), 'write'))).compile()
+    })
+  const rows = (await db.executeQuery(query)).rows as Decided[]
+  return new Map(rows.map((r) => [r.tag_id, r]))
+}
+
+/** Decisions of one caller that arrive while earlier ones of theirs are being made wait, and are made together
+ * in one statement (decideMany), as single creates of tags are (docs/decisions.md §13, §19): at most two
+ * batches of a caller at once (four left most decisions alone, BENCHMARKS.md), at most 250 decisions a batch. */
+const decisionBatches = coalescersPer<DecisionValues, Decided | null>(2, 250)
+
+/** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null
+ * when a check fails (nothing written for it). */
+function decideTogether(db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+  // a named class is checked readable by a statement of its own shape
+  if (v.tagClass) return decideChecked(db, caller, v)
+  return decisionBatches(db, tagReviews).submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(db, caller, batch))
+}
+
+/** A batch's decisions: one alone; several in one statement, a tag's second decision after it alone. A batch
+ * that PostgreSQL refuses for what a row holds (a tag deleted meanwhile) is made again decision by decision,
+ * each with its own answer or error. */
+function decideBatch(db: Db, caller: Caller, batch: DecisionValues[]): Array<Promise<Decided | null>> {
+  const alone = (v: DecisionValues) => decideChecked(db, caller, v)
+  if (batch.length === 1) return [alone(batch[0])]
+  const seen = new Set<number>()
+  const first = batch.filter((v) => !seen.has(v.tag) && seen.add(v.tag))
+  const made = decideMany(db, caller, first)
+  const done = made.then(() => undefined, () => undefined)
+  const firstOf = new Set(first)
+  return batch.map((v) => firstOf.has(v)
+    ? made.then((rows) => rows.get(v.tag) ?? null, (e: unknown) => rowError(e) ? alone(v) : Promise.reject(e))
+    // one statement may not change a row twice: a tag's other decisions follow the batch's
+    : done.then(() => alone(v)))
 }
 
 /** POST tagReview/: the caller's decision on a tag, made or changed in one statement; when that statement
@@ -77,7 +161,7 @@ async function decide(ctx: Context): Promise<Result> {
   if (Array.isArray(body)) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
   const parsed = parseInput(fields, body, 'create')
   if (!Object.keys(parsed.errors).length) {
-    const row = await decideChecked(ctx, parsed.values as DecisionValues)
+    const row = await decideTogether(ctx.db, ctx.caller, parsed.values as DecisionValues)
     if (row) {
       const { created, ...record } = row
       return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
@@ -89,7 +173,7 @@ async function decide(ctx: Context): Promise<Result> {
   if (scope && !scope.allowed && !errors[0].tag && scope.keys.length) throw forbidden()
   if (hasErrors(errors)) throw badRequest(errors[0])
   // the checks passed now: the one statement refused a moment ago (the tag or a grant was changing)
-  const row = await decideChecked(ctx, values[0] as DecisionValues)
+  const row = await decideChecked(ctx.db, ctx.caller, values[0] as DecisionValues)
   if (!row) throw forbidden()
   const { created, ...record } = row
   return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }

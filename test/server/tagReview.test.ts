@@ -100,6 +100,52 @@ test('lists show the decisions of readable tag sets, filtered by tag, tagSet, us
   assert.is((await t.call('GET', `${API}/tagReview/${ra}/`, { as: cast.owner })).statusCode, 404)
 })
 
+test('decisions sent at once are made together, each with its own answer', async () => {
+  const tags = await Promise.all(Array.from({ length: 24 }, () => newTag()))
+  const hidden = await makeTag(t.db, c.owner, { ...refs, tagSet: await makeTagSet(t.db, c.owner, null) })
+  const post = (tag: number, decision: string, note = '') =>
+    t.call('POST', `${API}/tagReview/`, { as: c.writer, body: { tag, decision, note } })
+  // the first decisions run alone; those that arrive meanwhile wait and are made as one statement, with a
+  // tag decided twice, a tag the writer cannot see and one that does not exist among them
+  const answers = await Promise.all([
+    ...tags.map((tag, i) => post(tag, i % 2 ? 'no' : 'yes', `n${i}`)),
+    post(tags[5], 'unsure', 'again'), post(hidden, 'yes'), post(999999, 'yes'),
+  ])
+  const made = answers.slice(0, tags.length)
+  assert.equal(made.map((a, i) => [a.data.tag, a.data.user, a.data.note]), tags.map((tag, i) => [tag, c.writer.id, `n${i}`]))
+  const again = answers[tags.length]
+  assert.equal([again.data.tag, again.data.decision, again.data.note], [tags[5], 'unsure', 'again'])
+  // of the two decisions on one tag, one made it (201) and the other changed it (200)
+  assert.equal([made[5].statusCode, again.statusCode].sort(), [200, 201])
+  assert.ok(made.every((a, i) => a.statusCode === (i === 5 ? made[5].statusCode : 201)))
+  assert.equal(answers.slice(-2).map((a) => [a.statusCode, a.data]), [
+    [400, { tag: [`Invalid pk "${hidden}" - object does not exist.`] }], [400, { tag: ['Invalid pk "999999" - object does not exist.'] }]])
+  const list = (await t.call('GET', `${API}/tagReview/?user=${c.writer.id}&page_size=1000`, { as: c.writer })).data.results
+    .filter((r: any) => tags.includes(r.tag))
+  assert.equal(list.map((r: any) => r.tag).sort(), [...tags].sort())
+  const ids = new Set(made.map((a) => a.data.id))
+  assert.is(ids.size, tags.length)
+  assert.ok(ids.has(again.data.id))
+  // the reader's decisions, at once with the writer's, are refused each
+  const refused = await Promise.all(tags.slice(0, 6).map((tag) => t.call('POST', `${API}/tagReview/`, { as: c.reader, body: { tag, decision: 'yes' } })))
+  assert.equal(refused.map((a) => a.statusCode), Array(6).fill(403))
+})
+
+test('a decision follows its tag to another tag set, class and strength', async () => {
+  const tag = await newTag()
+  await t.call('POST', `${API}/tagReview/`, { as: c.owner, body: { tag, decision: 'yes' } })
+  const set = await makeTagSet(t.db, c.owner, lib)
+  const ids = async (q: string) => (await t.call('GET', `${API}/tagReview/?${q}`, { as: c.owner })).data.results.map((r: any) => r.tag)
+  assert.equal(await ids(`tagSet=${set}`), [])
+  const other = await makeTagClass(t.db, c.owner, lib, 'moved')
+  const moved = await t.call('PATCH', `${API}/tag/${tag}/`, { as: c.owner, body: { tagSet: set, tagClass: other, strength: 0.97 } })
+  assert.is(moved.statusCode, 200, JSON.stringify(moved.data))
+  assert.equal(await ids(`tagSet=${set}`), [tag])
+  assert.ok(!(await ids(`tagSet=${refs.tagSet}`)).includes(tag))
+  const s = (await t.call('GET', `${API}/tagSet/${set}/reviewSummary/`, { as: c.owner })).data
+  assert.equal(s.classes.map((k: any) => [k.tagClass, k.tags, k.consensus.yes, k.bands[9].yes]), [[other, 1, 1, 1]])
+})
+
 test('tagReview is in both schema documents', async () => {
   const openapi = (await t.call('GET', '/api/openapi.json')).data
   const post = openapi.paths['/api/v0/tagReview/'].post
