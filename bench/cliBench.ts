@@ -6,7 +6,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { makeWav, wavChunks } from '../test/helpers/wav.js'
 import { benchArgs, runBench } from './args.js'
-import { ADMIN, adminToken, json, rawImport, startImportServer } from './importServer.js'
+import { ADMIN, adminToken, cpuSeconds, json, rawImport, startImportServer } from './importServer.js'
 import { nodeArgsFrom } from './processes.js'
 
 // CLI benchmark: the real `mas` binary (node bin/run.js, a HOME of its own, logged in
@@ -16,15 +16,19 @@ import { nodeArgsFrom } from './processes.js'
 //      the CLI (the mean of the two; target ≥ 80%)
 //   2. `mas tag import` of a CSV: tags/s (target ≥ 20,000; also with --concurrency N, for comparison)
 //   3. the CLI's peak RSS (VmHWM) while importing one big WAV (target < 200 MB)
+//   4. one command at a time, as a shell loop runs them: `node -e 0`, `mas --version`, and `mas tag create`
+//      with names (target ≤ 0.4 s each, the first one, which looks the names up, included)
 // Results go to bench/results/cli-<time>.json.
 
-const USAGE = `usage: npm run bench:cli -- [--embedded] [--quick] [--files N] [--tags N] [--big-mib N] [--concurrency N]
+const USAGE = `usage: npm run bench:cli -- [--embedded] [--quick] [--files N] [--tags N] [--big-mib N] [--concurrency N] [--commands N] [--commands-only]
   --embedded     the embedded database instead of PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
   --quick        small sizes (100 files, 10,000 tags, 64 MiB) unless given
   --files N      1-second WAVs imported (1000)
   --tags N       CSV rows imported (100000)
   --big-mib N    size of the big WAV in MiB (1024)
-  --concurrency  uploads at once, CLI and raw (4)`
+  --concurrency  uploads at once, CLI and raw (4)
+  --commands N   runs of each single command timed one after another (200; 50 with --quick)
+  --commands-only  only the single commands (4.)`
 
 const { values: opts } = benchArgs(USAGE, {
   options: {
@@ -34,33 +38,43 @@ const { values: opts } = benchArgs(USAGE, {
     tags: { type: 'string' },
     'big-mib': { type: 'string' },
     concurrency: { type: 'string', default: '4' },
+    commands: { type: 'string' },
+    'commands-only': { type: 'boolean', default: false },
   },
 })
 const FILES = Number(opts.files ?? (opts.quick ? 100 : 1000))
 const TAGS = Number(opts.tags ?? (opts.quick ? 10_000 : 100_000))
 const BIG_MIB = Number(opts['big-mib'] ?? (opts.quick ? 64 : 1024))
 const CONCURRENCY = Number(opts.concurrency)
+const COMMANDS = Number(opts.commands ?? (opts.quick ? 50 : 200))
 const DATABASE_URL = opts.embedded ? undefined : (process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test')
 const MiB = 1024 * 1024
-const TARGETS = { ratio: 0.8, tagsPerSecond: 20_000, peakRssMB: 200 }
+const TARGETS = { ratio: 0.8, tagsPerSecond: 20_000, peakRssMB: 200, tagCreateSeconds: 0.4 }
 
-interface Run { code: number | null; stdout: string; stderr: string; seconds: number; peakRssMiB: number }
+interface Run { code: number | null; stdout: string; stderr: string; seconds: number; peakRssMiB: number; cpuSeconds: number }
 
 /** `mas args...` as a child process with `home` as its HOME; its peak RSS from /proc/<pid>/status (VmHWM). */
 function mas(home: string, args: string[], input = ''): Promise<Run> {
+  return timed(home, ['bin/run.js', ...args], input)
+}
+
+/** `node args...` as `mas` above. */
+function timed(home: string, nodeArgs: string[], input = ''): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k.startsWith('XDG_') || k === 'DEBUG' || k === 'DATABASE_URL') delete env[k]
   Object.assign(env, { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') })
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_CLI_NODE_ARGS'), 'bin/run.js', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_CLI_NODE_ARGS'), ...nodeArgs], { env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     let hwmKiB = 0
+    let cpu = 0
     const sample = () => {
       try {
         const kib = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0)
         hwmKiB = Math.max(hwmKiB, kib)
+        cpu = Math.max(cpu, cpuSeconds(child.pid!))
       } catch { /* exited */ }
     }
     const timer = setInterval(sample, 25)
@@ -71,7 +85,7 @@ function mas(home: string, args: string[], input = ''): Promise<Run> {
     child.stdout.on('end', sample)
     child.on('close', (code) => {
       clearInterval(timer)
-      resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssMiB: hwmKiB / 1024 })
+      resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssMiB: hwmKiB / 1024, cpuSeconds: cpu })
     })
     child.stdin.on('error', () => {})
     child.stdin.end(input)
@@ -91,6 +105,49 @@ async function writeWavFile(path: string, mib: number): Promise<number> {
 
 const fmt = (n: number, d = 1) => n.toFixed(d)
 
+/** seconds: wall-clock mean, median, first run, slowest; cpu: mean CPU (user + system, as /proc last saw it before the exit) */
+interface Timing { what: string; mean: number; median: number; first: number; max: number; cpu: number }
+
+/** `runs` of one command after another, as a shell loop runs them: seconds of each. */
+async function loop(home: string, what: string, nodeArgs: string[], runs: number): Promise<Timing> {
+  const seconds: number[] = []
+  let cpu = 0
+  for (let i = 0; i < runs; i++) {
+    const run = ok(await timed(home, nodeArgs), what)
+    seconds.push(run.seconds)
+    cpu += run.cpuSeconds
+  }
+  const sorted = [...seconds].sort((a, b) => a - b)
+  return { what, mean: seconds.reduce((a, b) => a + b, 0) / runs, median: sorted[Math.floor(runs / 2)], first: seconds[0], max: sorted[runs - 1], cpu: cpu / runs }
+}
+
+/** 4. single commands: `node -e 0`, `mas --version`, and `mas tag create` naming its tag set, media file and
+ * class (a new library of its own, so the first run looks the names up). */
+async function singleCommands(home: string, base: string, token: string): Promise<Timing[]> {
+  const library = (await json(base, 'POST', '/api/v0/library/', token, { name: 'single commands' })).id as number
+  await json(base, 'POST', '/api/v0/tagSet/', token, { name: 'loop', library })
+  await json(base, 'POST', '/api/v0/tagClass/', token, { className: 'robin', displayName: 'robin', library })
+  await rawImport(base, token, library, [makeWav({ seconds: 10, frequency: 3000 })], 1)
+  const create = ['bin/run.js', 'tag', 'create', '--tag-set', 'loop', '--media-file', 'tone-0.wav', '--tag-class', 'robin', '--start', '1', '--end', '2']
+  return [
+    await loop(home, 'node -e 0', ['-e', '0'], COMMANDS),
+    await loop(home, 'mas --version', ['bin/run.js', '--version'], COMMANDS),
+    await loop(home, 'mas tag create, with names', create, COMMANDS),
+  ]
+}
+
+function printTimings(timings: Timing[]): void {
+  const ms = (s: number) => `${fmt(s * 1000, 0)} ms`
+  const rows = [['command', 'runs', 'mean', 'median', 'first', 'slowest', 'CPU', 'target', 'met'],
+    ...timings.map((t) => {
+      const target = t.what.startsWith('mas tag create') ? TARGETS.tagCreateSeconds : undefined
+      return [t.what, String(COMMANDS), ms(t.mean), ms(t.median), ms(t.first), ms(t.max), ms(t.cpu),
+        target ? `≤ ${ms(target)} each` : '', target ? (t.mean <= target ? 'yes' : 'NO') : '']
+    })]
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
+  for (const r of rows) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd())
+}
+
 async function main() {
   const machine = `${cpus()[0]?.model ?? '?'} × ${cpus().length}, ${fmt(totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}`
   const database = DATABASE_URL ? 'PostgreSQL' : 'embedded PostgreSQL'
@@ -106,6 +163,13 @@ async function main() {
     const token = await adminToken(server.base)
     const newLibrary = async (name: string) => (await json(server.base, 'POST', '/api/v0/library/', token, { name })).id as number
     ok(await mas(home, ['login', '--server', server.base, '--username', ADMIN.username, '--password-stdin'], `${ADMIN.password}\n`), 'mas login')
+    if (opts['commands-only']) {
+      const timings = await singleCommands(home, server.base, token)
+      console.log(`load average after: ${loadavg().map((l) => fmt(l, 2)).join(' ')}`)
+      printTimings(timings)
+      writeResult({ date: new Date().toISOString(), machine, loadAverage: loadavg(), database, commands: COMMANDS, singleCommands: timings })
+      return
+    }
 
     // warm the server (JIT, pools, the database's caches) with an import of the full size: after a
     // smaller one, the first measured import ran up to 40% slower than the next, and the CLI (measured
@@ -170,23 +234,30 @@ async function main() {
     ]
     const widths = rows3[0].map((_, c) => Math.max(...rows3.map((r) => r[c].length)))
     for (const r of rows3) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd())
+    const timings = await singleCommands(home, server.base, token)
+    printTimings(timings)
 
     const result = {
       date: new Date().toISOString(), machine, loadAverage: loadavg(), database,
       files: FILES, concurrency: CONCURRENCY, rawFilesPerSecond: rawRate, rawSecondsBefore: rawBefore, rawSecondsAfter: rawAfter, cliImportSeconds: cliRun.seconds, cliFilesPerSecond: cliRate, cliToRaw: ratio,
       tags: TAGS, tagsPerSecond, tagImportSeconds: tagRun.seconds, tagsPerSecondConcurrent: TAGS / tagRunParallel.seconds,
       bigFileMiB: bigBytes / MiB, bigFilePeakRssMiB: bigRun.peakRssMiB, bigFileSeconds: bigRun.seconds, smallFilesPeakRssMiB: cliRun.peakRssMiB,
+      commands: COMMANDS, singleCommands: timings,
       met: { ratio: ratio >= TARGETS.ratio, tagsPerSecond: tagsPerSecond >= TARGETS.tagsPerSecond, peakRss: bigRun.peakRssMiB * MiB / 1e6 < TARGETS.peakRssMB },
     }
-    const out = new URL('../../bench/results/', import.meta.url)
-    mkdirSync(out, { recursive: true })
-    const file = new URL(`cli-${result.date.replace(/[:.]/g, '-')}.json`, out)
-    writeFileSync(file, JSON.stringify(result, null, 2) + '\n')
-    console.log(`written to bench/results/${file.pathname.split('/').pop()}`)
+    writeResult(result)
   } finally {
     await server.stop()
     rmSync(work, { recursive: true, force: true })
   }
+}
+
+function writeResult(result: { date: string } & Record<string, unknown>): void {
+  const out = new URL('../../bench/results/', import.meta.url)
+  mkdirSync(out, { recursive: true })
+  const file = new URL(`cli-${result.date.replace(/[:.]/g, '-')}.json`, out)
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n')
+  console.log(`written to bench/results/${file.pathname.split('/').pop()}`)
 }
 
 await runBench(main)

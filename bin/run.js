@@ -11,5 +11,5 @@ process.stdout.on('error', (err) => {
   throw err
 })
 
-const { execute } = await import('@oclif/core')
+const { execute } = await import('@oclif/core/execute')
 await execute({ dir: import.meta.url })

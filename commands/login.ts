@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { input, password as passwordPrompt } from '@inquirer/prompts'
 import { ApiError, ConnectionError, normalizeServer } from '../src/api.js'
 import { BaseCommand, DEFAULT_SERVER, failure, usageError } from '../src/baseCommand.js'

@@ -134,6 +134,17 @@ export const onReviewOfTag = (tagColumn: string, reviewerColumn: string): Scope 
 export const ownedBy = (column: string): Scope => scope([column], (eb, caller, col) =>
   caller.isAdmin ? TRUE : eb(col(column), '=', caller.id))
 
+/** A sensor: its owner (and site admins) change it; the readers of a library holding a recording made by it read
+ * it as well, so the tables of a shared library name its sensors (docs/decisions.md §6). */
+export const sensorOwnedOrRecorded = (ownerColumn: string, idColumn: string): Scope => scope([ownerColumn, idColumn], (eb, caller, col, flag) => {
+  if (caller.isAdmin) return TRUE
+  const owner = eb(col(ownerColumn), '=', caller.id)
+  if (flag !== 'read' || caller.ownedOnly) return owner
+  return eb.or([owner, eb.exists(eb.selectFrom('media_files as sm').select(sql.lit(1).as('one'))
+    .where('sm.sensor_id', '=', col(idColumn))
+    .where((e) => libraryAllows(e, caller, e.ref('sm.library_id'), 'read')))])
+})
+
 /** Records owned through another record: `column` -> table.id, whose `ownerColumn` is the owner. */
 export const ownedVia = (column: string, table: string, ownerColumn = 'user_id'): Scope =>
   scope([column], (eb, caller, col) => caller.isAdmin ? TRUE : eb.exists(

@@ -11,6 +11,7 @@ import callerNotifications from './plugins/callerNotifications.js'
 import errorAnswers from './plugins/errors.js'
 import inFlightTracking from './plugins/inFlight.js'
 import maintenance from './plugins/maintenance.js'
+import namesVersionCheck from './plugins/namesVersion.js'
 import routeTable from './plugins/routeTable.js'
 import routes from './plugins/routes.js'
 import securityHeaders from './plugins/securityHeaders.js'
@@ -76,6 +77,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(wireHeaders)
   await app.register(bodies)
   await app.register(errorAnswers)
+  await app.register(namesVersionCheck)
   await app.register(routes)
   await app.register(maintenance)
   await app.register(callerNotifications, { databaseUrl: opts.database.url })

@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Readable } from 'node:stream'
-import { Agent as HttpAgent } from 'node:http'
-import { Agent as HttpsAgent } from 'node:https'
-import got, { RequestError, type Method } from 'got'
 import type FormData from 'form-data'
+import { exchange, exchangeText, httpAgent, httpsAgent } from './http.js'
 import { filterCheck } from './listFilters.js'
+import { NAMES_VERSION_HEADER, type NameMemory } from './nameMemory.js'
 
-// The API client: got underneath, one place for URLs, auth, JSON (also when the
-// original service labels it text/html), retries and pagination.
+// The API client: node's HTTP client underneath (src/http.ts), one place for URLs, auth, JSON (also
+// when the original service labels it text/html), retries and pagination.
+
+export type Method = 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 export const API_PATH = '/api/v0/'
 
@@ -33,8 +34,6 @@ const CONNECT_TIMEOUT_MS = 15_000
 export const DEFAULT_TIMEOUT_SECONDS = 60
 /** an upload's answer waits this much longer per MiB sent (the server hashes, reads and stores the file first) */
 const UPLOAD_MS_PER_MIB = 1000
-const httpAgent = new HttpAgent({ keepAlive: true })
-const httpsAgent = new HttpsAgent({ keepAlive: true })
 
 const RETRY_STATUS = new Set([502, 503, 504])
 const RETRY_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ECONNABORTED',
@@ -85,6 +84,8 @@ export class ApiClient {
   private readonly backoffMs: number
   private readonly userAgent: string
   private readonly timeoutMs: number
+  /** names remembered between commands (src/nameMemory.ts): every request then carries the names version */
+  memory?: NameMemory
 
   constructor(opts: ClientOptions) {
     this.server = normalizeServer(opts.server)
@@ -108,6 +109,7 @@ export class ApiClient {
       accept: 'application/json',
       'user-agent': this.userAgent,
       ...(this.token ? { authorization: `Token ${this.token}` } : {}),
+      ...(this.memory ? { [NAMES_VERSION_HEADER]: this.memory.header } : {}),
       ...extra,
     }
   }
@@ -115,23 +117,18 @@ export class ApiClient {
   async request<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const url = this.url(path, opts.query)
     const retry = opts.retry ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method)
+    const headers = this.headers(opts.json !== undefined || opts.jsonText !== undefined ? { 'content-type': 'application/json' }
+      : opts.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {})
+    const body = opts.jsonText ?? (opts.json !== undefined ? JSON.stringify(opts.json)
+      : opts.form !== undefined ? new URLSearchParams(opts.form).toString() : undefined)
     return this.withRetry(method, url, retry, async () => {
-      const pending = got(url, {
-        method,
-        headers: this.headers(opts.jsonText !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(opts.json !== undefined ? { json: opts.json } : {}),
-        ...(opts.jsonText !== undefined ? { body: opts.jsonText } : {}),
-        ...(opts.form !== undefined ? { form: opts.form } : {}),
-        responseType: 'text',
-        throwHttpErrors: false,
-        retry: { limit: 0 },
-        followRedirect: true,
-        // response: the answer's head within the timeout once the request is sent; socket: no silence longer within it
-        timeout: { connect: CONNECT_TIMEOUT_MS, response: this.timeoutMs, socket: this.timeoutMs },
+      const res = await exchangeText({
+        method, url, headers, body, onStatus: opts.onStatus,
+        // the answer's head within the timeout once the request is sent; no silence longer within it
+        connectTimeoutMs: CONNECT_TIMEOUT_MS, timeoutMs: this.timeoutMs,
       })
-      if (opts.onStatus) pending.on('response', (res: { statusCode: number }) => opts.onStatus!(res.statusCode))
-      const res = await pending
-      return { status: res.statusCode, data: parseBody(res.body) as T, headers: res.headers }
+      this.memory?.observe(res.headers[NAMES_VERSION_HEADER])
+      return { status: res.status, data: parseBody(res.text) as T, headers: res.headers }
     })
   }
 
@@ -170,23 +167,16 @@ export class ApiClient {
   /** A response body as a stream (file downloads); the caller's URL may be absolute. */
   async download(url: string): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
     const abs = this.url(url)
-    const stream = got.stream(abs, {
-      headers: this.headers({ accept: '*/*' }), retry: { limit: 0 }, throwHttpErrors: false,
-      timeout: { connect: CONNECT_TIMEOUT_MS, response: this.timeoutMs, socket: this.timeoutMs },
-    })
-    await new Promise<void>((resolve, reject) => {
-      stream.once('response', (res: any) => {
-        if (res.statusCode >= 400) {
-          // the body arrives through the got stream (reading `res` directly never ends)
-          let text = ''
-          stream.setEncoding('utf8')
-          stream.on('data', (c: string) => { text += c })
-          stream.once('end', () => reject(new ApiError(res.statusCode, parseBody(text), 'GET', abs)))
-        } else resolve()
-      })
-      stream.once('error', (err: unknown) => reject(connectionError(abs, err)))
-    })
-    return stream
+    const res = await exchange({
+      method: 'GET', url: abs, headers: this.headers({ accept: '*/*' }), connectTimeoutMs: CONNECT_TIMEOUT_MS, timeoutMs: this.timeoutMs,
+    }).catch((err: unknown) => { throw connectionError(abs, err) })
+    if (res.status >= 400) {
+      res.body.setEncoding('utf8')
+      let text = ''
+      for await (const chunk of res.body) text += chunk
+      throw new ApiError(res.status, parseBody(text), 'GET', abs)
+    }
+    return Object.assign(res.body, { response: { headers: res.headers } })
   }
 
   /** The server's answer to a token login (`{token}` with 200; 400 for a wrong username or password). */
@@ -276,12 +266,12 @@ function lengthOf(form: FormData): number {
 
 function isRetryable(err: unknown): boolean {
   const code = (err as any)?.code
-  return typeof code === 'string' && (RETRY_CODES.has(code) || code.startsWith('ERR_GOT_REQUEST') || code === 'ETIMEDOUT')
+  return typeof code === 'string' && (RETRY_CODES.has(code) || code === 'ETIMEDOUT')
 }
 
 function connectionError(url: string, err: unknown): Error {
   if (err instanceof ApiError || err instanceof ConnectionError) return err
-  if (err instanceof RequestError || (err as any)?.code) {
+  if ((err as any)?.code) {
     const code = (err as any).code as string | undefined
     const origin = safeOrigin(url)
     return new ConnectionError(url, code, `Cannot reach the server at ${origin}${code ? ` (${code})` : ''}: ${(err as Error).message}`)

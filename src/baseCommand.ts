@@ -1,8 +1,12 @@
-import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
+import { Command } from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
+import * as Flags from '@oclif/core/flags'
+import type { Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError, DEFAULT_TIMEOUT_SECONDS, describeError } from './api.js'
 import type { Table } from './columns.js'
 import { listOutput, type ListFlags } from './listOutput.js'
 import { loadNames, Names, type NameScope, type NameSource } from './names.js'
+import { NameMemory } from './nameMemory.js'
 import { bodyWithFlagNames, namedArgs, parseErrorLine } from './refusals.js'
 import { stderr, table, type Column } from './output.js'
 import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
@@ -111,6 +115,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 }
 
 export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<T> {
+  /** Does the command look names up through names remembered by earlier commands (src/nameMemory.ts)? */
+  static remembersNames = false
   protected api!: ApiClient
 
   async init(): Promise<void> {
@@ -120,6 +126,26 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
       failure(`Not logged in${this.flags.profile !== DEFAULT_PROFILE ? ` (profile "${this.flags.profile}")` : ''} to ${this.server}: run mas login`)
     }
     this.api = this.client(token)
+    if ((this.ctor as typeof AuthCommand).remembersNames) {
+      this.api.memory = await NameMemory.open(this.config.cacheDir, this.api.server, this.flags.profile, token)
+    }
+  }
+
+  /** `work`, which looks names up and then acts on them; when the server refuses the version the remembered
+   * names were learned at (412: one of them was renamed or deleted since), it is done again with every name
+   * looked up afresh. What it learned is remembered once it succeeds. */
+  protected async withRememberedNames<R>(work: () => Promise<R>): Promise<R> {
+    const memory = this.api.memory
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await work()
+        await memory?.save()
+        return result
+      } catch (err) {
+        if (!memory || !(err instanceof ApiError && err.status === 412) || attempt >= 3) throw err
+        memory.forget()
+      }
+    }
   }
 
   protected async names(kinds: readonly NameSource[], scope: NameScope): Promise<Names> {

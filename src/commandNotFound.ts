@@ -1,4 +1,5 @@
-import { toConfiguredId, type Hook, type Interfaces } from '@oclif/core'
+import { toConfiguredId } from '@oclif/core/util/ids'
+import type { Hook, Interfaces } from '@oclif/core'
 import suggestOnTerminal from '@oclif/plugin-not-found'
 import levenshtein from 'fast-levenshtein'
 

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { confirm } from '@inquirer/prompts'
 import type { ApiClient, Page, Query } from './api.js'
 import { failure, usageError } from './baseCommand.js'

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import type { Column } from './output.js'
 import { usageError } from './baseCommand.js'
 

@@ -159,14 +159,31 @@ export async function groups(api: ApiClient): Promise<Directory<Group>> {
   return new Directory('group', '', await api.all<Group>('appUserGroup/'), (r) => r.name)
 }
 
-/** The id a flag (or argument) names, or a one-line error naming the flag and the candidates. */
-export async function flagId<R extends { id: number }>(flag: string, value: string, directory: () => Promise<Directory<R>>): Promise<number> {
+/** The id a flag (or argument) names, or a one-line error naming the flag and the candidates. `remembered`:
+ * where the command remembers names (src/nameMemory.ts), the key the name is remembered under. */
+export async function flagId<R extends { id: number }>(flag: string, value: string, directory: () => Promise<Directory<R>>,
+  remembered?: { api: ApiClient; key: string }): Promise<number> {
   const ref = parseRef(value)
   if ('id' in ref) return ref.id
-  const found = (await directory()).find(ref)
-  if ('error' in found) failure(`${flag}: ${found.error}`)
-  return found.id
+  return recalled(remembered?.api, remembered?.key ?? '', async () => {
+    const found = (await directory()).find(ref)
+    if ('error' in found) failure(`${flag}: ${found.error}`)
+    return found.id
+  })
 }
+
+/** What `key` was found to be by an earlier command (when the command remembers names), or `find`'s answer. */
+async function recalled<T>(api: ApiClient | undefined, key: string, find: () => Promise<T>): Promise<T> {
+  const memory = api?.memory
+  const hit = memory?.recall<T>(key)
+  if (hit !== undefined) return hit
+  const value = await find()
+  memory?.learn(key, value)
+  return value
+}
+
+/** The key a name is remembered under: the kind of record, where it was looked up (a library), the name. */
+const memoryKey = (kind: string, library: number | undefined, name: string) => JSON.stringify([kind, library ?? null, name])
 
 export const libraryId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => libraries(api))
 export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => tagSets(api))
@@ -179,12 +196,13 @@ export const sensorArrayId = (api: ApiClient, flag: string, value: string) =>
  * alias the server finds itself (`?alias=`) needs no list of every file. */
 export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {
   const ref = parseRef(value)
-  if ('name' in ref) {
+  if ('id' in ref) return ref.id
+  return recalled(api, memoryKey('mediaFile', library, ref.name), async () => {
     const exact = await api.get<{ count?: number; results?: MediaFile[] }>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', { alias: ref.name, page_size: 2 })
     // the answer of a server that ignored ?alias= holds other files: only a file of that alias is taken
     if (exact.count === 1 && exact.results?.length === 1 && exact.results[0].alias === ref.name) return exact.results[0].id
-  }
-  return flagId(flag, value, () => mediaFiles(api, library))
+    return flagId(flag, value, () => mediaFiles(api, library))
+  })
 }
 /** Several media files (arguments): one list of the readable files (or those of one library) when any is given by name. */
 export async function mediaFileIds(api: ApiClient, values: string[], flag = 'media file', library?: number): Promise<number[]> {
@@ -203,11 +221,14 @@ export const tagClassId = (api: ApiClient, flag: string, value: string, library?
     if (library) return tagClasses(api, library)
     const [records, aside] = await Promise.all([api.all<TagClass>('tagClass/'), libraryAside(api)])
     return new Directory('tag class', '', records, (r) => r.className, undefined, aside)
-  })
+  }, { api, key: memoryKey('tagClass', library, value) })
 
 /** A tag set by name or id, with its library (tag classes and media files are found in it). */
 export async function findTagSet(api: ApiClient, flag: string, value: string): Promise<TagSet> {
-  return api.get<TagSet>(`tagSet/${await flagId(flag, value, () => tagSets(api))}/`)
+  return recalled(api, memoryKey('tagSet', undefined, value), async () => {
+    const { id, name, library, user } = await api.get<TagSet>(`tagSet/${await flagId(flag, value, () => tagSets(api))}/`)
+    return { id, name, library, user }
+  })
 }
 
 /** The library a `--library` flag names, when given: names of media files and classes are looked up in it. */

@@ -1,4 +1,8 @@
-import cliProgress from 'cli-progress'
+import { createRequire } from 'node:module'
+import type cliProgress from 'cli-progress'
+
+// cli-progress (about 20 modules) is loaded only when a bar is drawn, on a terminal (docs/decisions.md, "Fast per command")
+const require = createRequire(import.meta.url)
 
 // Human output: tables on stdout; progress, warnings and summaries on stderr.
 
@@ -80,6 +84,7 @@ export class Progress {
   constructor(private readonly total: number, private readonly opts: ProgressOptions) {
     this.statusText = opts.status ?? ''
     if (!opts.quiet && process.stderr.isTTY && total > 0) {
+      const cliProgress = require('cli-progress') as typeof import('cli-progress')
       this.bars = new cliProgress.MultiBar({
         stream: process.stderr,
         format: formatOf(opts),

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 import { findGroup } from '../../src/lookup.js'

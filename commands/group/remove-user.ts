@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { ApiError } from '../../src/api.js'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { findGroup, userId } from '../../src/lookup.js'

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand, usageError } from '../../src/baseCommand.js'
 import { createJob, defaultJobName } from '../../src/jobCreate.js'
 import { paramsWithIds } from '../../src/jobParamNames.js'

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { JOB_TYPES, USERS } from '../../src/names.js'

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { listFlags } from '../../src/listOutput.js'
 import { JOB } from '../../src/columns.js'

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { Progress, stderr } from '../../src/output.js'

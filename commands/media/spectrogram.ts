@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary, tagSetId } from '../../src/lookup.js'
 import { saveAtomically } from '../../src/saveFile.js'

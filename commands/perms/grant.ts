@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { ApiError } from '../../src/api.js'
 import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { groupId, libraryId, tagSetId, userId } from '../../src/lookup.js'

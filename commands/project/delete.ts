@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { projectId } from '../../src/lookup.js'
 import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'

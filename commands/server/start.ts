@@ -1,5 +1,6 @@
 import cluster from 'node:cluster'
-import { Command, Flags } from '@oclif/core'
+import { Command } from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
 import type { AppConfig } from '../../server/config.js'
 import type { LogFormat } from '../../server/log.js'
 

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand, usageError } from '../../src/baseCommand.js'
 import { findTagSet, libraryOf, mediaFileId, parseRef, tagClassId } from '../../src/lookup.js'
 
@@ -8,6 +8,9 @@ export default class TagCreate extends AuthCommand<typeof TagCreate> {
     '<%= config.bin %> tag create --tag-set 1 --media-file 1 --tag-class 1 --start 1.5 --end 2.0 --min-freq 2000 --max-freq 8000',
     '<%= config.bin %> tag create --tag-set 1 --media-file 1 --tag-class 1 --start 0 --end 0.4 --strength 0.9 --json',
   ]
+
+  // a loop of tag creates asks the server for each name once (docs/decisions.md, "Fast per command")
+  static remembersNames = true
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
@@ -21,6 +24,10 @@ export default class TagCreate extends AuthCommand<typeof TagCreate> {
   }
 
   async run() {
+    return this.withRememberedNames(() => this.create())
+  }
+
+  private async create() {
     const f = this.flags
     const tagSet = await findTagSet(this.api, '--tag-set', f['tag-set'])
     // names are looked up in the tag set's library; ids are sent as given

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { findTagSet } from '../../src/lookup.js'
 import { TAG } from '../../src/columns.js'

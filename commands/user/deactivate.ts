@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { confirmDestructive, yesFlag } from '../../src/confirm.js'
 import { userId } from '../../src/lookup.js'

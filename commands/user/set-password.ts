@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand, usageError } from '../../src/baseCommand.js'
 import { userId } from '../../src/lookup.js'
 import { saveProfile } from '../../src/profiles.js'

@@ -1,4 +1,5 @@
-import { Command, Flags } from '@oclif/core'
+import { Command } from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
 
 // The server's modules are imported when this command runs, so the rest of the CLI starts quickly.
 

@@ -207,6 +207,9 @@ export interface WorkerHeartbeatsTable {
   renewed: ColumnType<Date, never, Date>
 }
 
+/** one row: raised by triggers whenever a record known by name is renamed or deleted (migration 2026_11_27_3311) */
+export interface NamesVersionTable { one: ColumnType<boolean, never, never>; version: ColumnType<string, never, never> }
+
 export interface DB {
   job_types: LookupTable
   job_status_types: LookupTable
@@ -243,6 +246,7 @@ export interface DB {
   app_user_group_users: AppUserGroupUsersTable
   app_permissions: AppPermissionsTable
   worker_heartbeats: WorkerHeartbeatsTable
+  names_version: NamesVersionTable
 }
 
 export type Db = Kysely<DB> | Transaction<DB>

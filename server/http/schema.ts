@@ -221,6 +221,9 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   // failed password attempts (Basic credentials on any request, or a login) are throttled
   responses['429'] = { ...errorResponse('Too many failed logins from this address or for this username'),
     headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
+  // a client's remembered names are out of date (server/plugins/namesVersion.ts)
+  responses['412'] = { ...errorResponse('Sent with a Mas-Names-Version other than the current one: a record known by name was renamed or deleted since'),
+    headers: { 'Mas-Names-Version': { schema: { type: 'string' }, description: 'the current names version' } } }
   // the database connection was lost or could not be made (docs/decisions.md §16)
   responses['503'] ??= { ...errorResponse('The database is unavailable; try again after Retry-After seconds'),
     headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }

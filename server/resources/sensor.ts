@@ -1,4 +1,4 @@
-import { ownedBy } from '../access.js'
+import { ownedBy, sensorOwnedOrRecorded } from '../access.js'
 import { toJson, type TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { users } from './users.js'
@@ -26,7 +26,7 @@ export const sensors = defineResource({
   title: 'Sensor',
   table: 'sensors',
   fields: sensorFields,
-  scope: ownedBy('user_id'),
+  scope: sensorOwnedOrRecorded('user_id', 'id'),
   owner: 'user_id',
 })
 

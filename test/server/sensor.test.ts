@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
-import { grant, makeGroup, makeLibrary } from '../helpers/records.js'
+import { grant, makeGroup, makeLibrary, makeMediaFile } from '../helpers/records.js'
 
 const t = suiteApp(test)
 let alice: TestUser
@@ -166,6 +166,40 @@ test('OPTIONS lists the writable fields of a sensor array for its owner', async 
   assert.equal(Object.keys(res.data.actions.POST), ['id', 'user', 'name', 'layoutRows', 'layoutColumns', 'sensor_set'])
   assert.is(res.data.actions.POST.user.read_only, true)
   assert.is(res.data.actions.POST.name.required, true)
+})
+
+test('the readers of a library holding a recording made by a sensor read that sensor (its name in their tables), and change nothing', async () => {
+  const owner = await t.user('recordist')
+  const reader = await t.user('colleague')
+  const writer = await t.user('co-author')
+  const outsider = await t.user('outsider')
+  const member = await t.user('lab-member')
+  const recorder = (await t.call('POST', api('sensor/'), { as: owner, body: { name: 'AM-17', sensorArray: null } })).data.id
+  const unused = (await t.call('POST', api('sensor/'), { as: owner, body: { name: 'spare', sensorArray: null } })).data.id
+  const lib = await makeLibrary(t.db, owner)
+  await makeMediaFile(t.db, owner, lib, { sensor: recorder })
+  await grant(t.db, owner, { user: reader.id }, { library: lib }, ['read'])
+  await grant(t.db, owner, { user: writer.id }, { library: lib }, ['write', 'admin'])
+  await grant(t.db, owner, { group: await makeGroup(t.db, owner, [member]) }, { library: lib }, ['read'])
+  // another library of the owner's, not shared, with a recording by the spare sensor
+  await makeMediaFile(t.db, owner, await makeLibrary(t.db, owner), { sensor: unused })
+
+  for (const [who, as] of [['library reader', reader], ['library admin', writer], ['group member', member]] as const) {
+    const detail = await t.call('GET', api(`sensor/${recorder}/`), { as })
+    assert.is(detail.statusCode, 200, who)
+    assert.is(detail.data.name, 'AM-17', who)
+    assert.equal((await t.call('GET', api('sensor/'), { as })).data.results.map((r: any) => r.id), [recorder], who)
+    // readable, not theirs to change: 403
+    assert.is((await t.call('PATCH', api(`sensor/${recorder}/`), { as, body: { name: 'mine now' } })).statusCode, 403, who)
+    assert.is((await t.call('DELETE', api(`sensor/${recorder}/`), { as })).statusCode, 403, who)
+    assert.is((await t.call('GET', api(`sensor/${unused}/`), { as })).statusCode, 404, who)
+  }
+  assert.is((await t.call('GET', api(`sensor/${recorder}/`), { as: outsider })).statusCode, 404)
+  assert.equal((await t.call('GET', api('sensor/'), { as: outsider })).data.results, [])
+  // the grant gone, the sensor is hidden again
+  await t.db.deleteFrom('app_permissions').where('bearer_type', '=', 'user').where('bearer_id', '=', reader.id).execute()
+  assert.is((await t.call('GET', api(`sensor/${recorder}/`), { as: reader })).statusCode, 404)
+  assert.is((await t.call('GET', api(`sensor/${recorder}/`), { as: owner })).data.name, 'AM-17')
 })
 
 test.run()

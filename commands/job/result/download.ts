@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises'
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { ApiError } from '../../../src/api.js'
 import { AuthCommand, failure, usageError } from '../../../src/baseCommand.js'
 import { Progress } from '../../../src/output.js'

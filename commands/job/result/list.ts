@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../../src/baseCommand.js'
 import { listFlags } from '../../../src/listOutput.js'
 import { RESULT_FILE } from '../../../src/columns.js'

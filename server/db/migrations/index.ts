@@ -15,6 +15,7 @@ import * as jobProjectOptional from './2026_11_26_1001_job_project_optional.js'
 import * as workerHeartbeats from './2026_11_26_3001_worker_heartbeats.js'
 import * as tagReviews from './2026_11_26_4001_tag_reviews.js'
 import * as tagAnnotations from './2026_11_27_3301_tag_annotations.js'
+import * as namesVersion from './2026_11_27_3311_names_version.js'
 import * as reviewTagCopies from './2026_11_27_3401_review_tag_copies.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_26_3001_worker_heartbeats': workerHeartbeats,
   '2026_11_26_4001_tag_reviews': tagReviews,
   '2026_11_27_3301_tag_annotations': tagAnnotations,
+  '2026_11_27_3311_names_version': namesVersion,
   '2026_11_27_3401_review_tag_copies': reviewTagCopies,
 }
 
