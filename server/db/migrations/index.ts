@@ -14,6 +14,8 @@ import * as embeddedListsJson from './2026_11_24_0004_embedded_lists_json.js'
 import * as jobProjectOptional from './2026_11_26_1001_job_project_optional.js'
 import * as workerHeartbeats from './2026_11_26_3001_worker_heartbeats.js'
 import * as tagReviews from './2026_11_26_4001_tag_reviews.js'
+import * as tagFilterCounts from './2026_11_27_3501_tag_filter_counts.js'
+import * as tagFilterIndexes from './2026_11_27_3502_tag_filter_indexes.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -32,6 +34,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_26_1001_job_project_optional': jobProjectOptional,
   '2026_11_26_3001_worker_heartbeats': workerHeartbeats,
   '2026_11_26_4001_tag_reviews': tagReviews,
+  '2026_11_27_3501_tag_filter_counts': tagFilterCounts,
+  '2026_11_27_3502_tag_filter_indexes': tagFilterIndexes,
 }
 
 export const migrationProvider: MigrationProvider = {
