@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +9,7 @@ import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { benchArgs, runBench, usageError } from './args.js'
 import { load, wrkInstalled } from './load.js'
+import { rssMiB } from './memory.js'
 
 // Scale benchmark (npm run bench:scale), the table of issue 35: one tag set grown by bulk SQL to 10^5, 10^6
 // (and 10^7) tags over 10^4 media files and 10 classes; at each size, p50 and p99 of the lists and counts at
@@ -21,10 +23,11 @@ npm run bench:scale [-- --tags N] [--data DIR] [--requests R] [--seconds S]
   --data DIR     the embedded PostgreSQL's data directory, kept between runs (default: mas-bench-scale in the temp directory)
   --requests R   requests one at a time per row (default 40)
   --seconds S    seconds of wrk at 8 connections per row (default 2; 0: no 8-connection column)
+  --no-export    leave out the export of the tag set by mas tag export
 `
 const { values } = benchArgs(USAGE, { options: {
   tags: { type: 'string', default: '1000000' }, data: { type: 'string' },
-  requests: { type: 'string', default: '40' }, seconds: { type: 'string', default: '2' },
+  requests: { type: 'string', default: '40' }, seconds: { type: 'string', default: '2' }, 'no-export': { type: 'boolean', default: false },
 } })
 const TAGS = Number(values.tags)
 const REQUESTS = Number(values.requests)
@@ -131,10 +134,34 @@ async function measure(origin: string, w: World, size: number, database: Databas
     }
     console.log(`| ${name} | ${ms(one.p50)} (${ms(one.p99)}) | ${eight} |`)
   }
+  if (!values['no-export']) await exportTime(origin, w)
   const sizes = await sql<{ heap: string; indexes: string }>`select pg_table_size('tags') as heap, pg_indexes_size('tags') as indexes`.execute(database.db)
   const { heap, indexes } = sizes.rows[0]
   const per = (b: string) => (Number(b) / size * 1e6 / 2 ** 20).toFixed(0)
   console.log(`database: tags ${per(heap)} MB heap + ${per(indexes)} MB indexes per 10^6 tags`)
+}
+
+/** `mas tag export --tag-set` of the whole set as CSV (the real binary, its output counted and dropped): time,
+ * rate, and the peak resident memory of the CLI and of the server (this process, which runs it). */
+async function exportTime(origin: string, w: World): Promise<void> {
+  const started = Date.now()
+  const serverBefore = rssMiB(process.pid)
+  let lines = 0, cliPeak = 0, serverPeak = serverBefore
+  const child = spawn(process.execPath, ['bin/run.js', 'tag', 'export', '--tag-set', String(w.tagSet), '--format', 'csv'],
+    { env: { ...process.env, MAS_SERVER: origin, MAS_TOKEN: w.token }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const sample = setInterval(() => {
+    cliPeak = Math.max(cliPeak, rssMiB(child.pid!))
+    serverPeak = Math.max(serverPeak, rssMiB(process.pid))
+  }, 50)
+  child.stdout.on('data', (chunk: Buffer) => { for (const b of chunk) if (b === 10) lines++ })
+  let errors = ''
+  child.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString() })
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  clearInterval(sample)
+  if (status !== 0) throw new Error(`mas tag export: exit ${status}: ${errors.trim().split('\n').pop()}`)
+  const seconds = (Date.now() - started) / 1000
+  console.log(`mas tag export --tag-set (CSV): ${(lines - 1).toLocaleString('en')} tags in ${seconds.toFixed(1)} s, ` +
+    `${Math.round((lines - 1) / seconds).toLocaleString('en')} tags/s; peak RSS: CLI ${cliPeak.toFixed(0)} MiB, server ${serverPeak.toFixed(0)} MiB (${serverBefore.toFixed(0)} before)`)
 }
 
 async function main() {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Caller } from '../access.js'
+import { parseValue } from '../http/fields.js'
 import type { ListVia } from './core/define.js'
 import { filterNames } from './core/listStatements.js'
 import { parseId } from './core/read.js'
@@ -9,7 +10,7 @@ import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './
 
 // tag/ at any size (docs/decisions.md, "Lists at scale"). A tag is readable when its tag set is, so:
 // - ?tagSet= (with any other filters) checks the rule once, for the set, instead of once per tag;
-//   alone or with tagClass or mediaFile its count is kept (tagSetCount.ts) and its deep pages seek
+//   alone or with tagClass, mediaFile, machineTagged or userTagged its count is kept (tagSetCount.ts) and its deep pages seek
 //   (tagSetPages.ts);
 // - with no filters, the count is the sum of the kept counts of the tag sets the caller may read;
 // - ?mediaFile= alone counts from the kept counts of that media file in the readable tag sets.
@@ -56,12 +57,20 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
   }
 }
 
+const FLAGS: Record<string, 'machine_tagged' | 'user_tagged'> = { machineTagged: 'machine_tagged', userTagged: 'user_tagged' }
+
 /** The kept count a request filtered by `tagSet` reads: the set's, or its class's or media file's; null when
  * it has other filters. */
 function keptKey(tagSetId: number, names: string[], query: Record<string, string>): KeptKey | null {
   const others = names.filter((n) => n !== 'tagSet')
   if (!others.length) return { tagSetId }
   if (others.length !== 1) return null
+  const flag = FLAGS[others[0]]
+  if (flag) {
+    // as applyFilters reads it (a value it refuses is answered 400 before the count is read)
+    const parsed = parseValue({ type: 'boolean' }, query[others[0]])
+    return parsed.ok ? { tagSetId, flag: { column: flag, value: parsed.value === true } } : null
+  }
   const id = parseId(query[others[0]])
   if (id === null) return null
   if (others[0] === 'tagClass') return { tagSetId, by: { column: 'tag_class_id', id } }

@@ -3,11 +3,11 @@ import { pageOf, type Query } from '../http/list.js'
 import type { Db, PageRows, PageRun } from './resource.js'
 import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './tagSetCount.js'
 
-// Deep pages of a tag set's tags (all of them, or those of one class or media file: a KeptKey), ordered by id,
+// Deep pages of a tag set's tags (all of them, or those of one class, media file or flag: a KeptKey), ordered by id,
 // without reading every tag before them each time (docs/decisions.md, "Lists at scale"):
 // - the id at a page's first position is remembered with the tag set's version, and so is the id after its
 //   last row (the next page's first position): the next request for either page seeks to it through an index
-//   on (tag_set_id[, tag_class_id | media_file_id], id) instead of skipping `offset` entries, so a script
+//   on (tag_set_id[, tag_class_id | machine_tagged], id) instead of skipping `offset` entries, so a script
 //   paging through a tag set reads every page at the cost of its first;
 // - a page in the second half of the list, not remembered, is read from the end (id descending, skipping
 //   count - offset - limit entries), so the last page costs what the first does.
@@ -27,7 +27,8 @@ const MAX_REMEMBERED = 10_000
 interface Boundary { version: string; id: number }
 const remembered = new WeakMap<object, Map<string, Boundary>>()
 
-const keyText = (key: KeptKey) => key.by ? `${key.tagSetId}:${key.by.column}=${key.by.id}` : String(key.tagSetId)
+const keyText = (key: KeptKey) => key.by ? `${key.tagSetId}:${key.by.column}=${key.by.id}`
+  : key.flag ? `${key.tagSetId}:${key.flag.column}=${key.flag.value}` : String(key.tagSetId)
 
 /** `ordered` (the key's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the key's kept
  * count, read in the same statement (unknown when the page is empty). */

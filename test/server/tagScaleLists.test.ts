@@ -67,7 +67,7 @@ async function insertRandom(set: number, n: number) {
   await t.db.insertInto('tags').values(Array.from({ length: n }, () => ({
     user_id: owner.id, creation_date: now, tag_class_id: pick(liveClasses), tag_set_id: set,
     media_file_id: rand() < 0.5 ? liveFiles[0] : pick(liveFiles), start_time: Math.floor(rand() * 100), end_time: 200, min_frequency: 100,
-    max_frequency: 2000, machine_tagged: rand() < 0.7, strength: 0,
+    max_frequency: 2000, machine_tagged: rand() < 0.7, user_tagged: rand() < 0.2, strength: 0,
   }))).execute()
 }
 
@@ -86,12 +86,14 @@ async function expectedIds(as: TestUser, where: Record<string, number | boolean>
   return (await q.execute()).map((r) => r.id)
 }
 
-const FILTER_COLUMNS: Record<string, string> = { tagSet: 'tag_set_id', tagClass: 'tag_class_id', mediaFile: 'media_file_id', machineTagged: 'machine_tagged' }
+const FILTER_COLUMNS: Record<string, string> = {
+  tagSet: 'tag_set_id', tagClass: 'tag_class_id', mediaFile: 'media_file_id', machineTagged: 'machine_tagged', userTagged: 'user_tagged',
+}
 
 /** The filters asked of every caller: none, each pair the issue names, and single ones. */
 function filterCases(): Array<Record<string, number | boolean>> {
   const [s, c, f] = [sets[0], classes[0], files[0]]
-  return [{}, { tagSet: s }, { tagSet: s, tagClass: c }, { tagSet: s, mediaFile: f }, { tagSet: s, machineTagged: true },
+  return [{}, { tagSet: s }, { tagSet: s, tagClass: c }, { tagSet: s, mediaFile: f }, { tagSet: s, machineTagged: true }, { tagSet: s, machineTagged: false }, { tagSet: s, userTagged: true },
     { mediaFile: f }, { mediaFile: f, tagClass: c }, { tagSet: sets[2] }, { tagSet: sets[3], tagClass: classes[2] }]
 }
 
@@ -128,6 +130,11 @@ async function assertKeptExact(round: string) {
     (await sql<{ k: string; n: string }>`select tag_set_id || ':' || ${column ? sql.ref(column) : sql.lit('')} as k, count(*) as n
       from tags group by 1 order by 1`.execute(t.db)).rows.map((r) => `${r.k}=${r.n}`)
   assert.equal(await kept('tag_set_tag_counts', null), await counted(null), `${round}: per tag set`)
+  const flags = async (kept: boolean) => (await sql<{ k: string }>`select tag_set_id || ':' || ${kept
+    ? sql`sum(machine_delta) || ':' || sum(user_delta) from tag_set_tag_counts group by tag_set_id having sum(delta) <> 0`
+    : sql`count(*) filter (where machine_tagged) || ':' || count(*) filter (where user_tagged) from tags group by tag_set_id`} order by 1`
+    .execute(t.db)).rows.map((r) => r.k)
+  assert.equal(await flags(true), await flags(false), `${round}: machine- and user-tagged per tag set`)
   assert.equal(await kept('tag_class_counts', 'tag_class_id'), await counted('tag_class_id'), `${round}: per class`)
   assert.equal(await kept('tag_file_counts', 'media_file_id'), await counted('media_file_id'), `${round}: per media file`)
 }
@@ -148,13 +155,13 @@ test('single and bulk creates, updates that move a tag, deletes: kept counts exa
   await assertKeptExact('bulk create')
   const ids: number[] = bulk.data.map((r: { id: number }) => r.id)
   for (const [i, change] of [{ tagClass: classes[0] }, { mediaFile: files[0] }, { tagSet: sets[1] }, { tagClass: classes[0], mediaFile: files[2] },
-    { machineTagged: true }].entries()) {
+    { machineTagged: true }, { userTagged: true, tagSet: sets[1] }].entries()) {
     const res = await t.call('PATCH', `${API}/tag/${ids[i]}/`, { as: owner, body: change })
     assert.is(res.statusCode, 200, `${JSON.stringify(change)}: ${res.body}`)
     await assertKeptExact(`update ${JSON.stringify(change)}`)
   }
   // an update of many tags in one statement, moving them between classes both ways
-  await t.db.updateTable('tags').set({ tag_class_id: sql<number>`case when tag_class_id = ${classes[0]} then ${classes[1]}::integer else ${classes[0]}::integer end` })
+  await t.db.updateTable('tags').set({ machine_tagged: sql<boolean>`not machine_tagged`, tag_class_id: sql<number>`case when tag_class_id = ${classes[0]} then ${classes[1]}::integer else ${classes[0]}::integer end` })
     .where('tag_set_id', '=', sets[0]).where('tag_class_id', 'in', [classes[0], classes[1]]).where('start_time', '<', 10).execute()
   await assertKeptExact('bulk update')
   assert.is((await t.call('DELETE', `${API}/tag/${ids[10]}/`, { as: owner })).statusCode, 204)
@@ -183,6 +190,29 @@ test('cascades from deleting a media file, a class, a tag set and a library keep
   await insertRandom(sets[0], 40)
   await assertKeptExact('more tags')
   await assertListsAsPlainQueries('after the library and grants changed')
+})
+
+
+test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them, in id order, to its readers only', async () => {
+  // more than one batch of the server's (5,000 tags), read by a grantee of the tag set
+  await grant(t.db, owner, { user: setReader.id }, { tagSet: sets[0] }, ['read'])
+  await insertRandom(sets[0], 3000)
+  await insertRandom(sets[0], 3000)
+  const listed: unknown[] = []
+  for (let page = 1; ; page++) {
+    const res = await t.call('GET', `${API}/tagSet/${sets[0]}/tags/?page_size=1000&page=${page}`, { as: setReader })
+    listed.push(...res.data.results)
+    if (!res.data.next) break
+  }
+  const res = await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: setReader })
+  assert.is(res.statusCode, 200)
+  assert.match(String(res.headers['content-type']), /^application\/x-ndjson/)
+  assert.is(Number(res.headers['x-total-count']), listed.length)
+  const lines = res.body.split('\n')
+  assert.is(lines.pop(), '', 'every line ends with a newline')
+  assert.equal(lines.map((l: string) => JSON.parse(l)), listed)
+  assert.is((await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: stranger })).statusCode, 404)
+  assert.is((await t.call('GET', `${API}/tagSet/2000000000/tags.ndjson`, { as: admin })).statusCode, 404)
 })
 
 test.run()

@@ -1,8 +1,9 @@
 import { sql, type Kysely } from 'kysely'
 
 // Kept counts of a tag set's tags per tag class and per media file, beside the per-tag-set rows of migration
-// 2026_11_22_0003, so `tag/?tagSet=&tagClass=`, `?tagSet=&mediaFile=` and `?mediaFile=` count without a
-// scan (docs/decisions.md, "Lists at scale"). They are kept the same way: every statement that adds, removes
+// 2026_11_22_0003, and the machine- and user-tagged among them in those rows (machine_delta, user_delta), so
+// `tag/?tagSet=&tagClass=`, `?tagSet=&mediaFile=`, `?tagSet=&machineTagged=`, `?tagSet=&userTagged=` and
+// `?mediaFile=` count without a scan (docs/decisions.md, "Lists at scale"). They are kept the same way: every statement that adds, removes
 // or moves tags appends one row per (tag set, class) and (tag set, media file) it changed, from the same
 // statement-level triggers, and reads fold them (server/resources/tagSetCount.ts).
 //
@@ -25,8 +26,9 @@ const inserted = sql`
       end if;
       -- the references' check of migration 2026_11_22_0005 (each parent locked against deletion until the commit)
       perform tag_parents_locked(user_ids, tag_class_ids, tag_set_ids, media_file_ids);
-      insert into tag_set_tag_counts (tag_set_id, delta)
-        select n.tag_set_id, count(*) from new_tags n group by n.tag_set_id;
+      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
+        select n.tag_set_id, count(*), count(*) filter (where n.machine_tagged), count(*) filter (where n.user_tagged)
+        from new_tags n group by n.tag_set_id;
       insert into tag_class_counts (tag_set_id, tag_class_id, delta)
         select n.tag_set_id, n.tag_class_id, count(*) from new_tags n group by n.tag_set_id, n.tag_class_id;
       insert into tag_file_counts (tag_set_id, media_file_id, delta)
@@ -36,8 +38,10 @@ const inserted = sql`
 
 const deleted = sql`
     begin
-      insert into tag_set_tag_counts (tag_set_id, delta)
-        select g.tag_set_id, g.delta from (select o.tag_set_id, -count(*) as delta from old_tags o group by o.tag_set_id) g
+      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
+        select g.tag_set_id, g.delta, g.machine, g.human from (select o.tag_set_id, -count(*) as delta,
+            -count(*) filter (where o.machine_tagged) as machine, -count(*) filter (where o.user_tagged) as human
+          from old_tags o group by o.tag_set_id) g
         where exists (select 1 from tag_sets s where s.id = g.tag_set_id);
       insert into tag_class_counts (tag_set_id, tag_class_id, delta)
         select g.tag_set_id, g.tag_class_id, g.delta
@@ -52,14 +56,18 @@ const deleted = sql`
 
 const moved = sql`
     begin
-      -- every set whose tags changed: +1 for a tag that came in, -1 for one that left, 0 otherwise
-      insert into tag_set_tag_counts (tag_set_id, delta)
-        select g.tag_set_id, g.delta from (
-          select m.tag_set_id, sum(m.delta) as delta from (
-            select n.tag_set_id, case when o.tag_set_id <> n.tag_set_id then 1 else 0 end as delta
+      -- every set whose tags changed: +1 for a tag that came in, -1 for one that left, 0 otherwise; the same
+      -- for its machine- and user-tagged tags, which also change when a tag's flag does
+      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
+        select g.tag_set_id, g.delta, g.machine, g.human from (
+          select m.tag_set_id, sum(m.delta) as delta, sum(m.machine) as machine, sum(m.human) as human from (
+            select n.tag_set_id, case when o.tag_set_id <> n.tag_set_id then 1 else 0 end as delta,
+                n.machine_tagged::integer - case when o.tag_set_id <> n.tag_set_id then 0 else o.machine_tagged::integer end as machine,
+                n.user_tagged::integer - case when o.tag_set_id <> n.tag_set_id then 0 else o.user_tagged::integer end as human
               from new_tags n join old_tags o on o.id = n.id
             union all
-            select o.tag_set_id, -1 from new_tags n join old_tags o on o.id = n.id where o.tag_set_id <> n.tag_set_id
+            select o.tag_set_id, -1, -o.machine_tagged::integer, -o.user_tagged::integer
+              from new_tags n join old_tags o on o.id = n.id where o.tag_set_id <> n.tag_set_id
           ) m group by m.tag_set_id) g
         where exists (select 1 from tag_sets s where s.id = g.tag_set_id);
       insert into tag_class_counts (tag_set_id, tag_class_id, delta)
@@ -86,6 +94,8 @@ const moved = sql`
     end`
 
 export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('tag_set_tag_counts').addColumn('machine_delta', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
+  await db.schema.alterTable('tag_set_tag_counts').addColumn('user_delta', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
   await db.schema.createTable('tag_class_counts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
@@ -109,6 +119,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create or replace function tag_set_counts_deleted() returns trigger language plpgsql as $$${deleted}$$`.execute(db)
   await sql`create or replace function tag_set_counts_moved() returns trigger language plpgsql as $$${moved}$$`.execute(db)
 
+  await sql`insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
+    select tag_set_id, 0, count(*) filter (where machine_tagged), count(*) filter (where user_tagged) from tags group by tag_set_id`.execute(db)
   await sql`insert into tag_class_counts (tag_set_id, tag_class_id, delta)
     select tag_set_id, tag_class_id, count(*) from tags group by tag_set_id, tag_class_id`.execute(db)
   await sql`insert into tag_file_counts (tag_set_id, media_file_id, delta)
@@ -153,4 +165,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     end $$`.execute(db)
   await db.schema.dropTable('tag_file_counts').execute()
   await db.schema.dropTable('tag_class_counts').execute()
+  await db.schema.alterTable('tag_set_tag_counts').dropColumn('machine_delta').execute()
+  await db.schema.alterTable('tag_set_tag_counts').dropColumn('user_delta').execute()
 }

@@ -16,6 +16,7 @@ import * as workerHeartbeats from './2026_11_26_3001_worker_heartbeats.js'
 import * as tagReviews from './2026_11_26_4001_tag_reviews.js'
 import * as tagFilterCounts from './2026_11_27_3501_tag_filter_counts.js'
 import * as tagFilterIndexes from './2026_11_27_3502_tag_filter_indexes.js'
+import * as tagMachineIndex from './2026_11_27_3503_tag_machine_index.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_26_4001_tag_reviews': tagReviews,
   '2026_11_27_3501_tag_filter_counts': tagFilterCounts,
   '2026_11_27_3502_tag_filter_indexes': tagFilterIndexes,
+  '2026_11_27_3503_tag_machine_index': tagMachineIndex,
 }
 
 export const migrationProvider: MigrationProvider = {
