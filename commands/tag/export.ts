@@ -7,6 +7,7 @@ import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagClass, type
 import { Progress, stderr, warn } from '../../src/output.js'
 import { perFileName, perSequenceName, ravenFile, ravenTable, sequencesOf, unknownLengths, type RavenFile } from '../../src/raven.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
+import { tagSetTagPages } from '../../src/tagSetStream.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
@@ -49,7 +50,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
       })
     }
     try {
-      for await (const page of this.api.pages<TagRecord>(`tagSet/${tagSet.id}/tags/`, {}, counted)) {
+      for await (const page of tagSetTagPages<TagRecord>(this.api, tagSet.id, counted)) {
         progress?.tick(page.length)
         if (!writer) { all.push(...page); continue }
         if (!started) { await write(writer.header); started = true }

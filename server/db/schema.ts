@@ -108,7 +108,15 @@ export interface ProjectMediaFilesTable { project_id: number; media_file_id: num
 
 export interface TagSetsTable { id: Id; user_id: number; name: string; library_id: number | null; creation_date: Timestamp }
 /** +n/-n per statement that changed a tag set's tags (kept by triggers); their sum is the tag set's tag count */
-export interface TagSetTagCountsTable { id: Generated<string>; tag_set_id: number; delta: ColumnType<string, number, number> }
+export interface TagSetTagCountsTable {
+  id: Generated<string>; tag_set_id: number; delta: ColumnType<string, number, number>
+  /** of the delta, the machine- and user-tagged (migration 2026_11_27_3501) */
+  machine_delta: ColumnType<string, number | undefined, number>; user_delta: ColumnType<string, number | undefined, number>
+}
+/** kept counts of a tag set's tags per class (migration 2026_11_27_3501) */
+export interface TagClassCountsTable { id: Generated<string>; tag_set_id: number; tag_class_id: number; delta: ColumnType<string, number, number> }
+/** kept counts of a tag set's tags per media file (migration 2026_11_27_3501) */
+export interface TagFileCountsTable { id: Generated<string>; tag_set_id: number; media_file_id: number; delta: ColumnType<string, number, number> }
 export interface TagClassesTable {
   id: Id; user_id: number; library_id: number; class_name: string; display_name: WithDefault<string>
 }
@@ -234,6 +242,8 @@ export interface DB {
   project_media_files: ProjectMediaFilesTable
   tag_sets: TagSetsTable
   tag_set_tag_counts: TagSetTagCountsTable
+  tag_class_counts: TagClassCountsTable
+  tag_file_counts: TagFileCountsTable
   tag_classes: TagClassesTable
   tag_examples: TagExamplesTable
   tags: TagsTable

@@ -10,6 +10,7 @@ import * as library from './library.js'
 import * as mediaFile from './mediaFile.js'
 import * as mediaMetadata from './mediaMetadata.js'
 import * as tagSet from './tagSet.js'
+import { tagSetExportEndpoint } from './tagSetExport.js'
 import * as tagClass from './tagClass.js'
 import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
@@ -36,6 +37,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...mediaFile.endpoints(),
   ...mediaMetadata.endpoints(),
   ...tagSet.endpoints(),
+  tagSetExportEndpoint,
   ...tagClass.endpoints(),
   ...tag.endpoints(),
   ...tagExample.endpoints(),

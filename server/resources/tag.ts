@@ -1,14 +1,13 @@
-import { sql } from 'kysely'
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
-import { defineResource, readableRecord, resourceEndpoints } from './resource.js'
+import { defineResource, resourceEndpoints, type ResourceDef } from './resource.js'
 import { checkBounds } from './tagBounds.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
 import { tagClasses } from './tagClass.js'
 import { tagExamples } from './tagExample.js'
 import { tagSets } from './tagSet.js'
-import { tagSetTagCountSql } from './tagSetCount.js'
+import { tagListVia } from './tagLists.js'
 import { users } from './users.js'
 
 // tag/: a labelled time/frequency region of a media file, in a tag set. Read on
@@ -44,18 +43,14 @@ const fields: TableFields<'tags'> = {
   },
 }
 
-export const tags = defineResource({
+export const tags: ResourceDef<'tags'> = defineResource({
   name: 'tag',
   title: 'Tag',
   table: 'tags',
   fields,
   scope: onTagSet('tag_set_id'),
-  // ?tagSet=<id>, the list scripts ask for most: every tag of a readable tag set is readable (the rule above),
-  // so the count is the set's own, kept by triggers, instead of a count(*) of its tags under the rule
-  countBy: {
-    field: 'tagSet',
-    count: (db, caller, id) => sql`(case when exists (${readableRecord(db, tagSets, caller, id)}) then ${tagSetTagCountSql(id)} else 0 end)`,
-  },
+  // every tag of a readable tag set is readable (the rule above): ?tagSet= checks it once, counts are kept
+  listVia: tagListVia(() => tags, () => tagSets),
   owner: 'user_id',
   stamps: ['creation_date'],
   bulk: true,

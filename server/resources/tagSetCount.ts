@@ -5,7 +5,9 @@ import type { Db } from './resource.js'
 // table's triggers keep (migration 2026_11_22_0003): a sum over a few rows
 // instead of a count over up to millions. When a tag set has gathered many
 // rows they are folded into one, in one statement (exact under concurrent
-// writers: rows committed meanwhile are neither deleted nor summed).
+// writers: rows committed meanwhile are neither deleted nor summed). The same
+// for the tags of a tag set in one class or one media file (migration
+// 2026_11_27_3501): a KeptKey names which.
 
 const FOLD_AFTER_ROWS = 64
 /** how often a server folds the rows of tag sets written to without being listed */
@@ -38,6 +40,59 @@ export function parseTagSetCount(text: unknown): TagSetCount & { version: string
   return { count: Number(count), rows: Number(rows), version: `${rows}:${last}` }
 }
 
+/** A list whose count is kept: a tag set's tags, or those of one class or one media file in it (`by`), or those
+ * with machineTagged or userTagged true or false (`flag`). */
+export interface KeptKey {
+  tagSetId: number
+  by?: { column: 'tag_class_id' | 'media_file_id'; id: number }
+  flag?: { column: 'machine_tagged' | 'user_tagged'; value: boolean }
+}
+
+const FLAG_DELTAS = { machine_tagged: 'machine_delta', user_tagged: 'user_delta' } as const
+
+const KEPT_TABLES = { tag_class_id: 'tag_class_counts', media_file_id: 'tag_file_counts' } as const
+
+/** The kept count of `key` with its tag set's version (tagSetCountSql), as one text; read it back with
+ * parseKeptCount. */
+export function keptCountSql(key: KeptKey) {
+  if (key.flag) {
+    // the flagged of the set's tags, or the others: its version with the count of those
+    const flagged = sql`coalesce(sum(${sql.ref(`c.${FLAG_DELTAS[key.flag.column]}`)}), 0)`
+    const count = key.flag.value ? flagged : sql`coalesce(sum(c.delta), 0) - ${flagged}`
+    return sql<string>`(select ${count} || ':' || count(*) || ':' || coalesce(max(c.id), 0)
+      from tag_set_tag_counts c where c.tag_set_id = ${key.tagSetId})`
+  }
+  if (!key.by) return tagSetCountSql(key.tagSetId)
+  const table = sql.table(KEPT_TABLES[key.by.column])
+  return sql<string>`(select coalesce(sum(k.delta), 0) || ':' || count(*) || ':' || ${tagSetCountSql(key.tagSetId)}
+    from ${table} k where k.tag_set_id = ${key.tagSetId} and ${sql.ref(`k.${key.by.column}`)} = ${key.by.id})`
+}
+
+/** The kept count and version of keptCountSql's text; `rows` the number of rows of the key's own count. */
+export function parseKeptCount(key: KeptKey, text: unknown): TagSetCount & { version: string } {
+  if (!key.by) return parseTagSetCount(text)  // a flag's text has the tag set's form
+  const [count, rows, ...set] = String(text).split(':')
+  return { count: Number(count), rows: Number(rows), version: parseTagSetCount(set.join(':')).version }
+}
+
+/** Fold the rows of `key` read to have `rows` of them, when they are many. */
+export async function foldKeyIfCrowded(db: Db, key: KeptKey, rows: number): Promise<void> {
+  if (rows <= FOLD_AFTER_ROWS) return
+  // a flag's rows are the tag set's
+  if (!key.by) return fold(db, key.tagSetId)
+  await foldKey(db, KEPT_TABLES[key.by.column], key.by.column, key.tagSetId, key.by.id)
+}
+
+async function foldKey(db: Db, table: string, column: string, tagSetId: number, id: number): Promise<void> {
+  try {
+    await sql`with gone as (delete from ${sql.table(table)} where tag_set_id = ${tagSetId} and ${sql.ref(column)} = ${id} returning delta)
+      insert into ${sql.table(table)} (tag_set_id, ${sql.ref(column)}, delta) select ${tagSetId}::integer, ${id}::integer, sum(delta)
+      from gone having count(*) > 0`.execute(db)
+  } catch {
+    // a tag set, class or media file deleted meanwhile, or two folds meeting: the rows stay, still exact
+  }
+}
+
 /** Fold the rows of a tag set read to have `rows` of them, when they are many. */
 export async function foldIfCrowded(db: Db, tagSetId: number, rows: number): Promise<void> {
   if (rows > FOLD_AFTER_ROWS) await fold(db, tagSetId)
@@ -45,8 +100,9 @@ export async function foldIfCrowded(db: Db, tagSetId: number, rows: number): Pro
 
 async function fold(db: Db, tagSetId: number): Promise<void> {
   try {
-    await sql`with gone as (delete from tag_set_tag_counts where tag_set_id = ${tagSetId} returning delta)
-      insert into tag_set_tag_counts (tag_set_id, delta) select ${tagSetId}::integer, sum(delta) from gone having count(*) > 0`.execute(db)
+    await sql`with gone as (delete from tag_set_tag_counts where tag_set_id = ${tagSetId} returning delta, machine_delta, user_delta)
+      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
+      select ${tagSetId}::integer, sum(delta), sum(machine_delta), sum(user_delta) from gone having count(*) > 0`.execute(db)
   } catch {
     // a tag set deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
   }
@@ -59,5 +115,12 @@ export async function foldCrowdedTagSets(db: Db): Promise<number> {
   const crowded = await db.selectFrom('tag_set_tag_counts').select('tag_set_id')
     .groupBy('tag_set_id').having((eb) => eb.fn.countAll(), '>', FOLD_AFTER_ROWS).execute()
   for (const { tag_set_id } of crowded) await fold(db, tag_set_id)
-  return crowded.length
+  let keys = 0
+  for (const [column, table] of Object.entries(KEPT_TABLES)) {
+    const many = await sql<{ tag_set_id: number; id: number }>`select tag_set_id, ${sql.ref(column)} as id from ${sql.table(table)}
+      group by tag_set_id, ${sql.ref(column)} having count(*) > ${FOLD_AFTER_ROWS}`.execute(db)
+    for (const k of many.rows) await foldKey(db, table, column, k.tag_set_id, k.id)
+    keys += many.rows.length
+  }
+  return crowded.length + keys
 }

@@ -1,23 +1,24 @@
 import type { AnyRow } from '../db/schema.js'
 import { pageOf, type Query } from '../http/list.js'
 import type { Db, PageRows, PageRun } from './resource.js'
-import { foldIfCrowded, parseTagSetCount, tagSetCountSql } from './tagSetCount.js'
+import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './tagSetCount.js'
 
-// Deep pages of a tag set (no filters, ordered by id) without reading every
-// tag before them each time: the id at a page's first position is remembered
-// with the tag set's version, and the next request for that page seeks to it
-// through the (tag_set_id, id) index instead of skipping `offset` entries.
+// Deep pages of a tag set's tags (all of them, or those of one class, media file or flag: a KeptKey), ordered by id,
+// without reading every tag before them each time (docs/decisions.md, "Lists at scale"):
+// - the id at a page's first position is remembered with the tag set's version, and so is the id after its
+//   last row (the next page's first position): the next request for either page seeks to it through an index
+//   on (tag_set_id[, tag_class_id | machine_tagged], id) instead of skipping `offset` entries, so a script
+//   paging through a tag set reads every page at the cost of its first;
+// - a page in the second half of the list, not remembered, is read from the end (id descending, skipping
+//   count - offset - limit entries), so the last page costs what the first does.
 //
-// The version is the count (and the largest id) of the tag set's rows in
-// tag_set_tag_counts (migration 2026_11_22_0003): every statement that adds,
-// removes or moves tags of the set appends a row there, and the only rows ever
-// removed are folded into a new, larger id. So an unchanged version means an
-// unchanged set of ids. A seek reads the version in the same statement as its
-// rows (with the count: tagSetCountSql) and is used only when it is the remembered one; otherwise the page is
-// read with OFFSET (remembering its first id anew). Answers are exactly OFFSET's.
+// The version is the count (and the largest id) of the tag set's rows in tag_set_tag_counts (migration
+// 2026_11_22_0003): every statement that adds, removes, moves or changes tags of the set appends a row there
+// (2026_11_27_3501), and the only rows ever removed are folded into a new, larger id. So an unchanged version
+// means unchanged lists of ids. A seek reads the version in the same statement as its rows and is used only
+// when it is the remembered one; otherwise the page is read with OFFSET. Answers are exactly OFFSET's.
 
 type Row = AnyRow
-
 
 /** pages before this offset are cheap enough with OFFSET */
 const SEEK_FROM = 1000
@@ -26,33 +27,56 @@ const MAX_REMEMBERED = 10_000
 interface Boundary { version: string; id: number }
 const remembered = new WeakMap<object, Map<string, Boundary>>()
 
-/** `ordered` (the tag set's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the number
- * of the tag set's tags, read in the same statement (unknown when the page is empty). */
-export async function tagSetPage(db: Db, tagSetId: number, ordered: Query, limit: number, offset: number, run: PageRun): Promise<PageRows> {
-  const counted = ordered.select(tagSetCountSql(tagSetId).as('__tags'))
-  if (offset < SEEK_FROM) return withCount(db, tagSetId, await run(pageOf(counted, limit, offset), ['__tags']))
+const keyText = (key: KeptKey) => key.by ? `${key.tagSetId}:${key.by.column}=${key.by.id}`
+  : key.flag ? `${key.tagSetId}:${key.flag.column}=${key.flag.value}` : String(key.tagSetId)
+
+/** `ordered` (the key's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the key's kept
+ * count, read in the same statement (unknown when the page is empty). */
+export async function tagSetPage(db: Db, key: KeptKey, ordered: Query, limit: number, offset: number, run: PageRun): Promise<PageRows> {
+  const counted = ordered.select(keptCountSql(key).as('__tags'))
+  if (offset < SEEK_FROM) return remember(db, key, offset, limit, await run(pageOf(counted, limit, offset), ['__tags']))
   let boundaries = remembered.get(db)
   if (!boundaries) remembered.set(db, boundaries = new Map())
-  const key = `${tagSetId}:${offset}`
-  const known = boundaries.get(key)
+  const at = `${keyText(key)}@${offset}`
+  const known = boundaries.get(at)
   if (known) {
     const rows = await run(pageOf(counted.where('r.id', '>=', known.id), limit), ['__tags'])
-    if (rows.length && parseTagSetCount(rows[0].__tags).version === known.version) return withCount(db, tagSetId, rows)
-    boundaries.delete(key)
+    if (rows.length && parseKeptCount(key, rows[0].__tags).version === known.version) return remember(db, key, offset, limit, rows)
+    boundaries.delete(at)
   }
-  const rows = await run(pageOf(counted, limit, offset), ['__tags'])
-  if (rows.length) {
-    if (boundaries.size >= MAX_REMEMBERED) boundaries.delete(boundaries.keys().next().value!)
-    boundaries.set(key, { version: parseTagSetCount(rows[0].__tags).version, id: Number(rows[0].id) })
-  }
-  return withCount(db, tagSetId, rows)
+  const fromEnd = await pageFromEnd(db, key, counted, limit, offset, run)
+  if (fromEnd) return remember(db, key, offset, limit, fromEnd)
+  return remember(db, key, offset, limit, await run(pageOf(counted, limit, offset), ['__tags']))
 }
 
-/** The page, and the tag set's count its rows carry (folded when crowded). The rows keep `__tags`, which no
- * record is made of: deleting it from each row cost more than the rest of this module. */
-async function withCount(db: Db, tagSetId: number, rows: Row[]): Promise<PageRows> {
+/** The page read from the end of the list when it lies in its second half: null when it does not, or the
+ * list changed between its count and its rows. */
+async function pageFromEnd(db: Db, key: KeptKey, counted: Query, limit: number, offset: number, run: PageRun): Promise<Row[] | null> {
+  const now = parseKeptCount(key, (await db.selectNoFrom(keptCountSql(key).as('kept')).executeTakeFirstOrThrow()).kept)
+  if (offset >= now.count || offset < now.count / 2) return null
+  const size = Math.min(limit, now.count - offset)
+  const rows = await run(pageOf(counted.clearOrderBy().orderBy('r.id', 'desc'), size, now.count - offset - size), ['__tags'])
+  if (rows.length !== size || parseKeptCount(key, rows[0].__tags).version !== now.version) return null
+  // in the list's order (the JSON statement orders its rows itself; rendered rows come as the seek read them)
+  return rows.sort((a, b) => Number(a.id) - Number(b.id))
+}
+
+/** Remembers where the page and the next one begin, and answers the page with the count its rows carry
+ * (folded when crowded). The rows keep `__tags`, which no record is made of: deleting it from each row cost
+ * more than the rest of this module. */
+async function remember(db: Db, key: KeptKey, offset: number, limit: number, rows: Row[]): Promise<PageRows> {
   if (!rows.length) return { rows }
-  const count = parseTagSetCount(rows[0].__tags)
-  await foldIfCrowded(db, tagSetId, count.rows)
+  const count = parseKeptCount(key, rows[0].__tags)
+  let boundaries = remembered.get(db)
+  if (!boundaries) remembered.set(db, boundaries = new Map())
+  const mark = (position: number, id: number) => {
+    if (position < SEEK_FROM) return
+    const at = `${keyText(key)}@${position}`
+    if (!boundaries!.has(at) && boundaries!.size >= MAX_REMEMBERED) boundaries!.delete(boundaries!.keys().next().value!)
+    boundaries!.set(at, { version: count.version, id })
+  }
+  mark(offset, Number(rows[0].id))
+  if (rows.length === limit) mark(offset + limit, Number(rows[rows.length - 1].id) + 1)
+  await foldKeyIfCrowded(db, key, count.rows)
   return { rows, count: count.count }
 }

@@ -17,6 +17,9 @@ import * as tagReviews from './2026_11_26_4001_tag_reviews.js'
 import * as tagAnnotations from './2026_11_27_3301_tag_annotations.js'
 import * as namesVersion from './2026_11_27_3311_names_version.js'
 import * as reviewTagCopies from './2026_11_27_3401_review_tag_copies.js'
+import * as tagFilterCounts from './2026_11_27_3501_tag_filter_counts.js'
+import * as tagFilterIndexes from './2026_11_27_3502_tag_filter_indexes.js'
+import * as tagMachineIndex from './2026_11_27_3503_tag_machine_index.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -38,6 +41,9 @@ const migrations: Record<string, Migration> = {
   '2026_11_27_3301_tag_annotations': tagAnnotations,
   '2026_11_27_3311_names_version': namesVersion,
   '2026_11_27_3401_review_tag_copies': reviewTagCopies,
+  '2026_11_27_3501_tag_filter_counts': tagFilterCounts,
+  '2026_11_27_3502_tag_filter_indexes': tagFilterIndexes,
+  '2026_11_27_3503_tag_machine_index': tagMachineIndex,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,7 @@ import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/sch
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
+import type { ListOptions } from './list.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
 // hooks (docs/architecture.md, "Why resources are declared as data").
@@ -24,6 +25,10 @@ export interface ListRequest {
 
 /** A stored record of table T as the hooks see it, with any computed fields (embed) under their wire names. */
 export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
+
+/** A list read another way (ResourceDef.listVia): the records the caller may read before the request's
+ * filters, as `r`, and the count and pages of the filtered list (ListOptions, with `filtered`). */
+export interface ListVia { base: Query<{}>; options: ListOptions }
 
 export interface ResourceDef<T extends TableName = TableName> {
   /** path segment and schema key, e.g. 'tag' */
@@ -90,10 +95,9 @@ export interface ResourceDef<T extends TableName = TableName> {
   aroundWrite?: (ctx: Context, write: () => Promise<Result>) => Promise<Result>
   /** extra list filters beyond the fields' equality filters */
   listFilter?: <O>(qb: Query<O>, req: Pick<ListRequest, 'caller' | 'query'>) => Query<O>
-  /** the number of records a list filtered by `field` alone (`?field=<id>`) shows the caller, as an SQL
-   * expression cheaper than counting them (e.g. a count kept by triggers); it must be the count of the
-   * records with that id under the caller's read rule */
-  countBy?: { field: string; count: (db: Db | Kysely<AnyTables>, caller: Caller, id: number) => Expression<unknown> }
+  /** a cheaper way to the list a request asks for (e.g. one tag set's tags: the rule checked once for the
+   * set, counts kept by triggers); null: the list is read the usual way */
+  listVia?: (db: Db, caller: Caller, query: Record<string, string>) => ListVia | null
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
 }

@@ -29,7 +29,8 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     listMethods.GET = async (ctx) => {
       if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
       if (def.beforeList) await def.beforeList(ctx)
-      return listOf(ctx, def, base)
+      const via = def.listVia?.(ctx.db, ctx.caller, ctx.query)
+      return via ? listOf(ctx, def, via.base, { ...via.options, filtered: true }) : listOf(ctx, def, base)
     }
   }
   const write = (handler: Handler): Handler => {

@@ -19,6 +19,8 @@ export interface ListOptions {
    * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `pageOf(ordered, limit, offset)`, with what `count`
    * would answer when the page's statement read it too */
   page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<PageRows>
+  /** `count` and `page` answer for the request's filters too (ResourceDef.listVia), not only without them */
+  filtered?: boolean
 }
 
 /** A page's rows, and the number of records of the whole list when the statement read it beside them. */
@@ -86,9 +88,9 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
   // a bad filter is answered before the page is looked at; a planned list has none, and is built only when
   // its statement is not planned
   if (!planned) queries()
-  const noFilters = unfiltered(req.query)
-  const byId = noFilters && (req.query.ordering ?? 'id') === 'id'
-  const cheapCount = opts.count && noFilters ? opts.count : null
+  const served = opts.filtered || unfiltered(req.query)
+  const byId = served && (req.query.ordering ?? 'id') === 'id'
+  const cheapCount = opts.count && served ? opts.count : null
   const ownPage = opts.page && byId ? opts.page : null
   const page = ownPage ?? (async (q: Query, limit: number, offset: number): Promise<PageRows> => ({ rows: await run(pageOf(q, limit, offset)) }))
   const count = async () => cheapCount ? cheapCount() : Number((await queries().counter.executeTakeFirst())?.count ?? 0)

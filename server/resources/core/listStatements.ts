@@ -1,11 +1,10 @@
-import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import { applyFilters, applyOrdering, pageOf, type Query } from '../../http/list.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
-import { anyTable, type Db, type ListRequest, type ResourceDef } from './define.js'
+import { type Db, type ListRequest, type ResourceDef } from './define.js'
 import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
-import { parseId } from './read.js'
 
 // The statements of a list, built for a request; and the most frequent of them, an unfiltered page of a
 // top-level list read with the list's count, compiled once per shape (compiled.ts, docs/decisions.md §14).
@@ -15,6 +14,9 @@ const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
 
 /** Whether a list request has no filters (only paging parameters). */
 export const unfiltered = (query: Record<string, string>): boolean => Object.keys(query).every((k) => PAGING_PARAMS.has(k))
+
+/** The names of a list request's parameters other than paging ones (its filters, known or not). */
+export const filterNames = (query: Record<string, string>): string[] => Object.keys(query).filter((k) => !PAGING_PARAMS.has(k))
 
 /** The records a top-level list shows before its filters, as `r`, for any caller (the caller's read rule):
  * its page statement may then be compiled once per shape with a stand-in caller. It must use nothing of the
@@ -32,20 +34,10 @@ export function listQueries<T extends TableName>(db: Db | Kysely<AnyTables>, def
   req: Pick<ListRequest, 'caller' | 'query'>): ListQueries {
   const filtered = applyFilters(base, def.fields, req.query)
   const narrowed = def.listFilter ? def.listFilter(filtered, req) : filtered
-  const { countBy } = def
-  const id = countBy ? onlyFilter(req.query, countBy.field) : null
   return {
     ordered: applyOrdering(narrowed.selectAll('r'), def.fields, req.query),
-    counter: countBy && id !== null
-      ? anyTable(db).selectNoFrom(() => sql<unknown>`${countBy.count(db, req.caller, id)}`.as('count'))
-      : narrowed.select((eb) => eb.fn.countAll().as('count')),
+    counter: narrowed.select((eb) => eb.fn.countAll().as('count')),
   }
-}
-
-/** The id a list request filters `field` by, when that is its only filter; null otherwise. */
-function onlyFilter(query: Record<string, string>, field: string): number | null {
-  const filters = Object.keys(query).filter((k) => !PAGING_PARAMS.has(k))
-  return filters.length === 1 && filters[0] === field ? parseId(query[field]) : null
 }
 
 /** A page of the list with the number of its records in each row, as `__count`. */

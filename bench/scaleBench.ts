@@ -1,0 +1,197 @@
+import { spawn } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'kysely'
+import { buildApp } from '../server/app.js'
+import { tokenFor } from '../server/auth/routes.js'
+import { migrate, openDatabase, type Database } from '../server/db/database.js'
+import { localTimestamp } from '../server/db/time.js'
+import { benchArgs, runBench, usageError } from './args.js'
+import { load, wrkInstalled } from './load.js'
+import { rssMiB } from './memory.js'
+
+// Scale benchmark (npm run bench:scale), the table of issue 35: one tag set grown by bulk SQL to 10^5, 10^6
+// (and 10^7) tags over 10^4 media files and 10 classes; at each size, p50 and p99 of the lists and counts at
+// 1 connection (one request at a time) and 8 (wrk), the database's size per 10^6 tags and the bulk rate.
+// The data directory is kept (--data): a second run goes on from the tags already there.
+
+const USAGE = `
+npm run bench:scale [-- --tags N] [--data DIR] [--requests R] [--seconds S]
+
+  --tags N       grow the tag set to N tags (default 1000000), measuring at 10^5, 10^6, 10^7 on the way
+  --data DIR     the embedded PostgreSQL's data directory, kept between runs (default: mas-bench-scale in the temp directory)
+  --requests R   requests one at a time per row (default 40)
+  --seconds S    seconds of wrk at 8 connections per row (default 2; 0: no 8-connection column)
+  --no-export    leave out the export of the tag set by mas tag export
+`
+const { values } = benchArgs(USAGE, { options: {
+  tags: { type: 'string', default: '1000000' }, data: { type: 'string' },
+  requests: { type: 'string', default: '40' }, seconds: { type: 'string', default: '2' }, 'no-export': { type: 'boolean', default: false },
+} })
+const TAGS = Number(values.tags)
+const REQUESTS = Number(values.requests)
+const SECONDS = Number(values.seconds)
+if (!Number.isInteger(TAGS) || TAGS < 100_000) usageError(USAGE, '--tags must be a whole number from 100000')
+const FILES = 10_000
+const CLASSES = 10
+const CHUNK = 100_000
+const CHECKPOINTS = [100_000, 1_000_000, 10_000_000, 100_000_000].filter((n) => n <= TAGS)
+
+interface World { user: number; tagSet: number; files: number[]; classes: number[]; token: string }
+
+/** The owner, library, media files, classes and tag set, made once; found again on a later run. */
+async function world(database: Database): Promise<World> {
+  const db = database.db
+  const now = localTimestamp()
+  let user = await db.selectFrom('users').select('id').where('username', '=', 'scale').executeTakeFirst()
+  if (!user) {
+    user = await db.insertInto('users').values({ username: 'scale', password: 'x', date_joined: now }).returning('id').executeTakeFirstOrThrow()
+    const library = await db.insertInto('libraries').values({ user_id: user.id, name: 'season', creation_date: now }).returning('id').executeTakeFirstOrThrow()
+    await db.insertInto('media_files')
+      .columns(['file', 'alias', 'user_id', 'library_id', 'type_id', 'upload_date', 'active', 'has_transcript'])
+      .expression(db.selectFrom(sql<{ g: number }>`generate_series(0, ${FILES - 1})`.as('g')).select([
+        sql<string>`'f' || g || '.wav'`.as('file'), sql<string>`'site/f' || g || '.wav'`.as('alias'), sql<number>`${user.id}::integer`.as('user_id'),
+        sql<number>`${library.id}::integer`.as('library_id'), sql<number>`1`.as('type_id'), sql<string>`${now}::timestamp`.as('upload_date'),
+        sql<boolean>`true`.as('active'), sql<boolean>`false`.as('has_transcript'),
+      ])).execute()
+    await db.insertInto('tag_classes').values(Array.from({ length: CLASSES }, (_, i) => ({
+      user_id: user!.id, library_id: library.id, class_name: `class${i}`, display_name: `class ${i}`,
+    }))).execute()
+    await db.insertInto('tag_sets').values({ user_id: user.id, name: 'recognizer', library_id: library.id, creation_date: now }).execute()
+  }
+  const tagSet = await db.selectFrom('tag_sets').select('id').where('user_id', '=', user.id).executeTakeFirstOrThrow()
+  const files = (await db.selectFrom('media_files').select('id').where('user_id', '=', user.id).orderBy('id').execute()).map((r) => r.id)
+  const classes = (await db.selectFrom('tag_classes').select('id').where('user_id', '=', user.id).orderBy('id').execute()).map((r) => r.id)
+  return { user: user.id, tagSet: tagSet.id, files, classes, token: await tokenFor(db, user.id) }
+}
+
+/** Tags numbered from `from` to `to` (exclusive) in one statement: class g % 10, 100 tags a media file in turn, every other one by machine. */
+async function addTags(database: Database, w: World, from: number, to: number): Promise<void> {
+  const db = database.db
+  const now = localTimestamp()
+  await db.insertInto('tags')
+    .columns(['user_id', 'creation_date', 'tag_class_id', 'tag_set_id', 'media_file_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency', 'machine_tagged', 'strength'])
+    .expression(db.selectFrom(sql<{ g: number }>`generate_series(${from}::bigint, ${to - 1}::bigint)`.as('g')).select([
+      sql<number>`${w.user}::integer`.as('user_id'), sql<string>`${now}::timestamp`.as('creation_date'),
+      sql<number>`(${w.classes}::integer[])[1 + g % ${CLASSES}]`.as('tag_class_id'), sql<number>`${w.tagSet}::integer`.as('tag_set_id'),
+      sql<number>`(${w.files}::integer[])[1 + (g / 100) % ${FILES}]`.as('media_file_id'),
+      sql<number>`(g % 3000) * 1.0`.as('start_time'), sql<number>`(g % 3000) * 1.0 + 0.8`.as('end_time'),
+      sql<number>`1000.0`.as('min_frequency'), sql<number>`6000.0`.as('max_frequency'), sql<boolean>`g % 2 = 0`.as('machine_tagged'),
+      sql<number>`random()`.as('strength'),
+    ])).execute()
+}
+
+const tagsNow = async (database: Database, tagSet: number) => Number((await database.db.selectFrom('tags')
+  .select((eb) => eb.fn.countAll<string>().as('n')).where('tag_set_id', '=', tagSet).executeTakeFirstOrThrow()).n)
+
+/** One request at a time, `REQUESTS` times after two to warm: p50 and p99 in ms. */
+async function oneAtATime(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number }> {
+  const times: number[] = []
+  for (let i = 0; i < REQUESTS + 2; i++) {
+    const started = process.hrtime.bigint()
+    const res = await fetch(url, { headers })
+    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`)
+    await res.arrayBuffer()
+    if (i >= 2) times.push(Number(process.hrtime.bigint() - started) / 1e6)
+  }
+  times.sort((a, b) => a - b)
+  return { p50: times[Math.floor(times.length / 2)], p99: times[Math.min(times.length - 1, Math.ceil(times.length * 0.99) - 1)] }
+}
+
+const ms = (n: number) => n < 10 ? n.toFixed(2) : n.toFixed(1)
+
+async function measure(origin: string, w: World, size: number, database: Database): Promise<void> {
+  const headers = { Authorization: `Token ${w.token}` }
+  const api = `${origin}/api/v0`
+  const mid = await database.db.selectFrom('tags').select('id').where('tag_set_id', '=', w.tagSet).orderBy('id').offset(Math.floor(size / 2)).limit(1).executeTakeFirstOrThrow()
+  const s = w.tagSet
+  const rows: Array<[string, string]> = [
+    ['GET tag/{id}/', `${api}/tag/${mid.id}/`],
+    ['GET tagSet/{id}/tags/ first', `${api}/tagSet/${s}/tags/`],
+    ['GET tagSet/{id}/tags/ page 500', `${api}/tagSet/${s}/tags/?page=500`],
+    ['GET tagSet/{id}/tags/ last', `${api}/tagSet/${s}/tags/?page=last`],
+    ['GET tag/?tagSet first', `${api}/tag/?tagSet=${s}`],
+    ['GET tag/?tagSet page 500', `${api}/tag/?tagSet=${s}&page=500`],
+    ['GET tag/?tagSet page=last', `${api}/tag/?tagSet=${s}&page=last`],
+    ['GET tag/?tagSet&tagClass first', `${api}/tag/?tagSet=${s}&tagClass=${w.classes[3]}`],
+    ['GET tag/?tagSet&tagClass last', `${api}/tag/?tagSet=${s}&tagClass=${w.classes[3]}&page=last`],
+    ['GET tag/?tagSet&mediaFile first', `${api}/tag/?tagSet=${s}&mediaFile=${w.files[17]}`],
+    ['GET tag/?tagSet&machineTagged first', `${api}/tag/?tagSet=${s}&machineTagged=true`],
+    ['GET tag/?mediaFile&tagClass first', `${api}/tag/?mediaFile=${w.files[17]}&tagClass=${w.classes[7]}`],
+    ['GET tag/?page_size=1 (count)', `${api}/tag/?page_size=1`],
+    ['GET mediaFile/ last', `${api}/mediaFile/?page=last`],
+  ]
+  console.log(`\n### ${size.toLocaleString('en')} tags (load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')})`)
+  console.log(`| request | 1 connection p50 (p99) ms | 8 connections p50 (p99) ms |\n|---|---|---|`)
+  for (const [name, url] of rows) {
+    const one = await oneAtATime(url, headers)
+    let eight = '—'
+    if (SECONDS > 0) {
+      const m = await load('wrk', { url, method: 'GET', headers, connections: 8, duration: SECONDS })
+      if (m.errors + m.non2xx) throw new Error(`${name}: ${m.errors + m.non2xx} failed at 8 connections`)
+      eight = m.requests < 16 ? `${m.requests} requests in ${SECONDS} s` : `${ms(m.p50)} (${ms(m.p99)})`
+    }
+    console.log(`| ${name} | ${ms(one.p50)} (${ms(one.p99)}) | ${eight} |`)
+  }
+  if (!values['no-export']) await exportTime(origin, w)
+  const sizes = await sql<{ heap: string; indexes: string }>`select pg_table_size('tags') as heap, pg_indexes_size('tags') as indexes`.execute(database.db)
+  const { heap, indexes } = sizes.rows[0]
+  const per = (b: string) => (Number(b) / size * 1e6 / 2 ** 20).toFixed(0)
+  console.log(`database: tags ${per(heap)} MB heap + ${per(indexes)} MB indexes per 10^6 tags`)
+}
+
+/** `mas tag export --tag-set` of the whole set as CSV (the real binary, its output counted and dropped): time,
+ * rate, and the peak resident memory of the CLI and of the server (this process, which runs it). */
+async function exportTime(origin: string, w: World): Promise<void> {
+  const started = Date.now()
+  const serverBefore = rssMiB(process.pid)
+  let lines = 0, cliPeak = 0, serverPeak = serverBefore
+  const child = spawn(process.execPath, ['bin/run.js', 'tag', 'export', '--tag-set', String(w.tagSet), '--format', 'csv'],
+    { env: { ...process.env, MAS_SERVER: origin, MAS_TOKEN: w.token }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const sample = setInterval(() => {
+    cliPeak = Math.max(cliPeak, rssMiB(child.pid!))
+    serverPeak = Math.max(serverPeak, rssMiB(process.pid))
+  }, 50)
+  child.stdout.on('data', (chunk: Buffer) => { for (const b of chunk) if (b === 10) lines++ })
+  let errors = ''
+  child.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString() })
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  clearInterval(sample)
+  if (status !== 0) throw new Error(`mas tag export: exit ${status}: ${errors.trim().split('\n').pop()}`)
+  const seconds = (Date.now() - started) / 1000
+  console.log(`mas tag export --tag-set (CSV): ${(lines - 1).toLocaleString('en')} tags in ${seconds.toFixed(1)} s, ` +
+    `${Math.round((lines - 1) / seconds).toLocaleString('en')} tags/s; peak RSS: CLI ${cliPeak.toFixed(0)} MiB, server ${serverPeak.toFixed(0)} MiB (${serverBefore.toFixed(0)} before)`)
+}
+
+async function main() {
+  if (SECONDS > 0 && !wrkInstalled()) throw new Error('wrk is not installed (Debian: apt-get install -y wrk), or pass --seconds 0')
+  const dataDir = values.data ?? join(tmpdir(), 'mas-bench-scale')
+  mkdirSync(dataDir, { recursive: true })
+  const database = await openDatabase({ dataDir })
+  await migrate(database.db)
+  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media') } })
+  try {
+    const w = await world(database)
+    const origin = await app.listen({ port: 0, host: '127.0.0.1' })
+    let have = await tagsNow(database, w.tagSet)
+    console.log(`${have.toLocaleString('en')} tags in the tag set already`)
+    for (const size of CHECKPOINTS) {
+      if (have < size) {
+        const started = Date.now()
+        const from = have
+        for (; have < size; have = Math.min(size, have + CHUNK)) await addTags(database, w, have, Math.min(size, have + CHUNK))
+        const seconds = (Date.now() - started) / 1000
+        console.log(`added ${(size - from).toLocaleString('en')} tags by bulk SQL in ${seconds.toFixed(1)} s: ${Math.round((size - from) / seconds).toLocaleString('en')} tags/s`)
+        await sql`vacuum analyze tags`.execute(database.db)
+      }
+      // the last checkpoint is measured only when the tag set is that size; a larger tag set skips the smaller ones
+      if (have === size) await measure(origin, w, size, database)
+    }
+  } finally {
+    await app.close()
+    await database.close()
+  }
+}
+
+await runBench(main)
