@@ -27,8 +27,10 @@ const ENDED_CODES = new Set(['57P01', '57P02', '57P03'])
  * that cannot be made at all (a wrong address), worth waiting for when a process starts. */
 export function isSessionEnded(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false
-  const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown }
-  if (typeof code === 'string') return ENDED_CODES.has(code)
+  const { code, syscall, message, cause } = e as { code?: unknown; syscall?: unknown; message?: unknown; cause?: unknown }
+  if (typeof code === 'string' && ENDED_CODES.has(code)) return true
+  // a connection that was made, then cut under a query (the server ended it while the client wrote or read)
+  if ((code === 'EPIPE' || code === 'ECONNRESET') && syscall !== 'connect') return true
   if (typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error)/.test(message)) return true
   return isSessionEnded(cause) // a step's own error, made of the database's
 }
