@@ -1,3 +1,4 @@
+import { checkJobTypeRows } from './analysis/jobTypeRows.js'
 import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { migrate, openDatabase, type Database } from './db/database.js'
@@ -7,7 +8,8 @@ import { openStorage } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the
 // database (the embedded PostgreSQL of the data directory, started if no other process has started it,
-// or DATABASE_URL's), bring its schema up to date, create the first admin on an empty database (saying
+// or DATABASE_URL's), bring its schema up to date, check its job types
+// against the catalog, create the first admin on an empty database (saying
 // a generated password once), and clear away uploads that a process which died mid-upload left behind,
 // and stored media files whose import never committed.
 
@@ -27,6 +29,7 @@ export async function prepare(config: AppConfig, opts: { poolSize?: number; boot
 
 async function prepareOn(database: Database, config: AppConfig, opts: { bootstrap?: boolean }): Promise<Prepared> {
   await migrate(database.db)
+  await checkJobTypeRows(database.db)
   let adminCreated: string | undefined
   if (opts.bootstrap !== false) {
     const admin = await bootstrapAdmin(database.db)
