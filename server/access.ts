@@ -20,6 +20,10 @@ export interface Caller {
  * (OR, never NOT), so whatever the narrowed caller may do, the caller may do (docs/decisions.md §12). */
 export const ownedOnly = (caller: Caller): Caller => ({ ...caller, ownedOnly: true })
 
+/** The domain's refusal of something the caller may see but not do (a job launched on a tag set it only reads):
+ * the HTTP layer answers it as a 403 with its message (server/plugins/errors.ts). */
+export class AccessRefused extends Error {}
+
 type EB = ExpressionBuilder<any, any>
 /** A column of the record being judged: a reference to the row, or a literal for a record not yet written. */
 export type Col = (column: string) => Expression<any>
