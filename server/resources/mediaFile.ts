@@ -82,8 +82,6 @@ export const endpoints = () => [
   ...resourceEndpoints(mediaFiles),
   subListEndpoint({
     parent: mediaFiles, child: userMetaData, segment: 'userMetaData', name: 'Media File User Meta Data',
-    // every user metadata value of a readable media file is readable
-    base: (ctx) => ctx.db.selectFrom('media_file_user_metadata as r'),
-    where: (qb, id) => qb.where('r.media_file_id', '=', id),
+    where: 'media_file_id',
   }),
 ]

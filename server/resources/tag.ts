@@ -1,7 +1,6 @@
-import { sql } from 'kysely'
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
-import { defineResource, readableRecord, resourceEndpoints } from './resource.js'
+import { defineResource, resourceEndpoints } from './resource.js'
 import { checkBounds } from './tagBounds.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
@@ -41,12 +40,9 @@ export const tags = defineResource({
   table: 'tags',
   fields,
   scope: onTagSet('tag_set_id'),
-  // ?tagSet=<id>, the list scripts ask for most: every tag of a readable tag set is readable (the rule above),
+  // ?tagSet=<id>, the list scripts ask for most: every tag of a readable tag set is readable (onTagSet),
   // so the count is the set's own, kept by triggers, instead of a count(*) of its tags under the rule
-  countBy: {
-    field: 'tagSet',
-    count: (db, caller, id) => sql`(case when exists (${readableRecord(db, tagSets, caller, id)}) then ${tagSetTagCountSql(id)} else 0 end)`,
-  },
+  countBy: { field: 'tagSet', count: tagSetTagCountSql },
   owner: 'user_id',
   stamps: ['creation_date'],
   bulk: true,

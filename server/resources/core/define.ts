@@ -1,5 +1,5 @@
 import type { Expression, Kysely, Transaction } from 'kysely'
-import type { Caller, Flag, Scope } from '../../access.js'
+import { allReadableWith, type Caller, type Flag, type Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
@@ -90,10 +90,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   aroundWrite?: (ctx: Context, write: () => Promise<Result>) => Promise<Result>
   /** extra list filters beyond the fields' equality filters */
   listFilter?: <O>(qb: Query<O>, req: Pick<ListRequest, 'caller' | 'query'>) => Query<O>
-  /** the number of records a list filtered by `field` alone (`?field=<id>`) shows the caller, as an SQL
-   * expression cheaper than counting them (e.g. a count kept by triggers); it must be the count of the
-   * records with that id under the caller's read rule */
-  countBy?: { field: string; count: (db: Db | Kysely<AnyTables>, caller: Caller, id: number) => Expression<unknown> }
+  /** the number of records a list filtered by `field` alone (`?field=<id>`) holds, as an SQL expression cheaper
+   * than counting them (e.g. a count kept by triggers); shown to a caller who reads the record `field` names,
+   * when the rule says its records are all readable with it (`allReadableWith`, access.ts; else a start-up error) */
+  countBy?: { field: string; count: (id: number) => Expression<unknown> }
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
 }
@@ -110,5 +110,12 @@ export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
 
 /** A resource's declaration, its types checked against its table. */
 export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
+  if (def.countBy) {
+    const column = def.fields[def.countBy.field]?.column
+    if (!column || !allReadableWith(def.scope, column)) {
+      throw new Error(`${def.name}: countBy ${def.countBy.field} counts records its access rule does not make readable with ` +
+        'the record the field names (server/access.ts, readableWith)')
+    }
+  }
   return def
 }

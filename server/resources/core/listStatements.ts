@@ -5,7 +5,7 @@ import { applyFilters, applyOrdering, pageOf, type Query } from '../../http/list
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
 import { anyTable, type Db, type ListRequest, type ResourceDef } from './define.js'
 import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
-import { parseId } from './read.js'
+import { countOfReadable, parseId } from './read.js'
 
 // The statements of a list, built for a request; and the most frequent of them, an unfiltered page of a
 // top-level list read with the list's count, compiled once per shape (compiled.ts, docs/decisions.md §14).
@@ -37,7 +37,7 @@ export function listQueries<T extends TableName>(db: Db | Kysely<AnyTables>, def
   return {
     ordered: applyOrdering(narrowed.selectAll('r'), def.fields, req.query),
     counter: countBy && id !== null
-      ? anyTable(db).selectNoFrom(() => sql<unknown>`${countBy.count(db, req.caller, id)}`.as('count'))
+      ? anyTable(db).selectNoFrom(() => sql<unknown>`${countOfReadable(db, def, req.caller, id)}`.as('count'))
       : narrowed.select((eb) => eb.fn.countAll().as('count')),
   }
 }

@@ -25,6 +25,14 @@ export function readable(db: Db | Kysely<AnyTables>, def: Referent, caller: Call
 export const readableRecord = (db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, id: number) =>
   readable(db, def, caller).select(sql.lit(1).as('one')).where('r.id', '=', id)
 
+/** A resource's `countBy` count of the records of parent `id`, for the caller: all of them when the caller reads
+ * the parent (they are all readable with it: `allReadableWith`, checked by defineResource), else none. */
+export function countOfReadable<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, caller: Caller, id: number): RawBuilder<unknown> {
+  const { field, count } = def.countBy!
+  const parent = def.fields[field].target!()
+  return sql`(case when exists (${readableRecord(db, parent, caller, id)}) then ${count(id)} else 0 end)`
+}
+
 /** Every record of `def`, as `r`, whoever the caller is. */
 function records(db: Db | Kysely<AnyTables>, def: { table: TableName }): Query<{}> {
   return anyTable(db).selectFrom(`${def.table} as r`)
