@@ -9,8 +9,8 @@ import { grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, ma
 import { makeWav } from './wav.js'
 export { storedFiles } from './upload.js'
 
-// The records tests share. `makeRecords`: the usual ones, one owner's library holding a tag set, a tag class
-// and a media file, for a test file's `before`. `makeWorld`: a small world for tests that try every route,
+// The records and callers tests share. `makeCallers`: alice, bob, carol and a site admin. `makeRecords`: the
+// usual records, one owner's library holding a tag set, a tag class and a media file, for a test file's `before`. `makeWorld`: a small world for tests that try every route,
 // those records and one of every other kind (with stored bytes behind the media file and the job result
 // file), and a caller in each role the access rules know about.
 
@@ -28,6 +28,14 @@ export interface World {
 }
 
 let serial = 0
+
+/** The usual callers of a test of one resource: alice makes its records, bob and carol are other users, admin a
+ * site admin (users named so, for tests that name them). */
+export interface Callers { alice: TestUser; bob: TestUser; carol: TestUser; admin: TestUser }
+
+export async function makeCallers(t: Pick<TestApp, 'user'>): Promise<Callers> {
+  return { alice: await t.user('alice'), bob: await t.user('bob'), carol: await t.user('carol'), admin: await t.user('admin', { admin: true }) }
+}
 
 /** One owner's usual records: a library, and in it a tag set, a tag class and a media file (a row, no bytes). */
 export interface Records { owner: TestUser; library: number; tagSet: number; tagClass: number; mediaFile: number }
