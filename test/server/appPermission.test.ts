@@ -5,10 +5,7 @@ import { grant, makeGroup, makeLibrary, makeTagSet } from '../helpers/records.js
 import { makeCallers } from '../helpers/world.js'
 
 const t = suiteApp(test)
-let alice: TestUser
-let bob: TestUser
-let carol: TestUser
-let admin: TestUser
+let alice: TestUser, bob: TestUser, carol: TestUser, admin: TestUser
 let lib: number
 
 test.before(async () => {
