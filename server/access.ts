@@ -20,6 +20,10 @@ export interface Caller {
  * (OR, never NOT), so whatever the narrowed caller may do, the caller may do (docs/decisions.md §12). */
 export const ownedOnly = (caller: Caller): Caller => ({ ...caller, ownedOnly: true })
 
+/** The domain's refusal of something the caller may see but not do (a job launched on a tag set it only reads):
+ * the HTTP layer answers it as a 403 with its message (server/plugins/errors.ts). */
+export class AccessRefused extends Error {}
+
 type EB = ExpressionBuilder<any, any>
 /** A column of the record being judged: a reference to the row, or a literal for a record not yet written. */
 export type Col = (column: string) => Expression<any>
@@ -28,8 +32,18 @@ export type Col = (column: string) => Expression<any>
 export interface Scope {
   columns: readonly string[]
   allows: (eb: EB, caller: Caller, col: Col, flag: Flag) => Expression<SqlBool>
+  /** The shortcut of this rule, declared beside it: a record is readable exactly when the record this column
+   * names is readable by its own resource's rule (every tag of a readable tag set is readable). See
+   * `allReadableWith`. */
+  readableWith?: string
 }
-const scope = (columns: readonly string[], allows: Scope['allows']): Scope => ({ columns, allows })
+const scope = (columns: readonly string[], allows: Scope['allows'], readableWith?: string): Scope =>
+  ({ columns, allows, ...(readableWith ? { readableWith } : {}) })
+
+/** Whether every record of `scope` whose `column` holds the id of a record the caller reads is readable, so
+ * that the records of one readable parent (a sub-list such as tagSet/{id}/tags/, or the count of `?tagSet=`)
+ * need the parent's rule once instead of their own rule per row. Any other use of a shortcut restates a rule. */
+export const allReadableWith = (scope: Scope, column: string): boolean => scope.readableWith === column
 
 const TRUE = sql<SqlBool>`true`
 const FALSE = sql<SqlBool>`false`
@@ -110,16 +124,17 @@ export function groupAllows(eb: EB, caller: Caller, groupId: Expression<any>, fl
 
 /** Records of a library (the library's own id, or a column holding it). */
 export const onLibrary = (column: string): Scope => scope([column], (eb, caller, col, flag) =>
-  libraryAllows(eb, caller, col(column), flag))
+  libraryAllows(eb, caller, col(column), flag), column)
 
-/** Records whose library is reached through another record: `column` -> table.id, whose `libraryColumn` is the library. */
+/** Records whose library is reached through another record: `column` -> table.id, whose `libraryColumn` is the
+ * library. Readable with that record, whose own rule is its library's (`onLibrary`, as a media file's). */
 export const onLibraryVia = (column: string, table: string, libraryColumn = 'library_id'): Scope =>
   scope([column], (eb, caller, col, flag) => caller.isAdmin ? TRUE : libraryAllows(eb, caller,
-    eb.selectFrom(`${table} as via`).select(`via.${libraryColumn}`).where('via.id', '=', col(column)), flag))
+    eb.selectFrom(`${table} as via`).select(`via.${libraryColumn}`).where('via.id', '=', col(column)), flag), column)
 
 /** Records of a tag set. */
 export const onTagSet = (column: string): Scope => scope([column], (eb, caller, col, flag) =>
-  tagSetAllows(eb, caller, col(column), flag))
+  tagSetAllows(eb, caller, col(column), flag), column)
 
 /** A reviewer's decision on a tag (tagReview/): read by readers of the tag's tag set; made, changed and deleted
  * by the reviewer while it may write that tag set (a decision is its reviewer's word, so nobody else's to change). */

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises'
+import { checkJobTypeRows } from './analysis/jobTypeRows.js'
 import { bootstrapAdmin } from './bootstrap.js'
 import type { AppConfig } from './config.js'
 import { isSessionEnded } from './db/connectionLost.js'
@@ -9,7 +10,8 @@ import { openStorage } from './storage/index.js'
 
 // What every server or worker process does before it serves: open the
 // database (the embedded PostgreSQL of the data directory, started if no other process has started it,
-// or DATABASE_URL's), bring its schema up to date, create the first admin on an empty database (saying
+// or DATABASE_URL's), bring its schema up to date, check its job types
+// against the catalog, create the first admin on an empty database (saying
 // a generated password once), and clear away uploads that a process which died mid-upload left behind,
 // and stored media files whose import never committed. Each step may be done again, so a database that
 // ends the process's sessions while it starts (a restart, a failover) is waited for (docs/decisions.md §16).
@@ -40,6 +42,7 @@ export async function prepare(config: AppConfig, opts: { poolSize?: number; boot
 
 async function prepareOn(database: Database, config: AppConfig, opts: { bootstrap?: boolean }): Promise<Prepared> {
   await migrate(database.db)
+  await checkJobTypeRows(database.db)
   let adminCreated: string | undefined
   if (opts.bootstrap !== false) {
     const admin = await bootstrapAdmin(database.db)

@@ -3,7 +3,7 @@ import { failure } from './baseCommand.js'
 import { userId } from './lookup.js'
 import { offersExtensions } from './serverOffers.js'
 
-// Group members by id (design §10). Names are looked up in user/ where the caller may read it
+// Group members by id (docs/decisions.md §10). Names are looked up in user/ where the caller may read it
 // (site admins); otherwise mas takes them as `usernames` (an extension), and the original
 // service, which has neither, gets a clear refusal asking for ids. What the server answered is
 // checked against what was asked.

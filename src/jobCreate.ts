@@ -1,7 +1,7 @@
 import type { ApiClient } from './api.js'
 import { failure } from './baseCommand.js'
 
-// Creating a job with its parameters, on mas and on the original service (design §10).
+// Creating a job with its parameters, on mas and on the original service (docs/decisions.md §10).
 // mas takes the parameters with the job (`parameters`, an extension); the original ignores
 // that field, and its parameters are JobParameters rows written one by one through
 // jobParameters/. So a job with parameters is created Stopped, its parameters are written

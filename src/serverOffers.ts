@@ -1,7 +1,7 @@
 import type { ApiClient } from './api.js'
 import { failure } from './baseCommand.js'
 
-// What the server offers beyond the original API (design §10: `mas` works against the
+// What the server offers beyond the original API (docs/decisions.md §10: `mas` works against the
 // original service too). mas answers GET /healthz; the original service has no such route and
 // none of mas's extensions (media import, spectrograms, `usernames`, `bearer_username`, bulk
 // tag arrays, `parameters` on jobs). Asked once per process and server, only by the commands

@@ -25,7 +25,12 @@ export interface TypeParams {
   /** reads the media files of the job's project unless its `mediaFileId` names one: a job without a project
    * waits for one (or for that parameter) */
   projectMedia?: boolean
+  /** created only by the server (a parent job's children), never by a client */
+  childOnly?: boolean
 }
+
+/** A type of the original known by its id and name only: mas runs none of them (a job of one ends in Error). */
+export interface NamedType { id: number; name: string }
 
 export const TEST: TypeParams = {
   id: 8,
@@ -88,6 +93,7 @@ export const SUPERVISED_TAG_DISCOVERY_CHILD: TypeParams = {
   id: 11,
   name: 'SupervisedTagDiscoveryChild',
   params: { ...discovery, mediaFileId: { kind: 'mediaFile', required: true, description: 'the media file to search' } },
+  childOnly: true,
 }
 
 export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
@@ -103,13 +109,32 @@ export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
   projectMedia: true,
 }
 
+/** Every type a worker runs, each declared once above: the runners (types/index.ts) are found by these names. */
+export const RUNNABLE_TYPES = {
+  Test: TEST,
+  ImportAudioFile: IMPORT_AUDIO_FILE,
+  RandomWindowTagging: RANDOM_WINDOW_TAGGING,
+  SupervisedTagDiscovery: SUPERVISED_TAG_DISCOVERY,
+  SupervisedTagDiscoveryChild: SUPERVISED_TAG_DISCOVERY_CHILD,
+  UnsupervisedTagDiscovery: UNSUPERVISED_TAG_DISCOVERY,
+} as const satisfies Record<string, TypeParams>
+
+export type RunnableTypeName = keyof typeof RUNNABLE_TYPES
+
+export const RUNNABLE_TYPE_PARAMS: readonly TypeParams[] = Object.values(RUNNABLE_TYPES)
+
 /** The types a client may create, in the order of the README's job types table. */
-export const JOB_TYPE_PARAMS: readonly TypeParams[] = [
-  TEST, IMPORT_AUDIO_FILE, RANDOM_WINDOW_TAGGING, SUPERVISED_TAG_DISCOVERY, UNSUPERVISED_TAG_DISCOVERY,
+export const JOB_TYPE_PARAMS: readonly TypeParams[] = RUNNABLE_TYPE_PARAMS.filter((t) => !t.childOnly)
+
+/** The original's types that mas does not run, kept so that its jobs of them still name their type. */
+export const NAMED_ONLY_TYPES: readonly NamedType[] = [
+  { id: 3, name: 'TagAnalysis' }, { id: 4, name: 'AdaptAnalysis' }, { id: 5, name: 'Transcription' },
+  { id: 6, name: 'UnknownTagDiscovery' }, { id: 10, name: 'SupervisedTagDiscoveryParent' },
 ]
 
-/** Every type a worker runs, the ones only the server creates (children) included. */
-export const RUNNABLE_TYPE_PARAMS: readonly TypeParams[] = [...JOB_TYPE_PARAMS, SUPERVISED_TAG_DISCOVERY_CHILD]
+/** Every type, by id: what the job_types lookup rows must hold (checked at start-up, jobTypeRows.ts). */
+export const ALL_JOB_TYPES: readonly NamedType[] = [...RUNNABLE_TYPE_PARAMS, ...NAMED_ONLY_TYPES]
+  .map(({ id, name }) => ({ id, name })).sort((a, b) => a.id - b.id)
 
 /** One line per parameter: `name (kind, default D | required): description`. */
 export function describeParams(t: TypeParams): string[] {

@@ -1,18 +1,17 @@
 import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { sql, type Kysely } from 'kysely'
-import { libraryAllows, tagSetAllows, type Caller } from '../access.js'
+import { AccessRefused, libraryAllows, tagSetAllows, type Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
-import { forbidden, MSG } from '../http/errors.js'
-import { characters, parseValue } from '../http/fields.js'
+import { characters, MSG, parseInteger, parseNumber } from '../values.js'
 import type { JobType, ParamSpec, ParamValues } from './jobType.js'
 
 // Job parameters arrive as strings (JobParameters rows). Each job type says
 // what it expects; this turns the strings into values and checks that every
 // library and tag set they name may have jobs launched on it by the caller.
 // A record the caller cannot read is reported like a missing one (400);
-// one they can read but not launch jobs on is a 403.
+// one they can read but not launch jobs on is refused (AccessRefused, a 403).
 
 type Db = Kysely<DB>
 
@@ -42,7 +41,7 @@ export async function checkParameters(db: Db, caller: Caller, config: AppConfig,
 async function checkOne(db: Db, caller: Caller, config: AppConfig, name: string, spec: ParamSpec, raw: string): Promise<string | { value: number | string }> {
   switch (spec.kind) {
     case 'integer': case 'float': {
-      const r = parseValue({ type: spec.kind, min: spec.min, max: spec.max }, raw)
+      const r = (spec.kind === 'integer' ? parseInteger : parseNumber)(raw, spec)
       return r.ok ? { value: r.value as number } : r.error
     }
     case 'string':
@@ -64,7 +63,7 @@ async function checkOne(db: Db, caller: Caller, config: AppConfig, name: string,
       const can = await referenceAccess(db, caller, spec.kind, id)
       if (!can.read) return MSG.pkMissing(id)
       if (spec.kind !== 'mediaFile' && !can.launch) {
-        throw forbidden(`You may not launch jobs on ${spec.kind === 'library' ? 'library' : 'tag set'} ${id} (parameter ${name}).`)
+        throw new AccessRefused(`You may not launch jobs on ${spec.kind === 'library' ? 'library' : 'tag set'} ${id} (parameter ${name}).`)
       }
       return { value: id }
     }

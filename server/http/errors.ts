@@ -43,22 +43,4 @@ export const parseError = (message: string) => detail(400, `JSON parse error - $
 export const badRequest = (errors: FieldErrors | unknown[]) => new ApiError(400, errors)
 export const fieldError = (field: string, message: string) => badRequest({ [field]: [message] })
 
-/** DRF's field-level messages, in one place. */
-export const MSG = {
-  required: 'This field is required.',
-  null: 'This field may not be null.',
-  blank: 'This field may not be blank.',
-  integer: 'A valid integer is required.',
-  number: 'A valid number is required.',
-  boolean: 'Must be a valid boolean.',
-  string: 'Not a valid string.',
-  datetime: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]].',
-  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
-  pkType: (got: string) => `Incorrect type. Expected pk value, received ${got}.`,
-  pkMissing: (v: unknown) => `Invalid pk "${v}" - object does not exist.`,
-  maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
-  minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
-  choice: (v: unknown) => `"${v}" is not a valid choice.`,
-  notDict: (got: string) => `Invalid data. Expected a dictionary, but got ${got}.`,
-  notList: (got: string) => `Expected a list of items but got type "${got}".`,
-}
+export { MSG } from '../values.js'

@@ -1,7 +1,9 @@
-import { MSG } from './errors.js'
+import { characters, INT_MAX, MSG, parseInteger, parseNumber, type Parsed } from '../values.js'
 import type { Scope } from '../access.js'
 import type { Column, TableName } from '../db/schema.js'
 import { parseTimestamp, wireTimestamp } from '../db/time.js'
+
+export { characters, INT_MAX, INT_MIN, type Parsed } from '../values.js'
 
 // A resource's wire fields, declared once: they drive input validation (with
 // DRF's messages), row -> JSON mapping, list filters and ordering, OPTIONS
@@ -55,8 +57,6 @@ export type TableFields<T extends TableName> = Fields<Column<T>>
  * moved from it keeps its dates), else the time of the create (docs/decisions.md §2). */
 export const CREATION_DATE = 'when the record was created: kept as given on create and update; default: the time of the create'
 
-export const INT_MIN = -2147483648
-export const INT_MAX = 2147483647
 const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true])
 const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false])
 
@@ -64,31 +64,8 @@ const pyType = (v: unknown) =>
   v === null ? 'NoneType' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str'
     : typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : Array.isArray(v) ? 'list' : 'dict'
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
 const ok = (value: unknown): Parsed => ({ ok: true, value })
 const err = (error: string): Parsed => ({ ok: false, error })
-
-function parseInteger(v: unknown, f: FieldDef): Parsed {
-  let n: number
-  if (typeof v === 'number') n = v
-  else if (typeof v === 'string' && /^\s*[-+]?\d+(\.0*)?\s*$/.test(v)) n = Number(v)
-  else return err(MSG.integer)
-  if (!Number.isInteger(n)) return err(MSG.integer)
-  if (n > (f.max ?? INT_MAX)) return err(MSG.maxValue(f.max ?? INT_MAX))
-  if (n < (f.min ?? INT_MIN)) return err(MSG.minValue(f.min ?? INT_MIN))
-  return ok(n)
-}
-
-function parseFloatValue(v: unknown, f: FieldDef): Parsed {
-  let n: number
-  if (typeof v === 'number') n = v
-  else if (typeof v === 'string' && v.trim() !== '' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v)
-  else return err(MSG.number)
-  if (!Number.isFinite(n)) return err(MSG.number)
-  if (f.max !== undefined && n > f.max) return err(MSG.maxValue(f.max))
-  if (f.min !== undefined && n < f.min) return err(MSG.minValue(f.min))
-  return ok(n)
-}
 
 function parseString(v: unknown, f: FieldDef): Parsed {
   if (typeof v === 'number' && Number.isFinite(v)) v = String(v)
@@ -98,20 +75,6 @@ function parseString(v: unknown, f: FieldDef): Parsed {
   if (f.maxLength !== undefined && v.length > f.maxLength && characters(v) > f.maxLength) return err(MSG.maxLength(f.maxLength))
   if (f.pattern !== undefined && !new RegExp(f.pattern, 'u').test(v)) return err(f.patternMessage ?? 'Enter a valid value.')
   return ok(v)
-}
-
-/** A string's length in characters (code points), as the original, PostgreSQL and JSON Schema count it: a
- * character outside the Basic Multilingual Plane (an emoji) is two UTF-16 units of `length`, and one here. */
-export function characters(s: string): number {
-  let n = s.length
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
-    }
-  }
-  return n
 }
 
 export function parsePk(v: unknown): Parsed {
@@ -128,7 +91,7 @@ export function parsePk(v: unknown): Parsed {
 export function parseValue(f: FieldDef, v: unknown): Parsed {
   switch (f.type) {
     case 'integer': return parseInteger(v, f)
-    case 'float': return parseFloatValue(v, f)
+    case 'float': return parseNumber(v, f)
     case 'boolean':
       if (TRUE.has(v)) return ok(true)
       if (FALSE.has(v)) return ok(false)

@@ -1,10 +1,11 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { isConnectionLost } from '../db/connectionLost.js'
-import { ApiError, BASIC_CHALLENGE, databaseUnavailable, tooLarge, unsupportedMediaType } from '../http/errors.js'
+import { AccessRefused } from '../access.js'
+import { ApiError, BASIC_CHALLENGE, databaseUnavailable, forbidden, tooLarge, unsupportedMediaType } from '../http/errors.js'
 
 // Every error answer in the API's shapes (docs/decisions.md, "Errors"): our own
-// ApiErrors as they are, errors of fastify, its plugins and PostgreSQL mapped to
+// ApiErrors as they are, the domain's refusals (AccessRefused) as 403s, errors of fastify, its plugins and PostgreSQL mapped to
 // 4xx answers, a lost database connection a 503, anything else a logged 500 with a body that tells nothing.
 
 async function errorAnswers(app: FastifyInstance) {
@@ -38,6 +39,7 @@ function pageChallenge(requestedWith: string | string[] | undefined, headers: Re
 /** Errors raised by fastify, its plugins or the database, as the API's error shapes; null for a real 500. */
 function asApiError(error: FastifyError & { code?: string }, contentType?: string): ApiError | null {
   if (error instanceof ApiError) return error
+  if (error instanceof AccessRefused) return forbidden(error.message)
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':

@@ -9,6 +9,7 @@ import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/stat
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor, waitingForSql } from '../analysis/waiting.js'
 import { sql, type Transaction } from 'kysely'
+import { embeddedRecords, JOB_PARAMETERS } from './embeddedLists.js'
 import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
@@ -88,17 +89,11 @@ function markUnattended(rows: Rec<'jobs'>[], now = Date.now()) {
 
 /** The parameters of these jobs, as the embedded jobparameters_set. */
 async function embedParameters(db: Db, rows: Rec<'jobs'>[]) {
-  const ids = rows.map((r) => r.id)
-  const byJob = new Map<number, Array<{ id: number; job: number; name: string; value: string }>>(ids.map((id) => [id, []]))
-  for (let i = 0; i < ids.length; i += 1000) {
-    const params = await db.selectFrom('job_parameters').select(['id', 'job_id', 'name', 'value'])
-      .where('job_id', 'in', ids.slice(i, i + 1000)).orderBy('id').execute()
-    for (const p of params) byJob.get(p.job_id)?.push({ id: p.id, job: p.job_id, name: p.name, value: p.value })
-  }
+  const byJob = await embeddedRecords(db, JOB_PARAMETERS, rows.map((r) => r.id))
   for (const r of rows) {
     const params = byJob.get(r.id) ?? []
-    r.jobparameters_set = params
-    r.waitingFor = waitingFor(r.type_id, r.project_id, params.map((p) => p.name))
+    r[JOB_PARAMETERS.field] = params
+    r.waitingFor = waitingFor(r.type_id, r.project_id, params.map((p) => p.name as string))
   }
 }
 
@@ -174,7 +169,7 @@ export const jobs = defineResource({
       workerSilentSeconds: sql`case when ${unattended}
         then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
       // kept in the job's row (migration 2026_11_24_0004)
-      jobparameters_set: sql.ref('r.parameters_json'),
+      [JOB_PARAMETERS.field]: sql.ref(`r.${JOB_PARAMETERS.jsonColumn}`),
       waitingFor: waitingForSql('r'),
     }
   },

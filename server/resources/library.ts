@@ -56,13 +56,10 @@ export const endpoints = () => [
   ...resourceEndpoints(libraries),
   subListEndpoint({
     parent: libraries, child: mediaFiles, segment: 'mediaFiles', name: 'Library Media Files',
-    // every media file of a readable library is readable
-    base: (ctx) => ctx.db.selectFrom('media_files as r'),
-    where: (qb, id) => qb.where('r.library_id', '=', id),
+    where: 'library_id',
   }),
   subListEndpoint({
     parent: libraries, child: userMetaDataFields, segment: 'userMetaDataFields', name: 'Library User Meta Data Fields',
-    base: (ctx) => ctx.db.selectFrom('media_file_user_metadata_fields as r'),
-    where: (qb, id) => qb.where('r.library_id', '=', id),
+    where: 'library_id',
   }),
 ]

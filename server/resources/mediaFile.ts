@@ -1,9 +1,10 @@
 import { sql } from 'kysely'
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
-import { toJson, type TableFields } from '../http/fields.js'
+import type { TableFields } from '../http/fields.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
-import { metaData, userMetaData } from './mediaMetadata.js'
+import { embeddedRecords, MEDIA_FILE_METADATA } from './embeddedLists.js'
+import { userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
 import { mediaTypes } from './lookups.js'
@@ -60,20 +61,17 @@ export const mediaFiles = defineResource({
   listFilterParams: mediaFileFilterParams,
   // urls, and the metadata records of a whole page in one query
   embed: async (db, rows, ctx) => {
-    const byFile = new Map<number, Record<string, unknown>[]>(rows.map((r) => [r.id, []]))
-    const meta = await db.selectFrom('media_file_metadata').select(['id', 'media_file_id', 'name', 'value', 'user_editable'])
-      .where('media_file_id', 'in', [...byFile.keys()]).orderBy('id').execute()
-    for (const m of meta) byFile.get(m.media_file_id)!.push(toJson(metaData.fields, m))
+    const byFile = await embeddedRecords(db, MEDIA_FILE_METADATA, rows.map((r) => r.id))
     for (const r of rows) {
       r.url = mediaUrl(ctx.origin, r.file)
-      r.mediafilemetadata_set = byFile.get(r.id)
+      r[MEDIA_FILE_METADATA.field] = byFile.get(r.id)
     }
   },
   // the same for records written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata
   // records' JSON kept in the media file's row: 2026_11_24_0004)
   embedSql: (req) => ({
     url: sql`${req.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
-    mediafilemetadata_set: sql.ref('r.metadata_json'),
+    [MEDIA_FILE_METADATA.field]: sql.ref(`r.${MEDIA_FILE_METADATA.jsonColumn}`),
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })
@@ -82,8 +80,6 @@ export const endpoints = () => [
   ...resourceEndpoints(mediaFiles),
   subListEndpoint({
     parent: mediaFiles, child: userMetaData, segment: 'userMetaData', name: 'Media File User Meta Data',
-    // every user metadata value of a readable media file is readable
-    base: (ctx) => ctx.db.selectFrom('media_file_user_metadata as r'),
-    where: (qb, id) => qb.where('r.media_file_id', '=', id),
+    where: 'media_file_id',
   }),
 ]

@@ -50,7 +50,7 @@ export const tags: ResourceDef<'tags'> = defineResource({
   fields,
   scope: onTagSet('tag_set_id'),
   // every tag of a readable tag set is readable (the rule above): ?tagSet= checks it once, counts are kept
-  listVia: tagListVia(() => tags, () => tagSets),
+  listVia: { readableWith: 'tag_set_id', list: tagListVia(() => tags, () => tagSets) },
   owner: 'user_id',
   stamps: ['creation_date'],
   bulk: true,

@@ -48,9 +48,8 @@ export const endpoints = () => [
   ...resourceEndpoints(tagSets),
   subListEndpoint({
     parent: tagSets, child: tags, segment: 'tags', name: 'Tag Set Tags',
-    // every tag of a readable tag set is readable; (tag_set_id, id) serves the default order
-    base: (ctx) => ctx.db.selectFrom('tags as r'),
-    where: (qb, id) => qb.where('r.tag_set_id', '=', id),
+    // (tag_set_id, id) serves the default order
+    where: 'tag_set_id',
     // kept by triggers: no count(*) over a tag set of millions on every page
     count: async (ctx, id) => (await tagSetTagCount(ctx.db, id)).count,
     // deep pages seek to a remembered first id instead of skipping every tag before them

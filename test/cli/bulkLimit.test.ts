@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // A server that takes fewer items a bulk request than the CLI's batches (MAS_MAX_BULK_ITEMS): its 413
@@ -15,12 +15,8 @@ let tagClass: number
 
 test.before(async () => {
   w = await cliWorld({ maxBulkItems: 40 })
-  alice = await w.t.user('alice')
+  ;({ owner: alice, tagSet, mediaFile: media, tagClass } = await makeRecords(w.t, 'alice'))
   await w.login(alice)
-  const library = await makeLibrary(w.t.db, alice)
-  tagSet = await makeTagSet(w.t.db, alice, library)
-  media = await makeMediaFile(w.t.db, alice, library)
-  tagClass = await makeTagClass(w.t.db, alice, library)
 })
 test.after(async () => { await w.close() })
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { cliWorld, type CliWorld } from './cli.js'
 
 // Every refusal says which flag or argument to change: one line on stderr, no stack trace, exit 2 for a
-// mistake in how the command was called (design §10) or 1 when the server refused.
+// mistake in how the command was called (docs/decisions.md §10) or 1 when the server refused.
 
 let w: CliWorld
 let library: string

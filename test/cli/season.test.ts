@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
@@ -20,12 +21,10 @@ let recording: number
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
+  ;({ owner: alice, library, tagSet, mediaFile: recording } = await makeRecords(w.t, 'alice', {
+    tagSet: 'season tags', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' },
+  }))
   await w.login(alice)
-  library = await makeLibrary(w.t.db, alice)
-  tagSet = await makeTagSet(w.t.db, alice, library, 'season tags')
-  await makeTagClass(w.t.db, alice, library, 'wren')
-  recording = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
   await makeMetaData(w.t.db, recording, 'durationInSeconds', '34.0')
   await makeMetaData(w.t.db, recording, 'sampleRate', '48000')
 })

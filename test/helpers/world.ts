@@ -5,13 +5,14 @@ import { sql } from 'kysely'
 import { localTimestamp } from '../../server/db/time.js'
 import type { TestApp, TestUser } from './app.js'
 import { addToProject, makeJob, makeProject } from './jobs.js'
-import { grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet } from './records.js'
+import { grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet, type MediaFileOptions } from './records.js'
 import { makeWav } from './wav.js'
 export { storedFiles } from './upload.js'
 
-// A small world for tests that try every route: one owner's records of every
-// kind (with stored bytes behind the media file and the job result file), and
-// a caller in each role the access rules know about.
+// The records and callers tests share. `makeCallers`: alice, bob, carol and a site admin. `makeRecords`: the
+// usual records, one owner's library holding a tag set, a tag class and a media file, for a test file's `before`. `makeWorld`: a small world for tests that try every route,
+// those records and one of every other kind (with stored bytes behind the media file and the job result
+// file), and a caller in each role the access rules know about.
 
 export type Role = 'owner' | 'stranger' | 'userGrantee' | 'groupGrantee' | 'revoked' | 'admin' | 'inactive' | 'anonymous'
 export const ROLES: Role[] = ['owner', 'stranger', 'userGrantee', 'groupGrantee', 'revoked', 'admin', 'inactive', 'anonymous']
@@ -27,6 +28,37 @@ export interface World {
 }
 
 let serial = 0
+
+/** The usual callers of a test of one resource: alice makes its records, bob and carol are other users, admin a
+ * site admin (users named so, for tests that name them). */
+export interface Callers { alice: TestUser; bob: TestUser; carol: TestUser; admin: TestUser }
+
+export async function makeCallers(t: Pick<TestApp, 'user'>): Promise<Callers> {
+  return { alice: await t.user('alice'), bob: await t.user('bob'), carol: await t.user('carol'), admin: await t.user('admin', { admin: true }) }
+}
+
+/** One owner's usual records: a library, and in it a tag set, a tag class and a media file (a row, no bytes). */
+export interface Records { owner: TestUser; library: number; tagSet: number; tagClass: number; mediaFile: number }
+
+export interface RecordOptions {
+  /** the tag set's name (default: a fresh one) */
+  tagSet?: string
+  /** the tag class's name and display name */
+  tagClass?: { className: string; displayName?: string }
+  mediaFile?: MediaFileOptions
+}
+
+/** The usual records of `owner` (a user, or the username of a new one). */
+export async function makeRecords(t: Pick<TestApp, 'db' | 'user'>, owner: TestUser | string, o: RecordOptions = {}): Promise<Records> {
+  const user = typeof owner === 'string' ? await t.user(owner) : owner
+  const library = await makeLibrary(t.db, user)
+  return {
+    owner: user, library,
+    tagSet: await makeTagSet(t.db, user, library, o.tagSet),
+    tagClass: await makeTagClass(t.db, user, library, o.tagClass?.className, o.tagClass?.displayName),
+    mediaFile: await makeMediaFile(t.db, user, library, o.mediaFile),
+  }
+}
 
 /** Bytes written straight into the media directory under `name`. */
 export function storeBytes(t: TestApp, name: string, bytes: Buffer) {
@@ -47,14 +79,11 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
     admin: await t.user(`${prefix}-admin`, { admin: true }),
     inactive: await t.user(`${prefix}-inactive`, { active: false }),
   }
-  const library = await makeLibrary(db, owner)
-  const tagSet = await makeTagSet(db, owner, library)
-  const tagClass = await makeTagClass(db, owner, library)
   const wav = makeWav({ seconds: 0.2, frequency: 300 + serial })
   const mediaName = `world/${prefix}-media.wav`
   storeBytes(t, mediaName, wav)
-  const mediaFile = await makeMediaFile(db, owner, library, {
-    file: mediaName, md5: createHash('md5').update(wav).digest('hex'), size: wav.length,
+  const { library, tagSet, tagClass, mediaFile } = await makeRecords(t, owner, {
+    mediaFile: { file: mediaName, md5: createHash('md5').update(wav).digest('hex'), size: wav.length },
   })
   const metaData = await makeMetaData(db, mediaFile, 'fileSize', String(wav.length))
   const field = await db.insertInto('media_file_user_metadata_fields')

@@ -7,7 +7,7 @@ import { json, type Run } from '../cli/cli.js'
 import { originalWorld, type OriginalWorld } from './original.js'
 
 // Every command of the first table of issue 19, run by the real `mas` against the original service
-// (design §10): what the original can serve works; what it cannot is refused in one line, exit 1,
+// (docs/decisions.md §10): what the original can serve works; what it cannot is refused in one line, exit 1,
 // with nothing half done.
 
 let world: Promise<OriginalWorld> | undefined

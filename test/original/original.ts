@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ApiClient } from '../../src/api.js'
 import { homeEnv, runMas, type Run } from '../cli/cli.js'
 
-// The real `mas` binary against a running original service (design §10), given by the environment:
+// The real `mas` binary against a running original service (docs/decisions.md §10), given by the environment:
 //   MAS_ORIGINAL_URL            e.g. http://127.0.0.1:8001 (required: without it every test fails)
 //   MAS_ORIGINAL_ADMIN          site admin as user:password     (default admin:admin-pass)
 //   MAS_ORIGINAL_USER           a plain user as user:password   (default alice:alice-pass)

@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Requests racing each other. (20 simultaneous adds of one file to a project:
 // test/server/project.test.ts; simultaneous first token requests:
@@ -14,10 +15,10 @@ let refs: { tagSet: number; mediaFile: number; tagClass: number }
 let library: number
 
 test.before(async () => {
-  alice = await t.user('alice')
+  const r = await makeRecords(t, 'alice')
+  ;({ owner: alice, library } = r)
   bob = await t.user('bob')
-  library = await makeLibrary(t.db, alice)
-  refs = { tagSet: await makeTagSet(t.db, alice, library), mediaFile: await makeMediaFile(t.db, alice, library), tagClass: await makeTagClass(t.db, alice, library) }
+  refs = { tagSet: r.tagSet, mediaFile: r.mediaFile, tagClass: r.tagClass }
 })
 
 const count = async (table: 'tags' | 'app_permissions', where: [string, number]) =>

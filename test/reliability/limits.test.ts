@@ -7,10 +7,9 @@ import { buildApp } from '../../server/app.js'
 import { scanJson } from '../../server/http/body.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { multipart as rawMultipart } from '../helpers/hostile.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { importMedia, multipart, storedFiles } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
-import { databaseState } from '../helpers/world.js'
+import { databaseState, makeRecords } from '../helpers/world.js'
 
 // Every limit answers with its status and leaves nothing behind, and a client
 // that holds a connection open by trickling bytes is cut off while the server
@@ -28,12 +27,9 @@ let base: string
 let refs: { tagSet: number; mediaFile: number; tagClass: number; library: number }
 
 test.before(async () => {
-  alice = await t.user('alice')
-  const library = await makeLibrary(t.db, alice)
-  refs = {
-    library, tagSet: await makeTagSet(t.db, alice, library),
-    mediaFile: await makeMediaFile(t.db, alice, library), tagClass: await makeTagClass(t.db, alice, library),
-  }
+  const { owner, ...records } = await makeRecords(t, 'alice')
+  alice = owner
+  refs = records
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
 })

@@ -2,19 +2,14 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeTagSet } from '../helpers/records.js'
+import { makeCallers } from '../helpers/world.js'
 
 const t = suiteApp(test)
-let alice: TestUser
-let bob: TestUser
-let carol: TestUser
-let admin: TestUser
+let alice: TestUser, bob: TestUser, carol: TestUser, admin: TestUser
 let lib: number
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  carol = await t.user('carol')
-  admin = await t.user('admin', { admin: true })
+  ;({ alice, bob, carol, admin } = await makeCallers(t))
   lib = await makeLibrary(t.db, alice)
 })
 

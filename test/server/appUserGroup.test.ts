@@ -2,18 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeTagSet } from '../helpers/records.js'
+import { makeCallers } from '../helpers/world.js'
 
 const t = suiteApp(test)
-let alice: TestUser
-let bob: TestUser
-let carol: TestUser
-let admin: TestUser
+let alice: TestUser, bob: TestUser, carol: TestUser, admin: TestUser
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  carol = await t.user('carol')
-  admin = await t.user('admin', { admin: true })
+  ;({ alice, bob, carol, admin } = await makeCallers(t))
 })
 
 const memberIds = async (group: number) => (await t.db.selectFrom('app_user_group_users').select('user_id')

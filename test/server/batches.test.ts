@@ -5,6 +5,7 @@ import pg from 'pg'
 import { Coalescer } from '../../server/resources/core/coalesce.js'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Single creates that arrive together, of one caller, shape and scope, are made as one statement
 // (server/resources/core/createBatch.ts), and so are one caller's details (read.ts; docs/decisions.md §13):
@@ -16,15 +17,11 @@ let owner: TestUser, writer: TestUser, reader: TestUser, stranger: TestUser
 let lib: number, set: number, file: number, file2: number, cls: number, foreignClass: number
 
 test.before(async () => {
-  owner = await t.user('batchOwner')
+  ;({ owner, library: lib, tagSet: set, mediaFile: file, tagClass: cls } = await makeRecords(t, 'batchOwner'))
   writer = await t.user('batchWriter')
   reader = await t.user('batchReader')
   stranger = await t.user('batchStranger')
-  lib = await makeLibrary(t.db, owner)
-  set = await makeTagSet(t.db, owner, lib)
-  file = await makeMediaFile(t.db, owner, lib)
   file2 = await makeMediaFile(t.db, owner, lib)
-  cls = await makeTagClass(t.db, owner, lib)
   foreignClass = await makeTagClass(t.db, stranger, await makeLibrary(t.db, stranger))
   await grant(t.db, owner, { user: writer.id }, { library: lib }, ['read', 'write'])
   await grant(t.db, owner, { user: reader.id }, { library: lib }, ['read'])

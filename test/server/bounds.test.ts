@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeProject } from '../helpers/jobs.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Every bound the OpenAPI document declares on a field of a create request
 // (minimum, maximum, minLength, maxLength, pattern, enum) is the server's: a
@@ -18,10 +18,7 @@ let serial = 0
 test.before(async () => {
   admin = await t.user('boss', { admin: true })
   doc = (await t.call('GET', '/api/openapi.json', { as: admin })).data
-  const library = await makeLibrary(t.db, admin)
-  const tagSet = await makeTagSet(t.db, admin, library)
-  const mediaFile = await makeMediaFile(t.db, admin, library)
-  const tagClass = await makeTagClass(t.db, admin, library)
+  const { library, tagSet, mediaFile, tagClass } = await makeRecords(t, admin)
   const project = await makeProject(t.db, admin)
   Object.assign(bases, {
     '/api/v0/library/': { name: () => `lib-${++serial}` },

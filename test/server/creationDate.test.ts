@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 import { postMultipart } from '../helpers/upload.js'
 
 // creationDate is kept as given on create and written on update, as the original's serializers do, for
@@ -17,10 +17,7 @@ const LATER = '2020-01-02T03:04:05'
 test.before(async () => { alice = await t.user('alice') })
 
 test('every resource with a creationDate keeps the one given on create, writes one on update, stamps one otherwise', async () => {
-  const library = await makeLibrary(t.db, alice)
-  const tagSet = await makeTagSet(t.db, alice, library)
-  const mediaFile = await makeMediaFile(t.db, alice, library)
-  const tagClass = await makeTagClass(t.db, alice, library)
+  const { library, tagSet, mediaFile, tagClass } = await makeRecords(t, alice)
   const project = await makeProject(t.db, alice)
   const group = (await t.call('POST', '/api/v0/appUserGroup/', { as: alice, body: { name: 'g' } })).data.id
   const bodies: Record<string, Record<string, unknown>> = {

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import * as migration from '../../server/db/migrations/2026_11_24_0004_embedded_lists_json.js'
 import type { DB } from '../../server/db/schema.js'
 import { toJson } from '../../server/http/fields.js'
+import { EMBEDDED_LISTS, recordFields } from '../../server/resources/embeddedLists.js'
 import { jobParameters } from '../../server/resources/jobParameters.js'
 import { metaData } from '../../server/resources/mediaMetadata.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
@@ -13,7 +14,8 @@ import { makeLibrary, makeMediaFile, makeMetaData } from '../helpers/records.js'
 // A media file keeps the JSON array of its metadata records and a job that of its parameters (migration
 // 2026_11_24_0004), for the lists that embed them: after every insert, update and delete, and when two
 // transactions change one parent's records at once, the array must be the records the server renders from
-// the field declarations, in the order of their ids; and the migration must undo and redo cleanly.
+// the field declarations, in the order of their ids; the triggers must write the fields the embedded lists
+// declare; and the migration must undo and redo cleanly.
 
 const API = '/api/v0'
 const t = suiteApp(test)
@@ -45,6 +47,16 @@ async function agrees(of: { stored: string; rendered: string } | Promise<{ store
   const { stored, rendered } = await of
   assert.is(stored, rendered, what)
 }
+
+test('the triggers write the fields declared for each embedded list, in their order (server/resources/embeddedLists.ts)', async () => {
+  for (const list of EMBEDDED_LISTS) {
+    const fn = `${list.parentTable}_${list.jsonColumn}`
+    const source = await sql<{ src: string }>`select prosrc as src from pg_proc where proname = ${fn}`.execute(t.db)
+    assert.is(source.rows.length, 1, `the function ${fn} of the migration`)
+    const written = [...source.rows[0].src.matchAll(/x\."([^"]+)" as "([^"]+)"/g)].map((m) => [m[1], m[2]])
+    assert.equal(written, recordFields(list), `${list.field}: a changed declaration needs a new migration replacing ${fn}`)
+  }
+})
 
 test('the arrays follow inserts, updates and deletes of the records, text for text', async () => {
   const file = await makeMediaFile(t.db, owner, library)

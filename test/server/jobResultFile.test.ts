@@ -5,6 +5,7 @@ import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { postMultipart, storedFiles } from '../helpers/upload.js'
 import { storeResultFile } from '../../server/analysis/resultFiles.js'
+import { makeCallers } from '../helpers/world.js'
 
 // jobResultFile/: multipart create (parts resultFile, job, notes), the owner-only rule, and the
 // stored file following its record.
@@ -17,9 +18,7 @@ const upload = (as: TestUser, parts: Record<string, any>) => postMultipart(t, '/
 const download = (url: string, as?: TestUser) => t.app.inject({ method: 'GET', url: new URL(url).pathname, headers: as?.auth ?? {} })
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  admin = await t.user('admin', { admin: true })
+  ;({ alice, bob, admin } = await makeCallers(t))
   job = await makeJob(t.db, alice, await makeProject(t.db, alice), 8)
   bobsJob = await makeJob(t.db, bob, await makeProject(t.db, bob), 8)
 })

@@ -4,6 +4,7 @@ import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagSet } from '../helpers/records.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import { claimNext, requeue } from '../../server/analysis/state.js'
+import { makeCallers } from '../helpers/world.js'
 
 // jobs/, jobParameters/ and randomWindow/: owner-only records, the parameters
 // extension with its checks, requestedStatus applied at once where no worker
@@ -19,9 +20,7 @@ const JOB_FIELDS = ['id', 'name', 'user', 'project', 'type', 'creationDate', 'nu
   'workerSilentSeconds', 'waitingFor']
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  admin = await t.user('admin', { admin: true })
+  ;({ alice, bob, admin } = await makeCallers(t))
   aliceProject = await makeProject(t.db, alice)
   bobProject = await makeProject(t.db, bob)
 })

@@ -5,7 +5,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 
 // The domain layer (docs/architecture.md, the layers of the server): server/analysis/, server/media/ and
-// the worker in server/jobs/ never import server/resources/; resources and jobs import the domain.
+// the worker in server/jobs/ never import server/resources/ nor server/http/; resources and jobs import the
+// domain, and the HTTP layer maps the domain's errors.
 // Read from the sources themselves, every import and re-export specifier, static or dynamic.
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..')
@@ -30,7 +31,10 @@ function importsOf(file: string): string[] {
   return specifiers.filter((s) => s.startsWith('.')).map((s) => relative(ROOT, resolve(dirname(file), s)))
 }
 
-const intoResources = (file: string) => importsOf(file).filter((p) => p.startsWith(`server${'/'}resources/`))
+const into = (layer: string) => (file: string) => importsOf(file).filter((p) => p.startsWith(`server/${layer}/`))
+const intoResources = into('resources')
+const intoHttp = into('http')
+const domain = () => ['analysis', 'media', 'jobs'].flatMap((d) => sources(join(SERVER, d)))
 
 test('the reader finds imports of resources where they are allowed (the routes plugin)', () => {
   const found = intoResources(join(SERVER, 'plugins', 'routes.ts'))
@@ -38,12 +42,19 @@ test('the reader finds imports of resources where they are allowed (the routes p
   assert.ok(found.includes('server/resources/mediaBytes.js'), `found: ${found.join(', ')}`)
 })
 
-test('server/analysis, server/media and server/jobs never import server/resources', () => {
-  const domain = ['analysis', 'media', 'jobs'].flatMap((d) => sources(join(SERVER, d)))
-  assert.ok(domain.length >= 20, `only ${domain.length} source files found under ${SERVER}`)
-  assert.ok(domain.some((f) => importsOf(f).length > 0), 'no imports read at all')
-  const wrong = domain.flatMap((f) => intoResources(f).map((p) => `${relative(ROOT, f)} imports ${p}`))
-  assert.equal(wrong, [])
+test('the reader finds imports of the HTTP layer where they are allowed (the errors plugin)', () => {
+  const found = intoHttp(join(SERVER, 'plugins', 'errors.ts'))
+  assert.ok(found.includes('server/http/errors.js'), `found: ${found.join(', ')}`)
 })
+
+for (const [layer, imports] of [['server/resources', intoResources], ['server/http', intoHttp]] as const) {
+  test(`server/analysis, server/media and server/jobs never import ${layer}`, () => {
+    const files = domain()
+    assert.ok(files.length >= 20, `only ${files.length} source files found under ${SERVER}`)
+    assert.ok(files.some((f) => importsOf(f).length > 0), 'no imports read at all')
+    const wrong = files.flatMap((f) => imports(f).map((p) => `${relative(ROOT, f)} imports ${p}`))
+    assert.equal(wrong, [])
+  })
+}
 
 test.run()

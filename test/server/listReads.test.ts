@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeTag, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Lists read a page together with its count, and sub-lists read it together with
 // their parent's access check: the answers must be those of checking first.
@@ -12,14 +13,11 @@ let owner: TestUser, stranger: TestUser
 let lib: number, set: number, emptySet: number
 
 test.before(async () => {
-  owner = await t.user('reads-owner')
+  const r = await makeRecords(t, 'reads-owner')
+  ;({ owner, library: lib, tagSet: set } = r)
   stranger = await t.user('reads-stranger')
-  lib = await makeLibrary(t.db, owner)
-  const file = await makeMediaFile(t.db, owner, lib)
-  const cls = await makeTagClass(t.db, owner, lib)
-  set = await makeTagSet(t.db, owner, lib)
   emptySet = await makeTagSet(t.db, owner, lib)
-  for (let i = 0; i < 3; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls })
+  for (let i = 0; i < 3; i++) await makeTag(t.db, owner, r)
 })
 
 const get = (url: string, as: TestUser) => t.call('GET', `${API}/${url}`, { as })

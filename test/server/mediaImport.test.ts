@@ -12,6 +12,7 @@ import { waitFor } from '../helpers/jobs.js'
 import { grant, makeLibrary, makeMediaFile } from '../helpers/records.js'
 import { importMedia, storedFiles } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
+import { makeCallers } from '../helpers/world.js'
 
 const t = suiteApp(test)
 let alice: TestUser
@@ -25,9 +26,7 @@ const mediaCount = async (library: number) =>
   Number((await t.db.selectFrom('media_files').select((eb) => eb.fn.countAll().as('n')).where('library_id', '=', library).executeTakeFirstOrThrow()).n)
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  carol = await t.user('carol')
+  ;({ alice, bob, carol } = await makeCallers(t))
   lib = await makeLibrary(t.db, alice)
 })
 

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { makeCallers } from '../helpers/world.js'
 
 const t = suiteApp(test)
 let alice: TestUser
@@ -11,9 +12,7 @@ let aliceLib: number
 let bobLib: number
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  admin = await t.user('admin', { admin: true })
+  ;({ alice, bob, admin } = await makeCallers(t))
   aliceLib = await makeLibrary(t.db, alice)
   bobLib = await makeLibrary(t.db, bob)
 })

@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeMediaFile, makeMetaData, makeTag } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // A tag ends within its media file and below half its sample rate: POST (single, coalesced and bulk), PUT and
 // PATCH refuse one that does not, naming the field and the limit; an estimated duration (MP3, a damaged file)
@@ -19,10 +20,8 @@ let unknown: number
 let library: number
 
 test.before(async () => {
-  alice = await t.user('alice')
-  library = await makeLibrary(t.db, alice)
-  tagSet = await makeTagSet(t.db, alice, library)
-  tagClass = await makeTagClass(t.db, alice, library)
+  // the usual media file is one of unknown duration: no facts read from it
+  ;({ owner: alice, library, tagSet, tagClass, mediaFile: unknown } = await makeRecords(t, 'alice', { mediaFile: { file: 'odd.bin' } }))
   const withFacts = async (file: string, duration: string, rate: string, warning?: string) => {
     const id = await makeMediaFile(t.db, alice, library, { file })
     await makeMetaData(t.db, id, 'durationInSeconds', duration)
@@ -33,7 +32,6 @@ test.before(async () => {
   wav = await withFacts('dawn.wav', '34.0', '44100')
   mp3 = await withFacts('dawn.mp3', '100.0', '48000')
   damaged = await withFacts('cut.wav', '10.0', '8000', 'truncated: the file ends before its audio data does')
-  unknown = await makeMediaFile(t.db, alice, library, { file: 'odd.bin' })
 })
 
 const tag = (mediaFile: number, startTime: number, endTime: number, maxFrequency = 4000) =>

@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // POST tag/?onDuplicate=skip: a tag identical to one stored in its tag set (same media file, class,
 // times and frequencies) is not created again, and the answer says which items were skipped.
@@ -13,9 +14,9 @@ let refs: { mediaFile: number; tagClass: number }
 let library: number
 
 test.before(async () => {
-  alice = await t.user('alice')
-  library = await makeLibrary(t.db, alice)
-  refs = { mediaFile: await makeMediaFile(t.db, alice, library), tagClass: await makeTagClass(t.db, alice, library) }
+  const r = await makeRecords(t, 'alice')
+  ;({ owner: alice, library } = r)
+  refs = { mediaFile: r.mediaFile, tagClass: r.tagClass }
 })
 
 const tag = (tagSet: number, startTime: number, extra: Record<string, unknown> = {}) =>

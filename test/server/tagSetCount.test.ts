@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { foldCrowdedTagSets, tagSetTagCount } from '../../server/resources/tagSetCount.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // The count of tagSet/{id}/tags/, and of tag/?tagSet={id}, comes from rows kept by triggers, not from
 // count(*): it must equal count(*) after every kind of write, and be the caller's.
@@ -13,10 +14,7 @@ let owner: TestUser
 let lib: number, file: number, cls: number
 
 test.before(async () => {
-  owner = await t.user('counter')
-  lib = await makeLibrary(t.db, owner)
-  file = await makeMediaFile(t.db, owner, lib)
-  cls = await makeTagClass(t.db, owner, lib)
+  ;({ owner, library: lib, mediaFile: file, tagClass: cls } = await makeRecords(t, 'counter'))
 })
 
 const tagBody = (tagSet: number) => ({ tagSet, mediaFile: file, tagClass: cls, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })

@@ -2,7 +2,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Deep pages of tagSet/{id}/tags/ seek to a remembered first id: every answer
 // must equal LIMIT/OFFSET over the tags as they are, after every kind of write.
@@ -16,13 +17,10 @@ let set: number, neighbour: number
 const TAGS = 1250
 
 test.before(async () => {
-  owner = await t.user('pager')
-  const lib = await makeLibrary(t.db, owner)
-  file = await makeMediaFile(t.db, owner, lib)
+  let lib: number
+  ;({ owner, library: lib, tagSet: set, tagClass: cls, mediaFile: file } = await makeRecords(t, 'pager'))
   other = await makeMediaFile(t.db, owner, lib)
-  cls = await makeTagClass(t.db, owner, lib)
   otherClass = await makeTagClass(t.db, owner, lib)
-  set = await makeTagSet(t.db, owner, lib)
   neighbour = await makeTagSet(t.db, owner, lib)
   // the two sets' tags interleaved, so a set's ids are not one run of numbers
   await insertTags(Array.from({ length: TAGS * 2 }, (_, i) => (i % 2 ? neighbour : set)))

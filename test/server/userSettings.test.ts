@@ -2,16 +2,17 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary } from '../helpers/records.js'
+import { makeCallers } from '../helpers/world.js'
 
 const t = suiteApp(test)
 let alice: TestUser
 let bob: TestUser
 let admin: TestUser
+/** asks for its settings first in the test of concurrent first reads */
+let carol: TestUser
 
 test.before(async () => {
-  alice = await t.user('alice')
-  bob = await t.user('bob')
-  admin = await t.user('admin', { admin: true })
+  ;({ alice, bob, carol, admin } = await makeCallers(t))
 })
 
 
@@ -38,7 +39,6 @@ test('the first list creates the caller\'s `default` settings with every field o
 })
 
 test('simultaneous first lists make exactly one default record', async () => {
-  const carol = await t.user('carol')
   const answers = await Promise.all(Array.from({ length: 10 }, () => t.call('GET', api('userSettings/'), { as: carol })))
   assert.equal(answers.map((a) => a.statusCode), Array(10).fill(200))
   for (const a of answers) assert.is(a.data.count, 1)

@@ -1,3 +1,4 @@
+import { RUNNABLE_TYPES, type RunnableTypeName, type TypeParams } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 import { importAudioFileJob } from './importAudioFile.js'
 import { randomWindowTaggingJob } from './randomWindowTagging.js'
@@ -5,9 +6,18 @@ import { supervisedTagDiscoveryChildJob, supervisedTagDiscoveryJob } from './sup
 import { testJob } from './test.js'
 import { unsupervisedTagDiscoveryJob } from './unsupervisedTagDiscovery.js'
 
-// The job types this server's workers run, by JobTypes id. A job of any other
-// type ends in Error saying so.
+// What each type the catalog declares does, by its name there: a type declared without a runner, or a runner
+// of no declared type, is a compile error. A job of any other type ends in Error saying so.
+const runs: Record<RunnableTypeName, JobType['run']> = {
+  Test: testJob.run,
+  ImportAudioFile: importAudioFileJob.run,
+  RandomWindowTagging: randomWindowTaggingJob.run,
+  SupervisedTagDiscovery: supervisedTagDiscoveryJob.run,
+  SupervisedTagDiscoveryChild: supervisedTagDiscoveryChildJob.run,
+  UnsupervisedTagDiscovery: unsupervisedTagDiscoveryJob.run,
+}
+
+/** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. */
 export const jobTypes = new Map<number, JobType>(
-  [testJob, importAudioFileJob, randomWindowTaggingJob, supervisedTagDiscoveryJob, supervisedTagDiscoveryChildJob,
-    unsupervisedTagDiscoveryJob].map((t) => [t.id, t]),
+  (Object.entries(RUNNABLE_TYPES) as Array<[RunnableTypeName, TypeParams]>).map(([name, t]) => [t.id, { ...t, run: runs[name] }]),
 )

@@ -16,7 +16,7 @@ export const testJob: JobType = {
         const share = Math.floor(total / children) + (i < total % children ? 1 : 0)
         return {
           name: `${job.job.name || 'test'} part ${i + 1}`,
-          typeId: 8,
+          typeId: TEST.id,
           parameters: { numToComplete: String(share), secondsPerStep: String(perStep) },
           numToComplete: share,
         }

@@ -7,6 +7,7 @@ import { parseInput, type Fields, type InputMode, type Referent } from '../../ht
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
 import { readable } from './read.js'
+import { cacheableKinds, isSlot, VALUE_KIND, valueKind } from './valueKinds.js'
 
 // The checks of a write before it is made: every reference names a record the caller can read,
 // the caller holds the access rule's flag on the new values, and the fields are valid.
@@ -121,7 +122,7 @@ const checkPlans = new WeakMap<object, WeakMap<object, Map<string, Plan | null>>
 function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
   const rows = scopeAsk?.rows ?? []
   const kinds = kindsOf(scopeAsk)
-  if (rows.length > CACHED_SCOPE_ROWS || kinds.some((k) => k.includes('?'))) return compileCheck(caller, asks, scopeAsk)
+  if (rows.length > CACHED_SCOPE_ROWS || !kinds.every(cacheableKinds)) return compileCheck(caller, asks, scopeAsk)
   let byScope = checkPlans.get(def)
   if (!byScope) checkPlans.set(def, byScope = new WeakMap())
   let plans = byScope.get(scopeAsk?.scope ?? NO_SCOPE)
@@ -142,33 +143,30 @@ export function checkSlots(caller: Caller, asks: Array<{ ids: number[] }>, scope
   return out
 }
 
-/** Values of these kinds are slots of a plan; null and booleans are written into its key instead. */
-export const isSlot = (kind: string) => kind === 'n' || kind === 's'
-
 /** One set of stand-ins for a check statement (see compiled.ts): a caller of the kind, one id for each reference,
- * and scope rows of the given kinds. `value` gives the stand-in of the next slot of a kind ('n', 's'; 't'
- * and 'f' are themselves, 'z' null), numbering on after the check's own slots. */
+ * and scope rows of the given kinds. `value` gives the stand-in of the next slot of a kind (a number or a
+ * text; a boolean is itself, null null), numbering on after the check's own slots. */
 export function standInChecks<A extends { ids: number[] }>(set: 0 | 1, kind: CallerKind, asks: A[], scopeAsk: ScopeAsk | undefined,
   kinds: string[]) {
   let k = 1
-  const value = (kind: string) => kind === 'n' ? standInNumber(set, k++) : kind === 's' ? standInText(set, k++)
-    : kind === 't' ? true : kind === 'f' ? false : null
+  const value = (kind: string) => kind === VALUE_KIND.number ? standInNumber(set, k++)
+    : kind === VALUE_KIND.text ? standInText(set, k++) : kind === VALUE_KIND.true ? true : kind === VALUE_KIND.false ? false : null
   const standInAsks = asks.map((a) => ({ ...a, ids: [standInNumber(set, k++)] }))
   const columns = scopeAsk?.scope.columns ?? []
   const rows = kinds.map((kind) => Object.fromEntries(columns.map((c, i) => [c, value(kind[i])])))
   return { caller: standInCaller(set, kind), asks: standInAsks, scopeAsk: scopeAsk && { ...scopeAsk, rows }, value }
 }
 
-/** Per scope row, the kind of each of its values: 'z' null, 'n' number, 's' text; '?' anything else (not cached). */
+/** Per scope row, the kind of each of its values (valueKinds.ts), joined; a boolean is of no kind cached here. */
 export function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
-  const kind = (v: unknown) => v === null || v === undefined ? 'z' : typeof v === 'number' ? 'n' : typeof v === 'string' ? 's' : '?'
+  const kind = (v: unknown) => typeof v === 'boolean' ? VALUE_KIND.other : valueKind(v)
   return (scopeAsk?.rows ?? []).map((row) => scopeAsk!.scope.columns.map((c) => kind(row[c])).join(''))
 }
 
 /** The check statement of this shape with its slots' positions, or null when it may not be cached. */
 export function planCheck(kind: CallerKind, asks: Ask[], scopeAsk?: ScopeAsk): Plan | null {
   const kinds = kindsOf(scopeAsk)
-  if (kinds.some((k) => k.includes('?'))) return null
+  if (!kinds.every(cacheableKinds)) return null
   const sets = [standInChecks(0, kind, asks, scopeAsk, kinds), standInChecks(1, kind, asks, scopeAsk, kinds)] as const
   return planStatement(sets,
     (s) => checkSlots(s.caller, s.asks, s.scopeAsk, kinds),

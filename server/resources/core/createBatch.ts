@@ -6,6 +6,7 @@ import { bind, compiler, planStatement, type CallerKind, type Plan } from './com
 import type { Db, ResourceDef } from './define.js'
 import { arrayParameter, columnTypes } from './insert.js'
 import { ownRecordColumns } from './jsonRecord.js'
+import { VALUE_KIND } from './valueKinds.js'
 
 // Single creates of one caller, of one shape and scope, that arrived together, made as one statement
 // (docs/decisions.md §13): their checks, with each reference's ids gathered, and one INSERT of every row,
@@ -72,7 +73,7 @@ function planBatch<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, s
   const sets = ([0, 1] as const).map((set) => {
     const checks = standInChecks(set, kind, shape.asks, shape.scopeAsk, kinds)
     // each column's array is found by identity; the count of checks is a stand-in number
-    return { checks, arrays: shape.columns.map((): unknown[] => []), count: checks.value('n') as number }
+    return { checks, arrays: shape.columns.map((): unknown[] => []), count: checks.value(VALUE_KIND.number) as number }
   })
   return planStatement([sets[0], sets[1]],
     (s) => [...checkSlots(s.checks.caller, s.checks.asks, s.checks.scopeAsk, kinds), ...s.arrays, s.count],

@@ -1,7 +1,8 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { asksOf, checkCount, checkSlots, checkUnion, isSlot, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { asksOf, checkCount, checkSlots, checkUnion, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import { cacheableKinds, isSlot, valueKind } from './valueKinds.js'
 import { coalescersPer, type Coalescer } from './coalesce.js'
 import { asksOver, batchable, insertBatch } from './createBatch.js'
 import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
@@ -92,7 +93,7 @@ function shapeOf<T extends TableName>(def: ResourceDef<T>, values: Record<string
   if (columns.some((c) => !types.has(c))) return null
   const kinds = kindsOf(scopeAsk)
   const rowKinds = columns.map((c) => valueKind(row[c])).join('')
-  if (kinds.some((k) => k.includes('?')) || rowKinds.includes('?')) return null
+  if (!kinds.every(cacheableKinds) || !cacheableKinds(rowKinds)) return null
   return { asks, kinds, columns, rowKinds, scopeAsk }
 }
 
@@ -120,12 +121,6 @@ function shapeKey(kind: CallerKind, { asks, kinds, columns, rowKinds, scopeAsk }
 
 /** per resource: the plan of each shape, or null when it may not be cached */
 const insertPlans = new WeakMap<object, Map<string, Plan | null>>()
-
-/** 'z' null, 'n' number, 's' text, 't'/'f' a boolean (written into the key, not a slot); '?' anything else */
-function valueKind(v: unknown): string {
-  return v === null || v === undefined ? 'z' : typeof v === 'number' ? 'n' : typeof v === 'string' ? 's'
-    : v === true ? 't' : v === false ? 'f' : '?'
-}
 
 /** The slots of a shape: the check's (checkSlots), then the row's numbers and texts, in that order. */
 function slotValues(caller: Caller, shape: Shape, scopeAsk: ScopeAsk | undefined, row: AnyRow): unknown[] {

@@ -1,5 +1,5 @@
 import type { Expression, Kysely, Transaction } from 'kysely'
-import type { Caller, Flag, Scope } from '../../access.js'
+import { allReadableWith, type Caller, type Flag, type Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
@@ -97,7 +97,12 @@ export interface ResourceDef<T extends TableName = TableName> {
   listFilter?: <O>(qb: Query<O>, req: Pick<ListRequest, 'caller' | 'query'>) => Query<O>
   /** a cheaper way to the list a request asks for (e.g. one tag set's tags: the rule checked once for the
    * set, counts kept by triggers); null: the list is read the usual way */
-  listVia?: (db: Db, caller: Caller, query: Record<string, string>) => ListVia | null
+  listVia?: {
+    /** the column whose record, once readable, makes every record readable (`allReadableWith`, access.ts): the
+     * list checks the rule once for it; a rule that does not say so is refused where the resource is defined */
+    readableWith: string
+    list: (db: Db, caller: Caller, query: Record<string, string>) => ListVia | null
+  }
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
 }
@@ -114,5 +119,9 @@ export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
 
 /** A resource's declaration, its types checked against its table. */
 export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
+  if (def.listVia && !allReadableWith(def.scope, def.listVia.readableWith)) {
+    throw new Error(`${def.name}: listVia checks the rule once for ${def.listVia.readableWith}, but its access rule does not make ` +
+      'every record readable with it (server/access.ts, readableWith)')
+  }
   return def
 }

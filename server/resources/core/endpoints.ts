@@ -1,10 +1,11 @@
+import { allReadableWith } from '../../access.js'
 import type { TableName } from '../../db/schema.js'
 import type { Context, Endpoint, Handler, Method } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import type { Fields } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
 import type { Query } from '../../http/list.js'
-import type { ResourceDef } from './define.js'
+import { anyTable, type ResourceDef } from './define.js'
 import { listOf, type PageRows, type PageRun } from './list.js'
 import type { CallerBase } from './listStatements.js'
 import { fetchRecord, fetchRecordJson, parseId, readable, readableRecord, render } from './read.js'
@@ -29,7 +30,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     listMethods.GET = async (ctx) => {
       if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
       if (def.beforeList) await def.beforeList(ctx)
-      const via = def.listVia?.(ctx.db, ctx.caller, ctx.query)
+      const via = def.listVia?.list(ctx.db, ctx.caller, ctx.query)
       return via ? listOf(ctx, def, via.base, { ...via.options, filtered: true }) : listOf(ctx, def, base)
     }
   }
@@ -109,10 +110,8 @@ function guardAll(methods: Endpoint['methods']) {
 /** A read-only list of `child` records belonging to a readable `parent` record, e.g. tagSet/{id}/tags/. */
 export function subListEndpoint<P extends TableName, C extends TableName>(opts: {
   parent: ResourceDef<P>; child: ResourceDef<C>; segment: string; name: string
-  /** limit the child query to the parent's records */
-  where: (qb: Query<{}>, parentId: number) => Query<{}>
-  /** the children shown: default, those the caller may read */
-  base?: (ctx: Context) => Query<{}>
+  /** the child's column holding the parent's id, or a condition limiting the child query to the parent's records */
+  where: string | ((qb: Query<{}>, parentId: number) => Query<{}>)
   /** the number of children when the request has no filters (see ListOptions.count) */
   count?: (ctx: Context, parentId: number) => Promise<number>
   /** a page of children in the default order without filters (see ListOptions.page) */
@@ -126,9 +125,13 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         // an id that is no id is answered as the parent's detail answers it (fetchRecord: 404)
         const id = parseId(ctx.params.id)
         if (id === null) throw notFound()
-        const base = opts.base ? opts.base(ctx) : readable(ctx.db, opts.child, ctx.caller)
-        const { count, page } = opts
-        return listOf(ctx, opts.child, opts.where(base, id), {
+        const { where, count, page } = opts
+        // the children of a readable parent, when its rule says they are all readable with it (access.ts)
+        const base = typeof where === 'string' && allReadableWith(opts.child.scope, where)
+          ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
+          : readable(ctx.db, opts.child, ctx.caller)
+        const ofParent = typeof where === 'string' ? base.where(`r.${where}`, '=', id) : where(base, id)
+        return listOf(ctx, opts.child, ofParent, {
           ...(count ? { count: () => count(ctx, id) } : {}),
           ...(page ? { page: (ordered: Query, limit: number, offset: number, run: PageRun) => page(ctx, id, ordered, limit, offset, run) } : {}),
         }, {

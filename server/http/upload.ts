@@ -1,5 +1,5 @@
-import type { Context } from '../http/endpoint.js'
-import { ApiError, badRequest, fieldTooLarge, tooLarge } from '../http/errors.js'
+import type { Context } from './endpoint.js'
+import { ApiError, badRequest, fieldTooLarge, tooLarge } from './errors.js'
 import { StorageError, type Pending, type Storage } from '../storage/storage.js'
 
 // A request carrying one file: multipart text fields plus the named file part,
