@@ -25,6 +25,8 @@ export interface CliWorld {
   newHome(): string
   /** logs `user` in within `home` */
   login(user: TestUser, home?: string): Promise<Run>
+  /** a new user named `username`, logged in within this world's HOME: the usual start of a CLI test */
+  loggedIn(username: string): Promise<TestUser>
   close(): Promise<void>
 }
 
@@ -44,10 +46,17 @@ export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Prom
   }
   const home = newHome()
   const mas: CliWorld['mas'] = (args, opts = {}) => runMas(args, { ...opts, env: { ...homeEnv(opts.home ?? home), ...opts.env } })
+  const login: CliWorld['login'] = (user, h) => mas(['login', '--server', address, '--username', user.username, '--password-stdin'], { input: `${user.password}\n`, home: h })
   return {
     t, server: address, home, mas, newHome,
     tty: (args, opts = {}) => terminal(args, { PATH: process.env.PATH ?? '', ...homeEnv(opts.home ?? home), ...opts.env }, { cwd: opts.cwd }),
-    login: (user, h) => mas(['login', '--server', address, '--username', user.username, '--password-stdin'], { input: `${user.password}\n`, home: h }),
+    login,
+    async loggedIn(username) {
+      const user = await t.user(username)
+      const run = await login(user)
+      if (run.code !== 0) throw new Error(`mas login as ${username} failed: ${run.stderr}`)
+      return user
+    },
     async close() {
       await t.close()
       for (const h of homes) rmSync(h, { recursive: true, force: true })

@@ -24,8 +24,7 @@ const id = async (args: string[]) => {
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   library = await id(['library', 'create', 'Dawn chorus'])
   const folder = join(w.newHome(), 'rec')
   mkdirSync(folder)

@@ -28,8 +28,7 @@ const put = (path: string, bytes: Buffer) => {
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   library = Number((await w.mas(['library', 'create', 'Season 2026'])).stdout.trim())
   season = join(w.newHome(), 'season-2026')
   // AudioMoth: the name and the comment agree (UTC)

@@ -25,8 +25,7 @@ const FILES = 12
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   folder = join(w.newHome(), 'recordings')
   mkdirSync(folder)
   for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `r${String(i).padStart(2, '0')}.wav`), makeWav({ frequency: 200 + 50 * i, seconds: 0.2, sampleRate: 8000 }))

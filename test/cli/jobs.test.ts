@@ -17,8 +17,7 @@ let media: number[]
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   const library = await makeLibrary(w.t.db, alice)
   media = [await makeMediaFile(w.t.db, alice, library), await makeMediaFile(w.t.db, alice, library)]
 })

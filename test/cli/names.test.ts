@@ -31,8 +31,7 @@ async function newTagSet(name: string, lib = library): Promise<number> {
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   library = await makeLibrary(w.t.db, alice, 'season 2026')
   // two recorders wrote files of the same name; the library knows how long each recording lasts
   const recordings: [string, string | null, number][] = [

@@ -27,8 +27,7 @@ const RATE = 16000
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   root = join(w.newHome(), 'Field')
   for (const [path, frequency] of RECORDINGS) {
     mkdirSync(dirname(join(root, path)), { recursive: true })

@@ -19,8 +19,7 @@ const newTagSet = async (name: string) => Number((await w.mas(['tagset', 'create
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   library = await makeLibrary(w.t.db, alice)
   await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
   await makeMediaFile(w.t.db, alice, library, { alias: 'siteB/20260501_050000.WAV' })

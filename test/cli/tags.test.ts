@@ -24,8 +24,7 @@ async function newTagSet(name: string): Promise<number> {
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   library = await makeLibrary(w.t.db, alice)
   media = [await makeMediaFile(w.t.db, alice, library), await makeMediaFile(w.t.db, alice, library)]
 })

@@ -18,8 +18,7 @@ let job: number
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   job = await makeJob(w.t.db, alice, await makeProject(w.t.db, alice), 8, { numToComplete: '3', secondsPerStep: '0' })
 })
 test.after(async () => { await w.close() })
