@@ -25,8 +25,8 @@ export interface CliWorld {
   newHome(): string
   /** logs `user` in within `home` */
   login(user: TestUser, home?: string): Promise<Run>
-  /** a new user named `username`, logged in within this world's HOME: the usual start of a CLI test */
-  loggedIn(username: string): Promise<TestUser>
+  /** a new user named `username`, logged in within this world's HOME (or `home`): the usual start of a CLI test */
+  loggedIn(username: string, home?: string): Promise<TestUser>
   close(): Promise<void>
 }
 
@@ -51,9 +51,9 @@ export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Prom
     t, server: address, home, mas, newHome,
     tty: (args, opts = {}) => terminal(args, { PATH: process.env.PATH ?? '', ...homeEnv(opts.home ?? home), ...opts.env }, { cwd: opts.cwd }),
     login,
-    async loggedIn(username) {
+    async loggedIn(username, h) {
       const user = await t.user(username)
-      const run = await login(user)
+      const run = await login(user, h)
       if (run.code !== 0) throw new Error(`mas login as ${username} failed: ${run.stderr}`)
       return user
     },

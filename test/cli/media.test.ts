@@ -20,11 +20,9 @@ let tree: string
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  bob = await w.t.user('bob')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   bobHome = w.newHome()
-  await w.login(bob, bobHome)
+  bob = await w.loggedIn('bob', bobHome)
   tree = join(w.newHome(), 'recordings')
   mkdirSync(join(tree, 'site-b', 'deep'), { recursive: true })
   writeFileSync(join(tree, 'dawn.wav'), makeWav({ frequency: 440, seconds: 0.5, sampleRate: 8000 }))

@@ -29,9 +29,8 @@ async function counted(args: string[], opts: Parameters<CliWorld['mas']>[1] = {}
 test.before(async () => {
   w = await cliWorld()
   w.t.app.server.on('request', (req: IncomingMessage) => { requests.push(`${req.method} ${req.url}`) })
-  alice = await w.t.user('alice')
+  alice = await w.loggedIn('alice')
   bob = await w.t.user('bob')
-  await w.login(alice)
   library = await makeLibrary(w.t.db, alice, 'season')
   aliceSet = await makeTagSet(w.t.db, alice, library, 'dawn chorus')
   robin = await makeTagClass(w.t.db, alice, library, 'robin')

@@ -22,11 +22,9 @@ const decisionsOf = async (user: TestUser) => (await w.t.call('GET', `/api/v0/ta
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.t.user('alice')
-  bob = await w.t.user('bob')
-  await w.login(alice)
+  alice = await w.loggedIn('alice')
   bobHome = w.newHome()
-  await w.login(bob, bobHome)
+  bob = await w.loggedIn('bob', bobHome)
   const library = await makeLibrary(w.t.db, alice)
   const mediaFile = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
   blackbird = await makeTagClass(w.t.db, alice, library, 'blackbird')
