@@ -2,8 +2,9 @@
 // (server/http/fields.ts) and the domain (job parameters), which imports nothing of HTTP (docs/architecture.md).
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
-const ok = (value: unknown): Parsed => ({ ok: true, value })
-const err = (error: string): Parsed => ({ ok: false, error })
+/** a value parsed, or the message saying why not */
+export const ok = (value: unknown): Parsed => ({ ok: true, value })
+export const err = (error: string): Parsed => ({ ok: false, error })
 
 export const INT_MIN = -2147483648
 export const INT_MAX = 2147483647

@@ -1,4 +1,4 @@
-import { characters, INT_MAX, MSG, parseInteger, parseNumber, type Parsed } from '../values.js'
+import { characters, err, INT_MAX, MSG, ok, parseInteger, parseNumber, type Parsed } from '../values.js'
 import type { Scope } from '../access.js'
 import type { Column, TableName } from '../db/schema.js'
 import { parseTimestamp, wireTimestamp } from '../db/time.js'
@@ -63,9 +63,6 @@ const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', '
 const pyType = (v: unknown) =>
   v === null ? 'NoneType' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str'
     : typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : Array.isArray(v) ? 'list' : 'dict'
-
-const ok = (value: unknown): Parsed => ({ ok: true, value })
-const err = (error: string): Parsed => ({ ok: false, error })
 
 function parseString(v: unknown, f: FieldDef): Parsed {
   if (typeof v === 'number' && Number.isFinite(v)) v = String(v)
