@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { forgetOldFailures, loginLimits } from './auth/throttle.js'
+import { foldCrowdedBandCounts } from './analysis/bandCounts.js'
 import type { AppConfig } from './config.js'
 import type { DB } from './db/schema.js'
 import { FOLD_EVERY_MS, foldCrowdedTagSets } from './resources/tagSetCount.js'
@@ -27,6 +28,7 @@ export function abandonedUploadMs(config: Pick<AppConfig, 'idleTimeoutSeconds' |
 export function startMaintenance(db: Kysely<DB>, config: AppConfig, storage: Storage, log: FastifyBaseLogger): () => void {
   const folding = setInterval(() => {
     foldCrowdedTagSets(db).catch((err) => log.warn({ err }, 'folding tag set counts failed'))
+    foldCrowdedBandCounts(db).catch((err) => log.warn({ err }, 'folding tag counts by band failed'))
   }, FOLD_EVERY_MS).unref()
   const sweeping = setInterval(() => {
     forgetOldFailures(db, loginLimits(config)).catch((err) => log.warn({ err }, 'forgetting old login failures failed'))

@@ -1,5 +1,6 @@
 import { sql, type Expression } from 'kysely'
 import type { Db } from '../db/schema.js'
+import { tagsByBand } from './bandCounts.js'
 
 // What reviewers' decisions on tags say (README, "Reviewing machine tags"; docs/decisions.md §19):
 // a tag's consensus, the tags of a tag set that reviewers decided, and the precision of a tag set's tags by
@@ -13,9 +14,9 @@ export type Consensus = 'yes' | 'no' | 'unsure'
 /** strength bands: [0, 0.1), [0.1, 0.2) … [0.9, 1]; a strength below 0 is in the first, above 1 in the last */
 export const BANDS = 10
 
-/** The band of a strength, in SQL. */
-export const bandOf = (strength: Expression<number>) =>
-  sql<number>`least(greatest(floor(${strength} * ${sql.lit(BANDS)}), 0), ${sql.lit(BANDS - 1)})::integer`
+/** The band of a strength, in SQL: the database's tag_strength_band (migration 2026_11_28_3401), which the kept
+ * counts of the tags by band use too. */
+export const bandOf = (strength: Expression<number>) => sql<number>`tag_strength_band(${strength})`
 
 /** The consensus of a tag's counts of yes, no and unsure decisions, in SQL: the most frequent one, a tie unsure;
  * null when there are none (skipped only). */
@@ -176,34 +177,6 @@ export interface ClassSummary extends PrecisionEstimate {
   reviewedByMany: number
   disagreements: number
   disagreementRate: number | null
-}
-
-interface BandRow { tag_class_id: number; band: number; tags: number }
-
-/** how long a tag set's counts by class and band are reused while its tags are the same ones */
-export const BAND_COUNTS_SECONDS = 60
-const MAX_REMEMBERED = 1000
-const remembered = new WeakMap<object, Map<number, { version: string; at: number; rows: BandRow[] }>>()
-
-/** The tags of a tag set by class and strength band. Counting them reads every tag of the set (half a second for
- * a million), so the counts are kept for a while and reused as long as the set holds the same tags: its version
- * is the number and the largest id of its rows in tag_set_tag_counts, which every statement that adds, removes
- * or moves its tags appends to (migration 2026_11_22_0003). An edit of a tag's strength or class changes no
- * version: it shows in the counts within BAND_COUNTS_SECONDS (docs/decisions.md §19). */
-async function tagsByBand(db: Db, tagSetId: number): Promise<BandRow[]> {
-  const v = await db.selectFrom('tag_set_tag_counts').where('tag_set_id', '=', tagSetId)
-    .select((eb) => [eb.fn.countAll<string>().as('rows'), eb.fn.max('id').as('last')]).executeTakeFirst()
-  const version = `${v?.rows ?? 0}:${v?.last ?? ''}`
-  let sets = remembered.get(db)
-  if (!sets) remembered.set(db, sets = new Map())
-  const known = sets.get(tagSetId)
-  if (known && known.version === version && Date.now() - known.at < BAND_COUNTS_SECONDS * 1000) return known.rows
-  const rows = await db.selectFrom('tags as t').where('t.tag_set_id', '=', tagSetId)
-    .select((eb) => ['t.tag_class_id', bandOf(eb.ref('t.strength')).as('band'), sql<number>`count(*)::integer`.as('tags')])
-    .groupBy(['t.tag_class_id', sql`band`]).execute()
-  if (sets.size >= MAX_REMEMBERED && !sets.has(tagSetId)) sets.delete(sets.keys().next().value!)
-  sets.set(tagSetId, { version, at: Date.now(), rows })
-  return rows
 }
 
 /** The summary of a tag set's decisions, per class of its tags (classes without tags are left out). */

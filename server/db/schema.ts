@@ -117,6 +117,10 @@ export interface TagSetTagCountsTable {
 export interface TagClassCountsTable { id: Generated<string>; tag_set_id: number; tag_class_id: number; delta: ColumnType<string, number, number> }
 /** kept counts of a tag set's tags per media file (migration 2026_11_27_3501) */
 export interface TagFileCountsTable { id: Generated<string>; tag_set_id: number; media_file_id: number; delta: ColumnType<string, number, number> }
+/** kept counts of a tag set's tags per class and strength band (migration 2026_11_28_3401) */
+export interface TagBandCountsTable {
+  id: Generated<string>; tag_set_id: number; tag_class_id: number; band: number; delta: ColumnType<string, number, number>
+}
 export interface TagClassesTable {
   id: Id; user_id: number; library_id: number; class_name: string; display_name: WithDefault<string>
 }
@@ -244,6 +248,7 @@ export interface DB {
   tag_set_tag_counts: TagSetTagCountsTable
   tag_class_counts: TagClassCountsTable
   tag_file_counts: TagFileCountsTable
+  tag_band_counts: TagBandCountsTable
   tag_classes: TagClassesTable
   tag_examples: TagExamplesTable
   tags: TagsTable

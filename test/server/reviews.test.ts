@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { foldCrowdedBandCounts, tagsByBand } from '../../server/analysis/bandCounts.js'
 import { estimatePrecision, reviewedTags, wilson } from '../../server/analysis/reviews.js'
 import { localTimestamp } from '../../server/db/time.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
@@ -141,10 +142,13 @@ test('the summary of a tag set, against a hand-computed example', async () => {
   assert.equal([k.thresholds[6].precision, k.thresholds[6].tags, k.thresholds[8].tags], [1, 11, 10])
   assert.equal([k.at90, k.at95], [{ threshold: 0.6, tags: 11 }, { threshold: 0.6, tags: 11 }])
   assert.equal([s.classes[1].tags, s.classes[1].at90, s.classes[1].thresholds[0].precision], [1, null, null])
-  // the counts by band are kept while the tag set holds the same tags; a new tag is counted at once
-  await makeTag(t.db, c.owner, { tagSet: a.tagSet, mediaFile, tagClass: classB }, { strength: 0.95 })
+  // the counts by band are kept by the tags' triggers: a new tag is counted at once, and so is an edit of its strength
+  const added = await makeTag(t.db, c.owner, { tagSet: a.tagSet, mediaFile, tagClass: classB }, { strength: 0.95 })
   const after = (await t.call('GET', `${API}/tagSet/${a.tagSet}/reviewSummary/`, { as: c.reader })).data
   assert.equal([after.tags, after.classes[1].tags, after.classes[1].bands[9].tags], [103, 2, 1])
+  assert.is((await t.call('PATCH', `${API}/tag/${added}/`, { as: c.owner, body: { strength: 0.45 } })).statusCode, 200)
+  const edited = (await t.call('GET', `${API}/tagSet/${a.tagSet}/reviewSummary/`, { as: c.reader })).data
+  assert.equal([edited.tags, edited.classes[1].bands[9].tags, edited.classes[1].bands[4].tags], [103, 0, 1])
 
   // what discovery reads: the consensus of every decided tag, and the class a `no` names
   const reviewed = await reviewedTags(t.db, a.tagSet)
@@ -155,6 +159,22 @@ test('the summary of a tag set, against a hand-computed example', async () => {
   })
   assert.equal([b7, b9[0], b1[0]].map((id) => reviewed.find((r) => r.tag === id)?.consensus), ['unsure', 'yes', 'yes'])
   assert.is(reviewed.find((r) => r.tag === b1[5]), undefined)
+})
+
+test('the kept counts by band: many single writes are folded by the summary and by the periodic sweep, exactly', async () => {
+  const rowsOf = async (set: number) => Number((await t.db.selectFrom('tag_band_counts').select((eb) => eb.fn.countAll().as('n'))
+    .where('tag_set_id', '=', set).executeTakeFirstOrThrow()).n)
+  const strengths = Array.from({ length: 80 }, (_, i) => (i % 20) / 20)
+  const read = await tagSetWith(strengths)
+  const swept = await tagSetWith(strengths)
+  assert.is(await rowsOf(read.tagSet), 80)
+  const s = (await t.call('GET', `${API}/tagSet/${read.tagSet}/reviewSummary/`, { as: c.owner })).data
+  assert.equal(s.classes[0].bands.map((b: { tags: number }) => b.tags), Array(10).fill(8))
+  assert.is(await rowsOf(read.tagSet), 10)
+  assert.ok(await foldCrowdedBandCounts(t.db) >= 1)
+  assert.is(await rowsOf(swept.tagSet), 10)
+  const byBand = (await tagsByBand(t.db, swept.tagSet)).sort((x, y) => x.band - y.band)
+  assert.equal(byBand, Array.from({ length: 10 }, (_, band) => ({ tag_class_id: swept.tagClass, band, tags: 8 })))
 })
 
 test.run()

@@ -8,7 +8,7 @@ import { grant, makeGroup, makeLibrary, makeMediaFile, makeTagClass, makeTagSet 
 // tag/ read the fast ways (the rule checked once per tag set, kept counts, deep pages that seek or are read
 // from the end: docs/decisions.md, "Lists at scale") must answer what a plain count(*) and OFFSET over the
 // same rule answer, for every kind of caller and filter, on random data changed by every kind of write; and
-// the kept counts must equal count(*) after each write.
+// the kept counts (per set, class, media file, and per class and strength band) must equal count(*) after each write.
 
 const API = '/api/v0'
 const SIZE = 50
@@ -61,13 +61,17 @@ test.before(async () => {
   await insertRandom(sets[3], 300)
 })
 
-/** `n` tags of random class, media file and flags in `set`, in one statement. */
+/** strengths at and around the edges of the review summary's bands, besides random ones */
+const EDGE_STRENGTHS = [0, 0.1, 0.3, 0.7, 0.9, 0.99999, 1, 1.5, -0.25]
+const randomStrength = () => rand() < 0.5 ? pick(EDGE_STRENGTHS) : rand()
+
+/** `n` tags of random class, media file, strength and flags in `set`, in one statement. */
 async function insertRandom(set: number, n: number) {
   const now = localTimestamp()
   await t.db.insertInto('tags').values(Array.from({ length: n }, () => ({
     user_id: owner.id, creation_date: now, tag_class_id: pick(liveClasses), tag_set_id: set,
     media_file_id: rand() < 0.5 ? liveFiles[0] : pick(liveFiles), start_time: Math.floor(rand() * 100), end_time: 200, min_frequency: 100,
-    max_frequency: 2000, machine_tagged: rand() < 0.7, user_tagged: rand() < 0.2, strength: 0,
+    max_frequency: 2000, machine_tagged: rand() < 0.7, user_tagged: rand() < 0.2, strength: randomStrength(),
   }))).execute()
 }
 
@@ -137,6 +141,13 @@ async function assertKeptExact(round: string) {
   assert.equal(await flags(true), await flags(false), `${round}: machine- and user-tagged per tag set`)
   assert.equal(await kept('tag_class_counts', 'tag_class_id'), await counted('tag_class_id'), `${round}: per class`)
   assert.equal(await kept('tag_file_counts', 'media_file_id'), await counted('media_file_id'), `${round}: per media file`)
+  // the review summary's ten bands, written out here on their own: [0, 0.1) … [0.9, 1], below 0 in the first, 1 and up in the last
+  const band = sql`case when strength >= 1 then 9 when strength < 0 then 0 else floor(strength * 10)::integer end`
+  const keptBands = (await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || band || '=' || sum(delta) as k
+    from tag_band_counts group by tag_set_id, tag_class_id, band having sum(delta) <> 0 order by 1`.execute(t.db)).rows.map((r) => r.k)
+  const countedBands = (await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || ${band} || '=' || count(*) as k
+    from tags group by tag_set_id, tag_class_id, ${band} order by 1`.execute(t.db)).rows.map((r) => r.k)
+  assert.equal(keptBands, countedBands, `${round}: per class and strength band`)
 }
 
 const body = (set: number) => ({ tagSet: set, mediaFile: files[1], tagClass: classes[1], startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })
@@ -155,7 +166,8 @@ test('single and bulk creates, updates that move a tag, deletes: kept counts exa
   await assertKeptExact('bulk create')
   const ids: number[] = bulk.data.map((r: { id: number }) => r.id)
   for (const [i, change] of [{ tagClass: classes[0] }, { mediaFile: files[0] }, { tagSet: sets[1] }, { tagClass: classes[0], mediaFile: files[2] },
-    { machineTagged: true }, { userTagged: true, tagSet: sets[1] }].entries()) {
+    { machineTagged: true }, { userTagged: true, tagSet: sets[1] }, { strength: 0.95 }, { strength: 1 }, { strength: 0.05, tagClass: classes[0] },
+    { strength: 0.55, tagSet: sets[1] }, { strength: 0.51 }].entries()) {
     const res = await t.call('PATCH', `${API}/tag/${ids[i]}/`, { as: owner, body: change })
     assert.is(res.statusCode, 200, `${JSON.stringify(change)}: ${res.body}`)
     await assertKeptExact(`update ${JSON.stringify(change)}`)
@@ -164,6 +176,10 @@ test('single and bulk creates, updates that move a tag, deletes: kept counts exa
   await t.db.updateTable('tags').set({ machine_tagged: sql<boolean>`not machine_tagged`, tag_class_id: sql<number>`case when tag_class_id = ${classes[0]} then ${classes[1]}::integer else ${classes[0]}::integer end` })
     .where('tag_set_id', '=', sets[0]).where('tag_class_id', 'in', [classes[0], classes[1]]).where('start_time', '<', 10).execute()
   await assertKeptExact('bulk update')
+  // strengths moved in one statement: some to another band, some within theirs, some to the last band's edge
+  await t.db.updateTable('tags').set({ strength: sql<number>`case when id % 3 = 0 then 1 - strength when id % 3 = 1 then strength * 0.999 else 1 end` })
+    .where('tag_set_id', 'in', [sets[0], sets[2]]).where('start_time', '<', 30).execute()
+  await assertKeptExact('bulk update of strengths')
   assert.is((await t.call('DELETE', `${API}/tag/${ids[10]}/`, { as: owner })).statusCode, 204)
   await t.db.deleteFrom('tags').where('tag_set_id', '=', sets[0]).where('start_time', '=', 50).execute()
   await assertKeptExact('deletes')
