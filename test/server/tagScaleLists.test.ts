@@ -161,6 +161,9 @@ test('single and bulk creates, updates that move a tag, deletes: kept counts exa
   const one = await t.call('POST', `${API}/tag/`, { as: owner, body: body(sets[0]) })
   assert.is(one.statusCode, 201, one.body)
   await assertKeptExact('single create')
+  // a strength is never null: omitted it is 0 (the first band, as above), null is refused
+  const nothing = await t.call('POST', `${API}/tag/`, { as: owner, body: { ...body(sets[0]), strength: null } })
+  assert.equal([nothing.statusCode, nothing.data], [400, { strength: ['This field may not be null.'] }])
   const bulk = await t.call('POST', `${API}/tag/`, { as: owner, body: Array.from({ length: 30 }, (_, i) => ({ ...body(sets[0]), startTime: i, endTime: i + 1 })) })
   assert.is(bulk.statusCode, 201, bulk.body)
   await assertKeptExact('bulk create')
