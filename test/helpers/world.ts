@@ -2,17 +2,23 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { sql } from 'kysely'
+import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
 import type { TestApp, TestUser } from './app.js'
 import { addToProject, makeJob, makeProject } from './jobs.js'
-import { grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet, type MediaFileOptions } from './records.js'
+import {
+  grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet, type MediaFileOptions, type Target,
+} from './records.js'
 import { makeWav } from './wav.js'
 export { storedFiles } from './upload.js'
 
 // The records and callers tests share. `makeCallers`: alice, bob, carol and a site admin. `makeRecords`: the
-// usual records, one owner's library holding a tag set, a tag class and a media file, for a test file's `before`. `makeWorld`: a small world for tests that try every route,
-// those records and one of every other kind (with stored bytes behind the media file and the job result
-// file), and a caller in each role the access rules know about.
+// usual records, one owner's library holding a tag set, a tag class and a media file, for a test file's `before`.
+// `makeRoleCallers`: a caller in every role of a resource's access matrix (owner, reader, writer, group member,
+// grant admin, stranger, site admin, anonymous), with `sharedLibrary` and `makeRoleWorld` for those callers and a
+// library granted to them (and the usual records in it), and `statusMatrix` and `listMatrix` to try them all.
+// `makeWorld`: a small world for tests that try every route, those records and one of every other kind (with
+// stored bytes behind the media file and the job result file), and a caller in each role the access rules know about.
 
 export type Role = 'owner' | 'stranger' | 'userGrantee' | 'groupGrantee' | 'revoked' | 'admin' | 'inactive' | 'anonymous'
 export const ROLES: Role[] = ['owner', 'stranger', 'userGrantee', 'groupGrantee', 'revoked', 'admin', 'inactive', 'anonymous']
@@ -51,13 +57,113 @@ export interface RecordOptions {
 /** The usual records of `owner` (a user, or the username of a new one). */
 export async function makeRecords(t: Pick<TestApp, 'db' | 'user'>, owner: TestUser | string, o: RecordOptions = {}): Promise<Records> {
   const user = typeof owner === 'string' ? await t.user(owner) : owner
-  const library = await makeLibrary(t.db, user)
+  return recordsIn(t, user, await makeLibrary(t.db, user), o)
+}
+
+/** The references a tag (or a tag body) takes from the usual records. */
+export const tagRefs = (r: Records) => ({ tagSet: r.tagSet, mediaFile: r.mediaFile, tagClass: r.tagClass })
+
+/** The usual records of `owner` in its `library`. */
+async function recordsIn(t: Pick<TestApp, 'db'>, owner: TestUser, library: number, o: RecordOptions): Promise<Records> {
   return {
-    owner: user, library,
-    tagSet: await makeTagSet(t.db, user, library, o.tagSet),
-    tagClass: await makeTagClass(t.db, user, library, o.tagClass?.className, o.tagClass?.displayName),
-    mediaFile: await makeMediaFile(t.db, user, library, o.mediaFile),
+    owner, library,
+    tagSet: await makeTagSet(t.db, owner, library, o.tagSet),
+    tagClass: await makeTagClass(t.db, owner, library, o.tagClass?.className, o.tagClass?.displayName),
+    mediaFile: await makeMediaFile(t.db, owner, library, o.mediaFile),
   }
+}
+
+/** The roles of a resource's access matrix: every way a user may (or may not) reach a record under
+ * docs/decisions.md §6, and anonymous. */
+export const MATRIX_ROLES = ['owner', 'stranger', 'reader', 'writer', 'member', 'grantAdmin', 'admin', 'anonymous'] as const
+export type MatrixRole = typeof MATRIX_ROLES[number]
+
+/** A caller in each role of MATRIX_ROLES; `grantRoles` gives them their grants on a record. */
+export interface RoleCallers {
+  owner: TestUser
+  /** no relation to anything */
+  stranger: TestUser
+  /** a user grant with read */
+  reader: TestUser
+  /** a user grant with read and write */
+  writer: TestUser
+  /** member of `group`, which holds a read and write grant */
+  member: TestUser
+  /** a user grant with admin */
+  grantAdmin: TestUser
+  /** a site admin */
+  admin: TestUser
+  anonymous: undefined
+  group: number
+}
+
+/** The callers of MATRIX_ROLES, named `<prefix>-<role>`, without grants. */
+export async function makeRoleCallers(t: Pick<TestApp, 'db' | 'user'>, prefix: string): Promise<RoleCallers> {
+  const u = (role: string, admin = false) => t.user(`${prefix}-${role}`, { admin })
+  const owner = await u('owner')
+  const member = await u('member')
+  return {
+    owner, member,
+    stranger: await u('stranger'), reader: await u('reader'), writer: await u('writer'),
+    grantAdmin: await u('grantadmin'), admin: await u('admin', true), anonymous: undefined,
+    group: await makeGroup(t.db, owner, [member]),
+  }
+}
+
+/** The grants of reader, writer, the member's group and grantAdmin on `target`, made by its owner. */
+export async function grantRoles(t: Pick<TestApp, 'db'>, callers: RoleCallers, target: Target): Promise<void> {
+  await grant(t.db, callers.owner, { user: callers.reader.id }, target, ['read'])
+  await grant(t.db, callers.owner, { user: callers.writer.id }, target, ['read', 'write'])
+  await grant(t.db, callers.owner, { group: callers.group }, target, ['read', 'write'])
+  await grant(t.db, callers.owner, { user: callers.grantAdmin.id }, target, ['admin'])
+}
+
+/** A library of the callers' owner, with their grants on it (grantRoles). */
+export async function grantedLibrary(t: Pick<TestApp, 'db'>, callers: RoleCallers): Promise<number> {
+  const library = await makeLibrary(t.db, callers.owner)
+  await grantRoles(t, callers, { library })
+  return library
+}
+
+/** The callers of MATRIX_ROLES and an empty library granted to them. */
+export async function sharedLibrary(t: Pick<TestApp, 'db' | 'user'>, prefix: string): Promise<{ callers: RoleCallers; library: number }> {
+  const callers = await makeRoleCallers(t, prefix)
+  return { callers, library: await grantedLibrary(t, callers) }
+}
+
+/** The callers of MATRIX_ROLES and their owner's usual records, in a library granted to them. */
+export async function makeRoleWorld(t: Pick<TestApp, 'db' | 'user'>, prefix: string, o: RecordOptions = {}): Promise<Records & { callers: RoleCallers }> {
+  const { callers, library } = await sharedLibrary(t, prefix)
+  return { callers, ...await recordsIn(t, callers.owner, library, o) }
+}
+
+export type Expect<T> = Record<MatrixRole, T>
+
+/** Call once per role (`request` may build a fresh record per role) and compare every status at once. */
+export async function statusMatrix(
+  t: Pick<TestApp, 'call'>, callers: RoleCallers, expected: Expect<number>,
+  request: (role: MatrixRole) => Promise<{ method: string; url: string; body?: unknown }>,
+): Promise<void> {
+  const got: Partial<Expect<number>> = {}
+  for (const role of MATRIX_ROLES) {
+    const r = await request(role)
+    const res = await t.call(r.method, r.url, { as: callers[role], body: r.body })
+    got[role] = res.statusCode
+  }
+  assert.equal(got, expected)
+}
+
+/** The ids each role sees in a list (every page), compared at once; `count` must match the ids. */
+export async function listMatrix(t: Pick<TestApp, 'call'>, callers: RoleCallers, url: string, expected: Partial<Expect<number[]>>): Promise<void> {
+  const got: Partial<Expect<number[]>> = {}
+  for (const role of Object.keys(expected) as MatrixRole[]) {
+    const res = await t.call('GET', url, { as: callers[role] })
+    assert.is(res.statusCode, 200, `${role} lists ${url}`)
+    const ids = res.data.results.map((r: { id: number }) => r.id)
+    assert.is(res.data.count, ids.length, `${role}: count counts only visible rows`)
+    got[role] = ids
+  }
+  assert.equal(got, expected)
 }
 
 /** Bytes written straight into the media directory under `name`. */

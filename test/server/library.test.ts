@@ -3,19 +3,17 @@ import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { suiteApp } from '../helpers/app.js'
-import { grantOn, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
-import {
-  grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet,
-} from '../helpers/records.js'
+import { grantRoles, listMatrix, makeRoleCallers, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
+import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 
 test.before(async () => {
-  c = await makeCast(t, 'lib')
+  c = await makeRoleCallers(t, 'lib')
 })
 
 test('library round trip: create, read, list, filter, order, PUT, PATCH, delete', async () => {
@@ -81,7 +79,7 @@ test('library create validates its name', async () => {
 
 test('library access matrix: detail, update, delete, create', async () => {
   const lib = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  await grantRoles(t, c, { library: lib })
   const url = `${API}/library/${lib}/`
   await statusMatrix(t, c, { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 },
     async () => ({ method: 'GET', url }))
@@ -95,7 +93,7 @@ test('library access matrix: detail, update, delete, create', async () => {
   await statusMatrix(t, c, { owner: 204, stranger: 404, reader: 403, writer: 403, member: 403, grantAdmin: 204, admin: 204, anonymous: 401 },
     async () => {
       const fresh = await makeLibrary(t.db, c.owner)
-      await grantOn(t, c, { library: fresh })
+      await grantRoles(t, c, { library: fresh })
       return { method: 'DELETE', url: `${API}/library/${fresh}/` }
     })
   await statusMatrix(t, c, { owner: 201, stranger: 201, reader: 201, writer: 201, member: 201, grantAdmin: 201, admin: 201, anonymous: 401 },
@@ -105,9 +103,7 @@ test('library access matrix: detail, update, delete, create', async () => {
 })
 
 test('library lists show only what each caller may read, and count only that', async () => {
-  const cast = await makeCast(t, 'liblist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'liblist')
   const privateLib = await makeLibrary(t.db, cast.owner)
   const strangers = await makeLibrary(t.db, cast.stranger)
   // a grant without read does not make a library visible
@@ -125,7 +121,7 @@ test('library lists show only what each caller may read, and count only that', a
 test('library/{id}/mediaFiles/ and userMetaDataFields/ list the library\'s records to its readers', async () => {
   const lib = await makeLibrary(t.db, c.owner)
   const other = await makeLibrary(t.db, c.owner)
-  await grantOn(t, c, { library: lib })
+  await grantRoles(t, c, { library: lib })
   const files = [await makeMediaFile(t.db, c.owner, lib), await makeMediaFile(t.db, c.writer, lib)]
   await makeMediaFile(t.db, c.owner, other)
   const field = await t.db.insertInto('media_file_user_metadata_fields')
@@ -171,7 +167,7 @@ test('deleting a library deletes everything in it and the grants on it and its t
     const field = await t.db.insertInto('media_file_user_metadata_fields').values({ name: 'site', library_id: library })
       .returning('id').executeTakeFirstOrThrow()
     await t.db.insertInto('media_file_user_metadata').values({ media_file_id: mediaFile, metadata_field_id: field.id, value: 'x' }).execute()
-    await grantOn(t, c, { library })
+    await grantRoles(t, c, { library })
     await grant(t.db, c.owner, { user: c.stranger.id }, { tagSet }, ['read'])
     return { mediaFile, tagSet, stored }
   }

@@ -3,18 +3,17 @@ import * as assert from 'uvu/assert'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { listMatrix, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 
 test.before(async () => {
-  c = await makeCast(t, 'mf')
-  lib = await grantedLibrary(t, c)
+  ;({ callers: c, library: lib } = await sharedLibrary(t, 'mf'))
 })
 
 async function makeSensor(owner: TestUser): Promise<number> {
@@ -155,15 +154,13 @@ test('media file access matrix: read, update, delete', async () => {
 })
 
 test('media file lists count only files of readable libraries', async () => {
-  const cast = await makeCast(t, 'mflist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'mflist')
   const privateLib = await makeLibrary(t.db, cast.owner)
   const a = await makeMediaFile(t.db, cast.owner, shared)
   const b = await makeMediaFile(t.db, cast.writer, shared)
   const p = await makeMediaFile(t.db, cast.owner, privateLib)
   const s = await makeMediaFile(t.db, cast.stranger, await makeLibrary(t.db, cast.stranger))
-  const visible = async (role: keyof Cast, url: string) => (await t.call('GET', url, { as: cast[role] as TestUser })).data
+  const visible = async (role: keyof RoleCallers, url: string) => (await t.call('GET', url, { as: cast[role] as TestUser })).data
   await listMatrix(t, cast, `${API}/mediaFile/?page_size=1000`, {
     owner: [a, b, p], stranger: [s], reader: [a, b], writer: [a, b], member: [a, b], grantAdmin: [a, b],
   })

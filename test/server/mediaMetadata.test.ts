@@ -1,20 +1,18 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp } from '../helpers/app.js'
-import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { listMatrix, makeRoleWorld, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { grant, makeLibrary, makeMediaFile, makeMetaData } from '../helpers/records.js'
 
 const API = '/api/v0'
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 let file: number
 
 test.before(async () => {
-  c = await makeCast(t, 'meta')
-  lib = await grantedLibrary(t, c)
-  file = await makeMediaFile(t.db, c.owner, lib)
+  ;({ callers: c, library: lib, mediaFile: file } = await makeRoleWorld(t, 'meta'))
 })
 
 async function makeField(library: number, name: string): Promise<number> {
@@ -75,9 +73,7 @@ test('mediaFileMetaData access matrix and lists', async () => {
   const res = await t.call('PATCH', url, { as: c.writer, body: { mediaFile: hidden } })
   assert.equal([res.statusCode, res.data], [400, { mediaFile: [`Invalid pk "${hidden}" - object does not exist.`] }])
 
-  const cast = await makeCast(t, 'metalist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'metalist')
   const a = await makeMetaData(t.db, await makeMediaFile(t.db, cast.owner, shared), 'a', '1')
   const p = await makeMetaData(t.db, await makeMediaFile(t.db, cast.owner, await makeLibrary(t.db, cast.owner)), 'p', '1')
   const s = await makeMetaData(t.db, await makeMediaFile(t.db, cast.stranger, await makeLibrary(t.db, cast.stranger)), 's', '1')
@@ -152,9 +148,7 @@ test('mediaFileUserMetaData round trip with metaDataFieldName; the field must be
     return { method: 'DELETE', url: `${API}/mediaFileUserMetaData/${id}/` }
   })
 
-  const cast = await makeCast(t, 'umdlist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'umdlist')
   const value = async (library: number, owner: typeof cast.owner) => (await t.db.insertInto('media_file_user_metadata').values({
     media_file_id: await makeMediaFile(t.db, owner, library), metadata_field_id: await makeField(library, 'f'), value: '',
   }).returning('id').executeTakeFirstOrThrow()).id

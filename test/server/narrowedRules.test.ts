@@ -13,8 +13,8 @@ import { tagClasses } from '../../server/resources/tagClass.js'
 import { tagExamples } from '../../server/resources/tagExample.js'
 import { tagSets } from '../../server/resources/tagSet.js'
 import { suiteApp } from '../helpers/app.js'
-import { grantOn, makeCast, ROLES, type Cast } from '../helpers/cast.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
+import { grantRoles, makeRoleWorld, MATRIX_ROLES } from '../helpers/world.js'
+import { makeTag, makeTagExample, makeTagSet } from '../helpers/records.js'
 
 // A fetch or a single create is made first for the caller narrowed to what it owns (docs/decisions.md §12).
 // That is safe only while the narrowed caller may do no more than the caller itself, on every rule: this
@@ -43,15 +43,10 @@ async function flagsOf(def: ResourceDef<any>, caller: Caller, id: number): Promi
 }
 
 test('the narrowed caller holds no flag the caller does not, and an owner is refused nothing by it', async () => {
-  const cast: Cast = await makeCast(t, 'narrowed')
-  const library = await makeLibrary(t.db, cast.owner)
+  const { callers: cast, library, tagSet, mediaFile, tagClass } = await makeRoleWorld(t, 'narrowed')
   const looseSet = await makeTagSet(t.db, cast.owner, null)
-  await grantOn(t, cast, { library })
-  await grantOn(t, cast, { tagSet: looseSet })
-  await grantOn(t, cast, { group: cast.group })
-  const tagSet = await makeTagSet(t.db, cast.owner, library)
-  const mediaFile = await makeMediaFile(t.db, cast.owner, library)
-  const tagClass = await makeTagClass(t.db, cast.owner, library)
+  await grantRoles(t, cast, { tagSet: looseSet })
+  await grantRoles(t, cast, { group: cast.group })
   const records: Array<[string, ResourceDef<any>, number]> = [
     ['library', libraries, library],
     ['tag set in the library', tagSets, tagSet],
@@ -67,7 +62,7 @@ test('the narrowed caller holds no flag the caller does not, and an owner is ref
   for (const g of grants) records.push([`grant ${g.id}`, appPermissions, g.id])
 
   let grantedSomewhere = 0
-  for (const role of ROLES) {
+  for (const role of MATRIX_ROLES) {
     const user = cast[role]
     if (!user) continue
     const caller: Caller = { id: user.id, username: user.username, isAdmin: role === 'admin' }

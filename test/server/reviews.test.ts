@@ -4,19 +4,17 @@ import { foldCrowdedBandCounts, tagsByBand } from '../../server/analysis/bandCou
 import { estimatePrecision, reviewedTags, wilson } from '../../server/analysis/reviews.js'
 import { localTimestamp } from '../../server/db/time.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { grantedLibrary, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { makeRoleWorld, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 let mediaFile: number
 
 test.before(async () => {
-  c = await makeCast(t, 'rq')
-  lib = await grantedLibrary(t, c)
-  mediaFile = await makeMediaFile(t.db, c.owner, lib)
+  ;({ callers: c, library: lib, mediaFile } = await makeRoleWorld(t, 'rq'))
 })
 
 const near = (a: number | null, b: number, what: string) => assert.ok(a !== null && Math.abs(a - b) < 1e-6, `${what}: ${a} is not ${b}`)

@@ -2,8 +2,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp } from '../helpers/app.js'
 import { sessionLogin } from '../helpers/session.js'
-import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
-import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
+import { grantRoles, listMatrix, makeRecords, makeRoleCallers, makeRoleWorld, sharedLibrary, statusMatrix, tagRefs, type RoleCallers } from '../helpers/world.js'
+import { grant, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
@@ -12,14 +12,13 @@ const FIELDS = ['id', 'user', 'creationDate', 'tagClass', 'tagExample', 'tagSet'
 const REQUIRED = ['tagClass', 'tagSet', 'mediaFile', 'startTime', 'endTime', 'minFrequency', 'maxFrequency']
 
 const t = suiteApp(test)
-let c: Cast
-let lib: number
+let c: RoleCallers
 let refs: { tagSet: number; mediaFile: number; tagClass: number }
 
 test.before(async () => {
-  c = await makeCast(t, 'tag')
-  lib = await grantedLibrary(t, c)
-  refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib), tagClass: await makeTagClass(t.db, c.owner, lib) }
+  const w = await makeRoleWorld(t, 'tag')
+  c = w.callers
+  refs = tagRefs(w)
 })
 
 const body = (extra: Record<string, unknown> = {}) =>
@@ -249,16 +248,13 @@ test('tag access matrix: read on the tag set to read, write on it to change', as
 })
 
 test('a writable tag set does not open an unreadable media file', async () => {
-  const cast = await makeCast(t, 'tagref')
+  const cast = await makeRoleCallers(t, 'tagref')
   const set = await makeTagSet(t.db, cast.owner, null)
-  await grantOn(t, cast, { tagSet: set })
-  const myLib = await makeLibrary(t.db, cast.writer)
-  const myFile = await makeMediaFile(t.db, cast.writer, myLib)
-  const myClass = await makeTagClass(t.db, cast.writer, myLib)
-  const hiddenLib = await makeLibrary(t.db, cast.stranger)
-  const hiddenFile = await makeMediaFile(t.db, cast.stranger, hiddenLib)
-  const tagBody = (mediaFile: number) => ({ tagSet: set, mediaFile, tagClass: myClass, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 1 })
-  const ok = await t.call('POST', `${API}/tag/`, { as: cast.writer, body: tagBody(myFile) })
+  await grantRoles(t, cast, { tagSet: set })
+  const mine = await makeRecords(t, cast.writer)
+  const hiddenFile = (await makeRecords(t, cast.stranger)).mediaFile
+  const tagBody = (mediaFile: number) => ({ tagSet: set, mediaFile, tagClass: mine.tagClass, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 1 })
+  const ok = await t.call('POST', `${API}/tag/`, { as: cast.writer, body: tagBody(mine.mediaFile) })
   assert.is(ok.statusCode, 201)
   const hidden = await t.call('POST', `${API}/tag/`, { as: cast.writer, body: tagBody(hiddenFile) })
   assert.equal([hidden.statusCode, hidden.data], [400, { mediaFile: [`Invalid pk "${hiddenFile}" - object does not exist.`] }])
@@ -279,15 +275,12 @@ test('a writable tag set does not open an unreadable media file', async () => {
 test('a tag created through a grant is stored once per POST, and a revoked grant refuses the next at once', async () => {
   // a single create is first tried with the rule narrowed to what the caller owns, then with the whole rule
   // (server/resources/core/createOne.ts); a caller remembered as using grants is still checked every time
-  const cast = await makeCast(t, 'taggrant')
-  const shared = await makeLibrary(t.db, cast.owner)
-  const grants = [await grant(t.db, cast.owner, { user: cast.writer.id }, { library: shared }, ['read', 'write']),
-    await grant(t.db, cast.owner, { group: cast.group }, { library: shared }, ['read', 'write'])]
-  const theirs = { tagSet: await makeTagSet(t.db, cast.owner, shared), mediaFile: await makeMediaFile(t.db, cast.owner, shared),
-    tagClass: await makeTagClass(t.db, cast.owner, shared) }
-  const mine = await makeLibrary(t.db, cast.writer)
-  const own = { tagSet: await makeTagSet(t.db, cast.writer, mine), mediaFile: await makeMediaFile(t.db, cast.writer, mine),
-    tagClass: await makeTagClass(t.db, cast.writer, mine) }
+  const cast = await makeRoleCallers(t, 'taggrant')
+  const shared = await makeRecords(t, cast.owner)
+  const grants = [await grant(t.db, cast.owner, { user: cast.writer.id }, { library: shared.library }, ['read', 'write']),
+    await grant(t.db, cast.owner, { group: cast.group }, { library: shared.library }, ['read', 'write'])]
+  const theirs = tagRefs(shared)
+  const own = tagRefs(await makeRecords(t, cast.writer))
   const post = (as: typeof cast.writer, refs: typeof own) =>
     t.call('POST', `${API}/tag/`, { as, body: { ...refs, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 1 } })
   const stored = async (tagSet: number) =>
@@ -309,9 +302,7 @@ test('a tag created through a grant is stored once per POST, and a revoked grant
 })
 
 test('tag lists count only tags of readable tag sets', async () => {
-  const cast = await makeCast(t, 'taglist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'taglist')
   const f = await makeMediaFile(t.db, cast.owner, shared)
   const k = await makeTagClass(t.db, cast.owner, shared)
   const a = await makeTag(t.db, cast.owner, { tagSet: await makeTagSet(t.db, cast.owner, shared), mediaFile: f, tagClass: k })
@@ -320,9 +311,7 @@ test('tag lists count only tags of readable tag sets', async () => {
   const l = await makeTag(t.db, cast.owner, { tagSet: looseSet, mediaFile: f, tagClass: k })
   const privateSet = await makeTagSet(t.db, cast.owner, null)
   const p = await makeTag(t.db, cast.owner, { tagSet: privateSet, mediaFile: f, tagClass: k })
-  const strangerLib = await makeLibrary(t.db, cast.stranger)
-  const s = await makeTag(t.db, cast.stranger, { tagSet: await makeTagSet(t.db, cast.stranger, strangerLib),
-    mediaFile: await makeMediaFile(t.db, cast.stranger, strangerLib), tagClass: await makeTagClass(t.db, cast.stranger, strangerLib) })
+  const s = await makeTag(t.db, cast.stranger, tagRefs(await makeRecords(t, cast.stranger)))
   await listMatrix(t, cast, `${API}/tag/?page_size=1000`, {
     owner: [a, l, p], stranger: [s], reader: [a, l], writer: [a], member: [a], grantAdmin: [a],
   })
@@ -360,10 +349,7 @@ test('OPTIONS tag/ lists the create fields in the golden order', async () => {
 
 test('a tag posted into a tag set the caller may read but not write is 403, before errors about its other references', async () => {
   // the stranger's tag set, in the stranger's library; the writer may read only the tag set, not the library
-  const strangerLib = await makeLibrary(t.db, c.stranger)
-  const readOnlySet = await makeTagSet(t.db, c.stranger, strangerLib)
-  const media = await makeMediaFile(t.db, c.stranger, strangerLib)
-  const cls = await makeTagClass(t.db, c.stranger, strangerLib)
+  const { library: strangerLib, tagSet: readOnlySet, mediaFile: media, tagClass: cls } = await makeRecords(t, c.stranger)
   await grant(t.db, c.stranger, { user: c.writer.id }, { tagSet: readOnlySet }, ['read'])
   const before = await tagCount()
   const one = await t.call('POST', `${API}/tag/`, { as: c.writer, body: body({ tagSet: readOnlySet, mediaFile: media, tagClass: cls }) })

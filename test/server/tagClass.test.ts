@@ -1,18 +1,17 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp } from '../helpers/app.js'
-import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { listMatrix, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { grant, makeLibrary, makeTagClass } from '../helpers/records.js'
 
 const API = '/api/v0'
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 
 test.before(async () => {
-  c = await makeCast(t, 'tc')
-  lib = await grantedLibrary(t, c)
+  ;({ callers: c, library: lib } = await sharedLibrary(t, 'tc'))
 })
 
 test('tag class round trip', async () => {
@@ -61,9 +60,7 @@ test('tag class access matrix: read on the library to read, write to change', as
 })
 
 test('tag class lists count only classes of readable libraries', async () => {
-  const cast = await makeCast(t, 'tclist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'tclist')
   const a = await makeTagClass(t.db, cast.owner, shared)
   const p = await makeTagClass(t.db, cast.owner, await makeLibrary(t.db, cast.owner))
   const s = await makeTagClass(t.db, cast.stranger, await makeLibrary(t.db, cast.stranger))

@@ -1,21 +1,22 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp } from '../helpers/app.js'
-import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { listMatrix, makeRecords, makeRoleWorld, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 let refs: { tagSet: number; mediaFile: number }
 
 test.before(async () => {
-  c = await makeCast(t, 'tx')
-  lib = await grantedLibrary(t, c)
-  refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib) }
+  const w = await makeRoleWorld(t, 'tx')
+  c = w.callers
+  lib = w.library
+  refs = { tagSet: w.tagSet, mediaFile: w.mediaFile }
 })
 
 const body = (extra: Record<string, unknown> = {}) => ({ ...refs, startTime: 0.5, endTime: 1.5, minFrequency: 100, maxFrequency: 900, ...extra })
@@ -73,14 +74,11 @@ test('tag example access follows its tag set, like a tag', async () => {
 })
 
 test('tag example lists count only examples of readable tag sets', async () => {
-  const cast = await makeCast(t, 'txlist')
-  const shared = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: shared })
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'txlist')
   const f = await makeMediaFile(t.db, cast.owner, shared)
   const a = await makeTagExample(t.db, cast.owner, { tagSet: await makeTagSet(t.db, cast.owner, shared), mediaFile: f })
   const p = await makeTagExample(t.db, cast.owner, { tagSet: await makeTagSet(t.db, cast.owner, null), mediaFile: f })
-  const strangerLib = await makeLibrary(t.db, cast.stranger)
-  const s = await makeTagExample(t.db, cast.stranger, { tagSet: await makeTagSet(t.db, cast.stranger, strangerLib), mediaFile: await makeMediaFile(t.db, cast.stranger, strangerLib) })
+  const s = await makeTagExample(t.db, cast.stranger, await makeRecords(t, cast.stranger))
   await listMatrix(t, cast, `${API}/tagExample/?page_size=1000`, {
     owner: [a, p], stranger: [s], reader: [a], writer: [a], member: [a], grantAdmin: [a],
   })

@@ -1,22 +1,23 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp } from '../helpers/app.js'
-import { grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { listMatrix, makeRoleWorld, sharedLibrary, statusMatrix, tagRefs, type RoleCallers } from '../helpers/world.js'
 import { makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 let refs: { tagSet: number; mediaFile: number; tagClass: number }
 const newTag = () => makeTag(t.db, c.owner, refs, { strength: 0.5 })
 
 test.before(async () => {
-  c = await makeCast(t, 'rv')
-  lib = await grantedLibrary(t, c)
-  refs = { tagSet: await makeTagSet(t.db, c.owner, lib), mediaFile: await makeMediaFile(t.db, c.owner, lib), tagClass: await makeTagClass(t.db, c.owner, lib) }
+  const w = await makeRoleWorld(t, 'rv')
+  c = w.callers
+  lib = w.library
+  refs = tagRefs(w)
 })
 
 test('a decision is a record; deciding again changes it', async () => {
@@ -72,8 +73,7 @@ test('who may decide: writers of the tag set; readers read; each changes only th
 })
 
 test('lists show the decisions of readable tag sets, filtered by tag, tagSet, user and decision', async () => {
-  const cast = await makeCast(t, 'rvlist')
-  const shared = await grantedLibrary(t, cast)
+  const { callers: cast, library: shared } = await sharedLibrary(t, 'rvlist')
   const f = await makeMediaFile(t.db, cast.owner, shared)
   const k = await makeTagClass(t.db, cast.owner, shared)
   const setA = await makeTagSet(t.db, cast.owner, shared)

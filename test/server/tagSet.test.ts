@@ -2,19 +2,18 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
 import { suiteApp } from '../helpers/app.js'
-import { grantOn, grantedLibrary, listMatrix, makeCast, statusMatrix, type Cast } from '../helpers/cast.js'
+import { grantRoles, listMatrix, makeRoleCallers, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 
 const t = suiteApp(test)
-let c: Cast
+let c: RoleCallers
 let lib: number
 
 test.before(async () => {
-  c = await makeCast(t, 'ts')
-  lib = await grantedLibrary(t, c)
+  ;({ callers: c, library: lib } = await sharedLibrary(t, 'ts'))
 })
 
 const READ = { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 }
@@ -69,12 +68,12 @@ test('tag set access matrix through grants on its library', async () => {
 })
 
 test('tag set access matrix through grants on the tag set itself', async () => {
-  const cast = await makeCast(t, 'tsown')
+  const cast = await makeRoleCallers(t, 'tsown')
   // a tag set in a library only its owner can reach, shared on its own
   const privateLib = await makeLibrary(t.db, cast.owner)
   const shared = async () => {
     const id = await makeTagSet(t.db, cast.owner, privateLib)
-    await grantOn(t, cast, { tagSet: id })
+    await grantRoles(t, cast, { tagSet: id })
     return id
   }
   const id = await shared()
@@ -99,9 +98,7 @@ test('tag set access matrix through grants on the tag set itself', async () => {
 })
 
 test('tag set lists show sets reachable by owner, library grant or tag set grant', async () => {
-  const cast = await makeCast(t, 'tslist')
-  const sharedLib = await makeLibrary(t.db, cast.owner)
-  await grantOn(t, cast, { library: sharedLib })
+  const { callers: cast, library: sharedLib } = await sharedLibrary(t, 'tslist')
   const inShared = await makeTagSet(t.db, cast.owner, sharedLib)
   const byOther = await makeTagSet(t.db, cast.writer, sharedLib)
   const loose = await makeTagSet(t.db, cast.owner, null)
@@ -150,12 +147,12 @@ test('tagSet/{id}/tags/ pages through the set\'s tags in id order', async () => 
 })
 
 test('deleting a tag set deletes its tags and the grants on it', async () => {
-  const cast = await makeCast(t, 'tsdel')
+  const cast = await makeRoleCallers(t, 'tsdel')
   const library = await makeLibrary(t.db, cast.owner)
   const set = await makeTagSet(t.db, cast.owner, library)
   const keep = await makeTagSet(t.db, cast.owner, library)
-  await grantOn(t, cast, { tagSet: set })
-  await grantOn(t, cast, { tagSet: keep })
+  await grantRoles(t, cast, { tagSet: set })
+  await grantRoles(t, cast, { tagSet: keep })
   const refs = { mediaFile: await makeMediaFile(t.db, cast.owner, library), tagClass: await makeTagClass(t.db, cast.owner, library) }
   await makeTag(t.db, cast.owner, { ...refs, tagSet: set })
   const kept = await makeTag(t.db, cast.owner, { ...refs, tagSet: keep })
