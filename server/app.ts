@@ -16,6 +16,7 @@ import routeTable from './plugins/routeTable.js'
 import routes from './plugins/routes.js'
 import securityHeaders from './plugins/securityHeaders.js'
 import wireHeaders from './plugins/wireHeaders.js'
+import { accelerators, type Accelerators } from './resources/fast/index.js'
 
 export type { RouteTable } from './plugins/routeTable.js'
 
@@ -42,7 +43,7 @@ export const REDACT = [
 ]
 
 declare module 'fastify' {
-  interface FastifyInstance { config: AppConfig; db: Kysely<DB>; storage: Storage }
+  interface FastifyInstance { config: AppConfig; db: Kysely<DB>; storage: Storage; accelerators: Accelerators }
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -71,6 +72,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('db', opts.database.db)
   app.decorate('storage', opts.storage ? opts.storage(openStorage(config)) : openStorage(config))
+  app.decorate('accelerators', accelerators(config.accelerators))
   await app.register(routeTable)
   await app.register(inFlightTracking)
   await app.register(securityHeaders)

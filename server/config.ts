@@ -36,6 +36,9 @@ export interface AppConfig {
   /** a request body must arrive at least this fast, measured over each `bodyRateWindowSeconds` */
   minBodyBytesPerSecond: number
   bodyRateWindowSeconds: number
+  /** the accelerators (server/resources/fast/) answer what they can; false (MAS_ACCELERATORS=off): every request
+   * takes the plain path (docs/architecture.md, "The plain path and the accelerators") */
+  accelerators: boolean
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
@@ -61,7 +64,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     idleTimeoutSeconds: overrides.idleTimeoutSeconds ?? positive(env.MAS_IDLE_TIMEOUT_SECONDS, 120),
     minBodyBytesPerSecond: overrides.minBodyBytesPerSecond ?? positive(env.MAS_MIN_BODY_BYTES_PER_SECOND, 1024),
     bodyRateWindowSeconds: overrides.bodyRateWindowSeconds ?? positive(env.MAS_BODY_RATE_WINDOW_SECONDS, 30),
+    accelerators: overrides.accelerators ?? onOff('MAS_ACCELERATORS', env.MAS_ACCELERATORS, true),
   }
+}
+
+/** A setting that is on or off; absent or empty: `fallback`. */
+function onOff(name: string, v: string | undefined, fallback: boolean): boolean {
+  if (v === undefined || v === '') return fallback
+  const value = v.toLowerCase()
+  if (value === 'on') return true
+  if (value === 'off') return false
+  throw new ConfigError(`${name} must be on or off, not ${JSON.stringify(v)}`)
 }
 
 /** MAS_STORAGE_URL=s3://bucket/prefix and the MAS_S3_* settings; a MAS_STORAGE_URL of another form is refused */

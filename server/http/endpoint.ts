@@ -10,6 +10,7 @@ import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
 import { JsonText } from './jsonText.js'
 import { labelOf, type FieldDef } from './fields.js'
+import type { Accelerators } from '../resources/fast/index.js'
 
 // One path of the API with the methods it accepts. Registering it gives every
 // path the same conventions: Allow on every answer, OPTIONS metadata without
@@ -34,6 +35,8 @@ export interface Context {
   origin: string
   /** the parsed request body: JSON, form or multipart fields */
   body(): Promise<unknown>
+  /** the app's accelerators, which the resource core asks first (server/resources/fast/) */
+  fast: Accelerators
 }
 
 export interface Result {
@@ -43,7 +46,7 @@ export interface Result {
 }
 
 /** What every handler of the app is given besides its request. */
-export interface EndpointDeps { db: Kysely<DB>; config: AppConfig; storage: Storage }
+export interface EndpointDeps { db: Kysely<DB>; config: AppConfig; storage: Storage; fast: Accelerators }
 
 export type Handler = (ctx: Context) => Promise<Result>
 
@@ -124,7 +127,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       reply.header('Allow', allow)
       const method = req.method === 'HEAD' ? 'GET' : (req.method as Method | 'OPTIONS')
       const base = {
-        req, reply, db: deps.db, config: deps.config, storage: deps.storage,
+        req, reply, db: deps.db, config: deps.config, storage: deps.storage, fast: deps.fast,
         params: req.params as Record<string, string>,
         query: normaliseQuery(req.query),
         origin: requestOrigin(req),

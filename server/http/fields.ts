@@ -192,7 +192,7 @@ export function parseInput(fields: Fields, data: unknown, mode: InputMode): Pars
 }
 
 /** Wire values -> column values, for the fields that have a column; an object as its JSON text, so that
- * a create of one keeps the statements of text values (createOne.ts, insert.ts). */
+ * a create of one keeps the statements of text values (resources/fast/create.ts, resources/core/insert.ts). */
 export function toColumns(fields: Fields, values: Record<string, unknown>): Record<string, unknown> {
   const { columns, jsonColumns } = planOf(fields)
   const out: Record<string, unknown> = {}

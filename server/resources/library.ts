@@ -21,6 +21,7 @@ const fields: TableFields<'libraries'> = {
 
 export const libraries = defineResource({
   name: 'library',
+  accelerated: ['create'],
   title: 'Library',
   table: 'libraries',
   fields,

@@ -45,6 +45,7 @@ const fields: TableFields<'tags'> = {
 
 export const tags: ResourceDef<'tags'> = defineResource({
   name: 'tag',
+  accelerated: ['create', 'detail', 'list'],
   title: 'Tag',
   table: 'tags',
   fields,

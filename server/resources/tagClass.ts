@@ -17,6 +17,7 @@ const fields: TableFields<'tag_classes'> = {
 
 export const tagClasses = defineResource({
   name: 'tagClass',
+  accelerated: ['create', 'detail', 'list'],
   title: 'Tag Class',
   table: 'tag_classes',
   fields,

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Caller } from '../access.js'
 import { parseValue } from '../http/fields.js'
 import type { ListVia } from './core/define.js'
+import type { Accelerators } from './fast/index.js'
 import { filterNames } from './core/listStatements.js'
 import { parseId } from './core/read.js'
 import { readable, readableRecord, type Db, type ResourceDef } from './resource.js'
@@ -18,12 +19,12 @@ import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './
 
 /** The ways tag/ is read for a request (ResourceDef.listVia); `tagDef` and `tagSetDef` are the resources. */
 export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => ResourceDef<'tag_sets'>) {
-  return (db: Db, caller: Caller, query: Record<string, string>): ListVia | null => {
+  return (db: Db, caller: Caller, query: Record<string, string>, fast: Accelerators): ListVia | null => {
     // an empty value filters nothing (applyFilters)
     const names = filterNames(query).filter((n) => query[n] !== '')
-    const readableSets = () => readable(db, tagSetDef(), caller).select(sql<number>`r.id`.as('id'))
+    const readableSets = () => readable(db, tagSetDef(), caller, 'read', fast).select(sql<number>`r.id`.as('id'))
     if (!names.length) {
-      return { base: readable(db, tagDef(), caller), options: { count: async () => Number((await db.selectFrom('tag_set_tag_counts as c')
+      return { base: readable(db, tagDef(), caller, 'read', fast), options: { count: async () => Number((await db.selectFrom('tag_set_tag_counts as c')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('c.delta'), sql<string>`0`).as('n'))
         .where('c.tag_set_id', 'in', readableSets()).executeTakeFirstOrThrow()).n) } }
     }
@@ -31,11 +32,11 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
     if (tagSetId === null) {
       const fileId = names.length === 1 && names[0] === 'mediaFile' ? parseId(query.mediaFile) : null
       if (fileId === null) return null
-      return { base: readable(db, tagDef(), caller), options: { count: async () => Number((await db.selectFrom('tag_file_counts as c')
+      return { base: readable(db, tagDef(), caller, 'read', fast), options: { count: async () => Number((await db.selectFrom('tag_file_counts as c')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('c.delta'), sql<string>`0`).as('n'))
         .where('c.media_file_id', '=', fileId).where('c.tag_set_id', 'in', readableSets()).executeTakeFirstOrThrow()).n) } }
     }
-    const setReadable = () => readableRecord(db, tagSetDef(), caller, tagSetId)
+    const setReadable = () => readableRecord(db, tagSetDef(), caller, tagSetId, fast)
     // an uncorrelated condition: PostgreSQL evaluates it once per statement
     const base = db.selectFrom('tags as r').where((eb) => eb.exists(setReadable()))
     const key = keptKey(tagSetId, names, query)

@@ -6,9 +6,9 @@ import type { AnyRow, DB, Db } from '../db/schema.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
 import { parseInput, parseValue, type TableFields } from '../http/fields.js'
-import { coalescersPer } from './core/coalesce.js'
-import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type Plan } from './core/compiled.js'
-import { rowError } from './core/createOne.js'
+import { coalescersPer } from './fast/coalesce.js'
+import { bind, callerKey, compiler, planStatement, StatementCache, standInCaller, standInNumber, standInText, type Plan } from './fast/statements.js'
+import { rowError } from './fast/create.js'
 import type { Rec } from './core/define.js'
 import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
 import { tagClasses } from './tagClass.js'
@@ -62,7 +62,7 @@ type DecisionValues = { tag: number; decision: typeof DECISIONS[number]; tagClas
 /** a decision as written, and whether the statement made it (rather than changed it) */
 type Decided = Rec<'tag_reviews'> & { created: boolean }
 
-/** Builds statements for compiling (compiled.ts): typed by our tables, never connected. */
+/** Builds statements for compiling (statements.ts): typed by our tables, never connected. */
 const builder = compiler as unknown as Kysely<DB>
 
 /** INSERT … ON CONFLICT DO UPDATE of the rows `checked` selects, answering each row written and whether it was made. */
@@ -72,19 +72,17 @@ const upsert = (checked: Parameters<ReturnType<Kysely<DB>['insertInto']>['expres
       decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
     }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created'))
 
-/** plans of the decisions' statements, by kind of caller and shape */
-const plans = new Map<string, Plan | null>()
+/** plans of the decisions' statements, by kind of caller and shape (a use of the one statement cache) */
+const plans = new StatementCache<Plan>(16)
 
-/** The statement of `shape` for the caller, compiled once per kind of caller with stand-ins (compiled.ts: the caller
+/** The statement of `shape` for the caller, compiled once per kind of caller with stand-ins (statements.ts: the caller
  * is slot 0, `slots` the others) and bound to this request's values; compiled anew when it cannot be planned. */
 function planned(shape: string, caller: Caller, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
   compile: (caller: Caller, slots: unknown[]) => CompiledQuery): CompiledQuery<AnyRow> {
-  const key = `${callerKey(caller)}|${shape}`
-  let plan = plans.get(key)
-  if (plan === undefined) {
+  const plan = plans.get(tagReviews, caller, shape, () => {
     const sets = ([0, 1] as const).map((set) => ({ caller: standInCaller(set, caller), slots: standIns(set) }))
-    plans.set(key, plan = planStatement([sets[0], sets[1]], (s) => [s.caller.id, ...s.slots], (s) => compile(s.caller, s.slots)))
-  }
+    return planStatement([sets[0], sets[1]], (s) => [s.caller.id, ...s.slots], (s) => compile(s.caller, s.slots))
+  })
   return plan ? bind(plan, [caller.id, ...slots]) : compile(caller, slots) as CompiledQuery<AnyRow>
 }
 

@@ -24,6 +24,7 @@ const fields: TableFields<'tag_sets'> = {
 
 export const tagSets = defineResource({
   name: 'tagSet',
+  accelerated: ['detail', 'list'],
   title: 'Tag Set',
   table: 'tag_sets',
   fields,

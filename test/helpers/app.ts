@@ -28,10 +28,12 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-export async function testApp(config: Partial<AppConfig> = {}, options: Pick<BuildOptions, 'storage'> = {}): Promise<TestApp> {
-  const database = await testDatabase()
+/** `options.database`: the app's database (closed with it), else a fresh one dropped on close. */
+export async function testApp(config: Partial<AppConfig> = {}, options: Pick<BuildOptions, 'storage'> & { database?: Database } = {}): Promise<TestApp> {
+  const { database: given, ...buildOptions } = options
+  const database = given ?? await testDatabase()
   const dataDir = tempDir('mas-test-')
-  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config }, ...options })
+  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config }, ...buildOptions })
   // every answer checked against the OpenAPI document (test/helpers/openapi.ts)
   const openapi = new OpenApiChecker(app.routeTable.endpoints)
   openapi.install(app)

@@ -5,7 +5,7 @@ import { localTimestamp } from '../../server/db/time.js'
 import { defineResource, type ResourceDef } from '../../server/resources/resource.js'
 import { testDatabase } from './db.js'
 
-// For the tests of statements compiled once per shape (server/resources/core/compiled.ts): a database
+// For the tests of statements compiled once per shape (server/resources/fast/statements.ts): a database
 // with two users, and access rules that use more of the caller than its id, which must never be cached
 // across callers.
 

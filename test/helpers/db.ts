@@ -63,20 +63,22 @@ async function start(): Promise<Server> {
   return { admin, template, urlOf }
 }
 
-/** A new database of the run's PostgreSQL, migrated (a copy of the template); `drop` removes it. */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new database of the run's PostgreSQL, migrated (a copy of the template, or of `from`: the name of another
+ * database of the run, which nothing may be connected to); `drop` removes it. */
+export async function freshDatabase(from?: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const s = await (server ??= start())
   const name = `mas_test_${randomBytes(6).toString('hex')}`
-  await sql`create database ${sql.id(name)} template ${sql.id(s.template)}`.execute(s.admin)
+  await sql`create database ${sql.id(name)} template ${sql.id(from ?? s.template)}`.execute(s.admin)
   return {
+    name,
     url: s.urlOf(name),
     drop: async () => { await sql`drop database if exists ${sql.id(name)} with (force)`.execute(s.admin) },
   }
 }
 
-/** A fresh, migrated database for one test file, dropped on close. */
-export async function testDatabase(): Promise<Database> {
-  const fresh = await freshDatabase()
+/** A fresh, migrated database for one test file (or a copy of the database `from`), dropped on close. */
+export async function testDatabase(from?: string): Promise<Database> {
+  const fresh = await freshDatabase(from)
   const d = await openDatabase({ url: fresh.url, poolSize: 5 })
   return {
     ...d,

@@ -2,13 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { Coalescer } from '../../server/resources/core/coalesce.js'
+import { Coalescer } from '../../server/resources/fast/coalesce.js'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { makeRecords } from '../helpers/world.js'
 
 // Single creates that arrive together, of one caller, shape and scope, are made as one statement
-// (server/resources/core/createBatch.ts), and so are one caller's details (read.ts; docs/decisions.md §13):
+// (server/resources/fast/createBatch.ts), and so are one caller's details (fast/detail.ts; docs/decisions.md §13):
 // each request must still get the answer of its own record, or its own error, exactly as alone, and
 // nothing of one caller may be made or read with another's.
 

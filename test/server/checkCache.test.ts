@@ -2,7 +2,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Caller, Scope } from '../../server/access.js'
 import type { Database } from '../../server/db/database.js'
-import { checkReferences, planCheck } from '../../server/resources/core/checks.js'
+import { checkReferences } from '../../server/resources/core/checks.js'
+import { accelerators } from '../../server/resources/fast/index.js'
+import { planCheck } from '../../server/resources/fast/checks.js'
 import { appPermissions } from '../../server/resources/appPermission.js'
 import { defineResource, type ResourceDef } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
@@ -11,7 +13,7 @@ import { mediaFiles } from '../../server/resources/mediaFile.js'
 import { inlinedIdRule, twoCallers, usernameRule, usersUnder } from '../helpers/callers.js'
 
 // The reference and access checks of a write are compiled once per shape with stand-ins for the caller's
-// id, the ids named and the new record's values (server/resources/core/checks.ts, compiled.ts). A rule
+// id, the ids named and the new record's values (server/resources/fast/checks.ts, statements.ts). A rule
 // that uses anything else of the caller must not be cached across callers: each caller gets the answer
 // of its own rule.
 
@@ -31,9 +33,12 @@ function referring(name: string, rule: Scope): ResourceDef<'users'> {
   })
 }
 
+/** the accelerators the checks are made with: the statement cache is theirs */
+const fast = accelerators(true)
+
 /** the errors of naming `id` as `caller` (empty when the reference is readable) */
 async function named(def: ResourceDef<'users'>, caller: Caller, id: number): Promise<Record<string, string[]>> {
-  return (await checkReferences(database.db, def, caller, [{ friend: id }]))[0]
+  return (await checkReferences(database.db, def, caller, [{ friend: id }], null, fast))[0]
 }
 
 test('a rule using the caller\'s username is not cached: each caller may name only its own record', async () => {

@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert'
 import { everyone, ownedOnly, type Caller, type Scope } from '../../server/access.js'
 import type { Database } from '../../server/db/database.js'
 import { localTimestamp } from '../../server/db/time.js'
-import { insertChecked, insertPlan } from '../../server/resources/core/createOne.js'
+import { insertChecked, insertPlan } from '../../server/resources/fast/create.js'
+import { NarrowedFirst } from '../../server/resources/fast/narrowed.js'
+import { StatementCache, type Plan } from '../../server/resources/fast/statements.js'
 import { fetchRecord } from '../../server/resources/core/read.js'
 import { libraries } from '../../server/resources/library.js'
 import { defineResource, type ResourceDef } from '../../server/resources/resource.js'
@@ -12,7 +14,7 @@ import { inlinedIdRule, twoCallers, usernameRule, usersUnder } from '../helpers/
 import { grant, makeLibrary } from '../helpers/records.js'
 
 // A single create's checks and INSERT are one statement, compiled once per shape with stand-ins
-// (server/resources/core/createOne.ts): it inserts only when every check passes, and a rule that uses
+// (server/resources/fast/create.ts): it inserts only when every check passes, and a rule that uses
 // anything else of the caller than its id is not cached across callers.
 
 let database: Database
@@ -35,12 +37,15 @@ function groupsNaming(name: string, rule: Scope): ResourceDef<'app_user_groups'>
   })
 }
 
+/** what the accelerators keep for single creates */
+const state = { plans: new StatementCache<Plan>(256), narrowed: new NarrowedFirst() }
+
 const groupRow = (groupName: string, creator: number) =>
   ({ name: groupName, created_by: creator, creation_date: localTimestamp() })
 
 /** the group created by `caller` naming `creator`, or null when nothing was inserted */
 async function create(def: ResourceDef<'app_user_groups'>, caller: Caller, groupName: string, creator: number) {
-  const inserted = await insertChecked(database.db, def, caller, { name: groupName, creator }, groupRow(groupName, creator), undefined)
+  const inserted = await insertChecked(state, database.db, def, caller, { name: groupName, creator }, groupRow(groupName, creator), undefined)
   // these groups have no embed: the database writes the answer's JSON
   if (inserted && !('json' in inserted)) assert.unreachable(`${groupName}: inserted as a row`)
   const row = inserted && 'json' in inserted ? { created_by: JSON.parse(inserted.json).creator as number } : null

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert'
 import type { Caller } from '../../server/access.js'
 import type { Database } from '../../server/db/database.js'
 import { ApiError } from '../../server/http/errors.js'
-import { planFetch } from '../../server/resources/core/read.js'
+import { planFetch } from '../../server/resources/fast/detail.js'
+import { accelerators } from '../../server/resources/fast/index.js'
 import { libraries } from '../../server/resources/library.js'
 import { mediaFiles } from '../../server/resources/mediaFile.js'
 import { fetchRecord, type ResourceDef } from '../../server/resources/resource.js'
@@ -13,7 +14,7 @@ import { users } from '../../server/resources/users.js'
 import { inlinedIdRule, twoCallers, usernameRule, usersUnder } from '../helpers/callers.js'
 
 // The compiled statement of a record fetch is cached per resource with stand-ins for the caller's id and
-// the record's id (server/resources/core/read.ts). A rule that uses anything else of the caller must not
+// the record's id (server/resources/fast/detail.ts). A rule that uses anything else of the caller must not
 // be cached across callers: each caller gets the answer of its own rule.
 
 let database: Database
@@ -24,10 +25,13 @@ test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
 test.after(async () => { await database?.close() })
 
 
+/** the accelerators the fetches are made with: the statement cache is theirs */
+const fast = accelerators(true)
+
 /** the user record of `id` as `caller` fetches it, or 404 */
 async function fetched(def: ResourceDef<'users'>, caller: Caller, id: number): Promise<number | 404> {
   try {
-    return (await fetchRecord(database.db, def, caller, id, ['read'])).row.id
+    return (await fetchRecord(database.db, def, caller, id, ['read'], fast)).row.id
   } catch (e) {
     if (e instanceof ApiError && e.statusCode === 404) return 404
     throw e
@@ -56,8 +60,8 @@ test('the rules of the resources use only the caller\'s id, so their fetches are
     for (const isAdmin of [false, true]) {
       const plan = planFetch(def, { isAdmin }, ['read', 'write'])
       assert.ok(plan, `${def.name} (admin: ${isAdmin}) is cached`)
-      assert.ok(plan.idAt.length >= 1)
-      if (!isAdmin && def !== users) assert.ok(plan.callerAt.length >= 1, `${def.name}: the caller's id is a parameter`)
+      assert.ok(plan.at[1].length >= 1)
+      if (!isAdmin && def !== users) assert.ok(plan.at[0].length >= 1, `${def.name}: the caller's id is a parameter`)
     }
   }
 })

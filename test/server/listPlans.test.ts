@@ -2,7 +2,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Caller } from '../../server/access.js'
 import type { TableName } from '../../server/db/schema.js'
-import { plannedCountedPage, type CallerBase } from '../../server/resources/core/listStatements.js'
+import type { CallerBase } from '../../server/resources/core/listStatements.js'
+import { plannedCountedPage } from '../../server/resources/fast/page.js'
+import { StatementCache, type Plan } from '../../server/resources/fast/statements.js'
 import { readable } from '../../server/resources/core/read.js'
 import type { ResourceDef } from '../../server/resources/core/define.js'
 import { jobs } from '../../server/resources/jobs.js'
@@ -17,12 +19,15 @@ import { makeJob, makeProject } from '../helpers/jobs.js'
 import { grant, makeLibrary, makeMediaFile } from '../helpers/records.js'
 
 // An unfiltered page of a top-level list is read by a statement compiled once per shape, with stand-ins for
-// the caller's id, the request's origin, the clock and the offset (server/resources/core/listStatements.ts):
+// the caller's id, the request's origin, the clock and the offset (server/resources/fast/page.ts):
 // whoever asks next, from whatever host, at whatever time, for whichever page, gets the answer of its own
 // request. A rule that uses more of the caller than its id is never planned.
 
 const API = '/api/v0'
 const t = suiteApp(test)
+
+/** the plans of these tests' pages (the accelerators keep one such cache) */
+const plans = new StatementCache<Plan>(64)
 
 const base = <T extends TableName>(def: ResourceDef<T>): CallerBase => (db, caller) => readable(db, def, caller)
 const request = (caller: Caller, query: Record<string, string> = {}) => ({ caller, query, origin: 'http://mas.example', now: new Date() })
@@ -31,14 +36,14 @@ const alice: Caller = { id: 7, username: 'alice', isAdmin: false }
 test('the lists of the resources are planned for callers of every kind; filtered lists and other rules are not', () => {
   for (const def of [mediaFiles, jobs, tags, tagSets, tagClasses] as ResourceDef<TableName>[]) {
     for (const caller of [alice, { ...alice, isAdmin: true }]) {
-      assert.ok(plannedCountedPage(def, base(def), request(caller, { page: '2' }), 100, 100), `${def.name} (admin: ${caller.isAdmin})`)
+      assert.ok(plannedCountedPage(plans, def, base(def), request(caller, { page: '2' }), 100, 100), `${def.name} (admin: ${caller.isAdmin})`)
     }
   }
-  assert.is(plannedCountedPage(mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100, 0), null, 'a filtered list')
-  assert.is(plannedCountedPage(libraries, base(libraries), request(alice), 100, 0), null, 'a list rendered by the server')
+  assert.is(plannedCountedPage(plans, mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100, 0), null, 'a filtered list')
+  assert.is(plannedCountedPage(plans, libraries, base(libraries), request(alice), 100, 0), null, 'a list rendered by the server')
   for (const rule of [usernameRule, inlinedIdRule]) {
     const def = usersUnder(`users by ${rule === usernameRule ? 'username' : 'inlined id'}`, rule)
-    assert.is(plannedCountedPage(def, base(def), request(alice), 100, 0), null)
+    assert.is(plannedCountedPage(plans, def, base(def), request(alice), 100, 0), null)
   }
 })
 

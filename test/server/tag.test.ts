@@ -274,7 +274,7 @@ test('a writable tag set does not open an unreadable media file', async () => {
 
 test('a tag created through a grant is stored once per POST, and a revoked grant refuses the next at once', async () => {
   // a single create is first tried with the rule narrowed to what the caller owns, then with the whole rule
-  // (server/resources/core/createOne.ts); a caller remembered as using grants is still checked every time
+  // (server/resources/fast/create.ts); a caller remembered as using grants is still checked every time
   const cast = await makeRoleCallers(t, 'taggrant')
   const shared = await makeRecords(t, cast.owner)
   const grants = [await grant(t.db, cast.owner, { user: cast.writer.id }, { library: shared.library }, ['read', 'write']),

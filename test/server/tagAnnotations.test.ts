@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { parseInput, toColumns, toJson } from '../../server/http/fields.js'
-import { insertPlan } from '../../server/resources/core/createOne.js'
+import { insertPlan } from '../../server/resources/fast/create.js'
 import { ANNOTATIONS_MAX, tags } from '../../server/resources/tag.js'
 
 // A tag's annotations (a mas extension): an object of texts, kept with the tag and answered everywhere a

@@ -1,13 +1,12 @@
-import { sql, type CompiledQuery } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { valueColumns, type Caller, type Flag, type Scope } from '../../access.js'
-import type { AnyRow, TableName } from '../../db/schema.js'
+import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
 import { parseInput, type Fields, type InputMode, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
-import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan } from './compiled.js'
+import type { Accelerators } from '../fast/index.js'
 import { readable } from './read.js'
-import { cacheableKinds, isSlot, VALUE_KIND, valueKind } from './valueKinds.js'
 
 // The checks of a write before it is made: every reference names a record the caller can read,
 // the caller holds the access rule's flag on the new values, and the fields are valid.
@@ -16,8 +15,9 @@ import { cacheableKinds, isSlot, VALUE_KIND, valueKind } from './valueKinds.js'
  * On update (`existing` given) a reference left as it is stored is not checked again: a caller who may
  * change a shared record can send it back whole even when it points at something only its owner can read.
  * All fields are checked in one statement. */
-export async function checkReferences<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null = null): Promise<Record<string, string[]>[]> {
-  return (await checkAccess(db, def, caller, items, existing)).errors
+export async function checkReferences<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[],
+  existing: Rec<T> | null = null, fast?: Accelerators): Promise<Record<string, string[]>[]> {
+  return (await checkAccess(db, def, caller, items, existing, undefined, fast)).errors
 }
 
 /** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
@@ -25,12 +25,12 @@ export interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
 async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
-  scopeAsk?: ScopeAsk): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
+  scopeAsk?: ScopeAsk, fast?: Accelerators): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
   const asks = asksOf(def, items, existing)
   const keys = scopeAsk ? scopeKeys(scopeAsk.scope, scopeAsk.rows) : []
   if (!asks.length && !keys.length) return { errors, allowed: scopeAsk ? true : null }
-  const { found, allowed } = await readableIds(db, def, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined)
+  const { found, allowed } = await readableIds(db, def, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined, fast)
   asks.forEach(({ name, kept }, a) => {
     items.forEach((v, i) => {
       if (typeof v[name] === 'number' && v[name] !== kept && !found[a].has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
@@ -78,99 +78,32 @@ export const checkCount = (asks: Array<{ ids: number[] }>, scopeAsk: ScopeAsk | 
   asks.reduce((n, a) => n + a.ids.length, 0) + (scopeAsk?.rows.length ?? 0)
 
 /** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
- * one statement (a union of one select per target and one per scope row), compiled once per shape (see
- * checkQuery). */
+ * one statement (a union of one select per target and one per scope row). */
 async function readableIds<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, asks: Ask[],
-  scopeAsk?: ScopeAsk): Promise<{ found: Set<number>[]; allowed: boolean }> {
+  scopeAsk?: ScopeAsk, fast?: Accelerators): Promise<{ found: Set<number>[]; allowed: boolean }> {
   const found = asks.map(() => new Set<number>())
   let allowedRows = 0
-  for (const r of (await db.executeQuery<AnyRow>(checkQuery(def, caller, asks, scopeAsk))).rows) {
+  const planned = fast?.checks(def, caller, asks, scopeAsk)
+  const rows = planned ? (await db.executeQuery<AnyRow>(planned)).rows : await checkUnion(anyTable(db), caller, asks, scopeAsk).execute()
+  for (const r of rows) {
     if (r.ask === -1) allowedRows++
     else found[r.ask as number].add(Number(r.id))
   }
   return { found, allowed: allowedRows === (scopeAsk?.rows.length ?? 0) }
 }
 
-function compileCheck(caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
-  return checkUnion(caller, asks, scopeAsk).compile() as CompiledQuery<AnyRow>
-}
-
 /** The check statement, not compiled: a row (ask, id) per readable id, and (-1, k) per allowed scope row k.
  * At least one ask or scope row. */
-export function checkUnion(caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk) {
-  const selects = asks.map(({ target, ids }, a) => readable(compiler, target, caller)
+export function checkUnion(db: Kysely<AnyTables>, caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk) {
+  const selects = asks.map(({ target, ids }, a) => readable(db, target, caller)
     .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
     .where(sql<boolean>`r.id = any(${ids}::int[])`))
   // a scope row answers (-1, its index) when allowed
   for (const [k, row] of (scopeAsk?.rows ?? []).entries()) {
-    selects.push(compiler.selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
+    selects.push(db.selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
       .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)))
   }
   return selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
-}
-
-// The check statement's shape: the resource, the fields whose references are checked, the scope, its
-// flag, how many scope rows and which of their values are null, numbers or text, and the kind of caller. The
-// slots of a shape: the caller's id, each field's array of ids, each scope row's non-null values.
-
-/** most scope rows a cached shape has (a bulk create names a few distinct targets; more compile each time) */
-const CACHED_SCOPE_ROWS = 4
-const NO_SCOPE = {}
-/** per resource, per scope: the plan of each shape, or null when it may not be cached */
-const checkPlans = new WeakMap<object, WeakMap<object, Map<string, Plan | null>>>()
-
-function checkQuery<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> {
-  const rows = scopeAsk?.rows ?? []
-  const kinds = kindsOf(scopeAsk)
-  if (rows.length > CACHED_SCOPE_ROWS || !kinds.every(cacheableKinds)) return compileCheck(caller, asks, scopeAsk)
-  let byScope = checkPlans.get(def)
-  if (!byScope) checkPlans.set(def, byScope = new WeakMap())
-  let plans = byScope.get(scopeAsk?.scope ?? NO_SCOPE)
-  if (!plans) byScope.set(scopeAsk?.scope ?? NO_SCOPE, plans = new Map())
-  const key = `${callerKey(caller)}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}`
-  let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planCheck(caller, asks, scopeAsk))
-  if (!plan) return compileCheck(caller, asks, scopeAsk)
-  return bind(plan, checkSlots(caller, asks, scopeAsk, kinds))
-}
-
-/** The slots of a check statement: the caller's id, each reference's array of ids, each scope row's
- * numbers and texts (`kinds`: kindsOf), in that order. */
-export function checkSlots(caller: Caller, asks: Array<{ ids: number[] }>, scopeAsk: ScopeAsk | undefined, kinds: string[]): unknown[] {
-  const out: unknown[] = [caller.id, ...asks.map((a) => a.ids)]
-  const columns = scopeAsk?.scope.columns ?? []
-  ;(scopeAsk?.rows ?? []).forEach((row, r) => columns.forEach((c, i) => { if (isSlot(kinds[r][i])) out.push(row[c]) }))
-  return out
-}
-
-/** One set of stand-ins for a check statement (see compiled.ts): a caller of the kind, one id for each reference,
- * and scope rows of the given kinds. `value` gives the stand-in of the next slot of a kind (a number or a
- * text; a boolean is itself, null null), numbering on after the check's own slots. */
-export function standInChecks<A extends { ids: number[] }>(set: 0 | 1, kind: CallerKind, asks: A[], scopeAsk: ScopeAsk | undefined,
-  kinds: string[]) {
-  let k = 1
-  const value = (kind: string) => kind === VALUE_KIND.number ? standInNumber(set, k++)
-    : kind === VALUE_KIND.text ? standInText(set, k++) : kind === VALUE_KIND.true ? true : kind === VALUE_KIND.false ? false : null
-  const standInAsks = asks.map((a) => ({ ...a, ids: [standInNumber(set, k++)] }))
-  const columns = scopeAsk?.scope.columns ?? []
-  const rows = kinds.map((kind) => Object.fromEntries(columns.map((c, i) => [c, value(kind[i])])))
-  return { caller: standInCaller(set, kind), asks: standInAsks, scopeAsk: scopeAsk && { ...scopeAsk, rows }, value }
-}
-
-/** Per scope row, the kind of each of its values (valueKinds.ts), joined; a boolean is of no kind cached here. */
-export function kindsOf(scopeAsk: ScopeAsk | undefined): string[] {
-  const kind = (v: unknown) => typeof v === 'boolean' ? VALUE_KIND.other : valueKind(v)
-  return (scopeAsk?.rows ?? []).map((row) => scopeAsk!.scope.columns.map((c) => kind(row[c])).join(''))
-}
-
-/** The check statement of this shape with its slots' positions, or null when it may not be cached. */
-export function planCheck(kind: CallerKind, asks: Ask[], scopeAsk?: ScopeAsk): Plan | null {
-  const kinds = kindsOf(scopeAsk)
-  if (!kinds.every(cacheableKinds)) return null
-  const sets = [standInChecks(0, kind, asks, scopeAsk, kinds), standInChecks(1, kind, asks, scopeAsk, kinds)] as const
-  return planStatement(sets,
-    (s) => checkSlots(s.caller, s.asks, s.scopeAsk, kinds),
-    (s) => compileCheck(s.caller, s.asks, s.scopeAsk))
 }
 
 /** Does the caller hold `flag` under `scope` for records with these column values? One query per distinct key. */
@@ -198,7 +131,7 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
   const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
   const scopeAsk = scopeOf?.(parsed.filter((p) => !Object.keys(p.errors).length).map((p) => p.values))
-  const checked = await checkAccess(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing, scopeAsk)
+  const checked = await checkAccess(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing, scopeAsk, ctx.fast)
   checked.errors.forEach((e, i) => Object.assign(errors[i], e))
   const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null
   for (let i = 0; i < parsed.length; i++) {

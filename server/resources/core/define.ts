@@ -4,6 +4,7 @@ import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/sch
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
+import type { AcceleratedPath, Accelerators } from '../fast/index.js'
 import type { ListOptions } from './list.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
@@ -67,7 +68,7 @@ export interface ResourceDef<T extends TableName = TableName> {
   embedSql?: (req: Pick<ListRequest, 'origin' | 'now'>) => Record<string, Expression<unknown>>
   /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
    * They run where validate runs, before it; a create may also run them before its other checks (and
-   * then again in their place when those fail), see createOne.ts. */
+   * then again in their place when those fail), see fast/create.ts. */
   checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
   /** checks of the values against stored records (e.g. a media file's length), every item at once; per item,
    * its field errors. Run on every create and update whose items passed the other checks, the single create's
@@ -101,10 +102,13 @@ export interface ResourceDef<T extends TableName = TableName> {
     /** the column whose record, once readable, makes every record readable (`allReadableWith`, access.ts): the
      * list checks the rule once for it; a rule that does not say so is refused where the resource is defined */
     readableWith: string
-    list: (db: Db, caller: Caller, query: Record<string, string>) => ListVia | null
+    list: (db: Db, caller: Caller, query: Record<string, string>, fast: Accelerators) => ListVia | null
   }
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
+  /** the paths the accelerators must take for this resource (server/resources/fast/): a declaration they cannot
+   * take them for (a hook or a field they do not handle) is refused when its endpoints are made, at start-up */
+  accelerated?: AcceleratedPath[]
 }
 
 /** Work that must wait until a transaction committed (e.g. removing stored files of deleted rows). */

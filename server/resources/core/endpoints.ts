@@ -8,7 +8,8 @@ import type { Query } from '../../http/list.js'
 import { anyTable, type ResourceDef } from './define.js'
 import { listOf, type PageRows, type PageRun } from './list.js'
 import type { CallerBase } from './listStatements.js'
-import { fetchRecord, fetchRecordJson, parseId, readable, readableRecord, render } from './read.js'
+import { unacceleratedPaths } from '../fast/index.js'
+import { fetchRecord, parseId, readable, readableRecord, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
 // The list and detail endpoints generated from a declaration, and sub-lists (a parent record's
@@ -24,13 +25,15 @@ function documentedFields<T extends TableName>(def: ResourceDef<T>): Fields {
 export const API = '/api/v0'
 
 export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
+  const unaccelerated = unacceleratedPaths(def, def.accelerated ?? [])
+  if (unaccelerated.length) throw new Error(`${def.name} is declared accelerated, but: ${unaccelerated.join('; ')}`)
   const listMethods: Endpoint['methods'] = {}
   if (def.list !== false) {
-    const base: CallerBase = (db, caller) => readable(db, def, caller)
     listMethods.GET = async (ctx) => {
       if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
       if (def.beforeList) await def.beforeList(ctx)
-      const via = def.listVia?.list(ctx.db, ctx.caller, ctx.query)
+      const via = def.listVia?.list(ctx.db, ctx.caller, ctx.query, ctx.fast)
+      const base: CallerBase = (db, caller) => readable(db, def, caller, 'read', ctx.fast)
       return via ? listOf(ctx, def, via.base, { ...via.options, filtered: true }) : listOf(ctx, def, base)
     }
   }
@@ -42,9 +45,15 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
 
   const detailMethods: Endpoint['methods'] = {
     GET: async (ctx) => {
-      const text = await fetchRecordJson(ctx.db, def, ctx.caller, ctx.params.id)
-      if (text !== null) return { body: new JsonText(text) }
-      const { row } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, ['read'])
+      const id = parseId(ctx.params.id)
+      if (id === null) throw notFound()
+      const fast = ctx.fast.detail(ctx.db, def, ctx.caller, id)
+      if (fast) {
+        const text = await fast
+        if (text === undefined) throw notFound()
+        return { body: new JsonText(text) }
+      }
+      const { row } = await fetchRecord(ctx.db, def, ctx.caller, id, ['read'], ctx.fast)
       return { body: (await render(ctx, def, [row]))[0] }
     },
   }
@@ -86,7 +95,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       options: async (ctx) => {
         if (!detailMethods.PUT) return undefined
         try {
-          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'])
+          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'], ctx.fast)
           return can(def.update || 'write') ? { PUT: def.fields } : undefined
         } catch { return undefined }
       },
@@ -129,15 +138,15 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         // the children of a readable parent, when its rule says they are all readable with it (access.ts)
         const base = typeof where === 'string' && allReadableWith(opts.child.scope, where)
           ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
-          : readable(ctx.db, opts.child, ctx.caller)
+          : readable(ctx.db, opts.child, ctx.caller, 'read', ctx.fast)
         const ofParent = typeof where === 'string' ? base.where(`r.${where}`, '=', id) : where(base, id)
         return listOf(ctx, opts.child, ofParent, {
           ...(count ? { count: () => count(ctx, id) } : {}),
           ...(page ? { page: (ordered: Query, limit: number, offset: number, run: PageRun) => page(ctx, id, ordered, limit, offset, run) } : {}),
         }, {
           readable: (qb) => qb.where((eb) => eb.exists(
-            readableRecord(ctx.db, opts.parent, ctx.caller, id))),
-          fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read']),
+            readableRecord(ctx.db, opts.parent, ctx.caller, id, ctx.fast))),
+          fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read'], ctx.fast),
         })
       },
     },

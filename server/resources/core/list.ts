@@ -5,8 +5,7 @@ import { ApiError } from '../../http/errors.js'
 import { envelopeText } from '../../http/jsonText.js'
 import { pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
 import { recs, type ListRequest, type ResourceDef } from './define.js'
-import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
-import { countedPage, jsonPage, listQueries, plannedCountedPage, unfiltered, type CallerBase, type ListQueries } from './listStatements.js'
+import { countedPage, listQueries, unfiltered, type CallerBase, type ListQueries } from './listStatements.js'
 import { render } from './read.js'
 
 // A list of a resource's records: the one implementation behind every list endpoint, top-level
@@ -42,24 +41,15 @@ export interface ParentCheck {
  * as a subquery), or side by side when the count is a cheaper one. A sub-list (`parent`) reads its page first
  * under the parent's read rule in the same statement: a page with records proves the parent readable. Only an
  * empty page, or a bad filter or page, has the parent fetched first (404 before 400, an empty page of a
- * readable parent) and the list read again. The records are written as JSON by the database when the
- * resource's fields all have an SQL form (jsonRecord.ts), and rendered here (toJson and `embed`) otherwise.
- * An unfiltered page of a top-level list is read by a statement compiled once per shape (listStatements.ts). */
+ * readable parent) and the list read again. The records are rendered here (toJson and `embed`), or written as
+ * JSON by the database when the accelerators take the list (fast/, `pages`). */
 export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}> | CallerBase, opts: ListOptions = {},
   parent?: ParentCheck): Promise<Result> {
   const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
   const built = typeof base === 'function' ? () => base(ctx.db, ctx.caller) : () => base
-  if (listsWrittenByDatabase(def)) {
-    // the JSON is written over the page's rows only (in the page's statement it would be written for every
-    // row OFFSET skips too)
-    let json: ((page: Query, extras: string[]) => Query) | null = null
-    const run: PageRun = (page, extras = []) => jsonPage(json ??= listPageJson(ctx.db, def, req), def, req, page, extras).execute()
-    const texts = async (rows: AnyRow[]) => rows.map((r) => r.__json as string)
-    const planned = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
-      ? (limit: number, offset: number) => plannedCountedPage(def, base, req, limit, offset)
-      : undefined
-    return { body: envelopeText(await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, run, texts, planned))) }
-  }
+  const compilable = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
+  const json = ctx.fast.pages(ctx.db, def, req, compilable ? base : undefined)
+  if (json) return { body: envelopeText(await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, json.run, json.texts, json.planned))) }
   // a page read with its count carries it in every row (listReads): not a column of the record
   const rendered = async (rows: AnyRow[]) => render(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))
   return { body: await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, (page) => page.execute(), rendered)) }

@@ -3,11 +3,9 @@ import type { AnyRow, TableName } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
-import { parseInput, toColumns } from '../../http/fields.js'
-import { JsonText } from '../../http/jsonText.js'
+import { toColumns } from '../../http/fields.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
-import { insertChecked } from './createOne.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows } from './insert.js'
 import { fetchFor, render } from './read.js'
@@ -46,17 +44,12 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? v[columnField.get(c) ?? ''] ?? now : v[columnField.get(c) ?? '']
     return row
   })
-  if (!many && !def.transform && !def.afterWrite && !def.validate && onDuplicate === 'create') {
-    // one statement for the checks and the INSERT; anything else takes the ordinary way below
-    const parsed = parseInput(def.fields, body, 'create')
-    if (!Object.keys(parsed.errors).length && valuesPass(def, parsed.values)
-      && !hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? [])) {
-      const created = await insertChecked(ctx.db, def, ctx.caller, parsed.values, rowsOf([parsed.values])[0],
-        checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [parsed.values]) } : undefined)
-        // a record referred to went while the statement ran (its trigger found it gone): the ordinary way says which
-        .catch((e: unknown) => { if ((e as { code?: unknown } | null)?.code === '23503') return null; throw e })
-      if (created) return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
-    }
+  if (!many && onDuplicate === 'create') {
+    const fast = await ctx.fast.create(ctx, def, body, {
+      row: (v) => rowsOf([v])[0],
+      scopeAsk: (v) => checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined,
+    })
+    if (fast) return fast
   }
   const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
     checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
@@ -110,21 +103,10 @@ async function createSkippingDuplicates<T extends TableName>(ctx: Context, def: 
   return { status: 201, body: { results, skipped: [...stored.keys()].sort((a, b) => a - b) } }
 }
 
-/** Do the values pass the resource's checks of values alone? (What they say, when they do not, the
- * ordinary create says in its place.) */
-function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
-  try {
-    def.checkValues?.(values, null)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** PUT (all required fields) or PATCH (any subset). */
 export async function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
   const flag = def.update || 'write'
-  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag)
+  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.fast)
   const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
   const createScope = def.createScope === undefined ? def.scope : def.createScope
   if (hasErrors(errors)) {
@@ -156,7 +138,7 @@ export async function updateRecord<T extends TableName>(ctx: Context, def: Resou
 }
 
 export async function deleteRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
-  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write')
+  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.fast)
   const table: string = def.table
   const afterCommit = await ctx.db.transaction().execute(async (trx) => {
     const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined

@@ -1,4 +1,4 @@
-// The kind of each value a compiled statement is made for (compiled.ts): null and booleans are written into
+// The kind of each value a compiled statement is made for (statements.ts): null and booleans are written into
 // the statement, so into its cache key; numbers and texts are its slots, filled at each use; a value of any
 // other kind is never cached. Each kind is one character, so that a row's kinds joined are part of a key.
 

@@ -1,29 +1,22 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import { rowColumns, type Caller, type Flag } from '../../access.js'
 import type { Referent } from '../../http/fields.js'
-import { callerKey, compiler, planStatement, standInCaller, type Plan } from './compiled.js'
+import { compiler, planStatement, standInCaller, type Plan, type StatementCache } from './statements.js'
 
 // A resource's access rule for a caller, as SQL compiled once per resource, flag and kind of caller
-// (compiled.ts): the rule of a record `r` is the largest part of most statements (a tag set's is an owner,
+// (statements.ts): the rule of a record `r` is the largest part of most statements (a tag set's is an owner,
 // a library and a grant with its groups), and building it with the query builder at every request cost more
 // than the rest of a page of tags (docs/decisions.md §14). The compiled rule is kept as its SQL text split at
 // its parameters; each use puts the caller's id back where the stand-ins' ids were. A rule that uses more of
 // the caller than its id is built at every use.
 
 /** A rule compiled once: its SQL between its parameters, and each parameter (null where the caller's id goes). */
-interface CompiledRule { pieces: string[]; values: Array<RawBuilder<unknown> | null> }
-
-/** per resource, by flag and kind of caller: the compiled rule, or null when it must be built at every use */
-const rules = new WeakMap<Referent, Map<string, CompiledRule | null>>()
+export interface CompiledRule { pieces: string[]; values: Array<RawBuilder<unknown> | null> }
 
 /** The rule of `def` on the record `r` for `caller` and `flag` as one SQL expression (in parentheses), or null
  * when it cannot be compiled once (the caller builds it: `def.scope.allows`). */
-export function compiledRule(def: Referent, caller: Caller, flag: Flag): RawBuilder<SqlBool> | null {
-  let byKey = rules.get(def)
-  if (!byKey) rules.set(def, byKey = new Map())
-  const key = `${flag}|${callerKey(caller)}`
-  let rule = byKey.get(key)
-  if (rule === undefined) byKey.set(key, rule = compileRule(def, caller, flag))
+export function compiledRule(rules: StatementCache<CompiledRule>, def: Referent, caller: Caller, flag: Flag): RawBuilder<SqlBool> | null {
+  const rule = rules.get(def, caller, flag, () => compileRule(def, caller, flag))
   if (!rule) return null
   const parts: RawBuilder<unknown>[] = [sql.raw(rule.pieces[0])]
   rule.values.forEach((value, i) => parts.push(value ?? sql.val(caller.id), sql.raw(rule.pieces[i + 1])))

@@ -1,10 +1,11 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { checkCount, checkSlots, checkUnion, kindsOf, standInChecks, type Ask, type ScopeAsk } from './checks.js'
-import { bind, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
-import type { Db, ResourceDef } from './define.js'
-import { arrayParameter, columnTypes } from './insert.js'
+import { checkCount, checkUnion, type Ask, type ScopeAsk } from '../core/checks.js'
+import type { Db, ResourceDef } from '../core/define.js'
+import { arrayParameter, columnTypes } from '../core/insert.js'
+import { checkSlots, kindsOf, standInChecks } from './checks.js'
+import { bind, compiler, planStatement, type CallerKind, type Plan, type StatementCache } from './statements.js'
 import { ownRecordColumns } from './jsonRecord.js'
 import { VALUE_KIND } from './valueKinds.js'
 
@@ -18,7 +19,7 @@ import { VALUE_KIND } from './valueKinds.js'
 //        ins as (insert into t (id, …) select id, … from input where (select count(*) from chk) = $n
 //                returning id, <the record's JSON>)
 //   select input.ord, ins.__json from ins left join input on input.id = ins.id
-// Compiled once per shape with stand-ins (compiled.ts), as a single create's statement is.
+// Compiled once per shape with stand-ins (statements.ts), as a single create's statement is.
 
 /** What every create of a batch shares: the caller, the references checked, the scope row, the columns
  * given and the kind of each value. */
@@ -26,13 +27,13 @@ export interface BatchShape { caller: Caller; asks: Ask[]; scopeAsk: ScopeAsk | 
 
 /** Inserts one row per create of the batch, each with the one id each of its references names, when
  * every check passes: their answers' JSON, in the rows' order; null when a check did not pass (then
- * nothing was written). `key`: the shape's plan key, without the caller's id. */
-export async function insertBatch<T extends TableName>(db: Db, def: ResourceDef<T>, key: string, shape: BatchShape, rows: AnyRow[]): Promise<string[] | null> {
+ * nothing was written). `key`: the shape, without the kind of caller. */
+export async function insertBatch<T extends TableName>(plans: StatementCache<Plan>, db: Db, def: ResourceDef<T>, key: string, shape: BatchShape, rows: AnyRow[]): Promise<string[] | null> {
   const asks = asksOver(def, shape.asks, rows)
   const checks = checkCount(asks, shape.scopeAsk)
   const types = columnTypes(def)
   const arrays = shape.columns.map((c) => arrayParameter(types.get(c)!, rows.map((r) => r[c])))
-  const plan = planOf(def, key, shape)
+  const plan = plans.get(def, shape.caller, `batch|${key}`, () => planBatch(def, shape.caller, shape))
   const query = plan ? bind(plan, [...checkSlots(shape.caller, asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
     : compileBatch(def, { ...shape, asks }, arrays, checks)
   const inserted = (await db.executeQuery(query)).rows
@@ -55,17 +56,6 @@ export function asksOver<T extends TableName>(def: ResourceDef<T>, asks: Ask[], 
     const column = def.fields[a.name].column ?? a.name
     return { ...a, ids: [...new Set(rows.map((r) => Number(r[column])))] }
   })
-}
-
-/** per resource: the plan of each shape, or null when it may not be cached */
-const batchPlans = new WeakMap<object, Map<string, Plan | null>>()
-
-function planOf<T extends TableName>(def: ResourceDef<T>, key: string, shape: BatchShape): Plan | null {
-  let plans = batchPlans.get(def)
-  if (!plans) batchPlans.set(def, plans = new Map())
-  let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planBatch(def, shape.caller, shape))
-  return plan
 }
 
 function planBatch<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: BatchShape): Plan | null {
@@ -91,7 +81,7 @@ function compileBatch<T extends TableName>(def: ResourceDef<T>, shape: BatchShap
   return compiler
     .with('input', () => sql<AnyRow>`(select nextval((select pg_get_serial_sequence(${sql.lit(table)}, 'id'))::regclass) as id, u.*
       from unnest(${unnest}) with ordinality as u(${names}, ord))`)
-    .with('chk', () => checkUnion(shape.caller, shape.asks, shape.scopeAsk))
+    .with('chk', () => checkUnion(compiler, shape.caller, shape.asks, shape.scopeAsk))
     .with('ins', (db) => db.insertInto(table).columns(['id', ...columns])
       .expression(db.selectFrom('input').select(['id', ...columns]).where(sql<boolean>`(select count(*) from chk) = ${checks}`))
       .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]))

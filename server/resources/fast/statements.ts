@@ -4,7 +4,8 @@ import {
 import type { Caller } from '../../access.js'
 import type { AnyRow, AnyTables } from '../../db/schema.js'
 
-// Statements compiled once per shape: the most frequent statements (a record fetch, the reference and
+// The one cache of statements compiled once per shape, and the stand-in technique it rests on (docs/decisions.md
+// §14). The most frequent statements (a record fetch, the reference and
 // access checks of a write) have SQL that depends on the request only through a few values (the caller's
 // id, the record's id, the ids a write names). Such a statement is built and compiled once with stand-ins
 // for those values, which each request then puts back in the parameters. It fails closed: the statement
@@ -63,4 +64,28 @@ export function bind(plan: Plan, values: readonly unknown[]): CompiledQuery<AnyR
   const parameters = plan.query.parameters.slice()
   plan.at.forEach((positions, k) => { for (const i of positions) parameters[i] = values[k] })
   return { ...plan.query, parameters }
+}
+
+/** What is kept per owner (a resource, or a statement family of one module) and key: a plan, or null when the
+ * statement may not be compiled once (then it is compiled for every request). */
+export class StatementCache<V> {
+  readonly #byOwner = new WeakMap<object, Map<string, V | null>>()
+
+  /** `max`: entries kept per owner; past it, a shape not kept is answered null (compiled for its request). */
+  constructor(readonly max: number) {}
+
+  /** The entry of `owner` for a caller of this kind and a shape (everything else the statement depends on
+   * besides its slots' values): made by `make` the first time. The key always begins with the kind of caller,
+   * so a statement made for one kind is never served to another. */
+  get(owner: object, kind: CallerKind, shape: string, make: () => V | null): V | null {
+    let entries = this.#byOwner.get(owner)
+    if (!entries) this.#byOwner.set(owner, entries = new Map())
+    const key = `${callerKey(kind)}|${shape}`
+    let entry = entries.get(key)
+    if (entry === undefined) {
+      if (entries.size >= this.max) return null
+      entries.set(key, entry = make())
+    }
+    return entry
+  }
 }

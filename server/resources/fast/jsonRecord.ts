@@ -1,13 +1,13 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { FieldDef, Fields } from '../../http/fields.js'
-import { compiler } from './compiled.js'
-import { anyTable, type Db, type ListRequest, type Query, type ResourceDef } from './define.js'
+import { compiler } from './statements.js'
+import { anyTable, type Db, type ListRequest, type Query, type ResourceDef } from '../core/define.js'
 import type { AnyTables, TableName } from '../../db/schema.js'
 
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
 // same field declarations. Lists use it, so that a page reaches the server as one JSON text per record,
 // which it joins into the answer without reading the rows into objects and serialising them again, and so
-// do the details and single creates of resources without an `embed` (read.ts, createOne.ts; docs/decisions.md
+// do the details and single creates of resources without an `embed` (detail.ts, create.ts; docs/decisions.md
 // §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
 // record for record.
 

@@ -1,50 +1,95 @@
 import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
-import { asksOf, checkCount, checkSlots, checkUnion, kindsOf, scopeKey, standInChecks, type Ask, type ScopeAsk } from './checks.js'
+import type { Context, Result } from '../../http/endpoint.js'
+import { parseInput } from '../../http/fields.js'
+import { JsonText } from '../../http/jsonText.js'
+import { asksOf, checkCount, checkUnion, hasErrors, scopeKey, type Ask, type ScopeAsk } from '../core/checks.js'
+import { recs, type Db, type Rec, type ResourceDef } from '../core/define.js'
+import { columnTypes } from '../core/insert.js'
+import { render } from '../core/read.js'
+import { checkSlots, kindsOf, standInChecks } from './checks.js'
 import { cacheableKinds, isSlot, valueKind } from './valueKinds.js'
 import { coalescersPer, type Coalescer } from './coalesce.js'
 import { asksOver, batchable, insertBatch } from './createBatch.js'
-import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan } from './compiled.js'
-import { recs, type Db, type Rec, type ResourceDef } from './define.js'
-import { columnTypes } from './insert.js'
+import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan, type StatementCache } from './statements.js'
 import { ownRecordColumns } from './jsonRecord.js'
-import { askNarrowedFirst } from './narrowed.js'
+import type { NarrowedFirst } from './narrowed.js'
 
 // The common success case of creating one record in one round trip: the reference and access checks
 // and the INSERT are one statement, which inserts only when every check passed
 //   with chk as (<the checks>) insert into t (…) select $… where (select count(*) from chk) = <checks>
 // When it inserts nothing, the create is made again the ordinary way (createRecords), whose checks say
 // exactly what failed, with the same errors as ever. The statement is compiled once per shape with
-// stand-ins (compiled.ts): the checks' shape, the columns given and the kind of each value.
+// stand-ins (statements.ts): the checks' shape, the columns given and the kind of each value.
 // It is made first for the caller narrowed to what it owns (narrowed.ts).
+
+/** What a single create needs of its accelerators: the plans and the narrowed-first memory. */
+export interface CreateState { plans: StatementCache<Plan>; narrowed: NarrowedFirst }
+
+/** What the plain create (core/write.ts) gives a fast one for the parsed values: the new row's columns as
+ * stored, and the access check of the new record (none for a site admin, or a resource anyone may create in). */
+export interface CreateOf { row: (values: Record<string, unknown>) => AnyRow; scopeAsk: (values: Record<string, unknown>) => ScopeAsk | undefined }
+
+/** Whether a resource's single creates may be made in one statement: none of the hooks that run between the
+ * checks and the INSERT, or after it (transform, validate, afterWrite), nor a handler of its own. */
+export const createsInOne = <T extends TableName>(def: ResourceDef<T>): boolean =>
+  !def.transform && !def.afterWrite && !def.validate && !def.createHandler
+
+/** The answer of a single create (`body`, not an array) made in one statement with its checks; null when the
+ * resource or the request does not fit one, or a check did not pass (nothing was written: the plain create says
+ * what failed). */
+export async function fastCreate<T extends TableName>(state: CreateState, ctx: Context, def: ResourceDef<T>, body: unknown,
+  of: CreateOf): Promise<Result | null> {
+  if (!createsInOne(def)) return null
+  const parsed = parseInput(def.fields, body, 'create')
+  if (Object.keys(parsed.errors).length || !valuesPass(def, parsed.values)
+    || hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? [])) return null
+  const created = await insertChecked(state, ctx.db, def, ctx.caller, parsed.values, of.row(parsed.values), of.scopeAsk(parsed.values))
+    // a record referred to went while the statement ran (its trigger found it gone): the plain create says which
+    .catch((e: unknown) => { if ((e as { code?: unknown } | null)?.code === '23503') return null; throw e })
+  if (!created) return null
+  return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
+}
+
+/** Do the values pass the resource's checks of values alone? (What they say, when they do not, the
+ * plain create says in its place.) */
+function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
+  try {
+    def.checkValues?.(values, null)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /** most scope rows a cached shape has: one create has one */
 const SCOPE_ROWS = 1
 
 /** A record a single create inserted: as the JSON text of its answer, written by the database, when the
- * resource's records have no `embed` (as a detail is, read.ts), else as its row. */
+ * resource's records have no `embed` (as a detail is, detail.ts), else as its row. */
 export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
 
 /** The record inserted, or null when a check did not pass or the create does not fit one statement
  * (then nothing was written). `values`: the parsed wire values; `row`: their columns as stored. */
-export async function insertChecked<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, values: Record<string, unknown>,
+export async function insertChecked<T extends TableName>(state: CreateState, db: Db, def: ResourceDef<T>, caller: Caller, values: Record<string, unknown>,
   row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Inserted<T> | null> {
   const shape = shapeOf(def, values, row, scopeAsk)
   if (!shape) return null
   const insert = (as: Caller): Promise<Inserted<T> | null> => {
-    if (!batchable(def)) return insertOne(db, def, as, shape, row)
+    if (!batchable(def)) return insertOne(state.plans, db, def, as, shape, row)
     // made with the creates of the same caller, shape and scope values that arrive meanwhile (createBatch.ts)
-    const key = `${as.id}|${shapeKey(as, shape)}|${scopeAsk?.rows.map((r) => scopeKey(scopeAsk.scope, r)).join('|') ?? ''}`
-    return coalescerOf(db, def).submit(key, row, (rows) => insertRows(db, def, as, shape, rows))
+    const key = `${as.id}|${callerKey(as)}|${shapeKey(shape)}|${scopeAsk?.rows.map((r) => scopeKey(scopeAsk.scope, r)).join('|') ?? ''}`
+    return coalescerOf(db, def).submit(key, row, (rows) => insertRows(state.plans, db, def, as, shape, rows))
   }
   // a record inserted is the answer; nothing inserted is asked again under the whole rule
-  return askNarrowedFirst(caller, insert, (created) => created !== null, (created) => created !== null)
+  return state.narrowed.ask(caller, insert, (created) => created !== null, (created) => created !== null)
 }
 
 /** One create alone: its checks and INSERT in one statement. */
-async function insertOne<T extends TableName>(db: Db, def: ResourceDef<T>, as: Caller, shape: Shape, row: AnyRow): Promise<Inserted<T> | null> {
-  const plan = planOf(def, as, shape)
+async function insertOne<T extends TableName>(plans: StatementCache<Plan>, db: Db, def: ResourceDef<T>, as: Caller, shape: Shape,
+  row: AnyRow): Promise<Inserted<T> | null> {
+  const plan = planOf(plans, def, as, shape)
   const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(as, shape, shape.scopeAsk, row))
     : compileInsert(def, as, shape.asks, shape.scopeAsk, row, shape.columns)
   const inserted = (await db.executeQuery(query)).rows[0]
@@ -55,14 +100,15 @@ async function insertOne<T extends TableName>(db: Db, def: ResourceDef<T>, as: C
 /** The creates of a batch (rows of one caller, shape and scope values): one alone, several in one
  * statement; when that inserts nothing (a check of one of them did not pass) or fails, each alone, so
  * that each gets its own answer or error. */
-function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, as: Caller, shape: Shape, rows: AnyRow[]): Array<Promise<Inserted<T> | null>> {
-  if (rows.length === 1) return [insertOne(db, def, as, shape, rows[0])]
+function insertRows<T extends TableName>(plans: StatementCache<Plan>, db: Db, def: ResourceDef<T>, as: Caller, shape: Shape,
+  rows: AnyRow[]): Array<Promise<Inserted<T> | null>> {
+  if (rows.length === 1) return [insertOne(plans, db, def, as, shape, rows[0])]
   // each row's own shape: the same, with the ids its references name
   const own = (row: AnyRow): Shape => ({ ...shape, asks: asksOver(def, shape.asks, [row]) })
-  const batch = insertBatch(db, def, shapeKey(as, shape), { ...shape, caller: as }, rows)
+  const batch = insertBatch(plans, db, def, shapeKey(shape), { ...shape, caller: as }, rows)
   return rows.map((row, i) => batch.then(
-    (answers) => answers ? { json: answers[i] } : insertOne(db, def, as, own(row), row),
-    (e: unknown) => rowError(e) ? insertOne(db, def, as, own(row), row) : Promise.reject(e)))
+    (answers) => answers ? { json: answers[i] } : insertOne(plans, db, def, as, own(row), row),
+    (e: unknown) => rowError(e) ? insertOne(plans, db, def, as, own(row), row) : Promise.reject(e)))
 }
 
 /** Did the batch fail for what one of its rows holds, as a whole (nothing of it written)? PostgreSQL's
@@ -102,25 +148,17 @@ function shapeOf<T extends TableName>(def: ResourceDef<T>, values: Record<string
 export function insertPlan<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, values: Record<string, unknown>, row: AnyRow,
   scopeAsk?: ScopeAsk): Plan | null {
   const shape = shapeOf(def, values, row, scopeAsk)
-  return shape && planOf(def, kind, shape)
+  return shape && planInsert(def, kind, shape)
 }
 
-function planOf<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: Shape): Plan | null {
-  let plans = insertPlans.get(def)
-  if (!plans) insertPlans.set(def, plans = new Map())
-  const key = shapeKey(kind, shape)
-  let plan = plans.get(key)
-  if (plan === undefined) plans.set(key, plan = planInsert(def, kind, shape))
-  return plan
+function planOf<T extends TableName>(plans: StatementCache<Plan>, def: ResourceDef<T>, kind: CallerKind, shape: Shape): Plan | null {
+  return plans.get(def, kind, `create|${shapeKey(shape)}`, () => planInsert(def, kind, shape))
 }
 
-/** What a create's statement depends on besides its slots' values: the kind of caller and the shape. */
-function shapeKey(kind: CallerKind, { asks, kinds, columns, rowKinds, scopeAsk }: Shape): string {
-  return `${callerKey(kind)}|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
+/** What a create's statement depends on besides its slots' values and the kind of caller: its shape. */
+function shapeKey({ asks, kinds, columns, rowKinds, scopeAsk }: Shape): string {
+  return `${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kinds.join(',')}|${columns.join(',')}|${rowKinds}`
 }
-
-/** per resource: the plan of each shape, or null when it may not be cached */
-const insertPlans = new WeakMap<object, Map<string, Plan | null>>()
 
 /** The slots of a shape: the check's (checkSlots), then the row's numbers and texts, in that order. */
 function slotValues(caller: Caller, shape: Shape, scopeAsk: ScopeAsk | undefined, row: AnyRow): unknown[] {
@@ -146,7 +184,7 @@ function compileInsert<T extends TableName>(def: ResourceDef<T>, caller: Caller,
   const types = columnTypes(def)
   const checks = checkCount(asks, scopeAsk)
   const table: string = def.table
-  const insert = compiler.with('chk', () => checkUnion(caller, asks, scopeAsk))
+  const insert = compiler.with('chk', () => checkUnion(compiler, caller, asks, scopeAsk))
     .insertInto(table)
     .columns(columns)
     .expression(compiler.selectNoFrom(columns.map((c) => sql`${row[c]}::${sql.raw(types.get(c)!)}`.as(c)))

@@ -1,0 +1,150 @@
+import type { CompiledQuery, RawBuilder, SqlBool } from 'kysely'
+import type { Caller, Flag } from '../../access.js'
+import type { AnyRow, TableName } from '../../db/schema.js'
+import type { Context, Result } from '../../http/endpoint.js'
+import type { Referent } from '../../http/fields.js'
+import type { Query } from '../../http/list.js'
+import type { Ask, ScopeAsk } from '../core/checks.js'
+import type { Db, ListRequest, ResourceDef } from '../core/define.js'
+import type { CallerBase } from '../core/listStatements.js'
+import { plannedCheck } from './checks.js'
+import { createsInOne, fastCreate, type CreateOf } from './create.js'
+import { fetchFlaggedRow } from './detail.js'
+import { listPageJson, listsWrittenByDatabase, ownRecordColumns } from './jsonRecord.js'
+import { NarrowedFirst } from './narrowed.js'
+import { jsonPage, plannedCountedPage } from './page.js'
+import { compiledRule, type CompiledRule } from './rule.js'
+import { StatementCache, type Plan } from './statements.js'
+
+// The accelerators: every speed-up of the resource core in one place, behind one small interface
+// (docs/architecture.md, "The plain path and the accelerators"). The plain path (server/resources/core/) asks
+// them first at a few points; each function answers, or says "not for this request" (null) and the plain path
+// runs. One set per app, made from its configuration (MAS_ACCELERATORS): `accelerators(false)` declines
+// everything. Each keeps a count of which path answered, which tests assert (never a time).
+
+/** The points where an accelerator may answer in the plain path's place. */
+export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page'] as const
+export type Path = (typeof PATHS)[number]
+
+/** How many times each path answered: the accelerator's (`fast`), or the plain one after it declined. */
+export type PathCounts = Record<Path, { fast: number; plain: number }>
+
+/** A page of a list whose records the database writes as JSON: how to run a page's query, how its rows become
+ * the records' texts, and, for an unfiltered top-level list, its page with its count from a compiled statement. */
+export interface JsonPages {
+  run: (page: Query, extras?: string[]) => Promise<AnyRow[]>
+  texts: (rows: AnyRow[]) => Promise<string[]>
+  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null
+}
+
+export interface Accelerators {
+  readonly on: boolean
+  readonly answered: PathCounts
+  /** the access rule of `r` for the caller, compiled once per resource, flag and kind of caller */
+  rule(def: Referent, caller: Caller, flag: Flag): RawBuilder<SqlBool> | null
+  /** the record `id` with `__can_<flag>` for each flag (undefined: missing or unreadable): a compiled statement,
+   * made narrowed first */
+  fetch(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]): Promise<AnyRow | undefined> | null
+  /** a detail's answer written by the database (undefined: missing or unreadable), read with the caller's
+   * details that arrive meanwhile */
+  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number): Promise<string | undefined> | null
+  /** a write's check statement (core/checks.ts) from its compiled plan */
+  checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> | null
+  /** a single create made in one statement with its checks (batched with others of its shape) */
+  create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf): Promise<Result | null>
+  /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
+  pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null
+}
+
+const zeroCounts = (): PathCounts => Object.fromEntries(PATHS.map((p) => [p, { fast: 0, plain: 0 }])) as PathCounts
+
+/** The accelerators of an app: `on` from its configuration. */
+export function accelerators(on: boolean): Accelerators {
+  return on ? new Accelerated() : new Declining()
+}
+
+/** Every function declines: the plain path answers everything (MAS_ACCELERATORS=off). */
+class Declining implements Accelerators {
+  readonly on = false
+  readonly answered = zeroCounts()
+  #plain<R>(path: Path): R | null { this.answered[path].plain++; return null }
+  rule() { return this.#plain<RawBuilder<SqlBool>>('rule') }
+  fetch() { return this.#plain<Promise<AnyRow | undefined>>('fetch') }
+  detail() { return this.#plain<Promise<string | undefined>>('detail') }
+  checks() { return this.#plain<CompiledQuery<AnyRow>>('checks') }
+  async create() { return this.#plain<Result>('create') }
+  pages() { return this.#plain<JsonPages>('page') }
+}
+
+class Accelerated implements Accelerators {
+  readonly on = true
+  readonly answered = zeroCounts()
+  // the statement cache's uses, each with its own bound per resource
+  readonly #rules = new StatementCache<CompiledRule>(32)
+  readonly #fetches = new StatementCache<Plan>(64)
+  readonly #checks = new StatementCache<Plan>(256)
+  readonly #creates = new StatementCache<Plan>(256)
+  readonly #pages = new StatementCache<Plan>(64)
+  readonly #narrowed = new NarrowedFirst()
+
+  #count<R>(path: Path, answer: R | null): R | null {
+    this.answered[path][answer === null ? 'plain' : 'fast']++
+    return answer
+  }
+
+  rule(def: Referent, caller: Caller, flag: Flag) {
+    return this.#count('rule', compiledRule(this.#rules, def, caller, flag))
+  }
+
+  fetch(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]) {
+    return this.#count('fetch', fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, flags, null))
+  }
+
+  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number) {
+    const json = ownRecordColumns(def, 'r')
+    return this.#count('detail', json && fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, ['read'], json)
+      .then((row) => row?.__json as string | undefined))
+  }
+
+  checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk) {
+    return this.#count('checks', plannedCheck(this.#checks, owner, caller, asks, scopeAsk))
+  }
+
+  async create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf) {
+    return this.#count('create', await fastCreate({ plans: this.#creates, narrowed: this.#narrowed }, ctx, def, body, of))
+  }
+
+  pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase) {
+    if (!listsWrittenByDatabase(def)) return this.#count<JsonPages>('page', null)
+    // the JSON is written over the page's rows only (in the page's statement it would be written for every row
+    // OFFSET skips too)
+    let json: ((page: Query, extras: string[]) => Query) | null = null
+    return this.#count('page', {
+      run: (page: Query, extras: string[] = []) => jsonPage(json ??= listPageJson(db, def, req), def, req, page, extras).execute(),
+      texts: async (rows: AnyRow[]) => rows.map((r) => r.__json as string),
+      planned: base && ((limit: number, offset: number) => plannedCountedPage(this.#pages, def, base, req, limit, offset)),
+    })
+  }
+}
+
+/** The paths a resource may expect to be accelerated (ResourceDef.accelerated). */
+export type AcceleratedPath = 'create' | 'detail' | 'list'
+
+/** Which of `expected` the accelerators cannot take for this declaration, each with why: a hook or a field they
+ * do not handle. Checked where the resource is defined (core/define.ts), so that a change that would leave a
+ * fast path fails at start-up instead of silently running slower. */
+export function unacceleratedPaths<T extends TableName>(def: ResourceDef<T>, expected: readonly AcceleratedPath[]): string[] {
+  const out: string[] = []
+  for (const path of expected) {
+    if (path === 'create' && !createsInOne(def)) {
+      out.push('create: a single create is made in one statement only without transform, validate, afterWrite or createHandler')
+    }
+    if (path === 'detail' && !ownRecordColumns(def, 'r')) {
+      out.push('detail: written by the database only without embed, and with every field of a JSON scalar type (fast/jsonRecord.ts)')
+    }
+    if (path === 'list' && !listsWrittenByDatabase(def)) {
+      out.push('list: written by the database only when every field has an SQL form (an embed needs embedSql; fast/jsonRecord.ts)')
+    }
+  }
+  return out
+}
