@@ -61,7 +61,7 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   assert.match(lines[2], `,blackbird,${blackbird},0.2,alice,${alice.id},no,robin,${robin},"a robin, ""clearly""",`)
   const raven = await w.mas(['review', 'export', '--tag-set', 'detector', '--format', 'raven'])
   assert.is(raven.code, 0, raven.stderr)
-  const table = raven.stdout.replace(/\n$/, '').split('\n').map((l) => l.split('\t'))
+  const table = raven.stdout.replace(/\r\n$/, '').split('\r\n').map((l) => l.split('\t'))
   assert.equal(table[0].slice(-4), ['mas_tag_class_id', 'Review', 'Reviewer', 'Named Class'])
   assert.equal(table.slice(1).map((r) => r.slice(-3)), [['no', 'alice', 'robin'], ['yes', 'alice', '']])
 
