@@ -101,4 +101,26 @@ test('the creates of the quickstart run twice make one library, tag set and tag 
   assert.is(libraries.length, 2) // alice's, and bob's shared with her
 })
 
+test('a grant given twice is one grant (by username, as a colleague gives it); a site admin\'s project created twice is one', async () => {
+  await w.t.user('carol')
+  const grants: string[] = []
+  for (let run = 0; run < 2; run++) {
+    const r = await w.mas(['perms', 'grant', '--user', 'carol', '--library', String(library), '--read'])
+    assert.is(r.code, 0, r.stderr)
+    grants.push(r.stdout.trim())
+  }
+  assert.is(grants[1], grants[0])
+  const wider = await w.mas(['perms', 'grant', '--user', 'carol', '--library', String(library), '--read', '--write'])
+  assert.is.not(wider.stdout.trim(), grants[0]) // other rights: a grant of its own, as before
+
+  const root = await w.t.user('root', { admin: true })
+  const home = w.newHome()
+  assert.is((await w.login(root, home)).code, 0)
+  const first = await w.mas(['project', 'create', 'survey'], { home })
+  const second = await w.mas(['project', 'create', 'survey'], { home })
+  assert.is(second.code, 0, second.stderr)
+  assert.is(second.stdout, first.stdout)
+  assert.is(second.stderr, `your project 'survey' exists already (id ${first.stdout.trim()}): nothing was created\n`)
+})
+
 test.run()
