@@ -192,3 +192,26 @@ export const everyone: Scope = scope([], () => TRUE)
 
 /** Site admins only. */
 export const adminsOnly: Scope = scope([], (_eb, caller) => caller.isAdmin ? TRUE : sql<SqlBool>`false`)
+
+// ---- who a caller may name ----
+
+/** The ids of the users whose usernames the caller may learn (`usernames/`, docs/decisions.md §22): itself; the
+ * owners of the libraries and tag sets it reads and the bearers of grants on them (a bearer group's members too);
+ * the creators and members of the groups it reads. People it shares something with, and nobody else. Projects
+ * are their owners' alone, so they name nobody else. Site admins: every user. */
+export function knownUsers(eb: EB, caller: Caller) {
+  if (caller.isAdmin) return eb.selectFrom('users as ku').select('ku.id as id')
+  const readableTarget = (e: EB) => e.or([
+    e.and([e('kp.target_type', '=', 'library'), libraryAllows(e, caller, e.ref('kp.target_id'), 'read')]),
+    e.and([e('kp.target_type', '=', 'tagset'), tagSetAllows(e, caller, e.ref('kp.target_id'), 'read')]),
+    e.and([e('kp.target_type', '=', 'appusergroup'), groupAllows(e, caller, e.ref('kp.target_id'), 'read')]),
+  ])
+  return eb.selectFrom('users as ku').select('ku.id as id').where('ku.id', '=', caller.id)
+    .union(eb.selectFrom('libraries as kl').select('kl.user_id as id').where((e) => libraryAllows(e, caller, e.ref('kl.id'), 'read')))
+    .union(eb.selectFrom('tag_sets as kt').select('kt.user_id as id').where((e) => tagSetAllows(e, caller, e.ref('kt.id'), 'read')))
+    .union(eb.selectFrom('app_permissions as kp').select('kp.bearer_id as id').where('kp.bearer_type', '=', 'user').where(readableTarget))
+    .union(eb.selectFrom('app_permissions as kp').innerJoin('app_user_group_users as kb', 'kb.group_id', 'kp.bearer_id')
+      .select('kb.user_id as id').where('kp.bearer_type', '=', 'appusergroup').where(readableTarget))
+    .union(eb.selectFrom('app_user_groups as kg').select('kg.created_by as id').where((e) => groupAllows(e, caller, e.ref('kg.id'), 'read')))
+    .union(eb.selectFrom('app_user_group_users as km').select('km.user_id as id').where((e) => groupAllows(e, caller, e.ref('km.group_id'), 'read')))
+}

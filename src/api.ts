@@ -64,6 +64,8 @@ interface RequestOptions {
   form?: Record<string, string>
   /** may this request be sent again after a connection error or 502/503/504? */
   retry?: boolean
+  /** headers beside the client's own */
+  headers?: Record<string, string>
 }
 
 export interface Answer<T> { status: number; data: T; headers: Record<string, string | string[] | undefined> }
@@ -117,8 +119,8 @@ export class ApiClient {
   async request<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const url = this.url(path, opts.query)
     const retry = opts.retry ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method)
-    const headers = this.headers(opts.json !== undefined || opts.jsonText !== undefined ? { 'content-type': 'application/json' }
-      : opts.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {})
+    const headers = this.headers({ ...(opts.json !== undefined || opts.jsonText !== undefined ? { 'content-type': 'application/json' }
+      : opts.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...opts.headers })
     const body = opts.jsonText ?? (opts.json !== undefined ? JSON.stringify(opts.json)
       : opts.form !== undefined ? new URLSearchParams(opts.form).toString() : undefined)
     return this.withRetry(method, url, retry, async () => {

@@ -9,6 +9,21 @@ import { filterCheck } from './listFilters.js'
 
 export const yesFlag = Flags.boolean({ char: 'y', description: 'do it without asking (needed when not on a terminal)' })
 
+/** The header a mas server answers on OPTIONS with the methods the caller may use on the record, when asked with `*`
+ * (docs/decisions.md §22). */
+const PERMITTED_HEADER = 'mas-permitted-methods'
+
+/** Refuses `verb` on `what` (e.g. "library 3 'Dawn chorus'") in one line, before anything is counted or asked, when
+ * the server says the caller may not DELETE the record at `path`. Nothing is checked with `yes` (the DELETE itself
+ * is refused then) nor against a server that does not tell (the original service): the question is asked there. */
+export async function refuseIfNotPermitted(api: ApiClient, path: string, what: string, yes: boolean, verb = 'delete'): Promise<void> {
+  if (yes) return
+  const answer = await api.request('OPTIONS', path, { headers: { [PERMITTED_HEADER]: '*' } })
+  const told = answer.status < 300 ? answer.headers[PERMITTED_HEADER] : undefined
+  if (typeof told !== 'string') return
+  if (!told.split(',').map((m) => m.trim()).includes('DELETE')) failure(`You may not ${verb} ${what}: the server refuses it to you. Nothing was changed`)
+}
+
 /** Asks `question` (e.g. "delete library 3 'Dawn chorus' with 1,204 media files?") unless `yes`. */
 export async function confirmDestructive(question: string, yes: boolean): Promise<void> {
   if (yes) return

@@ -159,3 +159,9 @@ function formatOf(opts: ProgressOptions): string {
   if (opts.totalBytes !== undefined) return `{bar} {value}/{total} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}`
   return `{bar} {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`
 }
+
+/** Writes `text` to stdout, resolved once it is handed on (so a pipe's back-pressure paces the writer). */
+export function writeStdout(text: string): Promise<void> {
+  if (!text) return Promise.resolve()
+  return new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())))
+}

@@ -198,6 +198,9 @@ export function sumAsWritten(a: number, b: number): number {
 const annotationsOf = (t: TagRecord): Record<string, unknown> =>
   (t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations) ? t.annotations as Record<string, unknown> : {})
 
+/** Raven Pro writes its selection tables with Windows line ends on every system, and so does mas. */
+const EOL = '\r\n'
+
 /**
  * One selection table over `files`: within each sequence (sequencesOf) each file starts where the earlier
  * ones end (the sum of their durations), as in a Raven multi-file table of that sequence, and each
@@ -224,7 +227,7 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
   // each annotation in the column it came from, in the order first met; one named like a column mas writes is left out
   const annotated = [...new Set(rows.flatMap((t) => Object.keys(annotationsOf(t))))].filter((c) => !taken.has(c.toLowerCase()))
   const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))
-  let out = [...written, ...annotated].join('\t') + '\n'
+  let out = [...written, ...annotated].join('\t') + EOL
   rows.forEach((t, i) => {
     const p = place.get(Number(t.mediaFile))!
     const s = Number(t.startTime)
@@ -233,7 +236,7 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
     const after = [asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass, ...extra?.cells(t) ?? [],
       ...annotated.map((c) => notes[c])]
     const row = (view: string, low: unknown, high: unknown) => [i + 1, view, 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), low, high,
-      beginPath(p.file.alias, options.pathPrefix), baseName(p.file.alias), s, ...after].map(cell).join('\t') + '\n'
+      beginPath(p.file.alias, options.pathPrefix), baseName(p.file.alias), s, ...after].map(cell).join('\t') + EOL
     if (options.waveformRows) {
       const rate = p.file.sampleRate
       out += rate === undefined ? row('Waveform 1', t.minFrequency, t.maxFrequency) : row('Waveform 1', 0, rate / 2)

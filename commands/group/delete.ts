@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { confirmDestructive, count, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, yesFlag } from '../../src/confirm.js'
 import { findGroup } from '../../src/lookup.js'
 
 export default class GroupDelete extends AuthCommand<typeof GroupDelete> {
@@ -11,6 +11,7 @@ export default class GroupDelete extends AuthCommand<typeof GroupDelete> {
 
   async run() {
     const group = await findGroup(this.api, this.args.group)
+    await refuseIfNotPermitted(this.api, `appUserGroup/${group.id}/`, `group ${group.id} '${group.name}'`, this.flags.yes)
     await confirmDestructive(`delete group ${group.id} '${group.name}' with ${count(group.users.length, 'member')}?`, this.flags.yes)
     await this.api.delete(`appUserGroup/${group.id}/`)
     this.logToStderr(`Deleted group ${group.id} '${group.name}'`)

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { libraryId } from '../../src/lookup.js'
-import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
   static summary = 'Delete a library with its media files, tag sets and tags (asks first; --yes when not on a terminal)'
@@ -11,6 +11,7 @@ export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
 
   async run() {
     const library = await this.api.get(`library/${await libraryId(this.api, 'ID', this.args.id)}/`)
+    await refuseIfNotPermitted(this.api, `library/${library.id}/`, `library ${library.id} '${library.name}'`, this.flags.yes)
     if (!this.flags.yes) {
       const tagSets = (await this.api.all('tagSet/', { library: library.id })).filter((s) => s.library === library.id)
       let tags = 0

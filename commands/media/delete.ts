@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary } from '../../src/lookup.js'
-import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
   static summary = 'Delete a media file with its tags (needs admin on its library; asks first, --yes when not on a terminal)'
@@ -15,6 +15,7 @@ export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
 
   async run() {
     const file = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
+    await refuseIfNotPermitted(this.api, `mediaFile/${file.id}/`, `media file ${file.id} '${file.alias ?? file.id}'`, this.flags.yes)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { mediaFile: file.id })
       await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of library ${file.library} with ${count(tags, 'tag')}?`, false)

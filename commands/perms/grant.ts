@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { ApiError } from '../../src/api.js'
 import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
+import { alreadyThere, sameGrant } from '../../src/createOnce.js'
 import { groupId, libraryId, tagSetId, userId } from '../../src/lookup.js'
 
 export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
@@ -39,6 +40,12 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
     } else if (f.group !== undefined) {
       bearer = { bearer_type: 'appusergroup', bearer_id: await groupId(this.api, f.group, '--group') }
     } else usageError('Give --user or --group')
+    const given = await sameGrant(this.api, target as { target_type: string; target_id: number }, bearer, flags)
+    if (given) {
+      alreadyThere(`grant ${given.id} of these rights`, given)
+      this.log(String(given.id))
+      return given
+    }
     const grant = await this.api.post('appPermission/', { ...bearer, ...target, ...flags }).catch((e) => {
       // a server without the bearer_username extension (the original) asks for the id
       if (e instanceof ApiError && e.status === 400 && 'bearer_username' in bearer && (e.body as Record<string, unknown>)?.bearer_id) {

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { confirmDestructive, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, yesFlag } from '../../src/confirm.js'
 
 export default class PermsRevoke extends AuthCommand<typeof PermsRevoke> {
   static summary = 'Revoke a grant (asks first; --yes when not on a terminal)'
@@ -12,6 +12,7 @@ export default class PermsRevoke extends AuthCommand<typeof PermsRevoke> {
   async run() {
     if (!this.flags.yes) {
       const grant = await this.api.get(`appPermission/${this.args.id}/`)
+      await refuseIfNotPermitted(this.api, `appPermission/${grant.id}/`, `grant ${grant.id}`, false, 'revoke')
       const rights = ['read', 'write', 'launch_job', 'admin'].filter((r) => grant[r]).join(', ') || 'no rights'
       await confirmDestructive(`revoke grant ${grant.id} (${rights} on ${grant.target_type} ${grant.target_id} for ${grant.bearer_type} ${grant.bearer_id})?`, false)
     }

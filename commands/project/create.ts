@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
+import { alreadyThere, ownProjectNamed } from '../../src/createOnce.js'
 
 export default class ProjectCreate extends AuthCommand<typeof ProjectCreate> {
   static summary = 'Create a project; prints its id'
@@ -12,6 +13,12 @@ export default class ProjectCreate extends AuthCommand<typeof ProjectCreate> {
   }
 
   async run() {
+    const made = await ownProjectNamed(this.api, this.args.name)
+    if (made) {
+      alreadyThere(`your project '${this.args.name}'`, made)
+      this.log(String(made.id))
+      return made
+    }
     const project = await this.api.post('project/', {
       name: this.args.name, type: this.flags.type, ...(this.flags.notes !== undefined ? { notes: this.flags.notes } : {}),
     })

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { projectId } from '../../src/lookup.js'
-import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class ProjectDelete extends AuthCommand<typeof ProjectDelete> {
   static summary = 'Delete a project with its jobs; its media files stay in their libraries (asks first; --yes when not on a terminal)'
@@ -11,6 +11,7 @@ export default class ProjectDelete extends AuthCommand<typeof ProjectDelete> {
 
   async run() {
     const project = await this.api.get(`project/${await projectId(this.api, 'ID', this.args.id)}/`)
+    await refuseIfNotPermitted(this.api, `project/${project.id}/`, `project ${project.id} '${project.name}'`, this.flags.yes)
     if (!this.flags.yes) {
       const jobs = await recordCount(this.api, 'jobs/', { project: project.id })
       await confirmDestructive(`delete project ${project.id} '${project.name}' with ${count(jobs, 'job')} ` +

@@ -1,27 +1,31 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { mapLimit } from '../../src/api.js'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
 import { MEDIA_FILES, TAG_CLASSES, USERS } from '../../src/names.js'
-import { ravenFile, ravenTable } from '../../src/raven.js'
+import { ravenFile } from '../../src/raven.js'
+import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { reviewCsv, type ExportRow, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
 
 export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
   static summary = 'Write the decisions on a tag set\'s tags to stdout: CSV, or a Raven Pro selection table with a Review column'
   static description = `One row per decision: the tag (id, media file, times, frequencies, class, strength), the reviewer, the decision, and for a "no" the class the reviewer named instead, with names beside the ids. What "mas review import" reads back.
 
---format raven writes the tags as "mas tag export --format raven" does, with the columns Review, Reviewer and Named Class added (a tag decided by several reviewers has a row for each).`
+--format raven writes the tags as "mas tag export --format raven" does, with the columns Review, Reviewer and Named Class added (a tag decided by several reviewers has a row for each). Decided tags in one sequence of recordings: one table, to stdout. In several: --per-sequence DIR writes a table per sequence below DIR, --per-file DIR one per recording; without either the command exits 2. --path-prefix and --waveform-rows are as in "mas tag export".`
   static examples = [
     '<%= config.bin %> review export --tag-set 1 > decisions.csv',
     '<%= config.bin %> review export --tag-set 1 --format raven > verified.selections.txt',
+    '<%= config.bin %> review export --tag-set 1 --format raven --per-sequence verified --path-prefix "D:\\Field"',
   ]
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
     format: Flags.option({ options: ['csv', 'raven'] as const, default: 'csv' as const, description: 'output format' })(),
+    ...ravenFlags,
   }
 
   async run(): Promise<ExportRow[]> {
+    checkRavenFlags(this.flags, this.flags.format)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const reviews = await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
     const ids = [...new Set(reviews.map((r) => r.tag))]
@@ -47,13 +51,13 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
     const [media, classes] = await Promise.all([mediaFiles(this.api, library), tagClasses(this.api, library)])
     const byRecord = new Map(rows.map((r) => [r.review.id, r]))
     const records = rows.map((r) => ({ ...r.tag, mas_review_id: r.review.id }))
-    process.stdout.write(ravenTable(records, media.records.map(ravenFile), (id) => classes.byId(id)?.className, {
+    await writeRavenTables(this.api, records, media.records.map(ravenFile), (id) => classes.byId(id)?.className, this.flags, {
       columns: ['Review', 'Reviewer', 'Named Class'],
       cells: (t) => {
         const r = byRecord.get(Number(t.mas_review_id))!
         return [r.review.decision, r.reviewer, r.namedClass]
       },
-    }))
+    })
     return rows
   }
 }

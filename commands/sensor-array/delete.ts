@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { confirmDestructive, count, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, yesFlag } from '../../src/confirm.js'
 import { sensorArrayId } from '../../src/lookup.js'
 
 export default class SensorArrayDelete extends AuthCommand<typeof SensorArrayDelete> {
@@ -11,6 +11,7 @@ export default class SensorArrayDelete extends AuthCommand<typeof SensorArrayDel
 
   async run() {
     const array = await this.api.get(`sensorArray/${await sensorArrayId(this.api, 'ID', this.args.id)}/`)
+    await refuseIfNotPermitted(this.api, `sensorArray/${array.id}/`, `sensor array ${array.id} '${array.name}'`, this.flags.yes)
     if (!this.flags.yes) {
       await confirmDestructive(`delete sensor array ${array.id} '${array.name}' (${count(array.sensor_set?.length ?? 0, 'sensor')} stay, in no array)?`, false)
     }

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 import { sensorId } from '../../src/lookup.js'
 
 export default class SensorDelete extends AuthCommand<typeof SensorDelete> {
@@ -11,6 +11,7 @@ export default class SensorDelete extends AuthCommand<typeof SensorDelete> {
 
   async run() {
     const sensor = await this.api.get(`sensor/${await sensorId(this.api, 'ID', this.args.id)}/`)
+    await refuseIfNotPermitted(this.api, `sensor/${sensor.id}/`, `sensor ${sensor.id} '${sensor.name}'`, this.flags.yes)
     if (!this.flags.yes) {
       const files = await recordCount(this.api, 'mediaFile/', { sensor: sensor.id })
       await confirmDestructive(`delete sensor ${sensor.id} '${sensor.name}' (${count(files, 'media file')} keep no sensor)?`, false)

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { confirmDestructive, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, yesFlag } from '../../src/confirm.js'
 
 export default class TagDelete extends AuthCommand<typeof TagDelete> {
   static summary = 'Delete one tag (asks first; --yes when not on a terminal)'
@@ -10,6 +10,7 @@ export default class TagDelete extends AuthCommand<typeof TagDelete> {
 
   async run() {
     const tag = await this.api.get(`tag/${this.args.id}/`)
+    await refuseIfNotPermitted(this.api, `tag/${tag.id}/`, `tag ${tag.id}`, this.flags.yes)
     await confirmDestructive(`delete tag ${tag.id} (tag class ${tag.tagClass} on media file ${tag.mediaFile}, ` +
       `${tag.startTime}-${tag.endTime} s, tag set ${tag.tagSet})?`, this.flags.yes)
     await this.api.delete(`tag/${tag.id}/`)

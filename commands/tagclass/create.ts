@@ -1,10 +1,11 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
+import { alreadyThere, existing } from '../../src/createOnce.js'
 import { libraryId } from '../../src/lookup.js'
 
 export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
-  static summary = 'Create a tag class in a library; prints its id'
+  static summary = 'Create a tag class in a library; prints its id (the existing one\'s, when the library has a class of that name)'
   static examples = ['<%= config.bin %> tagclass create turdus_merula --library 1 --display-name Blackbird',
     '<%= config.bin %> tagclass create sylvia_atricapilla --library 1']
   static args = { name: Args.string({ description: 'class name', required: true }) }
@@ -14,8 +15,15 @@ export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
   }
 
   async run() {
+    const library = await libraryId(this.api, '--library', this.flags.library)
+    const made = await existing(this.api, 'tagClass/', { library }, (c) => c.className === this.args.name && c.library === library)
+    if (made) {
+      alreadyThere(`tag class '${this.args.name}' of library ${library}`, made)
+      this.log(String(made.id))
+      return made
+    }
     const tagClass = await this.api.post('tagClass/', {
-      className: this.args.name, library: await libraryId(this.api, '--library', this.flags.library), displayName: this.flags['display-name'] ?? this.args.name,
+      className: this.args.name, library, displayName: this.flags['display-name'] ?? this.args.name,
     })
     this.log(String(tagClass.id))
     return tagClass

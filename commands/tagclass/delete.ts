@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { tagClassId } from '../../src/lookup.js'
-import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
   static summary = 'Delete a tag class with the tags of that class (asks first; --yes when not on a terminal)'
@@ -11,6 +11,7 @@ export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
 
   async run() {
     const tagClass = await this.api.get(`tagClass/${await tagClassId(this.api, 'ID', this.args.id)}/`)
+    await refuseIfNotPermitted(this.api, `tagClass/${tagClass.id}/`, `tag class ${tagClass.id} '${tagClass.className}'`, this.flags.yes)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { tagClass: tagClass.id })
       await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of library ${tagClass.library} with ${count(tags, 'tag')}?`, false)

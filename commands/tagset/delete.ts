@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { tagSetId } from '../../src/lookup.js'
-import { confirmDestructive, count, recordCount, yesFlag } from '../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
   static summary = 'Delete a tag set with its tags (asks first; --yes when not on a terminal)'
@@ -11,6 +11,7 @@ export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
 
   async run() {
     const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'ID', this.args.id)}/`)
+    await refuseIfNotPermitted(this.api, `tagSet/${tagSet.id}/`, `tag set ${tagSet.id} '${tagSet.name}'`, this.flags.yes)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, `tagSet/${tagSet.id}/tags/`)
       await confirmDestructive(`delete tag set ${tagSet.id} '${tagSet.name}' with ${count(tags, 'tag')}?`, false)

@@ -101,14 +101,30 @@ export interface Endpoint {
   bodyLimit?: number
   /** OPTIONS `actions` for an authenticated caller who may write here */
   options?: (ctx: Context) => Promise<Record<string, ActionFields> | undefined>
+  /** The methods the caller may use on this path's record, told on OPTIONS to a request that asks for them
+   * (`Mas-Permitted-Methods: *`, see PERMITTED_HEADER) */
+  permitted?: (ctx: Context) => Promise<Method[]>
   doc?: EndpointDoc
 }
+
+/** Asked for on OPTIONS with the value `*`, answered with the methods the authenticated caller may use on the
+ * record, written as Allow is (docs/decisions.md §22). A request without it is answered as always: the original's
+ * OPTIONS answer and the Allow header old scripts read stay as they are. */
+export const PERMITTED_HEADER = 'mas-permitted-methods'
 
 export function allowHeader(ep: Endpoint): string {
   const methods: string[] = ORDER.filter((m) => ep.methods[m])
   if (ep.methods.GET) methods.push('HEAD')
   methods.push('OPTIONS')
   return methods.join(', ')
+}
+
+/** The permitted methods as Allow lists a path's: in its order, with HEAD beside GET and OPTIONS always. */
+function permittedHeader(methods: Method[]): string {
+  const out: string[] = ORDER.filter((m) => methods.includes(m))
+  if (methods.includes('GET')) out.push('HEAD')
+  out.push('OPTIONS')
+  return out.join(', ')
 }
 
 export function requestOrigin(req: FastifyRequest): string {
@@ -145,6 +161,9 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
         if (caller && ep.options) {
           const actions = await ep.options({ ...base, caller })
           if (actions) meta.actions = optionsActions(actions)
+        }
+        if (caller && ep.permitted && req.headers[PERMITTED_HEADER] === '*') {
+          reply.header(PERMITTED_HEADER, permittedHeader(await ep.permitted({ ...base, caller })))
         }
         return reply.code(200).send(meta)
       }

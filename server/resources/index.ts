@@ -22,6 +22,7 @@ import * as jobs from './jobs.js'
 import * as jobParameters from './jobParameters.js'
 import * as randomWindow from './randomWindow.js'
 import * as mediaSpectra from './mediaSpectra.js'
+import * as usernames from './usernames.js'
 
 // Every resource module's endpoints, asked for once every module has loaded (resources refer to each
 // other, so a module may load before one it names). A new resource adds one line here.
@@ -49,4 +50,5 @@ export const resourceEndpoints: Endpoint[] = [
   ...jobParameters.endpoints(),
   ...randomWindow.endpoints(),
   ...mediaSpectra.endpoints(),
+  ...usernames.endpoints(),
 ]

@@ -5,8 +5,17 @@
 // machinery lives in core/, one module per job (docs/architecture.md); this
 // module is what resource modules use of it.
 
+import type { TableName } from '../db/schema.js'
+import type { Endpoint } from '../http/endpoint.js'
+import type { ResourceDef } from './core/define.js'
+import { resourceEndpoints as coreEndpoints } from './core/endpoints.js'
+import { withPermittedMethods } from './permittedMethods.js'
+
 export { defineResource, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
 export type { PageRows, PageRun } from './core/list.js'
 export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
 export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/checks.js'
-export { API, resourceEndpoints, subListEndpoint } from './core/endpoints.js'
+export { API, subListEndpoint } from './core/endpoints.js'
+
+/** A resource's list and detail endpoints (core/endpoints.ts), the detail telling the caller's permitted methods. */
+export const resourceEndpoints = <T extends TableName>(def: ResourceDef<T>): Endpoint[] => withPermittedMethods(def, coreEndpoints(def))

@@ -152,8 +152,8 @@ test('perms grant lets a colleague see the library media; revoke takes it back',
   const seen = json(await w.mas(['media', 'list', '--library', String(library), '--json'], { home: bobHome }))
   assert.is(seen.length, 4)
   const list = await w.mas(['perms', 'list', '--library', String(library)])
-  // usernames are for site admins to read; the library shows its name
-  assert.match(list.stdout, new RegExp(`\\n${g.id}\\s+user:${bob.id}\\s+library:Dawn chorus\\s+read\\s+me\\s`))
+  // the grantee by its username (usernames/), the library by its name
+  assert.match(list.stdout, new RegExp(`\\n${g.id}\\s+user:bob\\s+library:Dawn chorus\\s+read\\s+me\\s`))
   const bobCannotImport = await w.mas(['media', 'import', tree, '--library', String(library)], { home: bobHome })
   assert.is(bobCannotImport.code, 1)
   const revoke = await w.mas(['perms', 'revoke', String(g.id), '--yes'])

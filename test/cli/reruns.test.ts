@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTagClass } from '../helpers/records.js'
+import { grant, makeLibrary, makeMediaFile, makeTagClass } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // Re-running `mas tag import` never duplicates: rows identical to tags already in the tag set are
@@ -72,6 +72,55 @@ test('a partly imported file imports the rest; --again imports every row again',
   assert.match(again.stderr, /Imported 250 tags into tag set/)
   assert.not.match(again.stderr, /already in the tag set/)
   assert.is(await count(set), 500)
+})
+
+test('the creates of the quickstart run twice make one library, tag set and tag class; a colleague\'s library of that name is not yours', async () => {
+  const bob = await w.t.user('bob')
+  const shared = await makeLibrary(w.t.db, bob, 'Dawn chorus 2026')
+  await grant(w.t.db, bob, { user: alice.id }, { library: shared }, ['read', 'write'])
+  const ids: string[][] = []
+  for (let run = 0; run < 2; run++) {
+    const made: string[] = []
+    for (const args of [['library', 'create', 'Dawn chorus 2026']]) made.push((await w.mas(args)).stdout.trim())
+    for (const args of [['tagset', 'create', 'Birds', '--library', made[0]], ['tagclass', 'create', 'wren', '--library', made[0]], ['tagset', 'create', 'scratch']]) {
+      const r = await w.mas(args)
+      assert.is(r.code, 0, r.stderr)
+      assert.is(r.stderr, run === 0 ? '' : `${args[0] === 'tagclass' ? `tag class 'wren' of library ${made[0]}` : args[2] === 'scratch' ? 'tag set \'scratch\'' : `tag set 'Birds' of library ${made[0]}`} exists already (id ${r.stdout.trim()}): nothing was created\n`)
+      made.push(r.stdout.trim())
+    }
+    ids.push(made)
+  }
+  assert.equal(ids[1], ids[0])
+  assert.is.not(Number(ids[0][0]), shared)
+  const again = await w.mas(['library', 'create', 'Dawn chorus 2026'])
+  assert.is(again.stderr, `your library 'Dawn chorus 2026' exists already (id ${ids[0][0]}): nothing was created\n`)
+  // the class is found by its name afterwards: one of that name in the library
+  const tag = await w.mas(['tag', 'create', '--tag-set', ids[0][1], '--media-file', '1', '--tag-class', 'wren', '--start', '0', '--end', '0'])
+  assert.not.match(tag.stderr, /match "wren"/)
+  const libraries = json(await w.mas(['library', 'list', '--json'])).filter((l: { name: string }) => l.name === 'Dawn chorus 2026')
+  assert.is(libraries.length, 2) // alice's, and bob's shared with her
+})
+
+test('a grant given twice is one grant (by username, as a colleague gives it); a site admin\'s project created twice is one', async () => {
+  await w.t.user('carol')
+  const grants: string[] = []
+  for (let run = 0; run < 2; run++) {
+    const r = await w.mas(['perms', 'grant', '--user', 'carol', '--library', String(library), '--read'])
+    assert.is(r.code, 0, r.stderr)
+    grants.push(r.stdout.trim())
+  }
+  assert.is(grants[1], grants[0])
+  const wider = await w.mas(['perms', 'grant', '--user', 'carol', '--library', String(library), '--read', '--write'])
+  assert.is.not(wider.stdout.trim(), grants[0]) // other rights: a grant of its own, as before
+
+  const root = await w.t.user('root', { admin: true })
+  const home = w.newHome()
+  assert.is((await w.login(root, home)).code, 0)
+  const first = await w.mas(['project', 'create', 'survey'], { home })
+  const second = await w.mas(['project', 'create', 'survey'], { home })
+  assert.is(second.code, 0, second.stderr)
+  assert.is(second.stdout, first.stdout)
+  assert.is(second.stderr, `your project 'survey' exists already (id ${first.stdout.trim()}): nothing was created\n`)
 })
 
 test.run()

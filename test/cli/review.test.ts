@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -61,7 +61,7 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   assert.match(lines[2], `,blackbird,${blackbird},0.2,alice,${alice.id},no,robin,${robin},"a robin, ""clearly""",`)
   const raven = await w.mas(['review', 'export', '--tag-set', 'detector', '--format', 'raven'])
   assert.is(raven.code, 0, raven.stderr)
-  const table = raven.stdout.replace(/\n$/, '').split('\n').map((l) => l.split('\t'))
+  const table = raven.stdout.replace(/\r\n$/, '').split('\r\n').map((l) => l.split('\t'))
   assert.equal(table[0].slice(-4), ['mas_tag_class_id', 'Review', 'Reviewer', 'Named Class'])
   assert.equal(table.slice(1).map((r) => r.slice(-3)), [['no', 'alice', 'robin'], ['yes', 'alice', '']])
 
@@ -120,6 +120,43 @@ test('review open prints the page with a one-time code, which logs a browser in 
   assert.equal([second.statusCode, second.json()], [400, { code: ['Invalid or expired code.'] }])
   const page = await w.t.app.inject({ method: 'GET', url: '/review/' })
   assert.equal([page.statusCode, page.headers['content-type']], [200, 'text/html; charset=utf-8'])
+})
+
+test('review export --format raven lays tables out as tag export does: exit 2 across sequences, --per-sequence, --per-file', async () => {
+  const library = await makeLibrary(w.t.db, alice, 'two sites')
+  const siteA = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
+  const siteB = await makeMediaFile(w.t.db, alice, library, { alias: 'siteB/20260501_050000.WAV' })
+  const wren = await makeTagClass(w.t.db, alice, library, 'wren')
+  const set = await makeTagSet(w.t.db, alice, library, 'two sites')
+  for (const mediaFile of [siteA, siteB]) {
+    const tag = await makeTag(w.t.db, alice, { tagSet: set, mediaFile, tagClass: wren }, { strength: 0.9, startTime: 1, endTime: 2 })
+    assert.is((await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag, decision: 'yes' } })).statusCode, 201)
+  }
+  const mixed = await w.mas(['review', 'export', '--tag-set', 'two sites', '--format', 'raven'])
+  assert.is(mixed.code, 2)
+  assert.is(mixed.stdout, '')
+  assert.match(mixed.stderr, 'the tags lie in 2 sequences of recordings (siteA, siteB)')
+  assert.match(mixed.stderr, '--per-sequence DIR')
+
+  const dir = join(w.newHome(), 'verified')
+  const perSequence = await w.mas(['review', 'export', '--tag-set', 'two sites', '--format', 'raven', '--per-sequence', dir])
+  assert.is(perSequence.code, 0, perSequence.stderr)
+  assert.match(perSequence.stderr, `Wrote 2 selection tables below ${dir}`)
+  assert.equal(readdirSync(dir).sort(), ['siteA.selections.txt', 'siteB.selections.txt'])
+  const table = readFileSync(join(dir, 'siteB.selections.txt'), 'utf8').split('\r\n').map((l) => l.split('\t'))
+  assert.equal(table[0].slice(-3), ['Review', 'Reviewer', 'Named Class'])
+  assert.equal(table.slice(1, -1).map((r) => [r[table[0].indexOf('Begin Path')], r[table[0].indexOf('Species')], ...r.slice(-3)]),
+    [['siteB/20260501_050000.WAV', 'wren', 'yes', 'alice', '']])
+
+  const files = join(w.newHome(), 'per-file')
+  const perFile = await w.mas(['review', 'export', '--tag-set', 'two sites', '--format', 'raven', '--per-file', files, '--path-prefix', 'D:\\Field'])
+  assert.is(perFile.code, 0, perFile.stderr)
+  const siteAFile = readFileSync(join(files, 'siteA', '20260501_050000.Table.1.selections.txt'), 'utf8')
+  assert.match(siteAFile, '\tD:\\Field\\siteA\\20260501_050000.WAV\t')
+
+  const csvWithLayout = await w.mas(['review', 'export', '--tag-set', 'two sites', '--per-sequence', dir])
+  assert.is(csvWithLayout.code, 2)
+  assert.match(csvWithLayout.stderr, '--per-sequence is for Raven tables: give --format raven')
 })
 
 test.run()

@@ -130,7 +130,7 @@ test('human tables round times to the millisecond and strengths to three decimal
   // Begin Time runs on from the first file's 98.402958 s, written without binary noise
   const raven = await w.mas(['tag', 'export', '--tag-set', 'numbers', '--format', 'raven'])
   assert.is(raven.code, 0, raven.stderr)
-  const row = raven.stdout.trim().split('\n')[2].split('\t')
+  const row = raven.stdout.trim().split('\r\n')[2].split('\t')
   assert.equal(row.slice(3, 5), ['146.587958', '148.560958'])
 })
 

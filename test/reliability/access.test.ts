@@ -23,6 +23,8 @@ const KIND: Record<string, Kind> = {
   project: 'owner', jobs: 'owner', jobParameters: 'owner', jobResultFile: 'owner', randomWindow: 'owner',
   sensor: 'owner', sensorArray: 'owner', userSettings: 'owner', loginCode: 'owner',
   appUserGroup: 'group', appPermission: 'permission',
+  // answered to every caller, with the people that caller shares something with (test/server/usernames.test.ts)
+  usernames: 'document',
 }
 
 /** Who reads a record of each kind (HTTP status of a GET on the owner's record). */

@@ -130,7 +130,8 @@ test('Raven writing: Begin Time running on within each folder\'s recordings by s
   ]
   const tags = [{ ...tag, id: 20, mediaFile: 4, startTime: 0.3, endTime: 0.7 }, { ...tag, id: 21 }, { ...tag, id: 22, mediaFile: 5, tagClass: 8, strength: undefined }]
   const text = ravenTable(tags, files, (id) => ({ 7: 'blackbird', 8: 'robin' } as Record<number, string>)[id])
-  const lines = text.trim().split('\n').map((l) => l.split('\t'))
+  assert.ok(text.endsWith('\r\n') && !/[^\r]\n/.test(text), 'every line ends with CRLF, as Raven writes')
+  const lines = text.trim().split('\r\n').map((l) => l.split('\t'))
   assert.equal(lines[0], ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
     'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'])
   // siteA's two recordings are one sequence (30 s, then 60.5 s); siteB's starts again at 0
@@ -176,7 +177,7 @@ test('Raven writing: annotations back in their columns, Waveform rows on asking,
     { ...tag, id: 3, startTime: 5, endTime: 6 },
   ]
   const text = ravenTable(tags, files, () => 'robin', undefined, { pathPrefix: 'D:\\Field', waveformRows: true })
-  const lines = text.split('\n').slice(0, -1).map((l) => l.split('\t'))
+  const lines = text.split('\r\n').slice(0, -1).map((l) => l.split('\t'))
   const at = (name: string) => lines[0].indexOf(name)
   assert.equal(lines[0].slice(-3), ['Notes', 'Call type', 'Verdict'])
   assert.equal(lines.slice(1).map((l) => [l[0], l[1], l[at('Begin Path')], l[at('Notes')], l[at('Call type')], l[at('Verdict')]]), [

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../../src/baseCommand.js'
-import { confirmDestructive, yesFlag } from '../../../src/confirm.js'
+import { confirmDestructive, refuseIfNotPermitted, yesFlag } from '../../../src/confirm.js'
 
 export default class JobResultDelete extends AuthCommand<typeof JobResultDelete> {
   static summary = 'Delete a result file of a job (asks first; --yes when not on a terminal)'
@@ -11,6 +11,7 @@ export default class JobResultDelete extends AuthCommand<typeof JobResultDelete>
   async run() {
     const result = await this.api.get(`jobResultFile/${this.args.id}/`)
     const name = String(result.resultFile ?? '').split('/').pop()
+    await refuseIfNotPermitted(this.api, `jobResultFile/${result.id}/`, `result file ${result.id}`, this.flags.yes)
     await confirmDestructive(`delete result file ${result.id} of job ${result.job}${name ? ` (${decodeURIComponent(name)})` : ''}?`, this.flags.yes)
     await this.api.delete(`jobResultFile/${result.id}/`)
     this.logToStderr(`Deleted result file ${result.id}`)

@@ -1,0 +1,53 @@
+import { ApiError, type ApiClient, type Query } from './api.js'
+import { ownId } from './names.js'
+import { stderr } from './output.js'
+
+// A create that a re-run does not repeat (docs/decisions.md §10): `mas library create X` run twice leaves one
+// library X, and a script of creates (the README's quickstart) can be run again. A record of that name where the
+// create would have put it (the caller's own library; a tag set or tag class of that library) is answered
+// instead of a new one, whose name every later lookup would find twice.
+
+export interface Named { id: number; [k: string]: unknown }
+
+/** The record of `list` that `same` picks (the first, by id), or undefined. */
+export async function existing(api: ApiClient, path: string, query: Query, same: (r: Named) => boolean): Promise<Named | undefined> {
+  return (await api.all<Named>(path, query)).filter(same).sort((a, b) => a.id - b.id)[0]
+}
+
+/** A library of this name the caller owns. */
+export async function ownLibraryNamed(api: ApiClient, name: string): Promise<Named | undefined> {
+  const [me, found] = await Promise.all([ownId(api), api.all<Named>('library/', { name })])
+  return found.filter((l) => l.name === name && l.user === me).sort((a, b) => a.id - b.id)[0]
+}
+
+/** A project of this name the caller owns, where the caller may list projects (site admins: the API lists projects
+ * to them alone, so anyone else's re-run makes another). */
+export async function ownProjectNamed(api: ApiClient, name: string): Promise<Named | undefined> {
+  const [me, found] = await Promise.all([ownId(api), api.all<Named>('project/', { name }).catch((e) => {
+    if (e instanceof ApiError && e.status === 403) return []
+    throw e
+  })])
+  return found.filter((p) => p.name === name && p.user === me).sort((a, b) => a.id - b.id)[0]
+}
+
+/** Says that `what` exists already and nothing was created. */
+export function alreadyThere(what: string, record: Named): void {
+  stderr(`${what} exists already (id ${record.id}): nothing was created`)
+}
+
+type Grant = Named & { bearer_type: string; bearer_id: number; target_type: string; target_id: number }
+const RIGHTS = ['read', 'write', 'launch_job', 'admin'] as const
+
+/** A grant on the target to the bearer (by id, or by username: the bearers of the target's grants are people the
+ * caller may name, `usernames/`) with exactly these rights, or undefined. */
+export async function sameGrant(api: ApiClient, target: { target_type: string; target_id: number },
+  bearer: Record<string, unknown>, rights: Record<(typeof RIGHTS)[number], boolean>): Promise<Named | undefined> {
+  const grants = (await api.all<Grant>('appPermission/', target)).filter((g) =>
+    g.target_type === target.target_type && g.target_id === target.target_id && g.bearer_type === bearer.bearer_type
+    && RIGHTS.every((r) => Boolean(g[r]) === Boolean(rights[r])))
+  if (!grants.length) return undefined
+  if (bearer.bearer_id !== undefined) return grants.find((g) => g.bearer_id === bearer.bearer_id)
+  const names = await api.all<{ id: number; username: string }>('usernames/', { id: grants.map((g) => g.bearer_id).join(',') }).catch(() => [])
+  const id = names.find((u) => u.username === bearer.bearer_username)?.id
+  return id === undefined ? undefined : grants.find((g) => g.bearer_id === id)
+}
