@@ -76,7 +76,9 @@ export class Directory<R extends { id: number }> {
   }
 
   private candidates(matches: R[]): string {
-    const shown = matches.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.aside ? `, ${this.aside(r)}` : ''})`).join(', ')
+    // in name order, so the message is the same whatever order the server listed the records in
+    const sorted = [...matches].sort((a, b) => this.nameOf(a).localeCompare(this.nameOf(b)) || a.id - b.id)
+    const shown = sorted.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.aside ? `, ${this.aside(r)}` : ''})`).join(', ')
     return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
   }
 }
