@@ -11,6 +11,7 @@ import { isStoredName } from '../storage/index.js'
 import { jobResultFiles } from './jobResultFile.js'
 import { mediaFiles } from './mediaFile.js'
 import { readable } from './resource.js'
+import type { Accelerators } from './fast/index.js'
 
 // GET /media/<name>: the bytes of a stored file, to whoever may read the
 // record that names it (a media file: read on its library; a job result file:
@@ -26,9 +27,9 @@ const OWNERS = [
   { resource: jobResultFiles, column: 'result_file' },
 ] as const
 
-async function mayRead(db: Kysely<DB>, caller: Caller, name: string): Promise<boolean> {
+async function mayRead(db: Kysely<DB>, fast: Accelerators, caller: Caller, name: string): Promise<boolean> {
   for (const o of OWNERS) {
-    const row = await readable(db, o.resource, caller).select('r.id').where(`r.${o.column}`, '=', name)
+    const row = await readable(db, o.resource, caller, 'read', fast).select('r.id').where(`r.${o.column}`, '=', name)
       .limit(1).executeTakeFirst()
     if (row) return true
   }
@@ -46,7 +47,7 @@ export function registerMediaRoutes(app: FastifyInstance, deps: EndpointDeps) {
       const caller = await authenticate(req, deps.db, deps.config)
       if (!caller) throw notAuthenticated()
       const name = (req.params as Record<string, string>)['*'] ?? ''
-      if (!isStoredName(name) || !(await mayRead(deps.db, caller, name))) throw notFound()
+      if (!isStoredName(name) || !(await mayRead(deps.db, deps.fast, caller, name))) throw notFound()
       const info = await storage.stat(name)
       if (!info) throw notFound()
 

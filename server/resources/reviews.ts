@@ -47,7 +47,7 @@ export const reviewQueueEndpoint: Endpoint = {
     + 'nearest 0.5) or random; overlap=true also gives tags other reviewers decided; filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'])
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
       const q = parseQuery(ctx, queueQuery) as { n?: number; strategy?: Strategy; overlap?: boolean; tagClass?: number
         mediaFile?: number; minStrength?: number; maxStrength?: number }
       const strategy = q.strategy ?? 'strata'
@@ -74,7 +74,7 @@ export const reviewSummaryEndpoint: Endpoint = {
     + 'edge, the lowest thresholds with a precision of at least 0.9 and 0.95 and the tags they keep, and how often reviewers disagree.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'])
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
       const classes = await reviewSummary(ctx.db, tagSet.id)
       const names = classes.length
         ? new Map((await ctx.db.selectFrom('tag_classes').select(['id', 'class_name'])

@@ -23,7 +23,7 @@ export const tagSetExportEndpoint: Endpoint = {
   description: 'Every tag of the tag set as newline-delimited JSON, one tag record a line, ordered by id; X-Total-Count gives their number.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'])
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
       const total = (await tagSetTagCount(ctx.db, tagSet.id)).count
       const json = listPageJson(ctx.db, tags, { origin: ctx.origin, now: new Date() })
       return {
