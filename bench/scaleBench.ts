@@ -141,14 +141,16 @@ async function measure(origin: string, w: World, size: number, database: Databas
   // pages never asked for before, in the first half of the list (a quarter of the way in, one after another; their
   // remembered boundaries do not help, so each is read as a first-time deep page)
   const quarter = Math.max(2, Math.floor(inSet / 100 / 4))
+  // page 500 (of 1,000 at 10^5 tags a set), or the middle page of a smaller set
+  const middle = Math.min(500, Math.max(1, Math.floor(inSet / 100 / 2)))
   const start = Math.floor(Math.random() * quarter / 2) // where in the first half they begin: not where the last measure began
   const rows: Array<[string, string | ((i: number) => string)]> = [
     ['GET tag/{id}/', `${api}/tag/${mid.id}/`],
     ['GET tagSet/{id}/tags/ first', `${api}/tagSet/${s}/tags/`],
-    ['GET tagSet/{id}/tags/ page 500', `${api}/tagSet/${s}/tags/?page=500`],
+    [`GET tagSet/{id}/tags/ page ${middle}`, `${api}/tagSet/${s}/tags/?page=${middle}`],
     ['GET tagSet/{id}/tags/ last', `${api}/tagSet/${s}/tags/?page=last`],
     ['GET tag/?tagSet first', `${api}/tag/?tagSet=${s}`],
-    ['GET tag/?tagSet page 500', `${api}/tag/?tagSet=${s}&page=500`],
+    [`GET tag/?tagSet page ${middle}`, `${api}/tag/?tagSet=${s}&page=${middle}`],
     ['GET tag/?tagSet page=last', `${api}/tag/?tagSet=${s}&page=last`],
     ['GET tag/?tagSet page ~1/4, each first time', (i) => `${api}/tag/?tagSet=${s}&page=${quarter + (start + 2 * i) % quarter}`],
     ['GET tag/?tagSet&tagClass first', `${api}/tag/?tagSet=${s}&tagClass=${w.classes[3]}`],
