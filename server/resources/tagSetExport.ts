@@ -16,7 +16,7 @@ import { tagSetTagCount } from './tagSetCount.js'
 // statements: tags written meanwhile may or may not be in the answer, as with paging. X-Total-Count is the
 // number of tags when the answer began. `mas tag export` reads it when the server offers it.
 
-const BATCH = 10_000
+const BATCH = 5_000
 /** batches read at once */
 const AHEAD = 2
 

@@ -194,7 +194,7 @@ test('cascades from deleting a media file, a class, a tag set and a library keep
 
 
 test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them, in id order, to its readers only', async () => {
-  // more than one batch of the server's (10,000 tags), read by a grantee of the tag set
+  // more than two batches of the server's (5,000 tags), read by a grantee of the tag set
   await grant(t.db, owner, { user: setReader.id }, { tagSet: sets[0] }, ['read'])
   for (let i = 0; i < 4; i++) await insertRandom(sets[0], 3000)
   const listed: unknown[] = []
