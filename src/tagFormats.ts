@@ -136,6 +136,7 @@ export function csvRecords(text: string, separator = ','): { line: number; field
 
 function csvField(v: unknown): string {
   if (v === undefined || v === null) return ''
+  if (typeof v === 'number') return String(v) // most cells of an export: no character to quote
   const s = String(v)
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }
@@ -177,9 +178,10 @@ const csvHeader = (names?: ExportNames) => [...CSV_COLUMNS, ...(names ? CSV_NAME
 function csvRows(tags: Iterable<TagRecord>, names?: ExportNames): string {
   let out = ''
   for (const t of tags) {
-    const cells = CSV_COLUMNS.map((c) => csvField(t[c]))
-    if (names) cells.push(csvField(names.mediaFile(Number(t.mediaFile))), csvField(names.tagClass(Number(t.tagClass))))
-    out += cells.join(',') + '\n'
+    let row = csvField(t[CSV_COLUMNS[0]])
+    for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${csvField(t[CSV_COLUMNS[i]])}`
+    if (names) row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
+    out += `${row}\n`
   }
   return out
 }

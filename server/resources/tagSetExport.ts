@@ -1,21 +1,24 @@
 import { Readable } from 'node:stream'
 import { sql } from 'kysely'
 import type { Endpoint } from '../http/endpoint.js'
-import { anyTable } from './core/define.js'
-import { listPageJson } from './fast/jsonRecord.js'
+import { recordText } from './recordText.js'
 import { API, fetchRecord, type Db } from './resource.js'
 import { tags } from './tag.js'
 import { tagSets } from './tagSet.js'
 import { tagSetTagCount } from './tagSetCount.js'
 
 // GET tagSet/{id}/tags.ndjson (extension, docs/decisions.md "Lists at scale"): every tag of a readable tag set,
-// one JSON record a line (the records of tag/), in id order, in one answer. It is read in batches that each
-// seek past the last id sent (the (tag_set_id, id) index), and the next batch is read only when the client has
-// taken the last one: the server holds one batch whatever the size of the set. The batches are separate
+// one JSON record a line (the records of tag/), in id order, in one answer. It is read in batches of consecutive
+// ids, each the text of its records joined by the database (recordText.ts); the ids that end the batches are
+// found first (an index-only walk of (tag_set_id, id)), so that two batches are read at once, on two
+// connections, while the client takes the one before: the server holds three batches at most whatever the size
+// of the set, and reads on only as the client takes them (a pull stream). The batches are separate
 // statements: tags written meanwhile may or may not be in the answer, as with paging. X-Total-Count is the
 // number of tags when the answer began. `mas tag export` reads it when the server offers it.
 
-const BATCH = 5000
+const BATCH = 5_000
+/** batches read at once */
+const AHEAD = 2
 
 export const tagSetExportEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/tags.ndjson`,
@@ -25,10 +28,9 @@ export const tagSetExportEndpoint: Endpoint = {
     GET: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
       const total = (await tagSetTagCount(ctx.db, tagSet.id)).count
-      const json = listPageJson(ctx.db, tags, { origin: ctx.origin, now: new Date() })
       return {
         headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'x-total-count': String(total) },
-        body: Readable.from(batches(ctx.db, tagSet.id, json), { objectMode: false }),
+        body: Readable.from(batches(ctx.db, tagSet.id), { objectMode: false }),
       }
     },
   },
@@ -38,18 +40,53 @@ export const tagSetExportEndpoint: Endpoint = {
   },
 }
 
-/** The NDJSON text of the tag set's tags, a batch at a time: each batch one text the database joins, and the
- * last id in it, so no row of it becomes an object here. */
-async function* batches(db: Db, tagSetId: number, json: ReturnType<typeof listPageJson>): AsyncGenerator<string> {
-  for (let after = 0; ;) {
-    const page = anyTable(db).selectFrom('tags as r').selectAll('r').where('r.tag_set_id', '=', tagSetId).where('r.id', '>', after)
-      .orderBy('r.id').limit(BATCH)
-    const batch = await anyTable(db).selectFrom(json(page, []).as('j'))
-      .select([sql<string | null>`string_agg(j.__json, E'\n' order by j.id)`.as('text'), sql<string>`count(*)`.as('rows'), sql<number>`max(j.id)`.as('last')])
-      .executeTakeFirstOrThrow()
-    if (batch.text === null) return
-    yield `${batch.text}\n`
-    if (Number(batch.rows) < BATCH) return
-    after = Number(batch.last)
+interface Batch { text: string | null; rows: number; last: number | null }
+
+/** The id of the BATCH-th tag of the set after `after`, or null when fewer follow it. */
+async function batchEnd(db: Db, tagSetId: number, after: number): Promise<number | null> {
+  const row = await db.selectFrom('tags').select('id').where('tag_set_id', '=', tagSetId).where('id', '>', after)
+    .orderBy('id').offset(BATCH - 1).limit(1).executeTakeFirst()
+  return row?.id ?? null
+}
+
+/** The NDJSON text of the set's tags after `after` up to `upto` (or BATCH of them when null), with their number
+ * and the last id. */
+async function batch(db: Db, tagSetId: number, after: number, upto: number | null): Promise<Batch> {
+  const text = recordText(tags.fields, 'r')
+  if (!text) throw new Error('every field of a tag has a column of a type recordText writes')
+  let page = db.selectFrom('tags as r').selectAll('r').where('r.tag_set_id', '=', tagSetId).where('r.id', '>', after)
+  if (upto !== null) page = page.where('r.id', '<=', upto)
+  return db.selectFrom(page.orderBy('r.id').limit(BATCH).as('r'))
+    .select([sql<string | null>`string_agg(${text}, E'\n' order by r.id)`.as('text'), sql<number>`count(*)::integer`.as('rows'), sql<number | null>`max(r.id)`.as('last')])
+    .executeTakeFirstOrThrow()
+}
+
+/** The NDJSON text of the tag set's tags, a batch at a time, AHEAD batches being read. */
+async function* batches(db: Db, tagSetId: number): AsyncGenerator<string> {
+  const reading: Array<{ open: boolean; batch: Promise<Batch> }> = []
+  let after = 0
+  let ended = false
+  try {
+    for (;;) {
+      while (!ended && reading.length < AHEAD) {
+        const upto = await batchEnd(db, tagSetId, after)
+        // the last batch has no end: it reads to the end of the set, or BATCH tags when more were added since
+        reading.push({ open: upto === null, batch: batch(db, tagSetId, after, upto) })
+        if (upto === null) ended = true
+        else after = upto
+      }
+      const next = reading.shift()
+      if (!next) return
+      const { text, rows, last } = await next.batch
+      if (text !== null) yield `${text}\n`
+      if (next.open) {
+        if (rows < BATCH || last === null) return
+        after = last
+        ended = false
+      }
+    }
+  } finally {
+    // a client gone mid-answer leaves batches read for nobody: their failures (a connection lost) are no one's to hear
+    for (const r of reading) r.batch.catch(() => {})
   }
 }
