@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { LightMyRequestResponse } from 'fastify'
 import { openDatabase } from '../../server/db/database.js'
+import { seededRandom } from '../../server/analysis/random.js'
 import { resourceEndpoints } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
@@ -41,18 +42,6 @@ async function copyOf(name: string) {
   const copy = await freshDatabase(name)
   const d = await openDatabase({ url: copy.url, poolSize: 5 })
   return { ...d, close: async () => { await d.close(); await copy.drop() } }
-}
-
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same sequence of requests at every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 interface Request { method: string; url: string; as: string; body?: unknown }
@@ -138,7 +127,7 @@ test('a tag\'s create, detail and page are answered by the accelerators, and by 
 })
 
 test('the accelerated and the plain app answer a generated sequence of requests byte for byte alike', async () => {
-  const sequence = requests(seeded(31), 400)
+  const sequence = requests(seededRandom(31), 400)
   const differences: string[] = []
   await atFixedTime(async () => {
     for (const [i, req] of sequence.entries()) {
