@@ -43,9 +43,11 @@ const moved = sql`
     end`
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // ten bands (BANDS of server/analysis/reviews.ts); an SQL function of one expression, inlined where it is used
+  // ten bands (BANDS of server/analysis/reviews.ts); an SQL function of one expression, inlined where it is used.
+  // The strength is brought into [0, 1] before it is multiplied: times 10, a strength near the largest double
+  // would overflow, an error in PostgreSQL, not an infinity.
   await sql`create function tag_strength_band(strength double precision) returns smallint
-    language sql immutable parallel safe as $$ select least(greatest(floor(strength * 10), 0), 9)::smallint $$`.execute(db)
+    language sql immutable parallel safe as $$ select least(floor(least(greatest(strength, 0), 1) * 10), 9)::smallint $$`.execute(db)
   await db.schema.createTable('tag_band_counts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
