@@ -1,4 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs'
+import { once } from 'node:events'
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { dirname, join, resolve, sep } from 'node:path'
@@ -39,10 +40,13 @@ export class LocalStorage implements Storage {
     let md5 = ''
     let size = 0
     this.live.add(temp)
+    const file = createWriteStream(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES })
     try {
-      await pipeline(source, hashing((h, n) => { md5 = h; size = n }), createWriteStream(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES }))
+      await pipeline(source, hashing((h, n) => { md5 = h; size = n }), file)
     } catch (e) {
       this.live.delete(temp)
+      // a source that fails at once can fail before the file is open: unlinked then, it would be made after
+      if (!file.closed) await once(file, 'close').catch(() => {})
       await unlink(temp).catch(() => {})
       throw e
     }
