@@ -11,13 +11,17 @@ export interface Named { id: number; [k: string]: unknown }
 
 /** The record of `list` that `same` picks (the first, by id), or undefined. */
 export async function existing(api: ApiClient, path: string, query: Query, same: (r: Named) => boolean): Promise<Named | undefined> {
-  return (await api.all<Named>(path, query)).filter(same).sort((a, b) => a.id - b.id)[0]
+  return firstById(await api.all<Named>(path, query), same)
 }
+
+/** The first by id of the records `same` picks. */
+const firstById = (records: Named[], same: (r: Named) => boolean): Named | undefined =>
+  records.filter(same).sort((a, b) => a.id - b.id)[0]
 
 /** A library of this name the caller owns. */
 export async function ownLibraryNamed(api: ApiClient, name: string): Promise<Named | undefined> {
   const [me, found] = await Promise.all([ownId(api), api.all<Named>('library/', { name })])
-  return found.filter((l) => l.name === name && l.user === me).sort((a, b) => a.id - b.id)[0]
+  return firstById(found, (l) => l.name === name && l.user === me)
 }
 
 /** A project of this name the caller owns, where the caller may list projects (site admins: the API lists projects
@@ -27,7 +31,7 @@ export async function ownProjectNamed(api: ApiClient, name: string): Promise<Nam
     if (e instanceof ApiError && e.status === 403) return []
     throw e
   })])
-  return found.filter((p) => p.name === name && p.user === me).sort((a, b) => a.id - b.id)[0]
+  return firstById(found, (p) => p.name === name && p.user === me)
 }
 
 /** Says that `what` exists already and nothing was created. */
