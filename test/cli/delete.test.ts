@@ -71,6 +71,23 @@ test('not on a terminal: refused (exit 2, naming --yes) and nothing deleted; --y
   assert.is(json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json', '--json'])).length, 3)
 })
 
+test('a class name in several libraries: tagclass delete says which, and --library picks one', async () => {
+  const dusk = await id(['library', 'create', 'Dusk'])
+  const duskBlackbird = await id(['tagclass', 'create', 'blackbird', '--library', 'Dusk'])
+  const ambiguous = await w.mas(['tagclass', 'delete', 'blackbird', '--yes'])
+  assert.is(ambiguous.code, 1)
+  assert.match(ambiguous.stderr, /blackbird/)
+  assert.match(ambiguous.stderr, /Dawn chorus.*Dusk/)
+  const run = await w.mas(['tagclass', 'delete', 'blackbird', '--library', 'Dusk', '--yes', '--json'])
+  assert.is(run.code, 0, run.stderr)
+  assert.is(json(run).id, duskBlackbird)
+  const gone = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagClass/${duskBlackbird}/`, headers: alice.auth })
+  assert.is(gone.statusCode, 404)
+  const kept = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagClass/${tagClass}/`, headers: alice.auth })
+  assert.is(kept.statusCode, 200)
+  assert.is((await w.mas(['library', 'delete', String(dusk), '--yes'])).code, 0)
+})
+
 test('every record users manage has a delete command', async () => {
   const project = await id(['project', 'create', 'survey'])
   const group = await id(['group', 'create', 'birders'])
