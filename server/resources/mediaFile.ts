@@ -3,7 +3,7 @@ import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import type { TableFields } from '../http/fields.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
-import { embeddedRecords, MEDIA_FILE_METADATA } from './embeddedLists.js'
+import { MEDIA_FILE_METADATA } from './embeddedLists.js'
 import { userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
@@ -60,17 +60,9 @@ export const mediaFiles = defineResource({
   // ?alias=, ?alias__startswith=, ?realStartTime__gte=/__lte=, ?md5=
   listFilter: mediaFileListFilter,
   listFilterParams: mediaFileFilterParams,
-  // urls, and the metadata records of a whole page in one query
-  embed: async (db, rows, ctx) => {
-    const byFile = await embeddedRecords(db, MEDIA_FILE_METADATA, rows.map((r) => r.id))
-    for (const r of rows) {
-      r.url = mediaUrl(ctx.origin, r.file)
-      r[MEDIA_FILE_METADATA.field] = byFile.get(r.id)
-    }
-  },
-  // the same for records written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata
-  // records' JSON kept in the media file's row: 2026_11_24_0004)
-  embedSql: (req) => ({
+  // its address (mas_uri_path: migration 2026_11_24_0002), and its metadata records kept as JSON in its row
+  // (2026_11_24_0004)
+  computed: (req) => ({
     url: sql`${req.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
     [MEDIA_FILE_METADATA.field]: sql.ref(`r.${MEDIA_FILE_METADATA.jsonColumn}`),
   }),

@@ -150,6 +150,8 @@ test('a resource declared accelerated is refused at start-up when it adds what t
   const hook = async () => {}
   assert.throws(() => resourceEndpoints({ ...tags, afterWrite: hook }), /tag is declared accelerated, but: create/)
   assert.throws(() => resourceEndpoints({ ...tags, embed: hook }), /detail.*list/)
+  // a computed field is of the request (its origin, its clock): the database writes it in lists, not in a detail
+  assert.throws(() => resourceEndpoints({ ...tags, computed: () => ({}) }), /detail: written by the database only without computed/)
   assert.throws(() => resourceEndpoints({ ...tagSets, fields: { ...tagSets.fields, tags: { type: 'list', items: 'integer', readOnly: true } } }), /detail/)
   // without the declaration, the same resource is made (and answered by the plain path where the accelerators decline)
   assert.ok(resourceEndpoints({ ...tags, afterWrite: hook, accelerated: [] }).length)

@@ -67,7 +67,7 @@ function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<str
 const SCOPE_ROWS = 1
 
 /** A record a single create inserted: as the JSON text of its answer, written by the database, when the
- * resource's records have no `embed` (as a detail is, detail.ts), else as its row. */
+ * resource's records are written so (ownRecordColumns, as a detail is, detail.ts), else as its row. */
 export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
 
 /** The record inserted, or null when a check did not pass or the create does not fit one statement

@@ -140,10 +140,10 @@ export function unacceleratedPaths<T extends TableName>(def: ResourceDef<T>, exp
       out.push('create: a single create is made in one statement only without transform, validate, afterWrite or createHandler')
     }
     if (path === 'detail' && !ownRecordColumns(def, 'r')) {
-      out.push('detail: written by the database only without embed, and with every field of a JSON scalar type (fast/jsonRecord.ts)')
+      out.push('detail: written by the database only without computed fields (they are of the request) or embed, and with every other field a column of a JSON scalar type (fast/jsonRecord.ts)')
     }
     if (path === 'list' && !listsWrittenByDatabase(def)) {
-      out.push('list: written by the database only when every field has an SQL form (an embed needs embedSql; fast/jsonRecord.ts)')
+      out.push('list: written by the database only without embed, and with every field a column of a JSON scalar type or computed (fast/jsonRecord.ts)')
     }
   }
   return out
