@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import type { TableFields } from '../http/fields.js'
@@ -33,10 +33,10 @@ const fields: TableFields<'media_files'> = {
   mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
 }
 
-/** The absolute address of a stored file, each path segment escaped. */
-export function mediaUrl(origin: string, file: string): string {
-  return `${origin}/media/${file.split('/').map(encodeURIComponent).join('/')}`
-}
+/** SQL: the absolute address of the stored file named in `column` of the record `r`, each path segment escaped
+ * as encodeURIComponent escapes it (mas_uri_path: migration 2026_11_24_0002). */
+export const storedFileUrl = (origin: string, column: string): RawBuilder<string> =>
+  sql<string>`${origin}::text || '/media/' || mas_uri_path(${sql.ref(`r.${column}`)})`
 
 /** Remove the stored bytes of media files whose rows were deleted, one by one (mediaFile/{Id}/) or with
  * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
@@ -60,10 +60,9 @@ export const mediaFiles = defineResource({
   // ?alias=, ?alias__startswith=, ?realStartTime__gte=/__lte=, ?md5=
   listFilter: mediaFileListFilter,
   listFilterParams: mediaFileFilterParams,
-  // its address (mas_uri_path: migration 2026_11_24_0002), and its metadata records kept as JSON in its row
-  // (2026_11_24_0004)
+  // its address, and its metadata records kept as JSON in its row (migration 2026_11_24_0004)
   computed: (req) => ({
-    url: sql`${req.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
+    url: storedFileUrl(req.origin, 'file'),
     [MEDIA_FILE_METADATA.field]: sql.ref(`r.${MEDIA_FILE_METADATA.jsonColumn}`),
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
