@@ -72,15 +72,16 @@ export interface ResourceDef<T extends TableName = TableName> {
    * as the API renders them (a sensor array's sensors are whole sensor records, rendered by their declaration);
    * a resource with it has its records rendered by the server (toJson), never by the database */
   embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
-  /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
-   * They run where validate runs, before it; a create may also run them before its other checks (and
-   * then again in their place when those fail), see fast/create.ts. */
+  /** checks of the values alone beyond field types: a pure function of the parsed values (and, on update, the
+   * stored record), with no database and nothing of the caller; throws a 400 with field errors. Run on every
+   * create and update, for each item whose fields, references and access passed, before `validate`
+   * (validateItems, core/checks.ts). */
   checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
   /** checks of the values against stored records (e.g. a media file's length), every item at once; per item,
-   * its field errors. Run on every create and update whose items passed the other checks, the single create's
-   * one statement included (before it). */
+   * its field errors. Run on every create and update, over the items that passed the other checks, after them. */
   checkStored?: (db: Db, items: Record<string, unknown>[], existing: Rec<T> | null) => Promise<Record<string, string[]>[]>
-  /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
+  /** checks beyond field types that may read the database or the caller (e.g. a job's parameters); throw a 400.
+   * Run after checkValues. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
   afterWrite?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
