@@ -7,6 +7,7 @@ import { resourceEndpoints } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
 import { api, testApp, type TestApp } from '../helpers/app.js'
+import { atFixedTime } from '../helpers/clock.js'
 import { freshDatabase } from '../helpers/db.js'
 import { makeWorld, type World } from '../helpers/world.js'
 
@@ -90,25 +91,6 @@ function requests(random: () => number, count: number): Request[] {
 /** What a client sees of an answer. */
 const seen = (res: LightMyRequestResponse) =>
   JSON.stringify({ status: res.statusCode, headers: HEADERS.map((h) => [h, res.headers[h] ?? null]), body: res.body })
-
-/** Runs `body` with the clock stopped at one moment (every `new Date()` and `Date.now()` of the process). */
-async function atFixedTime<R>(body: () => Promise<R>): Promise<R> {
-  const RealDate = Date
-  const moment = new RealDate('2026-11-26T12:00:00Z').getTime()
-  class FixedDate extends RealDate {
-    constructor(...args: unknown[]) {
-      if (args.length) super(...(args as [number]))
-      else super(moment)
-    }
-    static now() { return moment }
-  }
-  globalThis.Date = FixedDate as DateConstructor
-  try {
-    return await body()
-  } finally {
-    globalThis.Date = RealDate
-  }
-}
 
 test('a tag\'s create, detail and page are answered by the accelerators, and by the plain path when they are off', async () => {
   const owner = world.users.owner
