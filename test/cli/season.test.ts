@@ -15,13 +15,11 @@ import { cliWorld, json, type CliWorld } from './cli.js'
 
 let w: CliWorld
 let alice: TestUser
-let library: number
-let tagSet: number
 let recording: number
 
 test.before(async () => {
   w = await cliWorld()
-  ;({ owner: alice, library, tagSet, mediaFile: recording } = await makeRecords(w.t, 'alice', {
+  ;({ owner: alice, mediaFile: recording } = await makeRecords(w.t, 'alice', {
     tagSet: 'season tags', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' },
   }))
   await w.login(alice)
