@@ -50,7 +50,7 @@ interface Request { method: string; url: string; as: string; body?: unknown }
 /** `count` requests drawn by `random` over the world's records and those the requests create. */
 function requests(random: () => number, count: number): Request[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]
-  const roles = ['owner', 'owner', 'userGrantee', 'groupGrantee', 'stranger', 'admin'] as const
+  const roles = ['owner', 'owner', 'writer', 'member', 'stranger', 'admin'] as const
   const ids = world.ids
   // ids that exist, ids that may (made by earlier requests: the sequences of both databases move alike), and none
   const near = (id: number) => pick([id, id, id + 1, id + 2, 999_999])
