@@ -50,6 +50,8 @@ export async function makeCallers(t: Pick<TestApp, 'user'>): Promise<Callers> {
 export interface Records { owner: TestUser; library: number; tagSet: number; tagClass: number; mediaFile: number }
 
 export interface RecordOptions {
+  /** the library's name (default: a fresh one) */
+  library?: string
   /** the tag set's name (default: a fresh one) */
   tagSet?: string
   /** the tag class's name and display name */
@@ -60,7 +62,7 @@ export interface RecordOptions {
 /** The usual records of `owner` (a user, or the username of a new one). */
 export async function makeRecords(t: Pick<TestApp, 'db' | 'user'>, owner: TestUser | string, o: RecordOptions = {}): Promise<Records> {
   const user = typeof owner === 'string' ? await t.user(owner) : owner
-  return recordsIn(t, user, await makeLibrary(t.db, user), o)
+  return recordsIn(t, user, await makeLibrary(t.db, user, o.library), o)
 }
 
 /** The references a tag (or a tag body) takes from the usual records. */

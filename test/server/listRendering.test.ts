@@ -10,7 +10,8 @@ import { anyTable, type ResourceDef } from '../../server/resources/core/define.j
 import { tagClasses } from '../../server/resources/tagClass.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
-import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant, makeMediaFile, makeMetaData, makeTag, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Lists are written as JSON by the database, and so are the details of resources without an `embed`; the
 // answers of writes are rendered by the server (toJson, docs/decisions.md §11): every record of a list must be
@@ -25,10 +26,9 @@ let tagSet: number
 let tagClass: number
 
 test.before(async () => {
-  owner = await t.user('render-owner')
-  lib = await makeLibrary(t.db, owner)
-  tagSet = await makeTagSet(t.db, owner, lib)
-  tagClass = await makeTagClass(t.db, owner, lib, 'Turdus merula', 'Blackbird "common"')
+  ;({ owner, library: lib, tagSet, tagClass } = await makeRecords(t, 'render-owner', {
+    tagClass: { className: 'Turdus merula', displayName: 'Blackbird "common"' },
+  }))
 })
 
 /** The record as the server renders its row itself (toJson), through JSON as an answer would carry it. */
