@@ -137,7 +137,7 @@ async function writeParameters(trx: Transaction<DB>, jobId: number, params: Reco
 
 export const jobs = defineResource({
   name: 'jobs',
-  accelerated: ['list'],
+  accelerated: ['detail', 'list'],
   title: 'Jobs',
   description: 'Analysis jobs: created Queued, run by workers; requestedStatus 5 stops one, 2 re-queues a stopped or failed one.',
   table: 'jobs',

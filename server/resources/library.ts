@@ -22,7 +22,7 @@ const fields: TableFields<'libraries'> = {
 
 export const libraries = defineResource({
   name: 'library',
-  accelerated: ['create'],
+  accelerated: ['create', 'detail'],
   title: 'Library',
   table: 'libraries',
   fields,

@@ -47,7 +47,7 @@ export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx
 
 export const mediaFiles = defineResource({
   name: 'mediaFile',
-  accelerated: ['list'],
+  accelerated: ['detail', 'list'],
   title: 'Media File',
   description: 'Media files of the user. No create through the API.',
   table: 'media_files',

@@ -1,4 +1,5 @@
 import { test } from 'uvu'
+import { sql } from 'kysely'
 import * as assert from 'uvu/assert'
 import type { LightMyRequestResponse } from 'fastify'
 import { openDatabase } from '../../server/db/database.js'
@@ -132,8 +133,8 @@ test('a resource declared accelerated is refused at start-up when it adds what t
   const hook = async () => {}
   assert.throws(() => resourceEndpoints({ ...tags, afterWrite: hook }), /tag is declared accelerated, but: create/)
   assert.throws(() => resourceEndpoints({ ...tags, embed: hook }), /detail.*list/)
-  // a computed field is of the request (its origin, its clock): the database writes it in lists, not in a detail
-  assert.throws(() => resourceEndpoints({ ...tags, computed: () => ({}) }), /detail: written by the database only without computed/)
+  // a computed field (of the request's origin and clock) is written by the database in lists and details alike
+  assert.ok(resourceEndpoints({ ...tags, computed: ({ now }) => ({ strength: sql`extract(epoch from ${now}::timestamptz)` }) }).length)
   assert.throws(() => resourceEndpoints({ ...tagSets, fields: { ...tagSets.fields, tags: { type: 'list', items: 'integer', readOnly: true } } }), /detail/)
   // without the declaration, the same resource is made (and answered by the plain path where the accelerators decline)
   assert.ok(resourceEndpoints({ ...tags, afterWrite: hook, accelerated: [] }).length)

@@ -1,14 +1,14 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { FieldDef, Fields } from '../../http/fields.js'
 import { compiler } from './statements.js'
-import { anyTable, type Db, type ListRequest, type Query, type ResourceDef } from '../core/define.js'
+import { anyTable, type Db, type ListRequest, type Query, type RecordRequest, type ResourceDef } from '../core/define.js'
 import type { AnyTables, TableName } from '../../db/schema.js'
 
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
 // same field declarations. Lists use it, so that a page reaches the server as one JSON text per record,
 // which it joins into the answer without reading the rows into objects and serialising them again, and so
-// do the details and single creates of resources whose records do not depend on the request (no `computed`
-// fields) nor on a query of their own (`embed`) (detail.ts, create.ts; docs/decisions.md §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
+// do the details of resources without a query of their own (`embed`), and the single creates of those whose
+// records do not depend on the request either (no `computed` fields) (detail.ts, create.ts; docs/decisions.md §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
 // record for record.
 
 /** The JSON form of a column of `alias`, as toJson gives it: the column itself. Timestamps are stored to the
@@ -48,6 +48,23 @@ export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias
   let columns = byAlias.get(alias)
   if (columns === undefined) byAlias.set(alias, columns = def.embed || def.computed ? null : recordColumns(def.fields, alias))
   return columns
+}
+
+/** A detail's JSON record as the database writes it: its columns for a request, and whether they depend on the
+ * request (computed fields read its origin and clock). */
+export interface DetailJson { columns: (req: RecordRequest) => RawBuilder<unknown>; ofRequest: boolean }
+
+/** How the database writes a detail of `def` (ownRecordColumns, with the computed fields when it has them); null
+ * when it cannot (an `embed`, a field without an SQL form). */
+export function detailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | null {
+  if (def.embed) return null
+  const computed = def.computed
+  if (!computed) {
+    const own = ownRecordColumns(def, 'r')
+    return own && { columns: () => own, ofRequest: false }
+  }
+  return recordColumns(def.fields, 'r', computed({ origin: '', now: new Date(0) }))
+    && { columns: (req) => recordColumns(def.fields, 'r', computed(req))!, ofRequest: true }
 }
 
 /** per resource: whether its lists' records are written by the database (pageJson gives a statement) */
