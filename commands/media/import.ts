@@ -5,7 +5,7 @@ import { sensorsForFolders } from '../../src/folderSensors.js'
 import { ImportCache } from '../../src/importCache.js'
 import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/importParts.js'
 import { libraryId, sensorId } from '../../src/lookup.js'
-import { EMPTY_FILE, findMediaFiles } from '../../src/mediaFiles.js'
+import { findMediaFiles } from '../../src/mediaFiles.js'
 import { importMedia, summary, type ImportRecord } from '../../src/mediaImport.js'
 import { stderr, warn } from '../../src/output.js'
 

@@ -183,7 +183,7 @@ class Gatherer {
   private held: Float32Array
   private filled = 0
   private heldStart: number
-  constructor(private readonly from: number, private readonly to: number, private readonly chunkFrames: number) {
+  constructor(from: number, private readonly to: number, private readonly chunkFrames: number) {
     this.held = new Float32Array(chunkFrames)
     this.heldStart = from
   }

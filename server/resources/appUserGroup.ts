@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import { onGroup } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { badRequest, notFound } from '../http/errors.js'
@@ -70,13 +70,7 @@ export const appUserGroups = defineResource({
     ])).execute()
     await trx.deleteFrom('app_user_group_users').where('group_id', '=', row.id).execute()
   },
-  embed: async (db, rows) => {
-    const members = await db.selectFrom('app_user_group_users').select(['group_id', 'user_id'])
-      .where('group_id', 'in', rows.map((r) => r.id)).orderBy('user_id').execute()
-    const byGroup = new Map<number, number[]>(rows.map((r) => [r.id, []]))
-    for (const m of members) byGroup.get(m.group_id)?.push(m.user_id)
-    for (const r of rows) r.users = byGroup.get(r.id)
-  },
+  computed: () => ({ users: sql`array(select m.user_id from app_user_group_users m where m.group_id = r.id order by m.user_id)` }),
 })
 
 export const endpoints = () => resourceEndpoints(appUserGroups)

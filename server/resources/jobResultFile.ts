@@ -1,10 +1,11 @@
+import { sql } from 'kysely'
 import { ownedVia } from '../access.js'
 import { insertWithFile, resultName } from '../analysis/resultFiles.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { CREATION_DATE, parseInput, type TableFields } from '../http/fields.js'
 import { receiveUpload } from '../http/upload.js'
-import { mediaUrl } from './mediaFile.js'
+import { storedFileUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
 import { jobs } from './jobs.js'
 
@@ -52,9 +53,7 @@ export const jobResultFiles = defineResource({
   destroy: 'write',
   updatable: ['job', 'creationDate', 'notes'],
   createHandler: createResultFile,
-  embed: async (_db, rows, ctx) => {
-    for (const r of rows) r.resultFile = r.result_file ? mediaUrl(ctx.origin, r.result_file) : null
-  },
+  computed: (req) => ({ resultFile: sql`case when r.result_file <> '' then ${storedFileUrl(req.origin, 'result_file')} end` }),
   beforeDelete: async (_trx, row, ctx) => async () => {
     if (row.result_file) await ctx.storage.remove(row.result_file)
   },

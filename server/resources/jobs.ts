@@ -7,9 +7,9 @@ import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
 import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
-import { waitingFor, waitingForSql } from '../analysis/waiting.js'
+import { waitingForSql } from '../analysis/waiting.js'
 import { sql, type Transaction } from 'kysely'
-import { embeddedRecords, JOB_PARAMETERS } from './embeddedLists.js'
+import { JOB_PARAMETERS } from './embeddedLists.js'
 import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
@@ -71,29 +71,17 @@ const fields: TableFields<'jobs'> = {
   },
 }
 
-const asTime = (v: Date | string | null | undefined) => (v === null || v === undefined ? null : new Date(v).getTime())
-
 /**
  * A Running job whose lease has run out has no live worker: it says so (isRunning false, workerSilentSeconds)
  * instead of looking Running until some worker takes it over. The server's clock is compared with the lease
  * the database's clock set, which hosts kept in time agree on to well under the lease.
  */
-function markUnattended(rows: Rec<'jobs'>[], now = Date.now()) {
-  for (const r of rows) {
-    const expires = asTime(r.lease_expires)
-    const unattended = r.status_id === RUNNING && expires !== null && expires < now
-    if (unattended) r.is_running = false
-    r.workerSilentSeconds = unattended ? Math.round((now - (asTime(r.lease_renewed) ?? expires)) / 1000) : null
-  }
-}
-
-/** The parameters of these jobs, as the embedded jobparameters_set. */
-async function embedParameters(db: Db, rows: Rec<'jobs'>[]) {
-  const byJob = await embeddedRecords(db, JOB_PARAMETERS, rows.map((r) => r.id))
-  for (const r of rows) {
-    const params = byJob.get(r.id) ?? []
-    r[JOB_PARAMETERS.field] = params
-    r.waitingFor = waitingFor(r.type_id, r.project_id, params.map((p) => p.name as string))
+function unattendedFields(now: Date) {
+  const unattended = sql<boolean>`(r.status_id = ${RUNNING} and r.lease_expires < ${now}::timestamptz)`
+  return {
+    isRunning: sql`case when ${unattended} then false else r.is_running end`,
+    workerSilentSeconds: sql`case when ${unattended}
+      then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
   }
 }
 
@@ -149,7 +137,7 @@ async function writeParameters(trx: Transaction<DB>, jobId: number, params: Reco
 
 export const jobs = defineResource({
   name: 'jobs',
-  accelerated: ['list'],
+  accelerated: ['detail', 'list'],
   title: 'Jobs',
   description: 'Analysis jobs: created Queued, run by workers; requestedStatus 5 stops one, 2 re-queues a stopped or failed one.',
   table: 'jobs',
@@ -158,22 +146,12 @@ export const jobs = defineResource({
   createScope: null,
   owner: 'user_id',
   stamps: ['creation_date'],
-  embed: async (db, rows) => {
-    markUnattended(rows)
-    await embedParameters(db, rows)
-  },
-  // the same for lists written by the database, against the server's clock as markUnattended
-  embedSql: ({ now }) => {
-    const unattended = sql<boolean>`(r.status_id = ${RUNNING} and r.lease_expires < ${now}::timestamptz)`
-    return {
-      isRunning: sql`case when ${unattended} then false else r.is_running end`,
-      workerSilentSeconds: sql`case when ${unattended}
-        then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
-      // kept in the job's row (migration 2026_11_24_0004)
-      [JOB_PARAMETERS.field]: sql.ref(`r.${JOB_PARAMETERS.jsonColumn}`),
-      waitingFor: waitingForSql('r'),
-    }
-  },
+  computed: ({ now }) => ({
+    ...unattendedFields(now),
+    // kept in the job's row (migration 2026_11_24_0004)
+    [JOB_PARAMETERS.field]: sql.ref(`r.${JOB_PARAMETERS.jsonColumn}`),
+    waitingFor: waitingForSql('r'),
+  }),
   validate: validateJob,
   afterWrite: async (trx, row, values) => {
     if (values.parameters !== undefined) {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { onLibrary } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
@@ -21,7 +22,7 @@ const fields: TableFields<'libraries'> = {
 
 export const libraries = defineResource({
   name: 'library',
-  accelerated: ['create'],
+  accelerated: ['create', 'detail'],
   title: 'Library',
   table: 'libraries',
   fields,
@@ -32,13 +33,7 @@ export const libraries = defineResource({
   update: 'write',
   destroy: 'admin',
   // the media file ids of a whole page of libraries in one query
-  embed: async (db, rows) => {
-    const byLibrary = new Map<number, number[]>(rows.map((r) => [r.id, []]))
-    const files = await db.selectFrom('media_files').select(['id', 'library_id'])
-      .where('library_id', 'in', [...byLibrary.keys()]).orderBy('id').execute()
-    for (const f of files) byLibrary.get(f.library_id)!.push(f.id)
-    for (const r of rows) r.mediaFiles = byLibrary.get(r.id)
-  },
+  computed: () => ({ mediaFiles: sql`array(select f.id from media_files f where f.library_id = r.id order by f.id)` }),
   // the stored bytes of its media files are removed once the deletion committed
   beforeDelete: async (trx, row, ctx) => {
     const tagSets = trx.selectFrom('tag_sets').select('id').where('library_id', '=', row.id)

@@ -1,9 +1,9 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { onLibrary } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import type { TableFields } from '../http/fields.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
-import { embeddedRecords, MEDIA_FILE_METADATA } from './embeddedLists.js'
+import { MEDIA_FILE_METADATA } from './embeddedLists.js'
 import { userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
@@ -33,10 +33,10 @@ const fields: TableFields<'media_files'> = {
   mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
 }
 
-/** The absolute address of a stored file, each path segment escaped. */
-export function mediaUrl(origin: string, file: string): string {
-  return `${origin}/media/${file.split('/').map(encodeURIComponent).join('/')}`
-}
+/** SQL: the absolute address of the stored file named in `column` of the record `r`, each path segment escaped
+ * as encodeURIComponent escapes it (mas_uri_path: migration 2026_11_24_0002). */
+export const storedFileUrl = (origin: string, column: string): RawBuilder<string> =>
+  sql<string>`${origin}::text || '/media/' || mas_uri_path(${sql.ref(`r.${column}`)})`
 
 /** Remove the stored bytes of media files whose rows were deleted, one by one (mediaFile/{Id}/) or with
  * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
@@ -47,7 +47,7 @@ export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx
 
 export const mediaFiles = defineResource({
   name: 'mediaFile',
-  accelerated: ['list'],
+  accelerated: ['detail', 'list'],
   title: 'Media File',
   description: 'Media files of the user. No create through the API.',
   table: 'media_files',
@@ -60,18 +60,9 @@ export const mediaFiles = defineResource({
   // ?alias=, ?alias__startswith=, ?realStartTime__gte=/__lte=, ?md5=
   listFilter: mediaFileListFilter,
   listFilterParams: mediaFileFilterParams,
-  // urls, and the metadata records of a whole page in one query
-  embed: async (db, rows, ctx) => {
-    const byFile = await embeddedRecords(db, MEDIA_FILE_METADATA, rows.map((r) => r.id))
-    for (const r of rows) {
-      r.url = mediaUrl(ctx.origin, r.file)
-      r[MEDIA_FILE_METADATA.field] = byFile.get(r.id)
-    }
-  },
-  // the same for records written by the database (mas_uri_path: migration 2026_11_24_0002; the metadata
-  // records' JSON kept in the media file's row: 2026_11_24_0004)
-  embedSql: (req) => ({
-    url: sql`${req.origin}::text || '/media/' || mas_uri_path(${sql.ref('r.file')})`,
+  // its address, and its metadata records kept as JSON in its row (migration 2026_11_24_0004)
+  computed: (req) => ({
+    url: storedFileUrl(req.origin, 'file'),
     [MEDIA_FILE_METADATA.field]: sql.ref(`r.${MEDIA_FILE_METADATA.jsonColumn}`),
   }),
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { onLibrary, onLibraryVia } from '../access.js'
 import { badRequest, fieldError } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
@@ -86,11 +87,9 @@ export const userMetaData = defineResource({
     }
   },
   // the field names of a whole page in one query
-  embed: async (db, rows) => {
-    const names = new Map((await db.selectFrom('media_file_user_metadata_fields').select(['id', 'name'])
-      .where('id', 'in', [...new Set(rows.map((r) => r.metadata_field_id))]).execute()).map((f) => [f.id, f.name]))
-    for (const r of rows) r.metaDataFieldName = names.get(r.metadata_field_id) ?? ''
-  },
+  computed: () => ({
+    metaDataFieldName: sql`coalesce((select f.name from media_file_user_metadata_fields f where f.id = r.metadata_field_id), '')`,
+  }),
 })
 
 export const endpoints = () => [...resourceEndpoints(metaData), ...resourceEndpoints(userMetaDataFields), ...resourceEndpoints(userMetaData)]

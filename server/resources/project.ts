@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { ownedBy } from '../access.js'
 import type { Context, Endpoint, EndpointDoc } from '../http/endpoint.js'
 import { badRequest, notFound } from '../http/errors.js'
@@ -38,13 +39,9 @@ export const projects = defineResource({
   stamps: ['creation_date'],
   list: 'admin',
   description: 'Projects. Listing is for admin users only; creating is for any user.',
-  embed: async (db, rows) => {
-    const members = await db.selectFrom('project_media_files').select(['project_id', 'media_file_id'])
-      .where('project_id', 'in', rows.map((r) => r.id)).orderBy('media_file_id').execute()
-    const byProject = new Map<number, number[]>(rows.map((r) => [r.id, []]))
-    for (const m of members) byProject.get(m.project_id)?.push(m.media_file_id)
-    for (const r of rows) r.mediaFiles = byProject.get(r.id)
-  },
+  computed: () => ({
+    mediaFiles: sql`array(select m.media_file_id from project_media_files m where m.project_id = r.id order by m.media_file_id)`,
+  }),
 })
 
 // ---- membership ----

@@ -1,15 +1,14 @@
 import { sql } from 'kysely'
+import { crowded, foldCrowded, foldKept, type KeptDeltas } from '../db/keptDeltas.js'
 import type { Db } from './resource.js'
 
 // The exact number of tags in a tag set, from the per-statement rows the tags
 // table's triggers keep (migration 2026_11_22_0003): a sum over a few rows
 // instead of a count over up to millions. When a tag set has gathered many
-// rows they are folded into one, in one statement (exact under concurrent
-// writers: rows committed meanwhile are neither deleted nor summed). The same
+// rows they are folded into one (server/db/keptDeltas.ts). The same
 // for the tags of a tag set in one class or one media file (migration
 // 2026_11_27_3501): a KeptKey names which.
 
-const FOLD_AFTER_ROWS = 64
 /** how often a server folds the rows of tag sets written to without being listed */
 export const FOLD_EVERY_MS = 30_000
 
@@ -75,52 +74,31 @@ export function parseKeptCount(key: KeptKey, text: unknown): TagSetCount & { ver
   return { count: Number(count), rows: Number(rows), version: parseTagSetCount(set.join(':')).version }
 }
 
+/** The rows kept per tag set, and per tag set and class or media file (a KeptKey's `by`). */
+const TAG_SET_COUNTS: KeptDeltas = { table: 'tag_set_tag_counts', scope: ['tag_set_id'], keys: [], deltas: ['delta', 'machine_delta', 'user_delta'] }
+const keyCounts = (column: keyof typeof KEPT_TABLES): KeptDeltas =>
+  ({ table: KEPT_TABLES[column], scope: ['tag_set_id', column], keys: [], deltas: ['delta'] })
+const KEY_COUNTS = { tag_class_id: keyCounts('tag_class_id'), media_file_id: keyCounts('media_file_id') }
+
 /** Fold the rows of `key` read to have `rows` of them, when they are many. */
 export async function foldKeyIfCrowded(db: Db, key: KeptKey, rows: number): Promise<void> {
-  if (rows <= FOLD_AFTER_ROWS) return
+  if (!crowded(rows)) return
   // a flag's rows are the tag set's
-  if (!key.by) return fold(db, key.tagSetId)
-  await foldKey(db, KEPT_TABLES[key.by.column], key.by.column, key.tagSetId, key.by.id)
-}
-
-async function foldKey(db: Db, table: string, column: string, tagSetId: number, id: number): Promise<void> {
-  try {
-    await sql`with gone as (delete from ${sql.table(table)} where tag_set_id = ${tagSetId} and ${sql.ref(column)} = ${id} returning delta)
-      insert into ${sql.table(table)} (tag_set_id, ${sql.ref(column)}, delta) select ${tagSetId}::integer, ${id}::integer, sum(delta)
-      from gone having count(*) > 0`.execute(db)
-  } catch {
-    // a tag set, class or media file deleted meanwhile, or two folds meeting: the rows stay, still exact
-  }
+  if (!key.by) return foldKept(db, TAG_SET_COUNTS, [key.tagSetId])
+  await foldKept(db, KEY_COUNTS[key.by.column], [key.tagSetId, key.by.id])
 }
 
 /** Fold the rows of a tag set read to have `rows` of them, when they are many. */
 export async function foldIfCrowded(db: Db, tagSetId: number, rows: number): Promise<void> {
-  if (rows > FOLD_AFTER_ROWS) await fold(db, tagSetId)
+  if (crowded(rows)) await foldKept(db, TAG_SET_COUNTS, [tagSetId])
 }
 
-async function fold(db: Db, tagSetId: number): Promise<void> {
-  try {
-    await sql`with gone as (delete from tag_set_tag_counts where tag_set_id = ${tagSetId} returning delta, machine_delta, user_delta)
-      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
-      select ${tagSetId}::integer, sum(delta), sum(machine_delta), sum(user_delta) from gone having count(*) > 0`.execute(db)
-  } catch {
-    // a tag set deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
-  }
-}
-
-/** Fold the rows of every tag set that has gathered more than FOLD_AFTER_ROWS of them; answers how many
- * sets were folded. Reading a count folds its own set; this keeps sets that are written to but not
- * listed (a script adding tags one by one) from growing the table, which would slow every count. */
+/** Fold the rows of every tag set, and of every tag set's class or media file, that has gathered more than
+ * FOLD_AFTER_ROWS of them; answers how many were folded. Reading a count folds its own rows; this keeps sets
+ * that are written to but not listed (a script adding tags one by one) from growing the tables, which would
+ * slow every count. */
 export async function foldCrowdedTagSets(db: Db): Promise<number> {
-  const crowded = await db.selectFrom('tag_set_tag_counts').select('tag_set_id')
-    .groupBy('tag_set_id').having((eb) => eb.fn.countAll(), '>', FOLD_AFTER_ROWS).execute()
-  for (const { tag_set_id } of crowded) await fold(db, tag_set_id)
-  let keys = 0
-  for (const [column, table] of Object.entries(KEPT_TABLES)) {
-    const many = await sql<{ tag_set_id: number; id: number }>`select tag_set_id, ${sql.ref(column)} as id from ${sql.table(table)}
-      group by tag_set_id, ${sql.ref(column)} having count(*) > ${FOLD_AFTER_ROWS}`.execute(db)
-    for (const k of many.rows) await foldKey(db, table, column, k.tag_set_id, k.id)
-    keys += many.rows.length
-  }
-  return crowded.length + keys
+  let folded = await foldCrowded(db, TAG_SET_COUNTS)
+  for (const kept of Object.values(KEY_COUNTS)) folded += await foldCrowded(db, kept)
+  return folded
 }

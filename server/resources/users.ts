@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { adminsOnly } from '../access.js'
 import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
@@ -55,12 +56,7 @@ export const users = defineResource({
     forgetCallers(ctx.db)
     try { return await write() } finally { forgetCallers(ctx.db) }
   },
-  embed: async (db, rows) => {
-    const ids = rows.map((r) => r.id)
-    const memberships = await db.selectFrom('user_auth_groups').select(['user_id', 'group_id'])
-      .where('user_id', 'in', ids).orderBy('group_id').execute()
-    for (const r of rows) r.groups = memberships.filter((m) => m.user_id === r.id).map((m) => m.group_id)
-  },
+  computed: () => ({ groups: sql`array(select g.group_id from user_auth_groups g where g.user_id = r.id order by g.group_id)` }),
 })
 
 export const endpoints = () => resourceEndpoints(users)

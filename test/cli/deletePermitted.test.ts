@@ -1,8 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant, makeTag } from '../helpers/records.js'
 import { cliWorld, type CliWorld } from './cli.js'
+import { makeRecords } from '../helpers/world.js'
 
 // A delete is asked about only when the server would do it (docs/decisions.md §22): a colleague who may not delete
 // is refused in one line before any question, exit 1; the owner is asked.
@@ -28,10 +29,9 @@ test.before(async () => {
   writerHome = w.newHome()
   assert.is((await w.login(reader, readerHome)).code, 0)
   assert.is((await w.login(writer, writerHome)).code, 0)
-  library = await makeLibrary(w.t.db, owner, 'heath')
-  mediaFile = await makeMediaFile(w.t.db, owner, library, { alias: 'north/0500.wav', file: 'north_0500.wav' })
-  tagSet = await makeTagSet(w.t.db, owner, library, 'nightjars')
-  tagClass = await makeTagClass(w.t.db, owner, library, 'nightjar')
+  ;({ library, mediaFile, tagSet, tagClass } = await makeRecords(w.t, owner, {
+    library: 'heath', tagSet: 'nightjars', tagClass: { className: 'nightjar' }, mediaFile: { alias: 'north/0500.wav', file: 'north_0500.wav' },
+  }))
   tag = await makeTag(w.t.db, owner, { tagSet, mediaFile, tagClass })
   await grant(w.t.db, owner, { user: reader.id }, { library }, ['read'])
   await grant(w.t.db, owner, { user: writer.id }, { library }, ['read', 'write'])

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { TestUser } from '../helpers/app.js'
 import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
@@ -12,7 +11,6 @@ import { cliWorld, json, type CliWorld } from './cli.js'
 // restores the cursor, says what was done and how to finish, and exits 130.
 
 let w: CliWorld
-let alice: TestUser
 let folder: string
 let gate: Server
 let gated: string
@@ -25,7 +23,7 @@ const FILES = 12
 
 test.before(async () => {
   w = await cliWorld()
-  alice = await w.loggedIn('alice')
+  await w.loggedIn('alice')
   folder = join(w.newHome(), 'recordings')
   mkdirSync(folder)
   for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `r${String(i).padStart(2, '0')}.wav`), makeWav({ frequency: 200 + 50 * i, seconds: 0.2, sampleRate: 8000 }))

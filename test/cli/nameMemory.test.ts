@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeMetaData, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeMetaData, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Names remembered between commands: a loop of `mas tag create` with names asks the server for each name
 // once; a renamed or deleted record is looked up again; another profile, login or user never gets them.
@@ -31,10 +32,10 @@ test.before(async () => {
   w.t.app.server.on('request', (req: IncomingMessage) => { requests.push(`${req.method} ${req.url}`) })
   alice = await w.loggedIn('alice')
   bob = await w.t.user('bob')
-  library = await makeLibrary(w.t.db, alice, 'season')
-  aliceSet = await makeTagSet(w.t.db, alice, library, 'dawn chorus')
-  robin = await makeTagClass(w.t.db, alice, library, 'robin')
-  const file = await makeMediaFile(w.t.db, alice, library, { alias: 'site1/0500.wav', file: 'site1_0500.wav' })
+  let file: number
+  ;({ library, tagSet: aliceSet, tagClass: robin, mediaFile: file } = await makeRecords(w.t, alice, {
+    library: 'season', tagSet: 'dawn chorus', tagClass: { className: 'robin' }, mediaFile: { alias: 'site1/0500.wav', file: 'site1_0500.wav' },
+  }))
   await makeMetaData(w.t.db, file, 'durationInSeconds', '60')
 })
 test.after(async () => { await w.close() })
@@ -81,10 +82,9 @@ test('another profile, or another login in the same profile, never gets the name
   assert.is((await counted(ALICE_TAG)).run.code, 0) // looked up again: a tag set was deleted since
   assert.equal((await counted(ALICE_TAG)).requests, ['POST /api/v0/tag/'])
   // bob, in the same home under a profile of his own, has a tag set, a class and a file of the same names
-  const bobLibrary = await makeLibrary(w.t.db, bob, 'bob season')
-  const bobSet = await makeTagSet(w.t.db, bob, bobLibrary, 'dawn chorus')
-  const bobRobin = await makeTagClass(w.t.db, bob, bobLibrary, 'robin')
-  const bobFile = await makeMediaFile(w.t.db, bob, bobLibrary, { alias: 'site1/0500.wav', file: 'bob_0500.wav' })
+  const { tagSet: bobSet, tagClass: bobRobin, mediaFile: bobFile } = await makeRecords(w.t, bob, {
+    library: 'bob season', tagSet: 'dawn chorus', tagClass: { className: 'robin' }, mediaFile: { alias: 'site1/0500.wav', file: 'bob_0500.wav' },
+  })
   await makeMetaData(w.t.db, bobFile, 'durationInSeconds', '60')
   const login = await w.mas(['login', '--server', w.server, '--username', 'bob', '--password-stdin', '--profile', 'bob'], { input: `${bob.password}\n` })
   assert.is(login.code, 0, login.stderr)

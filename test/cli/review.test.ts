@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant, makeMediaFile, makeTag, makeTagClass } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
+import { makeRecords } from '../helpers/world.js'
 
 // mas review summary, export, import and open against a real server.
 
@@ -25,11 +26,10 @@ test.before(async () => {
   alice = await w.loggedIn('alice')
   bobHome = w.newHome()
   bob = await w.loggedIn('bob', bobHome)
-  const library = await makeLibrary(w.t.db, alice)
-  const mediaFile = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
-  blackbird = await makeTagClass(w.t.db, alice, library, 'blackbird')
+  const records = await makeRecords(w.t, alice, { tagSet: 'detector', tagClass: { className: 'blackbird' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' } })
+  const { library, mediaFile } = records
+  ;({ tagClass: blackbird, tagSet } = records)
   robin = await makeTagClass(w.t.db, alice, library, 'robin')
-  tagSet = await makeTagSet(w.t.db, alice, library, 'detector')
   await grant(w.t.db, alice, { user: bob.id }, { library }, ['read'])
   await grant(w.t.db, alice, { user: bob.id }, { tagSet }, ['read', 'write'])
   tags = []
@@ -123,11 +123,9 @@ test('review open prints the page with a one-time code, which logs a browser in 
 })
 
 test('review export --format raven lays tables out as tag export does: exit 2 across sequences, --per-sequence, --per-file', async () => {
-  const library = await makeLibrary(w.t.db, alice, 'two sites')
-  const siteA = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
+  const { library, mediaFile: siteA, tagClass: wren, tagSet: set } = await makeRecords(w.t, alice,
+    { library: 'two sites', tagSet: 'two sites', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' } })
   const siteB = await makeMediaFile(w.t.db, alice, library, { alias: 'siteB/20260501_050000.WAV' })
-  const wren = await makeTagClass(w.t.db, alice, library, 'wren')
-  const set = await makeTagSet(w.t.db, alice, library, 'two sites')
   for (const mediaFile of [siteA, siteB]) {
     const tag = await makeTag(w.t.db, alice, { tagSet: set, mediaFile, tagClass: wren }, { strength: 0.9, startTime: 1, endTime: 2 })
     assert.is((await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag, decision: 'yes' } })).statusCode, 201)

@@ -4,7 +4,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
-import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagSet } from '../helpers/records.js'
 import { makeRecords } from '../helpers/world.js'
 import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
@@ -15,13 +15,11 @@ import { cliWorld, json, type CliWorld } from './cli.js'
 
 let w: CliWorld
 let alice: TestUser
-let library: number
-let tagSet: number
 let recording: number
 
 test.before(async () => {
   w = await cliWorld()
-  ;({ owner: alice, library, tagSet, mediaFile: recording } = await makeRecords(w.t, 'alice', {
+  ;({ owner: alice, mediaFile: recording } = await makeRecords(w.t, 'alice', {
     tagSet: 'season tags', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' },
   }))
   await w.login(alice)
@@ -102,10 +100,10 @@ test('one path in two libraries: candidates show their library, --library choose
 })
 
 test('human tables round times to the millisecond and strengths to three decimals; exports write times as stored, CSV with names', async () => {
-  const lib = await makeLibrary(w.t.db, alice, 'Numbers')
-  const set = await makeTagSet(w.t.db, alice, lib, 'numbers')
-  const robin = await makeTagClass(w.t.db, alice, lib, 'robin')
-  const first = await makeMediaFile(w.t.db, alice, lib, { alias: 'siteA/20260501_050000.WAV', realStartTime: '2026-05-01 05:00:00' })
+  const { library: lib, tagSet: set, tagClass: robin, mediaFile: first } = await makeRecords(w.t, alice, {
+    library: 'Numbers', tagSet: 'numbers', tagClass: { className: 'robin' },
+    mediaFile: { alias: 'siteA/20260501_050000.WAV', realStartTime: '2026-05-01 05:00:00' },
+  })
   await makeMetaData(w.t.db, first, 'durationInSeconds', '98.402958')
   const second = await makeMediaFile(w.t.db, alice, lib, { alias: 'siteA/20260501_060000.WAV', realStartTime: '2026-05-01 06:00:00' })
   await makeMetaData(w.t.db, second, 'durationInSeconds', '60.0')

@@ -20,11 +20,14 @@ export { storedFiles } from './upload.js'
 // `makeWorld`: a small world for tests that try every route, those records and one of every other kind (with
 // stored bytes behind the media file and the job result file), and a caller in each role the access rules know about.
 
-export type Role = 'owner' | 'stranger' | 'userGrantee' | 'groupGrantee' | 'revoked' | 'admin' | 'inactive' | 'anonymous'
-export const ROLES: Role[] = ['owner', 'stranger', 'userGrantee', 'groupGrantee', 'revoked', 'admin', 'inactive', 'anonymous']
+/** The roles a world's requests are tried as: the usual callers (RoleCallers) whose grants are the library's
+ * read and write, and two that must reach nothing: a user whose grant was revoked, and an inactive one. */
+export type Role = 'owner' | 'stranger' | 'writer' | 'member' | 'revoked' | 'admin' | 'inactive' | 'anonymous'
+export const ROLES: Role[] = ['owner', 'stranger', 'writer', 'member', 'revoked', 'admin', 'inactive', 'anonymous']
 
 export interface World {
-  users: Record<Exclude<Role, 'anonymous'>, TestUser>
+  /** the usual callers, with the library granted to them (grantRoles), and a revoked and an inactive user */
+  users: Omit<RoleCallers, 'anonymous' | 'group'> & { revoked: TestUser; inactive: TestUser }
   /** the Authorization header of each role ({} for anonymous) */
   auth: Record<Role, Record<string, string>>
   /** record ids by resource name, each owned by `owner` */
@@ -47,6 +50,8 @@ export async function makeCallers(t: Pick<TestApp, 'user'>): Promise<Callers> {
 export interface Records { owner: TestUser; library: number; tagSet: number; tagClass: number; mediaFile: number }
 
 export interface RecordOptions {
+  /** the library's name (default: a fresh one) */
+  library?: string
   /** the tag set's name (default: a fresh one) */
   tagSet?: string
   /** the tag class's name and display name */
@@ -57,7 +62,7 @@ export interface RecordOptions {
 /** The usual records of `owner` (a user, or the username of a new one). */
 export async function makeRecords(t: Pick<TestApp, 'db' | 'user'>, owner: TestUser | string, o: RecordOptions = {}): Promise<Records> {
   const user = typeof owner === 'string' ? await t.user(owner) : owner
-  return recordsIn(t, user, await makeLibrary(t.db, user), o)
+  return recordsIn(t, user, await makeLibrary(t.db, user, o.library), o)
 }
 
 /** The references a tag (or a tag body) takes from the usual records. */
@@ -110,12 +115,14 @@ export async function makeRoleCallers(t: Pick<TestApp, 'db' | 'user'>, prefix: s
   }
 }
 
-/** The grants of reader, writer, the member's group and grantAdmin on `target`, made by its owner. */
-export async function grantRoles(t: Pick<TestApp, 'db'>, callers: RoleCallers, target: Target): Promise<void> {
-  await grant(t.db, callers.owner, { user: callers.reader.id }, target, ['read'])
-  await grant(t.db, callers.owner, { user: callers.writer.id }, target, ['read', 'write'])
-  await grant(t.db, callers.owner, { group: callers.group }, target, ['read', 'write'])
-  await grant(t.db, callers.owner, { user: callers.grantAdmin.id }, target, ['admin'])
+/** The grants of reader, writer, the member's group and grantAdmin on `target`, made by its owner; their ids. */
+export async function grantRoles(t: Pick<TestApp, 'db'>, callers: RoleCallers, target: Target) {
+  return {
+    reader: await grant(t.db, callers.owner, { user: callers.reader.id }, target, ['read']),
+    writer: await grant(t.db, callers.owner, { user: callers.writer.id }, target, ['read', 'write']),
+    group: await grant(t.db, callers.owner, { group: callers.group }, target, ['read', 'write']),
+    grantAdmin: await grant(t.db, callers.owner, { user: callers.grantAdmin.id }, target, ['admin']),
+  }
 }
 
 /** A library of the callers' owner, with their grants on it (grantRoles). */
@@ -175,16 +182,9 @@ export function storeBytes(t: TestApp, name: string, bytes: Buffer) {
 
 export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<World> {
   const db = t.db
-  const owner = await t.user(`${prefix}-owner`)
-  const users = {
-    owner,
-    stranger: await t.user(`${prefix}-stranger`),
-    userGrantee: await t.user(`${prefix}-usergrantee`),
-    groupGrantee: await t.user(`${prefix}-groupgrantee`),
-    revoked: await t.user(`${prefix}-revoked`),
-    admin: await t.user(`${prefix}-admin`, { admin: true }),
-    inactive: await t.user(`${prefix}-inactive`, { active: false }),
-  }
+  const { anonymous: _anonymous, group, ...callers } = await makeRoleCallers(t, prefix)
+  const owner = callers.owner
+  const users = { ...callers, revoked: await t.user(`${prefix}-revoked`), inactive: await t.user(`${prefix}-inactive`, { active: false }) }
   const wav = makeWav({ seconds: 0.2, frequency: 300 + serial })
   const mediaName = `world/${prefix}-media.wav`
   storeBytes(t, mediaName, wav)
@@ -215,9 +215,7 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
   const sensor = await db.insertInto('sensors').values({ user_id: owner.id, name: `${prefix}-sensor`, sensor_array_id: sensorArray.id })
     .returning('id').executeTakeFirstOrThrow()
   const settings = await t.call('GET', '/api/v0/userSettings/', { as: owner })
-  const group = await makeGroup(db, owner, [users.groupGrantee])
-  const userGrant = await grant(db, owner, { user: users.userGrantee.id }, { library }, ['read', 'write'])
-  await grant(db, owner, { group }, { library }, ['read', 'write'])
+  const userGrant = (await grantRoles(t, { ...callers, group, anonymous: undefined }, { library })).writer
   const revokedGrant = await grant(db, owner, { user: users.revoked.id }, { library }, ['read', 'write', 'admin'])
   await db.deleteFrom('app_permissions').where('id', '=', revokedGrant).execute()
   await grant(db, owner, { user: users.inactive.id }, { library }, ['read', 'write', 'admin'])

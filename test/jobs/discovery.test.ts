@@ -4,7 +4,8 @@ import type { AppConfig } from '../../server/config.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { addToProject, makeProject, waitForStatus } from '../helpers/jobs.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 import { signal, storedWav, type Tone } from '../helpers/signals.js'
 import { openStorage } from '../../server/storage/index.js'
 
@@ -22,8 +23,7 @@ let library: number
 
 test.before(async () => {
   config = t.app.config
-  alice = await t.user('alice')
-  library = await makeLibrary(t.db, alice)
+  ;({ owner: alice, library } = await makeRecords(t, 'alice'))
   const worker = new Worker({ db: t.db, config, pollMs: 20, threads: 2 }).start()
   t.beforeClose(() => worker.stop())
 })

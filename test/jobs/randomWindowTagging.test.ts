@@ -6,7 +6,8 @@ import { claimNext } from '../../server/analysis/state.js'
 import { Worker } from '../../server/jobs/worker.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { addToProject, makeProject, waitForStatus } from '../helpers/jobs.js'
-import { makeLibrary, makeMediaFile, makeMetaData, makeTagSet } from '../helpers/records.js'
+import { makeMediaFile, makeMetaData, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // RandomWindowTagging: windows chosen uniformly over the project's media,
 // written as RandomWindow rows and randomlyChosen tags, the same for the same
@@ -21,10 +22,8 @@ let config: AppConfig
 
 test.before(async () => {
   config = t.app.config
-  alice = await t.user('alice')
+  ;({ owner: alice, library, mediaFile: short } = await makeRecords(t, 'alice'))
   project = await makeProject(t.db, alice)
-  library = await makeLibrary(t.db, alice)
-  short = await makeMediaFile(t.db, alice, library)
   long = await makeMediaFile(t.db, alice, library)
   const silent = await makeMediaFile(t.db, alice, library) // no known duration: never chosen
   await makeMetaData(t.db, short, 'durationInSeconds', '10')

@@ -33,9 +33,9 @@ function readStatus(kind: Kind, role: Role): number {
   if (role === 'admin' || kind === 'lookup' || kind === 'document') return 200
   if (kind === 'siteAdmin') return 403
   if (role === 'owner') return 200
-  if (kind === 'library') return role === 'userGrantee' || role === 'groupGrantee' ? 200 : 404
-  if (kind === 'group') return role === 'groupGrantee' ? 200 : 404 // a member
-  if (kind === 'permission') return role === 'userGrantee' ? 200 : 404 // its bearer
+  if (kind === 'library') return role === 'writer' || role === 'member' ? 200 : 404
+  if (kind === 'group') return role === 'member' ? 200 : 404 // a member
+  if (kind === 'permission') return role === 'writer' ? 200 : 404 // its bearer
   return 404
 }
 
@@ -174,8 +174,8 @@ test('writing: outsiders, revoked grantees and inactive users change nothing, on
     // a body a writer would send: the owner's own record (references included)
     const own = r.detail ? (await call('GET', url, 'owner')).data : (w.ids[r.resource] ? (await call('GET', `${API}/${r.resource}/${w.ids[r.resource]}/`, 'owner')).data : {})
     const outsiders: Role[] = ['stranger', 'revoked', 'inactive', 'anonymous']
-    if (kind === 'owner' || kind === 'siteAdmin') outsiders.push('userGrantee', 'groupGrantee')
-    if (kind === 'group') outsiders.push('userGrantee')
+    if (kind === 'owner' || kind === 'siteAdmin') outsiders.push('writer', 'member')
+    if (kind === 'group') outsiders.push('writer')
     for (const method of writes) {
       for (const role of outsiders) {
         if (method === 'POST' && !r.detail && !r.segment && OPEN_CREATE.has(r.resource) && role !== 'anonymous' && role !== 'inactive') continue

@@ -27,8 +27,6 @@ test.before(async () => {
   t.beforeClose(() => proxied.close())
 })
 
-const cookiesOf = (res: { headers: Record<string, unknown> }) => ([] as string[]).concat((res.headers['set-cookie'] as string[] | string | undefined) ?? [])
-const cookieValue = (cookies: string[], name: string) => cookies.find((c) => c.startsWith(`${name}=`))!.split(';')[0].slice(name.length + 1)
 
 test('passwords, tokens, session keys and CSRF tokens never reach a log line', async () => {
   const password = 'alice-Secret-Pass-0001'

@@ -1,4 +1,5 @@
 import { test } from 'uvu'
+import { sql } from 'kysely'
 import * as assert from 'uvu/assert'
 import type { LightMyRequestResponse } from 'fastify'
 import { openDatabase } from '../../server/db/database.js'
@@ -7,6 +8,7 @@ import { resourceEndpoints } from '../../server/resources/resource.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
 import { api, testApp, type TestApp } from '../helpers/app.js'
+import { atFixedTime } from '../helpers/clock.js'
 import { freshDatabase } from '../helpers/db.js'
 import { makeWorld, type World } from '../helpers/world.js'
 
@@ -49,7 +51,7 @@ interface Request { method: string; url: string; as: string; body?: unknown }
 /** `count` requests drawn by `random` over the world's records and those the requests create. */
 function requests(random: () => number, count: number): Request[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]
-  const roles = ['owner', 'owner', 'userGrantee', 'groupGrantee', 'stranger', 'admin'] as const
+  const roles = ['owner', 'owner', 'writer', 'member', 'stranger', 'admin'] as const
   const ids = world.ids
   // ids that exist, ids that may (made by earlier requests: the sequences of both databases move alike), and none
   const near = (id: number) => pick([id, id, id + 1, id + 2, 999_999])
@@ -91,25 +93,6 @@ function requests(random: () => number, count: number): Request[] {
 const seen = (res: LightMyRequestResponse) =>
   JSON.stringify({ status: res.statusCode, headers: HEADERS.map((h) => [h, res.headers[h] ?? null]), body: res.body })
 
-/** Runs `body` with the clock stopped at one moment (every `new Date()` and `Date.now()` of the process). */
-async function atFixedTime<R>(body: () => Promise<R>): Promise<R> {
-  const RealDate = Date
-  const moment = new RealDate('2026-11-26T12:00:00Z').getTime()
-  class FixedDate extends RealDate {
-    constructor(...args: unknown[]) {
-      if (args.length) super(...(args as [number]))
-      else super(moment)
-    }
-    static now() { return moment }
-  }
-  globalThis.Date = FixedDate as DateConstructor
-  try {
-    return await body()
-  } finally {
-    globalThis.Date = RealDate
-  }
-}
-
 test('a tag\'s create, detail and page are answered by the accelerators, and by the plain path when they are off', async () => {
   const owner = world.users.owner
   const body = { tagSet: world.ids.tagSet, mediaFile: world.ids.mediaFile, tagClass: world.ids.tagClass, startTime: 0, endTime: 0.1, minFrequency: 1, maxFrequency: 2 }
@@ -150,6 +133,8 @@ test('a resource declared accelerated is refused at start-up when it adds what t
   const hook = async () => {}
   assert.throws(() => resourceEndpoints({ ...tags, afterWrite: hook }), /tag is declared accelerated, but: create/)
   assert.throws(() => resourceEndpoints({ ...tags, embed: hook }), /detail.*list/)
+  // a computed field (of the request's origin and clock) is written by the database in lists and details alike
+  assert.ok(resourceEndpoints({ ...tags, computed: ({ now }) => ({ strength: sql`extract(epoch from ${now}::timestamptz)` }) }).length)
   assert.throws(() => resourceEndpoints({ ...tagSets, fields: { ...tagSets.fields, tags: { type: 'list', items: 'integer', readOnly: true } } }), /detail/)
   // without the declaration, the same resource is made (and answered by the plain path where the accelerators decline)
   assert.ok(resourceEndpoints({ ...tags, afterWrite: hook, accelerated: [] }).length)

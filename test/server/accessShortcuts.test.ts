@@ -35,7 +35,7 @@ test('a list read through a parent whose rule does not make its records readable
 test('a tag set\'s tags: every tag for a reader of the set, the same count as ?tagSet=, none for a stranger', async () => {
   const w = await makeWorld(t)
   await makeTag(t.db, w.users.owner, { tagSet: w.ids.tagSet, mediaFile: w.ids.mediaFile, tagClass: w.ids.tagClass })
-  for (const role of ['owner', 'userGrantee', 'groupGrantee', 'admin'] as const) {
+  for (const role of ['owner', 'writer', 'member', 'admin'] as const) {
     const sub = await t.call('GET', api(`tagSet/${w.ids.tagSet}/tags/`), { as: w.users[role] })
     const filtered = await t.call('GET', api(`tag/?tagSet=${w.ids.tagSet}`), { as: w.users[role] })
     assert.is(sub.statusCode, 200, role)

@@ -4,8 +4,8 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { Coalescer } from '../../server/resources/fast/coalesce.js'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
-import { makeRecords } from '../helpers/world.js'
+import { grant, makeLibrary, makeMediaFile, makeTagClass } from '../helpers/records.js'
+import { makeRecords, tagRefs } from '../helpers/world.js'
 
 // Single creates that arrive together, of one caller, shape and scope, are made as one statement
 // (server/resources/fast/createBatch.ts), and so are one caller's details (fast/detail.ts; docs/decisions.md §13):
@@ -138,9 +138,7 @@ test('a batch the database refuses for one of its rows is made again create by c
 
 test('details of one caller asked together are read in batches, each answered as alone', async () => {
   const mine = (await Promise.all([5000, 5001, 5002].map((s) => post(owner, tagBody(s))))).map((r) => r.data.id as number)
-  const strangersLibrary = await makeLibrary(t.db, stranger)
-  const strangers = await t.call('POST', api('tag/'), { as: stranger, body: { ...tagBody(5003), tagSet: await makeTagSet(t.db, stranger, strangersLibrary),
-    mediaFile: await makeMediaFile(t.db, stranger, strangersLibrary), tagClass: foreignClass } })
+  const strangers = await t.call('POST', api('tag/'), { as: stranger, body: { ...tagBody(5003), ...tagRefs(await makeRecords(t, stranger)), tagClass: foreignClass } })
   assert.is(strangers.statusCode, 201, strangers.body)
   const ids = [...mine, strangers.data.id as number, 999999]
   const asked = Array.from({ length: 40 }, (_, i) => ids[i % ids.length])

@@ -2,7 +2,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { localTimestamp } from '../../server/db/time.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeTag } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 const t = suiteApp(test, { maxBodyBytes: 64 * 1024 })
 let alice: TestUser
@@ -67,10 +68,8 @@ test('lists: ordering by a field, descending, and unknown ordering ignored', asy
 })
 
 test('lists: equality filters on references and booleans, combined; a bad value is a 400 naming the filter', async () => {
-  const lib = await makeLibrary(t.db, alice)
-  const [m1, m2] = [await makeMediaFile(t.db, alice, lib), await makeMediaFile(t.db, alice, lib)]
-  const set = await makeTagSet(t.db, alice, lib)
-  const cls = await makeTagClass(t.db, alice, lib)
+  const { library: lib, mediaFile: m1, tagSet: set, tagClass: cls } = await makeRecords(t, alice)
+  const m2 = await makeMediaFile(t.db, alice, lib)
   const a = await makeTag(t.db, alice, { tagSet: set, mediaFile: m1, tagClass: cls })
   const b = await makeTag(t.db, alice, { tagSet: set, mediaFile: m2, tagClass: cls })
   await t.db.updateTable('tags').set({ machine_tagged: true }).where('id', '=', b).execute()

@@ -8,7 +8,7 @@ import { StatementCache, type Plan } from '../../server/resources/fast/statement
 import { readable } from '../../server/resources/core/read.js'
 import type { ResourceDef } from '../../server/resources/core/define.js'
 import { jobs } from '../../server/resources/jobs.js'
-import { libraries } from '../../server/resources/library.js'
+import { sensorArrays } from '../../server/resources/sensor.js'
 import { mediaFiles } from '../../server/resources/mediaFile.js'
 import { tagClasses } from '../../server/resources/tagClass.js'
 import { tags } from '../../server/resources/tag.js'
@@ -40,7 +40,7 @@ test('the lists of the resources are planned for callers of every kind; filtered
     }
   }
   assert.is(plannedCountedPage(plans, mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100, 0), null, 'a filtered list')
-  assert.is(plannedCountedPage(plans, libraries, base(libraries), request(alice), 100, 0), null, 'a list rendered by the server')
+  assert.is(plannedCountedPage(plans, sensorArrays, base(sensorArrays), request(alice), 100, 0), null, 'a list rendered by the server')
   for (const rule of [usernameRule, inlinedIdRule]) {
     const def = usersUnder(`users by ${rule === usernameRule ? 'username' : 'inlined id'}`, rule)
     assert.is(plannedCountedPage(plans, def, base(def), request(alice), 100, 0), null)

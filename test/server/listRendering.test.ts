@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
+import { atFixedTime } from '../helpers/clock.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
 import type { TableName } from '../../server/db/schema.js'
 import { toJson } from '../../server/http/fields.js'
@@ -9,7 +10,8 @@ import { anyTable, type ResourceDef } from '../../server/resources/core/define.j
 import { tagClasses } from '../../server/resources/tagClass.js'
 import { tags } from '../../server/resources/tag.js'
 import { tagSets } from '../../server/resources/tagSet.js'
-import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant, makeMediaFile, makeMetaData, makeTag, makeTagSet } from '../helpers/records.js'
+import { makeRecords } from '../helpers/world.js'
 
 // Lists are written as JSON by the database, and so are the details of resources without an `embed`; the
 // answers of writes are rendered by the server (toJson, docs/decisions.md §11): every record of a list must be
@@ -24,10 +26,9 @@ let tagSet: number
 let tagClass: number
 
 test.before(async () => {
-  owner = await t.user('render-owner')
-  lib = await makeLibrary(t.db, owner)
-  tagSet = await makeTagSet(t.db, owner, lib)
-  tagClass = await makeTagClass(t.db, owner, lib, 'Turdus merula', 'Blackbird "common"')
+  ;({ owner, library: lib, tagSet, tagClass } = await makeRecords(t, 'render-owner', {
+    tagClass: { className: 'Turdus merula', displayName: 'Blackbird "common"' },
+  }))
 })
 
 /** The record as the server renders its row itself (toJson), through JSON as an answer would carry it. */
@@ -108,12 +109,16 @@ test('jobs: embedded parameters, and a running job whose worker went silent', as
   const withParams = await makeJob(t.db, owner, project, 1, { threshold: '0.5', 'label "x"': 'a\\b' })
   const silent = await makeJob(t.db, owner, project, 1)
   const running = await makeJob(t.db, owner, project, 1)
-  const ago = (s: number) => new Date(Date.now() - s * 1000)
-  await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: ago(5), lease_renewed: ago(20.2), started_date: '2026-01-02 03:04:05' })
-    .where('id', '=', silent).execute()
-  await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: new Date(Date.now() + 60_000) }).where('id', '=', running).execute()
-  await listMatchesDetails('jobs/', (id) => `jobs/${id}/`, [plain, withParams, silent, running])
-  const listed = (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results
+  // the leases are judged against the request's clock: stopped, so that the silent worker was last heard 20.2 s
+  // before every request, however long the requests take
+  const listed = await atFixedTime(async () => {
+    const ago = (s: number) => new Date(Date.now() - s * 1000)
+    await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: ago(5), lease_renewed: ago(20.2), started_date: '2026-01-02 03:04:05' })
+      .where('id', '=', silent).execute()
+    await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: new Date(Date.now() + 60_000) }).where('id', '=', running).execute()
+    await listMatchesDetails('jobs/', (id) => `jobs/${id}/`, [plain, withParams, silent, running])
+    return (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results
+  })
   const of = (id: number) => listed.find((j: { id: number }) => j.id === id)
   assert.equal([of(silent).isRunning, of(silent).workerSilentSeconds], [false, 20])
   assert.equal([of(running).isRunning, of(running).workerSilentSeconds], [true, null])

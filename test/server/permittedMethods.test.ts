@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTagClass, makeTag, makeTagSet } from '../helpers/records.js'
+import { grant, makeTag } from '../helpers/records.js'
+import { makeRecords, tagRefs } from '../helpers/world.js'
 
 // OPTIONS of a record's detail path tells the methods the caller may use on it, to a client that asks with
 // `Mas-Permitted-Methods: *` (docs/decisions.md §22); a request without it is answered as the original answers.
@@ -16,10 +17,9 @@ test.before(async () => {
   writer = await t.user('pm_writer')
   stranger = await t.user('pm_stranger')
   admin = await t.user('pm_admin', { admin: true })
-  library = await makeLibrary(t.db, owner, 'pm-library')
-  mediaFile = await makeMediaFile(t.db, owner, library)
-  tagSet = await makeTagSet(t.db, owner, library, 'pm-tags')
-  tag = await makeTag(t.db, owner, { tagSet, mediaFile, tagClass: await makeTagClass(t.db, owner, library) })
+  const records = await makeRecords(t, owner, { library: 'pm-library', tagSet: 'pm-tags' })
+  ;({ library, mediaFile, tagSet } = records)
+  tag = await makeTag(t.db, owner, tagRefs(records))
   await grant(t.db, owner, { user: reader.id }, { library }, ['read'])
   await grant(t.db, owner, { user: writer.id }, { library }, ['read', 'write'])
 })

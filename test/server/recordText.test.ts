@@ -6,7 +6,8 @@ import { anyTable } from '../../server/resources/core/define.js'
 import { listPageJson } from '../../server/resources/fast/jsonRecord.js'
 import { recordText } from '../../server/resources/recordText.js'
 import { tags } from '../../server/resources/tag.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet } from '../helpers/records.js'
+import { makeTag, makeTagExample } from '../helpers/records.js'
+import { makeRecords, tagRefs } from '../helpers/world.js'
 
 // The export of a tag set writes each tag's JSON record as one concatenation of its columns' texts
 // (server/resources/recordText.ts), which must be, byte for byte, the text the lists write (row_to_json,
@@ -23,9 +24,8 @@ const FLOATS = [0, -0, 0.1, 1e-5, 1.5e-7, 123456789012345.6, 1e15, 1e20, 1.79769
 
 test.before(async () => {
   owner = await t.user('record-text-owner')
-  const lib = await makeLibrary(t.db, owner)
-  tagSet = await makeTagSet(t.db, owner, lib)
-  const refs = { tagSet, mediaFile: await makeMediaFile(t.db, owner, lib), tagClass: await makeTagClass(t.db, owner, lib) }
+  const refs = tagRefs(await makeRecords(t, owner))
+  tagSet = refs.tagSet
   const example = await makeTagExample(t.db, owner, refs)
   for (const [i, v] of FLOATS.entries()) {
     made.push(await makeTag(t.db, owner, refs, { startTime: v, endTime: FLOATS[(i + 1) % FLOATS.length], minFrequency: v, maxFrequency: 2 * v, strength: -v }))

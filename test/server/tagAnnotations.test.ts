@@ -1,10 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { parseInput, toColumns, toJson } from '../../server/http/fields.js'
 import { insertPlan } from '../../server/resources/fast/create.js'
 import { ANNOTATIONS_MAX, tags } from '../../server/resources/tag.js'
+import { makeRecords, tagRefs } from '../helpers/world.js'
 
 // A tag's annotations (a mas extension): an object of texts, kept with the tag and answered everywhere a
 // tag is, written by the database like every other field (docs/decisions.md §11), and given in a create
@@ -16,9 +16,9 @@ let owner: TestUser
 let refs: { tagSet: number; mediaFile: number; tagClass: number }
 
 test.before(async () => {
-  owner = await t.user('annotator')
-  const lib = await makeLibrary(t.db, owner)
-  refs = { tagSet: await makeTagSet(t.db, owner, lib), mediaFile: await makeMediaFile(t.db, owner, lib), tagClass: await makeTagClass(t.db, owner, lib) }
+  const records = await makeRecords(t, 'annotator')
+  owner = records.owner
+  refs = tagRefs(records)
 })
 
 const body = (extra: Record<string, unknown> = {}) => ({ ...refs, startTime: 1, endTime: 1.5, minFrequency: 200, maxFrequency: 2200, ...extra })

@@ -3,7 +3,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tagSetTagCount } from '../../server/resources/tagSetCount.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeMediaFile, makeTag, makeTagClass } from '../helpers/records.js'
+import { makeRecords, tagRefs } from '../helpers/world.js'
 
 // A tag's user, tag class, tag set and media file are checked by statement triggers, not foreign
 // keys (migration 0005): a tag can never refer to a missing record, and deleting a record deletes
@@ -20,11 +21,8 @@ test.before(async () => {
 type Refs = { tagSet: number; mediaFile: number; tagClass: number }
 
 async function newRefs(): Promise<Refs & { library: number }> {
-  const library = await makeLibrary(t.db, owner)
-  return {
-    library, tagSet: await makeTagSet(t.db, owner, library), mediaFile: await makeMediaFile(t.db, owner, library),
-    tagClass: await makeTagClass(t.db, owner, library),
-  }
+  const records = await makeRecords(t, owner)
+  return { library: records.library, ...tagRefs(records) }
 }
 
 async function failsWith(code: string, work: () => Promise<unknown>) {

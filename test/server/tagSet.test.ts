@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
 import { suiteApp } from '../helpers/app.js'
-import { grantRoles, listMatrix, makeRoleCallers, sharedLibrary, statusMatrix, type RoleCallers } from '../helpers/world.js'
+import { grantRoles, listMatrix, makeRecords, makeRoleCallers, type RoleCallers, sharedLibrary, statusMatrix } from '../helpers/world.js'
 import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 
 const API = '/api/v0'
@@ -148,12 +148,10 @@ test('tagSet/{id}/tags/ pages through the set\'s tags in id order', async () => 
 
 test('deleting a tag set deletes its tags and the grants on it', async () => {
   const cast = await makeRoleCallers(t, 'tsdel')
-  const library = await makeLibrary(t.db, cast.owner)
-  const set = await makeTagSet(t.db, cast.owner, library)
+  const { library, tagSet: set, ...refs } = await makeRecords(t, cast.owner)
   const keep = await makeTagSet(t.db, cast.owner, library)
   await grantRoles(t, cast, { tagSet: set })
   await grantRoles(t, cast, { tagSet: keep })
-  const refs = { mediaFile: await makeMediaFile(t.db, cast.owner, library), tagClass: await makeTagClass(t.db, cast.owner, library) }
   await makeTag(t.db, cast.owner, { ...refs, tagSet: set })
   const kept = await makeTag(t.db, cast.owner, { ...refs, tagSet: keep })
   await t.db.insertInto('tag_examples').values({ user_id: cast.owner.id, creation_date: localTimestamp(), tag_set_id: set,

@@ -2,7 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { foldCrowdedTagSets, tagSetTagCount } from '../../server/resources/tagSetCount.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
+import { grant, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { makeRecords } from '../helpers/world.js'
 
 // The count of tagSet/{id}/tags/, and of tag/?tagSet={id}, comes from rows kept by triggers, not from
@@ -143,9 +143,7 @@ test('simultaneous writers and folds keep the count exact', async () => {
 })
 
 test('deleting a tag set, or its library, takes its count rows along', async () => {
-  const ownLib = await makeLibrary(t.db, owner)
-  const set = await makeTagSet(t.db, owner, ownLib)
-  const f = await makeMediaFile(t.db, owner, ownLib), k = await makeTagClass(t.db, owner, ownLib)
+  const { library: ownLib, tagSet: set, mediaFile: f, tagClass: k } = await makeRecords(t, owner)
   await makeTag(t.db, owner, { tagSet: set, mediaFile: f, tagClass: k })
   assert.is((await t.call('DELETE', `${API}/tagSet/${set}/`, { as: owner })).statusCode, 204)
   const left = await t.db.selectFrom('tag_set_tag_counts').select('id').where('tag_set_id', '=', set).execute()

@@ -24,7 +24,10 @@ export interface ListRequest {
   now: Date
 }
 
-/** A stored record of table T as the hooks see it, with any computed fields (embed) under their wire names. */
+/** What a record's computed fields (ResourceDef.computed) may use of their request. */
+export type RecordRequest = Pick<ListRequest, 'origin' | 'now'>
+
+/** A stored record of table T as the hooks see it, with any computed fields under their wire names. */
 export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
 
 /** A list read another way (ResourceDef.listVia): the records the caller may read before the request's
@@ -59,22 +62,26 @@ export interface ResourceDef<T extends TableName = TableName> {
   identity?: Column<T>[]
   /** wire names that an update may change; default: every writable field */
   updatable?: string[]
-  /** add computed fields (under their wire names) to rows about to be rendered */
+  /** fields the database computes for each record, under their wire names: SQL expressions over the record
+   * `r` for a request (its origin, its clock), e.g. an address or a json column the database keeps in the
+   * record's row (an embedded list, migration 2026_11_24_0004). A field given here is rendered as the
+   * expression's value, whether or not it has a column. Every path selects them: a list's statement, a
+   * detail's and a write's answer (read.ts, render), and the JSON the database writes (fast/jsonRecord.ts). */
+  computed?: (req: RecordRequest) => Record<string, Expression<unknown>>
+  /** fields read for a page of records in one more query, under their wire names, where SQL cannot give them
+   * as the API renders them (a sensor array's sensors are whole sensor records, rendered by their declaration);
+   * a resource with it has its records rendered by the server (toJson), never by the database */
   embed?: (db: Db, rows: Rec<T>[], ctx: Context) => Promise<void>
-  /** what `embed` adds (and any column field it changes), under their wire names, for lists written by the
-   * database (jsonRecord.ts): an SQL expression over the record `r` (an embedded list is a json column the
-   * database keeps in the record's row, e.g. migration 2026_11_24_0004); without it, a resource with `embed`
-   * has its lists rendered by toJson and `embed` */
-  embedSql?: (req: Pick<ListRequest, 'origin' | 'now'>) => Record<string, Expression<unknown>>
-  /** checks of the values alone beyond field types (no database, nothing of the caller); throw a 400.
-   * They run where validate runs, before it; a create may also run them before its other checks (and
-   * then again in their place when those fail), see fast/create.ts. */
+  /** checks of the values alone beyond field types: a pure function of the parsed values (and, on update, the
+   * stored record), with no database and nothing of the caller; throws a 400 with field errors. Run on every
+   * create and update, for each item whose fields, references and access passed, before `validate`
+   * (validateItems, core/checks.ts). */
   checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
   /** checks of the values against stored records (e.g. a media file's length), every item at once; per item,
-   * its field errors. Run on every create and update whose items passed the other checks, the single create's
-   * one statement included (before it). */
+   * its field errors. Run on every create and update, over the items that passed the other checks, after them. */
   checkStored?: (db: Db, items: Record<string, unknown>[], existing: Rec<T> | null) => Promise<Record<string, string[]>[]>
-  /** checks beyond field types; throw a 400. `existing` is the stored row on update. */
+  /** checks beyond field types that may read the database or the caller (e.g. a job's parameters); throw a 400.
+   * Run after checkValues. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
   afterWrite?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>

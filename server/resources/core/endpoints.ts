@@ -9,7 +9,7 @@ import { anyTable, type ResourceDef } from './define.js'
 import { listOf, type PageRows, type PageRun } from './list.js'
 import type { CallerBase } from './listStatements.js'
 import { unacceleratedPaths } from '../fast/index.js'
-import { fetchRecord, parseId, readable, readableRecord, render } from './read.js'
+import { fetchRecord, parseId, readable, readableRecord, recordRequest, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
 // The list and detail endpoints generated from a declaration, and sub-lists (a parent record's
@@ -47,7 +47,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     GET: async (ctx) => {
       const id = parseId(ctx.params.id)
       if (id === null) throw notFound()
-      const fast = ctx.fast.detail(ctx.db, def, ctx.caller, id)
+      const fast = ctx.fast.detail(ctx.db, def, ctx.caller, id, recordRequest(ctx))
       if (fast) {
         const text = await fast
         if (text === undefined) throw notFound()

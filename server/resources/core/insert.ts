@@ -49,7 +49,7 @@ interface BulkPlan {
   arrayTypes: Map<string, string>
   /** the columns that store exactly the value given, so a row as given is the row as stored: numbers
    * (validated finite, and integers in range), booleans and ids, and the stamps (timestamps to the
-   * second, as the columns keep them); none when the records get more than their columns (embed) or
+   * second, as the columns keep them); none when the records get more than their columns (computed, embed) or
    * the writes do more (afterWrite) */
   exact: Set<string>
   /** the columns the records are made of */
@@ -72,7 +72,7 @@ function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {
     if (def.owner) arrayTypes.set(def.owner, 'int4')
     const stamps: readonly string[] = def.stamps ?? []
     for (const s of stamps) arrayTypes.set(s, 'timestamp')
-    const exact = new Set(def.embed || def.afterWrite ? []
+    const exact = new Set(def.computed || def.embed || def.afterWrite ? []
       : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || stamps.includes(c)).map(([c]) => c))
     const columns = [...new Set(['id', ...Object.values(def.fields).flatMap((f) => f.column ? [f.column] : []),
       ...(def.owner ? [def.owner] : []), ...(def.stamps ?? [])])]

@@ -6,7 +6,7 @@ import { envelopeText } from '../../http/jsonText.js'
 import { pageIfAny, paginate, pageOf, type Envelope, type ListReads, type Query } from '../../http/list.js'
 import { recs, type ListRequest, type ResourceDef } from './define.js'
 import { countedPage, listQueries, unfiltered, type CallerBase, type ListQueries } from './listStatements.js'
-import { render } from './read.js'
+import { renderSelected, selectComputed } from './read.js'
 
 // A list of a resource's records: the one implementation behind every list endpoint, top-level
 // (tag/) and sub-list (tagSet/{Id}/tags/).
@@ -41,8 +41,8 @@ export interface ParentCheck {
  * as a subquery), or side by side when the count is a cheaper one. A sub-list (`parent`) reads its page first
  * under the parent's read rule in the same statement: a page with records proves the parent readable. Only an
  * empty page, or a bad filter or page, has the parent fetched first (404 before 400, an empty page of a
- * readable parent) and the list read again. The records are rendered here (toJson and `embed`), or written as
- * JSON by the database when the accelerators take the list (fast/, `pages`). */
+ * readable parent) and the list read again. The records are rendered here (toJson, their computed fields selected
+ * by the page's statement), or written as JSON by the database when the accelerators take the list (fast/, `pages`). */
 export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}> | CallerBase, opts: ListOptions = {},
   parent?: ParentCheck): Promise<Result> {
   const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
@@ -51,8 +51,9 @@ export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef
   const json = ctx.fast.pages(ctx.db, def, req, compilable ? base : undefined)
   if (json) return { body: envelopeText(await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, json.run, json.texts, json.planned))) }
   // a page read with its count carries it in every row (listReads): not a column of the record
-  const rendered = async (rows: AnyRow[]) => render(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))
-  return { body: await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, (page) => page.execute(), rendered)) }
+  const rendered = async (rows: AnyRow[]) => renderSelected(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))
+  const run: PageRun = (page) => selectComputed(page, def, req).execute()
+  return { body: await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, run, rendered)) }
 }
 
 async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: () => Query<{}>,

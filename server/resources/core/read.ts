@@ -6,7 +6,7 @@ import { forbidden, notFound } from '../../http/errors.js'
 import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { Accelerators } from '../fast/index.js'
-import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
+import { anyTable, recs, type Db, type Rec, type RecordRequest, type ResourceDef } from './define.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records. `fast`, where given, may answer in the plain path's place
@@ -22,10 +22,47 @@ export function readable(db: Db | Kysely<AnyTables>, def: Referent, caller: Call
 export const readableRecord = (db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, id: number, fast?: Accelerators) =>
   readable(db, def, caller, 'read', fast).select(sql.lit(1).as('one')).where('r.id', '=', id)
 
-/** Rows -> JSON records, with the resource's embedded fields. */
-export async function render<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+/** The request a record's computed fields are made for: the caller's origin, and now. */
+export const recordRequest = (ctx: Pick<Context, 'origin'>): RecordRequest => ({ origin: ctx.origin, now: new Date() })
+
+/** The names of a resource's computed fields (which do not depend on the request). */
+const computedNames = new WeakMap<object, string[]>()
+function computedOf<T extends TableName>(def: ResourceDef<T>): string[] {
+  let names = computedNames.get(def)
+  if (!names) computedNames.set(def, names = Object.keys(def.computed?.({ origin: '', now: new Date(0) }) ?? {}))
+  return names
+}
+
+/** `qb`, a query of records as `r`, with the resource's computed fields selected under their wire names. */
+export function selectComputed<T extends TableName, O>(qb: Query<O>, def: ResourceDef<T>, req: RecordRequest): Query<O> {
+  const computed = def.computed?.(req)
+  return computed ? qb.select(Object.entries(computed).map(([name, value]) => sql`${value}`.as(name))) as Query<O> : qb
+}
+
+/** Rows read with their computed fields (selectComputed) -> JSON records: each field from its column, a
+ * computed one as the statement gave it, and `embed`'s fields read for them. */
+export async function renderSelected<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
   if (def.embed && rows.length) await def.embed(db, rows, ctx)
-  return rows.map((row) => toJson(def.fields, row))
+  const computed = computedOf(def)
+  return rows.map((row) => {
+    const json = toJson(def.fields, row)
+    for (const name of computed) if (name in json) json[name] = row[name]
+    return json
+  })
+}
+
+/** Rows read without their computed fields (a detail, a write's answer) -> JSON records: the computed fields
+ * are read for them in one statement. */
+export async function render<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+  if (def.computed && rows.length) {
+    const ids = rows.map((r) => r.id as number)
+    const records: Query<{}> = anyTable(db).selectFrom(`${def.table} as r`)
+    const ofRows = records.where(sql<boolean>`r.id = any(${ids}::int[])`)
+    const read = await selectComputed(ofRows.select(sql<number>`r.id`.as('__id')), def, recordRequest(ctx)).execute()
+    const byId = new Map(read.map(({ __id, ...fields }: AnyRow) => [__id as number, fields]))
+    for (const row of rows) Object.assign(row, byId.get(row.id as number))
+  }
+  return renderSelected(ctx, def, rows, db)
 }
 
 export function parseId(raw: string | undefined): number | null {

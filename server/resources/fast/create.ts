@@ -52,8 +52,10 @@ export async function fastCreate<T extends TableName>(state: CreateState, ctx: C
   return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
 }
 
-/** Do the values pass the resource's checks of values alone? (What they say, when they do not, the
- * plain create says in its place.) */
+/** Do the values pass the resource's checks of values alone (checkValues)? The plain path runs them after the
+ * reference and access checks; being pure, they are run here before the one statement that makes those checks
+ * and the INSERT together. When they do not pass, nothing is written, and the plain create runs them again in
+ * their place and says what failed, so the errors and their order are the plain path's. */
 function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
   try {
     def.checkValues?.(values, null)
@@ -67,7 +69,7 @@ function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<str
 const SCOPE_ROWS = 1
 
 /** A record a single create inserted: as the JSON text of its answer, written by the database, when the
- * resource's records have no `embed` (as a detail is, detail.ts), else as its row. */
+ * resource's records are written so (ownRecordColumns, as a detail is, detail.ts), else as its row. */
 export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
 
 /** The record inserted, or null when a check did not pass or the create does not fit one statement

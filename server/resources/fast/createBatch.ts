@@ -47,7 +47,7 @@ export async function insertBatch<T extends TableName>(plans: StatementCache<Pla
   return answers
 }
 
-/** Can the resource's creates be made in batches? Its answers are written by the database (no embed). */
+/** Can the resource's creates be made in batches? Its answers are written by the database (ownRecordColumns). */
 export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => ownRecordColumns(def, def.table) !== null
 
 /** The asks of these rows: each reference's distinct ids over them (a single create's ask has one). */

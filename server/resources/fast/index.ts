@@ -5,12 +5,12 @@ import type { Context, Result } from '../../http/endpoint.js'
 import type { Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { Ask, ScopeAsk } from '../core/checks.js'
-import type { Db, ListRequest, ResourceDef } from '../core/define.js'
+import type { Db, ListRequest, RecordRequest, ResourceDef } from '../core/define.js'
 import type { CallerBase } from '../core/listStatements.js'
 import { plannedCheck } from './checks.js'
 import { createsInOne, fastCreate, type CreateOf } from './create.js'
 import { fetchFlaggedRow } from './detail.js'
-import { listPageJson, listsWrittenByDatabase, ownRecordColumns } from './jsonRecord.js'
+import { detailJson, listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
 import { NarrowedFirst } from './narrowed.js'
 import { jsonPage, plannedCountedPage } from './page.js'
 import { compiledRule, type CompiledRule } from './rule.js'
@@ -46,8 +46,8 @@ export interface Accelerators {
    * made narrowed first */
   fetch(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]): Promise<AnyRow | undefined> | null
   /** a detail's answer written by the database (undefined: missing or unreadable), read with the caller's
-   * details that arrive meanwhile */
-  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number): Promise<string | undefined> | null
+   * details that arrive meanwhile (alone, when its computed fields read the request's origin and clock) */
+  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number, req: RecordRequest): Promise<string | undefined> | null
   /** a write's check statement (core/checks.ts) from its compiled plan */
   checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> | null
   /** a single create made in one statement with its checks (batched with others of its shape) */
@@ -100,9 +100,9 @@ class Accelerated implements Accelerators {
     return this.#count('fetch', fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, flags, null))
   }
 
-  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number) {
-    const json = ownRecordColumns(def, 'r')
-    return this.#count('detail', json && fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, ['read'], json)
+  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number, req: RecordRequest) {
+    const json = detailJson(def)
+    return this.#count('detail', json && fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, ['read'], { json, req })
       .then((row) => row?.__json as string | undefined))
   }
 
@@ -139,11 +139,11 @@ export function unacceleratedPaths<T extends TableName>(def: ResourceDef<T>, exp
     if (path === 'create' && !createsInOne(def)) {
       out.push('create: a single create is made in one statement only without transform, validate, afterWrite or createHandler')
     }
-    if (path === 'detail' && !ownRecordColumns(def, 'r')) {
-      out.push('detail: written by the database only without embed, and with every field of a JSON scalar type (fast/jsonRecord.ts)')
+    if (path === 'detail' && !detailJson(def)) {
+      out.push('detail: written by the database only without embed, and with every field computed or a column of a JSON scalar type (fast/jsonRecord.ts)')
     }
     if (path === 'list' && !listsWrittenByDatabase(def)) {
-      out.push('list: written by the database only when every field has an SQL form (an embed needs embedSql; fast/jsonRecord.ts)')
+      out.push('list: written by the database only without embed, and with every field a column of a JSON scalar type or computed (fast/jsonRecord.ts)')
     }
   }
   return out

@@ -1,14 +1,14 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { FieldDef, Fields } from '../../http/fields.js'
 import { compiler } from './statements.js'
-import { anyTable, type Db, type ListRequest, type Query, type ResourceDef } from '../core/define.js'
+import { anyTable, type Db, type ListRequest, type Query, type RecordRequest, type ResourceDef } from '../core/define.js'
 import type { AnyTables, TableName } from '../../db/schema.js'
 
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
 // same field declarations. Lists use it, so that a page reaches the server as one JSON text per record,
 // which it joins into the answer without reading the rows into objects and serialising them again, and so
-// do the details and single creates of resources without an `embed` (detail.ts, create.ts; docs/decisions.md
-// §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
+// do the details of resources without a query of their own (`embed`), and the single creates of those whose
+// records do not depend on the request either (no `computed` fields) (detail.ts, create.ts; docs/decisions.md §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
 // record for record.
 
 /** The JSON form of a column of `alias`, as toJson gives it: the column itself. Timestamps are stored to the
@@ -40,21 +40,38 @@ export function recordColumns(fields: Fields, alias: string, computed: Record<st
 const ownColumns = new WeakMap<object, Map<string, RawBuilder<unknown> | null>>()
 
 /** The columns of a resource's JSON record over the row `alias` (recordColumns), for a single record the
- * database writes (a detail, a create's answer); null when the resource has an `embed`, whose records are
- * rendered by toJson, or a field without an SQL form. */
+ * database writes (a detail, a create's answer); null when the resource has `computed` fields (of the request,
+ * built for each) or an `embed` (its records are rendered by toJson), or a field without an SQL form. */
 export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias: string): RawBuilder<unknown> | null {
   let byAlias = ownColumns.get(def)
   if (!byAlias) ownColumns.set(def, byAlias = new Map())
   let columns = byAlias.get(alias)
-  if (columns === undefined) byAlias.set(alias, columns = def.embed ? null : recordColumns(def.fields, alias))
+  if (columns === undefined) byAlias.set(alias, columns = def.embed || def.computed ? null : recordColumns(def.fields, alias))
   return columns
+}
+
+/** A detail's JSON record as the database writes it: its columns for a request, and whether they depend on the
+ * request (computed fields read its origin and clock). */
+export interface DetailJson { columns: (req: RecordRequest) => RawBuilder<unknown>; ofRequest: boolean }
+
+/** How the database writes a detail of `def` (ownRecordColumns, with the computed fields when it has them); null
+ * when it cannot (an `embed`, a field without an SQL form). */
+export function detailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | null {
+  if (def.embed) return null
+  const computed = def.computed
+  if (!computed) {
+    const own = ownRecordColumns(def, 'r')
+    return own && { columns: () => own, ofRequest: false }
+  }
+  return recordColumns(def.fields, 'r', computed({ origin: '', now: new Date(0) }))
+    && { columns: (req) => recordColumns(def.fields, 'r', computed(req))!, ofRequest: true }
 }
 
 /** per resource: whether its lists' records are written by the database (pageJson gives a statement) */
 const writesLists = new WeakMap<object, boolean>()
 
 /** Whether pageJson gives a statement for `def`'s lists, known without building one for a request: which fields
- * `embedSql` gives does not depend on the request it is given. */
+ * `computed` gives does not depend on the request it is given. */
 export function listsWrittenByDatabase<T extends TableName>(def: ResourceDef<T>): boolean {
   let writes = writesLists.get(def)
   if (writes === undefined) writesLists.set(def, writes = pageJson(compiler, def, { origin: '', now: new Date(0) }) !== null)
@@ -71,14 +88,14 @@ export function listPageJson<T extends TableName>(db: Db | Kysely<AnyTables>, de
   return json
 }
 
-/** listPageJson, or null when the resource's lists are rendered by toJson (a field `embed` gives has no SQL
- * form). */
+/** listPageJson, or null when the resource's lists are rendered by toJson (an `embed`, or a field without an
+ * SQL form). */
 function pageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
   ((page: Query, extras: string[]) => Query) | null {
-  // a record without an embed is the one a detail writes, built once; one with an embed has fields of the
-  // request (embedSql: the origin, the clock), built for each
-  const computed = def.embed ? def.embedSql?.(req) : undefined
-  const columns = !def.embed ? ownRecordColumns(def, 'r') : computed ? recordColumns(def.fields, 'r', computed) : null
+  // a record without computed fields is the one a detail writes, built once; computed fields are of the request
+  // (the origin, the clock), built for each
+  if (def.embed) return null
+  const columns = def.computed ? recordColumns(def.fields, 'r', def.computed(req)) : ownRecordColumns(def, 'r')
   return columns && ((page, extras) => pageStatement(db, page, extras, columns))
 }
 

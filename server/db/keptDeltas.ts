@@ -1,0 +1,54 @@
+import { sql } from 'kysely'
+import type { Db } from './schema.js'
+
+// Tables of kept deltas: rows that triggers add for every statement that changes what they count (a tag set's
+// tags, by class or media file, by class and strength band), whose sums are the counts. Reading a count sums a
+// few rows instead of counting every record; when rows have gathered, they are folded into one per key, in one
+// statement: exact under concurrent writers, since rows committed meanwhile are neither deleted nor summed.
+
+/** rows of one fold's scope beyond one per key that make it worth folding */
+export const FOLD_AFTER_ROWS = 64
+
+/** A table of kept deltas, for folding. */
+export interface KeptDeltas {
+  table: string
+  /** the columns whose values are one fold's rows (e.g. a tag set; or a tag set and one class) */
+  scope: string[]
+  /** the further columns each of whose values keeps a row of its own in a fold (e.g. the class and band) */
+  keys: string[]
+  /** the columns summed */
+  deltas: string[]
+  /** a folded key whose first delta sums to zero keeps no row */
+  dropZero?: boolean
+}
+
+/** Whether a fold's scope read to have `rows` rows, over `keys` distinct keys, has gathered enough to fold. */
+export const crowded = (rows: number, keys = 0): boolean => rows - keys > FOLD_AFTER_ROWS
+
+/** Fold the rows of `kept` whose scope columns have these values (in the order of `kept.scope`). */
+export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<void> {
+  const grouped = [...kept.scope, ...kept.keys].map((c) => sql.ref(c))
+  const where = sql.join(kept.scope.map((c, i) => sql`${sql.ref(c)} = ${at[i]}`), sql` and `)
+  const sums = kept.deltas.map((d) => sql`sum(${sql.ref(d)})`)
+  const having = kept.dropZero ? sql`having sum(${sql.ref(kept.deltas[0])}) <> 0` : sql``
+  try {
+    await sql`with gone as (delete from ${sql.table(kept.table)} where ${where}
+        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})
+      insert into ${sql.table(kept.table)} (${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})
+      select ${sql.join([...grouped, ...sums])} from gone group by ${sql.join(grouped)} ${having}`.execute(db)
+  } catch {
+    // a record of the scope deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
+  }
+}
+
+/** Fold every scope of `kept` that has gathered more than FOLD_AFTER_ROWS rows beyond one per key; answers how
+ * many were folded. Reading a count folds its own scope; this keeps scopes written to but not read from growing
+ * the table, which would slow every count. */
+export async function foldCrowded(db: Db, kept: KeptDeltas): Promise<number> {
+  const scope = kept.scope.map((c) => sql.ref(c))
+  const keys = kept.keys.length ? sql`count(distinct (${sql.join(kept.keys.map((c) => sql.ref(c)))}))` : sql`0`
+  const many = await sql<Record<string, number>>`select ${sql.join(kept.scope.map((c, i) => sql`${sql.ref(c)} as ${sql.id(`s${i}`)}`))}
+    from ${sql.table(kept.table)} group by ${sql.join(scope)} having count(*) - ${keys} > ${FOLD_AFTER_ROWS}`.execute(db)
+  for (const row of many.rows) await foldKept(db, kept, kept.scope.map((_c, i) => row[`s${i}`]))
+  return many.rows.length
+}
