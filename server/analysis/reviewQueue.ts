@@ -57,24 +57,36 @@ function byPart(rows: Array<Tag & { part: unknown }>, count: number): Tag[][] {
   return out
 }
 
-/** The first `limit` candidates (in the column's order) in each range [low, high) of strength or of id, as one
- * statement (a lateral join over the ranges: planned once, each range an index range scan). */
-async function inRanges(db: Db, q: Candidates, column: 'strength' | 'id', ranges: Array<[number, number]>, limit: number): Promise<Tag[][]> {
-  const lows = ranges.map((r) => r[0])
-  const highs = ranges.map((r) => r[1])
-  const bounds = column === 'id'
-    ? sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::integer[]) as low, unnest(${highs}::integer[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
-    : sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::float8[]) as low, unnest(${highs}::float8[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
-  const within = q.where(`t.${column}`, '>=', sql<number>`b.low`).where(`t.${column}`, '<', sql<number>`b.high`)
+/** A range [low, high] of strength or of id; of strength, also the band whose tags it holds. */
+interface Range { low: number; high: number; band?: number }
+
+/** The first `limit` candidates (in the column's order) in each range, as one statement: a lateral join over the
+ * ranges, each an index range scan. The ranges are a VALUES list of parameters and the limit a literal, so that
+ * PostgreSQL plans the statement of a shape once per connection: with arrays of ranges and a parameter limit its
+ * generic plan was costed as a thousand ranges of a tenth of the set each, never chosen, and every request was
+ * planned again (1.1 ms, twice its execution; BENCHMARKS.md, "Reviewing machine tags"). */
+async function inRanges(db: Db, q: Candidates, column: 'strength' | 'id', ranges: Range[], limit: number): Promise<Tag[][]> {
+  const type = sql.raw(column === 'id' ? 'integer' : 'float8')
+  const values = sql.join(ranges.map((r, i) => sql`(${r.low}::${type}, ${r.high}::${type}, ${sql.lit(i)}, ${sql.lit(r.band ?? -1)})`))
+  const bounds = sql<{ low: number; high: number; part: number; band: number }>`(select * from (values ${values}) as v(low, high, part, band))`
+  let within = q.where(`t.${column}`, '>=', sql<number>`b.low`).where(`t.${column}`, '<=', sql<number>`b.high`)
+  // the range only bounds the index scan; the band a tag is in is the summary's, the one SQL definition
+  if (column === 'strength') within = within.where(sql<number>`tag_strength_band(t.strength)`, '=', sql<number>`b.band`)
   const ordered = column === 'id' ? within.orderBy('t.id') : within.orderBy('t.strength').orderBy('t.id')
   const rows = await db.selectFrom(bounds.as('b'))
-    .innerJoinLateral(ordered.limit(limit).as('s'), (join) => join.onTrue())
+    .innerJoinLateral(ordered.limit(sql.lit(limit)).as('s'), (join) => join.onTrue())
     .selectAll('s').select('b.part').execute()
   return byPart(rows as Array<Tag & { part: unknown }>, ranges.length)
 }
 
-/** beyond any strength */
-const FAR = 1e300
+/** A strength range around band `b` on either side: wider than the band by a little (floor(strength × 10) in
+ * floating point puts a strength just below an edge in the band above: 0.8999999999999999 is in band 9), the
+ * first band from minus infinity and the last up to NaN, the greatest float8 in PostgreSQL's order (NaN and
+ * strengths of 1 and above are in the last band, below 0 in the first: tag_strength_band, migration
+ * 2026_11_28_3401). */
+const BAND_SLACK = 1e-9
+const bandLow = (b: number) => b === 0 ? -Infinity : b / BANDS - BAND_SLACK
+const bandHigh = (b: number) => b === BANDS - 1 ? NaN : (b + 1) / BANDS + BAND_SLACK
 
 /** Rows taken from each list in turn, without repeats, until there are n. */
 function roundRobin(lists: Tag[][], n: number): Tag[] {
@@ -108,12 +120,11 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       // each band read from a random place in it (and on from its start when that runs out), then the bands taken
       // in turn, so a band short of tags leaves its share to the others; first a band's share of each, then, when
       // some band is short, up to n of each
-      const ranges: Array<[number, number]> = []
+      const ranges: Range[] = []
       for (let b = 0; b < BANDS; b++) {
-        const low = b === 0 ? -FAR : b / BANDS
-        const high = b === BANDS - 1 ? FAR : (b + 1) / BANDS
+        // a tag at the pivot is read by both ranges, and taken once
         const pivot = (b + random()) / BANDS
-        ranges.push([pivot, high], [low, pivot])
+        ranges.push({ low: pivot, high: bandHigh(b), band: b }, { low: bandLow(b), high: pivot, band: b })
       }
       const order = shuffled(Array.from({ length: BANDS }, (_, b) => b), random)
       const draw = async (limit: number) => {
@@ -132,7 +143,7 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       if (!range || range.low === null || range.high === null) return []
       const low = Number(range.low); const high = Number(range.high)
       const pivots = Array.from({ length: o.n }, () => low + Math.floor(random() * (high - low + 1)))
-      const read = await inRanges(db, q, 'id', [...pivots.map((p): [number, number] => [p, high + 1]), [low, high + 1]], 1)
+      const read = await inRanges(db, q, 'id', [...pivots.map((p): Range => ({ low: p, high })), { low, high }], 1)
       const picked = roundRobin([read.slice(0, -1).flat()], o.n)
       if (picked.length === o.n) return picked
       const rest = await q.orderBy('t.id').limit(2 * o.n).execute()
