@@ -87,15 +87,26 @@ async function seed(database: Database): Promise<{ tagSet: number; firstTag: num
   return { tagSet: tagSet.id, firstTag: Number(range.low), lastTag: Number(range.high), token: await tokenFor(db, user.id) }
 }
 
-/** CPU seconds so far of mas (this process) and of the embedded PostgreSQL's processes (none on BENCH_DATABASE_URL). */
+/** CPU seconds so far of mas (this process) and of the embedded PostgreSQL (none on BENCH_DATABASE_URL): the
+ * postmaster's own and that of its children that have ended (its cutime and cstime: a backend or autovacuum
+ * worker that exits during a load would otherwise take its CPU with it), and of those still running. */
 function cpuNow(dataDir: string): { mas: number; postgres: number | null } {
   const postmaster = postmasterOf(dataDir)
   let postgres = 0
   for (const pid of postmaster ? processTree(postmaster) : []) {
     try { postgres += cpuSeconds(pid) } catch { /* a backend gone meanwhile */ }
   }
+  if (postmaster) postgres += endedChildrenCpuSeconds(postmaster)
   const { user, system } = process.cpuUsage()
   return { mas: (user + system) / 1e6, postgres: postmaster ? postgres : null }
+}
+
+/** The CPU seconds of the ended children of `pid` that it has waited for (/proc's cutime + cstime). */
+function endedChildrenCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch { return 0 }
 }
 
 /** `m` with the CPU that mas and PostgreSQL spent on each of its requests (from CPU samples before and after). */
