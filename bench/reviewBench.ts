@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
@@ -11,12 +11,16 @@ import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench } from './args.js'
+import { cpuSeconds } from './importServer.js'
 import { load, parseWrk, wrkInstalled, type Measure } from './load.js'
+import { postmasterOf, processTree } from './memory.js'
 
 // Review benchmark (npm run bench:review), the figures of issue 34 on a tag set of BENCH_TAGS (10^6) machine tags:
 //   the next 20 of the review queue (strata) at 8 connections: p99 (target < 30 ms)
 //   decisions recorded (POST tagReview/ on random tags of the set, 8 connections): per second (target >= 2,000)
 //   the summary (GET tagSet/{id}/reviewSummary/), one at a time: p50 and p99 (target < 200 ms)
+// and, for each load, the CPU per request of mas (this process) and of the embedded PostgreSQL (every process of its
+// data directory), which a shared machine's load moves less than the rates.
 // on the embedded PostgreSQL of a data directory of its own, or in a schema of its own of BENCH_DATABASE_URL.
 // The load comes from wrk, in its own process.
 
@@ -83,8 +87,42 @@ async function seed(database: Database): Promise<{ tagSet: number; firstTag: num
   return { tagSet: tagSet.id, firstTag: Number(range.low), lastTag: Number(range.high), token: await tokenFor(db, user.id) }
 }
 
-const show = (what: string, m: Measure, target: string) =>
-  console.log(`${what}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.errors + m.non2xx} failed (${target})`)
+/** CPU seconds so far of mas (this process) and of the embedded PostgreSQL (none on BENCH_DATABASE_URL): the
+ * postmaster's own and that of its children that have ended (its cutime and cstime: a backend or autovacuum
+ * worker that exits during a load would otherwise take its CPU with it), and of those still running. */
+function cpuNow(dataDir: string): { mas: number; postgres: number | null } {
+  const postmaster = postmasterOf(dataDir)
+  let postgres = 0
+  for (const pid of postmaster ? processTree(postmaster) : []) {
+    try { postgres += cpuSeconds(pid) } catch { /* a backend gone meanwhile */ }
+  }
+  if (postmaster) postgres += endedChildrenCpuSeconds(postmaster)
+  const { user, system } = process.cpuUsage()
+  return { mas: (user + system) / 1e6, postgres: postmaster ? postgres : null }
+}
+
+/** The CPU seconds of the ended children of `pid` that it has waited for (/proc's cutime + cstime). */
+function endedChildrenCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch { return 0 }
+}
+
+/** `m` with the CPU that mas and PostgreSQL spent on each of its requests (from CPU samples before and after). */
+interface Measured { m: Measure; masMs: number; postgresMs: number | null }
+
+async function measured(dataDir: string, run: () => Promise<Measure>): Promise<Measured> {
+  const before = cpuNow(dataDir)
+  const m = await run()
+  const after = cpuNow(dataDir)
+  const per = (a: number, b: number) => 1000 * (a - b) / Math.max(1, m.requests)
+  return { m, masMs: per(after.mas, before.mas), postgresMs: after.postgres === null || before.postgres === null ? null : per(after.postgres, before.postgres) }
+}
+
+const show = (what: string, { m, masMs, postgresMs }: Measured, target: string) =>
+  console.log(`${what}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.errors + m.non2xx} failed (${target}); `
+    + `CPU a request: mas ${masMs.toFixed(3)} ms${postgresMs === null ? '' : `, PostgreSQL ${postgresMs.toFixed(3)} ms`}`)
 
 /** POST tagReview/ on random tags of the set, from wrk at 8 connections. */
 async function decisions(origin: string, token: string, first: number, last: number): Promise<Measure> {
@@ -127,13 +165,14 @@ async function main() {
     // warm: plans and caches
     await load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: 2 })
     // what this machine gives any request at this moment (it may be shared): a tag set's detail, the cheapest read
-    show('baseline: GET tagSet/{id}/, 8 connections', await load('wrk', { url: `${origin}/api/v0/tagSet/${s.tagSet}/`, method: 'GET', headers: auth, connections: 8, duration: SECONDS }), 'for comparison')
-    show('queue, next 20 (strata), 8 connections', await load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: SECONDS }), 'target p99 < 30 ms')
-    const decided = await decisions(origin, s.token, s.firstTag, s.lastTag)
+    console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
+    show('baseline: GET tagSet/{id}/, 8 connections', await measured(dataDir, () => load('wrk', { url: `${origin}/api/v0/tagSet/${s.tagSet}/`, method: 'GET', headers: auth, connections: 8, duration: SECONDS })), 'for comparison')
+    show('queue, next 20 (strata), 8 connections', await measured(dataDir, () => load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: SECONDS })), 'target p99 < 30 ms')
+    const decided = await measured(dataDir, () => decisions(origin, s.token, s.firstTag, s.lastTag))
     show('decisions (POST tagReview/), 8 connections', decided, 'target >= 2,000 a second')
     const count = await database.db.selectFrom('tag_reviews').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
     console.log(`${Number(count.n).toLocaleString('en')} decisions recorded`)
-    show('queue after the decisions, 8 connections', await load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: SECONDS }), 'target p99 < 30 ms')
+    show('queue after the decisions, 8 connections', await measured(dataDir, () => load('wrk', { url: queueUrl, method: 'GET', headers: auth, connections: 8, duration: SECONDS })), 'target p99 < 30 ms')
     const times: number[] = []
     for (let i = 0; i < 20; i++) {
       const started = process.hrtime.bigint()
@@ -145,6 +184,7 @@ async function main() {
     const first = times[0]
     times.sort((a, b) => a - b)
     console.log(`summary (GET reviewSummary/), one at a time, 20 times: first ${first.toFixed(1)} ms, p50 ${times[9].toFixed(1)} ms, max ${times[19].toFixed(1)} ms (target < 200 ms)`)
+    console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
   } finally {
     await app.close()
     await database.close()

@@ -57,24 +57,50 @@ function byPart(rows: Array<Tag & { part: unknown }>, count: number): Tag[][] {
   return out
 }
 
-/** The first `limit` candidates (in the column's order) in each range [low, high) of strength or of id, as one
- * statement (a lateral join over the ranges: planned once, each range an index range scan). */
-async function inRanges(db: Db, q: Candidates, column: 'strength' | 'id', ranges: Array<[number, number]>, limit: number): Promise<Tag[][]> {
-  const lows = ranges.map((r) => r[0])
-  const highs = ranges.map((r) => r[1])
-  const bounds = column === 'id'
-    ? sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::integer[]) as low, unnest(${highs}::integer[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
-    : sql<{ low: number; high: number; part: number }>`(select unnest(${lows}::float8[]) as low, unnest(${highs}::float8[]) as high, generate_series(0, ${ranges.length - 1}) as part)`
-  const within = q.where(`t.${column}`, '>=', sql<number>`b.low`).where(`t.${column}`, '<', sql<number>`b.high`)
-  const ordered = column === 'id' ? within.orderBy('t.id') : within.orderBy('t.strength').orderBy('t.id')
+/** The first `limit` candidates from each of the given ids on (in id order), as one statement: a lateral join over
+ * the ids, each an index range scan. The ids are a VALUES list of parameters and the limit a literal, so that
+ * PostgreSQL plans the statement of a shape once per connection (see inBands). */
+async function fromIds(db: Db, q: Candidates, starts: number[], high: number, limit: number): Promise<Tag[][]> {
+  const values = sql.join(starts.map((low, i) => sql`(${low}::integer, ${sql.lit(i)})`))
+  const bounds = sql<{ low: number; part: number }>`(select * from (values ${values}) as v(low, part))`
   const rows = await db.selectFrom(bounds.as('b'))
-    .innerJoinLateral(ordered.limit(limit).as('s'), (join) => join.onTrue())
+    .innerJoinLateral(q.where('t.id', '>=', sql<number>`b.low`).where('t.id', '<=', high).orderBy('t.id').limit(sql.lit(limit)).as('s'), (join) => join.onTrue())
     .selectAll('s').select('b.part').execute()
-  return byPart(rows as Array<Tag & { part: unknown }>, ranges.length)
+  return byPart(rows as Array<Tag & { part: unknown }>, starts.length)
 }
 
-/** beyond any strength */
-const FAR = 1e300
+/** A band's draw: its tags from `pivot` on, then from its start. */
+interface BandDraw { band: number; pivot: number }
+
+/** The first `limit` candidates of each band from its pivot on (in strength order), and when those are fewer, from
+ * the band's start: as one statement, a lateral join over the bands, each two index range scans of which the
+ * second runs only when the first is short. The bands are a VALUES list of parameters and the limit a literal,
+ * so that PostgreSQL plans the statement of a shape once per connection: with arrays of ranges and a parameter
+ * limit its generic plan was costed as a thousand ranges of a tenth of the set each, never chosen, and every
+ * request was planned again (1.1 ms, twice its execution; BENCHMARKS.md, "Reviewing machine tags"). */
+async function inBands(db: Db, q: Candidates, draws: BandDraw[], limit: number): Promise<Tag[][]> {
+  const values = sql.join(draws.map((d, i) => sql`(${d.pivot}::float8, ${bandLow(d.band)}::float8, ${bandHigh(d.band)}::float8, ${sql.lit(i)}, ${sql.lit(d.band)})`))
+  const bounds = sql<{ pivot: number; low: number; high: number; part: number; band: number }>`(select * from (values ${values}) as v(pivot, low, high, part, band))`
+  // the range only bounds the index scan; the band a tag is in is the summary's, the one SQL definition
+  const inBand = q.where(sql<number>`tag_strength_band(t.strength)`, '=', sql<number>`b.band`)
+  const from = (low: string, high: string) => inBand.where('t.strength', '>=', sql<number>`${sql.ref(low)}`)
+    .where('t.strength', '<=', sql<number>`${sql.ref(high)}`).orderBy('t.strength').orderBy('t.id').limit(sql.lit(limit))
+  // a tag at the pivot is read by both ranges, and taken once (roundRobin)
+  const both = sql<Tag>`(select * from ((${from('b.pivot', 'b.high')}) union all (${from('b.low', 'b.pivot')})) as u limit ${sql.lit(limit)})`
+  const rows = await db.selectFrom(bounds.as('b'))
+    .innerJoinLateral(both.as('s'), (join) => join.onTrue())
+    .selectAll('s').select('b.part').execute()
+  return byPart(rows as Array<Tag & { part: unknown }>, draws.length)
+}
+
+/** A strength range around band `b` on either side: wider than the band by a little (floor(strength × 10) in
+ * floating point puts a strength just below an edge in the band above: 0.8999999999999999 is in band 9), the
+ * first band from minus infinity and the last up to NaN, the greatest float8 in PostgreSQL's order (NaN and
+ * strengths of 1 and above are in the last band, below 0 in the first: tag_strength_band, migration
+ * 2026_11_28_3401). */
+const BAND_SLACK = 1e-9
+const bandLow = (b: number) => b === 0 ? -Infinity : b / BANDS - BAND_SLACK
+const bandHigh = (b: number) => b === BANDS - 1 ? NaN : (b + 1) / BANDS + BAND_SLACK
 
 /** Rows taken from each list in turn, without repeats, until there are n. */
 function roundRobin(lists: Tag[][], n: number): Tag[] {
@@ -108,17 +134,11 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       // each band read from a random place in it (and on from its start when that runs out), then the bands taken
       // in turn, so a band short of tags leaves its share to the others; first a band's share of each, then, when
       // some band is short, up to n of each
-      const ranges: Array<[number, number]> = []
-      for (let b = 0; b < BANDS; b++) {
-        const low = b === 0 ? -FAR : b / BANDS
-        const high = b === BANDS - 1 ? FAR : (b + 1) / BANDS
-        const pivot = (b + random()) / BANDS
-        ranges.push([pivot, high], [low, pivot])
-      }
+      const draws = Array.from({ length: BANDS }, (_, band) => ({ band, pivot: (band + random()) / BANDS }))
       const order = shuffled(Array.from({ length: BANDS }, (_, b) => b), random)
       const draw = async (limit: number) => {
-        const read = await inRanges(db, q, 'strength', ranges, limit)
-        return roundRobin(order.map((b) => [...read[2 * b], ...read[2 * b + 1]]), o.n)
+        const read = await inBands(db, q, draws, limit)
+        return roundRobin(order.map((b) => read[b]), o.n)
       }
       const share = Math.ceil(o.n / BANDS)
       const first = await draw(share)
@@ -132,7 +152,7 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       if (!range || range.low === null || range.high === null) return []
       const low = Number(range.low); const high = Number(range.high)
       const pivots = Array.from({ length: o.n }, () => low + Math.floor(random() * (high - low + 1)))
-      const read = await inRanges(db, q, 'id', [...pivots.map((p): [number, number] => [p, high + 1]), [low, high + 1]], 1)
+      const read = await fromIds(db, q, [...pivots, low], high, 1)
       const picked = roundRobin([read.slice(0, -1).flat()], o.n)
       if (picked.length === o.n) return picked
       const rest = await q.orderBy('t.id').limit(2 * o.n).execute()

@@ -72,8 +72,9 @@ const upsert = (checked: Parameters<ReturnType<Kysely<DB>['insertInto']>['expres
       decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
     }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created'))
 
-/** plans of the decisions' statements, by kind of caller and shape (a use of the one statement cache) */
-const plans = new StatementCache<Plan>(16)
+/** plans of the decisions' statements, by kind of caller and shape (a use of the one statement cache): one and one
+ * naming a class, and batches of 2, 4 … 256 rows, for three kinds of caller */
+const plans = new StatementCache<Plan>(32)
 
 /** The statement of `shape` for the caller, compiled once per kind of caller with stand-ins (statements.ts: the caller
  * is slot 0, `slots` the others) and bound to this request's values; compiled anew when it cannot be planned. */
@@ -104,22 +105,25 @@ async function decideChecked(db: Db, caller: Caller, v: DecisionValues): Promise
 }
 
 /** Decisions of one caller on distinct tags, none naming a class, made or changed in one statement with the
- * checks of each: the rows made, by tag; a decision whose checks fail has none. */
+ * checks of each: the rows made, by tag; a decision whose checks fail has none. The decisions are read from
+ * arrays by a series of a literal length (the batch's size to the next power of two; the positions past the
+ * batch read nulls, which join no tag), so PostgreSQL estimates the rows of the statement's generic plan as of
+ * its custom plans and keeps the generic one: with unnest() of the arrays it planned every batch again
+ * (0.35 ms, more than the statement ran; BENCHMARKS.md, "Reviewing machine tags"). */
 async function decideMany(db: Db, caller: Caller, decisions: DecisionValues[]): Promise<Map<number, Decided>> {
-  const query = planned('many', caller, [decisions.map((d) => d.tag), decisions.map((d) => d.decision), decisions.map((d) => d.note ?? ''), localTimestamp()],
+  const rows = Math.max(2, 2 ** Math.ceil(Math.log2(decisions.length)))
+  const query = planned(`many ${rows}`, caller, [decisions.map((d) => d.tag), decisions.map((d) => d.decision), decisions.map((d) => d.note ?? ''), localTimestamp()],
     (set) => [[standInNumber(set, 1)], [standInText(set, 2)], [standInText(set, 3)], standInText(set, 4)],
     (as, [tags, verdicts, notes, now]) => {
-      const given = builder.selectNoFrom([
-        sql<number>`unnest(${tags}::integer[])`.as('tag_id'), sql<string>`unnest(${verdicts}::varchar[])`.as('decision'),
-        sql<string>`unnest(${notes}::text[])`.as('note'),
-      ]).as('v')
+      const given = sql<{ tag_id: number; decision: string; note: string }>`(select (${tags}::integer[])[i] as tag_id,
+        (${verdicts}::varchar[])[i] as decision, (${notes}::text[])[i] as note from generate_series(1, ${sql.lit(rows)}) as i)`.as('v')
       return upsert(builder.selectFrom(given).innerJoin('tags as dt', 'dt.id', 'v.tag_id').select([
         'v.tag_id', sql<number>`${as.id}::integer`.as('user_id'), 'v.decision', sql<number | null>`null::integer`.as('tag_class_id'),
         'v.note', sql<string>`${now}::timestamp`.as('creation_date'), ...tagCopies,
       ]).where((eb) => tagReviews.scope.allows(eb, as, (c) => c === 'user_id' ? sql`${as.id}::integer` : sql.ref(`v.${c}`), 'write'))).compile()
     })
-  const rows = (await db.executeQuery(query)).rows as Decided[]
-  return new Map(rows.map((r) => [r.tag_id, r]))
+  const made = (await db.executeQuery(query)).rows as Decided[]
+  return new Map(made.map((r) => [r.tag_id, r]))
 }
 
 /** Decisions of one caller that arrive while earlier ones of theirs are being made wait, and are made together

@@ -1,8 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { foldCrowdedBandCounts, tagsByBand } from '../../server/analysis/bandCounts.js'
+import { reviewQueue } from '../../server/analysis/reviewQueue.js'
 import { estimatePrecision, reviewedTags, wilson } from '../../server/analysis/reviews.js'
 import { localTimestamp } from '../../server/db/time.js'
+import { sql } from 'kysely'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeRoleWorld, statusMatrix, type RoleCallers } from '../helpers/world.js'
 import { makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
@@ -53,6 +55,25 @@ test('the strata queue draws evenly from every strength band', async () => {
   const sparse = await tagSetWith([0.05, 0.5, 0.51, 0.52, 0.53, 0.54, 0.55])
   assert.equal((await queue(sparse.tagSet, '?n=5')).map((r) => r.strength).includes(0.05), true)
   assert.is((await queue(sparse.tagSet, '?n=20')).length, 7)
+})
+
+test('the strata queue puts a tag in the band the summary counts it in: edges, 1 and above, below 0, NaN, infinities', async () => {
+  // 0.8999999999999999 times 10 is 9 in floating point: band 9 for tag_strength_band, below 0.9 for a comparison
+  const strengths = [-Infinity, -0.5, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.8999999999999999, 1, 1.5, Infinity, NaN]
+  const { tagSet, ids } = await tagSetWith(strengths)
+  const bandOf = new Map((await t.db.selectFrom('tags').where('tag_set_id', '=', tagSet)
+    .select(['id', sql<number>`tag_strength_band(strength)`.as('band')]).execute()).map((r) => [r.id, r.band]))
+  // every tag is in the queue, in the bands the summary's counts hold
+  const all = await reviewQueue(t.db, { tagSet, reviewer: c.owner.id, n: 100, strategy: 'strata', overlap: false })
+  assert.equal(all.map((r) => r.id).sort((a, b) => a - b), ids)
+  const counted = (await tagsByBand(t.db, tagSet)).map((r) => [r.band, r.tags])
+  const queued = Array.from({ length: 10 }, (_, b) => [b, all.filter((r) => bandOf.get(r.id) === b).length]).filter(([, n]) => n)
+  assert.equal(queued, counted)
+  // one tag of each band, wherever in its band the draw starts (a start just below an edge takes the tag there)
+  for (const start of [0, 0.5, 0.99, 0.9999999]) {
+    const ten = await reviewQueue(t.db, { tagSet, reviewer: c.owner.id, n: 10, strategy: 'strata', overlap: false, random: () => start })
+    assert.equal(ten.map((r) => bandOf.get(r.id)).sort((a, b) => a! - b!), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], `start ${start}`)
+  }
 })
 
 test('top, uncertain and random; decided tags leave the queue; overlap and filters', async () => {
