@@ -83,11 +83,16 @@ export async function foldKeyIfCrowded(db: Db, key: KeptKey, rows: number): Prom
   await foldKey(db, KEPT_TABLES[key.by.column], key.by.column, key.tagSetId, key.by.id)
 }
 
-async function foldKey(db: Db, table: string, column: string, tagSetId: number, id: number): Promise<void> {
+const KEPT_PARENTS = { tag_class_id: 'tag_classes', media_file_id: 'media_files' } as const
+
+async function foldKey(db: Db, table: string, column: keyof typeof KEPT_PARENTS, tagSetId: number, id: number): Promise<void> {
   try {
-    await sql`with gone as (delete from ${sql.table(table)} where tag_set_id = ${tagSetId} and ${sql.ref(column)} = ${id} returning delta)
+    // the folded row is written only while its tag set and class or file stand, locked against deletion until
+    // the commit (tag_file_counts has no foreign keys to refuse it: migration 2026_11_29_3501)
+    await sql`with gone as (delete from ${sql.table(table)} where tag_set_id = ${tagSetId} and ${sql.ref(column)} = ${id} returning delta),
+      parents as (select from tag_sets s, ${sql.table(KEPT_PARENTS[column])} p where s.id = ${tagSetId} and p.id = ${id} for key share)
       insert into ${sql.table(table)} (tag_set_id, ${sql.ref(column)}, delta) select ${tagSetId}::integer, ${id}::integer, sum(delta)
-      from gone having count(*) > 0`.execute(db)
+      from gone having count(*) > 0 and exists (select from parents)`.execute(db)
   } catch {
     // a tag set, class or media file deleted meanwhile, or two folds meeting: the rows stay, still exact
   }
@@ -119,7 +124,7 @@ export async function foldCrowdedTagSets(db: Db): Promise<number> {
   for (const [column, table] of Object.entries(KEPT_TABLES)) {
     const many = await sql<{ tag_set_id: number; id: number }>`select tag_set_id, ${sql.ref(column)} as id from ${sql.table(table)}
       group by tag_set_id, ${sql.ref(column)} having count(*) > ${FOLD_AFTER_ROWS}`.execute(db)
-    for (const k of many.rows) await foldKey(db, table, column, k.tag_set_id, k.id)
+    for (const k of many.rows) await foldKey(db, table, column as keyof typeof KEPT_TABLES, k.tag_set_id, k.id)
     keys += many.rows.length
   }
   return crowded.length + keys

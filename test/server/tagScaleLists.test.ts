@@ -141,6 +141,10 @@ async function assertKeptExact(round: string) {
   assert.equal(await flags(true), await flags(false), `${round}: machine- and user-tagged per tag set`)
   assert.equal(await kept('tag_class_counts', 'tag_class_id'), await counted('tag_class_id'), `${round}: per class`)
   assert.equal(await kept('tag_file_counts', 'media_file_id'), await counted('media_file_id'), `${round}: per media file`)
+  // the per-file rows have no foreign keys (migration 2026_11_29_3501): those of a deleted file or tag set go with it all the same
+  const orphans = await sql<{ n: string }>`select count(*) as n from tag_file_counts k where not exists (select 1 from media_files f where f.id = k.media_file_id)
+    or not exists (select 1 from tag_sets s where s.id = k.tag_set_id)`.execute(t.db)
+  assert.is(Number(orphans.rows[0].n), 0, `${round}: per-file count rows of deleted media files or tag sets`)
   // the review summary's ten bands, written out here on their own: [0, 0.1) … [0.9, 1], below 0 in the first, 1 and up in the last
   const band = sql`case when strength >= 1 then 9 when strength < 0 then 0 else floor(strength * 10)::integer end`
   const keptBands = (await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || band || '=' || sum(delta) as k
