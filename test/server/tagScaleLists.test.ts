@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
+import { EXPORT_STATEMENTS, exportPermits } from '../../server/resources/tagSetExport.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
@@ -233,6 +234,19 @@ test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them,
   const lines = res.body.split('\n')
   assert.is(lines.pop(), '', 'every line ends with a newline')
   assert.equal(lines.map((l: string) => JSON.parse(l)), listed)
+  // six exports at once share EXPORT_STATEMENTS connections (the rest of the pool stays for other requests):
+  // each answers the whole set, none is refused, and a list read meanwhile answers too
+  const permits = exportPermits(t.db)
+  let most = 0
+  const watch = setInterval(() => { most = Math.max(most, permits.inUse) }, 1)
+  const [list, ...many] = await Promise.all([
+    t.call('GET', `${API}/tag/?tagSet=${sets[0]}`, { as: setReader }),
+    ...Array.from({ length: 6 }, () => t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: setReader })),
+  ]).finally(() => clearInterval(watch))
+  assert.is(list.statusCode, 200)
+  for (const each of many) assert.equal([each.statusCode, each.body === res.body], [200, true])
+  assert.ok(most <= EXPORT_STATEMENTS, `${most} export statements at once`)
+  assert.is(permits.inUse, 0)
   assert.is((await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: stranger })).statusCode, 404)
   assert.is((await t.call('GET', `${API}/tagSet/2000000000/tags.ndjson`, { as: admin })).statusCode, 404)
 })
