@@ -64,7 +64,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     }
     const { records, earlier, skipped } = await sendTags(this.api, tags, {
       tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
-      memory: TagImportMemory.at(this.config.dataDir), skipDuplicates: !this.flags.again,
+      memory: TagImportMemory.at(this.config.dataDir), skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(),
     })
     const imported = records.length - skipped
     const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''
