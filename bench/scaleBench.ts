@@ -9,7 +9,8 @@ import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { benchArgs, runBench, usageError } from './args.js'
 import { load, wrkInstalled } from './load.js'
-import { rssMiB } from './memory.js'
+import { cpuSecondsOf, ownCpuSeconds } from './cpu.js'
+import { postmasterOf, processTree, rssMiB } from './memory.js'
 
 // Scale benchmark (npm run bench:scale), the table of issue 35: one tag set grown by bulk SQL to 10^5, 10^6
 // (and 10^7) tags over 10^4 media files and 10 classes; at each size, p50 and p99 of the lists and counts at
@@ -31,11 +32,13 @@ npm run bench:scale [-- --tags N] [--data DIR] [--requests R] [--seconds S]
                  directory keeps the number it was made with
   --import N     rows of the CSV that \`mas tag import\` reads at each size (default 100000; 0: none)
   --posts P      POST tag/ requests of 10,000 tags at each size (default 10; 0: none)
+  --import-flags F  more flags for \`mas tag import\`, e.g. "--batch-size 10000 --concurrency 2"
 `
 const { values } = benchArgs(USAGE, { options: {
   tags: { type: 'string', default: '1000000' }, data: { type: 'string' },
   requests: { type: 'string', default: '40' }, seconds: { type: 'string', default: '2' }, 'no-export': { type: 'boolean', default: false },
   sets: { type: 'string', default: '1' }, import: { type: 'string', default: '100000' }, posts: { type: 'string', default: '10' },
+  'import-flags': { type: 'string', default: '' },
 } })
 const TAGS = Number(values.tags)
 const REQUESTS = Number(values.requests)
@@ -43,6 +46,7 @@ const SECONDS = Number(values.seconds)
 const SETS = Number(values.sets)
 const IMPORT = Number(values.import)
 const POSTS = Number(values.posts)
+const IMPORT_FLAGS = values['import-flags'].split(' ').filter(Boolean)
 if (!Number.isInteger(TAGS) || TAGS < 100_000) usageError(USAGE, '--tags must be a whole number from 100000')
 if (!Number.isInteger(SETS) || SETS < 1 || SETS > 1000) usageError(USAGE, '--sets must be a whole number from 1 to 1000')
 if (!Number.isInteger(IMPORT) || IMPORT < 0 || !Number.isInteger(POSTS) || POSTS < 0) usageError(USAGE, '--import and --posts take whole numbers')
@@ -132,7 +136,7 @@ async function oneAtATime(url: string | ((i: number) => string), headers: Record
 
 const ms = (n: number) => n < 10 ? n.toFixed(2) : n.toFixed(1)
 
-async function measure(origin: string, w: World, size: number, database: Database): Promise<void> {
+async function measure(origin: string, w: World, size: number, database: Database, dataDir: string): Promise<void> {
   const headers = { Authorization: `Token ${w.token}` }
   const api = `${origin}/api/v0`
   const s = w.sets[0]
@@ -175,7 +179,7 @@ async function measure(origin: string, w: World, size: number, database: Databas
   }
   if (!values['no-export']) await exportTime(origin, w, inSet)
   await sizes(database)
-  if (POSTS) await postRate(origin, w)
+  if (POSTS) await postRate(origin, w, dataDir)
   if (IMPORT) await importTime(origin, w)
 }
 
@@ -197,21 +201,29 @@ function postBody(w: World, from: number): string {
   })))
 }
 
-/** POSTS requests of POST_SIZE tags each, one at a time: tags/s. */
-async function postRate(origin: string, w: World): Promise<void> {
+/** POSTS requests of POST_SIZE tags each, one at a time: tags/s, and the CPU time per tag of this process (the
+ * server, and the request's sending and reading) and of the embedded PostgreSQL, which the load changes less. */
+async function postRate(origin: string, w: World, dataDir: string): Promise<void> {
   const headers = { Authorization: `Token ${w.token}`, 'content-type': 'application/json' }
   let from = Date.now() % 1_000_000_000 // other runs' tags are in the bulk set: regions apart from theirs
-  let seconds = 0
+  let seconds = 0, nodeCpu = 0, databaseCpu = 0
+  const postmaster = postmasterOf(dataDir)
+  const databaseSeconds = () => postmaster ? cpuSecondsOf(processTree(postmaster)) : 0
   for (let i = 0; i < POSTS; i++, from += POST_SIZE) {
     const body = postBody(w, from)
     const started = process.hrtime.bigint()
+    const node = ownCpuSeconds(), database = databaseSeconds()
     const res = await fetch(`${origin}/api/v0/tag/`, { method: 'POST', headers, body })
     if (res.status !== 201) throw new Error(`POST tag/ answered ${res.status}: ${(await res.text()).slice(0, 300)}`)
     await res.arrayBuffer()
     seconds += Number(process.hrtime.bigint() - started) / 1e9
+    nodeCpu += ownCpuSeconds() - node
+    databaseCpu += databaseSeconds() - database
   }
+  const perTag = (s: number) => (s / (POSTS * POST_SIZE) * 1e6).toFixed(1)
   console.log(`POST tag/ (arrays of ${POST_SIZE.toLocaleString('en')}, one at a time): ${(POSTS * POST_SIZE).toLocaleString('en')} tags in ${seconds.toFixed(1)} s, ` +
-    `${Math.round(POSTS * POST_SIZE / seconds).toLocaleString('en')} tags/s (load average ${loadavg()[0].toFixed(2)})`)
+    `${Math.round(POSTS * POST_SIZE / seconds).toLocaleString('en')} tags/s; CPU per tag: node ${perTag(nodeCpu)} µs, PostgreSQL ${perTag(databaseCpu)} µs ` +
+    `(load average ${loadavg()[0].toFixed(2)})`)
 }
 
 /** `mas tag import` of a CSV of IMPORT rows into the bulk tag set (the real binary, its defaults): time, rate and peak RSS. */
@@ -228,20 +240,35 @@ async function importTime(origin: string, w: World): Promise<void> {
     writeFileSync(file, csv)
     const started = Date.now()
     let peak = 0
-    const child = spawn(process.execPath, ['bin/run.js', 'tag', 'import', file, '--tag-set', String(w.bulkSet)],
+    const child = spawn(process.execPath, ['bin/run.js', 'tag', 'import', file, '--tag-set', String(w.bulkSet), ...IMPORT_FLAGS],
       { env: { ...process.env, MAS_SERVER: origin, MAS_TOKEN: w.token, XDG_DATA_HOME: dir, HOME: dir }, stdio: ['ignore', 'ignore', 'pipe'] })
     const sample = setInterval(() => { peak = Math.max(peak, rssMiB(child.pid!)) }, 50)
     let errors = ''
-    child.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString() })
+    // the CLI's progress lines ("sent N/M tags", one a batch off a terminal), timed as they come
+    const progress: Array<{ at: number; sent: number }> = []
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString()
+      errors += text
+      for (const m of text.matchAll(/sent (\d+)\/\d+ tags/g)) progress.push({ at: Date.now(), sent: Number(m[1]) })
+    })
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve))
     clearInterval(sample)
     if (status !== 0) throw new Error(`mas tag import: exit ${status}: ${errors.trim().split('\n').pop()}`)
     const seconds = (Date.now() - started) / 1000
-    console.log(`mas tag import (CSV, ${IMPORT.toLocaleString('en')} rows): ${seconds.toFixed(1)} s, ${Math.round(IMPORT / seconds).toLocaleString('en')} tags/s; ` +
-      `CLI peak RSS ${peak.toFixed(0)} MiB (load average ${loadavg()[0].toFixed(2)})`)
+    console.log(`mas tag import (CSV, ${IMPORT.toLocaleString('en')} rows${IMPORT_FLAGS.length ? `, ${IMPORT_FLAGS.join(' ')}` : ''}): ${seconds.toFixed(1)} s, ` +
+      `${Math.round(IMPORT / seconds).toLocaleString('en')} tags/s${rateAtEnds(progress)}; CLI peak RSS ${peak.toFixed(0)} MiB (load average ${loadavg()[0].toFixed(2)})`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The rate over the first and the last tenth of an import's progress lines (does it fall as the table grows?). */
+function rateAtEnds(progress: Array<{ at: number; sent: number }>): string {
+  const tenth = Math.floor(progress.length / 10)
+  if (tenth < 1) return ''
+  const rate = (a: { at: number; sent: number }, b: { at: number; sent: number }) => Math.round((b.sent - a.sent) / Math.max(b.at - a.at, 1) * 1000)
+  const last = progress.length - 1
+  return ` (${rate(progress[0], progress[tenth]).toLocaleString('en')} over its first tenth, ${rate(progress[last - tenth], progress[last]).toLocaleString('en')} over its last)`
 }
 
 /** `mas tag export --tag-set` of the whole set as CSV (the real binary, its output counted and dropped): time,
@@ -290,7 +317,7 @@ async function main() {
         await sql`vacuum analyze tags`.execute(database.db)
       }
       // the last checkpoint is measured only when the tag set is that size; a larger tag set skips the smaller ones
-      if (have === size) await measure(origin, w, size, database)
+      if (have === size) await measure(origin, w, size, database, dataDir)
     }
   } finally {
     await app.close()

@@ -15,6 +15,9 @@ import type { ParsedTags } from './tagFormats.js'
 export interface SendOptions {
   tagSet: number; batchSize: number; concurrency: number; quiet: boolean; memory: TagImportMemory
   skipDuplicates: boolean
+  /** keep each created record as the server answered it (for --json); otherwise `{id}` alone, so the memory an
+   * import holds is its input's, not also a parsed record of every tag created */
+  wholeRecords: boolean
 }
 
 /** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
@@ -60,7 +63,10 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     // `{results, skipped}` where the server skipped duplicates; the records themselves elsewhere
     const answered: any[] = Array.isArray(answer) ? answer : Array.isArray(answer?.results) ? answer.results : [answer]
     if (Array.isArray(answer?.skipped)) skipped += answer.skipped.length
-    rows.forEach((row, k) => { records[row] = answered[k]; created.set(row, answered[k]?.id) })
+    rows.forEach((row, k) => {
+      records[row] = opts.wholeRecords || !answered[k] ? answered[k] : { id: answered[k].id }
+      created.set(row, answered[k]?.id)
+    })
     sent += rows.length
   }
 

@@ -34,7 +34,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     'media-file': Flags.string({ description: 'media file (alias, file name or id) of every row without one: a Raven table of one recording' }),
     'class-column': Flags.string({ description: `column of a Raven table holding the class [default: the first of ${CLASS_COLUMNS.join(', ')}]` }),
     'create-classes': Flags.boolean({ description: 'create the tag classes the file names that the library lacks' }),
-    'batch-size': Flags.integer({ description: 'tags per request', default: 1000, min: 1, max: 100_000 }),
+    'batch-size': Flags.integer({ description: 'tags per request (a server that takes fewer says so, and gets batches of its limit)', default: 10_000, min: 1, max: 100_000 }),
     concurrency: Flags.integer({ description: 'batches sent at once (above 1, tag ids no longer follow the input order)', default: 1, min: 1, max: 32 }),
     again: Flags.boolean({ description: 'create rows identical to tags already in the tag set again (by default they are skipped)' }),
   }
@@ -64,7 +64,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     }
     const { records, earlier, skipped } = await sendTags(this.api, tags, {
       tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
-      memory: TagImportMemory.at(this.config.dataDir), skipDuplicates: !this.flags.again,
+      memory: TagImportMemory.at(this.config.dataDir), skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(),
     })
     const imported = records.length - skipped
     const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''

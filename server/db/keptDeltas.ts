@@ -20,6 +20,9 @@ export interface KeptDeltas {
   deltas: string[]
   /** a folded key whose first delta sums to zero keeps no row */
   dropZero?: boolean
+  /** for a table without foreign keys: the table each scope column refers to, whose records the fold locks
+   * against deletion until it commits and without which it writes nothing (their deletion removes the rows) */
+  parents?: Record<string, string>
 }
 
 /** Whether a fold's scope read to have `rows` rows, over `keys` distinct keys, has gathered enough to fold. */
@@ -30,10 +33,20 @@ export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<
   const grouped = [...kept.scope, ...kept.keys].map((c) => sql.ref(c))
   const where = sql.join(kept.scope.map((c, i) => sql`${sql.ref(c)} = ${at[i]}`), sql` and `)
   const sums = kept.deltas.map((d) => sql`sum(${sql.ref(d)})`)
-  const having = kept.dropZero ? sql`having sum(${sql.ref(kept.deltas[0])}) <> 0` : sql``
+  const parents = Object.entries(kept.parents ?? {})
+  const lockParents = parents.length
+    ? sql`, parents as (select from ${sql.join(parents.map(([, table], i) => sql`${sql.table(table)} as ${sql.id(`p${i}`)}`))}
+        where ${sql.join(parents.map(([column], i) => sql`${sql.id(`p${i}`)}.id = ${at[kept.scope.indexOf(column)]}`), sql` and `)}
+        for key share)`
+    : sql``
+  const conditions = [
+    ...(kept.dropZero ? [sql`sum(${sql.ref(kept.deltas[0])}) <> 0`] : []),
+    ...(parents.length ? [sql`exists (select from parents)`] : []),
+  ]
+  const having = conditions.length ? sql`having ${sql.join(conditions, sql` and `)}` : sql``
   try {
     await sql`with gone as (delete from ${sql.table(kept.table)} where ${where}
-        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})
+        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})${lockParents}
       insert into ${sql.table(kept.table)} (${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})
       select ${sql.join([...grouped, ...sums])} from gone group by ${sql.join(grouped)} ${having}`.execute(db)
   } catch {

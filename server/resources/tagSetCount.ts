@@ -76,9 +76,13 @@ export function parseKeptCount(key: KeptKey, text: unknown): TagSetCount & { ver
 
 /** The rows kept per tag set, and per tag set and class or media file (a KeptKey's `by`). */
 const TAG_SET_COUNTS: KeptDeltas = { table: 'tag_set_tag_counts', scope: ['tag_set_id'], keys: [], deltas: ['delta', 'machine_delta', 'user_delta'] }
-const keyCounts = (column: keyof typeof KEPT_TABLES): KeptDeltas =>
-  ({ table: KEPT_TABLES[column], scope: ['tag_set_id', column], keys: [], deltas: ['delta'] })
-const KEY_COUNTS = { tag_class_id: keyCounts('tag_class_id'), media_file_id: keyCounts('media_file_id') }
+const keyCounts = (column: keyof typeof KEPT_TABLES, parents?: KeptDeltas['parents']): KeptDeltas =>
+  ({ table: KEPT_TABLES[column], scope: ['tag_set_id', column], keys: [], deltas: ['delta'], parents })
+const KEY_COUNTS = {
+  tag_class_id: keyCounts('tag_class_id'),
+  // tag_file_counts has no foreign keys to refuse a folded row of a deleted tag set or file (migration 2026_11_29_3501)
+  media_file_id: keyCounts('media_file_id', { tag_set_id: 'tag_sets', media_file_id: 'media_files' }),
+}
 
 /** Fold the rows of `key` read to have `rows` of them, when they are many. */
 export async function foldKeyIfCrowded(db: Db, key: KeptKey, rows: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { sql } from 'kysely'
+import { Permits } from '../db/permits.js'
 import type { Endpoint } from '../http/endpoint.js'
 import { recordText } from './recordText.js'
 import { API, fetchRecord, type Db } from './resource.js'
@@ -14,11 +15,25 @@ import { tagSetTagCount } from './tagSetCount.js'
 // connections, while the client takes the one before: the server holds three batches at most whatever the size
 // of the set, and reads on only as the client takes them (a pull stream). The batches are separate
 // statements: tags written meanwhile may or may not be in the answer, as with paging. X-Total-Count is the
-// number of tags when the answer began. `mas tag export` reads it when the server offers it.
+// number of tags when the answer began. `mas tag export` reads it when the server offers it. The statements of
+// all exports at once are bounded (EXPORT_STATEMENTS): more exports share those connections and are slower,
+// none is refused, and other requests keep the rest of the pool.
 
 const BATCH = 5_000
 /** batches read at once */
 const AHEAD = 2
+/** statements of every export at once, on one database: two exports read ahead at full speed, more share
+ * these connections, and the rest of the pool (10 by default) stays for every other request */
+export const EXPORT_STATEMENTS = 4
+
+const exportStatements = new WeakMap<Db, Permits>()
+
+/** The permits of the exports on `db` (the app's one database, whose pool they share). */
+export function exportPermits(db: Db): Permits {
+  let permits = exportStatements.get(db)
+  if (!permits) exportStatements.set(db, permits = new Permits(EXPORT_STATEMENTS))
+  return permits
+}
 
 export const tagSetExportEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/tags.ndjson`,
@@ -63,15 +78,17 @@ async function batch(db: Db, tagSetId: number, after: number, upto: number | nul
 
 /** The NDJSON text of the tag set's tags, a batch at a time, AHEAD batches being read. */
 async function* batches(db: Db, tagSetId: number): AsyncGenerator<string> {
+  const permits = exportPermits(db)
   const reading: Array<{ open: boolean; batch: Promise<Batch> }> = []
   let after = 0
   let ended = false
   try {
     for (;;) {
       while (!ended && reading.length < AHEAD) {
-        const upto = await batchEnd(db, tagSetId, after)
+        const from = after
+        const upto = await permits.run(() => batchEnd(db, tagSetId, from))
         // the last batch has no end: it reads to the end of the set, or BATCH tags when more were added since
-        reading.push({ open: upto === null, batch: batch(db, tagSetId, after, upto) })
+        reading.push({ open: upto === null, batch: permits.run(() => batch(db, tagSetId, from, upto)) })
         if (upto === null) ended = true
         else after = upto
       }

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
+import { EXPORT_STATEMENTS, exportPermits } from '../../server/resources/tagSetExport.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
@@ -141,6 +142,10 @@ async function assertKeptExact(round: string) {
   assert.equal(await flags(true), await flags(false), `${round}: machine- and user-tagged per tag set`)
   assert.equal(await kept('tag_class_counts', 'tag_class_id'), await counted('tag_class_id'), `${round}: per class`)
   assert.equal(await kept('tag_file_counts', 'media_file_id'), await counted('media_file_id'), `${round}: per media file`)
+  // the per-file rows have no foreign keys (migration 2026_11_29_3501): those of a deleted file or tag set go with it all the same
+  const orphans = await sql<{ n: string }>`select count(*) as n from tag_file_counts k where not exists (select 1 from media_files f where f.id = k.media_file_id)
+    or not exists (select 1 from tag_sets s where s.id = k.tag_set_id)`.execute(t.db)
+  assert.is(Number(orphans.rows[0].n), 0, `${round}: per-file count rows of deleted media files or tag sets`)
   // the review summary's ten bands, written out here on their own: [0, 0.1) … [0.9, 1], below 0 in the first, 1 and up in the last
   const band = sql`case when strength >= 1 then 9 when strength < 0 then 0 else floor(strength * 10)::integer end`
   const keptBands = (await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || band || '=' || sum(delta) as k
@@ -229,6 +234,19 @@ test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them,
   const lines = res.body.split('\n')
   assert.is(lines.pop(), '', 'every line ends with a newline')
   assert.equal(lines.map((l: string) => JSON.parse(l)), listed)
+  // six exports at once share EXPORT_STATEMENTS connections (the rest of the pool stays for other requests):
+  // each answers the whole set, none is refused, and a list read meanwhile answers too
+  const permits = exportPermits(t.db)
+  let most = 0
+  const watch = setInterval(() => { most = Math.max(most, permits.inUse) }, 1)
+  const [list, ...many] = await Promise.all([
+    t.call('GET', `${API}/tag/?tagSet=${sets[0]}`, { as: setReader }),
+    ...Array.from({ length: 6 }, () => t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: setReader })),
+  ]).finally(() => clearInterval(watch))
+  assert.is(list.statusCode, 200)
+  for (const each of many) assert.equal([each.statusCode, each.body === res.body], [200, true])
+  assert.ok(most <= EXPORT_STATEMENTS, `${most} export statements at once`)
+  assert.is(permits.inUse, 0)
   assert.is((await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: stranger })).statusCode, 404)
   assert.is((await t.call('GET', `${API}/tagSet/2000000000/tags.ndjson`, { as: admin })).statusCode, 404)
 })

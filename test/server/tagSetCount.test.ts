@@ -129,6 +129,12 @@ test('tag sets written to but never listed are folded by the periodic sweep, exa
   assert.ok(await foldCrowdedTagSets(t.db) >= 1)
   assert.is(await rowsOf(quiet), 1)
   assert.is(await rowsOf(small), 3)
+  // the per-class and per-file rows of the quiet set's one class and file, folded too (their parents locked meanwhile)
+  for (const table of ['tag_class_counts', 'tag_file_counts'] as const) {
+    const rows = await t.db.selectFrom(table).select((eb) => eb.fn.sum<string>('delta').as('n')).select((eb) => eb.fn.countAll<string>().as('rows'))
+      .where('tag_set_id', '=', quiet).executeTakeFirstOrThrow()
+    assert.equal([Number(rows.rows), Number(rows.n)], [1, 80], table)
+  }
   await assertExact(quiet)
   await assertExact(small)
 })

@@ -22,6 +22,8 @@ import * as tagFilterIndexes from './2026_11_27_3502_tag_filter_indexes.js'
 import * as tagMachineIndex from './2026_11_27_3503_tag_machine_index.js'
 import * as tagBandCounts from './2026_11_28_3401_tag_band_counts.js'
 import * as mediaFileListIndexes from './2026_11_28_3501_media_file_list_indexes.js'
+import * as tagFileCountsUnchecked from './2026_11_29_3501_tag_file_counts_unchecked.js'
+import * as tagIdentityIndex from './2026_11_29_3502_tag_identity_index.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -48,6 +50,8 @@ const migrations: Record<string, Migration> = {
   '2026_11_27_3503_tag_machine_index': tagMachineIndex,
   '2026_11_28_3401_tag_band_counts': tagBandCounts,
   '2026_11_28_3501_media_file_list_indexes': mediaFileListIndexes,
+  '2026_11_29_3501_tag_file_counts_unchecked': tagFileCountsUnchecked,
+  '2026_11_29_3502_tag_identity_index': tagIdentityIndex,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -14,8 +14,12 @@ export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T
   const columns = Object.keys(rows[0])
   const plan = bulkPlanOf(def)
   const types = columns.map((c) => plan.arrayTypes.get(c))
-  if (rows.length === 1 || types.includes(undefined) || !rows.every((r) => sameKeys(r, columns))) {
-    return recs<T>(await anyTable(db).insertInto(def.table).values(rows).returningAll().execute())
+  if (!insertsAsArrays(def, rows)) {
+    const out: Rec<T>[] = []
+    for (let i = 0; i < rows.length; i += VALUES_CHUNK) {
+      out.push(...recs<T>(await anyTable(db).insertInto(def.table).values(rows.slice(i, i + VALUES_CHUNK)).returningAll().execute()))
+    }
+    return out
   }
   const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
   const arrays = columns.map((c, i) => sql`${arrayParameter(types[i]!, rows.map((r) => r[c]))}::${sql.raw(types[i]!)}[]`)
@@ -23,6 +27,18 @@ export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T
     select * from unnest(${sql.join(arrays)})
     returning ${added ? sql.join(added.map((c) => sql.ref(c))) : sql`*`}`.execute(db)
   return recs<T>(added ? result.rows.map((r, i) => Object.assign(rows[i], r)) : result.rows)
+}
+
+/** rows per INSERT … VALUES (PostgreSQL takes at most 65,535 parameters in one statement) */
+const VALUES_CHUNK = 1000
+
+/** Whether insertRows writes `rows` as one statement of arrays (any number of rows: a parameter per column),
+ * rather than INSERT … VALUES by chunks of VALUES_CHUNK. */
+export function insertsAsArrays<T extends TableName>(def: ResourceDef<T>, rows: AnyRow[]): boolean {
+  if (rows.length < 2) return false
+  const columns = Object.keys(rows[0])
+  const types = bulkPlanOf(def).arrayTypes
+  return columns.every((c) => types.has(c)) && rows.every((r) => sameKeys(r, columns))
 }
 
 /** The array element type of each field type, wide enough for every column of it (an assignment cast
@@ -37,7 +53,12 @@ const ARRAY_TYPES: Partial<Record<FieldType, string>> = {
  * literal: the literal is joined here, instead of quoted and escaped value by value by the driver. */
 const UNQUOTED = new Set(['int4', 'int8', 'float8', 'bool'])
 
-const unquotedArray = (values: unknown[]) => `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
+function unquotedArray(values: unknown[]): string {
+  // join writes each number and boolean as String() does, without an array of their texts; only a null or
+  // missing value (which join would leave empty) needs its NULL written
+  if (!values.some((v) => v === null || v === undefined)) return `{${values.join(',')}}`
+  return `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
+}
 
 /** A column's values as the parameter of an array of element type `type`. */
 export const arrayParameter = (type: string, values: unknown[]): unknown => UNQUOTED.has(type) ? unquotedArray(values) : values

@@ -7,13 +7,10 @@ import { toColumns } from '../../http/fields.js'
 import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
-import { insertRows } from './insert.js'
+import { insertRows, insertsAsArrays } from './insert.js'
 import { fetchFor, render } from './read.js'
 
 // Create, update and delete of a resource's records, with their hooks.
-
-/** rows per INSERT (PostgreSQL takes at most 65,535 parameters in one statement) */
-const INSERT_CHUNK = 1000
 
 /** Create one record or, for bulk resources, an array of them in one transaction. With `?onDuplicate=skip`
  * (duplicates.ts), rows identical to a stored record are not created, and the answer says which they were:
@@ -77,11 +74,11 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
 /** INSERT the rows, with the resource's afterWrite. */
 async function insertAll<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: AnyRow[], values: Record<string, unknown>[]): Promise<Rec<T>[]> {
   if (!rows.length) return []
-  const insert = (db: Db, chunk: AnyRow[]) => insertRows(db, def, chunk)
-  // one INSERT is atomic by itself: a transaction only when there is more to do
-  return rows.length <= INSERT_CHUNK && !def.afterWrite ? insert(ctx.db, rows) : ctx.db.transaction().execute(async (trx) => {
-    const out: Rec<T>[] = []
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) out.push(...await insert(trx, rows.slice(i, i + INSERT_CHUNK)))
+  // one INSERT is atomic by itself (and fires the statement triggers of the kept counts once): a transaction
+  // only when there is more to do
+  const oneStatement = rows.length === 1 || insertsAsArrays(def, rows)
+  return oneStatement && !def.afterWrite ? insertRows(ctx.db, def, rows) : ctx.db.transaction().execute(async (trx) => {
+    const out = await insertRows(trx, def, rows)
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
   })
