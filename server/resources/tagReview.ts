@@ -7,7 +7,8 @@ import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
 import { parseInput, parseValue, type TableFields } from '../http/fields.js'
 import { coalescersPer } from './fast/coalesce.js'
-import { bind, callerKey, compiler, planStatement, StatementCache, standInCaller, standInNumber, standInText, type Plan } from './fast/statements.js'
+import { callerKey, compiler, standInNumber, standInText } from './fast/statements.js'
+import type { Accelerators } from './fast/index.js'
 import { rowError } from './fast/create.js'
 import type { Rec } from './core/define.js'
 import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
@@ -72,26 +73,18 @@ const upsert = (checked: Parameters<ReturnType<Kysely<DB>['insertInto']>['expres
       decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
     }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created'))
 
-/** plans of the decisions' statements, by kind of caller and shape (a use of the one statement cache): one and one
- * naming a class, and batches of 2, 4 … 256 rows, for three kinds of caller */
-const plans = new StatementCache<Plan>(32)
-
-/** The statement of `shape` for the caller, compiled once per kind of caller with stand-ins (statements.ts: the caller
- * is slot 0, `slots` the others) and bound to this request's values; compiled anew when it cannot be planned. */
-function planned(shape: string, caller: Caller, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
+/** The statement of `shape` for the caller: compiled once per kind of caller with stand-ins by the accelerators
+ * (the caller is slot 0, `slots` the others) and bound to this request's values, or compiled for this request. */
+function planned(fast: Accelerators, shape: string, caller: Caller, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
   compile: (caller: Caller, slots: unknown[]) => CompiledQuery): CompiledQuery<AnyRow> {
-  const plan = plans.get(tagReviews, caller, shape, () => {
-    const sets = ([0, 1] as const).map((set) => ({ caller: standInCaller(set, caller), slots: standIns(set) }))
-    return planStatement([sets[0], sets[1]], (s) => [s.caller.id, ...s.slots], (s) => compile(s.caller, s.slots))
-  })
-  return plan ? bind(plan, [caller.id, ...slots]) : compile(caller, slots) as CompiledQuery<AnyRow>
+  return fast.statement(tagReviews, caller, shape, slots, standIns, compile) ?? compile(caller, slots) as CompiledQuery<AnyRow>
 }
 
 /** The decision made or changed, in one statement with its checks (the tag exists and the caller may decide on
  * it, the class it names is readable); null when a check fails. */
-async function decideChecked(db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+async function decideChecked(fast: Accelerators, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
   const named = Boolean(v.tagClass)
-  const query = planned(named ? 'one, named' : 'one', caller, [v.tag, v.decision, v.note ?? '', localTimestamp(), ...(named ? [v.tagClass] : [])],
+  const query = planned(fast, named ? 'one, named' : 'one', caller, [v.tag, v.decision, v.note ?? '', localTimestamp(), ...(named ? [v.tagClass] : [])],
     (set) => [standInNumber(set, 1), standInText(set, 2), standInText(set, 3), standInText(set, 4), ...(named ? [standInNumber(set, 5)] : [])],
     (as, [tag, decision, note, now, tagClass]) => upsert(builder.selectFrom('tags as dt').where('dt.id', '=', tag as number).select([
       'dt.id as tag_id', sql<number>`${as.id}::integer`.as('user_id'),
@@ -110,9 +103,9 @@ async function decideChecked(db: Db, caller: Caller, v: DecisionValues): Promise
  * batch read nulls, which join no tag), so PostgreSQL estimates the rows of the statement's generic plan as of
  * its custom plans and keeps the generic one: with unnest() of the arrays it planned every batch again
  * (0.35 ms, more than the statement ran; BENCHMARKS.md, "Reviewing machine tags"). */
-async function decideMany(db: Db, caller: Caller, decisions: DecisionValues[]): Promise<Map<number, Decided>> {
+async function decideMany(fast: Accelerators, db: Db, caller: Caller, decisions: DecisionValues[]): Promise<Map<number, Decided>> {
   const rows = Math.max(2, 2 ** Math.ceil(Math.log2(decisions.length)))
-  const query = planned(`many ${rows}`, caller, [decisions.map((d) => d.tag), decisions.map((d) => d.decision), decisions.map((d) => d.note ?? ''), localTimestamp()],
+  const query = planned(fast, `many ${rows}`, caller, [decisions.map((d) => d.tag), decisions.map((d) => d.decision), decisions.map((d) => d.note ?? ''), localTimestamp()],
     (set) => [[standInNumber(set, 1)], [standInText(set, 2)], [standInText(set, 3)], standInText(set, 4)],
     (as, [tags, verdicts, notes, now]) => {
       const given = sql<{ tag_id: number; decision: string; note: string }>`(select (${tags}::integer[])[i] as tag_id,
@@ -133,21 +126,21 @@ const decisionBatches = coalescersPer<DecisionValues, Decided | null>(2, 250)
 
 /** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null
  * when a check fails (nothing written for it). */
-function decideTogether(db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+function decideTogether(fast: Accelerators, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
   // a named class is checked readable by a statement of its own shape
-  if (v.tagClass) return decideChecked(db, caller, v)
-  return decisionBatches(db, tagReviews).submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(db, caller, batch))
+  if (v.tagClass) return decideChecked(fast, db, caller, v)
+  return decisionBatches(db, tagReviews).submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(fast, db, caller, batch))
 }
 
 /** A batch's decisions: one alone; several in one statement, a tag's second decision after it alone. A batch
  * that PostgreSQL refuses for what a row holds (a tag deleted meanwhile) is made again decision by decision,
  * each with its own answer or error. */
-function decideBatch(db: Db, caller: Caller, batch: DecisionValues[]): Array<Promise<Decided | null>> {
-  const alone = (v: DecisionValues) => decideChecked(db, caller, v)
+function decideBatch(fast: Accelerators, db: Db, caller: Caller, batch: DecisionValues[]): Array<Promise<Decided | null>> {
+  const alone = (v: DecisionValues) => decideChecked(fast, db, caller, v)
   if (batch.length === 1) return [alone(batch[0])]
   const seen = new Set<number>()
   const first = batch.filter((v) => !seen.has(v.tag) && seen.add(v.tag))
-  const made = decideMany(db, caller, first)
+  const made = decideMany(fast, db, caller, first)
   const done = made.then(() => undefined, () => undefined)
   const firstOf = new Set(first)
   return batch.map((v) => firstOf.has(v)
@@ -162,8 +155,9 @@ async function decide(ctx: Context): Promise<Result> {
   const body = await ctx.body()
   if (Array.isArray(body)) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
   const parsed = parseInput(fields, body, 'create')
-  if (!Object.keys(parsed.errors).length) {
-    const row = await decideTogether(ctx.db, ctx.caller, parsed.values as DecisionValues)
+  // with the accelerators on, decisions that arrive together are made together; off, each goes through the checks
+  if (ctx.fast.on && !Object.keys(parsed.errors).length) {
+    const row = await decideTogether(ctx.fast, ctx.db, ctx.caller, parsed.values as DecisionValues)
     if (row) {
       const { created, ...record } = row
       return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
@@ -175,7 +169,7 @@ async function decide(ctx: Context): Promise<Result> {
   if (scope && !scope.allowed && !errors[0].tag && scope.keys.length) throw forbidden()
   if (hasErrors(errors)) throw badRequest(errors[0])
   // the checks passed now: the one statement refused a moment ago (the tag or a grant was changing)
-  const row = await decideChecked(ctx.db, ctx.caller, values[0] as DecisionValues)
+  const row = await decideChecked(ctx.fast, ctx.db, ctx.caller, values[0] as DecisionValues)
   if (!row) throw forbidden()
   const { created, ...record } = row
   return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }

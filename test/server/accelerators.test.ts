@@ -69,6 +69,11 @@ function requests(random: () => number, count: number): Request[] {
     else if (r < 0.32) out.push({ method: 'POST', url: 'tagClass/', as, body: { library: near(ids.library), className: `c${i}`, displayName: `C ${i}` } })
     else if (r < 0.36) out.push({ method: 'POST', url: 'tagSet/', as, body: { name: `s${i}`, library: near(ids.library) } })
     else if (r < 0.39) out.push({ method: 'POST', url: 'library/', as, body: { name: `l${i}` } })
+    else if (r < 0.43) {
+      out.push({ method: 'POST', url: 'tagReview/', as, body: {
+        tag: near(ids.tag), decision: pick(['yes', 'no', 'unsure', 'skip', 'maybe']), ...(random() < 0.2 ? { tagClass: near(ids.tagClass) } : {}),
+      } })
+    }
     else if (r < 0.55) {
       const [name, id] = pick([['tag', ids.tag], ['tagClass', ids.tagClass], ['tagSet', ids.tagSet], ['library', ids.library],
         ['mediaFile', ids.mediaFile], ['jobs', ids.jobs], ['sensor', ids.sensor], ['tagExample', ids.tagExample]] as const)
@@ -77,7 +82,7 @@ function requests(random: () => number, count: number): Request[] {
       const filters = pick(['', `tagSet=${near(ids.tagSet)}`, `mediaFile=${ids.mediaFile}`, `tagClass=${ids.tagClass}`,
         `tagSet=${ids.tagSet}&tagClass=${ids.tagClass}`, 'ordering=-startTime', 'tagSet=x'])
       const paging = pick(['', 'page_size=2', 'page=2&page_size=2', 'page=99'])
-      const list = pick(['tag', 'tag', 'tag', 'tagClass', 'tagSet', 'mediaFile', 'library', 'jobs'])
+      const list = pick(['tag', 'tag', 'tag', 'tagClass', 'tagSet', 'mediaFile', 'library', 'jobs', 'tagReview'])
       const query = [list === 'tag' ? filters : '', paging].filter(Boolean).join('&')
       out.push({ method: 'GET', url: `${list}/${query ? `?${query}` : ''}`, as })
     } else if (r < 0.9) {
@@ -125,7 +130,7 @@ test('the accelerated and the plain app answer a generated sequence of requests 
   assert.is(differences.length, 0, differences.slice(0, 5).join('\n'))
   // the sequence reached every accelerator, and the plain app never left its path
   const counts = fast.app.accelerators.answered
-  for (const path of ['rule', 'fetch', 'detail', 'checks', 'create', 'page'] as const) assert.ok(counts[path].fast > 0, `${path} was accelerated`)
+  for (const path of ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const) assert.ok(counts[path].fast > 0, `${path} was accelerated`)
   for (const [path, n] of Object.entries(plain.app.accelerators.answered)) assert.is(n.fast, 0, `${path}: the plain app took no accelerator`)
 })
 

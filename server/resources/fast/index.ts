@@ -14,7 +14,7 @@ import { detailJson, listPageJson, listsWrittenByDatabase } from './jsonRecord.j
 import { NarrowedFirst } from './narrowed.js'
 import { jsonPage, plannedCountedPage } from './page.js'
 import { compiledRule, type CompiledRule } from './rule.js'
-import { StatementCache, type Plan } from './statements.js'
+import { bind, planStatement, standInCaller, StatementCache, type Plan } from './statements.js'
 
 // The accelerators: every speed-up of the resource core in one place, behind one small interface
 // (docs/architecture.md, "The plain path and the accelerators"). The plain path (server/resources/core/) asks
@@ -23,7 +23,7 @@ import { StatementCache, type Plan } from './statements.js'
 // everything. Each keeps a count of which path answered, which tests assert (never a time).
 
 /** The points where an accelerator may answer in the plain path's place. */
-export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page'] as const
+export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const
 export type Path = (typeof PATHS)[number]
 
 /** How many times each path answered: the accelerator's (`fast`), or the plain one after it declined. */
@@ -54,6 +54,11 @@ export interface Accelerators {
   create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf): Promise<Result | null>
   /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null
+  /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`
+   * with stand-ins (statements.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
+   * `slots`; null when it cannot be planned so (then the endpoint compiles it for this request) */
+  statement(owner: object, caller: Caller, shape: string, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
+    compile: (caller: Caller, slots: unknown[]) => CompiledQuery): CompiledQuery<AnyRow> | null
 }
 
 const zeroCounts = (): PathCounts => Object.fromEntries(PATHS.map((p) => [p, { fast: 0, plain: 0 }])) as PathCounts
@@ -74,6 +79,7 @@ class Declining implements Accelerators {
   checks() { return this.#plain<CompiledQuery<AnyRow>>('checks') }
   async create() { return this.#plain<Result>('create') }
   pages() { return this.#plain<JsonPages>('page') }
+  statement() { return this.#plain<CompiledQuery<AnyRow>>('statement') }
 }
 
 class Accelerated implements Accelerators {
@@ -85,6 +91,8 @@ class Accelerated implements Accelerators {
   readonly #checks = new StatementCache<Plan>(256)
   readonly #creates = new StatementCache<Plan>(256)
   readonly #pages = new StatementCache<Plan>(64)
+  // one and one naming a class, and batches of 2, 4 … 256 rows, for three kinds of caller (tagReview.ts)
+  readonly #statements = new StatementCache<Plan>(32)
   readonly #narrowed = new NarrowedFirst()
 
   #count<R>(path: Path, answer: R | null): R | null {
@@ -124,6 +132,15 @@ class Accelerated implements Accelerators {
       texts: async (rows: AnyRow[]) => rows.map((r) => r.__json as string),
       planned: base && ((limit: number, offset: number) => plannedCountedPage(this.#pages, def, base, req, limit, offset)),
     })
+  }
+
+  statement(owner: object, caller: Caller, shape: string, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
+    compile: (caller: Caller, slots: unknown[]) => CompiledQuery) {
+    const plan = this.#statements.get(owner, caller, shape, () => {
+      const sets = ([0, 1] as const).map((set) => ({ caller: standInCaller(set, caller), slots: standIns(set) }))
+      return planStatement([sets[0], sets[1]], (s) => [s.caller.id, ...s.slots], (s) => compile(s.caller, s.slots))
+    })
+    return this.#count('statement', plan && bind(plan, [caller.id, ...slots]))
   }
 }
 
