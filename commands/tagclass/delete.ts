@@ -6,7 +6,11 @@ import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag }
 
 export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
   static summary = 'Delete a tag class with the tags of that class (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> tagclass delete 2', '<%= config.bin %> tagclass delete blackbird --library heath --yes']
+  static examples = [
+    '<%= config.bin %> tagclass delete 2',
+    '<%= config.bin %> tagclass delete 2 --yes',
+    '<%= config.bin %> tagclass delete turdus_merula --library "Dawn chorus 2026" --yes',
+  ]
   static args = { id: Args.string({ description: 'tag class (name when unique among the classes you can read, or id)', required: true }) }
   static flags = {
     yes: yesFlag,
