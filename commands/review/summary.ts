@@ -39,7 +39,10 @@ export default class ReviewSummary extends AuthCommand<typeof ReviewSummary> {
       { header: '95% from', get: (c) => threshold(c.at95) },
       { header: 'disagree', get: (c) => pct(c.disagreementRate) },
     ]).trimEnd())
-    stderr(`${s.decidedTags} of ${s.tags} tags decided in tag set ${tagSet.id} (${tagSet.name}); reviewers disagree on ${pct(s.disagreementRate)} of the tags several decided`)
+    const agreement = s.disagreementRate === null || s.disagreementRate === undefined
+      ? 'no tag was decided by more than one reviewer'
+      : `reviewers disagree on ${pct(s.disagreementRate)} of the tags several decided`
+    stderr(`${s.decidedTags} of ${s.tags} tags decided in tag set ${tagSet.id} (${tagSet.name}); ${agreement}`)
     return s
   }
 }

@@ -46,7 +46,7 @@ test('review summary: a table per class, and the whole summary under --json', as
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^CLASS\s+TAGS\s+YES\s+NO\s+UNSURE\s+SKIP\s+PRECISION\s+90% FROM\s+95% FROM\s+DISAGREE\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+1\s+1\s+0\s+0\s+/)
-  assert.match(run.stderr, /2 of 4 tags decided in tag set \d+ \(detector\)/)
+  assert.match(run.stderr, /2 of 4 tags decided in tag set \d+ \(detector\); no tag was decided by more than one reviewer\n/)
   const s = json(await w.mas(['review', 'summary', '--tag-set', String(tagSet), '--json']))
   assert.equal([s.tags, s.decidedTags, s.classes[0].className, s.classes[0].bands.length], [4, 2, 'blackbird', 10])
 })
