@@ -54,9 +54,18 @@ export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias
  * request (computed fields read its origin and clock). */
 export interface DetailJson { columns: (req: RecordRequest) => RawBuilder<unknown>; ofRequest: boolean }
 
+/** per resource: how the database writes its details, made once (a detail is the most frequent request) */
+const detailJsons = new WeakMap<object, DetailJson | null>()
+
 /** How the database writes a detail of `def` (ownRecordColumns, with the computed fields when it has them); null
  * when it cannot (an `embed`, a field without an SQL form). */
 export function detailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | null {
+  let json = detailJsons.get(def)
+  if (json === undefined) detailJsons.set(def, json = makeDetailJson(def))
+  return json
+}
+
+function makeDetailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | null {
   if (def.embed) return null
   const computed = def.computed
   if (!computed) {
