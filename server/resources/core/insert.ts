@@ -9,12 +9,14 @@ import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js
  * back into rows by unnest: 15 parameters for 1,000 tags instead of 15,000, which kysely would build,
  * and the driver serialize, one by one. When every column given stores exactly the value given (see
  * BulkPlan), only what the database adds comes back: the id and the columns not given; sending the
- * rest back and parsing it again was a fifth of the work. */
-export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[]): Promise<Rec<T>[]> {
+ * rest back and parsing it again was a fifth of the work. `asArrays`: insertsAsArrays of these rows, when the
+ * caller has asked it already. */
+export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[],
+  asArrays = insertsAsArrays(def, rows)): Promise<Rec<T>[]> {
   const columns = Object.keys(rows[0])
   const plan = bulkPlanOf(def)
   const types = columns.map((c) => plan.arrayTypes.get(c))
-  if (!insertsAsArrays(def, rows)) {
+  if (!asArrays) {
     const out: Rec<T>[] = []
     for (let i = 0; i < rows.length; i += VALUES_CHUNK) {
       out.push(...recs<T>(await anyTable(db).insertInto(def.table).values(rows.slice(i, i + VALUES_CHUNK)).returningAll().execute()))

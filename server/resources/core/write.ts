@@ -76,9 +76,9 @@ async function insertAll<T extends TableName>(ctx: Context, def: ResourceDef<T>,
   if (!rows.length) return []
   // one INSERT is atomic by itself (and fires the statement triggers of the kept counts once): a transaction
   // only when there is more to do
-  const oneStatement = rows.length === 1 || insertsAsArrays(def, rows)
-  return oneStatement && !def.afterWrite ? insertRows(ctx.db, def, rows) : ctx.db.transaction().execute(async (trx) => {
-    const out = await insertRows(trx, def, rows)
+  const asArrays = insertsAsArrays(def, rows)
+  return (rows.length === 1 || asArrays) && !def.afterWrite ? insertRows(ctx.db, def, rows, asArrays) : ctx.db.transaction().execute(async (trx) => {
+    const out = await insertRows(trx, def, rows, asArrays)
     if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
     return out
   })
