@@ -1,119 +1,180 @@
-import { BANDS, dot, SLICES, unitShape, type BandRange } from './features.js'
-import { fitLogistic, probability, sigmoid, type Logistic } from './logistic.js'
+import { dot, type BandRange } from './features.js'
+import { shapeOf } from './embedding.js'
+import { decision, fitLogistic, sigmoid, type LabelledRow, type Logistic } from './logistic.js'
 
-// What SupervisedTagDiscovery learns (docs/decisions.md §20): per tag class,
-// the shapes of its example tags (templates), and a logistic model that turns
-// a window's correlation with the nearest template (p) and with the nearest
-// counter-example (q: a stretch of the example recordings outside every tag,
-// a tag of another class, or a tag a reviewer rejected) into a probability;
-// a window nearer a rejected tag than any example of the class is weaker the
-// nearer it is. A detector is plain data, so it can be handed to worker threads.
+// What SupervisedTagDiscovery learns (docs/decisions.md §20): per tag class, a logistic model over a window's
+// whole embedding, fitted to windows over its examples (positives) against counter-examples (windows of the
+// example recordings outside every tag, tags of other classes, tags reviewers rejected) and weak negatives
+// (windows sampled from the recordings searched, weighted low: almost all of them hold no call), and then
+// calibrated on examples it did not see, so that its probability is the tag's `strength`. A window nearer a
+// rejected tag than any example of the class is weaker the nearer it is. A detector is plain data, so it can be
+// handed to worker threads.
 
 export interface ClassModel {
   tagClass: number
-  templates: Float32Array[]
   /** the frequencies its found tags span: those of its examples */
   minFrequency: number
   maxFrequency: number
+  /** P(call of this class | embedding and its likeness to the nearest template), standardisation and calibration folded in */
   model: Logistic
-  /** shapes of tags reviewers said are not of this class */
+  /** shapes of the examples, and of tags reviewers said are not of this class */
+  templates: Float32Array[]
   rejected: Float32Array[]
-  /** what the model was fitted against besides the examples: counter-examples (with near misses), or near misses alone */
-  calibration: 'counter-examples' | 'near misses'
+  /** how the probability was calibrated: on examples held out of the fit, or not (a single example) */
+  calibration: 'held-out examples' | 'none'
 }
 
 export interface Detector {
   range: BandRange
   classes: ClassModel[]
-  /** counter-examples of every class */
-  negatives: Float32Array[]
 }
 
-/** An example as the detector learns it: its shape and class, and where it came from (so it is left out of its own comparison). */
-export interface LabelledShape { shape: Float32Array; tagClass: number; minFrequency: number; maxFrequency: number }
+/** A window over an example tag: its embedding, its class and bounds, and which example it is of (held out together). */
+export interface PositiveWindow { embedding: Float32Array; tagClass: number; example: number; minFrequency: number; maxFrequency: number }
 
-/** With fewer counter-examples than this, the model uses the correlation with the nearest template alone. */
-export const MIN_NEGATIVES = 5
+export interface TrainingWindows {
+  positives: PositiveWindow[]
+  /** windows known to hold no call of any class sought */
+  counter: Float32Array[]
+  /** windows of tags reviewers rejected (as a class's counter-examples, and to veto their twins) */
+  rejected: Array<{ embedding: Float32Array; tagClass: number }>
+  /** windows of the recordings searched, most of them no call */
+  weak: Float32Array[]
+}
 
-export function trainDetector(range: BandRange, examples: LabelledShape[], negatives: Float32Array[], rejected: LabelledShape[] = []): Detector {
-  const byClass = new Map<number, LabelledShape[]>()
-  for (const e of examples) {
-    if (!byClass.has(e.tagClass)) byClass.set(e.tagClass, [])
-    byClass.get(e.tagClass)!.push(e)
-  }
+/** The parts of the fit each kind of window weighs in all (docs/decisions.md §20). */
+export const WEIGHTS = { positives: 1, counter: 1, weak: 0.5 }
+/** The penalty on the weights of the standardised embedding. */
+export const RIDGE = 1
+const MAX_TEMPLATES = 128
+/** Folds of examples held out to calibrate the probability. */
+const CALIBRATION_FOLDS = 5
+
+export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
   const classes: ClassModel[] = []
-  for (const [tagClass, own] of byClass) {
-    const templates = own.map((e) => e.shape)
-    const rejectedHere = rejected.filter((r) => r.tagClass === tagClass).map((r) => r.shape)
-    const counter = [...negatives, ...rejected.map((r) => r.shape), ...examples.filter((e) => e.tagClass !== tagClass).map((e) => e.shape)]
-    // each row: [correlation with the nearest template, with the nearest counter-example], leaving the row's own shape out
-    const row = (shape: Float32Array, skip: Float32Array | null): number[] =>
-      [nearest(shape, templates, templates.length > 1 ? skip : null), nearest(shape, counter, skip)]
-    const positives = templates.map((t) => row(t, t))
-    const negativeRows = counter.map((n) => row(n, n))
-    // near misses: each example moved up and down in pitch and played backwards is not a call of its class
-    for (const t of templates) for (const m of nearMisses(t)) negativeRows.push([nearest(m, templates, templates.length > 1 ? t : null), nearest(m, counter, null)])
-    const useCounter = counter.length >= MIN_NEGATIVES
-    const fitted = fitLogistic(positives.map((r) => (useCounter ? r : [r[0]])), negativeRows.map((r) => (useCounter ? r : [r[0]])))
-    const model = useCounter ? fitted : { weights: [fitted.weights[0], 0], bias: fitted.bias }
+  for (const tagClass of [...new Set(t.positives.map((p) => p.tagClass))]) {
+    const own = t.positives.filter((p) => p.tagClass === tagClass)
+    const counter = [
+      ...t.counter, ...t.rejected.map((r) => r.embedding), ...t.positives.filter((p) => p.tagClass !== tagClass).map((p) => p.embedding),
+    ]
+    const negatives = [...weighted(counter, 0, WEIGHTS.counter), ...weighted(t.weak, 0, WEIGHTS.weak)]
+    const templates = spread(own, MAX_TEMPLATES)
+    const { model, calibrated } = fitClass(own, negatives, templates)
     classes.push({
-      tagClass, templates, model, rejected: rejectedHere, calibration: useCounter ? 'counter-examples' : 'near misses',
+      tagClass, model, calibration: calibrated ? 'held-out examples' : 'none',
+      templates: templates.map((p) => shapeOf(p.embedding)),
+      rejected: t.rejected.filter((r) => r.tagClass === tagClass).map((r) => shapeOf(r.embedding)),
       minFrequency: Math.min(...own.map((e) => e.minFrequency)),
       maxFrequency: Math.max(...own.map((e) => e.maxFrequency)),
     })
   }
-  return { range, classes, negatives: [...negatives, ...rejected.map((r) => r.shape)] }
+  return { range, classes }
 }
 
-/** Band shifts of a near miss (of BANDS mel bands between the range's ends: 3 bands is about a sixth of the range). */
-const PITCH_SHIFTS = [-6, -3, 3, 6]
-
-/** A shape moved in pitch by each of PITCH_SHIFTS bands, and reversed in time. */
-export function nearMisses(shape: Float32Array): Float32Array[] {
-  let low = Infinity
-  for (const v of shape) low = Math.min(low, v)
-  const shifted = PITCH_SHIFTS.map((k) => {
-    const out = new Float32Array(shape.length)
-    for (let s = 0; s < SLICES; s++) {
-      for (let b = 0; b < BANDS; b++) {
-        const from = b - k
-        out[s * BANDS + b] = from >= 0 && from < BANDS ? shape[s * BANDS + from] : low
-      }
-    }
-    return unitShape(out)
-  })
-  const reversed = new Float32Array(shape.length)
-  for (let s = 0; s < SLICES; s++) reversed.set(shape.subarray((SLICES - 1 - s) * BANDS, (SLICES - s) * BANDS), s * BANDS)
-  return [...shifted, unitShape(reversed)]
+/** At most `n` of `xs`, spread evenly over them. */
+function spread<T>(xs: T[], n: number): T[] {
+  return xs.length <= n ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor(i * xs.length / n)])
 }
 
-/** The largest correlation of `shape` with any of `shapes` (but `skip`), 0 when there is none. */
-function nearest(shape: Float32Array, shapes: Float32Array[], skip: Float32Array | null): number {
+/** The embedding followed by its likeness to the nearest template (leaving out those of example `skip`). */
+function withLikeness(embedding: Float32Array, templates: PositiveWindow[], skip = -1): Float32Array {
+  const out = new Float32Array(embedding.length + 1)
+  out.set(embedding)
+  const shape = shapeOf(embedding)
   let best = 0
-  for (const s of shapes) if (s !== skip) best = Math.max(best, dot(shape, s))
+  for (const t of templates) if (t.example !== skip) best = Math.max(best, dot(shape, shapeOf(t.embedding)))
+  out[embedding.length] = best
+  return out
+}
+
+function weighted(rows: Float32Array[], y: 0 | 1, total: number): LabelledRow[] {
+  return rows.map((x) => ({ x, y, weight: total / rows.length }))
+}
+
+/**
+ * The model of one class: standardised features, the penalised fit, and a calibration (Platt's) fitted to the
+ * decision values of examples held out of the fit, since on the examples it was fitted to it is over-sure.
+ */
+function fitClass(positives: PositiveWindow[], rawNegatives: LabelledRow[], templates: PositiveWindow[]): { model: Logistic; calibrated: boolean } {
+  const several = new Set(templates.map((t) => t.example)).size > 1
+  positives = positives.map((p) => ({ ...p, embedding: withLikeness(p.embedding, templates, several ? p.example : -1) }))
+  const negatives = rawNegatives.map((n) => ({ ...n, x: withLikeness(n.x as Float32Array, templates) }))
+  const all = [...positives.map((p) => p.embedding), ...negatives.map((n) => n.x as Float32Array)]
+  const scale = standardisation(all)
+  const rowsOf = (ps: PositiveWindow[]): LabelledRow[] => [
+    ...weighted(ps.map((p) => scale.apply(p.embedding)), 1, WEIGHTS.positives),
+    ...negatives.map((n) => ({ ...n, x: scale.apply(n.x as Float32Array) })),
+  ]
+  const fitted = fitLogistic(rowsOf(positives), RIDGE)
+  const examples = [...new Set(positives.map((p) => p.example))]
+  let a = 1, c = 0
+  const calibrated = examples.length >= 2
+  if (calibrated) {
+    const folds = Math.min(CALIBRATION_FOLDS, examples.length)
+    const heldOut: number[] = [], negativeValues: number[] = []
+    for (let k = 0; k < folds; k++) {
+      const out = new Set(examples.filter((_, i) => i % folds === k))
+      const fold = fitLogistic(rowsOf(positives.filter((p) => !out.has(p.example))), RIDGE)
+      for (const p of positives) if (out.has(p.example)) heldOut.push(decision(fold, scale.apply(p.embedding)))
+      if (k === 0) for (const n of negatives) negativeValues.push(decision(fold, scale.apply(n.x as Float32Array)))
+    }
+    const negativeTotal = negatives.reduce((sum, n) => sum + n.weight, 0)
+    const platt = fitLogistic([
+      ...heldOut.map((z) => ({ x: [z], y: 1 as const, weight: 1 / heldOut.length })),
+      ...negativeValues.map((z, i) => ({ x: [z], y: 0 as const, weight: negatives[i].weight / negativeTotal })),
+    ], 1e-3)
+    a = Math.max(1e-3, platt.weights[0])
+    c = platt.bias
+  }
+  // sigmoid(a·(w·(x − mean)/sd + b) + c), as one linear model over x
+  const weights = new Float32Array(fitted.weights.length)
+  let bias = a * fitted.bias + c
+  for (let j = 0; j < weights.length; j++) {
+    weights[j] = a * fitted.weights[j] / scale.sd[j]
+    bias -= weights[j] * scale.mean[j]
+  }
+  return { model: { weights, bias }, calibrated }
+}
+
+/** Each feature's mean and spread over `rows`, to put them on one scale before the penalised fit. */
+function standardisation(rows: Float32Array[]) {
+  const d = rows[0].length
+  const mean = new Float64Array(d), sd = new Float64Array(d)
+  for (const r of rows) for (let j = 0; j < d; j++) mean[j] += r[j] / rows.length
+  for (const r of rows) for (let j = 0; j < d; j++) sd[j] += (r[j] - mean[j]) ** 2 / rows.length
+  for (let j = 0; j < d; j++) sd[j] = Math.max(Math.sqrt(sd[j]), 1e-3)
+  return {
+    mean, sd,
+    apply: (x: Float32Array) => {
+      const out = new Float32Array(d)
+      for (let j = 0; j < d; j++) out[j] = (x[j] - mean[j]) / sd[j]
+      return out
+    },
+  }
+}
+
+/** The largest correlation of `shape` with any of `shapes`, 0 when there is none. */
+function nearest(shape: Float32Array, shapes: Float32Array[]): number {
+  let best = 0
+  for (const s of shapes) best = Math.max(best, dot(shape, s))
   return best
 }
 
-/** The class a window's shape most likely belongs to, and that probability (the tag's strength). */
-export function scoreShape(d: Detector, shape: Float32Array): { classIndex: number; strength: number } {
+/** The class a window's embedding most likely belongs to, and that probability (the tag's strength). */
+export function scoreWindow(d: Detector, embedding: Float32Array): { classIndex: number; strength: number } {
   let classIndex = 0, strength = -1
-  let q = -1 // computed once, for the first class that needs it
   for (let c = 0; c < d.classes.length; c++) {
     const m = d.classes[c]
-    const p = nearest(shape, m.templates, null)
-    // nearer a tag reviewers rejected than any example: the strength falls with how much nearer, to 0 for its twin
-    const r = m.rejected.length ? nearest(shape, m.rejected, null) : -1
-    const veto = r > p ? Math.max(0, 1 - (r - p) / Math.max(1e-6, 1 - p)) : 1
-    let s: number
-    if (m.model.weights[1] === 0) s = sigmoid(m.model.bias + m.model.weights[0] * p)
-    else {
-      if (q < 0) q = nearest(shape, d.negatives, null)
-      // other classes' templates are counter-examples of this one
-      let qc = q
-      for (let o = 0; o < d.classes.length; o++) if (o !== c) qc = Math.max(qc, nearest(shape, d.classes[o].templates, null))
-      s = probability(m.model, [p, qc])
+    const w = m.model.weights
+    let z = m.model.bias + w[embedding.length] * nearest(shapeOf(embedding), m.templates)
+    for (let j = 0; j < embedding.length; j++) z += w[j] * embedding[j]
+    let s = sigmoid(z)
+    if (m.rejected.length) {
+      // nearer a tag reviewers rejected than any example: the strength falls with how much nearer, to 0 for its twin
+      const shape = shapeOf(embedding)
+      const p = nearest(shape, m.templates), r = nearest(shape, m.rejected)
+      if (r > p) s *= Math.max(0, 1 - (r - p) / Math.max(1e-6, 1 - p))
     }
-    s *= veto
     if (s > strength) { strength = s; classIndex = c }
   }
   return { classIndex, strength }

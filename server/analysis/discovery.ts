@@ -9,9 +9,9 @@ import type { RunningJob } from './jobType.js'
 
 export interface MediaRow { id: number; file: string; library_id: number }
 
-/** The job's media file (mediaFileId), or every media file of its project its owner can read. */
-export async function targetMedia(job: RunningJob): Promise<MediaRow[]> {
-  const one = job.params.mediaFileId as number | undefined
+/** The job's media file (mediaFileId), or every media file of its project its owner can read (`wholeSearch`: the latter even with mediaFileId). */
+export async function targetMedia(job: RunningJob, options: { wholeSearch?: boolean } = {}): Promise<MediaRow[]> {
+  const one = options.wholeSearch ? undefined : job.params.mediaFileId as number | undefined
   return job.db.selectFrom('media_files as m').select(['m.id', 'm.file', 'm.library_id'])
     .$if(one !== undefined, (q) => q.where('m.id', '=', one!))
     .$if(one === undefined, (q) => q.where('m.id', 'in', job.db.selectFrom('project_media_files')

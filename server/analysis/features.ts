@@ -1,21 +1,25 @@
 import type { MonoChunk } from './audioSource.js'
 import { powerSpectrum } from './fft.js'
 
-// The features discovery compares (docs/decisions.md §20): frames every 25 ms
-// of log energy in mel bands laid out in Hz between two frequencies, so that
-// files of any sample rate are compared frequency against frequency; each
-// band's background (its 10th percentile over a block of 30 s) taken away, so
-// that recorder noise and loudness do not decide; and a window's shape, its
-// frames averaged into a few slices over time and scaled to unit length, so
-// that a call's course over time is kept.
+// The frames discovery embeds (docs/decisions.md §20): log energy in mel bands
+// laid out in Hz between two frequencies, so that files of any sample rate are
+// compared frequency against frequency, at a frame step that follows the
+// window (a 3 ms window gets frames a fifth of a millisecond apart, a 2 s
+// window 25 ms); and each band's background (its 10th percentile over a block
+// of 30 s) taken away, so that recorder noise and loudness do not decide.
 
-export const FRAME_SECONDS = 0.025
-export const BANDS = 24
+/** frames are at most this far apart */
+export const MAX_FRAME_SECONDS = 0.025
+/** a window spans at least this many frames (frames are closer for short windows) */
+export const FRAMES_PER_WINDOW = 16
+export const BANDS = 32
 /** a window's frames are averaged into this many slices over time */
-export const SLICES = 4
+export const SLICES = 8
 /** windows start every this many frames */
 export const WINDOW_STEP_FRAMES = 2
 export const BLOCK_SECONDS = 30
+/** a block holds at most this many frames (a block of short frames is shorter than BLOCK_SECONDS) */
+const MAX_BLOCK_FRAMES = 48_000
 const FLOOR_QUANTILE = 0.1
 
 /** Where frames lie in a file of one sample rate: frame f is centred on sample f × hop. */
@@ -27,8 +31,9 @@ export interface FrameGrid {
   frameSeconds: number
 }
 
-export function frameGrid(sampleRate: number): FrameGrid {
-  const hop = Math.max(1, Math.round(sampleRate * FRAME_SECONDS))
+/** The frames of a file of `sampleRate` compared in windows of `windowSeconds`. */
+export function frameGrid(sampleRate: number, windowSeconds: number): FrameGrid {
+  const hop = Math.max(1, Math.round(sampleRate * Math.min(MAX_FRAME_SECONDS, windowSeconds / FRAMES_PER_WINDOW)))
   let fftSize = 32
   while (fftSize < 1.5 * hop) fftSize *= 2
   return { sampleRate, hop, fftSize, frameSeconds: hop / sampleRate }
@@ -172,9 +177,9 @@ export function samplesFor(grid: FrameGrid, first: number, count: number, sample
   }
 }
 
-/** Frames of a block whose background is measured together: blocks of BLOCK_SECONDS from the start, the last taking the rest. */
+/** Frames of a block whose background is measured together: blocks of BLOCK_SECONDS (or MAX_BLOCK_FRAMES) from the start, the last taking the rest. */
 export function blockFrames(grid: FrameGrid): number {
-  return Math.max(1, Math.round(BLOCK_SECONDS / grid.frameSeconds))
+  return Math.max(1, Math.min(MAX_BLOCK_FRAMES, Math.round(BLOCK_SECONDS / grid.frameSeconds)))
 }
 
 /** The block of frame `f` in a file of `total` frames. */
@@ -212,25 +217,6 @@ function nth(v: Float32Array, k: number): number {
     else return v[k]
   }
   return v[k]
-}
-
-/**
- * The shape of frames [start, start + length) (rows of `frames`, whose row 0 is frame `offset`) above `floor`:
- * SLICES × BANDS means, less their mean, scaled to length 1 (all zero when flat). Two shapes' dot product is
- * their correlation.
- */
-export function windowShape(frames: Float32Array, offset: number, start: number, length: number, floor: Float32Array): Float32Array {
-  const shape = new Float32Array(SLICES * BANDS)
-  for (let s = 0; s < SLICES; s++) {
-    const a = Math.floor(s * length / SLICES)
-    const b = Math.min(length, Math.max(a + 1, Math.floor((s + 1) * length / SLICES)))
-    for (let f = a; f < b; f++) {
-      const row = (start - offset + f) * BANDS
-      for (let band = 0; band < BANDS; band++) shape[s * BANDS + band] += Math.max(0, frames[row + band] - floor[band])
-    }
-    for (let band = 0; band < BANDS; band++) shape[s * BANDS + band] /= b - a
-  }
-  return unitShape(shape)
 }
 
 /** `v` less its mean, scaled to length 1 (all zero when flat), in place. */

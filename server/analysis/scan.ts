@@ -1,8 +1,9 @@
 import type { AudioSource } from './audioSource.js'
-import { scoreShape, type Detector } from './detector.js'
+import { scoreWindow, type Detector } from './detector.js'
+import { embedWindow, StretchSums } from './embedding.js'
 import {
-  BANDS, bandFloor, blockFrames, frameGrid, framesIn, melFilters, melFrameBatches, samplesFor, windowShape, WINDOW_STEP_FRAMES,
-  type BandRange,
+  BANDS, bandFloor, blockFrames, frameGrid, framesIn, melFilters, melFrameBatches, samplesFor, WINDOW_STEP_FRAMES,
+  type BandRange, type FrameGrid,
 } from './features.js'
 
 // A detector run over a stretch of one file, block by block (docs/decisions.md §20): the frames of one
@@ -21,8 +22,9 @@ export interface ScanResult {
   candidates: Candidate[]
 }
 
-/** How a file is cut into windows: the window in frames (fitted to a file shorter than it) and the blocks. */
+/** How a file is cut into windows: its frames, the window in frames (fitted to a file shorter than it) and the blocks. */
 export interface FilePlan {
+  grid: FrameGrid
   totalFrames: number
   windowFrames: number
   /** the window's length in seconds, as scanned (shorter than asked for a file shorter than the window) */
@@ -33,33 +35,50 @@ export interface FilePlan {
 }
 
 export function planFile(sampleRate: number, samples: number, windowSeconds: number): FilePlan {
-  const grid = frameGrid(sampleRate)
+  const grid = frameGrid(sampleRate, windowSeconds)
   const totalFrames = framesIn(grid, samples)
   const asked = Math.max(1, Math.round(windowSeconds / grid.frameSeconds))
   const windowFrames = Math.max(1, Math.min(asked, totalFrames))
   const perBlock = blockFrames(grid)
   return {
-    totalFrames, windowFrames, fitted: windowFrames < asked, perBlock,
+    grid, totalFrames, windowFrames, fitted: windowFrames < asked, perBlock,
     windowSeconds: windowFrames < asked ? samples / sampleRate : windowSeconds,
     blocks: Math.max(1, Math.floor(totalFrames / perBlock)),
   }
 }
 
-/** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength`. */
+/** Stretches of a file already tagged: candidates on them are not kept (docs/decisions.md §20). */
+export interface Taken {
+  /** tags a reviewer decided: no candidate overlaps them */
+  decided: Span[]
+  /** the examples themselves (when the file is an example recording): no candidate lies half or more on one, or holds half of one */
+  examples: Span[]
+}
+export interface Span { start: number; end: number }
+
+export const nothingTaken: Taken = { decided: [], examples: [] }
+
+/** Whether a candidate lies on a stretch already tagged. */
+export function isTaken(c: Span, taken: Taken): boolean {
+  return taken.decided.some((d) => c.start < d.end && c.end > d.start)
+    || taken.examples.some((e) => Math.min(c.end, e.end) - Math.max(c.start, e.start) >= 0.5 * Math.min(c.end - c.start, e.end - e.start))
+}
+
+/** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength` not on a stretch `taken`. */
 export async function scanBlocks(source: AudioSource, detector: Detector, plan: FilePlan, fromBlock: number, toBlock: number,
-  keep: number, minimumStrength: number, signal?: AbortSignal): Promise<ScanResult> {
+  keep: number, minimumStrength: number, taken: Taken = nothingTaken, signal?: AbortSignal): Promise<ScanResult> {
   let windows = 0, best = -1
   const found: Candidate[] = []
-  const frameSeconds = frameGrid(source.info.sampleRate).frameSeconds
-  await forEachWindow(source, detector.range, plan, fromBlock, toBlock, WINDOW_STEP_FRAMES, (w, shape) => {
-    const { classIndex, strength } = scoreShape(detector, shape)
+  const { frameSeconds } = plan.grid
+  const events = new CallEvents(minimumStrength)
+  await forEachWindow(source, detector.range, plan, fromBlock, toBlock, WINDOW_STEP_FRAMES, (w, embedding) => {
+    const { classIndex, strength } = scoreWindow(detector, embedding)
     windows++
     if (strength > best) best = strength
-    if (strength >= minimumStrength) {
-      found.push({ start: w * frameSeconds, end: (w + plan.windowFrames) * frameSeconds, classIndex, strength })
-      if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
-    }
+    for (const c of events.add({ start: w * frameSeconds, end: (w + plan.windowFrames) * frameSeconds, classIndex, strength })) if (!isTaken(c, taken)) found.push(c)
+    if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
   }, signal)
+  for (const c of events.end()) if (!isTaken(c, taken)) found.push(c)
   const duration = source.info.frames / source.info.sampleRate
   return {
     windows, best,
@@ -67,14 +86,62 @@ export async function scanBlocks(source: AudioSource, detector: Detector, plan: 
   }
 }
 
+/** Windows at or above this strength are a call: the model thinks a call more likely than not. */
+export const CALL_STRENGTH = 0.5
+/** Windows kept of one run of overlapping calls before it is cut (so that a chorus costs bounded memory). */
+const MAX_RUN = 4096
+
+/**
+ * Windows in time order made into candidates (docs/decisions.md §20): a run of overlapping windows of one class
+ * that are each a call (at least CALL_STRENGTH and the minimum strength) gives its strongest windows that do not
+ * overlap each other, each widened to the run's windows that overlap it by half a window or more and lie nearer
+ * it than any other: one candidate per call, as long as the call, however a long window bridges calls. A window
+ * below CALL_STRENGTH (kept only when the minimum strength is lower) is a candidate of its own.
+ */
+export class CallEvents {
+  private run: Candidate[] = []
+  constructor(private readonly minimumStrength: number) {}
+
+  /** Take the next window; returns the candidates now complete. */
+  add(w: Candidate): Candidate[] {
+    if (w.strength < this.minimumStrength) return []
+    if (w.strength < CALL_STRENGTH) return [w]
+    const last = this.run[this.run.length - 1]
+    if (last && (last.classIndex !== w.classIndex || w.start >= last.end || this.run.length >= MAX_RUN)) {
+      const done = this.end()
+      this.run.push(w)
+      return done
+    }
+    this.run.push(w)
+    return []
+  }
+
+  /** The candidates of the run still open. */
+  end(): Candidate[] {
+    const run = this.run
+    this.run = []
+    if (!run.length) return []
+    const peaks = strongestApart(run, run.length).map((p) => ({ ...p }))
+    for (const c of run) {
+      let nearest: Candidate | null = null
+      for (const p of peaks) if (!nearest || Math.abs(c.start - p.start) < Math.abs(c.start - nearest.start)) nearest = p
+      if (nearest && Math.min(c.end, nearest.end) - Math.max(c.start, nearest.start) >= 0.5 * (c.end - c.start)) {
+        nearest.start = Math.min(nearest.start, c.start)
+        nearest.end = Math.max(nearest.end, c.end)
+      }
+    }
+    return peaks
+  }
+}
+
 /**
  * Every window of the plan starting in blocks [fromBlock, toBlock) at a multiple of `step` frames, as its
- * shape over the bands of `range`, given to `visit` with its first frame, in time order.
+ * embedding over the bands of `range`, given to `visit` with its first frame, in time order.
  */
 export async function forEachWindow(source: AudioSource, range: BandRange, plan: FilePlan, fromBlock: number, toBlock: number,
-  step: number, visit: (frame: number, shape: Float32Array) => void, signal?: AbortSignal): Promise<void> {
+  step: number, visit: (frame: number, embedding: Float32Array) => void, signal?: AbortSignal): Promise<void> {
   const { sampleRate, frames: samples } = source.info
-  const grid = frameGrid(sampleRate)
+  const { grid } = plan
   const filters = melFilters(grid, { lo: range.lo, hi: Math.min(range.hi, sampleRate / 2) })
   const { totalFrames, windowFrames, perBlock, blocks } = plan
   const firstFrame = fromBlock * perBlock
@@ -91,9 +158,11 @@ export async function forEachWindow(source: AudioSource, range: BandRange, plan:
     while (block < toBlock) {
       const from = block * perBlock, to = blockEnd(block)
       if (!ended && held + count < Math.min(totalFrames, to + windowFrames)) return
-      const floor = bandFloor(rows, held, from, Math.min(to, held + count))
-      const lastStart = totalFrames - windowFrames
-      for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step) visit(w, windowShape(rows, held, w, windowFrames, floor))
+      const available = held + count
+      const floor = bandFloor(rows, held, from, Math.min(to, available))
+      const sums = new StretchSums(rows, held, from, Math.min(available, to + windowFrames), floor)
+      const lastStart = Math.min(totalFrames, available) - windowFrames
+      for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step) visit(w, embedWindow(sums, w, windowFrames))
       block++
       const drop = Math.max(0, Math.min(count, block * perBlock - held))
       rows.copyWithin(0, drop * BANDS, count * BANDS)

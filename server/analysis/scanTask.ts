@@ -2,7 +2,7 @@ import type { AppConfig } from '../config.js'
 import { openStorageLazily } from '../storage/lazy.js'
 import { openAudio } from './audioSource.js'
 import type { Detector } from './detector.js'
-import { scanBlocks, type FilePlan, type ScanResult } from './scan.js'
+import { scanBlocks, type FilePlan, type ScanResult, type Taken } from './scan.js'
 
 // One stretch of one stored file scanned by a detector: what an analysis thread is given (plain data,
 // copied to the thread) and does. A thread opens the storage of the configuration itself.
@@ -16,9 +16,10 @@ export interface ScanTask {
   toBlock: number
   keep: number
   minimumStrength: number
+  taken: Taken
 }
 
 export default async function scanTask(task: ScanTask): Promise<ScanResult> {
   const source = await openAudio(await openStorageLazily(task.storage), task.file)
-  return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength)
+  return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength, task.taken)
 }

@@ -51,6 +51,12 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     const keep = job.params.numberOfTagsToDiscover as number
     const minimumStrength = job.params.minimumStrength as number
     const learned = await sharedDetector(job)
+    const decided = await decidedTags(job, target.id)
+    // a window on a tag a reviewer decided is that tag: it is kept, never written again; the examples are tagged already
+    const taken = {
+      decided: decided.map((d) => ({ start: d.start_time, end: d.end_time })),
+      examples: learned.exampleSpans.get(target.id) ?? [],
+    }
     let source
     try {
       source = await openAudio(job.storage, target.file)
@@ -70,7 +76,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     let progress = Promise.resolve() // steps are counted one after another
     await Promise.all(parts.map(async ([fromBlock, toBlock]) => {
       const r = await job.analysis.scan({
-        storage: job.config, file: target.file, detector: learned.detector, plan, fromBlock, toBlock, keep, minimumStrength,
+        storage: job.config, file: target.file, detector: learned.detector, plan, fromBlock, toBlock, keep, minimumStrength, taken,
       }, job.signal)
       windows += r.windows
       best = Math.max(best, r.best)
@@ -78,9 +84,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
       progress = progress.then(() => job.step(1))
       await progress
     }))
-    const decided = await decidedTags(job, target.id)
-    // a window on a tag a reviewer decided is that tag: it is kept, never written again
-    const chosen = strongestApart(candidates.filter((c) => !decided.some((d) => c.start < d.end_time && c.end > d.start_time)), keep)
+    const chosen = strongestApart(candidates, keep)
     const nyquist = info.sampleRate / 2
     const tagSet = job.params.destinationTagSet as number
     const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
@@ -176,7 +180,8 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
     }
   }
   const skipped: string[] = []
-  const learned = await learnDetector(job.storage, examples, rejected, job.params.windowSizeInSeconds as number,
+  const searched = await targetMedia(job, { wholeSearch: true })
+  const learned = await learnDetector(job.storage, examples, rejected, job.params.windowSizeInSeconds as number, searched,
     (file, reason) => skipped.push(`media file ${file}: ${describeFailure(reason)}`), job.signal)
   if (skipped.length) await recordResult(job, 'examples-skipped.txt', `${skipped.join('\n')}\n`, `${skipped.length} example file(s) could not be decoded`)
   return learned

@@ -1,7 +1,7 @@
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { alreadyWritten, describeFailure, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
-import { frameGrid } from '../features.js'
+import { shapeOf } from '../embedding.js'
 import { forEachWindow, planFile } from '../scan.js'
 import { UNSUPERVISED_TAG_DISCOVERY } from '../catalog.js'
 import type { JobType } from '../jobType.js'
@@ -41,11 +41,11 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     const range = { lo: Math.min(settings.minFrequency, nyquist / 2), hi: settings.maxFrequency > settings.minFrequency ? Math.min(settings.maxFrequency, nyquist) : nyquist }
     for (const { media: m, source } of sources) {
       const plan = planFile(source.info.sampleRate, source.info.frames, size)
-      const frameSeconds = frameGrid(source.info.sampleRate).frameSeconds
+      const { frameSeconds } = plan.grid
       const step = Math.max(1, Math.round(plan.windowFrames / 2))
-      await forEachWindow(source, range, plan, 0, plan.blocks, step, (w, shape) => {
+      await forEachWindow(source, range, plan, 0, plan.blocks, step, (w, embedding) => {
         const start = Math.round(w * frameSeconds * 1000) / 1000
-        windows.push({ media: m, start, end: Math.round(Math.min(source.info.duration, (w + plan.windowFrames) * frameSeconds) * 1000) / 1000, vector: Float64Array.from(shape) })
+        windows.push({ media: m, start, end: Math.round(Math.min(source.info.duration, (w + plan.windowFrames) * frameSeconds) * 1000) / 1000, vector: Float64Array.from(shapeOf(embedding)) })
       }, job.signal)
       await job.step()
     }

@@ -1,0 +1,82 @@
+import { BANDS, SLICES, unitShape } from './features.js'
+
+// The built-in embedding of a window (docs/decisions.md §20): what a classifier learns a call from. Its
+// frames above their background (features.ts) averaged into SLICES steps over time × BANDS mel bands:
+// the patch less its mean and scaled to length 1 (its shape, whatever its loudness), followed by a few
+// statistics of the same patch that the shape has lost: how far above the background it stands, how it
+// varies over time and over frequency, and whether the sound fills the window's middle or only its edges.
+// Everything is in Hz and seconds, so a call embeds alike at any sample rate.
+
+export const SHAPE_SIZE = SLICES * BANDS
+export const STATS = 5
+export const EMBEDDING_SIZE = SHAPE_SIZE + STATS
+
+/** The shape part of an embedding (its first SHAPE_SIZE values): two shapes' dot product is their correlation. */
+export function shapeOf(embedding: Float32Array): Float32Array {
+  return embedding.subarray(0, SHAPE_SIZE)
+}
+
+/**
+ * Frames [from, to) of a stretch above `floor` (negative values as 0), summed cumulatively band by band, so
+ * that the mean of any run of them costs BANDS subtractions whatever the run's length.
+ */
+export class StretchSums {
+  private readonly sums: Float64Array
+
+  /** `frames`: rows of BANDS values whose row 0 is frame `offset` */
+  constructor(frames: Float32Array, offset: number, readonly from: number, readonly to: number, floor: Float32Array) {
+    const n = Math.max(0, to - from)
+    this.sums = new Float64Array((n + 1) * BANDS)
+    for (let i = 0; i < n; i++) {
+      const row = (from - offset + i) * BANDS
+      for (let b = 0; b < BANDS; b++) this.sums[(i + 1) * BANDS + b] = this.sums[i * BANDS + b] + Math.max(0, frames[row + b] - floor[b])
+    }
+  }
+
+  /** Each band's mean over frames [a, b) (within [from, to)), added to `into` at `at`. */
+  meanInto(into: Float32Array, at: number, a: number, b: number): void {
+    const lo = (a - this.from) * BANDS, hi = (b - this.from) * BANDS
+    const n = b - a
+    for (let band = 0; band < BANDS; band++) into[at + band] = (this.sums[hi + band] - this.sums[lo + band]) / n
+  }
+}
+
+/** The embedding of the window of `length` frames from frame `start` (the stretch holds them all). */
+export function embedWindow(sums: StretchSums, start: number, length: number): Float32Array {
+  const out = new Float32Array(EMBEDDING_SIZE)
+  for (let s = 0; s < SLICES; s++) {
+    // a window shorter than SLICES frames repeats frames
+    const a = Math.min(length - 1, Math.floor(s * length / SLICES))
+    const b = Math.min(length, Math.max(a + 1, Math.floor((s + 1) * length / SLICES)))
+    sums.meanInto(out, s * BANDS, start + a, start + b)
+  }
+  const patch = out.subarray(0, SHAPE_SIZE)
+  let total = 0, peak = 0
+  const overTime = new Float64Array(SLICES), overBands = new Float64Array(BANDS)
+  for (let s = 0; s < SLICES; s++) {
+    for (let b = 0; b < BANDS; b++) {
+      const v = patch[s * BANDS + b]
+      total += v
+      peak = Math.max(peak, v)
+      overTime[s] += v / BANDS
+      overBands[b] += v / SLICES
+    }
+  }
+  const level = total / SHAPE_SIZE
+  const middle = (overTime.slice(SLICES / 4, (3 * SLICES) / 4).reduce((x, y) => x + y, 0)) / (SLICES / 2)
+  const edges = (overTime.slice(0, SLICES / 4).reduce((x, y) => x + y, 0) + overTime.slice((3 * SLICES) / 4).reduce((x, y) => x + y, 0)) / (SLICES / 2)
+  // dB above the background, in tens
+  const stats = [level / 10, peak / 10, deviation(overTime) / 10, deviation(overBands) / 10, (middle - edges) / 10]
+  unitShape(patch)
+  out.set(stats, SHAPE_SIZE)
+  return out
+}
+
+function deviation(v: Float64Array): number {
+  let mean = 0
+  for (const x of v) mean += x
+  mean /= v.length
+  let s = 0
+  for (const x of v) s += (x - mean) ** 2
+  return Math.sqrt(s / v.length)
+}
