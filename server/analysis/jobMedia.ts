@@ -13,8 +13,11 @@ export interface MediaSearchOptions {
   wholeSearch?: boolean
 }
 
+/** What of a running job names its media. */
+export type JobSearch = Pick<RunningJob, 'db' | 'job' | 'params' | 'owner'>
+
 /** The job's media files as a query over `media_files as m`, for its caller to join and select from. */
-export function jobMediaQuery(job: RunningJob, options: MediaSearchOptions = {}) {
+export function jobMediaQuery(job: JobSearch, options: MediaSearchOptions = {}) {
   const one = options.wholeSearch ? undefined : job.params.mediaFileId as number | undefined
   const library = job.params.library as number | undefined
   const folder = job.params.folder as string | undefined
