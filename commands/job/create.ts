@@ -31,8 +31,8 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     priority: Flags.integer({ description: 'priority (higher runs first)' }),
     library: Flags.string({
       char: 'l',
-      description: 'library (name or id): a type that reads media files searches it (its library parameter); '
-        + 'media files named in --param are looked up in it',
+      description: 'library (name or id): the job\'s library parameter, for a type that takes one (a type that reads media files '
+        + 'searches it); media files named in --param are looked up in it',
     }),
     folder: Flags.string({
       description: 'with --library: search only the media files whose alias starts with this (its folder parameter), e.g. site-A/2024/',
