@@ -12,7 +12,8 @@ const QUEUED = 2
 const STOPPED = 5
 
 export interface NewJob {
-  project: number
+  /** none: a job of a type that reads no project's media, or that searches a library */
+  project?: number
   type: number
   name: string
   priority?: number
@@ -27,7 +28,10 @@ export function defaultJobName(typeName: string, now = new Date()): string {
 }
 
 export async function createJob(api: ApiClient, job: NewJob): Promise<JobRecord> {
-  const base = { project: job.project, type: job.type, name: job.name, ...(job.priority !== undefined ? { priority: job.priority } : {}) }
+  const base = {
+    ...(job.project !== undefined ? { project: job.project } : {}), type: job.type, name: job.name,
+    ...(job.priority !== undefined ? { priority: job.priority } : {}),
+  }
   const names = Object.keys(job.parameters)
   if (names.length === 0) return api.post<JobRecord>('jobs/', base)
   const created = await api.post<JobRecord>('jobs/', { ...base, parameters: job.parameters, status: STOPPED })

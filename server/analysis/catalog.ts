@@ -15,6 +15,8 @@ export interface ParamSpec {
   max?: number
   /** used when the parameter is not given */
   default?: number
+  /** given only with this other parameter: a job with this one alone is refused (400), or waits for the other */
+  needs?: string
   description: string
 }
 
@@ -22,8 +24,8 @@ export interface TypeParams {
   id: number
   name: string
   params: Record<string, ParamSpec>
-  /** reads the media files of the job's project unless its `mediaFileId` names one: a job without a project
-   * waits for one (or for that parameter) */
+  /** reads the media files of the job's project and/or `library` (within `folder`) unless its `mediaFileId` names
+   * one: a job with neither a project nor one of those parameters waits for a project */
   projectMedia?: boolean
   /** created only by the server (a parent job's children), never by a client */
   childOnly?: boolean
@@ -51,6 +53,20 @@ export const IMPORT_AUDIO_FILE: TypeParams = {
   },
 }
 
+/** Where a job that reads media searches besides (or instead of) its project: every type that reads media takes these. */
+const mediaSearch = {
+  library: {
+    kind: 'library',
+    description: 'search every media file of this library the job\'s creator may read (with a project: only the project\'s files in it)',
+  },
+  folder: {
+    kind: 'string', needs: 'library',
+    description: 'only the library\'s media files whose alias starts with this, e.g. site-A/2024/',
+  },
+} satisfies Record<string, ParamSpec>
+
+const ONE_FILE = 'one media file (default: every media file of the project and/or library)'
+
 export const RANDOM_WINDOW_TAGGING: TypeParams = {
   id: 2,
   name: 'RandomWindowTagging',
@@ -58,7 +74,8 @@ export const RANDOM_WINDOW_TAGGING: TypeParams = {
     destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the windows are written to' },
     numWindowsToTag: { kind: 'integer', min: 1, max: 1_000_000, default: 10, description: 'windows to tag' },
     windowSizeInSeconds: { kind: 'float', min: 0.001, max: 86_400, default: 1, description: 'length of each window' },
-    mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
+    mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
+    ...mediaSearch,
     tagClass: { kind: 'tagClass', description: 'tag class id or name (default: a class named randomWindow)' },
     seed: { kind: 'integer', min: 0, description: 'random seed (default: chosen and kept as a parameter)' },
   },
@@ -69,8 +86,9 @@ const discovery = {
   sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose tags are the examples' },
   destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the found tags are written to' },
   numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100_000, default: 10, description: 'the most tags to write in each media file' },
-  windowSizeInSeconds: { kind: 'float', min: 0.01, max: 3600, default: 1, description: 'length of each window compared' },
-  mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
+  windowSizeInSeconds: { kind: 'float', min: 0.001, max: 3600, default: 1, description: 'length of each window compared' },
+  mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
+  ...mediaSearch,
   weight: { kind: 'float', min: 0, max: 1e6, default: 1, description: 'factor on the strength of found tags' },
   minimumStrength: {
     kind: 'float', min: 0, max: 1, default: 0.5,
@@ -102,8 +120,9 @@ export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
   params: {
     destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the clustered windows are written to' },
     numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100, default: 10, description: 'clusters to sort the windows into' },
-    windowSizeInSeconds: { kind: 'float', min: 0.01, max: 3600, default: 1, description: 'length of each window' },
-    mediaFileId: { kind: 'mediaFile', description: 'one media file (default: every media file of the project)' },
+    windowSizeInSeconds: { kind: 'float', min: 0.001, max: 3600, default: 1, description: 'length of each window' },
+    mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
+    ...mediaSearch,
     seed: { kind: 'integer', min: 0, description: 'random seed (default: a new one)' },
   },
   projectMedia: true,
@@ -140,7 +159,7 @@ export const ALL_JOB_TYPES: readonly NamedType[] = [...RUNNABLE_TYPE_PARAMS, ...
 export function describeParams(t: TypeParams): string[] {
   return Object.entries(t.params).map(([name, p]) => {
     const range = p.min !== undefined || p.max !== undefined ? ` ${p.min ?? ''}..${p.max ?? ''}` : ''
-    const how = p.required ? 'required' : p.default !== undefined ? `default ${p.default}` : 'optional'
+    const how = (p.required ? 'required' : p.default !== undefined ? `default ${p.default}` : 'optional') + (p.needs ? `, with ${p.needs}` : '')
     return `${name} (${p.kind}${range}, ${how}): ${p.description}`
   })
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
-import { libraryAllows } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
+import { jobMediaQuery, type MediaSearchOptions } from './jobMedia.js'
 import type { RunningJob } from './jobType.js'
 
 // What the discovery jobs share: the media a job works on, their spectra,
@@ -9,15 +9,10 @@ import type { RunningJob } from './jobType.js'
 
 export interface MediaRow { id: number; file: string; library_id: number }
 
-/** The job's media file (mediaFileId), or every media file of its project its owner can read (`wholeSearch`: the latter even with mediaFileId). */
-export async function targetMedia(job: RunningJob, options: { wholeSearch?: boolean } = {}): Promise<MediaRow[]> {
-  const one = options.wholeSearch ? undefined : job.params.mediaFileId as number | undefined
-  return job.db.selectFrom('media_files as m').select(['m.id', 'm.file', 'm.library_id'])
-    .$if(one !== undefined, (q) => q.where('m.id', '=', one!))
-    .$if(one === undefined, (q) => q.where('m.id', 'in', job.db.selectFrom('project_media_files')
-      .select('media_file_id').where('project_id', '=', job.job.project_id)))
-    .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
-    .orderBy('m.id').execute()
+/** The job's media file (mediaFileId), or every media file of its project and/or library (within its folder) its
+ * owner can read, by id; `wholeSearch`: the latter even when mediaFileId names one (jobMedia.ts). */
+export async function targetMedia(job: RunningJob, options?: MediaSearchOptions): Promise<MediaRow[]> {
+  return jobMediaQuery(job, options).select(['m.id', 'm.file', 'm.library_id']).orderBy('m.id').execute()
 }
 
 /** Why a file could not be analysed, in a line for a result file. */

@@ -17,8 +17,9 @@ type Db = Kysely<DB>
 
 export interface ParamCheck { values: ParamValues; errors: Record<string, string[]> }
 
-/** Every parameter of the type: the given ones checked, the missing ones given their default or reported
- * when the type needs them. `partial`: only the parameters given are checked (one added or changed on its own). */
+/** Every parameter of the type: the given ones checked (and refused without the parameter they need), the missing
+ * ones given their default or reported when the type needs them. `partial`: only the parameters given are checked
+ * (one added or changed on its own; a job missing what one needs waits for it, waiting.ts). */
 export async function checkParameters(db: Db, caller: Caller, config: AppConfig, type: JobType,
   given: Record<string, string>, partial = false): Promise<ParamCheck> {
   const values: ParamValues = {}
@@ -33,6 +34,7 @@ export async function checkParameters(db: Db, caller: Caller, config: AppConfig,
     }
     const r = await checkOne(db, caller, config, name, spec, raw)
     if (typeof r === 'string') errors[name] = [r]
+    else if (spec.needs && given[spec.needs] === undefined && !partial) errors[name] = [`Give ${spec.needs} as well: ${name} is only read with it.`]
     else values[name] = r.value
   }
   return { values, errors }

@@ -2,13 +2,19 @@ import { sql, type Expression, type RawBuilder } from 'kysely'
 import { RUNNABLE_TYPE_PARAMS, type TypeParams } from './catalog.js'
 
 // A job created the original's way (POST jobs/ without our `parameters` object, then one jobParameters/
-// row at a time) waits, queued, until it has every parameter its type requires, and, when its type reads
-// the project's media files and no mediaFileId names one, a project (docs/decisions.md §8). What it
-// waits for is the record's `waitingFor`; no worker claims a job that waits for anything.
+// row at a time) waits, queued, until it has every parameter its type requires, every parameter that one
+// it has needs (`folder` needs `library`), and, when its type reads media files and neither a mediaFileId
+// nor a library names them, a project (docs/decisions.md §8). What it waits for is the record's
+// `waitingFor`; no worker claims a job that waits for anything.
 
 const PROJECT = 'project'
+/** the parameters that name a type's media without a project */
+const MEDIA_WITHOUT_PROJECT = ['mediaFileId', 'library']
 
 const requiredOf = (t: TypeParams) => Object.entries(t.params).filter(([, p]) => p.required).map(([name]) => name)
+/** [parameter, the one it needs] of a type, where the one needed is not required anyway */
+const needsOf = (t: TypeParams) => Object.entries(t.params)
+  .flatMap(([name, p]) => (p.needs && !t.params[p.needs]?.required ? [[name, p.needs] as const] : []))
 const typeOf = new Map(RUNNABLE_TYPE_PARAMS.map((t) => [t.id, t]))
 
 /** What a job of type `typeId` with these parameters and project still waits for, in the type's order. */
@@ -17,7 +23,8 @@ export function waitingFor(typeId: number, projectId: number | null, names: Iter
   if (!type) return []
   const given = new Set(names)
   const missing = requiredOf(type).filter((n) => !given.has(n))
-  if (type.projectMedia && projectId === null && !given.has('mediaFileId')) missing.push(PROJECT)
+  for (const [name, needs] of needsOf(type)) if (given.has(name) && !given.has(needs)) missing.push(needs)
+  if (type.projectMedia && projectId === null && !MEDIA_WITHOUT_PROJECT.some((n) => given.has(n))) missing.push(PROJECT)
   return missing
 }
 
@@ -29,9 +36,12 @@ export function waitingForSql(job: string): RawBuilder<string[]> {
   const items: Expression<unknown>[] = []
   for (const t of RUNNABLE_TYPE_PARAMS) {
     for (const name of requiredOf(t)) items.push(sql`case when ${type} = ${t.id} and ${lacks(name)} then ${name}::text end`)
+    for (const [name, needs] of needsOf(t)) {
+      items.push(sql`case when ${type} = ${t.id} and not ${lacks(name)} and ${lacks(needs)} then ${needs}::text end`)
+    }
     if (t.projectMedia) {
-      items.push(sql`case when ${type} = ${t.id} and ${sql.ref(`${job}.project_id`)} is null and ${lacks('mediaFileId')}
-        then ${PROJECT}::text end`)
+      items.push(sql`case when ${type} = ${t.id} and ${sql.ref(`${job}.project_id`)} is null
+        and ${sql.join(MEDIA_WITHOUT_PROJECT.map(lacks), sql` and `)} then ${PROJECT}::text end`)
     }
   }
   return sql<string[]>`array_remove(array[${sql.join(items)}]::text[], null)`

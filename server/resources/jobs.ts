@@ -29,7 +29,8 @@ const fields: TableFields<'jobs'> = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   project: {
     type: 'pk', column: 'project_id', target: () => projects, nullable: true, default: null,
-    description: 'the project whose media files the job reads (a job of such a type without one waits for it: waitingFor)',
+    description: 'the project whose media files the job reads (with a library parameter: its files in that library; '
+      + 'a job of such a type with neither, nor a mediaFileId, waits for a project: waitingFor)',
   },
   type: { type: 'pk', column: 'type_id', target: () => jobTypeRecords, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
@@ -58,8 +59,8 @@ const fields: TableFields<'jobs'> = {
   waitingFor: {
     type: 'list', items: 'string', readOnly: true,
     description: 'extension: what the job still needs before a worker may run it: the names of required parameters '
-      + 'not yet given (through jobParameters/), and "project" for a type that reads the project\'s media files when '
-      + 'the job has no project and no mediaFileId. Empty when it needs nothing',
+      + 'not yet given (through jobParameters/) or needed by one given (library, with folder), and "project" for a type '
+      + 'that reads media files when the job has no project, no library and no mediaFileId. Empty when it needs nothing',
   },
   parameters: {
     type: 'object', writeOnly: true,

@@ -3,6 +3,7 @@ import type { ListRequest } from './core/define.js'
 import { badRequest } from '../http/errors.js'
 import { parseValue, type Fields } from '../http/fields.js'
 import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
+import { startsWithPattern } from '../db/like.js'
 
 // The filters of media file lists (mediaFile/ and library/{Id}/mediaFiles/)
 // beyond the equality filters every field has, in django-filter's spelling
@@ -22,14 +23,11 @@ export const mediaFileFilterParams: Fields = {
   md5: { type: 'string', description: 'media files holding exactly the bytes with this md5 checksum' },
 }
 
-/** `%`, `_` and the escape character itself taken literally in a LIKE pattern. */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
-
 export function mediaFileListFilter<O>(qb: Query<O>, req: Pick<ListRequest, 'query'>): Query<O> {
   const q = req.query
   const errors: Record<string, string[]> = {}
   if (q.alias !== undefined && q.alias !== '') qb = qb.where('r.alias', '=', q.alias)
-  if (q.alias__startswith !== undefined && q.alias__startswith !== '') qb = qb.where('r.alias', 'like', `${likeLiteral(q.alias__startswith)}%`)
+  if (q.alias__startswith !== undefined && q.alias__startswith !== '') qb = qb.where('r.alias', 'like', startsWithPattern(q.alias__startswith))
   for (const [name, op] of [['realStartTime__gte', '>='], ['realStartTime__lte', '<=']] as const) {
     const raw = q[name]
     if (raw === undefined || raw === '') continue

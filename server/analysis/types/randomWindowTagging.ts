@@ -1,15 +1,15 @@
 import type { Transaction } from 'kysely'
-import { libraryAllows } from '../../access.js'
 import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { tagClassNamed } from '../discovery.js'
 import { RANDOM_WINDOW_TAGGING } from '../catalog.js'
+import { jobMediaQuery } from '../jobMedia.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { newSeed, seededRandom } from '../random.js'
 
 // RandomWindowTagging (2): numWindowsToTag windows of windowSizeInSeconds,
 // placed uniformly over the total duration of the media (one file, or every
-// file of the job's project), each written as a RandomWindow row and a tag
+// file of the job's project and/or library: jobMedia.ts), each written as a RandomWindow row and a tag
 // with randomlyChosen true in destinationTagSet. The windows follow from the
 // seed (chosen and kept as a parameter when not given), so a resumed job
 // writes exactly the windows it had not written yet.
@@ -71,15 +71,10 @@ export function chooseWindows(media: Media[], size: number, count: number, seed:
 }
 
 async function mediaOf(job: RunningJob, size: number): Promise<Media[]> {
-  const one = job.params.mediaFileId as number | undefined
-  const rows = await job.db.selectFrom('media_files as m')
+  const rows = await jobMediaQuery(job)
     .innerJoin('media_file_metadata as d', (j) => j.onRef('d.media_file_id', '=', 'm.id').on('d.name', '=', 'durationInSeconds'))
     .leftJoin('media_file_metadata as r', (j) => j.onRef('r.media_file_id', '=', 'm.id').on('r.name', '=', 'sampleRate'))
     .select(['m.id', 'm.library_id', 'd.value as duration', 'r.value as rate'])
-    .$if(one !== undefined, (q) => q.where('m.id', '=', one!))
-    .$if(one === undefined, (q) => q.where('m.id', 'in', job.db.selectFrom('project_media_files')
-      .select('media_file_id').where('project_id', '=', job.job.project_id)))
-    .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
     .orderBy('m.id').execute()
   return rows
     .map((r) => ({

@@ -26,7 +26,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     const k = job.params.numberOfTagsToDiscover as number
     const size = job.params.windowSizeInSeconds as number
     const media = await targetMedia(job)
-    if (!media.length) throw new Error('This job has no media file to analyse: give mediaFileId or add media files to its project.')
+    if (!media.length) throw new Error('This job has no media file to analyse: its mediaFileId, project or library (within its folder) names none its owner may read.')
     await job.setTotal(media.length + 1, true)
     const settings = await spectraSettingsOf(job.db, job.owner.id)
     const windows: Array<{ media: MediaRow; start: number; end: number; vector: Float64Array }> = []
