@@ -3,11 +3,12 @@ import { createReadStream, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import FormData from 'form-data'
 import { tempDir } from '../test/helpers/tempDir.js'
-import { benchArgs, runBench } from './args.js'
+import { benchArgs, runBench, usageError } from './args.js'
 import {
   discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, type DiscoveryData, type HiddenCall,
 } from './discoveryData.js'
 import { wavOf } from '../test/helpers/signals.js'
+import { episodeLines, FEW_SHOT_RATES, fewShotTable, loadFewShotSets, runFewShotSet, type FewShotClient, type SetResult } from './fewShot.js'
 import { adminToken, cpuSeconds, json, pool, postForm, startImportServer, type ImportServer } from './importServer.js'
 import { writeLongRecording } from './longRecording.js'
 import { memoryOf } from './memory.js'
@@ -20,17 +21,30 @@ import { memoryOf } from './memory.js'
 //  3. the learning loop of review: discovery, 20 tags of the review queue decided from the truth, discovery again;
 //  4. a generated H-hour 48 kHz recording (RF64 WAV over 4 GiB) imported, a 30 s picture drawn from its
 //     middle and discovery run over it, with the peak PSS of the server process (worker inside), then of a
-//     separate `mas worker start` (every core) and its audio seconds per CPU second, decoding counted.
+//     separate `mas worker start` (every core) and its audio seconds per CPU second, decoding counted;
+//  5. few-shot within a recording (bench/fewShot.ts): on the four few-shot sets of the shared data, at each
+//     recording's own rate and at 48,000 Hz, precision, recall and F of the calls found after the examples.
+
+const PARTS = ['hidden', 'loop', 'long', 'fewshot'] as const
+type Part = typeof PARTS[number]
 
 const USAGE = `
-Usage: npm run bench:discovery -- [--hours H] [--seed N]
-  --hours H   length of the generated 48 kHz recording (default 1; over 4 GiB, about 12.4 h, it is RF64)
-  --seed N    seed of the hidden-call files (default 1)
-The labelled recordings: MAS_DISCOVERY_DATA, else ../shared/data/qut-currawong beside this checkout.`
+Usage: npm run bench:discovery -- [--only PARTS] [--hours H] [--seed N]
+  --only PARTS  the parts to run, comma-separated (default all): hidden (the hidden-call hits and the AUC),
+                loop (the learning loop of review), long (the long recording), fewshot (few-shot within a recording)
+  --hours H     length of the generated 48 kHz recording (default 1; over 4 GiB, about 12.4 h, it is RF64)
+  --seed N      seed of the hidden-call files (default 1)
+The labelled recordings: each set in MAS_SHARED_DATA, else in ../shared/data beside this checkout;
+MAS_DISCOVERY_DATA names the hidden-call set (qut-currawong) alone.`
 
-const { values } = benchArgs(USAGE, { options: { hours: { type: 'string', default: '1' }, seed: { type: 'string', default: '1' } } })
+const { values } = benchArgs(USAGE, { options: {
+  only: { type: 'string', default: PARTS.join(',') }, hours: { type: 'string', default: '1' }, seed: { type: 'string', default: '1' },
+} })
 const HOURS = Number(values.hours)
 const SEED = Number(values.seed)
+const ONLY = new Set(values.only.split(',').map((p) => p.trim()).filter(Boolean))
+for (const p of ONLY) if (!(PARTS as readonly string[]).includes(p)) usageError(USAGE, `--only: no part ${p} (parts: ${PARTS.join(', ')})`)
+const runs = (part: Part) => ONLY.has(part)
 
 type Api = (method: string, path: string, body?: unknown) => Promise<any>
 
@@ -72,31 +86,43 @@ async function discover(api: Api, mediaFiles: number[], source: number, params: 
 }
 
 async function main() {
+  const server = await startImportServer(undefined, {}, ['--with-worker'])
+  try {
+    const token = await adminToken(server.base)
+    const api: Api = (method, path, body) => json(server.base, method, path, token, body)
+    if (runs('hidden') || runs('loop') || runs('long')) await hiddenCallParts(server, token, api)
+    if (runs('fewshot')) await fewShot(server, token, api)
+  } finally {
+    await server.stop()
+  }
+}
+
+/** Parts 1 to 4, on the hidden-call set: the training calls imported and tagged, then the parts asked for. */
+async function hiddenCallParts(server: ImportServer, token: string, api: Api) {
   const found = discoveryDataDir()
   if ('error' in found) throw new Error(found.error)
   const data = await loadDiscoveryData(found.dir)
   const window = [...data.train.map((t) => t.end - t.start)].sort((a, b) => a - b)[Math.floor(data.train.length / 2)]
   console.log(`data: ${data.train.length} training calls, ${data.testTrue.length} testTrue and ${data.testFalse.length} testFalse clips (duplicates removed); window ${window.toFixed(3)} s`)
-  const server = await startImportServer(undefined, {}, ['--with-worker'])
-  try {
-    const token = await adminToken(server.base)
-    const api: Api = (method, path, body) => json(server.base, method, path, token, body)
-    const library = (await api('POST', '/api/v0/library/', { name: 'discovery' })).id
-    const cls = (await api('POST', '/api/v0/tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
-    const sources: Record<string, number> = {}
-    const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavOf(c.samples, c.sampleRate))))
-    for (const banded of [true, false]) {
-      const set = (await api('POST', '/api/v0/tagSet/', { name: banded ? 'examples (band)' : 'examples (full band)', library })).id
-      const tags = await trainingTags(data, trainIds, { tagSet: set, tagClass: cls }, banded)
-      await api('POST', '/api/v0/tag/', tags)
-      sources[banded ? 'band' : 'full'] = set
-    }
-    const hidden = hiddenCalls(data, 10, SEED)
-    const hiddenIds: Record<number, number[]> = {}
+  const library = (await api('POST', '/api/v0/library/', { name: 'discovery' })).id
+  const cls = (await api('POST', '/api/v0/tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
+  const sources: Record<string, number> = {}
+  const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavOf(c.samples, c.sampleRate))))
+  for (const banded of [true, false]) {
+    const set = (await api('POST', '/api/v0/tagSet/', { name: banded ? 'examples (band)' : 'examples (full band)', library })).id
+    const tags = await trainingTags(data, trainIds, { tagSet: set, tagClass: cls }, banded)
+    await api('POST', '/api/v0/tag/', tags)
+    sources[banded ? 'band' : 'full'] = set
+  }
+  const hidden = hiddenCalls(data, 10, SEED)
+  const hiddenIds: Record<number, number[]> = {}
+  if (runs('hidden') || runs('loop')) {
     for (const rate of [22050, 48000]) {
       hiddenIds[rate] = []
       for (const h of hidden) hiddenIds[rate].push(await upload(server, token, library, `hidden-${rate}/${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
     }
+  }
+  if (runs('hidden')) {
     console.log('\n1. hits: files whose strongest tag overlaps the hidden call (target >= 9 of 10 in every cell)')
     for (const examples of ['band', 'full'] as const) {
       for (const rate of [22050, 48000]) {
@@ -123,11 +149,29 @@ async function main() {
       const above = (xs: number[]) => xs.filter((x) => x >= 0.5).length
       console.log(`   examples ${examples.padEnd(4)}: AUC ${auc.toFixed(3)}; at strength >= 0.5: ${above(pos)} of ${pos.length} call clips, ${above(neg)} of ${neg.length} other clips`)
     }
-    await learningLoop(api, library, sources.band, hidden, hiddenIds[48000], window)
-    await longRecording(server, token, api, library, sources.band, window)
-  } finally {
-    await server.stop()
   }
+  if (runs('loop')) await learningLoop(api, library, sources.band, hidden, hiddenIds[48000], window)
+  if (runs('long')) await longRecording(server, token, api, library, sources.band, window)
+}
+
+/** Part 5: few-shot within a recording, every few-shot set at each rate; a line per recording × class, then the table. */
+async function fewShot(server: ImportServer, token: string, api: Api) {
+  const sets = await loadFewShotSets()
+  const client: FewShotClient = { api, upload: (library, name, wav) => upload(server, token, library, name, wav) }
+  console.log('\n5. few-shot within a recording: the first min(5, calls - 1) calls of each class are the examples; the later ones are to be found'
+    + ' (tags merged, counted from the last example\'s end, matched at time IoU >= 0.3; target F >= 0.7 in every judged row)')
+  const results: SetResult[] = []
+  for (const set of sets) {
+    for (const rate of FEW_SHOT_RATES) {
+      const t0 = Date.now()
+      const result = await runFewShotSet(client, set, rate)
+      results.push(result)
+      for (const line of episodeLines(result)) console.log(`   ${line}`)
+      console.log(`   (${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+    }
+  }
+  console.log('')
+  for (const line of fewShotTable(results)) console.log(`   ${line}`)
 }
 
 /**

@@ -9,10 +9,10 @@ import { powerSpectrum } from '../server/analysis/fft.js'
 import { seededRandom } from '../server/analysis/random.js'
 
 // The labelled field recordings discovery is measured on (`npm run bench:discovery`, `npm run test:discovery`):
-// the folder of MAS_DISCOVERY_DATA, else ../shared/data/qut-currawong beside this checkout (or beside the
-// checkout it was cloned from). From it: the training clips and their labelled calls, and "hidden-call"
-// files, each the clips without a call in a random order with one clip with a call put among them, as a
-// call sits in a recorder's file.
+// each set a folder of the shared data (sharedDataDir). From the hidden-call set (qut-currawong): the training
+// clips and their labelled calls, and "hidden-call" files, each the clips without a call in a random order
+// with one clip with a call put among them, as a call sits in a recorder's file. The few-shot sets are read
+// by fewShot.ts.
 
 export interface Clip { name: string; samples: Float32Array; sampleRate: number; md5: string }
 export interface Labelled extends Clip { start: number; end: number }
@@ -29,19 +29,32 @@ export interface DiscoveryData {
 
 const here = dirname(fileURLToPath(import.meta.url))
 
-/** The data folder, or why there is none. */
-export function discoveryDataDir(): { dir: string } | { error: string } {
-  const given = process.env.MAS_DISCOVERY_DATA
+/**
+ * The folder of one set of the shared labelled recordings (one holding a labels.csv), or why there is none:
+ * MAS_DISCOVERY_DATA for qut-currawong; else `set` in MAS_SHARED_DATA, the folder holding every set; else
+ * ../shared/data/`set` beside this checkout or beside the checkout it was cloned from.
+ */
+export function sharedDataDir(set: string): { dir: string } | { error: string } {
+  const given = set === 'qut-currawong' ? process.env.MAS_DISCOVERY_DATA : undefined
   if (given) return existsSync(join(given, 'labels.csv')) ? { dir: given } : { error: `MAS_DISCOVERY_DATA=${given} holds no labels.csv` }
+  const shared = process.env.MAS_SHARED_DATA
+  if (shared) {
+    const dir = join(shared, set)
+    return existsSync(join(dir, 'labels.csv')) ? { dir } : { error: `MAS_SHARED_DATA=${shared} holds no ${set}/labels.csv` }
+  }
   const root = resolve(here, '..', '..') // dist/bench → the checkout
-  const candidates = [resolve(root, '..', 'shared', 'data', 'qut-currawong')]
+  const candidates = [resolve(root, '..', 'shared', 'data', set)]
   try {
     const origin = execFileSync('git', ['config', '--get', 'remote.origin.url'], { cwd: root, encoding: 'utf8' }).trim()
-    if (origin && !/^[a-z]+:\/\//.test(origin)) candidates.push(resolve(root, origin, '..', 'shared', 'data', 'qut-currawong'))
+    if (origin && !/^[a-z]+:\/\//.test(origin)) candidates.push(resolve(root, origin, '..', 'shared', 'data', set))
   } catch { /* not a clone */ }
   const dir = candidates.find((d) => existsSync(join(d, 'labels.csv')))
-  return dir ? { dir } : { error: `no labelled recordings: set MAS_DISCOVERY_DATA (looked in ${candidates.join(', ')})` }
+  const variable = set === 'qut-currawong' ? 'MAS_DISCOVERY_DATA or MAS_SHARED_DATA' : 'MAS_SHARED_DATA'
+  return dir ? { dir } : { error: `no labelled recordings ${set}: set ${variable} (looked in ${candidates.join(', ')})` }
 }
+
+/** The hidden-call data folder (qut-currawong), or why there is none. */
+export const discoveryDataDir = () => sharedDataDir('qut-currawong')
 
 async function clipOf(path: string, name: string): Promise<Clip> {
   const bytes = readFileSync(path)

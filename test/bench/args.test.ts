@@ -40,4 +40,13 @@ test('seed: a wrong value and a missing database are named in one line', () => {
   assert.equal([api.status, api.stderr.split('\n')[0]], [2, 'give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL'])
 })
 
+test('discoveryBench: --only names its parts; a part it does not have is one line and the usage, exit status 2', () => {
+  const help = run('discoveryBench', '--help')
+  assert.is(help.status, 0)
+  assert.match(help.stdout, /--only PARTS/)
+  const wrong = run('discoveryBench', '--only', 'fewshot,nope')
+  assert.equal([wrong.status, wrong.stderr.split('\n')[0]], [2, '--only: no part nope (parts: hidden, loop, long, fewshot)'])
+  assert.match(wrong.stderr.split('\n')[1], /^Usage: /)
+})
+
 test.run()
