@@ -123,12 +123,13 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
     case 'top':
       return q.orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n).execute()
     case 'uncertain': {
-      // nearest to 0.5 from above and from below, merged
+      // nearest to 0.5 from above and from below, merged (NaN, the greatest float8 in PostgreSQL's order, is read
+      // last from above)
       const [above, below] = await parts(db, [
         q.where('t.strength', '>=', 0.5).orderBy('t.strength').orderBy('t.id').limit(o.n),
         q.where('t.strength', '<', 0.5).orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n),
       ])
-      return [...above, ...below].sort((a, b) => Math.abs(a.strength - 0.5) - Math.abs(b.strength - 0.5) || a.id - b.id).slice(0, o.n)
+      return [...above, ...below].sort(byUncertainty).slice(0, o.n)
     }
     case 'strata': {
       // each band read from a random place in it (and on from its start when that runs out), then the bands taken
@@ -159,6 +160,12 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       return roundRobin([[...picked, ...rest]], o.n)
     }
   }
+}
+
+/** Nearest to 0.5 first, ties by id; a strength that is no number (NaN: no probability at all) after every other. */
+function byUncertainty(a: Tag, b: Tag): number {
+  const distance = (t: Tag) => Number.isNaN(t.strength) ? Infinity : Math.abs(t.strength - 0.5)
+  return Number(Number.isNaN(a.strength)) - Number(Number.isNaN(b.strength)) || distance(a) - distance(b) || a.id - b.id
 }
 
 /** The bands in a random order, so a short queue does not always favour the weakest bands. */

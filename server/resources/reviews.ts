@@ -22,7 +22,10 @@ const queueQuery: Fields = {
   maxStrength: { type: 'float' },
 }
 
-/** The query's values for `fields`, parsed; a bad one is a 400 naming it. */
+/** "a, b or c" */
+const either = (choices: readonly string[]) => `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`
+
+/** The query's values for `fields`, parsed; a bad one is a 400 naming it (and, for a choice, the values it takes). */
 function parseQuery(ctx: Context, fields: Fields): Record<string, unknown> {
   const values: Record<string, unknown> = {}
   const errors: Record<string, string[]> = {}
@@ -31,7 +34,7 @@ function parseQuery(ctx: Context, fields: Fields): Record<string, unknown> {
     if (raw === undefined || raw === '') continue
     const r = parseValue(f, raw)
     if (r.ok) values[name] = r.value
-    else errors[name] = [r.error]
+    else errors[name] = [f.type === 'choice' && f.choices ? `${r.error.replace(/\.$/, '')}: ${either(f.choices)}.` : r.error]
   }
   if (Object.keys(errors).length) throw badRequest(errors)
   return values
@@ -44,7 +47,7 @@ export const reviewQueueEndpoint: Endpoint = {
   name: 'Tag Set Review Queue',
   description: `The next tags of the tag set for the caller to review: n (1 to ${MAX_QUEUE}, default 20) tags the caller has not `
     + 'decided, by strategy strata (default: evenly across ten strength bands), top (strongest first), uncertain (strength '
-    + 'nearest 0.5) or random; overlap=true also gives tags other reviewers decided; filters tagClass, mediaFile, minStrength, maxStrength.',
+    + 'nearest 0.5 first, where a detector\'s probability is least sure; a strength that is not a number last) or random; overlap=true also gives tags other reviewers decided; filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
