@@ -120,8 +120,14 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
   const random = o.random ?? Math.random
   const q = candidates(db, o)
   switch (o.strategy) {
-    case 'top':
-      return q.orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n).execute()
+    case 'top': {
+      // NaN, the greatest float8 in PostgreSQL's order, after the numbers rather than first
+      const [numbers, nan] = await parts(db, [
+        q.where('t.strength', '<', NaN).orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n),
+        q.where('t.strength', '=', NaN).orderBy('t.id').limit(o.n),
+      ])
+      return [...numbers, ...nan].sort(byStrength).slice(0, o.n)
+    }
     case 'uncertain': {
       // nearest to 0.5 from above and from below, merged (NaN, the greatest float8 in PostgreSQL's order, is read
       // last from above)
@@ -160,6 +166,12 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       return roundRobin([[...picked, ...rest]], o.n)
     }
   }
+}
+
+/** Strongest first, ties by id; a strength that is no number after every other. */
+function byStrength(a: Tag, b: Tag): number {
+  const strength = (t: Tag) => Number.isNaN(t.strength) ? -Infinity : t.strength
+  return Number(Number.isNaN(a.strength)) - Number(Number.isNaN(b.strength)) || strength(b) - strength(a) || a.id - b.id
 }
 
 /** Nearest to 0.5 first, ties by id; a strength that is no number (NaN: no probability at all) after every other. */

@@ -98,7 +98,7 @@ test('top, uncertain and random; decided tags leave the queue; overlap and filte
   assert.equal((await queue(tagSet, `?mediaFile=${otherFile}&strategy=uncertain`)).map((r) => r.id), [odd])
 })
 
-test('uncertain: the tags the model is least sure of first, a strength that is no number last; the default order is strata', async () => {
+test('uncertain: the tags the model is least sure of first, a strength that is no number last (in top too); the default order is strata', async () => {
   // a discovery strength is the probability that the window is a call: 0.5 is where the model is least sure
   // (the tag without a number made first: sorted by id it would come first)
   const { tagSet, ids } = await tagSetWith([NaN, 0.95, 0.52, 0.1, 0.45, 0.7])
@@ -109,6 +109,8 @@ test('uncertain: the tags the model is least sure of first, a strength that is n
   assert.equal(res.data.results.map((r: { strength: number | null }) => r.strength), [0.52, 0.45, 0.7, 0.1, 0.95, null])
   assert.equal(res.data.results.map((r: { id: number }) => r.id), [2, 4, 5, 3, 1, 0].map((i) => ids[i]))
   assert.equal((await queue(tagSet, '?strategy=uncertain&n=2')).map((r) => r.strength), [0.52, 0.45])
+  // top too has it last, though NaN is the greatest float8 in PostgreSQL's order
+  assert.equal((await queue(tagSet, '?strategy=top')).map((r) => r.strength), [0.95, 0.7, 0.52, 0.45, 0.1, null])
   // a tag decided by the caller leaves it; by another reviewer too, unless overlap; the filters apply
   await decide(c.owner, ids[2], 'yes')
   await decide(c.writer, ids[4], 'no')
