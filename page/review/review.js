@@ -8,11 +8,12 @@ const API = '/api/v0/'
 const CONTEXT = 1
 const BATCH = 12
 const KEYS = { y: 'yes', n: 'no', u: 'unsure', s: 'skip' }
-/** the queue's strategies (its `strategy` parameter), the first the default; the page's address may name one */
+/** the queue's strategies (its `strategy` parameter), the first the default, as the server describes them (the
+ * browser test checks them against it); the page's address may name one */
 const STRATEGIES = {
-  strata: 'evenly across the strength bands: precision at every threshold',
+  strata: 'evenly across the ten strength bands, so precision can be estimated at every threshold',
   top: 'strongest first',
-  uncertain: 'nearest 0.5 first: where the detector is least sure, so each decision teaches its next run most',
+  uncertain: 'strength nearest 0.5 first: where a detector\'s probability is least sure, so each decision teaches its next run most',
   random: 'any',
 }
 

@@ -1,13 +1,11 @@
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { DB, Db, Row } from '../db/schema.js'
+import type { Strategy } from './reviewStrategies.js'
 import { BANDS } from './reviews.js'
 
 // What a reviewer should decide next in a tag set (README, "Reviewing machine tags"): tags the reviewer has not
 // decided, drawn by a strategy. Every draw is a handful of short index range scans over (tag_set_id, strength)
 // or (tag_set_id, id), so the queue of a tag set of millions answers in milliseconds.
-
-export const STRATEGIES = ['strata', 'top', 'uncertain', 'random'] as const
-export type Strategy = typeof STRATEGIES[number]
 
 export interface QueueOptions {
   tagSet: number

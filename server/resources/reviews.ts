@@ -1,4 +1,5 @@
-import { reviewQueue, STRATEGIES, type Strategy } from '../analysis/reviewQueue.js'
+import { reviewQueue } from '../analysis/reviewQueue.js'
+import { STRATEGIES, STRATEGY_HELP, type Strategy } from '../analysis/reviewStrategies.js'
 import { reviewSummary } from '../analysis/reviews.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
@@ -46,8 +47,9 @@ export const reviewQueueEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/reviewQueue/`,
   name: 'Tag Set Review Queue',
   description: `The next tags of the tag set for the caller to review: n (1 to ${MAX_QUEUE}, default 20) tags the caller has not `
-    + 'decided, by strategy strata (default: evenly across ten strength bands), top (strongest first), uncertain (strength '
-    + 'nearest 0.5 first, where a detector\'s probability is least sure; a strength that is not a number last) or random; overlap=true also gives tags other reviewers decided; filters tagClass, mediaFile, minStrength, maxStrength.',
+    + `decided, by strategy ${STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRATEGY_HELP[s]})`).join(', ')}; `
+    + 'a strength that is not a number comes last in top and uncertain; overlap=true also gives tags other reviewers decided; '
+    + 'filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { STRATEGIES, STRATEGY_HELP } from '../../server/analysis/reviewStrategies.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
@@ -110,6 +111,9 @@ test('the uncertain order: named in the address, chosen with the keyboard, kept 
   await page!.evaluate(`location.assign('/review/?tagSet=${probabilities}&strategy=uncertain')`)
   await page!.waitFor(`${clips()} === 6 && document.querySelector('table.summary')`, 'the six clips of the second tag set')
   assert.is(await page!.evaluate<string>(`document.querySelector('select[aria-label=strategy]').value`), 'uncertain')
+  // the menu offers the server's strategies, described as the server describes them
+  assert.equal(await page!.evaluate<string[][]>(`[...document.querySelectorAll('select[aria-label=strategy] option')].map((o) => [o.value, o.title])`),
+    STRATEGIES.map((s) => [s, STRATEGY_HELP[s]]))
   assert.equal(await page!.evaluate<number[]>(shownTags), [2, 4, 5, 3, 1, 0].map((i) => probabilityTags[i]))
   assert.equal(await page!.evaluate<string[]>(`[...document.querySelectorAll('.clip-title > span:first-child')].map((s) => s.textContent)`),
     ['robin · 0.52', 'robin · 0.45', 'robin · 0.70', 'robin · 0.10', 'robin · 0.95', 'robin · –'])
