@@ -13,10 +13,13 @@ import { tagSets } from './tagSet.js'
 
 const MAX_QUEUE = 100
 
+/** the order each strategy gives, the first the default */
+const strategies = STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRATEGY_HELP[s]})`).join(', ')
+
 const queueQuery: Fields = {
-  n: { type: 'integer', min: 1, max: MAX_QUEUE },
-  strategy: { type: 'choice', choices: STRATEGIES },
-  overlap: { type: 'boolean' },
+  n: { type: 'integer', min: 1, max: MAX_QUEUE, description: 'how many tags (default 20)' },
+  strategy: { type: 'choice', choices: STRATEGIES, description: `the order: ${strategies}` },
+  overlap: { type: 'boolean', description: 'also tags other reviewers decided (yes, no or unsure)' },
   tagClass: { type: 'integer', min: 1 },
   mediaFile: { type: 'integer', min: 1 },
   minStrength: { type: 'float' },
@@ -47,7 +50,7 @@ export const reviewQueueEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/reviewQueue/`,
   name: 'Tag Set Review Queue',
   description: `The next tags of the tag set for the caller to review: n (1 to ${MAX_QUEUE}, default 20) tags the caller has not `
-    + `decided, by strategy ${STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRATEGY_HELP[s]})`).join(', ')}; `
+    + `decided, by strategy ${strategies}; `
     + 'a strength that is not a number comes last in top and uncertain; overlap=true also gives tags other reviewers decided; '
     + 'filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
@@ -64,7 +67,7 @@ export const reviewQueueEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['tagSet'], actions: { GET: 'reviewQueue' }, list: false,
+    keys: ['tagSet'], actions: { GET: 'reviewQueue' }, list: false, filters: queueQuery,
     success: { GET: [{ status: 200, description: 'The tags to review next', body: {
       type: 'object', required: ['strategy', 'results'], properties: { strategy: { enum: [...STRATEGIES] }, results: { type: 'array', items: tagRecord } },
     } }] },

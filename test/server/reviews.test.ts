@@ -127,6 +127,11 @@ test('uncertain: the tags the model is least sure of first, a strength that is n
   // a strategy it does not have is refused, naming those it has
   const bad = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?strategy=confident`, { as: c.owner })
   assert.equal([bad.statusCode, bad.data], [400, { strategy: ['"confident" is not a valid choice: strata, top, uncertain or random.'] }])
+  // the OpenAPI document declares the queue's parameters
+  const openapi = (await t.call('GET', '/api/openapi.json', { as: c.owner })).data
+  const parameters = openapi.paths['/api/v0/tagSet/{id}/reviewQueue/'].get.parameters as Array<{ name: string; schema: { enum?: string[] } }>
+  assert.equal(parameters.map((p) => p.name), ['id', 'n', 'strategy', 'overlap', 'tagClass', 'mediaFile', 'minStrength', 'maxStrength'])
+  assert.equal(parameters.find((p) => p.name === 'strategy')!.schema.enum, ['strata', 'top', 'uncertain', 'random'])
 })
 
 test('the queue and summary: readers of the tag set only, bad parameters named', async () => {
