@@ -8,6 +8,14 @@ const API = '/api/v0/'
 const CONTEXT = 1
 const BATCH = 12
 const KEYS = { y: 'yes', n: 'no', u: 'unsure', s: 'skip' }
+/** the queue's strategies (its `strategy` parameter), the first the default, as the server describes them (the
+ * browser test checks them against it); the page's address may name one */
+const STRATEGIES = {
+  strata: 'evenly across the ten strength bands, so precision can be estimated at every threshold',
+  top: 'strongest first',
+  uncertain: 'strength nearest 0.5 first: where a detector\'s probability is least sure, so each decision teaches its next run most',
+  random: 'any',
+}
 
 const cookie = (name) => document.cookie.split('; ').find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1) ?? ''
 
@@ -51,7 +59,7 @@ class ReviewClip extends HTMLElement {
       el('option', { value: '' }, 'another class…'),
       ...o.classes.filter((c) => c.id !== t.tagClass).map((c, i) => el('option', { value: c.id }, `${i + 1 <= 9 ? `${i + 1} ` : ''}${c.className}`)))
     this.replaceChildren(picture, el('div', { class: 'clip-body' },
-      el('div', { class: 'clip-title' }, el('span', {}, `${o.className} · ${t.strength.toFixed(2)}`), this.verdict),
+      el('div', { class: 'clip-title' }, el('span', {}, `${o.className} · ${t.strength === null ? '–' : t.strength.toFixed(2)}`), this.verdict),
       el('div', {}, `${o.mediaFile.alias ?? o.mediaFile.id} @ ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`),
       this.audio,
       el('div', { class: 'clip-actions' },
@@ -105,8 +113,9 @@ class ReviewApp extends HTMLElement {
     this.tagSet = Number(this.params.get('tagSet')) || this.tagSets[0]?.id
     const choose = el('select', { 'aria-label': 'tag set', onchange: (e) => { this.params.set('tagSet', e.target.value); location.search = this.params.toString() } },
       ...this.tagSets.map((s) => el('option', { value: s.id, selected: s.id === this.tagSet }, s.name)))
-    this.strategy = el('select', { 'aria-label': 'strategy', onchange: () => this.loadBatch() },
-      ...['strata', 'top', 'uncertain', 'random'].map((s) => el('option', { value: s }, s)))
+    const strategy = Object.hasOwn(STRATEGIES, this.params.get('strategy') ?? '') ? this.params.get('strategy') : Object.keys(STRATEGIES)[0]
+    this.strategy = el('select', { 'aria-label': 'strategy', onchange: () => this.chooseStrategy() },
+      ...Object.entries(STRATEGIES).map(([s, what]) => el('option', { value: s, title: what, selected: s === strategy }, s)))
     this.progress = el('span', { class: 'progress' })
     this.grid = el('div', { class: 'grid' })
     this.summary = el('div', { class: 'side' })
@@ -121,6 +130,13 @@ class ReviewApp extends HTMLElement {
       .flatMap(([k, what]) => [el('kbd', {}, k), ` ${what}  `]))
     this.media = new Map()
     document.addEventListener('keydown', (e) => this.key(e))
+    await this.loadBatch()
+  }
+
+  /** the queue in the chosen order, kept in the address (a reload or another tag set keeps it) */
+  async chooseStrategy() {
+    this.params.set('strategy', this.strategy.value)
+    history.replaceState(null, '', `${location.pathname}?${this.params}`)
     await this.loadBatch()
   }
 

@@ -1,13 +1,11 @@
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { DB, Db, Row } from '../db/schema.js'
+import type { Strategy } from './reviewStrategies.js'
 import { BANDS } from './reviews.js'
 
 // What a reviewer should decide next in a tag set (README, "Reviewing machine tags"): tags the reviewer has not
 // decided, drawn by a strategy. Every draw is a handful of short index range scans over (tag_set_id, strength)
 // or (tag_set_id, id), so the queue of a tag set of millions answers in milliseconds.
-
-export const STRATEGIES = ['strata', 'top', 'uncertain', 'random'] as const
-export type Strategy = typeof STRATEGIES[number]
 
 export interface QueueOptions {
   tagSet: number
@@ -120,15 +118,22 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
   const random = o.random ?? Math.random
   const q = candidates(db, o)
   switch (o.strategy) {
-    case 'top':
-      return q.orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n).execute()
+    case 'top': {
+      // NaN, the greatest float8 in PostgreSQL's order, after the numbers rather than first
+      const [numbers, nan] = await parts(db, [
+        q.where('t.strength', '<', NaN).orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n),
+        q.where('t.strength', '=', NaN).orderBy('t.id').limit(o.n),
+      ])
+      return [...numbers, ...nan].sort(byStrength).slice(0, o.n)
+    }
     case 'uncertain': {
-      // nearest to 0.5 from above and from below, merged
+      // nearest to 0.5 from above and from below, merged (NaN, the greatest float8 in PostgreSQL's order, is read
+      // last from above)
       const [above, below] = await parts(db, [
         q.where('t.strength', '>=', 0.5).orderBy('t.strength').orderBy('t.id').limit(o.n),
         q.where('t.strength', '<', 0.5).orderBy('t.strength', 'desc').orderBy('t.id').limit(o.n),
       ])
-      return [...above, ...below].sort((a, b) => Math.abs(a.strength - 0.5) - Math.abs(b.strength - 0.5) || a.id - b.id).slice(0, o.n)
+      return [...above, ...below].sort(byUncertainty).slice(0, o.n)
     }
     case 'strata': {
       // each band read from a random place in it (and on from its start when that runs out), then the bands taken
@@ -159,6 +164,18 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       return roundRobin([[...picked, ...rest]], o.n)
     }
   }
+}
+
+/** Strongest first, ties by id; a strength that is no number after every other. */
+function byStrength(a: Tag, b: Tag): number {
+  const strength = (t: Tag) => Number.isNaN(t.strength) ? -Infinity : t.strength
+  return Number(Number.isNaN(a.strength)) - Number(Number.isNaN(b.strength)) || strength(b) - strength(a) || a.id - b.id
+}
+
+/** Nearest to 0.5 first, ties by id; a strength that is no number (NaN: no probability at all) after every other. */
+function byUncertainty(a: Tag, b: Tag): number {
+  const distance = (t: Tag) => Number.isNaN(t.strength) ? Infinity : Math.abs(t.strength - 0.5)
+  return Number(Number.isNaN(a.strength)) - Number(Number.isNaN(b.strength)) || distance(a) - distance(b) || a.id - b.id
 }
 
 /** The bands in a random order, so a short queue does not always favour the weakest bands. */

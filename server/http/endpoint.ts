@@ -71,7 +71,7 @@ export interface EndpointDoc {
   /** response record fields (for list/read answers) */
   record?: ActionFields
   list?: boolean
-  /** list query parameters beyond the equality filters of `record` (e.g. `alias__startswith`) */
+  /** query parameters of GET: of a list, those beyond the equality filters of `record` (e.g. `alias__startswith`) */
   filters?: ActionFields
   description?: string
   /** the success answers of a method, when not the usual ones (201 for create, 204 for delete, 200 else);

@@ -175,6 +175,8 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       { name: 'ordering', in: 'query', schema: { type: 'string' }, description: 'field or -field, comma-separated' },
     )
     for (const [name, f] of filterFields(doc.record ?? {})) parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }) })
+  }
+  if (method === 'GET') {
     for (const [name, f] of Object.entries(doc.filters ?? {})) {
       parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }), ...(f.description ? { description: f.description } : {}) })
     }

@@ -1,4 +1,5 @@
-import { reviewQueue, STRATEGIES, type Strategy } from '../analysis/reviewQueue.js'
+import { reviewQueue } from '../analysis/reviewQueue.js'
+import { STRATEGIES, STRATEGY_HELP, type Strategy } from '../analysis/reviewStrategies.js'
 import { reviewSummary } from '../analysis/reviews.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
@@ -12,17 +13,23 @@ import { tagSets } from './tagSet.js'
 
 const MAX_QUEUE = 100
 
+/** the order each strategy gives, the first the default */
+const strategies = STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRATEGY_HELP[s]})`).join(', ')
+
 const queueQuery: Fields = {
-  n: { type: 'integer', min: 1, max: MAX_QUEUE },
-  strategy: { type: 'choice', choices: STRATEGIES },
-  overlap: { type: 'boolean' },
+  n: { type: 'integer', min: 1, max: MAX_QUEUE, description: 'how many tags (default 20)' },
+  strategy: { type: 'choice', choices: STRATEGIES, description: `the order: ${strategies}` },
+  overlap: { type: 'boolean', description: 'also tags other reviewers decided (yes, no or unsure)' },
   tagClass: { type: 'integer', min: 1 },
   mediaFile: { type: 'integer', min: 1 },
   minStrength: { type: 'float' },
   maxStrength: { type: 'float' },
 }
 
-/** The query's values for `fields`, parsed; a bad one is a 400 naming it. */
+/** "a, b or c" */
+const either = (choices: readonly string[]) => `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`
+
+/** The query's values for `fields`, parsed; a bad one is a 400 naming it (and, for a choice, the values it takes). */
 function parseQuery(ctx: Context, fields: Fields): Record<string, unknown> {
   const values: Record<string, unknown> = {}
   const errors: Record<string, string[]> = {}
@@ -31,7 +38,7 @@ function parseQuery(ctx: Context, fields: Fields): Record<string, unknown> {
     if (raw === undefined || raw === '') continue
     const r = parseValue(f, raw)
     if (r.ok) values[name] = r.value
-    else errors[name] = [r.error]
+    else errors[name] = [f.type === 'choice' && f.choices ? `${r.error.replace(/\.$/, '')}: ${either(f.choices)}.` : r.error]
   }
   if (Object.keys(errors).length) throw badRequest(errors)
   return values
@@ -43,8 +50,9 @@ export const reviewQueueEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/reviewQueue/`,
   name: 'Tag Set Review Queue',
   description: `The next tags of the tag set for the caller to review: n (1 to ${MAX_QUEUE}, default 20) tags the caller has not `
-    + 'decided, by strategy strata (default: evenly across ten strength bands), top (strongest first), uncertain (strength '
-    + 'nearest 0.5) or random; overlap=true also gives tags other reviewers decided; filters tagClass, mediaFile, minStrength, maxStrength.',
+    + `decided, by strategy ${strategies}; `
+    + 'a strength that is not a number comes last in top and uncertain; overlap=true also gives tags other reviewers decided; '
+    + 'filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
@@ -59,7 +67,7 @@ export const reviewQueueEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['tagSet'], actions: { GET: 'reviewQueue' }, list: false,
+    keys: ['tagSet'], actions: { GET: 'reviewQueue' }, list: false, filters: queueQuery,
     success: { GET: [{ status: 200, description: 'The tags to review next', body: {
       type: 'object', required: ['strategy', 'results'], properties: { strategy: { enum: [...STRATEGIES] }, results: { type: 'array', items: tagRecord } },
     } }] },

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { STRATEGIES, STRATEGY_HELP } from '../../server/analysis/reviewStrategies.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { importMedia } from '../helpers/upload.js'
@@ -9,7 +10,8 @@ import { openPage, type Page } from './chromium.js'
 
 // The review page at /review/ in headless Chromium: a person logs in, reviews ten tags with the keyboard
 // (y, n, u, s, arrows, a number for another class), reloads, and finds the decisions kept and the summary
-// counting them. MAS_REVIEW_SCREENSHOT names a file for a screenshot of the page. `npm run test:browser`.
+// counting them; then reviews in the uncertain order. MAS_REVIEW_SCREENSHOT names a file for a screenshot of
+// the page (and, beside it, -uncertain.png). `npm run test:browser`.
 
 let t: TestApp
 let origin: string
@@ -19,6 +21,9 @@ let tagSet: number
 let blackbird: number
 let robin: number
 const tags: number[] = []
+/** a second tag set, of strengths a detector's probabilities could have (NaN: none) */
+let probabilities: number
+const probabilityTags: number[] = []
 
 test.before(async () => {
   t = await testApp()
@@ -33,6 +38,11 @@ test.before(async () => {
   for (let i = 0; i < 12; i++) {
     tags.push(await makeTag(t.db, alice, { tagSet, mediaFile: upload.data.id, tagClass: blackbird },
       { startTime: 1 + i * 3, endTime: 2 + i * 3, minFrequency: 1500, maxFrequency: 2500, strength: (i + 0.5) / 12 }))
+  }
+  probabilities = await makeTagSet(t.db, alice, library, 'probabilities')
+  for (const [i, strength] of [NaN, 0.95, 0.52, 0.1, 0.45, 0.7].entries()) {
+    probabilityTags.push(await makeTag(t.db, alice, { tagSet: probabilities, mediaFile: upload.data.id, tagClass: robin },
+      { startTime: 1 + i * 3, endTime: 2 + i * 3, minFrequency: 1500, maxFrequency: 2500, strength }))
   }
 })
 
@@ -92,6 +102,36 @@ test('log in, review ten tags by keyboard, reload and find them kept, and the su
   const summary = (await t.call('GET', `/api/v0/tagSet/${tagSet}/reviewSummary/`, { as: alice })).data
   assert.is(row[5], `${Math.round(summary.classes[0].thresholds[0].precision * 100)}%`)
   assert.match(await page.evaluate<string>(`document.querySelector('.progress').textContent`), /9 of 12 tags decided/)
+})
+
+test('the uncertain order: named in the address, chosen with the keyboard, kept in the address', async () => {
+  assert.ok(page, 'the first test logged in')
+  const shownTags = `[...document.querySelectorAll('mas-review-clip')].map((c) => Number(c.dataset.tag))`
+  // the tags nearest 0.5 first, the one without a strength last
+  await page!.evaluate(`location.assign('/review/?tagSet=${probabilities}&strategy=uncertain')`)
+  await page!.waitFor(`${clips()} === 6 && document.querySelector('table.summary')`, 'the six clips of the second tag set')
+  assert.is(await page!.evaluate<string>(`document.querySelector('select[aria-label=strategy]').value`), 'uncertain')
+  // the menu offers the server's strategies, described as the server describes them
+  assert.equal(await page!.evaluate<string[][]>(`[...document.querySelectorAll('select[aria-label=strategy] option')].map((o) => [o.value, o.title])`),
+    STRATEGIES.map((s) => [s, STRATEGY_HELP[s]]))
+  assert.equal(await page!.evaluate<number[]>(shownTags), [2, 4, 5, 3, 1, 0].map((i) => probabilityTags[i]))
+  assert.equal(await page!.evaluate<string[]>(`[...document.querySelectorAll('.clip-title > span:first-child')].map((s) => s.textContent)`),
+    ['robin · 0.52', 'robin · 0.45', 'robin · 0.70', 'robin · 0.10', 'robin · 0.95', 'robin · –'])
+  await page!.waitFor(`[...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`, 'the spectrograms drawn')
+  if (process.env.MAS_REVIEW_SCREENSHOT) writeFileSync(process.env.MAS_REVIEW_SCREENSHOT.replace(/(\.png)?$/, '-uncertain.png'), await page!.screenshot(1000))
+  // the least sure decided first
+  await page!.press('n')
+  await page!.waitFor(`${clips('[decision=no]')} === 1`, 'the decision shown')
+  const mine = (await t.call('GET', `/api/v0/tagReview/?tagSet=${probabilities}&user=${alice.id}`, { as: alice })).data.results
+  assert.equal(mine.map((r: { tag: number; decision: string }) => [r.tag, r.decision]), [[probabilityTags[2], 'no']])
+
+  // another order from the menu, by keyboard: it is kept in the address, and a reload keeps it
+  await page!.evaluate(`document.querySelector('select[aria-label=strategy]').focus()`)
+  await page!.press('ArrowUp')
+  await page!.waitFor(`new URLSearchParams(location.search).get('strategy') === 'top' && ${clips()} === 5 && ${clips('[decision]')} === 0`, 'the top order')
+  assert.equal(await page!.evaluate<number[]>(shownTags), [1, 5, 4, 3, 0].map((i) => probabilityTags[i]))
+  await page!.evaluate('location.reload()')
+  await page!.waitFor(`${clips()} === 5 && document.querySelector('select[aria-label=strategy]').value === 'top'`, 'the top order after a reload')
 })
 
 test('on a phone the grid is one column', async () => {

@@ -122,6 +122,21 @@ test('review open prints the page with a one-time code, which logs a browser in 
   assert.equal([page.statusCode, page.headers['content-type']], [200, 'text/html; charset=utf-8'])
 })
 
+test('review open --strategy opens the page in that order; a strategy the queue does not have is refused in one line', async () => {
+  const run = await w.mas(['review', 'open', '--tag-set', 'detector', '--strategy', 'uncertain', '--no-browser'])
+  assert.is(run.code, 0, run.stderr)
+  const url = new URL(run.stdout.trim())
+  assert.equal([url.pathname, url.search], ['/review/', `?tagSet=${tagSet}&strategy=uncertain`])
+  const bad = await w.mas(['review', 'open', '--tag-set', 'detector', '--strategy', 'confident', '--no-browser'])
+  assert.is(bad.code, 2)
+  assert.is(bad.stdout, '')
+  assert.is(bad.stderr.trim().split('\n').length, 1, bad.stderr)
+  assert.match(bad.stderr, '--strategy')
+  assert.match(bad.stderr, 'strata, top, uncertain, random')
+  const help = await w.mas(['review', 'open', '--help'])
+  assert.match(help.stdout, 'review open --tag-set 1 --strategy uncertain')
+})
+
 test('review export --format raven lays tables out as tag export does: exit 2 across sequences, --per-sequence, --per-file', async () => {
   const { library, mediaFile: siteA, tagClass: wren, tagSet: set } = await makeRecords(w.t, alice,
     { library: 'two sites', tagSet: 'two sites', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' } })

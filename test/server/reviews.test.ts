@@ -98,6 +98,42 @@ test('top, uncertain and random; decided tags leave the queue; overlap and filte
   assert.equal((await queue(tagSet, `?mediaFile=${otherFile}&strategy=uncertain`)).map((r) => r.id), [odd])
 })
 
+test('uncertain: the tags the model is least sure of first, a strength that is no number last (in top too); the default order is strata', async () => {
+  // a discovery strength is the probability that the window is a call: 0.5 is where the model is least sure
+  // (the tag without a number made first: sorted by id it would come first)
+  const { tagSet, ids } = await tagSetWith([NaN, 0.95, 0.52, 0.1, 0.45, 0.7])
+  const res = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?strategy=uncertain`, { as: c.owner })
+  assert.is(res.statusCode, 200)
+  assert.is(res.data.strategy, 'uncertain')
+  // NaN is null in JSON
+  assert.equal(res.data.results.map((r: { strength: number | null }) => r.strength), [0.52, 0.45, 0.7, 0.1, 0.95, null])
+  assert.equal(res.data.results.map((r: { id: number }) => r.id), [2, 4, 5, 3, 1, 0].map((i) => ids[i]))
+  assert.equal((await queue(tagSet, '?strategy=uncertain&n=2')).map((r) => r.strength), [0.52, 0.45])
+  // top too has it last, though NaN is the greatest float8 in PostgreSQL's order
+  assert.equal((await queue(tagSet, '?strategy=top')).map((r) => r.strength), [0.95, 0.7, 0.52, 0.45, 0.1, null])
+  // a tag decided by the caller leaves it; by another reviewer too, unless overlap; the filters apply
+  await decide(c.owner, ids[2], 'yes')
+  await decide(c.writer, ids[4], 'no')
+  assert.equal((await queue(tagSet, '?strategy=uncertain&n=2')).map((r) => r.strength), [0.7, 0.1])
+  assert.equal((await queue(tagSet, '?strategy=uncertain&n=2&overlap=true')).map((r) => r.strength), [0.45, 0.7])
+  assert.equal((await queue(tagSet, '?strategy=uncertain&minStrength=0.6')).map((r) => r.strength), [0.7, 0.95, null])
+  // ties at the same distance from 0.5 go by id
+  const tied = await tagSetWith([0.75, 0.25, 0.75, Infinity, 0.25, -Infinity])
+  assert.equal((await queue(tied.tagSet, '?strategy=uncertain')).map((r) => r.id), [0, 1, 2, 4, 3, 5].map((i) => tied.ids[i]))
+  // without a strategy, the queue is the strata queue, as before
+  const plain = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/`, { as: c.owner })
+  assert.is(plain.data.strategy, 'strata')
+  assert.equal(plain.data.results.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b), [0, 1, 3, 5].map((i) => ids[i]))
+  // a strategy it does not have is refused, naming those it has
+  const bad = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?strategy=confident`, { as: c.owner })
+  assert.equal([bad.statusCode, bad.data], [400, { strategy: ['"confident" is not a valid choice: strata, top, uncertain or random.'] }])
+  // the OpenAPI document declares the queue's parameters
+  const openapi = (await t.call('GET', '/api/openapi.json', { as: c.owner })).data
+  const parameters = openapi.paths['/api/v0/tagSet/{id}/reviewQueue/'].get.parameters as Array<{ name: string; schema: { enum?: string[] } }>
+  assert.equal(parameters.map((p) => p.name), ['id', 'n', 'strategy', 'overlap', 'tagClass', 'mediaFile', 'minStrength', 'maxStrength'])
+  assert.equal(parameters.find((p) => p.name === 'strategy')!.schema.enum, ['strata', 'top', 'uncertain', 'random'])
+})
+
 test('the queue and summary: readers of the tag set only, bad parameters named', async () => {
   const { tagSet } = await tagSetWith([0.5])
   for (const part of ['reviewQueue', 'reviewSummary']) {
