@@ -43,10 +43,15 @@ export interface TrainingWindows {
 }
 
 /** The parts of the fit each kind of window weighs in all (docs/decisions.md §20). */
-export const WEIGHTS = { positives: 1, counter: 1, weak: 0.5 }
+export const WEIGHTS = { positives: 1, counter: 1, rejected: 3, weak: 0.5 }
 /** The penalty on the weights of the standardised embedding. */
-export const RIDGE = 1
+export const RIDGE = 3
 const MAX_TEMPLATES = 128
+/**
+ * The likeness to the nearest template weighs this much more than any one other feature against the penalty: a
+ * prior that a call is first of all like an example, which the rest of the embedding corrects.
+ */
+const LIKENESS_EMPHASIS = 10
 /** Folds of examples held out to calibrate the probability. */
 const CALIBRATION_FOLDS = 5
 
@@ -54,10 +59,12 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
   const classes: ClassModel[] = []
   for (const tagClass of [...new Set(t.positives.map((p) => p.tagClass))]) {
     const own = t.positives.filter((p) => p.tagClass === tagClass)
-    const counter = [
-      ...t.counter, ...t.rejected.map((r) => r.embedding), ...t.positives.filter((p) => p.tagClass !== tagClass).map((p) => p.embedding),
+    const counter = [...t.counter, ...t.positives.filter((p) => p.tagClass !== tagClass).map((p) => p.embedding)]
+    // a reviewer's rejection weighs as much as all the counter-examples together: a decision is meant to teach
+    const negatives = [
+      ...weighted(counter, 0, WEIGHTS.counter), ...weighted(t.rejected.map((r) => r.embedding), 0, WEIGHTS.rejected),
+      ...weighted(t.weak, 0, WEIGHTS.weak),
     ]
-    const negatives = [...weighted(counter, 0, WEIGHTS.counter), ...weighted(t.weak, 0, WEIGHTS.weak)]
     const templates = spread(own, MAX_TEMPLATES)
     const { model, calibrated } = fitClass(own, negatives, templates)
     classes.push({
@@ -143,6 +150,7 @@ function standardisation(rows: Float32Array[]) {
   for (const r of rows) for (let j = 0; j < d; j++) mean[j] += r[j] / rows.length
   for (const r of rows) for (let j = 0; j < d; j++) sd[j] += (r[j] - mean[j]) ** 2 / rows.length
   for (let j = 0; j < d; j++) sd[j] = Math.max(Math.sqrt(sd[j]), 1e-3)
+  sd[d - 1] /= LIKENESS_EMPHASIS
   return {
     mean, sd,
     apply: (x: Float32Array) => {
