@@ -32,7 +32,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     library: Flags.string({
       char: 'l',
       description: 'library (name or id): the job\'s library parameter, for a type that takes one (a type that reads media files '
-        + 'searches it); media files named in --param are looked up in it',
+        + 'searches it), unless --param mediaFileId names one file; media files named in --param are looked up in it',
     }),
     folder: Flags.string({
       description: 'with --library: search only the media files whose alias starts with this (its folder parameter), e.g. site-A/2024/',
@@ -50,11 +50,14 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     const type = await jobTypeId(this.api, this.flags.type)
     const known = JOB_TYPE_PARAMS.find((t) => t.id === type)
     const library = await scopeLibrary(this.api, this.flags.library)
+    // one media file: --library only says where its name is looked up, so a reader of that library may run the job
+    const oneFile = parameters.mediaFileId !== undefined
     if (this.flags.folder !== undefined) {
       if (!known?.params.folder) usageError(`--folder: jobs of type ${this.flags.type} read no library's folders`)
+      if (oneFile) usageError('--folder: a job given --param mediaFileId reads that one file, not a folder')
       parameters.folder ??= this.flags.folder
     }
-    if (library !== undefined && known?.params.library?.kind === 'library') parameters.library ??= String(library)
+    if (library !== undefined && !oneFile && known?.params.library?.kind === 'library') parameters.library ??= String(library)
     if (known?.projectMedia && this.flags.project === undefined && parameters.library === undefined && parameters.mediaFileId === undefined) {
       usageError(`${known.name} reads media files: give --project, --library or --param mediaFileId`)
     }

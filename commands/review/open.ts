@@ -12,12 +12,13 @@ export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
   static summary = 'Open the review page of a tag set in your browser, logged in as you'
   static description = 'Prints the address of the review page with a one-time code (valid two minutes, used once) that the page exchanges for a browser session of your account, and opens it in your browser on a desktop. Your token never goes into the address.'
   static examples = ['<%= config.bin %> review open --tag-set 1', '<%= config.bin %> review open --tag-set 1 --no-browser',
-    '<%= config.bin %> review open --tag-set 1 --strategy uncertain']
+    '<%= config.bin %> review open --tag-set 1 --strategy uncertain', '<%= config.bin %> review open --tag-set 1 --order uncertain']
   static flags = {
     'tag-set': Flags.string({ description: 'tag set to review (name or id)', required: true }),
     strategy: Flags.string({
-      description: `the order the page shows the tags in: ${STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRATEGY_HELP[s]})`).join('; ')}`,
+      description: `the order the page shows the tags in (also --order): ${STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRATEGY_HELP[s]})`).join('; ')}`,
       options: [...STRATEGIES],
+      aliases: ['order'],
     }),
     browser: Flags.boolean({ description: 'open the page in a browser (on a desktop)', default: true, allowNo: true }),
   }

@@ -19,6 +19,7 @@ const strategies = STRATEGIES.map((s, i) => `${s} (${i ? '' : 'default: '}${STRA
 const queueQuery: Fields = {
   n: { type: 'integer', min: 1, max: MAX_QUEUE, description: 'how many tags (default 20)' },
   strategy: { type: 'choice', choices: STRATEGIES, description: `the order: ${strategies}` },
+  order: { type: 'choice', choices: STRATEGIES, description: 'another name for strategy, with the same values' },
   overlap: { type: 'boolean', description: 'also tags other reviewers decided (yes, no or unsure)' },
   tagClass: { type: 'integer', min: 1 },
   mediaFile: { type: 'integer', min: 1 },
@@ -50,15 +51,18 @@ export const reviewQueueEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/reviewQueue/`,
   name: 'Tag Set Review Queue',
   description: `The next tags of the tag set for the caller to review: n (1 to ${MAX_QUEUE}, default 20) tags the caller has not `
-    + `decided, by strategy ${strategies}; `
+    + `decided, by strategy (or order, its other name) ${strategies}; `
     + 'a strength that is not a number comes last in top and uncertain; overlap=true also gives tags other reviewers decided; '
     + 'filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
-      const q = parseQuery(ctx, queueQuery) as { n?: number; strategy?: Strategy; overlap?: boolean; tagClass?: number
-        mediaFile?: number; minStrength?: number; maxStrength?: number }
-      const strategy = q.strategy ?? 'strata'
+      const q = parseQuery(ctx, queueQuery) as { n?: number; strategy?: Strategy; order?: Strategy; overlap?: boolean
+        tagClass?: number; mediaFile?: number; minStrength?: number; maxStrength?: number }
+      if (q.strategy && q.order && q.strategy !== q.order) {
+        throw badRequest({ non_field_errors: [`Give strategy or order, not both: "${q.strategy}" and "${q.order}" differ.`] })
+      }
+      const strategy = q.strategy ?? q.order ?? 'strata'
       const rows = await reviewQueue(ctx.db, {
         tagSet: tagSet.id, reviewer: ctx.caller.id, n: q.n ?? 20, strategy, overlap: q.overlap ?? false,
         tagClass: q.tagClass, mediaFile: q.mediaFile, minStrength: q.minStrength, maxStrength: q.maxStrength,

@@ -75,6 +75,35 @@ test('job create refuses --folder without --library, a type without a folder, an
   assert.is(jobs.data.count, 1, 'only the job of the first test was created')
 })
 
+test('job create --library with --param mediaFileId: the library only finds the file, so a reader of it runs a job on that file', async () => {
+  const bobHome = w.newHome()
+  const bob = await w.loggedIn('bob', bobHome)
+  const grant = await w.mas(['perms', 'grant', '--user', 'bob', '--library', 'Season 2026', '--read'])
+  assert.is(grant.code, 0, grant.stderr)
+  assert.is((await w.mas(['tagset', 'create', 'bob windows'], { home: bobHome })).code, 0)
+  const create = await w.mas(['job', 'create', '--library', 'Season 2026', '--type', 'RandomWindowTagging', '--param', 'mediaFileId=site-A/2024/b.wav',
+    '--param', 'destinationTagSet=bob windows', '--param', 'numWindowsToTag=5', '--param', 'seed=3', '--json'], { home: bobHome })
+  assert.is(create.code, 0, create.stderr)
+  const job = await w.t.call('GET', `/api/v0/jobs/${json(create).id}/`, { as: bob })
+  const params = Object.fromEntries(job.data.jobparameters_set.map((p: { name: string; value: string }) => [p.name, p.value]))
+  assert.equal([params.mediaFileId, params.library, job.data.waitingFor], [String(ids.get('Season 2026:site-A/2024/b.wav')), undefined, []])
+  const worker = new Worker({ db: w.t.db, config: w.t.app.config, pollMs: 20 }).start()
+  try {
+    const watch = await w.mas(['job', 'watch', String(job.data.id), '--interval', '1'], { home: bobHome })
+    assert.is(watch.code, 0, watch.stderr)
+  } finally {
+    await worker.stop()
+  }
+  const tags = await w.t.db.selectFrom('tags').innerJoin('tag_sets as s', 's.id', 'tags.tag_set_id')
+    .select('tags.media_file_id').distinct().where('s.name', '=', 'bob windows').execute()
+  assert.equal(tags.map((t) => t.media_file_id), [ids.get('Season 2026:site-A/2024/b.wav')])
+  // a folder is no search of one file: refused in one line, not left waiting for a library
+  const folder = await w.mas(['job', 'create', '--library', 'Season 2026', '--folder', 'site-A/', '--type', 'RandomWindowTagging',
+    '--param', 'mediaFileId=site-A/2024/b.wav', '--param', 'destinationTagSet=bob windows'], { home: bobHome })
+  assert.equal([folder.code, folder.stderr.trim().split('\n').length], [2, 1], folder.stderr)
+  assert.match(folder.stderr, /--folder: a job given --param mediaFileId reads that one file/)
+})
+
 async function libraryId(name: string): Promise<number> {
   const row = await w.t.db.selectFrom('libraries').select('id').where('name', '=', name).executeTakeFirstOrThrow()
   return row.id

@@ -122,7 +122,7 @@ test('review open prints the page with a one-time code, which logs a browser in 
   assert.equal([page.statusCode, page.headers['content-type']], [200, 'text/html; charset=utf-8'])
 })
 
-test('review open --strategy opens the page in that order; a strategy the queue does not have is refused in one line', async () => {
+test('review open --strategy (or --order) opens the page in that order; a strategy the queue does not have is refused in one line', async () => {
   const run = await w.mas(['review', 'open', '--tag-set', 'detector', '--strategy', 'uncertain', '--no-browser'])
   assert.is(run.code, 0, run.stderr)
   const url = new URL(run.stdout.trim())
@@ -133,8 +133,16 @@ test('review open --strategy opens the page in that order; a strategy the queue 
   assert.is(bad.stderr.trim().split('\n').length, 1, bad.stderr)
   assert.match(bad.stderr, '--strategy')
   assert.match(bad.stderr, 'strata, top, uncertain, random')
+  // --order is another name for --strategy
+  const byOrder = await w.mas(['review', 'open', '--tag-set', 'detector', '--order', 'uncertain', '--no-browser'])
+  assert.is(byOrder.code, 0, byOrder.stderr)
+  assert.is(new URL(byOrder.stdout.trim()).search, `?tagSet=${tagSet}&strategy=uncertain`)
+  const badOrder = await w.mas(['review', 'open', '--tag-set', 'detector', '--order', 'confident', '--no-browser'])
+  assert.equal([badOrder.code, badOrder.stdout, badOrder.stderr.trim().split('\n').length], [2, '', 1], badOrder.stderr)
+  assert.match(badOrder.stderr, 'strata, top, uncertain, random')
   const help = await w.mas(['review', 'open', '--help'])
   assert.match(help.stdout, 'review open --tag-set 1 --strategy uncertain')
+  assert.match(help.stdout, 'review open --tag-set 1 --order uncertain')
 })
 
 test('review export --format raven lays tables out as tag export does: exit 2 across sequences, --per-sequence, --per-file', async () => {

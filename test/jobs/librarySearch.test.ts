@@ -149,6 +149,16 @@ test('the search is made when the job runs: a re-run reads a file imported after
   assert.equal(tags.map((r) => r.media_file_id), [imported.data.id])
 })
 
+test('discovery over a folder with no files ends in Error, its note saying a library (and folder) can give the files', async () => {
+  const created = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'empty folder', type: 1, parameters: {
+    sourceTagSet: String(await makeTagSet(t.db, alice, tagSetLibrary)), destinationTagSet: String(await makeTagSet(t.db, alice, tagSetLibrary)),
+    library: String(season), folder: 'site-Z/' } } })
+  assert.is(created.statusCode, 201, JSON.stringify(created.data))
+  assert.is((await run(created.data.id)).status_id, 4)
+  const note = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', created.data.id).executeTakeFirstOrThrow()
+  assert.is(note.notes, 'This job has no media file to search: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
+})
+
 test('wholeSearch: the project, library and folder even when mediaFileId names one file, by id', async () => {
   const created = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'child-like', type: 7, status: 5, parameters: {
     destinationTagSet: String(await makeTagSet(t.db, alice, tagSetLibrary)),

@@ -127,11 +127,22 @@ test('uncertain: the tags the model is least sure of first, a strength that is n
   // a strategy it does not have is refused, naming those it has
   const bad = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?strategy=confident`, { as: c.owner })
   assert.equal([bad.statusCode, bad.data], [400, { strategy: ['"confident" is not a valid choice: strata, top, uncertain or random.'] }])
+  // order is another name for strategy: the same order, the same refusal naming order; both given must agree
+  const byOrder = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?order=uncertain`, { as: c.owner })
+  const byStrategy = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?strategy=uncertain`, { as: c.owner })
+  assert.equal([byOrder.statusCode, byOrder.data.strategy], [200, 'uncertain'])
+  assert.equal(byOrder.data.results.map((r: { id: number }) => r.id), byStrategy.data.results.map((r: { id: number }) => r.id))
+  assert.equal(byOrder.data.results.map((r: { strength: number | null }) => r.strength), [0.7, 0.1, 0.95, null])
+  const badOrder = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?order=bogus`, { as: c.owner })
+  assert.equal([badOrder.statusCode, badOrder.data], [400, { order: ['"bogus" is not a valid choice: strata, top, uncertain or random.'] }])
+  assert.equal((await queue(tagSet, '?order=top&strategy=top&n=2')).map((r) => r.strength), [0.95, 0.7])
+  const both = await t.call('GET', `${API}/tagSet/${tagSet}/reviewQueue/?strategy=uncertain&order=top`, { as: c.owner })
+  assert.equal([both.statusCode, both.data], [400, { non_field_errors: ['Give strategy or order, not both: "uncertain" and "top" differ.'] }])
   // the OpenAPI document declares the queue's parameters
   const openapi = (await t.call('GET', '/api/openapi.json', { as: c.owner })).data
   const parameters = openapi.paths['/api/v0/tagSet/{id}/reviewQueue/'].get.parameters as Array<{ name: string; schema: { enum?: string[] } }>
-  assert.equal(parameters.map((p) => p.name), ['id', 'n', 'strategy', 'overlap', 'tagClass', 'mediaFile', 'minStrength', 'maxStrength'])
-  assert.equal(parameters.find((p) => p.name === 'strategy')!.schema.enum, ['strata', 'top', 'uncertain', 'random'])
+  assert.equal(parameters.map((p) => p.name), ['id', 'n', 'strategy', 'order', 'overlap', 'tagClass', 'mediaFile', 'minStrength', 'maxStrength'])
+  for (const name of ['strategy', 'order']) assert.equal(parameters.find((p) => p.name === name)!.schema.enum, ['strata', 'top', 'uncertain', 'random'])
 })
 
 test('the queue and summary: readers of the tag set only, bad parameters named', async () => {

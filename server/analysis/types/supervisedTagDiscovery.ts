@@ -29,7 +29,7 @@ export const supervisedTagDiscoveryJob: JobType = {
   ...SUPERVISED_TAG_DISCOVERY,
   async run(job) {
     const media = await targetMedia(job)
-    if (!media.length) throw new Error('This job has no media file to search: give mediaFileId or add media files to its project.')
+    if (!media.length) throw new Error('This job has no media file to search: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
     const examples = await job.db.selectFrom('tags').select('id').where('tag_set_id', '=', job.params.sourceTagSet as number)
       .limit(1).execute()
     if (!examples.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags to learn from.`)
