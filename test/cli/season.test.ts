@@ -169,7 +169,7 @@ test('mas job types lists names, ids and parameters with their defaults', async 
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^ID,NAME,PARAMETERS\n/)
   assert.match(run.stdout, /\n8,Test,numToComplete=10 secondsPerStep=0 numChildren=0\n/)
-  assert.match(run.stdout, /\n2,RandomWindowTagging,destinationTagSet\(required\) numWindowsToTag=10 windowSizeInSeconds=1 mediaFileId\? tagClass\? seed\?\n/)
+  assert.match(run.stdout, /\n2,RandomWindowTagging,destinationTagSet\(required\) numWindowsToTag=10 windowSizeInSeconds=1 mediaFileId\? library\? folder\? tagClass\? seed\?\n/)
   const types = json(await w.mas(['job', 'types', '--json']))
   assert.equal(types.find((t: any) => t.id === 8).parameters.numToComplete.default, 10)
 })
