@@ -241,6 +241,31 @@ test('a 3 ms ultrasonic chirp at 384 kHz is found among clicks and noise from 3 
   assert.ok(found.every((g) => g.end_time - g.start_time < 0.01 && g.min_frequency === 38000 && g.max_frequency === 82000))
 })
 
+test('a re-run into a destination under review writes nothing twice, also in the files nobody reviewed', async () => {
+  const chirp = await makeTagClass(t.db, alice, library, 'chirp')
+  const source = await chirpExamples({ chirp })
+  const reviewed = await storedWav(t.db, config, alice, library, signal(10, 22050, [rising(3)], 0.02, 121), 22050)
+  const unreviewed = await storedWav(t.db, config, alice, library, signal(10, 22050, [rising(6)], 0.02, 122), 22050)
+  const first = await discover([reviewed, unreviewed], source)
+  const [onReviewed] = await first.tags(reviewed)
+  const before = await first.tags(unreviewed)
+  assert.ok(overlaps(onReviewed, 3, 3.3) && before.length >= 1 && overlaps(before[0], 6, 6.3))
+  const res = await t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag: onReviewed.id, decision: 'yes' } })
+  assert.is(res.statusCode, 201, JSON.stringify(res.data))
+  const destination = onReviewed.tag_set_id
+  const project = await makeProject(t.db, alice)
+  await addToProject(t.db, project, [reviewed, unreviewed])
+  const id = await createJob(project, 1, {
+    sourceTagSet: String(source), destinationTagSet: String(destination), numberOfTagsToDiscover: '3', windowSizeInSeconds: '0.3',
+  })
+  assert.is((await waitForStatus(t.db, id, [4, 5, 6], 120)).status_id, 6)
+  const after = await t.db.selectFrom('tags').selectAll().where('tag_set_id', '=', destination).where('media_file_id', '=', unreviewed).execute()
+  assert.is(after.length, before.length, JSON.stringify(after.map((g) => [g.start_time, g.strength])))
+  assert.ok(!after.some((g) => before.some((b) => b.id === g.id)), 'the undecided machine tags were replaced')
+  const kept = await t.db.selectFrom('tags').selectAll().where('tag_set_id', '=', destination).where('media_file_id', '=', reviewed).execute()
+  assert.ok(kept.some((g) => g.id === onReviewed.id) && kept.filter((g) => overlaps(g, 3, 3.3)).length === 1)
+})
+
 test('a file that cannot be decoded is listed with the reason, and the job goes on with the others', async () => {
   const chirp = await makeTagClass(t.db, alice, library, 'chirp')
   const source = await chirpExamples({ chirp })

@@ -90,7 +90,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
     const report = discoveryReport([{ mediaFile: target.id, windows, best: best < 0 ? null : best, tags: chosen.length, note }])
     await job.step(1, async (trx) => {
-      if (decided.length) await replaceUndecided(trx, tagSet, target.id)
+      if (await underReview(job)) await replaceUndecided(trx, tagSet, target.id, learned.detector.classes.map((c) => c.tagClass))
       if (chosen.length) {
         const now = localTimestamp()
         await trx.insertInto('tags').values(chosen.map((c) => {
@@ -123,9 +123,23 @@ async function decidedTags(job: RunningJob, mediaFile: number) {
     .execute()
 }
 
-/** A run on a destination under review replaces the machine tags nobody decided (docs/decisions.md §20). */
-async function replaceUndecided(trx: Transaction<DB>, tagSet: number, mediaFile: number): Promise<void> {
+/** Whether a reviewer decided any tag of the destination (never, when the job does not learn from reviews). */
+async function underReview(job: RunningJob): Promise<boolean> {
+  if (!learnsFromReviews(job)) return false
+  const found = await job.db.selectFrom('tags as t').select('t.id')
+    .where('t.tag_set_id', '=', job.params.destinationTagSet as number)
+    .where(({ exists, selectFrom }) => exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')))
+    .limit(1).executeTakeFirst()
+  return found !== undefined
+}
+
+/**
+ * A run on a destination under review replaces, in each file it searches, the machine tags of its classes that
+ * nobody decided (docs/decisions.md §20), whether or not that file holds a decided tag: re-running writes nothing twice.
+ */
+async function replaceUndecided(trx: Transaction<DB>, tagSet: number, mediaFile: number, classes: number[]): Promise<void> {
   await trx.deleteFrom('tags').where('tag_set_id', '=', tagSet).where('media_file_id', '=', mediaFile).where('machine_tagged', '=', true)
+    .where('tag_class_id', 'in', classes)
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 'tags.id'))))
     .execute()
 }
