@@ -46,7 +46,8 @@ export interface TrainingWindows {
 export const WEIGHTS = { positives: 1, counter: 1, rejected: 3, weak: 0.5 }
 /** The penalty on the weights of the standardised embedding. */
 export const RIDGE = 3
-const MAX_TEMPLATES = 128
+/** The likeness is measured against at most this many examples (it costs a dot product each, for every window). */
+const MAX_TEMPLATES = 32
 /**
  * The likeness to the nearest template weighs this much more than any one other feature against the penalty: a
  * prior that a call is first of all like an example, which the rest of the embedding corrects.
@@ -65,7 +66,7 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
       ...weighted(counter, 0, WEIGHTS.counter), ...weighted(t.rejected.map((r) => r.embedding), 0, WEIGHTS.rejected),
       ...weighted(t.weak, 0, WEIGHTS.weak),
     ]
-    const templates = spread(own, MAX_TEMPLATES)
+    const templates = spread(middleWindows(own), MAX_TEMPLATES)
     const { model, calibrated } = fitClass(own, negatives, templates)
     classes.push({
       tagClass, model, calibration: calibrated ? 'held-out examples' : 'none',
@@ -76,6 +77,13 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
     })
   }
   return { range, classes }
+}
+
+/** Each example's middle window (of those over it): the one a call's likeness is measured against. */
+function middleWindows(positives: PositiveWindow[]): PositiveWindow[] {
+  const byExample = new Map<number, PositiveWindow[]>()
+  for (const p of positives) byExample.set(p.example, [...byExample.get(p.example) ?? [], p])
+  return [...byExample.values()].map((ws) => ws[Math.floor(ws.length / 2)])
 }
 
 /** At most `n` of `xs`, spread evenly over them. */
@@ -168,19 +176,28 @@ function nearest(shape: Float32Array, shapes: Float32Array[]): number {
   return best
 }
 
-/** The class a window's embedding most likely belongs to, and that probability (the tag's strength). */
-export function scoreWindow(d: Detector, embedding: Float32Array): { classIndex: number; strength: number } {
+/**
+ * The class a window's embedding most likely belongs to, and that probability (the tag's strength). A class whose
+ * strength cannot exceed `floor` whatever the window's likeness to its examples (likeness lies in [0, 1]) is not
+ * measured further: a window weaker than the floor in every class is answered with strength −1, so a scan that
+ * passes the smaller of (just under) its minimum strength and the best strength so far learns all it needs — every
+ * window that may be a candidate, and its best — at the cost of one dot product a class for most windows.
+ */
+export function scoreWindow(d: Detector, embedding: Float32Array, floor = -Infinity): { classIndex: number; strength: number } {
   let classIndex = 0, strength = -1
   for (let c = 0; c < d.classes.length; c++) {
     const m = d.classes[c]
     const w = m.model.weights
-    let z = m.model.bias + w[embedding.length] * nearest(shapeOf(embedding), m.templates)
+    let z = m.model.bias
     for (let j = 0; j < embedding.length; j++) z += w[j] * embedding[j]
-    let s = sigmoid(z)
+    const likenessWeight = w[embedding.length]
+    if (sigmoid(z + Math.max(0, likenessWeight)) <= floor) continue
+    const shape = shapeOf(embedding)
+    const p = nearest(shape, m.templates)
+    let s = sigmoid(z + likenessWeight * p)
     if (m.rejected.length) {
       // nearer a tag reviewers rejected than any example: the strength falls with how much nearer, to 0 for its twin
-      const shape = shapeOf(embedding)
-      const p = nearest(shape, m.templates), r = nearest(shape, m.rejected)
+      const r = nearest(shape, m.rejected)
       if (r > p) s *= Math.max(0, 1 - (r - p) / Math.max(1e-6, 1 - p))
     }
     if (s > strength) { strength = s; classIndex = c }

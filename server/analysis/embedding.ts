@@ -41,6 +41,9 @@ export class StretchSums {
   }
 }
 
+// scratch for embedWindow, which runs to its end without yielding
+const overTime = new Float64Array(SLICES), overBands = new Float64Array(BANDS)
+
 /** The embedding of the window of `length` frames from frame `start` (the stretch holds them all). */
 export function embedWindow(sums: StretchSums, start: number, length: number): Float32Array {
   const out = new Float32Array(EMBEDDING_SIZE)
@@ -51,24 +54,30 @@ export function embedWindow(sums: StretchSums, start: number, length: number): F
     sums.meanInto(out, s * BANDS, start + a, start + b)
   }
   const patch = out.subarray(0, SHAPE_SIZE)
-  let total = 0, peak = 0
-  const overTime = new Float64Array(SLICES), overBands = new Float64Array(BANDS)
+  let total = 0, peak = 0, middle = 0, edges = 0
+  overTime.fill(0)
+  overBands.fill(0)
   for (let s = 0; s < SLICES; s++) {
+    let slice = 0
     for (let b = 0; b < BANDS; b++) {
       const v = patch[s * BANDS + b]
-      total += v
+      slice += v
       peak = Math.max(peak, v)
-      overTime[s] += v / BANDS
       overBands[b] += v / SLICES
     }
+    total += slice
+    overTime[s] = slice / BANDS
+    // the middle half of the window against its first and last quarters
+    if (s >= SLICES / 4 && s < (3 * SLICES) / 4) middle += overTime[s]
+    else edges += overTime[s]
   }
-  const level = total / SHAPE_SIZE
-  const middle = (overTime.slice(SLICES / 4, (3 * SLICES) / 4).reduce((x, y) => x + y, 0)) / (SLICES / 2)
-  const edges = (overTime.slice(0, SLICES / 4).reduce((x, y) => x + y, 0) + overTime.slice((3 * SLICES) / 4).reduce((x, y) => x + y, 0)) / (SLICES / 2)
   // dB above the background, in tens
-  const stats = [level / 10, peak / 10, deviation(overTime) / 10, deviation(overBands) / 10, (middle - edges) / 10]
+  out[SHAPE_SIZE] = total / SHAPE_SIZE / 10
+  out[SHAPE_SIZE + 1] = peak / 10
+  out[SHAPE_SIZE + 2] = deviation(overTime) / 10
+  out[SHAPE_SIZE + 3] = deviation(overBands) / 10
+  out[SHAPE_SIZE + 4] = (middle - edges) / (SLICES / 2) / 10
   unitShape(patch)
-  out.set(stats, SHAPE_SIZE)
   return out
 }
 

@@ -72,7 +72,7 @@ export async function scanBlocks(source: AudioSource, detector: Detector, plan: 
   const { frameSeconds } = plan.grid
   const events = new CallEvents(minimumStrength)
   await forEachWindow(source, detector.range, plan, fromBlock, toBlock, WINDOW_STEP_FRAMES, (w, embedding) => {
-    const { classIndex, strength } = scoreWindow(detector, embedding)
+    const { classIndex, strength } = scoreWindow(detector, embedding, Math.min(minimumStrength - 1e-9, best))
     windows++
     if (strength > best) best = strength
     for (const c of events.add({ start: w * frameSeconds, end: (w + plan.windowFrames) * frameSeconds, classIndex, strength })) if (!isTaken(c, taken)) found.push(c)
@@ -88,6 +88,8 @@ export async function scanBlocks(source: AudioSource, detector: Detector, plan: 
 
 /** Windows at or above this strength are a call: the model thinks a call more likely than not. */
 export const CALL_STRENGTH = 0.5
+const none: Candidate[] = []
+
 /** Windows kept of one run of overlapping calls before it is cut (so that a chorus costs bounded memory). */
 const MAX_RUN = 4096
 
@@ -104,7 +106,7 @@ export class CallEvents {
 
   /** Take the next window; returns the candidates now complete. */
   add(w: Candidate): Candidate[] {
-    if (w.strength < this.minimumStrength) return []
+    if (w.strength < this.minimumStrength) return none
     if (w.strength < CALL_STRENGTH) return [w]
     const last = this.run[this.run.length - 1]
     if (last && (last.classIndex !== w.classIndex || w.start >= last.end || this.run.length >= MAX_RUN)) {
@@ -113,7 +115,7 @@ export class CallEvents {
       return done
     }
     this.run.push(w)
-    return []
+    return none
   }
 
   /** The candidates of the run still open. */
