@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { audioInMemory } from '../server/analysis/audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY } from '../server/analysis/catalog.js'
+import { iou, matchInOrder, type Span } from '../server/analysis/evaluation.js'
 import { wavOf } from '../test/helpers/signals.js'
 import { resampled, sharedDataDir } from './discoveryData.js'
 
@@ -28,7 +29,7 @@ const TAGS_PER_CALL = 3
 /** the protocol's least window; the job type's declared minimum wins when it is larger */
 const LEAST_WINDOW = 0.001
 
-export interface Span { start: number; end: number }
+export { iou, type Span }
 export interface LabelledCall extends Span { file: string; lowHz: number; highHz: number; label: string }
 export interface Recording { name: string; bytes: Buffer; samples: Float32Array; sampleRate: number; calls: LabelledCall[] }
 export interface FewShotSet { name: string; recordings: Recording[] }
@@ -125,13 +126,6 @@ export function mergeOverlapping(tags: FoundTag[]): FoundTag[] {
   return merged
 }
 
-/** Time intersection over union of two spans. */
-export function iou(a: Span, b: Span): number {
-  const inter = Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start))
-  const union = (a.end - a.start) + (b.end - b.start) - inter
-  return union > 0 ? inter / union : 0
-}
-
 export interface Counts { counted: number; tp: number; fp: number; fn: number }
 
 /**
@@ -140,19 +134,7 @@ export interface Counts { counted: number; tp: number; fp: number; fn: number }
  */
 export function score(tags: FoundTag[], calls: Span[], after: number): Counts {
   const counted = mergeOverlapping(tags).filter((t) => t.start >= after).sort((a, b) => b.strength - a.strength || a.start - b.start)
-  const unmatched = new Set(calls.map((_, i) => i))
-  let tp = 0
-  for (const t of counted) {
-    let best = -1, bestIou = 0
-    for (const i of unmatched) {
-      const o = iou(t, calls[i])
-      if (o > bestIou) { best = i; bestIou = o }
-    }
-    if (best >= 0 && bestIou >= IOU_TO_MATCH) {
-      unmatched.delete(best)
-      tp++
-    }
-  }
+  const tp = matchInOrder(counted, calls, IOU_TO_MATCH).filter((call) => call >= 0).length
   return { counted: counted.length, tp, fp: counted.length - tp, fn: calls.length - tp }
 }
 

@@ -178,7 +178,7 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   }
   if (method === 'GET') {
     for (const [name, f] of Object.entries(doc.filters ?? {})) {
-      parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }), ...(f.description ? { description: f.description } : {}) })
+      parameters.push({ name, in: 'query', ...(f.required ? { required: true } : {}), schema: jsonSchema({ ...f, nullable: false }), ...(f.description ? { description: f.description } : {}) })
     }
   }
   const skips = !!doc.skipsDuplicates && method === 'POST'

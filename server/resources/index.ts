@@ -16,6 +16,7 @@ import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
 import * as tagReview from './tagReview.js'
 import * as reviews from './reviews.js'
+import * as evaluation from './evaluation.js'
 import * as mediaImport from './mediaImport.js'
 import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
@@ -44,6 +45,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...tagExample.endpoints(),
   ...tagReview.endpoints(),
   ...reviews.endpoints(),
+  ...evaluation.endpoints(),
   ...mediaImport.endpoints(),
   ...jobResultFile.endpoints(),
   ...jobs.endpoints(),

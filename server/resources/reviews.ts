@@ -1,9 +1,10 @@
 import { reviewQueue } from '../analysis/reviewQueue.js'
 import { STRATEGIES, STRATEGY_HELP, type Strategy } from '../analysis/reviewStrategies.js'
 import { reviewSummary } from '../analysis/reviews.js'
-import type { Context, Endpoint } from '../http/endpoint.js'
+import type { Endpoint } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
-import { parseValue, toJson, type Fields } from '../http/fields.js'
+import { toJson, type Fields } from '../http/fields.js'
+import { parseQuery } from '../http/query.js'
 import { API, fetchRecord } from './resource.js'
 import { tags } from './tag.js'
 import { tagSets } from './tagSet.js'
@@ -25,24 +26,6 @@ const queueQuery: Fields = {
   mediaFile: { type: 'integer', min: 1 },
   minStrength: { type: 'float' },
   maxStrength: { type: 'float' },
-}
-
-/** "a, b or c" */
-const either = (choices: readonly string[]) => `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`
-
-/** The query's values for `fields`, parsed; a bad one is a 400 naming it (and, for a choice, the values it takes). */
-function parseQuery(ctx: Context, fields: Fields): Record<string, unknown> {
-  const values: Record<string, unknown> = {}
-  const errors: Record<string, string[]> = {}
-  for (const [name, f] of Object.entries(fields)) {
-    const raw = ctx.query[name]
-    if (raw === undefined || raw === '') continue
-    const r = parseValue(f, raw)
-    if (r.ok) values[name] = r.value
-    else errors[name] = [f.type === 'choice' && f.choices ? `${r.error.replace(/\.$/, '')}: ${either(f.choices)}.` : r.error]
-  }
-  if (Object.keys(errors).length) throw badRequest(errors)
-  return values
 }
 
 const tagRecord = { type: 'object', required: ['id', 'tagSet', 'mediaFile', 'tagClass', 'startTime', 'endTime', 'strength'] }

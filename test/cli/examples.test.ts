@@ -30,7 +30,7 @@ const ORDER = [
   'perms:grant', 'perms:list',
   'media:import', 'sensor-array:create', 'sensor-array:list', 'sensor:create', 'sensor:list', 'media:list', 'media:get', 'media:spectrogram',
   'tag:create', 'tag:import', 'tag:list', 'tag:export',
-  'review:summary', 'review:export', 'review:import', 'review:open',
+  'review:summary', 'review:export', 'review:import', 'review:open', 'eval',
   'project:create', 'project:add-media', 'project:list', 'project:remove-media',
   'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',

@@ -65,7 +65,9 @@ function apiRoutes(): ApiRoute[] {
   for (const ep of t.app.routeTable.endpoints) {
     const m = new RegExp(`^${API}/([A-Za-z]+)/(?:(:id)/)?(?:([A-Za-z]+)/)?(?:([A-Za-z]+)/)?$`).exec(ep.path)
     if (!m) continue
-    out.push({ url: ep.path, resource: m[1], detail: !!m[2] && !m[3], segment: m[3], action: m[4], methods: Object.keys(ep.methods), auth: ep.auth !== false })
+    // a required query parameter names a record of the same kind (tagSet/{id}/evaluate/?against=): the route's own
+    const required = Object.entries(ep.doc?.filters ?? {}).filter(([, f]) => f.required).map(([name]) => `${name}=:id`)
+    out.push({ url: required.length ? `${ep.path}?${required.join('&')}` : ep.path, resource: m[1], detail: !!m[2] && !m[3], segment: m[3], action: m[4], methods: Object.keys(ep.methods), auth: ep.auth !== false })
   }
   return out
 }
@@ -103,7 +105,7 @@ test('reading: every resource route x every role answers as the access rules say
   assert.equal(unclassified, [], 'resources without an access kind: add them to KIND')
   for (const r of routes.filter((x) => x.methods.includes('GET'))) {
     const kind = KIND[r.resource]
-    const url = r.url.replace(':id', String(idFor(r.resource)))
+    const url = r.url.replaceAll(':id', String(idFor(r.resource)))
     for (const role of ROLES) {
       const res = await call('GET', url, role)
       // a record, or a sub-list, as its (parent) record; a top-level list to every authenticated caller
@@ -140,7 +142,7 @@ test('no list counts or shows a record its caller cannot open, and every readabl
     const detail = routes.find((x) => x.resource === item && x.detail)
     if (!detail) continue
     for (const role of ROLES.filter((x) => x !== 'anonymous' && x !== 'inactive')) {
-      const url = r.url.replace(':id', String(idFor(r.resource)))
+      const url = r.url.replaceAll(':id', String(idFor(r.resource)))
       const probe = await call('GET', url, role)
       if (probe.statusCode !== 200) continue // the parent is not readable, or the list is for site admins
       const { count, ids } = await everything(url, role)
@@ -170,7 +172,7 @@ test('writing: outsiders, revoked grantees and inactive users change nothing, on
     const writes = r.methods.filter((m) => m !== 'GET')
     if (!writes.length) continue
     const kind = KIND[r.resource]
-    const url = r.url.replace(':id', String(idFor(r.resource)))
+    const url = r.url.replaceAll(':id', String(idFor(r.resource)))
     // a body a writer would send: the owner's own record (references included)
     const own = r.detail ? (await call('GET', url, 'owner')).data : (w.ids[r.resource] ? (await call('GET', `${API}/${r.resource}/${w.ids[r.resource]}/`, 'owner')).data : {})
     const outsiders: Role[] = ['stranger', 'revoked', 'inactive', 'anonymous']
