@@ -46,8 +46,8 @@ export interface TrainingWindows {
 export const WEIGHTS = { positives: 1, counter: 1, rejected: 3, weak: 0.5 }
 /** The penalty on the weights of the standardised embedding. */
 export const RIDGE = 3
-/** The likeness is measured against at most this many examples (it costs a dot product each, for every window). */
-const MAX_TEMPLATES = 32
+/** The likeness is measured against at most this many windows over the examples (a dot product each, for the windows the scan measures). */
+const MAX_TEMPLATES = 128
 /**
  * The likeness to the nearest template weighs this much more than any one other feature against the penalty: a
  * prior that a call is first of all like an example, which the rest of the embedding corrects.
@@ -66,7 +66,7 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
       ...weighted(counter, 0, WEIGHTS.counter), ...weighted(t.rejected.map((r) => r.embedding), 0, WEIGHTS.rejected),
       ...weighted(t.weak, 0, WEIGHTS.weak),
     ]
-    const templates = spread(middleWindows(own), MAX_TEMPLATES)
+    const templates = spread(own, MAX_TEMPLATES)
     const { model, calibrated } = fitClass(own, negatives, templates)
     classes.push({
       tagClass, model, calibration: calibrated ? 'held-out examples' : 'none',
@@ -77,13 +77,6 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
     })
   }
   return { range, classes }
-}
-
-/** Each example's middle window (of those over it): the one a call's likeness is measured against. */
-function middleWindows(positives: PositiveWindow[]): PositiveWindow[] {
-  const byExample = new Map<number, PositiveWindow[]>()
-  for (const p of positives) byExample.set(p.example, [...byExample.get(p.example) ?? [], p])
-  return [...byExample.values()].map((ws) => ws[Math.floor(ws.length / 2)])
 }
 
 /** At most `n` of `xs`, spread evenly over them. */
