@@ -80,7 +80,7 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
 }
 
 /** At most `n` of `xs`, spread evenly over them. */
-function spread<T>(xs: T[], n: number): T[] {
+export function spread<T>(xs: T[], n: number): T[] {
   return xs.length <= n ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor(i * xs.length / n)])
 }
 

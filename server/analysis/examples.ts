@@ -1,6 +1,6 @@
 import type { Storage } from '../storage/storage.js'
 import { openAudio, type AudioSource } from './audioSource.js'
-import { trainDetector, type Detector, type PositiveWindow } from './detector.js'
+import { spread, trainDetector, type Detector, type PositiveWindow } from './detector.js'
 import { embedWindow, StretchSums } from './embedding.js'
 import { bandFloor, frameGrid, framesIn, melFilters, melFrames, samplesFor, WINDOW_STEP_FRAMES, type BandRange } from './features.js'
 import { forEachWindow, planFile } from './scan.js'
@@ -168,11 +168,6 @@ async function weakNegatives(storage: Storage, searched: SearchedFile[], example
     }, signal)
   }
   return spread(out, MAX_NEGATIVES)
-}
-
-/** At most `n` of `xs`, spread evenly over them. */
-function spread<T>(xs: T[], n: number): T[] {
-  return xs.length <= n ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor(i * xs.length / n)])
 }
 
 /** The frequencies compared: the examples' band with an octave of context below and above, within every example file's range. */
