@@ -138,7 +138,7 @@ export async function callBand(clip: Labelled): Promise<[number, number]> {
   const sum = new Float64Array(size / 2 + 1)
   const power = new Float64Array(size / 2 + 1)
   const from = Math.floor(clip.start * clip.sampleRate), to = Math.ceil(clip.end * clip.sampleRate)
-  const frame = new Float64Array(size)
+  const frame = new Float32Array(size)
   for (let at = from; at + size <= Math.max(to, from + size) && at + size <= clip.samples.length; at += size / 4) {
     for (let i = 0; i < size; i++) frame[i] = clip.samples[at + i]
     spectrum(frame, power)

@@ -1,5 +1,6 @@
 import { dot, type BandRange } from './features.js'
-import { shapeOf } from './embedding.js'
+import { shapeOf, SHAPE_SIZE } from './embedding.js'
+import { likenessIndex, nearestAbove, type LikenessIndex } from './likeness.js'
 import { decision, fitLogistic, sigmoid, type LabelledRow, type Logistic } from './logistic.js'
 
 // What SupervisedTagDiscovery learns (docs/decisions.md §20): per tag class, a logistic model over a window's
@@ -18,8 +19,8 @@ export interface ClassModel {
   /** P(call of this class | embedding and its likeness to the nearest template), standardisation and calibration folded in */
   model: Logistic
   /** shapes of the examples, and of tags reviewers said are not of this class */
-  templates: Float32Array[]
-  rejected: Float32Array[]
+  templates: LikenessIndex
+  rejected: LikenessIndex
   /** how the probability was calibrated: on examples held out of the fit, or not (a single example) */
   calibration: 'held-out examples' | 'none'
 }
@@ -70,8 +71,8 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
     const { model, calibrated } = fitClass(own, negatives, templates)
     classes.push({
       tagClass, model, calibration: calibrated ? 'held-out examples' : 'none',
-      templates: templates.map((p) => shapeOf(p.embedding)),
-      rejected: t.rejected.filter((r) => r.tagClass === tagClass).map((r) => shapeOf(r.embedding)),
+      templates: likenessIndex(templates.map((p) => shapeOf(p.embedding)), SHAPE_SIZE),
+      rejected: likenessIndex(t.rejected.filter((r) => r.tagClass === tagClass).map((r) => shapeOf(r.embedding)), SHAPE_SIZE),
       minFrequency: Math.min(...own.map((e) => e.minFrequency)),
       maxFrequency: Math.max(...own.map((e) => e.maxFrequency)),
     })
@@ -162,13 +163,6 @@ function standardisation(rows: Float32Array[]) {
   }
 }
 
-/** The largest correlation of `shape` with any of `shapes`, 0 when there is none. */
-function nearest(shape: Float32Array, shapes: Float32Array[]): number {
-  let best = 0
-  for (const s of shapes) best = Math.max(best, dot(shape, s))
-  return best
-}
-
 /**
  * The class a window's embedding most likely belongs to, and that probability (the tag's strength). A class whose
  * strength cannot exceed `floor` whatever the window's likeness to its examples (likeness lies in [0, 1]) is not
@@ -178,22 +172,29 @@ function nearest(shape: Float32Array, shapes: Float32Array[]): number {
  */
 export function scoreWindow(d: Detector, embedding: Float32Array, floor = -Infinity): { classIndex: number; strength: number } {
   let classIndex = 0, strength = -1
+  const n = embedding.length
   for (let c = 0; c < d.classes.length; c++) {
     const m = d.classes[c]
     const w = m.model.weights
     let z = m.model.bias
-    for (let j = 0; j < embedding.length; j++) z += w[j] * embedding[j]
-    const likenessWeight = w[embedding.length]
+    for (let j = 0; j < n; j++) z += w[j] * embedding[j]
+    const likenessWeight = w[n]
     if (sigmoid(z + Math.max(0, likenessWeight)) <= floor) continue
     const shape = shapeOf(embedding)
-    const p = nearest(shape, m.templates)
+    // the likeness the window needs for its strength to pass the floor (with a negative weight, none is too low)
+    const needed = likenessWeight > 0 && floor > 0 && floor < 1 ? (logit(floor) - z) / likenessWeight : -Infinity
+    // a likeness is never below 0: unlike every example is as unlike as it gets (as in training)
+    const p = Math.max(0, nearestAbove(m.templates, shape, needed))
+    if (p <= needed) continue
     let s = sigmoid(z + likenessWeight * p)
-    if (m.rejected.length) {
+    if (m.rejected.count) {
       // nearer a tag reviewers rejected than any example: the strength falls with how much nearer, to 0 for its twin
-      const r = nearest(shape, m.rejected)
+      const r = Math.max(0, nearestAbove(m.rejected, shape, p))
       if (r > p) s *= Math.max(0, 1 - (r - p) / Math.max(1e-6, 1 - p))
     }
     if (s > strength) { strength = s; classIndex = c }
   }
   return { classIndex, strength }
 }
+
+const logit = (p: number) => Math.log(p / (1 - p))

@@ -103,7 +103,7 @@ export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: F
   from: number, count: number): AsyncGenerator<{ first: number; rows: Float32Array }> {
   const spectrum = await powerSpectrum(grid.fftSize)
   const { fftSize, hop } = grid
-  const frame = new Float64Array(fftSize)
+  const frame = new Float32Array(fftSize)
   const power = new Float64Array(fftSize / 2 + 1)
   let buf = new Float32Array(0)
   let bufStart = 0 // the file's sample index of buf[0]

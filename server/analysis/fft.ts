@@ -9,7 +9,7 @@ export interface PowerSpectrum {
    * |X[k]|² / size of the Hann-windowed samples frame[at … at + size), written to out[k], for k in
    * [fromBin, toBin) (default: every k from 0 to size/2)
    */
-  (frame: Float32Array | Float64Array, out: Float64Array, at?: number, fromBin?: number, toBin?: number): void
+  (frame: Float32Array, out: Float64Array, at?: number, fromBin?: number, toBin?: number): void
 }
 
 const REAL = 0
@@ -25,19 +25,32 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
   const input = m._pffft_aligned_malloc(size * 4) / 4
   const output = m._pffft_aligned_malloc(size * 4) / 4
   const work = m._pffft_aligned_malloc(size * 4)
-  const window = new Float32Array(size)
-  for (let i = 0; i < size; i++) window[i] = 0.5 - 0.5 * Math.cos(2 * Math.PI * i / size)
   const half = size / 2
-  const f = (frame: Float32Array | Float64Array, out: Float64Array, at = 0, fromBin = 0, toBin = half + 1) => {
+  // The Hann window 1/2 − cos(2πn/size)/2 applied after the transform, as X[k]/2 − (X[k−1] + X[k+1])/4
+  // (docs/decisions.md §20): three bins for each bin wanted instead of a multiplication for every sample, and
+  // the frame copied into the module's memory whole.
+  const f = (frame: Float32Array, out: Float64Array, at = 0, fromBin = 0, toBin = half + 1) => {
     const heap = m.HEAPF32 // looked up each time: the view is replaced if the module's memory grows
-    for (let i = 0; i < size; i++) heap[input + i] = frame[at + i] * window[i]
+    heap.set(frame.subarray(at, at + size), input)
     m._pffft_transform_ordered(setup, input * 4, output * 4, work, FORWARD)
-    // ordered real output: [X0, X(size/2), re X1, im X1, re X2, im X2, …]
-    if (fromBin === 0) out[0] = heap[output] * heap[output] / size
-    if (toBin > half) out[half] = heap[output + 1] * heap[output + 1] / size
-    for (let k = Math.max(1, fromBin), end = Math.min(half, toBin); k < end; k++) {
-      const re = heap[output + 2 * k], im = heap[output + 2 * k + 1]
-      out[k] = (re * re + im * im) / size
+    // ordered real output: [X0, X(size/2), re X1, im X1, re X2, im X2, …]; X(−k) and X(size/2 + k) are the
+    // conjugates of X(k) and X(size/2 − k)
+    const re = (k: number): number => k === 0 ? heap[output] : k === half ? heap[output + 1]
+      : k < 0 ? re(-k) : k > half ? re(size - k) : heap[output + 2 * k]
+    const im = (k: number): number => k === 0 || k === half ? 0
+      : k < 0 ? -im(-k) : k > half ? -im(size - k) : heap[output + 2 * k + 1]
+    const end = Math.min(half + 1, toBin)
+    for (let k = Math.max(0, fromBin); k < end; k++) {
+      let r: number, i: number
+      if (k >= 2 && k <= half - 2) {
+        const o = output + 2 * k
+        r = 0.5 * heap[o] - 0.25 * (heap[o - 2] + heap[o + 2])
+        i = 0.5 * heap[o + 1] - 0.25 * (heap[o - 1] + heap[o + 3])
+      } else {
+        r = 0.5 * re(k) - 0.25 * (re(k - 1) + re(k + 1))
+        i = 0.5 * im(k) - 0.25 * (im(k - 1) + im(k + 1))
+      }
+      out[k] = (r * r + i * i) / size
     }
   }
   return Object.assign(f, { size }) as PowerSpectrum

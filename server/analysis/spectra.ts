@@ -61,7 +61,7 @@ export async function spectrogram(samples: Float32Array, sampleRate: number, set
   }
   const frames = Math.max(0, Math.floor((samples.length - 1) / hop) + 1)
   const data = new Float32Array(frames * bands)
-  const frame = new Float64Array(size)
+  const frame = new Float32Array(size)
   const power = new Float64Array(size / 2 + 1)
   const previous = new Float64Array(bands)
   const spectrum = await powerSpectrum(size)

@@ -4,6 +4,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openAudio, type AudioSource, type MonoChunk } from '../../server/analysis/audioSource.js'
 import { embedWindow, shapeOf, SHAPE_SIZE, StretchSums } from '../../server/analysis/embedding.js'
+import { powerSpectrum } from '../../server/analysis/fft.js'
 import { learnDetector } from '../../server/analysis/examples.js'
 import { BANDS, bandFloor, dot, frameGrid, framesIn, melFilters, melFrames, samplesFor } from '../../server/analysis/features.js'
 import { planFile, scanBlocks, strongestApart } from '../../server/analysis/scan.js'
@@ -83,6 +84,29 @@ test('a call has the same shape at 22,050 and at 48,000 Hz', async () => {
   const [a, b] = [await shapeAt(22050), await shapeAt(48000)]
   assert.is(a.length, SHAPE_SIZE)
   assert.ok(dot(a, b) > 0.95, `correlation ${dot(a, b)}`)
+})
+
+test('the power spectrum, its Hann window applied to the transform, is that of a windowed DFT at every bin', async () => {
+  for (const size of [32, 2048]) {
+    const spectrum = await powerSpectrum(size)
+    const x = signal(size / 8000 + 0.01, 8000, [{ from: 0, to: 1, frequency: 1000, toFrequency: 3000, amplitude: 0.5 }], 0.1, 2)
+    const at = 37
+    const all = new Float64Array(size / 2 + 1), some = new Float64Array(size / 2 + 1)
+    spectrum(x, all, at)
+    spectrum(x, some, at, 1, 3)
+    for (let k = 0; k <= size / 2; k++) {
+      let re = 0, im = 0
+      for (let n = 0; n < size; n++) {
+        const w = 0.5 - 0.5 * Math.cos(2 * Math.PI * n / size)
+        re += x[at + n] * w * Math.cos(2 * Math.PI * k * n / size)
+        im -= x[at + n] * w * Math.sin(2 * Math.PI * k * n / size)
+      }
+      const expected = (re * re + im * im) / size
+      assert.ok(Math.abs(all[k] - expected) <= 1e-4 * expected + 1e-9, `size ${size} bin ${k}: ${all[k]} for ${expected}`)
+      if (k >= 1 && k < 3) assert.is(some[k], all[k])
+      else assert.is(some[k], 0)
+    }
+  }
 })
 
 test('frames follow the window: 25 ms apart for a 2 s window, a fifth of a millisecond for a 3 ms window at 384 kHz', () => {
