@@ -53,16 +53,14 @@ export function embedWindow(sums: StretchSums, start: number, length: number): F
     const b = Math.min(length, Math.max(a + 1, Math.floor((s + 1) * length / SLICES)))
     sums.meanInto(out, s * BANDS, start + a, start + b)
   }
-  const patch = out.subarray(0, SHAPE_SIZE)
   let total = 0, peak = 0, middle = 0, edges = 0
-  overTime.fill(0)
   overBands.fill(0)
   for (let s = 0; s < SLICES; s++) {
     let slice = 0
-    for (let b = 0; b < BANDS; b++) {
-      const v = patch[s * BANDS + b]
+    for (let b = 0, at = s * BANDS; b < BANDS; b++, at++) {
+      const v = out[at]
       slice += v
-      peak = Math.max(peak, v)
+      if (v > peak) peak = v
       overBands[b] += v / SLICES
     }
     total += slice
@@ -77,15 +75,15 @@ export function embedWindow(sums: StretchSums, start: number, length: number): F
   out[SHAPE_SIZE + 2] = deviation(overTime) / 10
   out[SHAPE_SIZE + 3] = deviation(overBands) / 10
   out[SHAPE_SIZE + 4] = (middle - edges) / (SLICES / 2) / 10
-  unitShape(patch)
+  unitShape(out.subarray(0, SHAPE_SIZE))
   return out
 }
 
 function deviation(v: Float64Array): number {
   let mean = 0
-  for (const x of v) mean += x
+  for (let i = 0; i < v.length; i++) mean += v[i]
   mean /= v.length
   let s = 0
-  for (const x of v) s += (x - mean) ** 2
+  for (let i = 0; i < v.length; i++) s += (v[i] - mean) ** 2
   return Math.sqrt(s / v.length)
 }
