@@ -185,22 +185,35 @@ async function learningLoop(api: Api, library: number, source: number, hidden: H
     const h = hidden[files.indexOf(t.mediaFile)]
     return t.startTime < h.callEnd && t.endTime > h.callStart
   }
-  const figures = (tags: Array<{ mediaFile: number; startTime: number; endTime: number; strength: number }>) => {
+  type Found = { id: number; mediaFile: number; startTime: number; endTime: number; strength: number }
+  /** the clip of a hidden-call file a tag lies most on */
+  const clipOf = (t: Found) => {
+    const overlap = (p: { start: number; end: number }) => Math.min(p.end, t.endTime) - Math.max(p.start, t.startTime)
+    return hidden[files.indexOf(t.mediaFile)].parts.reduce((a, b) => (overlap(b) > overlap(a) ? b : a)).name
+  }
+  const rejected = new Map<number, string>() // tag id → its clip
+  const figures = (tags: Found[]) => {
     const strongest = files.map((f) => tags.filter((t) => t.mediaFile === f).sort((a, b) => b.strength - a.strength)[0])
     const above = tags.filter((t) => t.strength >= 0.5)
-    return `${strongest.filter((t) => t && isCall(t)).length} of 10 hits; at strength >= 0.5: ${above.filter(isCall).length} tags on calls, ${above.filter((t) => !isCall(t)).length} elsewhere`
+    const elsewhere = above.filter((t) => !isCall(t))
+    const fresh = elsewhere.filter((t) => !rejected.has(t.id))
+    const twins = fresh.filter((t) => [...rejected.values()].includes(clipOf(t))).length
+    return `${strongest.filter((t) => t && isCall(t)).length} of 10 hits; at strength >= 0.5: ${above.filter(isCall).length} tags on calls, ${elsewhere.length} elsewhere`
+      + (rejected.size ? ` (${elsewhere.length - fresh.length} of them the rejected tags, kept with their decisions; of the ${fresh.length} new, ${twins} on a clip rejected in another file)` : '')
   }
   const first = await discover(api, files, source, params)
+  const firstFigures = figures(first.tags)
   const queue = (await api('GET', `/api/v0/tagSet/${first.destination}/reviewQueue/?n=20`)).results as Array<{ id: number; mediaFile: number; startTime: number; endTime: number }>
   let yes = 0
   for (const t of queue) {
     const decision = isCall(t) ? 'yes' : 'no'
     if (decision === 'yes') yes++
+    else rejected.set(t.id, clipOf(t as Found))
     await api('POST', '/api/v0/tagReview/', { tag: t.id, decision })
   }
   const second = await discover(api, files, source, params, first.destination)
   console.log('\n3. learning from review (48 kHz files, band-limited examples, 3 tags a file at any strength)')
-  console.log(`   first run:  ${figures(first.tags)}`)
+  console.log(`   first run:  ${firstFigures}`)
   console.log(`   a scripted reviewer decided the 20 tags of the queue from the truth: ${yes} yes, ${queue.length - yes} no`)
   console.log(`   second run: ${figures(second.tags)}`)
 }

@@ -16,7 +16,11 @@ import { seededRandom } from '../server/analysis/random.js'
 
 export interface Clip { name: string; samples: Float32Array; sampleRate: number; md5: string }
 export interface Labelled extends Clip { start: number; end: number }
-export interface HiddenCall { name: string; samples: Float32Array; sampleRate: number; callStart: number; callEnd: number; clip: string }
+export interface HiddenCall {
+  name: string; samples: Float32Array; sampleRate: number; callStart: number; callEnd: number; clip: string
+  /** the clips it is made of, in order, with where each lies (seconds) */
+  parts: Array<{ name: string; start: number; end: number }>
+}
 
 export interface DiscoveryData {
   dir: string
@@ -110,14 +114,16 @@ export function hiddenCalls(data: DiscoveryData, n: number, seed: number): Hidde
     parts.splice(at, 0, call)
     const samples = new Float32Array(parts.reduce((s, p) => s + p.samples.length, 0))
     let offset = 0, callStart = 0
+    const placed: HiddenCall['parts'] = []
     for (const p of parts) {
       if (p === call) callStart = offset
       samples.set(p.samples, offset)
+      placed.push({ name: p.name, start: offset / call.sampleRate, end: (offset + p.samples.length) / call.sampleRate })
       offset += p.samples.length
     }
     return {
       name: `hidden-${String(i + 1).padStart(2, '0')}.wav`, samples, sampleRate: call.sampleRate,
-      callStart: callStart / call.sampleRate, callEnd: (callStart + call.samples.length) / call.sampleRate, clip: call.name,
+      callStart: callStart / call.sampleRate, callEnd: (callStart + call.samples.length) / call.sampleRate, clip: call.name, parts: placed,
     }
   })
 }
