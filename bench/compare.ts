@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
@@ -18,7 +18,7 @@ import { API, seededRecords } from './seeded.js'
 
 interface Ids { tag_id: number; tagSet_id: number; tagClass_id: number; mediaFile_id: number }
 
-interface Target { base: string; token: string; ids: Ids; postTagSet: number }
+export interface Target { base: string; token: string; ids: Ids; postTagSet: number }
 
 export interface CompareOptions {
   reference: { base: string; token: string; idsFile: string }
@@ -56,34 +56,57 @@ function request(t: Target, ep: typeof ENDPOINTS[number], connections: number, d
 const fmt = (n: number, w: number) => String(Number.isFinite(n) ? Math.round(n) : '?').padStart(w)
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '?').padStart(7)
 
+/** One endpoint at one connection count on both services, one after the other, with the machine's load. */
+export interface CompareRow { endpoint: string; connections: number; reference: Measure; mas: Measure; ratio: number; load: number }
+
+/** The reference service's records from its seed's ids file. */
+export function referenceTarget(base: string, token: string, idsFile: string): Target {
+  const ids = JSON.parse(readFileSync(idsFile, 'utf8')) as Ids
+  return { base, token, ids, postTagSet: ids.tagSet_id }
+}
+
+/** mas's seeded records (npm run seed:bench) on a running server. */
+export async function masTarget(base: string): Promise<Target> {
+  const seeded = await seededRecords(base)
+  return {
+    base, token: OWNER.token, postTagSet: seeded.writeSet.id,
+    ids: { tag_id: seeded.aTag, tagSet_id: seeded.tagSet.id, tagClass_id: seeded.tagClass, mediaFile_id: seeded.files[0] },
+  }
+}
+
+export const COMPARE_HEADER = `${'endpoint'.padEnd(34)}${'conn'.padStart(5)}${'ref r/s'.padStart(9)}${'p99'.padStart(7)}`
+  + `${'mas r/s'.padStart(9)}${'p99'.padStart(7)}${'ratio'.padStart(8)}${'load'.padStart(6)}   (latency ms; load: 1-minute average)\n`
+
+/** Every endpoint at every connection count, the reference first and then mas, each row printed as it is measured. */
+export async function compareRound(reference: Target, mas: Target, driver: Driver, duration: number, connections: number[]): Promise<CompareRow[]> {
+  for (const t of [reference, mas]) await probe(t)
+  const rows: CompareRow[] = []
+  for (const ep of ENDPOINTS) {
+    for (const c of connections) {
+      // a short unrecorded run first: JIT, connection pools and caches warm for both
+      await load(driver, request(reference, ep, c, 1))
+      await load(driver, request(mas, ep, c, 1))
+      const r = await load(driver, request(reference, ep, c, duration))
+      const m = await load(driver, request(mas, ep, c, duration))
+      const ratio = m.rps / r.rps
+      const row = { endpoint: ep.name, connections: c, reference: r, mas: m, ratio, load: loadavg()[0] }
+      rows.push(row)
+      const bad = [r, m].some((x) => x.non2xx || x.errors) ? `  ! non-2xx ${r.non2xx}/${m.non2xx}, errors ${r.errors}/${m.errors}` : ''
+      process.stdout.write(`${ep.name.padEnd(34)}${fmt(c, 5)}${fmt(r.rps, 9)}${ms(r.p99)}${fmt(m.rps, 9)}${ms(m.p99)}`
+        + `${(ratio.toFixed(1) + 'x').padStart(8)}${row.load.toFixed(1).padStart(6)}${bad}\n`)
+    }
+  }
+  return rows
+}
+
 export async function compareBenchmark(o: CompareOptions): Promise<void> {
-  const ids = JSON.parse(readFileSync(o.reference.idsFile, 'utf8')) as Ids
-  const reference: Target = { base: o.reference.base, token: o.reference.token, ids, postTagSet: ids.tagSet_id }
+  const reference = referenceTarget(o.reference.base, o.reference.token, o.reference.idsFile)
   const server = await startMas(o.mas)
   try {
-    const seeded = await seededRecords(server.base)
-    const mas: Target = {
-      base: server.base, token: OWNER.token, postTagSet: seeded.writeSet.id,
-      ids: { tag_id: seeded.aTag, tagSet_id: seeded.tagSet.id, tagClass_id: seeded.tagClass, mediaFile_id: seeded.files[0] },
-    }
-    for (const t of [reference, mas]) await probe(t)
+    const mas = await masTarget(server.base)
     process.stdout.write(`mas beside ${reference.base}: ${o.duration} s per measurement, load from ${o.driver}, ${cpus().length} cores\n\n`)
-    process.stdout.write(`${'endpoint'.padEnd(34)}${'conn'.padStart(5)}${'ref r/s'.padStart(9)}${'p99'.padStart(7)}`
-      + `${'mas r/s'.padStart(9)}${'p99'.padStart(7)}${'ratio'.padStart(8)}   (latency ms)\n`)
-    const rows: Array<{ endpoint: string; connections: number; reference: Measure; mas: Measure; ratio: number }> = []
-    for (const ep of ENDPOINTS) {
-      for (const c of o.connections) {
-        // a short unrecorded run first: JIT, connection pools and caches warm for both
-        await load(o.driver, request(reference, ep, c, 1))
-        await load(o.driver, request(mas, ep, c, 1))
-        const r = await load(o.driver, request(reference, ep, c, o.duration))
-        const m = await load(o.driver, request(mas, ep, c, o.duration))
-        const ratio = m.rps / r.rps
-        rows.push({ endpoint: ep.name, connections: c, reference: r, mas: m, ratio })
-        const bad = [r, m].some((x) => x.non2xx || x.errors) ? `  ! non-2xx ${r.non2xx}/${m.non2xx}, errors ${r.errors}/${m.errors}` : ''
-        process.stdout.write(`${ep.name.padEnd(34)}${fmt(c, 5)}${fmt(r.rps, 9)}${ms(r.p99)}${fmt(m.rps, 9)}${ms(m.p99)}${(ratio.toFixed(1) + 'x').padStart(8)}${bad}\n`)
-      }
-    }
+    process.stdout.write(COMPARE_HEADER)
+    const rows = await compareRound(reference, mas, o.driver, o.duration, o.connections)
     const bulk = await bulkCreation(o, mas)
     process.stdout.write(`\nPOST tag/ with arrays of 1,000 tags on mas, 4 connections: ${Math.round(bulk)} tags/s\n`)
     const url = o.mas.databaseUrl ?? (o.mas.dataDir ? await runningUrl(o.mas.dataDir) : undefined)
@@ -106,7 +129,7 @@ async function probe(t: Target): Promise<void> {
   }
 }
 
-async function bulkCreation(o: CompareOptions, mas: Target): Promise<number> {
+async function bulkCreation(o: Pick<CompareOptions, 'driver' | 'duration'>, mas: Target): Promise<number> {
   const body = JSON.stringify(Array.from({ length: 1000 }, (_, i) => tagBody(mas, i)))
   const ep = ENDPOINTS[ENDPOINTS.length - 1]
   await load(o.driver, request(mas, ep, 4, 1, body))

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import waveResampler from 'wave-resampler'
+import { besideCheckout } from './beside.js'
 import { audioInMemory } from '../server/analysis/audioSource.js'
 import { powerSpectrum } from '../server/analysis/fft.js'
 import { seededRandom } from '../server/analysis/random.js'
@@ -31,8 +30,6 @@ export interface DiscoveryData {
   testFalse: Clip[]
 }
 
-const here = dirname(fileURLToPath(import.meta.url))
-
 /**
  * The folder of one set of the shared labelled recordings (one holding a labels.csv), or why there is none:
  * MAS_DISCOVERY_DATA for qut-currawong; else `set` in MAS_SHARED_DATA, the folder holding every set; else
@@ -46,12 +43,7 @@ export function sharedDataDir(set: string): { dir: string } | { error: string } 
     const dir = join(shared, set)
     return existsSync(join(dir, 'labels.csv')) ? { dir } : { error: `MAS_SHARED_DATA=${shared} holds no ${set}/labels.csv` }
   }
-  const root = resolve(here, '..', '..') // dist/bench → the checkout
-  const candidates = [resolve(root, '..', 'shared', 'data', set)]
-  try {
-    const origin = execFileSync('git', ['config', '--get', 'remote.origin.url'], { cwd: root, encoding: 'utf8' }).trim()
-    if (origin && !/^[a-z]+:\/\//.test(origin)) candidates.push(resolve(root, origin, '..', 'shared', 'data', set))
-  } catch { /* not a clone */ }
+  const candidates = besideCheckout(join('shared', 'data', set))
   const dir = candidates.find((d) => existsSync(join(d, 'labels.csv')))
   const variable = set === 'qut-currawong' ? 'MAS_DISCOVERY_DATA or MAS_SHARED_DATA' : 'MAS_SHARED_DATA'
   return dir ? { dir } : { error: `no labelled recordings ${set}: set ${variable} (looked in ${candidates.join(', ')})` }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 // and the ceiling (a bare Fastify serving recorded answers), each on its own
 // free port, stopped by their own ids.
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 export interface Running { child: ChildProcess; base: string; stop(): Promise<void> }
 

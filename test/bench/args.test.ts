@@ -13,7 +13,7 @@ const run = (name: string, ...args: string[]) => {
   return spawnSync(process.execPath, [script(name), ...args], { encoding: 'utf8', env, timeout: 30_000 })
 }
 
-for (const name of ['api', 'seed', 'soak', 'cliBench']) {
+for (const name of ['api', 'seed', 'soak', 'cliBench', 'sbs']) {
   test(`${name}: --help prints the usage and exits 0`, () => {
     const r = run(name, '--help')
     assert.is(r.status, 0)
@@ -38,6 +38,15 @@ test('seed: a wrong value and a missing database are named in one line', () => {
   assert.equal([noTarget.status, noTarget.stderr.split('\n')[0]], [2, 'give --data-dir DIR (embedded PostgreSQL) or set DATABASE_URL'])
   const api = run('api')
   assert.equal([api.status, api.stderr.split('\n')[0]], [2, 'give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL'])
+})
+
+test('sbs: wrong rounds, connections and a reference service that is not there are named in one line', () => {
+  assert.equal([run('sbs', '--rounds', '0').status, run('sbs', '--rounds', '0').stderr.split('\n')[0]], [2, '--rounds must be a whole number of at least 1'])
+  const conns = run('sbs', '--connections', '32,x')
+  assert.equal([conns.status, conns.stderr.split('\n')[0]], [2, '--connections must be whole numbers, e.g. 32,4'])
+  const missing = spawnSync(process.execPath, [script('sbs')], { encoding: 'utf8', env: { ...process.env, MAS_DRF_SERVICE_DIR: '/nonexistent' }, timeout: 30_000 })
+  assert.is(missing.status, 1)
+  assert.is(missing.stderr, 'no reference service (setup.sh and serve.sh) in /nonexistent: set MAS_DRF_SERVICE_DIR\n')
 })
 
 test('discoveryBench: --only names its parts; a part it does not have is one line and the usage, exit status 2', () => {
