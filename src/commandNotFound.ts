@@ -1,7 +1,7 @@
 import { toConfiguredId } from '@oclif/core/util/ids'
 import type { Hook, Interfaces } from '@oclif/core'
 import suggestOnTerminal from '@oclif/plugin-not-found'
-import levenshtein from 'fast-levenshtein'
+import { closest } from './closest.js'
 
 // A mistyped command (docs/architecture.md, "The command line"). On a terminal, @oclif/plugin-not-found's
 // own hook asks "Did you mean media import?" and runs it when confirmed. Anywhere else nobody can answer,
@@ -28,9 +28,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
 function closestCommand(id: string, config: Interfaces.Config): string | undefined {
   const hidden = new Set(config.commands.filter((c) => c.hidden).map((c) => c.id))
   const ids = [...config.commandIDs, ...config.commands.flatMap((c) => c.aliases)].filter((c) => !hidden.has(c))
-  return ids
-    .map((c) => ({ id: c, distance: levenshtein.get(id, c, { useCollator: true }) }))
-    .sort((a, b) => a.distance - b.distance)[0]?.id
+  return closest(id, ids)
 }
 
 export default hook

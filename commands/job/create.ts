@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand, usageError } from '../../src/baseCommand.js'
+import { closest } from '../../src/closest.js'
 import { createJob, defaultJobName } from '../../src/jobCreate.js'
 import { paramsWithIds } from '../../src/jobParamNames.js'
 import { jobTypeId, projectId, scopeLibrary } from '../../src/lookup.js'
@@ -11,6 +12,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     'The type is a name from jobTypes/ (e.g. RandomWindowTagging) or its id. Parameters are name=value pairs;',
     'a parameter with a default may be left out, a required one may not. A library, tag set or media file',
     'parameter takes a name as well as an id (media files by alias or file name, in --library when given).',
+    'A type that writes tags refuses a parameter it does not take: misspelt, it would run with its default.',
     'A type that reads media files searches the files of --project, of --library (within --folder), or of both',
     '(the project\'s files in that library), as they are when the job runs; --param mediaFileId=FILE reads one.',
     'The built-in types and their parameters:',
@@ -49,6 +51,15 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     }
     const type = await jobTypeId(this.api, this.flags.type)
     const known = JOB_TYPE_PARAMS.find((t) => t.id === type)
+    // The server keeps a parameter no type reads, as the original does. For a type that writes tags, a misspelt
+    // one would run with the default and replace the undecided tags of the run before: refused here.
+    for (const name of Object.keys(parameters)) {
+      if (!known?.params.destinationTagSet || name in known.params) continue
+      const names = Object.keys(known.params)
+      const near = closest(name, names)
+      usageError(`--param ${name}: jobs of type ${known.name} have no parameter ${name}.`
+        + `${near ? ` Did you mean ${near}?` : ''} (they take ${names.join(', ')})`)
+    }
     const library = await scopeLibrary(this.api, this.flags.library)
     // one media file: --library only says where its name is looked up, so a reader of that library may run the job
     const oneFile = parameters.mediaFileId !== undefined

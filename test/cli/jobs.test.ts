@@ -53,6 +53,12 @@ test('job create resolves the type by name and sends --param values as parameter
   assert.match(unknown.stderr, /Unknown job type "NoSuchType"; known: .*Test \(8\)/)
   const badParam = await w.mas(['job', 'create', '--project', String(project), '--type', '8', '--param', 'novalue'])
   assert.is(badParam.code, 2)
+  // a type that writes tags would run a misspelt parameter with its default, replacing the last run's tags: refused
+  const misspelt = await w.mas(['job', 'create', '--project', String(project), '--type', 'SupervisedTagDiscovery',
+    '--param', 'windowSize=0.5', '--param', 'sourceTagSet=1', '--param', 'destinationTagSet=1'])
+  assert.is(misspelt.code, 2)
+  assert.match(misspelt.stderr, /^Error: --param windowSize: jobs of type SupervisedTagDiscovery have no parameter windowSize\. Did you mean windowSizeInSeconds\? \(they take [^\n]*windowSizeInSeconds/)
+  assert.is(misspelt.stderr.trim().split('\n').length, 1)
 })
 
 test('job list and job get show the job', async () => {
