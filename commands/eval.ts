@@ -69,6 +69,10 @@ export default class Eval extends AuthCommand<typeof Eval> {
     stderr(`tag set ${tagSet.id} (${tagSet.name}) against ${gold.id} (${gold.name}): ${threshold}, IoU >= ${e.iou}, `
       + `${e.mediaFiles} media files, classes matched by ${e.classesMatchedBy === 'id' ? 'id' : 'name'}`
       + (this.flags.output ? `; curves written to ${this.flags.output}` : ''))
+    if (e.overall.detections === 0 && e.overall.gold > 0) {
+      stderr(`none of tag set ${tagSet.id}'s tags lie on those ${e.mediaFiles} media files: every gold tag is missed. A discovery job `
+        + 'writes no tag on its examples, so score it against people\'s tags of the recordings it searched')
+    }
     return e
   }
 }
