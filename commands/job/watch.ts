@@ -89,8 +89,15 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       if (next !== seen) { seen = next; changedAt = Date.now(); staleSaid = false }
     }
     progress.stop()
-    if (!this.jsonEnabled()) stderr(`job ${job.id} ended: ${JOB_STATUS[job.status]}`)
+    if (!this.jsonEnabled()) stderr(`job ${job.id} ended: ${JOB_STATUS[job.status]}${job.status === 4 ? await this.whyFailed(job.id) : ''}`)
     if (job.status !== 6) process.exitCode = 1
     return job
+  }
+
+  /** The reason an ended-in-Error job records in its error.txt result file (docs/decisions.md §8), as ": reason". */
+  private async whyFailed(id: number): Promise<string> {
+    const files = await this.api.all<{ job: number; notes?: string; resultFile?: string }>('jobResultFile/', { job: id })
+    const error = files.find((f) => f.job === id && String(f.resultFile ?? '').split('/').pop()?.startsWith('error') && f.notes)
+    return error ? `: ${error.notes}` : ''
   }
 }

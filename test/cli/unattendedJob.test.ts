@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { claimNext, COMPLETE } from '../../server/analysis/state.js'
+import { recordFailure } from '../../server/analysis/results.js'
+import { claimNext, COMPLETE, ERROR } from '../../server/analysis/state.js'
 import { Worker } from '../../server/jobs/worker.js'
 import type { TestUser } from '../helpers/app.js'
 import { makeJob, makeProject } from '../helpers/jobs.js'
@@ -66,6 +67,17 @@ test('mas job watch on a queued job says once that no worker runs, says when not
   } finally {
     await worker?.stop()
   }
+})
+
+test('mas job watch on a job that ended in Error says why, from its error.txt, and exits 1', async () => {
+  const failed = await makeJob(w.t.db, alice, await makeProject(w.t.db, alice), 8, { numToComplete: '1' })
+  await w.t.db.transaction().execute(async (trx) => {
+    await trx.updateTable('jobs').set({ status_id: ERROR, is_running: false }).where('id', '=', failed).execute()
+    await recordFailure(trx, w.t.app.storage, failed, 'The search holds no media file: library 3 has none below "siteC/".')
+  })
+  const run = await w.mas(['job', 'watch', String(failed), '--interval', '1'])
+  assert.is(run.code, 1)
+  assert.match(run.stderr, new RegExp(`job ${failed} ended: Error: The search holds no media file: library 3 has none below "siteC/"\\.\n?$`))
 })
 
 test.run()
