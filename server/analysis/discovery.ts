@@ -7,12 +7,12 @@ import type { RunningJob } from './jobType.js'
 // What the discovery jobs share: the media a job works on, their spectra,
 // sliding windows over them, and the tag classes their tags are filed under.
 
-export interface MediaRow { id: number; file: string; library_id: number }
+export interface MediaRow { id: number; file: string; library_id: number; alias: string }
 
 /** The job's media file (mediaFileId), or every media file of its project and/or library (within its folder) its
  * owner can read, by id; `wholeSearch`: the latter even when mediaFileId names one (jobMedia.ts). */
 export async function targetMedia(job: RunningJob, options?: MediaSearchOptions): Promise<MediaRow[]> {
-  return jobMediaQuery(job, options).select(['m.id', 'm.file', 'm.library_id']).orderBy('m.id').execute()
+  return jobMediaQuery(job, options).select(['m.id', 'm.file', 'm.library_id', 'm.alias']).orderBy('m.id').execute()
 }
 
 /** Why a file could not be analysed, in a line for a result file. */
@@ -22,14 +22,17 @@ export function describeFailure(e: unknown): string {
   return (e as Error).message ?? String(e)
 }
 
-export interface FileReport { mediaFile: number; windows: number; best: number | null; tags: number; note: string }
+export interface FileReport { mediaFile: number; alias: string; windows: number; best: number | null; tags: number; note: string }
 
-/** A discovery result file: a CSV row per media file with the windows scored, the best score and the tags written. */
+/** A discovery result file: a CSV row per media file (its id and alias) with the windows scored, the best score and the tags written. */
 export function discoveryReport(rows: FileReport[]): string {
   const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
-  return ['mediaFile,windowsScored,bestScore,tagsWritten,note',
-    ...rows.map((r) => [r.mediaFile, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, quoted(r.note)].join(','))].join('\n') + '\n'
+  return ['mediaFile,alias,windowsScored,bestScore,tagsWritten,note',
+    ...rows.map((r) => [r.mediaFile, quoted(r.alias), r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, quoted(r.note)].join(','))].join('\n') + '\n'
 }
+
+/** A media file as results name it: its id and its alias, e.g. `media file 12 (siteA/2026-05-01/0500.wav)`. */
+export const mediaFileNamed = (m: Pick<MediaRow, 'id' | 'alias'>) => `media file ${m.id} (${m.alias})`
 
 /** The tag class called `name` in `library`, created (owned by `userId`) when missing. */
 export async function tagClassNamed(trx: Transaction<DB> | Kysely<DB>, userId: number, library: number, name: string): Promise<number> {

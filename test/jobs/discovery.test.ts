@@ -111,8 +111,9 @@ test('a file without the call gets no tag above minimumStrength, and its result 
   assert.is(results.length, 1)
   const csv = await readStored(results[0].result_file)
   const [header, row] = csv.trim().split('\n')
-  assert.is(header, 'mediaFile,windowsScored,bestScore,tagsWritten,note')
-  const [file, windows, best, written] = row.split(',')
+  assert.is(header, 'mediaFile,alias,windowsScored,bestScore,tagsWritten,note')
+  const [file, alias, windows, best, written] = row.split(',')
+  assert.is(alias, (await t.db.selectFrom('media_files').select('alias').where('id', '=', quiet).executeTakeFirstOrThrow()).alias)
   assert.equal([Number(file), Number(written)], [quiet, 0])
   assert.ok(Number(windows) > 200 && Number(best) < 0.5, row)
 })
@@ -274,7 +275,7 @@ test('a file that cannot be decoded is listed with the reason, and the job goes 
   const { tags, results } = await discover([missing, good], source)
   assert.ok(overlaps((await tags(good))[0], 4, 4.3))
   const notes = results.map((r) => r.notes)
-  assert.ok(notes.some((n) => n.startsWith(`media file ${missing}: not analysed: its stored file cannot be read`)), JSON.stringify(notes))
+  assert.ok(notes.some((n) => n.startsWith(`media file ${missing} (`) && n.includes(`): not analysed: its stored file cannot be read`)), JSON.stringify(notes))
 })
 
 test('unsupervised discovery separates two distinct tones into two clusters', async () => {

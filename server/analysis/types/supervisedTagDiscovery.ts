@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
-import { alreadyWritten, describeFailure, discoveryReport, targetMedia } from '../discovery.js'
+import { alreadyWritten, describeFailure, discoveryReport, mediaFileNamed, targetMedia } from '../discovery.js'
 import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { recordResult } from '../results.js'
@@ -35,7 +35,7 @@ export const supervisedTagDiscoveryJob: JobType = {
     if (!examples.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags to learn from.`)
     const given = Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)]))
     await job.spawnChildren(media.map((m) => ({
-      name: `${job.job.name || 'discovery'}: media file ${m.id}`,
+      name: `${job.job.name || 'discovery'}: ${mediaFileNamed(m)}`.slice(0, 255),
       typeId: CHILD_TYPE,
       parameters: { ...given, mediaFileId: String(m.id) },
     })))
@@ -63,8 +63,8 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     } catch (e) {
       // a file that cannot be decoded is reported, and the job goes on with the others
       const reason = describeFailure(e)
-      await recordResult(job, 'discovery.csv', discoveryReport([{ mediaFile: target.id, windows: 0, best: null, tags: 0, note: reason }]),
-        `media file ${target.id}: not analysed: ${reason}`)
+      await recordResult(job, 'discovery.csv', discoveryReport([{ mediaFile: target.id, alias: target.alias, windows: 0, best: null, tags: 0, note: reason }]),
+        `${mediaFileNamed(target)}: not analysed: ${reason}`)
       return
     }
     const { info } = source
@@ -88,7 +88,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     const nyquist = info.sampleRate / 2
     const tagSet = job.params.destinationTagSet as number
     const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
-    const report = discoveryReport([{ mediaFile: target.id, windows, best: best < 0 ? null : best, tags: chosen.length, note }])
+    const report = discoveryReport([{ mediaFile: target.id, alias: target.alias, windows, best: best < 0 ? null : best, tags: chosen.length, note }])
     await job.step(1, async (trx) => {
       if (await underReview(job)) await replaceUndecided(trx, tagSet, target.id, learned.detector.classes.map((c) => c.tagClass))
       if (chosen.length) {
@@ -106,7 +106,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
       }
     })
     await recordResult(job, 'discovery.csv', report,
-      `media file ${target.id}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tag${chosen.length === 1 ? '' : 's'}${note ? `; ${note}` : ''}`)
+      `${mediaFileNamed(target)}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tag${chosen.length === 1 ? '' : 's'}${note ? `; ${note}` : ''}`)
   },
 }
 
