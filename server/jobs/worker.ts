@@ -12,7 +12,7 @@ import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { recordFailure } from '../analysis/results.js'
 import {
-  claimNext, ERROR, lockAncestors, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED,
+  claimNext, ERROR, lockAncestors, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED, toMilliseconds,
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
@@ -301,14 +301,14 @@ class Running implements RunningJob {
   async step(n = 1, write?: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
     this.signal.throwIfAborted()
     const done = this.done + n
-    const elapsed = this.elapsedBefore + (Date.now() - this.startedAt) / 1000
+    const elapsed = toMilliseconds(this.elapsedBefore + (Date.now() - this.startedAt) / 1000)
     const held = await this.db.transaction().execute(async (trx) => {
       await lockAncestors(trx, this.job.parent_job_id)
       const r = await trx.updateTable('jobs').set({
         num_completed: done, num_to_complete: this.total,
         fraction_completed: this.total > 0 ? Math.min(1, done / this.total) : 0,
         elapsed_real_time: elapsed,
-        time_to_completion: done > 0 ? elapsed / done * Math.max(0, this.total - done) : -1,
+        time_to_completion: done > 0 ? toMilliseconds(elapsed / done * Math.max(0, this.total - done)) : -1,
         last_status_date: localTimestamp(),
       }).where('id', '=', this.job.id).where('worker_id', '=', this.holder)
         .returning('parent_job_id').executeTakeFirst()

@@ -56,6 +56,7 @@ test('a Test job runs from Queued to Complete with every progress field true at 
   assert.equal([job.status, job.requestedStatus, job.isRunning, job.isComplete, job.wasStopped], [6, null, false, true, false])
   assert.equal([job.numToComplete, job.numCompleted, job.fractionCompleted, job.timeToCompletion], [5, 5, 1, 0])
   assert.ok(job.elapsedRealTime >= 0)
+  assert.is(String(job.elapsedRealTime), String(Math.round(job.elapsedRealTime * 1000) / 1000), 'to the millisecond, no binary noise')
   assert.match(job.startedDate, /^\d{4}-\d\d-\d\dT/)
   assert.ok(job.lastStatusDate >= job.startedDate)
   const row = await jobRow(t.db, id)
@@ -125,6 +126,8 @@ test('a parent with children: its progress is the sum of theirs and it completes
   assert.equal(children.data.results.map((c: any) => [c.status, c.numToComplete, c.numCompleted]), [[6, 3, 3], [6, 2, 2], [6, 2, 2]])
   const parent = await getJob(id)
   assert.equal([parent.numToComplete, parent.numCompleted, parent.fractionCompleted, parent.isComplete], [7, 7, 1, true])
+  const sum = children.data.results.reduce((s: number, c: any) => s + c.elapsedRealTime, 0)
+  assert.is(parent.elapsedRealTime, Math.round(sum * 1000) / 1000, 'the sum of its children\'s, to the millisecond')
 })
 
 test('stopping a parent stops its children; queueing it again finishes them', async () => {
