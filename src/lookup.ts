@@ -1,5 +1,6 @@
 import { ApiError, type ApiClient, type Query } from './api.js'
 import { failure } from './baseCommand.js'
+import { closest } from './closest.js'
 import type { ParsedRows, ParsedTags, TagRow } from './tagFormats.js'
 
 // Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
@@ -272,7 +273,14 @@ export async function groupId(api: ApiClient, nameOrId: string, flag = 'group'):
 export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<number> {
   const types = await api.all<{ id: number; name: string }>('jobTypes/')
   const type = types.find((t) => String(t.id) === nameOrId || t.name.toLowerCase() === nameOrId.toLowerCase())
-  if (!type) failure(`Unknown job type "${nameOrId}"; known: ${types.map((t) => `${t.name} (${t.id})`).join(', ')}`)
+  if (!type) {
+    // a name within a few edits, or one holding what was typed (or held by it)
+    const typed = nameOrId.toLowerCase(), names = types.map((t) => t.name.toLowerCase())
+    const holding = names.filter((n) => n.includes(typed) || typed.includes(n))
+    const near = holding.length ? closest(typed, holding) : closest(typed, names, 3)
+    const suggestion = near ? ` Did you mean ${types[names.indexOf(near)].name}?` : ''
+    failure(`Unknown job type "${nameOrId}".${suggestion} Known: ${types.map((t) => `${t.name} (${t.id})`).join(', ')}`)
+  }
   return type.id
 }
 

@@ -50,7 +50,11 @@ test('job create resolves the type by name and sends --param values as parameter
   assert.equal(created.jobparameters_set.map((p: any) => [p.name, p.value]), [['numToComplete', '3']])
   const unknown = await w.mas(['job', 'create', '--project', String(project), '--type', 'NoSuchType'])
   assert.is(unknown.code, 1)
-  assert.match(unknown.stderr, /Unknown job type "NoSuchType"; known: .*Test \(8\)/)
+  assert.match(unknown.stderr, /^Error: Unknown job type "NoSuchType"\. Known: .*Test \(8\)/)
+  const misspeltType = await w.mas(['job', 'create', '--project', String(project), '--type', 'SupervisedTagDiscover'])
+  assert.match(misspeltType.stderr, /^Error: Unknown job type "SupervisedTagDiscover"\. Did you mean SupervisedTagDiscovery\? Known: /)
+  const typo = await w.mas(['job', 'create', '--project', String(project), '--type', 'RandomWindowTaging'])
+  assert.match(typo.stderr, /Did you mean RandomWindowTagging\?/)
   const badParam = await w.mas(['job', 'create', '--project', String(project), '--type', '8', '--param', 'novalue'])
   assert.is(badParam.code, 2)
   // a type that writes tags would run a misspelt parameter with its default, replacing the last run's tags: refused
