@@ -1,16 +1,24 @@
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { listFlags } from '../../src/listOutput.js'
-import { JOB } from '../../src/columns.js'
+import { JOB, JOB_STATUS } from '../../src/columns.js'
 import { projectId } from '../../src/lookup.js'
 
 export default class JobList extends AuthCommand<typeof JobList> {
   static summary = 'List your jobs'
-  static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 1 --status 3 --json']
+  static examples = ['<%= config.bin %> job list', '<%= config.bin %> job list --project 1 --status Running --json']
   static flags = {
     ...listFlags,
     project: Flags.string({ char: 'p', description: 'only jobs of this project (name or id)' }),
-    status: Flags.integer({ description: 'only jobs in this status (2 Queued, 3 Running, 4 Error, 5 Stopped, 6 Complete)', min: 1 }),
+    status: Flags.custom<number>({
+      description: 'only jobs in this status, by name or id (2 Queued, 3 Running, 4 Error, 5 Stopped, 6 Complete)',
+      parse: async (input) => {
+        const byName = Object.entries(JOB_STATUS).find(([, name]) => name.toLowerCase() === input.trim().toLowerCase())
+        if (byName) return Number(byName[0])
+        if (/^\s*\d+\s*$/.test(input) && Number(input) >= 1) return Number(input)
+        throw new Error(`Expected a status name or id (${Object.entries(JOB_STATUS).map(([id, name]) => `${name} ${id}`).join(', ')}) but received: ${input}`)
+      },
+    })(),
   }
 
   async run() {

@@ -69,6 +69,13 @@ test('job list and job get show the job', async () => {
   const list = await w.mas(['job', 'list', '--project', String(project)])
   assert.match(list.stdout, new RegExp(`\\n${job}\\s+count\\s+${project}\\s+Test\\s+Queued\\s+0%`)) // the job type by name
   assert.equal(json(await w.mas(['job', 'list', '--json'])).map((j: any) => j.id), [job])
+  // --status by name, as the tables show it, or by id
+  assert.equal(json(await w.mas(['job', 'list', '--status', 'queued', '--json'])).map((j: any) => j.id), [job])
+  assert.equal(json(await w.mas(['job', 'list', '--status', '2', '--json'])).map((j: any) => j.id), [job])
+  assert.equal(json(await w.mas(['job', 'list', '--status', 'Error', '--json'])), [])
+  const badStatus = await w.mas(['job', 'list', '--status', 'Finished'])
+  assert.is(badStatus.code, 2)
+  assert.match(badStatus.stderr, /^Error: --status: Expected a status name or id \(Unknown 1, Queued 2, Running 3, Error 4, Stopped 5, Complete 6\) but received: Finished/)
   const get = await w.mas(['job', 'get', String(job)])
   assert.match(get.stdout, /status\s+Queued \(2\)/)
   assert.match(get.stdout, /type\s+Test \(8\)/)
