@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { benchArgs, runBench, usageError } from './args.js'
@@ -48,6 +48,8 @@ async function main() {
   const found = referenceServiceDir()
   if ('error' in found) throw new Error(found.error)
   const seededHere = opts['data-dir'] ? null : mkdtempSync(join(tmpdir(), 'mas-sbs-'))
+  // run as root, the embedded PostgreSQL runs as postgres, which must pass through the folder
+  if (seededHere) chmodSync(seededHere, 0o755)
   const dataDir = opts['data-dir'] ? resolve(opts['data-dir']) : seededHere!
   try {
     if (seededHere) {
