@@ -37,13 +37,22 @@ export interface Pending {
 
 export interface ByteRange { start: number; end: number }
 
+export interface ReadOptions {
+  /**
+   * Bytes read at a time, where the storage reads in chunks (a local file): a reader that takes every byte of
+   * the range asks for large ones; by default chunks are small, so a reader that stops early has read little past
+   * where it stopped.
+   */
+  chunkBytes?: number
+}
+
 export interface Storage {
   /** Consume `source` into a temporary place while hashing it; rejects (leaving nothing) if the stream fails. */
   receive(source: Readable | AsyncIterable<Buffer>): Promise<Pending>
   /** size and time of a stored file; null when there is none */
   stat(name: string): Promise<StoredFileInfo | null>
   /** the bytes of a stored file, or the inclusive range of them */
-  read(name: string, range?: ByteRange): Readable
+  read(name: string, range?: ByteRange, options?: ReadOptions): Readable
   /** delete a stored file; a missing one is not an error */
   remove(name: string): Promise<void>
   /** the stored names of the files directly in `folder` (none when it does not exist) */

@@ -1,5 +1,5 @@
 import { Transform, type Readable } from 'node:stream'
-import type { ByteRange, Pending, Storage, StoredFileInfo } from '../../server/storage/storage.js'
+import type { ByteRange, Pending, ReadOptions, Storage, StoredFileInfo } from '../../server/storage/storage.js'
 
 /** A real storage whose reads are counted: how many bytes left it, and by which ranges. */
 export class CountingStorage implements Storage {
@@ -13,12 +13,12 @@ export class CountingStorage implements Storage {
     this.reads = []
   }
 
-  read(name: string, range?: ByteRange): Readable {
+  read(name: string, range?: ByteRange, options?: ReadOptions): Readable {
     this.reads.push(range ?? null)
     const counter = new Transform({
       transform: (chunk: Buffer, _encoding, done) => { this.bytesRead += chunk.length; done(null, chunk) },
     })
-    const source = this.inner.read(name, range)
+    const source = this.inner.read(name, range, options)
     source.on('error', (e) => counter.destroy(e))
     counter.on('close', () => source.destroy())
     return source.pipe(counter)
