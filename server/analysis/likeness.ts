@@ -16,7 +16,7 @@ const SLACK = 1e-5
 
 export interface LikenessIndex {
   /** the shapes, one after another (`count` × `size`) */
-  shapes: Float32Array
+  shapes: Float64Array
   count: number
   size: number
   /** orthonormal directions, one after another (`directions` × `size`) */
@@ -30,7 +30,7 @@ export interface LikenessIndex {
 
 export function likenessIndex(shapes: Float32Array[], size: number): LikenessIndex {
   const count = shapes.length
-  const flat = new Float32Array(count * size)
+  const flat = new Float64Array(count * size)
   shapes.forEach((s, i) => flat.set(s.subarray(0, size), i * size))
   // pivoted Gram–Schmidt over the shapes' residuals
   const residual = shapes.map((s) => Float64Array.from(s.subarray(0, size)))
@@ -51,10 +51,10 @@ export function likenessIndex(shapes: Float32Array[], size: number): LikenessInd
   const coordinates = new Float64Array(count * directions)
   const residuals = new Float64Array(count * stages)
   for (let i = 0; i < count; i++) {
-    const s = flat.subarray(i * size, (i + 1) * size)
+    const s = shapes[i]
     let captured = 0
     for (let d = 0; d < directions; d++) {
-      const c = dotMixed(basis[d], s, 0)
+      const c = dotAt(basis[d], 0, s, size)
       coordinates[i * directions + d] = c
       captured += c * c
       if ((d + 1) % STAGE === 0 || d === directions - 1) residuals[i * stages + Math.floor(d / STAGE)] = Math.sqrt(Math.max(0, 1 - captured))
@@ -84,7 +84,7 @@ export function nearestAbove(index: LikenessIndex, shape: Float32Array, floor = 
   for (let stage = 0; stage < stages; stage++) {
     const from = stage * STAGE, to = Math.min(directions, from + STAGE)
     for (let d = from; d < to; d++) {
-      const c = dotMixed(basis, shape, d * size, size)
+      const c = dotAt(basis, d * size, shape, size)
       projected[d] = c
       captured += c * c
     }
@@ -103,28 +103,19 @@ export function nearestAbove(index: LikenessIndex, shape: Float32Array, floor = 
   let best = -Infinity
   for (let i = 0; i < count; i++) {
     if (bound[i] <= floor || bound[i] <= best) continue
-    const c = dotFlat(shapes, i * size, shape, size)
+    const c = dotAt(shapes, i * size, shape, size)
     if (c > best) best = c
   }
   return best
 }
 
-/** basis[at … at + n) · v[0 … n), four sums at a time (n a multiple of 4 or not). */
-function dotMixed(basis: Float64Array, v: Float32Array, at: number, n = v.length): number {
+/** rows[at … at + n) · v[0 … n), four sums at a time: a row of the basis or of the shapes against a window's shape. */
+function dotAt(rows: Float64Array, at: number, v: Float32Array, n: number): number {
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0
   for (; k + 3 < n; k += 4) {
-    s0 += basis[at + k] * v[k]; s1 += basis[at + k + 1] * v[k + 1]; s2 += basis[at + k + 2] * v[k + 2]; s3 += basis[at + k + 3] * v[k + 3]
+    s0 += rows[at + k] * v[k]; s1 += rows[at + k + 1] * v[k + 1]; s2 += rows[at + k + 2] * v[k + 2]; s3 += rows[at + k + 3] * v[k + 3]
   }
-  for (; k < n; k++) s0 += basis[at + k] * v[k]
-  return s0 + s1 + s2 + s3
-}
-
-function dotFlat(flat: Float32Array, at: number, v: Float32Array, n: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0
-  for (; k + 3 < n; k += 4) {
-    s0 += flat[at + k] * v[k]; s1 += flat[at + k + 1] * v[k + 1]; s2 += flat[at + k + 2] * v[k + 2]; s3 += flat[at + k + 3] * v[k + 3]
-  }
-  for (; k < n; k++) s0 += flat[at + k] * v[k]
+  for (; k < n; k++) s0 += rows[at + k] * v[k]
   return s0 + s1 + s2 + s3
 }
 
