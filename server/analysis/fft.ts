@@ -29,16 +29,16 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
   // The Hann window 1/2 − cos(2πn/size)/2 applied after the transform, as X[k]/2 − (X[k−1] + X[k+1])/4
   // (docs/decisions.md §20): three bins for each bin wanted instead of a multiplication for every sample, and
   // the frame copied into the module's memory whole.
+  // the transform's bin k (−1 ≤ k ≤ size/2 + 1) from its ordered real output [X0, X(size/2), re X1, im X1, …]:
+  // X(−k) and X(size/2 + k) are the conjugates of X(k) and X(size/2 − k)
+  const re = (heap: Float32Array, k: number): number => k === 0 ? heap[output] : k === half ? heap[output + 1]
+    : k < 0 ? re(heap, -k) : k > half ? re(heap, size - k) : heap[output + 2 * k]
+  const im = (heap: Float32Array, k: number): number => k === 0 || k === half ? 0
+    : k < 0 ? -im(heap, -k) : k > half ? -im(heap, size - k) : heap[output + 2 * k + 1]
   const f = (frame: Float32Array, out: Float64Array, at = 0, fromBin = 0, toBin = half + 1) => {
     const heap = m.HEAPF32 // looked up each time: the view is replaced if the module's memory grows
     heap.set(frame.subarray(at, at + size), input)
     m._pffft_transform_ordered(setup, input * 4, output * 4, work, FORWARD)
-    // ordered real output: [X0, X(size/2), re X1, im X1, re X2, im X2, …]; X(−k) and X(size/2 + k) are the
-    // conjugates of X(k) and X(size/2 − k)
-    const re = (k: number): number => k === 0 ? heap[output] : k === half ? heap[output + 1]
-      : k < 0 ? re(-k) : k > half ? re(size - k) : heap[output + 2 * k]
-    const im = (k: number): number => k === 0 || k === half ? 0
-      : k < 0 ? -im(-k) : k > half ? -im(size - k) : heap[output + 2 * k + 1]
     const end = Math.min(half + 1, toBin)
     for (let k = Math.max(0, fromBin); k < end; k++) {
       let r: number, i: number
@@ -47,8 +47,8 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
         r = 0.5 * heap[o] - 0.25 * (heap[o - 2] + heap[o + 2])
         i = 0.5 * heap[o + 1] - 0.25 * (heap[o - 1] + heap[o + 3])
       } else {
-        r = 0.5 * re(k) - 0.25 * (re(k - 1) + re(k + 1))
-        i = 0.5 * im(k) - 0.25 * (im(k - 1) + im(k + 1))
+        r = 0.5 * re(heap, k) - 0.25 * (re(heap, k - 1) + re(heap, k + 1))
+        i = 0.5 * im(heap, k) - 0.25 * (im(heap, k - 1) + im(heap, k + 1))
       }
       out[k] = (r * r + i * i) / size
     }
