@@ -5,6 +5,7 @@ import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { JOB_STATUS } from '../../src/columns.js'
 import { Progress, stderr } from '../../src/output.js'
 import { aliveWorkers } from '../../src/workers.js'
+import { resultFilesOf } from '../../src/jobResults.js'
 
 const FINAL = new Set([4, 5, 6])
 const QUEUED = 2
@@ -96,8 +97,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
 
   /** The reason an ended-in-Error job records in its error.txt result file (docs/decisions.md §8), as ": reason". */
   private async whyFailed(id: number): Promise<string> {
-    const files = await this.api.all<{ job: number; notes?: string; resultFile?: string }>('jobResultFile/', { job: id })
-    const error = files.find((f) => f.job === id && String(f.resultFile ?? '').split('/').pop()?.startsWith('error') && f.notes)
+    const error = (await resultFilesOf(this.api, id)).find((f) => String(f.resultFile ?? '').split('/').pop()?.startsWith('error') && f.notes)
     return error ? `: ${error.notes}` : ''
   }
 }

@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../../src/baseCommand.js'
 import { listFlags } from '../../../src/listOutput.js'
 import { RESULT_FILE } from '../../../src/columns.js'
+import { resultFilesOf } from '../../../src/jobResults.js'
 
 export default class JobResultList extends AuthCommand<typeof JobResultList> {
   static summary = 'List the result files of a job and of its child jobs'
@@ -12,8 +13,7 @@ export default class JobResultList extends AuthCommand<typeof JobResultList> {
 
   async run() {
     const family = await this.family(this.args.job)
-    const files = (await Promise.all(family.map(async (job) =>
-      (await this.api.all('jobResultFile/', { job })).filter((f) => f.job === job)))).flat()
+    const files = (await Promise.all(family.map((job) => resultFilesOf(this.api, job)))).flat()
     return this.showList(files, RESULT_FILE)
   }
 
