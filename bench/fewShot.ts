@@ -5,6 +5,7 @@ import { SUPERVISED_TAG_DISCOVERY } from '../server/analysis/catalog.js'
 import { iou, matchInOrder, type Span } from '../server/analysis/evaluation.js'
 import { wavOf } from '../test/helpers/signals.js'
 import { resampled, sharedDataDir } from './discoveryData.js'
+import { median } from './median.js'
 
 // Few-shot discovery within a recording (`npm run bench:discovery -- --only fewshot`, `npm run test:discovery`),
 // the project's benchmark definition: for each recording of a set and each class in it, the first
@@ -105,10 +106,7 @@ export function episodesOf(recording: Recording): { episodes: Episode[]; skipped
 
 /** The examples' median length, at least the protocol's least window and the job type's declared minimum. */
 export function windowOf(examples: Span[]): number {
-  const lengths = examples.map((e) => e.end - e.start).sort((a, b) => a - b)
-  const mid = Math.floor(lengths.length / 2)
-  const median = lengths.length % 2 ? lengths[mid] : (lengths[mid - 1] + lengths[mid]) / 2
-  return Math.max(median, LEAST_WINDOW, SUPERVISED_TAG_DISCOVERY.params.windowSizeInSeconds.min ?? 0)
+  return Math.max(median(examples.map((e) => e.end - e.start)), LEAST_WINDOW, SUPERVISED_TAG_DISCOVERY.params.windowSizeInSeconds.min ?? 0)
 }
 
 export interface FoundTag extends Span { strength: number }

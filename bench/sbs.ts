@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { benchArgs, runBench, usageError } from './args.js'
 import { COMPARE_HEADER, compareRound, masTarget, referenceTarget, type CompareRow } from './compare.js'
 import { wrkInstalled, type Driver } from './load.js'
+import { median } from './median.js'
 import { ROOT, startMas } from './processes.js'
 import { referenceServiceDir, startReferenceService } from './referenceService.js'
 
@@ -38,11 +39,6 @@ if (!(DURATION > 0)) usageError(USAGE, '--duration must be a number of seconds')
 if (CONNECTIONS.some((c) => !Number.isInteger(c) || c < 1)) usageError(USAGE, '--connections must be whole numbers, e.g. 32,4')
 const DRIVER: Driver = opts.driver === 'autocannon' || opts.driver === 'wrk' ? opts.driver
   : opts.driver ? usageError(USAGE, '--driver must be wrk or autocannon') : wrkInstalled() ? 'wrk' : 'autocannon'
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 
 async function main() {
   const found = referenceServiceDir()
