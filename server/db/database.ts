@@ -2,7 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { attachCluster, DATABASE, type ClusterOptions } from './cluster.js'
 import { migrationProvider } from './migrations/index.js'
-import { preparingPool } from './prepared.js'
+import { preparingPool, type StatementCount } from './prepared.js'
 import type { DB } from './schema.js'
 
 const TIMESTAMP_OID = 1114
@@ -27,11 +27,13 @@ export interface Database {
   kind: 'embedded' | 'postgres'
   /** the connection string in use */
   url: string
+  /** the statements sent to it since it was opened */
+  readonly statements: StatementCount
   close(): Promise<void>
 }
 
 /** A pool over the PostgreSQL at `url`: timestamps stay the strings they are, statements are prepared (prepared.ts). */
-function pool(url: string, opts: DatabaseOptions): Kysely<DB> {
+function pool(url: string, opts: DatabaseOptions): { db: Kysely<DB>; statements: StatementCount } {
   const types = {
     getTypeParser(oid: number, format?: any) {
       return oid === TIMESTAMP_OID ? (s: string) => s : pg.types.getTypeParser(oid, format)
@@ -46,7 +48,8 @@ function pool(url: string, opts: DatabaseOptions): Kysely<DB> {
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   })
   survivingLostConnections(p)
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(p) }) })
+  const statements: StatementCount = { sent: 0 }
+  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(p, statements) }) }), statements }
 }
 
 /**
@@ -62,8 +65,8 @@ export function survivingLostConnections(pool: pg.Pool): void {
 
 export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
   if (opts.url) {
-    const db = pool(opts.url, opts)
-    return { db, kind: 'postgres', url: opts.url, close: () => db.destroy() }
+    const { db, statements } = pool(opts.url, opts)
+    return { db, statements, kind: 'postgres', url: opts.url, close: () => db.destroy() }
   }
   if (!opts.dataDir) throw new Error('openDatabase needs a url or a data directory')
   const cluster = await attachCluster(opts.dataDir, opts.cluster)
@@ -74,9 +77,9 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
     throw e
   }
   const url = cluster.url()
-  const db = pool(url, opts)
+  const { db, statements } = pool(url, opts)
   return {
-    db, kind: 'embedded', url,
+    db, statements, kind: 'embedded', url,
     close: async () => {
       await db.destroy()
       await cluster.release()

@@ -12,6 +12,10 @@ import type pg from 'pg'
 export const PREPARED_PER_CONNECTION = 500
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i
 
+/** How many statements a pool's connections have sent, of every kind (BEGIN and COMMIT included): the round
+ * trips of a request, which tests count (a single create is one statement, docs/decisions.md). */
+export interface StatementCount { sent: number }
+
 /** statement names by SQL text, so a repeated statement is not hashed again (bounded: cleared when full) */
 const names = new Map<string, string>()
 
@@ -24,14 +28,15 @@ function statementName(text: string): string {
   return name
 }
 
-/** `pool` as kysely's PostgresDialect takes it, its connections preparing their statements. */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+/** `pool` as kysely's PostgresDialect takes it, its connections preparing their statements and counting them
+ * in `count`. */
+export function preparingPool(pool: pg.Pool, count: StatementCount): PostgresPool {
   const clients = new WeakMap<pg.PoolClient, PreparingClient>()
   return {
     async connect() {
       const client = await pool.connect()
       let preparing = clients.get(client)
-      if (!preparing) clients.set(client, preparing = new PreparingClient(client))
+      if (!preparing) clients.set(client, preparing = new PreparingClient(client, count))
       return preparing
     },
     end: () => pool.end(),
@@ -42,7 +47,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
 class PreparingClient implements PostgresPoolClient {
   readonly #prepared = new Set<string>()
 
-  constructor(readonly client: pg.PoolClient) {}
+  constructor(readonly client: pg.PoolClient, readonly count: StatementCount) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
@@ -58,6 +63,7 @@ class PreparingClient implements PostgresPoolClient {
 
   async #run<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     const values = [...parameters]
+    this.count.sent++
     const name = values.length && PREPARABLE.test(text) ? this.#nameFor(text) : null
     const result = await (name ? this.client.query({ name, text, values }) : this.client.query(text, values))
     return { command: result.command as PostgresQueryResult<R>['command'], rowCount: result.rowCount ?? 0, rows: result.rows as R[] }

@@ -1,7 +1,7 @@
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { defineResource, resourceEndpoints, type ResourceDef } from './resource.js'
-import { checkBounds } from './tagBounds.js'
+import { checkBounds, regionFits } from './tagBounds.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
 import { tagClasses } from './tagClass.js'
@@ -59,6 +59,7 @@ export const tags: ResourceDef<'tags'> = defineResource({
   identity: ['tag_set_id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency'],
   checkValues: checkRegion,
   checkStored: checkBounds,
+  storedCondition: regionFits,
 })
 
 export const endpoints = () => resourceEndpoints(tags)

@@ -1,3 +1,4 @@
+import { sql, type Expression } from 'kysely'
 import { extentsOf, outOfBounds } from '../media/extent.js'
 import type { Db } from './resource.js'
 
@@ -21,3 +22,8 @@ export async function checkBounds(db: Db, items: Record<string, unknown>[], exis
   const extents = await extentsOf(db, checked.map((a) => a.mediaFile!))
   return asked.map((a) => typeof a.mediaFile === 'number' ? outOfBounds(a.mediaFile, extents.get(a.mediaFile), a) : {})
 }
+
+/** checkBounds of a new tag in SQL: the database's twin of extentsOf and outOfBounds (migration
+ * 2026_11_29_4201), which a single create makes in its one statement (fast/create.ts). */
+export const regionFits = (column: (name: 'media_file_id' | 'end_time' | 'max_frequency') => Expression<unknown>): Expression<boolean> =>
+  sql<boolean>`tag_region_fits(${column('media_file_id')}, ${column('end_time')}, ${column('max_frequency')})`

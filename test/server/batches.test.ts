@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { Coalescer } from '../../server/resources/fast/coalesce.js'
 import { api, suiteApp, type TestUser } from '../helpers/app.js'
-import { grant, makeLibrary, makeMediaFile, makeTagClass } from '../helpers/records.js'
+import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTagClass } from '../helpers/records.js'
 import { makeRecords, tagRefs } from '../helpers/world.js'
 
 // Single creates that arrive together, of one caller, shape and scope, are made as one statement
@@ -37,6 +37,23 @@ async function stored(starts: number[]) {
   const rows = await t.db.selectFrom('tags').selectAll().where('tag_set_id', '=', set).where('start_time', 'in', starts).execute()
   return new Map(rows.map((r) => [r.start_time, r]))
 }
+
+test('a single create is one statement, its media file\'s bounds checked in it; one out of bounds is refused all the same', async () => {
+  const timed = await makeMediaFile(t.db, owner, lib, { file: 'timed.wav' })
+  await makeMetaData(t.db, timed, 'durationInSeconds', '30.0')
+  await makeMetaData(t.db, timed, 'sampleRate', '16000')
+  const created = t.app.accelerators.answered.create
+  assert.is((await post(owner, tagBody(1, { mediaFile: timed }))).statusCode, 201)
+  const [sent, fast] = [t.database.statements.sent, created.fast]
+  const res = await post(owner, tagBody(2, { mediaFile: timed }))
+  assert.is(res.statusCode, 201, res.body)
+  assert.is(t.database.statements.sent - sent, 1, 'statements sent for one create')
+  assert.is(created.fast - fast, 1)
+  const late = await post(owner, tagBody(29.5, { mediaFile: timed }))
+  assert.equal([late.statusCode, late.data], [400, { endTime: [`endTime 30.5 is past the end of media file ${timed} (30.0 s).`] }])
+  const high = await post(owner, tagBody(3, { mediaFile: timed, maxFrequency: 8001 }))
+  assert.equal([high.statusCode, high.data], [400, { maxFrequency: [`maxFrequency 8001.0 is above half the sample rate of media file ${timed} (8000.0 Hz).`] }])
+})
 
 test('creates of one caller that arrive together are made in batches, each answered with its own record', async () => {
   const starts = Array.from({ length: 60 }, (_, i) => 1000 + i)

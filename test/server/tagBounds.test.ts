@@ -1,12 +1,16 @@
+import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { checkBounds } from '../../server/resources/tagBounds.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeMediaFile, makeMetaData, makeTag } from '../helpers/records.js'
 import { makeRecords } from '../helpers/world.js'
 
 // A tag ends within its media file and below half its sample rate: POST (single, coalesced and bulk), PUT and
 // PATCH refuse one that does not, naming the field and the limit; an estimated duration (MP3, a damaged file)
-// has a tolerance; an unknown one holds times to 31 days; tags stored before are left as they are.
+// has a tolerance; an unknown one holds times to 31 days; tags stored before are left as they are. The database's
+// twin of the check (tag_region_fits), which a single create makes in its one statement (test/server/batches.test.ts),
+// refuses wherever the check does, and accepts wherever it does when the facts are plain numbers.
 
 const API = '/api/v0'
 const t = suiteApp(test)
@@ -94,6 +98,37 @@ test('PUT and PATCH are checked; a stored tag out of bounds is left as it is unt
   assert.is(same.statusCode, 200, same.body)
   assert.is((await t.call('PATCH', `${API}/tag/${old}/`, { as: alice, body: { endTime: 51 } })).statusCode, 400)
   assert.is((await t.call('PATCH', `${API}/tag/${old}/`, { as: alice, body: { startTime: 30, endTime: 34 } })).statusCode, 200)
+})
+
+test('the database\'s twin of the check refuses wherever the check does, and agrees with it on plain numbers', async () => {
+  const cases: Array<{ file: string; facts: Array<[string, string, boolean?]>; plain: boolean }> = [
+    { file: 'a.wav', facts: [['durationInSeconds', '12.5'], ['sampleRate', '32000']], plain: true },
+    { file: 'b.MP3', facts: [['durationInSeconds', '250'], ['sampleRate', '22050.0']], plain: true },
+    { file: 'c.wav', facts: [['durationInSeconds', '7'], ['sampleRate', '8000'], ['warning', 'cut short']], plain: true },
+    { file: 'd.flac', facts: [], plain: true },
+    { file: 'e.wav', facts: [['durationInSeconds', '-3'], ['durationInSeconds', '0'], ['durationInSeconds', ' 4.25 ']], plain: true },
+    { file: 'f.wav', facts: [['durationInSeconds', '5'], ['durationInSeconds', '9'], ['sampleRate', '.5e5']], plain: true },
+    { file: 'g.wav', facts: [['durationInSeconds', '3', true], ['sampleRate', '1000', true]], plain: true },
+    { file: 'h.wav', facts: [['durationInSeconds', '0x10'], ['sampleRate', '44100']], plain: false },
+    { file: 'i.wav', facts: [['durationInSeconds', '1e400'], ['durationInSeconds', '2']], plain: false },
+    { file: 'j.wav', facts: [['durationInSeconds', 'two minutes'], ['sampleRate', 'Infinity']], plain: false },
+    { file: 'k.wav', facts: [['durationInSeconds', '1e300']], plain: false },
+  ]
+  const ends = [0.5, 2, 4.25, 4.2501, 5, 5.006, 7, 7.9, 8.1, 9, 9.0011, 12.5, 12.501, 12.502, 16, 250, 252.4, 252.6, 2678400, 2678401]
+  const tops = [0, 2000, 4000, 4001, 11025, 11026, 16000, 16001, 25000, 25001]
+  for (const c of cases) {
+    const id = await makeMediaFile(t.db, alice, library, { file: c.file })
+    for (const [name, value, editable] of c.facts) await makeMetaData(t.db, id, name, value, editable ?? false)
+    const regions = ends.flatMap((endTime) => tops.map((maxFrequency) => ({ mediaFile: id, endTime, maxFrequency })))
+    const errors = await checkBounds(t.db, regions, null)
+    for (const [i, r] of regions.entries()) {
+      const fits = (await sql<{ fits: boolean }>`select tag_region_fits(${id}::integer, ${r.endTime}::double precision,
+        ${r.maxFrequency}::double precision) as fits`.execute(t.db)).rows[0].fits
+      const passes = Object.keys(errors[i]).length === 0
+      if (fits) assert.ok(passes, `${c.file} ${r.endTime} s ${r.maxFrequency} Hz: the twin accepts what the check refuses`)
+      if (c.plain) assert.is(fits, passes, `${c.file} ${r.endTime} s ${r.maxFrequency} Hz`)
+    }
+  }
 })
 
 test.run()

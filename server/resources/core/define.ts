@@ -80,6 +80,10 @@ export interface ResourceDef<T extends TableName = TableName> {
   /** checks of the values against stored records (e.g. a media file's length), every item at once; per item,
    * its field errors. Run on every create and update, over the items that passed the other checks, after them. */
   checkStored?: (db: Db, items: Record<string, unknown>[], existing: Rec<T> | null) => Promise<Record<string, string[]>[]>
+  /** checkStored of a new record as an SQL condition over its columns' values, so that a single create makes it in
+   * its one statement (fast/create.ts). It must be false wherever checkStored finds something wrong, and may be
+   * false where it does not: such a create is made again the ordinary way, which runs checkStored. */
+  storedCondition?: (column: (name: Column<T>) => Expression<unknown>) => Expression<boolean>
   /** checks beyond field types that may read the database or the caller (e.g. a job's parameters); throw a 400.
    * Run after checkValues. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void

@@ -19,6 +19,7 @@ import type { NarrowedFirst } from './narrowed.js'
 // The common success case of creating one record in one round trip: the reference and access checks
 // and the INSERT are one statement, which inserts only when every check passed
 //   with chk as (<the checks>) insert into t (…) select $… where (select count(*) from chk) = <checks>
+//     [and <the resource's checks against stored records, its storedCondition>]
 // When it inserts nothing, the create is made again the ordinary way (createRecords), whose checks say
 // exactly what failed, with the same errors as ever. The statement is compiled once per shape with
 // stand-ins (statements.ts): the checks' shape, the columns given and the kind of each value.
@@ -44,7 +45,8 @@ export async function fastCreate<T extends TableName>(state: CreateState, ctx: C
   if (!createsInOne(def)) return null
   const parsed = parseInput(def.fields, body, 'create')
   if (Object.keys(parsed.errors).length || !valuesPass(def, parsed.values)
-    || hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? [])) return null
+    // the checks against stored records are made by the statement itself when the resource says how (storedCondition)
+    || (!def.storedCondition && hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? []))) return null
   const created = await insertChecked(state, ctx.db, def, ctx.caller, parsed.values, of.row(parsed.values), of.scopeAsk(parsed.values))
     // a record referred to went while the statement ran (its trigger found it gone): the plain create says which
     .catch((e: unknown) => { if ((e as { code?: unknown } | null)?.code === '23503') return null; throw e })
@@ -186,11 +188,14 @@ function compileInsert<T extends TableName>(def: ResourceDef<T>, caller: Caller,
   const types = columnTypes(def)
   const checks = checkCount(asks, scopeAsk)
   const table: string = def.table
+  // a column's value as the row gives it, of its column's type (null when the row does not give it)
+  const value = (c: string) => c in row ? sql`${row[c]}::${sql.raw(types.get(c)!)}` : sql`null::${sql.raw(types.get(c)!)}`
   const insert = compiler.with('chk', () => checkUnion(compiler, caller, asks, scopeAsk))
     .insertInto(table)
     .columns(columns)
-    .expression(compiler.selectNoFrom(columns.map((c) => sql`${row[c]}::${sql.raw(types.get(c)!)}`.as(c)))
-      .where(sql<boolean>`(select count(*) from chk) = ${checks}`))
+    .expression(compiler.selectNoFrom(columns.map((c) => value(c).as(c)))
+      .where(sql<boolean>`(select count(*) from chk) = ${checks}`)
+      .$if(def.storedCondition !== undefined, (q) => q.where(def.storedCondition!(value))))
   // the inserted row is named by its table in RETURNING
   const json = ownRecordColumns(def, table)
   return (json ? insert.returning(sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')) : insert.returningAll())

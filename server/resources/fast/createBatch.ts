@@ -17,6 +17,7 @@ import { VALUE_KIND } from './valueKinds.js'
 //   with input as (select nextval(<sequence>) as id, u.* from unnest($columns…) with ordinality u(…, ord)),
 //        chk as (<the checks>),
 //        ins as (insert into t (id, …) select id, … from input where (select count(*) from chk) = $n
+//                  [and not exists (a row of input that fails the resource's storedCondition)]
 //                returning id, <the record's JSON>)
 //   select input.ord, ins.__json from ins left join input on input.id = ins.id
 // Compiled once per shape with stand-ins (statements.ts), as a single create's statement is.
@@ -83,7 +84,10 @@ function compileBatch<T extends TableName>(def: ResourceDef<T>, shape: BatchShap
       from unnest(${unnest}) with ordinality as u(${names}, ord))`)
     .with('chk', () => checkUnion(compiler, shape.caller, shape.asks, shape.scopeAsk))
     .with('ins', (db) => db.insertInto(table).columns(['id', ...columns])
-      .expression(db.selectFrom('input').select(['id', ...columns]).where(sql<boolean>`(select count(*) from chk) = ${checks}`))
+      .expression(db.selectFrom('input').select(['id', ...columns]).where(sql<boolean>`(select count(*) from chk) = ${checks}`)
+        // every row, or none, passes the checks against stored records (a single create's storedCondition)
+        .$if(def.storedCondition !== undefined, (q) => q.where(({ not, exists, selectFrom }) => not(exists(selectFrom('input as i')
+          .select(sql`1`.as('one')).where(sql<boolean>`not ${def.storedCondition!((c) => columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`)}`))))))
       .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]))
     // every inserted row, even one without its place (which would fail the batch rather than answer wrongly)
     .selectFrom('ins').leftJoin('input', 'input.id', 'ins.id')
