@@ -13,7 +13,7 @@ export const PREPARED_PER_CONNECTION = 500
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i
 
 /** How many statements a pool's connections have sent, of every kind (BEGIN and COMMIT included): the round
- * trips of a request, which tests count (a single create is one statement, docs/decisions.md). */
+ * trips of a request, which tests count (a single create is one statement, docs/decisions.md §18). */
 export interface StatementCount { sent: number }
 
 /** statement names by SQL text, so a repeated statement is not hashed again (bounded: cleared when full) */

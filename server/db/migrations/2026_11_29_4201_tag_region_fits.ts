@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely'
 // an SQL condition, so that a single `POST tag/` makes it in its one statement with the reference and access
 // checks and the INSERT (server/resources/fast/create.ts) instead of two queries before it. It is the twin of
 // extentsOf, latestEnd and outOfBounds (server/media/extent.ts), which still explain a refusal; the two are held
-// together by test/server/tagRegionFits.test.ts.
+// together by test/server/tagBounds.test.ts.
 //
 // It may refuse where they accept, never the other way: a refused create is made again the ordinary way, which
 // checks with them. So a fact whose text is not a plain decimal number (which Number() might read and a cast
