@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { foldCrowdedTagSets, tagSetTagCount } from '../../server/resources/tagSetCount.js'
@@ -44,6 +45,19 @@ async function assertExact(set: number) {
   // tag/?tagSet= counts from the same rows
   assert.is(await filtered(set), exact)
 }
+
+test('the counts and the references are kept by statement triggers: no trigger of tags fires per row on an insert or a delete', async () => {
+  // tgtype: bit 1 a row trigger, bit 4 on INSERT, 8 on DELETE, 16 on UPDATE; the foreign keys' own (internal)
+  // triggers are left out: only the two references that keep theirs, null on almost every tag, have them
+  const triggers = (await sql<{ name: string; type: number }>`select tgname as name, tgtype as type from pg_trigger
+    where tgrelid = 'tags'::regclass and not tgisinternal order by tgname`.execute(t.db)).rows
+  const fires = (type: number, event: number) => (type & event) !== 0
+  const perRow = triggers.filter((tr) => (tr.type & 1) !== 0)
+  assert.equal(perRow.filter((tr) => fires(tr.type, 4) || fires(tr.type, 8)).map((tr) => tr.name), [])
+  // the review copies follow a tag's changes row by row (migration 2026_11_27_3401), on UPDATE alone
+  assert.equal(perRow.map((tr) => tr.name), ['tags_review_copies'])
+  assert.ok(triggers.some((tr) => fires(tr.type, 4)), 'an insert trigger keeps the counts')
+})
 
 test('the tag list count follows creates, bulk creates, deletes and moves', async () => {
   const a = await makeTagSet(t.db, owner, lib), b = await makeTagSet(t.db, owner, lib)
