@@ -79,15 +79,15 @@ function compileBatch<T extends TableName>(def: ResourceDef<T>, shape: BatchShap
   const names = sql.join(columns.map((c) => sql.id(c)))
   // the inserted row is named by its table in RETURNING
   const json = ownRecordColumns(def, table)!
+  // every row, or none, passes the checks against stored records (a single create's storedCondition)
+  const stored = def.storedCondition?.((c) => columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`)
   return compiler
     .with('input', () => sql<AnyRow>`(select nextval((select pg_get_serial_sequence(${sql.lit(table)}, 'id'))::regclass) as id, u.*
       from unnest(${unnest}) with ordinality as u(${names}, ord))`)
     .with('chk', () => checkUnion(compiler, shape.caller, shape.asks, shape.scopeAsk))
     .with('ins', (db) => db.insertInto(table).columns(['id', ...columns])
       .expression(db.selectFrom('input').select(['id', ...columns]).where(sql<boolean>`(select count(*) from chk) = ${checks}`)
-        // every row, or none, passes the checks against stored records (a single create's storedCondition)
-        .$if(def.storedCondition !== undefined, (q) => q.where(({ not, exists, selectFrom }) => not(exists(selectFrom('input as i')
-          .select(sql`1`.as('one')).where(sql<boolean>`not ${def.storedCondition!((c) => columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`)}`))))))
+        .$if(stored !== undefined, (q) => q.where(sql<boolean>`not exists (select 1 from input as i where not ${stored})`)))
       .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]))
     // every inserted row, even one without its place (which would fail the batch rather than answer wrongly)
     .selectFrom('ins').leftJoin('input', 'input.id', 'ins.id')
