@@ -123,9 +123,8 @@ export function rowError(e: unknown): boolean {
   return typeof code === 'string' && ['22', '23', '40', 'P0'].includes(code.slice(0, 2))
 }
 
-/** the batches of single creates being made: at most four of one key at once, at most 250 creates each
- * (docs/decisions.md §13) */
-const creates = coalescersPer<AnyRow, Inserted<TableName> | null>(4, 250)
+/** the batches of single creates being made: one of a key at once, at most 250 creates each (docs/decisions.md §13) */
+const creates = coalescersPer<AnyRow, Inserted<TableName> | null>(1, 250)
 const coalescerOf = <T extends TableName>(db: Db, def: ResourceDef<T>) => creates(db, def) as Coalescer<AnyRow, Inserted<T> | null>
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and
