@@ -163,6 +163,10 @@ async function measure(origin: string, w: World, size: number, database: Databas
     ['GET tag/?tagSet&machineTagged first', `${api}/tag/?tagSet=${s}&machineTagged=true`],
     ['GET tag/?mediaFile&tagClass first', `${api}/tag/?mediaFile=${w.files[17]}&tagClass=${w.classes[7]}`],
     ['GET tag/?page_size=1 (count)', `${api}/tag/?page_size=1`],
+    // no tag set named: the readable tags in id order, read by OFFSET past the first thousand (docs/decisions.md §23)
+    ['GET tag/ page 11', `${api}/tag/?page=11`],
+    [`GET tag/ page ${middle}`, `${api}/tag/?page=${middle}`],
+    ['GET tag/ last', `${api}/tag/?page=last`],
     ['GET mediaFile/ last', `${api}/mediaFile/?page=last`],
   ]
   console.log(`\n### ${size.toLocaleString('en')} tags in ${SETS} tag set${SETS > 1 ? 's' : ''} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`)
