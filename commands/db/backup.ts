@@ -22,7 +22,7 @@ use that server's own backup tools.`
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DbBackup)
     const [{ configFromEnv }, { backup }, { ClusterError }] = await Promise.all([
-      import('../../server/config.js'), import('../../server/db/backup.js'), import('../../server/db/cluster.js'),
+      import('../../server/config.js'), import('../../server/db/backup.js'), import('../../server/db/clusterHost.js'),
     ])
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
     if (config.databaseUrl) {

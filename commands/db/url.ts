@@ -19,8 +19,8 @@ that data directory runs (psql and any libpq-based tool take it). With DATABASE_
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DbUrl)
-    const [{ configFromEnv }, { runningUrl, refuseEarlierDataDir, ClusterError }] = await Promise.all([
-      import('../../server/config.js'), import('../../server/db/cluster.js'),
+    const [{ configFromEnv }, { runningUrl, refuseEarlierDataDir }, { ClusterError }] = await Promise.all([
+      import('../../server/config.js'), import('../../server/db/cluster.js'), import('../../server/db/clusterHost.js'),
     ])
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
     if (config.databaseUrl) {

@@ -51,7 +51,7 @@ export default class ServerStart extends Command {
     try {
       await this.serve()
     } catch (e) {
-      const [{ ClusterError }, { ConfigError }] = await Promise.all([import('../../server/db/cluster.js'), import('../../server/config.js')])
+      const [{ ClusterError }, { ConfigError }] = await Promise.all([import('../../server/db/clusterHost.js'), import('../../server/config.js')])
       if (!(e instanceof ClusterError || e instanceof ConfigError)) throw e
       process.stderr.write(`Error: ${e.message}\n`) // one line, as it is
       this.exit(1)

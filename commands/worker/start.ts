@@ -30,7 +30,7 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
     try {
       await this.work()
     } catch (e) {
-      const [{ ClusterError }, { ConfigError }] = await Promise.all([import('../../server/db/cluster.js'), import('../../server/config.js')])
+      const [{ ClusterError }, { ConfigError }] = await Promise.all([import('../../server/db/clusterHost.js'), import('../../server/config.js')])
       if (!(e instanceof ClusterError || e instanceof ConfigError)) throw e
       process.stderr.write(`Error: ${e.message}\n`) // one line, as it is
       this.exit(1)

@@ -3,7 +3,8 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, re
 import { join, resolve } from 'node:path'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { attachCluster, checkReachable, clusterAccount, ClusterError, CLUSTER_DIR, ownTree, refuseEarlierDataDir } from './cluster.js'
+import { attachCluster, CLUSTER_DIR, refuseEarlierDataDir } from './cluster.js'
+import { checkReachable, clusterAccount, ClusterError, ownTree } from './clusterHost.js'
 import { survivingLostConnections } from './database.js'
 
 // A copy of a data directory while its server runs (README, "Backup and restore"), with no client

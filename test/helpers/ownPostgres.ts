@@ -4,7 +4,8 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
-import { alive, binaries, clusterAccount, SUPERUSER } from '../../server/db/cluster.js'
+import { alive, SUPERUSER } from '../../server/db/cluster.js'
+import { binaries, clusterAccount } from '../../server/db/clusterHost.js'
 import { tempDir } from './tempDir.js'
 
 // A PostgreSQL of the test's own, from the embedded binaries, listening on a TCP port of its own on
