@@ -1,7 +1,8 @@
 import { Command } from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 
-// The server's modules are imported when this command runs, so the rest of the CLI starts quickly.
+// Flags into the options of the process root (server/main.ts), imported when this command runs, so the rest of
+// the CLI starts quickly.
 
 export default class WorkerStart extends Command {
   static summary = 'Run queued jobs'
@@ -27,42 +28,14 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
   }
 
   async run(): Promise<void> {
+    const { flags } = await this.parse(WorkerStart)
+    const { startWorker, isStartRefusal } = await import('../../server/main.js')
     try {
-      await this.work()
+      await startWorker({ dataDir: flags['data-dir'], concurrency: flags.concurrency, threads: flags.threads })
     } catch (e) {
-      const [{ ClusterError }, { ConfigError }] = await Promise.all([import('../../server/db/clusterHost.js'), import('../../server/config.js')])
-      if (!(e instanceof ClusterError || e instanceof ConfigError)) throw e
+      if (!isStartRefusal(e)) throw e
       process.stderr.write(`Error: ${e.message}\n`) // one line, as it is
       this.exit(1)
     }
-  }
-
-  private async work(): Promise<void> {
-    const { flags } = await this.parse(WorkerStart)
-    const [{ configFromEnv }, { prepare }, { Worker }, { allCores }] = await Promise.all([
-      import('../../server/config.js'), import('../../server/startup.js'), import('../../server/jobs/worker.js'),
-      import('../../server/analysis/threads.js'),
-    ])
-    const threads = flags.threads ?? allCores()
-    const concurrency = flags.concurrency ?? threads
-    const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
-    const { database } = await prepare(config, { poolSize: concurrency + 2, bootstrap: false })
-    const worker = new Worker({
-      db: database.db, config, concurrency, threads,
-      log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
-    }).start()
-    process.stderr.write(`mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s) (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
-
-    await new Promise<void>((resolve) => {
-      let closing = false
-      const shutdown = () => {
-        if (closing) return
-        closing = true
-        process.stderr.write('stopping: jobs in progress go back to the queue\n')
-        worker.stop().then(() => database.close()).then(resolve, resolve)
-      }
-      process.on('SIGTERM', shutdown)
-      process.on('SIGINT', shutdown)
-    })
   }
 }
