@@ -12,10 +12,10 @@ import type { LogFormat, LogLevel } from './log.js'
 
 /** What every process of this module runs (preparing the database, the job worker), loaded when it starts. */
 async function jobModules() {
-  const [{ prepare }, { Worker }, { serverLog, lineWriter }, { allCores, coresButOne }] = await Promise.all([
+  const [{ prepare }, { Worker }, { serverLog, lineWriter, defaultLogFormat }, { allCores, coresButOne }] = await Promise.all([
     import('./startup.js'), import('./jobs/worker.js'), import('./log.js'), import('./analysis/threads.js'),
   ])
-  return { prepare, Worker, serverLog, lineWriter, allCores, coresButOne }
+  return { prepare, Worker, serverLog, lineWriter, defaultLogFormat, allCores, coresButOne }
 }
 
 export interface ServerOptions {
@@ -28,7 +28,8 @@ export interface ServerOptions {
   /** HTTP server processes sharing the port (node:cluster) */
   workers: number
   logLevel: LogLevel
-  logFormat: LogFormat
+  /** pretty or JSON lines (default: pretty on a terminal, JSON otherwise) */
+  logFormat?: LogFormat
 }
 
 export interface WorkerOptions {
@@ -57,16 +58,17 @@ export async function startServer(o: ServerOptions): Promise<void> {
   boundServerHeap()
   const config = configOf(o.dataDir)
   if (o.workers > 1 && cluster.isPrimary) return runPrimary(o, config)
-  const [{ buildApp }, { openDatabase }, { prepare, Worker, serverLog, coresButOne }] = await Promise.all([
+  const [{ buildApp }, { openDatabase }, { prepare, Worker, serverLog, coresButOne, defaultLogFormat }] = await Promise.all([
     import('./app.js'), import('./db/database.js'), jobModules(),
   ])
+  const logFormat = o.logFormat ?? defaultLogFormat(process.stdout)
   const clustered = !cluster.isPrimary
   // the primary of a cluster has migrated and created the first admin already
   const prepared = clustered
     ? { database: await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
     : await prepare(config)
   const { database } = prepared
-  const app = await buildApp({ database, config, ownsDatabase: true, ...serverLog(o.logFormat, o.logLevel) })
+  const app = await buildApp({ database, config, ownsDatabase: true, ...serverLog(logFormat, o.logLevel) })
   if (config.trustProxy === true) {
     app.log.warn('MAS_TRUST_PROXY=true believes X-Forwarded-For from any peer, so a client can choose the address its login attempts count against: set it to the proxies\' addresses (e.g. MAS_TRUST_PROXY=10.0.0.5) or their number (MAS_TRUST_PROXY=1)')
   }
@@ -91,10 +93,10 @@ export async function startServer(o: ServerOptions): Promise<void> {
 /** The primary of `workers` server processes: migrate, create the first admin, run the job worker if asked, and
  * keep the server processes running (each runs the same command again as a cluster worker; they share the port). */
 async function runPrimary(o: ServerOptions, config: AppConfig): Promise<void> {
-  const { prepare, Worker, lineWriter, coresButOne } = await jobModules()
+  const { prepare, Worker, lineWriter, coresButOne, defaultLogFormat } = await jobModules()
   // the primary stays attached to the embedded PostgreSQL until its server processes have exited
   const { database } = await prepare(config, { poolSize: 2 })
-  const log = lineWriter(o.logFormat)
+  const log = lineWriter(o.logFormat ?? defaultLogFormat(process.stdout))
   const jobs = o.worker ? new Worker({ db: database.db, config, threads: coresButOne(), log }).start() : undefined
 
   let closing = false

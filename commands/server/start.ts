@@ -46,11 +46,11 @@ export default class ServerStart extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart)
-    const [{ startServer, isStartRefusal }, { defaultLogFormat }] = await Promise.all([import('../../server/main.js'), import('../../server/log.js')])
+    const { startServer, isStartRefusal } = await import('../../server/main.js')
     try {
       await startServer({
         host: flags.host, port: flags.port, dataDir: flags['data-dir'], worker: flags.worker, workers: flags.workers,
-        logLevel: flags['log-level'], logFormat: flags['log-format'] ?? defaultLogFormat(process.stdout),
+        logLevel: flags['log-level'], logFormat: flags['log-format'],
       })
     } catch (e) {
       if (!isStartRefusal(e)) throw e
