@@ -16,7 +16,7 @@ import routeTable from './plugins/routeTable.js'
 import routes from './plugins/routes.js'
 import securityHeaders from './plugins/securityHeaders.js'
 import wireHeaders from './plugins/wireHeaders.js'
-import { accelerators, type Accelerators } from './resources/fast/index.js'
+import { appServices, closeServices, type AppServices } from './services.js'
 
 export type { RouteTable } from './plugins/routeTable.js'
 
@@ -43,7 +43,7 @@ export const REDACT = [
 ]
 
 declare module 'fastify' {
-  interface FastifyInstance { config: AppConfig; db: Kysely<DB>; storage: Storage; accelerators: Accelerators }
+  interface FastifyInstance { config: AppConfig; db: Kysely<DB>; storage: Storage; services: AppServices }
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -72,7 +72,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('db', opts.database.db)
   app.decorate('storage', opts.storage ? opts.storage(openStorage(config)) : openStorage(config))
-  app.decorate('accelerators', accelerators(config.accelerators))
+  app.decorate('services', appServices(config.accelerators))
+  app.addHook('onClose', async () => closeServices(app.services))
   await app.register(routeTable)
   await app.register(inFlightTracking)
   await app.register(securityHeaders)

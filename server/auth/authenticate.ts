@@ -7,7 +7,7 @@ import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import { authenticationFailed, forbidden, notAuthenticated } from '../http/errors.js'
-import { callerCache, credentialKey } from './callerCache.js'
+import { credentialKey, type CallerCache } from './callerCache.js'
 import { refuseIfThrottled, verifyCredentials } from './credentials.js'
 import { secretDigest } from './passwords.js'
 import { loginLimits, type LoginLimits } from './throttle.js'
@@ -28,7 +28,7 @@ function callerOf(u: UserRow): Caller {
   return { id: u.id, username: u.username, isAdmin: u.is_admin }
 }
 
-export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: AppConfig,
+export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: AppConfig, callers: CallerCache,
   opts: { required?: boolean } = {}): Promise<Caller | null> {
   const header = req.headers.authorization
   const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
@@ -37,12 +37,12 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: 
     const { username, password } = basicCredentials(rest)
     const limits = loginLimits(config)
     await refuseIfThrottled(db, limits, req.ip, username)
-    return mark(req, 'basic', await remembered(db, credentialKey('basic', header!.trim()), () => basic(db, limits, req.ip, username, password)))
+    return mark(req, 'basic', await remembered(callers, credentialKey('basic', header!.trim()), () => basic(db, limits, req.ip, username, password)))
   }
-  if (lower === 'token') return mark(req, 'token', await remembered(db, credentialKey('token', header!.trim()), () => token(db, rest)))
+  if (lower === 'token') return mark(req, 'token', await remembered(callers, credentialKey('token', header!.trim()), () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
   if (sessionKey) {
-    const user = await remembered(db, credentialKey('session', sessionKey), () => sessionUser(db, sessionKey))
+    const user = await remembered(callers, credentialKey('session', sessionKey), () => sessionUser(db, sessionKey))
     if (user) return mark(req, 'session', user)
   }
   if (opts.required) throw notAuthenticated()
@@ -50,8 +50,7 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: 
 }
 
 /** The caller of a credential seen within the last few seconds (see callerCache.ts), else `lookUp()`'s. */
-async function remembered<C extends Caller | null>(db: Kysely<DB>, key: string, lookUp: () => Promise<C>): Promise<C> {
-  const cache = callerCache(db)
+async function remembered<C extends Caller | null>(cache: CallerCache, key: string, lookUp: () => Promise<C>): Promise<C> {
   const hit = cache.get(key)
   if (hit) return hit as C
   const generation = cache.generation

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Caller } from '../access.js'
 
-// Who a credential belongs to, remembered for a few seconds per database handle,
+// Who a credential belongs to, remembered for a few seconds by each app (server/services.ts),
 // so a request costs no authentication query (and Basic auth no scrypt) when the
 // same credential came recently. Staleness is bounded: a change made through
 // this process (a user deactivated, demoted or renamed, a session logged out)
@@ -16,7 +16,7 @@ const MAX_ENTRIES = 10_000
 
 interface Entry { caller: Caller; until: number }
 
-class CallerCache {
+export class CallerCache {
   private entries = new Map<string, Entry>()
   /** bumped by forget(): an answer read from the database before a change is not stored after it */
   generation = 0
@@ -40,6 +40,7 @@ class CallerCache {
     this.entries.set(key, { caller, until: now + CALLER_CACHE_SECONDS * 1000 })
   }
 
+  /** after any change to users, tokens or sessions made by this app: authenticate from the database again */
   forget(): void {
     this.generation++
     this.entries.clear()
@@ -56,19 +57,6 @@ class CallerCache {
     this.forget()
     this.deaf = deaf
   }
-}
-
-const caches = new WeakMap<object, CallerCache>()
-
-export function callerCache(db: object): CallerCache {
-  let cache = caches.get(db)
-  if (!cache) caches.set(db, cache = new CallerCache())
-  return cache
-}
-
-/** After any change to users, tokens or sessions made through `db`: authenticate from the database again. */
-export function forgetCallers(db: object): void {
-  caches.get(db)?.forget()
 }
 
 /** Cache key of a credential that must not sit in memory as it is (a Basic header holds a password). */

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
-import { callerCache } from './callerCache.js'
+import type { CallerCache } from './callerCache.js'
 
 // Listening for changes to users, tokens and sessions made anywhere: the database announces each on
 // the channel `mas_callers` with the user's id (triggers of migration 2026_11_24_0001), and the
@@ -14,9 +14,8 @@ const RETRY_MS = [250, 1000, 2000, 5000]
 /** the listening connection's application_name, as pg_stat_activity shows it */
 export const LISTENER_NAME = 'mas caller changes'
 
-/** Listen for changes on behalf of the callers remembered for `db`; the answer stops listening. */
-export function listenForCallerChanges(url: string, db: object, log: FastifyBaseLogger): () => Promise<void> {
-  const cache = callerCache(db)
+/** Listen for changes on behalf of the callers `cache` remembers; the answer stops listening. */
+export function listenForCallerChanges(url: string, cache: CallerCache, log: FastifyBaseLogger): () => Promise<void> {
   cache.setDeaf(true)
   let client: pg.Client | undefined
   let stopped = false

@@ -7,7 +7,6 @@ import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { MSG } from '../http/errors.js'
-import { forgetCallers } from './callerCache.js'
 import { checkPassword } from './credentials.js'
 import { newToken, secretDigest } from './passwords.js'
 import { loginLimits } from './throttle.js'
@@ -156,7 +155,7 @@ async function logout(ctx: Context) {
   const key = ctx.req.cookies?.[SESSION_COOKIE]
   if (key) {
     await ctx.db.deleteFrom('sessions').where('key', '=', secretDigest(key)).execute()
-    forgetCallers(ctx.db)
+    ctx.services.callers.forget()
   }
   ctx.reply.clearCookie(SESSION_COOKIE, { path: '/' })
   return { body: { detail: 'Logged out.' } }

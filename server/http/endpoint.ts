@@ -10,7 +10,7 @@ import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
 import { JsonText } from './jsonText.js'
 import { labelOf, type FieldDef } from './fields.js'
-import type { Accelerators } from '../resources/fast/index.js'
+import type { AppServices } from '../services.js'
 
 // One path of the API with the methods it accepts. Registering it gives every
 // path the same conventions: Allow on every answer, OPTIONS metadata without
@@ -35,8 +35,8 @@ export interface Context {
   origin: string
   /** the parsed request body: JSON, form or multipart fields */
   body(): Promise<unknown>
-  /** the app's accelerators, which the resource core asks first (server/resources/fast/) */
-  fast: Accelerators
+  /** what the app keeps between requests: its caller cache, accelerators, batches and page boundaries */
+  services: AppServices
 }
 
 export interface Result {
@@ -46,7 +46,7 @@ export interface Result {
 }
 
 /** What every handler of the app is given besides its request. */
-export interface EndpointDeps { db: Kysely<DB>; config: AppConfig; storage: Storage; fast: Accelerators }
+export interface EndpointDeps { db: Kysely<DB>; config: AppConfig; storage: Storage; services: AppServices }
 
 export type Handler = (ctx: Context) => Promise<Result>
 
@@ -143,7 +143,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       reply.header('Allow', allow)
       const method = req.method === 'HEAD' ? 'GET' : (req.method as Method | 'OPTIONS')
       const base = {
-        req, reply, db: deps.db, config: deps.config, storage: deps.storage, fast: deps.fast,
+        req, reply, db: deps.db, config: deps.config, storage: deps.storage, services: deps.services,
         params: req.params as Record<string, string>,
         query: normaliseQuery(req.query),
         origin: requestOrigin(req),
@@ -151,7 +151,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       }
       if (method === 'OPTIONS') {
         let caller: Caller | null = null
-        try { caller = await authenticate(req, deps.db, deps.config) } catch { caller = null }
+        try { caller = await authenticate(req, deps.db, deps.config, deps.services.callers) } catch { caller = null }
         const meta: Record<string, unknown> = {
           name: ep.name,
           description: ep.description ?? '',
@@ -169,7 +169,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       }
       const handler = ep.methods[method]
       const run = async () => {
-        const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, deps.config, { required: true })
+        const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, deps.config, deps.services.callers, { required: true })
         if (!handler) throw methodNotAllowed(req.method)
         if (method !== 'GET') checkCsrf(req)
         return handler({ ...base, caller: caller as Caller })

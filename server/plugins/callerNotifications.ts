@@ -9,8 +9,8 @@ import { listenForCallerChanges } from '../auth/callerNotifications.js'
 // which costs them a query each and nothing else).
 
 async function callerNotifications(app: FastifyInstance, opts: { databaseUrl: string }) {
-  const stopListening = listenForCallerChanges(opts.databaseUrl, app.db, app.log)
+  const stopListening = listenForCallerChanges(opts.databaseUrl, app.services.callers, app.log)
   app.addHook('preClose', async () => { await stopListening() })
 }
 
-export default fp(callerNotifications, { name: 'caller-notifications', decorators: { fastify: ['db'] } })
+export default fp(callerNotifications, { name: 'caller-notifications', decorators: { fastify: ['services'] } })

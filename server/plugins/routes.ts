@@ -27,14 +27,14 @@ async function routes(app: FastifyInstance) {
   ]
   endpoints.push(...schemaEndpoints(() => endpoints))
   app.routeTable.endpoints = endpoints
-  const deps = { db: app.db, config: app.config, storage: app.storage, fast: app.accelerators }
+  const deps = { db: app.db, config: app.config, storage: app.storage, services: app.services }
   for (const ep of endpoints) registerEndpoint(app, ep, deps)
   registerMediaRoutes(app, deps)
   await registerDocsPage(app, endpoints)
   registerReviewPage(app)
 }
 
-export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'accelerators', 'routeTable'] } })
+export default fp(routes, { name: 'routes', decorators: { fastify: ['config', 'db', 'storage', 'services', 'routeTable'] } })
 
 /** GET /healthz: 200 when the server reaches its database, with how many job workers are alive; 503 (and `"database": "unavailable"`) while it does not. */
 const healthEndpoint: Endpoint = {

@@ -35,10 +35,10 @@ export const evaluateEndpoint: Endpoint = {
     + `divided by the number of gold tags. curve: precision and recall at each distinct strength, at most ${MAX_CURVE_POINTS} points.`,
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
       const q = parseQuery(ctx, evaluateQuery) as { against: number; iou?: number; minimumStrength?: number }
       if (q.iou === 0) throw fieldError('iou', 'Ensure this value is greater than 0.')
-      const { row: gold } = await fetchRecord(ctx.db, tagSets, ctx.caller, q.against, ['read'], ctx.fast)
+      const { row: gold } = await fetchRecord(ctx.db, tagSets, ctx.caller, q.against, ['read'], ctx.services.fast)
       const iou = q.iou ?? DEFAULT_IOU
       const classesMatchedBy = tagSet.library_id !== null && tagSet.library_id === gold.library_id ? 'id' : 'className'
       const result = await evaluateTagSet(ctx.db, { tagSet: tagSet.id, against: gold.id, iou, minimumStrength: q.minimumStrength, classesBy: classesMatchedBy })

@@ -44,10 +44,10 @@ export function registerMediaRoutes(app: FastifyInstance, deps: EndpointDeps) {
     exposeHeadRoute: false,
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       reply.header('Allow', 'GET, HEAD')
-      const caller = await authenticate(req, deps.db, deps.config)
+      const caller = await authenticate(req, deps.db, deps.config, deps.services.callers)
       if (!caller) throw notAuthenticated()
       const name = (req.params as Record<string, string>)['*'] ?? ''
-      if (!isStoredName(name) || !(await mayRead(deps.db, deps.fast, caller, name))) throw notFound()
+      if (!isStoredName(name) || !(await mayRead(deps.db, deps.services.fast, caller, name))) throw notFound()
       const info = await storage.stat(name)
       if (!info) throw notFound()
 

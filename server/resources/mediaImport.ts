@@ -44,7 +44,7 @@ export const MAX_CHECK_ITEMS = 1000
 // ---- import ----
 
 async function importMediaFile(ctx: Context): Promise<Result> {
-  const library = await fetchFor(ctx.db, libraries, ctx.caller, ctx.params.id, 'write', ctx.fast)
+  const library = await fetchFor(ctx.db, libraries, ctx.caller, ctx.params.id, 'write', ctx.services.fast)
   const storage = ctx.storage
   const upload = await receiveUpload(ctx, storage, 'file')
   const pending = upload.file
@@ -109,7 +109,7 @@ function ordered(errors: Record<string, string[]>): Record<string, string[]> {
 // ---- check ----
 
 async function checkMediaFiles(ctx: Context): Promise<Result> {
-  const { row: library } = await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id, undefined, ctx.fast)
+  const { row: library } = await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id, undefined, ctx.services.fast)
   const body = await ctx.body()
   if (!Array.isArray(body)) {
     throw badRequest({ non_field_errors: [MSG.notList(body === null ? 'NoneType' : typeof body === 'object' ? 'dict' : typeof body)] })

@@ -58,7 +58,7 @@ export const spectraEndpoint: Endpoint = {
   description: 'The spectrogram of the media file (WAV, FLAC or MP3) between startTime and endTime, with the caller\'s spectra settings.',
   methods: {
     GET: async (ctx) => {
-      const { row } = await fetchRecord(ctx.db, mediaFiles, ctx.caller, ctx.params.id, undefined, ctx.fast)
+      const { row } = await fetchRecord(ctx.db, mediaFiles, ctx.caller, ctx.params.id, undefined, ctx.services.fast)
       const values: { startTime?: number; endTime?: number; format?: string; tagSet?: number } = {}
       const errors: Record<string, string[]> = {}
       for (const [name, f] of Object.entries(query)) {
@@ -74,7 +74,7 @@ export const spectraEndpoint: Endpoint = {
       let tagSet: { id: number; name: string } | null = null
       if (!errors.tagSet && values.tagSet !== undefined) {
         // a tag set the caller cannot read is like a missing one (README: references)
-        tagSet = await fetchRecord(ctx.db, tagSets, ctx.caller, values.tagSet, ['read'], ctx.fast).then((f) => f.row,
+        tagSet = await fetchRecord(ctx.db, tagSets, ctx.caller, values.tagSet, ['read'], ctx.services.fast).then((f) => f.row,
           (e) => { if (e instanceof ApiError && e.statusCode === 404) return null; throw e })
         if (!tagSet) errors.tagSet = [MSG.pkMissing(values.tagSet)]
       }

@@ -19,7 +19,7 @@ async function permittedOn<T extends TableName>(ctx: Context, def: ResourceDef<T
   const needs: Array<[Method, Flag]> = [['GET', 'read'], ['PUT', def.update || 'write'], ['PATCH', def.update || 'write'], ['DELETE', def.destroy || 'write']]
   const offered = needs.filter(([method]) => ep.methods[method])
   try {
-    const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [...new Set(offered.map(([, flag]) => flag))], ctx.fast)
+    const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [...new Set(offered.map(([, flag]) => flag))], ctx.services.fast)
     return offered.filter(([, flag]) => can(flag)).map(([method]) => method)
   } catch {
     return [] // missing, or not readable: nothing may be done with it

@@ -51,11 +51,11 @@ const idField: Fields = { id: { type: 'integer', required: true, min: 1 } }
 
 /** The caller's project (404 otherwise) and the media file id of the body (400 when missing or not an integer). */
 async function membershipRequest(ctx: Context) {
-  const project = await fetchFor(ctx.db, projects, ctx.caller, ctx.params.id, 'write', ctx.fast)
+  const project = await fetchFor(ctx.db, projects, ctx.caller, ctx.params.id, 'write', ctx.services.fast)
   const { values, errors } = parseInput(idField, await ctx.body(), 'create')
   if (Object.keys(errors).length) throw badRequest(errors)
   const mediaFileId = values.id as number
-  const fileReadable = async () => !!(await readable(ctx.db, mediaFiles, ctx.caller, 'read', ctx.fast)
+  const fileReadable = async () => !!(await readable(ctx.db, mediaFiles, ctx.caller, 'read', ctx.services.fast)
     .select('r.id').where('r.id', '=', mediaFileId).executeTakeFirst())
   return { projectId: project.id as number, mediaFileId, fileReadable }
 }

@@ -39,7 +39,7 @@ export const reviewQueueEndpoint: Endpoint = {
     + 'filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
       const q = parseQuery(ctx, queueQuery) as { n?: number; strategy?: Strategy; order?: Strategy; overlap?: boolean
         tagClass?: number; mediaFile?: number; minStrength?: number; maxStrength?: number }
       if (q.strategy && q.order && q.strategy !== q.order) {
@@ -69,7 +69,7 @@ export const reviewSummaryEndpoint: Endpoint = {
     + 'edge, the lowest thresholds with a precision of at least 0.9 and 0.95 and the tags they keep, and how often reviewers disagree.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
       const classes = await reviewSummary(ctx.db, tagSet.id)
       const names = classes.length
         ? new Map((await ctx.db.selectFrom('tag_classes').select(['id', 'class_name'])

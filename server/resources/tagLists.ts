@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Caller } from '../access.js'
 import { parseValue } from '../http/fields.js'
 import type { ListVia } from './core/define.js'
-import type { Accelerators } from './fast/index.js'
+import type { AppServices } from '../services.js'
 import { filterNames } from './core/listStatements.js'
 import { parseId } from './core/read.js'
 import { readable, readableRecord, type Db, type ResourceDef } from './resource.js'
@@ -19,7 +19,7 @@ import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './
 
 /** The ways tag/ is read for a request (ResourceDef.listVia); `tagDef` and `tagSetDef` are the resources. */
 export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => ResourceDef<'tag_sets'>) {
-  return (db: Db, caller: Caller, query: Record<string, string>, fast: Accelerators): ListVia | null => {
+  return (db: Db, caller: Caller, query: Record<string, string>, { fast, tagSetPages }: AppServices): ListVia | null => {
     // an empty value filters nothing (applyFilters)
     const names = filterNames(query).filter((n) => query[n] !== '')
     const readableSets = () => readable(db, tagSetDef(), caller, 'read', fast).select(sql<number>`r.id`.as('id'))
@@ -52,7 +52,7 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
           await foldKeyIfCrowded(db, key, kept.rows)
           return kept.count
         },
-        page: (ordered, limit, offset, run) => tagSetPage(db, key, ordered, limit, offset, run),
+        page: (ordered, limit, offset, run) => tagSetPage(tagSetPages, db, key, ordered, limit, offset, run),
       },
     }
   }

@@ -6,9 +6,10 @@ import type { AnyRow, DB, Db } from '../db/schema.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
 import { parseInput, parseValue, type TableFields } from '../http/fields.js'
-import { coalescersPer } from './fast/coalesce.js'
+import { Coalescers } from './fast/coalesce.js'
 import { callerKey, compiler, standInNumber, standInText } from './fast/statements.js'
 import type { Accelerators } from './fast/index.js'
+import type { AppServices } from '../services.js'
 import { rowError } from './fast/create.js'
 import type { Rec } from './core/define.js'
 import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
@@ -122,14 +123,15 @@ async function decideMany(fast: Accelerators, db: Db, caller: Caller, decisions:
 /** Decisions of one caller that arrive while earlier ones of theirs are being made wait, and are made together
  * in one statement (decideMany), as single creates of tags are (docs/decisions.md §13, §19): at most two
  * batches of a caller at once (four left most decisions alone, BENCHMARKS.md), at most 250 decisions a batch. */
-const decisionBatches = coalescersPer<DecisionValues, Decided | null>(2, 250)
+export const decisionBatches = () => new Coalescers<DecisionValues, Decided | null>(2, 250)
+export type DecisionBatches = ReturnType<typeof decisionBatches>
 
 /** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null
  * when a check fails (nothing written for it). */
-function decideTogether(fast: Accelerators, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+function decideTogether({ fast, reviewDecisions }: AppServices, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
   // a named class is checked readable by a statement of its own shape
   if (v.tagClass) return decideChecked(fast, db, caller, v)
-  return decisionBatches(db, tagReviews).submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(fast, db, caller, batch))
+  return reviewDecisions.of(db, tagReviews).submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(fast, db, caller, batch))
 }
 
 /** A batch's decisions: one alone; several in one statement, a tag's second decision after it alone. A batch
@@ -156,8 +158,8 @@ async function decide(ctx: Context): Promise<Result> {
   if (Array.isArray(body)) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
   const parsed = parseInput(fields, body, 'create')
   // with the accelerators on, decisions that arrive together are made together; off, each goes through the checks
-  if (ctx.fast.on && !Object.keys(parsed.errors).length) {
-    const row = await decideTogether(ctx.fast, ctx.db, ctx.caller, parsed.values as DecisionValues)
+  if (ctx.services.fast.on && !Object.keys(parsed.errors).length) {
+    const row = await decideTogether(ctx.services, ctx.db, ctx.caller, parsed.values as DecisionValues)
     if (row) {
       const { created, ...record } = row
       return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
@@ -169,7 +171,7 @@ async function decide(ctx: Context): Promise<Result> {
   if (scope && !scope.allowed && !errors[0].tag && scope.keys.length) throw forbidden()
   if (hasErrors(errors)) throw badRequest(errors[0])
   // the checks passed now: the one statement refused a moment ago (the tag or a grant was changing)
-  const row = await decideChecked(ctx.fast, ctx.db, ctx.caller, values[0] as DecisionValues)
+  const row = await decideChecked(ctx.services.fast, ctx.db, ctx.caller, values[0] as DecisionValues)
   if (!row) throw forbidden()
   const { created, ...record } = row
   return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }

@@ -54,6 +54,6 @@ export const endpoints = () => [
     // kept by triggers: no count(*) over a tag set of millions on every page
     count: async (ctx, id) => (await tagSetTagCount(ctx.db, id)).count,
     // deep pages seek to a remembered first id instead of skipping every tag before them
-    page: (ctx, id, ordered, limit, offset, run) => tagSetPage(ctx.db, { tagSetId: id }, ordered, limit, offset, run),
+    page: (ctx, id, ordered, limit, offset, run) => tagSetPage(ctx.services.tagSetPages, ctx.db, { tagSetId: id }, ordered, limit, offset, run),
   }),
 ]

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { sql } from 'kysely'
-import { Permits } from '../db/permits.js'
+import type { Permits } from '../db/permits.js'
 import type { Endpoint } from '../http/endpoint.js'
 import { recordText } from './recordText.js'
 import { API, fetchRecord, type Db } from './resource.js'
@@ -26,14 +26,6 @@ const AHEAD = 2
  * these connections, and the rest of the pool (10 by default) stays for every other request */
 export const EXPORT_STATEMENTS = 4
 
-const exportStatements = new WeakMap<Db, Permits>()
-
-/** The permits of the exports on `db` (the app's one database, whose pool they share). */
-export function exportPermits(db: Db): Permits {
-  let permits = exportStatements.get(db)
-  if (!permits) exportStatements.set(db, permits = new Permits(EXPORT_STATEMENTS))
-  return permits
-}
 
 export const tagSetExportEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/tags.ndjson`,
@@ -41,11 +33,11 @@ export const tagSetExportEndpoint: Endpoint = {
   description: 'Every tag of the tag set as newline-delimited JSON, one tag record a line, ordered by id; X-Total-Count gives their number.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.fast)
+      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
       const total = (await tagSetTagCount(ctx.db, tagSet.id)).count
       return {
         headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'x-total-count': String(total) },
-        body: Readable.from(batches(ctx.db, tagSet.id), { objectMode: false }),
+        body: Readable.from(batches(ctx.services.exportPermits, ctx.db, tagSet.id), { objectMode: false }),
       }
     },
   },
@@ -77,8 +69,7 @@ async function batch(db: Db, tagSetId: number, after: number, upto: number | nul
 }
 
 /** The NDJSON text of the tag set's tags, a batch at a time, AHEAD batches being read. */
-async function* batches(db: Db, tagSetId: number): AsyncGenerator<string> {
-  const permits = exportPermits(db)
+async function* batches(permits: Permits, db: Db, tagSetId: number): AsyncGenerator<string> {
   const reading: Array<{ open: boolean; batch: Promise<Batch> }> = []
   let after = 0
   let ended = false

@@ -29,33 +29,48 @@ const SEEK_FROM = 1000
 const MAX_REMEMBERED = 10_000
 
 interface Boundary { version: string; id: number }
-const remembered = new WeakMap<object, Map<string, Boundary>>()
+
+/** The boundaries an app remembers (server/services.ts), by key and position: the newest MAX_REMEMBERED. */
+export class PageBoundaries {
+  readonly #at = new Map<string, Boundary>()
+
+  get(at: string): Boundary | undefined { return this.#at.get(at) }
+
+  delete(at: string): void { this.#at.delete(at) }
+
+  set(at: string, boundary: Boundary): void {
+    if (!this.#at.has(at) && this.#at.size >= MAX_REMEMBERED) this.#at.delete(this.#at.keys().next().value!)
+    this.#at.set(at, boundary)
+  }
+
+  clear(): void { this.#at.clear() }
+}
 
 const keyText = (key: KeptKey) => key.by ? `${key.tagSetId}:${key.by.column}=${key.by.id}`
   : key.flag ? `${key.tagSetId}:${key.flag.column}=${key.flag.value}` : String(key.tagSetId)
 
 /** `ordered` (the key's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the key's kept
  * count, read in the same statement (unknown when the page is empty). */
-export async function tagSetPage(db: Db, key: KeptKey, ordered: Query, limit: number, offset: number, run: PageRun): Promise<PageRows> {
+export async function tagSetPage(boundaries: PageBoundaries, db: Db, key: KeptKey, ordered: Query, limit: number, offset: number,
+  run: PageRun): Promise<PageRows> {
+  const remember = (rows: Row[]) => rememberPage(boundaries, db, key, offset, limit, rows)
   const counted = ordered.select(keptCountSql(key).as('__tags'))
-  if (offset < SEEK_FROM) return remember(db, key, offset, limit, await run(pageOf(counted, limit, offset), ['__tags']))
-  let boundaries = remembered.get(db)
-  if (!boundaries) remembered.set(db, boundaries = new Map())
+  if (offset < SEEK_FROM) return remember(await run(pageOf(counted, limit, offset), ['__tags']))
   const at = `${keyText(key)}@${offset}`
   const known = boundaries.get(at)
   if (known) {
     const rows = await run(pageOf(counted.where('r.id', '>=', known.id), limit), ['__tags'])
-    if (rows.length && parseKeptCount(key, rows[0].__tags).version === known.version) return remember(db, key, offset, limit, rows)
+    if (rows.length && parseKeptCount(key, rows[0].__tags).version === known.version) return remember(rows)
     boundaries.delete(at)
   }
   const fromEnd = await pageFromEnd(db, key, counted, limit, offset, run)
-  if (fromEnd) return remember(db, key, offset, limit, fromEnd)
+  if (fromEnd) return remember(fromEnd)
   const first = await idAt(db, key, offset)
   if (first) {
     const rows = await run(pageOf(counted.where('r.id', '>=', first.id), limit), ['__tags'])
-    if (rows.length && parseKeptCount(key, rows[0].__tags).version === first.version) return remember(db, key, offset, limit, rows)
+    if (rows.length && parseKeptCount(key, rows[0].__tags).version === first.version) return remember(rows)
   }
-  return remember(db, key, offset, limit, await run(pageOf(counted, limit, offset), ['__tags']))
+  return remember(await run(pageOf(counted, limit, offset), ['__tags']))
 }
 
 /** The page read from the end of the list when it lies in its second half: null when it does not, or the
@@ -85,16 +100,11 @@ async function idAt(db: Db, key: KeptKey, offset: number): Promise<{ id: number;
 /** Remembers where the page and the next one begin, and answers the page with the count its rows carry
  * (folded when crowded). The rows keep `__tags`, which no record is made of: deleting it from each row cost
  * more than the rest of this module. */
-async function remember(db: Db, key: KeptKey, offset: number, limit: number, rows: Row[]): Promise<PageRows> {
+async function rememberPage(boundaries: PageBoundaries, db: Db, key: KeptKey, offset: number, limit: number, rows: Row[]): Promise<PageRows> {
   if (!rows.length) return { rows }
   const count = parseKeptCount(key, rows[0].__tags)
-  let boundaries = remembered.get(db)
-  if (!boundaries) remembered.set(db, boundaries = new Map())
   const mark = (position: number, id: number) => {
-    if (position < SEEK_FROM) return
-    const at = `${keyText(key)}@${position}`
-    if (!boundaries!.has(at) && boundaries!.size >= MAX_REMEMBERED) boundaries!.delete(boundaries!.keys().next().value!)
-    boundaries!.set(at, { version: count.version, id })
+    if (position >= SEEK_FROM) boundaries.set(`${keyText(key)}@${position}`, { version: count.version, id })
   }
   mark(offset, Number(rows[0].id))
   if (rows.length === limit) mark(offset + limit, Number(rows[rows.length - 1].id) + 1)

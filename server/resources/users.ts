@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
 import { adminsOnly } from '../access.js'
-import { forgetCallers } from '../auth/callerCache.js'
 import { hashPassword } from '../auth/passwords.js'
 import { fieldError } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
@@ -53,8 +52,8 @@ export const users = defineResource({
   // a changed user (is_active, is_admin, password) authenticates from the database again at once in this
   // process: before the change commits, and after, so no request in between keeps the old state
   aroundWrite: async (ctx, write) => {
-    forgetCallers(ctx.db)
-    try { return await write() } finally { forgetCallers(ctx.db) }
+    ctx.services.callers.forget()
+    try { return await write() } finally { ctx.services.callers.forget() }
   },
   computed: () => ({ groups: sql`array(select g.group_id from user_auth_groups g where g.user_id = r.id order by g.group_id)` }),
 })

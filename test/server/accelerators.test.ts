@@ -103,7 +103,7 @@ test('a tag\'s create, detail and page are answered by the accelerators, and by 
   const body = { tagSet: world.ids.tagSet, mediaFile: world.ids.mediaFile, tagClass: world.ids.tagClass, startTime: 0, endTime: 0.1, minFrequency: 1, maxFrequency: 2 }
   // at the fixed clock of the sequence below, so that both databases keep the same tag
   for (const t of [fast, plain]) await atFixedTime(async () => {
-    const counts = t.app.accelerators.answered
+    const counts = t.app.services.fast.answered
     const before = JSON.parse(JSON.stringify(counts)) as typeof counts
     const created = await t.call('POST', api('tag/'), { as: owner, body })
     assert.is(created.statusCode, 201)
@@ -129,9 +129,9 @@ test('the accelerated and the plain app answer a generated sequence of requests 
   })
   assert.is(differences.length, 0, differences.slice(0, 5).join('\n'))
   // the sequence reached every accelerator, and the plain app never left its path
-  const counts = fast.app.accelerators.answered
+  const counts = fast.app.services.fast.answered
   for (const path of ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const) assert.ok(counts[path].fast > 0, `${path} was accelerated`)
-  for (const [path, n] of Object.entries(plain.app.accelerators.answered)) assert.is(n.fast, 0, `${path}: the plain app took no accelerator`)
+  for (const [path, n] of Object.entries(plain.app.services.fast.answered)) assert.is(n.fast, 0, `${path}: the plain app took no accelerator`)
 })
 
 test('a resource declared accelerated is refused at start-up when it adds what the accelerators cannot take', () => {

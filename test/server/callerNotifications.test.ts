@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../server/app.js'
 import { hashPassword } from '../../server/auth/passwords.js'
 import { tokenFor } from '../../server/auth/routes.js'
-import { callerCache } from '../../server/auth/callerCache.js'
+import { CallerCache } from '../../server/auth/callerCache.js'
 import { LISTENER_NAME, listenForCallerChanges } from '../../server/auth/callerNotifications.js'
 import { openDatabase, type Database } from '../../server/db/database.js'
 import { localTimestamp } from '../../server/db/time.js'
@@ -109,18 +109,17 @@ test('a session ended in the database is refused by the server that remembered i
 })
 
 test('a listener that loses its connection forgets every remembered caller and remembers none until it listens again', async () => {
-  const handle = {}
-  const cache = callerCache(handle)
+  const cache = new CallerCache()
   const caller = { id: 999_999, username: 'remembered', isAdmin: false }
   const remember = () => { cache.set('k', caller, cache.generation); return cache.get('k') !== undefined }
 
   // nothing listening at that address: never remembers
-  const deafStop = listenForCallerChanges('postgres://127.0.0.1:1/none', handle, silentLog)
+  const deafStop = listenForCallerChanges('postgres://127.0.0.1:1/none', cache, silentLog)
   await new Promise((r) => setTimeout(r, 300))
   assert.not.ok(remember(), 'a server that cannot listen remembers nothing')
   await deafStop()
 
-  const stop = listenForCallerChanges(fresh.url, handle, silentLog)
+  const stop = listenForCallerChanges(fresh.url, cache, silentLog)
   try {
     await within(5000, 'listening', async () => remember())
     const [{ pid }] = (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { everyone, ownedOnly, type Caller, type Scope } from '../../server/access.js'
 import type { Database } from '../../server/db/database.js'
 import { localTimestamp } from '../../server/db/time.js'
-import { insertChecked, insertPlan } from '../../server/resources/fast/create.js'
+import { createBatches, insertChecked, insertPlan } from '../../server/resources/fast/create.js'
 import { NarrowedFirst } from '../../server/resources/fast/narrowed.js'
 import { StatementCache, type Plan } from '../../server/resources/fast/statements.js'
 import { fetchRecord } from '../../server/resources/core/read.js'
@@ -38,7 +38,7 @@ function groupsNaming(name: string, rule: Scope): ResourceDef<'app_user_groups'>
 }
 
 /** what the accelerators keep for single creates */
-const state = { plans: new StatementCache<Plan>(256), narrowed: new NarrowedFirst() }
+const state = { plans: new StatementCache<Plan>(256), narrowed: new NarrowedFirst(), batches: createBatches() }
 
 const groupRow = (groupName: string, creator: number) =>
   ({ name: groupName, created_by: creator, creation_date: localTimestamp() })

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { localTimestamp } from '../../server/db/time.js'
-import { EXPORT_STATEMENTS, exportPermits } from '../../server/resources/tagSetExport.js'
+import { EXPORT_STATEMENTS } from '../../server/resources/tagSetExport.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { grant, makeGroup, makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 
@@ -236,7 +236,7 @@ test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them,
   assert.equal(lines.map((l: string) => JSON.parse(l)), listed)
   // six exports at once share EXPORT_STATEMENTS connections (the rest of the pool stays for other requests):
   // each answers the whole set, none is refused, and a list read meanwhile answers too
-  const permits = exportPermits(t.db)
+  const permits = t.app.services.exportPermits
   let most = 0
   const watch = setInterval(() => { most = Math.max(most, permits.inUse) }, 1)
   const [list, ...many] = await Promise.all([

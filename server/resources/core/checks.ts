@@ -131,7 +131,7 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
   const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
   const scopeAsk = scopeOf?.(parsed.filter((p) => !Object.keys(p.errors).length).map((p) => p.values))
-  const checked = await checkAccess(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing, scopeAsk, ctx.fast)
+  const checked = await checkAccess(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing, scopeAsk, ctx.services.fast)
   checked.errors.forEach((e, i) => Object.assign(errors[i], e))
   const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null
   for (let i = 0; i < parsed.length; i++) {

@@ -32,8 +32,8 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     listMethods.GET = async (ctx) => {
       if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
       if (def.beforeList) await def.beforeList(ctx)
-      const via = def.listVia?.list(ctx.db, ctx.caller, ctx.query, ctx.fast)
-      const base: CallerBase = (db, caller) => readable(db, def, caller, 'read', ctx.fast)
+      const via = def.listVia?.list(ctx.db, ctx.caller, ctx.query, ctx.services)
+      const base: CallerBase = (db, caller) => readable(db, def, caller, 'read', ctx.services.fast)
       return via ? listOf(ctx, def, via.base, { ...via.options, filtered: true }) : listOf(ctx, def, base)
     }
   }
@@ -47,13 +47,13 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     GET: async (ctx) => {
       const id = parseId(ctx.params.id)
       if (id === null) throw notFound()
-      const fast = ctx.fast.detail(ctx.db, def, ctx.caller, id, recordRequest(ctx))
+      const fast = ctx.services.fast.detail(ctx.db, def, ctx.caller, id, recordRequest(ctx))
       if (fast) {
         const text = await fast
         if (text === undefined) throw notFound()
         return { body: new JsonText(text) }
       }
-      const { row } = await fetchRecord(ctx.db, def, ctx.caller, id, ['read'], ctx.fast)
+      const { row } = await fetchRecord(ctx.db, def, ctx.caller, id, ['read'], ctx.services.fast)
       return { body: (await render(ctx, def, [row]))[0] }
     },
   }
@@ -95,7 +95,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       options: async (ctx) => {
         if (!detailMethods.PUT) return undefined
         try {
-          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'], ctx.fast)
+          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'], ctx.services.fast)
           return can(def.update || 'write') ? { PUT: def.fields } : undefined
         } catch { return undefined }
       },
@@ -138,15 +138,15 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         // the children of a readable parent, when its rule says they are all readable with it (access.ts)
         const base = typeof where === 'string' && allReadableWith(opts.child.scope, where)
           ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
-          : readable(ctx.db, opts.child, ctx.caller, 'read', ctx.fast)
+          : readable(ctx.db, opts.child, ctx.caller, 'read', ctx.services.fast)
         const ofParent = typeof where === 'string' ? base.where(`r.${where}`, '=', id) : where(base, id)
         return listOf(ctx, opts.child, ofParent, {
           ...(count ? { count: () => count(ctx, id) } : {}),
           ...(page ? { page: (ordered: Query, limit: number, offset: number, run: PageRun) => page(ctx, id, ordered, limit, offset, run) } : {}),
         }, {
           readable: (qb) => qb.where((eb) => eb.exists(
-            readableRecord(ctx.db, opts.parent, ctx.caller, id, ctx.fast))),
-          fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read'], ctx.fast),
+            readableRecord(ctx.db, opts.parent, ctx.caller, id, ctx.services.fast))),
+          fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read'], ctx.services.fast),
         })
       },
     },

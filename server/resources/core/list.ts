@@ -48,7 +48,7 @@ export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef
   const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
   const built = typeof base === 'function' ? () => base(ctx.db, ctx.caller) : () => base
   const compilable = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
-  const json = ctx.fast.pages(ctx.db, def, req, compilable ? base : undefined)
+  const json = ctx.services.fast.pages(ctx.db, def, req, compilable ? base : undefined)
   if (json) return { body: envelopeText(await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, json.run, json.texts, json.planned))) }
   // a page read with its count carries it in every row (listReads): not a column of the record
   const rendered = async (rows: AnyRow[]) => renderSelected(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))

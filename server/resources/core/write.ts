@@ -42,7 +42,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     return row
   })
   if (!many && onDuplicate === 'create') {
-    const fast = await ctx.fast.create(ctx, def, body, {
+    const fast = await ctx.services.fast.create(ctx, def, body, {
       row: (v) => rowsOf([v])[0],
       scopeAsk: (v) => checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined,
     })
@@ -103,7 +103,7 @@ async function createSkippingDuplicates<T extends TableName>(ctx: Context, def: 
 /** PUT (all required fields) or PATCH (any subset). */
 export async function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
   const flag = def.update || 'write'
-  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.fast)
+  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.services.fast)
   const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
   const createScope = def.createScope === undefined ? def.scope : def.createScope
   if (hasErrors(errors)) {
@@ -135,7 +135,7 @@ export async function updateRecord<T extends TableName>(ctx: Context, def: Resou
 }
 
 export async function deleteRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
-  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.fast)
+  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.services.fast)
   const table: string = def.table
   const afterCommit = await ctx.db.transaction().execute(async (trx) => {
     const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined

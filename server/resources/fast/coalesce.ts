@@ -48,14 +48,18 @@ export class Coalescer<M, R> {
   }
 }
 
-/** A coalescer for each database and resource: requests of different ones never share a batch. */
-export function coalescersPer<M, R>(inFlight: number, maxBatch: number): (db: object, resource: object) => Coalescer<M, R> {
-  const byDb = new WeakMap<object, WeakMap<object, Coalescer<M, R>>>()
-  return (db, resource) => {
-    let byResource = byDb.get(db)
-    if (!byResource) byDb.set(db, byResource = new WeakMap())
+/** A coalescer for each database and resource, held by the app that batches (server/services.ts): requests of
+ * different ones never share a batch. */
+export class Coalescers<M, R> {
+  readonly #byDb = new WeakMap<object, WeakMap<object, Coalescer<M, R>>>()
+
+  constructor(readonly inFlight: number, readonly maxBatch: number) {}
+
+  of(db: object, resource: object): Coalescer<M, R> {
+    let byResource = this.#byDb.get(db)
+    if (!byResource) this.#byDb.set(db, byResource = new WeakMap())
     let coalescer = byResource.get(resource)
-    if (!coalescer) byResource.set(resource, coalescer = new Coalescer(inFlight, maxBatch))
+    if (!coalescer) byResource.set(resource, coalescer = new Coalescer(this.inFlight, this.maxBatch))
     return coalescer
   }
 }

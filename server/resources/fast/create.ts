@@ -10,7 +10,7 @@ import { columnTypes } from '../core/insert.js'
 import { render } from '../core/read.js'
 import { checkSlots, kindsOf, standInChecks } from './checks.js'
 import { cacheableKinds, isSlot, valueKind } from './valueKinds.js'
-import { coalescersPer, type Coalescer } from './coalesce.js'
+import { Coalescers, type Coalescer } from './coalesce.js'
 import { asksOver, batchable, insertBatch } from './createBatch.js'
 import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan, type StatementCache } from './statements.js'
 import { ownRecordColumns } from './jsonRecord.js'
@@ -26,7 +26,7 @@ import type { NarrowedFirst } from './narrowed.js'
 // It is made first for the caller narrowed to what it owns (narrowed.ts).
 
 /** What a single create needs of its accelerators: the plans and the narrowed-first memory. */
-export interface CreateState { plans: StatementCache<Plan>; narrowed: NarrowedFirst }
+export interface CreateState { plans: StatementCache<Plan>; narrowed: NarrowedFirst; batches: CreateBatches }
 
 /** What the plain create (core/write.ts) gives a fast one for the parsed values: the new row's columns as
  * stored, and the access check of the new record (none for a site admin, or a resource anyone may create in). */
@@ -84,7 +84,7 @@ export async function insertChecked<T extends TableName>(state: CreateState, db:
     if (!batchable(def)) return insertOne(state.plans, db, def, as, shape, row)
     // made with the creates of the same caller, shape and scope values that arrive meanwhile (createBatch.ts)
     const key = `${as.id}|${callerKey(as)}|${shapeKey(shape)}|${scopeAsk?.rows.map((r) => scopeKey(scopeAsk.scope, r)).join('|') ?? ''}`
-    return coalescerOf(db, def).submit(key, row, (rows) => insertRows(state.plans, db, def, as, shape, rows))
+    return (state.batches.of(db, def) as Coalescer<AnyRow, Inserted<T> | null>).submit(key, row, (rows) => insertRows(state.plans, db, def, as, shape, rows))
   }
   // a record inserted is the answer; nothing inserted is asked again under the whole rule
   return state.narrowed.ask(caller, insert, (created) => created !== null, (created) => created !== null)
@@ -124,8 +124,8 @@ export function rowError(e: unknown): boolean {
 }
 
 /** the batches of single creates being made: one of a key at once, at most 250 creates each (docs/decisions.md §13) */
-const creates = coalescersPer<AnyRow, Inserted<TableName> | null>(1, 250)
-const coalescerOf = <T extends TableName>(db: Db, def: ResourceDef<T>) => creates(db, def) as Coalescer<AnyRow, Inserted<T> | null>
+export const createBatches = () => new Coalescers<AnyRow, Inserted<TableName> | null>(1, 250)
+export type CreateBatches = ReturnType<typeof createBatches>
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and
  * of each column's value. */

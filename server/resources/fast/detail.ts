@@ -4,7 +4,7 @@ import type { AnyRow } from '../../db/schema.js'
 import type { Referent } from '../../http/fields.js'
 import type { Db, RecordRequest } from '../core/define.js'
 import type { DetailJson } from './jsonRecord.js'
-import { coalescersPer } from './coalesce.js'
+import { Coalescers } from './coalesce.js'
 import type { NarrowedFirst } from './narrowed.js'
 import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan, type StatementCache } from './statements.js'
 
@@ -15,8 +15,12 @@ import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber,
 // made first for the caller narrowed to what it owns (narrowed.ts, docs/decisions.md §12); and a caller's
 // details that arrive together read in one statement (docs/decisions.md §13).
 
-/** What a fetch needs of its accelerators: its plans and the narrowed-first memory. */
-export interface FetchState { plans: StatementCache<Plan>; narrowed: NarrowedFirst }
+/** What a fetch needs of its accelerators: its plans, the narrowed-first memory and the batches of details. */
+export interface FetchState { plans: StatementCache<Plan>; narrowed: NarrowedFirst; details: DetailBatches }
+
+/** the details being read: at most two batches of one caller's at once, at most 100 details each */
+export const detailBatches = () => new Coalescers<number, AnyRow | undefined>(2, 100)
+export type DetailBatches = ReturnType<typeof detailBatches>
 
 /** A detail's JSON record (jsonRecord.ts) for one request. */
 export interface JsonFor { json: DetailJson; req: RecordRequest }
@@ -28,7 +32,7 @@ export async function fetchFlaggedRow(state: FetchState, db: Db, def: Referent, 
   // details of records with computed fields are read alone: each answer is of its own request's clock
   const fetch = (as: Caller): Promise<AnyRow | undefined> => json && flags.length === 1 && !json.json.ofRequest
     // a detail: made with the caller's other details that arrive meanwhile (docs/decisions.md §13)
-    ? fetchersOf(db, def).submit(`${as.id}|${callerKey(as)}`, id,
+    ? state.details.of(db, def).submit(`${as.id}|${callerKey(as)}`, id,
       (ids) => fetchDetails(state, db, def, as, ids, json))
     : fetchOne(state, db, def, as, id, flags, json)
   // a missing record is missing under both rules; one with every flag needs no other answer
@@ -57,9 +61,6 @@ function fetchDetails(state: FetchState, db: Db, def: Referent, as: Caller, ids:
   // each its own copy: the caller of a fetch changes the row it is given
   return ids.map((id) => rows.then((byId) => { const row = byId.get(id); return row && { ...row } }))
 }
-
-/** the details being read: at most two batches of one caller's at once, at most 100 details each */
-const fetchersOf = coalescersPer<number, AnyRow | undefined>(2, 100)
 
 interface StandIn { caller: Caller; id: number | number[]; req: RecordRequest }
 /** an array or a clock stand-in is found by identity (statements.ts) */

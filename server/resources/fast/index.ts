@@ -8,8 +8,8 @@ import type { Ask, ScopeAsk } from '../core/checks.js'
 import type { Db, ListRequest, RecordRequest, ResourceDef } from '../core/define.js'
 import type { CallerBase } from '../core/listStatements.js'
 import { plannedCheck } from './checks.js'
-import { createsInOne, fastCreate, type CreateOf } from './create.js'
-import { fetchFlaggedRow } from './detail.js'
+import { createBatches, createsInOne, fastCreate, type CreateOf, type CreateState } from './create.js'
+import { detailBatches, fetchFlaggedRow, type FetchState } from './detail.js'
 import { detailJson, listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
 import { NarrowedFirst } from './narrowed.js'
 import { jsonPage, plannedCountedPage } from './page.js'
@@ -94,6 +94,8 @@ class Accelerated implements Accelerators {
   // one and one naming a class, and batches of 2, 4 … 256 rows, for three kinds of caller (tagReview.ts)
   readonly #statements = new StatementCache<Plan>(32)
   readonly #narrowed = new NarrowedFirst()
+  readonly #fetchState: FetchState = { plans: this.#fetches, narrowed: this.#narrowed, details: detailBatches() }
+  readonly #createState: CreateState = { plans: this.#creates, narrowed: this.#narrowed, batches: createBatches() }
 
   #count<R>(path: Path, answer: R | null): R | null {
     this.answered[path][answer === null ? 'plain' : 'fast']++
@@ -105,12 +107,12 @@ class Accelerated implements Accelerators {
   }
 
   fetch(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]) {
-    return this.#count('fetch', fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, flags, null))
+    return this.#count('fetch', fetchFlaggedRow(this.#fetchState, db, def, caller, id, flags, null))
   }
 
   detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number, req: RecordRequest) {
     const json = detailJson(def)
-    return this.#count('detail', json && fetchFlaggedRow({ plans: this.#fetches, narrowed: this.#narrowed }, db, def, caller, id, ['read'], { json, req })
+    return this.#count('detail', json && fetchFlaggedRow(this.#fetchState, db, def, caller, id, ['read'], { json, req })
       .then((row) => row?.__json as string | undefined))
   }
 
@@ -119,7 +121,7 @@ class Accelerated implements Accelerators {
   }
 
   async create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf) {
-    return this.#count('create', await fastCreate({ plans: this.#creates, narrowed: this.#narrowed }, ctx, def, body, of))
+    return this.#count('create', await fastCreate(this.#createState, ctx, def, body, of))
   }
 
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase) {

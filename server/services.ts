@@ -1,0 +1,40 @@
+import { CallerCache } from './auth/callerCache.js'
+import { Permits } from './db/permits.js'
+import { accelerators, type Accelerators } from './resources/fast/index.js'
+import { decisionBatches, type DecisionBatches } from './resources/tagReview.js'
+import { EXPORT_STATEMENTS } from './resources/tagSetExport.js'
+import { PageBoundaries } from './resources/tagSetPages.js'
+
+// What one app keeps between requests, in one place (docs/architecture.md, "Per-app state"): built by buildApp,
+// decorated on the app as `services`, handed to every handler as `ctx.services`, and emptied when the app closes.
+// Nothing of it is shared between two apps, so nothing one app remembers can answer another app's caller.
+
+export interface AppServices {
+  /** who each recent credential belongs to (auth/callerCache.ts) */
+  readonly callers: CallerCache
+  /** the accelerated paths, with their compiled statements and batches of creates and details (resources/fast/) */
+  readonly fast: Accelerators
+  /** the caller's review decisions made together (tagReview.ts) */
+  readonly reviewDecisions: DecisionBatches
+  /** where deep pages of a tag set's tags begin (tagSetPages.ts) */
+  readonly tagSetPages: PageBoundaries
+  /** the statements every tag export may run at once (tagSetExport.ts) */
+  readonly exportPermits: Permits
+}
+
+/** The services of a new app; `accelerated`: the configuration's MAS_ACCELERATORS. */
+export function appServices(accelerated: boolean): AppServices {
+  return {
+    callers: new CallerCache(),
+    fast: accelerators(accelerated),
+    reviewDecisions: decisionBatches(),
+    tagSetPages: new PageBoundaries(),
+    exportPermits: new Permits(EXPORT_STATEMENTS),
+  }
+}
+
+/** Forgets what the app remembered (its callers, its page boundaries) once it has closed. */
+export function closeServices(services: AppServices): void {
+  services.callers.forget()
+  services.tagSetPages.clear()
+}
