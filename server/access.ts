@@ -1,4 +1,5 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
+import type { DB } from './db/schema.js'
 
 // Who may read, write, launch jobs on, or administer what (docs/decisions.md §6).
 // Every rule is an SQL condition, so the same rule filters lists, answers a
@@ -73,10 +74,23 @@ function grantedTargets(eb: EB, caller: Caller, targetType: string, flag: Flag) 
     .select('p.target_id as id')
     .where('p.target_type', '=', targetType)
     .where((e) => flag === 'admin' ? e('p.admin', '=', true) : e.or([e(`p.${flag}`, '=', true), e('p.admin', '=', true)]))
-    .where((e) => e.or([
-      e.and([e('p.bearer_type', '=', 'user'), e('p.bearer_id', '=', caller.id)]),
-      e.and([e('p.bearer_type', '=', 'appusergroup'), e('p.bearer_id', 'in', myGroups(e, caller))]),
-    ]))
+    .where((e) => grantedToCaller(e, caller, myGroups(e, caller)))
+}
+
+/** Grant `p` is to the caller, or to one of `groups` (the caller's). */
+const grantedToCaller = (e: EB, caller: Caller, groups: ReturnType<typeof myGroups>): Expression<SqlBool> => e.or([
+  e.and([e('p.bearer_type', '=', 'user'), e('p.bearer_id', '=', caller.id)]),
+  e.and([e('p.bearer_type', '=', 'appusergroup'), e('p.bearer_id', 'in', groups)]),
+])
+
+/** The rows through which the caller holds rights on records it does not own, its group memberships and the grants
+ * to it and its groups, locked FOR SHARE by the statement: a grant revoked or changed, or a membership ended, waits
+ * for the transaction that read them, whose checks and writes then commit under the rights they saw
+ * (docs/architecture.md, "Writes and their checks"). */
+export function heldRights(db: Kysely<DB>, caller: Caller) {
+  return db.selectFrom('app_permissions as p').select('p.id')
+    .where((e) => grantedToCaller(e, caller, myGroups(e, caller).forShare()))
+    .forShare()
 }
 
 /** A grant on (targetType, targetId) to the caller or one of their groups, carrying `flag`. */

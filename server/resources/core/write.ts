@@ -1,16 +1,29 @@
 import type { Scope } from '../../access.js'
-import type { AnyRow, TableName } from '../../db/schema.js'
+import type { Transaction } from 'kysely'
+import type { AnyRow, DB, TableName } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
 import { toColumns } from '../../http/fields.js'
+import { heldRights } from '../../access.js'
 import { anyTable, recs, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows, insertsAsArrays } from './insert.js'
 import { fetchFor, render } from './read.js'
 
-// Create, update and delete of a resource's records, with their hooks.
+// Create, update and delete of a resource's records, with their hooks. On this path each write is one transaction
+// with its checks (checkedWrite): the references and rights it checks are those it commits under.
+
+/** `write` given a context whose `db` is one transaction that first holds the caller's rights (access.ts,
+ * heldRights): a grant revoked meanwhile is either seen by the checks or waits for the commit
+ * (docs/architecture.md, "Writes and their checks"). */
+async function checkedWrite<R>(ctx: Context, write: (ctx: Context, trx: Transaction<DB>) => Promise<R>): Promise<R> {
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!ctx.caller.isAdmin) await heldRights(trx, ctx.caller).execute()
+    return write({ ...ctx, db: trx }, trx)
+  })
+}
 
 /** Create one record or, for bulk resources, an array of them in one transaction. With `?onDuplicate=skip`
  * (duplicates.ts), rows identical to a stored record are not created, and the answer says which they were:
@@ -48,48 +61,45 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     })
     if (fast) return fast
   }
-  const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
-    checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
-  if (hasErrors(errors)) {
-    // readable but not writable is 403, before any field error about references (docs/decisions.md §6)
-    if (checkScope && scope && !scope.allowed
-      && !(await scopeAllows(ctx.db, checkScope, ctx.caller, scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)), flag))) {
-      throw forbidden()
+  return checkedWrite(ctx, async (ctx, trx) => {
+    const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
+      checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
+    if (hasErrors(errors)) {
+      // readable but not writable is 403, before any field error about references (docs/decisions.md §6)
+      if (checkScope && scope && !scope.allowed
+        && !(await scopeAllows(ctx.db, checkScope, ctx.caller, scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)), flag))) {
+        throw forbidden()
+      }
+      throw badRequest(many ? errors : errors[0])
     }
-    throw badRequest(many ? errors : errors[0])
-  }
-  const rows = rowsOf(values)
-  if (checkScope) {
-    // answered with the reference checks, unless validation changed the values the scope looks at
-    const keyOf = (rs: AnyRow[]) => rs.map((r) => scopeKey(checkScope, r)).join('|')
-    const same = scope && keyOf(scopeKeys(checkScope, scopeRowsOf(checkScope, values))) === keyOf(scope.keys)
-    if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
-  }
-  if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
-  if (onDuplicate === 'skip') return createSkippingDuplicates(ctx, def, rows, values)
-  const json = await render(ctx, def, await insertAll(ctx, def, rows, values))
-  return { status: 201, body: many ? json : json[0] }
+    const rows = rowsOf(values)
+    if (checkScope) {
+      // answered with the reference checks, unless validation changed the values the scope looks at
+      const keyOf = (rs: AnyRow[]) => rs.map((r) => scopeKey(checkScope, r)).join('|')
+      const same = scope && keyOf(scopeKeys(checkScope, scopeRowsOf(checkScope, values))) === keyOf(scope.keys)
+      if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
+    }
+    if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
+    if (onDuplicate === 'skip') return createSkippingDuplicates(ctx, trx, def, rows, values)
+    const json = await render(ctx, def, await insertAll(ctx, trx, def, rows, values))
+    return { status: 201, body: many ? json : json[0] }
+    })
 }
 
-/** INSERT the rows, with the resource's afterWrite. */
-async function insertAll<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: AnyRow[], values: Record<string, unknown>[]): Promise<Rec<T>[]> {
+/** INSERT the rows, with the resource's afterWrite, in the transaction of `ctx` (checkedWrite). */
+async function insertAll<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, rows: AnyRow[], values: Record<string, unknown>[]): Promise<Rec<T>[]> {
   if (!rows.length) return []
-  // one INSERT is atomic by itself (and fires the statement triggers of the kept counts once): a transaction
-  // only when there is more to do
-  const asArrays = insertsAsArrays(def, rows)
-  return (rows.length === 1 || asArrays) && !def.afterWrite ? insertRows(ctx.db, def, rows, asArrays) : ctx.db.transaction().execute(async (trx) => {
-    const out = await insertRows(trx, def, rows, asArrays)
-    if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
-    return out
-  })
+  const out = await insertRows(trx, def, rows, insertsAsArrays(def, rows))
+  if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
+  return out
 }
 
 /** The create of `?onDuplicate=skip`: rows identical to a stored record are answered with that record. */
-async function createSkippingDuplicates<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: AnyRow[],
+async function createSkippingDuplicates<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, rows: AnyRow[],
   values: Record<string, unknown>[]): Promise<Result> {
   const stored = await storedDuplicates(ctx.db, def, rows)
   const fresh = rows.map((_r, i) => i).filter((i) => !stored.has(i))
-  const created = await render(ctx, def, await insertAll(ctx, def, fresh.map((i) => rows[i]), fresh.map((i) => values[i])))
+  const created = await render(ctx, def, await insertAll(ctx, trx, def, fresh.map((i) => rows[i]), fresh.map((i) => values[i])))
   const table: string = def.table
   const ids = [...new Set(stored.values())]
   const existing = ids.length ? recs<T>(await anyTable(ctx.db).selectFrom(table).selectAll().where('id', 'in', ids).execute()) : []
@@ -101,7 +111,11 @@ async function createSkippingDuplicates<T extends TableName>(ctx: Context, def: 
 }
 
 /** PUT (all required fields) or PATCH (any subset). */
-export async function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
+export function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
+  return checkedWrite(ctx, (ctx, trx) => update(ctx, trx, def, partial))
+}
+
+async function update<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, partial: boolean): Promise<Result> {
   const flag = def.update || 'write'
   const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.services.fast)
   const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
@@ -122,24 +136,21 @@ export async function updateRecord<T extends TableName>(ctx: Context, def: Resou
     && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
   if (def.transform) await def.transform(changes, values[0], ctx)
   const table: string = def.table
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const updated = Object.keys(changes).length
-      ? recs<T>(await anyTable(trx).updateTable(table).set(changes).where('id', '=', existing.id).returningAll().execute())[0]
-      : existing
-    // deleted by a simultaneous request since it was read
-    if (!updated) throw notFound()
-    if (def.afterWrite) await def.afterWrite(trx, updated, values[0], ctx, false)
-    return updated
-  })
+  const row = Object.keys(changes).length
+    ? recs<T>(await anyTable(ctx.db).updateTable(table).set(changes).where('id', '=', existing.id).returningAll().execute())[0]
+    : existing
+  // deleted by a simultaneous request since it was read
+  if (!row) throw notFound()
+  if (def.afterWrite) await def.afterWrite(trx, row, values[0], ctx, false)
   return { body: (await render(ctx, def, [row]))[0] }
 }
 
 export async function deleteRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
-  const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.services.fast)
   const table: string = def.table
-  const afterCommit = await ctx.db.transaction().execute(async (trx) => {
+  const afterCommit = await checkedWrite(ctx, async (ctx, trx) => {
+    const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.services.fast)
     const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
-    await anyTable(trx).deleteFrom(table).where('id', '=', row.id).execute()
+    await anyTable(ctx.db).deleteFrom(table).where('id', '=', row.id).execute()
     return then
   })
   if (afterCommit) await afterCommit()
