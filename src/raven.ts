@@ -10,14 +10,17 @@ import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type Parse
 /** Columns that name the class, the first present is used unless --class-column says otherwise. */
 export const CLASS_COLUMNS = ['Species', 'Annotation', 'Class', 'Label', 'Tag'] as const
 
-/** The columns mas writes: Raven's own, the class, the strength, and ids for an exact round trip. */
+/** The columns mas writes: Raven's own, the class, the strength, ids for an exact round trip, and what made
+ * each tag (its provenance as JSON text, empty for a tag made by hand). */
 export const RAVEN_COLUMNS = ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
-  'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'] as const
+  'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id',
+  'mas_provenance'] as const
 
 /** Columns read besides the class column (lower case); `Tag Class` and `Media File` are what earlier
  * versions of mas wrote. */
 const KNOWN = ['selection', 'view', 'channel', 'begin time (s)', 'end time (s)', 'low freq (hz)', 'high freq (hz)',
-  'begin file', 'begin path', 'file offset (s)', 'strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id', 'tag class', 'media file']
+  'begin file', 'begin path', 'file offset (s)', 'strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id', 'mas_provenance',
+  'tag class', 'media file']
 
 export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   const records = csvRecords(text, '\t')
@@ -37,7 +40,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
     view: at('view'), selection: at('selection'), begin: at('begin time (s)'), end: at('end time (s)'),
     low: at('low freq (hz)'), high: at('high freq (hz)'), offset: at('file offset (s)'), strength: at('strength'),
     file: [at('begin path'), at('begin file'), at('media file')].find((i) => i >= 0) ?? -1,
-    fileId: at('mas_media_file_id'), classId: at('mas_tag_class_id'),
+    fileId: at('mas_media_file_id'), classId: at('mas_tag_class_id'), provenance: at('mas_provenance'),
   }
   const missing = [
     col.begin < 0 && 'Begin Time (s)', col.end < 0 && 'End Time (s)', col.low < 0 && 'Low Freq (Hz)', col.high < 0 && 'High Freq (Hz)',
@@ -76,6 +79,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
       maxFrequency: get(f, col.high),
       strength: get(f, col.strength),
       annotations: Object.fromEntries(extra.map((i) => [header[i], get(f, i)])),
+      provenance: get(f, col.provenance),
     }
     addRow(result, rec.line, raw)
   }
@@ -233,7 +237,8 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
     const s = Number(t.startTime)
     const e = Number(t.endTime)
     const notes = annotationsOf(t)
-    const after = [asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass, ...extra?.cells(t) ?? [],
+    const after = [asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass,
+      t.provenance ? JSON.stringify(t.provenance) : '', ...extra?.cells(t) ?? [],
       ...annotated.map((c) => notes[c])]
     const row = (view: string, low: unknown, high: unknown) => [i + 1, view, 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), low, high,
       beginPath(p.file.alias, options.pathPrefix), baseName(p.file.alias), s, ...after].map(cell).join('\t') + EOL

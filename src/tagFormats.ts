@@ -24,6 +24,8 @@ export interface TagInput {
   randomlyChosen?: boolean
   /** a mas extension: the columns of a Raven table mas has no field for (Notes, Call type…), column → text */
   annotations?: Record<string, string>
+  /** a mas extension: what made the tag (the tool, its version and settings), kept as given */
+  provenance?: Record<string, unknown>
 }
 
 /** A tag as the server lists it (what export writes). */
@@ -57,6 +59,8 @@ const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
 /** What an export writes beside the ids for people to read (the file's alias, the class's name); an
  * import reads the ids and leaves these be. */
 export const CSV_NAME_COLUMNS = ['mediaFileAlias', 'tagClassName'] as const
+/** What made each tag, as JSON text: the last column an export writes, read back by an import. */
+const CSV_PROVENANCE = 'provenance'
 
 /** The names an export writes beside the ids. */
 export interface ExportNames { mediaFile: (id: number) => string | undefined; tagClass: (id: number) => string | undefined }
@@ -148,7 +152,7 @@ export function parseCsv(text: string, mediaFile?: string): ParsedRows {
   const header = records[0].fields.map((h) => h.trim())
   const index = new Map(header.map((h, i) => [h, i]))
   const missing = REQUIRED.filter((c) => !index.has(c) && !(c === 'mediaFile' && mediaFile !== undefined))
-  const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS]
+  const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS, CSV_PROVENANCE]
   const unknown = header.filter((h) => !known.includes(h))
   if (missing.length || unknown.length) {
     result.errors.push(`line ${records[0].line}: bad header${missing.length ? `: missing ${missing.join(', ')}` : ''}` +
@@ -173,7 +177,7 @@ export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string
   return csvHeader(names) + csvRows(tags, names)
 }
 
-const csvHeader = (names?: ExportNames) => [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : [])].join(',') + '\n'
+const csvHeader = (names?: ExportNames) => [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : []), CSV_PROVENANCE].join(',') + '\n'
 
 function csvRows(tags: Iterable<TagRecord>, names?: ExportNames): string {
   let out = ''
@@ -181,7 +185,7 @@ function csvRows(tags: Iterable<TagRecord>, names?: ExportNames): string {
     let row = csvField(t[CSV_COLUMNS[0]])
     for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${csvField(t[CSV_COLUMNS[i]])}`
     if (names) row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
-    out += `${row}\n`
+    out += `${row},${csvField(t.provenance ? JSON.stringify(t.provenance) : '')}\n`
   }
   return out
 }
@@ -269,6 +273,9 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   const annotations = annotationsValue(raw.annotations)
   if (annotations === null) problems.push(`annotations must be an object of texts, not ${show(raw.annotations)}`)
   else if (annotations !== undefined) tag.annotations = annotations
+  const provenance = provenanceValue(raw.provenance)
+  if (provenance === null) problems.push(`provenance must be a JSON object, not ${show(raw.provenance)}`)
+  else if (provenance !== undefined) tag.provenance = provenance
   for (const f of FLAGS) {
     const v = raw[f]
     if (v === undefined || v === '' || v === null) continue
@@ -286,6 +293,16 @@ function annotationsValue(v: unknown): Record<string, string> | undefined | null
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) return null
   return Object.keys(v).length ? v as Record<string, string> : undefined
+}
+
+/** What made a tag: an object, or its JSON text (a CSV cell); undefined when absent, null when neither. */
+function provenanceValue(v: unknown): Record<string, unknown> | undefined | null {
+  if (v === undefined || v === null || v === '') return undefined
+  let value = v
+  if (typeof v === 'string') {
+    try { value = JSON.parse(v) } catch { return null }
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null
 }
 
 /** A record by id (a positive integer, or digits) or by name (other text); undefined: absent;

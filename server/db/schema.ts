@@ -147,6 +147,22 @@ export interface TagsTable {
   strength: WithDefault<number>
   /** a JSON object of strings (migration 2026_11_27_3301), given and stored as its JSON text */
   annotations: ColumnType<Record<string, string>, string | undefined, string>
+  /** what made a machine tag, a JSON object (migration 2026_11_29_4401), given and stored as its JSON text; null
+   * for a tag made by hand */
+  provenance: ColumnType<Provenance | null, string | null | undefined, string | null>
+}
+
+/** What made a machine tag (docs/decisions.md, "Provenance"): every key optional but `source`. */
+export interface Provenance {
+  /** the job type (`mas SupervisedTagDiscovery`), the model (`model BirdNET_GLOBAL_6K_V2.4`) or the tool imported from */
+  source: string
+  version?: string
+  /** the model file's checksum, when a model made the tag */
+  checksum?: string
+  /** the job that made the tag */
+  job?: number
+  parameters?: Record<string, unknown>
+  [more: string]: unknown
 }
 
 /** a reviewer's decision on a tag (migration 2026_11_26_4001) */

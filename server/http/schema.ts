@@ -115,7 +115,7 @@ function jsonSchema(f: FieldDef, input = false): Json {
     case 'datetime': return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })
     case 'choice': return nullable({ type: 'string', enum: [...(f.choices ?? [])] })
     case 'list': return { type: 'array', items: f.items === 'integer' ? { type: 'integer' } : {} }
-    case 'object': return { type: 'object', ...(f.items === 'string' ? { additionalProperties: { type: 'string' } } : {}) }
+    case 'object': return nullable({ type: 'object', ...(f.items === 'string' ? { additionalProperties: { type: 'string' } } : {}) })
     default: {
       if (!input) return nullable({ type: 'string' })
       const patterns = [...(f.allowBlank ? [] : [NOT_BLANK]), ...(f.pattern ? [f.pattern] : [])]

@@ -17,6 +17,8 @@ import { users } from './users.js'
 
 /** the most characters of a tag's annotations as JSON: a table's notes, not documents */
 export const ANNOTATIONS_MAX = 10_000
+/** the most characters of a tag's provenance as JSON */
+export const PROVENANCE_MAX = 10_000
 
 const fields: TableFields<'tags'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
@@ -41,7 +43,15 @@ const fields: TableFields<'tags'> = {
     type: 'object', column: 'annotations', items: 'string', maxLength: ANNOTATIONS_MAX,
     description: 'a mas extension: more about the tag, as column name → text (the columns of a Raven table mas has no field for, written back on export); at most 10,000 characters as JSON; default {}',
   },
+  // a mas extension (docs/decisions.md, "Provenance"): given on create only, like annotations without a default
+  provenance: {
+    type: 'object', column: 'provenance', nullable: true, maxLength: PROVENANCE_MAX,
+    description: 'a mas extension: what made a machine tag — source (the job type, model or tool), version, checksum of the model, job, parameters; given when the tag is created and never changed; null for a tag made by hand',
+  },
 }
+
+/** the wire names an update may change: all but provenance, which stays what made the tag */
+const updatable = Object.keys(fields).filter((n) => n !== 'provenance' && !fields[n].readOnly)
 
 export const tags: ResourceDef<'tags'> = defineResource({
   name: 'tag',
@@ -54,6 +64,7 @@ export const tags: ResourceDef<'tags'> = defineResource({
   listVia: { readableWith: 'tag_set_id', list: tagListVia(() => tags, () => tagSets) },
   owner: 'user_id',
   stamps: ['creation_date'],
+  updatable,
   bulk: true,
   // ?onDuplicate=skip: a tag of the same file, class, times and frequencies in the same tag set is not made again
   identity: ['tag_set_id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency'],

@@ -62,7 +62,7 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   const raven = await w.mas(['review', 'export', '--tag-set', 'detector', '--format', 'raven'])
   assert.is(raven.code, 0, raven.stderr)
   const table = raven.stdout.replace(/\r\n$/, '').split('\r\n').map((l) => l.split('\t'))
-  assert.equal(table[0].slice(-4), ['mas_tag_class_id', 'Review', 'Reviewer', 'Named Class'])
+  assert.equal(table[0].slice(-5), ['mas_tag_class_id', 'mas_provenance', 'Review', 'Reviewer', 'Named Class'])
   assert.equal(table.slice(1).map((r) => r.slice(-3)), [['no', 'alice', 'robin'], ['yes', 'alice', '']])
 
   const file = join(bobHome, 'decisions.csv')

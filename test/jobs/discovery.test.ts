@@ -88,10 +88,15 @@ test('supervised discovery finds the hidden call at 22,050 and 48,000 Hz, in the
   const tones = [trill(2), rising(6.5), falling(11), whistle(14)]
   const at22 = await storedWav(t.db, config, alice, library, signal(20, 22050, tones, 0.02, 41), 22050)
   const at48 = await storedWav(t.db, config, alice, library, signal(20, 48000, tones, 0.02, 41), 48000)
-  const { tags, results } = await discover([at22, at48], source)
+  const { id, tags, results } = await discover([at22, at48], source)
   const [a, b] = [await tags(at22), await tags(at48)]
   for (const found of [a, b]) {
     assert.ok(found.length >= 1, 'the call is tagged')
+    // what made them: the job launched (not its child for the file), its type and parameters
+    for (const g of found) {
+      assert.equal([g.provenance?.source, g.provenance?.job, g.provenance?.parameters?.sourceTagSet], ['mas SupervisedTagDiscovery', id, source])
+      assert.match(String(g.provenance?.version), /^\d+\.\d+\.\d+/)
+    }
     assert.ok(overlaps(found[0], 6.5, 6.8), `the strongest tag is on the call: ${JSON.stringify(found[0])}`)
     assert.ok(found[0].strength >= 0.5 && found[0].strength <= 1)
     assert.ok(found.every((g) => g.machine_tagged && g.tag_class_id === chirp && g.min_frequency === 1800 && g.max_frequency === 4200))

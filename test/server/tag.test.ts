@@ -8,7 +8,8 @@ import { grant, makeMediaFile, makeTag, makeTagClass, makeTagExample, makeTagSet
 const API = '/api/v0'
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
 const FIELDS = ['id', 'user', 'creationDate', 'tagClass', 'tagExample', 'tagSet', 'mediaFile', 'startTime', 'endTime',
-  'minFrequency', 'maxFrequency', 'parentTag', 'randomlyChosen', 'machineTagged', 'userTagged', 'strength', 'annotations']
+  'minFrequency', 'maxFrequency', 'parentTag', 'randomlyChosen', 'machineTagged', 'userTagged', 'strength', 'annotations',
+  'provenance']
 const REQUIRED = ['tagClass', 'tagSet', 'mediaFile', 'startTime', 'endTime', 'minFrequency', 'maxFrequency']
 
 const t = suiteApp(test)
@@ -38,7 +39,7 @@ test('tag round trip: create (golden 55), read, list, filter, order, PUT, PATCH,
   assert.equal(tag, {
     id: tag.id, user: c.owner.id, creationDate: tag.creationDate, ...refs, tagExample: null, startTime: 1, endTime: 1.5,
     minFrequency: 200, maxFrequency: 2200, parentTag: null, randomlyChosen: false, machineTagged: false, userTagged: false, strength: 0,
-    annotations: {},
+    annotations: {}, provenance: null,
   })
   assert.type(tag.id, 'number')
   const read = await t.call('GET', `${API}/tag/${tag.id}/`, { as: c.owner })

@@ -133,7 +133,8 @@ test('Raven writing: Begin Time running on within each folder\'s recordings by s
   assert.ok(text.endsWith('\r\n') && !/[^\r]\n/.test(text), 'every line ends with CRLF, as Raven writes')
   const lines = text.trim().split('\r\n').map((l) => l.split('\t'))
   assert.equal(lines[0], ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
-    'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id'])
+    'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id',
+    'mas_provenance'])
   // siteA's two recordings are one sequence (30 s, then 60.5 s); siteB's starts again at 0
   assert.equal(lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[10], l[12]]), [
     ['1', '0.1', 'siteA/20260430_050000.WAV', '20260430_050000.WAV', '0.1', 'robin', '22'],
@@ -211,9 +212,25 @@ test('writers: CSV and NDJSON read back to the same tags', () => {
     assert.equal(back.errors, [])
     assert.equal(plain(back), tags)
   }
-  assert.is(writeCsv([tag]), `${HEADER}\n3,7,0.1,2.25,100,8000.5,0.3\n`)
+  assert.is(writeCsv([tag]), `${HEADER},provenance\n3,7,0.1,2.25,100,8000.5,0.3,\n`)
   const csv = tagWriter('csv')
   assert.is(csv.header + csv.rows([tag]), writeCsv([tag]))
+})
+
+test('provenance: kept as given through CSV (one cell of JSON text), JSON and NDJSON; refused when not an object', () => {
+  const provenance = { source: 'BirdNET-Analyzer', version: '2.4', parameters: { minConfidence: 0.25, 'week, of year': 23 } }
+  const tags = [{ ...tag, provenance }, tag]
+  for (const text of [writeCsv(tags), writeJsonArray(tags), writeNdjson(tags)]) {
+    const back = parseTags(text)
+    assert.equal(back.errors, [])
+    assert.equal(plain(back).map((r) => r.provenance), [provenance, undefined])
+  }
+  assert.match(writeCsv(tags), /,"\{""source"":""BirdNET-Analyzer""/)
+  // a Raven table holds it in mas_provenance, and reads it back
+  const table = ravenTable([{ ...tags[0], id: 1 }, { ...tags[1], id: 2 }], [{ id: 3, alias: 'a.wav', duration: 60 }], () => 'robin')
+  assert.equal(plain(parseTags(table)).map((r) => r.provenance), [provenance, undefined])
+  const bad = parseTags(`${HEADER},provenance\n3,7,0.1,2.25,100,8000.5,0.3,not json\n3,7,0.1,2.25,100,8000.5,0.3,[1]\n`)
+  assert.equal(bad.errors, ['line 2: provenance must be a JSON object, not "not json"', 'line 3: provenance must be a JSON object, not "[1]"'])
 })
 
 test.run()

@@ -4,6 +4,7 @@ import { localTimestamp } from '../../db/time.js'
 import { tagClassNamed } from '../discovery.js'
 import { RANDOM_WINDOW_TAGGING } from '../catalog.js'
 import { jobMediaQuery } from '../jobMedia.js'
+import { jobProvenance } from '../provenance.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { newSeed, seededRandom } from '../random.js'
 
@@ -33,6 +34,7 @@ export const randomWindowTaggingJob: JobType = {
     await job.setTotal(count)
     const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
     const classes = new Map<number, number>()
+    const provenance = jobProvenance(RANDOM_WINDOW_TAGGING.name, job, { seed })
     for (let from = job.job.num_completed; from < count; from += CHUNK) {
       const part = windows.slice(from, Math.min(count, from + CHUNK))
       await job.step(part.length, async (trx) => {
@@ -48,7 +50,7 @@ export const randomWindowTaggingJob: JobType = {
           user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: w.media.id,
           tag_class_id: classes.get(set.library_id ?? w.media.libraryId)!,
           start_time: w.start, end_time: w.start + size, min_frequency: 0, max_frequency: w.media.maxFrequency,
-          randomly_chosen: true,
+          randomly_chosen: true, provenance,
         }))).execute()
       })
     }

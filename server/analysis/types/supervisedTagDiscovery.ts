@@ -7,6 +7,7 @@ import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../cat
 import { alreadyWritten, describeFailure, discoveryReport, mediaFileNamed, targetMedia } from '../discovery.js'
 import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
 import type { JobType, RunningJob } from '../jobType.js'
+import { jobProvenance } from '../provenance.js'
 import { recordResult } from '../results.js'
 import { reviewedTags } from '../reviews.js'
 import { planFile, strongestApart, type Candidate } from '../scan.js'
@@ -93,6 +94,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
       if (await underReview(job)) await replaceUndecided(trx, tagSet, target.id, learned.detector.classes.map((c) => c.tagClass))
       if (chosen.length) {
         const now = localTimestamp()
+        const provenance = jobProvenance(SUPERVISED_TAG_DISCOVERY.name, job)
         await trx.insertInto('tags').values(chosen.map((c) => {
           const model = learned.detector.classes[c.classIndex]
           const banded = model.maxFrequency > model.minFrequency
@@ -100,7 +102,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
             user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: target.id,
             tag_class_id: model.tagClass, start_time: round(c.start), end_time: round(Math.min(c.end, info.duration)),
             min_frequency: banded ? Math.min(model.minFrequency, nyquist) : 0, max_frequency: banded ? Math.min(model.maxFrequency, nyquist) : nyquist,
-            machine_tagged: true, strength: c.strength * (job.params.weight as number),
+            machine_tagged: true, strength: c.strength * (job.params.weight as number), provenance,
           }
         })).execute()
       }

@@ -5,6 +5,7 @@ import { shapeOf } from '../embedding.js'
 import { forEachWindow, planFile } from '../scan.js'
 import { UNSUPERVISED_TAG_DISCOVERY } from '../catalog.js'
 import type { JobType } from '../jobType.js'
+import { jobProvenance } from '../provenance.js'
 import { newSeed, seededRandom } from '../random.js'
 import { distance, spectraSettingsOf } from '../spectra.js'
 
@@ -50,7 +51,8 @@ export const unsupervisedTagDiscoveryJob: JobType = {
       await job.step()
     }
     if (windows.length < k) throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
-    const { assignment, centres } = kMeans(windows.map((w) => w.vector), k, seededRandom((job.params.seed as number | undefined) ?? newSeed()))
+    const seed = (job.params.seed as number | undefined) ?? newSeed()
+    const { assignment, centres } = kMeans(windows.map((w) => w.vector), k, seededRandom(seed))
     const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', job.params.destinationTagSet as number)
       .executeTakeFirstOrThrow()
     await job.step(1, async (trx) => {
@@ -61,6 +63,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
         return classes.get(key)!
       }
       const now = localTimestamp()
+      const provenance = jobProvenance(UNSUPERVISED_TAG_DISCOVERY.name, job, { seed })
       const rows = []
       for (let i = 0; i < windows.length; i++) {
         const w = windows[i]
@@ -69,7 +72,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
           user_id: job.job.user_id, creation_date: now, tag_set_id: job.params.destinationTagSet as number,
           media_file_id: w.media.id, tag_class_id: await classOf(set.library_id ?? w.media.library_id, c),
           start_time: w.start, end_time: w.end, min_frequency: range.lo, max_frequency: range.hi,
-          machine_tagged: true, strength: 1 / (1 + distance(w.vector, centres[c]) / Math.sqrt(w.vector.length)),
+          machine_tagged: true, strength: 1 / (1 + distance(w.vector, centres[c]) / Math.sqrt(w.vector.length)), provenance,
         })
       }
       for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('tags').values(rows.slice(i, i + 1000)).execute()

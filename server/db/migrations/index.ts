@@ -25,6 +25,7 @@ import * as mediaFileListIndexes from './2026_11_28_3501_media_file_list_indexes
 import * as tagFileCountsUnchecked from './2026_11_29_3501_tag_file_counts_unchecked.js'
 import * as tagIdentityIndex from './2026_11_29_3502_tag_identity_index.js'
 import * as tagRegionFits from './2026_11_29_4201_tag_region_fits.js'
+import * as tagProvenance from './2026_11_29_4401_tag_provenance.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_29_3501_tag_file_counts_unchecked': tagFileCountsUnchecked,
   '2026_11_29_3502_tag_identity_index': tagIdentityIndex,
   '2026_11_29_4201_tag_region_fits': tagRegionFits,
+  '2026_11_29_4401_tag_provenance': tagProvenance,
 }
 
 export const migrationProvider: MigrationProvider = {
