@@ -205,6 +205,9 @@ export const onPermission: Scope = scope(['target_type', 'target_id', 'created_b
 export const everyone: Scope = scope([], () => TRUE)
 
 /** Site admins only. */
+/** Read by every authenticated user, changed by site admins only (model/). */
+export const readByAllChangedByAdmins: Scope = scope([], (_eb, caller, _col, flag) => flag === 'read' || caller.isAdmin ? TRUE : FALSE)
+
 export const adminsOnly: Scope = scope([], (_eb, caller) => caller.isAdmin ? TRUE : sql<SqlBool>`false`)
 
 // ---- who a caller may name ----

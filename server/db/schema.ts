@@ -1,3 +1,4 @@
+import type { Manifest } from '../analysis/models/manifest.js'
 import type { ColumnType, Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely'
 
 // Row types of the tables created by the migrations. Timestamps travel as
@@ -229,6 +230,23 @@ export interface AppPermissionsTable {
 }
 
 /** a running job worker; renewed every few seconds (server/jobs/heartbeat.ts) */
+/** an operator's ONNX model (migration 2026_11_29_4402) */
+export interface ModelsTable {
+  id: Id
+  name: string
+  version: WithDefault<string>
+  /** the stored name of the ONNX file */
+  file: string
+  md5: string
+  size: ColumnType<string, number, number>
+  /** the manifest (server/analysis/models/manifest.ts), given and stored as its JSON text */
+  manifest: ColumnType<Manifest, string, string>
+  /** the length of the model's embedding output, when it has one */
+  embedding_size: number | null
+  user_id: number
+  creation_date: Timestamp
+}
+
 export interface WorkerHeartbeatsTable {
   worker_id: string
   started: ColumnType<Date, never, never>
@@ -277,6 +295,7 @@ export interface DB {
   app_user_group_users: AppUserGroupUsersTable
   app_permissions: AppPermissionsTable
   worker_heartbeats: WorkerHeartbeatsTable
+  models: ModelsTable
   names_version: NamesVersionTable
 }
 

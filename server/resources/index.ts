@@ -24,6 +24,7 @@ import * as jobParameters from './jobParameters.js'
 import * as randomWindow from './randomWindow.js'
 import * as mediaSpectra from './mediaSpectra.js'
 import * as usernames from './usernames.js'
+import * as model from './model.js'
 
 // Every resource module's endpoints, asked for once every module has loaded (resources refer to each
 // other, so a module may load before one it names). A new resource adds one line here.
@@ -53,4 +54,5 @@ export const resourceEndpoints: Endpoint[] = [
   ...randomWindow.endpoints(),
   ...mediaSpectra.endpoints(),
   ...usernames.endpoints(),
+  ...model.endpoints(),
 ]

@@ -214,6 +214,10 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
     .returning('id').executeTakeFirstOrThrow()
   const sensor = await db.insertInto('sensors').values({ user_id: owner.id, name: `${prefix}-sensor`, sensor_array_id: sensorArray.id })
     .returning('id').executeTakeFirstOrThrow()
+  const model = await db.insertInto('models').values({
+    name: `${prefix}-model`, file: `models/${prefix}.onnx`, md5: '0'.repeat(32), size: 1, user_id: owner.id, creation_date: localTimestamp(),
+    manifest: JSON.stringify({ sampleRate: 16000, windowSeconds: 1, input: { name: 'audio', layout: 'batch,samples' }, outputs: { scores: 'scores' }, labels: ['a'], version: '' }),
+  }).returning('id').executeTakeFirstOrThrow()
   const settings = await t.call('GET', '/api/v0/userSettings/', { as: owner })
   const userGrant = (await grantRoles(t, { ...callers, group, anonymous: undefined }, { library })).writer
   const revokedGrant = await grant(db, owner, { user: users.revoked.id }, { library }, ['read', 'write', 'admin'])
@@ -233,7 +237,7 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
       tag, tagExample, tagReview: tagReview.id, project, jobs: job, jobParameters: jobParameter.id, jobResultFile: resultFile.id,
       randomWindow: window.id, sensorArray: sensorArray.id, sensor: sensor.id,
       userSettings: settings.data?.results?.[0]?.id ?? 0, appUserGroup: group, appPermission: userGrant,
-      user: owner.id,
+      user: owner.id, model: model.id,
     },
   }
 }

@@ -26,6 +26,7 @@ import * as tagFileCountsUnchecked from './2026_11_29_3501_tag_file_counts_unche
 import * as tagIdentityIndex from './2026_11_29_3502_tag_identity_index.js'
 import * as tagRegionFits from './2026_11_29_4201_tag_region_fits.js'
 import * as tagProvenance from './2026_11_29_4401_tag_provenance.js'
+import * as models from './2026_11_29_4402_models.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_29_3502_tag_identity_index': tagIdentityIndex,
   '2026_11_29_4201_tag_region_fits': tagRegionFits,
   '2026_11_29_4401_tag_provenance': tagProvenance,
+  '2026_11_29_4402_models': models,
 }
 
 export const migrationProvider: MigrationProvider = {
