@@ -11,5 +11,9 @@ process.stdout.on('error', (err) => {
   throw err
 })
 
-const { execute } = await import('@oclif/core/execute')
-await execute({ dir: import.meta.url })
+// as @oclif/core's execute() does, but a flag the command lacks is refused in one line naming the nearest it has,
+// for the commands outside BaseCommand too (which refuses so itself)
+const [{ run }, { handle }, { flush }] = await Promise.all([import('@oclif/core/run'), import('@oclif/core/handle'), import('@oclif/core/flush')])
+await run(process.argv.slice(2), import.meta.url)
+  .then(() => flush())
+  .catch(async (error) => handle((await import('../dist/src/refusals.js')).withUnknownFlagsLine(error)))
