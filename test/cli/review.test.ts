@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -120,6 +120,52 @@ test('review open prints the page with a one-time code, which logs a browser in 
   assert.equal([second.statusCode, second.json()], [400, { code: ['Invalid or expired code.'] }])
   const page = await w.t.app.inject({ method: 'GET', url: '/review/' })
   assert.equal([page.statusCode, page.headers['content-type']], [200, 'text/html; charset=utf-8'])
+})
+
+/** A folder holding a stand-in for the desktop's opener (xdg-open: an external program) that writes down the address it was given. */
+function fakeOpener(): { bin: string; opened: string } {
+  const bin = join(w.newHome(), 'bin')
+  mkdirSync(bin)
+  const opened = join(bin, 'opened')
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" > '${opened}'\n`, { mode: 0o755 })
+  return { bin, opened }
+}
+
+/** What the detached opener wrote, once it has written a whole line. */
+async function openedAddress(path: string): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
+    if (text.endsWith('\n')) return text.trim()
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`the opener wrote nothing to ${path}`)
+}
+
+test('review open opens the default browser (xdg-open on PATH) with the address it prints; where none can be opened it says so in one line', async () => {
+  const desktop = fakeOpener()
+  const run = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: desktop.bin, DISPLAY: ':0', WAYLAND_DISPLAY: undefined } })
+  assert.is(run.code, 0, run.stderr)
+  assert.is(run.stderr, '')
+  assert.is(await openedAddress(desktop.opened), run.stdout.trim())
+  assert.match(run.stdout, new RegExp(`^${w.server}/review/\\?tagSet=${tagSet}#code=\\w+\n$`))
+  // no opener on PATH: the address, and one line saying why no browser came up
+  const noOpener = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: w.newHome(), DISPLAY: ':0' } })
+  assert.is(noOpener.code, 0, noOpener.stderr)
+  assert.match(noOpener.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
+  assert.is(noOpener.stderr, 'Warning: no browser was opened: xdg-open was not found on PATH; open the address above\n')
+  // no display (a server reached over ssh): the opener is not tried
+  const headless = fakeOpener()
+  const noDisplay = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: headless.bin, DISPLAY: undefined, WAYLAND_DISPLAY: undefined } })
+  assert.is(noDisplay.code, 0, noDisplay.stderr)
+  assert.match(noDisplay.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
+  assert.is(noDisplay.stderr, 'Warning: no browser was opened: no display here (DISPLAY and WAYLAND_DISPLAY are unset); open the address above\n')
+  assert.not.ok(existsSync(headless.opened))
+  // --no-browser only prints
+  const quiet = fakeOpener()
+  const printed = await w.mas(['review', 'open', '--tag-set', 'detector', '--no-browser'], { env: { PATH: quiet.bin, DISPLAY: ':0' } })
+  assert.equal([printed.code, printed.stderr], [0, ''])
+  assert.match(printed.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
+  assert.not.ok(existsSync(quiet.opened))
 })
 
 test('review open --strategy (or --order) opens the page in that order; a strategy the queue does not have is refused in one line', async () => {
