@@ -41,12 +41,20 @@ test.before(async () => {
 })
 test.after(async () => { await w.close() })
 
-test('review summary: a table per class, and the whole summary under --json', async () => {
+test('review summary: a table per class, one of their strength bands, and the whole summary under --json', async () => {
   const run = await w.mas(['review', 'summary', '--tag-set', 'detector'])
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^CLASS\s+TAGS\s+YES\s+NO\s+UNSURE\s+SKIP\s+PRECISION\s+90% FROM\s+95% FROM\s+DISAGREE\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+1\s+1\s+0\s+0\s+/)
   assert.match(run.stderr, /2 of 4 tags decided in tag set \d+ \(detector\); no tag was decided by more than one reviewer\n/)
+  // then each class's bands that hold tags: decisions, precision and its interval, what keeping the tags from there up gives
+  const bands = run.stdout.split('\n\n')[1].trim().split('\n')
+  assert.is(bands.length, 5, run.stdout)
+  assert.match(bands[0], /^CLASS\s+STRENGTH\s+TAGS\s+YES\s+NO\s+UNSURE\s+PRECISION\s+95% INTERVAL\s+KEPT FROM HERE$/)
+  assert.match(bands[1], /^blackbird\s+0\.2-0\.3\s+1\s+0\s+1\s+0\s+0\.0%\s+0\.0%-79\.3%\s+4 tags, 50\.0%$/)
+  assert.match(bands[2], /^blackbird\s+0\.5-0\.6\s+1\s+0\s+0\s+0\s+-\s+-\s+3 tags, 100\.0%$/)
+  assert.match(bands[3], /^blackbird\s+0\.8-0\.9\s+1\s+0\s+0\s+0\s+-\s+-\s+2 tags, 100\.0%$/)
+  assert.match(bands[4], /^blackbird\s+0\.9-1\.0\s+1\s+1\s+0\s+0\s+100\.0%\s+20\.7%-100\.0%\s+1 tag, 100\.0%$/)
   const s = json(await w.mas(['review', 'summary', '--tag-set', String(tagSet), '--json']))
   assert.equal([s.tags, s.decidedTags, s.classes[0].className, s.classes[0].bands.length], [4, 2, 'blackbird', 10])
 })
