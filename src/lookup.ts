@@ -42,17 +42,13 @@ export class Directory<R extends { id: number }> {
   private readonly byFoldedName = new Map<string, R[]>()
   private readonly ids = new Map<number, R>()
   private readonly cache = new Map<string, Found>()
-  private readonly matcher?: DirectoryOptions<R>['matcher']
-  private readonly aside?: DirectoryOptions<R>['aside']
 
   /** `kind` ("tag class"), `where` (' in library "Season"'), the records, the name of a record, and how names match. */
   constructor(readonly kind: string, readonly where: string, readonly records: readonly R[],
     private readonly nameOf: (r: R) => string, private readonly options: DirectoryOptions<R> = {}) {
-    this.matcher = options.matcher
-    this.aside = options.aside
     for (const r of records) {
       this.ids.set(r.id, r)
-      add(this.byName, this.matcher ? baseName(nameOf(r)) : nameOf(r), r)
+      add(this.byName, this.options.matcher ? baseName(nameOf(r)) : nameOf(r), r)
       if (options.ignoreCase) add(this.byFoldedName, foldCase(nameOf(r)), r)
     }
   }
@@ -75,7 +71,7 @@ export class Directory<R extends { id: number }> {
 
   /** The records whose name is `name` (as the directory's matcher takes it). */
   private matching(name: string): R[] {
-    return this.matcher ? this.matcher(name, this.byName) : this.byName.get(name) ?? []
+    return this.options.matcher ? this.options.matcher(name, this.byName) : this.byName.get(name) ?? []
   }
 
   /** Is record `id` one of those `name` matches? */
@@ -92,14 +88,14 @@ export class Directory<R extends { id: number }> {
 
   /** The names there are, when a few (media files are found by path, and are too many to list). */
   private known(): string {
-    if (this.matcher || this.records.length > 20) return ''
+    if (this.options.matcher || this.records.length > 20) return ''
     return this.records.length ? ` (there are: ${this.records.map(this.nameOf).join(', ')})` : ` (there are none)`
   }
 
   private candidates(matches: R[]): string {
     // in name order, so the message is the same whatever order the server listed the records in
     const sorted = [...matches].sort((a, b) => this.nameOf(a).localeCompare(this.nameOf(b)) || a.id - b.id)
-    const shown = sorted.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.aside ? `, ${this.aside(r)}` : ''})`).join(', ')
+    const shown = sorted.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.options.aside ? `, ${this.options.aside(r)}` : ''})`).join(', ')
     return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
   }
 }

@@ -94,9 +94,10 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   assert.equal((await decisionsOf(bob)).map((d: any[]) => d.slice(0, 2)), [[tags[0], 'unsure'], [tags[3], 'no']])
 })
 
-test('review import finds tags by file, times and class; bad rows send nothing', async () => {
+test('review import finds tags by file, times and class (whatever its case); bad rows send nothing', async () => {
   const file = join(bobHome, 'verdicts.csv')
-  writeFileSync(file, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`)
+  // a class name in another case finds the one class it can be (issue 47)
+  writeFileSync(file, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,Blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`)
   const run = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, /1 new.*; 1 row without a verdict left alone/)
