@@ -11,5 +11,11 @@ process.stdout.on('error', (err) => {
   throw err
 })
 
-const { execute } = await import('@oclif/core/execute')
-await execute({ dir: import.meta.url })
+// as @oclif/core's execute() does, but a flag the command lacks is refused in one line naming the nearest it has,
+// for the commands outside BaseCommand too (which refuses so itself)
+// (handled at once, as execute() does: nothing else is printed between a command's end and the process's)
+const [{ run }, { handle }, { flush }, { withUnknownFlagsLine }] = await Promise.all([import('@oclif/core/run'),
+  import('@oclif/core/handle'), import('@oclif/core/flush'), import('../dist/src/refusals.js')])
+await run(process.argv.slice(2), import.meta.url)
+  .then(() => flush())
+  .catch((error) => handle(withUnknownFlagsLine(error)))

@@ -1,5 +1,5 @@
 import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSOR_ARRAYS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
-import type { Column } from './output.js'
+import { thousandths, type Column } from './output.js'
 
 // Table columns of the records commands list, in one place. Columns that refer to other records show
 // their names (src/names.ts); each table says which kinds of names it needs.
@@ -18,11 +18,10 @@ export const LIBRARY: Table = {
   kinds: [USERS],
   columns: (n) => [c('id'), c('name'), named(n, USERS, 'user'), { header: 'media', get: (r) => r.mediaFiles?.length ?? '' }, c('created', 'creationDate')],
 }
-/** A number rounded to `digits` decimals for people to read (times to the millisecond, strengths to three
- * decimals); --json keeps the stored values. */
-const rounded = (header: string, key: string, digits = 3): Column<R> => ({
+/** A number rounded for people to read (times to the millisecond, strengths to three decimals); --json keeps the stored values. */
+const rounded = (header: string, key: string): Column<R> => ({
   header,
-  get: (r) => (typeof r[key] === 'number' ? Number(r[key].toFixed(digits)) : r[key]),
+  get: (r) => (typeof r[key] === 'number' ? thousandths(r[key]) : r[key]),
 })
 /** A fact the import stored about a media file (its metadata records), as a number. */
 const fact = (header: string, name: string, round = (n: number) => n): Column<R> => ({
@@ -33,10 +32,16 @@ const fact = (header: string, name: string, round = (n: number) => n): Column<R>
     return Number.isFinite(n) ? round(n) : undefined
   },
 })
+/** What is wrong with a media file the import read nonetheless (its `warning` facts, e.g. truncated), in a word each. */
+const damage: Column<R> = {
+  header: 'damage',
+  get: (r) => ((r.mediafilemetadata_set as R[] | undefined) ?? []).filter((m) => m.name === 'warning')
+    .map((m) => String(m.value).split(':')[0]).join(', '),
+}
 export const MEDIA: Table = {
   kinds: [LIBRARIES, SENSORS],
   columns: (n) => [c('id'), c('alias'), named(n, LIBRARIES, 'library'), named(n, SENSORS, 'sensor'), c('started', 'realStartTime'),
-    fact('duration', 'durationInSeconds', (s) => Math.round(s * 1000) / 1000), fact('rate', 'sampleRate'), fact('channels', 'numChannels'),
+    fact('duration', 'durationInSeconds', thousandths), fact('rate', 'sampleRate'), fact('channels', 'numChannels'), damage,
     c('uploaded', 'uploadDate'), c('file')],
 }
 export const TAG_SET: Table = {
@@ -84,5 +89,7 @@ export const PERMISSION: Table = {
 export const TAG: Table = {
   kinds: [TAG_SETS, MEDIA_FILES, TAG_CLASSES],
   columns: (n) => [c('id'), named(n, TAG_SETS, 'tagSet'), named(n, MEDIA_FILES, 'mediaFile'), named(n, TAG_CLASSES, 'tagClass'),
-    rounded('start', 'startTime'), rounded('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'), rounded('strength', 'strength')],
+    rounded('start', 'startTime'), rounded('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'),
+    // a detector's confidence; a tag made by hand has none to show (the API's default 0), unless one was given
+    { header: 'strength', get: (r) => (typeof r.strength === 'number' && (r.machineTagged || r.strength !== 0) ? thousandths(r.strength) : '') }],
 }

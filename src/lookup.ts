@@ -25,23 +25,31 @@ export function parseRef(value: string | number): Ref {
 /** The outcome of looking one value up: the id, or why not (`missing`: no record has that name). */
 export type Found = { id: number } | { error: string; missing?: string }
 
+/** How a directory finds records by name, beyond its name exactly. */
+export interface DirectoryOptions<R> {
+  /** how names match (media files: by the endings of their aliases), instead of exactly */
+  matcher?: (name: string, byName: Map<string, R[]>) => R[]
+  /** what a candidate of an ambiguous name shows beside its id (its library, where records of several are looked in) */
+  aside?: (r: R) => string
+  /** a name that matches no record exactly matches the one record whose name differs from it only in case
+   * (tag classes: a Raven row's `CHIRP` is the library's `chirp`); several such records are an error naming them */
+  ignoreCase?: boolean
+}
+
 /** Records of one kind with a way to find them by name. */
 export class Directory<R extends { id: number }> {
   private readonly byName = new Map<string, R[]>()
+  private readonly byFoldedName = new Map<string, R[]>()
   private readonly ids = new Map<number, R>()
   private readonly cache = new Map<string, Found>()
 
-  /** `kind` ("tag class"), `where` (" in library 3"), the name of a record, how names match, and what a
-   * candidate of an ambiguous name shows beside its id (its library, where records of several are looked in). */
+  /** `kind` ("tag class"), `where` (' in library "Season"'), the records, the name of a record, and how names match. */
   constructor(readonly kind: string, readonly where: string, readonly records: readonly R[],
-    private readonly nameOf: (r: R) => string, private readonly matcher?: (name: string, byName: Map<string, R[]>) => R[],
-    private readonly aside?: (r: R) => string) {
+    private readonly nameOf: (r: R) => string, private readonly options: DirectoryOptions<R> = {}) {
     for (const r of records) {
       this.ids.set(r.id, r)
-      const key = this.matcher ? baseName(nameOf(r)) : nameOf(r)
-      const list = this.byName.get(key)
-      if (list) list.push(r)
-      else this.byName.set(key, [r])
+      add(this.byName, this.options.matcher ? baseName(nameOf(r)) : nameOf(r), r)
+      if (options.ignoreCase) add(this.byFoldedName, foldCase(nameOf(r)), r)
     }
   }
 
@@ -50,19 +58,27 @@ export class Directory<R extends { id: number }> {
     if ('id' in ref) return ref
     const hit = this.cache.get(ref.name)
     if (hit) return hit
-    const matches = this.matcher ? this.matcher(ref.name, this.byName) : this.byName.get(ref.name) ?? []
+    const matches = this.matching(ref.name)
+    const folded = matches.length === 0 && this.options.ignoreCase ? this.byFoldedName.get(foldCase(ref.name)) ?? [] : []
     const found: Found = matches.length === 1 ? { id: matches[0].id }
-      : matches.length === 0 ? { error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`, missing: ref.name }
-        : { error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)` }
+      : matches.length > 1 ? { error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)` }
+        : folded.length === 1 ? { id: folded[0].id }
+          : folded.length > 1 ? { error: `${folded.length} ${plural(this.kind)}${this.where} differ from ${JSON.stringify(ref.name)} only in case: ${this.candidates(folded)}; give one of them as it is written (or its id)` }
+            : { error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`, missing: ref.name }
     this.cache.set(ref.name, found)
     return found
+  }
+
+  /** The records whose name is `name` (as the directory's matcher takes it). */
+  private matching(name: string): R[] {
+    return this.options.matcher ? this.options.matcher(name, this.byName) : this.byName.get(name) ?? []
   }
 
   /** Is record `id` one of those `name` matches? */
   matches(name: string, id: number): boolean {
     const record = this.ids.get(id)
     if (!record) return false
-    return (this.matcher ? this.matcher(name, this.byName) : this.byName.get(name) ?? []).includes(record)
+    return this.matching(name).includes(record)
   }
 
   /** The record an id names, when it is in this directory. */
@@ -72,17 +88,26 @@ export class Directory<R extends { id: number }> {
 
   /** The names there are, when a few (media files are found by path, and are too many to list). */
   private known(): string {
-    if (this.matcher || this.records.length > 20) return ''
+    if (this.options.matcher || this.records.length > 20) return ''
     return this.records.length ? ` (there are: ${this.records.map(this.nameOf).join(', ')})` : ` (there are none)`
   }
 
   private candidates(matches: R[]): string {
     // in name order, so the message is the same whatever order the server listed the records in
     const sorted = [...matches].sort((a, b) => this.nameOf(a).localeCompare(this.nameOf(b)) || a.id - b.id)
-    const shown = sorted.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.aside ? `, ${this.aside(r)}` : ''})`).join(', ')
+    const shown = sorted.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.options.aside ? `, ${this.options.aside(r)}` : ''})`).join(', ')
     return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
   }
 }
+
+function add<R>(map: Map<string, R[]>, key: string, r: R): void {
+  const list = map.get(key)
+  if (list) list.push(r)
+  else map.set(key, [r])
+}
+
+/** A name as compared when case does not matter. */
+export const foldCase = (name: string) => name.normalize('NFC').toLowerCase()
 
 const plural = (kind: string) => (kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : kind.endsWith('s') ? `${kind}es` : `${kind}s`)
 
@@ -124,12 +149,22 @@ export async function libraries(api: ApiClient): Promise<Directory<Named>> {
   return new Directory('library', '', await api.all<Named>('library/'), (r) => r.name)
 }
 
-export async function tagSets(api: ApiClient, library?: number): Promise<Directory<TagSet>> {
-  return new Directory('tag set', library ? ` of library ${library}` : '', await api.all<TagSet>('tagSet/', { library }), (r) => r.name)
+/** Library `id` as messages name it: by its name (`library "Season"`), or by its id where the caller cannot read it. */
+export async function libraryNamed(api: ApiClient, id: number): Promise<string> {
+  const library = await api.get<Named>(`library/${id}/`).catch(() => undefined)
+  return library?.name ? `library ${JSON.stringify(library.name)}` : `library ${id}`
 }
 
-export async function tagClasses(api: ApiClient, library: number): Promise<Directory<TagClass>> {
-  return new Directory('tag class', ` in library ${library}`, await api.all<TagClass>('tagClass/', { library }), (r) => r.className)
+export async function tagSets(api: ApiClient, library?: number): Promise<Directory<TagSet>> {
+  const [records, where] = await Promise.all([api.all<TagSet>('tagSet/', { library }), library ? libraryNamed(api, library) : undefined])
+  return new Directory('tag set', where ? ` of ${where}` : '', records, (r) => r.name)
+}
+
+/** The tag classes of a library, found by name (and, unless `ignoreCase` is false, by a name differing only in case
+ * from one class's). */
+export async function tagClasses(api: ApiClient, library: number, { ignoreCase = true } = {}): Promise<Directory<TagClass>> {
+  const [records, where] = await Promise.all([api.all<TagClass>('tagClass/', { library }), libraryNamed(api, library)])
+  return new Directory('tag class', ` in ${where}`, records, (r) => r.className, { ignoreCase })
 }
 
 /** How a candidate from any library is told apart: its library, by name where the caller can list it. */
@@ -141,9 +176,9 @@ async function libraryAside(api: ApiClient): Promise<(r: { library: number }) =>
 /** The media files of a library (or every readable one, each candidate of an ambiguous name shown with its
  * library), found by alias or file name. */
 export async function mediaFiles(api: ApiClient, library?: number, query: Query = {}): Promise<Directory<MediaFile>> {
-  const [records, aside] = await Promise.all([api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
-    library ? undefined : libraryAside(api)])
-  return new Directory('media file', library ? ` in library ${library}` : '', records, (r) => r.alias ?? '', matchMedia((r) => r.alias ?? ''), aside)
+  const [records, aside, where] = await Promise.all([api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
+    library ? undefined : libraryAside(api), library ? libraryNamed(api, library) : undefined])
+  return new Directory('media file', where ? ` in ${where}` : '', records, (r) => r.alias ?? '', { matcher: matchMedia((r) => r.alias ?? ''), aside })
 }
 
 export async function projects(api: ApiClient): Promise<Directory<Named>> {
@@ -223,7 +258,7 @@ export const tagClassId = (api: ApiClient, flag: string, value: string, library?
   flagId(flag, value, async () => {
     if (library) return tagClasses(api, library)
     const [records, aside] = await Promise.all([api.all<TagClass>('tagClass/'), libraryAside(api)])
-    return new Directory('tag class', '', records, (r) => r.className, undefined, aside)
+    return new Directory('tag class', '', records, (r) => r.className, { aside, ignoreCase: true })
   }, { api, key: memoryKey('tagClass', library, value) })
 
 /** A tag set by name or id, with its library (tag classes and media files are found in it). */

@@ -29,6 +29,10 @@ export function record(obj: Record<string, unknown>): string {
   return Object.entries(obj).map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n')
 }
 
+/** A number for people, in tables and messages: seconds to the millisecond, strengths to three decimals
+ * (docs/decisions.md §10); --json keeps the stored values. */
+export const thousandths = (n: number): number => Math.round(n * 1000) / 1000
+
 export function stderr(line: string): void {
   process.stderr.write(line.endsWith('\n') ? line : line + '\n')
 }

@@ -1,5 +1,7 @@
 import type { Interfaces } from '@oclif/core'
 import { stripVTControlCharacters } from 'node:util'
+import { CLIError } from '@oclif/core/errors'
+import { closest } from './closest.js'
 
 // Every refusal names the flag or argument to change (docs/architecture.md, "The command line"): what
 // oclif's parser refuses, in one line, and the server's field errors (400) with each field said as the
@@ -25,6 +27,7 @@ export function namedArgs<A extends ArgDefinitions>(args: A | undefined): A | un
 
 /** One line for a refusal of oclif's parser, naming the flag or argument. */
 export function parseErrorLine(err: unknown): string {
+  if (isNonExistentFlags(err)) return unknownFlagsLine(err)
   if (isMissingArgs(err)) {
     const missing = err.args.map((a) => `${a.name.toUpperCase()}${a.description ? `: ${a.description}` : ''}`)
     return `missing argument ${missing.join('; ')} (see --help)`
@@ -37,6 +40,42 @@ export function parseErrorLine(err: unknown): string {
     .split('\n').map((l) => l.trim()).filter(Boolean)
     .map((l) => l.replace(/^Missing required flag ([\w-]+)$/, 'missing --$1'))
   return `${lines.join('; ')}${message.length < (err instanceof Error ? err.message.length : 0) ? ' (see --help)' : ''}`
+}
+
+type FlagDefinitions = Record<string, { hidden?: boolean; aliases?: string[] }>
+
+/** Flags a command does not have, each with the nearest visible flag it has (--help among them), as a mistyped
+ * command gets the nearest command (src/commandNotFound.ts): `Unknown flag --tagset: did you mean --tag-set?`. */
+function unknownFlagsLine(err: NonExistentFlags): string {
+  const flags: FlagDefinitions = { ...err.parse?.input?.flags, help: {} }
+  // each visible flag by its name and its aliases (`--tagset` of perms), suggested by its name
+  const nameOf = new Map(Object.entries(flags).filter(([, f]) => !f.hidden).flatMap(([name, f]) => [name, ...f.aliases ?? []].map((n) => [n, name])))
+  const described = err.flags.map((input) => {
+    const typed = input.replace(/=.*$/s, '')
+    const word = typed.replace(/^--/, '')
+    // a few edits at most, fewer for a short word, so that a suggestion is a likely typo, not any flag
+    const near = typed.startsWith('--') ? closest(word, [...nameOf.keys()], Math.min(3, Math.max(1, Math.floor(word.length / 2)))) : undefined
+    return { typed, near: near && nameOf.get(near) }
+  })
+  if (described.length === 1) {
+    const [{ typed, near }] = described
+    return `Unknown flag ${typed}: ${near ? `did you mean --${near}?` : 'see --help for the flags there are'}`
+  }
+  const each = described.map(({ typed, near }) => (near ? `${typed} (did you mean --${near}?)` : typed))
+  return `Unknown flags ${each.join(', ')}: see --help for the flags there are`
+}
+
+/** oclif's NonExistentFlagsError (not exported by @oclif/core): the flags given that the command lacks, as typed,
+ * and the parser's input, the flags it has. */
+type NonExistentFlags = Error & { flags: string[]; parse?: { input?: { flags?: FlagDefinitions } } }
+function isNonExistentFlags(err: unknown): err is NonExistentFlags {
+  return err instanceof Error && /^Nonexistent flags?:/.test(err.message) && Array.isArray((err as { flags?: unknown }).flags)
+}
+
+/** A refusal of a flag the command lacks as one line (exit 2), for commands outside BaseCommand, whose errors
+ * oclif itself prints (bin/run.js); other errors as they are. */
+export function withUnknownFlagsLine(err: unknown): unknown {
+  return isNonExistentFlags(err) ? new CLIError(unknownFlagsLine(err), { exit: 2 }) : err
 }
 
 /** oclif's RequiredArgsError (not exported by @oclif/core): the arguments missing, with their names. */

@@ -1,16 +1,13 @@
 import { Flags } from '@oclif/core'
-import open from 'open'
 import { STRATEGIES, STRATEGY_HELP } from '../../server/analysis/reviewStrategies.js'
 import { AuthCommand } from '../../src/baseCommand.js'
+import { openBrowser } from '../../src/browser.js'
 import { findTagSet } from '../../src/lookup.js'
 import { warn } from '../../src/output.js'
 
-/** Can a browser be opened here? macOS and Windows, or a Linux/BSD session with a display. */
-const onDesktop = () => process.platform === 'darwin' || process.platform === 'win32' || !!(process.env.DISPLAY || process.env.WAYLAND_DISPLAY)
-
 export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
   static summary = 'Open the review page of a tag set in your browser, logged in as you'
-  static description = 'Prints the address of the review page with a one-time code (valid two minutes, used once) that the page exchanges for a browser session of your account, and opens it in your browser on a desktop. Your token never goes into the address.'
+  static description = 'Prints the address of the review page with a one-time code (valid two minutes, used once) that the page exchanges for a browser session of your account, and opens it in your default browser (open on macOS, start on Windows, xdg-open elsewhere); where none can be opened (no display, no opener) it says so in one line. Your token never goes into the address.'
   static examples = ['<%= config.bin %> review open --tag-set 1', '<%= config.bin %> review open --tag-set 1 --no-browser',
     '<%= config.bin %> review open --tag-set 1 --strategy uncertain', '<%= config.bin %> review open --tag-set 1 --order uncertain']
   static flags = {
@@ -20,7 +17,7 @@ export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
       options: [...STRATEGIES],
       aliases: ['order'],
     }),
-    browser: Flags.boolean({ description: 'open the page in a browser (on a desktop)', default: true, allowNo: true }),
+    browser: Flags.boolean({ description: 'open the page in your default browser (--no-browser: only print the address)', default: true, allowNo: true }),
   }
 
   async run(): Promise<{ url: string; expires: string }> {
@@ -30,7 +27,11 @@ export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
     const order = this.flags.strategy ? `&strategy=${this.flags.strategy}` : ''
     const url = `${this.api.server}/review/?tagSet=${tagSet.id}${order}#code=${code}`
     this.log(url)
-    if (this.flags.browser && onDesktop()) await open(url).catch((err: Error) => warn(`could not open a browser (${err.message}): open the address above`))
+    if (this.flags.browser) {
+      const cannot = (why: string) => warn(`no browser was opened: ${why}; open the address above`)
+      const why = await openBrowser(url, cannot)
+      if (why) cannot(why)
+    }
     return { url, expires }
   }
 }

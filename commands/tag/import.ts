@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
 import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
 import { count } from '../../src/confirm.js'
-import { findTagSet, libraryOf, mediaFiles, namesAny, resolveRows, tagClasses, type TagSet } from '../../src/lookup.js'
+import { findTagSet, foldCase, libraryOf, mediaFiles, namesAny, resolveRows, tagClasses, type TagSet } from '../../src/lookup.js'
 import { stderr, warn } from '../../src/output.js'
 import { readInput } from '../../src/stdin.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
@@ -16,7 +16,7 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
 
 A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Every other column (Notes, Call type…) is kept with the tag as its annotations, and "mas tag export --format raven" writes it back.
 
-Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked). Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.
+Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. A class name matches the class of that name, or else the one class whose name differs from it only in case (CHIRP is the library's chirp; where several differ so, the row's error names them). Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked), but never one that differs only in case from an existing class or another new one, unless --force is given. Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.
 
 A row identical to a tag already in the tag set (the same media file, class, times and frequencies) is not created again, so a re-run of a finished import, on any machine, creates nothing and says how many rows were already there; --again creates them again.`
 
@@ -34,6 +34,10 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     'media-file': Flags.string({ description: 'media file (alias, file name or id) of every row without one: a Raven table of one recording' }),
     'class-column': Flags.string({ description: `column of a Raven table holding the class [default: the first of ${CLASS_COLUMNS.join(', ')}]` }),
     'create-classes': Flags.boolean({ description: 'create the tag classes the file names that the library lacks' }),
+    force: Flags.boolean({
+      description: 'with --create-classes: match class names exactly, and create classes that differ only in case from existing ones or from each other',
+      dependsOn: ['create-classes'],
+    }),
     'batch-size': Flags.integer({ description: 'tags per request (a server that takes fewer says so, and gets batches of its limit)', default: 10_000, min: 1, max: 100_000 }),
     concurrency: Flags.integer({ description: 'batches sent at once (above 1, tag ids no longer follow the input order)', default: 1, min: 1, max: 32 }),
     again: Flags.boolean({ description: 'create rows identical to tags already in the tag set again (by default they are skipped)' }),
@@ -48,17 +52,23 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     for (const w of parsed.warnings) warn(w)
     if (parsed.errors.length) refuse(parsed.errors, source)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    let { tags, missingClasses } = await this.resolve(parsed, tagSet)
+    let { tags, missingClasses, where } = await this.resolve(parsed, tagSet)
     const errors = [...tags.errors]
-    const create = missingClasses.length > 0 && await this.mayCreate(missingClasses, tagSet, errors.length === 0)
-    if (missingClasses.length && !create) {
-      errors.push(`no tag class${missingClasses.length === 1 ? '' : 'es'} named ${missingClasses.map((c) => JSON.stringify(c)).join(', ')} in library ${tagSet.library}` +
+    // new classes differing only in case from each other (an existing one differing so is matched or named as a candidate)
+    const alike = this.flags.force ? [] : sameButCase(missingClasses)
+    if (alike.length) {
+      errors.push(`tag classes ${alike.map((group) => group.map((c) => JSON.stringify(c)).join(' and ')).join('; ')} differ only in case:`
+        + ' correct the file, or give --force to create each as a class of its own')
+    }
+    const create = missingClasses.length > 0 && !alike.length && await this.mayCreate(missingClasses, where, errors.length === 0)
+    if (missingClasses.length && !create && !alike.length) {
+      errors.push(`no tag class${missingClasses.length === 1 ? '' : 'es'} named ${missingClasses.map((c) => JSON.stringify(c)).join(', ')}${where}` +
         ' (--create-classes creates them)')
     }
     if (errors.length) refuse(errors, source)
     if (create) {
       for (const className of missingClasses) await this.api.post('tagClass/', { className, library: tagSet.library, displayName: className })
-      stderr(`Created ${count(missingClasses.length, 'tag class', 'tag classes')} in library ${tagSet.library}: ${missingClasses.join(', ')}`)
+      stderr(`Created ${count(missingClasses.length, 'tag class', 'tag classes')}${where}: ${missingClasses.join(', ')}`)
       ;({ tags } = await this.resolve(parsed, tagSet))
       if (tags.errors.length) refuse(tags.errors, source)
     }
@@ -73,24 +83,32 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     return records
   }
 
-  /** Names to ids: one list of the library's media files and one of its classes, when rows use names. */
+  /** Names to ids: one list of the library's media files and one of its classes, when rows use names; `where`
+   * names the library of the classes (' in library "Season"'). With --force, class names match exactly. */
   private async resolve(parsed: ParsedRows, tagSet: TagSet) {
     const byName = { media: namesAny(parsed.rows, 'mediaFile'), classes: namesAny(parsed.rows, 'tagClass') }
     const library = byName.media || byName.classes ? libraryOf(tagSet, '--tag-set') : 0
     const [media, classes] = await Promise.all([
       byName.media ? mediaFiles(this.api, library) : undefined,
-      byName.classes ? tagClasses(this.api, library) : undefined,
+      byName.classes ? tagClasses(this.api, library, { ignoreCase: !this.flags.force }) : undefined,
     ])
-    return resolveRows(parsed, media, classes)
+    return { ...resolveRows(parsed, media, classes), where: classes?.where ?? '' }
   }
 
   /** --create-classes, or yes at a terminal's prompt (asked only when nothing else is wrong). */
-  private async mayCreate(names: string[], tagSet: TagSet, ask: boolean): Promise<boolean> {
+  private async mayCreate(names: string[], where: string, ask: boolean): Promise<boolean> {
     if (this.flags['create-classes']) return true
     if (!ask || !process.stdin.isTTY || !process.stderr.isTTY) return false
-    return confirm({ message: `Create ${count(names.length, 'tag class', 'tag classes')} in library ${tagSet.library}: ${names.join(', ')}?`, default: false },
+    return confirm({ message: `Create ${count(names.length, 'tag class', 'tag classes')}${where}: ${names.join(', ')}?`, default: false },
       { output: process.stderr }).catch(() => false)
   }
+}
+
+/** The groups of names that differ only in case, each in the order given. */
+function sameButCase(names: string[]): string[][] {
+  const groups = new Map<string, string[]>()
+  for (const name of names) groups.set(foldCase(name), [...groups.get(foldCase(name)) ?? [], name])
+  return [...groups.values()].filter((g) => g.length > 1)
 }
 
 /** Lists the errors (the first 50) and fails: nothing was sent. */

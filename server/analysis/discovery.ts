@@ -34,11 +34,17 @@ export function discoveryReport(rows: FileReport[]): string {
 /** A media file as results name it: its id and its alias, e.g. `media file 12 (siteA/2026-05-01/0500.wav)`. */
 export const mediaFileNamed = (m: Pick<MediaRow, 'id' | 'alias'>) => `media file ${m.id} (${m.alias})`
 
-/** The tag class called `name` in `library`, created (owned by `userId`) when missing. */
+/** The tag class called `name` in `library`, else the one whose name differs from it only in case (as the command
+ * line finds classes), created (owned by `userId`) when there is none; several differing only in case are an error. */
 export async function tagClassNamed(trx: Transaction<DB> | Kysely<DB>, userId: number, library: number, name: string): Promise<number> {
-  const found = await trx.selectFrom('tag_classes').select('id')
-    .where('library_id', '=', library).where('class_name', '=', name).orderBy('id').executeTakeFirst()
+  const alike = await trx.selectFrom('tag_classes').select(['id', 'class_name'])
+    .where('library_id', '=', library).where((eb) => eb(eb.fn('lower', ['class_name']), '=', name.toLowerCase())).orderBy('id').execute()
+  const found = alike.find((c) => c.class_name === name) ?? (alike.length === 1 ? alike[0] : undefined)
   if (found) return found.id
+  if (alike.length) {
+    throw new Error(`${alike.length} tag classes of the library differ from "${name}" only in case: `
+      + `${alike.map((c) => `${c.class_name} (id ${c.id})`).join(', ')}; give one of them as it is written (or its id)`)
+  }
   const made = await trx.insertInto('tag_classes')
     .values({ user_id: userId, library_id: library, class_name: name, display_name: name })
     .returning('id').executeTakeFirstOrThrow()

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/schema.js'
-import { pythonFloat } from './facts.js'
+import { pythonFloat, secondsText } from './facts.js'
 
 // How long a media file lasts and up to what frequency it holds sound, from the facts its import
 // stored as metadata (durationInSeconds, sampleRate; a `warning` for a damaged file), and the limits
@@ -58,7 +58,7 @@ export function outOfBounds(id: number, e: Extent | undefined, region: { endTime
   if (endTime !== undefined && endTime > latestEnd(e)) {
     errors[names.endTime] = [e?.duration === undefined
       ? `${names.endTime} ${pythonFloat(endTime)} is more than 31 days (${UNKNOWN_DURATION_LIMIT} s), the longest a media file of unknown duration is taken to last.`
-      : `${names.endTime} ${pythonFloat(endTime)} is past the end of media file ${id} (${pythonFloat(e.duration)} s${e.estimate ? ', an estimate: 1 s or 1% more is allowed' : ''}).`]
+      : `${names.endTime} ${pythonFloat(endTime)} is past the end of media file ${id} (${secondsText(e.duration)} s${e.estimate ? ', an estimate: 1 s or 1% more is allowed' : ''}).`]
   }
   if (maxFrequency !== undefined && e?.sampleRate !== undefined && maxFrequency > e.sampleRate / 2) {
     errors[names.maxFrequency] = [`${names.maxFrequency} ${pythonFloat(maxFrequency)} is above half the sample rate of media file ${id} (${pythonFloat(e.sampleRate / 2)} Hz).`]

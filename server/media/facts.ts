@@ -163,6 +163,11 @@ export function pythonFloat(n: number): string {
   return Number.isInteger(n) ? n.toFixed(1) : String(n)
 }
 
+/** Seconds as messages print them: to the millisecond, as the command line's tables do (26.999433106575964 → '26.999'). */
+export function secondsText(n: number): string {
+  return pythonFloat(Math.round(n * 1000) / 1000)
+}
+
 /** The read-only MediaFileMetaData rows of these facts, in a fixed order. */
 export function metaDataRows(facts: MediaFacts, fileSize: number): Array<{ name: string; value: string }> {
   const rows = [{ name: 'fileSize', value: String(fileSize) }]

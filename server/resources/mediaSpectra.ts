@@ -6,7 +6,7 @@ import { UnsupportedAudioError } from '../analysis/audio.js'
 import { openAudio, type AudioSource } from '../analysis/audioSource.js'
 import { spectraSettingsOf, spectrogram } from '../analysis/spectra.js'
 import { outOfBounds } from '../media/extent.js'
-import { pythonFloat } from '../media/facts.js'
+import { pythonFloat, secondsText } from '../media/facts.js'
 import { spectrogramPicture, type PictureTag } from '../media/spectrogramPicture.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, fetchRecord, type Db } from './resource.js'
@@ -90,7 +90,7 @@ export const spectraEndpoint: Endpoint = {
         // a range outside the file is refused as a tag's is (docs/decisions.md §18); an MP3's length is an estimate
         const extent = { duration, estimate: source.info.format === 'mp3' }
         const outside = values.startTime !== undefined && values.startTime >= duration
-          ? { startTime: [`startTime ${pythonFloat(values.startTime)} is past the end of media file ${row.id} (${pythonFloat(duration)} s).`] }
+          ? { startTime: [`startTime ${pythonFloat(values.startTime)} is past the end of media file ${row.id} (${secondsText(duration)} s).`] }
           : outOfBounds(row.id, extent, { endTime: values.endTime })
         if (Object.keys(outside).length) throw badRequest(outside)
         start = values.startTime ?? 0

@@ -90,12 +90,12 @@ test('names matching nothing or several records: every line named with its candi
   ].join('\n') + '\n'
   const run = await w.mas(['tag', 'import', '-', '--tag-set', String(set)], { input: csv })
   assert.is(run.code, 1)
-  assert.match(run.stderr, `line 3: mediaFile: 2 media files in library ${library} match "20260501_050000.WAV": ` +
+  assert.match(run.stderr, `line 3: mediaFile: 2 media files in library "season 2026" match "20260501_050000.WAV": ` +
     `siteA/2026-05-01/20260501_050000.WAV (id ${file['siteA/2026-05-01/20260501_050000.WAV']}), ` +
     `siteB/2026-05-01/20260501_050000.WAV (id ${file['siteB/2026-05-01/20260501_050000.WAV']})`)
-  assert.match(run.stderr, `line 5: mediaFile: no media file named "nosuch.wav" in library ${library}`)
+  assert.match(run.stderr, `line 5: mediaFile: no media file named "nosuch.wav" in library "season 2026"`)
   // the unknown classes: one error naming them all, not one per line
-  assert.match(run.stderr, `no tag classes named "sparrow", "wren" in library ${library} (--create-classes creates them)`)
+  assert.match(run.stderr, `no tag classes named "sparrow", "wren" in library "season 2026" (--create-classes creates them)`)
   assert.not.match(run.stderr, /line 4|line 6|line 7/)
   assert.match(run.stderr, /3 errors in stdin; nothing was sent/)
   assert.equal(await tagsOf(set), [])
@@ -114,7 +114,7 @@ test('--create-classes creates the missing classes, then imports', async () => {
   const csv = `${HEADER}\ndawn.wav,sparrow,0,1,0,1\ndawn.wav,wren,1,2,0,1\ndawn.wav,robin,2,3,0,1\n`
   const run = await w.mas(['tag', 'import', '-', '--tag-set', 'new species', '--create-classes'], { input: csv })
   assert.is(run.code, 0, run.stderr)
-  assert.match(run.stderr, `Created 2 tag classes in library ${library}: sparrow, wren`)
+  assert.match(run.stderr, `Created 2 tag classes in library "season 2026": sparrow, wren`)
   const classes = new Map<string, number>(json(await w.mas(['tagclass', 'list', '--library', 'season 2026', '--json'])).map((c: any) => [c.className, c.id]))
   assert.equal((await tagsOf(set)).map((t: any) => t.tagClass), [classes.get('sparrow'), classes.get('wren'), cls.robin])
 })
@@ -125,7 +125,7 @@ test('on a terminal, tag import asks before creating missing classes; no creates
   writeFileSync(path, `${HEADER}\ndawn.wav,nightjar,0,1,0,1\n`)
   const declined = await w.tty(['tag', 'import', path, '--tag-set', 'asked'])
   try {
-    await declined.waitFor(new RegExp(`Create 1 tag class in library ${library}: nightjar\\?`))
+    await declined.waitFor(new RegExp(`Create 1 tag class in library "season 2026": nightjar\\?`))
     await declined.keys('n', 'Enter')
     await declined.waitFor(/no tag class named "nightjar" .*nothing was sent/s)
     assert.is(await declined.exited(), 1)
@@ -214,7 +214,7 @@ test('export --format raven → import into another tag set is exact; Begin Time
   const foreign = foreignRows.map((r) => r.join('\t')).join('\n') + '\n'
   const fromElsewhere = await w.mas(['tag', 'import', '-', '--tag-set', String(await newTagSet('foreign'))], { input: foreign })
   assert.is(fromElsewhere.code, 1)
-  assert.match(fromElsewhere.stderr, /line 2: mediaFile: 2 media files in library \d+ match "20260501_050000.WAV"/)
+  assert.match(fromElsewhere.stderr, /line 2: mediaFile: 2 media files in library "season 2026" match "20260501_050000.WAV"/)
   assert.match(fromElsewhere.stderr, /line 4: mediaFile: 2 media files/)
   assert.not.match(fromElsewhere.stderr, /line 3|line 5/)
   const unique = [foreignRows[0], foreignRows[2], foreignRows[4]].map((r) => r.join('\t')).join('\n') + '\n'
@@ -246,10 +246,10 @@ test('record flags by name: tag create, tag set and class look-ups; ambiguous an
   const unknown = await w.mas(['tag', 'create', '--tag-set', 'experts', '--media-file', 'dawn.wav', '--tag-class', 'nightingale', '--start', '0', '--end', '1'])
   assert.is(unknown.code, 1)
   // an unknown name is told with the names there are (when a few)
-  assert.match(unknown.stderr, new RegExp(`^Error: --tag-class: no tag class named "nightingale" in library ${library} \\(there are: blackbird, robin, 12, .*\\)\\n$`))
+  assert.match(unknown.stderr, new RegExp(`^Error: --tag-class: no tag class named "nightingale" in library "season 2026" \\(there are: blackbird, robin, 12, .*\\)\\n$`))
   const ambiguous = await w.mas(['tag', 'create', '--tag-set', 'experts', '--media-file', '20260501_050000.WAV', '--tag-class', 'robin', '--start', '0', '--end', '1'])
   assert.is(ambiguous.code, 1)
-  assert.match(ambiguous.stderr, /--media-file: 2 media files in library \d+ match "20260501_050000.WAV": siteA\/2026-05-01\/20260501_050000.WAV \(id \d+\), siteB/)
+  assert.match(ambiguous.stderr, /--media-file: 2 media files in library "season 2026" match "20260501_050000.WAV": siteA\/2026-05-01\/20260501_050000.WAV \(id \d+\), siteB/)
   // two tag sets of one name in two libraries: the candidates are named
   await newTagSet('shared name')
   await newTagSet('shared name', await makeLibrary(w.t.db, alice, 'another'))

@@ -198,7 +198,7 @@ test('a Begin Path matched by its longest ending; only a row that names several 
   const bare = [header, row(1, '20260501_060000.WAV')].join('\r\n') + '\r\n'
   const ambiguous = await w.mas(['tag', 'import', '-', '--tag-set', 'paths'], { input: bare })
   assert.is(ambiguous.code, 1)
-  assert.match(ambiguous.stderr, /line 2: mediaFile: 2 media files in library \d+ match "20260501_060000.WAV": siteA\/20260501\/20260501_060000.WAV/)
+  assert.match(ambiguous.stderr, /line 2: mediaFile: 2 media files in library "Season" match "20260501_060000.WAV": siteA\/20260501\/20260501_060000.WAV/)
   assert.is((await tagsOf('paths')).length, 2)
 })
 

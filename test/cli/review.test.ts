@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -41,12 +41,20 @@ test.before(async () => {
 })
 test.after(async () => { await w.close() })
 
-test('review summary: a table per class, and the whole summary under --json', async () => {
+test('review summary: a table per class, one of their strength bands, and the whole summary under --json', async () => {
   const run = await w.mas(['review', 'summary', '--tag-set', 'detector'])
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^CLASS\s+TAGS\s+YES\s+NO\s+UNSURE\s+SKIP\s+PRECISION\s+90% FROM\s+95% FROM\s+DISAGREE\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+1\s+1\s+0\s+0\s+/)
   assert.match(run.stderr, /2 of 4 tags decided in tag set \d+ \(detector\); no tag was decided by more than one reviewer\n/)
+  // then each class's bands that hold tags: decisions, precision and its interval, what keeping the tags from there up gives
+  const bands = run.stdout.split('\n\n')[1].trim().split('\n')
+  assert.is(bands.length, 5, run.stdout)
+  assert.match(bands[0], /^CLASS\s+STRENGTH\s+TAGS\s+YES\s+NO\s+UNSURE\s+PRECISION\s+95% INTERVAL\s+KEPT FROM HERE$/)
+  assert.match(bands[1], /^blackbird\s+0\.2-0\.3\s+1\s+0\s+1\s+0\s+0\.0%\s+0\.0%-79\.3%\s+4 tags, 50\.0%$/)
+  assert.match(bands[2], /^blackbird\s+0\.5-0\.6\s+1\s+0\s+0\s+0\s+-\s+-\s+3 tags, 100\.0%$/)
+  assert.match(bands[3], /^blackbird\s+0\.8-0\.9\s+1\s+0\s+0\s+0\s+-\s+-\s+2 tags, 100\.0%$/)
+  assert.match(bands[4], /^blackbird\s+0\.9-1\.0\s+1\s+1\s+0\s+0\s+100\.0%\s+20\.7%-100\.0%\s+1 tag, 100\.0%$/)
   const s = json(await w.mas(['review', 'summary', '--tag-set', String(tagSet), '--json']))
   assert.equal([s.tags, s.decidedTags, s.classes[0].className, s.classes[0].bands.length], [4, 2, 'blackbird', 10])
 })
@@ -86,9 +94,10 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   assert.equal((await decisionsOf(bob)).map((d: any[]) => d.slice(0, 2)), [[tags[0], 'unsure'], [tags[3], 'no']])
 })
 
-test('review import finds tags by file, times and class; bad rows send nothing', async () => {
+test('review import finds tags by file, times and class (whatever its case); bad rows send nothing', async () => {
   const file = join(bobHome, 'verdicts.csv')
-  writeFileSync(file, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`)
+  // a class name in another case finds the one class it can be (issue 47)
+  writeFileSync(file, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,Blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`)
   const run = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, /1 new.*; 1 row without a verdict left alone/)
@@ -120,6 +129,52 @@ test('review open prints the page with a one-time code, which logs a browser in 
   assert.equal([second.statusCode, second.json()], [400, { code: ['Invalid or expired code.'] }])
   const page = await w.t.app.inject({ method: 'GET', url: '/review/' })
   assert.equal([page.statusCode, page.headers['content-type']], [200, 'text/html; charset=utf-8'])
+})
+
+/** A folder holding a stand-in for the desktop's opener (xdg-open: an external program) that writes down the address it was given. */
+function fakeOpener(): { bin: string; opened: string } {
+  const bin = join(w.newHome(), 'bin')
+  mkdirSync(bin)
+  const opened = join(bin, 'opened')
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" > '${opened}'\n`, { mode: 0o755 })
+  return { bin, opened }
+}
+
+/** What the detached opener wrote, once it has written a whole line. */
+async function openedAddress(path: string): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
+    if (text.endsWith('\n')) return text.trim()
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`the opener wrote nothing to ${path}`)
+}
+
+test('review open opens the default browser (xdg-open on PATH) with the address it prints; where none can be opened it says so in one line', async () => {
+  const desktop = fakeOpener()
+  const run = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: desktop.bin, DISPLAY: ':0', WAYLAND_DISPLAY: undefined } })
+  assert.is(run.code, 0, run.stderr)
+  assert.is(run.stderr, '')
+  assert.is(await openedAddress(desktop.opened), run.stdout.trim())
+  assert.match(run.stdout, new RegExp(`^${w.server}/review/\\?tagSet=${tagSet}#code=\\w+\n$`))
+  // no opener on PATH: the address, and one line saying why no browser came up
+  const noOpener = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: w.newHome(), DISPLAY: ':0' } })
+  assert.is(noOpener.code, 0, noOpener.stderr)
+  assert.match(noOpener.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
+  assert.is(noOpener.stderr, 'Warning: no browser was opened: xdg-open was not found on PATH; open the address above\n')
+  // no display (a server reached over ssh): the opener is not tried
+  const headless = fakeOpener()
+  const noDisplay = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: headless.bin, DISPLAY: undefined, WAYLAND_DISPLAY: undefined } })
+  assert.is(noDisplay.code, 0, noDisplay.stderr)
+  assert.match(noDisplay.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
+  assert.is(noDisplay.stderr, 'Warning: no browser was opened: no display here (DISPLAY and WAYLAND_DISPLAY are unset); open the address above\n')
+  assert.not.ok(existsSync(headless.opened))
+  // --no-browser only prints
+  const quiet = fakeOpener()
+  const printed = await w.mas(['review', 'open', '--tag-set', 'detector', '--no-browser'], { env: { PATH: quiet.bin, DISPLAY: ':0' } })
+  assert.equal([printed.code, printed.stderr], [0, ''])
+  assert.match(printed.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
+  assert.not.ok(existsSync(quiet.opened))
 })
 
 test('review open --strategy (or --order) opens the page in that order; a strategy the queue does not have is refused in one line', async () => {
