@@ -12,6 +12,7 @@ import errorAnswers from './plugins/errors.js'
 import inFlightTracking from './plugins/inFlight.js'
 import maintenance from './plugins/maintenance.js'
 import namesVersionCheck from './plugins/namesVersion.js'
+import refusalReasons from './plugins/refusalReasons.js'
 import routeTable from './plugins/routeTable.js'
 import routes from './plugins/routes.js'
 import securityHeaders from './plugins/securityHeaders.js'
@@ -75,6 +76,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('accelerators', accelerators(config.accelerators))
   await app.register(routeTable)
   await app.register(inFlightTracking)
+  await app.register(refusalReasons)
   await app.register(securityHeaders)
   await app.register(wireHeaders)
   await app.register(bodies)
