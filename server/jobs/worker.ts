@@ -66,6 +66,8 @@ export class Worker {
   private readonly log: (message: string) => void
   private readonly heartbeatMs: number
   private stopping = new AbortController()
+  /** jobs this worker gave back to the queue because it was stopping */
+  private readonly givenBack: number[] = []
   private slots: Promise<void>[] = []
   private alive?: Promise<void>
 
@@ -87,11 +89,13 @@ export class Worker {
     return this
   }
 
-  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and goes back to the queue, keeping its progress. */
-  async stop(): Promise<void> {
+  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and goes back to the queue, keeping its
+   * progress. Answers the ids of those jobs. */
+  async stop(): Promise<number[]> {
     this.stopping.abort()
     await Promise.all([...this.slots, this.alive])
     await this.analysis.close()
+    return [...this.givenBack]
   }
 
   /** The worker's heartbeat row, renewed until it stops, then removed. */
@@ -158,6 +162,7 @@ export class Worker {
       const reason = control.signal.aborted ? control.signal.reason : e
       if (reason instanceof ShuttingDown || reason instanceof Waiting) {
         await requeue(this.db, job.id, this.id)
+        if (reason instanceof ShuttingDown) this.givenBack.push(job.id)
         this.log(`job ${job.id}: back in the queue (${reason instanceof Waiting ? reason.message : 'worker stopping'})`)
       } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
