@@ -68,7 +68,9 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
         if (uploads.stopped) return
         const hashed = await hashAll(batch, cache, opts, records, readAhead)
         const existing = await checkExisting(api, opts.library, hashed)
-        progress.tick(batch.length - hashed.length, 0) // unreadable
+        const read = new Set(hashed.map((f) => f.path))
+        const unreadable = batch.filter((f) => !read.has(f.path))
+        progress.skip(unreadable.length, unreadable.reduce((n, f) => n + f.size, 0))
         hashed.forEach((f, i) => {
           if (existing[i] !== null) {
             present++
@@ -81,7 +83,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
             records.set(f.path, { path: f.path, outcome: 'would-import', id: null, reason: null })
           }
           readAhead.take(f.path) // not uploaded: its kept bytes go
-          progress.tick(1, f.size)
+          progress.skip(1, f.size)
         })
       }
     } finally {
