@@ -220,14 +220,19 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
       if (!started && !progress.interactive && !opts.quiet) stderr('uploading the files the library does not hold yet')
       started = true
       let record: ImportRecord
+      // a large file's bytes as they are read into the request, on the bar before the file is done (from zero again on a retry)
+      let sent = 0
+      const resend = () => { progress.moving(-sent); sent = 0 }
       try {
         // Safe to re-send: the server answers the same bytes with the record it already holds.
         const kept = readAhead.take(f.path)
         const answer = await api.upload<any>(path, async () => {
+          resend()
           const form = new FormData()
           for (const [name, value] of Object.entries(opts.partsOf(f))) form.append(name, value)
           form.append('md5', f.md5)
           const bytes = kept ?? await fileBody(f.path, f.size)
+          if (!Buffer.isBuffer(bytes)) bytes.on('data', (chunk: Buffer) => { sent += chunk.length; progress.moving(chunk.length) })
           form.append('file', bytes, { filename: basename(f.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size })
           return form
         }, { retry: true })
@@ -246,6 +251,7 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
         }
       }
       records.set(f.path, record)
+      resend()
       progress.tick(1, f.size, `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`)
     }
   }

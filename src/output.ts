@@ -79,6 +79,8 @@ export class Progress {
   private bytes = 0
   /** bytes of the units done by the work itself (`tick`), not found done already (`skip`): what the rate is of */
   private worked = 0
+  /** bytes of units under way, not yet done (an upload's bytes sent so far) */
+  private underWay = 0
   private statusText: string
   private readonly started = Date.now()
   private readonly onSignal = () => { void this.interrupt() }
@@ -107,6 +109,12 @@ export class Progress {
   tick(n: number, bytes = 0, line?: string): void {
     this.worked += bytes
     this.skip(n, bytes, line)
+  }
+
+  /** `bytes` more (or, negative, fewer: an upload begun again) of the units under way: shown, and in the rate, before they are done. */
+  moving(bytes: number): void {
+    this.underWay += bytes
+    if (this.bar) this.bar.update(this.done, this.payload())
   }
 
   /** `n` more units found done without work (already there, unreadable): counted, but not in the rate the ETA follows. */
@@ -156,9 +164,10 @@ export class Progress {
     if (this.opts.status !== undefined) return { status: this.statusText }
     if (this.opts.unit === 'bytes') return { doneBytes: formatBytes(this.done), totalBytes: formatBytes(this.total), rate: formatBytes(this.done / seconds) }
     if (this.opts.totalBytes === undefined) return { rate: (this.done / seconds).toFixed(0) }
-    const eta = bytesEta({ totalBytes: this.opts.totalBytes, doneBytes: this.bytes, workedBytes: this.worked, seconds })
+    const worked = this.worked + this.underWay
+    const eta = bytesEta({ totalBytes: this.opts.totalBytes, doneBytes: this.bytes + this.underWay, workedBytes: worked, seconds })
     return {
-      doneBytes: formatBytes(this.bytes), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(this.worked / seconds),
+      doneBytes: formatBytes(this.bytes + this.underWay), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(worked / seconds),
       bytesEta: Number.isFinite(eta) ? formatEta(eta) : '-',
     }
   }
