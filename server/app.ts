@@ -12,6 +12,7 @@ import errorAnswers from './plugins/errors.js'
 import inFlightTracking from './plugins/inFlight.js'
 import maintenance from './plugins/maintenance.js'
 import namesVersionCheck from './plugins/namesVersion.js'
+import refusalReasons from './plugins/refusalReasons.js'
 import routeTable from './plugins/routeTable.js'
 import routes from './plugins/routes.js'
 import securityHeaders from './plugins/securityHeaders.js'
@@ -76,6 +77,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => closeServices(app.services))
   await app.register(routeTable)
   await app.register(inFlightTracking)
+  await app.register(refusalReasons)
   await app.register(securityHeaders)
   await app.register(wireHeaders)
   await app.register(bodies)

@@ -68,7 +68,8 @@ export async function startServer(o: ServerOptions): Promise<void> {
     ? { database: await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
     : await prepare(config)
   const { database } = prepared
-  const app = await buildApp({ database, config, ownsDatabase: true, ...serverLog(logFormat, o.logLevel) })
+  const log = serverLog(logFormat, o.logLevel)
+  const app = await buildApp({ database, config, ownsDatabase: true, ...log })
   if (config.trustProxy === true) {
     app.log.warn('MAS_TRUST_PROXY=true believes X-Forwarded-For from any peer, so a client can choose the address its login attempts count against: set it to the proxies\' addresses (e.g. MAS_TRUST_PROXY=10.0.0.5) or their number (MAS_TRUST_PROXY=1)')
   }
@@ -79,12 +80,20 @@ export async function startServer(o: ServerOptions): Promise<void> {
   const worker = o.worker && !clustered
     ? new Worker({ db: database.db, config, storage: app.storage, threads: coresButOne(), log: (m) => app.log.info(m) }).start()
     : undefined
+  let address = ''
   onStopSignal((signal) => {
-    app.log.info({ signal }, 'shutting down: finishing requests in flight')
-    Promise.resolve(worker?.stop()).then(() => app.close()).then(() => process.exit(0), (err) => { app.log.error(err); process.exit(1) })
+    const inFlight = app.inFlight.requests
+    app.log.info({ signal }, inFlight ? `shutting down: finishing ${count(inFlight, 'request')} in flight` : 'shutting down')
+    Promise.resolve(worker?.stop()).then(async (givenBack) => {
+      await app.close()
+      const what = `${clustered ? `server process ${cluster.worker?.id}` : 'server'} on ${address}${worker ? ' and its job worker' : ''}`
+      app.log.info(stoppedLine(what, {
+        givenBack, inFlight, unfinished: app.inFlight.requests, healthChecks: log.logController.healthChecks,
+      }))
+    }).then(() => process.exit(0), (err) => { app.log.error(err); process.exit(1) })
   })
 
-  const address = await app.listen({ host: o.host, port: o.port })
+  address = await app.listen({ host: o.host, port: o.port })
   app.log.info(`mas server listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`
     + (clustered ? `, worker process ${cluster.worker?.id}` : ''))
   if (!clustered || cluster.worker?.id === 1) process.stderr.write(startupSummary(address, config, database.kind, o.worker))
@@ -112,8 +121,10 @@ async function runPrimary(o: ServerOptions, config: AppConfig): Promise<void> {
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM')
     const done = () => Object.keys(cluster.workers ?? {}).length === 0
     const wait = new Promise<void>((resolve) => { if (done()) resolve(); cluster.on('exit', () => { if (done()) resolve() }) })
-    Promise.all([wait, jobs?.stop()]).then(() => database.close())
-      .then(() => process.exit(0), () => process.exit(1))
+    Promise.all([wait, jobs?.stop()]).then(async ([, givenBack]) => {
+      await database.close()
+      log(stoppedLine(`${count(o.workers, 'server process', 'server processes')}${jobs ? ' and the job worker' : ''}`, { givenBack }))
+    }).then(() => process.exit(0), () => process.exit(1))
   })
 }
 
@@ -131,9 +142,25 @@ export async function startWorker(o: WorkerOptions): Promise<void> {
   process.stderr.write(`mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s) (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
   await new Promise<void>((resolve) => onStopSignal(() => {
     process.stderr.write('stopping: jobs in progress go back to the queue\n')
-    worker.stop().then(() => database.close()).then(resolve, resolve)
+    worker.stop().then(async (givenBack) => {
+      await database.close()
+      process.stderr.write(`${stoppedLine(`mas worker ${worker.id}`, { givenBack })}\n`)
+    }).then(resolve, resolve)
   }))
 }
+
+/** What ended, in one line: `stopped: server on http://…:8000 and its job worker (job 12 back in the queue);
+ * 3 requests in flight finished; 240 health checks answered` (the health checks the log did not show, server/log.ts). */
+export function stoppedLine(what: string, o: { givenBack?: number[]; inFlight?: number; unfinished?: number; healthChecks?: number }): string {
+  const jobs = o.givenBack?.length ? ` (${o.givenBack.length === 1 ? 'job' : 'jobs'} ${o.givenBack.join(', ')} back in the queue)` : ''
+  const inFlight = o.inFlight
+    ? `; ${o.unfinished ? `${o.inFlight - o.unfinished} of ${count(o.inFlight, 'request')}` : count(o.inFlight, 'request')} in flight finished`
+    : ''
+  const healthChecks = o.healthChecks ? `; ${count(o.healthChecks, 'health check')} answered` : ''
+  return `stopped: ${what}${jobs}${inFlight}${healthChecks}`
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 /** What a person starting the server needs to know, in plain words. */
 function startupSummary(address: string, config: AppConfig, kind: 'embedded' | 'postgres', worker: boolean): string {

@@ -68,7 +68,9 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
         if (uploads.stopped) return
         const hashed = await hashAll(batch, cache, opts, records, readAhead)
         const existing = await checkExisting(api, opts.library, hashed)
-        progress.tick(batch.length - hashed.length, 0) // unreadable
+        const read = new Set(hashed.map((f) => f.path))
+        const unreadable = batch.filter((f) => !read.has(f.path))
+        progress.skip(unreadable.length, unreadable.reduce((n, f) => n + f.size, 0))
         hashed.forEach((f, i) => {
           if (existing[i] !== null) {
             present++
@@ -81,7 +83,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
             records.set(f.path, { path: f.path, outcome: 'would-import', id: null, reason: null })
           }
           readAhead.take(f.path) // not uploaded: its kept bytes go
-          progress.tick(1, f.size)
+          progress.skip(1, f.size)
         })
       }
     } finally {
@@ -218,14 +220,19 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
       if (!started && !progress.interactive && !opts.quiet) stderr('uploading the files the library does not hold yet')
       started = true
       let record: ImportRecord
+      // a large file's bytes as they are read into the request, on the bar before the file is done (from zero again on a retry)
+      let sent = 0
+      const resend = () => { progress.moving(-sent); sent = 0 }
       try {
         // Safe to re-send: the server answers the same bytes with the record it already holds.
         const kept = readAhead.take(f.path)
         const answer = await api.upload<any>(path, async () => {
+          resend()
           const form = new FormData()
           for (const [name, value] of Object.entries(opts.partsOf(f))) form.append(name, value)
           form.append('md5', f.md5)
           const bytes = kept ?? await fileBody(f.path, f.size)
+          if (!Buffer.isBuffer(bytes)) bytes.on('data', (chunk: Buffer) => { sent += chunk.length; progress.moving(chunk.length) })
           form.append('file', bytes, { filename: basename(f.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size })
           return form
         }, { retry: true })
@@ -244,6 +251,7 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
         }
       }
       records.set(f.path, record)
+      resend()
       progress.tick(1, f.size, `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`)
     }
   }

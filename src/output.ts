@@ -81,6 +81,10 @@ export class Progress {
   private readonly bar?: cliProgress.SingleBar
   private done = 0
   private bytes = 0
+  /** bytes of the units done by the work itself (`tick`), not found done already (`skip`): what the rate is of */
+  private worked = 0
+  /** bytes of units under way, not yet done (an upload's bytes sent so far) */
+  private underWay = 0
   private statusText: string
   private readonly started = Date.now()
   private readonly onSignal = () => { void this.interrupt() }
@@ -107,6 +111,18 @@ export class Progress {
 
   /** `n` more units done, `bytes` more bytes; `line` is printed when not on a terminal. */
   tick(n: number, bytes = 0, line?: string): void {
+    this.worked += bytes
+    this.skip(n, bytes, line)
+  }
+
+  /** `bytes` more (or, negative, fewer: an upload begun again) of the units under way: shown, and in the rate, before they are done. */
+  moving(bytes: number): void {
+    this.underWay += bytes
+    if (this.bar) this.bar.update(this.done, this.payload())
+  }
+
+  /** `n` more units found done without work (already there, unreadable): counted, but not in the rate the ETA follows. */
+  skip(n: number, bytes = 0, line?: string): void {
     this.done += n
     this.bytes += bytes
     if (this.bar) this.bar.update(this.done, this.payload())
@@ -151,17 +167,39 @@ export class Progress {
     const seconds = Math.max((Date.now() - this.started) / 1000, 0.001)
     if (this.opts.status !== undefined) return { status: this.statusText }
     if (this.opts.unit === 'bytes') return { doneBytes: formatBytes(this.done), totalBytes: formatBytes(this.total), rate: formatBytes(this.done / seconds) }
-    return this.opts.totalBytes !== undefined
-      ? { doneBytes: formatBytes(this.bytes), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(this.bytes / seconds) }
-      : { rate: (this.done / seconds).toFixed(0) }
+    if (this.opts.totalBytes === undefined) return { rate: (this.done / seconds).toFixed(0) }
+    const worked = this.worked + this.underWay
+    const eta = bytesEta({ totalBytes: this.opts.totalBytes, doneBytes: this.bytes + this.underWay, workedBytes: worked, seconds })
+    return {
+      doneBytes: formatBytes(this.bytes + this.underWay), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(worked / seconds),
+      bytesEta: Number.isFinite(eta) ? formatEta(eta) : '-',
+    }
   }
 }
 
 function formatOf(opts: ProgressOptions): string {
   if (opts.status !== undefined) return '{bar} {percentage}% | {status}'
   if (opts.unit === 'bytes') return '{bar} {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}'
-  if (opts.totalBytes !== undefined) return `{bar} {value}/{total} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}`
+  // the ETA of units with bytes follows the bytes: the last file may be most of the work
+  if (opts.totalBytes !== undefined) return `{bar} {value}/{total} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {bytesEta}`
   return `{bar} {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`
+}
+
+/**
+ * Seconds until the bytes still to go are done at the rate of those the work did so far (bytes found done already, by
+ * `skip`, took no time and are left out of the rate); 0 when nothing is left, NaN before any work gives a rate.
+ */
+export function bytesEta(o: { totalBytes: number; doneBytes: number; workedBytes: number; seconds: number }): number {
+  const left = o.totalBytes - o.doneBytes
+  if (left <= 0) return 0
+  if (o.workedBytes <= 0 || o.seconds <= 0) return NaN
+  return left / (o.workedBytes / o.seconds)
+}
+
+/** Seconds as the bar's ETA shows them (cli-progress's form: 45s, 3m20s, 2h5m). */
+function formatEta(seconds: number): string {
+  const cliProgress = require('cli-progress') as typeof import('cli-progress')
+  return cliProgress.Format.TimeFormat(Math.round(seconds), { autopaddingChar: '' } as cliProgress.Options, 5)
 }
 
 /** Writes `text` to stdout, resolved once it is handed on (so a pipe's back-pressure paces the writer). */

@@ -28,9 +28,12 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
 
   async run() {
     let job = await this.api.get(`jobs/${this.args.id}/`)
+    /** the job's state when last polled, for the line a Ctrl-C ends the watch with */
+    let lastSeen = ''
     const progress = new Progress(100, {
       unit: '%', quiet: this.jsonEnabled(), status: '',
-      interrupted: () => `interrupted: job ${this.args.id} runs on; ${this.config.bin} job watch ${this.args.id} follows it again`,
+      interrupted: () => `interrupted: stopped watching job ${this.args.id}, ${lastSeen}; the job is left as it is `
+        + `(${this.config.bin} job watch ${this.args.id} follows it again)`,
     })
     let lastLine = ''
     let silentSaidAt = -Infinity
@@ -39,7 +42,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
     let changedAt = started
     let staleSaid = false
     let seen = sameness(job)
-    let noWorkerSaid = false
+    let workersAsked = false
     // said even with --json (on stderr): a watch must never look hung
     const say = (message: string) => (progress.interactive ? progress.note(message) : stderr(message))
     while (true) {
@@ -49,10 +52,14 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
         (job.numToComplete ? ` (${job.numCompleted}/${job.numToComplete})` : '')
       progress.set(percent, `job ${job.id}: ${state}`, line !== lastLine ? line : undefined)
       lastLine = line
-      if (job.status === QUEUED && !noWorkerSaid && await aliveWorkers(this.api) === 0) {
-        say(`job ${job.id}: queued, but no job worker is running; start one with \`${this.config.bin} worker start\``
-          + ` (or run the server without --no-worker); still watching`)
-        noWorkerSaid = true
+      lastSeen = `${JOB_STATUS[job.status] ?? job.status} at ${percent}%`
+      // asked once, when the job is first seen queued: a worker that stops later is met by the --stale-after note
+      if (job.status === QUEUED && !workersAsked) {
+        workersAsked = true
+        if (await aliveWorkers(this.api) === 0) {
+          say(`job ${job.id}: queued, but no job worker is running; start one with \`${this.config.bin} worker start\``
+            + ` (or run the server without --no-worker); still watching`)
+        }
       }
       // a Running job whose worker stopped renewing it waits for a worker: said at once, then each minute
       const silent = job.workerSilentSeconds

@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/schema.js'
+import { extentsOf } from '../media/extent.js'
 import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
+import { openAudio } from './audioSource.js'
 import { jobMediaQuery, type MediaSearchOptions } from './jobMedia.js'
 import type { RunningJob } from './jobType.js'
 
@@ -49,6 +51,18 @@ export async function tagClassNamed(trx: Transaction<DB> | Kysely<DB>, userId: n
     .values({ user_id: userId, library_id: library, class_name: name, display_name: name })
     .returning('id').executeTakeFirstOrThrow()
   return made.id
+}
+
+/** Each media file's length in seconds: the duration its import stored, else its header's; 0 for a file that cannot be read. */
+export async function secondsOf(job: RunningJob, media: MediaRow[]): Promise<Map<number, number>> {
+  const extents = await extentsOf(job.db, media.map((m) => m.id))
+  const seconds = new Map<number, number>()
+  for (const m of media) {
+    const stored = extents.get(m.id)?.duration
+    if (stored !== undefined) { seconds.set(m.id, stored); continue }
+    try { seconds.set(m.id, (await openAudio(job.storage, m.file)).info.duration) } catch { seconds.set(m.id, 0) }
+  }
+  return seconds
 }
 
 /** A job whose output was written by an earlier run that died before ending it has nothing left to do. */

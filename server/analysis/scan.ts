@@ -64,9 +64,10 @@ export function isTaken(c: Span, taken: Taken): boolean {
     || taken.examples.some((e) => Math.min(c.end, e.end) - Math.max(c.start, e.start) >= 0.5 * Math.min(c.end - c.start, e.end - e.start))
 }
 
-/** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength` not on a stretch `taken`. */
+/** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength` not on a stretch
+ * `taken`; `onBlock` hears of each block scanned (the job's progress within a file). */
 export async function scanBlocks(source: AudioSource, detector: Detector, plan: FilePlan, fromBlock: number, toBlock: number,
-  keep: number, minimumStrength: number, taken: Taken = nothingTaken, signal?: AbortSignal): Promise<ScanResult> {
+  keep: number, minimumStrength: number, taken: Taken = nothingTaken, signal?: AbortSignal, onBlock?: () => void): Promise<ScanResult> {
   let windows = 0, best = -1
   const found: Candidate[] = []
   const { frameSeconds } = plan.grid
@@ -77,7 +78,7 @@ export async function scanBlocks(source: AudioSource, detector: Detector, plan: 
     if (strength > best) best = strength
     for (const c of events.add({ start: w * frameSeconds, end: (w + plan.windowFrames) * frameSeconds, classIndex, strength })) if (!isTaken(c, taken)) found.push(c)
     if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
-  }, signal)
+  }, signal, onBlock)
   for (const c of events.end()) if (!isTaken(c, taken)) found.push(c)
   const duration = source.info.frames / source.info.sampleRate
   return {
@@ -138,10 +139,11 @@ export class CallEvents {
 
 /**
  * Every window of the plan starting in blocks [fromBlock, toBlock) at a multiple of `step` frames, as its
- * embedding over the bands of `range`, given to `visit` with its first frame, in time order.
+ * embedding over the bands of `range`, given to `visit` with its first frame, in time order; `onBlock` is called as each
+ * block's windows have all been visited.
  */
 export async function forEachWindow(source: AudioSource, range: BandRange, plan: FilePlan, fromBlock: number, toBlock: number,
-  step: number, visit: (frame: number, embedding: Float32Array) => void, signal?: AbortSignal): Promise<void> {
+  step: number, visit: (frame: number, embedding: Float32Array) => void, signal?: AbortSignal, onBlock?: () => void): Promise<void> {
   const { sampleRate, frames: samples } = source.info
   const { grid } = plan
   const filters = melFilters(grid, { lo: range.lo, hi: Math.min(range.hi, sampleRate / 2) })
@@ -166,6 +168,7 @@ export async function forEachWindow(source: AudioSource, range: BandRange, plan:
       const lastStart = Math.min(totalFrames, available) - windowFrames
       for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step) visit(w, embedWindow(sums, w, windowFrames))
       block++
+      onBlock?.()
       const drop = Math.max(0, Math.min(count, block * perBlock - held))
       rows.copyWithin(0, drop * BANDS, count * BANDS)
       count -= drop

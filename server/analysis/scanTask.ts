@@ -17,9 +17,12 @@ export interface ScanTask {
   keep: number
   minimumStrength: number
   taken: Taken
+  /** told 1 as each block is scanned: a MessagePort from a thread, the caller's own function on its thread */
+  progress?: { postMessage(blocks: number): void }
 }
 
 export default async function scanTask(task: ScanTask): Promise<ScanResult> {
   const source = await openAudio(await openStorageLazily(task.storage), task.file)
-  return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength, task.taken)
+  const onBlock = task.progress ? () => task.progress!.postMessage(1) : undefined
+  return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength, task.taken, undefined, onBlock)
 }

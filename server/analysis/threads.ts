@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import type { ScanResult } from './scan.js'
 import scanTask, { type ScanTask } from './scanTask.js'
@@ -10,7 +11,8 @@ import scanTask, { type ScanTask } from './scanTask.js'
 export interface Analysis {
   /** threads scans run on (0: the calling thread) */
   readonly threads: number
-  scan(task: ScanTask, signal?: AbortSignal): Promise<ScanResult>
+  /** `onBlocks`: told how many more blocks were scanned, as they are (not after the task has ended) */
+  scan(task: Omit<ScanTask, 'progress'>, signal?: AbortSignal, onBlocks?: (n: number) => void): Promise<ScanResult>
   close(): Promise<void>
 }
 
@@ -21,7 +23,11 @@ export const coresButOne = (): number => Math.max(1, availableParallelism() - 1)
 
 export function analysisThreads(threads: number): Analysis {
   if (threads <= 0) {
-    return { threads: 0, scan: (task) => scanTask(task), close: async () => {} }
+    return {
+      threads: 0,
+      scan: (task, _signal, onBlocks) => scanTask(onBlocks ? { ...task, progress: { postMessage: (n: number) => onBlocks(n) } } : task),
+      close: async () => {},
+    }
   }
   const pool = new Piscina<ScanTask, ScanResult>({
     filename: new URL('./scanTask.js', import.meta.url).href,
@@ -32,7 +38,15 @@ export function analysisThreads(threads: number): Analysis {
   })
   return {
     threads,
-    scan: (task, signal) => pool.run(task, signal ? { signal } : {}),
+    scan: (task, signal, onBlocks) => {
+      if (!onBlocks) return pool.run(task, signal ? { signal } : {})
+      // the thread tells its blocks over a port of its own; closed when the task ends, so nothing is heard after
+      const { port1, port2 } = new MessageChannel()
+      let open = true
+      port1.on('message', (n: number) => { if (open) onBlocks(n) })
+      return pool.run({ ...task, progress: port2 }, { ...(signal ? { signal } : {}), transferList: [port2] })
+        .finally(() => { open = false; port1.close() })
+    },
     close: () => pool.destroy(),
   }
 }

@@ -104,7 +104,18 @@ export interface Endpoint {
   /** The methods the caller may use on this path's record, told on OPTIONS to a request that asks for them
    * (`Mas-Permitted-Methods: *`, see PERMITTED_HEADER) */
   permitted?: (ctx: Context) => Promise<Method[]>
+  /** asked often by probes and clients: answered 200, it is counted rather than logged (server/log.ts) */
+  healthCheck?: boolean
   doc?: EndpointDoc
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the Allow header of the route's path */
+    allow?: string
+    /** the route is a health check (Endpoint.healthCheck) */
+    healthCheck?: boolean
+  }
 }
 
 /** Asked for on OPTIONS with the value `*`, answered with the methods the authenticated caller may use on the
@@ -137,7 +148,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
     method: [...ALL_METHODS],
     url: ep.path,
     exposeHeadRoute: false,
-    config: { allow },
+    config: { allow, healthCheck: ep.healthCheck === true },
     ...(ep.bodyLimit ? { bodyLimit: ep.bodyLimit } : {}),
     handler: async (req, reply) => {
       reply.header('Allow', allow)

@@ -3,7 +3,24 @@
 
 export class InFlight {
   private running = 0
+  private answering = 0
   private waiting: Array<() => void> = []
+
+  /** requests not yet answered (begun by `request`) */
+  get requests(): number { return this.answering }
+
+  /** One more request running; call the answer (once) when its connection is done with it. */
+  request(): () => void {
+    this.answering++
+    const end = this.begin()
+    let ended = false
+    return () => {
+      if (ended) return
+      ended = true
+      this.answering--
+      end()
+    }
+  }
 
   /** One more thing running; call the answer (once) when it is over. */
   begin(): () => void {

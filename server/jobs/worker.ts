@@ -66,6 +66,8 @@ export class Worker {
   private readonly log: (message: string) => void
   private readonly heartbeatMs: number
   private stopping = new AbortController()
+  /** jobs this worker gave back to the queue because it was stopping */
+  private readonly givenBack: number[] = []
   private slots: Promise<void>[] = []
   private alive?: Promise<void>
 
@@ -87,11 +89,13 @@ export class Worker {
     return this
   }
 
-  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and goes back to the queue, keeping its progress. */
-  async stop(): Promise<void> {
+  /** Stop taking jobs and wait for the slots: a job in progress is interrupted and goes back to the queue, keeping its
+   * progress. Answers the ids of those jobs. */
+  async stop(): Promise<number[]> {
     this.stopping.abort()
     await Promise.all([...this.slots, this.alive])
     await this.analysis.close()
+    return [...this.givenBack]
   }
 
   /** The worker's heartbeat row, renewed until it stops, then removed. */
@@ -158,6 +162,7 @@ export class Worker {
       const reason = control.signal.aborted ? control.signal.reason : e
       if (reason instanceof ShuttingDown || reason instanceof Waiting) {
         await requeue(this.db, job.id, this.id)
+        if (reason instanceof ShuttingDown) this.givenBack.push(job.id)
         this.log(`job ${job.id}: back in the queue (${reason instanceof Waiting ? reason.message : 'worker stopping'})`)
       } else if (reason instanceof LeaseLost) {
         this.log(`job ${job.id}: ${reason.message}`)
@@ -279,6 +284,8 @@ class Running implements RunningJob {
   waiting = false
   private done: number
   private total: number
+  /** the progress shown before a restart: a job that redoes its work shows no less until it has done more */
+  private shownBefore = 0
   private readonly startedAt = Date.now()
   private readonly elapsedBefore: number
 
@@ -294,21 +301,25 @@ class Running implements RunningJob {
 
   async setTotal(n: number, restart = false): Promise<void> {
     this.total = n
-    if (restart) this.done = 0
+    if (restart) {
+      this.shownBefore = Math.min(this.done, n)
+      this.done = 0
+    }
     await this.step(0)
   }
 
   async step(n = 1, write?: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
     this.signal.throwIfAborted()
     const done = this.done + n
+    const shown = Math.max(done, this.shownBefore)
     const elapsed = toMilliseconds(this.elapsedBefore + (Date.now() - this.startedAt) / 1000)
     const held = await this.db.transaction().execute(async (trx) => {
       await lockAncestors(trx, this.job.parent_job_id)
       const r = await trx.updateTable('jobs').set({
-        num_completed: done, num_to_complete: this.total,
-        fraction_completed: this.total > 0 ? Math.min(1, done / this.total) : 0,
+        num_completed: shown, num_to_complete: this.total,
+        fraction_completed: this.total > 0 ? Math.min(1, shown / this.total) : 0,
         elapsed_real_time: elapsed,
-        time_to_completion: done > 0 ? toMilliseconds(elapsed / done * Math.max(0, this.total - done)) : -1,
+        time_to_completion: shown > 0 ? toMilliseconds(elapsed / shown * Math.max(0, this.total - shown)) : -1,
         last_status_date: localTimestamp(),
       }).where('id', '=', this.job.id).where('worker_id', '=', this.holder)
         .returning('parent_job_id').executeTakeFirst()
@@ -338,6 +349,10 @@ class Running implements RunningJob {
         }
       } else {
         const now = localTimestamp()
+        // the parent's total is its children's, known before any of them runs (so its progress never falls)
+        const total = children.reduce((sum, c) => sum + (c.numToComplete ?? 0), 0)
+        await trx.updateTable('jobs').set({ num_to_complete: total, num_completed: 0, fraction_completed: 0, time_to_completion: -1 })
+          .where('id', '=', this.job.id).execute()
         for (const c of children) {
           const row = await trx.insertInto('jobs').values({
             name: c.name, user_id: this.job.user_id, project_id: this.job.project_id, type_id: c.typeId,

@@ -10,7 +10,7 @@ import { ApiError, BASIC_CHALLENGE, databaseUnavailable, forbidden, tooLarge, un
 
 async function errorAnswers(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
-    const allow = (req.routeOptions?.config as { allow?: string } | undefined)?.allow
+    const allow = req.routeOptions?.config?.allow
     if (allow) reply.header('Allow', allow)
     const api = asApiError(error as FastifyError, req.headers['content-type'])
     if (api) {

@@ -15,7 +15,7 @@ async function inFlightTracking(app: FastifyInstance) {
   const inFlight = new InFlight()
   app.decorate('inFlight', inFlight)
   app.addHook('onRequest', (_req, reply, done) => {
-    reply.raw.once('close', inFlight.begin())
+    reply.raw.once('close', inFlight.request())
     done()
   })
   app.addHook('onRoute', (route) => {

@@ -41,6 +41,7 @@ const healthEndpoint: Endpoint = {
   path: '/healthz',
   name: 'Health',
   auth: false,
+  healthCheck: true,
   methods: {
     GET: async (ctx) => {
       // twice: a pooled connection ended a moment ago says nothing about the database now

@@ -105,6 +105,28 @@ test('an upload under way when Ctrl-C comes is waited for, and counted: the summ
   assert.is(stored.length, 4)
 })
 
+test('a large file on its way moves the bar\'s bytes before it is done', async () => {
+  const lib = await library('one large file')
+  const mixed = join(w.newHome(), 'mixed')
+  mkdirSync(mixed)
+  writeFileSync(join(mixed, 'a-small.wav'), makeWav({ seconds: 0.2, sampleRate: 8000 }))
+  writeFileSync(join(mixed, 'b-large.wav'), makeWav({ seconds: 600, sampleRate: 8000 }))
+  uploadsLetThrough = 1
+  uploads = 0
+  try {
+    const tty = await w.tty(['media', 'import', mixed, '--library', String(lib), '--concurrency', '1'], { env: { MAS_SERVER: gated } })
+    try {
+      // the small file done (3.2 KB), and the large one's bytes counted as they are sent: tens of KB or more
+      await tty.waitFor(/ 1\/2 files \| (\d{2,}(\.\d)? KB|[\d.]+ MB)\/9\.2 MB \|/)
+      await tty.keys('C-c')
+      await tty.waitFor(/interrupted: 1 of 2 files done/)
+      assert.is(await tty.exited(), 130, await tty.screen())
+    } finally { await tty.close() }
+  } finally {
+    uploadsLetThrough = Infinity
+  }
+})
+
 test('a finished import on a terminal: the note above the bar, the bar, then the summary on a line of its own', async () => {
   const lib = await library('finished')
   assert.is((await w.mas(['media', 'import', join(folder, 'r00.wav'), join(folder, 'r01.wav'), '--library', String(lib)])).code, 0)

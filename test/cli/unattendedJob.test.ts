@@ -69,6 +69,18 @@ test('mas job watch on a queued job says once that no worker runs, says when not
   }
 })
 
+test('Ctrl-C ends mas job watch with one line: the job it stopped watching, as last seen, left as it is', async () => {
+  const queued = await makeJob(w.t.db, alice, await makeProject(w.t.db, alice), 8, { numToComplete: '2', secondsPerStep: '0' })
+  let signalled = false
+  const run = await w.mas(['job', 'watch', String(queued), '--interval', '1'], {
+    onStderr: (text, child) => { if (!signalled && /no job worker is running/.test(text)) signalled = child.kill('SIGINT') },
+  })
+  assert.is(run.code, 130, run.stderr)
+  assert.is(run.stderr.trim().split('\n').at(-1),
+    `interrupted: stopped watching job ${queued}, Queued at 0%; the job is left as it is (mas job watch ${queued} follows it again)`)
+  assert.is((await w.t.call('GET', `/api/v0/jobs/${queued}/`, { as: alice })).data.status, 2)
+})
+
 test('mas job watch on a job that ended in Error says why, from its error.txt, and exits 1', async () => {
   const failed = await makeJob(w.t.db, alice, await makeProject(w.t.db, alice), 8, { numToComplete: '1' })
   await w.t.db.transaction().execute(async (trx) => {

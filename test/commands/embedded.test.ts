@@ -130,6 +130,7 @@ test('--workers 2 and a separate mas worker start share one cluster; the last pr
     assert.is(postgresOf(dataDir).length, 1)
     worker.child.kill('SIGTERM')
     assert.is(await worker.exited, 0, worker.out())
+    assert.match(worker.out(), /\nstopped: mas worker \S+\n$/)
     assert.equal(postgresOf(dataDir), [])
   } finally {
     await cleanup(dataDir)

@@ -39,17 +39,17 @@ const noSecrets = (log: string, token: string) => {
   assert.not.ok(log.includes(token), 'the token is in the log')
 }
 
-test('on a terminal: one readable, coloured line per request (method, path, status, ms), no JSON', async () => {
+test('on a terminal: one readable, coloured line per request (method, path, status, ms, a refusal\'s reason), no JSON; Ctrl-C ends it with what stopped', async () => {
   const { tty, url } = await serverInTerminal([])
   try {
     const token = await someRequests(url)
     const screen = await tty.waitFor(/POST \/api-token-auth\/ 400 [\d.]+ ms/)
     const requestLines = screen.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\.\d{3}\] (INFO|ERROR): [A-Z]+ \//.test(l))
-    assert.equal(requestLines.map((l) => l.replace(/^\[[\d:.]+\] /, '').replace(/[\d.]+ ms$/, 'N ms')), [
+    assert.equal(requestLines.map((l) => l.replace(/^\[[\d:.]+\] /, '').replace(/[\d.]+ ms/, 'N ms')), [
       'INFO: POST /api-token-auth/ 200 N ms',
       'INFO: GET /api/v0/library/?page_size=5 200 N ms',
-      'INFO: GET /api/v0/library/99999/ 404 N ms',
-      'INFO: POST /api-token-auth/ 400 N ms',
+      'INFO: GET /api/v0/library/99999/ 404 N ms — Not found.',
+      'INFO: POST /api-token-auth/ 400 N ms — Unable to log in with provided credentials.',
     ], screen)
     assert.match(screen, /INFO: created the first admin user "root"/)
     assert.not.match(screen, /\{"level"|incoming request|request completed/)
@@ -58,6 +58,7 @@ test('on a terminal: one readable, coloured line per request (method, path, stat
     noSecrets(written, token)
     await tty.keys('C-c')
     assert.is(await tty.exited(30_000), 0)
+    assert.match(await tty.screen(), new RegExp(`INFO: stopped: server on ${url} and its job worker\n`))
   } finally { await tty.close() }
 })
 
@@ -68,9 +69,10 @@ test('on a pipe: JSON lines, fastify\'s "incoming request" and "request complete
     s.child.kill('SIGTERM')
     assert.is(await s.exited, 0)
     const lines = s.output().split('\n').filter((l) => l.startsWith('{'))
-    const entries = lines.map((l) => JSON.parse(l) as { msg: string; req?: { method: string; url: string }; res?: { statusCode: number } })
+    const entries = lines.map((l) => JSON.parse(l) as { msg: string; req?: { method: string; url: string }; res?: { statusCode: number }; reason?: string })
     assert.is(entries.filter((e) => e.msg === 'incoming request').length, 4)
-    assert.equal(entries.filter((e) => e.msg === 'request completed').map((e) => e.res?.statusCode), [200, 200, 404, 400])
+    assert.equal(entries.filter((e) => e.msg === 'request completed').map((e) => [e.res?.statusCode, e.reason]),
+      [[200, undefined], [200, undefined], [404, 'Not found.'], [400, 'Unable to log in with provided credentials.']])
     assert.ok(entries.some((e) => e.req?.url === '/api/v0/library/99999/'))
     noSecrets(s.output(), token)
   } finally {

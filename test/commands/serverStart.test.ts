@@ -37,7 +37,35 @@ test('server start: migrates, bootstraps the admin, serves, and finishes an in-f
     assert.is(JSON.parse(late.text).token, token)
     assert.is(await s.exited, 0)
     assert.match(s.output(), /shutting down/)
+    assert.is(lastLogLine(s.output()), `stopped: server on ${s.url} and its job worker; 1 request in flight finished`)
     assert.not.match(s.output(), /root-pass/)
+  } finally {
+    if (s.child.exitCode === null) s.child.kill('SIGKILL')
+    await home.cleanup()
+  }
+})
+
+/** The message of the last JSON line of a server's output. */
+const lastLogLine = (output: string) => JSON.parse(output.split('\n').filter((l) => l.startsWith('{')).at(-1)!).msg as string
+
+test('server start: Ctrl-C ends with one line saying what stopped: the address, the job worker and the job it gave back, the health checks answered', async () => {
+  const home = await serverHome()
+  const s = await home.start()
+  try {
+    const login = await fetch(`${s.url}/api-token-auth/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+    })
+    const headers = { authorization: `Token ${(await login.json() as { token: string }).token}`, 'content-type': 'application/json' }
+    const call = async (method: string, path: string, body?: unknown) =>
+      (await fetch(`${s.url}/api/v0/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>
+    const project = await call('POST', 'project/', { name: 'p' })
+    const job = await call('POST', 'jobs/', { name: 'long count', project: project.id, type: 8, parameters: { numToComplete: '1000', secondsPerStep: '0.2' } })
+    for (let i = 0; i < 3; i++) assert.is((await fetch(`${s.url}/healthz`)).status, 200)
+    while ((await call('GET', `jobs/${job.id}/`)).status !== 3) await new Promise((resolve) => setTimeout(resolve, 100))
+    s.child.kill('SIGINT')
+    assert.is(await s.exited, 0)
+    assert.is(lastLogLine(s.output()), `stopped: server on ${s.url} and its job worker (job ${job.id} back in the queue); 3 health checks answered`)
+    assert.not.match(s.output(), /healthz/)
   } finally {
     if (s.child.exitCode === null) s.child.kill('SIGKILL')
     await home.cleanup()

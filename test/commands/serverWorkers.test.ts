@@ -47,6 +47,9 @@ test('--workers 2: two server processes answer on one port and stop on SIGTERM (
     assert.is(login.status, 200)
     r.child.kill('SIGTERM')
     assert.is(await r.exited, 0)
+    // the primary's last line says what stopped
+    const last = r.output().trim().split('\n').filter((l) => l.startsWith('{')).at(-1)!
+    assert.is(JSON.parse(last).msg, 'stopped: 2 server processes and the job worker', r.output())
     assert.equal(postgresOf(dataDir), [])
   } finally {
     await admin?.db.schema.dropSchema(schema).cascade().execute()

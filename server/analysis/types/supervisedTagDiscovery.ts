@@ -4,8 +4,9 @@ import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
-import { alreadyWritten, describeFailure, discoveryReport, mediaFileNamed, targetMedia } from '../discovery.js'
+import { alreadyWritten, describeFailure, discoveryReport, mediaFileNamed, secondsOf, targetMedia } from '../discovery.js'
 import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
+import { audioSteps, FileProgress } from '../fileProgress.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { jobProvenance } from '../provenance.js'
 import { recordResult } from '../results.js'
@@ -20,7 +21,9 @@ import { splitBlocks } from '../threads.js'
 // range of their class's examples. Reviewers' decisions on the destination's tags teach it too (yes:
 // examples, no: counter-examples), and a run on a destination under review keeps the decided tags and
 // replaces the undecided machine tags (learnFromReviews). The job splits into one SupervisedTagDiscoveryChild (11) per media file;
-// its progress is theirs summed, and each child's result file `discovery.csv` says what it scanned.
+// its progress is theirs summed, each child counting a second of its file's audio a step and one more for writing its
+// tags (known when the children are made, so the total never grows), and each child's result file `discovery.csv` says
+// what it scanned.
 
 const CHILD_TYPE = SUPERVISED_TAG_DISCOVERY_CHILD.id
 /** tasks per analysis thread a long file is cut into (so threads finish together, and progress moves) */
@@ -35,10 +38,12 @@ export const supervisedTagDiscoveryJob: JobType = {
       .limit(1).execute()
     if (!examples.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags to learn from.`)
     const given = Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)]))
+    const seconds = await secondsOf(job, media)
     await job.spawnChildren(media.map((m) => ({
       name: `${job.job.name || 'discovery'}: ${mediaFileNamed(m)}`.slice(0, 255),
       typeId: CHILD_TYPE,
       parameters: { ...given, mediaFileId: String(m.id) },
+      numToComplete: childSteps(seconds.get(m.id) ?? 0),
     })))
   },
 }
@@ -71,20 +76,21 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     const { info } = source
     const plan = planFile(info.sampleRate, info.frames, windowSeconds)
     const parts = splitBlocks(plan.blocks, Math.max(1, job.analysis.threads) * TASKS_PER_THREAD)
-    await job.setTotal(parts.length + 1, true)
+    // the total the parent gave when it made this job (a job made without one counts its own file)
+    const total = job.job.num_to_complete > 0 ? job.job.num_to_complete : childSteps(info.duration)
+    await job.setTotal(total, true)
+    const progress = new FileProgress(job, plan.blocks, total - 1)
     let windows = 0, best = -1
     const candidates: Candidate[] = []
-    let progress = Promise.resolve() // steps are counted one after another
     await Promise.all(parts.map(async ([fromBlock, toBlock]) => {
       const r = await job.analysis.scan({
         storage: job.config, file: target.file, detector: learned.detector, plan, fromBlock, toBlock, keep, minimumStrength, taken,
-      }, job.signal)
+      }, job.signal, (blocks) => progress.blocksScanned(blocks))
       windows += r.windows
       best = Math.max(best, r.best)
       candidates.push(...r.candidates)
-      progress = progress.then(() => job.step(1))
-      await progress
     }))
+    await progress.finish()
     const chosen = strongestApart(candidates, keep)
     const nyquist = info.sampleRate / 2
     const tagSet = job.params.destinationTagSet as number
@@ -113,6 +119,9 @@ export const supervisedTagDiscoveryChildJob: JobType = {
 }
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000
+
+/** A child's steps: a second of its file's audio each, and one for writing its tags. */
+const childSteps = (seconds: number) => audioSteps(seconds) + 1
 
 const learnsFromReviews = (job: RunningJob) => job.params.learnFromReviews === 1
 

@@ -2,6 +2,7 @@ import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { alreadyWritten, describeFailure, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
 import { shapeOf } from '../embedding.js'
+import { audioSteps, FileProgress } from '../fileProgress.js'
 import { forEachWindow, planFile } from '../scan.js'
 import { UNSUPERVISED_TAG_DISCOVERY } from '../catalog.js'
 import type { JobType } from '../jobType.js'
@@ -18,7 +19,8 @@ import { distance, spectraSettingsOf } from '../spectra.js'
 // neither sample rate nor loudness decides. Every window becomes a tag in
 // destinationTagSet with machineTagged true, tag class `cluster-N` (created in
 // the tag set's library, or the media file's when the tag set has none) and
-// strength closer to 1 the nearer it lies to its cluster's centre.
+// strength closer to 1 the nearer it lies to its cluster's centre. Its progress counts a step per second of
+// each file's audio, as its blocks are read, and one for writing the tags.
 
 export const unsupervisedTagDiscoveryJob: JobType = {
   ...UNSUPERVISED_TAG_DISCOVERY,
@@ -28,7 +30,6 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     const size = job.params.windowSizeInSeconds as number
     const media = await targetMedia(job)
     if (!media.length) throw new Error('This job has no media file to analyse: its mediaFileId, project or library (within its folder) names none its owner may read.')
-    await job.setTotal(media.length + 1, true)
     const settings = await spectraSettingsOf(job.db, job.owner.id)
     const windows: Array<{ media: MediaRow; start: number; end: number; vector: Float64Array }> = []
     const sources = []
@@ -37,6 +38,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
         throw new Error(`Media file ${m.id}: ${describeFailure(e)}.`)
       }
     }
+    await job.setTotal(sources.reduce((sum, s) => sum + audioSteps(s.source.info.duration), 0) + 1, true)
     // the bands every file has: the settings' range within the lowest half sample rate
     const nyquist = Math.min(...sources.map((s) => s.source.info.sampleRate / 2))
     const range = { lo: Math.min(settings.minFrequency, nyquist / 2), hi: settings.maxFrequency > settings.minFrequency ? Math.min(settings.maxFrequency, nyquist) : nyquist }
@@ -44,11 +46,12 @@ export const unsupervisedTagDiscoveryJob: JobType = {
       const plan = planFile(source.info.sampleRate, source.info.frames, size)
       const { frameSeconds } = plan.grid
       const step = Math.max(1, Math.round(plan.windowFrames / 2))
+      const progress = new FileProgress(job, plan.blocks, audioSteps(source.info.duration))
       await forEachWindow(source, range, plan, 0, plan.blocks, step, (w, embedding) => {
         const start = Math.round(w * frameSeconds * 1000) / 1000
         windows.push({ media: m, start, end: Math.round(Math.min(source.info.duration, (w + plan.windowFrames) * frameSeconds) * 1000) / 1000, vector: Float64Array.from(shapeOf(embedding)) })
-      }, job.signal)
-      await job.step()
+      }, job.signal, () => progress.blocksScanned(1))
+      await progress.finish()
     }
     if (windows.length < k) throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
     const seed = (job.params.seed as number | undefined) ?? newSeed()
