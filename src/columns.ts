@@ -44,6 +44,13 @@ export const MEDIA: Table = {
     fact('duration', 'durationInSeconds', thousandths), fact('rate', 'sampleRate'), fact('channels', 'numChannels'), damage,
     c('uploaded', 'uploadDate'), c('file')],
 }
+export const MODEL: Table = {
+  // not who added it: an operator, whom a user may not be allowed to name (usernames/)
+  kinds: [],
+  columns: () => [c('id'), c('name'), c('version'), { header: 'rate', get: (r) => r.manifest?.sampleRate ?? '' },
+    { header: 'window', get: (r) => (typeof r.manifest?.windowSeconds === 'number' ? `${r.manifest.windowSeconds} s` : '') },
+    { header: 'classes', get: (r) => r.manifest?.labels?.length ?? 0 }, c('embedding', 'embeddingSize'), c('created', 'creationDate')],
+}
 export const TAG_SET: Table = {
   kinds: [LIBRARIES, USERS],
   columns: (n) => [c('id'), c('name'), named(n, LIBRARIES, 'library'), named(n, USERS, 'user'), c('created', 'creationDate')],
