@@ -1,10 +1,11 @@
-import { rmSync, statSync } from 'node:fs'
+import { readFileSync, rmSync, statSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench, usageError } from './args.js'
-import { adminToken, json, startImportServer, uploadFile } from './importServer.js'
+import { adminToken, cpuSeconds, json, startImportServer, uploadFile } from './importServer.js'
 import { writeLongRecording } from './longRecording.js'
-import { peakMemory } from './memory.js'
+import { peakMemory, processTree } from './memory.js'
 
 // Overview benchmark (npm run bench:overview): a generated H-hour recording (48 kHz by default, RF64 past
 // 4 GiB) imported into a `mas server start` of its own, then its whole-recording picture drawn with no
@@ -27,6 +28,17 @@ const RATE = Number(values.rate)
 if (!(HOURS > 0)) usageError(USAGE, `--hours: a positive number of hours, not ${values.hours}`)
 if (!Number.isInteger(RATE) || RATE < 1000) usageError(USAGE, `--rate: a whole number of Hz from 1000, not ${values.rate}`)
 
+/** CPU seconds so far of the server's mas processes (its threads included), not its PostgreSQL. */
+function masCpuSeconds(pid: number): number {
+  let total = 0
+  for (const p of processTree(pid)) {
+    try {
+      if (!/^Name:\s+postgres$/m.test(readFileSync(`/proc/${p}/status`, 'utf8'))) total += cpuSeconds(p)
+    } catch { /* gone */ }
+  }
+  return total
+}
+
 async function main() {
   const dir = tempDir('mas-bench-overview-')
   const server = await startImportServer()
@@ -44,13 +56,16 @@ async function main() {
     console.log(`imported in ${((Date.now() - started) / 1000).toFixed(0)} s`)
     const query = new URLSearchParams({ format: 'png', statistic: values.statistic, ...(values.width ? { width: values.width } : {}) })
     started = Date.now()
+    const cpu = masCpuSeconds(server.child.pid!)
     const drawn = await peakMemory(server.child.pid!, server.dataDir, async () => {
       const res = await fetch(`${server.base}/api/v0/mediaFile/${id}/spectra/?${query}`, { headers: { authorization: `Token ${token}` } })
       if (!res.ok) throw new Error(`the picture: ${res.status} ${await res.text()}`)
       return (await res.arrayBuffer()).byteLength
     })
     const seconds = (Date.now() - started) / 1000
-    console.log(`whole-recording picture (${query}): ${drawn.result} bytes in ${seconds.toFixed(1)} s (target ≤ 60);`
+    const used = masCpuSeconds(server.child.pid!) - cpu
+    console.log(`whole-recording picture (${query}): ${drawn.result} bytes in ${seconds.toFixed(1)} s (target ≤ 60 for 24 h), ${used.toFixed(1)} CPU s`
+      + ` (${(used / HOURS).toFixed(1)} an hour of audio), load average ${loadavg()[0].toFixed(1)} after;`
       + ` peak RSS of the server's mas processes ${drawn.peak.toFixed(0)} MiB, ${drawn.before.toFixed(0)} MiB before (target < 400 MB)`)
   } finally {
     await server.stop()
