@@ -7,13 +7,13 @@ import { requireExtension } from '../../src/serverOffers.js'
 import { STATISTICS } from '../../server/media/pictureColumns.js'
 import { DEFAULT_PLOT_COLUMNS, PICTURE_WIDTH } from '../../server/media/spectrogramPicture.js'
 
-/** a whole day's picture takes about a minute on two cores: the answer is waited for this long, or --timeout if longer */
+/** a whole day's picture takes a minute or more: the answer is waited for this long, or --timeout if longer */
 const PICTURE_WAIT_MS = 10 * 60_000
 
 export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogram> {
   static summary = 'Save a picture of a media file\'s spectrogram (PNG), with the tags of a tag set'
   static description = 'Drawn by the server with your UserSettings (bands, band frequencies, frames per second, damping): a time axis (clock time when the recording\'s start is known), a frequency axis in kHz, a colour map, and with --tag-set that tag set\'s tags on the file as labelled boxes. WAV, FLAC and MP3.\n\n'
-    + `Without --start and --end the whole recording is drawn, however long: a stretch of more frames than the picture has pixel columns is an overview, each column the loudest of the frames it covers (--statistic mean: their mean energy). The picture is ${PICTURE_WIDTH.min} to ${PICTURE_WIDTH.max} pixels wide (--width; default ${PICTURE_WIDTH.default}, narrower for a stretch of fewer than ${DEFAULT_PLOT_COLUMNS} frames), and 332 to 588 high (from the number of bands). A long recording takes a while (a day at 48 kHz about a minute on two cores): the answer is waited for up to 10 minutes, or --timeout if longer.`
+    + `Without --start and --end the whole recording is drawn, however long: a stretch of more frames than the picture has pixel columns is an overview, each column the loudest of the frames it covers (--statistic mean: their mean energy). The picture is ${PICTURE_WIDTH.min} to ${PICTURE_WIDTH.max} pixels wide (--width; default ${PICTURE_WIDTH.default}, narrower for a stretch of fewer than ${DEFAULT_PLOT_COLUMNS} frames), and 332 to 588 high (from the number of bands). A long recording takes a while (a day at 48 kHz a minute or more): the answer is waited for up to 10 minutes, or --timeout if longer.`
   static examples = [
     '<%= config.bin %> media spectrogram 1',
     '<%= config.bin %> media spectrogram 1 --start 0.5 --end 2.5 --tag-set 1 -o call.png',
