@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
-import { createReadStream, rmSync, statSync } from 'node:fs'
+import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import FormData from 'form-data'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench, usageError } from './args.js'
 import {
@@ -9,7 +8,7 @@ import {
 } from './discoveryData.js'
 import { wavOf } from '../test/helpers/signals.js'
 import { episodeLines, FEW_SHOT_RATES, fewShotTable, loadFewShotSets, runFewShotSet, type FewShotClient, type SetResult } from './fewShot.js'
-import { adminToken, cpuSeconds, json, pool, postForm, startImportServer, type ImportServer } from './importServer.js'
+import { adminToken, cpuSeconds, json, pool, startImportServer, uploadFile, type ImportServer } from './importServer.js'
 import { writeLongRecording } from './longRecording.js'
 import { memoryOf } from './memory.js'
 
@@ -47,18 +46,6 @@ for (const p of ONLY) if (!(PARTS as readonly string[]).includes(p)) usageError(
 const runs = (part: Part) => ONLY.has(part)
 
 type Api = (method: string, path: string, body?: unknown) => Promise<any>
-
-async function upload(s: ImportServer, token: string, library: number, name: string, bytes: Buffer | string): Promise<number> {
-  const form = new FormData()
-  if (typeof bytes === 'string') form.append('file', createReadStream(bytes), { filename: name, contentType: 'audio/wav', knownLength: statSync(bytes).size })
-  else form.append('file', bytes, { filename: name, contentType: 'audio/wav' })
-  form.append('alias', name)
-  await postForm(s.base, `/api/v0/library/${library}/mediaFiles/import/`, token, form)
-  const found = await json(s.base, 'GET', `/api/v0/mediaFile/?library=${library}&alias=${encodeURIComponent(name)}`, token, undefined)
-  const match = (found.results as Array<{ id: number; alias: string }>).find((m) => m.alias === name)
-  if (!match) throw new Error(`${name} was not imported`)
-  return match.id
-}
 
 /** A job run to its end through the API; its destination's tags. */
 async function discover(api: Api, mediaFiles: number[], source: number, params: Record<string, string>, into?: number) {
@@ -107,7 +94,7 @@ async function hiddenCallParts(server: ImportServer, token: string, api: Api) {
   const library = (await api('POST', '/api/v0/library/', { name: 'discovery' })).id
   const cls = (await api('POST', '/api/v0/tagClass/', { className: 'currawong', displayName: 'Pied currawong', library })).id
   const sources: Record<string, number> = {}
-  const trainIds = await Promise.all(data.train.map((c) => upload(server, token, library, `train/${c.name}`, wavOf(c.samples, c.sampleRate))))
+  const trainIds = await Promise.all(data.train.map((c) => uploadFile(server, token, library, `train/${c.name}`, wavOf(c.samples, c.sampleRate))))
   for (const banded of [true, false]) {
     const set = (await api('POST', '/api/v0/tagSet/', { name: banded ? 'examples (band)' : 'examples (full band)', library })).id
     const tags = await trainingTags(data, trainIds, { tagSet: set, tagClass: cls }, banded)
@@ -119,7 +106,7 @@ async function hiddenCallParts(server: ImportServer, token: string, api: Api) {
   if (runs('hidden') || runs('loop')) {
     for (const rate of [22050, 48000]) {
       hiddenIds[rate] = []
-      for (const h of hidden) hiddenIds[rate].push(await upload(server, token, library, `hidden-${rate}/${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
+      for (const h of hidden) hiddenIds[rate].push(await uploadFile(server, token, library, `hidden-${rate}/${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
     }
   }
   if (runs('hidden')) {
@@ -157,7 +144,7 @@ async function hiddenCallParts(server: ImportServer, token: string, api: Api) {
 /** Part 5: few-shot within a recording, every few-shot set at each rate; a line per recording × class, then the table. */
 async function fewShot(server: ImportServer, token: string, api: Api) {
   const sets = await loadFewShotSets()
-  const client: FewShotClient = { api, upload: (library, name, wav) => upload(server, token, library, name, wav) }
+  const client: FewShotClient = { api, upload: (library, name, wav) => uploadFile(server, token, library, name, wav) }
   console.log('\n5. few-shot within a recording: the first min(5, calls - 1) calls of each class are the examples; the later ones are to be found'
     + ' (tags merged, counted from the last example\'s end, matched at time IoU >= 0.3; target F >= 0.8 in every judged row; npm run test:discovery asserts 0.7)')
   const results: SetResult[] = []
@@ -221,7 +208,7 @@ async function learningLoop(api: Api, library: number, source: number, hidden: H
 async function clipFiles(s: ImportServer, token: string, library: number, data: DiscoveryData) {
   const positive: number[] = [], negative: number[] = []
   await pool([...data.testTrue.map((c) => ({ c, out: positive })), ...data.testFalse.map((c) => ({ c, out: negative }))], 4, async ({ c, out }) => {
-    out.push(await upload(s, token, library, `clips/${out === positive ? 'true' : 'false'}/${c.name}`, wavOf(c.samples, c.sampleRate)))
+    out.push(await uploadFile(s, token, library, `clips/${out === positive ? 'true' : 'false'}/${c.name}`, wavOf(c.samples, c.sampleRate)))
   })
   return { positive, negative }
 }
@@ -246,7 +233,7 @@ async function longRecording(server: ImportServer, token: string, api: Api, libr
     await writeLongRecording(path, { hours: HOURS, sampleRate: 48000, seed: 7 })
     const bytes = statSync(path).size
     console.log(`\n4. a ${HOURS} h 48 kHz 16-bit recording (${(bytes / 2 ** 30).toFixed(2)} GiB${bytes > 2 ** 32 ? ', RF64' : ''}), written in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-    const id = await upload(server, token, library, `long/long-${HOURS}h.wav`, path)
+    const id = await uploadFile(server, token, library, `long/long-${HOURS}h.wav`, path)
     rmSync(path)
     const middle = HOURS * 1800
     const picture = await peakPss(server.child.pid!, async () => {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import FormData from 'form-data'
 import pg from 'pg'
@@ -112,6 +112,19 @@ export function postForm(base: string, path: string, token: string, form: FormDa
     req.on('error', reject)
     form.pipe(req)
   })
+}
+
+/** A file (in memory, or the path of one on disk) imported through the API as `name`; its media file's id. */
+export async function uploadFile(s: ImportServer, token: string, library: number, name: string, bytes: Buffer | string): Promise<number> {
+  const form = new FormData()
+  if (typeof bytes === 'string') form.append('file', createReadStream(bytes), { filename: name, contentType: 'audio/wav', knownLength: statSync(bytes).size })
+  else form.append('file', bytes, { filename: name, contentType: 'audio/wav' })
+  form.append('alias', name)
+  await postForm(s.base, `/api/v0/library/${library}/mediaFiles/import/`, token, form)
+  const found = await json(s.base, 'GET', `/api/v0/mediaFile/?library=${library}&alias=${encodeURIComponent(name)}`, token, undefined)
+  const match = (found.results as Array<{ id: number; alias: string }>).find((m) => m.alias === name)
+  if (!match) throw new Error(`${name} was not imported`)
+  return match.id
 }
 
 /** Run `work` over `items`, `n` at a time. */

@@ -166,11 +166,13 @@ export class ApiClient {
     })
   }
 
-  /** A response body as a stream (file downloads); the caller's URL may be absolute. */
-  async download(url: string): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
+  /** A response body as a stream (file downloads); the caller's URL may be absolute. `waitAtLeastMs`: for an answer
+   * the server takes long to make (a whole recording's picture), the least time it may take to begin. */
+  async download(url: string, opts: { waitAtLeastMs?: number } = {}): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
     const abs = this.url(url)
     const res = await exchange({
-      method: 'GET', url: abs, headers: this.headers({ accept: '*/*' }), connectTimeoutMs: CONNECT_TIMEOUT_MS, timeoutMs: this.timeoutMs,
+      method: 'GET', url: abs, headers: this.headers({ accept: '*/*' }), connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      timeoutMs: Math.max(this.timeoutMs, opts.waitAtLeastMs ?? 0),
     }).catch((err: unknown) => { throw connectionError(abs, err) })
     if (res.status >= 400) {
       res.body.setEncoding('utf8')

@@ -54,6 +54,10 @@ class ReviewClip extends HTMLElement {
       src: `${API}mediaFile/${t.mediaFile}/spectra/?format=png&startTime=${start}&endTime=${end}&tagSet=${o.tagSet}` })
     // exactly the clip, by a media fragment; the server answers the Range requests the player makes
     this.audio = el('audio', { controls: true, preload: 'none', src: `${o.mediaFile.url}#t=${start},${end}` })
+    // a play button of the page's own beside the browser's player: a phone's narrow player may show none
+    this.playButton = el('button', { type: 'button', class: 'play', 'aria-label': 'play', title: 'play (p)',
+      onclick: (e) => { e.stopPropagation(); o.focus(this); this.toggle() } }, '▶')
+    for (const event of ['play', 'pause', 'ended']) this.audio.addEventListener(event, () => this.showPlaying())
     this.verdict = el('span', { class: 'verdict' })
     const other = el('select', { 'aria-label': 'another class', onchange: (e) => { if (e.target.value) o.decide(this, 'no', Number(e.target.value)) } },
       el('option', { value: '' }, 'another class…'),
@@ -61,7 +65,7 @@ class ReviewClip extends HTMLElement {
     this.replaceChildren(picture, el('div', { class: 'clip-body' },
       el('div', { class: 'clip-title' }, el('span', {}, `${o.className} · ${t.strength === null ? '–' : t.strength.toFixed(2)}`), this.verdict),
       el('div', {}, `${o.mediaFile.alias ?? o.mediaFile.id} @ ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`),
-      this.audio,
+      el('div', { class: 'player' }, this.playButton, this.audio),
       el('div', { class: 'clip-actions' },
         ...Object.entries(KEYS).map(([key, d]) => el('button', { type: 'button', title: `${d} (${key})`, onclick: (e) => { e.stopPropagation(); o.decide(this, d) } }, d)),
         other)))
@@ -75,6 +79,21 @@ class ReviewClip extends HTMLElement {
   }
 
   play() { this.audio.currentTime = Math.max(0, this.o.tag.startTime - CONTEXT); this.audio.play().catch(() => {}) }
+
+  /** the play button: plays the clip (from its start when it has ended), or pauses it */
+  toggle() {
+    if (!this.audio.paused) return this.audio.pause()
+    const start = Math.max(0, this.o.tag.startTime - CONTEXT)
+    if (this.audio.ended || this.audio.currentTime < start || this.audio.currentTime >= this.o.tag.endTime + CONTEXT) this.play()
+    else this.audio.play().catch(() => {})
+  }
+
+  showPlaying() {
+    const playing = !this.audio.paused
+    this.playButton.textContent = playing ? '❚❚' : '▶'
+    this.playButton.setAttribute('aria-label', playing ? 'pause' : 'play')
+    this.playButton.title = playing ? 'pause' : 'play (p)'
+  }
 }
 customElements.define('mas-review-clip', ReviewClip)
 

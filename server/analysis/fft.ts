@@ -26,6 +26,8 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
   const output = m._pffft_aligned_malloc(size * 4) / 4
   const work = m._pffft_aligned_malloc(size * 4)
   const half = size / 2
+  /** 1 / size, exact: size is a power of two */
+  const scale = 1 / size
   // The Hann window 1/2 − cos(2πn/size)/2 applied after the transform, as X[k]/2 − (X[k−1] + X[k+1])/4
   // (docs/decisions.md §20): three bins for each bin wanted instead of a multiplication for every sample, and
   // the frame copied into the module's memory whole.
@@ -35,23 +37,25 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
     : k < 0 ? re(heap, -k) : k > half ? re(heap, size - k) : heap[output + 2 * k]
   const im = (heap: Float32Array, k: number): number => k === 0 || k === half ? 0
     : k < 0 ? -im(heap, -k) : k > half ? -im(heap, size - k) : heap[output + 2 * k + 1]
+  // bins 0, 1, size/2 − 1 and size/2, whose neighbours wrap around
+  const edge = (heap: Float32Array, out: Float64Array, k: number) => {
+    const r = 0.5 * re(heap, k) - 0.25 * (re(heap, k - 1) + re(heap, k + 1))
+    const i = 0.5 * im(heap, k) - 0.25 * (im(heap, k - 1) + im(heap, k + 1))
+    out[k] = (r * r + i * i) * scale
+  }
   const f = (frame: Float32Array, out: Float64Array, at = 0, fromBin = 0, toBin = half + 1) => {
     const heap = m.HEAPF32 // looked up each time: the view is replaced if the module's memory grows
     heap.set(frame.subarray(at, at + size), input)
     m._pffft_transform_ordered(setup, input * 4, output * 4, work, FORWARD)
-    const end = Math.min(half + 1, toBin)
-    for (let k = Math.max(0, fromBin); k < end; k++) {
-      let r: number, i: number
-      if (k >= 2 && k <= half - 2) {
-        const o = output + 2 * k
-        r = 0.5 * heap[o] - 0.25 * (heap[o - 2] + heap[o + 2])
-        i = 0.5 * heap[o + 1] - 0.25 * (heap[o - 1] + heap[o + 3])
-      } else {
-        r = 0.5 * re(heap, k) - 0.25 * (re(heap, k - 1) + re(heap, k + 1))
-        i = 0.5 * im(heap, k) - 0.25 * (im(heap, k - 1) + im(heap, k + 1))
-      }
-      out[k] = (r * r + i * i) / size
+    const from = Math.max(0, fromBin), end = Math.min(half + 1, toBin)
+    const inner0 = Math.max(from, 2), inner1 = Math.min(end, half - 1)
+    for (let k = from; k < Math.min(end, inner0); k++) edge(heap, out, k)
+    for (let k = inner0, o = output + 2 * inner0; k < inner1; k++, o += 2) {
+      const r = 0.5 * heap[o] - 0.25 * (heap[o - 2] + heap[o + 2])
+      const i = 0.5 * heap[o + 1] - 0.25 * (heap[o - 1] + heap[o + 3])
+      out[k] = (r * r + i * i) * scale
     }
+    for (let k = Math.max(from, inner1); k < end; k++) edge(heap, out, k)
   }
   return Object.assign(f, { size }) as PowerSpectrum
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import type { SKRSContext2D } from '@napi-rs/canvas'
 import type { Spectrogram } from '../analysis/spectra.js'
+import { ColumnFold } from './pictureColumns.js'
 
 // A spectrogram as people read one (README, "Spectrograms"): the dB values in
 // the viridis colour map, a time axis in seconds (or clock time when the
@@ -40,18 +41,51 @@ function drawingTools(): Promise<Tools> {
 }
 
 const MARGIN = { left: 64, right: 64, top: 30, bottom: 46 }
-/** at most this many columns of the spectrogram are drawn (longer stretches keep each group's loudest) */
-const MAX_COLUMNS = 4000
+/** the plot's width by default: as wide as the stretch's frames, within these */
+const PLOT_WIDTH = { least: 480, most: 1600 }
+/** a picture's width in pixels (the plot and the margins of its axes and colour bar): what may be asked, and
+ * the default for a stretch of at least PLOT_WIDTH.most frames */
+export const PICTURE_WIDTH = { min: 400, max: 8000, default: MARGIN.left + PLOT_WIDTH.most + MARGIN.right }
+/** the frames of a stretch under which the default picture is narrower */
+export const DEFAULT_PLOT_COLUMNS = PLOT_WIDTH.most
 
-const TIME_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200]
+/** The plot's width in a picture `width` pixels wide; by default as wide as the stretch's frames, 480 to 1600 pixels. */
+const plotWidthOf = (frames: number, width?: number) =>
+  width !== undefined ? width - MARGIN.left - MARGIN.right : Math.max(PLOT_WIDTH.least, Math.min(PLOT_WIDTH.most, frames))
+
+/** The columns a stretch of `frames` frames is drawn in: one a frame, or, when the plot is narrower, one a pixel. */
+export function pictureColumns(frames: number, width?: number): number {
+  return Math.max(1, Math.min(frames, plotWidthOf(frames, width)))
+}
+
+/** What a picture plots: columns × bands of dB values over `seconds`, as ColumnFold gives them. */
+export interface PictureColumns {
+  /** columns × bands, column by column */
+  data: Float32Array
+  columns: number
+  bands: number
+  /** band edges in Hz: bands + 1 values */
+  edges: number[]
+  seconds: number
+}
+
+const TIME_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200]
 const FREQ_STEPS = [50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000]
 const niceStep = (span: number, steps: number[], most: number) => steps.find((s) => span / s <= most) ?? steps[steps.length - 1]
 
-export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Promise<Buffer> {
+/** The picture of a whole spectrogram in memory, each column the loudest of the frames it covers. */
+export function spectrogramPicture(s: Spectrogram, o: PictureOptions & { width?: number }): Promise<Buffer> {
+  const fold = new ColumnFold(s.frames, pictureColumns(s.frames, o.width), s.bands)
+  fold.add(0, s.data)
+  return columnsPicture({ data: fold.result(), columns: fold.columns, bands: s.bands, edges: s.edges, seconds: s.frames / s.framesPerSecond }, o)
+}
+
+/** The picture of a stretch's columns; `width` as given to pictureColumns. */
+export async function columnsPicture(s: PictureColumns, o: PictureOptions & { width?: number }): Promise<Buffer> {
   const { canvas: { createCanvas }, viridis } = await drawingTools()
   const range = o.range ?? 80
-  const columns = Math.max(1, Math.min(s.frames, MAX_COLUMNS))
-  const plotW = Math.max(480, Math.min(1600, columns))
+  const columns = s.columns
+  const plotW = plotWidthOf(columns, o.width)
   const plotH = Math.max(256, Math.min(512, s.bands * 2))
   const width = MARGIN.left + plotW + MARGIN.right
   const height = MARGIN.top + plotH + MARGIN.bottom
@@ -67,10 +101,8 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
   const rctx = raster.getContext('2d')
   const image = rctx.createImageData(columns, Math.max(1, s.bands))
   for (let x = 0; x < columns; x++) {
-    const from = Math.floor((x * s.frames) / columns), to = Math.max(from + 1, Math.floor(((x + 1) * s.frames) / columns))
     for (let band = 0; band < s.bands; band++) {
-      let v = -Infinity
-      for (let f = from; f < to && f < s.frames; f++) v = Math.max(v, s.data[f * s.bands + band])
+      const v = s.data[x * s.bands + band]
       const level = Math.max(0, Math.min(255, Math.round(255 * (1 - (loudest - v) / range))))
       const [r, g, b] = viridis[Number.isFinite(level) ? level : 0]
       const at = ((s.bands - 1 - band) * columns + x) * 4
@@ -84,7 +116,7 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
   ctx.imageSmoothingEnabled = true
   ctx.drawImage(raster, MARGIN.left, MARGIN.top, plotW, plotH)
 
-  const duration = s.frames / s.framesPerSecond
+  const duration = s.seconds
   const minF = s.edges[0], maxF = s.edges[s.edges.length - 1]
   const xOf = (t: number) => MARGIN.left + ((t - o.start) / (duration || 1)) * plotW
   const yOf = (hz: number) => MARGIN.top + plotH - ((hz - minF) / (maxF - minF || 1)) * plotH
@@ -108,7 +140,7 @@ export async function spectrogramPicture(s: Spectrogram, o: PictureOptions): Pro
     ctx.stroke()
     ctx.fillText(timeLabel(t, tStep, o.realStartTime), x, MARGIN.top + plotH + 7)
   }
-  ctx.fillText(o.realStartTime ? `time of day (recorder's clock), from ${clock(o.realStartTime, o.start, 0).date}` : 'time (s)',
+  ctx.fillText(o.realStartTime ? `time of day (recorder's clock), from ${clock(o.realStartTime, o.start, 0).date}` : tStep >= 60 ? 'time (h:mm)' : 'time (s)',
     MARGIN.left + plotW / 2, MARGIN.top + plotH + 26)
   const fStep = niceStep(maxF - minF, FREQ_STEPS, Math.max(2, Math.floor(plotH / 40)))
   ctx.textAlign = 'right'
@@ -218,6 +250,7 @@ function clock(real: string, start: number, offset: number): { date: string; tim
 
 function timeLabel(t: number, step: number, real: string | null): string {
   const decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : 2
+  if (!real && step >= 60) return `${Math.floor(t / 3600)}:${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}`
   if (!real) return `${t.toFixed(decimals)}`
   const { time } = clock(real, t, 0)
   return decimals ? time.slice(0, 9 + decimals) : time.slice(0, 8)

@@ -15,6 +15,8 @@ export interface Page {
   evaluate<T = unknown>(expression: string): Promise<T>
   /** waits until the expression is truthy, failing with `what` after `ms` */
   waitFor(expression: string, what: string, ms?: number): Promise<void>
+  /** presses and releases the left mouse button at (x, y) of the viewport, as a person clicks */
+  click(x: number, y: number): Promise<void>
   /** presses and releases a key as the keyboard does (`key` as KeyboardEvent.key names it: 'y', 'ArrowRight') */
   press(key: string): Promise<void>
   /** a PNG of the top of the page, `height` pixels of it */
@@ -23,8 +25,9 @@ export interface Page {
 }
 
 /** `url` in a window `width` by `height` pixels (a page that renders only what is in view, as Swagger UI
- * does, renders all of itself in a tall enough window). */
-export async function openPage(url: string, { width = 1280, height = 1600 } = {}): Promise<Page> {
+ * does, renders all of itself in a tall enough window); `mobile`: as a phone shows it (the page's viewport
+ * meta tag applies, touch). */
+export async function openPage(url: string, { width = 1280, height = 1600, mobile = false } = {}): Promise<Page> {
   const profile = mkdtempSync(join(tmpdir(), 'mas-chromium-'))
   const child: ChildProcess = spawn(CHROMIUM, [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${profile}`,
@@ -69,7 +72,7 @@ export async function openPage(url: string, { width = 1280, height = 1600 } = {}
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' })
   const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true })
   await send('Page.enable', {}, sessionId)
-  await send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false }, sessionId)
+  await send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile }, sessionId)
   await send('Page.navigate', { url }, sessionId)
 
   const evaluate = async <T>(expression: string): Promise<T> => {
@@ -85,6 +88,12 @@ export async function openPage(url: string, { width = 1280, height = 1600 } = {}
         if (Date.now() > until) throw new Error(`waited ${ms / 1000} s for ${what}`)
         await new Promise((r) => setTimeout(r, 200))
       }
+    },
+    async click(x, y) {
+      const at = { x, y, button: 'left', clickCount: 1 }
+      await send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y }, sessionId)
+      await send('Input.dispatchMouseEvent', { type: 'mousePressed', ...at }, sessionId)
+      await send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...at }, sessionId)
     },
     async press(key) {
       const printable = key.length === 1

@@ -145,4 +145,47 @@ test('on a phone the grid is one column', async () => {
   }
 })
 
+test('on a phone 390 px wide each clip has a play control in view that plays its audio when tapped', async () => {
+  const phone = await openPage(`${origin}/review/?tagSet=${probabilities}`, { width: 390, height: 844, mobile: true })
+  try {
+    await phone.waitFor(`document.querySelector('form.login input[name=username]')`, 'the login form')
+    await phone.evaluate(`(() => {
+      document.querySelector('form.login input[name=username]').value = ${JSON.stringify(alice.username)}
+      document.querySelector('form.login input[name=password]').value = ${JSON.stringify(alice.password)}
+      document.querySelector('form.login').requestSubmit()
+    })()`)
+    await phone.waitFor(`${clips()} > 0 && [...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`, 'the clips drawn')
+    if (process.env.MAS_REVIEW_SCREENSHOT) writeFileSync(process.env.MAS_REVIEW_SCREENSHOT.replace(/(\.png)?$/, '-phone.png'), await phone.screenshot(844))
+    // the first clip's play control: in the viewport, of a size a finger can tap, and not covered by anything
+    const control = await phone.evaluate<{ left: number; right: number; top: number; bottom: number; width: number; height: number; viewport: number; onTop: boolean; label: string }>(`(() => {
+      const button = document.querySelector('mas-review-clip button.play')
+      const r = button.getBoundingClientRect()
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height, viewport: innerWidth,
+        onTop: hit === button || button.contains(hit), label: button.getAttribute('aria-label') }
+    })()`)
+    // laid out at the phone's width: nothing wider (the summary table scrolls in its box), so nothing is shown shrunk
+    assert.is(control.viewport, 390)
+    assert.is(await phone.evaluate<number>('document.documentElement.scrollWidth'), 390)
+    assert.ok(control.left >= 0 && control.right <= 390 && control.top >= 0 && control.bottom <= 844, `the play control at ${JSON.stringify(control)}`)
+    assert.ok(control.width >= 32 && control.height >= 32, `the play control is ${control.width} × ${control.height} px`)
+    assert.ok(control.onTop, 'nothing covers the play control')
+    assert.is(control.label, 'play')
+    // the audio player itself fits the card: none of it is cut off at the right
+    const player = await phone.evaluate<{ right: number; card: number }>(`(() => {
+      const c = document.querySelector('mas-review-clip')
+      return { right: c.querySelector('audio').getBoundingClientRect().right, card: c.getBoundingClientRect().right }
+    })()`)
+    assert.ok(player.right <= player.card, `the player ends at ${player.right}, the card at ${player.card}`)
+    await phone.click((control.left + control.right) / 2, (control.top + control.bottom) / 2)
+    await phone.waitFor(`!document.querySelector('mas-review-clip audio').paused`, 'the clip playing', 10_000)
+    assert.is(await phone.evaluate<string>(`document.querySelector('mas-review-clip button.play').getAttribute('aria-label')`), 'pause')
+    // tapped again, it pauses
+    await phone.click((control.left + control.right) / 2, (control.top + control.bottom) / 2)
+    await phone.waitFor(`document.querySelector('mas-review-clip audio').paused`, 'the clip paused', 10_000)
+  } finally {
+    await phone.close()
+  }
+})
+
 test.run()

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { AppConfig } from '../../server/config.js'
 import type { Database } from '../../server/db/database.js'
 import { openStorage } from '../../server/storage/index.js'
+import { recordingWav } from '../../bench/longRecording.js'
 import { makeMediaFile } from './records.js'
 import { wavHeader } from './wav.js'
 
@@ -49,4 +50,14 @@ export async function storedWav(db: Database['db'], config: AppConfig, owner: { 
   const pending = await openStorage(config).receive(Readable.from([wavOf(samples, sampleRate)]))
   await pending.commit(name)
   return makeMediaFile(db, owner, library, { file: name })
+}
+
+/** A long recording as a recorder writes one (noise with calls, bench/longRecording.ts), streamed to storage a
+ * second at a time so that the test never holds it, stored as a WAV media file named `alias`. */
+export async function storedRecording(db: Database['db'], config: AppConfig, owner: { id: number }, library: number,
+  o: { seconds: number; sampleRate: number; seed: number; alias: string }): Promise<number> {
+  const name = `mediaFiles/recordings/recording-${process.pid}-${++serial}.wav`
+  const pending = await openStorage(config).receive(Readable.from(recordingWav(o.seconds * o.sampleRate, { sampleRate: o.sampleRate, seed: o.seed })))
+  await pending.commit(name)
+  return makeMediaFile(db, owner, library, { file: name, alias: o.alias })
 }

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import { cliWorld, json, type CliWorld } from '../cli/cli.js'
 import type { TestUser } from '../helpers/app.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
-import { signal, storedWav } from '../helpers/signals.js'
+import { signal, storedRecording, storedWav } from '../helpers/signals.js'
 
 // mas media spectrogram: the server's picture of a media file's spectrogram saved as a PNG, with
 // axes, a colour map, and the tags of a tag set as labelled boxes.
@@ -94,6 +94,23 @@ test('--tag-set draws its tags as labelled boxes: the pixels differ on the box a
   const refused = await world.mas(['media', 'spectrogram', String(media), '--tag-set', String(bobs), '-o', join(world.home, 'no.png')])
   assert.is(refused.code, 1)
   assert.match(refused.stderr, /Invalid pk/)
+})
+
+test('with no range the whole recording is drawn, however long; a width past the limit is refused naming it', async () => {
+  // 30 minutes at 100 frames a second: 180,000 frames, more than JSON gives at once, folded into 1,600 columns
+  await storedRecording(world.t.db, world.t.app.config, alice, library, { seconds: 1800, sampleRate: 8000, seed: 3, alias: 'siteC/20240515_040000.WAV' })
+  const out = join(world.home, 'whole.png')
+  const run = await world.mas(['media', 'spectrogram', 'siteC/20240515_040000.WAV', '-o', out])
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stderr, `Saved ${out}`)
+  const p = await pixels(readFileSync(out))
+  assert.equal([p.width, p.height], [64 + 1600 + 64, 588])
+  const wide = await world.mas(['media', 'spectrogram', 'siteC/20240515_040000.WAV', '--width', '9000', '-o', join(world.home, 'wide.png')])
+  assert.is.not(wide.code, 0)
+  assert.match(wide.stderr, /--width: Expected an integer less than or equal to 8000/)
+  assert.not.ok(existsSync(join(world.home, 'wide.png')))
+  const help = await world.mas(['media', 'spectrogram', '--help'])
+  assert.match(help.stdout.replace(/\s+/g, ' '), 'The picture is 400 to 8000 pixels wide')
 })
 
 test.run()
