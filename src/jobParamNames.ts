@@ -4,7 +4,7 @@ import { libraryId, mediaFileId, parseRef, tagSetId } from './lookup.js'
 
 // `job create --param` values of parameters that name records (a library, a tag set, a media file) may
 // be names, as every other flag's (docs/decisions.md §10): looked up here and sent as ids, since the
-// server takes ids for them (tag classes it finds by name itself).
+// server takes ids for them (tag classes and models it finds by name itself).
 
 const lookups: Partial<Record<ParamKind, (api: ApiClient, flag: string, value: string, library?: number) => Promise<number>>> = {
   library: (api, flag, value) => libraryId(api, flag, value),

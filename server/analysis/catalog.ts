@@ -5,7 +5,7 @@
 // the CLI can read it without loading the job types' code.
 
 /** integer/float/string: plain values; the rest name records or files the job reads or writes. */
-export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass'
+export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass' | 'model'
 
 export interface ParamSpec {
   kind: ParamKind
@@ -128,6 +128,25 @@ export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
   projectMedia: true,
 }
 
+export const MODEL_INFERENCE: TypeParams = {
+  id: 12,
+  name: 'ModelInference',
+  params: {
+    model: { kind: 'model', required: true, description: 'the ONNX model to run (its id or name; mas model list)' },
+    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the detections are written to' },
+    mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
+    ...mediaSearch,
+    hopInSeconds: { kind: 'float', min: 0.001, max: 3600, description: 'seconds from one window\'s start to the next (default: the model\'s window, no overlap)' },
+    minimumStrength: { kind: 'float', min: -1e9, max: 1e9, default: 0.5, description: 'the least score written as a tag, for classes without a threshold of the model\'s' },
+    species: {
+      kind: 'string',
+      description: 'only these of the model\'s labels, separated by ; (the species of a place and season)',
+    },
+    createClasses: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: create a tag class for each label detected that the library lacks; 0: such detections are counted in the result, not written' },
+  },
+  projectMedia: true,
+}
+
 /** Every type a worker runs, each declared once above: the runners (types/index.ts) are found by these names. */
 export const RUNNABLE_TYPES = {
   Test: TEST,
@@ -136,6 +155,7 @@ export const RUNNABLE_TYPES = {
   SupervisedTagDiscovery: SUPERVISED_TAG_DISCOVERY,
   SupervisedTagDiscoveryChild: SUPERVISED_TAG_DISCOVERY_CHILD,
   UnsupervisedTagDiscovery: UNSUPERVISED_TAG_DISCOVERY,
+  ModelInference: MODEL_INFERENCE,
 } as const satisfies Record<string, TypeParams>
 
 export type RunnableTypeName = keyof typeof RUNNABLE_TYPES

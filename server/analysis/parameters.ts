@@ -59,6 +59,15 @@ async function checkOne(db: Db, caller: Caller, config: AppConfig, name: string,
       const ok = await readableTagClass(db, caller, id)
       return ok ? { value: id } : MSG.pkMissing(raw.trim())
     }
+    case 'model': {
+      // a model's id or its name (every user may run any model: a site admin added it)
+      const text = raw.trim()
+      if (text === '') return MSG.blank
+      const model = /^\d{1,10}$/.test(text)
+        ? await db.selectFrom('models').select('id').where('id', '=', Number(text)).executeTakeFirst()
+        : await db.selectFrom('models').select('id').where('name', '=', text).executeTakeFirst()
+      return model ? { value: model.id } : `No model ${/^\d+$/.test(text) ? text : `named "${text}"`}: mas model list shows those there are.`
+    }
     case 'library': case 'tagSet': case 'mediaFile': {
       const id = /^\s*\d{1,10}\s*$/.test(raw) ? Number(raw) : NaN
       if (!Number.isSafeInteger(id) || id < 1) return MSG.pkType('str')

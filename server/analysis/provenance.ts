@@ -13,3 +13,12 @@ export function jobProvenance(typeName: string, job: RunningJob, chosen: ParamVa
   }
   return JSON.stringify(provenance)
 }
+
+/** The provenance of the tags a model writes for `job`: the model's name, its own version and its file's md5. */
+export function modelProvenance(model: { name: string; version: string; md5: string }, job: RunningJob): string {
+  const provenance: Provenance = {
+    source: `model ${model.name}`, version: model.version, checksum: `md5:${model.md5}`, job: job.job.parent_job_id ?? job.job.id,
+    parameters: job.params, mas: MAS_VERSION,
+  }
+  return JSON.stringify(provenance)
+}

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { energyModel } from '../helpers/onnx.js'
 import { tempDir } from '../helpers/tempDir.js'
+import { makeLibrary, makeTagSet } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // mas model add / list: an operator's ONNX model with its manifest (and a labels file, as BirdNET ships them).
@@ -12,13 +13,14 @@ import { cliWorld, json, type CliWorld } from './cli.js'
 let w: CliWorld
 let admin: TestUser
 let aliceHome: string
+let alice: TestUser
 const dir = tempDir('mas-models-')
 const SAMPLES = 1600
 
 test.before(async () => {
   w = await cliWorld()
   admin = await w.t.user('operator', { admin: true })
-  const alice = await w.t.user('alice')
+  alice = await w.t.user('alice')
   await w.login(admin)
   aliceHome = w.newHome()
   await w.login(alice, aliceHome)
@@ -55,6 +57,22 @@ test('a model that does not match its manifest, a user who is no admin, a missin
   const missing = await w.mas(['model', 'add', join(dir, 'nothing.onnx'), '--manifest', join(dir, 'manifest.json')])
   assert.equal([missing.code, missing.stderr.trim()], [1, `Error: ${join(dir, 'nothing.onnx')}: no such file`])
   assert.equal(json(await w.mas(['model', 'list', '--json'])).map((m: any) => m.name), ['energy'])
+})
+
+test('a ModelInference job names its model, library and tag set by name', async () => {
+  const library = await makeLibrary(w.t.db, alice, 'season')
+  await makeTagSet(w.t.db, alice, library, 'BirdNET')
+  const created = await w.mas(['job', 'create', '--type', 'ModelInference', '--library', 'season', '--param', 'model=energy',
+    '--param', 'destinationTagSet=BirdNET', '--param', 'minimumStrength=0.7', '--json'], { home: aliceHome })
+  assert.is(created.code, 0, created.stderr)
+  const params = Object.fromEntries((await w.t.db.selectFrom('job_parameters').select(['name', 'value']).where('job_id', '=', json(created).id).execute())
+    .map((p) => [p.name, p.value]))
+  // the model as given (the server finds it by name when the job runs, as it finds tag classes), the rest as ids
+  assert.equal([params.model, params.library, params.minimumStrength], ['energy', String(library), '0.7'])
+  const missing = await w.mas(['job', 'create', '--type', 'ModelInference', '--library', 'season', '--param', 'model=BirdNET_V2.4',
+    '--param', 'destinationTagSet=BirdNET'], { home: aliceHome })
+  assert.is(missing.code, 1)
+  assert.match(missing.stderr, /No model named "BirdNET_V2.4": mas model list shows those there are/)
 })
 
 test.run()

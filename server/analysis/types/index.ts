@@ -1,6 +1,7 @@
 import { RUNNABLE_TYPES, type RunnableTypeName, type TypeParams } from '../catalog.js'
 import type { JobType } from '../jobType.js'
 import { importAudioFileJob } from './importAudioFile.js'
+import { modelInferenceJob } from './modelInference.js'
 import { randomWindowTaggingJob } from './randomWindowTagging.js'
 import { supervisedTagDiscoveryChildJob, supervisedTagDiscoveryJob } from './supervisedTagDiscovery.js'
 import { testJob } from './test.js'
@@ -15,6 +16,7 @@ const runs: Record<RunnableTypeName, JobType['run']> = {
   SupervisedTagDiscovery: supervisedTagDiscoveryJob.run,
   SupervisedTagDiscoveryChild: supervisedTagDiscoveryChildJob.run,
   UnsupervisedTagDiscovery: unsupervisedTagDiscoveryJob.run,
+  ModelInference: modelInferenceJob.run,
 }
 
 /** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. */

@@ -1,0 +1,170 @@
+import { availableParallelism } from 'node:os'
+import type { Selectable, Transaction } from 'kysely'
+import type { DB, ModelsTable } from '../../db/schema.js'
+import { localTimestamp } from '../../db/time.js'
+import { openAudio } from '../audioSource.js'
+import { MODEL_INFERENCE } from '../catalog.js'
+import { describeFailure, mediaFileNamed, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import type { JobType, RunningJob } from '../jobType.js'
+import { windowSamples, type Manifest } from '../models/manifest.js'
+import { inputTensor, openModel } from '../models/onnx.js'
+import { resampler } from '../models/resample.js'
+import { WindowCutter, type WindowBatch } from '../models/windows.js'
+import { modelProvenance } from '../provenance.js'
+import { recordResult } from '../results.js'
+
+// ModelInference (docs/decisions.md, "Models"): an operator's ONNX model over the job's media files. Each file is
+// decoded chunk by chunk, resampled to the model's rate, cut into windows every `hopInSeconds`, and run through the
+// model a batch of windows at a time; every window's score at or above its class's threshold (the model's, else
+// minimumStrength) becomes a machine tag of that class, its strength the score, with the model's provenance. Memory
+// holds a chunk and a batch, whatever the file's length. One step a file; a resumed job goes on from the next.
+
+type ModelRow = Selectable<ModelsTable>
+
+/** windows run through the model at once */
+const BATCH = 16
+
+interface Detection { start: number; end: number; label: string; score: number }
+interface FileRow { media: MediaRow; windows: number; detections: number; written: number; unclassed: number; note: string }
+
+export const modelInferenceJob: JobType = {
+  ...MODEL_INFERENCE,
+  async run(job) {
+    const model = await job.db.selectFrom('models').selectAll().where('id', '=', job.params.model as number).executeTakeFirst()
+    if (!model) throw new Error(`Model ${job.params.model} (model) was deleted before the job ran.`)
+    const manifest = model.manifest
+    const wanted = speciesOf(job, manifest)
+    const media = await targetMedia(job)
+    if (!media.length) throw new Error('This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
+    await job.setTotal(media.length)
+    const bytes = await readAll(job.storage.read(model.file))
+    const session = await openModel(bytes, Math.max(1, availableParallelism() - 1))
+    const rows: FileRow[] = []
+    try {
+      for (let i = job.job.num_completed; i < media.length; i++) {
+        job.signal.throwIfAborted()
+        const m = media[i]
+        const row: FileRow = { media: m, windows: 0, detections: 0, written: 0, unclassed: 0, note: '' }
+        let found: Detection[] = []
+        let nyquist = manifest.sampleRate / 2
+        try {
+          const scanned = await scanFile(job, session, manifest, m, wanted)
+          found = scanned.detections
+          row.windows = scanned.windows
+          nyquist = Math.min(nyquist, scanned.sampleRate / 2)
+        } catch (e) {
+          if (job.signal.aborted) throw e
+          row.note = describeFailure(e)
+        }
+        row.detections = found.length
+        await job.step(1, async (trx) => {
+          const written = await writeTags(trx, job, model, m, found, nyquist)
+          row.written = written
+          row.unclassed = found.length - written
+        })
+        rows.push(row)
+      }
+    } finally {
+      await session.release()
+    }
+    const total = rows.reduce((n, r) => n + r.written, 0)
+    const unclassed = rows.reduce((n, r) => n + r.unclassed, 0)
+    await recordResult(job, 'detections.csv', report(rows),
+      `${model.name}: ${rows.length} file${rows.length === 1 ? '' : 's'}, ${total} tag${total === 1 ? '' : 's'} written`
+      + (unclassed ? `; ${unclassed} detections of labels the library has no class for were not written (createClasses=1 creates them)` : ''))
+  },
+}
+
+/** The labels the job keeps (its `species`, checked against the model's labels), or null: every label. */
+function speciesOf(job: RunningJob, manifest: Manifest): Set<string> | null {
+  const given = job.params.species
+  if (given === undefined) return null
+  const labels = String(given).split(';').map((l) => l.trim()).filter((l) => l !== '')
+  const known = new Set(manifest.labels)
+  const unknown = labels.filter((l) => !known.has(l))
+  if (unknown.length) throw new Error(`species names ${unknown.length === 1 ? 'a label' : 'labels'} the model does not have: ${unknown.slice(0, 5).join('; ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`)
+  return new Set(labels)
+}
+
+/** The detections in one media file, and how many windows were scored. */
+async function scanFile(job: RunningJob, session: Awaited<ReturnType<typeof openModel>>, manifest: Manifest, m: MediaRow,
+  wanted: Set<string> | null): Promise<{ detections: Detection[]; windows: number; sampleRate: number }> {
+  const source = await openAudio(job.storage, m.file)
+  const rate = manifest.sampleRate
+  const size = windowSamples(manifest)
+  const hop = Math.max(1, Math.round(((job.params.hopInSeconds as number | undefined) ?? manifest.windowSeconds) * rate))
+  const cutter = new WindowCutter(size, hop, BATCH)
+  const resample = await resampler(source.info.sampleRate, rate)
+  const threshold = (label: string) => manifest.thresholds?.[label] ?? (job.params.minimumStrength as number)
+  const duration = source.info.duration
+  const detections: Detection[] = []
+  let windows = 0
+  const run = async (batch: WindowBatch) => {
+    const out = await session.run({ [manifest.input.name]: await inputTensor(manifest, batch.samples, batch.starts.length) })
+    windows += batch.starts.length
+    if (!manifest.outputs.scores) return
+    const scores = out[manifest.outputs.scores].data as Float32Array
+    const classes = manifest.labels.length
+    batch.starts.forEach((s, w) => {
+      const start = s / rate
+      const end = Math.min(start + manifest.windowSeconds, duration)
+      if (end <= start) return
+      for (let c = 0; c < classes; c++) {
+        const label = manifest.labels[c]
+        const score = scores[w * classes + c]
+        if (score >= threshold(label) && (!wanted || wanted.has(label))) detections.push({ start, end, label, score })
+      }
+    })
+  }
+  for await (const chunk of source.chunks({ signal: job.signal })) {
+    for (const batch of cutter.push(resample.push(chunk.samples))) await run(batch)
+  }
+  for (const batch of cutter.push(resample.end())) await run(batch)
+  const last = cutter.end()
+  if (last) await run(last)
+  return { detections, windows, sampleRate: source.info.sampleRate }
+}
+
+/** The detections as machine tags in the destination tag set, each of its label's class; the number written.
+ * Labels without a class in the file's library are created with createClasses=1, else left out. */
+async function writeTags(trx: Transaction<DB>, job: RunningJob, model: ModelRow, m: MediaRow, found: Detection[], nyquist: number): Promise<number> {
+  if (!found.length) return 0
+  const tagSet = job.params.destinationTagSet as number
+  const set = await trx.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
+  const library = set.library_id ?? m.library_id
+  const create = job.params.createClasses === 1
+  const classes = new Map<string, number | null>()
+  for (const label of new Set(found.map((d) => d.label))) {
+    classes.set(label, create ? await tagClassNamed(trx, job.job.user_id, library, label) : await existingClass(trx, library, label))
+  }
+  const provenance = modelProvenance(model, job)
+  const now = localTimestamp()
+  const rows = found.filter((d) => classes.get(d.label) != null).map((d) => ({
+    user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: m.id, tag_class_id: classes.get(d.label)!,
+    start_time: round(d.start), end_time: round(d.end), min_frequency: 0, max_frequency: nyquist,
+    machine_tagged: true, strength: d.score, provenance,
+  }))
+  for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('tags').values(rows.slice(i, i + 1000)).execute()
+  return rows.length
+}
+
+/** The library's class named `label`, or the one class differing from it only in case; null when there is none. */
+async function existingClass(trx: Transaction<DB>, library: number, label: string): Promise<number | null> {
+  const alike = await trx.selectFrom('tag_classes').select(['id', 'class_name']).where('library_id', '=', library)
+    .where((eb) => eb(eb.fn('lower', ['class_name']), '=', label.toLowerCase())).execute()
+  return (alike.find((c) => c.class_name === label) ?? (alike.length === 1 ? alike[0] : undefined))?.id ?? null
+}
+
+function report(rows: FileRow[]): string {
+  const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
+  return ['mediaFile,alias,windowsScored,detections,tagsWritten,withoutClass,note',
+    ...rows.map((r) => [r.media.id, quoted(r.media.alias), r.windows, r.detections, r.written, r.unclassed, quoted(r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '')].join(','))].join('\n') + '\n'
+}
+
+const round = (seconds: number) => Math.round(seconds * 1e6) / 1e6
+
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Uint8Array> {
+  const chunks: Buffer[] = []
+  for await (const c of stream) chunks.push(c)
+  return Buffer.concat(chunks)
+}
