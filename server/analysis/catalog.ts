@@ -147,6 +147,17 @@ export const MODEL_INFERENCE: TypeParams = {
   projectMedia: true,
 }
 
+export const SPEECH_DETECTION: TypeParams = {
+  id: 13,
+  name: 'SpeechDetection',
+  params: {
+    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the spans of speech are written to, as machine tags of the class speech' },
+    mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
+    ...mediaSearch,
+  },
+  projectMedia: true,
+}
+
 /** Every type a worker runs, each declared once above: the runners (types/index.ts) are found by these names. */
 export const RUNNABLE_TYPES = {
   Test: TEST,
@@ -156,6 +167,7 @@ export const RUNNABLE_TYPES = {
   SupervisedTagDiscoveryChild: SUPERVISED_TAG_DISCOVERY_CHILD,
   UnsupervisedTagDiscovery: UNSUPERVISED_TAG_DISCOVERY,
   ModelInference: MODEL_INFERENCE,
+  SpeechDetection: SPEECH_DETECTION,
 } as const satisfies Record<string, TypeParams>
 
 export type RunnableTypeName = keyof typeof RUNNABLE_TYPES

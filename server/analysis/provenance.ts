@@ -22,3 +22,12 @@ export function modelProvenance(model: { name: string; version: string; md5: str
   }
   return JSON.stringify(provenance)
 }
+
+/** The provenance of the tags a built-in model writes for `job` (the speech detector): mas's job type and the
+ * model's own name and version. */
+export function builtInModelProvenance(typeName: string, model: string, job: RunningJob): string {
+  const provenance: Provenance = {
+    source: `mas ${typeName}`, version: MAS_VERSION, model, job: job.job.parent_job_id ?? job.job.id, parameters: job.params,
+  }
+  return JSON.stringify(provenance)
+}

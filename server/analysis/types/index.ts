@@ -2,6 +2,7 @@ import { RUNNABLE_TYPES, type RunnableTypeName, type TypeParams } from '../catal
 import type { JobType } from '../jobType.js'
 import { importAudioFileJob } from './importAudioFile.js'
 import { modelInferenceJob } from './modelInference.js'
+import { speechDetectionJob } from './speechDetection.js'
 import { randomWindowTaggingJob } from './randomWindowTagging.js'
 import { supervisedTagDiscoveryChildJob, supervisedTagDiscoveryJob } from './supervisedTagDiscovery.js'
 import { testJob } from './test.js'
@@ -17,6 +18,7 @@ const runs: Record<RunnableTypeName, JobType['run']> = {
   SupervisedTagDiscoveryChild: supervisedTagDiscoveryChildJob.run,
   UnsupervisedTagDiscovery: unsupervisedTagDiscoveryJob.run,
   ModelInference: modelInferenceJob.run,
+  SpeechDetection: speechDetectionJob.run,
 }
 
 /** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. */

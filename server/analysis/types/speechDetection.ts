@@ -1,0 +1,76 @@
+import { localTimestamp } from '../../db/time.js'
+import { openAudio } from '../audioSource.js'
+import { SPEECH_DETECTION } from '../catalog.js'
+import { describeFailure, mediaFileNamed, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import type { JobType } from '../jobType.js'
+import { openSpeechModel, SPEECH_MODEL, speechSpans, type SpeechSpan } from '../models/speech.js'
+import { builtInModelProvenance } from '../provenance.js'
+import { recordResult } from '../results.js'
+
+// SpeechDetection (docs/decisions.md, "Speech"): the spans of human speech in the job's media files, found by the
+// bundled speech detector (server/analysis/models/speech.ts), written as machine tags of the class `speech` (made
+// in the library when it has none), each spanning the whole band of its file, its strength the mean chance of
+// speech over it. One step a file; a resumed job goes on from the next.
+
+/** the class speech is tagged with */
+export const SPEECH_CLASS = 'speech'
+
+interface FileRow { media: MediaRow; spans: number; seconds: number; note: string }
+
+export const speechDetectionJob: JobType = {
+  ...SPEECH_DETECTION,
+  async run(job) {
+    const media = await targetMedia(job)
+    if (!media.length) throw new Error('This job has no media file to listen to: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
+    await job.setTotal(media.length)
+    const tagSet = job.params.destinationTagSet as number
+    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
+    const provenance = builtInModelProvenance(SPEECH_DETECTION.name, SPEECH_MODEL, job)
+    const session = await openSpeechModel()
+    const rows: FileRow[] = []
+    try {
+      for (let i = job.job.num_completed; i < media.length; i++) {
+        job.signal.throwIfAborted()
+        const m = media[i]
+        let spans: SpeechSpan[] = []
+        let nyquist = 0
+        const row: FileRow = { media: m, spans: 0, seconds: 0, note: '' }
+        try {
+          const source = await openAudio(job.storage, m.file)
+          nyquist = source.info.sampleRate / 2
+          spans = await speechSpans(session, source, job.signal)
+        } catch (e) {
+          if (job.signal.aborted) throw e
+          row.note = describeFailure(e)
+        }
+        row.spans = spans.length
+        row.seconds = spans.reduce((n, s) => n + s.end - s.start, 0)
+        await job.step(1, async (trx) => {
+          if (!spans.length) return
+          const speech = await tagClassNamed(trx, job.job.user_id, set.library_id ?? m.library_id, SPEECH_CLASS)
+          const now = localTimestamp()
+          await trx.insertInto('tags').values(spans.map((s) => ({
+            user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: m.id, tag_class_id: speech,
+            start_time: round(s.start), end_time: round(s.end), min_frequency: 0, max_frequency: nyquist,
+            machine_tagged: true, strength: s.probability, provenance,
+          }))).execute()
+        })
+        rows.push(row)
+      }
+    } finally {
+      await session.release()
+    }
+    const spans = rows.reduce((n, r) => n + r.spans, 0)
+    const seconds = rows.reduce((n, r) => n + r.seconds, 0)
+    await recordResult(job, 'speech.csv', report(rows),
+      `${rows.length} file${rows.length === 1 ? '' : 's'} listened to: ${spans} span${spans === 1 ? '' : 's'} of speech, ${seconds.toFixed(1)} s in all`)
+  },
+}
+
+function report(rows: FileRow[]): string {
+  const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
+  return ['mediaFile,alias,spans,seconds,note',
+    ...rows.map((r) => [r.media.id, quoted(r.media.alias), r.spans, r.seconds.toFixed(3), quoted(r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '')].join(','))].join('\n') + '\n'
+}
+
+const round = (seconds: number) => Math.round(seconds * 1000) / 1000
