@@ -11,7 +11,7 @@ import { databaseState, makeWorld, ROLES, storedFiles, type Role, type World } f
 // list shows only what the caller can open) and by the exact expectations
 // once its resource is named in KIND.
 
-type Kind = 'lookup' | 'siteAdmin' | 'library' | 'owner' | 'group' | 'permission' | 'document'
+type Kind = 'lookup' | 'siteAdmin' | 'catalog' | 'library' | 'owner' | 'group' | 'permission' | 'document'
 
 /** What kind of record each resource of the API is, for reading (docs/decisions.md §6). */
 const KIND: Record<string, Kind> = {
@@ -25,12 +25,14 @@ const KIND: Record<string, Kind> = {
   appUserGroup: 'group', appPermission: 'permission',
   // answered to every caller, with the people that caller shares something with (test/server/usernames.test.ts)
   usernames: 'document',
+  // read by every signed-in user, changed by site admins only (an operator's models)
+  model: 'catalog',
 }
 
 /** Who reads a record of each kind (HTTP status of a GET on the owner's record). */
 function readStatus(kind: Kind, role: Role): number {
   if (role === 'anonymous' || role === 'inactive') return 401
-  if (role === 'admin' || kind === 'lookup' || kind === 'document') return 200
+  if (role === 'admin' || kind === 'lookup' || kind === 'document' || kind === 'catalog') return 200
   if (kind === 'siteAdmin') return 403
   if (role === 'owner') return 200
   if (kind === 'library') return role === 'writer' || role === 'member' ? 200 : 404
@@ -177,13 +179,14 @@ test('writing: outsiders, revoked grantees and inactive users change nothing, on
     const own = r.detail ? (await call('GET', url, 'owner')).data : (w.ids[r.resource] ? (await call('GET', `${API}/${r.resource}/${w.ids[r.resource]}/`, 'owner')).data : {})
     const outsiders: Role[] = ['stranger', 'revoked', 'inactive', 'anonymous']
     if (kind === 'owner' || kind === 'siteAdmin') outsiders.push('writer', 'member')
+    if (kind === 'catalog') outsiders.push('writer', 'member', 'owner')
     if (kind === 'group') outsiders.push('writer')
     for (const method of writes) {
       for (const role of outsiders) {
         if (method === 'POST' && !r.detail && !r.segment && OPEN_CREATE.has(r.resource) && role !== 'anonymous' && role !== 'inactive') continue
         const res = await call(method, url, role, method === 'DELETE' ? undefined : own)
         attempts++
-        const allowed = role === 'anonymous' || role === 'inactive' ? [401] : kind === 'siteAdmin' ? [403] : [400, 403, 404]
+        const allowed = role === 'anonymous' || role === 'inactive' ? [401] : kind === 'siteAdmin' || kind === 'catalog' ? [403] : [400, 403, 404]
         assert.ok(allowed.includes(res.statusCode), `${role} ${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
         if (r.detail && readStatus(kind, role) === 404) assert.is(res.statusCode, 404, `${role} ${method} ${url} revealed the record`)
       }
