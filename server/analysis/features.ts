@@ -1,3 +1,4 @@
+import { SampleBuffer } from './sampleBuffer.js'
 import type { MonoChunk } from './audioSource.js'
 import { powerSpectrum } from './fft.js'
 
@@ -105,22 +106,20 @@ export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: F
   const { fftSize, hop } = grid
   const frame = new Float32Array(fftSize)
   const power = new Float64Array(fftSize / 2 + 1)
-  let buf = new Float32Array(0)
-  let bufStart = 0 // the file's sample index of buf[0]
-  let bufLen = 0
+  const held = new SampleBuffer() // the file's samples the next frames need
   let next = 0 // the next frame to compute, counted from `from`
   const computed = (ended: boolean): Float32Array => {
     let n = 0
     for (; next + n < count; n++) {
       const start = (from + next + n) * hop - fftSize / 2
-      if (!ended && start + fftSize > bufStart + bufLen) break
+      if (!ended && start + fftSize > held.end) break
     }
     const out = new Float32Array(n * BANDS)
     for (let i = 0; i < n; i++, next++) {
-      const start = (from + next) * hop - fftSize / 2 - bufStart
-      if (start >= 0 && start + fftSize <= bufLen) spectrum(buf, power, start, filters.fromBin, filters.toBin)
+      const start = (from + next) * hop - fftSize / 2 - held.start
+      if (start >= 0 && start + fftSize <= held.length) spectrum(held.samples, power, start, filters.fromBin, filters.toBin)
       else { // at the file's ends: silence outside it
-        for (let j = 0; j < fftSize; j++) frame[j] = start + j >= 0 && start + j < bufLen ? buf[start + j] : 0
+        for (let j = 0; j < fftSize; j++) frame[j] = start + j >= 0 && start + j < held.length ? held.samples[start + j] : 0
         spectrum(frame, power, 0, filters.fromBin, filters.toBin)
       }
       const row = i * BANDS
@@ -136,22 +135,9 @@ export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: F
   }
   for await (const chunk of chunks) {
     // keep only what the next frame still needs, then append the chunk
-    const keepFrom = Math.max(bufStart, (from + next) * hop - fftSize / 2)
-    const drop = Math.min(bufLen, Math.max(0, keepFrom - bufStart))
-    if (bufLen === 0) bufStart = chunk.start
-    else if (chunk.start !== bufStart + bufLen) throw new Error(`audio chunks are not contiguous (at sample ${chunk.start})`)
-    const needed = bufLen - drop + chunk.samples.length
-    if (needed > buf.length) {
-      const bigger = new Float32Array(Math.max(needed, 2 * buf.length))
-      bigger.set(buf.subarray(drop, bufLen))
-      buf = bigger
-    } else {
-      buf.copyWithin(0, drop, bufLen)
-    }
-    bufStart += drop
-    bufLen -= drop
-    buf.set(chunk.samples, bufLen)
-    bufLen += chunk.samples.length
+    if (held.length === 0) held.start = chunk.start
+    else if (chunk.start !== held.end) throw new Error(`audio chunks are not contiguous (at sample ${chunk.start})`)
+    held.append(chunk.samples, Math.max(held.start, (from + next) * hop - fftSize / 2))
     const first = next
     const rows = computed(false)
     if (rows.length) yield { first: from + first, rows }

@@ -1,3 +1,4 @@
+import { SampleBuffer } from './sampleBuffer.js'
 import type { Kysely } from 'kysely'
 import type { DB } from '../db/schema.js'
 import type { MonoChunk } from './audioChunks.js'
@@ -104,23 +105,21 @@ export async function* energyBatches(chunks: AsyncIterable<MonoChunk>, l: FrameL
   const power = new Float64Array(size / 2 + 1)
   const previous = new Float64Array(bands)
   let rows = new Float64Array(0) // the batches' rows, one buffer for them all
-  let buf = new Float32Array(0)
-  let bufStart = 0 // the stretch's sample index of buf[0]
-  let bufLen = 0
+  const held = new SampleBuffer() // the stretch's samples the next frames need
   let received = 0
   let stretchStart: number | undefined
   let next = 0 // the next frame to compute
   const computed = (ended: boolean): Float64Array => {
     const last = ended ? framesOf(l, received) : Infinity
     let n = 0
-    while (next + n < last && (ended || windowStart(l, next + n) + size <= bufStart + bufLen)) n++
+    while (next + n < last && (ended || windowStart(l, next + n) + size <= held.end)) n++
     if (rows.length < n * bands) rows = new Float64Array(n * bands)
     const out = rows.subarray(0, n * bands)
     for (let i = 0; i < n; i++, next++) {
-      const start = windowStart(l, next) - bufStart
-      if (start >= 0 && start + size <= bufLen) spectrum(buf, power, start, fromBin, toBin)
+      const start = windowStart(l, next) - held.start
+      if (start >= 0 && start + size <= held.length) spectrum(held.samples, power, start, fromBin, toBin)
       else { // at the stretch's ends: silence outside it
-        for (let j = 0; j < size; j++) frame[j] = start + j >= 0 && start + j < bufLen ? buf[start + j] : 0
+        for (let j = 0; j < size; j++) frame[j] = start + j >= 0 && start + j < held.length ? held.samples[start + j] : 0
         spectrum(frame, power, 0, fromBin, toBin)
       }
       smoothBands(power, bins, previous, next === 0 ? 0 : damping, out, i * bands)
@@ -131,19 +130,7 @@ export async function* energyBatches(chunks: AsyncIterable<MonoChunk>, l: FrameL
     stretchStart ??= chunk.start
     if (chunk.start - stretchStart !== received) throw new Error(`audio chunks are not contiguous (at sample ${chunk.start})`)
     // keep only what the next frame still needs, then append the chunk
-    const drop = Math.min(bufLen, Math.max(0, windowStart(l, next) - bufStart))
-    const needed = bufLen - drop + chunk.samples.length
-    if (needed > buf.length) {
-      const bigger = new Float32Array(Math.max(needed, 2 * buf.length))
-      bigger.set(buf.subarray(drop, bufLen))
-      buf = bigger
-    } else {
-      buf.copyWithin(0, drop, bufLen)
-    }
-    bufStart += drop
-    bufLen -= drop
-    buf.set(chunk.samples, bufLen)
-    bufLen += chunk.samples.length
+    held.append(chunk.samples, windowStart(l, next))
     received += chunk.samples.length
     const first = next
     const batch = computed(false)
