@@ -5,6 +5,7 @@ import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
 import { openAudio } from './audioSource.js'
 import { jobMediaQuery, type MediaSearchOptions } from './jobMedia.js'
 import type { RunningJob } from './jobType.js'
+import { csvText } from './results.js'
 
 // What the discovery jobs share: the media a job works on, their spectra,
 // sliding windows over them, and the tag classes their tags are filed under.
@@ -28,9 +29,8 @@ export interface FileReport { mediaFile: number; alias: string; windows: number;
 
 /** A discovery result file: a CSV row per media file (its id and alias) with the windows scored, the best score and the tags written. */
 export function discoveryReport(rows: FileReport[]): string {
-  const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
-  return ['mediaFile,alias,windowsScored,bestScore,tagsWritten,note',
-    ...rows.map((r) => [r.mediaFile, quoted(r.alias), r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, quoted(r.note)].join(','))].join('\n') + '\n'
+  return csvText(['mediaFile', 'alias', 'windowsScored', 'bestScore', 'tagsWritten', 'note'],
+    rows.map((r) => [r.mediaFile, r.alias, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, r.note]))
 }
 
 /** A media file as results name it: its id and its alias, e.g. `media file 12 (siteA/2026-05-01/0500.wav)`. */

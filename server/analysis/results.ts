@@ -23,3 +23,9 @@ export function oneLine(s: string): string {
   const line = s.replace(/\s+/g, ' ').trim()
   return (line || 'The job failed.').slice(0, 1000)
 }
+
+/** A result file's CSV text: the header, then a row each, text quoted where it must be. */
+export function csvText(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
+  const cell = (v: string | number) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v))
+  return [header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n'
+}

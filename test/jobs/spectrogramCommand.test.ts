@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadImage, createCanvas } from '@napi-rs/canvas'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { cliWorld, json, type CliWorld } from '../cli/cli.js'
 import type { TestUser } from '../helpers/app.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { signal, storedRecording, storedWav } from '../helpers/signals.js'
+import { pixels } from '../helpers/png.js'
 
 // mas media spectrogram: the server's picture of a media file's spectrogram saved as a PNG, with
 // axes, a colour map, and the tags of a tag set as labelled boxes.
@@ -26,15 +26,6 @@ test.before(async () => {
 })
 test.after(async () => { await world.close() })
 
-/** The RGBA pixels of a PNG, decoded by the canvas library. */
-async function pixels(png: Buffer): Promise<{ width: number; height: number; at: (x: number, y: number) => number[] }> {
-  const image = await loadImage(png)
-  const canvas = createCanvas(image.width, image.height)
-  const ctx = canvas.getContext('2d')
-  ctx.drawImage(image, 0, 0)
-  const data = ctx.getImageData(0, 0, image.width, image.height).data
-  return { width: image.width, height: image.height, at: (x, y) => [...data.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 4)] }
-}
 
 test('mas media spectrogram saves a picture of the asked stretch; an unreadable id fails', async () => {
   const out = join(world.home, 'call.png')

@@ -1,9 +1,9 @@
-import { loadImage, createCanvas } from '@napi-rs/canvas'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { storedRecording } from '../helpers/signals.js'
+import { pixels } from '../helpers/png.js'
 
 // A whole recording of hours drawn as one picture (GET mediaFile/{Id}/spectra/?format=png, no range): its
 // frames computed chunk by chunk and folded into the picture's columns, so the server's memory grows by a
@@ -30,15 +30,6 @@ test.before(async () => {
   await makeTag(t.db, alice, { tagSet, mediaFile: media, tagClass: owl }, { startTime: 5400, endTime: 5500, minFrequency: 1000, maxFrequency: 3000 })
 })
 
-/** The RGBA pixels of a PNG. */
-async function pixels(png: Buffer): Promise<{ width: number; height: number; at: (x: number, y: number) => number[] }> {
-  const image = await loadImage(png)
-  const canvas = createCanvas(image.width, image.height)
-  const ctx = canvas.getContext('2d')
-  ctx.drawImage(image, 0, 0)
-  const data = ctx.getImageData(0, 0, image.width, image.height).data
-  return { width: image.width, height: image.height, at: (x, y) => [...data.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 4)] }
-}
 
 /** The peak growth of this process's resident memory (its threads included) while `work` runs, in MB. */
 async function memoryGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growthMb: number }> {

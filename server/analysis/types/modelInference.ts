@@ -11,7 +11,7 @@ import { inputTensor, openModel } from '../models/onnx.js'
 import { resampler } from '../models/resample.js'
 import { WindowCutter, type WindowBatch } from '../models/windows.js'
 import { modelProvenance } from '../provenance.js'
-import { recordResult } from '../results.js'
+import { csvText, recordResult } from '../results.js'
 
 // ModelInference (docs/decisions.md, "Models"): an operator's ONNX model over the job's media files. Each file is
 // decoded chunk by chunk, resampled to the model's rate, cut into windows every `hopInSeconds`, and run through the
@@ -156,9 +156,8 @@ async function existingClass(trx: Transaction<DB>, library: number, label: strin
 }
 
 function report(rows: FileRow[]): string {
-  const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
-  return ['mediaFile,alias,windowsScored,detections,tagsWritten,withoutClass,note',
-    ...rows.map((r) => [r.media.id, quoted(r.media.alias), r.windows, r.detections, r.written, r.unclassed, quoted(r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '')].join(','))].join('\n') + '\n'
+  return csvText(['mediaFile', 'alias', 'windowsScored', 'detections', 'tagsWritten', 'withoutClass', 'note'],
+    rows.map((r) => [r.media.id, r.media.alias, r.windows, r.detections, r.written, r.unclassed, r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '']))
 }
 
 const round = (seconds: number) => Math.round(seconds * 1e6) / 1e6

@@ -5,7 +5,7 @@ import { describeFailure, mediaFileNamed, tagClassNamed, targetMedia, type Media
 import type { JobType } from '../jobType.js'
 import { openSpeechModel, SPEECH_MODEL, speechSpans, type SpeechSpan } from '../models/speech.js'
 import { builtInModelProvenance } from '../provenance.js'
-import { recordResult } from '../results.js'
+import { csvText, recordResult } from '../results.js'
 
 // SpeechDetection (docs/decisions.md, "Speech"): the spans of human speech in the job's media files, found by the
 // bundled speech detector (server/analysis/models/speech.ts), written as machine tags of the class `speech` (made
@@ -68,9 +68,8 @@ export const speechDetectionJob: JobType = {
 }
 
 function report(rows: FileRow[]): string {
-  const quoted = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
-  return ['mediaFile,alias,spans,seconds,note',
-    ...rows.map((r) => [r.media.id, quoted(r.media.alias), r.spans, r.seconds.toFixed(3), quoted(r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '')].join(','))].join('\n') + '\n'
+  return csvText(['mediaFile', 'alias', 'spans', 'seconds', 'note'],
+    rows.map((r) => [r.media.id, r.media.alias, r.spans, r.seconds.toFixed(3), r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '']))
 }
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000
