@@ -17,7 +17,7 @@ export default class MediaSpectrogram extends AuthCommand<typeof MediaSpectrogra
   static examples = [
     '<%= config.bin %> media spectrogram 1',
     '<%= config.bin %> media spectrogram 1 --start 0.5 --end 2.5 --tag-set 1 -o call.png',
-    '<%= config.bin %> media spectrogram siteC/20240515_040000.WAV --tag-set Detections --width 4000 -o whole.png',
+    '<%= config.bin %> media spectrogram siteA/2026-05-01/20260501_050000.WAV --width 4000 -o whole.png',
   ]
 
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }

@@ -32,7 +32,7 @@ const ORDER = [
   'tag:create', 'tag:import', 'tag:list', 'tag:export',
   'review:summary', 'review:export', 'review:import', 'review:open', 'eval',
   'project:create', 'project:add-media', 'project:list', 'project:remove-media',
-  'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
+  'model:list', 'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',
   'db:url', 'db:backup', 'db:restore',
   'job:result:delete', 'tag:delete', 'tagclass:delete', 'tagset:delete', 'project:delete', 'perms:revoke',
@@ -43,6 +43,8 @@ const ORDER = [
 const COMMANDS_NOT_RUN: Record<string, string> = {
   'server:start': 'the server of this test is `mas server start --port 0` in the examples\' folder; its examples bind port 8000, '
     + 'all addresses or another PostgreSQL (test/commands/serverStart.test.ts runs the command itself)',
+  'model:add': 'its examples name model files an operator brings (BirdNET, Perch), which no test can download; '
+    + 'test/cli/model.test.ts runs the command with a model the test writes',
 }
 
 /** Single examples that do not run here, and why. */
