@@ -99,7 +99,8 @@ test('supervised discovery finds the hidden call at 22,050 and 48,000 Hz, in the
     }
     assert.ok(overlaps(found[0], 6.5, 6.8), `the strongest tag is on the call: ${JSON.stringify(found[0])}`)
     assert.ok(found[0].strength >= 0.5 && found[0].strength <= 1)
-    assert.ok(found.every((g) => g.machine_tagged && g.tag_class_id === chirp && g.min_frequency === 1800 && g.max_frequency === 4200))
+    assert.ok(found.every((g) => g.machine_tagged && g.tag_class_id === chirp && g.min_frequency === 1800 && g.max_frequency === 4200),
+      JSON.stringify(found.map((g) => [g.machine_tagged, g.tag_class_id, chirp, g.min_frequency, g.max_frequency, g.start_time])))
     assert.ok(!found.some((g) => overlaps(g, 2, 2.3) || overlaps(g, 11, 11.3) || overlaps(g, 14, 14.3)), JSON.stringify(found))
   }
   assert.ok(Math.abs(a[0].start_time - b[0].start_time) <= 0.05, `${a[0].start_time} vs ${b[0].start_time}`)

@@ -157,19 +157,24 @@ async function replaceUndecided(trx: Transaction<DB>, tagSet: number, mediaFile:
 
 /**
  * The children of one discovery job learn from the same examples: a worker learns them once for all the
- * children it runs (as the tag set was when the first of them started).
+ * children it runs (as the tag set was when the first of them started). Kept per database handle: job and tag
+ * set ids are only unique within one database, and a process may run workers on several (the tests do), so a
+ * detector learned on one is never served to a job of another.
  */
-const detectorsByParent = new Map<string, Promise<Learned>>()
+const detectorsByDatabase = new WeakMap<object, Map<string, Promise<Learned>>>()
 
 function sharedDetector(job: RunningJob): Promise<Learned> {
   const key = [job.job.parent_job_id ?? `self-${job.job.id}`, job.params.sourceTagSet, job.params.destinationTagSet,
     job.params.windowSizeInSeconds, job.params.learnFromReviews].join(':')
-  let found = detectorsByParent.get(key)
+  let detectors = detectorsByDatabase.get(job.db)
+  if (!detectors) detectorsByDatabase.set(job.db, detectors = new Map())
+  let found = detectors.get(key)
   if (!found) {
     found = learnFromTagSet(job)
-    found.catch(() => detectorsByParent.delete(key))
-    detectorsByParent.set(key, found)
-    while (detectorsByParent.size > 8) detectorsByParent.delete(detectorsByParent.keys().next().value!)
+    const learned = detectors
+    found.catch(() => learned.delete(key))
+    detectors.set(key, found)
+    while (detectors.size > 8) detectors.delete(detectors.keys().next().value!)
   }
   return found
 }
