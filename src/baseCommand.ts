@@ -45,11 +45,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: CommandFlags<T>
   protected args!: CommandArgs<T>
+  /** every argument, in order: those of a command taking any number (`static strict = false`) */
+  protected positionals: string[] = []
   protected profile?: Profile
 
   async init(): Promise<void> {
     await super.init()
-    const { args, flags } = await this.parse({
+    const { args, argv, flags } = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
@@ -58,6 +60,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }).catch((err) => usageError(parseErrorLine(err))) // anything the parser refuses is a usage error
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
+    this.positionals = argv as string[]
     this.profile = await readProfile(this.config.configDir, this.flags.profile)
   }
 

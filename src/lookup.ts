@@ -1,7 +1,7 @@
 import { ApiError, type ApiClient, type Query } from './api.js'
 import { failure } from './baseCommand.js'
 import { closest } from './closest.js'
-import type { ParsedRows, ParsedTags, TagRow } from './tagFormats.js'
+import type { ParsedRows, ParsedTags, TagInput, TagRow } from './tagFormats.js'
 
 // Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
 // a value of digits only is an id, `name:X` is the name X (a class literally named 12 is `name:12`),
@@ -334,22 +334,34 @@ export function resolveRows(parsed: ParsedRows, media: Directory<MediaFile> | un
 { tags: ParsedTags; missingClasses: string[] } {
   const tags: ParsedTags = { tags: [], lines: [], errors: [] }
   const missing = new Set<string>()
-  const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }
-  parsed.rows.forEach(({ mediaFileHint: hint, ...row }, i) => {
-    const file = 'id' in row.mediaFile ? row.mediaFile
-      : hint !== undefined && media?.matches(row.mediaFile.name, hint) ? { id: hint } : media?.find(row.mediaFile) ?? noLibrary
-    const tagClass = 'id' in row.tagClass ? row.tagClass : classes?.find(row.tagClass) ?? noLibrary
-    const problems: string[] = []
-    if ('error' in file) problems.push(`mediaFile: ${file.error}`)
-    if ('error' in tagClass) {
-      if (tagClass.missing !== undefined) missing.add(tagClass.missing)
-      else problems.push(`tagClass: ${tagClass.error}`)
-    }
-    if (problems.length) tags.errors.push(`${parsed.unit} ${parsed.lines[i]}: ${problems.join('; ')}`)
-    else if (!('error' in file) && !('error' in tagClass)) {
-      tags.tags.push({ ...row, mediaFile: file.id, tagClass: tagClass.id })
+  parsed.rows.forEach((row, i) => {
+    const found = resolveRow(row, media, classes)
+    if (found.missing !== undefined) missing.add(found.missing)
+    if (found.problems.length) tags.errors.push(`${parsed.unit} ${parsed.lines[i]}: ${found.problems.join('; ')}`)
+    else if (found.tag) {
+      tags.tags.push(found.tag)
       tags.lines.push(parsed.lines[i])
     }
   })
   return { tags, missingClasses: [...missing] }
+}
+
+/** One row with ids for names: the tag, or the problems of its line; `missing`: a class name no class has (not a
+ * problem of the line: the class may be created); `mediaFile`: the id of its media file, when that is known. */
+export function resolveRow({ mediaFileHint: hint, ...row }: TagRow, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
+{ tag?: TagInput; problems: string[]; missing?: string; mediaFile?: number } {
+  const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }
+  const file = 'id' in row.mediaFile ? row.mediaFile
+    : hint !== undefined && media?.matches(row.mediaFile.name, hint) ? { id: hint } : media?.find(row.mediaFile) ?? noLibrary
+  const tagClass = 'id' in row.tagClass ? row.tagClass : classes?.find(row.tagClass) ?? noLibrary
+  const problems: string[] = []
+  let missing: string | undefined
+  if ('error' in file) problems.push(`mediaFile: ${file.error}`)
+  if ('error' in tagClass) {
+    if (tagClass.missing !== undefined) missing = tagClass.missing
+    else problems.push(`tagClass: ${tagClass.error}`)
+  }
+  const mediaFile = 'error' in file ? undefined : file.id
+  if (problems.length || 'error' in file || 'error' in tagClass) return { problems, missing, mediaFile }
+  return { tag: { ...row, mediaFile: file.id, tagClass: tagClass.id }, problems, mediaFile }
 }

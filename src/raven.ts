@@ -38,7 +38,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   }
   const col = {
     view: at('view'), selection: at('selection'), begin: at('begin time (s)'), end: at('end time (s)'),
-    low: at('low freq (hz)'), high: at('high freq (hz)'), offset: at('file offset (s)'), strength: at('strength'),
+    low: at('low freq (hz)'), high: at('high freq (hz)'), offset: at('file offset (s)'), strength: at(opts.strengthColumn ?? 'strength'),
     file: [at('begin path'), at('begin file'), at('media file')].find((i) => i >= 0) ?? -1,
     fileId: at('mas_media_file_id'), classId: at('mas_tag_class_id'), provenance: at('mas_provenance'),
   }
@@ -54,7 +54,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
     return headerError(`bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection in its file`)
   }
   // every other column (Notes, Call type, a verdict, Raven's measurements) is kept with the tag, as its annotations
-  const extra = header.flatMap((h, i) => (i !== classCol && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : []))
+  const extra = header.flatMap((h, i) => (i !== classCol && i !== col.strength && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : []))
 
   // Each view of a selection has its row: keep the spectrogram rows (all rows when there are none).
   const isSpectrogram = (fields: string[]) => /^spectrogram/i.test(get(fields, col.view))

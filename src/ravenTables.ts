@@ -12,7 +12,7 @@ import type { TagRecord } from './tagFormats.js'
 // sequence and --per-file DIR one per recording, and without either the command exits 2, never mixing sequences.
 
 export const ravenFlags = {
-  'per-file': Flags.string({ description: 'with --format raven: one table per recording, written below this folder' }),
+  'per-file': Flags.string({ description: 'with --format raven or audacity: one table (label track) per recording, written below this folder' }),
   'per-sequence': Flags.string({ description: 'with --format raven: one table per sequence (a sensor\'s or a folder\'s recordings), written below this folder',
     exclusive: ['per-file'] }),
   'path-prefix': Flags.string({ description: 'with --format raven: the folder on your disk that holds the recordings, written before each alias in Begin Path' }),
@@ -24,6 +24,7 @@ export interface RavenLayout { 'per-file'?: string; 'per-sequence'?: string; 'pa
 /** Refuses (exit 2) a Raven flag given with another format. */
 export function checkRavenFlags(flags: RavenLayout, format: string): void {
   for (const flag of ['per-file', 'per-sequence', 'path-prefix', 'waveform-rows'] as const) {
+    if (flag === 'per-file' && format === 'audacity') continue
     if (flags[flag] !== undefined && flags[flag] !== false && format !== 'raven') usageError(`--${flag} is for Raven tables: give --format raven`)
   }
 }

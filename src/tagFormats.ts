@@ -50,8 +50,8 @@ export interface ParsedRows { rows: TagRow[]; lines: number[]; errors: string[];
 export const emptyRows = (unit: 'line' | 'item' = 'line'): ParsedRows => ({ rows: [], lines: [], errors: [], warnings: [], unit })
 
 /** Options of parsing: the media file of rows without one (a Raven table of one recording), the class
- * column of a Raven table. */
-export interface ParseOptions { format?: TagFormat; mediaFile?: string; classColumn?: string }
+ * column of a Raven table, and its strength column (BirdNET's tables: Confidence). */
+export interface ParseOptions { format?: TagFormat; mediaFile?: string; classColumn?: string; strengthColumn?: string }
 
 export const CSV_COLUMNS = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const
 const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const
@@ -138,7 +138,7 @@ export function csvRecords(text: string, separator = ','): { line: number; field
   return out
 }
 
-function csvField(v: unknown): string {
+export function csvField(v: unknown): string {
   if (v === undefined || v === null) return ''
   if (typeof v === 'number') return String(v) // most cells of an export: no character to quote
   const s = String(v)
@@ -149,28 +149,36 @@ export function parseCsv(text: string, mediaFile?: string): ParsedRows {
   const records = csvRecords(text)
   const result = emptyRows()
   if (records.length === 0) { result.errors.push('line 1: the file is empty (expected a header row)'); return result }
-  const header = records[0].fields.map((h) => h.trim())
+  const reader = csvReader(records[0].fields, mediaFile)
+  if ('error' in reader) { result.errors.push(`line ${records[0].line}: ${reader.error}`); return result }
+  for (const rec of records.slice(1)) reader.row(result, rec.line, rec.fields)
+  return result
+}
+
+/** Reads the rows of a mas CSV after its `header` (src/tableReader.ts streams them), or says what is wrong with it. */
+export function csvReader(headerFields: string[], mediaFile?: string): { row: (result: ParsedRows, line: number, fields: string[]) => void } | { error: string } {
+  const header = headerFields.map((h) => h.trim())
   const index = new Map(header.map((h, i) => [h, i]))
   const missing = REQUIRED.filter((c) => !index.has(c) && !(c === 'mediaFile' && mediaFile !== undefined))
   const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS, CSV_PROVENANCE]
   const unknown = header.filter((h) => !known.includes(h))
   if (missing.length || unknown.length) {
-    result.errors.push(`line ${records[0].line}: bad header${missing.length ? `: missing ${missing.join(', ')}` : ''}` +
+    return { error: `bad header${missing.length ? `: missing ${missing.join(', ')}` : ''}` +
       `${unknown.length ? `${missing.length ? ';' : ':'} unknown column ${unknown.join(', ')}` : ''}` +
-      ` (expected ${CSV_COLUMNS.join(',')})`)
-    return result
+      ` (expected ${CSV_COLUMNS.join(',')})` }
   }
-  for (const rec of records.slice(1)) {
-    if (rec.fields.length !== header.length) {
-      result.errors.push(`line ${rec.line}: expected ${header.length} fields, found ${rec.fields.length}`)
-      continue
-    }
-    const raw: Record<string, string> = {}
-    header.forEach((h, i) => { raw[h] = rec.fields[i].trim() })
-    if (mediaFile !== undefined && (raw.mediaFile ?? '') === '') raw.mediaFile = mediaFile
-    addRow(result, rec.line, raw)
+  return {
+    row(result, line, fields) {
+      if (fields.length !== header.length) {
+        result.errors.push(`line ${line}: expected ${header.length} fields, found ${fields.length}`)
+        return
+      }
+      const raw: Record<string, string> = {}
+      header.forEach((h, i) => { raw[h] = fields[i].trim() })
+      if (mediaFile !== undefined && (raw.mediaFile ?? '') === '') raw.mediaFile = mediaFile
+      addRow(result, line, raw)
+    },
   }
-  return result
 }
 
 export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string {

@@ -6,13 +6,16 @@ import { Progress, stderr, writeStdout } from '../../src/output.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
+import { EXPORT_DETECTOR_FORMATS, isDetectorExport, writeDetectorTables } from '../../src/detectorExport.js'
 import { tagSetTagPages } from '../../src/tagSetStream.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
-  static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON or a Raven Pro selection table)'
+  static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
   static description = `The output is what "mas tag import" reads, so export | import copies a tag set. CSV carries the file's alias (mediaFileAlias) and the class's name (tagClassName) beside their ids; an import reads the ids. Times are written as they were stored.
 
---format raven writes Raven Pro selection tables that open against the recordings on your disk: Begin Path is each file's alias (or --path-prefix DIR joined with it), Begin File its name, File Offset (s) the place in it, and Begin Time (s) runs on across the recordings of one sequence, as in a Raven multi-file table: a sequence is the recordings of one sensor (or of one folder where there is no sensor) in recording-time order. The class name is in Species, the tags' annotations (the columns of an imported Raven table mas has no field for, such as Notes) in their own columns, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. Tags in one sequence: one table, to stdout. Tags in several: --per-sequence DIR writes a table per sequence (named after it) below DIR, --per-file DIR one per recording (its alias's folders, NAME.Table.1.selections.txt); without either the command exits 2. --waveform-rows adds a Waveform row to each selection, as Raven writes them.`
+--format raven writes Raven Pro selection tables that open against the recordings on your disk: Begin Path is each file's alias (or --path-prefix DIR joined with it), Begin File its name, File Offset (s) the place in it, and Begin Time (s) runs on across the recordings of one sequence, as in a Raven multi-file table: a sequence is the recordings of one sensor (or of one folder where there is no sensor) in recording-time order. The class name is in Species, the tags' annotations (the columns of an imported Raven table mas has no field for, such as Notes) in their own columns, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. Tags in one sequence: one table, to stdout. Tags in several: --per-sequence DIR writes a table per sequence (named after it) below DIR, --per-file DIR one per recording (its alias's folders, NAME.Table.1.selections.txt); without either the command exits 2. --waveform-rows adds a Waveform row to each selection, as Raven writes them.
+
+--format birdnet, kaleidoscope, audacity and aoef write the tables those tools write, which "mas tag import" reads back: BirdNET-Analyzer's CSV (the class's name as Scientific name, the strength as Confidence, the alias as File) and Kaleidoscope's CSV (FOLDER and IN FILE from the alias, the class as TOP1MATCH), each with the tags' annotations in their own columns, mas_review (the reviewers' decisions) and mas_provenance; Audacity label tracks (one per recording: tags on several need --per-file DIR, a track each named after its recording's alias with .txt); AOEF JSON (an annotation set: a class tag and a review tag per sound event, its strength a feature, its provenance a note).`
   static examples = [
     '<%= config.bin %> tag export --tag-set 1 > tags.csv',
     '<%= config.bin %> tag export --tag-set 1 --format raven > selections.txt',
@@ -23,7 +26,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
-    format: Flags.option({ options: TAG_FORMATS, default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
+    format: Flags.option({ options: [...TAG_FORMATS, ...EXPORT_DETECTOR_FORMATS], default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
     ...ravenFlags,
   }
 
@@ -33,7 +36,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     checkRavenFlags(this.flags, format)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const all: TagRecord[] = []
-    const writer = format === 'raven' || json ? undefined : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
+    const writer = format === 'raven' || isDetectorExport(format) || json ? undefined : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
     let started = false
     let progress: Progress | undefined
     const counted = (n: number) => {
@@ -53,6 +56,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
       progress?.stop()
     }
     if (json) return all
+    if (isDetectorExport(format)) return writeDetectorTables(this.api, all, tagSet, format, this.flags['per-file'])
     if (writer) {
       if (!started) await writeStdout(writer.header)
       await writeStdout(writer.footer())

@@ -1,0 +1,134 @@
+import type { RawRow } from './detectorFormats.js'
+import { nameRef } from './detectorFormats.js'
+import type { TagRecord } from './tagFormats.js'
+
+// AOEF, the JSON document of the soundevent library (Whombat's export): `{version, created_on, data}`, where
+// `data` is a collection (`collection_type` annotation_set, annotation_project, prediction_set, model_run…)
+// holding lists that refer to each other by uuid: recordings (with their path), sound_events (a recording and a
+// geometry in seconds and Hz), sound_event_annotations (a sound event and tag ids) or sound_event_predictions (a
+// sound event, a score and [tag id, score] pairs), and tags ({id, key, value}). A tag's class is the value of
+// its first tag whose key names a class (docs/decisions.md §32); the other tags and the notes are annotations.
+
+export const AOEF_VERSION = '1.1.0'
+
+/** Tag keys that name a sound's class, in the order preferred. */
+const CLASS_KEYS = ['class', 'species', 'label', 'call', 'call_type', 'event']
+/** The note an export writes with each tag's provenance, and reads back. */
+const PROVENANCE_NOTE = 'mas provenance: '
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : [])
+
+/** The time-frequency box around a geometry: BoundingBox [t0, f0, t1, f1], TimeInterval [t0, t1], TimeStamp t, and
+ * every other kind (points, lines, polygons: [t, f] pairs) by the extremes of its pairs. */
+export function boxOf(geometry: unknown): { start: number; end: number; low: number; high: number } | undefined {
+  if (!isObject(geometry)) return undefined
+  const c = geometry.coordinates
+  const type = String(geometry.type ?? '')
+  const nums = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number')
+  if (type === 'BoundingBox' && nums(c) && c.length === 4) return { start: c[0], low: c[1], end: c[2], high: c[3] }
+  if (type === 'TimeInterval' && nums(c) && c.length === 2) return { start: c[0], end: c[1], low: 0, high: 0 }
+  if (type === 'TimeStamp' && typeof c === 'number') return { start: c, end: c, low: 0, high: 0 }
+  const pairs: number[][] = []
+  const walk = (v: unknown) => {
+    if (nums(v) && v.length === 2) pairs.push(v)
+    else if (Array.isArray(v)) v.forEach(walk)
+  }
+  walk(c)
+  if (!pairs.length) return undefined
+  const ts = pairs.map((p) => p[0])
+  const fs = pairs.map((p) => p[1])
+  return { start: Math.min(...ts), end: Math.max(...ts), low: Math.min(...fs), high: Math.max(...fs) }
+}
+
+/** The rows of an AOEF document, each an item (its place among the annotations and predictions), or what is wrong. */
+export function aoefRows(text: string, base: Record<string, unknown>): { rows: Array<RawRow & { item: number }>; errors: string[] } {
+  let doc: unknown
+  try { doc = JSON.parse(text.replace(/^\uFEFF/, '')) } catch (err) {
+    return { rows: [], errors: [`not valid JSON (${(err as Error).message})`] }
+  }
+  if (!isObject(doc) || !isObject(doc.data)) return { rows: [], errors: ['not an AOEF document (expected an object with "data")'] }
+  const data = doc.data
+  const recordings = new Map(list(data.recordings).map((r) => [String(r.uuid), String(r.path ?? '')]))
+  const events = new Map(list(data.sound_events).map((e) => [String(e.uuid), e]))
+  const tags = new Map(list(data.tags).map((t) => [Number(t.id), { key: String(t.key ?? ''), value: String(t.value ?? '') }]))
+  const provenance: Record<string, unknown> = { ...base, version: base.version ?? doc.version,
+    parameters: { collection_type: data.collection_type, ...(typeof data.name === 'string' ? { name: data.name } : {}),
+      ...(typeof data.version === 'string' ? { model_version: data.version } : {}) } }
+  const rows: Array<RawRow & { item: number }> = []
+  const errors: string[] = []
+  const annotations = list(data.sound_event_annotations).map((a) => ({ a, machine: false, score: undefined as unknown, tagIds: Array.isArray(a.tags) ? a.tags as unknown[] : [] }))
+  const predictions = list(data.sound_event_predictions).map((a) => ({ a, machine: true, score: a.score,
+    tagIds: Array.isArray(a.tags) ? a.tags.map((p: unknown) => (Array.isArray(p) ? p[0] : p)) : [] }))
+  ;[...annotations, ...predictions].forEach(({ a, machine, score, tagIds }, i) => {
+    const item = i + 1
+    const event = events.get(String(a.sound_event))
+    if (!event) { errors.push(`item ${item}: sound event ${String(a.sound_event)} is not in the document`); return }
+    const box = boxOf(event.geometry)
+    if (!box) { errors.push(`item ${item}: sound event ${String(a.sound_event)} has no geometry mas can place`); return }
+    const named = tagIds.map((id: unknown) => tags.get(Number(id))).filter((t): t is { key: string; value: string } => t !== undefined)
+    const own = named.find((t) => CLASS_KEYS.includes(t.key.toLowerCase())) ?? named.find((t) => t.key !== 'review') ?? named[0]
+    const notes = list(a.notes).map((n) => String(n.message ?? ''))
+    const kept = notes.find((n) => n.startsWith(PROVENANCE_NOTE))
+    const note = notes.filter((n) => !n.startsWith(PROVENANCE_NOTE)).join('\n')
+    const features = isObject(event.features) ? event.features : {}
+    const annotationsOut: Record<string, string> = {}
+    for (const t of named) if (t !== own) annotationsOut[t.key] = t.value
+    if (note !== '') annotationsOut.notes = note
+    let rowProvenance: unknown = provenance
+    if (kept !== undefined) {
+      try { rowProvenance = JSON.parse(kept.slice(PROVENANCE_NOTE.length)) } catch { rowProvenance = kept.slice(PROVENANCE_NOTE.length) }
+    }
+    rows.push({
+      item,
+      raw: {
+        mediaFile: nameRef(recordings.get(String(event.recording)) ?? ''), tagClass: nameRef(own?.value),
+        startTime: box.start, endTime: box.end, minFrequency: box.low, maxFrequency: box.high,
+        strength: typeof score === 'number' ? score : typeof features.strength === 'number' ? features.strength : undefined,
+        ...(machine ? { machineTagged: true } : { userTagged: true }),
+        annotations: annotationsOut, provenance: rowProvenance,
+      },
+    })
+  })
+  return { rows, errors }
+}
+
+/** A uuid of a mas record, the same at each export (so a re-export is the same document). */
+const uuidOf = (kind: number, id: number) => `00000000-0000-4000-8${kind}00-${id.toString(16).padStart(12, '0')}`
+
+/** The tags as an AOEF annotation set: a recording per tagged media file (its alias as its path), a sound event per
+ * tag (a BoundingBox, its strength a feature), a `class` tag with its class's name, a `review` tag with the reviewers'
+ * decision where there is one, and its provenance as a note. */
+export function aoefDocument(tags: readonly TagRecord[], opts: {
+  alias: (id: number) => string; duration: (id: number) => number | undefined; sampleRate: (id: number) => number | undefined
+  className: (id: number) => string | undefined; review: (tagId: number) => string | undefined; now: string
+}): string {
+  const tagIds = new Map<string, number>()
+  const tagId = (key: string, value: string) => {
+    const k = `${key}\u0000${value}`
+    if (!tagIds.has(k)) tagIds.set(k, tagIds.size)
+    return tagIds.get(k)!
+  }
+  const files = [...new Set(tags.map((t) => Number(t.mediaFile)))]
+  const recordings = files.map((id) => ({ uuid: uuidOf(1, id), path: opts.alias(id), duration: opts.duration(id) ?? 0, channels: 1,
+    samplerate: opts.sampleRate(id) ?? 0 }))
+  const events = tags.map((t) => ({
+    uuid: uuidOf(2, Number(t.id)), recording: uuidOf(1, Number(t.mediaFile)),
+    geometry: { type: 'BoundingBox', coordinates: [t.startTime, t.minFrequency, t.endTime, t.maxFrequency] },
+    ...(typeof t.strength === 'number' ? { features: { strength: t.strength } } : {}),
+  }))
+  const annotations = tags.map((t) => {
+    const review = opts.review(Number(t.id))
+    const ids = [tagId('class', opts.className(Number(t.tagClass)) ?? String(t.tagClass))]
+    if (review !== undefined) ids.push(tagId('review', review))
+    const notes = t.provenance ? [{ uuid: uuidOf(4, Number(t.id)), message: PROVENANCE_NOTE + JSON.stringify(t.provenance), is_issue: false, created_on: opts.now }] : undefined
+    return { uuid: uuidOf(3, Number(t.id)), sound_event: uuidOf(2, Number(t.id)), tags: ids, ...(notes ? { notes } : {}), created_on: opts.now }
+  })
+  const data = {
+    uuid: uuidOf(5, 0), collection_type: 'annotation_set',
+    tags: [...tagIds.keys()].map((k, id) => { const [key, value] = k.split('\u0000'); return { id, key, value } }),
+    recordings, sound_events: events, sound_event_annotations: annotations, clips: [], clip_annotations: [], created_on: opts.now,
+  }
+  return JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }, null, 1) + '\n'
+}
