@@ -74,7 +74,7 @@ export function aoefRows(text: string, base: Record<string, unknown>): { rows: A
     const note = notes.filter((n) => !n.startsWith(PROVENANCE_NOTE)).join('\n')
     const features = isObject(event.features) ? event.features : {}
     const annotationsOut: Record<string, string> = {}
-    for (const t of named) if (t !== own) annotationsOut[t.key] = t.value
+    for (const t of named) if (t !== own && t.key !== 'review') annotationsOut[t.key] = t.value
     if (note !== '') annotationsOut.notes = note
     let rowProvenance: unknown = provenance
     if (kept !== undefined) {
@@ -98,8 +98,8 @@ export function aoefRows(text: string, base: Record<string, unknown>): { rows: A
 const uuidOf = (kind: number, id: number) => `00000000-0000-4000-8${kind}00-${id.toString(16).padStart(12, '0')}`
 
 /** The tags as an AOEF annotation set: a recording per tagged media file (its alias as its path), a sound event per
- * tag (a BoundingBox, its strength a feature), a `class` tag with its class's name, a `review` tag with the reviewers'
- * decision where there is one, and its provenance as a note. */
+ * tag (a BoundingBox, its strength a feature), a `class` tag with its class's name, a tag per annotation, a `review`
+ * tag with the reviewers' decisions where there are any, and its notes and provenance as notes. */
 export function aoefDocument(tags: readonly TagRecord[], opts: {
   alias: (id: number) => string; duration: (id: number) => number | undefined; sampleRate: (id: number) => number | undefined
   className: (id: number) => string | undefined; review: (tagId: number) => string | undefined; now: string
@@ -121,9 +121,13 @@ export function aoefDocument(tags: readonly TagRecord[], opts: {
   const annotations = tags.map((t) => {
     const review = opts.review(Number(t.id))
     const ids = [tagId('class', opts.className(Number(t.tagClass)) ?? String(t.tagClass))]
+    const annotations = t.annotations !== null && typeof t.annotations === 'object' ? t.annotations as Record<string, unknown> : {}
+    for (const [key, value] of Object.entries(annotations)) if (key !== 'notes' && key !== 'review') ids.push(tagId(key, String(value)))
     if (review !== undefined) ids.push(tagId('review', review))
-    const notes = t.provenance ? [{ uuid: uuidOf(4, Number(t.id)), message: PROVENANCE_NOTE + JSON.stringify(t.provenance), is_issue: false, created_on: opts.now }] : undefined
-    return { uuid: uuidOf(3, Number(t.id)), sound_event: uuidOf(2, Number(t.id)), tags: ids, ...(notes ? { notes } : {}), created_on: opts.now }
+    const note = (n: number, message: string) => ({ uuid: uuidOf(n, Number(t.id)), message, is_issue: false, created_on: opts.now })
+    const notes = [...typeof annotations.notes === 'string' ? [note(6, annotations.notes)] : [],
+      ...t.provenance ? [note(4, PROVENANCE_NOTE + JSON.stringify(t.provenance))] : []]
+    return { uuid: uuidOf(3, Number(t.id)), sound_event: uuidOf(2, Number(t.id)), tags: ids, ...(notes.length ? { notes } : {}), created_on: opts.now }
   })
   const data = {
     uuid: uuidOf(5, 0), collection_type: 'annotation_set',

@@ -77,10 +77,14 @@ const cellOf = (fields: string[], i: number | undefined) => (i === undefined ? '
 /** BirdNET-Analyzer's settings columns of its R-table and Kaleidoscope-style CSV, kept as the provenance's parameters. */
 const BIRDNET_SETTINGS = ['lat', 'lon', 'week', 'overlap', 'sensitivity', 'min_conf', 'species_list', 'model']
 
-/** The columns of the tags an import leaves out of the annotations: those a format's row is made of. */
+/** A row's cells in the columns its format's fields are not made of, as the tag's annotations (an empty cell says
+ * nothing, and is left out). */
 function annotationsOf(header: string[], fields: string[], used: Set<number>): Record<string, string> {
   const out: Record<string, string> = {}
-  header.forEach((h, i) => { if (!used.has(i) && h.trim() !== '') out[h.trim()] = (fields[i] ?? '').trim() })
+  header.forEach((h, i) => {
+    const v = (fields[i] ?? '').trim()
+    if (!used.has(i) && h.trim() !== '' && v !== '') out[h.trim()] = v
+  })
   return out
 }
 

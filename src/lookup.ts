@@ -348,9 +348,9 @@ export function resolveRows(parsed: ParsedRows, media: Directory<MediaFile> | un
 
 /** One row with ids for names: the tag, or the problems of its line; `missing`: a class name no class has (not a
  * problem of the line: the class may be created); `mediaFile`: the id of its media file, when that is known. */
-export function resolveRow({ mediaFileHint: hint, ...row }: TagRow, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
+export function resolveRow(row: TagRow, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
 { tag?: TagInput; problems: string[]; missing?: string; mediaFile?: number } {
-  const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }
+  const hint = row.mediaFileHint
   const file = 'id' in row.mediaFile ? row.mediaFile
     : hint !== undefined && media?.matches(row.mediaFile.name, hint) ? { id: hint } : media?.find(row.mediaFile) ?? noLibrary
   const tagClass = 'id' in row.tagClass ? row.tagClass : classes?.find(row.tagClass) ?? noLibrary
@@ -363,5 +363,9 @@ export function resolveRow({ mediaFileHint: hint, ...row }: TagRow, media: Direc
   }
   const mediaFile = 'error' in file ? undefined : file.id
   if (problems.length || 'error' in file || 'error' in tagClass) return { problems, missing, mediaFile }
-  return { tag: { ...row, mediaFile: file.id, tagClass: tagClass.id }, problems, mediaFile }
+  const tag: TagInput & { mediaFileHint?: number } = { ...row, mediaFile: file.id, tagClass: tagClass.id }
+  delete tag.mediaFileHint
+  return { tag, problems, mediaFile }
 }
+
+const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }

@@ -49,7 +49,7 @@ export async function* lineBatches(file: string): AsyncGenerator<string[]> {
   const { encoding, skip } = encodingOf(await headBytes(file, 3))
   const decoder = new StringDecoder(encoding)
   let rest = ''
-  for await (const chunk of createReadStream(file, { start: skip, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, { start: skip, highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) {
     const text = rest + decoder.write(chunk)
     const lines = text.split('\n')
     rest = lines.pop() ?? ''

@@ -116,11 +116,11 @@ function lineReader(source: TableSource, header: string[], ctx: ReaderContext): 
   }
 }
 
-/** A raw row checked (addRow), as items. */
+/** A raw row checked (addRow), as an item. */
 function checked(line: number, got: RawRow): TableItem[] {
   const parsed = emptyRows()
   addRow(parsed, line, got.raw)
-  return [...fromParsed(parsed, got.displayName ? new Map([[line, got.displayName]]) : undefined)]
+  return parsed.errors.length ? [{ error: parsed.errors[0] }] : [{ line, row: parsed.rows[0], displayName: got.displayName }]
 }
 
 /** The items of a format read whole: mas's JSON, Raven tables (BirdNET's: class Common Name, strength Confidence, machine

@@ -14,8 +14,6 @@ import { numberValue } from '../../src/tagFormats.js'
 import { sendTags } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
 
-/** Tags handed to the sender at a time: the memory an import holds beyond the lists of media files and classes. */
-const CHUNK = 50_000
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from tables: mas CSV, JSON, NDJSON, Raven Pro, BirdNET, Kaleidoscope, Audacity labels, AOEF (files, folders or stdin)'
@@ -120,7 +118,10 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     let imported = 0
     let earlier = 0
     let skipped = 0
-    await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk: CHUNK }, async (tags) => {
+    // the tags handed to the sender at a time, its batches for --concurrency: what an import holds beyond the lists of
+    // media files and classes (docs/decisions.md §32)
+    const chunk = this.flags['batch-size'] * this.flags.concurrency
+    await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
       const sent = await sendTags(this.api, tags, {
         tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
         memory, skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(),

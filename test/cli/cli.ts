@@ -70,12 +70,15 @@ export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Prom
 export function runMas(args: string[], opts: {
   input?: string | Buffer; env?: Record<string, string | undefined>; stdoutUpTo?: number
   onStderr?: (text: string, child: ChildProcess) => void
+  /** hears the child as soon as it is started (to watch it, e.g. its memory in /proc) */
+  onSpawn?: (child: ChildProcess) => void
 } = {}): Promise<Run> {
   return new Promise((resolveRun, reject) => {
     const env: Record<string, string | undefined> = { ...process.env }
     for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
     Object.assign(env, opts.env ?? {})
     const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    opts.onSpawn?.(child)
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (c) => {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -147,6 +147,41 @@ test('several files and a folder in one command, each format found on its own: B
   assert.equal(owl.annotations, { call_type: 'hoot', notes: 'far away' })
   assert.is(owl.provenance.version, '1.1.0')
   assert.is(tags.find((t) => classes.get(t.tagClass) === 'Eurasian Wren').annotations['Species Code'], 'eurwre')
+})
+
+test('each format exported and imported again keeps every column it holds, the provenance too; decisions go in mas_review', async () => {
+  const tags = await tagsOf('mixed')
+  const wren = tags.find((t) => t.strength === 0.7012)
+  const decided = await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag: wren.id, decision: 'yes' } })
+  assert.is(decided.statusCode, 201, JSON.stringify(decided.data))
+  const pick = (list: any[], fields: string[], leave: string[] = []) => list.map((t) => Object.fromEntries(fields.map((f) => [f,
+    f === 'annotations' ? Object.fromEntries(Object.entries(t.annotations ?? {}).filter(([k]) => !leave.includes(k))) : t[f]])))
+  const place = ['mediaFile', 'tagClass', 'startTime', 'endTime']
+  const cases: Array<[string, string[], string[]]> = [
+    ['birdnet', [...place, 'strength', 'annotations', 'provenance'], ['Common name']],
+    ['kaleidoscope', [...place, 'minFrequency', 'maxFrequency', 'annotations', 'provenance'], []],
+    ['aoef', [...place, 'minFrequency', 'maxFrequency', 'strength', 'annotations', 'provenance'], []],
+  ]
+  for (const [format, fields, leave] of cases) {
+    const exported = await w.mas(['tag', 'export', '--tag-set', 'mixed', '--format', format])
+    assert.is(exported.code, 0, exported.stderr)
+    if (format !== 'aoef') assert.match(exported.stdout, /,yes,"\{""source"":""BirdNET-Analyzer""/)
+    await newTagSet(`again ${format}`)
+    const imported = await w.mas(['tag', 'import', write(`round/${format}.${format === 'aoef' ? 'json' : 'csv'}`, exported.stdout), '--tag-set', `again ${format}`])
+    assert.is(imported.code, 0, imported.stderr)
+    assert.equal(pick(await tagsOf(`again ${format}`), fields, leave), pick(tags, fields, leave), format)
+  }
+  // Audacity: a track per recording, below a folder, named after it; imported from that folder
+  const tracks = join(dir, 'tracks')
+  const exported = await w.mas(['tag', 'export', '--tag-set', 'mixed', '--format', 'audacity', '--per-file', tracks])
+  assert.is(exported.code, 0, exported.stderr)
+  assert.match(exported.stderr, /Wrote 3 label tracks/)
+  assert.match(readFileSync(join(tracks, 'siteA/20250601_050000.WAV.txt'), 'utf8'), /^1\.500000\t2\.250000\tChiffchaff\n\\\t3000\.000000\t6500\.000000\n/)
+  await newTagSet('again audacity')
+  const imported = await w.mas(['tag', 'import', tracks, '--tag-set', 'again audacity'])
+  assert.is(imported.code, 0, imported.stderr)
+  const fields = [...place, 'minFrequency', 'maxFrequency']
+  assert.equal(pick(await tagsOf('again audacity'), fields), pick(tags, fields))
 })
 
 test('--dry-run says what matches, what does not and why, and writes nothing', async () => {
