@@ -21,6 +21,7 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     '<%= config.bin %> tag export --tag-set 1 --format raven > selections.txt',
     '<%= config.bin %> tag export --tag-set 1 --format raven --per-sequence tables --path-prefix "D:\\Field"',
     '<%= config.bin %> tag export --tag-set 1 --format json > tags.json',
+    '<%= config.bin %> tag export --tag-set 1 --format birdnet > tags.BirdNET.results.csv',
     '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
   ]
 

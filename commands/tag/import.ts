@@ -32,9 +32,8 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
     '<%= config.bin %> tag import "XC1234.Table.1.selections.txt" --tag-set 1 --media-file 1',
     '<%= config.bin %> tag import detections.csv --tag-set 1 --again',
-    '<%= config.bin %> tag import birdnet/ kaleidoscope/id.csv --tag-set "BirdNET 2025" --create-classes --dry-run',
-    '<%= config.bin %> tag import birdnet/ --tag-set "BirdNET 2025" --min-score 0.5 --top 5 --per 1h --source "BirdNET-Analyzer 2.4.0"',
-    '<%= config.bin %> tag import labels/ --tag-set "Checked by hand"',
+    '<%= config.bin %> tag import birdnet/ labels/ --tag-set 1 --dry-run',
+    '<%= config.bin %> tag import birdnet/ --tag-set 1 --min-score 0.5 --top 5 --per 1h --source "BirdNET-Analyzer 2.4.0" --dry-run',
   ]
 
   static strict = false

@@ -124,6 +124,12 @@ function writeFixtures(at: string): void {
   writeFileSync(join(at, 'XC1234.Table.1.selections.txt'), [
     'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies',
     '1\tSpectrogram 1\t1\t0.2\t0.9\t1500\t6000\t1', ''].join('\n'))
+  // a BirdNET-Analyzer CSV naming a recording by its path on another computer, and an Audacity label track named after one
+  mkdirSync(join(at, 'birdnet'))
+  writeFileSync(join(at, 'birdnet', '20260501_060000.BirdNET.results.csv'), ['Start (s),End (s),Scientific name,Common name,Confidence,File',
+    '0.0,3.0,Turdus merula,Eurasian Blackbird,0.81,D:\\Field\\recordings\\siteA\\2026-05-01\\20260501_060000.WAV', ''].join('\r\n'))
+  mkdirSync(join(at, 'labels', 'siteA', '2026-05-01'), { recursive: true })
+  writeFileSync(join(at, 'labels', 'siteA', '2026-05-01', '20260501_060000.WAV.txt'), '0.500000\t1.250000\tblackbird\n')
 }
 
 function sh(command: string): Promise<{ code: number | null; out: string }> {

@@ -1,0 +1,93 @@
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { once } from 'node:events'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { cliWorld, type Run } from '../test/cli/cli.js'
+import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
+import { benchArgs, runBench } from './args.js'
+
+// Detectors' tables in and out (docs/decisions.md §32): the real `mas` against a real server (the tests' app on a
+// port, its embedded database) with a library of --files recordings.
+//   1. `mas tag import` of a generated BirdNET-Analyzer CSV of --rows rows, end to end (both readings, the classes
+//      created, every tag sent): rows/s and the CLI's peak resident memory (VmHWM, read from /proc while it runs)
+//   2. `mas tag export --format F` of the same tag set for csv, birdnet, kaleidoscope, aoef and audacity (--per-file):
+//      rows/s each
+// Figures are printed; targets (issue 46: ≥ 50,000 rows/s in, ≤ 200 MB, ≥ 150,000 rows/s out) are shown beside them.
+
+const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N]
+  --quick     100,000 rows over 1,000 files, unless given
+  --rows N    BirdNET rows imported (1000000)
+  --files N   recordings in the library (10000)`
+
+const { values: opts } = benchArgs(USAGE, {
+  options: { quick: { type: 'boolean', default: false }, rows: { type: 'string' }, files: { type: 'string' } },
+})
+const ROWS = Number(opts.rows ?? (opts.quick ? 100_000 : 1_000_000))
+const FILES = Number(opts.files ?? (opts.quick ? 1_000 : 10_000))
+const SPECIES = ['Turdus merula', 'Erithacus rubecula', 'Parus major', 'Fringilla coelebs', 'Sylvia atricapilla', 'Phylloscopus collybita',
+  'Troglodytes troglodytes', 'Columba palumbus', 'Strix aluco', 'Dendrocopos major']
+const TARGETS = { importRowsPerSecond: 50_000, peakMB: 200, exportRowsPerSecond: 150_000 }
+
+const alias = (i: number) => `site${String(i % 50).padStart(2, '0')}/2025${String(5 + (i % 3)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}_${String(i).padStart(6, '0')}.WAV`
+
+/** The peak resident memory of a process so far, in MB (VmHWM); 0 once it has ended. */
+function peakMb(pid: number): number {
+  try {
+    return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+  } catch {
+    return 0
+  }
+}
+
+async function writeBirdnet(path: string): Promise<void> {
+  const out = createWriteStream(path)
+  out.write('Start (s),End (s),Scientific name,Common name,Confidence,File\r\n')
+  for (let i = 0; i < ROWS; i++) {
+    const file = i % FILES
+    const start = Math.floor(i / FILES) * 3
+    const line = `${start}.0,${start + 3}.0,${SPECIES[(i * 7) % SPECIES.length]},,${(0.1 + ((i * 37) % 900) / 1000).toFixed(4)},D:\\Season\\${alias(file).replace('/', '\\')}\r\n`
+    if (!out.write(line)) await once(out, 'drain')
+  }
+  out.end()
+  await once(out, 'finish')
+}
+
+runBench(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mas-interchange-'))
+  const w = await cliWorld()
+  try {
+    const alice = await w.loggedIn('alice')
+    const library = await makeLibrary(w.t.db, alice, 'Season')
+    for (let i = 0; i < FILES; i++) await makeMediaFile(w.t.db, alice, library, { alias: alias(i), file: `${i}.wav` })
+    const set = await w.mas(['tagset', 'create', 'BirdNET', '--library', 'Season'])
+    if (set.code !== 0) throw new Error(set.stderr)
+    const csv = join(dir, 'season.BirdNET.results.csv')
+    await writeBirdnet(csv)
+    process.stdout.write(`interchange: ${ROWS} BirdNET rows over ${FILES} recordings; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}\n`)
+
+    let peak = 0
+    let timer: NodeJS.Timeout | undefined
+    const started = process.hrtime.bigint()
+    const run: Run = await w.mas(['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'], {
+      onSpawn: (child) => { timer = setInterval(() => { peak = Math.max(peak, peakMb(child.pid!)) }, 25) },
+      onStderr: (_text, child) => { peak = Math.max(peak, peakMb(child.pid!)) },
+    })
+    clearInterval(timer)
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    if (run.code !== 0) throw new Error(`mas tag import exited with ${run.code}: ${run.stderr.slice(-2000)}`)
+    process.stdout.write(`import   ${(ROWS / seconds).toFixed(0).padStart(8)} rows/s  (${seconds.toFixed(1)} s; target ≥ ${TARGETS.importRowsPerSecond})`
+      + `  peak CLI memory ${peak.toFixed(0)} MB (target ≤ ${TARGETS.peakMB})\n`)
+
+    for (const format of ['csv', 'birdnet', 'kaleidoscope', 'aoef', 'audacity']) {
+      const args = ['tag', 'export', '--tag-set', 'BirdNET', '--format', format, ...format === 'audacity' ? ['--per-file', join(dir, 'tracks')] : []]
+      const t0 = process.hrtime.bigint()
+      const out = await w.mas(args)
+      const s = Number(process.hrtime.bigint() - t0) / 1e9
+      if (out.code !== 0) throw new Error(`mas tag export --format ${format} exited with ${out.code}: ${out.stderr.slice(-2000)}`)
+      process.stdout.write(`export ${format.padEnd(13)} ${(ROWS / s).toFixed(0).padStart(8)} rows/s  (${s.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})\n`)
+    }
+  } finally {
+    await w.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
