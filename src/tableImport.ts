@@ -41,8 +41,14 @@ export async function checkTables(sources: readonly TableSource[], lookups: Look
     const check: TableCheck = { source, rows: 0, matched: 0, mediaFiles: 0, errors: 0 }
     const files = new Set<number>()
     const prefix = prefixOf(sources, source)
+    let first = true
     for await (const items of tableRows(source, { classColumn: opts.classColumn, provenance: provenanceOf(source.format, opts.source) })) {
       for (const item of items) {
+        if (first && 'error' in item && source.belowFolder && /^line \d+: (bad header|the file is empty)/.test(item.error)) {
+          source.passedOver = item.error.replace(/^line \d+: /, '')
+          break
+        }
+        first = false
         if ('error' in item) { check.errors++; keep(result.rowErrors, prefix + item.error); continue }
         check.rows++
         if (!media && 'name' in item.row.mediaFile) media = await lookups.media()
@@ -58,9 +64,10 @@ export async function checkTables(sources: readonly TableSource[], lookups: Look
         files.add(found.mediaFile!)
         filter.see(result.rows++, found.mediaFile!, item.row.startTime, item.row.strength)
       }
+      if (source.passedOver !== undefined) break
     }
     check.mediaFiles = files.size
-    result.tables.push(check)
+    if (source.passedOver === undefined) result.tables.push(check)
   }
   filter.finish(result.rows)
   return result
@@ -75,6 +82,7 @@ export async function readTags(sources: readonly TableSource[], lookups: Lookups
   let n = 0
   let chunk: ParsedTags = { tags: [], lines: [], errors: [] }
   for (const source of sources) {
+    if (source.passedOver !== undefined) continue
     for await (const items of tableRows(source, { classColumn: opts.classColumn, provenance: provenanceOf(source.format, opts.source) })) {
       for (const item of items) {
         if ('error' in item) continue

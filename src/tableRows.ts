@@ -10,7 +10,13 @@ import { addRow, csvReader, emptyRows, parseTags, type ParsedRows, type TagRow }
 // row, once to send them.
 
 /** One table to import: how it is named to people, where it is, its format, and the media file of rows that name none. */
-export interface TableSource { name: string; file: string; format: TableFormat; mediaFile?: string }
+export interface TableSource {
+  name: string; file: string; format: TableFormat; mediaFile?: string
+  /** found below a folder: passed over when its header is none its format reader takes (not a table after all) */
+  belowFolder?: boolean
+  /** passed over (set by the first reading) */
+  passedOver?: string
+}
 
 /** A row that passed its checks (the tag, with names not yet looked up), with its line (or item) and a new class's display name. */
 export interface CheckedRow { line: number; row: TagRow; displayName?: string }

@@ -32,7 +32,7 @@ Promise<{ sources: TableSource[]; passed: Passed[] }> {
     for (const file of await filesBelow(arg)) {
       const below = relative(arg, file)
       if (!TABLE_FILES.test(file)) { passed.push({ name: file, why: 'not a table file (.csv, .txt, .tsv, .json, .ndjson)' }); continue }
-      const found = await source(file, file, below, opts)
+      const found = { ...await source(file, file, below, opts), belowFolder: true }
       if (opts.format === undefined && found.format === 'csv' && !await looksLikeMasCsv(file)) {
         passed.push({ name: file, why: 'no table mas reads (its first line is no header of a known format)' })
         continue

@@ -86,6 +86,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const read = { classColumn: this.flags['class-column'], source: sourceOf(this.flags.source) }
     const checked = await checkTables(sources, this.lookups(tagSet), filter, read)
+    for (const s of sources) if (s.passedOver !== undefined) warn(`${s.name}: passed over: ${s.passedOver} (${FORMAT_NAMES[s.format].title})`)
     if (this.flags['dry-run']) return this.dryRun(checked, filter)
     if (checked.rowErrors.length) refuse(checked.rowErrors, checked.errorCount - checked.lookupErrors.length, names)
     const missingClasses = [...checked.missingClasses.keys()]
