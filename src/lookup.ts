@@ -1,7 +1,7 @@
 import { ApiError, type ApiClient, type Query } from './api.js'
 import { failure } from './baseCommand.js'
 import { closest } from './closest.js'
-import type { ParsedRows, ParsedTags, TagInput, TagRow } from './tagFormats.js'
+import type { TagInput, TagRow } from './tagFormats.js'
 
 // Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
 // a value of digits only is an id, `name:X` is the name X (a class literally named 12 is `name:12`),
@@ -322,32 +322,10 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
 
 // ---- the rows of a tag file ----
 
-/** Does any row name its media file (or tag class) rather than give the id? Then the list is needed. */
-export function namesAny(rows: readonly TagRow[], field: 'mediaFile' | 'tagClass'): boolean {
-  return rows.some((r) => 'name' in r[field])
-}
-
-/** Rows with ids for names, looked up in the directories of the tag set's library. Unknown class names
- * are not errors of their lines but listed once in `missingClasses` (they may be created); every other
- * name that matches nothing or several records is an error of its line. */
-export function resolveRows(parsed: ParsedRows, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
-{ tags: ParsedTags; missingClasses: string[] } {
-  const tags: ParsedTags = { tags: [], lines: [], errors: [] }
-  const missing = new Set<string>()
-  parsed.rows.forEach((row, i) => {
-    const found = resolveRow(row, media, classes)
-    if (found.missing !== undefined) missing.add(found.missing)
-    if (found.problems.length) tags.errors.push(`${parsed.unit} ${parsed.lines[i]}: ${found.problems.join('; ')}`)
-    else if (found.tag) {
-      tags.tags.push(found.tag)
-      tags.lines.push(parsed.lines[i])
-    }
-  })
-  return { tags, missingClasses: [...missing] }
-}
-
-/** One row with ids for names: the tag, or the problems of its line; `missing`: a class name no class has (not a
- * problem of the line: the class may be created); `mediaFile`: the id of its media file, when that is known. */
+/** One row of a tag file with ids for names, looked up in the directories of the tag set's library: the tag, or the
+ * problems of its line (a name that matches nothing or several records); `missing`: a class name no class has (not
+ * a problem of the line: the class may be created, and the command lists such names once); `mediaFile`: the id of
+ * its media file, when that is known. */
 export function resolveRow(row: TagRow, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
 { tag?: TagInput; problems: string[]; missing?: string; mediaFile?: number } {
   const hint = row.mediaFileHint
