@@ -18,6 +18,9 @@ export interface SendOptions {
   /** keep each created record as the server answered it (for --json); otherwise `{id}` alone, so the memory an
    * import holds is its input's, not also a parsed record of every tag created */
   wholeRecords: boolean
+  /** where these tags are in a larger import sent a part at a time: the tags of the parts before, and all of them
+   * (the progress shows the whole import) */
+  part?: { before: number; total: number }
 }
 
 /** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
@@ -35,6 +38,8 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   const earlier = created.size
   const pending = parsed.tags.map((_t, i) => i).filter((i) => !created.has(i))
   const total = pending.length
+  const before = opts.part?.before ?? 0
+  const overall = opts.part?.total ?? total
   let interrupted = false
   const underWay = new Set<Promise<unknown>>()
   /** a request of this import, tracked so an interrupt can wait for the answers of those under way */
@@ -45,7 +50,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     request.finally(() => underWay.delete(request)).catch(() => {})
     return request
   }
-  const progress = new Progress(total, {
+  const progress = new Progress(overall, {
     unit: 'tags', quiet: opts.quiet,
     // no more requests; the answers of those under way are waited for, so what they created is remembered
     settle: async () => { interrupted = true; await Promise.allSettled([...underWay]) },
@@ -54,6 +59,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       return `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`
     },
   })
+  if (before) progress.skip(before)
   let sent = 0
   let skipped = 0
   let failed: Error | undefined
@@ -94,7 +100,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       return true
     }
     took(rows, answer.data)
-    progress.tick(rows.length, 0, `sent ${sent}/${total} tags`)
+    progress.tick(rows.length, 0, `sent ${before + sent}/${overall} tags`)
     return true
   }
 
@@ -107,7 +113,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       return
     }
     took([row], answer.data)
-    progress.tick(1, 0, sent % opts.batchSize === 0 || sent === total ? `sent ${sent}/${total} tags` : undefined)
+    progress.tick(1, 0, sent % opts.batchSize === 0 || sent === total ? `sent ${before + sent}/${overall} tags` : undefined)
   }
 
   try {

@@ -121,11 +121,14 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     // the tags handed to the sender at a time, its batches for --concurrency: what an import holds beyond the lists of
     // media files and classes (docs/decisions.md §32)
     const chunk = this.flags['batch-size'] * this.flags.concurrency
+    const total = filter.active ? filter.keptCount() : checked.rows
+    let handed = 0
     await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
       const sent = await sendTags(this.api, tags, {
         tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
-        memory, skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(),
+        memory, skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(), part: { before: handed, total },
       })
+      handed += tags.tags.length
       if (this.jsonEnabled()) records.push(...sent.records)
       imported += sent.records.length - sent.skipped
       earlier += sent.earlier
