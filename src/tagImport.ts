@@ -18,9 +18,9 @@ export interface SendOptions {
   /** keep each created record as the server answered it (for --json); otherwise `{id}` alone, so the memory an
    * import holds is its input's, not also a parsed record of every tag created */
   wholeRecords: boolean
-  /** where these tags are in a larger import sent a part at a time: the tags of the parts before, and all of them
-   * (the progress shows the whole import) */
-  part?: { before: number; total: number }
+  /** where these tags are in a larger import sent a part at a time: the tags of the parts before, all of them (the
+   * progress shows the whole import), and how many the parts before created (said when this part fails) */
+  part?: { before: number; total: number; created: number }
 }
 
 /** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
@@ -135,7 +135,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   if (interrupted) return new Promise<never>(() => {})
   opts.memory.save(key, failed ? created : new Map())
   if (failed) {
-    const made = sent + earlier
+    const made = sent + earlier + (opts.part?.created ?? 0)
     const note = made ? ` (${made} tags were created)` : ' (nothing was created)'
     if (failed instanceof ApiError && failed.status !== 400) throw failed
     failure(failed.message + note)

@@ -15,6 +15,9 @@ import { sendTags } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
 
 
+/** Tags handed to the sender at a time, unless the batches are larger. */
+const PART = 10_000
+
 export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from tables: mas CSV, JSON, NDJSON, Raven Pro, BirdNET, Kaleidoscope, Audacity labels, AOEF (files, folders or stdin)'
   static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). Media files and tag classes are given by id or by name: a class by its name in the tag set's library, a file by its alias (path below the import's root) or by its file name when that is unique in the library; digits only are an id (name:12 is the name "12").
@@ -118,15 +121,16 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     let imported = 0
     let earlier = 0
     let skipped = 0
-    // the tags handed to the sender at a time, its batches for --concurrency: what an import holds beyond the lists of
-    // media files and classes (docs/decisions.md §32)
-    const chunk = this.flags['batch-size'] * this.flags.concurrency
+    // the tags handed to the sender at a time (at least a batch for each of --concurrency): what an import holds beyond
+    // the lists of media files and classes; the same whatever the batch size, so a re-run with another finds what an
+    // interrupted run created (docs/decisions.md §32)
+    const chunk = Math.max(PART, this.flags['batch-size'] * this.flags.concurrency)
     const total = filter.active ? filter.keptCount() : checked.rows
     let handed = 0
     await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
       const sent = await sendTags(this.api, tags, {
         tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
-        memory, skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(), part: { before: handed, total },
+        memory, skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(), part: { before: handed, total, created: imported },
       })
       handed += tags.tags.length
       if (this.jsonEnabled()) records.push(...sent.records)
