@@ -35,6 +35,8 @@ const ORDER = [
   'model:list', 'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',
   'db:url', 'db:backup', 'db:restore',
+  // after every example whose ids follow from the order: a speech policy queues a job and makes a tag set
+  'library:update',
   'job:result:delete', 'tag:delete', 'tagclass:delete', 'tagset:delete', 'project:delete', 'perms:revoke',
   'group:delete', 'sensor:delete', 'sensor-array:delete', 'media:delete', 'library:delete', 'user:deactivate', 'logout',
 ]
