@@ -57,6 +57,8 @@ const EXAMPLES_NOT_RUN: Record<string, string> = {
   'mas db backup /mnt/backup/mas --data-dir /srv/mas': 'a data directory elsewhere',
   'DATABASE_URL=postgres://mas@db/mas mas worker start': 'another PostgreSQL',
   'DATABASE_URL=postgres://mas@db/mas mas worker start --concurrency 4': 'another PostgreSQL',
+  'DATABASE_URL=postgres://mas@db/mas mas worker start --execution-provider cuda': 'another PostgreSQL, and a GPU with CUDA, which no machine '
+    + 'of the tests has (test/commands/workerStart.test.ts checks that a machine without refuses it in one line)',
 }
 /** A delete without --yes asks on a terminal and refuses anywhere else (test/cli/delete.test.ts answers it
  * in a pseudo-terminal); here its --yes example deletes the same record. */

@@ -38,7 +38,7 @@ export const modelInferenceJob: JobType = {
     if (!media.length) throw new Error('This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
     await job.setTotal(media.length)
     const bytes = await readAll(job.storage.read(model.file))
-    const session = await openModel(bytes, Math.max(1, availableParallelism() - 1))
+    const session = await openModel(bytes, Math.max(1, availableParallelism() - 1), job.executionProvider)
     const rows: FileRow[] = []
     try {
       for (let i = job.job.num_completed; i < media.length; i++) {

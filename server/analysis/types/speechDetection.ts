@@ -35,7 +35,7 @@ export const speechDetectionJob: JobType = {
     const tagSet = job.params.destinationTagSet as number
     const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
     const provenance = builtInModelProvenance(SPEECH_DETECTION.name, SPEECH_MODEL, job)
-    const session = await openSpeechModel()
+    const session = await openSpeechModel(job.executionProvider)
     const rows: FileRow[] = []
     try {
       for (let i = unscannedOnly ? 0 : job.job.num_completed; i < media.length; i++) {
