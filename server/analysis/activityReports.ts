@@ -1,0 +1,355 @@
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
+import type { Db } from '../db/schema.js'
+import { BANDS, bandOf, consensusOf, wilson } from './reviews.js'
+
+// The activity reports (README, "Activity reports"; docs/decisions.md §34): what a tag set's, a library's or a
+// project's detections say about when and where each class was heard. Every count is made by the database
+// (grouped statements over the tags and their recordings); what comes back is a row per class and hour, day or
+// site, so the memory and the time of a report follow the number of classes, days and sites, not of tags.
+
+export const REPORTS = ['diel', 'daily', 'accumulation', 'matrix', 'coverage', 'density'] as const
+export type ReportName = typeof REPORTS[number]
+
+/** Whose detections and recordings a report is over. `tagSets` are the tag sets whose tags count (for a library or
+ * a project: those the caller may read); `media` says which recordings are the scope's. */
+export type ReportScope =
+  | { kind: 'tagSet'; id: number; library: number | null }
+  | { kind: 'library'; id: number; tagSets: number[] }
+  | { kind: 'project'; id: number; tagSets: number[] }
+
+/** How a recording's stored start time becomes the local time of its recorder: as stored (recorders mostly write
+ * their own clock), or stored in UTC and shifted by a fixed offset (minutes) or into a named zone. */
+export type LocalTime = { kind: 'stored' } | { kind: 'offset'; minutes: number } | { kind: 'zone'; name: string }
+
+export interface ReportFilter {
+  /** the tags of at least this strength (every tag when absent) */
+  minimumStrength?: number
+  /** only the tags whose reviewers' consensus is `yes` */
+  reviewedYes?: boolean
+  localTime: LocalTime
+}
+
+/** `+02:00`, `-0530`, `+2` (hours and minutes east of UTC) */
+const OFFSET = /^([+-])(\d{1,2})(?::?(\d{2}))?$/
+
+/** The local time a `tz` parameter names, or null when it names none: an offset, or a zone PostgreSQL knows. */
+export async function parseLocalTime(db: Db, tz: string | undefined): Promise<LocalTime | null> {
+  if (tz === undefined) return { kind: 'stored' }
+  const m = OFFSET.exec(tz)
+  if (m) {
+    const hours = Number(m[2]); const minutes = Number(m[3] ?? 0)
+    if (hours > 14 || minutes > 59) return null
+    return { kind: 'offset', minutes: (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes) }
+  }
+  if (tz.length > 64) return null
+  const known = await db.selectFrom(sql<{ name: string }>`pg_timezone_names`.as('z')).select('z.name').where('z.name', '=', tz).executeTakeFirst()
+  return known ? { kind: 'zone', name: tz } : null
+}
+
+/** A recording's start in local time, in SQL. */
+function localStart(start: Expression<string | null>, lt: LocalTime): RawBuilder<string | null> {
+  if (lt.kind === 'offset') return sql`(${start} + ${lt.minutes} * interval '1 minute')`
+  if (lt.kind === 'zone') return sql`((${start} at time zone 'UTC') at time zone ${lt.name})`
+  return sql`${start}`
+}
+
+/** The site of a recording: its sensor's name, else the folder of its alias (`.` for a file at the top), in SQL. */
+const siteOf = sql<string>`coalesce(s.name, case when strpos(m.alias, '/') > 0 then regexp_replace(m.alias, '/[^/]*$', '') else '.' end)`
+
+/** A recording's duration in seconds from its `durationInSeconds` metadata, null when it has none (or not a number). */
+const durationOf = sql<number | null>`(select case when d.value ~ '^[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?$' then d.value::float8 end
+  from media_file_metadata d where d.media_file_id = m.id and d.name = 'durationInSeconds' order by d.id limit 1)`
+
+/** The tag sets whose decisions count, as an SQL condition on `column`. */
+function inTagSets(scope: ReportScope, column: Expression<number>): RawBuilder<SqlBool> {
+  if (scope.kind === 'tagSet') return sql`${column} = ${scope.id}`
+  return sql`${column} = any(${scope.tagSets}::integer[])`
+}
+
+/** The tags a report counts, with their recording (`m`) and its sensor (`s`); a tag's reviewers' consensus is
+ * the rule of the review summary (server/analysis/reviews.ts). */
+function detections(db: Db, scope: ReportScope, filter: ReportFilter) {
+  let q = db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
+    .leftJoin('sensors as s', 's.id', 'm.sensor_id')
+    .where(inTagSets(scope, sql.ref('t.tag_set_id')))
+  if (scope.kind === 'library') q = q.where('m.library_id', '=', scope.id)
+  if (scope.kind === 'project') {
+    q = q.where('t.media_file_id', 'in', db.selectFrom('project_media_files').select('media_file_id').where('project_id', '=', scope.id))
+  }
+  if (filter.minimumStrength !== undefined) q = q.where('t.strength', '>=', filter.minimumStrength)
+  if (filter.reviewedYes) q = q.where('t.id', 'in', yesTags(db, scope))
+  return q
+}
+
+/** The tags of the scope's tag sets whose consensus is `yes`. */
+function yesTags(db: Db, scope: ReportScope) {
+  return db.selectFrom('tag_reviews as d').select('d.tag_id')
+    .where(inTagSets(scope, sql.ref('d.tag_set_id'))).groupBy('d.tag_id')
+    .having(sql<SqlBool>`${decidedAs()} = 'yes'`)
+}
+
+/** a tag's consensus over its decisions `d` (grouped by tag) */
+const decidedAs = () => consensusOf(
+  sql`count(*) filter (where d.decision = 'yes')`, sql`count(*) filter (where d.decision = 'no')`, sql`count(*) filter (where d.decision = 'unsure')`)
+
+/** The scope's recordings: a library's or a project's media files; a tag set's library's, or, for a tag set of no
+ * library, the files it has tags on (from their kept counts, migration 2026_11_27_3501). */
+function recordings(db: Db, scope: ReportScope) {
+  const q = db.selectFrom('media_files as m').leftJoin('sensors as s', 's.id', 'm.sensor_id')
+  if (scope.kind === 'library') return q.where('m.library_id', '=', scope.id)
+  if (scope.kind === 'project') {
+    return q.where('m.id', 'in', db.selectFrom('project_media_files').select('media_file_id').where('project_id', '=', scope.id))
+  }
+  if (scope.library !== null) return q.where('m.library_id', '=', scope.library)
+  return q.where('m.id', 'in', db.selectFrom('tag_file_counts').select('media_file_id').where('tag_set_id', '=', scope.id)
+    .groupBy('media_file_id').having(sql<SqlBool>`sum(delta) > 0`))
+}
+
+/** The names of classes by id. Reports count classes by name, so a library's and a project's tag sets, whose
+ * classes are of their own libraries, count a species once. */
+async function classNames(db: Db, ids: Iterable<number>): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)]
+  if (!unique.length) return new Map()
+  const rows = await db.selectFrom('tag_classes').select(['id', 'class_name']).where('id', 'in', unique).execute()
+  return new Map(rows.map((r) => [r.id, r.class_name]))
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Rows counted per class id and other keys, summed per class name and those keys. */
+async function countsByName<K extends Record<string, string | number>>(db: Db,
+  rows: Array<K & { tag_class_id: number; n: number }>, keyOf: (r: K) => string, make: (r: K, className: string) => K & { className: string }) {
+  const names = await classNames(db, rows.map((r) => r.tag_class_id))
+  const out = new Map<string, K & { className: string; detections: number }>()
+  for (const r of rows) {
+    const className = names.get(r.tag_class_id) ?? ''
+    const key = `${className}\u0000${keyOf(r)}`
+    const o = out.get(key)
+    if (o) o.detections += r.n
+    else out.set(key, { ...make(r, className), detections: r.n })
+  }
+  return [...out.values()]
+}
+
+export interface DielRow { className: string; hour: number; detections: number }
+export interface DielReport { rows: DielRow[]; undated: number }
+
+/** Detections per hour of the local day (0–23) and class, every hour of each class present (0 where none); tags on
+ * recordings without a start time are `undated`. */
+export async function dielReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DielReport> {
+  const at = sql`${localStart(sql.ref('m.real_start_time'), filter.localTime)} + t.start_time * interval '1 second'`
+  const rows = await detections(db, scope, filter)
+    .select(['t.tag_class_id', sql<number | null>`extract(hour from ${at})::integer`.as('hour'), sql<number>`count(*)::integer`.as('n')])
+    .groupBy(['t.tag_class_id', sql`2`]).execute()
+  const undated = rows.filter((r) => r.hour === null).reduce((n, r) => n + r.n, 0)
+  const counted = await countsByName(db, rows.filter((r): r is typeof r & { hour: number } => r.hour !== null), (r) => String(r.hour), (r, className) => ({ className, hour: r.hour, tag_class_id: r.tag_class_id, n: r.n }))
+  const byClass = new Map<string, number[]>()
+  for (const r of counted) {
+    const hours = byClass.get(r.className) ?? Array.from({ length: 24 }, () => 0)
+    hours[r.hour] += r.detections
+    byClass.set(r.className, hours)
+  }
+  const out: DielRow[] = []
+  for (const className of [...byClass.keys()].sort(byText)) {
+    byClass.get(className)!.forEach((detections, hour) => out.push({ className, hour, detections }))
+  }
+  return { rows: out, undated }
+}
+
+/** the local day of a tag, `YYYY-MM-DD` */
+const tagDay = (lt: LocalTime) =>
+  sql<string | null>`to_char(${localStart(sql.ref('m.real_start_time'), lt)} + t.start_time * interval '1 second', 'YYYY-MM-DD')`
+
+export interface DailyRow { date: string; className: string; detections: number }
+export interface DailyReport { rows: DailyRow[]; undated: number }
+
+/** Detections per local day and class (days and classes without any left out), by day then class. */
+export async function dailyReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DailyReport> {
+  const rows = await detections(db, scope, filter)
+    .select(['t.tag_class_id', tagDay(filter.localTime).as('date'), sql<number>`count(*)::integer`.as('n')])
+    .groupBy(['t.tag_class_id', sql`2`]).execute()
+  const undated = rows.filter((r) => r.date === null).reduce((n, r) => n + r.n, 0)
+  const counted = await countsByName(db, rows.filter((r): r is typeof r & { date: string } => r.date !== null), (r) => r.date,
+    (r, className) => ({ date: r.date, className, tag_class_id: r.tag_class_id, n: r.n }))
+  return {
+    rows: counted.map((r) => ({ date: r.date, className: r.className, detections: r.detections }))
+      .sort((a, b) => byText(a.date, b.date) || byText(a.className, b.className)),
+    undated,
+  }
+}
+
+export interface MatrixRow { site: string; date: string; className: string; detections: number }
+export interface MatrixReport { rows: MatrixRow[]; undated: number }
+
+/** Detections per site, local day and class (cells without any left out): a site is the recording's sensor, else
+ * its folder. */
+export async function matrixReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<MatrixReport> {
+  const rows = await detections(db, scope, filter)
+    .select(['t.tag_class_id', siteOf.as('site'), tagDay(filter.localTime).as('date'), sql<number>`count(*)::integer`.as('n')])
+    .groupBy(['t.tag_class_id', sql`2`, sql`3`]).execute()
+  const undated = rows.filter((r) => r.date === null).reduce((n, r) => n + r.n, 0)
+  const counted = await countsByName(db, rows.filter((r): r is typeof r & { date: string } => r.date !== null), (r) => `${r.site}\u0000${r.date}`,
+    (r, className) => ({ site: r.site, date: r.date, className, tag_class_id: r.tag_class_id, n: r.n }))
+  return {
+    rows: counted.map((r) => ({ site: r.site, date: r.date, className: r.className, detections: r.detections }))
+      .sort((a, b) => byText(a.className, b.className) || byText(a.site, b.site) || byText(a.date, b.date)),
+    undated,
+  }
+}
+
+export interface CoverageRow { site: string; date: string; hours: number }
+export interface CoverageReport {
+  rows: CoverageRow[]
+  /** recorded hours over every site and day */
+  totalHours: number
+  /** the scope's recordings without a start time or a duration, which no day can hold */
+  unplacedFiles: number
+}
+
+/** Hours recorded per site and local day, from each recording's start and duration, a recording that runs past
+ * midnight split between its days. */
+export async function coverageReport(db: Db, scope: ReportScope, filter: Pick<ReportFilter, 'localTime'>): Promise<CoverageReport> {
+  const spans = recordings(db, scope).select([
+    siteOf.as('site'), localStart(sql.ref('m.real_start_time'), filter.localTime).as('starts'), durationOf.as('seconds'),
+  ])
+  const rows = await db.with('f', () => spans)
+    .selectFrom(sql<{ site: string; starts: string; seconds: number }>`f`.as('f'))
+    .leftJoinLateral(
+      (eb) => eb.selectFrom(sql<{ day: string }>`generate_series(date_trunc('day', f.starts), f.starts + f.seconds * interval '1 second', interval '1 day')`.as('g'))
+        .select(sql<string>`g`.as('day'))
+        .where(sql<SqlBool>`g < f.starts + f.seconds * interval '1 second'`).as('d'),
+      (join) => join.onTrue())
+    .select([
+      'f.site', sql<string | null>`to_char(d.day, 'YYYY-MM-DD')`.as('date'),
+      sql<number>`sum(extract(epoch from least(f.starts + f.seconds * interval '1 second', d.day + interval '1 day') - greatest(f.starts, d.day)))::float8 / 3600`.as('hours'),
+      sql<number>`count(*) filter (where d.day is null)::integer`.as('unplaced'),
+    ])
+    .groupBy(['f.site', sql`2`]).execute()
+  const out = rows.filter((r): r is typeof r & { date: string } => r.date !== null)
+    .map((r) => ({ site: r.site, date: r.date, hours: r.hours }))
+    .sort((a, b) => byText(a.site, b.site) || byText(a.date, b.date))
+  return {
+    rows: out,
+    totalHours: out.reduce((h, r) => h + r.hours, 0),
+    unplacedFiles: rows.reduce((n, r) => n + r.unplaced, 0),
+  }
+}
+
+export interface AccumulationRow {
+  date: string
+  /** the day's rank among the recording days, from 1 */
+  day: number
+  /** the classes first detected that day */
+  newClasses: string[]
+  /** the classes detected up to that day */
+  classes: number
+}
+export interface AccumulationReport { rows: AccumulationRow[]; undated: number }
+
+/** The classes detected up to each recording day: the days the scope's recordings cover, and those with a
+ * detection. */
+export async function accumulationReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<AccumulationReport> {
+  const [first, coverage] = await Promise.all([
+    detections(db, scope, filter).select(['t.tag_class_id', sql<string | null>`min(${tagDay(filter.localTime)})`.as('date'),
+      sql<number>`count(*) filter (where m.real_start_time is null)::integer`.as('undated')]).groupBy('t.tag_class_id').execute(),
+    coverageReport(db, scope, filter),
+  ])
+  const names = await classNames(db, first.map((r) => r.tag_class_id))
+  const firstDay = new Map<string, string>()
+  for (const r of first) {
+    if (r.date === null) continue
+    const name = names.get(r.tag_class_id) ?? ''
+    const known = firstDay.get(name)
+    if (known === undefined || r.date < known) firstDay.set(name, r.date)
+  }
+  const days = [...new Set([...coverage.rows.map((r) => r.date), ...firstDay.values()])].sort(byText)
+  const newOn = new Map<string, string[]>()
+  for (const [name, date] of firstDay) newOn.set(date, [...(newOn.get(date) ?? []), name])
+  let classes = 0
+  const rows = days.map((date, i) => {
+    const newClasses = (newOn.get(date) ?? []).sort(byText)
+    classes += newClasses.length
+    return { date, day: i + 1, newClasses, classes }
+  })
+  return { rows, undated: first.reduce((n, r) => n + r.undated, 0) }
+}
+
+export interface DensityStratum {
+  /** the strength band [min, max) */
+  min: number
+  max: number
+  detections: number
+  /** detections whose reviewers' consensus is yes, and no */
+  yes: number
+  no: number
+  /** yes / (yes + no); null when none of the band's detections is decided yes or no */
+  yesFraction: number | null
+  /** yesFraction × detections, with the Wilson 95% interval of the fraction times detections */
+  calls: number | null
+  low: number | null
+  high: number | null
+}
+export interface DensityRow {
+  className: string
+  detections: number
+  /** the sum of the strata's estimates (of those with decisions) and of their interval bounds */
+  calls: number | null
+  low: number | null
+  high: number | null
+  /** detections in strata without a yes or no decision, which the estimate leaves out */
+  unestimatedDetections: number
+  /** calls per recorded hour of the scope (null without recorded hours or estimate) */
+  callsPerHour: number | null
+  strata: DensityStratum[]
+}
+export interface DensityReport { rows: DensityRow[]; recordedHours: number }
+
+/** Call density per class: in each strength band (the review summary's strata, docs/decisions.md §19), the share
+ * of yes among the decided detections times the band's detections, with its Wilson interval; summed over the
+ * bands, and per recorded hour. */
+export async function densityReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DensityReport> {
+  const consensus = db.selectFrom('tag_reviews as d').select(['d.tag_id', decidedAs().as('consensus')])
+    .where(inTagSets(scope, sql.ref('d.tag_set_id'))).groupBy('d.tag_id')
+  const [rows, coverage] = await Promise.all([
+    detections(db, { ...scope }, { ...filter, reviewedYes: false })
+      .leftJoin(consensus.as('c'), 'c.tag_id', 't.id')
+      .select((eb) => ['t.tag_class_id', bandOf(eb.ref('t.strength')).as('band'), sql<number>`count(*)::integer`.as('n'),
+        sql<number>`count(*) filter (where c.consensus = 'yes')::integer`.as('yes'),
+        sql<number>`count(*) filter (where c.consensus = 'no')::integer`.as('no')])
+      .groupBy(['t.tag_class_id', sql`2`]).execute(),
+    coverageReport(db, scope, filter),
+  ])
+  const names = await classNames(db, rows.map((r) => r.tag_class_id))
+  const byClass = new Map<string, Array<{ detections: number; yes: number; no: number }>>()
+  for (const r of rows) {
+    const name = names.get(r.tag_class_id) ?? ''
+    const bands = byClass.get(name) ?? Array.from({ length: BANDS }, () => ({ detections: 0, yes: 0, no: 0 }))
+    const b = bands[r.band]
+    b.detections += r.n; b.yes += r.yes; b.no += r.no
+    byClass.set(name, bands)
+  }
+  const edge = (b: number) => Math.round(b * 1000 / BANDS) / 1000
+  const hours = coverage.totalHours
+  const out = [...byClass.keys()].sort(byText).map((className): DensityRow => {
+    const strata = byClass.get(className)!.map((b, i): DensityStratum => {
+      const interval = wilson(b.yes, b.yes + b.no)
+      const yesFraction = interval ? b.yes / (b.yes + b.no) : null
+      return {
+        min: edge(i), max: edge(i + 1), ...b, yesFraction,
+        calls: yesFraction === null ? null : yesFraction * b.detections,
+        low: interval ? interval.low * b.detections : null, high: interval ? interval.high * b.detections : null,
+      }
+    })
+    const estimated = strata.filter((s) => s.calls !== null)
+    const sum = (f: (s: DensityStratum) => number | null) => (estimated.length ? estimated.reduce((n, s) => n + (f(s) ?? 0), 0) : null)
+    const calls = sum((s) => s.calls)
+    return {
+      className, detections: strata.reduce((n, s) => n + s.detections, 0),
+      calls, low: sum((s) => s.low), high: sum((s) => s.high),
+      unestimatedDetections: strata.filter((s) => s.calls === null).reduce((n, s) => n + s.detections, 0),
+      callsPerHour: calls !== null && hours > 0 ? calls / hours : null,
+      strata: strata.filter((s) => s.detections > 0),
+    }
+  })
+  return { rows: out, recordedHours: hours }
+}
