@@ -66,20 +66,40 @@ function inTagSets(scope: ReportScope, column: Expression<number>): RawBuilder<S
   return sql`${column} = any(${scope.tagSets}::integer[])`
 }
 
-/** The tags a report counts, with their recording (`m`) and its sensor (`s`); a tag's reviewers' consensus is
+/** The scope's recordings (`f`): each one's local start in seconds since 1970-01-01 of the local clock (`t0`, null
+ * without a start time) and its site; read once, before the tags, so that a tag's local time is arithmetic on
+ * numbers (docs/decisions.md §34). */
+function recordingsOfTags(db: Db, scope: ReportScope, lt: LocalTime) {
+  const files = scope.kind === 'tagSet'
+    // the files the set has tags on, from their kept counts (migration 2026_11_27_3501)
+    ? db.selectFrom('media_files as m').leftJoin('sensors as s', 's.id', 'm.sensor_id')
+      .where('m.id', 'in', db.selectFrom('tag_file_counts').select('media_file_id').where('tag_set_id', '=', scope.id)
+        .groupBy('media_file_id').having(sql<SqlBool>`sum(delta) > 0`))
+    : recordings(db, scope)
+  return files.select([
+    'm.id', sql<number | null>`date_part('epoch', ${localStart(sql.ref('m.real_start_time'), lt)})`.as('t0'), siteOf.as('site'),
+  ])
+}
+
+/** The tags a report counts (`t`), with their recording (`f`, recordingsOfTags); a tag's reviewers' consensus is
  * the rule of the review summary (server/analysis/reviews.ts). */
 function detections(db: Db, scope: ReportScope, filter: ReportFilter) {
-  let q = db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
-    .leftJoin('sensors as s', 's.id', 'm.sensor_id')
+  let q = db.with((cte) => cte('f').materialized(), () => recordingsOfTags(db, scope, filter.localTime))
+    .selectFrom('tags as t').innerJoin('f', 'f.id', 't.media_file_id')
     .where(inTagSets(scope, sql.ref('t.tag_set_id')))
-  if (scope.kind === 'library') q = q.where('m.library_id', '=', scope.id)
-  if (scope.kind === 'project') {
-    q = q.where('t.media_file_id', 'in', db.selectFrom('project_media_files').select('media_file_id').where('project_id', '=', scope.id))
-  }
   if (filter.minimumStrength !== undefined) q = q.where('t.strength', '>=', filter.minimumStrength)
   if (filter.reviewedYes) q = q.where('t.id', 'in', yesTags(db, scope))
   return q
 }
+
+/** a tag's local time in seconds since 1970-01-01 of the local clock, null on a recording without a start time */
+const tagSeconds = sql<number | null>`(f.t0 + t.start_time)`
+/** the local day of a tag, as days since 1970-01-01 */
+const tagDayNumber = sql<number | null>`floor(${tagSeconds} / 86400)::integer`
+/** the hour of the local day of a tag (0–23) */
+const tagHour = sql<number | null>`floor((${tagSeconds} - floor(${tagSeconds} / 86400) * 86400) / 3600)::integer`
+/** `YYYY-MM-DD` of a day number */
+const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10)
 
 /** The tags of the scope's tag sets whose consensus is `yes`. */
 function yesTags(db: Db, scope: ReportScope) {
@@ -137,9 +157,8 @@ export interface DielReport { rows: DielRow[]; undated: number }
 /** Detections per hour of the local day (0–23) and class, every hour of each class present (0 where none); tags on
  * recordings without a start time are `undated`. */
 export async function dielReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DielReport> {
-  const at = sql`${localStart(sql.ref('m.real_start_time'), filter.localTime)} + t.start_time * interval '1 second'`
   const rows = await detections(db, scope, filter)
-    .select(['t.tag_class_id', sql<number | null>`extract(hour from ${at})::integer`.as('hour'), sql<number>`count(*)::integer`.as('n')])
+    .select(['t.tag_class_id', tagHour.as('hour'), sql<number>`count(*)::integer`.as('n')])
     .groupBy(['t.tag_class_id', sql`2`]).execute()
   const undated = rows.filter((r) => r.hour === null).reduce((n, r) => n + r.n, 0)
   const counted = await countsByName(db, rows.filter((r): r is typeof r & { hour: number } => r.hour !== null), (r) => String(r.hour), (r, className) => ({ className, hour: r.hour, tag_class_id: r.tag_class_id, n: r.n }))
@@ -156,23 +175,19 @@ export async function dielReport(db: Db, scope: ReportScope, filter: ReportFilte
   return { rows: out, undated }
 }
 
-/** the local day of a tag, `YYYY-MM-DD` */
-const tagDay = (lt: LocalTime) =>
-  sql<string | null>`to_char(${localStart(sql.ref('m.real_start_time'), lt)} + t.start_time * interval '1 second', 'YYYY-MM-DD')`
-
 export interface DailyRow { date: string; className: string; detections: number }
 export interface DailyReport { rows: DailyRow[]; undated: number }
 
 /** Detections per local day and class (days and classes without any left out), by day then class. */
 export async function dailyReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DailyReport> {
   const rows = await detections(db, scope, filter)
-    .select(['t.tag_class_id', tagDay(filter.localTime).as('date'), sql<number>`count(*)::integer`.as('n')])
+    .select(['t.tag_class_id', tagDayNumber.as('day'), sql<number>`count(*)::integer`.as('n')])
     .groupBy(['t.tag_class_id', sql`2`]).execute()
-  const undated = rows.filter((r) => r.date === null).reduce((n, r) => n + r.n, 0)
-  const counted = await countsByName(db, rows.filter((r): r is typeof r & { date: string } => r.date !== null), (r) => r.date,
-    (r, className) => ({ date: r.date, className, tag_class_id: r.tag_class_id, n: r.n }))
+  const undated = rows.filter((r) => r.day === null).reduce((n, r) => n + r.n, 0)
+  const counted = await countsByName(db, rows.filter((r): r is typeof r & { day: number } => r.day !== null), (r) => String(r.day),
+    (r, className) => ({ ...r, className }))
   return {
-    rows: counted.map((r) => ({ date: r.date, className: r.className, detections: r.detections }))
+    rows: counted.map((r) => ({ date: dateOf(r.day), className: r.className, detections: r.detections }))
       .sort((a, b) => byText(a.date, b.date) || byText(a.className, b.className)),
     undated,
   }
@@ -185,13 +200,13 @@ export interface MatrixReport { rows: MatrixRow[]; undated: number }
  * its folder. */
 export async function matrixReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<MatrixReport> {
   const rows = await detections(db, scope, filter)
-    .select(['t.tag_class_id', siteOf.as('site'), tagDay(filter.localTime).as('date'), sql<number>`count(*)::integer`.as('n')])
-    .groupBy(['t.tag_class_id', sql`2`, sql`3`]).execute()
-  const undated = rows.filter((r) => r.date === null).reduce((n, r) => n + r.n, 0)
-  const counted = await countsByName(db, rows.filter((r): r is typeof r & { date: string } => r.date !== null), (r) => `${r.site}\u0000${r.date}`,
-    (r, className) => ({ site: r.site, date: r.date, className, tag_class_id: r.tag_class_id, n: r.n }))
+    .select(['t.tag_class_id', 'f.site', tagDayNumber.as('day'), sql<number>`count(*)::integer`.as('n')])
+    .groupBy(['t.tag_class_id', 'f.site', sql`3`]).execute()
+  const undated = rows.filter((r) => r.day === null).reduce((n, r) => n + r.n, 0)
+  const counted = await countsByName(db, rows.filter((r): r is typeof r & { day: number } => r.day !== null), (r) => `${r.site}\u0000${r.day}`,
+    (r, className) => ({ ...r, className }))
   return {
-    rows: counted.map((r) => ({ site: r.site, date: r.date, className: r.className, detections: r.detections }))
+    rows: counted.map((r) => ({ site: r.site, date: dateOf(r.day), className: r.className, detections: r.detections }))
       .sort((a, b) => byText(a.className, b.className) || byText(a.site, b.site) || byText(a.date, b.date)),
     undated,
   }
@@ -250,17 +265,18 @@ export interface AccumulationReport { rows: AccumulationRow[]; undated: number }
  * detection. */
 export async function accumulationReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<AccumulationReport> {
   const [first, coverage] = await Promise.all([
-    detections(db, scope, filter).select(['t.tag_class_id', sql<string | null>`min(${tagDay(filter.localTime)})`.as('date'),
-      sql<number>`count(*) filter (where m.real_start_time is null)::integer`.as('undated')]).groupBy('t.tag_class_id').execute(),
+    detections(db, scope, filter).select(['t.tag_class_id', sql<number | null>`min(${tagDayNumber})`.as('day'),
+      sql<number>`count(*) filter (where f.t0 is null)::integer`.as('undated')]).groupBy('t.tag_class_id').execute(),
     coverageReport(db, scope, filter),
   ])
   const names = await classNames(db, first.map((r) => r.tag_class_id))
   const firstDay = new Map<string, string>()
   for (const r of first) {
-    if (r.date === null) continue
+    if (r.day === null) continue
     const name = names.get(r.tag_class_id) ?? ''
+    const date = dateOf(r.day)
     const known = firstDay.get(name)
-    if (known === undefined || r.date < known) firstDay.set(name, r.date)
+    if (known === undefined || date < known) firstDay.set(name, date)
   }
   const days = [...new Set([...coverage.rows.map((r) => r.date), ...firstDay.values()])].sort(byText)
   const newOn = new Map<string, string[]>()
