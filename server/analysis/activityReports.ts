@@ -1,5 +1,6 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../db/schema.js'
+import { tagsByBand } from './bandCounts.js'
 import { BANDS, bandOf, consensusOf, wilson } from './reviews.js'
 
 // The activity reports (README, "Activity reports"; docs/decisions.md §34): what a tag set's, a library's or a
@@ -320,19 +321,68 @@ export interface DensityRow {
 }
 export interface DensityReport { rows: DensityRow[]; recordedHours: number }
 
+interface StratumRow { tag_class_id: number; band: number; n: number; yes: number; no: number }
+
+/** A library's or a project's detections per class and strength band, with those whose consensus is yes and no:
+ * one pass over the scope's tags, each joined to its consensus. */
+function scopeStrata(db: Db, scope: ReportScope, filter: ReportFilter): Promise<StratumRow[]> {
+  const consensus = db.selectFrom('tag_reviews as d').select(['d.tag_id', decidedAs().as('consensus')])
+    .where(inTagSets(scope, sql.ref('d.tag_set_id'))).groupBy('d.tag_id')
+  return detections(db, scope, { ...filter, reviewedYes: false })
+    .leftJoin(consensus.as('c'), 'c.tag_id', 't.id')
+    .select((eb) => ['t.tag_class_id', bandOf(eb.ref('t.strength')).as('band'), sql<number>`count(*)::integer`.as('n'),
+      sql<number>`count(*) filter (where c.consensus = 'yes')::integer`.as('yes'),
+      sql<number>`count(*) filter (where c.consensus = 'no')::integer`.as('no')])
+    .groupBy(['t.tag_class_id', sql`2`]).execute()
+}
+
+/** A tag set's detections per class and strength band, with those whose consensus is yes and no, without reading
+ * its tags: the bands' counts kept by the database (server/analysis/bandCounts.ts) and the decisions' copies of
+ * their tags' class and strength, as the review summary reads them (docs/decisions.md §19). With
+ * `minimumStrength`, the bands above the threshold's are the kept counts and the threshold's own band is counted
+ * over its tags of at least the threshold, an index range (tag_set_id, strength). */
+async function tagSetStrata(db: Db, tagSet: number, minimumStrength: number | undefined): Promise<StratumRow[]> {
+  const thresholdBand = minimumStrength === undefined ? null
+    : (await db.selectNoFrom(bandOf(sql`${minimumStrength}::float8`).as('band')).executeTakeFirstOrThrow()).band
+  const [kept, partial, decided] = await Promise.all([
+    tagsByBand(db, tagSet),
+    thresholdBand === null ? Promise.resolve([]) : db.selectFrom('tags as t')
+      .where('t.tag_set_id', '=', tagSet).where('t.strength', '>=', minimumStrength!)
+      .where((eb) => eb(bandOf(eb.ref('t.strength')), '=', thresholdBand))
+      .select(['t.tag_class_id', sql<number>`count(*)::integer`.as('tags')]).groupBy('t.tag_class_id').execute(),
+    db.with('per_tag', (w) => {
+      let q = w.selectFrom('tag_reviews as d').where('d.tag_set_id', '=', tagSet)
+      if (minimumStrength !== undefined) q = q.where('d.tag_strength', '>=', minimumStrength)
+      return q.groupBy('d.tag_id').select([
+        sql<number>`min(d.tagged_class_id)`.as('tag_class_id'), sql<number>`min(d.tag_strength)`.as('strength'), decidedAs().as('consensus'),
+      ])
+    }).selectFrom('per_tag as p').select((eb) => ['p.tag_class_id', bandOf(eb.ref('p.strength')).as('band'),
+      sql<number>`count(*) filter (where p.consensus = 'yes')::integer`.as('yes'),
+      sql<number>`count(*) filter (where p.consensus = 'no')::integer`.as('no'),
+    ]).groupBy(['p.tag_class_id', sql`2`]).execute(),
+  ])
+  const rows = new Map<string, StratumRow>()
+  const row = (tagClass: number, band: number) => {
+    const key = `${tagClass}:${band}`
+    let r = rows.get(key)
+    if (!r) rows.set(key, r = { tag_class_id: tagClass, band, n: 0, yes: 0, no: 0 })
+    return r
+  }
+  for (const k of kept) if (thresholdBand === null || k.band > thresholdBand) row(k.tag_class_id, k.band).n += k.tags
+  for (const p of partial) row(p.tag_class_id, thresholdBand!).n += p.tags
+  for (const d of decided) {
+    const r = row(d.tag_class_id, d.band)
+    r.yes += d.yes; r.no += d.no
+  }
+  return [...rows.values()].filter((r) => r.n > 0)
+}
+
 /** Call density per class: in each strength band (the review summary's strata, docs/decisions.md §19), the share
  * of yes among the decided detections times the band's detections, with its Wilson interval; summed over the
  * bands, and per recorded hour. */
 export async function densityReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DensityReport> {
-  const consensus = db.selectFrom('tag_reviews as d').select(['d.tag_id', decidedAs().as('consensus')])
-    .where(inTagSets(scope, sql.ref('d.tag_set_id'))).groupBy('d.tag_id')
   const [rows, coverage] = await Promise.all([
-    detections(db, { ...scope }, { ...filter, reviewedYes: false })
-      .leftJoin(consensus.as('c'), 'c.tag_id', 't.id')
-      .select((eb) => ['t.tag_class_id', bandOf(eb.ref('t.strength')).as('band'), sql<number>`count(*)::integer`.as('n'),
-        sql<number>`count(*) filter (where c.consensus = 'yes')::integer`.as('yes'),
-        sql<number>`count(*) filter (where c.consensus = 'no')::integer`.as('no')])
-      .groupBy(['t.tag_class_id', sql`2`]).execute(),
+    scope.kind === 'tagSet' ? tagSetStrata(db, scope.id, filter.minimumStrength) : scopeStrata(db, scope, filter),
     coverageReport(db, scope, filter),
   ])
   const names = await classNames(db, rows.map((r) => r.tag_class_id))

@@ -104,6 +104,13 @@ test('density: per strength stratum, yes-fraction × detections with its Wilson 
 
   const strong = await report(`tagSet/${s.tagSet}/report/density/?minimumStrength=0.9`)
   assert.equal(strong.rows.map((r: any) => [r.className, r.detections, r.calls]), [['robin', 3, 1.5], ['wren', 2, 2]])
+  // a threshold inside a stratum: its tags and decisions of at least the threshold (robin 0.92, decided no, is out)
+  const within = await report(`tagSet/${s.tagSet}/report/density/?minimumStrength=0.93`)
+  assert.equal(within.rows.map((r: any) => [r.className, r.detections, r.calls, r.strata.map((x: any) => [x.min, x.detections, x.yes, x.no])]),
+    [['robin', 2, 2, [[0.9, 2, 1, 0]]], ['wren', 1, 1, [[0.9, 1, 1, 0]]]])
+  // the library's: the same tags, and the other tag set's robin at 0.5, undecided
+  const library = await report(`library/${s.library}/report/density/`)
+  assert.equal(library.rows.map((r: any) => [r.className, r.detections, r.calls, r.unestimatedDetections]), [['robin', 5, 1.5, 2], ['wren', 3, 2, 0]])
 })
 
 test('library and project scopes: the tags of every tag set read, on the scope\'s recordings', async () => {
