@@ -79,6 +79,8 @@ function recordingsOfTags(db: Db, scope: ReportScope, lt: LocalTime) {
     : recordings(db, scope)
   return files.select([
     'm.id', sql<number | null>`date_part('epoch', ${localStart(sql.ref('m.real_start_time'), lt)})`.as('t0'), siteOf.as('site'),
+    // a number per site, so that the matrix groups its tags by integers and names the sites after
+    sql<number>`dense_rank() over (order by ${siteOf})::integer`.as('site_no'),
   ])
 }
 
@@ -200,9 +202,14 @@ export interface MatrixReport { rows: MatrixRow[]; undated: number }
 /** Detections per site, local day and class (cells without any left out): a site is the recording's sensor, else
  * its folder. */
 export async function matrixReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<MatrixReport> {
-  const rows = await detections(db, scope, filter)
-    .select(['t.tag_class_id', 'f.site', tagDayNumber.as('day'), sql<number>`count(*)::integer`.as('n')])
-    .groupBy(['t.tag_class_id', 'f.site', sql`3`]).execute()
+  const [counts, sites] = await Promise.all([
+    detections(db, scope, filter)
+      .select(['t.tag_class_id', 'f.site_no', tagDayNumber.as('day'), sql<number>`count(*)::integer`.as('n')])
+      .groupBy(['t.tag_class_id', 'f.site_no', sql`3`]).execute(),
+    db.selectFrom(recordingsOfTags(db, scope, filter.localTime).as('f')).select(['f.site_no', 'f.site']).distinct().execute(),
+  ])
+  const siteNamed = new Map(sites.map((x) => [x.site_no, x.site]))
+  const rows = counts.map(({ site_no, ...r }) => ({ ...r, site: siteNamed.get(site_no) ?? '' }))
   const undated = rows.filter((r) => r.day === null).reduce((n, r) => n + r.n, 0)
   const counted = await countsByName(db, rows.filter((r): r is typeof r & { day: number } => r.day !== null), (r) => `${r.site}\u0000${r.day}`,
     (r, className) => ({ ...r, className }))
