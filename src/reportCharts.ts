@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite'
+import { COLOURS } from './charts.js'
 
 // The activity reports as the server answers them (GET …/report/{name}/, docs/decisions.md §34), and the
 // Vega-Lite chart of each (`mas report … -o CHART.png`). An empty report is still a chart: its axes, its title and
@@ -79,7 +80,7 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
       if (!r.rows.length) return empty(title, 'recording day', 'classes detected', 'recording days')
       return {
         title, width: WIDTH, height: HEIGHT, data: { values: r.rows },
-        mark: { type: 'line', point: true, interpolate: 'step-after' },
+        mark: { type: 'line', point: true, interpolate: 'step-after', color: COLOURS[0] },
         encoding: {
           x: { field: 'day', type: 'quantitative', title: 'recording day', axis: { tickMinStep: 1 } },
           y: { field: 'classes', type: 'quantitative', title: 'classes detected', axis: { tickMinStep: 1 } },
