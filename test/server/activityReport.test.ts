@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { wilson } from '../../server/analysis/reviews.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
+import { makeTag, makeTagSet } from '../helpers/records.js'
 import { makeSeason, type Season } from '../helpers/season.js'
 
 // GET {tagSet|library|project}/{id}/report/{…}/: the activity reports of a constructed season
@@ -129,6 +130,16 @@ test('library and project scopes: the tags of every tag set read, on the scope\'
   const theirs = await t.call('POST', `${API}/library/`, { as: stranger, body: { name: 'rp-stranger-library' } })
   const empty = await report(`library/${theirs.data.id}/report/diel/`, stranger)
   assert.equal([empty.rows, empty.undated], [[], 0])
+})
+
+test('a tag set of no library: its recordings are those it has tags on', async () => {
+  const loose = await makeTagSet(t.db, owner, null, 'rp-loose')
+  const tagClass = (await t.db.selectFrom('tag_classes').select('id').where('class_name', '=', 'wren').where('library_id', '=', s.library).executeTakeFirstOrThrow()).id
+  await makeTag(t.db, owner, { tagSet: loose, mediaFile: s.files.south, tagClass }, { startTime: 1800, endTime: 1801, strength: 0.6 })
+  const coverage = await report(`tagSet/${loose}/report/coverage/`)
+  assert.equal([coverage.rows, coverage.totalHours], [[{ site: 'south', date: '2026-05-02', hours: 1 }], 1])
+  const acc = await report(`tagSet/${loose}/report/accumulation/`)
+  assert.equal(acc.rows, [{ date: '2026-05-02', day: 1, newClasses: ['wren'], classes: 1 }])
 })
 
 test('CSV: the rows as a table, with a header', async () => {
