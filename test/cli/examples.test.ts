@@ -32,6 +32,7 @@ const ORDER = [
   'tag:create', 'tag:import', 'tag:list', 'tag:export',
   'review:summary', 'review:export', 'review:import', 'review:open', 'eval',
   'project:create', 'project:add-media', 'project:list', 'project:remove-media',
+  'report:diel', 'report:daily', 'report:accumulation', 'report:matrix', 'report:coverage', 'report:density',
   'model:list', 'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',
   'db:url', 'db:backup', 'db:restore',
