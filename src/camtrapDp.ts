@@ -95,7 +95,9 @@ export function reviewStatuses(reviews: readonly ReviewRecord[]): Map<number, Ta
     const count = (d: string) => list.filter((r) => r.decision === d).length
     const [yes, no, unsure] = [count('yes'), count('no'), count('unsure')]
     const consensus = yes > no && yes > unsure ? 'yes' : no > yes && no > unsure ? 'no' : 'unsure'
-    const agreeing = list.filter((r) => r.decision === consensus)
+    // those who said it; a tie (unsure without an unsure decision) is everyone's
+    const said = list.filter((r) => r.decision === consensus)
+    const agreeing = said.length ? said : list
     const named = new Map<number, number>()
     for (const r of list) if (r.decision === 'no' && r.tagClass !== null) named.set(r.tagClass, (named.get(r.tagClass) ?? 0) + 1)
     // the most named, the lowest id of equals (as PostgreSQL's mode() over the ids in order)
