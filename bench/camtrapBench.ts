@@ -16,11 +16,13 @@ import { ROOT } from './processes.js'
 // target: >= 150,000) and the CLI's peak memory.
 
 const USAGE = `
-npm run bench:camtrap
+npm run bench:camtrap [-- --cpu-prof DIR]
 
+  --cpu-prof DIR  write the CLI's CPU profiles into DIR
   BENCH_SIZES (default 100000,1000000): the tag sets' sizes
 `
-benchArgs(USAGE, { options: {} })
+const { values } = benchArgs(USAGE, { options: { 'cpu-prof': { type: 'string' } } })
+const CPU_PROF = values['cpu-prof']
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number)
 const FILES = 10_000
 
@@ -71,7 +73,8 @@ async function seed(database: Database): Promise<{ sets: { size: number; id: num
 function mas(args: string[], env: Record<string, string>): Promise<{ seconds: number; peakMb: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const prof = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []
+    const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/run.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     let peak = 0
     const sample = setInterval(() => {
@@ -102,6 +105,9 @@ async function main() {
     const env = { MAS_SERVER: origin, MAS_TOKEN: token, HOME: out, XDG_CONFIG_HOME: join(out, 'config') }
     console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
     for (const { size, id } of sets) {
+      // the floor: the same tags as NDJSON to stdout, the export that does least with each tag
+      const floor = await mas(['tag', 'export', '--tag-set', String(id), '--format', 'ndjson'], env)
+      console.log(`${size.toLocaleString('en')} tags, --format ndjson (for comparison): ${floor.seconds.toFixed(2)} s, ${Math.round(size / floor.seconds).toLocaleString('en')} rows/s`)
       for (const [what, extra] of [['every tag', []], ['--reviewed-only', ['--reviewed-only']]] as const) {
         const dir = join(out, `package-${size}-${extra.length}`)
         const run = await mas(['tag', 'export', '--tag-set', String(id), '--format', 'camtrap-dp', '-o', dir, '--latitude', '50.1', '--longitude', '5.2', ...extra], env)
@@ -116,6 +122,7 @@ async function main() {
     await app.close()
     await database.close()
     rmSync(out, { recursive: true, force: true })
+    rmSync(dataDir, { recursive: true, force: true })
   }
 }
 

@@ -125,8 +125,31 @@ function wallClock(text: string | null | undefined): number | undefined {
 
 const secondsText = (ms: number) => new Date(ms).toISOString().slice(0, 19)
 
-/** A server stamp (local time of the server, taken as this computer's) with its offset, whole seconds. */
+/** secondsText of whole seconds, remembered: a recording's tags fall in few distinct seconds. */
+const seconds = new Map<number, string>()
+function secondText(ms: number): string {
+  let text = seconds.get(ms)
+  if (text === undefined) {
+    if (seconds.size >= 100_000) seconds.clear()
+    seconds.set(ms, text = secondsText(ms))
+  }
+  return text
+}
+
+/** stamp(), remembered: tags imported or made by one job share a few creation times. */
+const stamps = new Map<string, string>()
 function stamp(text: string | undefined): string {
+  if (!text) return ''
+  let out = stamps.get(text)
+  if (out === undefined) {
+    if (stamps.size >= 100_000) stamps.clear()
+    stamps.set(text, out = stampOf(text))
+  }
+  return out
+}
+
+/** A server stamp (local time of the server, taken as this computer's) with its offset, whole seconds. */
+function stampOf(text: string | undefined): string {
   const ms = wallClock(text)
   if (ms === undefined) return ''
   const minutes = -new Date(ms).getTimezoneOffset()
@@ -219,14 +242,29 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
 
   const classes = new Map<number, string>()
   const className = (id: number) => classes.get(id) ?? String(names.of(TAG_CLASSES, id))
+  const classKnown = (id: number) => {
+    if (classes.has(id)) return true
+    const name = names.of(TAG_CLASSES, id)
+    if (name === id) return false
+    classes.set(id, String(name))
+    return true
+  }
   /** the recordings and classes of tags outside the tag set's library, each read once */
   const readOthers = async (tags: readonly TagRecord[]) => {
-    const media = [...new Set(tags.map((t) => Number(t.mediaFile)).filter((id) => !recordings.has(id)))]
-    const tagClasses = [...new Set(tags.flatMap((t) => [Number(t.tagClass), statuses.get(Number(t.id))?.namedClass ?? NaN])
-      .filter((id) => Number.isInteger(id) && !classes.has(id) && names.of(TAG_CLASSES, id) === id))]
+    const media = new Set<number>()
+    const tagClasses = new Set<number>()
+    for (const t of tags) {
+      const file = Number(t.mediaFile)
+      if (!recordings.has(file)) media.add(file)
+      const tagClass = Number(t.tagClass)
+      if (!classKnown(tagClass)) tagClasses.add(tagClass)
+      const named = statuses.get(Number(t.id))?.namedClass
+      if (named != null && !classKnown(named)) tagClasses.add(named)
+    }
+    if (!media.size && !tagClasses.size) return
     await Promise.all([
-      mapLimit(media, 8, async (id) => addRecording(await readable<MediaFile>(api, `mediaFile/${id}/`, 'media file'))),
-      mapLimit(tagClasses, 8, async (id) => { classes.set(id, (await readable<TagClass>(api, `tagClass/${id}/`, 'tag class')).className) }),
+      mapLimit([...media], 8, async (id) => addRecording(await readable<MediaFile>(api, `mediaFile/${id}/`, 'media file'))),
+      mapLimit([...tagClasses], 8, async (id) => { classes.set(id, (await readable<TagClass>(api, `tagClass/${id}/`, 'tag class')).className) }),
     ])
   }
 
@@ -340,8 +378,8 @@ function observationRow(tag: TagRecord, status: TagStatus | undefined, r: Record
   let eventStart = ''
   let eventEnd = ''
   if (r.wall !== undefined) {
-    eventStart = secondsText(Math.floor((r.wall + start * 1000) / 1000) * 1000) + suffix
-    eventEnd = secondsText(Math.ceil((r.wall + end * 1000) / 1000) * 1000) + suffix
+    eventStart = secondText(Math.floor((r.wall + start * 1000) / 1000) * 1000) + suffix
+    eventEnd = secondText(Math.ceil((r.wall + end * 1000) / 1000) * 1000) + suffix
   }
   const text = `${tag.id},${csvField(r.deployment.id)},${r.file.id},,${eventStart},${eventEnd},media,${type},,${csvField(taxon)},,,,,,,,,,,,,`
     + `${method},${csvField(by)},${at},${probability ?? ''},,`
