@@ -138,7 +138,7 @@ export function csvRecords(text: string, separator = ','): { line: number; field
   return out
 }
 
-function csvField(v: unknown): string {
+export function csvField(v: unknown): string {
   if (v === undefined || v === null) return ''
   if (typeof v === 'number') return String(v) // most cells of an export: no character to quote
   const s = String(v)
