@@ -1,5 +1,6 @@
 import cluster from 'node:cluster'
 import { ClusterError } from './db/clusterHost.js'
+import type { ExecutionProvider } from './analysis/models/onnx.js'
 import { ConfigError, configFromEnv, type AppConfig } from './config.js'
 import { boundServerHeap } from './heap.js'
 import type { LogFormat, LogLevel } from './log.js'
@@ -38,6 +39,8 @@ export interface WorkerOptions {
   concurrency?: number
   /** threads audio is analysed on (default: every core) */
   threads?: number
+  /** where models run (default: cpu) */
+  executionProvider?: ExecutionProvider
 }
 
 /** Is `e` a refusal to start that is told in one line as it is (a data directory, the configuration)? */
@@ -134,12 +137,14 @@ export async function startWorker(o: WorkerOptions): Promise<void> {
   const threads = o.threads ?? allCores()
   const concurrency = o.concurrency ?? threads
   const config = configOf(o.dataDir)
+  const executionProvider = o.executionProvider ?? 'cpu'
+  if (executionProvider !== 'cpu') await checkExecutionProvider(executionProvider)
   const { database } = await prepare(config, { poolSize: concurrency + 2, bootstrap: false })
   const worker = new Worker({
-    db: database.db, config, concurrency, threads,
+    db: database.db, config, concurrency, threads, executionProvider,
     log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
   }).start()
-  process.stderr.write(`mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s) (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
+  process.stderr.write(`mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s)${executionProvider === 'cpu' ? '' : `, models on ${executionProvider}`} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
   await new Promise<void>((resolve) => onStopSignal(() => {
     process.stderr.write('stopping: jobs in progress go back to the queue\n')
     worker.stop().then(async (givenBack) => {
@@ -185,5 +190,16 @@ function withoutPassword(url: string): string {
     return u.toString()
   } catch {
     return 'DATABASE_URL'
+  }
+}
+
+/** Refuse to start a worker whose models could not run where it was told: the bundled speech model is loaded there
+ * once, so that a machine without the GPU's libraries says so at start, not in every model job's failure. */
+async function checkExecutionProvider(provider: ExecutionProvider): Promise<void> {
+  const { openSpeechModel } = await import('./analysis/models/speech.js')
+  try {
+    await (await openSpeechModel(provider)).release()
+  } catch (e) {
+    throw new ConfigError(`--execution-provider ${provider}: ${(e as Error).message}; a worker running models on ${provider} needs the GPU, its CUDA and cuDNN libraries and onnxruntime-node's CUDA files (README, "Workers on other machines")`)
   }
 }

@@ -87,7 +87,7 @@ function isMissingArgs(err: unknown): err is Error & { args: Array<{ name: strin
 const INPUT_OF_FIELD: Record<string, string> = {
   startTime: 'start', endTime: 'end', minFrequency: 'min-freq', maxFrequency: 'max-freq',
   usernames: 'user', users: 'user', parameters: 'param', jobType: 'type', username: 'name',
-  realStartTime__gte: 'from', realStartTime__lte: 'to', alias__startswith: 'path',
+  realStartTime__gte: 'from', realStartTime__lte: 'to', alias__startswith: 'path', reviewed: 'reviewed-only',
 }
 
 interface CommandInputs { flags?: Record<string, unknown>; args?: Record<string, unknown> }

@@ -8,6 +8,7 @@ import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTa
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
 import { EXPORT_DETECTOR_FORMATS, isDetectorExport, writeDetectorTables } from '../../src/detectorExport.js'
 import { tagSetTagPages } from '../../src/tagSetStream.js'
+import { CAMTRAP_DP_HELP, camtrapFlags, camtrapSummaryLine, checkCamtrapFlags, writeCamtrapDp } from '../../src/camtrapDp.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
@@ -15,7 +16,9 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
 
 --format raven writes Raven Pro selection tables that open against the recordings on your disk: Begin Path is each file's alias (or --path-prefix DIR joined with it), Begin File its name, File Offset (s) the place in it, and Begin Time (s) runs on across the recordings of one sequence, as in a Raven multi-file table: a sequence is the recordings of one sensor (or of one folder where there is no sensor) in recording-time order. The class name is in Species, the tags' annotations (the columns of an imported Raven table mas has no field for, such as Notes) in their own columns, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. Tags in one sequence: one table, to stdout. Tags in several: --per-sequence DIR writes a table per sequence (named after it) below DIR, --per-file DIR one per recording (its alias's folders, NAME.Table.1.selections.txt); without either the command exits 2. --waveform-rows adds a Waveform row to each selection, as Raven writes them.
 
---format birdnet, kaleidoscope, audacity and aoef write the tables those tools write, which "mas tag import" reads back: BirdNET-Analyzer's CSV (the class's name as Scientific name, the strength as Confidence, the alias as File) and Kaleidoscope's CSV (FOLDER and IN FILE from the alias, the class as TOP1MATCH), each with the tags' annotations in their own columns, mas_review (the reviewers' decisions) and mas_provenance; Audacity label tracks (one per recording: tags on several need --per-file DIR, a track each named after its recording's alias with .txt); AOEF JSON (an annotation set: a class tag and a review tag per sound event, its strength a feature, its provenance a note).`
+--format birdnet, kaleidoscope, audacity and aoef write the tables those tools write, which "mas tag import" reads back: BirdNET-Analyzer's CSV (the class's name as Scientific name, the strength as Confidence, the alias as File) and Kaleidoscope's CSV (FOLDER and IN FILE from the alias, the class as TOP1MATCH), each with the tags' annotations in their own columns, mas_review (the reviewers' decisions) and mas_provenance; Audacity label tracks (one per recording: tags on several need --per-file DIR, a track each named after its recording's alias with .txt); AOEF JSON (an annotation set: a class tag and a review tag per sound event, its strength a feature, its provenance a note).
+
+${CAMTRAP_DP_HELP}`
   static examples = [
     '<%= config.bin %> tag export --tag-set 1 > tags.csv',
     '<%= config.bin %> tag export --tag-set 1 --format raven > selections.txt',
@@ -23,19 +26,23 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     '<%= config.bin %> tag export --tag-set 1 --format json > tags.json',
     '<%= config.bin %> tag export --tag-set 1 --format birdnet > tags.BirdNET.results.csv',
     '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
+    '<%= config.bin %> tag export --tag-set 1 --format camtrap-dp -o season-2026-dp --reviewed-only --utc-offset +02:00',
   ]
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
-    format: Flags.option({ options: [...TAG_FORMATS, ...EXPORT_DETECTOR_FORMATS], default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
+    format: Flags.option({ options: [...TAG_FORMATS, ...EXPORT_DETECTOR_FORMATS, 'camtrap-dp'] as const, default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
     ...ravenFlags,
+    ...camtrapFlags,
   }
 
   async run() {
     const json = this.jsonEnabled()
     const format = this.flags.format
     checkRavenFlags(this.flags, format)
+    checkCamtrapFlags(this.flags, format)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
+    if (format === 'camtrap-dp') return this.camtrapDp(tagSet)
     const all: TagRecord[] = []
     const writer = format === 'raven' || isDetectorExport(format) || json ? undefined : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
     let started = false
@@ -65,6 +72,22 @@ export default class TagExport extends AuthCommand<typeof TagExport> {
     }
     await this.writeRaven(all, tagSet)
     return undefined
+  }
+
+  /** --format camtrap-dp: a Camtrap DP package in the folder -o (src/camtrapDp.ts); a line of what it holds on stderr. */
+  private async camtrapDp(tagSet: TagSet) {
+    let progress: Progress | undefined
+    const quiet = this.jsonEnabled()
+    try {
+      const summary = await writeCamtrapDp({
+        api: this.api, tagSet, flags: this.flags, me: this.profile?.username, version: this.config.version,
+        onCount: (n) => { progress = new Progress(n, { unit: 'tags', quiet }) }, onPage: (n) => progress?.tick(n),
+      })
+      if (!quiet) stderr(camtrapSummaryLine(summary))
+      return summary
+    } finally {
+      progress?.stop()
+    }
   }
 
   /** The aliases and class names a CSV carries beside the ids: those of the tag set's library. */

@@ -16,6 +16,7 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
     '<%= config.bin %> worker start --data-dir ./.mas --threads 2',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start',
     'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start --concurrency 4',
+    'DATABASE_URL=postgres://mas@db/mas <%= config.bin %> worker start --execution-provider cuda',
   ]
 
   static flags = {
@@ -24,6 +25,10 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
       min: 1, max: 256,
       description: 'threads audio is analysed on: a long file is split by time across them, several files share them [default: the number of cores]',
     }),
+    'execution-provider': Flags.option({
+      options: ['cpu', 'cuda'] as const, default: 'cpu' as const,
+      description: 'where ONNX models run: cpu, or cuda on a machine with an NVIDIA GPU and CUDA (README, "Workers on other machines")',
+    })(),
     'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
   }
 
@@ -31,7 +36,7 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
     const { flags } = await this.parse(WorkerStart)
     const { startWorker, isStartRefusal } = await import('../../server/main.js')
     try {
-      await startWorker({ dataDir: flags['data-dir'], concurrency: flags.concurrency, threads: flags.threads })
+      await startWorker({ dataDir: flags['data-dir'], concurrency: flags.concurrency, threads: flags.threads, executionProvider: flags['execution-provider'] })
     } catch (e) {
       if (!isStartRefusal(e)) throw e
       process.stderr.write(`Error: ${e.message}\n`) // one line, as it is

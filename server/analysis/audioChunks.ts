@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { ReadOptions } from '../storage/storage.js'
 import { StoredFileError } from './audioErrors.js'
+import type { WavLayout } from './wavLayout.js'
 
 // What every format's reader shares (audioSource.ts opens a file and picks the reader): the source and chunk
 // types, a file's bytes read by ranges, the range a caller asks for, and the gathering of decoded pieces
@@ -15,6 +16,8 @@ export interface AudioInfo {
   /** frames in the file: exact for WAV and FLAC (STREAMINFO), an estimate for MP3 */
   frames: number
   duration: number
+  /** a WAV file's layout: where its samples are, byte by byte */
+  wav?: WavLayout
 }
 
 export interface MonoChunk {

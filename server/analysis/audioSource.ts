@@ -75,7 +75,7 @@ async function wavSource(bytes: StoredBytes, head: Buffer): Promise<AudioSource>
   const l: WavLayout = layout
   const frames = l.dataBytes / l.blockAlign
   return {
-    info: { format: 'wav', sampleRate: l.sampleRate, channels: l.channels, frames, duration: frames / l.sampleRate },
+    info: { format: 'wav', sampleRate: l.sampleRate, channels: l.channels, frames, duration: frames / l.sampleRate, wav: l },
     chunks: (o = {}) => wavChunks(bytes, l, rangeOf(o, frames, true), o.signal),
   }
 }

@@ -154,9 +154,13 @@ export const SPEECH_DETECTION: TypeParams = {
     destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the spans of speech are written to, as machine tags of the class speech' },
     mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
     ...mediaSearch,
+    unscannedOnly: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: only the files no SpeechDetection job has listened to yet (as the scans a library\'s speech policy queues)' },
   },
   projectMedia: true,
 }
+
+/** the class SpeechDetection tags speech with, and whose machine tags a library's speech policy silences */
+export const SPEECH_CLASS = 'speech'
 
 /** Every type a worker runs, each declared once above: the runners (types/index.ts) are found by these names. */
 export const RUNNABLE_TYPES = {

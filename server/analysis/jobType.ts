@@ -4,6 +4,7 @@ import type { AppConfig } from '../config.js'
 import type { Storage } from '../storage/index.js'
 import type { DB, JobsTable } from '../db/schema.js'
 import type { ParamSpec } from './catalog.js'
+import type { ExecutionProvider } from './models/onnx.js'
 import type { Analysis } from './threads.js'
 
 // What a job type is: the parameters it takes (validated when the job is
@@ -36,6 +37,8 @@ export interface RunningJob {
   readonly storage: Storage
   /** where audio is analysed: the worker's threads */
   readonly analysis: Analysis
+  /** where models run (mas worker start --execution-provider) */
+  readonly executionProvider: ExecutionProvider
   /** aborted when a stop is requested or another worker took the job over */
   readonly signal: AbortSignal
   /** set numToComplete; `restart`: count from zero again (a resumed job that redoes its work) */

@@ -20,7 +20,7 @@ export const bandOf = (strength: Expression<number>) => sql<number>`tag_strength
 
 /** The consensus of a tag's counts of yes, no and unsure decisions, in SQL: the most frequent one, a tie unsure;
  * null when there are none (skipped only). */
-const consensusOf = (yes: Expression<number>, no: Expression<number>, unsure: Expression<number>) => sql<Consensus | null>`case
+export const consensusOf = (yes: Expression<number>, no: Expression<number>, unsure: Expression<number>) => sql<Consensus | null>`case
   when ${yes} + ${no} + ${unsure} = 0 then null
   when ${yes} > ${no} and ${yes} > ${unsure} then 'yes'
   when ${no} > ${yes} and ${no} > ${unsure} then 'no'

@@ -30,7 +30,13 @@ export interface LoginCodesTable { digest: string; user_id: number; expires: Tim
 /** one failed password presentation; `pair` is the sha256 hex of address and username */
 export interface LoginFailuresTable { id: Generated<string>; address: string; pair: string; failed_at: ColumnType<Date, never, never> }
 
-export interface LibrariesTable { id: Id; user_id: number; name: string; creation_date: Timestamp }
+export interface LibrariesTable {
+  id: Id; user_id: number; name: string; creation_date: Timestamp
+  /** keep, mute or withhold (migration 2026_11_29_4408; docs/decisions.md, "Speech policy") */
+  speech_policy: WithDefault<SpeechPolicy>
+}
+/** what leaves the server of a library's recordings for a caller who may not change it */
+export type SpeechPolicy = 'keep' | 'mute' | 'withhold'
 
 export interface SensorArraysTable {
   id: Id; user_id: number; name: string
@@ -59,6 +65,8 @@ export interface MediaFilesTable {
   md5: string | null
   // bigint comes back from the driver as a string
   size: ColumnType<string | null, number | string | null, number | string | null>
+  /** when a SpeechDetection job last listened to it; null until one has (migration 2026_11_29_4408) */
+  speech_scanned_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>
 }
 export interface MediaFileMetadataTable {
   id: Id; media_file_id: number; name: string; value: WithDefault<string>; user_editable: WithDefault<boolean>

@@ -7,7 +7,8 @@ import { parseValue, type Fields } from './fields.js'
 // declare them in the schema documents): every bad or missing one a 400 naming it, all at once.
 
 /** "a, b or c" */
-const either = (choices: readonly string[]) => `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`
+const either = (choices: readonly string[]) =>
+  (choices.length === 1 ? choices[0] : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`)
 
 /** The query's values for `fields`, parsed; a bad one is a 400 naming it (and, for a choice, the values it takes),
  * as is a `required` one missing. */

@@ -16,6 +16,7 @@ import {
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
+import type { ExecutionProvider } from '../analysis/models/onnx.js'
 import { analysisThreads, type Analysis } from '../analysis/threads.js'
 import { HEARTBEAT_SECONDS, removeHeartbeat, renewHeartbeat } from './heartbeat.js'
 
@@ -37,6 +38,8 @@ export interface WorkerOptions {
   pollMs?: number
   /** threads audio is analysed on (0, the default: the worker's own thread) */
   threads?: number
+  /** where models run (default: cpu) */
+  executionProvider?: ExecutionProvider
   /** this worker's name in `worker_id` (default: host, process and a random part) */
   id?: string
   log?: (message: string) => void
@@ -61,6 +64,7 @@ export class Worker {
   private readonly config: AppConfig
   private readonly storage: Storage
   private readonly analysis: Analysis
+  private readonly executionProvider: ExecutionProvider
   private readonly concurrency: number
   private readonly pollMs: number
   private readonly log: (message: string) => void
@@ -76,6 +80,7 @@ export class Worker {
     this.config = opts.config
     this.storage = opts.storage ?? openStorage(opts.config)
     this.analysis = analysisThreads(opts.threads ?? 0)
+    this.executionProvider = opts.executionProvider ?? 'cpu'
     this.concurrency = Math.max(1, opts.concurrency ?? 1)
     this.pollMs = opts.pollMs ?? 500
     this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
@@ -144,7 +149,7 @@ export class Worker {
       const { values, errors } = await checkParameters(this.db, owner, this.config, type, given)
       const bad = Object.entries(errors)[0]
       if (bad) throw new Error(`Parameter ${bad[0]}: ${bad[1][0]}`)
-      const running = new Running(this.db, job, values, owner, this.config, this.storage, this.analysis, control.signal, this.id)
+      const running = new Running(this.db, job, values, owner, this.config, this.storage, this.analysis, this.executionProvider, control.signal, this.id)
       await type.run(running)
       control.signal.throwIfAborted()
       if (running.waiting) {
@@ -292,7 +297,7 @@ class Running implements RunningJob {
   constructor(
     readonly db: Kysely<DB>, readonly job: JobRow, readonly params: Record<string, number | string>,
     readonly owner: Caller, readonly config: AppConfig, readonly storage: Storage, readonly analysis: Analysis,
-    readonly signal: AbortSignal, private readonly holder: string,
+    readonly executionProvider: ExecutionProvider, readonly signal: AbortSignal, private readonly holder: string,
   ) {
     this.done = job.num_completed
     this.total = job.num_to_complete

@@ -3,6 +3,7 @@ import type { DB, Row } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import { newStoredName, type Pending, type Storage } from '../storage/index.js'
 import { metaDataRows, readFacts } from './facts.js'
+import { queueSpeechScan } from './speechPolicy.js'
 import { startTimeOf, type StartTimeSource } from './startTime.js'
 
 // Importing media into a library (docs/decisions.md §7): received bytes become a media file with
@@ -43,7 +44,7 @@ interface NewMediaFile {
  */
 async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Promise<void>): Promise<{ row: Row<'media_files'>; created: boolean }> {
   return db.transaction().execute(async (trx) => {
-    await trx.selectFrom('libraries').select('id').where('id', '=', m.library).forUpdate().execute()
+    const library = await trx.selectFrom('libraries').select('speech_policy').where('id', '=', m.library).forUpdate().executeTakeFirst()
     const existing = await mediaFileWithBytes(trx, m.library, m.md5, m.size)
     if (existing) return { row: existing, created: false }
     if (m.uniqueAlias && m.alias !== '') {
@@ -59,6 +60,8 @@ async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Pro
     await trx.insertInto('media_file_metadata')
       .values(m.metaData.map((d) => ({ media_file_id: row.id, name: d.name, value: d.value, user_editable: false })))
       .execute()
+    // a library that keeps speech from its readers has each new file checked (docs/decisions.md, "Speech policy")
+    if (library && library.speech_policy !== 'keep') await queueSpeechScan(trx, m.library)
     await store()
     return { row, created: true }
   })

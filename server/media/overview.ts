@@ -4,6 +4,7 @@ import type { AudioSource } from '../analysis/audioSource.js'
 import { energyBatches, frameLayout, type SpectraSettings } from '../analysis/spectra.js'
 import type { AppConfig } from '../config.js'
 import { ColumnFold, type FoldState, type Statistic } from './pictureColumns.js'
+import { silencedChunks, type FrameSpan } from './silence.js'
 
 // The columns of a picture of a stretch of any length (docs/decisions.md, "Overview pictures"): its frames
 // computed chunk by chunk and folded into the columns as they come, in memory that depends on the picture's
@@ -22,6 +23,8 @@ export interface StretchPlan {
   frames: number
   columns: number
   statistic: Statistic
+  /** frames silenced before they are folded (a library's speech policy muting them for this caller) */
+  silenced?: FrameSpan[]
 }
 
 /** Frames [from, to) of a stretch: one part of its fold. */
@@ -46,10 +49,11 @@ export async function foldPart(source: AudioSource, plan: StretchPlan, part: Par
   const first = part.from === 0 ? 0 : Math.max(0, part.from - warmUpFrames(l.size, l.hop, l.damping))
   const last = part.to >= plan.frames
   // frame g of the stretch is frame g − first of what is read from sample first × hop on
-  const chunks = source.chunks({
+  const read = source.chunks({
     from: plan.range.from + first * l.hop,
     to: last ? plan.range.to : Math.min(plan.range.to, plan.range.from + part.to * l.hop + l.size),
   })
+  const chunks = plan.silenced?.length ? silencedChunks(read, plan.silenced) : read
   for await (const batch of energyBatches(chunks, l)) {
     const at = first + batch.first, n = batch.rows.length / l.bands
     const from = Math.max(at, part.from), to = Math.min(at + n, part.to)

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { onLibrary } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import { queueSpeechScan, SPEECH_POLICIES } from '../media/speechPolicy.js'
 import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
 import { userMetaDataFields } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
@@ -18,6 +19,12 @@ const fields: TableFields<'libraries'> = {
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   mediaFiles: { type: 'list', items: 'integer', readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
+  speechPolicy: {
+    type: 'choice', column: 'speech_policy', choices: SPEECH_POLICIES, default: 'keep',
+    description: 'extension: what of its recordings\' human speech reaches callers who may not change the library: keep (all of it), '
+      + 'mute (the spans of machine tags of the class speech silenced) or withhold (recordings with any refused); '
+      + 'mute and withhold queue a SpeechDetection job for the files not yet checked, which are withheld until it has',
+  },
 }
 
 export const libraries = defineResource({
@@ -32,6 +39,11 @@ export const libraries = defineResource({
   stamps: ['creation_date'],
   update: 'write',
   destroy: 'admin',
+  // a policy other than keep has the files not yet checked for speech checked (docs/decisions.md, "Speech policy");
+  // a new library has no files to check, so its create stays one statement
+  afterUpdate: async (trx, row, values) => {
+    if (values.speechPolicy !== undefined && values.speechPolicy !== 'keep') await queueSpeechScan(trx, row.id)
+  },
   // the media file ids of a whole page of libraries in one query
   computed: () => ({ mediaFiles: sql`array(select f.id from media_files f where f.library_id = r.id order by f.id)` }),
   // the stored bytes of its media files are removed once the deletion committed

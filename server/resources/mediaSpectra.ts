@@ -8,6 +8,8 @@ import { decibels, frameLayout, framesOf, spectraSettingsOf, spectrogramOf, type
 import { outOfBounds } from '../media/extent.js'
 import { pythonFloat, secondsText } from '../media/facts.js'
 import { overviewColumns } from '../media/overview.js'
+import { frameSpans, silencedChunks } from '../media/silence.js'
+import { hearingOf } from '../media/speechPolicy.js'
 import { STATISTICS, type Statistic } from '../media/pictureColumns.js'
 import { columnsPicture, DEFAULT_PLOT_COLUMNS, pictureColumns, PICTURE_WIDTH, type PictureColumns, type PictureTag } from '../media/spectrogramPicture.js'
 import { mediaFiles } from './mediaFile.js'
@@ -104,6 +106,10 @@ export const spectraEndpoint: Endpoint = {
         if (!tagSet) errors.tagSet = [MSG.pkMissing(values.tagSet)]
       }
       if (Object.keys(errors).length) throw badRequest(errors)
+      // a library that keeps speech from its readers: withheld, or drawn with its speech silenced (a flat band)
+      const hearing = await hearingOf(ctx.db, ctx.caller, row)
+      if (hearing.kind === 'withheld') throw new ApiError(403, { detail: hearing.reason })
+      const muted = hearing.kind === 'muted' ? hearing.spans : []
 
       // only the frames of [start, end) are read (byte ranges of a WAV file, frames near them of a FLAC file), chunk by chunk
       const settings = await spectraSettingsOf(ctx.db, ctx.caller.id)
@@ -124,11 +130,13 @@ export const spectraEndpoint: Endpoint = {
         const frames = framesOf(layout, range.to - range.from)
         if (values.format !== 'png') {
           if (frames > MAX_FRAMES) throw tooLongForJson(values, layout, `media file ${row.id} (${row.alias})`, duration, end - start)
-          return spectraJson(row.id, start, end, await spectrogramOf(source.chunks(range), sampleRate, settings))
+          const chunks = source.chunks(range)
+          return spectraJson(row.id, start, end, await spectrogramOf(muted.length ? silencedChunks(chunks, frameSpans(muted, sampleRate)) : chunks, sampleRate, settings))
         }
         // a picture of any length: each frame folded into its column as the chunks arrive
         const fold = await overviewColumns(ctx.config, row.file, source, {
           range, sampleRate, settings, frames, columns: pictureColumns(frames, values.width), statistic: values.statistic ?? 'max',
+          silenced: frameSpans(muted, sampleRate),
         })
         drawn = {
           start, end,

@@ -179,7 +179,8 @@ test('on a phone 390 px wide each clip has a play control in view that plays its
     assert.ok(player.right <= player.card, `the player ends at ${player.right}, the card at ${player.card}`)
     await phone.click((control.left + control.right) / 2, (control.top + control.bottom) / 2)
     await phone.waitFor(`!document.querySelector('mas-review-clip audio').paused`, 'the clip playing', 10_000)
-    assert.is(await phone.evaluate<string>(`document.querySelector('mas-review-clip button.play').getAttribute('aria-label')`), 'pause')
+    // the control follows the audio's 'play' event, which the browser fires a task after paused turns false
+    await phone.waitFor(`document.querySelector('mas-review-clip button.play').getAttribute('aria-label') === 'pause'`, 'the control showing pause', 10_000)
     // tapped again, it pauses
     await phone.click((control.left + control.right) / 2, (control.top + control.bottom) / 2)
     await phone.waitFor(`document.querySelector('mas-review-clip audio').paused`, 'the clip paused', 10_000)

@@ -32,9 +32,12 @@ const ORDER = [
   'tag:create', 'tag:import', 'tag:list', 'tag:export',
   'review:summary', 'review:export', 'review:import', 'review:open', 'eval',
   'project:create', 'project:add-media', 'project:list', 'project:remove-media',
+  'report:diel', 'report:daily', 'report:accumulation', 'report:matrix', 'report:coverage', 'report:density',
   'model:list', 'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
   'job:result:upload', 'job:result:list', 'job:result:download',
   'db:url', 'db:backup', 'db:restore',
+  // after every example whose ids follow from the order: a speech policy queues a job and makes a tag set
+  'library:update',
   'job:result:delete', 'tag:delete', 'tagclass:delete', 'tagset:delete', 'project:delete', 'perms:revoke',
   'group:delete', 'sensor:delete', 'sensor-array:delete', 'media:delete', 'library:delete', 'user:deactivate', 'logout',
 ]
@@ -55,6 +58,8 @@ const EXAMPLES_NOT_RUN: Record<string, string> = {
   'mas db backup /mnt/backup/mas --data-dir /srv/mas': 'a data directory elsewhere',
   'DATABASE_URL=postgres://mas@db/mas mas worker start': 'another PostgreSQL',
   'DATABASE_URL=postgres://mas@db/mas mas worker start --concurrency 4': 'another PostgreSQL',
+  'DATABASE_URL=postgres://mas@db/mas mas worker start --execution-provider cuda': 'another PostgreSQL, and a GPU with CUDA, which no machine '
+    + 'of the tests has (test/commands/workerStart.test.ts checks that a machine without refuses it in one line)',
 }
 /** A delete without --yes asks on a terminal and refuses anywhere else (test/cli/delete.test.ts answers it
  * in a pseudo-terminal); here its --yes example deletes the same record. */

@@ -20,7 +20,7 @@ test('library round trip: create, read, list, filter, order, PUT, PATCH, delete'
   const created = await t.call('POST', `${API}/library/`, { as: c.owner, body: { name: 'Marsh', user: 999, id: 5, mediaFiles: [1] } })
   assert.is(created.statusCode, 201)
   const lib = created.data
-  assert.equal(Object.keys(lib), ['id', 'user', 'name', 'mediaFiles', 'creationDate'])
+  assert.equal(Object.keys(lib), ['id', 'user', 'name', 'mediaFiles', 'creationDate', 'speechPolicy'])
   assert.type(lib.id, 'number')
   assert.is(lib.user, c.owner.id)
   assert.is(lib.name, 'Marsh')

@@ -11,17 +11,29 @@ export class ModelRefused extends Error {}
 /** What running one window showed: the embedding's length, when the model has one. */
 export interface Probed { embeddingSize?: number }
 
-async function runtime() {
-  return (await import('onnxruntime-node')).default
+export async function runtime() {
+  const ort = (await import('onnxruntime-node')).default
+  // what fails reaches us as the error thrown, told in our own words; ONNX Runtime's own log would print it again
+  ort.env.logLevel = 'fatal'
+  return ort
 }
 
-/** A session over the ONNX file at `path` (or its bytes), on `threads` threads of this process. */
-export async function openModel(file: string | Uint8Array, threads = 1): Promise<InferenceSession> {
+/** Where ONNX Runtime runs a model: this process's CPU threads (its library ships in the npm package), or an
+ * NVIDIA GPU through CUDA, on a worker whose machine has CUDA and onnxruntime-node's CUDA files (README, "Workers on
+ * other machines"). */
+export type ExecutionProvider = 'cpu' | 'cuda'
+export const EXECUTION_PROVIDERS: readonly ExecutionProvider[] = ['cpu', 'cuda']
+
+/** A session over the ONNX file at `path` (or its bytes), on `threads` threads of this process, or on the GPU. */
+export async function openModel(file: string | Uint8Array, threads = 1, provider: ExecutionProvider = 'cpu'): Promise<InferenceSession> {
   const ort = await runtime()
-  const options: InferenceSession.SessionOptions = { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' }
+  const options: InferenceSession.SessionOptions = {
+    intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionProviders: [provider],
+  }
   try {
     return typeof file === 'string' ? await ort.InferenceSession.create(file, options) : await ort.InferenceSession.create(file, options)
   } catch (e) {
+    if (provider !== 'cpu') throw new ModelRefused(`ONNX Runtime cannot run models on ${provider} here (${firstLine(e)})`)
     throw new ModelRefused(`the file is not an ONNX model ONNX Runtime can load (${firstLine(e)})`)
   }
 }

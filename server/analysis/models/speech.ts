@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { InferenceSession } from 'onnxruntime-node'
+import { openModel, runtime, type ExecutionProvider } from './onnx.js'
 import type { AudioSource } from '../audioChunks.js'
 import { resampler } from './resample.js'
 
@@ -28,16 +29,15 @@ function weightsPath(): string {
   return join(dirname(entry), 'weights', 'silero_vad_16k_op15.onnx')
 }
 
-export async function openSpeechModel(): Promise<InferenceSession> {
-  const ort = (await import('onnxruntime-node')).default
-  return ort.InferenceSession.create(weightsPath(), { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' })
+export async function openSpeechModel(provider: ExecutionProvider = 'cpu'): Promise<InferenceSession> {
+  return openModel(weightsPath(), 1, provider)
 }
 
 export interface SpeechSpan { start: number; end: number; probability: number }
 
 /** The spans of speech in `source`, in seconds, with the mean chance over each. */
 export async function speechSpans(session: InferenceSession, source: AudioSource, signal?: AbortSignal): Promise<SpeechSpan[]> {
-  const ort = (await import('onnxruntime-node')).default
+  const ort = await runtime()
   const resample = await resampler(source.info.sampleRate, SPEECH_RATE)
   const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SPEECH_RATE)]))
   let state = new Float32Array(2 * 128)

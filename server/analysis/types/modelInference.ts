@@ -34,11 +34,12 @@ export const modelInferenceJob: JobType = {
     if (!model) throw new Error(`Model ${job.params.model} (model) was deleted before the job ran.`)
     const manifest = model.manifest
     const wanted = speciesOf(job, manifest)
+    const destination = await job.db.selectFrom('tag_sets').select(['id', 'library_id']).where('id', '=', job.params.destinationTagSet as number).executeTakeFirstOrThrow()
     const media = await targetMedia(job)
     if (!media.length) throw new Error('This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
     await job.setTotal(media.length)
     const bytes = await readAll(job.storage.read(model.file))
-    const session = await openModel(bytes, Math.max(1, availableParallelism() - 1))
+    const session = await openModel(bytes, Math.max(1, availableParallelism() - 1), job.executionProvider)
     const rows: FileRow[] = []
     try {
       for (let i = job.job.num_completed; i < media.length; i++) {
@@ -58,7 +59,7 @@ export const modelInferenceJob: JobType = {
         }
         row.detections = found.length
         await job.step(1, async (trx) => {
-          const written = await writeTags(trx, job, model, m, found, nyquist)
+          const written = await writeTags(trx, job, model, destination, m, found, nyquist)
           row.written = written
           row.unclassed = found.length - written
         })
@@ -127,11 +128,11 @@ async function scanFile(job: RunningJob, session: Awaited<ReturnType<typeof open
 
 /** The detections as machine tags in the destination tag set, each of its label's class; the number written.
  * Labels without a class in the file's library are created with createClasses=1, else left out. */
-async function writeTags(trx: Transaction<DB>, job: RunningJob, model: ModelRow, m: MediaRow, found: Detection[], nyquist: number): Promise<number> {
+async function writeTags(trx: Transaction<DB>, job: RunningJob, model: ModelRow, destination: { id: number; library_id: number | null },
+  m: MediaRow, found: Detection[], nyquist: number): Promise<number> {
   if (!found.length) return 0
-  const tagSet = job.params.destinationTagSet as number
-  const set = await trx.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
-  const library = set.library_id ?? m.library_id
+  const tagSet = destination.id
+  const library = destination.library_id ?? m.library_id
   const create = job.params.createClasses === 1
   const classes = new Map<string, number | null>()
   for (const label of new Set(found.map((d) => d.label))) {

@@ -90,6 +90,8 @@ export interface ResourceDef<T extends TableName = TableName> {
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
   afterWrite?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
+  /** like afterWrite, for updates alone: a create stays one statement (and may be accelerated) */
+  afterUpdate?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context) => Promise<void>
   /** before the row is deleted, in the same transaction; may answer what to do once the deletion
    * committed (e.g. remove stored files), which runs only then */
   beforeDelete?: (trx: Transaction<DB>, row: Rec<T>, ctx: Context) => Promise<AfterCommit | void>

@@ -142,6 +142,7 @@ async function update<T extends TableName>(ctx: Context, trx: Transaction<DB>, d
   // deleted by a simultaneous request since it was read
   if (!row) throw notFound()
   if (def.afterWrite) await def.afterWrite(trx, row, values[0], ctx, false)
+  if (def.afterUpdate) await def.afterUpdate(trx, row, values[0], ctx)
   return { body: (await render(ctx, def, [row]))[0] }
 }
 
