@@ -17,6 +17,7 @@ import * as tagExample from './tagExample.js'
 import * as tagReview from './tagReview.js'
 import * as reviews from './reviews.js'
 import * as evaluation from './evaluation.js'
+import * as similar from './similar.js'
 import * as mediaImport from './mediaImport.js'
 import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
@@ -47,6 +48,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...tagReview.endpoints(),
   ...reviews.endpoints(),
   ...evaluation.endpoints(),
+  ...similar.endpoints(),
   ...mediaImport.endpoints(),
   ...jobResultFile.endpoints(),
   ...jobs.endpoints(),
