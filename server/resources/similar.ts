@@ -108,7 +108,7 @@ export const tagSimilarEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['tag', 'similar'], actions: { GET: 'similar' }, list: false, filters: tagQuery, openapiOnly: true,
+    keys: ['similar'], actions: { GET: 'byTag' }, list: false, filters: tagQuery,
     success: { GET: [{ status: 200, description: 'The nearest windows, nearest first', body: envelope }] },
   },
 }
@@ -160,7 +160,7 @@ export const librarySimilarEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['library', 'similar'], actions: { POST: 'similar' }, fields: { POST: clipBody }, openapiOnly: true,
+    keys: ['similar'], actions: { POST: 'byClip' }, fields: { POST: clipBody },
     success: { POST: [{ status: 200, description: 'The nearest windows, nearest first', body: envelope }] },
   },
 }
@@ -204,7 +204,7 @@ export const trainEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['tagSet', 'train'], actions: { POST: 'train' }, fields: { POST: trainBody }, openapiOnly: true,
+    keys: ['tagSet'], actions: { POST: 'train' }, fields: { POST: trainBody },
     success: { POST: [{ status: 202, description: 'The TrainClassifier job, queued', body: 'record' }] },
   },
 }
