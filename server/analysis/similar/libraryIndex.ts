@@ -40,6 +40,18 @@ export const keyParts = (key: bigint): { id: number; index: number } => ({
   id: Number(key / BigInt(WINDOWS_PER_ROW)), index: Number(key % BigInt(WINDOWS_PER_ROW)),
 })
 
+/** How every index is made (its manifest records the same). */
+export async function indexOptions(dimensions: number) {
+  const { MetricKind, ScalarKind } = await loadUsearch()
+  return {
+    dimensions, metric: MetricKind.Cos, quantization: ScalarKind.I8, connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD,
+    expansion_search: EXPANSION_SEARCH, multi: false,
+  }
+}
+
+/** The candidates asked of the index for the k nearest: more than k, re-ranked by the stored vectors. */
+export const candidatesFor = (k: number) => Math.max(2 * k, k + EXPANSION_SEARCH / 2)
+
 const storedName = (library: number, kind: string, ext: 'usearch' | 'json') => `similar/library-${library}/${kind}.${ext}`
 
 /** An index ready to search, and the rows it holds. */
@@ -113,12 +125,12 @@ async function localCopy(storage: Storage, library: number, kind: string): Promi
  */
 async function currentIndex(db: Db, storage: Storage, library: number, kind: string, rows: number[]): Promise<LibraryIndex | null> {
   if (!rows.length) return null
-  const { Index, MetricKind, ScalarKind } = await loadUsearch()
+  const { Index } = await loadUsearch()
   const first = (await embeddingRows(db, library, kind, [rows[0]]))[0]
   const dimensions = first.dimensions
   const stored = await readManifest(storage, library, kind)
   const copy = await localCopy(storage, library, kind)
-  const options = { dimensions, metric: MetricKind.Cos, quantization: ScalarKind.I8, connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD, expansion_search: EXPANSION_SEARCH, multi: false }
+  const options = await indexOptions(dimensions)
   try {
     if (copy && isCurrent(stored, kind, dimensions) && covers(stored, rows)) {
       const index = new Index(options)

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.js'
 import type { Storage } from '../../storage/index.js'
 import type { AudioSource } from '../audioSource.js'
-import { EXPANSION_SEARCH, keyParts, type OpenIndexes } from './libraryIndex.js'
+import { candidatesFor, keyParts, type OpenIndexes } from './libraryIndex.js'
 import { embedBuiltin } from './embedFile.js'
 import {
   BUILTIN_KIND, eachRowVectors, embeddingRows, embeddingRowsOfFile, modelKind, windowSpan, windowsCovering, windowVectors,
@@ -74,7 +74,7 @@ export async function nearestWindows(db: Db, storage: Storage, indexes: OpenInde
   if (index.manifest.dimensions !== s.query.length) throw new NothingToSearch('kind', `The query has ${s.query.length} dimensions, the library's ${s.kind} embeddings ${index.manifest.dimensions}.`)
   // ask for more candidates than k: re-ranking by the stored vectors, and leaving some out, may reorder them;
   // until k remain after leaving some out, or the index has no more
-  for (let n = Math.max(2 * s.k, s.k + EXPANSION_SEARCH / 2); ; n *= 4) {
+  for (let n = candidatesFor(s.k); ; n *= 4) {
     const found = index.search(s.query, n)
     const kept = await keep(db, s, found.map((f) => keyParts(f.key)))
     const vectors = await windowVectors(db, kept.map((w) => w.ref), index.manifest.dimensions)
