@@ -8,6 +8,8 @@ import { suiteApp, type TestUser } from '../helpers/app.js'
 import { waitForStatus } from '../helpers/jobs.js'
 import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { signal, storedWav, wavOf, type Tone } from '../helpers/signals.js'
+import { energyModel } from '../helpers/onnx.js'
+import { postMultipart } from '../helpers/upload.js'
 
 // EmbedAudio stores every window's built-in embedding of a library's recordings once, and builds the library's
 // index; search by a call's tag then finds the same call elsewhere, in a recording of another sample rate, and
@@ -75,17 +77,40 @@ test('by a call\'s tag: its nearest windows lie on the same call elsewhere, at a
   assert.ok(res.data.results.some((w: { mediaFile: number }) => w.mediaFile === second), JSON.stringify(res.data.results))
   // a second of recording holding the call, uploaded
   const clip = wavOf(signal(1, 32_000, [chirp(0.3)], 0.02, 9), 32_000)
-  const boundary = 'similar-boundary'
-  const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="k"\r\n\r\n3\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="call.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
-    clip, Buffer.from(`\r\n--${boundary}--\r\n`),
-  ])
-  const byClip = await t.app.inject({ method: 'POST', url: `/api/v0/library/${library}/similar/`, payload, headers: { ...alice.auth, 'content-type': `multipart/form-data; boundary=${boundary}` } })
+  const byClip = await postMultipart(t, `/api/v0/library/${library}/similar/`, alice, { k: '3', file: { data: clip, filename: 'call.wav', contentType: 'audio/wav' } })
   assert.is(byClip.statusCode, 200, byClip.body)
   const found = JSON.parse(byClip.body).results
   calls.set(first, [1.3, 5.3, 8.3])
   assert.is(found.length, 3)
   for (const w of found) assert.ok(onCall(calls.get(w.mediaFile)!, w), JSON.stringify(found))
+})
+
+test('with a model: its embedding output stored under its own kind, searched by the model\'s name apart from the built-in kind', async () => {
+  const admin = await t.user('operator', { admin: true })
+  const added = await postMultipart(t, '/api/v0/model/', admin, {
+    name: 'quarters',
+    manifest: JSON.stringify({ sampleRate: 16_000, windowSeconds: 0.5, input: { name: 'audio' }, outputs: { scores: 'scores', embedding: 'embedding' }, labels: ['first', 'second'], version: '1' }),
+    file: { data: Buffer.from(energyModel(8000, { embedding: true })), filename: 'quarters.onnx' },
+  })
+  assert.is(added.statusCode, 201, added.body)
+  const season = await makeLibrary(t.db, alice, 'model season')
+  // a tone over the first quarter of the window at 1 s, in recordings at two rates
+  const tones: Tone[] = [{ from: 1.0, to: 1.12, frequency: 1000 }]
+  const files = [await storedWav(t.db, t.app.config, alice, season, signal(3.2, 22_050, tones, 0.001, 3), 22_050),
+    await storedWav(t.db, t.app.config, alice, season, signal(3.2, 44_100, tones, 0.001, 4), 44_100)]
+  const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'embed', type: 14, parameters: { library: String(season), model: 'quarters' } } })
+  assert.is(res.statusCode, 201, res.body)
+  const job = await waitForStatus(t.db, res.data.id, [4, 5, 6], 120)
+  assert.is(job.status_id, 6, JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job.id).execute()))
+  const rows = await t.db.selectFrom('window_embeddings').select(['kind', 'dimensions', 'windows', 'step_seconds']).where('library_id', '=', season).execute()
+  assert.equal(rows, [0, 1].map(() => ({ kind: `model-${added.data.id}`, dimensions: 4, windows: 6, step_seconds: 0.5 })))
+  const found = await t.call('POST', `/api/v0/library/${season}/similar/`, { as: alice, body: { mediaFile: files[0], startTime: 1, endTime: 1.5, k: 1, kind: 'quarters' } })
+  assert.is(found.statusCode, 200, found.body)
+  assert.equal(found.data.results.map((r: { mediaFile: number; startTime: number }) => [r.mediaFile, r.startTime]), [[files[1], 1]])
+  // the built-in kind holds nothing of this library
+  const builtin = await t.call('POST', `/api/v0/library/${season}/similar/`, { as: alice, body: { mediaFile: files[0], startTime: 1, endTime: 1.5 } })
+  assert.is(builtin.statusCode, 400)
+  assert.match(JSON.stringify(builtin.data), /no stored embeddings of kind builtin/)
 })
 
 test.run()
