@@ -60,8 +60,8 @@ async function main(): Promise<void> {
     const t0 = performance.now(), c0 = process.cpuUsage()
     index.add(keys, stored)
     building += performance.now() - t0
-    const c = process.cpuUsage(c0)
-    buildingCpu += (c.user + c.system) / 1000
+    const spent = process.cpuUsage(c0)
+    buildingCpu += (spent.user + spent.system) / 1000
   }
   const dir = mkdtempSync(join(tmpdir(), 'mas-similar-bench-'))
   const path = join(dir, 'index.usearch')
@@ -86,8 +86,8 @@ async function main(): Promise<void> {
       return { i, distance: cosineDistance(query, decodeHalves(halves, i * d, d), 0, d) }
     }).sort((a, b) => a.distance - b.distance).slice(0, k)
     times.push(performance.now() - t0)
-    const c = process.cpuUsage(c0)
-    cpuTimes.push((c.user + c.system) / 1000)
+    const spent = process.cpuUsage(c0)
+    cpuTimes.push((spent.user + spent.system) / 1000)
     if (q < 100) {
       const exact = exactSearch(unit, query, d, k, MetricKind.Cos) as { keys: BigUint64Array }
       const truth = new Set(Array.from(exact.keys, Number))
