@@ -1,5 +1,6 @@
 import { CallerCache } from './auth/callerCache.js'
 import { Permits } from './db/permits.js'
+import { OpenIndexes } from './analysis/similar/libraryIndex.js'
 import { accelerators, type Accelerators } from './resources/fast/index.js'
 import { decisionBatches, type DecisionBatches } from './resources/tagReview.js'
 import { EXPORT_STATEMENTS } from './resources/tagSetExport.js'
@@ -20,6 +21,8 @@ export interface AppServices {
   readonly tagSetPages: PageBoundaries
   /** the statements every tag export may run at once (tagSetExport.ts) */
   readonly exportPermits: Permits
+  /** the libraries' nearest-neighbour indexes opened for search by example (analysis/similar/libraryIndex.ts) */
+  readonly similarIndexes: OpenIndexes
 }
 
 /** The services of a new app; `accelerated`: the configuration's MAS_ACCELERATORS. */
@@ -30,6 +33,7 @@ export function appServices(accelerated: boolean): AppServices {
     reviewDecisions: decisionBatches(),
     tagSetPages: new PageBoundaries(),
     exportPermits: new Permits(EXPORT_STATEMENTS),
+    similarIndexes: new OpenIndexes(),
   }
 }
 
@@ -37,4 +41,5 @@ export function appServices(accelerated: boolean): AppServices {
 export function closeServices(services: AppServices): void {
   services.callers.forget()
   services.tagSetPages.clear()
+  void services.similarIndexes.closeAll()
 }

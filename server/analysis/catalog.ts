@@ -162,6 +162,32 @@ export const SPEECH_DETECTION: TypeParams = {
 /** the class SpeechDetection tags speech with, and whose machine tags a library's speech policy silences */
 export const SPEECH_CLASS = 'speech'
 
+export const EMBED_AUDIO: TypeParams = {
+  id: 14,
+  name: 'EmbedAudio',
+  params: {
+    model: { kind: 'model', description: 'the ONNX model whose embedding output is stored (its id or name; default: the built-in embedding of discovery)' },
+    windowSizeInSeconds: { kind: 'float', min: 0.001, max: 3600, default: 1, description: 'length of each window of the built-in embedding (a model\'s window is its own)' },
+    hopInSeconds: { kind: 'float', min: 0.001, max: 3600, description: 'seconds from one window\'s start to the next (default: half the built-in window; a model\'s whole window)' },
+    mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
+    ...mediaSearch,
+  },
+  projectMedia: true,
+}
+
+export const TRAIN_CLASSIFIER: TypeParams = {
+  id: 15,
+  name: 'TrainClassifier',
+  params: {
+    sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose decided tags (tagReview yes/no) teach the classifier' },
+    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the strongest windows are written to, as machine tags' },
+    kind: { kind: 'string', description: 'the stored embeddings to learn from and score: builtin (default) or a model\'s name or id' },
+    numberOfTagsToWrite: { kind: 'integer', min: 1, max: 100_000, default: 100, description: 'the most tags to write' },
+    minimumStrength: { kind: 'float', min: 0, max: 1, default: 0.5, description: 'windows scored below this probability are not tagged' },
+    seed: { kind: 'integer', min: 0, description: 'random seed of the weak negatives (default: chosen and kept in the provenance)' },
+  },
+}
+
 /** Every type a worker runs, each declared once above: the runners (types/index.ts) are found by these names. */
 export const RUNNABLE_TYPES = {
   Test: TEST,
@@ -172,6 +198,8 @@ export const RUNNABLE_TYPES = {
   UnsupervisedTagDiscovery: UNSUPERVISED_TAG_DISCOVERY,
   ModelInference: MODEL_INFERENCE,
   SpeechDetection: SPEECH_DETECTION,
+  EmbedAudio: EMBED_AUDIO,
+  TrainClassifier: TRAIN_CLASSIFIER,
 } as const satisfies Record<string, TypeParams>
 
 export type RunnableTypeName = keyof typeof RUNNABLE_TYPES

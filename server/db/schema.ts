@@ -264,6 +264,27 @@ export interface WorkerHeartbeatsTable {
 /** one row: raised by triggers whenever a record known by name is renamed or deleted (migration 2026_11_27_3311) */
 export interface NamesVersionTable { one: ColumnType<boolean, never, never>; version: ColumnType<string, never, never> }
 
+/** A media file's stored window embeddings of one kind, window and hop (docs/decisions.md §35). */
+export interface WindowEmbeddingsTable {
+  id: Id
+  media_file_id: number
+  library_id: number
+  /** `builtin`, or `model-<id>` for a model's embedding */
+  kind: string
+  /** the window and hop the job asked for: with the kind, what makes a row once */
+  window_seconds: number
+  hop_seconds: number
+  /** what the file made of them: windows start every step_seconds from 0, each length_seconds long (cut at the file's end) */
+  length_seconds: number
+  step_seconds: number
+  duration: number
+  dimensions: number
+  windows: number
+  /** windows × dimensions float16 values, little-endian */
+  vectors: Buffer
+  creation_date: Generated<Date>
+}
+
 export interface DB {
   job_types: LookupTable
   job_status_types: LookupTable
@@ -305,6 +326,7 @@ export interface DB {
   worker_heartbeats: WorkerHeartbeatsTable
   models: ModelsTable
   names_version: NamesVersionTable
+  window_embeddings: WindowEmbeddingsTable
 }
 
 export type Db = Kysely<DB> | Transaction<DB>

@@ -18,6 +18,7 @@ import * as tagReview from './tagReview.js'
 import * as reviews from './reviews.js'
 import * as evaluation from './evaluation.js'
 import * as activityReport from './activityReport.js'
+import * as similar from './similar.js'
 import * as mediaImport from './mediaImport.js'
 import * as jobResultFile from './jobResultFile.js'
 import * as jobs from './jobs.js'
@@ -49,6 +50,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...reviews.endpoints(),
   ...evaluation.endpoints(),
   ...activityReport.endpoints(),
+  ...similar.endpoints(),
   ...mediaImport.endpoints(),
   ...jobResultFile.endpoints(),
   ...jobs.endpoints(),

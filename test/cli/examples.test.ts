@@ -48,6 +48,8 @@ const COMMANDS_NOT_RUN: Record<string, string> = {
     + 'all addresses or another PostgreSQL (test/commands/serverStart.test.ts runs the command itself)',
   'model:add': 'its examples name model files an operator brings (BirdNET, Perch), which no test can download; '
     + 'test/cli/model.test.ts runs the command with a model the test writes',
+  similar: 'it searches the embeddings an EmbedAudio job stored, which a fresh server has none of; test/cli/similar.test.ts runs it',
+  train: 'it learns from reviewed tags on stored embeddings, which a fresh server has none of; test/cli/similar.test.ts runs it',
 }
 
 /** Single examples that do not run here, and why. */

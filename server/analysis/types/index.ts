@@ -1,11 +1,13 @@
 import { RUNNABLE_TYPES, type RunnableTypeName, type TypeParams } from '../catalog.js'
 import type { JobType } from '../jobType.js'
+import { embedAudioJob } from './embedAudio.js'
 import { importAudioFileJob } from './importAudioFile.js'
 import { modelInferenceJob } from './modelInference.js'
 import { speechDetectionJob } from './speechDetection.js'
 import { randomWindowTaggingJob } from './randomWindowTagging.js'
 import { supervisedTagDiscoveryChildJob, supervisedTagDiscoveryJob } from './supervisedTagDiscovery.js'
 import { testJob } from './test.js'
+import { trainClassifierJob } from './trainClassifier.js'
 import { unsupervisedTagDiscoveryJob } from './unsupervisedTagDiscovery.js'
 
 // What each type the catalog declares does, by its name there: a type declared without a runner, or a runner
@@ -19,6 +21,8 @@ const runs: Record<RunnableTypeName, JobType['run']> = {
   UnsupervisedTagDiscovery: unsupervisedTagDiscoveryJob.run,
   ModelInference: modelInferenceJob.run,
   SpeechDetection: speechDetectionJob.run,
+  EmbedAudio: embedAudioJob.run,
+  TrainClassifier: trainClassifierJob.run,
 }
 
 /** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. */

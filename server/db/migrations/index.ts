@@ -29,6 +29,7 @@ import * as tagProvenance from './2026_11_29_4401_tag_provenance.js'
 import * as models from './2026_11_29_4402_models.js'
 import * as modelInferenceType from './2026_11_29_4403_model_inference_type.js'
 import * as speechDetectionType from './2026_11_29_4404_speech_detection_type.js'
+import * as windowEmbeddings from './2026_11_29_4405_window_embeddings.js'
 import * as speechPolicy from './2026_11_29_4408_speech_policy.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_29_4402_models': models,
   '2026_11_29_4403_model_inference_type': modelInferenceType,
   '2026_11_29_4404_speech_detection_type': speechDetectionType,
+  '2026_11_29_4405_window_embeddings': windowEmbeddings,
   '2026_11_29_4408_speech_policy': speechPolicy,
 }
 
