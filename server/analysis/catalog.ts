@@ -143,6 +143,7 @@ export const MODEL_INFERENCE: TypeParams = {
       description: 'only these of the model\'s labels, separated by ; (the species of a place and season)',
     },
     createClasses: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: create a tag class for each label detected that the library lacks; 0: such detections are counted in the result, not written' },
+    keepEmbeddings: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: store each window\'s embedding (the model\'s embedding output) for search by example, as EmbedAudio with this model does' },
   },
   projectMedia: true,
 }

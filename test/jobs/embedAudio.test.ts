@@ -113,4 +113,45 @@ test('with a model: its embedding output stored under its own kind, searched by 
   assert.match(JSON.stringify(builtin.data), /no stored embeddings of kind builtin/)
 })
 
+test('ModelInference with keepEmbeddings stores the windows\' embeddings of its one pass, searchable, and EmbedAudio with the model then skips them', async () => {
+  const admin = await t.user('keeper', { admin: true })
+  const manifest = { sampleRate: 16_000, windowSeconds: 0.5, input: { name: 'audio' }, outputs: { scores: 'scores', embedding: 'embedding' }, labels: ['first', 'second'], version: '1' }
+  const added = await postMultipart(t, '/api/v0/model/', admin, {
+    name: 'kept quarters', manifest: JSON.stringify(manifest), file: { data: Buffer.from(energyModel(8000, { embedding: true })), filename: 'kept.onnx' },
+  })
+  assert.is(added.statusCode, 201, added.body)
+  const season = await makeLibrary(t.db, alice, 'kept season')
+  const tones: Tone[] = [{ from: 1.0, to: 1.12, frequency: 1000 }]
+  const files = [await storedWav(t.db, t.app.config, alice, season, signal(3.2, 22_050, tones, 0.001, 5), 22_050),
+    await storedWav(t.db, t.app.config, alice, season, signal(3.2, 44_100, tones, 0.001, 6), 44_100)]
+  const detections = await makeTagSet(t.db, alice, season, 'kept detections')
+  const run = async (type: number, parameters: Record<string, string>) => {
+    const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'kept', type, parameters } })
+    assert.is(res.statusCode, 201, res.body)
+    return waitForStatus(t.db, res.data.id, [4, 5, 6], 120)
+  }
+  const inference = await run(12, { model: 'kept quarters', destinationTagSet: String(detections), library: String(season), keepEmbeddings: '1', createClasses: '1' })
+  assert.is(inference.status_id, 6, JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', inference.id).execute()))
+  const rows = await t.db.selectFrom('window_embeddings').select(['media_file_id', 'kind', 'dimensions', 'windows', 'step_seconds']).where('library_id', '=', season).orderBy('media_file_id').execute()
+  assert.equal(rows, files.map((f) => ({ media_file_id: f, kind: `model-${added.data.id}`, dimensions: 4, windows: 6, step_seconds: 0.5 })))
+  // searchable by the model's name, with its index brought up to date by the inference job
+  const found = await t.call('POST', `/api/v0/library/${season}/similar/`, { as: alice, body: { mediaFile: files[0], startTime: 1, endTime: 1.5, k: 1, kind: 'kept quarters' } })
+  assert.is(found.statusCode, 200, found.body)
+  assert.equal(found.data.results.map((r: { mediaFile: number; startTime: number }) => [r.mediaFile, r.startTime]), [[files[1], 1]])
+  // EmbedAudio with the same model and hop finds them stored
+  const embed = await run(14, { library: String(season), model: 'kept quarters' })
+  assert.is(embed.status_id, 6)
+  const note = (await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', embed.id).executeTakeFirstOrThrow()).notes
+  assert.match(note, /: 0 files embedded \(0 windows\), 2 skipped or stored already$/)
+  // a model without an embedding output cannot keep one: the job says so
+  const scoresOnly = await postMultipart(t, '/api/v0/model/', admin, {
+    name: 'scores only', manifest: JSON.stringify({ ...manifest, outputs: { scores: 'scores' } }), file: { data: Buffer.from(energyModel(8000)), filename: 'scores.onnx' },
+  })
+  assert.is(scoresOnly.statusCode, 201, scoresOnly.body)
+  const refused = await run(12, { model: 'scores only', destinationTagSet: String(detections), library: String(season), keepEmbeddings: '1' })
+  assert.is(refused.status_id, 4)
+  assert.match(JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', refused.id).execute()) + JSON.stringify(refused),
+    /scores only has no embedding output to keep/)
+})
+
 test.run()

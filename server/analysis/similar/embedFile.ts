@@ -2,10 +2,9 @@ import type { InferenceSession } from 'onnxruntime-node'
 import type { AudioSource } from '../audioSource.js'
 import { EMBEDDING_SIZE } from '../embedding.js'
 import type { BandRange } from '../features.js'
-import { windowSamples, type Manifest } from '../models/manifest.js'
-import { inputTensor } from '../models/onnx.js'
-import { resampler } from '../models/resample.js'
-import { WindowCutter, type WindowBatch } from '../models/windows.js'
+import type { Manifest } from '../models/manifest.js'
+import { hopSamples, modelOverFile } from '../models/overFile.js'
+import type { WindowBatch } from '../models/windows.js'
 import { forEachWindow, planFile } from '../scan.js'
 
 // Every window's embedding of one recording (docs/decisions.md §35): the built-in embedding of discovery
@@ -29,7 +28,7 @@ export interface FileEmbeddings {
 }
 
 /** Growing storage for windows of `dimensions` values. */
-class Rows {
+export class EmbeddingRows {
   data: Float32Array
   count = 0
   constructor(readonly dimensions: number) { this.data = new Float32Array(dimensions * 64) }
@@ -49,7 +48,7 @@ class Rows {
 export async function embedBuiltin(source: AudioSource, windowSeconds: number, hopSeconds: number, signal?: AbortSignal): Promise<FileEmbeddings> {
   const plan = planFile(source.info.sampleRate, source.info.frames, windowSeconds)
   const step = Math.max(1, Math.round(hopSeconds / plan.grid.frameSeconds))
-  const rows = new Rows(EMBEDDING_SIZE)
+  const rows = new EmbeddingRows(EMBEDDING_SIZE)
   const expected: number[] = []
   await forEachWindow(source, BUILTIN_RANGE, plan, 0, plan.blocks, step, (frame, embedding) => {
     expected.push(frame)
@@ -68,27 +67,29 @@ export async function embedWithModel(source: AudioSource, session: InferenceSess
   signal?: AbortSignal): Promise<FileEmbeddings> {
   const output = manifest.outputs.embedding
   if (!output) throw new Error('the model has no embedding output (its manifest names none)')
-  const rate = manifest.sampleRate
-  const hop = Math.max(1, Math.round((hopSeconds ?? manifest.windowSeconds) * rate))
-  const cutter = new WindowCutter(windowSamples(manifest), hop, 16)
-  const resample = await resampler(source.info.sampleRate, rate)
-  let rows: Rows | null = null
-  const run = async (batch: WindowBatch) => {
-    const out = await session.run({ [manifest.input.name]: await inputTensor(manifest, batch.samples, batch.starts.length) })
-    const values = out[output].data as Float32Array
+  const hop = hopSamples(manifest, hopSeconds)
+  const rows = new ModelEmbeddings(output)
+  await modelOverFile(source, session, manifest, hop, (batch, out) => rows.add(batch, out), signal)
+  return rows.result(manifest, hop)
+}
+
+/** A model's embedding output, window after window, as a pass over a file gives them. */
+export class ModelEmbeddings {
+  #rows: EmbeddingRows | null = null
+  constructor(readonly output: string) {}
+
+  add(batch: WindowBatch, out: InferenceSession.OnnxValueMapType): void {
+    const values = out[this.output].data as Float32Array
     const d = values.length / batch.starts.length
-    rows ??= new Rows(d)
-    for (let w = 0; w < batch.starts.length; w++) rows.push(values, w * d)
+    this.#rows ??= new EmbeddingRows(d)
+    for (let w = 0; w < batch.starts.length; w++) this.#rows.push(values, w * d)
   }
-  for await (const chunk of source.chunks({ signal })) {
-    for (const batch of cutter.push(resample.push(chunk.samples))) await run(batch)
-  }
-  for (const batch of cutter.push(resample.end())) await run(batch)
-  const last = cutter.end()
-  if (last) await run(last)
-  const done = rows as Rows | null
-  return {
-    dimensions: done?.dimensions ?? 0, vectors: done ? done.done() : new Float32Array(0), windows: done?.count ?? 0,
-    lengthSeconds: manifest.windowSeconds, stepSeconds: hop / rate,
+
+  result(manifest: Manifest, hop: number): FileEmbeddings {
+    const rows = this.#rows
+    return {
+      dimensions: rows?.dimensions ?? 0, vectors: rows ? rows.done() : new Float32Array(0), windows: rows?.count ?? 0,
+      lengthSeconds: manifest.windowSeconds, stepSeconds: hop / manifest.sampleRate,
+    }
   }
 }

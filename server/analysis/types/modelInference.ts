@@ -6,10 +6,12 @@ import { openAudio } from '../audioSource.js'
 import { MODEL_INFERENCE } from '../catalog.js'
 import { describeFailure, mediaFileNamed, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
 import type { JobType, RunningJob } from '../jobType.js'
-import { windowSamples, type Manifest } from '../models/manifest.js'
-import { inputTensor, openModel } from '../models/onnx.js'
-import { resampler } from '../models/resample.js'
-import { WindowCutter, type WindowBatch } from '../models/windows.js'
+import type { Manifest } from '../models/manifest.js'
+import { openModel } from '../models/onnx.js'
+import { hopSamples, modelOverFile } from '../models/overFile.js'
+import { ModelEmbeddings, type FileEmbeddings } from '../similar/embedFile.js'
+import { refreshIndex } from '../similar/libraryIndex.js'
+import { modelKind, storeEmbeddings } from '../similar/store.js'
 import { modelProvenance } from '../provenance.js'
 import { csvText, recordResult } from '../results.js'
 
@@ -21,10 +23,8 @@ import { csvText, recordResult } from '../results.js'
 
 type ModelRow = Selectable<ModelsTable>
 
-/** windows run through the model at once */
-const BATCH = 16
-
 interface Detection { start: number; end: number; label: string; score: number }
+interface Scanned { detections: Detection[]; windows: number; sampleRate: number; duration: number; embeddings: FileEmbeddings | null }
 interface FileRow { media: MediaRow; windows: number; detections: number; written: number; unclassed: number; note: string }
 
 export const modelInferenceJob: JobType = {
@@ -34,6 +34,9 @@ export const modelInferenceJob: JobType = {
     if (!model) throw new Error(`Model ${job.params.model} (model) was deleted before the job ran.`)
     const manifest = model.manifest
     const wanted = speciesOf(job, manifest)
+    if (keepsEmbeddings(job) && !manifest.outputs.embedding) {
+      throw new Error(`Model ${model.name} has no embedding output to keep: its manifest names none (outputs.embedding); run it without keepEmbeddings.`)
+    }
     const destination = await job.db.selectFrom('tag_sets').select(['id', 'library_id']).where('id', '=', job.params.destinationTagSet as number).executeTakeFirstOrThrow()
     const media = await targetMedia(job)
     if (!media.length) throw new Error('This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
@@ -48,8 +51,9 @@ export const modelInferenceJob: JobType = {
         const row: FileRow = { media: m, windows: 0, detections: 0, written: 0, unclassed: 0, note: '' }
         let found: Detection[] = []
         let nyquist = manifest.sampleRate / 2
+        let scanned: Scanned | null = null
         try {
-          const scanned = await scanFile(job, session, manifest, m, wanted)
+          scanned = await scanFile(job, session, manifest, m, wanted)
           found = scanned.detections
           row.windows = scanned.windows
           nyquist = Math.min(nyquist, scanned.sampleRate / 2)
@@ -60,6 +64,14 @@ export const modelInferenceJob: JobType = {
         row.detections = found.length
         await job.step(1, async (trx) => {
           const written = await writeTags(trx, job, model, destination, m, found, nyquist)
+          const e = scanned?.embeddings
+          if (e && e.windows) {
+            await storeEmbeddings(trx, {
+              mediaFile: m.id, library: m.library_id, kind: modelKind(model.id), windowSeconds: manifest.windowSeconds,
+              hopSeconds: (job.params.hopInSeconds as number | undefined) ?? manifest.windowSeconds,
+              lengthSeconds: e.lengthSeconds, stepSeconds: e.stepSeconds, duration: scanned!.duration, dimensions: e.dimensions, vectors: e.vectors,
+            })
+          }
           row.written = written
           row.unclassed = found.length - written
         })
@@ -68,6 +80,8 @@ export const modelInferenceJob: JobType = {
     } finally {
       await session.release()
     }
+    // kept embeddings: each library's index of the model's kind holds what is stored now, as after EmbedAudio
+    if (keepsEmbeddings(job)) for (const library of new Set(media.map((m) => m.library_id))) await refreshIndex(job.db, job.storage, library, modelKind(model.id))
     const total = rows.reduce((n, r) => n + r.written, 0)
     const unclassed = rows.reduce((n, r) => n + r.unclassed, 0)
     await recordResult(job, 'detections.csv', report(rows),
@@ -89,20 +103,18 @@ function speciesOf(job: RunningJob, manifest: Manifest): Set<string> | null {
 
 /** The detections in one media file, and how many windows were scored. */
 async function scanFile(job: RunningJob, session: Awaited<ReturnType<typeof openModel>>, manifest: Manifest, m: MediaRow,
-  wanted: Set<string> | null): Promise<{ detections: Detection[]; windows: number; sampleRate: number }> {
+  wanted: Set<string> | null): Promise<Scanned> {
   const source = await openAudio(job.storage, m.file)
   const rate = manifest.sampleRate
-  const size = windowSamples(manifest)
-  const hop = Math.max(1, Math.round(((job.params.hopInSeconds as number | undefined) ?? manifest.windowSeconds) * rate))
-  const cutter = new WindowCutter(size, hop, BATCH)
-  const resample = await resampler(source.info.sampleRate, rate)
+  const hop = hopSamples(manifest, job.params.hopInSeconds as number | undefined)
   const threshold = (label: string) => manifest.thresholds?.[label] ?? (job.params.minimumStrength as number)
   const duration = source.info.duration
   const detections: Detection[] = []
+  const kept = keepsEmbeddings(job) ? new ModelEmbeddings(manifest.outputs.embedding!) : null
   let windows = 0
-  const run = async (batch: WindowBatch) => {
-    const out = await session.run({ [manifest.input.name]: await inputTensor(manifest, batch.samples, batch.starts.length) })
+  await modelOverFile(source, session, manifest, hop, (batch, out) => {
     windows += batch.starts.length
+    kept?.add(batch, out)
     if (!manifest.outputs.scores) return
     const scores = out[manifest.outputs.scores].data as Float32Array
     const classes = manifest.labels.length
@@ -116,15 +128,12 @@ async function scanFile(job: RunningJob, session: Awaited<ReturnType<typeof open
         if (score >= threshold(label) && (!wanted || wanted.has(label))) detections.push({ start, end, label, score })
       }
     })
-  }
-  for await (const chunk of source.chunks({ signal: job.signal })) {
-    for (const batch of cutter.push(resample.push(chunk.samples))) await run(batch)
-  }
-  for (const batch of cutter.push(resample.end())) await run(batch)
-  const last = cutter.end()
-  if (last) await run(last)
-  return { detections, windows, sampleRate: source.info.sampleRate }
+  }, job.signal)
+  return { detections, windows, sampleRate: source.info.sampleRate, duration, embeddings: kept?.result(manifest, hop) ?? null }
 }
+
+/** With keepEmbeddings: each window's embedding is stored as EmbedAudio stores a model's (docs/decisions.md §35). */
+const keepsEmbeddings = (job: RunningJob) => job.params.keepEmbeddings === 1
 
 /** The detections as machine tags in the destination tag set, each of its label's class; the number written.
  * Labels without a class in the file's library are created with createClasses=1, else left out. */
