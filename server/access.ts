@@ -151,11 +151,14 @@ export const onTagSet = (column: string): Scope => scope([column], (eb, caller, 
   tagSetAllows(eb, caller, col(column), flag), column)
 
 /** A reviewer's decision on a tag (tagReview/): read by readers of the tag's tag set; made, changed and deleted
- * by the reviewer while it may write that tag set (a decision is its reviewer's word, so nobody else's to change). */
-export const onReviewOfTag = (tagColumn: string, reviewerColumn: string): Scope => scope([tagColumn, reviewerColumn], (eb, caller, col, flag) => {
+ * by the reviewer while it may write that tag set (a decision is its reviewer's word, so nobody else's to change).
+ * A stored decision keeps a copy of its tag's set (`tagSetColumn`, kept by triggers: migration 2026_11_27_3401),
+ * which reads use instead of looking each decision's tag up; a decision being written is judged by its tag's. */
+export const onReviewOfTag = (tagColumn: string, reviewerColumn: string, tagSetColumn: string): Scope => scope([tagColumn, reviewerColumn, tagSetColumn], (eb, caller, col, flag) => {
+  if (flag === 'read') return tagSetAllows(eb, caller, col(tagSetColumn), 'read')
   const tagSetOfTag = eb.selectFrom('tags as rt').select('rt.tag_set_id').where('rt.id', '=', col(tagColumn))
-  const onTagSet = tagSetAllows(eb, caller, tagSetOfTag, flag === 'read' ? 'read' : 'write')
-  if (flag === 'read' || caller.isAdmin) return onTagSet
+  const onTagSet = tagSetAllows(eb, caller, tagSetOfTag, 'write')
+  if (caller.isAdmin) return onTagSet
   return eb.and([eb(col(reviewerColumn), '=', caller.id), onTagSet])
 })
 

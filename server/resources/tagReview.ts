@@ -39,7 +39,7 @@ export const tagReviews = defineResource({
   description: 'A reviewer\'s decision on a tag (one per tag and reviewer; deciding again changes it).',
   table: 'tag_reviews',
   fields,
-  scope: onReviewOfTag('tag_id', 'user_id'),
+  scope: onReviewOfTag('tag_id', 'user_id', 'tag_set_id'),
   owner: 'user_id',
   stamps: ['creation_date'],
   updatable: ['decision', 'tagClass', 'note'],

@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { BUILTIN_KIND, storeEmbeddings } from '../../server/analysis/similar/store.js'
 import { API } from '../../server/resources/resource.js'
 import { suiteApp } from '../helpers/app.js'
 import { databaseState, makeWorld, ROLES, storedFiles, type Role, type World } from '../helpers/world.js'
@@ -58,6 +59,13 @@ let w: World
 
 test.before(async () => {
   w = await makeWorld(t)
+  // stored window embeddings of the owner's media file, so that searching by its tag (tag/{id}/similar/) has
+  // something to answer with: 20 windows of 1 s every 0.5 s, each a different vector
+  const windows = 20, d = 8
+  await storeEmbeddings(t.db, {
+    mediaFile: w.ids.mediaFile, library: w.ids.library, kind: BUILTIN_KIND, windowSeconds: 1, hopSeconds: 0.5, lengthSeconds: 1,
+    stepSeconds: 0.5, duration: 10.5, dimensions: d, vectors: Float32Array.from({ length: windows * d }, (_, i) => Math.sin(i + 1)),
+  })
 })
 
 interface ApiRoute { url: string; resource: string; segment?: string; action?: string; detail: boolean; methods: string[]; auth: boolean }
