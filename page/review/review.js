@@ -1,7 +1,9 @@
 // The review page (README, "Reviewing machine tags"): plain web components over the mas API, with the browser's
 // session. <mas-review-app> logs in (a one-time code in the URL fragment, or a username and password), shows the
 // caller's review queue of a tag set as a grid of <mas-review-clip>, records decisions as they are made, and
-// shows the progress and the running precision per class.
+// shows the progress and the running precision per class. From any clip, "find similar" shows the windows of the
+// library most like it (tag/{id}/similar/); marking one makes it a machine tag in a tag set the reviewer names,
+// with the decision on it, and "train" starts a TrainClassifier job from those decisions (README, "Search by example").
 
 const API = '/api/v0/'
 /** seconds of recording shown (and heard) on each side of a tag */
@@ -49,8 +51,8 @@ class ReviewClip extends HTMLElement {
     const t = o.tag
     const start = Math.max(0, t.startTime - CONTEXT)
     const end = t.endTime + CONTEXT
-    this.dataset.tag = t.id
-    const picture = el('img', { alt: `tag ${t.id}`, loading: 'lazy',
+    if (t.id) this.dataset.tag = t.id
+    const picture = el('img', { alt: t.id ? `tag ${t.id}` : `window ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`, loading: 'lazy',
       src: `${API}mediaFile/${t.mediaFile}/spectra/?format=png&startTime=${start}&endTime=${end}&tagSet=${o.tagSet}` })
     // exactly the clip, by a media fragment; the server answers the Range requests the player makes
     this.audio = el('audio', { controls: true, preload: 'none', src: `${o.mediaFile.url}#t=${start},${end}` })
@@ -68,7 +70,9 @@ class ReviewClip extends HTMLElement {
       el('div', { class: 'player' }, this.playButton, this.audio),
       el('div', { class: 'clip-actions' },
         ...Object.entries(KEYS).map(([key, d]) => el('button', { type: 'button', title: `${d} (${key})`, onclick: (e) => { e.stopPropagation(); o.decide(this, d) } }, d)),
-        other)))
+        other,
+        o.findSimilar ? el('button', { type: 'button', class: 'similar', title: 'the windows of the library most like this one',
+          onclick: (e) => { e.stopPropagation(); o.findSimilar(this) } }, 'find similar') : null)))
     this.addEventListener('click', () => o.focus(this))
   }
 
@@ -149,7 +153,93 @@ class ReviewApp extends HTMLElement {
       .flatMap(([k, what]) => [el('kbd', {}, k), ` ${what}  `]))
     this.media = new Map()
     document.addEventListener('keydown', (e) => this.key(e))
+    if (this.params.get('similarTo')) return this.startSimilar(Number(this.params.get('similarTo')), set)
     await this.loadBatch()
+  }
+
+  /** the media files of `ids` the page has not read yet, read */
+  async readMedia(ids) {
+    const files = [...new Set(ids)].filter((id) => !this.media.has(id))
+    await Promise.all(files.map(async (id) => this.media.set(id, await call('GET', `mediaFile/${id}/`))))
+  }
+
+  /** to the windows most like `tag`, whose marks go to a tag set named after its class */
+  openSimilar(tag) {
+    const name = this.classes.find((c) => c.id === tag.tagClass)?.className ?? `class ${tag.tagClass}`
+    this.params.set('similarTo', tag.id)
+    this.params.set('into', `${name}, similar`)
+    location.search = this.params.toString()
+  }
+
+  /** The windows of the library most like tag `id` (the tagged ones left out), to mark yes or no into a tag set. */
+  async startSimilar(id, set) {
+    const query = await call('GET', `tag/${id}/`)
+    const className = this.classes.find((c) => c.id === query.tagClass)?.className ?? `class ${query.tagClass}`
+    this.similar = { query, library: set.library, into: el('input', { 'aria-label': 'tag set of the marked windows', value: this.params.get('into') ?? `${className}, similar` }) }
+    const back = el('a', { href: `?tagSet=${this.tagSet}` }, 'back to the queue')
+    const train = el('button', { type: 'button', class: 'train', onclick: () => this.train() }, 'Train from these marks')
+    this.querySelector('header').replaceChildren(el('h1', {}, `Like tag ${id} (${className})`), back, el('label', {}, 'marks go to ', this.similar.into), train, this.progress)
+    let found
+    try {
+      found = (await call('GET', `tag/${id}/similar/?k=${BATCH * 2}&exclude=tagged`)).results
+    } catch (err) {
+      this.grid.textContent = err.message
+      return
+    }
+    await this.readMedia(found.map((w) => w.mediaFile))
+    this.clips = found.map((w) => {
+      const clip = el('mas-review-clip')
+      clip.setup({
+        tag: { id: null, mediaFile: w.mediaFile, startTime: w.startTime, endTime: w.endTime, minFrequency: query.minFrequency, maxFrequency: query.maxFrequency,
+          tagClass: query.tagClass, strength: Math.max(0, Math.min(1, 1 - w.distance)) },
+        mediaFile: this.media.get(w.mediaFile), tagSet: this.tagSet, classes: this.classes, className,
+        decide: (c, d, tagClass) => this.decide(c, d, tagClass), focus: (c) => this.focus(c),
+      })
+      return clip
+    })
+    this.grid.replaceChildren(...this.clips)
+    if (!this.clips.length) this.grid.textContent = 'No window of the library is like this tag, or none is stored: run an EmbedAudio job over it.'
+    this.focus(this.clips[0])
+    this.showMarks()
+  }
+
+  /** the tag set the marks go to: the library's of that name, made when it has none */
+  async marksTagSet() {
+    const name = this.similar.into.value.trim() || 'similar'
+    if (this.similar.marks?.name === name) return this.similar.marks.id
+    const sets = (await call('GET', `tagSet/?library=${this.similar.library}&page_size=1000`)).results
+    this.similar.marks = sets.find((s) => s.name === name) ?? await call('POST', 'tagSet/', { name, library: this.similar.library })
+    return this.similar.marks.id
+  }
+
+  /** a window marked: made a machine tag of the marks' tag set (once), then the decision recorded on it */
+  async markWindow(clip) {
+    const t = clip.o.tag
+    if (t.id) return t.id
+    const made = await call('POST', 'tag/', { tagSet: await this.marksTagSet(), mediaFile: t.mediaFile, tagClass: t.tagClass, startTime: t.startTime,
+      endTime: t.endTime, minFrequency: t.minFrequency, maxFrequency: t.maxFrequency, strength: t.strength, machineTagged: true })
+    t.id = made.id
+    clip.dataset.tag = made.id
+    return made.id
+  }
+
+  showMarks() {
+    const decided = this.clips.filter((c) => c.hasAttribute('decision')).length
+    this.progress.textContent = `${decided} of ${this.clips.length} windows marked`
+  }
+
+  /** a TrainClassifier job from the marks, its tags into a tag set named after the marks' */
+  async train() {
+    try {
+      const marks = await this.marksTagSet()
+      const name = `${this.similar.marks.name}, found`
+      const sets = (await call('GET', `tagSet/?library=${this.similar.library}&page_size=1000`)).results
+      const found = sets.find((s) => s.name === name) ?? await call('POST', 'tagSet/', { name, library: this.similar.library })
+      const job = await call('POST', `tagSet/${marks}/train/`, { destinationTagSet: found.id })
+      this.progress.textContent = `training: job ${job.id}; its tags go to tag set ${found.name}`
+    } catch (err) {
+      this.progress.textContent = `not started: ${err.message}`
+    }
   }
 
   /** the queue in the chosen order, kept in the address (a reload or another tag set keeps it) */
@@ -161,14 +251,13 @@ class ReviewApp extends HTMLElement {
 
   async loadBatch() {
     const queue = await call('GET', `tagSet/${this.tagSet}/reviewQueue/?n=${BATCH}&strategy=${this.strategy.value}`)
-    const files = [...new Set(queue.results.map((t) => t.mediaFile))].filter((id) => !this.media.has(id))
-    await Promise.all(files.map(async (id) => this.media.set(id, await call('GET', `mediaFile/${id}/`))))
+    await this.readMedia(queue.results.map((t) => t.mediaFile))
     this.clips = queue.results.map((tag) => {
       const clip = el('mas-review-clip')
       clip.setup({
         tag, mediaFile: this.media.get(tag.mediaFile), tagSet: this.tagSet, classes: this.classes,
         className: this.classes.find((c) => c.id === tag.tagClass)?.className ?? `class ${tag.tagClass}`,
-        decide: (c, d, tagClass) => this.decide(c, d, tagClass), focus: (c) => this.focus(c),
+        decide: (c, d, tagClass) => this.decide(c, d, tagClass), focus: (c) => this.focus(c), findSimilar: (c) => this.openSimilar(c.o.tag),
       })
       return clip
     })
@@ -210,12 +299,14 @@ class ReviewApp extends HTMLElement {
     if (clip === this.current && next) this.focus(next)
     clip.setAttribute('saving', '')
     try {
-      const saved = await call('POST', 'tagReview/', { tag: clip.o.tag.id, decision, tagClass })
+      const tag = this.similar ? await this.markWindow(clip) : clip.o.tag.id
+      const saved = await call('POST', 'tagReview/', { tag, decision, tagClass })
       clip.show(saved.decision, saved.tagClass)
     } catch (err) {
       clip.verdict.textContent = `not saved: ${err.message}`
     } finally { clip.removeAttribute('saving') }
-    this.refresh()
+    if (this.similar) this.showMarks()
+    else this.refresh()
   }
 
   /** the progress and the running estimate per class, from the server's summary */

@@ -84,7 +84,10 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
     evaluate,
     async waitFor(expression, what, ms = 60_000) {
       const until = Date.now() + ms
-      while (!await evaluate<boolean>(`Boolean(${expression})`)) {
+      // a page navigating (a reload, a new address) answers no evaluation until its new document is there: asked again
+      const check = () => evaluate<boolean>(`Boolean(${expression})`)
+        .catch((e: Error) => { if (/navigated or closed|context was destroyed|Cannot find context/.test(e.message)) return false; throw e })
+      while (!await check()) {
         if (Date.now() > until) throw new Error(`waited ${ms / 1000} s for ${what}`)
         await new Promise((r) => setTimeout(r, 200))
       }

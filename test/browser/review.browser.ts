@@ -51,6 +51,11 @@ test.after(async () => {
   await t?.close()
 })
 
+/** Leave the page by `navigation` once the evaluation has answered (a navigation during one fails it), marking the
+ * document left, so that a wait for the next one (NEW_PAGE) cannot be answered by the old. */
+const LEAVE = (navigation: string) => `document.documentElement.dataset.left = '1'; setTimeout(() => ${navigation})`
+const NEW_PAGE = `!document.documentElement?.dataset.left`
+
 const clips = (selector = '') => `document.querySelectorAll('mas-review-clip${selector}').length`
 
 test('log in, review ten tags by keyboard, reload and find them kept, and the summary counting them', async () => {
@@ -93,8 +98,8 @@ test('log in, review ten tags by keyboard, reload and find them kept, and the su
   assert.equal((byTag.get(shown[3]) as any).tagClass, robin)
 
   // reloaded: the ten are kept (the queue holds the two left) and the summary counts them
-  await page.evaluate('location.reload()')
-  await page.waitFor(`${clips()} === 2 && document.querySelector('table.summary tbody tr')`, 'the two tags left')
+  await page.evaluate(LEAVE('location.reload()'))
+  await page.waitFor(`${NEW_PAGE} && ${clips()} === 2 && document.querySelector('table.summary tbody tr')`, 'the two tags left')
   assert.equal(new Set(await page.evaluate<number[]>(`[...document.querySelectorAll('mas-review-clip')].map((c) => Number(c.dataset.tag))`)), new Set(shown.slice(10)))
   const row = await page.evaluate<string[]>(`[...document.querySelector('table.summary tbody tr[data-class="${blackbird}"]').children].map((td) => td.textContent)`)
   // class, tags, yes, no, unsure, precision (5 yes of 8 yes/no, each band weighing its tags)
@@ -108,8 +113,8 @@ test('the uncertain order: named in the address, chosen with the keyboard, kept 
   assert.ok(page, 'the first test logged in')
   const shownTags = `[...document.querySelectorAll('mas-review-clip')].map((c) => Number(c.dataset.tag))`
   // the tags nearest 0.5 first, the one without a strength last
-  await page!.evaluate(`location.assign('/review/?tagSet=${probabilities}&strategy=uncertain')`)
-  await page!.waitFor(`${clips()} === 6 && document.querySelector('table.summary')`, 'the six clips of the second tag set')
+  await page!.evaluate(LEAVE(`location.assign('/review/?tagSet=${probabilities}&strategy=uncertain')`))
+  await page!.waitFor(`${NEW_PAGE} && ${clips()} === 6 && document.querySelector('table.summary')`, 'the six clips of the second tag set')
   assert.is(await page!.evaluate<string>(`document.querySelector('select[aria-label=strategy]').value`), 'uncertain')
   // the menu offers the server's strategies, described as the server describes them
   assert.equal(await page!.evaluate<string[][]>(`[...document.querySelectorAll('select[aria-label=strategy] option')].map((o) => [o.value, o.title])`),
@@ -130,8 +135,8 @@ test('the uncertain order: named in the address, chosen with the keyboard, kept 
   await page!.press('ArrowUp')
   await page!.waitFor(`new URLSearchParams(location.search).get('strategy') === 'top' && ${clips()} === 5 && ${clips('[decision]')} === 0`, 'the top order')
   assert.equal(await page!.evaluate<number[]>(shownTags), [1, 5, 4, 3, 0].map((i) => probabilityTags[i]))
-  await page!.evaluate('location.reload()')
-  await page!.waitFor(`${clips()} === 5 && document.querySelector('select[aria-label=strategy]').value === 'top'`, 'the top order after a reload')
+  await page!.evaluate(LEAVE('location.reload()'))
+  await page!.waitFor(`${NEW_PAGE} && ${clips()} === 5 && document.querySelector('select[aria-label=strategy]').value === 'top'`, 'the top order after a reload')
 })
 
 test('on a phone the grid is one column', async () => {
