@@ -1,9 +1,17 @@
 #!/usr/bin/env node
 import module from 'node:module'
+import v8 from 'node:v8'
 
 // V8's compile cache (Node 22.1 and later): each later start of `mas` reuses the code compiled by the
 // first instead of compiling oclif and the command again. Enabled before anything else is imported.
 module.enableCompileCache?.()
+
+// The commands stream (imports and exports read and send a chunk, a batch at a time), so what they hold live is
+// small (12-27 MB through a 10^6-row tag import), but V8 let the heap grow to 60-108 MB between full collections
+// and the young generation to 48 MB, and the process's peak to 200-220 MB. Small semi-spaces and V8's heap sizing
+// for memory over speed keep that import at about 130 MB (test/cli/importMemory.test.ts; docs/decisions.md §32).
+v8.setFlagsFromString('--max-semi-space-size=2')
+v8.setFlagsFromString('--optimize-for-size')
 
 // a reader that stops early (mas tag export | head) ends the command quietly, whatever was writing
 process.stdout.on('error', (err) => {
