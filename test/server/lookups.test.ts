@@ -11,18 +11,19 @@ test.before(async () => {
   admin = await t.user('admin', { admin: true })
 })
 
-test('jobTypes lists the original\'s eleven job types, then mas\'s own (ModelInference, SpeechDetection)', async () => {
+test('jobTypes lists the original\'s eleven job types, then mas\'s own (ModelInference, SpeechDetection, EmbedAudio, TrainClassifier)', async () => {
   const res = await t.call('GET', '/api/v0/jobTypes/', { as: alice })
   assert.is(res.statusCode, 200)
   assert.is(res.headers.allow, 'GET, HEAD, OPTIONS')
   assert.match(String(res.headers['content-type']), /^application\/json/)
   assert.equal(res.data, {
-    count: 13, next: null, previous: null, results: [
+    count: 15, next: null, previous: null, results: [
       { id: 1, name: 'SupervisedTagDiscovery' }, { id: 2, name: 'RandomWindowTagging' }, { id: 3, name: 'TagAnalysis' },
       { id: 4, name: 'AdaptAnalysis' }, { id: 5, name: 'Transcription' }, { id: 6, name: 'UnknownTagDiscovery' },
       { id: 7, name: 'UnsupervisedTagDiscovery' }, { id: 8, name: 'Test' }, { id: 9, name: 'ImportAudioFile' },
       { id: 10, name: 'SupervisedTagDiscoveryParent' }, { id: 11, name: 'SupervisedTagDiscoveryChild' },
-      { id: 12, name: 'ModelInference' }, { id: 13, name: 'SpeechDetection' },
+      { id: 12, name: 'ModelInference' }, { id: 13, name: 'SpeechDetection' }, { id: 14, name: 'EmbedAudio' },
+      { id: 15, name: 'TrainClassifier' },
     ],
   })
 })
