@@ -7,6 +7,7 @@ import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/recor
 import { importMedia } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
 import { openPage, type Page } from './chromium.js'
+import { logInOnReviewPage } from './reviewLogin.js'
 
 // The review page at /review/ in headless Chromium: a person logs in, reviews ten tags with the keyboard
 // (y, n, u, s, arrows, a number for another class), reloads, and finds the decisions kept and the summary
@@ -60,12 +61,7 @@ const clips = (selector = '') => `document.querySelectorAll('mas-review-clip${se
 
 test('log in, review ten tags by keyboard, reload and find them kept, and the summary counting them', async () => {
   page = await openPage(`${origin}/review/?tagSet=${tagSet}`, { width: 1280, height: 1000 })
-  await page.waitFor(`document.querySelector('form.login input[name=username]')`, 'the login form')
-  await page.evaluate(`(() => {
-    document.querySelector('form.login input[name=username]').value = ${JSON.stringify(alice.username)}
-    document.querySelector('form.login input[name=password]').value = ${JSON.stringify(alice.password)}
-    document.querySelector('form.login').requestSubmit()
-  })()`)
+  await logInOnReviewPage(page, alice)
   await page.waitFor(`${clips()} === 12`, 'twelve clips')
   await page.waitFor(`document.querySelector('table.summary tbody tr')`, 'the summary')
   // each clip: its spectrogram with a second of context, and its audio by a media fragment
@@ -153,12 +149,7 @@ test('on a phone the grid is one column', async () => {
 test('on a phone 390 px wide each clip has a play control in view that plays its audio when tapped', async () => {
   const phone = await openPage(`${origin}/review/?tagSet=${probabilities}`, { width: 390, height: 844, mobile: true })
   try {
-    await phone.waitFor(`document.querySelector('form.login input[name=username]')`, 'the login form')
-    await phone.evaluate(`(() => {
-      document.querySelector('form.login input[name=username]').value = ${JSON.stringify(alice.username)}
-      document.querySelector('form.login input[name=password]').value = ${JSON.stringify(alice.password)}
-      document.querySelector('form.login').requestSubmit()
-    })()`)
+    await logInOnReviewPage(phone, alice)
     await phone.waitFor(`${clips()} > 0 && [...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`, 'the clips drawn')
     if (process.env.MAS_REVIEW_SCREENSHOT) writeFileSync(process.env.MAS_REVIEW_SCREENSHOT.replace(/(\.png)?$/, '-phone.png'), await phone.screenshot(844))
     // the first clip's play control: in the viewport, of a size a finger can tap, and not covered by anything

@@ -7,6 +7,7 @@ import { makeLibrary, makeTag, makeTagClass, makeTagSet } from '../helpers/recor
 import { importMedia } from '../helpers/upload.js'
 import { makeWav } from '../helpers/wav.js'
 import { openPage, type Page } from './chromium.js'
+import { logInOnReviewPage } from './reviewLogin.js'
 
 // "Find similar" on the review page in headless Chromium: from a clip of the queue, the windows of the library
 // most like its tag (stored embeddings made here with a known structure: the windows at 10, 20 and 30 s are like
@@ -60,12 +61,7 @@ const clips = (selector = '') => `document.querySelectorAll('mas-review-clip${se
 
 test('from a clip of the queue: the windows most like it, marked into a tag set named after its class, then a classifier trained from the marks', async () => {
   page = await openPage(`${origin}/review/?tagSet=${calls}`, { width: 1280, height: 1000 })
-  await page.waitFor(`document.querySelector('form.login input[name=username]')`, 'the login form')
-  await page.evaluate(`(() => {
-    document.querySelector('form.login input[name=username]').value = ${JSON.stringify(alice.username)}
-    document.querySelector('form.login input[name=password]').value = ${JSON.stringify(alice.password)}
-    document.querySelector('form.login').requestSubmit()
-  })()`)
+  await logInOnReviewPage(page, alice)
   await page.waitFor(`${clips()} === 1 && document.querySelector('mas-review-clip button.similar')`, 'the queue\'s clip with its find similar button')
   await page.evaluate(`document.querySelector('mas-review-clip button.similar').click()`)
   await page.waitFor(`new URLSearchParams(location.search).get('similarTo') === '${tag}' && ${clips()} > 3`, 'the similar windows')
