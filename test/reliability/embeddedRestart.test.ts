@@ -87,7 +87,9 @@ test('the cluster stopped under the server: started again by it, with its data, 
   const before = postgresOf(home.dataDir)
   assert.is(before.length, 1)
   await stopCluster(join(home.dataDir, CLUSTER_DIR))
-  assert.equal(postgresOf(home.dataDir), [])
+  // its postmaster is gone; the server may have started the next one already (on a busy machine it did, before
+  // this line ran), so what is checked is that the one stopped is not running
+  assert.not.ok(postgresOf(home.dataDir).includes(before[0]), 'the cluster stopped')
 
   const health = await eventually(() => api('GET', '/healthz'), (r) => r.status === 200)
   assert.is(health.status, 200, `${JSON.stringify(health.data)}\n${server.output()}`)
