@@ -185,3 +185,14 @@ export async function refreshParent(trx: Transaction<DB>, parentId: number): Pro
 
 /** Seconds of a job's progress to the millisecond, as they are measured: sums of them show no binary noise (0.972, not 0.9720000000000002). */
 export const toMilliseconds = (seconds: number) => Math.round(seconds * 1000) / 1000
+
+/** A job queued by the server itself (not through POST jobs/), with its parameters, in the caller's transaction;
+ * answers its id. */
+export async function insertQueuedJob(trx: Transaction<DB>, job: { name: string; user: number; type: number; parameters: Record<string, string> }): Promise<number> {
+  const row = await trx.insertInto('jobs').values({
+    name: job.name, user_id: job.user, project_id: null, type_id: job.type, creation_date: localTimestamp(), status_id: QUEUED,
+  }).returning('id').executeTakeFirstOrThrow()
+  const params = Object.entries(job.parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
+  if (params.length) await trx.insertInto('job_parameters').values(params).execute()
+  return row.id
+}

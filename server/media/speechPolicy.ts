@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { libraryAllows, type Caller } from '../access.js'
 import { SPEECH_CLASS, SPEECH_DETECTION } from '../analysis/catalog.js'
-import { QUEUED } from '../analysis/state.js'
+import { insertQueuedJob, QUEUED } from '../analysis/state.js'
 import type { DB, SpeechPolicy } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 
@@ -80,15 +80,10 @@ export async function queueSpeechScan(trx: Transaction<DB>, libraryId: number): 
     .orderBy('id').limit(1).executeTakeFirst()
     ?? await trx.insertInto('tag_sets').values({ user_id: library.user_id, name: SPEECH_TAG_SET, library_id: library.id, creation_date: now })
       .returning('id').executeTakeFirstOrThrow()
-  const job = await trx.insertInto('jobs').values({
-    name: `speech scan of library ${library.name}`, user_id: library.user_id, project_id: null, type_id: SPEECH_DETECTION.id,
-    creation_date: now, status_id: QUEUED, last_status_date: now,
-  }).returning('id').executeTakeFirstOrThrow()
-  await trx.insertInto('job_parameters').values([
-    { job_id: job.id, name: 'destinationTagSet', value: String(tagSet.id) },
-    { job_id: job.id, name: 'library', value: String(library.id) },
-    { job_id: job.id, name: 'unscannedOnly', value: '1' },
-  ]).execute()
+  await insertQueuedJob(trx, {
+    name: `speech scan of library ${library.name}`, user: library.user_id, type: SPEECH_DETECTION.id,
+    parameters: { destinationTagSet: String(tagSet.id), library: String(library.id), unscannedOnly: '1' },
+  })
 }
 
 /** the policies a library may have */

@@ -4,10 +4,9 @@ import { UnsupportedAudioError } from '../analysis/audioErrors.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { BUILTIN_KIND } from '../analysis/similar/store.js'
 import { clipVector, kindNamed, nearestWindows, NothingToSearch, stretchVector, type SimilarSearch, type SimilarWindow, type Span } from '../analysis/similar/search.js'
-import { QUEUED } from '../analysis/state.js'
+import { insertQueuedJob } from '../analysis/state.js'
 import { TRAIN_CLASSIFIER } from '../analysis/catalog.js'
 import { jobTypes } from '../analysis/types/index.js'
-import { localTimestamp } from '../db/time.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest, fieldError, notFound } from '../http/errors.js'
 import { parseInput, type Fields } from '../http/fields.js'
@@ -192,12 +191,8 @@ export const trainEndpoint: Endpoint = {
       const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, given)
       if (Object.keys(check.errors).length) throw badRequest(check.errors.sourceTagSet ? { detail: check.errors.sourceTagSet.join(' ') } : check.errors)
       const row = await ctx.db.transaction().execute(async (trx) => {
-        const job = await trx.insertInto('jobs').values({
-          name: v.name ?? `train from tag set ${tagSet.id}`, user_id: ctx.caller.id, project_id: null, type_id: TRAIN_CLASSIFIER.id,
-          creation_date: localTimestamp(), status_id: QUEUED,
-        }).returningAll().executeTakeFirstOrThrow()
-        await trx.insertInto('job_parameters').values(Object.entries(given).map(([name, value]) => ({ job_id: job.id, name, value }))).execute()
-        return trx.selectFrom('jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow()
+        const id = await insertQueuedJob(trx, { name: v.name ?? `train from tag set ${tagSet.id}`, user: ctx.caller.id, type: TRAIN_CLASSIFIER.id, parameters: given })
+        return trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
       })
       const [json] = await render(ctx, jobs, [row])
       return { status: 202, body: json }
