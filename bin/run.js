@@ -10,8 +10,13 @@ module.enableCompileCache?.()
 // small (12-27 MB through a 10^6-row tag import), but V8 let the heap grow to 60-108 MB between full collections
 // and the young generation to 48 MB, and the process's peak to 200-220 MB. Small semi-spaces and V8's heap sizing
 // for memory over speed keep that import at about 130 MB (test/cli/importMemory.test.ts; docs/decisions.md §32).
-v8.setFlagsFromString('--max-semi-space-size=2')
-v8.setFlagsFromString('--optimize-for-size')
+// Not for the processes that serve (server start, worker start): they hold caches and answer many requests at
+// once, where V8's default sizing for speed is the one their benchmarks were measured with.
+const serving = ['server', 'worker'].includes(process.argv[2]) && process.argv[3] === 'start'
+if (!serving) {
+  v8.setFlagsFromString('--max-semi-space-size=2')
+  v8.setFlagsFromString('--optimize-for-size')
+}
 
 // a reader that stops early (mas tag export | head) ends the command quietly, whatever was writing
 process.stdout.on('error', (err) => {
