@@ -214,4 +214,18 @@ test('simultaneous grants, revokes and changes never error', async () => {
   assert.is(left.length, users.length)
 })
 
+test('simultaneous changes of a grant by the caller it is held by queue, never deadlock', async () => {
+  const owner = await t.user('held-owner')
+  const holder = await t.user('held-holder')
+  const library = await makeLibrary(t.db, owner)
+  // the holder administers the library by this grant, so each change holds the grant as one of its rights
+  const held = (await t.call('POST', api('appPermission/'), { as: owner, body: { bearer_username: holder.username, target_type: 'library', target_id: library, read: true, admin: true } })).data.id
+  const flags = [{ write: true }, { write: false }, { launch_job: true }, { launch_job: false }, { read: true }]
+  for (let round = 0; round < 5; round++) {
+    const answers = await Promise.all(flags.map((body) => t.call('PATCH', api(`appPermission/${held}/`), { as: holder, body })))
+    assert.equal(answers.map((a) => a.statusCode), flags.map(() => 200), `round ${round}: ${JSON.stringify(answers.map((a) => a.data))}`)
+  }
+  assert.is((await t.call('GET', api(`appPermission/${held}/`), { as: holder })).data.admin, true)
+})
+
 test.run()

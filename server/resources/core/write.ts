@@ -1,6 +1,7 @@
 import type { Scope } from '../../access.js'
 import type { Transaction } from 'kysely'
 import type { AnyRow, DB, TableName } from '../../db/schema.js'
+import { retryingTransaction } from '../../db/contention.js'
 import { localTimestamp } from '../../db/time.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
@@ -10,17 +11,29 @@ import { anyTable, recs, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows, insertsAsArrays } from './insert.js'
-import { fetchFor, render } from './read.js'
+import { fetchFor, parseId, render } from './read.js'
 
 // Create, update and delete of a resource's records, with their hooks. On this path each write is one transaction
 // with its checks (checkedWrite): the references and rights it checks are those it commits under.
 
 /** `write` given a context whose `db` is one transaction that first holds the caller's rights (access.ts,
  * heldRights): a grant revoked meanwhile is either seen by the checks or waits for the commit
- * (docs/architecture.md, "Writes and their checks"). */
-async function checkedWrite<R>(ctx: Context, write: (ctx: Context, trx: Transaction<DB>) => Promise<R>): Promise<R> {
-  return ctx.db.transaction().execute(async (trx) => {
-    if (!ctx.caller.isAdmin) await heldRights(trx, ctx.caller).execute()
+ * (docs/architecture.md, "Writes and their checks"). An update or delete names its `target`, which is locked
+ * before the rights are held: two writes of one record then wait for each other before either holds rights
+ * the other's write may change (a member replacing the group that holds their own membership, a grant
+ * changed by the caller it is held by), so they queue instead of deadlocking; a deadlock met all the same is
+ * run again (docs/decisions.md §37). */
+async function checkedWrite<R>(ctx: Context, write: (ctx: Context, trx: Transaction<DB>) => Promise<R>,
+  target?: { table: TableName; id: string | undefined; deleting: boolean }): Promise<R> {
+  const targetId = target ? parseId(target.id) : null
+  return retryingTransaction(ctx.db, async (trx) => {
+    if (!ctx.caller.isAdmin) {
+      if (target && targetId !== null) {
+        const row = anyTable(trx).selectFrom(target.table).select('id').where('id', '=', targetId)
+        await (target.deleting ? row.forUpdate() : row.forNoKeyUpdate()).execute()
+      }
+      await heldRights(trx, ctx.caller).execute()
+    }
     return write({ ...ctx, db: trx }, trx)
   })
 }
@@ -112,7 +125,7 @@ async function createSkippingDuplicates<T extends TableName>(ctx: Context, trx: 
 
 /** PUT (all required fields) or PATCH (any subset). */
 export function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
-  return checkedWrite(ctx, (ctx, trx) => update(ctx, trx, def, partial))
+  return checkedWrite(ctx, (ctx, trx) => update(ctx, trx, def, partial), { table: def.table, id: ctx.params.id, deleting: false })
 }
 
 async function update<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, partial: boolean): Promise<Result> {
@@ -153,7 +166,7 @@ export async function deleteRecord<T extends TableName>(ctx: Context, def: Resou
     const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
     await anyTable(ctx.db).deleteFrom(table).where('id', '=', row.id).execute()
     return then
-  })
+  }, { table: def.table, id: ctx.params.id, deleting: true })
   if (afterCommit) await afterCommit()
   return { status: 204 }
 }
