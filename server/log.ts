@@ -27,8 +27,10 @@ export function defaultLogFormat(out: { isTTY?: boolean }): LogFormat {
 type Out = NodeJS.WritableStream & { isTTY?: boolean }
 
 export function serverLog(format: LogFormat, level: LogLevel, out: Out = process.stdout): ServerLog {
-  // buildApp adds the redaction of its REDACT to either
-  if (format === 'json') return { logger: { level, ...(out === process.stdout ? {} : { stream: out }) }, logController: new JsonRequestLines() }
+  // buildApp adds the redaction of its REDACT to either. The JSON lines go to `out` itself, written as they come
+  // (Node writes a file or pipe on stdout synchronously): pino's own asynchronous stdout could still be writing a
+  // request's line when the process writes its last line and exits, which then came first
+  if (format === 'json') return { logger: { level, stream: out }, logController: new JsonRequestLines() }
   return { logger: { level, stream: readableLog(out) }, logController: new OneLinePerRequest() }
 }
 

@@ -38,7 +38,7 @@ test('server start: migrates, bootstraps the admin, serves, and finishes an in-f
     assert.is(JSON.parse(late.text).token, token)
     assert.is(await s.exited, 0)
     assert.match(s.output(), /shutting down/)
-    assert.is(lastLogLine(s.output()), `stopped: server on ${s.url} and its job worker; 1 request in flight finished`)
+    assert.is(lastLogLine(s.output()), `stopped: server on ${s.url} and its job worker; 1 request in flight finished`, s.output().split('\n').slice(-8).join('\n'))
     assert.not.match(s.output(), /root-pass/)
   } finally {
     if (s.child.exitCode === null) s.child.kill('SIGKILL')
