@@ -5,7 +5,7 @@
 // the CLI can read it without loading the job types' code.
 
 /** integer/float/string: plain values; the rest name records or files the job reads or writes. */
-export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass' | 'model'
+export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass' | 'model' | 'labels'
 
 export interface ParamSpec {
   kind: ParamKind
@@ -139,8 +139,8 @@ export const MODEL_INFERENCE: TypeParams = {
     hopInSeconds: { kind: 'float', min: 0.001, max: 3600, description: 'seconds from one window\'s start to the next (default: the model\'s window, no overlap)' },
     minimumStrength: { kind: 'float', min: -1e9, max: 1e9, default: 0.5, description: 'the least score written as a tag, for classes without a threshold of the model\'s' },
     species: {
-      kind: 'string',
-      description: 'only these of the model\'s labels, separated by ; (the species of a place and season)',
+      kind: 'labels',
+      description: 'only these of the model\'s labels (the species of a place and season): separated by ;, or the name of a text file of them, one a line, uploaded as a result file of one of your jobs (mas job result upload)',
     },
     createClasses: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: create a tag class for each label detected that the library lacks; 0: such detections are counted in the result, not written' },
     keepEmbeddings: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: store each window\'s embedding (the model\'s embedding output) for search by example, as EmbedAudio with this model does' },

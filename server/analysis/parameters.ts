@@ -6,6 +6,7 @@ import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
 import { characters, MSG, parseInteger, parseNumber } from '../values.js'
 import type { JobType, ParamSpec, ParamValues } from './jobType.js'
+import { labelsFileOf, namesLabelsFile } from './labelsFile.js'
 
 // Job parameters arrive as strings (JobParameters rows). Each job type says
 // what it expects; this turns the strings into values and checks that every
@@ -58,6 +59,15 @@ async function checkOne(db: Db, caller: Caller, config: AppConfig, name: string,
       const id = Number(raw)
       const ok = await readableTagClass(db, caller, id)
       return ok ? { value: id } : MSG.pkMissing(raw.trim())
+    }
+    case 'labels': {
+      // labels separated by ;, or the name of a result file of the caller's holding them (labelsFile.ts)
+      const text = raw.trim()
+      if (text === '') return MSG.blank
+      if (namesLabelsFile(text) && !(await labelsFileOf(db, caller, text))) {
+        return `No result file of yours named ${text}: upload the list first with mas job result upload JOB ${text} (to any job of yours).`
+      }
+      return { value: text }
     }
     case 'model': {
       // a model's id or its name (every user may run any model: a site admin added it)

@@ -105,3 +105,10 @@ export function hashing(onDone: (md5: string, size: number) => void) {
     onDone(hash.digest('hex'), size)
   }
 }
+
+/** The whole of a stored file, read into memory (for small files: a model, a list of labels). */
+export async function readWhole(storage: Pick<Storage, 'read'>, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const c of storage.read(name)) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}

@@ -100,6 +100,29 @@ test('without createClasses, labels the library has no class for are counted, no
   assert.match(note, /1 tag written; 1 detections of labels the library has no class for were not written \(createClasses=1 creates them\)/)
 })
 
+test('species may name a text file of labels uploaded as a result file: its newest upload counts; a name with no such file is refused', async () => {
+  const earlier = (await infer({ minimumStrength: '0.05', createClasses: '1', species: 'first' })).id
+  const upload = (text: string) => postMultipart(t, '/api/v0/jobResultFile/', alice, {
+    job: String(earlier), resultFile: { data: Buffer.from(text), filename: 'ohio may.txt' },
+  })
+  // as BirdNET writes a species list: one label a line; a comment, a blank line and a CRLF line end read over
+  assert.is((await upload('first\n')).statusCode, 201)
+  assert.is((await upload('\uFEFF# corrected list\r\nsecond\r\n\r\n')).statusCode, 201)
+  const run = await infer({ minimumStrength: '0.05', createClasses: '1', species: 'ohio may.txt' })
+  assert.is(run.status, 6, run.notes.join('\n'))
+  assert.equal(summary(run.tags), [[0, 2, 2.5, 'second'], [1, 2, 2.5, 'second']])
+
+  // another user's file of the same name is not read: bob has none
+  const bob = await t.user('bob-species')
+  const bobs = await makeLibrary(t.db, bob, 'bob season')
+  const bobSet = await makeTagSet(t.db, bob, bobs)
+  const refused = await t.call('POST', '/api/v0/jobs/', {
+    as: bob, body: { name: 'x', type: 12, parameters: { model: 'energy', destinationTagSet: String(bobSet), library: String(bobs), species: 'ohio may.txt' } },
+  })
+  assert.is(refused.statusCode, 400)
+  assert.match(JSON.stringify(refused.data.parameters ?? refused.data), /No result file of yours named ohio may.txt: upload the list first with mas job result upload JOB ohio may.txt/)
+})
+
 test('a model named that does not exist is refused when the job is created, naming the parameter', async () => {
   const tagSet = await makeTagSet(t.db, alice, library)
   const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'x', type: 12, parameters: { model: 'BirdNET', destinationTagSet: String(tagSet), library: String(library) } } })

@@ -2,10 +2,12 @@ import { availableParallelism } from 'node:os'
 import type { Selectable, Transaction } from 'kysely'
 import type { DB, ModelsTable } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
+import { readWhole } from '../../storage/index.js'
 import { openAudio } from '../audioSource.js'
 import { MODEL_INFERENCE } from '../catalog.js'
 import { describeFailure, mediaFileNamed, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
 import type { JobType, RunningJob } from '../jobType.js'
+import { labelsOf } from '../labelsFile.js'
 import type { Manifest } from '../models/manifest.js'
 import { openModel } from '../models/onnx.js'
 import { hopSamples, modelOverFile } from '../models/overFile.js'
@@ -33,7 +35,7 @@ export const modelInferenceJob: JobType = {
     const model = await job.db.selectFrom('models').selectAll().where('id', '=', job.params.model as number).executeTakeFirst()
     if (!model) throw new Error(`Model ${job.params.model} (model) was deleted before the job ran.`)
     const manifest = model.manifest
-    const wanted = speciesOf(job, manifest)
+    const wanted = await speciesOf(job, manifest)
     if (keepsEmbeddings(job) && !manifest.outputs.embedding) {
       throw new Error(`Model ${model.name} has no embedding output to keep: its manifest names none (outputs.embedding); run it without keepEmbeddings.`)
     }
@@ -41,7 +43,7 @@ export const modelInferenceJob: JobType = {
     const media = await targetMedia(job)
     if (!media.length) throw new Error('This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
     await job.setTotal(media.length)
-    const bytes = await readAll(job.storage.read(model.file))
+    const bytes = await readWhole(job.storage, model.file)
     const session = await openModel(bytes, Math.max(1, availableParallelism() - 1), job.executionProvider)
     const rows: FileRow[] = []
     try {
@@ -90,11 +92,13 @@ export const modelInferenceJob: JobType = {
   },
 }
 
-/** The labels the job keeps (its `species`, checked against the model's labels), or null: every label. */
-function speciesOf(job: RunningJob, manifest: Manifest): Set<string> | null {
+/** The labels the job keeps (its `species`, listed or in a file of labels, checked against the model's labels), or
+ * null: every label. */
+async function speciesOf(job: RunningJob, manifest: Manifest): Promise<Set<string> | null> {
   const given = job.params.species
   if (given === undefined) return null
-  const labels = String(given).split(';').map((l) => l.trim()).filter((l) => l !== '')
+  const labels = await labelsOf(job.db, job.storage, job.owner, String(given))
+  if (!labels.length) throw new Error(`species names no label: ${String(given)} is empty.`)
   const known = new Set(manifest.labels)
   const unknown = labels.filter((l) => !known.has(l))
   if (unknown.length) throw new Error(`species names ${unknown.length === 1 ? 'a label' : 'labels'} the model does not have: ${unknown.slice(0, 5).join('; ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`)
@@ -172,8 +176,3 @@ function report(rows: FileRow[]): string {
 
 const round = (seconds: number) => Math.round(seconds * 1e6) / 1e6
 
-async function readAll(stream: AsyncIterable<Buffer>): Promise<Uint8Array> {
-  const chunks: Buffer[] = []
-  for await (const c of stream) chunks.push(c)
-  return Buffer.concat(chunks)
-}
