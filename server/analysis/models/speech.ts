@@ -35,38 +35,84 @@ export async function openSpeechModel(provider: ExecutionProvider = 'cpu'): Prom
 
 export interface SpeechSpan { start: number; end: number; probability: number }
 
+/** How a recording's steps are run a batch at a time: the recording is cut into blocks of `blockSteps` steps, and
+ * `lanes` successive blocks run side by side as one batch, each lane with a state of its own that first runs over
+ * the `warmSteps` steps before its block (whose chances are dropped), so a block starts in the state the sound
+ * before it leaves. The file's first block has nothing before it: its lane starts from the empty state, as a
+ * step-by-step run does, so a recording of one block gets the same chances either way. */
+export interface SpeechBatches { lanes: number; blockSteps: number; warmSteps: number }
+
+/** 16 lanes of 32 s blocks, each warmed up on the 4 s before it (docs/decisions.md §31) */
+export const SPEECH_BATCHES: SpeechBatches = { lanes: 16, blockSteps: 1000, warmSteps: 128 }
+
 /** The spans of speech in `source`, in seconds, with the mean chance over each. */
 export async function speechSpans(session: InferenceSession, source: AudioSource, signal?: AbortSignal): Promise<SpeechSpan[]> {
+  return spansOf(await speechChances(session, source, SPEECH_BATCHES, signal), source.info.duration)
+}
+
+/** The chance of speech of every 32 ms step of `source`, the steps run in batches as `batches` says. */
+export async function speechChances(session: InferenceSession, source: AudioSource, batches: SpeechBatches,
+  signal?: AbortSignal): Promise<number[]> {
   const ort = await runtime()
   const resample = await resampler(source.info.sampleRate, SPEECH_RATE)
   const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SPEECH_RATE)]))
-  let state = new Float32Array(2 * 128)
-  const input = new Float32Array(CONTEXT + STEP)
-  const pending = new Float32Array(STEP)
+  const { lanes, blockSteps, warmSteps } = batches
+  const block = blockSteps * STEP
+  // the samples before a group of blocks that its first lane warms up on (zeros before the file's start)
+  const before = warmSteps * STEP + CONTEXT
+  const region = new Float32Array(before + lanes * block)
   let filled = 0
+  let atStart = true
   const chances: number[] = []
-  const step = async () => {
-    input.copyWithin(0, STEP, STEP + CONTEXT) // the last 64 samples of the step before
-    input.set(pending, CONTEXT)
-    const out = await session.run({
-      input: new ort.Tensor('float32', input, [1, CONTEXT + STEP]), state: new ort.Tensor('float32', state, [2, 1, 128]), sr: rate,
-    })
-    state = Float32Array.from(out.stateN.data as Float32Array)
-    chances.push((out.output.data as Float32Array)[0])
+
+  const runGroup = async () => {
+    signal?.throwIfAborted()
+    const used = Math.ceil(filled / block)
+    region.fill(0, before + filled, before + used * block) // the last step is padded with silence
+    const steps = Array.from({ length: used }, (_, k) => Math.ceil(Math.min(block, filled - k * block) / STEP))
+    const firstStep = Array.from({ length: used }, (_, k) => (atStart && k === 0 ? warmSteps : 0))
+    const width = CONTEXT + STEP
+    const input = new Float32Array(used * width)
+    let state = new Float32Array(2 * used * 128)
+    const found = steps.map((n) => new Array<number>(n))
+    for (let j = 0; j < warmSteps + steps[0]; j++) {
+      for (let k = 0; k < used; k++) {
+        const from = before + k * block + (j - warmSteps) * STEP - CONTEXT
+        if (j < firstStep[k]) input.fill(0, k * width, (k + 1) * width)
+        else input.set(region.subarray(from, from + width), k * width)
+      }
+      const out = await session.run({
+        input: new ort.Tensor('float32', input, [used, width]), state: new ort.Tensor('float32', state, [2, used, 128]), sr: rate,
+      })
+      state = Float32Array.from(out.stateN.data as Float32Array)
+      const output = out.output.data as Float32Array
+      for (let k = 0; k < used; k++) {
+        if (j < firstStep[k]) {
+          // not started yet: its state stays empty
+          state.fill(0, k * 128, (k + 1) * 128)
+          state.fill(0, (used + k) * 128, (used + k + 1) * 128)
+        } else if (j >= warmSteps && j - warmSteps < steps[k]) found[k][j - warmSteps] = output[k]
+      }
+    }
+    for (const f of found) for (const c of f) chances.push(c)
+    // what the next group's first lane warms up on: the end of this group
+    region.copyWithin(0, before + used * block - before, before + used * block)
+    filled = 0
+    atStart = false
   }
   const feed = async (samples: Float32Array) => {
     for (let i = 0; i < samples.length;) {
-      const n = Math.min(STEP - filled, samples.length - i)
-      pending.set(samples.subarray(i, i + n), filled)
+      const n = Math.min(lanes * block - filled, samples.length - i)
+      region.set(samples.subarray(i, i + n), before + filled)
       filled += n
       i += n
-      if (filled === STEP) { await step(); filled = 0 }
+      if (filled === lanes * block) await runGroup()
     }
   }
   for await (const chunk of source.chunks({ signal })) await feed(resample.push(chunk.samples))
   await feed(resample.end())
-  if (filled > 0) { pending.fill(0, filled); await step() }
-  return spansOf(chances, source.info.duration)
+  if (filled > 0) await runGroup()
+  return chances
 }
 
 /** Spans from the chances of successive 32 ms steps (the hysteresis, minimum lengths and padding above). */
