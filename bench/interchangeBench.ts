@@ -1,10 +1,11 @@
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { cliWorld, type Run } from '../test/cli/cli.js'
 import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
 import { benchArgs, runBench } from './args.js'
+import { peakRssMiB } from './memory.js'
 
 // Detectors' tables in and out (docs/decisions.md §32): the real `mas` against a real server (the tests' app on a
 // port, its embedded database) with a library of --files recordings.
@@ -29,15 +30,6 @@ const SPECIES = ['Turdus merula', 'Erithacus rubecula', 'Parus major', 'Fringill
 const TARGETS = { importRowsPerSecond: 50_000, peakMB: 200, exportRowsPerSecond: 150_000 }
 
 const alias = (i: number) => `site${String(i % 50).padStart(2, '0')}/2025${String(5 + (i % 3)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}_${String(i).padStart(6, '0')}.WAV`
-
-/** The peak resident memory of a process so far, in MB (VmHWM); 0 once it has ended. */
-function peakMb(pid: number): number {
-  try {
-    return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-  } catch {
-    return 0
-  }
-}
 
 async function writeBirdnet(path: string): Promise<void> {
   const out = createWriteStream(path)
@@ -69,8 +61,8 @@ runBench(async () => {
     let timer: NodeJS.Timeout | undefined
     const started = process.hrtime.bigint()
     const run: Run = await w.mas(['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'], {
-      onSpawn: (child) => { timer = setInterval(() => { peak = Math.max(peak, peakMb(child.pid!)) }, 25) },
-      onStderr: (_text, child) => { peak = Math.max(peak, peakMb(child.pid!)) },
+      onSpawn: (child) => { timer = setInterval(() => { peak = Math.max(peak, peakRssMiB(child.pid!)) }, 25) },
+      onStderr: (_text, child) => { peak = Math.max(peak, peakRssMiB(child.pid!)) },
     })
     clearInterval(timer)
     const seconds = Number(process.hrtime.bigint() - started) / 1e9

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 // Memory of a benchmarked server, from /proc: the mas process with its
@@ -78,6 +78,26 @@ export function rssMiB(pid: number): number {
     } catch { /* gone */ }
   }
   return total / 1024
+}
+
+/** The peak resident memory of one process so far (the kernel's VmHWM), in MiB; 0 once it has ended. */
+export function peakRssMiB(pid: number): number {
+  try {
+    return kib(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmHWM') / 1024
+  } catch {
+    return 0
+  }
+}
+
+/** Starts a process's peak resident memory again from what it holds now (Linux's clear_refs; needs the right to
+ * write the process's /proc files, as its owner or root): false when it could not. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Sample a server's memory while `work` runs: the peaks of its mas RSS (every 20 ms) and of the PSS of
