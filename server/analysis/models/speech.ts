@@ -54,7 +54,8 @@ export async function speechSpans(session: InferenceSession, source: AudioSource
 export async function speechChances(session: InferenceSession, source: AudioSource, batches: SpeechBatches,
   signal?: AbortSignal): Promise<number[]> {
   const ort = await runtime()
-  const resample = await resampler(source.info.sampleRate, SPEECH_RATE)
+  // the fastest sinc: it passes 6.4 kHz of the detector's 8, where speech is, at a third of the medium one's cost
+  const resample = await resampler(source.info.sampleRate, SPEECH_RATE, 'fastest')
   const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SPEECH_RATE)]))
   const { lanes, blockSteps, warmSteps } = batches
   const block = blockSteps * STEP
