@@ -7,7 +7,7 @@ import FormData from 'form-data'
 import { seededRandom } from '../server/analysis/random.js'
 import { wavHeader } from '../test/helpers/wav.js'
 import { tempDir } from '../test/helpers/tempDir.js'
-import { benchArgs, runBench } from './args.js'
+import { benchArgs, runBench, usageError } from './args.js'
 import { BIRDNET_RATE, BIRDNET_WINDOW_SECONDS, birdnetShapedModel } from './birdnetShaped.js'
 import { adminToken, cpuSeconds, json, postForm, startImportServer, uploadFile } from './importServer.js'
 import { peakRssMiB, resetPeakRss } from './memory.js'
@@ -34,9 +34,13 @@ const { values: opts } = benchArgs(USAGE, {
     'skip-speech': { type: 'boolean', default: false },
   },
 })
+const fmt = (n: number, d = 1) => n.toLocaleString('en', { minimumFractionDigits: d, maximumFractionDigits: d })
 const HOURS = Number(opts.hours)
 const RATE = Number(opts.rate)
-const fmt = (n: number, d = 1) => n.toLocaleString('en', { minimumFractionDigits: d, maximumFractionDigits: d })
+// a WAV file's sizes are 32-bit: 16-bit mono holds at most 2^31 frames (12.4 h at 48 kHz, 27 h at 22,050 Hz)
+if (HOURS * 3600 * RATE * 2 + 36 > 0xffffffff) {
+  usageError(USAGE, `a WAV file holds at most 4 GiB: ${fmt(0xffffffff / 2 / RATE / 3600)} h at ${RATE} Hz; give a lower --rate (a 24-hour file: --rate 22050)`)
+}
 
 /** A recording of `seconds` at `rate`: low noise with a rising chirp of 0.4 s every 2.3 s, written a second at a time. */
 async function writeRecording(path: string, seconds: number, rate: number): Promise<void> {
