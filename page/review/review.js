@@ -43,6 +43,16 @@ const el = (tag, attrs = {}, ...children) => {
 }
 const pct = (p) => (p === null || p === undefined ? '–' : `${Math.round(p * 100)}%`)
 
+/** Parameters that name records by id (the model is named by its source, the tag set and library by the page). */
+const RECORD_PARAMETERS = new Set(['model', 'destinationTagSet', 'library', 'project', 'mediaFileId'])
+
+/** What made a machine tag, from its provenance: the model or tool and its version, the job, and its settings. */
+function madeBy(p) {
+  if (!p || typeof p !== 'object' || !p.source) return null
+  const settings = Object.entries(p.parameters ?? {}).filter(([k]) => !RECORD_PARAMETERS.has(k)).map(([k, v]) => `${k} ${v}`)
+  return [[p.source, p.version].filter(Boolean).join(' '), p.job ? `job ${p.job}` : null, ...settings].filter(Boolean).join(' · ')
+}
+
 /** One tag to decide: its spectrogram with a second of context each side (its box drawn), its audio, its verdict. */
 class ReviewClip extends HTMLElement {
   /** @param {{tag: object, mediaFile: object, className: string, classes: object[], tagSet: number, decide: Function}} o */
@@ -67,6 +77,7 @@ class ReviewClip extends HTMLElement {
     this.replaceChildren(picture, el('div', { class: 'clip-body' },
       el('div', { class: 'clip-title' }, el('span', {}, `${o.className} · ${t.strength === null ? '–' : t.strength.toFixed(2)}`), this.verdict),
       el('div', {}, `${o.mediaFile.alias ?? o.mediaFile.id} @ ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`),
+      madeBy(t.provenance) ? el('div', { class: 'made-by', title: JSON.stringify(t.provenance, null, 1) }, madeBy(t.provenance)) : null,
       el('div', { class: 'player' }, this.playButton, this.audio),
       el('div', { class: 'clip-actions' },
         ...Object.entries(KEYS).map(([key, d]) => el('button', { type: 'button', title: `${d} (${key})`, onclick: (e) => { e.stopPropagation(); o.decide(this, d) } }, d)),
