@@ -60,7 +60,9 @@ class ReviewClip extends HTMLElement {
     this.o = o
     const t = o.tag
     const start = Math.max(0, t.startTime - CONTEXT)
-    const end = t.endTime + CONTEXT
+    // the context after a tag stops at the recording's end, which the server will not draw past
+    const duration = Number(o.mediaFile?.mediafilemetadata_set?.find((m) => m.name === 'durationInSeconds')?.value)
+    const end = duration > 0 ? Math.min(duration, t.endTime + CONTEXT) : t.endTime + CONTEXT
     if (t.id) this.dataset.tag = t.id
     const picture = el('img', { alt: t.id ? `tag ${t.id}` : `window ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`, loading: 'lazy',
       src: `${API}mediaFile/${t.mediaFile}/spectra/?format=png&startTime=${start}&endTime=${end}&tagSet=${o.tagSet}` })

@@ -45,6 +45,8 @@ test.before(async () => {
     probabilityTags.push(await makeTag(t.db, alice, { tagSet: probabilities, mediaFile: upload.data.id, tagClass: robin },
       { startTime: 1 + i * 3, endTime: 2 + i * 3, minFrequency: 1500, maxFrequency: 2500, strength }))
   }
+  // the tag without a strength ends with the recording: its picture's context stops there
+  await t.db.updateTable('tags').set({ start_time: 38.5, end_time: 40 }).where('id', '=', probabilityTags[0]).execute()
   // the 0.52 tag as a model job writes it: what made it is shown beside it
   await t.db.updateTable('tags').set({
     machine_tagged: true,
