@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { Db } from '../../db/schema.js'
-import type { Storage } from '../../storage/index.js'
+import { readWhole, type Storage } from '../../storage/index.js'
 import { embeddingRows, rowVectors, type EmbeddingRow } from './store.js'
 import { loadUsearch, type UsearchIndex } from './usearch.js'
 import { normalised } from './vectors.js'
@@ -100,9 +100,7 @@ const isCurrent = (m: IndexManifest | null, kind: string, dimensions: number): m
 async function readManifest(storage: Storage, library: number, kind: string): Promise<IndexManifest | null> {
   if (!await storage.stat(storedName(library, kind, 'json'))) return null
   try {
-    const chunks: Buffer[] = []
-    for await (const c of storage.read(storedName(library, kind, 'json'))) chunks.push(c as Buffer)
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as IndexManifest
+    return JSON.parse((await readWhole(storage, storedName(library, kind, 'json'))).toString('utf8')) as IndexManifest
   } catch {
     return null // unreadable: rebuilt
   }

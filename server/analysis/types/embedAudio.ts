@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import type { InferenceSession } from 'onnxruntime-node'
+import { readWhole } from '../../storage/index.js'
 import { openAudio } from '../audioSource.js'
 import { EMBED_AUDIO } from '../catalog.js'
 import { describeFailure, mediaFileNamed, targetMedia } from '../discovery.js'
@@ -42,9 +43,7 @@ async function embedderOf(job: RunningJob): Promise<Embedder> {
   if (!model) throw new Error(`Model ${modelId} (model) was deleted before the job ran.`)
   const manifest: Manifest = model.manifest
   if (!manifest.outputs.embedding) throw new Error(`Model ${model.name} has no embedding output: its manifest names none (outputs.embedding).`)
-  const chunks: Buffer[] = []
-  for await (const c of job.storage.read(model.file)) chunks.push(c as Buffer)
-  const session: InferenceSession = await openModel(Buffer.concat(chunks), Math.max(1, availableParallelism() - 1))
+  const session: InferenceSession = await openModel(await readWhole(job.storage, model.file), Math.max(1, availableParallelism() - 1))
   return {
     kind: modelKind(model.id), windowSeconds: manifest.windowSeconds, hopSeconds: hop ?? manifest.windowSeconds,
     embed: async (j, file) => embedWithModel(await openAudio(j.storage, file), session, manifest, hop, j.signal),
