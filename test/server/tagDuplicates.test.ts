@@ -1,7 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { sql } from 'kysely'
+import { duplicatesQuery } from '../../server/resources/core/duplicates.js'
+import { tags } from '../../server/resources/tag.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
-import { makeTagClass, makeTagSet } from '../helpers/records.js'
+import { makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { makeRecords } from '../helpers/world.js'
 
 // POST tag/?onDuplicate=skip: a tag identical to one stored in its tag set (same media file, class,
@@ -83,6 +86,48 @@ test('the OpenAPI document declares onDuplicate on POST tag/ and the answer with
   const post = doc.paths['/api/v0/tag/'].post
   assert.ok(post.parameters.some((p: any) => p.name === 'onDuplicate'))
   assert.ok(post.responses['201'].content['application/json'].schema.anyOf.some((s: any) => s.properties?.skipped))
+})
+
+/** a statement parameter of numbers' arrays as a literal (EXECUTE, a utility statement, takes no parameters) */
+const arrayLiteral = (p: unknown) => sql.lit(typeof p === 'string' ? p : `{${(p as number[]).join(',')}}`)
+
+test('looking for duplicates reads a few index pages a row, however many tags of the class the set holds', async () => {
+  const set = await makeTagSet(t.db, alice, library)
+  /** buffers PostgreSQL reads to look up 100 new tags (none stored), from EXPLAIN (ANALYZE, BUFFERS) of the statement
+   * prepared and planned for any values, as the server's prepared statements are after their first runs */
+  const buffersFor100 = (offset: number) => t.db.connection().execute(async (db) => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({ tag_set_id: set, media_file_id: refs.mediaFile, tag_class_id: refs.tagClass,
+      start_time: offset + i + 0.5, end_time: offset + i + 0.75, min_frequency: 1000, max_frequency: 4000.5 }))
+    const query = duplicatesQuery(tags, rows).compile(db)
+    await sql`set plan_cache_mode = force_generic_plan`.execute(db)
+    await sql.raw(`prepare duplicates as ${query.sql}`).execute(db)
+    try {
+      const plan = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }> }>`explain (analyze, buffers, format json)
+        execute duplicates(${sql.join(query.parameters.map(arrayLiteral))})`.execute(db)
+      const top = plan.rows[0]['QUERY PLAN'][0].Plan
+      return top['Shared Hit Blocks'] + top['Shared Read Blocks']
+    } finally {
+      await sql`deallocate duplicates`.execute(db)
+      await sql`reset plan_cache_mode`.execute(db)
+    }
+  })
+  const before = await buffersFor100(100_000)
+  // a season's detections, as a detector's table gives them: 6,000 tags over 60 recordings and 10 classes, none
+  // like the rows looked up
+  const files = [refs.mediaFile, ...await Promise.all(Array.from({ length: 59 }, () => makeMediaFile(t.db, alice, library)))]
+  const classes = [refs.tagClass, ...await Promise.all(Array.from({ length: 9 }, () => makeTagClass(t.db, alice, library)))]
+  for (let n = 0; n < 6; n++) {
+    const body = Array.from({ length: 1000 }, (_, j) => {
+      const i = n * 1000 + j
+      return tag(set, Math.floor(i / 60) * 3, { mediaFile: files[i % 60], tagClass: classes[(i * 7) % 10], endTime: Math.floor(i / 60) * 3 + 3 })
+    })
+    const res = await t.call('POST', `${API}/tag/`, { as: alice, body })
+    assert.is(res.statusCode, 201, res.body)
+  }
+  // no ANALYZE: right after an import, PostgreSQL's statistics of the table are those of before it
+  const after = await buffersFor100(100_000)
+  // an index lookup a row (a few pages each); walking the class's tags in id order read tens of thousands
+  assert.ok(after <= 10 * 100, `${after} buffers for 100 rows with 6,000 tags stored (${before} with none)`)
 })
 
 test.run()

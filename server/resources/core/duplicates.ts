@@ -22,17 +22,25 @@ export function onDuplicateOf<T extends TableName>(ctx: Context, def: ResourceDe
 
 /** For each new row identical to a stored record: its index → that record's id (the oldest of several). */
 export async function storedDuplicates<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[]): Promise<Map<number, number>> {
+  const found = await duplicatesQuery(def, rows).execute(db)
+  return new Map(found.rows.map((r) => [Number(r.i) - 1, r.id]))
+}
+
+/** The statement of storedDuplicates: each row's place (from 1) and the id of the oldest stored record like it. */
+export function duplicatesQuery<T extends TableName>(def: ResourceDef<T>, rows: AnyRow[]) {
   const columns: string[] = def.identity ?? []
   const types = columnTypes(def)
   const arrays = columns.map((c) => sql`${arrayParameter(types.get(c)!, rows.map((r) => r[c]))}::${sql.raw(types.get(c)!)}[]`)
   const keys = columns.map((_c, i) => sql.raw(`c${i}`))
   // each row looked up by itself (a lateral aggregate is never turned into a join): with the arrays' values in
   // view, the planner chose a merge join on the leading identity columns for 10,000 rows, comparing each with
-  // every tag of its tag set and class (12 s at 2·10^5 tags); one index lookup a row costs the same at any size
-  const found = await sql<{ i: string; id: number }>`select k.i, d.id
+  // every tag of its tag set and class (12 s at 2·10^5 tags); one index lookup a row costs the same at any size.
+  // The minimum is of `id + 0`: of `id` itself, PostgreSQL reads it as the first row in id order of an index that
+  // ends in id (tags' (tag_set_id, tag_class_id, id)), walking every tag of the row's set and class to find none
+  // when the row is new, which made each batch of an import slower than the one before
+  return sql<{ i: string; id: number }>`select k.i, d.id
     from unnest(${sql.join(arrays)}) with ordinality as k(${sql.join(keys)}, i)
-    cross join lateral (select min(t.id) as id from ${sql.table(def.table)} t
+    cross join lateral (select min(t.id + 0) as id from ${sql.table(def.table)} t
       where ${sql.join(columns.map((c, i) => sql`t.${sql.ref(c)} = k.${keys[i]}`), sql` and `)}) d
-    where d.id is not null`.execute(db)
-  return new Map(found.rows.map((r) => [Number(r.i) - 1, r.id]))
+    where d.id is not null`
 }
