@@ -12,7 +12,8 @@ export const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '
 const CONFIG = {
   background: '#ffffff',
   padding: 16,
-  font: FONT,
+  // a browser without DejaVu Sans (the review page's charts) takes Verdana, of nearly its widths, or its own sans-serif
+  font: `${FONT}, Verdana, sans-serif`,
   range: { category: COLOURS },
   axis: { labelFontSize: 12, titleFontSize: 13, gridColor: '#e6e6e6' },
   legend: { labelFontSize: 12, titleFontSize: 13 },
