@@ -127,6 +127,21 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   assert.is(await page.evaluate<boolean>(`document.querySelector('mas-report-charts input[type=checkbox]').disabled`), true)
   await showsChart(page, await apiSvg(s.tagSet, 'density', '&minimumStrength=0.9'), 'the density chart')
   assert.is(await page.evaluate<string>(`document.querySelector('mas-report-charts .error').textContent`), '')
+
+  // decisions made on the queue's clips while the reports are open: the chart is drawn again from them
+  const before = await shownSvg(page)
+  const queued = await page.evaluate<number>(`document.querySelectorAll('mas-review-clip').length`)
+  assert.ok(queued > 0, 'the queue holds the tags the owner has not decided')
+  for (let i = 0; i < queued; i++) {
+    const yes = await centreOf(page, `mas-review-clip:nth-of-type(${i + 1}) .clip-actions button[title^="yes"]`)
+    await page.click(yes.x, yes.y)
+    await page.waitFor(`document.querySelectorAll('mas-review-clip[decision=yes]').length === ${i + 1}`, `decision ${i + 1} shown`, 10_000)
+  }
+  const after = await apiSvg(s.tagSet, 'density', '&minimumStrength=0.9')
+  assert.ok(after !== before, 'the decisions change the density estimate')
+  const until = Date.now() + 30_000
+  while (await shownSvg(page) !== after && Date.now() < until) await new Promise((r) => setTimeout(r, 200))
+  await showsChart(page, after, 'the density chart after the decisions')
 })
 
 test('an empty tag set\'s chart is drawn, saying there is nothing to show', async () => {
