@@ -84,7 +84,7 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
           width: { step: 22 }, height: { step: 22 }, mark: { type: 'rect' },
           encoding: {
             x: { field: 'date', type: 'ordinal', title: 'day', axis: DAY_AXIS }, y: { field: 'site', type: 'nominal', title: 'site' },
-            color: { field: 'detections', type: 'quantitative', title: 'detections', scale: { scheme: 'viridis' } },
+            color: { field: 'detections', type: 'quantitative', title: 'detections', scale: { scheme: 'viridis' }, legend: { format: 'd', tickMinStep: 1 } },
           },
         },
       }
