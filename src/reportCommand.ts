@@ -3,7 +3,8 @@ import { Flags } from '@oclif/core'
 import { AuthCommand } from './baseCommand.js'
 import { findTagSet, libraryId, projectId } from './lookup.js'
 import { stderr, table, type Column } from './output.js'
-import { reportChart, type Report, type ReportName } from './reportCharts.js'
+import type { ReportName } from '../server/analysis/activityReports.js'
+import { chartTitle, reportChart, type Report } from '../server/analysis/reportCharts.js'
 
 // What every `mas report NAME` command shares (commands/report/): the scope flags, the request, the table and the
 // chart. Each command names its report and says what it shows.
@@ -93,16 +94,4 @@ export abstract class ReportCommand extends AuthCommand<typeof ReportCommand> {
     for (const line of [...(r.rows.length ? [] : ['nothing to report']), ...notes(r), ...(f.output ? [`chart written to ${f.output}`] : [])]) stderr(line)
     return r
   }
-}
-
-const TITLES: Record<ReportName, string> = {
-  diel: 'Detections by hour of the day', daily: 'Detections per day', accumulation: 'Classes detected over the recording days',
-  matrix: 'Detections per site and day', coverage: 'Hours recorded per site and day', density: 'Estimated calls per class',
-}
-
-/** e.g. "Detections by hour of the day — tag set BirdNET (strength ≥ 0.8, reviewed yes)" */
-function chartTitle(r: Report, scope: string): string {
-  const filters = [r.minimumStrength === null ? '' : `strength ≥ ${r.minimumStrength}`, r.reviewed ? 'reviewed yes' : '', r.tz ? `local time UTC ${r.tz}` : '']
-    .filter(Boolean)
-  return `${TITLES[r.report]} — ${scope}${filters.length ? ` (${filters.join(', ')})` : ''}`
 }

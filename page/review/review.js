@@ -4,6 +4,7 @@
 // shows the progress and the running precision per class. From any clip, "find similar" shows the windows of the
 // library most like it (tag/{id}/similar/); marking one makes it a machine tag in a tag set the reviewer names,
 // with the decision on it, and "train" starts a TrainClassifier job from those decisions (README, "Search by example").
+// Under the summary, <mas-report-charts> shows the tag set's activity report charts as the server draws them.
 
 const API = '/api/v0/'
 /** seconds of recording shown (and heard) on each side of a tag */
@@ -19,6 +20,17 @@ const STRATEGIES = {
   random: 'any',
 }
 
+/** the activity reports (README, "Activity reports"), each drawn by the server as `mas report NAME -o` draws it (the
+ * browser test checks the names against the server's) */
+const REPORTS = {
+  diel: 'detections by hour of the day',
+  daily: 'detections per day',
+  accumulation: 'classes detected over the recording days',
+  matrix: 'detections per site and day',
+  coverage: 'hours recorded per site and day',
+  density: 'estimated calls per class, from the reviews',
+}
+
 const cookie = (name) => document.cookie.split('; ').find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1) ?? ''
 
 /** A call of the API with the session; writes carry the CSRF token. Answers the parsed body, or throws. */
@@ -28,9 +40,12 @@ async function call(method, path, body) {
   if (method !== 'GET') { headers['x-csrftoken'] = cookie('csrftoken'); headers['content-type'] = 'application/json' }
   const res = await fetch(path.startsWith('/') ? path : API + path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) })
   const data = res.status === 204 ? null : await res.json().catch(() => null)
-  if (!res.ok) throw Object.assign(new Error(data?.detail ?? Object.values(data ?? {}).flat().join(' ') ?? res.statusText), { status: res.status })
+  if (!res.ok) throw refusal(res, data)
   return data
 }
+
+/** the error of a refused answer, saying what its JSON body says */
+const refusal = (res, data) => Object.assign(new Error(data?.detail ?? (Object.values(data ?? {}).flat().join(' ') || res.statusText)), { status: res.status })
 
 const el = (tag, attrs = {}, ...children) => {
   const e = document.createElement(tag)
@@ -114,6 +129,68 @@ class ReviewClip extends HTMLElement {
 }
 customElements.define('mas-review-clip', ReviewClip)
 
+/** The tag set's activity report charts, drawn by the server (…/report/{name}/?format=svg, the charts of
+ * `mas report -o`): one picked, with a reviewer's filters (a strength threshold, the tags decided yes only). Drawn
+ * when opened, and again on a choice or a decision while open. */
+class ReportCharts extends HTMLElement {
+  setup(tagSet) {
+    this.tagSet = tagSet
+    this.asked = 0
+    this.chart = el('select', { 'aria-label': 'chart', onchange: () => this.load() },
+      ...Object.entries(REPORTS).map(([name, what]) => el('option', { value: name }, `${name}: ${what}`)))
+    this.strength = el('input', { type: 'number', min: 0, max: 1, step: 0.05, placeholder: 'any', 'aria-label': 'minimum strength', onchange: () => this.load() })
+    this.reviewed = el('input', { type: 'checkbox', 'aria-label': 'reviewed yes only', onchange: () => this.load() })
+    this.message = el('p', { class: 'error', role: 'status' })
+    this.picture = el('img', { alt: '' })
+    // the chart alone, to zoom on a phone (the server sends it sandboxed)
+    this.full = el('a', { target: '_blank', rel: 'noopener', hidden: true }, 'open the chart alone')
+    this.details = el('details', { ontoggle: () => this.load() },
+      el('summary', {}, 'Reports'),
+      el('div', { class: 'report-controls' },
+        el('label', {}, 'chart ', this.chart),
+        el('label', {}, 'strength ≥ ', this.strength),
+        el('label', { title: 'only the tags whose reviewers\' consensus is yes (density is estimated from every decision)' }, this.reviewed, ' reviewed yes only'),
+        this.full),
+      this.message,
+      el('div', { class: 'chart' }, this.picture))
+    this.replaceChildren(this.details)
+  }
+
+  async load() {
+    if (!this.details.open) return
+    const name = this.chart.value
+    this.reviewed.disabled = name === 'density'
+    const query = new URLSearchParams({ format: 'svg' })
+    if (this.strength.value.trim() !== '') query.set('minimumStrength', this.strength.value.trim())
+    if (this.reviewed.checked && !this.reviewed.disabled) query.set('reviewed', 'yes')
+    // answers may arrive out of order: only the last asked is shown
+    const asked = ++this.asked
+    const address = `${API}tagSet/${this.tagSet}/report/${name}/?${query}`
+    const answer = await fetch(address,
+      { credentials: 'same-origin', headers: { accept: 'image/svg+xml, application/json', 'x-requested-with': 'XMLHttpRequest' } })
+      .then(async (res) => (res.ok ? res.blob() : refusal(res, await res.json().catch(() => null))), (err) => err)
+    if (asked !== this.asked) return
+    const shown = this.picture.src
+    if (answer instanceof Error) {
+      // no chart rather than the last one under the filters that were refused
+      this.message.textContent = `No chart: ${answer.message}`
+      this.picture.removeAttribute('src')
+      delete this.picture.dataset.report
+      this.full.hidden = true
+    } else {
+      this.message.textContent = ''
+      // an SVG shown as an image runs nothing it may hold
+      this.picture.src = URL.createObjectURL(answer)
+      this.picture.alt = `${name} chart: ${REPORTS[name]}`
+      this.picture.dataset.report = name
+      this.full.href = address
+      this.full.hidden = false
+    }
+    if (shown.startsWith('blob:')) URL.revokeObjectURL(shown)
+  }
+}
+customElements.define('mas-report-charts', ReportCharts)
+
 class ReviewApp extends HTMLElement {
   async connectedCallback() {
     this.params = new URLSearchParams(location.search)
@@ -156,10 +233,12 @@ class ReviewApp extends HTMLElement {
     this.grid = el('div', { class: 'grid' })
     this.summary = el('div', { class: 'side' })
     this.legend = el('p', { class: 'help' })
+    this.reports = el('mas-report-charts')
     this.replaceChildren(
       el('header', {}, el('h1', {}, 'Review tags'), choose, this.strategy, el('button', { type: 'button', onclick: () => this.loadBatch() }, 'Next batch'), this.progress),
-      el('main', {}, this.legend, this.grid, this.summary))
+      el('main', {}, this.legend, this.grid, this.summary, this.reports))
     if (!this.tagSet) { this.grid.textContent = 'No tag set to review.'; return }
+    this.reports.setup(this.tagSet)
     const set = this.tagSets.find((s) => s.id === this.tagSet) ?? await call('GET', `tagSet/${this.tagSet}/`)
     this.classes = set.library ? (await call('GET', `tagClass/?library=${set.library}&page_size=1000`)).results : []
     this.legend.replaceChildren('Keys: ', ...[['y', 'yes'], ['n', 'no'], ['u', 'unsure'], ['s', 'skip'], ['← →', 'move'], ['p', 'play'], ['1–9', 'no: another class']]
@@ -294,6 +373,8 @@ class ReviewApp extends HTMLElement {
 
   key(e) {
     if (!this.current || e.ctrlKey || e.metaKey || e.altKey || e.target instanceof HTMLSelectElement || e.target instanceof HTMLInputElement) return
+    // the reports' own keys (space opens them)
+    if (e.target instanceof Element && e.target.closest('mas-report-charts')) return
     const k = e.key.toLowerCase()
     if (KEYS[k]) this.decide(this.current, KEYS[k])
     else if (k === 'arrowright' || k === 'arrowdown') this.move(1)
@@ -335,6 +416,7 @@ class ReviewApp extends HTMLElement {
     this.summary.replaceChildren(el('table', { class: 'summary' },
       el('thead', {}, el('tr', {}, ...['class', 'tags', 'yes', 'no', 'unsure', 'precision', '90% from (tags)', '95% from (tags)'].map((h) => el('th', {}, h)))),
       el('tbody', {}, ...rows)))
+    this.reports.load()
   }
 }
 customElements.define('mas-review-app', ReviewApp)

@@ -2,8 +2,10 @@ import {
   REPORTS, accumulationReport, coverageReport, dailyReport, densityReport, dielReport, matrixReport, parseLocalTime,
   type ReportFilter, type ReportName, type ReportScope,
 } from '../analysis/activityReports.js'
+import { chartSvg } from '../analysis/charts.js'
+import { chartTitle, reportChart, type Report, type ReportCommon } from '../analysis/reportCharts.js'
 import { csvText } from '../analysis/results.js'
-import type { Context, Endpoint } from '../http/endpoint.js'
+import type { Context, Endpoint, Result } from '../http/endpoint.js'
 import { badRequest, fieldError } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
 import { parseQuery } from '../http/query.js'
@@ -14,14 +16,14 @@ import { projects } from './project.js'
 import { tagSets } from './tagSet.js'
 
 // GET {tagSet|library|project}/{id}/report/{diel|daily|accumulation|matrix|coverage|density}/ (extension,
-// docs/decisions.md §34): the activity reports of a readable tag set, library or project, as JSON or, with
-// format=csv, as a CSV table of their rows (README, "Activity reports").
+// docs/decisions.md §34): the activity reports of a readable tag set, library or project, as JSON, with format=csv
+// as a CSV table of their rows, or with format=svg as the chart `mas report -o` draws (README, "Activity reports").
 
 const reportQuery: Fields = {
   minimumStrength: { type: 'float', description: 'count the tags of at least this strength (default: every tag)' },
   reviewed: { type: 'choice', choices: ['yes'], description: 'yes: count only the tags whose reviewers\' consensus is yes (not for density, which is estimated from the decisions)' },
   tz: { type: 'string', maxLength: 64, description: 'the recordings\' start times are in UTC: shift them by this offset (+02:00) or into this zone (Europe/Paris) to get the recorders\' local time; default: start times are the local time as stored' },
-  format: { type: 'choice', choices: ['json', 'csv'], description: 'json (default) or csv: the rows as a CSV table' },
+  format: { type: 'choice', choices: ['json', 'csv', 'svg'], description: 'json (default); csv: the rows as a CSV table; svg: the report\'s chart' },
 }
 
 type Scalar = string | number | null
@@ -34,6 +36,8 @@ interface ReportDef<R extends object = object> {
   extra: Record<string, unknown>
   row: Record<string, unknown>
   table: (body: R) => Table
+  /** the answer as the chart module takes it: the body with its name and filters */
+  asReport: (body: R, common: ReportCommon) => Report
 }
 /** a report's declaration, its body's type checked against its table and then forgotten */
 const report = <R extends object>(d: ReportDef<R>) => d as unknown as ReportDef
@@ -51,6 +55,7 @@ const REPORT_DEFS: Record<ReportName, ReportDef> = {
     extra: undated, row: { className: str, hour: int, detections: int },
     table: (b) =>
       ({ header: ['className', 'hour', 'detections'], rows: b.rows.map((r) => [r.className, r.hour, r.detections]) }),
+    asReport: (b, c) => ({ ...c, ...b, report: 'diel' }),
   }),
   daily: report({
     run: dailyReport,
@@ -58,6 +63,7 @@ const REPORT_DEFS: Record<ReportName, ReportDef> = {
     extra: undated, row: { date: str, className: str, detections: int },
     table: (b) =>
       ({ header: ['date', 'className', 'detections'], rows: b.rows.map((r) => [r.date, r.className, r.detections]) }),
+    asReport: (b, c) => ({ ...c, ...b, report: 'daily' }),
   }),
   accumulation: report({
     run: accumulationReport,
@@ -65,6 +71,7 @@ const REPORT_DEFS: Record<ReportName, ReportDef> = {
     extra: undated, row: { date: str, day: int, newClasses: { type: 'array', items: str }, classes: int },
     table: (b) =>
       ({ header: ['date', 'day', 'classes', 'newClasses'], rows: b.rows.map((r) => [r.date, r.day, r.classes, r.newClasses.join(';')]) }),
+    asReport: (b, c) => ({ ...c, ...b, report: 'accumulation' }),
   }),
   matrix: report({
     run: matrixReport,
@@ -72,6 +79,7 @@ const REPORT_DEFS: Record<ReportName, ReportDef> = {
     extra: undated, row: { site: str, date: str, className: str, detections: int },
     table: (b) =>
       ({ header: ['site', 'date', 'className', 'detections'], rows: b.rows.map((r) => [r.site, r.date, r.className, r.detections]) }),
+    asReport: (b, c) => ({ ...c, ...b, report: 'matrix' }),
   }),
   coverage: report({
     run: (db, scope, filter) => coverageReport(db, scope, filter),
@@ -80,6 +88,7 @@ const REPORT_DEFS: Record<ReportName, ReportDef> = {
     row: { site: str, date: str, hours: num },
     table: (b) =>
       ({ header: ['site', 'date', 'hours'], rows: b.rows.map((r) => [r.site, r.date, r.hours]) }),
+    asReport: (b, c) => ({ ...c, ...b, report: 'coverage' }),
   }),
   density: report({
     run: densityReport,
@@ -100,6 +109,7 @@ const REPORT_DEFS: Record<ReportName, ReportDef> = {
         [r.className, 'all', r.detections, null, null, null, r.calls, r.low, r.high, r.callsPerHour],
       ]),
     }),
+    asReport: (b, c) => ({ ...c, ...b, report: 'density' }),
   }),
 }
 
@@ -110,17 +120,19 @@ const SCOPES = {
 } as const
 type ScopeKind = keyof typeof SCOPES
 
-/** The scope of the request: the record of the path, readable by the caller (404 else), and the tag sets it reads. */
-async function scopeOf(ctx: Context, kind: ScopeKind): Promise<ReportScope> {
+/** The scope of the request: the record of the path, readable by the caller (404 else), and the tag sets it reads;
+ * with its name for a chart's title (`tag set BirdNET`). */
+async function scopeOf(ctx: Context, kind: ScopeKind): Promise<{ scope: ReportScope; name: string }> {
+  const name = (record: { name: string }) => `${SCOPES[kind].label} ${record.name}`
   if (kind === 'tagSet') {
     const { row } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
-    return { kind, id: row.id, library: row.library_id }
+    return { scope: { kind, id: row.id, library: row.library_id }, name: name(row) }
   }
   const { row } = kind === 'library'
     ? await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
     : await fetchRecord(ctx.db, projects, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
   const sets = await readable(ctx.db, tagSets, ctx.caller, 'read', ctx.services.fast).select('r.id').execute()
-  return { kind, id: row.id, tagSets: sets.map((s) => (s as { id: number }).id) }
+  return { scope: { kind, id: row.id, tagSets: sets.map((s) => (s as { id: number }).id) }, name: name(row) }
 }
 
 function reportEndpoint(kind: ScopeKind, name: ReportName): Endpoint {
@@ -130,17 +142,26 @@ function reportEndpoint(kind: ScopeKind, name: ReportName): Endpoint {
     name: `${kind[0].toUpperCase()}${kind.slice(1)} Report (${name})`,
     description: `${def.description} Over the ${SCOPES[kind].label}'s tags${kind === 'tagSet' ? '' : ' (of the tag sets the caller reads)'}, `
       + 'of at least minimumStrength, or decided yes with reviewed=yes; local times are the recordings\' start times as stored, or '
-      + 'shifted from UTC by tz. With format=csv, the rows as a CSV table.',
+      + 'shifted from UTC by tz. With format=csv, the rows as a CSV table; with format=svg, the report\'s chart (as mas report -o draws it).',
     methods: {
-      GET: async (ctx) => {
-        const scope = await scopeOf(ctx, kind)
-        const q = parseQuery(ctx, reportQuery) as { minimumStrength?: number; reviewed?: 'yes'; tz?: string; format?: 'json' | 'csv' }
+      GET: async (ctx): Promise<Result> => {
+        const { scope, name: scopeName } = await scopeOf(ctx, kind)
+        const q = parseQuery(ctx, reportQuery) as { minimumStrength?: number; reviewed?: 'yes'; tz?: string; format?: 'json' | 'csv' | 'svg' }
         if (name === 'density' && q.reviewed) {
           throw fieldError('reviewed', 'Call density is estimated from the decisions on every detection: reviewed does not apply to it.')
         }
         const localTime = await parseLocalTime(ctx.db, q.tz)
         if (!localTime) throw badRequest({ tz: ['Enter an offset from UTC such as +02:00, or a time zone name such as Europe/Paris.'] })
         const result = await def.run(ctx.db, scope, { minimumStrength: q.minimumStrength, reviewedYes: q.reviewed === 'yes', localTime })
+        const common: ReportCommon = { minimumStrength: q.minimumStrength ?? null, reviewed: q.reviewed ?? null, tz: q.tz ?? null }
+        if (q.format === 'svg') {
+          const r = def.asReport(result, common)
+          return {
+            // the chart is a picture, never a page of this site, whatever a class's name holds
+            headers: { 'content-type': 'image/svg+xml', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox" },
+            body: await chartSvg(reportChart(r, chartTitle(r, scopeName))),
+          }
+        }
         if (q.format === 'csv') {
           const t = def.table(result)
           return {
@@ -149,16 +170,13 @@ function reportEndpoint(kind: ScopeKind, name: ReportName): Endpoint {
           }
         }
         return {
-          body: {
-            report: name, [kind]: scope.id, minimumStrength: q.minimumStrength ?? null, reviewed: q.reviewed ?? null, tz: q.tz ?? null,
-            ...result,
-          },
+          body: { report: name, [kind]: scope.id, ...common, ...result },
         }
       },
     },
     doc: {
       keys: [kind], actions: { GET: `report_${name}` }, list: false, filters: reportQuery,
-      success: { GET: [{ status: 200, description: `The ${name} report, or with format=csv its rows as CSV`, also: ['text/csv'], body: {
+      success: { GET: [{ status: 200, description: `The ${name} report, with format=csv its rows as CSV, with format=svg its chart`, also: ['text/csv', 'image/svg+xml'], body: {
         type: 'object', required: ['report', kind, 'minimumStrength', 'reviewed', 'tz', 'rows', ...Object.keys(def.extra)],
         properties: {
           report: { enum: [name] }, [kind]: int, minimumStrength: numOrNull, reviewed: { type: ['string', 'null'] }, tz: { type: ['string', 'null'] },

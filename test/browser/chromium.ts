@@ -100,8 +100,10 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
     },
     async press(key) {
       const printable = key.length === 1
-      const code = printable ? (/[0-9]/.test(key) ? `Digit${key}` : `Key${key.toUpperCase()}`) : key
-      const keyCode = printable ? key.toUpperCase().charCodeAt(0) : ({ ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40 } as Record<string, number>)[key] ?? 0
+      // a full stop's key code is its own (190): its character code, 46, is the Delete key's
+      const code = printable ? (/[0-9]/.test(key) ? `Digit${key}` : key === '.' ? 'Period' : `Key${key.toUpperCase()}`) : key
+      const keyCode = printable ? (key === '.' ? 190 : key.toUpperCase().charCodeAt(0))
+        : ({ ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40 } as Record<string, number>)[key] ?? 0
       const base = { key, code, windowsVirtualKeyCode: keyCode, nativeVirtualKeyCode: keyCode }
       await send('Input.dispatchKeyEvent', { type: printable ? 'keyDown' : 'rawKeyDown', ...base, ...(printable ? { text: key } : {}) }, sessionId)
       await send('Input.dispatchKeyEvent', { type: 'keyUp', ...base }, sessionId)

@@ -1,12 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { REPORTS } from '../../server/analysis/activityReports.js'
 import { wilson } from '../../server/analysis/reviews.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { makeTag, makeTagSet } from '../helpers/records.js'
 import { makeSeason, type Season } from '../helpers/season.js'
 
 // GET {tagSet|library|project}/{id}/report/{…}/: the activity reports of a constructed season
-// (test/helpers/season.ts) whose answers are known, as JSON and CSV, over the three scopes.
+// (test/helpers/season.ts) whose answers are known, as JSON, CSV and charts (SVG), over the three scopes.
 
 const API = '/api/v0'
 const t = suiteApp(test)
@@ -157,12 +158,59 @@ test('CSV: the rows as a table, with a header', async () => {
   assert.match(lines[3], /^robin,all,4,,,,1\.5,[0-9.]+,[0-9.]+,0\.27272727/)
 })
 
+/** the texts of an SVG's <text> elements, entities as written */
+const textsOf = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
+
+test('SVG: each report\'s chart, titled with its scope and filters, of the same rows as the JSON', async () => {
+  for (const name of REPORTS) {
+    for (const [path, scope] of [[`tagSet/${s.tagSet}`, 'tag set rp-detections'], [`library/${s.library}`, 'library rp-library'], [`project/${s.project}`, 'project rp-project']]) {
+      const res = await t.call('GET', `${API}/${path}/report/${name}/?format=svg`, { as: owner })
+      assert.is(res.statusCode, 200, `${path} ${name}: ${res.body.slice(0, 200)}`)
+      assert.is(res.headers['content-type'], 'image/svg+xml', `${path} ${name}`)
+      assert.match(String(res.headers['content-security-policy']), /sandbox/)
+      assert.ok(res.body.startsWith('<svg'), `${path} ${name}: ${res.body.slice(0, 100)}`)
+      assert.ok(res.body.endsWith('</svg>'), `${path} ${name} ends its svg`)
+      assert.ok(textsOf(res.body).some((x) => x.includes(`— ${scope}`)), `${path} ${name}: the title names ${scope}: ${textsOf(res.body).join(' | ')}`)
+      assert.not.ok(textsOf(res.body).some((x) => x.includes('to show')), `${path} ${name} has something to show`)
+    }
+  }
+  // the classes of the rows drawn (the diel chart's legend), the filters in the title
+  const diel = await t.call('GET', `${API}/tagSet/${s.tagSet}/report/diel/?format=svg&minimumStrength=0.9&tz=%2B02:00`, { as: owner })
+  assert.ok(textsOf(diel.body).includes('robin') && textsOf(diel.body).includes('wren'), textsOf(diel.body).join(' | '))
+  assert.ok(textsOf(diel.body).some((x) => x.includes('(strength ≥ 0.9, local time UTC +02:00)')), textsOf(diel.body).join(' | '))
+  const yes = await t.call('GET', `${API}/tagSet/${s.tagSet}/report/daily/?format=svg&reviewed=yes`, { as: owner })
+  assert.ok(textsOf(yes.body).some((x) => x.includes('(reviewed yes)')), textsOf(yes.body).join(' | '))
+})
+
+test('SVG: an empty report is still its chart, with its title and a line saying there is nothing to show', async () => {
+  const empty = await makeTagSet(t.db, owner, null, 'rp-empty')
+  for (const name of REPORTS) {
+    const res = await t.call('GET', `${API}/tagSet/${empty}/report/${name}/?format=svg`, { as: owner })
+    assert.is(res.statusCode, 200, `${name}: ${res.body.slice(0, 200)}`)
+    assert.is(res.headers['content-type'], 'image/svg+xml')
+    assert.ok(res.body.startsWith('<svg'), name)
+    const texts = textsOf(res.body)
+    assert.ok(texts.some((x) => x.endsWith('— tag set rp-empty')), `${name}: ${texts.join(' | ')}`)
+    assert.ok(texts.some((x) => /^No .+ to show$/.test(x)), `${name}: ${texts.join(' | ')}`)
+  }
+  // filtered to nothing: the same
+  const none = await t.call('GET', `${API}/tagSet/${s.tagSet}/report/diel/?format=svg&minimumStrength=2`, { as: owner })
+  assert.ok(textsOf(none.body).includes('No detections to show'), textsOf(none.body).join(' | '))
+})
+
 test('access: 404 to a caller who cannot read the scope, 401 without credentials; bad parameters 400 naming them', async () => {
   for (const path of [`tagSet/${s.tagSet}`, `library/${s.library}`, `project/${s.project}`]) {
     for (const name of ['diel', 'daily', 'accumulation', 'matrix', 'coverage', 'density']) {
       assert.is((await t.call('GET', `${API}/${path}/report/${name}/`, { as: stranger })).statusCode, 404, `${path} ${name}`)
     }
     assert.is((await t.call('GET', `${API}/${path}/report/diel/`)).statusCode, 401)
+    // the chart is refused alike, with the same answer
+    for (const [as, status] of [[stranger, 404], [undefined, 401]] as const) {
+      const json = await t.call('GET', `${API}/${path}/report/coverage/`, { as })
+      const svg = await t.call('GET', `${API}/${path}/report/coverage/?format=svg`, { as })
+      assert.equal([svg.statusCode, svg.headers['content-type'], svg.data], [status, json.headers['content-type'], json.data], `${path} svg as ${as?.username ?? 'nobody'}`)
+      assert.is(svg.headers['www-authenticate'], json.headers['www-authenticate'])
+    }
   }
   assert.is((await t.call('GET', `${API}/tagSet/999999/report/diel/`, { as: owner })).statusCode, 404)
   const refused = async (q: string, body: unknown, name = 'diel') => {
@@ -171,7 +219,11 @@ test('access: 404 to a caller who cannot read the scope, 401 without credentials
     assert.equal(res.data, body, q)
   }
   await refused('?minimumStrength=strong', { minimumStrength: ['A valid number is required.'] })
-  await refused('?format=xml', { format: ['"xml" is not a valid choice: json or csv.'] })
+  await refused('?format=xml', { format: ['"xml" is not a valid choice: json, csv or svg.'] })
+  await refused('?format=png', { format: ['"png" is not a valid choice: json, csv or svg.'] })
+  await refused('?format=svg&minimumStrength=strong', { minimumStrength: ['A valid number is required.'] })
+  await refused('?format=svg&tz=Mars/Olympus', { tz: ['Enter an offset from UTC such as +02:00, or a time zone name such as Europe/Paris.'] })
+  await refused('?format=svg&reviewed=yes', { reviewed: ['Call density is estimated from the decisions on every detection: reviewed does not apply to it.'] }, 'density')
   await refused('?reviewed=no', { reviewed: ['"no" is not a valid choice: yes.'] })
   await refused('?tz=Mars/Olympus', { tz: ['Enter an offset from UTC such as +02:00, or a time zone name such as Europe/Paris.'] })
   await refused('?tz=%2B25:00', { tz: ['Enter an offset from UTC such as +02:00, or a time zone name such as Europe/Paris.'] })
@@ -184,6 +236,7 @@ test('the reports are in the OpenAPI document with their query', async () => {
   for (const kind of ['tagSet', 'library', 'project']) {
     const get = doc.paths[`/api/v0/${kind}/{id}/report/density/`].get
     assert.equal(get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name), ['minimumStrength', 'reviewed', 'tz', 'format'])
+    assert.equal(Object.keys(get.responses['200'].content), ['application/json', 'text/csv', 'image/svg+xml'])
   }
 })
 

@@ -1,35 +1,23 @@
 import type { TopLevelSpec } from 'vega-lite'
+import type {
+  AccumulationReport, CoverageReport, DailyReport, DensityReport, DielReport, MatrixReport, ReportName,
+} from './activityReports.js'
 import { COLOURS } from './charts.js'
 
-// The activity reports as the server answers them (GET …/report/{name}/, docs/decisions.md §34), and the
-// Vega-Lite chart of each (`mas report … -o CHART.png`). An empty report is still a chart: its axes, its title and
-// a line saying there is nothing to show.
+// The Vega-Lite chart of each activity report as the server answers it (GET …/report/{name}/, docs/decisions.md
+// §34): the one specification of each chart, drawn by the server as SVG (`?format=svg`, which the review page shows)
+// and by `mas report … -o CHART.png`. An empty report is still a chart: its axes, its title and a line saying there
+// is nothing to show. It imports only types and the colours, so the CLI loads nothing of the server's with it.
 
-export const REPORT_NAMES = ['diel', 'daily', 'accumulation', 'matrix', 'coverage', 'density'] as const
-export type ReportName = typeof REPORT_NAMES[number]
-
-export interface DielRow { className: string; hour: number; detections: number }
-export interface DailyRow { date: string; className: string; detections: number }
-export interface AccumulationRow { date: string; day: number; newClasses: string[]; classes: number }
-export interface MatrixRow { site: string; date: string; className: string; detections: number }
-export interface CoverageRow { site: string; date: string; hours: number }
-export interface DensityStratum {
-  min: number; max: number; detections: number; yes: number; no: number
-  yesFraction: number | null; calls: number | null; low: number | null; high: number | null
-}
-export interface DensityRow {
-  className: string; detections: number; calls: number | null; low: number | null; high: number | null
-  unestimatedDetections: number; callsPerHour: number | null; strata: DensityStratum[]
-}
-
-interface Common { minimumStrength: number | null; reviewed: 'yes' | null; tz: string | null }
+/** the filters every report's answer repeats */
+export interface ReportCommon { minimumStrength: number | null; reviewed: 'yes' | null; tz: string | null }
 export type Report =
-  | Common & { report: 'diel'; rows: DielRow[]; undated: number }
-  | Common & { report: 'daily'; rows: DailyRow[]; undated: number }
-  | Common & { report: 'accumulation'; rows: AccumulationRow[]; undated: number }
-  | Common & { report: 'matrix'; rows: MatrixRow[]; undated: number }
-  | Common & { report: 'coverage'; rows: CoverageRow[]; totalHours: number; unplacedFiles: number }
-  | Common & { report: 'density'; rows: DensityRow[]; recordedHours: number }
+  | ReportCommon & DielReport & { report: 'diel' }
+  | ReportCommon & DailyReport & { report: 'daily' }
+  | ReportCommon & AccumulationReport & { report: 'accumulation' }
+  | ReportCommon & MatrixReport & { report: 'matrix' }
+  | ReportCommon & CoverageReport & { report: 'coverage' }
+  | ReportCommon & DensityReport & { report: 'density' }
 
 const WIDTH = 640
 const HEIGHT = 320
@@ -96,7 +84,7 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
           width: { step: 22 }, height: { step: 22 }, mark: { type: 'rect' },
           encoding: {
             x: { field: 'date', type: 'ordinal', title: 'day', axis: DAY_AXIS }, y: { field: 'site', type: 'nominal', title: 'site' },
-            color: { field: 'detections', type: 'quantitative', title: 'detections', scale: { scheme: 'viridis' } },
+            color: { field: 'detections', type: 'quantitative', title: 'detections', scale: { scheme: 'viridis' }, legend: { format: 'd', tickMinStep: 1 } },
           },
         },
       }
@@ -125,4 +113,17 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
       }
     }
   }
+}
+
+const TITLES: Record<ReportName, string> = {
+  diel: 'Detections by hour of the day', daily: 'Detections per day', accumulation: 'Classes detected over the recording days',
+  matrix: 'Detections per site and day', coverage: 'Hours recorded per site and day', density: 'Estimated calls per class',
+}
+
+/** A report's chart title, its scope (`tag set BirdNET`) and filters said: "Detections by hour of the day — tag set
+ * BirdNET (strength ≥ 0.8, reviewed yes)" */
+export function chartTitle(r: Report, scope: string): string {
+  const filters = [r.minimumStrength === null ? '' : `strength ≥ ${r.minimumStrength}`, r.reviewed ? 'reviewed yes' : '', r.tz ? `local time UTC ${r.tz}` : '']
+    .filter(Boolean)
+  return `${TITLES[r.report]} — ${scope}${filters.length ? ` (${filters.join(', ')})` : ''}`
 }
