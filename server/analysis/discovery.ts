@@ -33,9 +33,6 @@ export function discoveryReport(rows: FileReport[]): string {
     rows.map((r) => [r.mediaFile, r.alias, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, r.note]))
 }
 
-/** A media file as results name it: its id and its alias, e.g. `media file 12 (siteA/2026-05-01/0500.wav)`. */
-export const mediaFileNamed = (m: Pick<MediaRow, 'id' | 'alias'>) => `media file ${m.id} (${m.alias})`
-
 /** The tag class called `name` in `library`, else the one whose name differs from it only in case (as the command
  * line finds classes), created (owned by `userId`) when there is none; several differing only in case are an error. */
 export async function tagClassNamed(trx: Transaction<DB> | Kysely<DB>, userId: number, library: number, name: string): Promise<number> {

@@ -67,7 +67,7 @@ test('mas tag list shows a strength for machine tags (and any given one), an emp
 test('a tag past the end of a recording: the message gives its length to the millisecond', async () => {
   const late = await w.mas(['tag', 'create', '--tag-set', 'mixed', '--media-file', 'whole.wav', '--tag-class', 'wren', '--start', '1', '--end', '5'])
   assert.is(late.code, 1)
-  assert.match(late.stderr, `--end: endTime 5.0 is past the end of media file ${file['whole.wav']} (1.235 s).`)
+  assert.match(late.stderr, `--end: endTime 5.0 is past the end of media file ${file['whole.wav']} (whole.wav), at 1.235 s.`)
   assert.not.match(late.stderr, '1.2345578')
 })
 
