@@ -1,6 +1,7 @@
 import { libraryAllows } from '../../access.js'
 import { localTimestamp } from '../../db/time.js'
 import { TRAIN_CLASSIFIER } from '../catalog.js'
+import { tagSetNamed } from '../../named.js'
 import type { JobType } from '../jobType.js'
 import { jobProvenance } from '../provenance.js'
 import { newSeed, seededRandom } from '../random.js'
@@ -22,17 +23,19 @@ export const trainClassifierJob: JobType = {
     const destination = job.params.destinationTagSet as number
     const kind = await kindNamed(job.db, job.params.kind as string | undefined)
     if (!kind) throw new Error(`kind names no model: "${job.params.kind}" (builtin, or a model's name or id).`)
-    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', source).executeTakeFirstOrThrow()
+    const set = await job.db.selectFrom('tag_sets').select(['library_id', 'name']).where('id', '=', source).executeTakeFirstOrThrow()
+    const sourceNamed = tagSetNamed({ id: source, name: set.name })
     const decided = await reviewedTags(job.db, source)
-    if (!decided.some((t) => t.consensus === 'yes')) throw new Error(`Tag set ${source} has no tag decided yes: mark the calls sought yes (tagReview) first.`)
+    if (!decided.some((t) => t.consensus === 'yes')) throw new Error(`${sourceNamed} has no tag decided yes: mark the calls sought yes (tagReview) first.`)
     const libraryId = set.library_id ?? (await job.db.selectFrom('media_files').select('library_id').where('id', '=', decided[0].mediaFile).executeTakeFirstOrThrow()).library_id
     const readable = await job.db.selectFrom('libraries as l').select('l.id').where('l.id', '=', libraryId)
       .where((eb) => libraryAllows(eb, job.owner, eb.ref('l.id'), 'read')).executeTakeFirst()
-    if (!readable) throw new Error(`The job's owner may not read library ${libraryId}, whose windows the tag set's decisions are on.`)
+    // the library's name is not said: the owner may not read it
+    if (!readable) throw new Error(`The job's owner may not read library ${libraryId}, whose windows the decisions of ${sourceNamed} are on.`)
     await job.setTotal(1)
     const seed = (job.params.seed as number | undefined) ?? newSeed()
     const classes = await learnFromDecisions(job.db, libraryId, kind, decided, seededRandom(seed))
-    if (!classes.length) throw new Error(`No tag decided yes in tag set ${source} lies on a stored window of kind ${kind}: run EmbedAudio over their files first.`)
+    if (!classes.length) throw new Error(`No tag decided yes in ${sourceNamed} lies on a stored window of kind ${kind}: run EmbedAudio over their files first.`)
     const rows = await embeddingRows(job.db, libraryId, kind)
     const { found, scored } = await scoreStored(job.db, rows, classes, job.params.numberOfTagsToWrite as number,
       job.params.minimumStrength as number, decided, job.signal)
