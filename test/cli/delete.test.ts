@@ -51,7 +51,7 @@ test('on a terminal the question says what will go; "n" deletes nothing, "y" del
 
   const yes = await w.tty(['media', 'delete', String(media[0])])
   try {
-    await yes.waitFor(new RegExp(`delete media file ${media[0]} '440.wav' of library ${library} with 2 tags\\? \\(y/N\\)`))
+    await yes.waitFor(new RegExp(`delete media file ${media[0]} '440.wav' of library "Dawn chorus" with 2 tags\\? \\(y/N\\)`))
     await yes.keys('y', 'Enter')
     await yes.waitFor(new RegExp(`Deleted media file ${media[0]}`))
     assert.is(await yes.exited(), 0)
