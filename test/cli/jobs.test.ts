@@ -32,6 +32,11 @@ test('project create, add-media (added / already there), remove-media (removed /
   assert.equal(json(add), [{ mediaFile: media[0], changed: true }, { mediaFile: media[1], changed: true }])
   const again = await w.mas(['project', 'add-media', String(project), String(media[0])])
   assert.match(again.stderr, new RegExp(`${media[0]}: already in the project`))
+  // a file given by its alias is told by its alias
+  const { alias } = await w.t.db.selectFrom('media_files').select('alias').where('id', '=', media[0]).executeTakeFirstOrThrow()
+  const named = await w.mas(['project', 'add-media', String(project), alias])
+  assert.is(named.code, 0, named.stderr)
+  assert.is(named.stderr, `${alias}: already in the project\n`)
   const remove = await w.mas(['project', 'remove-media', String(project), String(media[1]), String(media[1])])
   assert.is(remove.code, 0, remove.stderr)
   assert.match(remove.stderr, new RegExp(`${media[1]}: removed\\n${media[1]}: was not in the project`))
