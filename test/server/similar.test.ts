@@ -170,6 +170,10 @@ test('two kinds do not mix: a model\'s embeddings are searched apart from the bu
   assert.is(res.statusCode, 200, res.body)
   assert.equal(places(res.data.results)[0], { mediaFile: f3, startTime: 4.5, endTime: 5.5 })
   assert.ok(res.data.results[1].distance > 0.5, JSON.stringify(res.data.results))
+  // a file without the model's embeddings: the refusal names the model as the caller gave it
+  const none = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f1, startTime: 0, endTime: 3, kind: 'sim-model' } })
+  assert.equal([none.statusCode, none.data], [400, { mediaFile: [
+    `media file ${f1} (${(await t.db.selectFrom('media_files').select('alias').where('id', '=', f1).executeTakeFirstOrThrow()).alias}) has no stored embeddings of kind model ${model.id} (sim-model): run an EmbedAudio job over it first.`] }])
   // the built-in kind is as before
   const builtin = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f1, startTime: 0, endTime: 3, k: 10, kind: 'builtin' } })
   assert.equal(places(builtin.data.results), expectedA())

@@ -35,10 +35,18 @@ export async function kindNamed(db: Db, text: string | undefined): Promise<strin
   return model ? modelKind(model.id) : null
 }
 
+/** A stored kind as messages name it: `builtin`, or its model by name (`model 3 (BirdNET)`), as the caller gave it. */
+export async function kindText(db: Db, kind: string): Promise<string> {
+  const model = /^model-(\d+)$/.exec(kind)
+  if (!model) return kind
+  const row = await db.selectFrom('models').select('name').where('id', '=', Number(model[1])).executeTakeFirst()
+  return named('model', Number(model[1]), row?.name)
+}
+
 /** The query vector of a stretch of a stored media file: the mean direction of its stored windows of `kind` that lie at least half within it. */
 export async function stretchVector(db: Db, mediaFile: { id: number; alias: string }, kind: string, stretch: Span, field = 'mediaFile'): Promise<Float32Array> {
   const row = (await embeddingRowsOfFile(db, mediaFile.id, kind))[0]
-  if (!row) throw new NothingToSearch(field, `${mediaFileNamed(mediaFile)} has no stored embeddings of kind ${kind}: run an EmbedAudio job over it first.`)
+  if (!row) throw new NothingToSearch(field, `${mediaFileNamed(mediaFile)} has no stored embeddings of kind ${await kindText(db, kind)}: run an EmbedAudio job over it first.`)
   const covering = windowsCovering(row, stretch.start, stretch.end)
   if (!covering.length) throw new NothingToSearch('startTime', `No stored window of ${mediaFileNamed(mediaFile)} overlaps ${secondsText(stretch.start)}-${secondsText(stretch.end)} s.`)
   return meanDirection(await windowVectors(db, covering.map((index) => ({ id: row.id, index })), row.dimensions), row.dimensions)

@@ -8,7 +8,7 @@ import { newSeed, seededRandom } from '../random.js'
 import { csvText, recordResult } from '../results.js'
 import { reviewedTags } from '../reviews.js'
 import { learnFromDecisions, scoreStored } from '../similar/classifier.js'
-import { kindNamed } from '../similar/search.js'
+import { kindNamed, kindText } from '../similar/search.js'
 import { embeddingRows } from '../similar/store.js'
 
 // TrainClassifier (docs/decisions.md §35): a classifier per class learnt from the decisions on the source tag set's
@@ -35,7 +35,7 @@ export const trainClassifierJob: JobType = {
     await job.setTotal(1)
     const seed = (job.params.seed as number | undefined) ?? newSeed()
     const classes = await learnFromDecisions(job.db, libraryId, kind, decided, seededRandom(seed))
-    if (!classes.length) throw new Error(`No tag decided yes in ${sourceNamed} lies on a stored window of kind ${kind}: run EmbedAudio over their files first.`)
+    if (!classes.length) throw new Error(`No tag decided yes in ${sourceNamed} lies on a stored window of kind ${await kindText(job.db, kind)}: run EmbedAudio over their files first.`)
     const rows = await embeddingRows(job.db, libraryId, kind)
     const { found, scored } = await scoreStored(job.db, rows, classes, job.params.numberOfTagsToWrite as number,
       job.params.minimumStrength as number, decided, job.signal)
