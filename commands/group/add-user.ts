@@ -1,8 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
-import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
+import { memberNames, membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 import { findGroup } from '../../src/lookup.js'
-import { USERS } from '../../src/names.js'
 import { named } from '../../server/named.js'
 
 export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
@@ -23,15 +22,9 @@ export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
     const missing = membersMissing(updated, group.users, added)
     if (missing) {
       await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users }).catch(() => {})
-      failure(`The server did not take ${missing} as members; ${named('group', group.id, group.name)} keeps users ${await this.usernames(group.users)}`)
+      failure(`The server did not take ${missing} as members; ${named('group', group.id, group.name)} keeps users ${await memberNames(this.api, group.users)}`)
     }
-    this.logToStderr(`${named('Group', updated.id, updated.name)} has users ${await this.usernames(updated.users)}`)
+    this.logToStderr(`${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`)
     return updated
-  }
-
-  /** Members by username where the caller may name them (src/names.ts), else by id. */
-  private async usernames(ids: number[]): Promise<string> {
-    const names = await this.names([USERS], {})
-    return ids.map((id) => String(names.of(USERS, id))).join(', ') || '(none)'
   }
 }

@@ -21,7 +21,7 @@ export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
       await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of ${await libraryNamed(this.api, file.library)} with ${count(tags, 'tag')}?`, false)
     }
     await this.api.delete(`mediaFile/${file.id}/`)
-    this.logToStderr(`Deleted media file ${file.id}`)
+    this.logToStderr(`Deleted media file ${file.id} '${file.alias ?? file.id}'`)
     return { id: file.id, deleted: true }
   }
 }

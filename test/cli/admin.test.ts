@@ -108,6 +108,7 @@ test('groups: create with members by name and id, add and remove users, list', a
   assert.match(byName.stderr, /give the id of "bob"/)
   const byId = await w.mas(['group', 'remove-user', String(group.id), String(bob.id)], { home: aliceHome })
   assert.is(byId.code, 0, byId.stderr)
+  assert.match(byId.stderr, /^Group \d+ \(birders\) has users (me, eve|eve, me)\n/)
   const list = await w.mas(['group', 'list', '--json'], { home: aliceHome })
   assert.equal(json(list).map((g: any) => [g.name, g.users]), [['birders', [alice.id, eve.id].sort((a, b) => a - b)]])
   // bob, no longer a member, does not see it; eve does
