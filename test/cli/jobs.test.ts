@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeTagSet } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // Projects and their media, jobs (create, list, get, stop, watch) and result files.
@@ -85,6 +85,22 @@ test('job list and job get show the job', async () => {
   assert.match(get.stdout, /status\s+Queued \(2\)/)
   assert.match(get.stdout, /type\s+Test \(8\)/)
   assert.match(get.stdout, /param numToComplete\s+3/)
+})
+
+test('job get names the tag set, library and media file its parameters give by id', async () => {
+  const library = await makeLibrary(w.t.db, alice, 'Dawn chorus')
+  const tagSet = await makeTagSet(w.t.db, alice, library, 'random windows')
+  const file = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
+  const created = await w.t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'named', type: 2, project, status: 5,
+    parameters: { destinationTagSet: String(tagSet), mediaFileId: String(file), numWindowsToTag: '2' } } })
+  assert.is(created.statusCode, 201, created.body)
+  const get = await w.mas(['job', 'get', String(created.data.id)])
+  assert.is(get.code, 0, get.stderr)
+  assert.match(get.stdout, new RegExp(`param destinationTagSet\\s+random windows \\(${tagSet}\\)\\n`))
+  assert.match(get.stdout, new RegExp(`param mediaFileId\\s+siteA/20260501_050000\\.WAV \\(${file}\\)\\n`))
+  assert.match(get.stdout, /param numWindowsToTag\s+2\n/)
+  assert.equal(json(await w.mas(['job', 'get', String(created.data.id), '--json'])).jobparameters_set.find((p: any) => p.name === 'destinationTagSet').value, String(tagSet))
+  assert.is((await w.t.call('DELETE', `/api/v0/jobs/${created.data.id}/`, { as: alice })).statusCode, 204)
 })
 
 test('job get shows what a job created before its parameters waits for', async () => {
