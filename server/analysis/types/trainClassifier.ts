@@ -52,7 +52,7 @@ export const trainClassifierJob: JobType = {
     })
     await recordResult(job, 'classifier.csv', csvText(['tagClass', 'positiveWindows', 'tagsWritten'],
       classes.map((c) => [c.tagClass, c.positives, found.filter((f) => f.tagClass === c.tagClass).length])),
-    `${kind}: ${classes.length} class${classes.length === 1 ? '' : 'es'} learnt from ${decided.length} decided tags; ${scored} stored windows scored, ${found.length} tags written`)
+    `${await kindText(job.db, kind)}: ${classes.length} class${classes.length === 1 ? '' : 'es'} learnt from ${decided.length} decided tags; ${scored} stored windows scored, ${found.length} tags written`)
   },
 }
 
