@@ -3,6 +3,7 @@ import { Flags } from '@oclif/core'
 import { AuthCommand } from '../src/baseCommand.js'
 import { findTagSet } from '../src/lookup.js'
 import { stderr, table } from '../src/output.js'
+import { tagSetNamed } from '../server/named.js'
 
 interface Scores {
   gold: number; detections: number; tp: number; fp: number; fn: number
@@ -66,11 +67,11 @@ export default class Eval extends AuthCommand<typeof Eval> {
       { header: 'AP', get: (c) => ratio(c.averagePrecision) },
     ]).trimEnd())
     const threshold = e.minimumStrength === null ? 'every tag' : `tags of strength >= ${e.minimumStrength}`
-    stderr(`tag set ${tagSet.id} (${tagSet.name}) against ${gold.id} (${gold.name}): ${threshold}, IoU >= ${e.iou}, `
+    stderr(`${tagSetNamed(tagSet)} against ${tagSetNamed(gold)}: ${threshold}, IoU >= ${e.iou}, `
       + `${e.mediaFiles} media files, classes matched by ${e.classesMatchedBy === 'id' ? 'id' : 'name'}`
       + (this.flags.output ? `; curves written to ${this.flags.output}` : ''))
     if (e.overall.detections === 0 && e.overall.gold > 0) {
-      stderr(`none of tag set ${tagSet.id}'s tags lie on those ${e.mediaFiles} media files: every gold tag is missed. A discovery job `
+      stderr(`none of the tags of ${tagSetNamed(tagSet)} lie on those ${e.mediaFiles} media files: every gold tag is missed. A discovery job `
         + 'writes no tag on its examples, so score it against people\'s tags of the recordings it searched')
     }
     return e

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { AuthCommand, failure } from '../src/baseCommand.js'
 import { libraryId, mediaFileId, mediaFiles } from '../src/lookup.js'
-import { stderr, table } from '../src/output.js'
+import { stderr, table, thousandths } from '../src/output.js'
 
 interface SimilarWindow { mediaFile: number; startTime: number; endTime: number; distance: number }
 interface SimilarAnswer { count: number; results: SimilarWindow[] }
@@ -50,8 +50,8 @@ export default class Similar extends AuthCommand<typeof Similar> {
     const names = answer.results.length ? await mediaFiles(this.api, library) : undefined
     this.log(table(answer.results, [
       { header: 'media file', get: (w) => names?.byId(w.mediaFile)?.alias ?? String(w.mediaFile) },
-      { header: 'start', get: (w) => w.startTime.toFixed(3) },
-      { header: 'end', get: (w) => w.endTime.toFixed(3) },
+      { header: 'start', get: (w) => thousandths(w.startTime) },
+      { header: 'end', get: (w) => thousandths(w.endTime) },
       { header: 'distance', get: (w) => w.distance.toFixed(4) },
     ]).trimEnd())
     stderr(`${answer.count} window${answer.count === 1 ? '' : 's'}, nearest first`)

@@ -8,6 +8,7 @@ import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { ReviewRecord } from './reviewFiles.js'
 import { csvField, type TagRecord } from './tagFormats.js'
+import { tagSetNamed } from '../server/named.js'
 
 // `mas tag export` in the detectors' and labelling tools' formats (docs/decisions.md §32), read back by `mas tag
 // import`: BirdNET-Analyzer's CSV and Kaleidoscope's CSV (their columns, the tags' annotations in the columns they
@@ -84,7 +85,7 @@ export function audacityLabels(tags: readonly TagRecord[], ctx: ExportContext): 
  * below `perFile` (the alias with .txt, as an import of that folder reads them back). */
 export async function writeDetectorTables(api: ApiClient, tags: readonly TagRecord[], tagSet: TagSet, format: ExportDetectorFormat,
   perFile: string | undefined): Promise<void> {
-  if (!tagSet.library) usageError(`tag set ${tagSet.id} belongs to no library: a ${format} table names each tag's recording and class`)
+  if (!tagSet.library) usageError(`${tagSetNamed(tagSet)} belongs to no library: a ${format} table names each tag's recording and class`)
   const [media, classes, reviews] = await Promise.all([mediaFiles(api, tagSet.library), tagClasses(api, tagSet.library),
     api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']).catch(() => [] as ReviewRecord[])])
   const decisions = new Map<number, string[]>()

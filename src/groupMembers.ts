@@ -2,6 +2,7 @@ import { ApiError, type ApiClient } from './api.js'
 import { failure } from './baseCommand.js'
 import { userId } from './lookup.js'
 import { offersExtensions } from './serverOffers.js'
+import { loadNames, USERS } from './names.js'
 
 // Group members by id (docs/decisions.md §10). Names are looked up in user/ where the caller may read it
 // (site admins); otherwise mas takes them as `usernames` (an extension), and the original
@@ -29,6 +30,13 @@ export async function resolveMembers(api: ApiClient, values: string[]): Promise<
 /** The body fields for these members on top of `current` (the ids a group already has). */
 export function membersBody(current: number[], added: Members): Record<string, unknown> {
   return { users: [...new Set([...current, ...added.users])], ...(added.usernames.length ? { usernames: added.usernames } : {}) }
+}
+
+/** A group's members as messages name them: usernames where the caller may name them (src/names.ts; the caller
+ * is `me`), else ids. */
+export async function memberNames(api: ApiClient, ids: readonly number[]): Promise<string> {
+  const names = await loadNames(api, [USERS])
+  return ids.map((id) => String(names.of(USERS, id))).join(', ') || '(none)'
 }
 
 /** The ids asked for that the server's answer lacks, described; undefined when it has them all. Names

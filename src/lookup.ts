@@ -2,6 +2,7 @@ import { ApiError, type ApiClient, type Query } from './api.js'
 import { failure } from './baseCommand.js'
 import { closest } from './closest.js'
 import type { TagInput, TagRow } from './tagFormats.js'
+import { tagSetNamed } from '../server/named.js'
 
 // Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
 // a value of digits only is an id, `name:X` is the name X (a class literally named 12 is `name:12`),
@@ -149,10 +150,14 @@ export async function libraries(api: ApiClient): Promise<Directory<Named>> {
   return new Directory('library', '', await api.all<Named>('library/'), (r) => r.name)
 }
 
-/** Library `id` as messages name it: by its name (`library "Season"`), or by its id where the caller cannot read it. */
+/** A library as the command line's messages name it: by its name (`library "Season"`), by its id where the name is not known. */
+export const libraryText = (library: { id: number; name?: string }): string =>
+  (library.name ? `library ${JSON.stringify(library.name)}` : `library ${library.id}`)
+
+/** Library `id` as messages name it (libraryText), read from the server; its id where the caller cannot read it. */
 export async function libraryNamed(api: ApiClient, id: number): Promise<string> {
   const library = await api.get<Named>(`library/${id}/`).catch(() => undefined)
-  return library?.name ? `library ${JSON.stringify(library.name)}` : `library ${id}`
+  return libraryText({ id, name: library?.name })
 }
 
 export async function tagSets(api: ApiClient, library?: number): Promise<Directory<TagSet>> {
@@ -170,7 +175,7 @@ export async function tagClasses(api: ApiClient, library: number, { ignoreCase =
 /** How a candidate from any library is told apart: its library, by name where the caller can list it. */
 async function libraryAside(api: ApiClient): Promise<(r: { library: number }) => string> {
   const names = new Map((await api.all<Named>('library/').catch(() => [])).map((l) => [l.id, l.name]))
-  return (r) => `library ${names.has(r.library) ? JSON.stringify(names.get(r.library)) : r.library}`
+  return (r) => libraryText({ id: r.library, name: names.get(r.library) })
 }
 
 /** The media files of a library (or every readable one, each candidate of an ambiguous name shown with its
@@ -279,7 +284,7 @@ export const LIBRARY_SCOPE_DESCRIPTION = 'look media files up by alias or file n
 
 /** The library of a tag set, needed to find classes and files by name. */
 export function libraryOf(tagSet: TagSet, flag: string): number {
-  if (!tagSet.library) failure(`${flag}: tag set ${tagSet.id} belongs to no library, so names cannot be looked up in it: give ids`)
+  if (!tagSet.library) failure(`${flag}: ${tagSetNamed(tagSet)} belongs to no library, so names cannot be looked up in it: give ids`)
   return tagSet.library
 }
 

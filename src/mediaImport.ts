@@ -5,6 +5,7 @@ import { failure } from './baseCommand.js'
 import type { ImportCache } from './importCache.js'
 import { EMPTY_FILE, fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './mediaFiles.js'
 import { aliasTaken, importWarnings } from './importParts.js'
+import { libraryText } from './lookup.js'
 import { Progress, stderr } from './output.js'
 import { offersExtensions } from './serverOffers.js'
 import { Wakeup } from './wakeup.js'
@@ -20,7 +21,7 @@ export interface ImportRecord {
 }
 
 export interface ImportOptions {
-  library: number
+  library: { id: number; name: string }
   /** the text parts sent with a file (alias, sensor, start time options: src/importParts.ts) */
   partsOf: (f: FoundFile) => Record<string, string>
   concurrency: number
@@ -67,7 +68,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
         await Promise.race([readAhead.until(READ_AHEAD_BYTES - keeps), uploads.halted])
         if (uploads.stopped) return
         const hashed = await hashAll(batch, cache, opts, records, readAhead)
-        const existing = await checkExisting(api, opts.library, hashed)
+        const existing = await checkExisting(api, opts.library.id, hashed)
         const read = new Set(hashed.map((f) => f.path))
         const unreadable = batch.filter((f) => !read.has(f.path))
         progress.skip(unreadable.length, unreadable.reduce((n, f) => n + f.size, 0))
@@ -90,7 +91,7 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
       await cache.save().catch((err) => stderr(`Warning: the import cache was not saved: ${err.message}`))
       uploads.end()
     }
-    if (present > 0) progress.note(`${present} file(s) already in library ${opts.library}`)
+    if (present > 0) progress.note(`${present} file(s) already in ${libraryText(opts.library)}`)
   }
   uploading = uploadAll(api, uploads, opts, records, progress, readAhead)
   const [produced, uploaded] = await Promise.allSettled([
@@ -212,7 +213,7 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
   let started = false
   let fatal: Error | undefined
   let unreachable = 0
-  const path = `library/${opts.library}/mediaFiles/import/`
+  const path = `library/${opts.library.id}/mediaFiles/import/`
   const worker = async () => {
     for (;;) {
       const f = await queue.next()

@@ -1,7 +1,8 @@
 import * as Args from '@oclif/core/args'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
-import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
+import { memberNames, membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 import { findGroup } from '../../src/lookup.js'
+import { named } from '../../server/named.js'
 
 export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
   static summary = 'Add users to a group'
@@ -21,9 +22,9 @@ export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
     const missing = membersMissing(updated, group.users, added)
     if (missing) {
       await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users }).catch(() => {})
-      failure(`The server did not take ${missing} as members; group ${group.id} keeps users ${group.users.join(', ') || '(none)'}`)
+      failure(`The server did not take ${missing} as members; ${named('group', group.id, group.name)} keeps users ${await memberNames(this.api, group.users)}`)
     }
-    this.logToStderr(`Group ${updated.name} (${updated.id}) has users ${updated.users.join(', ') || '(none)'}`)
+    this.logToStderr(`${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`)
     return updated
   }
 }

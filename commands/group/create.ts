@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
+import { named } from '../../server/named.js'
 
 export default class GroupCreate extends AuthCommand<typeof GroupCreate> {
   static summary = 'Create a user group, optionally with members'
@@ -16,7 +17,7 @@ export default class GroupCreate extends AuthCommand<typeof GroupCreate> {
     const missing = membersMissing(group, [], members)
     if (missing) {
       await this.api.delete(`appUserGroup/${group.id}/`).catch(() => {})
-      failure(`The server did not take ${missing} as members; group ${group.id} was deleted again`)
+      failure(`The server did not take ${missing} as members; ${named('group', group.id, this.args.name)} was deleted again`)
     }
     this.log(String(group.id))
     return group

@@ -2,6 +2,8 @@ import * as Args from '@oclif/core/args'
 import { ApiError } from '../../src/api.js'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { findGroup, userId } from '../../src/lookup.js'
+import { memberNames } from '../../src/groupMembers.js'
+import { named } from '../../server/named.js'
 
 export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser> {
   static summary = 'Remove users from a group'
@@ -26,7 +28,7 @@ export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser>
       }
     }
     const updated = await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users.filter((id) => !removed.has(id)) })
-    this.logToStderr(`Group ${updated.name} (${updated.id}) has users ${updated.users.join(', ') || '(none)'}`)
+    this.logToStderr(`${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`)
     return updated
   }
 }

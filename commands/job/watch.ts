@@ -6,6 +6,7 @@ import { JOB_STATUS } from '../../src/columns.js'
 import { Progress, stderr } from '../../src/output.js'
 import { aliveWorkers } from '../../src/workers.js'
 import { resultFilesOf } from '../../src/jobResults.js'
+import { named } from '../../server/named.js'
 
 const FINAL = new Set([4, 5, 6])
 const QUEUED = 2
@@ -97,7 +98,7 @@ export default class JobWatch extends AuthCommand<typeof JobWatch> {
       if (next !== seen) { seen = next; changedAt = Date.now(); staleSaid = false }
     }
     progress.stop()
-    if (!this.jsonEnabled()) stderr(`job ${job.id} ended: ${JOB_STATUS[job.status]}${job.status === 4 ? await this.whyFailed(job.id) : ''}`)
+    if (!this.jsonEnabled()) stderr(`${named('job', job.id, job.name)} ended: ${JOB_STATUS[job.status]}${job.status === 4 ? await this.whyFailed(job.id) : ''}`)
     if (job.status !== 6) process.exitCode = 1
     return job
   }

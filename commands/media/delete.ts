@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary } from '../../src/lookup.js'
+import { LIBRARY_SCOPE_DESCRIPTION, libraryNamed, mediaFileId, scopeLibrary } from '../../src/lookup.js'
 import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
@@ -18,10 +18,10 @@ export default class MediaDelete extends AuthCommand<typeof MediaDelete> {
     await refuseIfNotPermitted(this.api, `mediaFile/${file.id}/`, `media file ${file.id} '${file.alias ?? file.id}'`, this.flags.yes)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { mediaFile: file.id })
-      await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of library ${file.library} with ${count(tags, 'tag')}?`, false)
+      await confirmDestructive(`delete media file ${file.id} '${file.alias ?? file.id}' of ${await libraryNamed(this.api, file.library)} with ${count(tags, 'tag')}?`, false)
     }
     await this.api.delete(`mediaFile/${file.id}/`)
-    this.logToStderr(`Deleted media file ${file.id}`)
+    this.logToStderr(`Deleted media file ${file.id} '${file.alias ?? file.id}'`)
     return { id: file.id, deleted: true }
   }
 }

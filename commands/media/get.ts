@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary } from '../../src/lookup.js'
+import { LIBRARIES, SENSORS, USERS } from '../../src/names.js'
 import { record, thousandths } from '../../src/output.js'
 
 export default class MediaGet extends AuthCommand<typeof MediaGet> {
@@ -13,16 +14,23 @@ export default class MediaGet extends AuthCommand<typeof MediaGet> {
   }
 
   async run() {
-    const media = await this.api.get(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
+    const media = await this.api.get<Record<string, unknown>>(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
+    if (this.jsonEnabled()) return media
     const { mediafilemetadata_set: meta, ...rest } = media
-    const metadata = Object.fromEntries((Array.isArray(meta) ? meta : []).map((m: any) => [`  ${m.name}`, shown(m)]))
-    this.log(record({ ...rest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))
+    // its library, sensor and uploader by name, as tables show them (docs/decisions.md §10); --json keeps the ids
+    const names = await this.names([LIBRARIES, SENSORS, USERS], {})
+    const shownRest = { ...rest }
+    for (const [key, kind] of [['library', LIBRARIES], ['sensor', SENSORS], ['user', USERS]] as const) if (key in rest) shownRest[key] = names.of(kind, rest[key])
+    const metadata = Object.fromEntries((Array.isArray(meta) ? meta as MetaData[] : []).map((m) => [`  ${m.name}`, shown(m)]))
+    this.log(record({ ...shownRest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))
     return media
   }
 }
 
+interface MetaData { name: string; value: string }
+
 /** A metadata value as people read it: a duration to the millisecond (the stored fact keeps every digit, for --json). */
-function shown(m: { name: string; value: string }): string {
+function shown(m: MetaData): string {
   const n = Number(m.value)
   return m.name === 'durationInSeconds' && m.value !== '' && Number.isFinite(n) ? `${thousandths(n)} s` : m.value
 }

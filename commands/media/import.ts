@@ -68,7 +68,7 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
       startTimeFrom: this.flags['start-time-from'], timeOffset: offset, strict: this.flags.strict,
     }
     const records = await importMedia(this.api, cache, found.files, {
-      library: library.id, partsOf: (f) => importParts(f, parts), concurrency: this.flags.concurrency,
+      library, partsOf: (f) => importParts(f, parts), concurrency: this.flags.concurrency,
       dryRun: this.flags['dry-run'], quiet,
     })
     const all: ImportRecord[] = [

@@ -18,9 +18,11 @@ export default class ProjectAddMedia extends AuthCommand<typeof ProjectAddMedia>
 
   async run() {
     const { argv } = await this.parse(ProjectAddMedia)
-    const ids = await mediaFileIds(this.api, (argv as string[]).slice(1), 'MEDIA', await scopeLibrary(this.api, this.flags.library))
+    const given = (argv as string[]).slice(1)
+    const ids = await mediaFileIds(this.api, given, 'MEDIA', await scopeLibrary(this.api, this.flags.library))
     const results = await changeProjectMedia(this.api, await projectId(this.api, 'PROJECT', this.args.project), ids, 'add')
-    for (const r of results) this.logToStderr(`${r.mediaFile}: ${r.changed ? 'added' : 'already in the project'}`)
+    // each file as it was given (its alias, or its id)
+    for (const [i, r] of results.entries()) this.logToStderr(`${given[i]}: ${r.changed ? 'added' : 'already in the project'}`)
     return results
   }
 }

@@ -6,6 +6,7 @@ import { MEDIA_FILES, TAG_CLASSES, USERS } from '../../src/names.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { reviewCsv, type ExportRow, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
+import { tagSetNamed } from '../../server/named.js'
 
 export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
   static summary = 'Write the decisions on a tag set\'s tags to stdout: CSV, or a Raven Pro selection table with a Review column'
@@ -47,7 +48,7 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
       process.stdout.write(reviewCsv(rows))
       return rows
     }
-    if (!library) failure(`tag set ${tagSet.id} belongs to no library: a Raven table needs its recordings`)
+    if (!library) failure(`${tagSetNamed(tagSet)} belongs to no library: a Raven table needs its recordings`)
     const [media, classes] = await Promise.all([mediaFiles(this.api, library), tagClasses(this.api, library)])
     const byRecord = new Map(rows.map((r) => [r.review.id, r]))
     const records = rows.map((r) => ({ ...r.tag, mas_review_id: r.review.id }))

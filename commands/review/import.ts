@@ -3,9 +3,10 @@ import { mapLimit } from '../../src/api.js'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { findTagSet, mediaFiles, parseRef, tagClasses } from '../../src/lookup.js'
 import { ownId } from '../../src/names.js'
-import { stderr } from '../../src/output.js'
+import { stderr, thousandths } from '../../src/output.js'
 import { parseReviews, TagFinder, VERDICT_COLUMNS, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
 import { readInput } from '../../src/stdin.js'
+import { mediaFileNamed, tagSetNamed } from '../../server/named.js'
 
 export default class ReviewImport extends AuthCommand<typeof ReviewImport> {
   static summary = 'Record decisions made elsewhere (a CSV or a Raven table with a verdict column) as your decisions on a tag set\'s tags'
@@ -30,7 +31,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const needsNames = parsed.rows.some((r) => r.tagId === undefined || r.namedClass !== undefined)
     const library = tagSet.library
-    if (needsNames && !library) failure(`tag set ${tagSet.id} belongs to no library: rows without mas_tag_id need one to find their files`)
+    if (needsNames && !library) failure(`${tagSetNamed(tagSet)} belongs to no library: rows without mas_tag_id need one to find their files`)
     const [media, classes, setTags, me] = await Promise.all([
       needsNames ? mediaFiles(this.api, library!) : undefined,
       needsNames ? tagClasses(this.api, library!) : undefined,
@@ -50,7 +51,8 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
         if (cls && 'error' in cls) { errors.push(`${where}: ${cls.error}`); continue }
         const found = finder.find(file.id, row.startTime!, row.endTime!, cls?.id)
         if (found.length !== 1) {
-          errors.push(`${where}: ${found.length ? `${found.length} tags` : 'no tag'} of tag set ${tagSet.id} at ${row.startTime}-${row.endTime} s in media file ${file.id}${row.tagClass ? ` of class ${row.tagClass}` : ''}`)
+          errors.push(`${where}: ${found.length ? `${found.length} tags` : 'no tag'} of ${tagSetNamed(tagSet)} at ${thousandths(row.startTime!)}-${thousandths(row.endTime!)} s`
+            + ` in ${mediaFileNamed(media!.byId(file.id) ?? file)}${row.tagClass ? ` of class ${row.tagClass}` : ''}`)
           continue
         }
         tag = found[0].id
@@ -81,7 +83,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
       }
     })
     const changed = todo.filter((d) => mine.has(d.body.tag)).length
-    stderr(`Recorded ${todo.length} decision${todo.length === 1 ? '' : 's'} on tag set ${tagSet.id} (${tagSet.name}): ${todo.length - changed} new, ${changed} changed, `
+    stderr(`Recorded ${todo.length} decision${todo.length === 1 ? '' : 's'} on ${tagSetNamed(tagSet)}: ${todo.length - changed} new, ${changed} changed, `
       + `${decisions.length - todo.length} already so${parsed.blank ? `; ${parsed.blank} row${parsed.blank === 1 ? '' : 's'} without a verdict left alone` : ''}`)
     return answers
   }

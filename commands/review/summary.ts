@@ -3,6 +3,7 @@ import { AuthCommand } from '../../src/baseCommand.js'
 import { count } from '../../src/confirm.js'
 import { findTagSet } from '../../src/lookup.js'
 import { stderr, table } from '../../src/output.js'
+import { tagSetNamed } from '../../server/named.js'
 
 interface Band { min: number; max: number; tags: number; yes: number; no: number; unsure: number; precision: number | null; low: number | null; high: number | null }
 interface ClassSummary {
@@ -69,7 +70,7 @@ export default class ReviewSummary extends AuthCommand<typeof ReviewSummary> {
     const agreement = s.disagreementRate === null || s.disagreementRate === undefined
       ? 'no tag was decided by more than one reviewer'
       : `reviewers disagree on ${pct(s.disagreementRate)} of the tags several decided`
-    stderr(`${s.decidedTags} of ${s.tags} tags decided in tag set ${tagSet.id} (${tagSet.name}); ${agreement}`)
+    stderr(`${s.decidedTags} of ${s.tags} tags decided in ${tagSetNamed(tagSet)}; ${agreement}`)
     return s
   }
 }

@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { confirmDestructive, refuseIfNotPermitted, yesFlag } from '../../src/confirm.js'
 import { thousandths } from '../../src/output.js'
+import { mediaFileNamed, named, tagSetNamed } from '../../server/named.js'
 
 export default class TagDelete extends AuthCommand<typeof TagDelete> {
   static summary = 'Delete one tag (asks first; --yes when not on a terminal)'
@@ -12,8 +13,15 @@ export default class TagDelete extends AuthCommand<typeof TagDelete> {
   async run() {
     const tag = await this.api.get(`tag/${this.args.id}/`)
     await refuseIfNotPermitted(this.api, `tag/${tag.id}/`, `tag ${tag.id}`, this.flags.yes)
-    await confirmDestructive(`delete tag ${tag.id} (tag class ${tag.tagClass} on media file ${tag.mediaFile}, ` +
-      `${thousandths(tag.startTime)}-${thousandths(tag.endTime)} s, tag set ${tag.tagSet})?`, this.flags.yes)
+    if (!this.flags.yes) {
+      // the question names what people know the tag by; a record the caller cannot read stays an id
+      const [tagSet, tagClass, file] = await Promise.all([`tagSet/${tag.tagSet}/`, `tagClass/${tag.tagClass}/`, `mediaFile/${tag.mediaFile}/`]
+        .map((path) => this.api.get<Record<string, unknown>>(path).catch(() => undefined)))
+      const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
+      await confirmDestructive(`delete tag ${tag.id} of ${tagSetNamed({ id: tag.tagSet, name: text(tagSet?.name) })}: `
+        + `${named('tag class', tag.tagClass, text(tagClass?.className))} on ${mediaFileNamed({ id: tag.mediaFile, alias: text(file?.alias) })}, `
+        + `${thousandths(tag.startTime)}-${thousandths(tag.endTime)} s?`, false)
+    }
     await this.api.delete(`tag/${tag.id}/`)
     this.logToStderr(`Deleted tag ${tag.id}`)
     return { id: tag.id, deleted: true }

@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand, failure } from '../../src/baseCommand.js'
 import { ApiError, mapLimit } from '../../src/api.js'
-import { findTagSet, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
+import { findTagSet, libraryNamed, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, writeStdout } from '../../src/output.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
@@ -9,6 +9,7 @@ import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../
 import { EXPORT_DETECTOR_FORMATS, isDetectorExport, writeDetectorTables } from '../../src/detectorExport.js'
 import { tagSetTagPages } from '../../src/tagSetStream.js'
 import { CAMTRAP_DP_HELP, camtrapFlags, camtrapSummaryLine, checkCamtrapFlags, writeCamtrapDp } from '../../src/camtrapDp.js'
+import { tagSetNamed } from '../../server/named.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
@@ -100,7 +101,7 @@ ${CAMTRAP_DP_HELP}`
   /** The tags as Raven tables (src/ravenTables.ts) over the library's recordings (start time, alias, duration, sensor)
    * and those of other libraries the tag set's tags lie on, with the class names. */
   private async writeRaven(tags: TagRecord[], tagSet: TagSet): Promise<void> {
-    if (!tagSet.library) failure(`tag set ${tagSet.id} belongs to no library: a Raven table needs its recordings`)
+    if (!tagSet.library) failure(`${tagSetNamed(tagSet)} belongs to no library: a Raven table needs its recordings`)
     const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
     // a tag set may hold tags on recordings (and classes) of other libraries (the original allows it): read those too
     const [elsewhere, otherClasses] = await Promise.all([
@@ -109,7 +110,7 @@ ${CAMTRAP_DP_HELP}`
     ]) as [MediaFile[], TagClass[]]
     const files = [...media.records, ...elsewhere].map(ravenFile)
     const classNames = new Map([...classes.records, ...otherClasses].map((c) => [c.id, c.className]))
-    if (elsewhere.length) stderr(`${elsewhere.length} tagged recording${elsewhere.length === 1 ? '' : 's'} outside library ${tagSet.library}: included`)
+    if (elsewhere.length) stderr(`${elsewhere.length} tagged recording${elsewhere.length === 1 ? '' : 's'} outside ${await libraryNamed(this.api, tagSet.library)}: included`)
     await writeRavenTables(this.api, tags, files, (id) => classNames.get(id), this.flags)
   }
 

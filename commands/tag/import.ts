@@ -13,6 +13,7 @@ import { tableSources } from '../../src/tableSources.js'
 import { numberValue } from '../../src/tagFormats.js'
 import { sendTags } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
+import { tagSetNamed } from '../../server/named.js'
 
 
 /** Tags handed to the sender at a time, unless the batches are larger. */
@@ -140,7 +141,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     })
     const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''
     const left = filter.active ? ` (${checked.rows - filter.keptCount()} of ${checked.rows} rows left out by ${this.filterNames()})` : ''
-    stderr(`Imported ${imported} tag${imported === 1 ? '' : 's'} into tag set ${tagSet.id} (${tagSet.name})${before}${left}`)
+    stderr(`Imported ${imported} tag${imported === 1 ? '' : 's'} into ${tagSetNamed(tagSet)}${before}${left}`)
     if (skipped) stderr(`${skipped} row${skipped === 1 ? ' was' : 's were'} already in the tag set (--again imports ${skipped === 1 ? 'it' : 'them'} again)`)
     return records
   }

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { alreadyThere, existing } from '../../src/createOnce.js'
-import { libraryId } from '../../src/lookup.js'
+import { libraryId, libraryNamed } from '../../src/lookup.js'
 
 export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
   static summary = 'Create a tag class in a library; prints its id (the existing one\'s, when the library has a class of that name)'
@@ -18,7 +18,7 @@ export default class TagClassCreate extends AuthCommand<typeof TagClassCreate> {
     const library = await libraryId(this.api, '--library', this.flags.library)
     const made = await existing(this.api, 'tagClass/', { library }, (c) => c.className === this.args.name && c.library === library)
     if (made) {
-      alreadyThere(`tag class '${this.args.name}' of library ${library}`, made)
+      alreadyThere(`tag class '${this.args.name}' of ${await libraryNamed(this.api, library)}`, made)
       this.log(String(made.id))
       return made
     }

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { scopeLibrary, tagClassId } from '../../src/lookup.js'
+import { libraryNamed, scopeLibrary, tagClassId } from '../../src/lookup.js'
 import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
@@ -22,7 +22,7 @@ export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
     await refuseIfNotPermitted(this.api, `tagClass/${tagClass.id}/`, `tag class ${tagClass.id} '${tagClass.className}'`, this.flags.yes)
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { tagClass: tagClass.id })
-      await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of library ${tagClass.library} with ${count(tags, 'tag')}?`, false)
+      await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of ${await libraryNamed(this.api, tagClass.library)} with ${count(tags, 'tag')}?`, false)
     }
     await this.api.delete(`tagClass/${tagClass.id}/`)
     this.logToStderr(`Deleted tag class ${tagClass.id} '${tagClass.className}'`)

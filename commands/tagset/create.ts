@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { alreadyThere, existing } from '../../src/createOnce.js'
-import { libraryId } from '../../src/lookup.js'
+import { libraryId, libraryNamed } from '../../src/lookup.js'
 import { ownId } from '../../src/names.js'
 
 export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
@@ -18,7 +18,7 @@ export default class TagSetCreate extends AuthCommand<typeof TagSetCreate> {
       ? await ownId(this.api).then((me) => existing(this.api, 'tagSet/', { name: this.args.name }, (s) => s.name === this.args.name && s.library === null && s.user === me))
       : await existing(this.api, 'tagSet/', { library }, (s) => s.name === this.args.name && s.library === library)
     if (made) {
-      alreadyThere(`tag set '${this.args.name}'${library === null ? '' : ` of library ${library}`}`, made)
+      alreadyThere(`tag set '${this.args.name}'${library === null ? '' : ` of ${await libraryNamed(this.api, library)}`}`, made)
       this.log(String(made.id))
       return made
     }

@@ -4,6 +4,7 @@ import { extentsOf } from '../media/extent.js'
 import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
 import { openAudio } from './audioSource.js'
 import { jobMediaQuery, type MediaSearchOptions } from './jobMedia.js'
+import { tagSetNamed } from '../named.js'
 import type { RunningJob } from './jobType.js'
 import { csvText } from './results.js'
 
@@ -33,8 +34,11 @@ export function discoveryReport(rows: FileReport[]): string {
     rows.map((r) => [r.mediaFile, r.alias, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, r.note]))
 }
 
-/** A media file as results name it: its id and its alias, e.g. `media file 12 (siteA/2026-05-01/0500.wav)`. */
-export const mediaFileNamed = (m: Pick<MediaRow, 'id' | 'alias'>) => `media file ${m.id} (${m.alias})`
+/** Tag set `id` as a job's messages name it (named.ts), by its name where it still has one. */
+export async function tagSetNamedIn(db: Kysely<DB> | Transaction<DB>, id: number): Promise<string> {
+  const set = await db.selectFrom('tag_sets').select('name').where('id', '=', id).executeTakeFirst()
+  return tagSetNamed({ id, name: set?.name })
+}
 
 /** The tag class called `name` in `library`, else the one whose name differs from it only in case (as the command
  * line finds classes), created (owned by `userId`) when there is none; several differing only in case are an error. */

@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely'
 import { AccessRefused, libraryAllows, tagSetAllows, type Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import type { DB } from '../db/schema.js'
+import { named } from '../named.js'
 import { characters, MSG, parseInteger, parseNumber } from '../values.js'
 import type { JobType, ParamSpec, ParamValues } from './jobType.js'
 import { labelsFileOf, namesLabelsFile } from './labelsFile.js'
@@ -84,7 +85,7 @@ async function checkOne(db: Db, caller: Caller, config: AppConfig, name: string,
       const can = await referenceAccess(db, caller, spec.kind, id)
       if (!can.read) return MSG.pkMissing(id)
       if (spec.kind !== 'mediaFile' && !can.launch) {
-        throw new AccessRefused(`You may not launch jobs on ${spec.kind === 'library' ? 'library' : 'tag set'} ${id} (parameter ${name}).`)
+        throw new AccessRefused(`You may not launch jobs on ${named(spec.kind === 'library' ? 'library' : 'tag set', id, can.name)}, given as ${name}.`)
       }
       return { value: id }
     }
@@ -94,17 +95,17 @@ async function checkOne(db: Db, caller: Caller, config: AppConfig, name: string,
 /** Read and launch_job of the caller on a library, tag set, or (through its library) a media file. */
 async function referenceAccess(db: Db, caller: Caller, kind: 'library' | 'tagSet' | 'mediaFile', id: number) {
   const row = kind === 'library'
-    ? await db.selectFrom('libraries as l').where('l.id', '=', id).select((eb) => [
+    ? await db.selectFrom('libraries as l').where('l.id', '=', id).select((eb) => ['l.name',
       sql<boolean>`${libraryAllows(eb, caller, eb.ref('l.id'), 'read')}`.as('read'),
       sql<boolean>`${libraryAllows(eb, caller, eb.ref('l.id'), 'launch_job')}`.as('launch')]).executeTakeFirst()
     : kind === 'tagSet'
-      ? await db.selectFrom('tag_sets as t').where('t.id', '=', id).select((eb) => [
+      ? await db.selectFrom('tag_sets as t').where('t.id', '=', id).select((eb) => ['t.name',
         sql<boolean>`${tagSetAllows(eb, caller, eb.ref('t.id'), 'read')}`.as('read'),
         sql<boolean>`${tagSetAllows(eb, caller, eb.ref('t.id'), 'launch_job')}`.as('launch')]).executeTakeFirst()
-      : await db.selectFrom('media_files as m').where('m.id', '=', id).select((eb) => [
+      : await db.selectFrom('media_files as m').where('m.id', '=', id).select((eb) => ['m.alias as name',
         sql<boolean>`${libraryAllows(eb, caller, eb.ref('m.library_id'), 'read')}`.as('read'),
         sql<boolean>`${libraryAllows(eb, caller, eb.ref('m.library_id'), 'launch_job')}`.as('launch')]).executeTakeFirst()
-  return { read: !!row?.read, launch: !!row?.launch }
+  return { read: !!row?.read, launch: !!row?.launch, name: row?.name }
 }
 
 async function readableTagClass(db: Db, caller: Caller, id: number): Promise<boolean> {

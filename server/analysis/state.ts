@@ -146,7 +146,7 @@ export async function lockAncestors(trx: Transaction<DB>, parentId: number | nul
   for (const id of chain.sort((a, b) => a - b)) await trx.selectFrom('jobs').select('id').where('id', '=', id).forUpdate().execute()
 }
 
-export interface ParentOutcome { status: number; failedChild?: number }
+export interface ParentOutcome { status: number; failedChild?: { id: number; name: string } }
 
 /**
  * A parent's progress is the sum of its children's. When every child has ended
@@ -157,7 +157,7 @@ export async function refreshParent(trx: Transaction<DB>, parentId: number): Pro
   const parent = await trx.selectFrom('jobs').selectAll().where('id', '=', parentId).forUpdate().executeTakeFirst()
   if (!parent || parent.status_id !== RUNNING || parent.worker_id !== null) return null
   const kids = await trx.selectFrom('jobs')
-    .select(['id', 'status_id', 'num_to_complete', 'num_completed', 'elapsed_real_time'])
+    .select(['id', 'name', 'status_id', 'num_to_complete', 'num_completed', 'elapsed_real_time'])
     .where('parent_job_id', '=', parentId).orderBy('id').execute()
   if (!kids.length) return null
   const total = kids.reduce((s, k) => s + k.num_to_complete, 0)
@@ -180,7 +180,7 @@ export async function refreshParent(trx: Transaction<DB>, parentId: number): Pro
     ...progress, ...released, status_id: status, is_complete: status === COMPLETE, was_stopped: status === STOPPED,
     time_to_completion: status === COMPLETE ? 0 : -1,
   }).where('id', '=', parentId).execute()
-  return { status, failedChild: failed?.id }
+  return { status, failedChild: failed && { id: failed.id, name: failed.name } }
 }
 
 /** Seconds of a job's progress to the millisecond, as they are measured: sums of them show no binary noise (0.972, not 0.9720000000000002). */

@@ -8,6 +8,7 @@ import { openStorage, type Storage } from '../storage/index.js'
 import type { DB } from '../db/schema.js'
 import { isConnectionLost } from '../db/connectionLost.js'
 import { localTimestamp } from '../db/time.js'
+import { named } from '../named.js'
 import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { recordFailure } from '../analysis/results.js'
@@ -250,7 +251,7 @@ export class Worker {
 
   private async settleParent(trx: Transaction<DB>, parentId: number) {
     const outcome = await refreshParent(trx, parentId)
-    if (outcome?.status === ERROR) await recordFailure(trx, this.storage, parentId, `Child job ${outcome.failedChild} failed.`)
+    if (outcome?.status === ERROR && outcome.failedChild) await recordFailure(trx, this.storage, parentId, `Child ${named('job', outcome.failedChild.id, outcome.failedChild.name)} failed.`)
     const parent = await trx.selectFrom('jobs').select('parent_job_id').where('id', '=', parentId).executeTakeFirst()
     if (outcome && parent?.parent_job_id) await this.settleParent(trx, parent.parent_job_id)
   }

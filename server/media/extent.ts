@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/schema.js'
+import { mediaFileNamed } from '../named.js'
 import { pythonFloat, secondsText } from './facts.js'
 
 // How long a media file lasts and up to what frequency it holds sound, from the facts its import
@@ -17,6 +18,8 @@ export interface Extent {
   sampleRate?: number
   /** the duration is an estimate (MP3, a damaged file) */
   estimate: boolean
+  /** the file's alias, for messages */
+  alias?: string
 }
 
 /** the longest a media file of unknown duration is taken to last */
@@ -27,8 +30,8 @@ export async function extentsOf(db: Db, mediaFiles: number[]): Promise<Map<numbe
   const ids = [...new Set(mediaFiles)]
   const out = new Map<number, Extent>()
   if (!ids.length) return out
-  const files = await db.selectFrom('media_files').select(['id', 'file']).where('id', 'in', ids).execute()
-  for (const f of files) out.set(f.id, { estimate: /\.mp3$/i.test(f.file) })
+  const files = await db.selectFrom('media_files').select(['id', 'file', 'alias']).where('id', 'in', ids).execute()
+  for (const f of files) out.set(f.id, { estimate: /\.mp3$/i.test(f.file), alias: f.alias })
   const facts = await db.selectFrom('media_file_metadata').select(['media_file_id', 'name', 'value'])
     .where('media_file_id', 'in', ids).where('user_editable', '=', false)
     .where('name', 'in', ['durationInSeconds', 'sampleRate', 'warning']).orderBy('id').execute()
@@ -58,10 +61,10 @@ export function outOfBounds(id: number, e: Extent | undefined, region: { endTime
   if (endTime !== undefined && endTime > latestEnd(e)) {
     errors[names.endTime] = [e?.duration === undefined
       ? `${names.endTime} ${pythonFloat(endTime)} is more than 31 days (${UNKNOWN_DURATION_LIMIT} s), the longest a media file of unknown duration is taken to last.`
-      : `${names.endTime} ${pythonFloat(endTime)} is past the end of media file ${id} (${secondsText(e.duration)} s${e.estimate ? ', an estimate: 1 s or 1% more is allowed' : ''}).`]
+      : `${names.endTime} ${pythonFloat(endTime)} is past the end of ${mediaFileNamed({ id, alias: e.alias })}, at ${secondsText(e.duration)} s${e.estimate ? ' by an estimate that allows 1 s or 1% more' : ''}.`]
   }
   if (maxFrequency !== undefined && e?.sampleRate !== undefined && maxFrequency > e.sampleRate / 2) {
-    errors[names.maxFrequency] = [`${names.maxFrequency} ${pythonFloat(maxFrequency)} is above half the sample rate of media file ${id} (${pythonFloat(e.sampleRate / 2)} Hz).`]
+    errors[names.maxFrequency] = [`${names.maxFrequency} ${pythonFloat(maxFrequency)} is above half the sample rate of ${mediaFileNamed({ id, alias: e.alias })}, ${pythonFloat(e.sampleRate / 2)} Hz.`]
   }
   return errors
 }

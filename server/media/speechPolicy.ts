@@ -4,6 +4,7 @@ import { SPEECH_CLASS, SPEECH_DETECTION } from '../analysis/catalog.js'
 import { insertQueuedJob, QUEUED } from '../analysis/state.js'
 import type { DB, SpeechPolicy } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
+import { mediaFileNamed } from '../named.js'
 
 // What a library's speech policy lets a caller hear of a recording (docs/decisions.md, "Speech policy"). Under
 // keep, and for a caller who may change the library (its owner, writers, site admins), the stored audio. For
@@ -26,7 +27,7 @@ export async function hearingOf(db: Kysely<DB>, caller: Caller,
     .select(['l.name', 'l.speech_policy', (eb) => sql<boolean>`${libraryAllows(eb, caller, eb.ref('l.id'), 'write')}`.as('may_change')])
     .where('l.id', '=', file.library_id).executeTakeFirst()
   if (!library || library.speech_policy === 'keep' || library.may_change) return { kind: 'original' }
-  const named = `media file ${file.id}${file.alias ? ` (${file.alias})` : ''}`
+  const named = mediaFileNamed(file)
   if (file.speech_scanned_at === null) {
     return { kind: 'withheld', reason: `${named} has not been checked for human speech yet, and library ${library.name} keeps speech from its readers: ask again once its scan has run.` }
   }

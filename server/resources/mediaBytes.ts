@@ -10,6 +10,7 @@ import type { WavLayout } from '../analysis/wavLayout.js'
 import { contentTypeOf } from '../media/facts.js'
 import { frameSpans, silencedWavBytes, type FrameSpan } from '../media/silence.js'
 import { hearingOf } from '../media/speechPolicy.js'
+import { mediaFileNamed } from '../named.js'
 import type { EndpointDeps } from '../http/endpoint.js'
 import { isStoredName } from '../storage/index.js'
 import { jobResultFiles } from './jobResultFile.js'
@@ -58,7 +59,7 @@ async function deliveryOf(deps: EndpointDeps, caller: Caller, owner: Owner, name
     layout = undefined
   }
   if (!layout) {
-    throw new ApiError(403, { detail: `media file ${owner.mediaFile.id} holds human speech, which its library mutes for its readers, and mas silences only WAV recordings' bytes: its spectrogram is shown muted.` })
+    throw new ApiError(403, { detail: `${mediaFileNamed(owner.mediaFile)} holds human speech, which its library mutes for its readers, and mas silences only WAV recordings' bytes: its spectrogram is shown muted.` })
   }
   return { silenced: { layout, spans: frameSpans(hearing.spans, layout.sampleRate) } }
 }

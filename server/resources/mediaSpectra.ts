@@ -6,6 +6,7 @@ import { UnsupportedAudioError } from '../analysis/audio.js'
 import { openAudio } from '../analysis/audioSource.js'
 import { decibels, frameLayout, framesOf, spectraSettingsOf, spectrogramOf, type FrameLayout, type Spectrogram } from '../analysis/spectra.js'
 import { outOfBounds } from '../media/extent.js'
+import { mediaFileNamed } from '../named.js'
 import { pythonFloat, secondsText } from '../media/facts.js'
 import { overviewColumns } from '../media/overview.js'
 import { frameSpans, silencedChunks } from '../media/silence.js'
@@ -118,9 +119,9 @@ export const spectraEndpoint: Endpoint = {
         const source = await openAudio(ctx.storage, row.file)
         const { sampleRate, duration } = source.info
         // a range outside the file is refused as a tag's is (docs/decisions.md §18); an MP3's length is an estimate
-        const extent = { duration, estimate: source.info.format === 'mp3' }
+        const extent = { duration, estimate: source.info.format === 'mp3', alias: row.alias }
         const outside = values.startTime !== undefined && values.startTime >= duration
-          ? { startTime: [`startTime ${pythonFloat(values.startTime)} is past the end of media file ${row.id} (${secondsText(duration)} s).`] }
+          ? { startTime: [`startTime ${pythonFloat(values.startTime)} is past the end of ${mediaFileNamed(row)}, at ${secondsText(duration)} s.`] }
           : outOfBounds(row.id, extent, { endTime: values.endTime })
         if (Object.keys(outside).length) throw badRequest(outside)
         const start = values.startTime ?? 0
@@ -129,7 +130,7 @@ export const spectraEndpoint: Endpoint = {
         const layout = frameLayout(sampleRate, settings)
         const frames = framesOf(layout, range.to - range.from)
         if (values.format !== 'png') {
-          if (frames > MAX_FRAMES) throw tooLongForJson(values, layout, `media file ${row.id} (${row.alias})`, duration, end - start)
+          if (frames > MAX_FRAMES) throw tooLongForJson(values, layout, mediaFileNamed(row), duration, end - start)
           const chunks = source.chunks(range)
           return spectraJson(row.id, start, end, await spectrogramOf(muted.length ? silencedChunks(chunks, frameSpans(muted, sampleRate)) : chunks, sampleRate, settings))
         }
@@ -148,7 +149,7 @@ export const spectraEndpoint: Endpoint = {
       }
       const picture = await columnsPicture(drawn.columns, {
         start: drawn.start, width: values.width, realStartTime: wireTimestamp(row.real_start_time ?? null),
-        title: `${row.alias || `media file ${row.id}`}${tagSet ? ` · ${tagSet.name}` : ''}`,
+        title: `${row.alias || mediaFileNamed(row)}${tagSet ? ` · ${tagSet.name}` : ''}`,
         tags: tagSet ? await tagsToDraw(ctx.db, tagSet.id, row.id, drawn.start, drawn.end) : [],
       })
       return { body: picture, headers: { 'content-type': 'image/png' } }

@@ -12,6 +12,7 @@ import { badRequest, fieldError, notFound } from '../http/errors.js'
 import { parseInput, type Fields } from '../http/fields.js'
 import { parseQuery } from '../http/query.js'
 import { receiveUpload } from '../http/upload.js'
+import { named, tagSetNamed } from '../named.js'
 import { jobs } from './jobs.js'
 import { libraries } from './library.js'
 import { API, fetchRecord, render } from './resource.js'
@@ -76,7 +77,7 @@ async function answer(ctx: Context, search: SimilarSearch): Promise<{ body: unkn
   return { body: { count: results.length, next: null, previous: null, results } }
 }
 
-async function queryOfStretch(ctx: Context, mediaFile: number, kind: string, stretch: Span, field: string): Promise<Float32Array> {
+async function queryOfStretch(ctx: Context, mediaFile: { id: number; alias: string }, kind: string, stretch: Span, field: string): Promise<Float32Array> {
   try {
     return await stretchVector(ctx.db, mediaFile, kind, stretch, field)
   } catch (e) {
@@ -94,12 +95,12 @@ export const tagSimilarEndpoint: Endpoint = {
   methods: {
     GET: async (ctx) => {
       const { row: tag } = await fetchRecord(ctx.db, tags, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
-      const file = await ctx.db.selectFrom('media_files').select('library_id').where('id', '=', tag.media_file_id).executeTakeFirstOrThrow()
+      const file = await ctx.db.selectFrom('media_files').select(['id', 'alias', 'library_id']).where('id', '=', tag.media_file_id).executeTakeFirstOrThrow()
       if (!await readsLibrary(ctx, file.library_id)) throw notFound()
       const q = parseQuery(ctx, tagQuery) as { k?: number; kind?: string; exact?: boolean; exclude?: 'tagged' }
       const kind = await kindOf(ctx, q.kind)
       const stretch = { start: tag.start_time, end: tag.end_time }
-      const query = await queryOfStretch(ctx, tag.media_file_id, kind, stretch, 'kind')
+      const query = await queryOfStretch(ctx, file, kind, stretch, 'kind')
       return answer(ctx, {
         library: file.library_id, kind, query, k: q.k ?? 100, exact: q.exact === true, own: { mediaFile: tag.media_file_id, stretch },
         ...(q.exclude === 'tagged' ? { excludeTaggedIn: tag.tag_set_id } : {}),
@@ -137,7 +138,7 @@ export const librarySimilarEndpoint: Endpoint = {
           for await (const c of pending.read()) chunks.push(c as Buffer)
           let query: Float32Array
           try {
-            query = await clipVector(ctx.db, library.id, await audioInMemory(Buffer.concat(chunks)))
+            query = await clipVector(ctx.db, library, await audioInMemory(Buffer.concat(chunks)))
           } catch (e) {
             if (e instanceof UnsupportedAudioError) throw fieldError('file', e.message)
             if (e instanceof NothingToSearch) throw fieldError(e.field, e.message)
@@ -148,10 +149,10 @@ export const librarySimilarEndpoint: Endpoint = {
         const missing = (['mediaFile', 'startTime', 'endTime'] as const).filter((f) => v[f] === undefined)
         if (missing.length) throw badRequest(Object.fromEntries(missing.map((f) => [f, ['This field is required (or a multipart part `file`).']])))
         if (v.endTime! <= v.startTime!) throw fieldError('endTime', 'endTime must be after startTime.')
-        const file = await ctx.db.selectFrom('media_files').select('id').where('id', '=', v.mediaFile!).where('library_id', '=', library.id).executeTakeFirst()
-        if (!file) throw fieldError('mediaFile', `Media file ${v.mediaFile} is not in library ${library.id}.`)
+        const file = await ctx.db.selectFrom('media_files').select(['id', 'alias']).where('id', '=', v.mediaFile!).where('library_id', '=', library.id).executeTakeFirst()
+        if (!file) throw fieldError('mediaFile', `Media file ${v.mediaFile} is not in ${named('library', library.id, library.name)}.`)
         const stretch = { start: v.startTime!, end: v.endTime! }
-        const query = await queryOfStretch(ctx, file.id, kind, stretch, 'mediaFile')
+        const query = await queryOfStretch(ctx, file, kind, stretch, 'mediaFile')
         return answer(ctx, { ...base, query, own: { mediaFile: file.id, stretch } })
       } finally {
         await pending?.discard()
@@ -169,7 +170,7 @@ const trainBody: Fields = {
   kind: { type: 'string', description: `the stored embeddings learnt from and scored: ${BUILTIN_KIND} (default) or a model's name or id` },
   numberOfTagsToWrite: { type: 'integer', min: 1, max: 100_000, description: 'the most tags to write (default 100)' },
   minimumStrength: { type: 'float', min: 0, max: 1, description: 'windows scored below this probability are not tagged (default 0.5)' },
-  name: { type: 'string', description: 'the job\'s name (default: train from tag set N)' },
+  name: { type: 'string', description: 'the job\'s name (default: train from tag set N (its name))' },
 }
 
 export const trainEndpoint: Endpoint = {
@@ -191,7 +192,7 @@ export const trainEndpoint: Endpoint = {
       const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, given)
       if (Object.keys(check.errors).length) throw badRequest(check.errors.sourceTagSet ? { detail: check.errors.sourceTagSet.join(' ') } : check.errors)
       const row = await ctx.db.transaction().execute(async (trx) => {
-        const id = await insertQueuedJob(trx, { name: v.name ?? `train from tag set ${tagSet.id}`, user: ctx.caller.id, type: TRAIN_CLASSIFIER.id, parameters: given })
+        const id = await insertQueuedJob(trx, { name: v.name ?? `train from ${tagSetNamed(tagSet)}`.slice(0, 255), user: ctx.caller.id, type: TRAIN_CLASSIFIER.id, parameters: given })
         return trx.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
       })
       const [json] = await render(ctx, jobs, [row])

@@ -51,7 +51,7 @@ test('on a terminal the question says what will go; "n" deletes nothing, "y" del
 
   const yes = await w.tty(['media', 'delete', String(media[0])])
   try {
-    await yes.waitFor(new RegExp(`delete media file ${media[0]} '440.wav' of library ${library} with 2 tags\\? \\(y/N\\)`))
+    await yes.waitFor(new RegExp(`delete media file ${media[0]} '440.wav' of library "Dawn chorus" with 2 tags\\? \\(y/N\\)`))
     await yes.keys('y', 'Enter')
     await yes.waitFor(new RegExp(`Deleted media file ${media[0]}`))
     assert.is(await yes.exited(), 0)
@@ -64,7 +64,14 @@ test('not on a terminal: refused (exit 2, naming --yes) and nothing deleted; --y
   assert.is(refused.code, 2)
   assert.is(refused.stderr, `Error: Not on a terminal, so nobody can confirm: delete tag set ${tagSet} 'Birds' with 4 tags? Add --yes to do it\n`)
   assert.is(json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json', '--json'])).length, 4)
-  const tag = json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json', '--json']))[0].id
+  const first = json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json', '--json']))[0]
+  const tag = first.id
+  // the question names the tag's tag set, class and recording as people know them, not by their ids alone
+  const asked = await w.mas(['tag', 'delete', String(tag)])
+  assert.is(asked.code, 2)
+  const file = json(await w.mas(['media', 'get', String(first.mediaFile), '--json']))
+  assert.is(asked.stderr, `Error: Not on a terminal, so nobody can confirm: delete tag ${tag} of tag set ${tagSet} (Birds): tag class ${tagClass} (blackbird) `
+    + `on media file ${first.mediaFile} (${file.alias}), ${first.startTime}-${Math.round(first.endTime * 1000) / 1000} s? Add --yes to do it\n`)
   const deleted = await w.mas(['tag', 'delete', String(tag), '--yes'])
   assert.is(deleted.code, 0, deleted.stderr)
   assert.is(deleted.stdout, '')

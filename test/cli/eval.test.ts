@@ -40,7 +40,7 @@ test('eval: a table per class and pooled, by tag set names', async () => {
   assert.match(run.stdout, /^CLASS\s+GOLD\s+DETECTIONS\s+TP\s+FP\s+FN\s+PRECISION\s+RECALL\s+F\s+AP\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n/)
   assert.match(run.stdout, /\n\(all\)\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n?$/)
-  assert.match(run.stderr, /against \d+ \(people\): every tag, IoU >= 0\.3, 2 media files, classes matched by id/)
+  assert.match(run.stderr, /against tag set \d+ \(people\): every tag, IoU >= 0\.3, 2 media files, classes matched by id/)
 })
 
 test('eval --json prints the answer; --minimum-strength and --iou reach the server', async () => {
@@ -52,7 +52,7 @@ test('eval: a tag set with no tag on the gold set\'s recordings says so beside t
   const run = await w.mas(['eval', '--tag-set', 'elsewhere', '--against', 'people'])
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /\n\(all\)\s+4\s+0\s+0\s+0\s+4\s/)
-  assert.match(run.stderr, /none of tag set \d+'s tags lie on those 2 media files: every gold tag is missed\. A discovery job writes no tag on its examples/)
+  assert.match(run.stderr, /none of the tags of tag set \d+ \([^)]+\) lie on those 2 media files: every gold tag is missed\. A discovery job writes no tag on its examples/)
 })
 
 test('eval -o writes the precision-recall curves as a PNG', async () => {

@@ -135,7 +135,7 @@ test('a finished import on a terminal: the note above the bar, the bar, then the
     assert.is(await tty.exited(), 0)
     const lines = (await tty.screen()).split('\n').filter((l) => l && !l.startsWith('[exit '))
     assert.equal(lines.slice(-3).map((l) => l.replace(/[█░]+/, 'BAR').replace(/\| [\d.]+ [KMG]?B\/s \|/, '| RATE |')), [
-      `2 file(s) already in library ${lib}`,
+      '2 file(s) already in library "finished"',
       `BAR ${FILES}/${FILES} files | ${(FILES * 3244 / 1024).toFixed(1)} KB/${(FILES * 3244 / 1024).toFixed(1)} KB | RATE | ETA 0s`,
       `Imported ${FILES - 2}, skipped 2 already present, skipped 0 not media, failed 0`,
     ])

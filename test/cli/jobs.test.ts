@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { makeLibrary, makeMediaFile } from '../helpers/records.js'
+import { makeLibrary, makeMediaFile, makeTagSet } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // Projects and their media, jobs (create, list, get, stop, watch) and result files.
@@ -32,6 +32,11 @@ test('project create, add-media (added / already there), remove-media (removed /
   assert.equal(json(add), [{ mediaFile: media[0], changed: true }, { mediaFile: media[1], changed: true }])
   const again = await w.mas(['project', 'add-media', String(project), String(media[0])])
   assert.match(again.stderr, new RegExp(`${media[0]}: already in the project`))
+  // a file given by its alias is told by its alias
+  const { alias } = await w.t.db.selectFrom('media_files').select('alias').where('id', '=', media[0]).executeTakeFirstOrThrow()
+  const named = await w.mas(['project', 'add-media', String(project), alias])
+  assert.is(named.code, 0, named.stderr)
+  assert.is(named.stderr, `${alias}: already in the project\n`)
   const remove = await w.mas(['project', 'remove-media', String(project), String(media[1]), String(media[1])])
   assert.is(remove.code, 0, remove.stderr)
   assert.match(remove.stderr, new RegExp(`${media[1]}: removed\\n${media[1]}: was not in the project`))
@@ -80,6 +85,22 @@ test('job list and job get show the job', async () => {
   assert.match(get.stdout, /status\s+Queued \(2\)/)
   assert.match(get.stdout, /type\s+Test \(8\)/)
   assert.match(get.stdout, /param numToComplete\s+3/)
+})
+
+test('job get names the tag set, library and media file its parameters give by id', async () => {
+  const library = await makeLibrary(w.t.db, alice, 'Dawn chorus')
+  const tagSet = await makeTagSet(w.t.db, alice, library, 'random windows')
+  const file = await makeMediaFile(w.t.db, alice, library, { alias: 'siteA/20260501_050000.WAV' })
+  const created = await w.t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'named', type: 2, project, status: 5,
+    parameters: { destinationTagSet: String(tagSet), mediaFileId: String(file), numWindowsToTag: '2' } } })
+  assert.is(created.statusCode, 201, created.body)
+  const get = await w.mas(['job', 'get', String(created.data.id)])
+  assert.is(get.code, 0, get.stderr)
+  assert.match(get.stdout, new RegExp(`param destinationTagSet\\s+random windows \\(${tagSet}\\)\\n`))
+  assert.match(get.stdout, new RegExp(`param mediaFileId\\s+siteA/20260501_050000\\.WAV \\(${file}\\)\\n`))
+  assert.match(get.stdout, /param numWindowsToTag\s+2\n/)
+  assert.equal(json(await w.mas(['job', 'get', String(created.data.id), '--json'])).jobparameters_set.find((p: any) => p.name === 'destinationTagSet').value, String(tagSet))
+  assert.is((await w.t.call('DELETE', `/api/v0/jobs/${created.data.id}/`, { as: alice })).statusCode, 204)
 })
 
 test('job get shows what a job created before its parameters waits for', async () => {

@@ -85,7 +85,7 @@ test('the creates of the quickstart run twice make one library, tag set and tag 
     for (const args of [['tagset', 'create', 'Birds', '--library', made[0]], ['tagclass', 'create', 'wren', '--library', made[0]], ['tagset', 'create', 'scratch']]) {
       const r = await w.mas(args)
       assert.is(r.code, 0, r.stderr)
-      assert.is(r.stderr, run === 0 ? '' : `${args[0] === 'tagclass' ? `tag class 'wren' of library ${made[0]}` : args[2] === 'scratch' ? 'tag set \'scratch\'' : `tag set 'Birds' of library ${made[0]}`} exists already (id ${r.stdout.trim()}): nothing was created\n`)
+      assert.is(r.stderr, run === 0 ? '' : `${args[0] === 'tagclass' ? 'tag class \'wren\' of library "Dawn chorus 2026"' : args[2] === 'scratch' ? 'tag set \'scratch\'' : 'tag set \'Birds\' of library "Dawn chorus 2026"'} exists already (id ${r.stdout.trim()}): nothing was created\n`)
       made.push(r.stdout.trim())
     }
     ids.push(made)

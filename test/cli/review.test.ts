@@ -108,7 +108,7 @@ test('review import finds tags by file, times and class (whatever its case); bad
   assert.is(refused.code, 1)
   assert.match(refused.stderr, /2 rows refused, nothing sent/)
   assert.match(refused.stderr, /line 3: "perhaps" is no verdict/)
-  assert.match(refused.stderr, /line 4: no tag of tag set \d+ at 99-100 s/)
+  assert.match(refused.stderr, /line 4: no tag of tag set \d+ \(detector\) at 99-100 s in media file \d+ \([^)]*20260501_050000\.WAV\) of class blackbird/)
   assert.not.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[1]))
 })
 

@@ -55,7 +55,7 @@ test('similar --tag: a table of the nearest windows by media file alias, nearest
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^MEDIA FILE\s+START\s+END\s+DISTANCE\n/)
   const rows = run.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/))
-  assert.equal(rows.map((r) => [r[0], r[1]]), [['near.wav', '0.000'], ['near.wav', '1.000'], ['near.wav', '2.000']])
+  assert.equal(rows.map((r) => [r[0], r[1]]), [['near.wav', '0'], ['near.wav', '1'], ['near.wav', '2']])
   assert.match(run.stderr, /3 windows, nearest first/)
 })
 

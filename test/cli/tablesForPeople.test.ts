@@ -8,7 +8,8 @@ import { makeWav } from '../helpers/wav.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // What tables and messages show people (issue 47): a damaged file marked in `mas media list`, a strength only
-// where a detector gave one, and durations to the millisecond however many digits the file's length has.
+// where a detector gave one, durations to the millisecond however many digits the file's length has, and names
+// where ids were.
 
 let w: CliWorld
 let alice: TestUser
@@ -48,6 +49,20 @@ test('mas media list marks the truncated file in its damage column; the whole on
   assert.match(get.stdout, /\n {2}durationInSeconds\s+1\.235 s\n/)
 })
 
+test('mas media get names the library, sensor and uploader where it showed their ids; --json keeps the ids', async () => {
+  const sensor = await w.mas(['sensor', 'create', 'AudioMoth-17'])
+  assert.is(sensor.code, 0, sensor.stderr)
+  const patched = await w.t.call('PATCH', `/api/v0/mediaFile/${file['whole.wav']}/`, { as: alice, body: { sensor: Number(sensor.stdout.trim()) } })
+  assert.is(patched.statusCode, 200, patched.body)
+  const get = await w.mas(['media', 'get', 'whole.wav'])
+  assert.is(get.code, 0, get.stderr)
+  assert.match(get.stdout, /\nlibrary\s+Season\n/)
+  assert.match(get.stdout, /\nsensor\s+AudioMoth-17\n/)
+  assert.match(get.stdout, /\nuser\s+me\n/)
+  const record = json(await w.mas(['media', 'get', 'whole.wav', '--json']))
+  assert.equal([typeof record.library, record.sensor], ['number', Number(sensor.stdout.trim())])
+})
+
 test('mas tag list shows a strength for machine tags (and any given one), an empty cell for tags made by hand', async () => {
   const byHand = await w.mas(['tag', 'create', '--tag-set', 'mixed', '--media-file', 'whole.wav', '--tag-class', 'wren', '--start', '0.1', '--end', '0.4'])
   assert.is(byHand.code, 0, byHand.stderr)
@@ -67,7 +82,7 @@ test('mas tag list shows a strength for machine tags (and any given one), an emp
 test('a tag past the end of a recording: the message gives its length to the millisecond', async () => {
   const late = await w.mas(['tag', 'create', '--tag-set', 'mixed', '--media-file', 'whole.wav', '--tag-class', 'wren', '--start', '1', '--end', '5'])
   assert.is(late.code, 1)
-  assert.match(late.stderr, `--end: endTime 5.0 is past the end of media file ${file['whole.wav']} (1.235 s).`)
+  assert.match(late.stderr, `--end: endTime 5.0 is past the end of media file ${file['whole.wav']} (whole.wav), at 1.235 s.`)
   assert.not.match(late.stderr, '1.2345578')
 })
 

@@ -46,7 +46,7 @@ test('mas job watch says that no worker has renewed the job, then follows it to 
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, new RegExp(`job ${job}: no worker has renewed this job for \\d+ s; it goes on when a worker runs`))
   assert.is(run.stderr.match(/no worker has renewed/g)!.length, 1, 'said once a minute, not at every poll')
-  assert.match(run.stderr, new RegExp(`job ${job} ended: Complete`))
+  assert.match(run.stderr, new RegExp(`job ${job} \\([^)]+\\) ended: Complete`))
 })
 
 test('mas job watch on a queued job says once that no worker runs, says when nothing changed for --stale-after, and follows it once a worker starts', async () => {
@@ -63,7 +63,7 @@ test('mas job watch on a queued job says once that no worker runs, says when not
     assert.is(run.stderr.match(/no job worker is running/g)!.length, 1, run.stderr)
     assert.match(run.stderr, new RegExp(`job ${queued}: nothing has changed for [23] s \\(Queued\\); is a worker running\\?`))
     assert.is(run.stderr.match(/nothing has changed/g)!.length, 1, run.stderr)
-    assert.match(run.stderr, new RegExp(`job ${queued} ended: Complete`))
+    assert.match(run.stderr, new RegExp(`job ${queued} \\([^)]+\\) ended: Complete`))
   } finally {
     await worker?.stop()
   }
@@ -89,7 +89,10 @@ test('mas job watch on a job that ended in Error says why, from its error.txt, a
   })
   const run = await w.mas(['job', 'watch', String(failed), '--interval', '1'])
   assert.is(run.code, 1)
-  assert.match(run.stderr, new RegExp(`job ${failed} ended: Error: The search holds no media file: library 3 has none below "siteC/"\\.\n?$`))
+  // the end names the job as its owner named it
+  const { name } = await w.t.db.selectFrom('jobs').select('name').where('id', '=', failed).executeTakeFirstOrThrow()
+  assert.ok(run.stderr.includes(`job ${failed} (${name}) ended: Error: `), run.stderr)
+  assert.match(run.stderr, new RegExp(`ended: Error: The search holds no media file: library 3 has none below "siteC/"\\.\n?$`))
 })
 
 test.run()

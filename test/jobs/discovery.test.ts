@@ -305,6 +305,27 @@ test('unsupervised discovery separates two distinct tones into two clusters', as
   assert.equal(new Set(second), new Set(['cluster-2']))
 })
 
+test('a discovery that cannot run says why, naming the tag set and the media file as people know them', async () => {
+  const project = await makeProject(t.db, alice)
+  const media = await storedWav(t.db, config, alice, library, signal(2, RATE, [], 0.02, 5), RATE)
+  await addToProject(t.db, project, [media])
+  const empty = await makeTagSet(t.db, alice, library, 'no examples yet')
+  const destination = await makeTagSet(t.db, alice, library)
+  const errorOf = async (id: number) => {
+    assert.is((await waitForStatus(t.db, id, [4, 5, 6], 120)).status_id, 4)
+    return (await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', id).executeTakeFirstOrThrow()).notes
+  }
+  const supervised = await createJob(project, 1, {
+    sourceTagSet: String(empty), destinationTagSet: String(destination), numberOfTagsToDiscover: '3', windowSizeInSeconds: '0.3',
+  })
+  assert.is(await errorOf(supervised), `The sourceTagSet, tag set ${empty} (no examples yet), has no tags to learn from.`)
+  const missing = await makeMediaFile(t.db, alice, library, { alias: 'siteB/20260601_050000.WAV' }) // its bytes were never stored
+  const unsupervised = await createJob(project, 7, {
+    numberOfTagsToDiscover: '2', windowSizeInSeconds: '1', destinationTagSet: String(destination), mediaFileId: String(missing),
+  })
+  assert.match(await errorOf(unsupervised), new RegExp(`^media file ${missing} \\(siteB/20260601_050000\\.WAV\\): its stored file cannot be read`))
+})
+
 test('discovery parameters are checked when the job is created', async () => {
   const project = await makeProject(t.db, alice)
   const res = await t.call('POST', '/api/v0/jobs/', {

@@ -104,6 +104,9 @@ test('with a model: its embedding output stored under its own kind, searched by 
   assert.is(job.status_id, 6, JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job.id).execute()))
   const rows = await t.db.selectFrom('window_embeddings').select(['kind', 'dimensions', 'windows', 'step_seconds']).where('library_id', '=', season).execute()
   assert.equal(rows, [0, 1].map(() => ({ kind: `model-${added.data.id}`, dimensions: 4, windows: 6, step_seconds: 0.5 })))
+  // the note names the model as the caller gave it, not its stored kind
+  const note = (await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job.id).executeTakeFirstOrThrow()).notes
+  assert.match(note, new RegExp(`^model ${added.data.id} \\(quarters\\): 2 files embedded`))
   const found = await t.call('POST', `/api/v0/library/${season}/similar/`, { as: alice, body: { mediaFile: files[0], startTime: 1, endTime: 1.5, k: 1, kind: 'quarters' } })
   assert.is(found.statusCode, 200, found.body)
   assert.equal(found.data.results.map((r: { mediaFile: number; startTime: number }) => [r.mediaFile, r.startTime]), [[files[1], 1]])

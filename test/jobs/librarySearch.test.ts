@@ -130,7 +130,8 @@ test('a library the caller reads but may not launch jobs on is 403, one they can
   await grant(t.db, bob, { user: alice.id }, { library: bobs }, ['read'])
   const readOnly = await windows({ destinationTagSet: String(tagSet), library: String(bobs) })
   assert.is(readOnly.statusCode, 403)
-  assert.match(readOnly.data.detail, /library/)
+  const { name } = await t.db.selectFrom('libraries').select('name').where('id', '=', bobs).executeTakeFirstOrThrow()
+  assert.is(readOnly.data.detail, `You may not launch jobs on library ${bobs} (${name}), given as library.`)
 })
 
 test('the search is made when the job runs: a re-run reads a file imported after its first run', async () => {

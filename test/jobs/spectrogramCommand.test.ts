@@ -53,7 +53,7 @@ test('mas media spectrogram saves a picture of the asked stretch; an unreadable 
   assert.ok(dark > 100, `${dark} dark pixels in the frequency axis`)
   const outside = await world.mas(['media', 'spectrogram', String(media), '--start', '50', '--end', '60', '-o', join(world.home, 'blank.png')])
   assert.is(outside.code, 1)
-  assert.match(outside.stderr, new RegExp(`--start: startTime 50\\.0 is past the end of media file ${media} \\(3\\.0 s\\)`))
+  assert.match(outside.stderr, new RegExp(`--start: startTime 50\\.0 is past the end of media file ${media} \\(mediaFiles/signals/[^)]+\\.wav\\), at 3\\.0 s`))
   assert.not.ok(existsSync(join(world.home, 'blank.png')))
   const missing = await world.mas(['media', 'spectrogram', '999999', '-o', join(world.home, 'x.png')])
   assert.is(missing.code, 1)

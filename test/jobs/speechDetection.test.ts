@@ -89,7 +89,7 @@ test('20 recordings of speech among birdsong: at least 90% of the spoken seconds
   assert.equal([tags[0].provenance?.source, tags[0].provenance?.job], ['mas SpeechDetection', res.data.id])
   assert.match(String(tags[0].provenance?.model), /^Silero VAD/)
   const note = (await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', res.data.id).executeTakeFirstOrThrow()).notes
-  assert.match(note, /^20 files listened to: \d+ spans? of speech, \d+\.\d s in all$/)
+  assert.match(note, /^20 files listened to: \d+ spans? of speech, \d+\.\d{1,3} s in all$/)
 })
 
 test('birdsong and noise alone: no speech tagged', async () => {

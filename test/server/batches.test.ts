@@ -50,9 +50,9 @@ test('a single create is one statement, its media file\'s bounds checked in it; 
   assert.is(t.database.statements.sent - sent, 1, 'statements sent for one create')
   assert.is(created.fast - fast, 1)
   const late = await post(owner, tagBody(29.5, { mediaFile: timed }))
-  assert.equal([late.statusCode, late.data], [400, { endTime: [`endTime 30.5 is past the end of media file ${timed} (30.0 s).`] }])
+  assert.equal([late.statusCode, late.data], [400, { endTime: [`endTime 30.5 is past the end of media file ${timed} (timed.wav), at 30.0 s.`] }])
   const high = await post(owner, tagBody(3, { mediaFile: timed, maxFrequency: 8001 }))
-  assert.equal([high.statusCode, high.data], [400, { maxFrequency: [`maxFrequency 8001.0 is above half the sample rate of media file ${timed} (8000.0 Hz).`] }])
+  assert.equal([high.statusCode, high.data], [400, { maxFrequency: [`maxFrequency 8001.0 is above half the sample rate of media file ${timed} (timed.wav), 8000.0 Hz.`] }])
 })
 
 test('creates of one caller that arrive together are made in batches, each answered with its own record', async () => {

@@ -64,11 +64,12 @@ test('spectra need read access; bad times are 400; bytes that are no WAV are 400
   assert.equal([bad.statusCode, bad.data], [400, { startTime: ['A valid number is required.'] }])
   const backwards = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=0.5`, { as: alice })
   assert.equal([backwards.statusCode, backwards.data], [400, { endTime: ['endTime must be after startTime.'] }])
-  // a range outside the 2 s file is refused naming the field and the limit, not drawn blank
+  // a range outside the 2 s file is refused naming the field, the file (by its alias) and the limit, not drawn blank
+  const { alias } = await t.db.selectFrom('media_files').select('alias').where('id', '=', media).executeTakeFirstOrThrow()
   const after = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&startTime=5&endTime=6`, { as: alice })
-  assert.equal([after.statusCode, after.data], [400, { startTime: [`startTime 5.0 is past the end of media file ${media} (2.0 s).`] }])
+  assert.equal([after.statusCode, after.data], [400, { startTime: [`startTime 5.0 is past the end of media file ${media} (${alias}), at 2.0 s.`] }])
   const past = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=3`, { as: alice })
-  assert.equal([past.statusCode, past.data], [400, { endTime: [`endTime 3.0 is past the end of media file ${media} (2.0 s).`] }])
+  assert.equal([past.statusCode, past.data], [400, { endTime: [`endTime 3.0 is past the end of media file ${media} (${alias}), at 2.0 s.`] }])
   const format = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=gif`, { as: alice })
   assert.equal([format.statusCode, format.data], [400, { format: ['"gif" is not a valid choice.'] }])
   const noBytes = await makeMediaFile(t.db, alice, await makeLibrary(t.db, alice))

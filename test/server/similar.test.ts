@@ -151,6 +151,14 @@ test('a caller who may not read the library gets 404, and bad input 400', async 
   assert.ok(kind.data.kind, kind.body)
 })
 
+test('refusals name the library and the media file as people know them, and give seconds to the millisecond', async () => {
+  const { name } = await t.db.selectFrom('libraries').select('name').where('id', '=', lib).executeTakeFirstOrThrow()
+  const wrong = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: otherFile, startTime: 0, endTime: 2 } })
+  assert.equal([wrong.statusCode, wrong.data], [400, { mediaFile: [`Media file ${otherFile} is not in library ${lib} (${name}).`] }])
+  const beyond = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f2, startTime: 100.123456, endTime: 200.98765 } })
+  assert.equal([beyond.statusCode, beyond.data], [400, { startTime: [`No stored window of media file ${f2} (site-2.wav) overlaps 100.123-200.988 s.`] }])
+})
+
 test('two kinds do not mix: a model\'s embeddings are searched apart from the built-in ones', async () => {
   const model = await t.db.insertInto('models').values({
     name: 'sim-model', file: 'models/none.onnx', md5: '0'.repeat(32), size: 1, manifest: JSON.stringify({}), user_id: c.owner.id, creation_date: localTimestamp(),
@@ -162,6 +170,10 @@ test('two kinds do not mix: a model\'s embeddings are searched apart from the bu
   assert.is(res.statusCode, 200, res.body)
   assert.equal(places(res.data.results)[0], { mediaFile: f3, startTime: 4.5, endTime: 5.5 })
   assert.ok(res.data.results[1].distance > 0.5, JSON.stringify(res.data.results))
+  // a file without the model's embeddings: the refusal names the model as the caller gave it
+  const none = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f1, startTime: 0, endTime: 3, kind: 'sim-model' } })
+  assert.equal([none.statusCode, none.data], [400, { mediaFile: [
+    `media file ${f1} (${(await t.db.selectFrom('media_files').select('alias').where('id', '=', f1).executeTakeFirstOrThrow()).alias}) has no stored embeddings of kind model ${model.id} (sim-model): run an EmbedAudio job over it first.`] }])
   // the built-in kind is as before
   const builtin = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f1, startTime: 0, endTime: 3, k: 10, kind: 'builtin' } })
   assert.equal(places(builtin.data.results), expectedA())
@@ -212,11 +224,19 @@ test('train: a classifier from decisions on stored embeddings tags the windows o
   const res = await t.call('POST', `${API}/tagSet/${source}/train/`, { as: c.owner, body: { destinationTagSet: destination } })
   assert.is(res.statusCode, 202, res.body)
   assert.is(res.data.type, 15)
+  assert.is(res.data.name, `train from tag set ${source} (sim-decided)`)
+  // a tag set nobody decided on: the job's error names it
+  const undecided = await makeTagSet(t.db, c.owner, lib, 'sim-undecided')
+  const idle = await t.call('POST', `${API}/tagSet/${undecided}/train/`, { as: c.owner, body: { destinationTagSet: destination } })
+  assert.is(idle.statusCode, 202, idle.body)
   counting!.reset()
   const worker = new Worker({ db: t.db, config: t.app.config, storage: counting, pollMs: 20 }).start()
   try {
     const job = await waitForStatus(t.db, res.data.id, [4, 5, 6], 60)
     assert.is(job.status_id, 6, JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job.id).execute()))
+    assert.is((await waitForStatus(t.db, idle.data.id, [4, 5, 6], 60)).status_id, 4)
+    const error = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', idle.data.id).executeTakeFirstOrThrow()
+    assert.is(error.notes, `tag set ${undecided} (sim-undecided) has no tag decided yes: mark the calls sought yes (tagReview) first.`)
   } finally {
     await worker.stop()
   }

@@ -67,11 +67,11 @@ for (const [name, chunks, fewBytes] of kinds) {
   })
 }
 
-test('a stretch past the end of the file is refused, naming the file\'s length', async () => {
+test('a stretch past the end of the file is refused, naming the file (by its alias) and its length', async () => {
   const { id } = await stored('mediaFiles/range/short.wav', recordingWav(10 * RATE, recording))
   const res = await t.call('GET', `/api/v0/mediaFile/${id}/spectra/?startTime=8&endTime=20`, { as: alice })
   assert.is(res.statusCode, 400, res.body)
-  assert.equal(res.data, { endTime: [`endTime 20.0 is past the end of media file ${id} (10.0 s).`] })
+  assert.equal(res.data, { endTime: [`endTime 20.0 is past the end of media file ${id} (mediaFiles/range/short.wav), at 10.0 s.`] })
 })
 
 test.run()

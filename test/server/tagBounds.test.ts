@@ -45,9 +45,9 @@ const post = (body: unknown) => t.call('POST', `${API}/tag/`, { as: alice, body 
 test('a single create past the end or above half the sample rate is 400 naming the field and the limit', async () => {
   const late = await post(tag(wav, 40, 50))
   assert.is(late.statusCode, 400)
-  assert.equal(late.data, { endTime: [`endTime 50.0 is past the end of media file ${wav} (34.0 s).`] })
+  assert.equal(late.data, { endTime: [`endTime 50.0 is past the end of media file ${wav} (dawn.wav), at 34.0 s.`] })
   const high = await post(tag(wav, 1, 2, 30000))
-  assert.equal([high.statusCode, high.data], [400, { maxFrequency: [`maxFrequency 30000.0 is above half the sample rate of media file ${wav} (22050.0 Hz).`] }])
+  assert.equal([high.statusCode, high.data], [400, { maxFrequency: [`maxFrequency 30000.0 is above half the sample rate of media file ${wav} (dawn.wav), 22050.0 Hz.`] }])
   assert.is((await post(tag(wav, 33, 34, 22050))).statusCode, 201)
 })
 
@@ -71,7 +71,7 @@ test('a bulk create answers per item, and writes nothing when an item is out of 
 test('an estimated duration (MP3, a damaged file) is allowed 1 s or 1%; an unknown one 31 days', async () => {
   assert.is((await post(tag(mp3, 99, 100.9))).statusCode, 201)
   const mp3Late = await post(tag(mp3, 99, 101.5))
-  assert.equal([mp3Late.statusCode, mp3Late.data.endTime], [400, [`endTime 101.5 is past the end of media file ${mp3} (100.0 s, an estimate: 1 s or 1% more is allowed).`]])
+  assert.equal([mp3Late.statusCode, mp3Late.data.endTime], [400, [`endTime 101.5 is past the end of media file ${mp3} (dawn.mp3), at 100.0 s by an estimate that allows 1 s or 1% more.`]])
   assert.is((await post(tag(damaged, 9, 10.9, 4000))).statusCode, 201)
   assert.is((await post(tag(damaged, 9, 11.5, 4000))).statusCode, 400)
   assert.is((await post(tag(unknown, 1000, 31 * 86400, 90000))).statusCode, 201)
@@ -89,7 +89,7 @@ test('PUT and PATCH are checked; a stored tag out of bounds is left as it is unt
   const short = await makeMediaFile(t.db, alice, library, { file: 'short.wav' })
   await makeMetaData(t.db, short, 'durationInSeconds', '1.5')
   const moved = await t.call('PATCH', `${API}/tag/${id}/`, { as: alice, body: { mediaFile: short } })
-  assert.equal([moved.statusCode, moved.data.endTime], [400, [`endTime 2.0 is past the end of media file ${short} (1.5 s).`]])
+  assert.equal([moved.statusCode, moved.data.endTime], [400, [`endTime 2.0 is past the end of media file ${short} (short.wav), at 1.5 s.`]])
 
   const old = await makeTag(t.db, alice, { tagSet, tagClass, mediaFile: wav }, { startTime: 40, endTime: 50 })
   const strength = await t.call('PATCH', `${API}/tag/${old}/`, { as: alice, body: { strength: 0.5 } })

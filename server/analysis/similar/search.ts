@@ -1,4 +1,6 @@
 import type { Db } from '../../db/schema.js'
+import { secondsText } from '../../media/facts.js'
+import { mediaFileNamed, named } from '../../named.js'
 import type { Storage } from '../../storage/index.js'
 import type { AudioSource } from '../audioSource.js'
 import { candidatesFor, keyParts, type OpenIndexes } from './libraryIndex.js'
@@ -33,20 +35,28 @@ export async function kindNamed(db: Db, text: string | undefined): Promise<strin
   return model ? modelKind(model.id) : null
 }
 
+/** A stored kind as messages name it: `builtin`, or its model by name (`model 3 (BirdNET)`), as the caller gave it. */
+export async function kindText(db: Db, kind: string): Promise<string> {
+  const model = /^model-(\d+)$/.exec(kind)
+  if (!model) return kind
+  const row = await db.selectFrom('models').select('name').where('id', '=', Number(model[1])).executeTakeFirst()
+  return named('model', Number(model[1]), row?.name)
+}
+
 /** The query vector of a stretch of a stored media file: the mean direction of its stored windows of `kind` that lie at least half within it. */
-export async function stretchVector(db: Db, mediaFile: number, kind: string, stretch: Span, field = 'mediaFile'): Promise<Float32Array> {
-  const row = (await embeddingRowsOfFile(db, mediaFile, kind))[0]
-  if (!row) throw new NothingToSearch(field, `Media file ${mediaFile} has no stored embeddings of kind ${kind}: run an EmbedAudio job over it first.`)
+export async function stretchVector(db: Db, mediaFile: { id: number; alias: string }, kind: string, stretch: Span, field = 'mediaFile'): Promise<Float32Array> {
+  const row = (await embeddingRowsOfFile(db, mediaFile.id, kind))[0]
+  if (!row) throw new NothingToSearch(field, `${mediaFileNamed(mediaFile)} has no stored embeddings of kind ${await kindText(db, kind)}: run an EmbedAudio job over it first.`)
   const covering = windowsCovering(row, stretch.start, stretch.end)
-  if (!covering.length) throw new NothingToSearch('startTime', `No stored window of media file ${mediaFile} overlaps ${stretch.start}-${stretch.end} s.`)
+  if (!covering.length) throw new NothingToSearch('startTime', `No stored window of ${mediaFileNamed(mediaFile)} overlaps ${secondsText(stretch.start)}-${secondsText(stretch.end)} s.`)
   return meanDirection(await windowVectors(db, covering.map((index) => ({ id: row.id, index })), row.dimensions), row.dimensions)
 }
 
 /** The query vector of an uploaded recording (built-in kind): the mean direction of its windows, cut as the library's stored windows are. */
-export async function clipVector(db: Db, library: number, source: AudioSource): Promise<Float32Array> {
+export async function clipVector(db: Db, library: { id: number; name: string }, source: AudioSource): Promise<Float32Array> {
   const row = await db.selectFrom('window_embeddings').select(['window_seconds', 'hop_seconds'])
-    .where('library_id', '=', library).where('kind', '=', BUILTIN_KIND).orderBy('id').executeTakeFirst()
-  if (!row) throw new NothingToSearch('kind', `Library ${library} has no stored embeddings of kind ${BUILTIN_KIND}: run an EmbedAudio job over it first.`)
+    .where('library_id', '=', library.id).where('kind', '=', BUILTIN_KIND).orderBy('id').executeTakeFirst()
+  if (!row) throw new NothingToSearch('kind', `${named('library', library.id, library.name)} has no stored embeddings of kind ${BUILTIN_KIND}: run an EmbedAudio job over it first.`)
   const e = await embedBuiltin(source, row.window_seconds, row.hop_seconds)
   if (!e.windows) throw new NothingToSearch('file', 'The recording is too short to hold one window.')
   const windows = Array.from({ length: e.windows }, (_, i) => e.vectors.subarray(i * e.dimensions, (i + 1) * e.dimensions))

@@ -3,7 +3,8 @@ import type { InferenceSession } from 'onnxruntime-node'
 import { readWhole } from '../../storage/index.js'
 import { openAudio } from '../audioSource.js'
 import { EMBED_AUDIO } from '../catalog.js'
-import { describeFailure, mediaFileNamed, targetMedia } from '../discovery.js'
+import { describeFailure, targetMedia } from '../discovery.js'
+import { mediaFileNamed } from '../../named.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import type { Manifest } from '../models/manifest.js'
 import { openModel } from '../models/onnx.js'
@@ -11,6 +12,7 @@ import { csvText, recordResult } from '../results.js'
 import { embedBuiltin, embedWithModel, type FileEmbeddings } from '../similar/embedFile.js'
 import { refreshIndex } from '../similar/libraryIndex.js'
 import { BUILTIN_KIND, isStored, modelKind, storeEmbeddings } from '../similar/store.js'
+import { kindText } from '../similar/search.js'
 
 // EmbedAudio (docs/decisions.md §35): every window's embedding of the job's media files, stored as float16 once
 // per media file, kind, window and hop (a re-run, or a second job over the same files, skips what is stored), then
@@ -98,6 +100,6 @@ export const embedAudioJob: JobType = {
     for (const library of new Set(media.map((m) => m.library_id))) await refreshIndex(job.db, job.storage, library, embedder.kind)
     const windows = rows.reduce((n, r) => n + r.windows, 0)
     await recordResult(job, 'embeddings.csv', csvText(['mediaFile', 'alias', 'windows', 'note'], rows.map((r) => [r.mediaFile, r.alias, r.windows, r.note])),
-      `${embedder.kind}: ${stored} file${stored === 1 ? '' : 's'} embedded (${windows} windows), ${rows.length - stored} skipped or stored already`)
+      `${await kindText(job.db, embedder.kind)}: ${stored} file${stored === 1 ? '' : 's'} embedded (${windows} windows), ${rows.length - stored} skipped or stored already`)
   },
 }

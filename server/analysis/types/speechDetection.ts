@@ -1,11 +1,13 @@
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { SPEECH_CLASS, SPEECH_DETECTION } from '../catalog.js'
-import { describeFailure, mediaFileNamed, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import { describeFailure, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
+import { mediaFileNamed } from '../../named.js'
 import type { JobType, RunningJob } from '../jobType.js'
 import { openSpeechModel, SPEECH_MODEL, speechSpans, type SpeechSpan } from '../models/speech.js'
 import { builtInModelProvenance } from '../provenance.js'
 import { csvText, recordResult } from '../results.js'
+import { secondsText } from '../../media/facts.js'
 
 // SpeechDetection (docs/decisions.md, "Speech"): the spans of human speech in the job's media files, found by the
 // bundled speech detector (server/analysis/models/speech.ts), written as machine tags of the class `speech` (made
@@ -73,7 +75,7 @@ export const speechDetectionJob: JobType = {
     const spans = rows.reduce((n, r) => n + r.spans, 0)
     const seconds = rows.reduce((n, r) => n + r.seconds, 0)
     await recordResult(job, 'speech.csv', report(rows),
-      `${rows.length} file${rows.length === 1 ? '' : 's'} listened to: ${spans} span${spans === 1 ? '' : 's'} of speech, ${seconds.toFixed(1)} s in all`)
+      `${rows.length} file${rows.length === 1 ? '' : 's'} listened to: ${spans} span${spans === 1 ? '' : 's'} of speech, ${secondsText(seconds)} s in all`)
   },
 }
 

@@ -4,7 +4,8 @@ import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
-import { alreadyWritten, describeFailure, discoveryReport, mediaFileNamed, secondsOf, targetMedia } from '../discovery.js'
+import { alreadyWritten, describeFailure, discoveryReport, secondsOf, tagSetNamedIn, targetMedia } from '../discovery.js'
+import { mediaFileNamed } from '../../named.js'
 import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
 import { audioSteps, FileProgress } from '../fileProgress.js'
 import type { JobType, RunningJob } from '../jobType.js'
@@ -36,7 +37,7 @@ export const supervisedTagDiscoveryJob: JobType = {
     if (!media.length) throw new Error('This job has no media file to search: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
     const examples = await job.db.selectFrom('tags').select('id').where('tag_set_id', '=', job.params.sourceTagSet as number)
       .limit(1).execute()
-    if (!examples.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags to learn from.`)
+    if (!examples.length) throw new Error(`The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags to learn from.`)
     const given = Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)]))
     const seconds = await secondsOf(job, media)
     await job.spawnChildren(media.map((m) => ({
@@ -186,7 +187,7 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
     .where('t.tag_set_id', '=', job.params.sourceTagSet as number)
     .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
     .orderBy('m.id').orderBy('t.id').limit(10_000).execute()
-  if (!rows.length) throw new Error(`Tag set ${job.params.sourceTagSet} (sourceTagSet) has no tags on readable media to learn from.`)
+  if (!rows.length) throw new Error(`The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags on readable media to learn from.`)
   const examples: ExampleTag[] = rows.map((t) => ({
     mediaFile: t.id, file: t.file, tagClass: t.tag_class_id, start: t.start_time, end: t.end_time,
     minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
@@ -209,10 +210,15 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
       else rejected.push(tag)
     }
   }
-  const skipped: string[] = []
+  const skipped: Array<{ file: number; reason: Error }> = []
   const searched = await targetMedia(job, { wholeSearch: true })
   const learned = await learnDetector(job.storage, examples, rejected, job.params.windowSizeInSeconds as number, searched,
-    (file, reason) => skipped.push(`media file ${file}: ${describeFailure(reason)}`), job.signal)
-  if (skipped.length) await recordResult(job, 'examples-skipped.txt', `${skipped.join('\n')}\n`, `${skipped.length} example file(s) could not be decoded`)
+    (file, reason) => skipped.push({ file, reason }), job.signal)
+  if (skipped.length) {
+    const aliases = new Map((await job.db.selectFrom('media_files').select(['id', 'alias']).where('id', 'in', skipped.map((s) => s.file)).execute())
+      .map((m) => [m.id, m.alias]))
+    const lines = skipped.map((s) => `${mediaFileNamed({ id: s.file, alias: aliases.get(s.file) })}: ${describeFailure(s.reason)}`)
+    await recordResult(job, 'examples-skipped.txt', `${lines.join('\n')}\n`, `${skipped.length} example file(s) could not be decoded`)
+  }
   return learned
 }

@@ -1,13 +1,14 @@
 import { libraryAllows } from '../../access.js'
 import { localTimestamp } from '../../db/time.js'
 import { TRAIN_CLASSIFIER } from '../catalog.js'
+import { tagSetNamed } from '../../named.js'
 import type { JobType } from '../jobType.js'
 import { jobProvenance } from '../provenance.js'
 import { newSeed, seededRandom } from '../random.js'
 import { csvText, recordResult } from '../results.js'
 import { reviewedTags } from '../reviews.js'
 import { learnFromDecisions, scoreStored } from '../similar/classifier.js'
-import { kindNamed } from '../similar/search.js'
+import { kindNamed, kindText } from '../similar/search.js'
 import { embeddingRows } from '../similar/store.js'
 
 // TrainClassifier (docs/decisions.md §35): a classifier per class learnt from the decisions on the source tag set's
@@ -22,17 +23,19 @@ export const trainClassifierJob: JobType = {
     const destination = job.params.destinationTagSet as number
     const kind = await kindNamed(job.db, job.params.kind as string | undefined)
     if (!kind) throw new Error(`kind names no model: "${job.params.kind}" (builtin, or a model's name or id).`)
-    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', source).executeTakeFirstOrThrow()
+    const set = await job.db.selectFrom('tag_sets').select(['library_id', 'name']).where('id', '=', source).executeTakeFirstOrThrow()
+    const sourceNamed = tagSetNamed({ id: source, name: set.name })
     const decided = await reviewedTags(job.db, source)
-    if (!decided.some((t) => t.consensus === 'yes')) throw new Error(`Tag set ${source} has no tag decided yes: mark the calls sought yes (tagReview) first.`)
+    if (!decided.some((t) => t.consensus === 'yes')) throw new Error(`${sourceNamed} has no tag decided yes: mark the calls sought yes (tagReview) first.`)
     const libraryId = set.library_id ?? (await job.db.selectFrom('media_files').select('library_id').where('id', '=', decided[0].mediaFile).executeTakeFirstOrThrow()).library_id
     const readable = await job.db.selectFrom('libraries as l').select('l.id').where('l.id', '=', libraryId)
       .where((eb) => libraryAllows(eb, job.owner, eb.ref('l.id'), 'read')).executeTakeFirst()
-    if (!readable) throw new Error(`The job's owner may not read library ${libraryId}, whose windows the tag set's decisions are on.`)
+    // the library's name is not said: the owner may not read it
+    if (!readable) throw new Error(`The job's owner may not read library ${libraryId}, whose windows the decisions of ${sourceNamed} are on.`)
     await job.setTotal(1)
     const seed = (job.params.seed as number | undefined) ?? newSeed()
     const classes = await learnFromDecisions(job.db, libraryId, kind, decided, seededRandom(seed))
-    if (!classes.length) throw new Error(`No tag decided yes in tag set ${source} lies on a stored window of kind ${kind}: run EmbedAudio over their files first.`)
+    if (!classes.length) throw new Error(`No tag decided yes in ${sourceNamed} lies on a stored window of kind ${await kindText(job.db, kind)}: run EmbedAudio over their files first.`)
     const rows = await embeddingRows(job.db, libraryId, kind)
     const { found, scored } = await scoreStored(job.db, rows, classes, job.params.numberOfTagsToWrite as number,
       job.params.minimumStrength as number, decided, job.signal)
@@ -49,7 +52,7 @@ export const trainClassifierJob: JobType = {
     })
     await recordResult(job, 'classifier.csv', csvText(['tagClass', 'positiveWindows', 'tagsWritten'],
       classes.map((c) => [c.tagClass, c.positives, found.filter((f) => f.tagClass === c.tagClass).length])),
-    `${kind}: ${classes.length} class${classes.length === 1 ? '' : 'es'} learnt from ${decided.length} decided tags; ${scored} stored windows scored, ${found.length} tags written`)
+    `${await kindText(job.db, kind)}: ${classes.length} class${classes.length === 1 ? '' : 'es'} learnt from ${decided.length} decided tags; ${scored} stored windows scored, ${found.length} tags written`)
   },
 }
 

@@ -2,6 +2,7 @@ import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { alreadyWritten, describeFailure, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
 import { shapeOf } from '../embedding.js'
+import { mediaFileNamed } from '../../named.js'
 import { audioSteps, FileProgress } from '../fileProgress.js'
 import { forEachWindow, planFile } from '../scan.js'
 import { UNSUPERVISED_TAG_DISCOVERY } from '../catalog.js'
@@ -35,7 +36,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     const sources = []
     for (const m of media) {
       try { sources.push({ media: m, source: await openAudio(job.storage, m.file) }) } catch (e) {
-        throw new Error(`Media file ${m.id}: ${describeFailure(e)}.`)
+        throw new Error(`${mediaFileNamed(m)}: ${describeFailure(e)}.`)
       }
     }
     await job.setTotal(sources.reduce((sum, s) => sum + audioSteps(s.source.info.duration), 0) + 1, true)
