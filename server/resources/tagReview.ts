@@ -123,7 +123,7 @@ async function decideMany(fast: Accelerators, db: Db, caller: Caller, decisions:
 /** Decisions of one caller that arrive while earlier ones of theirs are being made wait, and are made together
  * in one statement (decideMany), as single creates of tags are (docs/decisions.md §13, §19): at most two
  * batches of a caller at once (four left most decisions alone, BENCHMARKS.md), at most 250 decisions a batch. */
-export const decisionBatches = () => new Coalescers<DecisionValues, Decided | null>({ inFlight: 2, maxBatch: 250 })
+export const decisionBatches = () => new Coalescers<DecisionValues, Decided | null>(2, 250)
 export type DecisionBatches = ReturnType<typeof decisionBatches>
 
 /** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null

@@ -204,7 +204,7 @@ test('details of one caller asked together are read in batches, each answered as
 })
 
 test('the coalescer runs a request alone when its key is idle, and those that wait as one batch', async () => {
-  const c = new Coalescer<number, string>({ inFlight: 1, maxBatch: 3 })
+  const c = new Coalescer<number, string>(1, 3)
   const batches: number[][] = []
   let release!: () => void
   const gate = new Promise<void>((r) => { release = r })
@@ -220,45 +220,6 @@ test('the coalescer runs a request alone when its key is idle, and those that wa
   assert.equal(await Promise.all(answers), ['answer 10', 'answer 11', 'answer 12', 'thirteen', 'answer 14', 'answer 15'])
   // 10 alone; 11-13 filled a batch, which ran at once; 14-15 waited for a batch to end
   assert.equal(batches, [[10], [11, 12, 13], [99], [14, 15]])
-})
-
-test('with a hold, clients that send one request after another make full batches; an idle key runs at once', async () => {
-  const runClients = async (holdMs: number) => {
-    const c = new Coalescer<number, number>({ inFlight: 1, maxBatch: 10, holdMs })
-    const sizes: number[] = []
-    const run = (ms: number[]) => { sizes.push(ms.length); return ms.map(async (m) => { await new Promise((r) => setImmediate(r)); return m }) }
-    // four clients, each sending its next request as soon as it has its answer (a turn of the event loop
-    // later, as over a socket), 12 requests each
-    await Promise.all([0, 1, 2, 3].map(async (client) => {
-      for (let i = 0; i < 12; i++) {
-        assert.is(await c.submit('k', client * 100 + i, run), client * 100 + i)
-        await new Promise((r) => setImmediate(r))
-      }
-    }))
-    return { sizes, c }
-  }
-  // without a hold the batches alternate between the one that came while a batch ran and the three answered
-  const plain = await runClients(0)
-  assert.equal(plain.sizes.slice(0, 6), [1, 3, 1, 3, 1, 3])
-  // with one, after the first batch every batch holds all four: the three that waited wait for the fourth
-  const held = await runClients(5_000)
-  assert.equal(held.sizes, [1, ...Array(11).fill(4), 3])
-  // the hold is of a batch's own clients: a request of a key idle since runs at once, and so does another key's
-  const started: number[] = []
-  const now = (ms: number[]) => { started.push(...ms); return ms.map(async (m) => m) }
-  const pending = held.c.submit('other', 7, now)
-  assert.equal(started, [7], 'ran within submit')
-  assert.is(await pending, 7)
-})
-
-test('a hold ends when the clients it waits for do not come back', async () => {
-  const c = new Coalescer<number, number>({ inFlight: 1, maxBatch: 10, holdMs: 20 })
-  const sizes: number[] = []
-  const run = (ms: number[]) => { sizes.push(ms.length); return ms.map(async (m) => m) }
-  // a batch of three (after one alone), then only one of its clients sends again: it runs when the hold ends
-  await Promise.all([1, 2, 3, 4].map((m) => c.submit('k', m, run)))
-  assert.is(await c.submit('k', 5, run), 5)
-  assert.equal(sizes, [1, 3, 1])
 })
 
 test.run()

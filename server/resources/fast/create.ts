@@ -124,7 +124,7 @@ export function rowError(e: unknown): boolean {
 }
 
 /** the batches of single creates being made: one of a key at once, at most 250 creates each (docs/decisions.md §13) */
-export const createBatches = () => new Coalescers<AnyRow, Inserted<TableName> | null>({ inFlight: 1, maxBatch: 250, holdMs: 1 })
+export const createBatches = () => new Coalescers<AnyRow, Inserted<TableName> | null>(1, 250)
 export type CreateBatches = ReturnType<typeof createBatches>
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and

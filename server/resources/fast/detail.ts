@@ -19,7 +19,7 @@ import { bind, callerKey, compiler, planStatement, standInCaller, standInNumber,
 export interface FetchState { plans: StatementCache<Plan>; narrowed: NarrowedFirst; details: DetailBatches }
 
 /** the details being read: at most two batches of one caller's at once, at most 100 details each */
-export const detailBatches = () => new Coalescers<number, AnyRow | undefined>({ inFlight: 2, maxBatch: 100 })
+export const detailBatches = () => new Coalescers<number, AnyRow | undefined>(2, 100)
 export type DetailBatches = ReturnType<typeof detailBatches>
 
 /** A detail's JSON record (jsonRecord.ts) for one request. */
