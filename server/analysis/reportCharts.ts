@@ -1,7 +1,6 @@
 import type { TopLevelSpec } from 'vega-lite'
-import type {
-  AccumulationReport, CoverageReport, DailyReport, DensityReport, DielReport, MatrixReport, ReportName,
-} from './activityReports.js'
+import type { AccumulationReport, CoverageReport, DailyReport, DielReport, MatrixReport, ReportName } from './activityReports.js'
+import type { DensityReport } from './densityReport.js'
 import { COLOURS } from './charts.js'
 
 // The Vega-Lite chart of each activity report as the server answers it (GET …/report/{name}/, docs/decisions.md

@@ -1,8 +1,9 @@
 import {
-  REPORTS, accumulationReport, coverageReport, dailyReport, densityReport, dielReport, matrixReport, parseLocalTime,
+  REPORTS, accumulationReport, coverageReport, dailyReport, dielReport, matrixReport, parseLocalTime,
   type ReportFilter, type ReportName, type ReportScope,
 } from '../analysis/activityReports.js'
 import { chartSvg } from '../analysis/charts.js'
+import { densityReport } from '../analysis/densityReport.js'
 import { chartTitle, reportChart, type Report, type ReportCommon } from '../analysis/reportCharts.js'
 import { csvText } from '../analysis/results.js'
 import type { Context, Endpoint, Result } from '../http/endpoint.js'
