@@ -1,7 +1,8 @@
 import * as Flags from '@oclif/core/flags'
 import { input, password as passwordPrompt } from '@inquirer/prompts'
 import { ApiError, ConnectionError, normalizeServer } from '../src/api.js'
-import { BaseCommand, DEFAULT_SERVER, failure, usageError } from '../src/baseCommand.js'
+import { BaseCommand, DEFAULT_SERVER } from '../src/baseCommand.js'
+import { failure, usageError } from '../src/exits.js'
 import { profilePath, saveProfile } from '../src/profiles.js'
 import { readPassword } from '../src/stdin.js'
 

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
-import { AuthCommand, failure } from '../src/baseCommand.js'
+import { AuthCommand } from '../src/baseCommand.js'
+import { failure } from '../src/exits.js'
 import { libraryId, mediaFileId, mediaFiles } from '../src/lookup.js'
 import { stderr, table, thousandths } from '../src/output.js'
 

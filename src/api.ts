@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import type FormData from 'form-data'
 import { exchange, exchangeText, httpAgent, httpsAgent } from './http.js'
 import { filterCheck } from './listFilters.js'
+import type { Query } from './query.js'
 import { NAMES_VERSION_HEADER, type NameMemory } from './nameMemory.js'
 
 // The API client: node's HTTP client underneath (src/http.ts), one place for URLs, auth, JSON (also
@@ -40,7 +41,6 @@ const RETRY_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT',
   'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET'])
 
 export interface Page<T> { count: number; next: string | null; previous: string | null; results: T[] }
-export type Query = Record<string, string | number | boolean | undefined>
 
 export interface ClientOptions {
   server: string

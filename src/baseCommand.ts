@@ -1,5 +1,6 @@
 import { Command } from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
+import { failure, usageError } from './exits.js'
 import * as Flags from '@oclif/core/flags'
 import type { Interfaces } from '@oclif/core'
 import { ApiClient, ApiError, ConnectionError, DEFAULT_TIMEOUT_SECONDS, describeError } from './api.js'
@@ -19,16 +20,6 @@ export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<ty
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8000'
-
-/** A mistake in how the command was called: exit 2. */
-export function usageError(message: string): never {
-  throw new Errors.CLIError(message, { exit: 2 })
-}
-
-/** The command could not do its work: exit 1. */
-export function failure(message: string): never {
-  throw new Errors.CLIError(message, { exit: 1 })
-}
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static enableJsonFlag = true

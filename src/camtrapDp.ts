@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from 'node:fs/p
 import { basename, dirname, join, resolve } from 'node:path'
 import * as Flags from '@oclif/core/flags'
 import { ApiError, mapLimit, type ApiClient } from './api.js'
-import { failure, usageError } from './baseCommand.js'
+import { failure, usageError } from './exits.js'
 import type { MediaFile, TagClass, TagSet } from './lookup.js'
 import { loadNames, SENSORS, TAG_CLASSES, USERS } from './names.js'
 import { ravenFile, type RavenFile } from './raven.js'

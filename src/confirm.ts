@@ -1,7 +1,8 @@
 import * as Flags from '@oclif/core/flags'
 import { confirm } from '@inquirer/prompts'
-import type { ApiClient, Page, Query } from './api.js'
-import { failure, usageError } from './baseCommand.js'
+import type { ApiClient, Page } from './api.js'
+import type { Query } from './query.js'
+import { failure, usageError } from './exits.js'
 import { filterCheck } from './listFilters.js'
 
 // Destructive commands (deletes, revokes, deactivations) ask first on a terminal, saying what will go,

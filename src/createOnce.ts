@@ -1,4 +1,5 @@
-import { ApiError, type ApiClient, type Query } from './api.js'
+import { ApiError, type ApiClient } from './api.js'
+import type { Query } from './query.js'
 import { ownId } from './names.js'
 import { stderr } from './output.js'
 

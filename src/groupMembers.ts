@@ -1,5 +1,5 @@
 import { ApiError, type ApiClient } from './api.js'
-import { failure } from './baseCommand.js'
+import { failure } from './exits.js'
 import { userId } from './lookup.js'
 import { offersExtensions } from './serverOffers.js'
 import { loadNames, USERS } from './names.js'

@@ -1,5 +1,5 @@
 import type { ApiClient } from './api.js'
-import { failure } from './baseCommand.js'
+import { failure } from './exits.js'
 
 // Creating a job with its parameters, on mas and on the original service (docs/decisions.md §10).
 // mas takes the parameters with the job (`parameters`, an extension); the original ignores

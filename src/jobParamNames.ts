@@ -1,6 +1,7 @@
 import { JOB_TYPE_PARAMS, type ParamKind } from '../server/analysis/catalog.js'
 import type { ApiClient } from './api.js'
-import { libraryId, mediaFileId, parseRef, tagSetId } from './lookup.js'
+import { libraryId, mediaFileId, tagSetId } from './lookup.js'
+import { parseRef } from './refs.js'
 
 // `job create --param` values of parameters that name records (a library, a tag set, a media file) may
 // be names, as every other flag's (docs/decisions.md §10): looked up here and sent as ids, since the

@@ -1,4 +1,4 @@
-import type { Query } from './api.js'
+import type { Query } from './query.js'
 
 // The CLI never acts on a list the server did not filter. A server may ignore a filter it does not know (the
 // original ignores `alias__startswith`, `realStartTime__gte`, `?library=` on tag classes, …, and answers

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import type { Column } from './output.js'
-import { usageError } from './baseCommand.js'
+import { usageError } from './exits.js'
 
 // The one implementation of list output, used by every list command: which records (--sort,
 // --limit), which columns (--columns), and how (a table through @oclif/table, --csv, --no-header;

@@ -1,6 +1,8 @@
-import { ApiError, type ApiClient, type Query } from './api.js'
-import { failure } from './baseCommand.js'
+import { ApiError, type ApiClient } from './api.js'
+import type { Query } from './query.js'
+import { failure } from './exits.js'
 import { closest } from './closest.js'
+import { parseRef, type Ref } from './refs.js'
 import type { TagInput, TagRow } from './tagFormats.js'
 import { tagSetNamed } from '../server/named.js'
 
@@ -11,18 +13,6 @@ import { tagSetNamed } from '../server/named.js'
 // A name matching nothing or several records is an error naming the candidates.
 
 /** A record as a value refers to it: by id, or by name. */
-export type Ref = { id: number } | { name: string }
-
-const isId = (s: string) => /^\d+$/.test(s)
-
-/** How a value refers to a record: digits only (or a JSON number) an id, `name:X` the name X, else a name. */
-export function parseRef(value: string | number): Ref {
-  if (typeof value === 'number') return { id: value }
-  const v = value.trim()
-  if (v.startsWith('name:')) return { name: v.slice(5) }
-  return isId(v) ? { id: Number(v) } : { name: v }
-}
-
 /** The outcome of looking one value up: the id, or why not (`missing`: no record has that name). */
 export type Found = { id: number } | { error: string; missing?: string }
 

@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
 import FormData from 'form-data'
 import { ApiError, ConnectionError, describeError, mapLimit, type ApiClient } from './api.js'
-import { failure } from './baseCommand.js'
+import { failure } from './exits.js'
 import type { ImportCache } from './importCache.js'
 import { EMPTY_FILE, fileBody, md5File, ReadAhead, SMALL_FILE_BYTES, type FoundFile } from './mediaFiles.js'
 import { aliasTaken, importWarnings } from './importParts.js'

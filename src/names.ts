@@ -1,4 +1,5 @@
-import { ApiError, type ApiClient, type Query } from './api.js'
+import { ApiError, type ApiClient } from './api.js'
+import type { Query } from './query.js'
 
 // Names for the ids of human output (docs/decisions.md §10: tables show names, --json the API's records):
 // each kind of record a table refers to is listed once, and a column shows the name in place of the id.

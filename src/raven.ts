@@ -1,4 +1,5 @@
-import { parseRef, type MediaFile } from './lookup.js'
+import type { MediaFile } from './lookup.js'
+import { parseRef } from './refs.js'
 import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tagFormats.js'
 
 // Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):

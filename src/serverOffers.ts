@@ -1,5 +1,5 @@
 import type { ApiClient } from './api.js'
-import { failure } from './baseCommand.js'
+import { failure } from './exits.js'
 
 // What the server offers beyond the original API (docs/decisions.md §10: `mas` works against the
 // original service too). mas answers GET /healthz; the original service has no such route and

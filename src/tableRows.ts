@@ -2,7 +2,8 @@ import { aoefRows } from './aoef.js'
 import { AudacityReader, birdnetReader, FORMAT_NAMES, kaleidoscopeReader, STREAMED, type RawRow, type ReaderContext, type RowReader,
   type TableFormat } from './detectorFormats.js'
 import { lineBatches, readText, recordBatches } from './tableReader.js'
-import { addRow, csvReader, emptyRows, parseTags, type ParsedRows, type TagRow } from './tagFormats.js'
+import { addRow, csvReader, emptyRows, type ParsedRows, type TagRow } from './tagFormats.js'
+import { parseTags } from './tagTables.js'
 
 // The rows of one table file, in any format mas reads, as one stream of checked rows and errors
 // (docs/decisions.md §32): the formats of one row a line are read a chunk at a time, the others (JSON

@@ -1,5 +1,4 @@
-import { parseRef, type Ref } from './lookup.js'
-import { parseRaven } from './raven.js'
+import { parseRef, type Ref } from './refs.js'
 
 // Tag files read by `mas tag import` and written by `mas tag export`:
 // CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]),
@@ -73,14 +72,6 @@ export function detectFormat(text: string): TagFormat {
   if (first.trimStart().startsWith('{')) return 'ndjson'
   if (first.includes('\t') && /(^|\t)Selection(\t|$)/.test(first)) return 'raven'
   return 'csv'
-}
-
-export function parseTags(text: string, opts: ParseOptions = {}): ParsedRows {
-  const format = opts.format ?? detectFormat(text)
-  if (format === 'json') return parseJsonArray(text)
-  if (format === 'ndjson') return parseNdjson(text)
-  if (format === 'raven') return parseRaven(text, opts)
-  return parseCsv(text, opts.mediaFile)
 }
 
 // ---- CSV ----------------------------------------------------------------

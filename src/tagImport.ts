@@ -1,5 +1,5 @@
 import { ApiError, errorDetail, mapLimit, type ApiClient } from './api.js'
-import { failure } from './baseCommand.js'
+import { failure } from './exits.js'
 import { Progress } from './output.js'
 import { TagImportMemory } from './tagImportMemory.js'
 import type { ParsedTags } from './tagFormats.js'

@@ -1,5 +1,6 @@
 import * as Args from '@oclif/core/args'
-import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure } from '../../src/exits.js'
 import { memberNames, membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 import { findGroup } from '../../src/lookup.js'
 import { named } from '../../server/named.js'

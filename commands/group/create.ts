@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure } from '../../src/exits.js'
 import { membersBody, membersMissing, resolveMembers } from '../../src/groupMembers.js'
 import { named } from '../../server/named.js'
 

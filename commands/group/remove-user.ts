@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { ApiError } from '../../src/api.js'
-import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure } from '../../src/exits.js'
 import { findGroup, userId } from '../../src/lookup.js'
 import { memberNames } from '../../src/groupMembers.js'
 import { named } from '../../server/named.js'

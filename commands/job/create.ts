@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
-import { AuthCommand, usageError } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { usageError } from '../../src/exits.js'
 import { closest } from '../../src/closest.js'
 import { createJob, defaultJobName } from '../../src/jobCreate.js'
 import { paramsWithIds } from '../../src/jobParamNames.js'

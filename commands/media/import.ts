@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { AuthCommand, usageError } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { usageError } from '../../src/exits.js'
 import { sensorsForFolders } from '../../src/folderSensors.js'
 import { ImportCache } from '../../src/importCache.js'
 import { ALIAS_SOURCES, importParts, isTimeOffset, recorderFolder, START_TIME_SOURCES } from '../../src/importParts.js'

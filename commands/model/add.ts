@@ -4,7 +4,8 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import FormData from 'form-data'
 import { ApiError } from '../../src/api.js'
-import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure } from '../../src/exits.js'
 
 export default class ModelAdd extends AuthCommand<typeof ModelAdd> {
   static summary = 'Add an ONNX model for ModelInference jobs (site admins); prints its id'

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { ApiError } from '../../src/api.js'
-import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure, usageError } from '../../src/exits.js'
 import { alreadyThere, sameGrant } from '../../src/createOnce.js'
 import { groupId, libraryId, tagSetId, userId } from '../../src/lookup.js'
 

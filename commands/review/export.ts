@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { mapLimit } from '../../src/api.js'
-import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure } from '../../src/exits.js'
 import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
 import { MEDIA_FILES, TAG_CLASSES, USERS } from '../../src/names.js'
 import { ravenFile } from '../../src/raven.js'

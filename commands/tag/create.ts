@@ -1,6 +1,8 @@
 import * as Flags from '@oclif/core/flags'
-import { AuthCommand, usageError } from '../../src/baseCommand.js'
-import { findTagSet, libraryOf, mediaFileId, parseRef, tagClassId } from '../../src/lookup.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { usageError } from '../../src/exits.js'
+import { findTagSet, libraryOf, mediaFileId, tagClassId } from '../../src/lookup.js'
+import { parseRef } from '../../src/refs.js'
 
 export default class TagCreate extends AuthCommand<typeof TagCreate> {
   static summary = 'Create one tag; prints its id'

@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
-import { AuthCommand, failure } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure } from '../../src/exits.js'
 import { ApiError, mapLimit } from '../../src/api.js'
 import { findTagSet, libraryNamed, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
 import { Progress, stderr, writeStdout } from '../../src/output.js'

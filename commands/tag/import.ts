@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
-import { AuthCommand, failure, usageError } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { failure, usageError } from '../../src/exits.js'
 import { count } from '../../src/confirm.js'
 import { FORMAT_NAMES, TABLE_FORMATS } from '../../src/detectorFormats.js'
 import { parseDuration, RowFilter, type FilterOptions } from '../../src/importFilters.js'

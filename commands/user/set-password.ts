@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { AuthCommand, usageError } from '../../src/baseCommand.js'
+import { AuthCommand } from '../../src/baseCommand.js'
+import { usageError } from '../../src/exits.js'
 import { userId } from '../../src/lookup.js'
 import { saveProfile } from '../../src/profiles.js'
 import { newPassword } from '../../src/stdin.js'

@@ -1,7 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { beginPath, parseRaven, perFileName, perSequenceName, ravenTable, sequencesOf } from '../../src/raven.js'
-import { csvRecords, detectFormat, parseTags, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows, type TagRecord } from '../../src/tagFormats.js'
+import { csvRecords, detectFormat, tagWriter, writeCsv, writeJsonArray, writeNdjson, type ParsedRows, type TagRecord } from '../../src/tagFormats.js'
+import { parseTags } from '../../src/tagTables.js'
 
 const HEADER = 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength'
 const tag = { mediaFile: 3, tagClass: 7, startTime: 0.1, endTime: 2.25, minFrequency: 100, maxFrequency: 8000.5, strength: 0.3 }

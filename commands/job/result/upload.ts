@@ -6,7 +6,8 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import FormData from 'form-data'
 import { ApiError } from '../../../src/api.js'
-import { AuthCommand, usageError } from '../../../src/baseCommand.js'
+import { AuthCommand } from '../../../src/baseCommand.js'
+import { usageError } from '../../../src/exits.js'
 import { Progress } from '../../../src/output.js'
 
 export default class JobResultUpload extends AuthCommand<typeof JobResultUpload> {
