@@ -4,6 +4,7 @@ import { failure } from './exits.js'
 import { closest } from './closest.js'
 import { parseRef, type Ref } from './refs.js'
 import type { TagInput, TagRow } from './tagFormats.js'
+import { JOB_TYPE_PARAMS } from '../server/analysis/catalog.js'
 import { tagSetNamed } from '../server/named.js'
 
 // Records given by name or by id, for every command and every tag file (docs/decisions.md §10):
@@ -299,6 +300,9 @@ export async function groupId(api: ApiClient, nameOrId: string, flag = 'group'):
   return flagId(flag, nameOrId, () => groups(api))
 }
 
+/** The job types a client may create and a worker runs (the original's other types are kept only to name its jobs). */
+const CREATABLE = new Set(JOB_TYPE_PARAMS.map((t) => t.name))
+
 /** A job type id from its name (case-insensitive) or id, checked against jobTypes/. */
 export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<number> {
   const types = await api.all<{ id: number; name: string }>('jobTypes/')
@@ -309,7 +313,10 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
     const holding = names.filter((n) => n.includes(typed) || typed.includes(n))
     const near = holding.length ? closest(typed, holding) : closest(typed, names, 3)
     const suggestion = near ? ` Did you mean ${types[names.indexOf(near)].name}?` : ''
-    failure(`Unknown job type "${nameOrId}".${suggestion} Known: ${types.map((t) => `${t.name} (${t.id})`).join(', ')}`)
+    // the types mas's workers run, of those the server knows; all of them from a server that runs none of these
+    const runnable = types.filter((t) => CREATABLE.has(t.name))
+    const known = (runnable.length ? runnable : types).map((t) => `${t.name} (${t.id})`).join(', ')
+    failure(`Unknown job type "${nameOrId}".${suggestion} ${runnable.length ? 'Types a worker runs' : 'Known'}: ${known}`)
   }
   return type.id
 }

@@ -55,9 +55,11 @@ test('job create resolves the type by name and sends --param values as parameter
   assert.equal(created.jobparameters_set.map((p: any) => [p.name, p.value]), [['numToComplete', '3']])
   const unknown = await w.mas(['job', 'create', '--project', String(project), '--type', 'NoSuchType'])
   assert.is(unknown.code, 1)
-  assert.match(unknown.stderr, /^Error: Unknown job type "NoSuchType"\. Known: .*Test \(8\)/)
+  assert.match(unknown.stderr, /^Error: Unknown job type "NoSuchType"\. Types a worker runs: .*Test \(8\)/)
+  // the original's types that no worker of mas runs are not offered
+  assert.not.match(unknown.stderr, /TagAnalysis|Transcription|SupervisedTagDiscoveryParent|SupervisedTagDiscoveryChild/)
   const misspeltType = await w.mas(['job', 'create', '--project', String(project), '--type', 'SupervisedTagDiscover'])
-  assert.match(misspeltType.stderr, /^Error: Unknown job type "SupervisedTagDiscover"\. Did you mean SupervisedTagDiscovery\? Known: /)
+  assert.match(misspeltType.stderr, /^Error: Unknown job type "SupervisedTagDiscover"\. Did you mean SupervisedTagDiscovery\? Types a worker runs: /)
   const typo = await w.mas(['job', 'create', '--project', String(project), '--type', 'RandomWindowTaging'])
   assert.match(typo.stderr, /Did you mean RandomWindowTagging\?/)
   const badParam = await w.mas(['job', 'create', '--project', String(project), '--type', '8', '--param', 'novalue'])
