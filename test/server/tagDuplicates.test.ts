@@ -88,6 +88,20 @@ test('the OpenAPI document declares onDuplicate on POST tag/ and the answer with
   assert.ok(post.responses['201'].content['application/json'].schema.anyOf.some((s: any) => s.properties?.skipped))
 })
 
+test('an item identical to an earlier item of the same request is skipped as that item\'s tag', async () => {
+  const set = await makeTagSet(t.db, alice, library)
+  const items = [tag(set, 1), tag(set, 2), tag(set, 1), tag(set, 1, { strength: 0.7, machineTagged: true }), tag(set, 3)]
+  const res = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
+  assert.is(res.statusCode, 201, res.body)
+  assert.equal(res.data.skipped, [2, 3])
+  assert.equal(res.data.results.map((r: any) => r.id), [res.data.results[0].id, res.data.results[1].id, res.data.results[0].id, res.data.results[0].id, res.data.results[4].id])
+  assert.is(await count(set), 3)
+  // without onDuplicate=skip every item is created, as before
+  const plain = await t.call('POST', `${API}/tag/`, { as: alice, body: [tag(set, 9), tag(set, 9)] })
+  assert.is(plain.statusCode, 201)
+  assert.is(await count(set), 5)
+})
+
 /** a statement parameter of numbers' arrays as a literal (EXECUTE, a utility statement, takes no parameters) */
 const arrayLiteral = (p: unknown) => sql.lit(typeof p === 'string' ? p : `{${(p as number[]).join(',')}}`)
 

@@ -111,7 +111,17 @@ async function insertAll<T extends TableName>(ctx: Context, trx: Transaction<DB>
 async function createSkippingDuplicates<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, rows: AnyRow[],
   values: Record<string, unknown>[]): Promise<Result> {
   const stored = await storedDuplicates(ctx.db, def, rows)
-  const fresh = rows.map((_r, i) => i).filter((i) => !stored.has(i))
+  // a row identical to an earlier one of the same request (one table given twice in an import) is that row's
+  // record, as it would be on a re-run
+  const firstOf = new Map<string, number>()
+  const repeats = new Map<number, number>()
+  const fresh: number[] = []
+  rows.forEach((row, i) => {
+    if (stored.has(i)) return
+    const key = JSON.stringify((def.identity ?? []).map((c) => row[c]))
+    const first = firstOf.get(key)
+    if (first === undefined) { firstOf.set(key, i); fresh.push(i) } else repeats.set(i, first)
+  })
   const created = await render(ctx, def, await insertAll(ctx, trx, def, fresh.map((i) => rows[i]), fresh.map((i) => values[i])))
   const table: string = def.table
   const ids = [...new Set(stored.values())]
@@ -120,7 +130,8 @@ async function createSkippingDuplicates<T extends TableName>(ctx: Context, trx: 
   const results: unknown[] = new Array(rows.length)
   fresh.forEach((i, k) => { results[i] = created[k] })
   for (const [i, id] of stored) results[i] = existingJson.get(id)
-  return { status: 201, body: { results, skipped: [...stored.keys()].sort((a, b) => a - b) } }
+  for (const [i, first] of repeats) results[i] = results[first]
+  return { status: 201, body: { results, skipped: [...stored.keys(), ...repeats.keys()].sort((a, b) => a - b) } }
 }
 
 /** PUT (all required fields) or PATCH (any subset). */
