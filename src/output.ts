@@ -101,13 +101,21 @@ export class Progress {
         etaBuffer: 50,
         fps: 10,
       }, cliProgress.Presets.shades_classic)
-      this.bar = this.bars.create(total, 0, this.payload())
+      // units with bytes fill the bar by bytes (the last file may be most of the work), and count the units beside it
+      this.bar = this.bars.create(this.byBytes ? Math.max(opts.totalBytes!, 1) : total, 0, this.payload())
     }
     process.on('SIGINT', this.onSignal)
     process.on('SIGTERM', this.onSignal)
   }
 
   get interactive(): boolean { return this.bar !== undefined }
+
+  private get byBytes(): boolean { return this.opts.totalBytes !== undefined && this.opts.status === undefined && this.opts.unit !== 'bytes' }
+
+  /** where the bar stands: the units done, or, for units with bytes, their bytes done and under way */
+  private get barValue(): number {
+    return this.byBytes ? Math.min(this.bytes + this.underWay, Math.max(this.opts.totalBytes!, 1)) : this.done
+  }
 
   /** `n` more units done, `bytes` more bytes; `line` is printed when not on a terminal. */
   tick(n: number, bytes = 0, line?: string): void {
@@ -118,14 +126,14 @@ export class Progress {
   /** `bytes` more (or, negative, fewer: an upload begun again) of the units under way: shown, and in the rate, before they are done. */
   moving(bytes: number): void {
     this.underWay += bytes
-    if (this.bar) this.bar.update(this.done, this.payload())
+    if (this.bar) this.bar.update(this.barValue, this.payload())
   }
 
   /** `n` more units found done without work (already there, unreadable): counted, but not in the rate the ETA follows. */
   skip(n: number, bytes = 0, line?: string): void {
     this.done += n
     this.bytes += bytes
-    if (this.bar) this.bar.update(this.done, this.payload())
+    if (this.bar) this.bar.update(this.barValue, this.payload())
     else if (line && !this.opts.quiet) stderr(line)
   }
 
@@ -171,6 +179,7 @@ export class Progress {
     const worked = this.worked + this.underWay
     const eta = bytesEta({ totalBytes: this.opts.totalBytes, doneBytes: this.bytes + this.underWay, workedBytes: worked, seconds })
     return {
+      units: this.done, totalUnits: this.total,
       doneBytes: formatBytes(this.bytes + this.underWay), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(worked / seconds),
       bytesEta: Number.isFinite(eta) ? formatEta(eta) : '-',
     }
@@ -181,7 +190,7 @@ function formatOf(opts: ProgressOptions): string {
   if (opts.status !== undefined) return '{bar} {percentage}% | {status}'
   if (opts.unit === 'bytes') return '{bar} {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}'
   // the ETA of units with bytes follows the bytes: the last file may be most of the work
-  if (opts.totalBytes !== undefined) return `{bar} {value}/{total} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {bytesEta}`
+  if (opts.totalBytes !== undefined) return `{bar} {units}/{totalUnits} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {bytesEta}`
   return `{bar} {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`
 }
 

@@ -118,6 +118,12 @@ test('a large file on its way moves the bar\'s bytes before it is done', async (
     try {
       // the small file done (3.2 KB), and the large one's bytes counted as they are sent: tens of KB or more
       await tty.waitFor(/ 1\/2 files \| (\d{2,}(\.\d)? KB|[\d.]+ MB)\/9\.2 MB \|/)
+      // the bar fills by the bytes sent, not by the files done (one of two would be half the bar)
+      const bar = (await tty.screen()).split('\n').find((l) => / 1\/2 files \|/.test(l)) ?? ''
+      const [, amount, unit] = / ([\d.]+) (KB|MB)\/9\.2 MB/.exec(bar) ?? []
+      const share = Number(amount) / (unit === 'KB' ? 1024 : 1) / 9.2
+      const cells = (bar.match(/[█░]/g) ?? []).length
+      assert.ok(Math.abs((bar.match(/█/g) ?? []).length - share * cells) <= 2, `${bar} (${(share * 100).toFixed(0)}% of the bytes)`)
       await tty.keys('C-c')
       await tty.waitFor(/interrupted: 1 of 2 files done/)
       assert.is(await tty.exited(), 130, await tty.screen())
