@@ -177,7 +177,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const kept = filter.active ? filter.keptCount() : checked.rows
     const left = filter.active ? ` (${checked.rows - kept} of ${checked.rows} left out by ${this.filterNames()})` : ''
     stderr(`Dry run: ${kept} tag${kept === 1 ? '' : 's'} would be imported${left}; nothing was sent`)
-    if (checked.errorCount) failure(`${checked.errorCount} row${checked.errorCount === 1 ? '' : 's'} would be refused`)
+    if (checked.errorCount) failure(`${checked.errorCount} error${checked.errorCount === 1 ? '' : 's'}: the import would be refused`)
     return { tables, toImport: kept, missingClasses: missing }
   }
 
