@@ -3,6 +3,7 @@ import { AuthCommand } from '../../src/baseCommand.js'
 import { listFlags } from '../../src/listOutput.js'
 import { JOB, JOB_STATUS } from '../../src/columns.js'
 import { projectId } from '../../src/lookup.js'
+import { stderr } from '../../src/output.js'
 
 export default class JobList extends AuthCommand<typeof JobList> {
   static summary = 'List your jobs'
@@ -10,6 +11,7 @@ export default class JobList extends AuthCommand<typeof JobList> {
   static flags = {
     ...listFlags,
     project: Flags.string({ char: 'p', description: 'only jobs of this project (name or id)' }),
+    children: Flags.boolean({ description: 'also the jobs a job made for its parts (one per media file of a discovery); --json always has them' }),
     status: Flags.custom<number>({
       description: 'only jobs in this status, by name or id (2 Queued, 3 Running, 4 Error, 5 Stopped, 6 Complete)',
       parse: async (input) => {
@@ -26,6 +28,11 @@ export default class JobList extends AuthCommand<typeof JobList> {
     const jobs = await this.api.all('jobs/', { project, status: this.flags.status }, { project: '--project', status: '--status' })
     const shown = jobs.filter((j) => (project === undefined || j.project === project) &&
       (this.flags.status === undefined || j.status === this.flags.status))
-    return this.showList(shown, JOB)
+    // a discovery over a season makes a child job per media file: people see the jobs they made, scripts get every job
+    const children = this.jsonEnabled() || this.flags.children ? [] : shown.filter((j) => j.parentJob != null)
+    const listed = children.length ? shown.filter((j) => j.parentJob == null) : shown
+    const result = await this.showList(listed, JOB)
+    if (children.length) stderr(`${children.length} child job${children.length === 1 ? '' : 's'} of ${new Set(children.map((j) => j.parentJob)).size} not shown (--children shows them)`)
+    return result
   }
 }

@@ -182,4 +182,21 @@ test('job create: a job whose parameters the server refuses when it is queued is
   assert.match(named.name, /^Test \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
 })
 
+test('job list shows the jobs people made; the child jobs a job made for its parts only with --children or --json', async () => {
+  const home = w.newHome()
+  const bob = await w.loggedIn('jobsParent', home)
+  const create = (body: Record<string, unknown>) => w.t.call('POST', '/api/v0/jobs/', { as: bob, body: { type: 8, status: 2, parameters: {}, ...body } })
+  const parent = (await create({ name: 'season discovery' })).data.id
+  for (const name of ['part a', 'part b']) assert.is((await create({ name, parentJob: parent })).statusCode, 201)
+  const list = await w.mas(['job', 'list'], { home })
+  assert.is(list.code, 0, list.stderr)
+  assert.match(list.stdout, /season discovery/)
+  assert.not.match(list.stdout, /part a|part b/)
+  assert.match(list.stderr, /^2 child jobs of 1 not shown \(--children shows them\)$/m)
+  const all = await w.mas(['job', 'list', '--children'], { home })
+  assert.match(all.stdout, /part a[\s\S]*part b|part b[\s\S]*part a/)
+  assert.is(all.stderr, '')
+  assert.is(json(await w.mas(['job', 'list', '--json'], { home })).length, 3)
+})
+
 test.run()
