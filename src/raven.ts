@@ -51,8 +51,9 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   if (missing.length) return headerError(`bad header: missing ${missing.join(', ')}`)
   const body = records.slice(1)
   const get = (fields: string[], i: number) => (i >= 0 ? (fields[i] ?? '').trim() : '')
-  if (col.file >= 0 && col.offset < 0 && new Set(body.map((r) => get(r.fields, col.file))).size > 1) {
-    return headerError(`bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection in its file`)
+  if (col.file >= 0 && col.offset < 0 && !opts.timesInFile && new Set(body.map((r) => get(r.fields, col.file))).size > 1) {
+    return headerError(`bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection `
+      + 'in its file; when each Begin Time (s) is already within its file (tables of single recordings joined), give --times-in-file')
   }
   // every other column (Notes, Call type, a verdict, Raven's measurements) is kept with the tag, as its annotations
   const extra = header.flatMap((h, i) => (i !== classCol && i !== col.strength && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : []))

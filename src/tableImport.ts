@@ -12,7 +12,7 @@ import type { ParsedTags } from './tagFormats.js'
 /** The library's media files and classes, fetched when a row first names one. */
 export interface Lookups { media(): Promise<Directory<MediaFile>>; classes(): Promise<Directory<TagClass>> }
 
-export interface ReadOptions { classColumn?: string; source?: { source?: string; version?: string } }
+export interface ReadOptions { classColumn?: string; timesInFile?: boolean; source?: { source?: string; version?: string } }
 
 /** What the first reading found in one table. */
 export interface TableCheck { source: TableSource; rows: number; matched: number; mediaFiles: number; errors: number }
@@ -42,7 +42,7 @@ export async function checkTables(sources: readonly TableSource[], lookups: Look
     const files = new Set<number>()
     const prefix = prefixOf(sources, source)
     let first = true
-    for await (const items of tableRows(source, { classColumn: opts.classColumn, provenance: provenanceOf(source.format, opts.source) })) {
+    for await (const items of tableRows(source, { classColumn: opts.classColumn, timesInFile: opts.timesInFile, provenance: provenanceOf(source.format, opts.source) })) {
       for (const item of items) {
         if (first && 'error' in item && source.belowFolder && /^line \d+: (bad header|the file is empty)/.test(item.error)) {
           source.passedOver = item.error.replace(/^line \d+: /, '')
@@ -83,7 +83,7 @@ export async function readTags(sources: readonly TableSource[], lookups: Lookups
   let chunk: ParsedTags = { tags: [], lines: [], errors: [] }
   for (const source of sources) {
     if (source.passedOver !== undefined) continue
-    for await (const items of tableRows(source, { classColumn: opts.classColumn, provenance: provenanceOf(source.format, opts.source) })) {
+    for await (const items of tableRows(source, { classColumn: opts.classColumn, timesInFile: opts.timesInFile, provenance: provenanceOf(source.format, opts.source) })) {
       for (const item of items) {
         if ('error' in item) continue
         if (!media && 'name' in item.row.mediaFile) media = await lookups.media()

@@ -25,6 +25,8 @@ export type TableItem = CheckedRow | { error: string }
 
 export interface RowOptions {
   classColumn?: string
+  /** a Raven table's Begin Time is within each row's file (ParseOptions) */
+  timesInFile?: boolean
   /** what each tag gets as its provenance when its row says nothing of it (the tool, from the format or --source) */
   provenance?: Record<string, unknown>
 }
@@ -147,7 +149,7 @@ function* wholeRows(text: string, source: TableSource, opts: RowOptions, ctx: Re
   const parsed = parseTags(text, {
     format: birdnet ? 'raven' : source.format as Exclude<TableFormat, 'birdnet' | 'birdnet-raven' | 'kaleidoscope' | 'audacity' | 'aoef'>,
     mediaFile: source.mediaFile, classColumn: opts.classColumn ?? (birdnet ? 'Common Name' : undefined),
-    strengthColumn: birdnet ? 'Confidence' : undefined,
+    strengthColumn: birdnet ? 'Confidence' : undefined, timesInFile: opts.timesInFile,
   })
   if (birdnet) {
     for (const row of parsed.rows) {

@@ -50,7 +50,11 @@ export const emptyRows = (unit: 'line' | 'item' = 'line'): ParsedRows => ({ rows
 
 /** Options of parsing: the media file of rows without one (a Raven table of one recording), the class
  * column of a Raven table, and its strength column (BirdNET's tables: Confidence). */
-export interface ParseOptions { format?: TagFormat; mediaFile?: string; classColumn?: string; strengthColumn?: string }
+export interface ParseOptions {
+  format?: TagFormat; mediaFile?: string; classColumn?: string; strengthColumn?: string
+  /** a Raven table of several recordings without File Offset (s): each Begin Time is already within its row's file */
+  timesInFile?: boolean
+}
 
 export const CSV_COLUMNS = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const
 const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const

@@ -24,7 +24,7 @@ export default class TagImport extends AuthCommand<typeof TagImport> {
   static summary = 'Create many tags from tables: mas CSV, JSON, NDJSON, Raven Pro, BirdNET, Kaleidoscope, Audacity labels, AOEF (files, folders or stdin)'
   static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). Media files and tag classes are given by id or by name: a class by its name in the tag set's library, a file by its alias (path below the import's root) or by its file name when that is unique in the library; digits only are an id (name:12 is the name "12").
 
-A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Every other column (Notes, Call type…) is kept with the tag as its annotations, and "mas tag export --format raven" writes it back.
+A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a table joined from single recordings' tables, whose Begin Time is already within each file, needs --times-in-file) (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Every other column (Notes, Call type…) is kept with the tag as its annotations, and "mas tag export --format raven" writes it back.
 
 Every row is checked and looked up first: if any is bad, the errors are listed with their line numbers and nothing is sent. A class name matches the class of that name, or else the one class whose name differs from it only in case (CHIRP is the library's chirp; where several differ so, the row's error names them). Tag classes the file names that the library lacks are listed all at once; --create-classes creates them (on a terminal you are asked), but never one that differs only in case from an existing class or another new one, unless --force is given. Tags are sent in batches, each created all-or-nothing; to a server that takes one tag a request (the original service) they are sent one by one, several at once. The ids come back in input order. After an interruption or a refused row, a re-run of the same command creates only the tags not created yet.
 
@@ -47,6 +47,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     'tag-set': Flags.string({ description: 'tag set to add the tags to (name or id)', required: true }),
     format: Flags.option({ options: TABLE_FORMATS, description: 'input format of every file [default: each file\'s, from its content]' })(),
     'media-file': Flags.string({ description: 'media file (alias, file name or id) of every row without one: a Raven table of one recording; an Audacity label track\'s recording' }),
+    'times-in-file': Flags.boolean({ description: 'in a Raven table without File Offset (s), each Begin Time (s) is already the time within the row\'s Begin File (tables of single recordings joined together)' }),
     'class-column': Flags.string({ description: `column of a Raven table holding the class [default: the first of ${CLASS_COLUMNS.join(', ')}; BirdNET's: Common Name]` }),
     'create-classes': Flags.boolean({ description: 'create the tag classes the file names that the library lacks' }),
     force: Flags.boolean({
@@ -89,7 +90,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       }
     }
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const read = { classColumn: this.flags['class-column'], source: sourceOf(this.flags.source) }
+    const read = { classColumn: this.flags['class-column'], timesInFile: this.flags['times-in-file'], source: sourceOf(this.flags.source) }
     const checked = await checkTables(sources, this.lookups(tagSet), filter, read)
     for (const s of sources) if (s.passedOver !== undefined) warn(`${s.name}: passed over: ${s.passedOver} (${FORMAT_NAMES[s.format].title})`)
     if (this.flags['dry-run']) return this.dryRun(checked, filter)

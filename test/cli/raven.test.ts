@@ -202,4 +202,18 @@ test('a Begin Path matched by its longest ending; only a row that names several 
   assert.is((await tagsOf('paths')).length, 2)
 })
 
+test('tables of single recordings joined (Begin File, no File Offset): refused with the way out, read with --times-in-file', async () => {
+  await tagSet('joined')
+  const header = 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin File\tSpecies'
+  const joined = [header, '1\tSpectrogram 1\t1\t1.5\t2\t1000\t2000\tsiteB/20260501/20260501_060000.WAV\tWREN',
+    '2\tSpectrogram 1\t1\t3\t4\t1000\t2000\tsiteC/20260502/20260502_071000.WAV\twren'].join('\r\n') + '\r\n'
+  const refused = await w.mas(['tag', 'import', '-', '--tag-set', 'joined'], { input: joined })
+  assert.is(refused.code, 1)
+  assert.match(refused.stderr, /needs the File Offset \(s\) column .*give --times-in-file/)
+  const run = await w.mas(['tag', 'import', '-', '--tag-set', 'joined', '--times-in-file'], { input: joined })
+  assert.is(run.code, 0, run.stderr)
+  assert.equal((await tagsOf('joined')).map((t: any) => [t.mediaFile, t.startTime, t.endTime]).sort((a: number[], b: number[]) => a[1] - b[1]),
+    [[file['siteB/20260501/20260501_060000.WAV'], 1.5, 2], [file['siteC/20260502/20260502_071000.WAV'], 3, 4]])
+})
+
 test.run()

@@ -120,7 +120,12 @@ test('Raven table of one recording: --media-file, a class column, selections kep
   assert.equal(parsed.errors, ['line 4: endTime (2) is before startTime (3)'])
   assert.equal(parseTags(table).errors, ['line 1: bad header: missing Begin File or Begin Path (a table of one recording: give --media-file)'])
   const several = 'Begin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin File\tSpecies\n0\t1\t0\t1\ta.wav\tx\n0\t1\t0\t1\tb.wav\tx\n'
-  assert.match(parseRaven(several).errors[0], /needs the File Offset \(s\) column/)
+  assert.match(parseRaven(several).errors[0], /needs the File Offset \(s\) column .*give --times-in-file$/)
+  // tables of single recordings joined: each Begin Time is within its own file
+  const joined = 'Begin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin File\tSpecies\n0.5\t1\t0\t1\ta.wav\tx\n2\t3.5\t0\t1\tb.wav\tx\n'
+  const joinedRows = parseRaven(joined, { timesInFile: true })
+  assert.equal(joinedRows.errors, [])
+  assert.equal(joinedRows.rows.map((r) => [r.mediaFile, r.startTime, r.endTime]), [[{ name: 'a.wav' }, 0.5, 1], [{ name: 'b.wav' }, 2, 3.5]])
 })
 
 test('Raven writing: Begin Time running on within each folder\'s recordings by start time, Begin Path, ids for an exact read back', () => {
