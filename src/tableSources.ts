@@ -29,9 +29,10 @@ Promise<{ sources: TableSource[]; passed: Passed[] }> {
       sources.push(await source(arg, arg, basename(arg), opts))
       continue
     }
-    for (const file of await filesBelow(arg)) {
+    const { tables, others } = await tableFilesBelow(arg)
+    for (const file of others) passed.push({ name: file, why: 'not a table file (.csv, .txt, .tsv, .json, .ndjson)' })
+    for (const file of tables) {
       const below = relative(arg, file)
-      if (!TABLE_FILES.test(file)) { passed.push({ name: file, why: 'not a table file (.csv, .txt, .tsv, .json, .ndjson)' }); continue }
       const found = { ...await source(file, file, below, opts), belowFolder: true }
       if (opts.format === undefined && found.format === 'csv' && !await looksLikeMasCsv(file)) {
         passed.push({ name: file, why: 'no table mas reads (its first line is no header of a known format)' })
@@ -53,6 +54,12 @@ async function source(name: string, file: string, below: string, opts: { format?
 async function looksLikeMasCsv(file: string): Promise<boolean> {
   const first = (await readHead(file, 4096)).split(/\r?\n/)[0] ?? ''
   return /(^|,)\s*"?mediaFile"?\s*(,|$)/.test(first) || /(^|,)\s*"?startTime"?\s*(,|$)/.test(first)
+}
+
+/** The table files (.csv, .txt, .tsv, .json, .ndjson) below a folder, at any depth, in name order, and the others. */
+export async function tableFilesBelow(dir: string): Promise<{ tables: string[]; others: string[] }> {
+  const files = await filesBelow(dir)
+  return { tables: files.filter((f) => TABLE_FILES.test(f)), others: files.filter((f) => !TABLE_FILES.test(f)) }
 }
 
 /** The files below a folder, at any depth, in name order (hidden ones left out). */

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises'
 import { Args, Flags } from '@oclif/core'
 import { mapLimit } from '../../src/api.js'
 import { AuthCommand } from '../../src/baseCommand.js'
@@ -6,7 +7,8 @@ import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
 import { parseRef } from '../../src/refs.js'
 import { ownId } from '../../src/names.js'
 import { stderr, thousandths } from '../../src/output.js'
-import { parseReviews, TagFinder, VERDICT_COLUMNS, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
+import { parseReviews, TagFinder, VERDICT_COLUMNS, type ParsedReviews, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
+import { tableFilesBelow } from '../../src/tableSources.js'
 import { readInput } from '../../src/stdin.js'
 import { mediaFileNamed, tagSetNamed } from '../../server/named.js'
 
@@ -18,17 +20,34 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
   static examples = [
     '<%= config.bin %> review import decisions.csv --tag-set 1',
     '<%= config.bin %> review import verified.selections.txt --tag-set 1 --verdict-column Review',
+    '<%= config.bin %> review import reviewed/ --tag-set BirdNET',
   ]
 
-  static args = { file: Args.string({ description: 'file to read, or - for stdin', required: true }) }
+  static args = { file: Args.string({ description: 'files or folders to read (the tables below a folder, at any depth), or - for stdin', required: true }) }
+  static strict = false
   static flags = {
     'tag-set': Flags.string({ description: 'tag set whose tags were decided (name or id)', required: true }),
     'verdict-column': Flags.string({ description: 'column holding the verdict' }),
   }
 
   async run() {
-    const text = await readInput(this.args.file).catch((err) => failure(`FILE: cannot read ${this.args.file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
-    const parsed = parseReviews(text, this.flags['verdict-column'])
+    const files = await this.files()
+    // every file's rows, each error and row told by its file when there are several
+    const parsed: ParsedReviews & { rows: Array<ParsedReviews['rows'][number] & { where: string }> } = { rows: [], errors: [], blank: 0 }
+    for (const { name, belowFolder } of files) {
+      const text = await readInput(name).catch((err) => failure(`FILE: cannot read ${name}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
+      const one = parseReviews(text, this.flags['verdict-column'])
+      const at = files.length > 1 ? `${name}: ` : ''
+      // below a folder, a table without a verdict column is no decisions file: passed over, and said so
+      if (belowFolder && !one.rows.length && one.errors.length === 1 && /^no (verdict column|column)/.test(one.errors[0])) {
+        stderr(`${name}: passed over: ${one.errors[0]}`)
+        continue
+      }
+      parsed.errors.push(...one.errors.map((e) => at + e))
+      parsed.rows.push(...one.rows.map((r) => ({ ...r, where: `${at}line ${r.line}` })))
+      parsed.blank += one.blank
+    }
+    if (!parsed.rows.length && !parsed.errors.length && !parsed.blank) failure(`no decisions to import in ${this.positionals.join(' ')}`)
     const errors = [...parsed.errors]
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const needsNames = parsed.rows.some((r) => r.tagId === undefined || r.namedClass !== undefined)
@@ -41,9 +60,9 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
       ownId(this.api),
     ])
     const finder = new TagFinder(setTags)
-    const decisions: Array<{ line: number; body: { tag: number; decision: string; tagClass: number | null; note: string } }> = []
+    const decisions: Array<{ where: string; body: { tag: number; decision: string; tagClass: number | null; note: string } }> = []
     for (const row of parsed.rows) {
-      const where = `line ${row.line}`
+      const where = row.where
       let tag = row.tagId
       if (tag === undefined) {
         const file = row.mediaFileId !== undefined && media!.byId(row.mediaFileId) && (row.mediaFile === undefined || media!.matches(row.mediaFile, row.mediaFileId))
@@ -65,10 +84,10 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
         if ('error' in cls) { errors.push(`${where}: namedClass: ${cls.error}`); continue }
         named = cls.id
       }
-      decisions.push({ line: row.line, body: { tag, decision: row.decision, tagClass: named, note: row.note } })
+      decisions.push({ where: row.where, body: { tag, decision: row.decision, tagClass: named, note: row.note } })
     }
     if (errors.length) {
-      failure(`${this.args.file}: ${errors.length} row${errors.length === 1 ? '' : 's'} refused, nothing sent:\n  ${errors.slice(0, 20).join('\n  ')}${errors.length > 20 ? `\n  and ${errors.length - 20} more` : ''}`)
+      failure(`${this.positionals.join(' ')}: ${errors.length} row${errors.length === 1 ? '' : 's'} refused, nothing sent:\n  ${errors.slice(0, 20).join('\n  ')}${errors.length > 20 ? `\n  and ${errors.length - 20} more` : ''}`)
     }
     // what the caller has already decided as the file says is not sent again
     const mine = new Map((await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, user: me, page_size: 1000 }, undefined, ['tagSet'])).map((r) => [r.tag, r]))
@@ -81,12 +100,27 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
       try {
         return await this.api.post<ReviewRecord>('tagReview/', d.body)
       } catch (err) {
-        failure(`line ${d.line}: ${(err as Error).message}`)
+        failure(`${d.where}: ${(err as Error).message}`)
       }
     })
     const changed = todo.filter((d) => mine.has(d.body.tag)).length
     stderr(`Recorded ${todo.length} decision${todo.length === 1 ? '' : 's'} on ${tagSetNamed(tagSet)}: ${todo.length - changed} new, ${changed} changed, `
       + `${decisions.length - todo.length} already so${parsed.blank ? `; ${parsed.blank} row${parsed.blank === 1 ? '' : 's'} without a verdict left alone` : ''}`)
     return answers
+  }
+
+  /** The files named, and the tables below the folders named (`-`: standard input). */
+  private async files(): Promise<Array<{ name: string; belowFolder: boolean }>> {
+    const out: Array<{ name: string; belowFolder: boolean }> = []
+    for (const arg of this.positionals) {
+      if (arg === '-' || !(await stat(arg).catch((err) => failure(`FILE: cannot read ${arg}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))).isDirectory()) {
+        out.push({ name: arg, belowFolder: false })
+        continue
+      }
+      const { tables } = await tableFilesBelow(arg)
+      if (!tables.length) failure(`no table file (.csv, .txt, .tsv) below ${arg}`)
+      out.push(...tables.map((name) => ({ name, belowFolder: true })))
+    }
+    return out
   }
 }
