@@ -1,5 +1,6 @@
 import { GROUPS, JOB_TYPES, LIBRARIES, MEDIA_FILES, PROJECT_TYPES, PROJECTS, SENSOR_ARRAYS, SENSORS, TAG_CLASSES, TAG_SETS, USERS, type Names, type NameSource } from './names.js'
 import { thousandths, type Column } from './output.js'
+import { hasStrength } from './tagFormats.js'
 
 // Table columns of the records commands list, in one place. Columns that refer to other records show
 // their names (src/names.ts); each table says which kinds of names it needs.
@@ -97,6 +98,5 @@ export const TAG: Table = {
   kinds: [TAG_SETS, MEDIA_FILES, TAG_CLASSES],
   columns: (n) => [c('id'), named(n, TAG_SETS, 'tagSet'), named(n, MEDIA_FILES, 'mediaFile'), named(n, TAG_CLASSES, 'tagClass'),
     rounded('start', 'startTime'), rounded('end', 'endTime'), c('minFreq', 'minFrequency'), c('maxFreq', 'maxFrequency'),
-    // a detector's confidence; a tag made by hand has none to show (the API's default 0), unless one was given
-    { header: 'strength', get: (r) => (typeof r.strength === 'number' && (r.machineTagged || r.strength !== 0) ? thousandths(r.strength) : '') }],
+    { header: 'strength', get: (r) => (hasStrength(r) ? thousandths(r.strength as number) : '') }],
 }

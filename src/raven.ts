@@ -1,6 +1,6 @@
 import type { MediaFile } from './lookup.js'
 import { parseRef } from './refs.js'
-import { addRow, csvRecords, emptyRows, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tagFormats.js'
+import { addRow, csvRecords, emptyRows, hasStrength, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tagFormats.js'
 
 // Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
 // tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).
@@ -239,7 +239,7 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
     const s = Number(t.startTime)
     const e = Number(t.endTime)
     const notes = annotationsOf(t)
-    const after = [asName(className(Number(t.tagClass)) ?? ''), t.strength, t.id, t.mediaFile, t.tagClass,
+    const after = [asName(className(Number(t.tagClass)) ?? ''), hasStrength(t) ? t.strength : '', t.id, t.mediaFile, t.tagClass,
       t.provenance ? JSON.stringify(t.provenance) : '', ...extra?.cells(t) ?? [],
       ...annotated.map((c) => notes[c])]
     const row = (view: string, low: unknown, high: unknown) => [i + 1, view, 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), low, high,

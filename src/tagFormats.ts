@@ -50,6 +50,11 @@ export const emptyRows = (unit: 'line' | 'item' = 'line'): ParsedRows => ({ rows
 
 /** Options of parsing: the media file of rows without one (a Raven table of one recording), the class
  * column of a Raven table, and its strength column (BirdNET's tables: Confidence). */
+/** Does a tag have a strength to show? A detector's confidence, or one given; a tag made by hand has the API's default
+ * 0, which tables and exports leave empty (an empty cell reads back as that default). */
+export const hasStrength = (t: { machineTagged?: unknown; strength?: unknown }): boolean =>
+  typeof t.strength === 'number' && (t.machineTagged === true || t.strength !== 0)
+
 export interface ParseOptions {
   format?: TagFormat; mediaFile?: string; classColumn?: string; strengthColumn?: string
   /** a Raven table of several recordings without File Offset (s): each Begin Time is already within its row's file */

@@ -154,6 +154,11 @@ test('Raven writing: Begin Time running on within each folder\'s recordings by s
     ['name:siteA/20260430_050000.WAV', 5, 'name:robin', 0.1, 2.25, undefined],
     ['name:siteA/20260501_050000.WAV', 3, 'name:blackbird', 0.1, 2.25, 0.3],
     ['name:siteB/20260501_050000.WAV', 4, 'name:blackbird', 0.3, 0.7, 0.3]])
+  // a tag made by hand (the API's strength 0, not machine-tagged) has no Strength to write, as tables show none;
+  // a machine tag's 0 is a detector's word and is written
+  const strengths = ravenTable([{ ...tag, id: 30, strength: 0 }, { ...tag, id: 31, strength: 0, machineTagged: true, startTime: 5, endTime: 6 }], files, () => 'x')
+    .trim().split('\r\n').slice(1).map((l) => l.split('\t')[11])
+  assert.equal(strengths, ['', '0'])
   assert.is(perFileName('siteA/2026-05-01/20260501_050000.WAV'), 'siteA/2026-05-01/20260501_050000.Table.1.selections.txt')
   assert.is(perFileName('../../etc/x.wav'), 'etc/x.Table.1.selections.txt')
 })
