@@ -61,16 +61,24 @@ const pct = (p) => (p === null || p === undefined ? '–' : `${Math.round(p * 10
 /** Parameters that name records by id (the model is named by its source, the tag set and library by the page). */
 const RECORD_PARAMETERS = new Set(['model', 'destinationTagSet', 'library', 'project', 'mediaFileId'])
 
-/** What made a machine tag, from its provenance: the model or tool and its version, the job, and its settings. */
-function madeBy(p) {
+/** A setting's value as people know it: a tag set or class the page knows by its name, anything else as it is. */
+function shownSetting(key, value, known) {
+  const named = /TagSet$/.test(key) ? known.tagSets?.find((s) => s.id === Number(value))?.name
+    : key === 'tagClass' ? known.classes?.find((c) => c.id === Number(value))?.className : undefined
+  return named === undefined ? value : JSON.stringify(named)
+}
+
+/** What made a machine tag, from its provenance: the model or tool and its version, the job, and its settings (the
+ * tag sets and classes they name by their names, from `known`). */
+function madeBy(p, known = {}) {
   if (!p || typeof p !== 'object' || !p.source) return null
-  const settings = Object.entries(p.parameters ?? {}).filter(([k]) => !RECORD_PARAMETERS.has(k)).map(([k, v]) => `${k} ${v}`)
+  const settings = Object.entries(p.parameters ?? {}).filter(([k]) => !RECORD_PARAMETERS.has(k)).map(([k, v]) => `${k} ${shownSetting(k, v, known)}`)
   return [[p.source, p.version].filter(Boolean).join(' '), p.job ? `job ${p.job}` : null, ...settings].filter(Boolean).join(' · ')
 }
 
 /** One tag to decide: its spectrogram with a second of context each side (its box drawn), its audio, its verdict. */
 class ReviewClip extends HTMLElement {
-  /** @param {{tag: object, mediaFile: object, className: string, classes: object[], tagSet: number, decide: Function}} o */
+  /** @param {{tag: object, mediaFile: object, className: string, classes: object[], tagSets: object[], tagSet: number, decide: Function}} o */
   setup(o) {
     this.o = o
     const t = o.tag
@@ -94,7 +102,7 @@ class ReviewClip extends HTMLElement {
     this.replaceChildren(picture, el('div', { class: 'clip-body' },
       el('div', { class: 'clip-title' }, el('span', {}, `${o.className} · ${t.strength === null ? '–' : t.strength.toFixed(2)}`), this.verdict),
       el('div', {}, `${o.mediaFile.alias ?? o.mediaFile.id} @ ${t.startTime.toFixed(2)}–${t.endTime.toFixed(2)} s`),
-      madeBy(t.provenance) ? el('div', { class: 'made-by', title: JSON.stringify(t.provenance, null, 1) }, madeBy(t.provenance)) : null,
+      madeBy(t.provenance) ? el('div', { class: 'made-by', title: JSON.stringify(t.provenance, null, 1) }, madeBy(t.provenance, o)) : null,
       el('div', { class: 'player' }, this.playButton, this.audio),
       el('div', { class: 'clip-actions' },
         ...Object.entries(KEYS).map(([key, d]) => el('button', { type: 'button', title: `${d} (${key})`, onclick: (e) => { e.stopPropagation(); o.decide(this, d) } }, d)),
@@ -284,7 +292,7 @@ class ReviewApp extends HTMLElement {
       clip.setup({
         tag: { id: null, mediaFile: w.mediaFile, startTime: w.startTime, endTime: w.endTime, minFrequency: query.minFrequency, maxFrequency: query.maxFrequency,
           tagClass: query.tagClass, strength: Math.max(0, Math.min(1, 1 - w.distance)) },
-        mediaFile: this.media.get(w.mediaFile), tagSet: this.tagSet, classes: this.classes, className,
+        mediaFile: this.media.get(w.mediaFile), tagSet: this.tagSet, classes: this.classes, tagSets: this.tagSets, className,
         decide: (c, d, tagClass) => this.decide(c, d, tagClass), focus: (c) => this.focus(c),
       })
       return clip
@@ -347,7 +355,7 @@ class ReviewApp extends HTMLElement {
     this.clips = queue.results.map((tag) => {
       const clip = el('mas-review-clip')
       clip.setup({
-        tag, mediaFile: this.media.get(tag.mediaFile), tagSet: this.tagSet, classes: this.classes,
+        tag, mediaFile: this.media.get(tag.mediaFile), tagSet: this.tagSet, classes: this.classes, tagSets: this.tagSets,
         className: this.classes.find((c) => c.id === tag.tagClass)?.className ?? `class ${tag.tagClass}`,
         decide: (c, d, tagClass) => this.decide(c, d, tagClass), focus: (c) => this.focus(c), findSimilar: (c) => this.openSimilar(c.o.tag),
       })

@@ -50,7 +50,7 @@ test.before(async () => {
   // the 0.52 tag as a model job writes it: what made it is shown beside it
   await t.db.updateTable('tags').set({
     machine_tagged: true,
-    provenance: JSON.stringify({ source: 'model BirdNET', version: '2.4', job: 7, parameters: { model: 1, destinationTagSet: probabilities, library, minimumStrength: 0.5, species: 'ohio-may.txt' } }),
+    provenance: JSON.stringify({ source: 'model BirdNET', version: '2.4', job: 7, parameters: { model: 1, destinationTagSet: probabilities, library, minimumStrength: 0.5, species: 'ohio-may.txt', sourceTagSet: tagSet } }),
   }).where('id', '=', probabilityTags[2]).execute()
 })
 
@@ -127,7 +127,7 @@ test('the uncertain order: named in the address, chosen with the keyboard, kept 
     ['robin · 0.52', 'robin · 0.45', 'robin · 0.70', 'robin · 0.10', 'robin · 0.95', 'robin · –'])
   // the model and its settings beside the tag it made, the whole provenance on hover; tags made by hand show none
   assert.equal(await page!.evaluate<Array<string | null>>(`[...document.querySelectorAll('mas-review-clip')].map((c) => c.querySelector('.made-by')?.textContent ?? null)`),
-    ['model BirdNET 2.4 · job 7 · minimumStrength 0.5 · species ohio-may.txt', null, null, null, null, null])
+    ['model BirdNET 2.4 · job 7 · minimumStrength 0.5 · species ohio-may.txt · sourceTagSet "detections"', null, null, null, null, null])
   assert.match(await page!.evaluate<string>(`document.querySelector('.made-by').title`), /"species": "ohio-may.txt"/)
   await page!.waitFor(`[...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`, 'the spectrograms drawn')
   if (process.env.MAS_REVIEW_SCREENSHOT) writeFileSync(process.env.MAS_REVIEW_SCREENSHOT.replace(/(\.png)?$/, '-uncertain.png'), await page!.screenshot(1000))
