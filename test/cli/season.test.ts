@@ -171,8 +171,11 @@ test('mas job types lists names, ids and parameters with their defaults', async 
   assert.match(run.stdout, /^ID,NAME,PARAMETERS\n/)
   assert.match(run.stdout, /\n8,Test,numToComplete=10 secondsPerStep=0 numChildren=0\n/)
   assert.match(run.stdout, /\n2,RandomWindowTagging,destinationTagSet\(required\) numWindowsToTag=10 windowSizeInSeconds=1 mediaFileId\? library\? folder\? tagClass\? seed\?\n/)
+  // the original's types mas keeps only to name its jobs say that no worker runs them
+  assert.match(run.stdout, /\n3,TagAnalysis,\(no worker of mas runs it\)\n/)
   const types = json(await w.mas(['job', 'types', '--json']))
   assert.equal(types.find((t: any) => t.id === 8).parameters.numToComplete.default, 10)
+  assert.equal([types.find((t: any) => t.id === 8).runs, types.find((t: any) => t.id === 3).runs], [true, false])
 })
 
 test('mas sensor-array and mas sensor create, list and delete, by name; --library lists the folder sensors of an import', async () => {
