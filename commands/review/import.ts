@@ -20,7 +20,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
   static examples = [
     '<%= config.bin %> review import decisions.csv --tag-set 1',
     '<%= config.bin %> review import verified.selections.txt --tag-set 1 --verdict-column Review',
-    '<%= config.bin %> review import reviewed/ --tag-set BirdNET',
+    '<%= config.bin %> review import decisions.csv verified.selections.txt --tag-set 1',
   ]
 
   static args = { file: Args.string({ description: 'files or folders to read (the tables below a folder, at any depth), or - for stdin', required: true }) }
@@ -34,6 +34,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     const files = await this.files()
     // every file's rows, each error and row told by its file when there are several
     const parsed: ParsedReviews & { rows: Array<ParsedReviews['rows'][number] & { where: string }> } = { rows: [], errors: [], blank: 0 }
+    let passedOver = 0
     for (const { name, belowFolder } of files) {
       const text = await readInput(name).catch((err) => failure(`FILE: cannot read ${name}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
       const one = parseReviews(text, this.flags['verdict-column'])
@@ -41,13 +42,14 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
       // below a folder, a table without a verdict column is no decisions file: passed over, and said so
       if (belowFolder && !one.rows.length && one.errors.length === 1 && /^no (verdict column|column)/.test(one.errors[0])) {
         stderr(`${name}: passed over: ${one.errors[0]}`)
+        passedOver++
         continue
       }
       parsed.errors.push(...one.errors.map((e) => at + e))
       parsed.rows.push(...one.rows.map((r) => ({ ...r, where: `${at}line ${r.line}` })))
       parsed.blank += one.blank
     }
-    if (!parsed.rows.length && !parsed.errors.length && !parsed.blank) failure(`no decisions to import in ${this.positionals.join(' ')}`)
+    if (passedOver === files.length) failure(`no table with a verdict column in ${this.positionals.join(' ')}`)
     const errors = [...parsed.errors]
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     const needsNames = parsed.rows.some((r) => r.tagId === undefined || r.namedClass !== undefined)
