@@ -12,3 +12,8 @@ export function usageError(message: string): never {
 export function failure(message: string): never {
   throw new Errors.CLIError(message, { exit: 1 })
 }
+
+/** A file named on the command line could not be read: exit 1, with the reason in words. */
+export function unreadable(path: string, err: NodeJS.ErrnoException): never {
+  failure(`FILE: cannot read ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)
+}

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises'
 import { Args, Flags } from '@oclif/core'
 import { mapLimit } from '../../src/api.js'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { failure } from '../../src/exits.js'
+import { failure, unreadable } from '../../src/exits.js'
 import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
 import { parseRef } from '../../src/refs.js'
 import { ownId } from '../../src/names.js'
@@ -36,7 +36,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     const parsed: ParsedReviews & { rows: Array<ParsedReviews['rows'][number] & { where: string }> } = { rows: [], errors: [], blank: 0 }
     let passedOver = 0
     for (const { name, belowFolder } of files) {
-      const text = await readInput(name).catch((err) => failure(`FILE: cannot read ${name}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
+      const text = await readInput(name).catch((err) => unreadable(name, err))
       const one = parseReviews(text, this.flags['verdict-column'])
       const at = files.length > 1 ? `${name}: ` : ''
       // below a folder, a table without a verdict column is no decisions file: passed over, and said so
@@ -115,7 +115,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
   private async files(): Promise<Array<{ name: string; belowFolder: boolean }>> {
     const out: Array<{ name: string; belowFolder: boolean }> = []
     for (const arg of this.positionals) {
-      if (arg === '-' || !(await stat(arg).catch((err) => failure(`FILE: cannot read ${arg}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))).isDirectory()) {
+      if (arg === '-' || !(await stat(arg).catch((err) => unreadable(arg, err))).isDirectory()) {
         out.push({ name: arg, belowFolder: false })
         continue
       }

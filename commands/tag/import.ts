@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { confirm } from '@inquirer/prompts'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { failure, usageError } from '../../src/exits.js'
+import { failure, unreadable, usageError } from '../../src/exits.js'
 import { count } from '../../src/confirm.js'
 import { FORMAT_NAMES, TABLE_FORMATS } from '../../src/detectorFormats.js'
 import { parseDuration, RowFilter, type FilterOptions } from '../../src/importFilters.js'
@@ -80,7 +80,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
 
   private async importTables(args: string[], filter: RowFilter, stdin: string | undefined) {
     const { sources, passed } = await tableSources(args, { format: this.flags.format, mediaFile: this.flags['media-file'], stdin })
-      .catch((err) => failure(`FILE: cannot read ${err.path ?? args.join(' ')}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`))
+      .catch((err) => unreadable(err.path ?? args.join(' '), err))
     for (const p of passed) warn(`${p.name}: passed over: ${p.why}`)
     if (!sources.length) failure(`no table to import in ${args.join(' ')}`)
     const names = sources.length === 1 ? sources[0].name : `${sources.length} tables`

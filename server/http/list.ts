@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { AnyRow, AnyTables } from '../db/schema.js'
 import type { Context } from './endpoint.js'
+import type { Envelope } from './jsonText.js'
 import { badRequest, invalidPage } from './errors.js'
 import { filterFields, orderFields, parseValue, type Fields } from './fields.js'
 
@@ -13,8 +14,6 @@ export const MAX_PAGE_SIZE = 1000
 
 /** A query over the records of a resource, as `r` (see AnyRow) */
 export type Query<O = AnyRow> = SelectQueryBuilder<AnyTables, 'r', O>
-
-export interface Envelope<T> { count: number; next: string | null; previous: string | null; results: T[] }
 
 /** `?field=value` for every filterable field; a value of the wrong type is a 400 naming the field. */
 export function applyFilters<O>(qb: Query<O>, fields: Fields, query: Record<string, string>): Query<O> {

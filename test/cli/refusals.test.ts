@@ -41,6 +41,7 @@ const refusals = (): Refusal[] => {
     { args: ['project', 'add-media', '1', '2', 'dawn.wav'], names: [/^Error: MEDIA: no media file named "dawn\.wav"/], code: 1 },
     { args: ['job', 'result', 'upload', '1', 'no-such.csv'], names: [/^Error: FILE: no such file: no-such\.csv/], code: 2 },
     { args: ['tag', 'import', 'no-such.csv', '--tag-set', tagSet], names: [/^Error: FILE: cannot read no-such\.csv: no such file/], code: 1 },
+    { args: ['review', 'import', 'no-such.csv', '--tag-set', tagSet], names: [/^Error: FILE: cannot read no-such\.csv: no such file/], code: 1 },
     // the server's field errors, each field said as the flag or argument that gave it
     { args: [...tag.slice(0, 6), '--media-file', '99999', ...tag.slice(8)], names: [/^Error: Rejected \(400\): --media-file: /], code: 1 },
     { args: ['library', 'create', ''], names: [/^Error: Rejected \(400\): NAME: /], code: 1 },
