@@ -20,7 +20,7 @@ export interface NewJob {
   parameters: Record<string, string>
 }
 
-interface JobRecord { id: number; status: number; jobparameters_set?: { name: string; value: string }[] }
+export interface JobRecord { id: number; status: number; jobparameters_set?: { name: string; value: string }[] }
 
 /** A job name from its type and the time, e.g. "Test 2026-11-24 01:02:03" (the original requires a name). */
 export function defaultJobName(typeName: string, now = new Date()): string {
