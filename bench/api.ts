@@ -49,10 +49,17 @@ const { values: opts, positionals } = benchArgs(USAGE, {
 })
 const DURATION = opts.quick ? 2 : Number(opts.duration)
 const CONNECTIONS = opts.connections.split(',').map(Number)
-const DRIVER: Driver = opts.driver === 'autocannon' || opts.driver === 'wrk' ? opts.driver
-  : opts.driver ? usageError(USAGE, '--driver must be wrk or autocannon') : wrkInstalled() ? 'wrk' : 'autocannon'
+const DRIVER: Driver =
+  opts.driver === 'autocannon' || opts.driver === 'wrk'
+    ? opts.driver
+    : opts.driver
+      ? usageError(USAGE, '--driver must be wrk or autocannon')
+      : wrkInstalled()
+        ? 'wrk'
+        : 'autocannon'
 const databaseUrl = process.env.DATABASE_URL || undefined
-if (!databaseUrl && !opts['data-dir']) usageError(USAGE, 'give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL')
+if (!databaseUrl && !opts['data-dir'])
+  usageError(USAGE, 'give --data-dir DIR (seeded with npm run seed:bench) or set DATABASE_URL')
 const BULK = 1000
 
 interface Endpoint {
@@ -73,20 +80,56 @@ interface Endpoint {
 async function endpointsOf(base: string): Promise<Endpoint[]> {
   const { library, tagSet, writeSet, project, tagClass, files, aTag } = await seededRecords(base)
   const tag = (i: number) => ({
-    tagClass, tagSet: writeSet.id, mediaFile: files[i % files.length],
-    startTime: (i % 50) / 10, endTime: (i % 50) / 10 + 0.5, minFrequency: 100, maxFrequency: 2000,
+    tagClass,
+    tagSet: writeSet.id,
+    mediaFile: files[i % files.length],
+    startTime: (i % 50) / 10,
+    endTime: (i % 50) / 10 + 0.5,
+    minFrequency: 100,
+    maxFrequency: 2000,
   })
   return [
     { name: 'GET tag/{id}/', method: 'GET', path: `${API}/tag/${aTag}/`, as: OWNER, kind: 'read' },
-    { name: 'GET tagSet/{id}/tags/?page=1', method: 'GET', path: `${API}/tagSet/${tagSet.id}/tags/?page=1`, as: OWNER, kind: 'read' },
-    { name: 'GET tagSet/{id}/tags/?page=1000', method: 'GET', path: `${API}/tagSet/${tagSet.id}/tags/?page=1000`, as: OWNER, kind: 'read' },
+    {
+      name: 'GET tagSet/{id}/tags/?page=1',
+      method: 'GET',
+      path: `${API}/tagSet/${tagSet.id}/tags/?page=1`,
+      as: OWNER,
+      kind: 'read',
+    },
+    {
+      name: 'GET tagSet/{id}/tags/?page=1000',
+      method: 'GET',
+      path: `${API}/tagSet/${tagSet.id}/tags/?page=1000`,
+      as: OWNER,
+      kind: 'read',
+    },
     { name: 'GET mediaFile/?page=3', method: 'GET', path: `${API}/mediaFile/?page=3`, as: OWNER, kind: 'read' },
     { name: 'GET jobs/', method: 'GET', path: `${API}/jobs/`, as: OWNER, kind: 'read' },
-    { name: 'GET library/{id}/mediaFiles/ (grantee)', method: 'GET', path: `${API}/library/${library.id}/mediaFiles/`, as: GRANTEE, kind: 'read' },
-    { name: 'GET project/{id}/mediaFiles/', method: 'GET', path: `${API}/project/${project.id}/mediaFiles/`, as: OWNER, kind: 'read' },
+    {
+      name: 'GET library/{id}/mediaFiles/ (grantee)',
+      method: 'GET',
+      path: `${API}/library/${library.id}/mediaFiles/`,
+      as: GRANTEE,
+      kind: 'read',
+    },
+    {
+      name: 'GET project/{id}/mediaFiles/',
+      method: 'GET',
+      path: `${API}/project/${project.id}/mediaFiles/`,
+      as: OWNER,
+      kind: 'read',
+    },
     { name: 'POST tag/', method: 'POST', path: `${API}/tag/`, as: OWNER, body: JSON.stringify(tag(0)), kind: 'write' },
-    { name: `POST tag/ x${BULK}`, method: 'POST', path: `${API}/tag/`, as: OWNER, items: BULK,
-      body: JSON.stringify(Array.from({ length: BULK }, (_, i) => tag(i))), kind: 'bulk' },
+    {
+      name: `POST tag/ x${BULK}`,
+      method: 'POST',
+      path: `${API}/tag/`,
+      as: OWNER,
+      items: BULK,
+      body: JSON.stringify(Array.from({ length: BULK }, (_, i) => tag(i))),
+      kind: 'bulk',
+    },
   ]
 }
 
@@ -100,14 +143,31 @@ async function record(base: string, ep: Endpoint) {
   return { status: res.status, body: JSON.parse(text), bytes: Buffer.byteLength(text) }
 }
 
-interface Measure extends Load { itemsPerSecond?: number }
-
-async function drive(base: string, ep: Endpoint, connections: number, duration: number): Promise<Measure> {
-  const m = await load(DRIVER, { url: base + ep.path, method: ep.method, headers: headersOf(ep), body: ep.body, connections, duration })
-  return { ...m, ...(ep.items ? { itemsPerSecond: m.requests * ep.items / m.seconds } : {}) }
+interface Measure extends Load {
+  itemsPerSecond?: number
 }
 
-interface Row { endpoint: string; kind: Endpoint['kind']; connections: number; bytes: number; server: Measure; ceiling: Measure; ratio: number }
+async function drive(base: string, ep: Endpoint, connections: number, duration: number): Promise<Measure> {
+  const m = await load(DRIVER, {
+    url: base + ep.path,
+    method: ep.method,
+    headers: headersOf(ep),
+    body: ep.body,
+    connections,
+    duration,
+  })
+  return { ...m, ...(ep.items ? { itemsPerSecond: (m.requests * ep.items) / m.seconds } : {}) }
+}
+
+interface Row {
+  endpoint: string
+  kind: Endpoint['kind']
+  connections: number
+  bytes: number
+  server: Measure
+  ceiling: Measure
+  ratio: number
+}
 
 function targetsOf(rows: Row[]) {
   const at = (name: string, c: number) => rows.find((r) => r.endpoint === name && r.connections === c)
@@ -121,15 +181,22 @@ function targetsOf(rows: Row[]) {
     })
   }
   for (const c of CONNECTIONS) {
-    const p1 = at('GET tagSet/{id}/tags/?page=1', c), p1000 = at('GET tagSet/{id}/tags/?page=1000', c)
-    if (p1 && p1000) out.push({
-      target: `page 1000 within 2x the latency of page 1 (${c} connections, mean)`,
-      met: p1000.server.mean <= 2 * p1.server.mean,
-      detail: `page 1 ${p1.server.mean.toFixed(2)} ms, page 1000 ${p1000.server.mean.toFixed(2)} ms`,
-    })
+    const p1 = at('GET tagSet/{id}/tags/?page=1', c),
+      p1000 = at('GET tagSet/{id}/tags/?page=1000', c)
+    if (p1 && p1000)
+      out.push({
+        target: `page 1000 within 2x the latency of page 1 (${c} connections, mean)`,
+        met: p1000.server.mean <= 2 * p1.server.mean,
+        detail: `page 1 ${p1.server.mean.toFixed(2)} ms, page 1000 ${p1000.server.mean.toFixed(2)} ms`,
+      })
   }
   const single = at('POST tag/', top)
-  if (single) out.push({ target: `POST tag/ >= 15% of ceiling at ${top} connections`, met: single.ratio >= 0.15, detail: pct(single.ratio) })
+  if (single)
+    out.push({
+      target: `POST tag/ >= 15% of ceiling at ${top} connections`,
+      met: single.ratio >= 0.15,
+      detail: pct(single.ratio),
+    })
   const bulk = rows.filter((r) => r.kind === 'bulk')
   if (bulk.length) {
     const best = Math.max(...bulk.map((r) => r.server.itemsPerSecond ?? 0))
@@ -144,16 +211,23 @@ const fmt = (n: number, w: number) => String(n).padStart(w)
 function printRow(r: Row) {
   const items = r.server.itemsPerSecond ? ` (${Math.round(r.server.itemsPerSecond)} tags/s)` : ''
   const bad = r.server.non2xx || r.server.errors ? `  ! ${r.server.non2xx} non-2xx, ${r.server.errors} errors` : ''
-  process.stdout.write(`${r.endpoint.padEnd(42)}${fmt(r.connections, 4)}${fmt(Math.round(r.server.rps), 9)}${fmt(r.server.p50, 7)}${fmt(r.server.p99, 7)}`
-    + `${fmt(Math.round(r.ceiling.rps), 10)}${fmt(r.ceiling.p50, 7)}${fmt(r.ceiling.p99, 7)}${pct(r.ratio).padStart(9)}${items}${bad}\n`)
+  process.stdout.write(
+    `${r.endpoint.padEnd(42)}${fmt(r.connections, 4)}${fmt(Math.round(r.server.rps), 9)}${fmt(r.server.p50, 7)}${fmt(r.server.p99, 7)}` +
+      `${fmt(Math.round(r.ceiling.rps), 10)}${fmt(r.ceiling.p50, 7)}${fmt(r.ceiling.p99, 7)}${pct(r.ratio).padStart(9)}${items}${bad}\n`,
+  )
 }
 
-interface Servers { mas: Running; ceiling: Running; eps: Endpoint[] }
+interface Servers {
+  mas: Running
+  ceiling: Running
+  eps: Endpoint[]
+}
 
 /** Start the API server, find the seeded records, record each endpoint's answer once, start the ceiling on those answers. */
 async function withServers<T>(work: (s: Servers) => Promise<T>): Promise<T> {
   const mas = await startMas({
-    dataDir: opts['data-dir'] && resolve(opts['data-dir']), databaseUrl,
+    dataDir: opts['data-dir'] && resolve(opts['data-dir']),
+    databaseUrl,
     workers: opts.workers ? Number(opts.workers) : undefined,
     cpuProfDir: opts['cpu-prof'] && resolve(opts['cpu-prof']),
   })
@@ -180,13 +254,20 @@ async function withServers<T>(work: (s: Servers) => Promise<T>): Promise<T> {
 }
 
 function machine() {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version }
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? '',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  }
 }
 
 function writeResults(kind: string, data: unknown): string {
   const dir = resolve('bench/results')
   mkdirSync(dir, { recursive: true })
-  const file = opts.out ? resolve(opts.out) : join(dir, `${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
+  const file = opts.out
+    ? resolve(opts.out)
+    : join(dir, `${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
   writeFileSync(file, JSON.stringify(data, null, 2) + '\n')
   return file
 }
@@ -194,11 +275,15 @@ function writeResults(kind: string, data: unknown): string {
 const database = databaseUrl ? 'postgres' : 'embedded'
 
 async function apiBenchmark() {
-  process.stdout.write(`mas API benchmark on ${database}, ${DURATION} s per measurement, load from ${DRIVER}, ${machine().cpus} cores\n`)
+  process.stdout.write(
+    `mas API benchmark on ${database}, ${DURATION} s per measurement, load from ${DRIVER}, ${machine().cpus} cores\n`,
+  )
   const rows: Row[] = []
   await withServers(async ({ mas, ceiling, eps }) => {
-    process.stdout.write(`\n${'endpoint'.padEnd(42)}${'conn'.padStart(4)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}`
-      + `${'ceil r/s'.padStart(10)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'ratio'.padStart(9)}   (latency ms)\n`)
+    process.stdout.write(
+      `\n${'endpoint'.padEnd(42)}${'conn'.padStart(4)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}` +
+        `${'ceil r/s'.padStart(10)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'ratio'.padStart(9)}   (latency ms)\n`,
+    )
     for (const [i, ep] of eps.entries()) {
       const atCeiling = { ...ep, path: `/ceiling/${i}` }
       for (const c of CONNECTIONS) {
@@ -207,13 +292,28 @@ async function apiBenchmark() {
         await drive(ceiling.base, atCeiling, c, 1)
         const server = await drive(mas.base, ep, c, DURATION)
         const top = await drive(ceiling.base, atCeiling, c, DURATION)
-        const row: Row = { endpoint: ep.name, kind: ep.kind, connections: c, bytes: ep.bytes ?? 0, server, ceiling: top, ratio: server.rps / top.rps }
+        const row: Row = {
+          endpoint: ep.name,
+          kind: ep.kind,
+          connections: c,
+          bytes: ep.bytes ?? 0,
+          server,
+          ceiling: top,
+          ratio: server.rps / top.rps,
+        }
         rows.push(row)
         printRow(row)
       }
     }
   })
-  const result = { date: new Date().toISOString(), database, machine: machine(), durationSeconds: DURATION, rows, targets: targetsOf(rows) }
+  const result = {
+    date: new Date().toISOString(),
+    database,
+    machine: machine(),
+    durationSeconds: DURATION,
+    rows,
+    targets: targetsOf(rows),
+  }
   process.stdout.write('\ntargets:\n')
   for (const t of result.targets) process.stdout.write(`  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.detail}\n`)
   process.stdout.write(`\nresults: ${writeResults('api', result)}\n`)
@@ -223,15 +323,19 @@ async function apiBenchmark() {
 async function memoryBenchmark() {
   const seconds = Number(opts['memory-seconds'])
   const connections = Math.max(...CONNECTIONS)
-  process.stdout.write(`mas memory benchmark on ${database}: ${seconds} s of mixed requests at ${connections} connections\n`)
+  process.stdout.write(
+    `mas memory benchmark on ${database}: ${seconds} s of mixed requests at ${connections} connections\n`,
+  )
   const samples: Array<{ second: number; rssMiB: number }> = []
-  let requests = 0, failures = 0
+  let requests = 0,
+    failures = 0
   await withServers(async ({ mas, eps }) => {
     const pid = mas.child.pid!
     // warm up (JIT, pools, caches) before the first sample counts
     for (const ep of eps.filter((e) => e.kind !== 'bulk')) await drive(mas.base, ep, connections, 2)
     const started = Date.now()
-    const sample = () => samples.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: Math.round(rssMiB(pid) * 10) / 10 })
+    const sample = () =>
+      samples.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: Math.round(rssMiB(pid) * 10) / 10 })
     sample()
     const timer = setInterval(sample, 5000)
     try {
@@ -245,7 +349,9 @@ async function memoryBenchmark() {
           failures += m.non2xx + m.errors
         }
       }
-    } finally { clearInterval(timer) }
+    } finally {
+      clearInterval(timer)
+    }
     sample()
   })
   // RSS follows the garbage collector's saw-tooth (a 5-s sample may land before or after a major
@@ -260,25 +366,49 @@ async function memoryBenchmark() {
   const peakDeviation = Math.max(...peaks.map((p) => Math.abs(p - peaks[0]) / peaks[0]))
   const sampleDeviation = Math.max(...samples.map((s) => Math.abs(s.rssMiB - first) / first))
   const result = {
-    date: new Date().toISOString(), database, machine: machine(), seconds, connections, requests, failures,
-    samples, firstMiB: first, lastMiB: samples[samples.length - 1].rssMiB,
-    minMiB: Math.min(...samples.map((s) => s.rssMiB)), maxMiB: Math.max(...samples.map((s) => s.rssMiB)),
-    minutePeaksMiB: peaks, largestPeakDeviation: peakDeviation, largestSampleDeviation: sampleDeviation, flat: peakDeviation <= 0.10,
+    date: new Date().toISOString(),
+    database,
+    machine: machine(),
+    seconds,
+    connections,
+    requests,
+    failures,
+    samples,
+    firstMiB: first,
+    lastMiB: samples[samples.length - 1].rssMiB,
+    minMiB: Math.min(...samples.map((s) => s.rssMiB)),
+    maxMiB: Math.max(...samples.map((s) => s.rssMiB)),
+    minutePeaksMiB: peaks,
+    largestPeakDeviation: peakDeviation,
+    largestSampleDeviation: sampleDeviation,
+    flat: peakDeviation <= 0.1,
   }
-  process.stdout.write(`RSS samples: first ${first} MiB, last ${result.lastMiB} MiB, range ${result.minMiB}-${result.maxMiB} MiB `
-    + `(largest deviation from the first ${pct(sampleDeviation)})\n`)
-  process.stdout.write(`RSS peak of each minute: ${peaks.map((p) => `${p} MiB`).join(', ')}; largest deviation from the first minute's `
-    + `${pct(peakDeviation)}: ${result.flat ? 'flat (within ±10%)' : 'NOT flat'}; ${requests} requests, ${failures} failures\n`)
+  process.stdout.write(
+    `RSS samples: first ${first} MiB, last ${result.lastMiB} MiB, range ${result.minMiB}-${result.maxMiB} MiB ` +
+      `(largest deviation from the first ${pct(sampleDeviation)})\n`,
+  )
+  process.stdout.write(
+    `RSS peak of each minute: ${peaks.map((p) => `${p} MiB`).join(', ')}; largest deviation from the first minute's ` +
+      `${pct(peakDeviation)}: ${result.flat ? 'flat (within ±10%)' : 'NOT flat'}; ${requests} requests, ${failures} failures\n`,
+  )
   process.stdout.write(`results: ${writeResults('memory', result)}\n`)
 }
 
 await runBench(async () => {
   if (opts.compare) {
     const [token, ids] = positionals
-    if (!token || !ids) usageError(USAGE, '--compare URL TOKEN IDS_JSON: give the reference token and ids file after the URL')
+    if (!token || !ids)
+      usageError(USAGE, '--compare URL TOKEN IDS_JSON: give the reference token and ids file after the URL')
     await compareBenchmark({
-      reference: { base: opts.compare, token, idsFile: ids }, driver: DRIVER, duration: DURATION, connections: CONNECTIONS,
-      mas: { dataDir: opts['data-dir'] && resolve(opts['data-dir']), databaseUrl, workers: opts.workers ? Number(opts.workers) : undefined },
+      reference: { base: opts.compare, token, idsFile: ids },
+      driver: DRIVER,
+      duration: DURATION,
+      connections: CONNECTIONS,
+      mas: {
+        dataDir: opts['data-dir'] && resolve(opts['data-dir']),
+        databaseUrl,
+        workers: opts.workers ? Number(opts.workers) : undefined,
+      },
       write: (kind, data) => writeResults(kind, data),
     })
   } else if (opts.memory) await memoryBenchmark()

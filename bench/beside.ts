@@ -13,6 +13,8 @@ export function besideCheckout(relative: string): string[] {
   try {
     const origin = execFileSync('git', ['config', '--get', 'remote.origin.url'], { cwd: root, encoding: 'utf8' }).trim()
     if (origin && !/^[a-z]+:\/\//.test(origin)) candidates.push(resolve(root, origin, '..', relative))
-  } catch { /* not a clone */ }
+  } catch {
+    /* not a clone */
+  }
   return candidates
 }

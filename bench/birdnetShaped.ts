@@ -17,17 +17,33 @@ export const BIRDNET_CLASSES = 6_522
 /** classes whose scores can reach 0.5 */
 const LIVE_CLASSES = 12
 
-export interface GeneratedModel { bytes: Uint8Array; multiplyAdds: number; labels: string[] }
+export interface GeneratedModel {
+  bytes: Uint8Array
+  multiplyAdds: number
+  labels: string[]
+}
 
 const dim = (d: number | string) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })
 const tensorInfo = (name: string, dims: Array<number | string>) =>
   onnx.ValueInfoProto.create({ name, type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map(dim) } } } })
-const ints = (name: string, values: number[]) => onnx.AttributeProto.create({ name, ints: values, type: onnx.AttributeProto.AttributeType.INTS })
-const int = (name: string, value: number) => onnx.AttributeProto.create({ name, i: value, type: onnx.AttributeProto.AttributeType.INT })
+const ints = (name: string, values: number[]) =>
+  onnx.AttributeProto.create({ name, ints: values, type: onnx.AttributeProto.AttributeType.INTS })
+const int = (name: string, value: number) =>
+  onnx.AttributeProto.create({ name, i: value, type: onnx.AttributeProto.AttributeType.INT })
 const tensor = (name: string, dims: number[], values: Float32Array) =>
-  onnx.TensorProto.create({ name, dims, dataType: FLOAT, rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) })
+  onnx.TensorProto.create({
+    name,
+    dims,
+    dataType: FLOAT,
+    rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength),
+  })
 const int64s = (name: string, values: number[]) =>
-  onnx.TensorProto.create({ name, dims: [values.length], dataType: 7, rawData: new Uint8Array(BigInt64Array.from(values.map(BigInt)).buffer) })
+  onnx.TensorProto.create({
+    name,
+    dims: [values.length],
+    dataType: 7,
+    rawData: new Uint8Array(BigInt64Array.from(values.map(BigInt)).buffer),
+  })
 
 export function birdnetShapedModel(seed = 24): GeneratedModel {
   const random = seededRandom(seed)
@@ -44,10 +60,15 @@ export function birdnetShapedModel(seed = 24): GeneratedModel {
     node.push(onnx.NodeProto.create({ opType, input: [at, ...inputs], output: [out], attribute }))
     at = out
   }
-  const weights = (name: string, dims: number[], values: Float32Array) => { initializer.push(tensor(name, dims, values)); return name }
+  const weights = (name: string, dims: number[], values: Float32Array) => {
+    initializer.push(tensor(name, dims, values))
+    return name
+  }
 
   // the filter bank: 96 filters of 1,024 samples every 300 samples (477 frames), power in decibel-like units
-  const bands = 96, kernel = 1024, hop = 300
+  const bands = 96,
+    kernel = 1024,
+    hop = 300
   const frames = Math.floor((samples - kernel) / hop) + 1
   initializer.push(int64s('as_signal', [-1, 1, samples]))
   next('Reshape', ['as_signal'])
@@ -63,10 +84,21 @@ export function birdnetShapedModel(seed = 24): GeneratedModel {
 
   // four 3×3 convolutions with ReLU (padding 1): strides 2, 1, 2, 2
   let [channels, height, width] = [1, bands, frames]
-  for (const [i, [out, stride]] of [[32, 2], [48, 1], [96, 2], [128, 2]].entries()) {
+  for (const [i, [out, stride]] of [
+    [32, 2],
+    [48, 1],
+    [96, 2],
+    [128, 2],
+  ].entries()) {
     const fanIn = channels * 9
-    next('Conv', [weights(`conv${i}`, [out, channels, 3, 3], he(out * fanIn, fanIn)), weights(`conv${i}_b`, [out], new Float32Array(out))],
-      [ints('kernel_shape', [3, 3]), ints('pads', [1, 1, 1, 1]), ints('strides', [stride, stride])])
+    next(
+      'Conv',
+      [
+        weights(`conv${i}`, [out, channels, 3, 3], he(out * fanIn, fanIn)),
+        weights(`conv${i}_b`, [out], new Float32Array(out)),
+      ],
+      [ints('kernel_shape', [3, 3]), ints('pads', [1, 1, 1, 1]), ints('strides', [stride, stride])],
+    )
     height = Math.floor((height - 1) / stride) + 1
     width = Math.floor((width - 1) / stride) + 1
     multiplyAdds += height * width * out * fanIn
@@ -77,24 +109,42 @@ export function birdnetShapedModel(seed = 24): GeneratedModel {
   next('Flatten', [], [int('axis', 1)])
 
   const embeddingSize = 1024
-  next('Gemm', [weights('embed', [channels, embeddingSize], he(channels * embeddingSize, channels)), weights('embed_b', [embeddingSize], new Float32Array(embeddingSize))])
+  next('Gemm', [
+    weights('embed', [channels, embeddingSize], he(channels * embeddingSize, channels)),
+    weights('embed_b', [embeddingSize], new Float32Array(embeddingSize)),
+  ])
   multiplyAdds += channels * embeddingSize
   next('Relu', [])
   const embedding = at
-  const classWeights = Float32Array.from({ length: embeddingSize * BIRDNET_CLASSES }, () => normal() / Math.sqrt(embeddingSize))
+  const classWeights = Float32Array.from(
+    { length: embeddingSize * BIRDNET_CLASSES },
+    () => normal() / Math.sqrt(embeddingSize),
+  )
   const classBias = Float32Array.from({ length: BIRDNET_CLASSES }, (_, c) => (c < LIVE_CLASSES ? 0 : -40))
-  next('Gemm', [weights('classes', [embeddingSize, BIRDNET_CLASSES], classWeights), weights('classes_b', [BIRDNET_CLASSES], classBias)])
+  next('Gemm', [
+    weights('classes', [embeddingSize, BIRDNET_CLASSES], classWeights),
+    weights('classes_b', [BIRDNET_CLASSES], classBias),
+  ])
   multiplyAdds += embeddingSize * BIRDNET_CLASSES
   next('Sigmoid', [])
   node.push(onnx.NodeProto.create({ opType: 'Identity', input: [at], output: ['scores'] }))
   node.push(onnx.NodeProto.create({ opType: 'Identity', input: [embedding], output: ['embedding'] }))
 
   const graph = onnx.GraphProto.create({
-    name: 'birdnet-shaped', node, initializer,
+    name: 'birdnet-shaped',
+    node,
+    initializer,
     input: [tensorInfo('audio', ['batch', samples])],
     output: [tensorInfo('scores', ['batch', BIRDNET_CLASSES]), tensorInfo('embedding', ['batch', embeddingSize])],
   })
-  const bytes = onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 13 }], producerName: 'mas bench', graph })).finish()
+  const bytes = onnx.ModelProto.encode(
+    onnx.ModelProto.create({
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: 13 }],
+      producerName: 'mas bench',
+      graph,
+    }),
+  ).finish()
   const labels = Array.from({ length: BIRDNET_CLASSES }, (_, c) => `Genus species${c}_Bird ${c}`)
   return { bytes, multiplyAdds, labels }
 }

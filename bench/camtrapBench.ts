@@ -29,40 +29,102 @@ const FILES = 10_000
 async function seed(database: Database): Promise<{ sets: { size: number; id: number }[]; token: string }> {
   const db = database.db
   const now = localTimestamp()
-  const user = await db.insertInto('users').values({ username: 'publisher', password: 'x', date_joined: now }).returning('id').executeTakeFirstOrThrow()
-  const library = await db.insertInto('libraries').values({ user_id: user.id, name: 'season', creation_date: now }).returning('id').executeTakeFirstOrThrow()
+  const user = await db
+    .insertInto('users')
+    .values({ username: 'publisher', password: 'x', date_joined: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const library = await db
+    .insertInto('libraries')
+    .values({ user_id: user.id, name: 'season', creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const rows = Array.from({ length: FILES }, (_, i) => ({
-    file: `f${i}.wav`, alias: `site${i % 20}/2026${String(5 + Math.floor(i / 5000)).padStart(2, '0')}01_${String(i % 24).padStart(2, '0')}0000_${i}.WAV`,
-    user_id: user.id, library_id: library.id, type_id: 1, upload_date: now, active: true, has_transcript: false,
+    file: `f${i}.wav`,
+    alias: `site${i % 20}/2026${String(5 + Math.floor(i / 5000)).padStart(2, '0')}01_${String(i % 24).padStart(2, '0')}0000_${i}.WAV`,
+    user_id: user.id,
+    library_id: library.id,
+    type_id: 1,
+    upload_date: now,
+    active: true,
+    has_transcript: false,
     real_start_time: `2026-05-${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:00:00`,
   }))
   const files: { id: number }[] = []
-  for (let i = 0; i < rows.length; i += 2000) files.push(...await db.insertInto('media_files').values(rows.slice(i, i + 2000)).returning('id').execute())
-  const classes = await db.insertInto('tag_classes').values(['Turdus merula', 'Erithacus rubecula', 'Troglodytes troglodytes']
-    .map((c) => ({ user_id: user.id, library_id: library.id, class_name: c, display_name: c }))).returning('id').execute()
+  for (let i = 0; i < rows.length; i += 2000)
+    files.push(
+      ...(await db
+        .insertInto('media_files')
+        .values(rows.slice(i, i + 2000))
+        .returning('id')
+        .execute()),
+    )
+  const classes = await db
+    .insertInto('tag_classes')
+    .values(
+      ['Turdus merula', 'Erithacus rubecula', 'Troglodytes troglodytes'].map((c) => ({
+        user_id: user.id,
+        library_id: library.id,
+        class_name: c,
+        display_name: c,
+      })),
+    )
+    .returning('id')
+    .execute()
   const fileIds = files.map((f) => f.id)
   const classIds = classes.map((c) => c.id)
   const provenance = JSON.stringify({ source: 'BirdNET-Analyzer', version: '2.4', parameters: { minConf: 0.25 } })
   const sets = []
   for (const size of SIZES) {
     const started = Date.now()
-    const tagSet = await db.insertInto('tag_sets').values({ user_id: user.id, name: `detector ${size}`, library_id: library.id, creation_date: now })
-      .returning('id').executeTakeFirstOrThrow()
-    await db.insertInto('tags')
-      .columns(['user_id', 'creation_date', 'tag_class_id', 'tag_set_id', 'media_file_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency',
-        'machine_tagged', 'strength', 'provenance'])
-      .expression(db.selectFrom(sql<{ g: number }>`generate_series(0, ${size - 1})`.as('g')).select([
-        sql<number>`${user.id}::integer`.as('user_id'), sql<string>`${now}::timestamp`.as('creation_date'),
-        sql<number>`(${classIds}::integer[])[1 + g % 3]`.as('tag_class_id'), sql<number>`${tagSet.id}::integer`.as('tag_set_id'),
-        sql<number>`(${fileIds}::integer[])[1 + (g / 3) % ${FILES}]`.as('media_file_id'),
-        sql<number>`(g % 57) * 1.0`.as('start_time'), sql<number>`(g % 57) * 1.0 + 3.0`.as('end_time'),
-        sql<number>`1000.0`.as('min_frequency'), sql<number>`6000.0`.as('max_frequency'), sql<boolean>`true`.as('machine_tagged'),
-        sql<number>`random()`.as('strength'), sql<string>`${provenance}::json`.as('provenance'),
-      ])).execute()
+    const tagSet = await db
+      .insertInto('tag_sets')
+      .values({ user_id: user.id, name: `detector ${size}`, library_id: library.id, creation_date: now })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await db
+      .insertInto('tags')
+      .columns([
+        'user_id',
+        'creation_date',
+        'tag_class_id',
+        'tag_set_id',
+        'media_file_id',
+        'start_time',
+        'end_time',
+        'min_frequency',
+        'max_frequency',
+        'machine_tagged',
+        'strength',
+        'provenance',
+      ])
+      .expression(
+        db
+          .selectFrom(sql<{ g: number }>`generate_series(0, ${size - 1})`.as('g'))
+          .select([
+            sql<number>`${user.id}::integer`.as('user_id'),
+            sql<string>`${now}::timestamp`.as('creation_date'),
+            sql<number>`(${classIds}::integer[])[1 + g % 3]`.as('tag_class_id'),
+            sql<number>`${tagSet.id}::integer`.as('tag_set_id'),
+            sql<number>`(${fileIds}::integer[])[1 + (g / 3) % ${FILES}]`.as('media_file_id'),
+            sql<number>`(g % 57) * 1.0`.as('start_time'),
+            sql<number>`(g % 57) * 1.0 + 3.0`.as('end_time'),
+            sql<number>`1000.0`.as('min_frequency'),
+            sql<number>`6000.0`.as('max_frequency'),
+            sql<boolean>`true`.as('machine_tagged'),
+            sql<number>`random()`.as('strength'),
+            sql<string>`${provenance}::json`.as('provenance'),
+          ]),
+      )
+      .execute()
     // a tenth of the tags decided, as a season's review leaves them
     await sql`insert into tag_reviews (tag_id, user_id, decision, creation_date)
-      select id, ${user.id}, (array['yes', 'no', 'unsure'])[1 + id % 3], ${now}::timestamp from tags where tag_set_id = ${tagSet.id} and id % 10 = 0`.execute(db)
-    console.log(`seeded ${size.toLocaleString('en')} tags (${(size / 10).toLocaleString('en')} reviewed) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      select id, ${user.id}, (array['yes', 'no', 'unsure'])[1 + id % 3], ${now}::timestamp from tags where tag_set_id = ${tagSet.id} and id % 10 = 0`.execute(
+      db,
+    )
+    console.log(
+      `seeded ${size.toLocaleString('en')} tags (${(size / 10).toLocaleString('en')} reviewed) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    )
     sets.push({ size, id: tagSet.id })
   }
   await sql`vacuum analyze`.execute(db)
@@ -70,20 +132,30 @@ async function seed(database: Database): Promise<{ sets: { size: number; id: num
 }
 
 /** Runs `mas args`, answering its wall time and peak resident memory (the kernel's VmHWM, read while it runs). */
-function mas(args: string[], env: Record<string, string>): Promise<{ seconds: number; peakMb: number; stderr: string }> {
+function mas(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ seconds: number; peakMb: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     const prof = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []
-    const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/run.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/run.js'), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let stderr = ''
     let peak = 0
     const sample = setInterval(() => {
       try {
         const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
         if (hwm) peak = Math.max(peak, Number(hwm[1]) / 1024)
-      } catch { /* ended */ }
+      } catch {
+        /* ended */
+      }
     }, 50)
-    child.stderr.on('data', (d) => { stderr += d })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => {
       clearInterval(sample)
@@ -107,14 +179,38 @@ async function main() {
     for (const { size, id } of sets) {
       // the floor: the same tags as NDJSON to stdout, the export that does least with each tag
       const floor = await mas(['tag', 'export', '--tag-set', String(id), '--format', 'ndjson'], env)
-      console.log(`${size.toLocaleString('en')} tags, --format ndjson (for comparison): ${floor.seconds.toFixed(2)} s, ${Math.round(size / floor.seconds).toLocaleString('en')} rows/s`)
-      for (const [what, extra] of [['every tag', []], ['--reviewed-only', ['--reviewed-only']]] as const) {
+      console.log(
+        `${size.toLocaleString('en')} tags, --format ndjson (for comparison): ${floor.seconds.toFixed(2)} s, ${Math.round(size / floor.seconds).toLocaleString('en')} rows/s`,
+      )
+      for (const [what, extra] of [
+        ['every tag', []],
+        ['--reviewed-only', ['--reviewed-only']],
+      ] as const) {
         const dir = join(out, `package-${size}-${extra.length}`)
-        const run = await mas(['tag', 'export', '--tag-set', String(id), '--format', 'camtrap-dp', '-o', dir, '--latitude', '50.1', '--longitude', '5.2', ...extra], env)
+        const run = await mas(
+          [
+            'tag',
+            'export',
+            '--tag-set',
+            String(id),
+            '--format',
+            'camtrap-dp',
+            '-o',
+            dir,
+            '--latitude',
+            '50.1',
+            '--longitude',
+            '5.2',
+            ...extra,
+          ],
+          env,
+        )
         const rows = Number(/wrote .*: (\d+) observations?/.exec(run.stderr)?.[1] ?? NaN)
-        console.log(`${size.toLocaleString('en')} tags, ${what}: ${rows.toLocaleString('en')} observation rows in ${run.seconds.toFixed(2)} s: `
-          + `${Math.round(size / run.seconds).toLocaleString('en')} tags/s read, ${Math.round(rows / run.seconds).toLocaleString('en')} rows/s written; `
-          + `CLI peak ${run.peakMb.toFixed(0)} MB (target >= 150,000 rows/s)`)
+        console.log(
+          `${size.toLocaleString('en')} tags, ${what}: ${rows.toLocaleString('en')} observation rows in ${run.seconds.toFixed(2)} s: ` +
+            `${Math.round(size / run.seconds).toLocaleString('en')} tags/s read, ${Math.round(rows / run.seconds).toLocaleString('en')} rows/s written; ` +
+            `CLI peak ${run.peakMb.toFixed(0)} MB (target >= 150,000 rows/s)`,
+        )
         rmSync(dir, { recursive: true, force: true })
       }
     }

@@ -12,7 +12,13 @@ const app = Fastify({ logger: false })
 app.get('/up', async () => ({ ok: true }))
 for (const [key, answer] of Object.entries(answers)) {
   const [method, url] = key.split(' ')
-  app.route({ method: method as 'GET' | 'POST', url, handler: async (_req, reply) => reply.code(answer.status).send(answer.body) })
+  app.route({
+    method: method as 'GET' | 'POST',
+    url,
+    handler: async (_req, reply) => reply.code(answer.status).send(answer.body),
+  })
 }
 await app.listen({ host: '127.0.0.1', port: Number(port) })
-process.on('SIGTERM', () => { void app.close().then(() => process.exit(0)) })
+process.on('SIGTERM', () => {
+  void app.close().then(() => process.exit(0))
+})

@@ -47,11 +47,18 @@ const TAGS = Number(opts.tags ?? (opts.quick ? 10_000 : 100_000))
 const BIG_MIB = Number(opts['big-mib'] ?? (opts.quick ? 64 : 1024))
 const CONCURRENCY = Number(opts.concurrency)
 const COMMANDS = Number(opts.commands ?? (opts.quick ? 50 : 200))
-const DATABASE_URL = opts.embedded ? undefined : (process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test')
+const DATABASE_URL = opts.embedded ? undefined : process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const MiB = 1024 * 1024
 const TARGETS = { ratio: 0.8, tagsPerSecond: 20_000, peakRssMB: 200, tagCreateSeconds: 0.4 }
 
-interface Run { code: number | null; stdout: string; stderr: string; seconds: number; peakRssMiB: number; cpuSeconds: number }
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+  seconds: number
+  peakRssMiB: number
+  cpuSeconds: number
+}
 
 /** `mas args...` as a child process with `home` as its HOME; its peak RSS from /proc/<pid>/status (VmHWM). */
 function mas(home: string, args: string[], input = ''): Promise<Run> {
@@ -61,11 +68,15 @@ function mas(home: string, args: string[], input = ''): Promise<Run> {
 /** `node args...` as `mas` above. */
 function timed(home: string, nodeArgs: string[], input = ''): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k.startsWith('XDG_') || k === 'DEBUG' || k === 'DATABASE_URL') delete env[k]
+  for (const k of Object.keys(env))
+    if (k.startsWith('MAS_') || k.startsWith('XDG_') || k === 'DEBUG' || k === 'DATABASE_URL') delete env[k]
   Object.assign(env, { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data') })
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_CLI_NODE_ARGS'), ...nodeArgs], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...nodeArgsFrom('BENCH_CLI_NODE_ARGS'), ...nodeArgs], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     let hwmKiB = 0
@@ -75,17 +86,30 @@ function timed(home: string, nodeArgs: string[], input = ''): Promise<Run> {
         const kib = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0)
         hwmKiB = Math.max(hwmKiB, kib)
         cpu = Math.max(cpu, cpuSeconds(child.pid!))
-      } catch { /* exited */ }
+      } catch {
+        /* exited */
+      }
     }
     const timer = setInterval(sample, 25)
-    child.stdout.setEncoding('utf8').on('data', (c) => { stdout += c })
-    child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c })
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c
+    })
+    child.stderr.setEncoding('utf8').on('data', (c) => {
+      stderr += c
+    })
     child.on('error', reject)
     // the last sample before the process is reaped: 'exit' fires after the kernel has freed /proc/<pid>, so sample on stdout's end too
     child.stdout.on('end', sample)
     child.on('close', (code) => {
       clearInterval(timer)
-      resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssMiB: hwmKiB / 1024, cpuSeconds: cpu })
+      resolve({
+        code,
+        stdout,
+        stderr,
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        peakRssMiB: hwmKiB / 1024,
+        cpuSeconds: cpu,
+      })
     })
     child.stdin.on('error', () => {})
     child.stdin.end(input)
@@ -106,7 +130,14 @@ async function writeWavFile(path: string, mib: number): Promise<number> {
 const fmt = (n: number, d = 1) => n.toFixed(d)
 
 /** seconds: wall-clock mean, median, first run, slowest; cpu: mean CPU (user + system, as /proc last saw it before the exit) */
-interface Timing { what: string; mean: number; median: number; first: number; max: number; cpu: number }
+interface Timing {
+  what: string
+  mean: number
+  median: number
+  first: number
+  max: number
+  cpu: number
+}
 
 /** `runs` of one command after another, as a shell loop runs them: seconds of each. */
 async function loop(home: string, what: string, nodeArgs: string[], runs: number): Promise<Timing> {
@@ -118,7 +149,14 @@ async function loop(home: string, what: string, nodeArgs: string[], runs: number
     cpu += run.cpuSeconds
   }
   const sorted = [...seconds].sort((a, b) => a - b)
-  return { what, mean: seconds.reduce((a, b) => a + b, 0) / runs, median: sorted[Math.floor(runs / 2)], first: seconds[0], max: sorted[runs - 1], cpu: cpu / runs }
+  return {
+    what,
+    mean: seconds.reduce((a, b) => a + b, 0) / runs,
+    median: sorted[Math.floor(runs / 2)],
+    first: seconds[0],
+    max: sorted[runs - 1],
+    cpu: cpu / runs,
+  }
 }
 
 /** 4. single commands: `node -e 0`, `mas --version`, and `mas tag create` naming its tag set, media file and
@@ -128,7 +166,21 @@ async function singleCommands(home: string, base: string, token: string): Promis
   await json(base, 'POST', '/api/v0/tagSet/', token, { name: 'loop', library })
   await json(base, 'POST', '/api/v0/tagClass/', token, { className: 'robin', displayName: 'robin', library })
   await rawImport(base, token, library, [makeWav({ seconds: 10, frequency: 3000 })], 1)
-  const create = ['bin/run.js', 'tag', 'create', '--tag-set', 'loop', '--media-file', 'tone-0.wav', '--tag-class', 'robin', '--start', '1', '--end', '2']
+  const create = [
+    'bin/run.js',
+    'tag',
+    'create',
+    '--tag-set',
+    'loop',
+    '--media-file',
+    'tone-0.wav',
+    '--tag-class',
+    'robin',
+    '--start',
+    '1',
+    '--end',
+    '2',
+  ]
   return [
     await loop(home, 'node -e 0', ['-e', '0'], COMMANDS),
     await loop(home, 'mas --version', ['bin/run.js', '--version'], COMMANDS),
@@ -138,21 +190,42 @@ async function singleCommands(home: string, base: string, token: string): Promis
 
 function printTimings(timings: Timing[]): void {
   const ms = (s: number) => `${fmt(s * 1000, 0)} ms`
-  const rows = [['command', 'runs', 'mean', 'median', 'first', 'slowest', 'CPU', 'target', 'met'],
+  const rows = [
+    ['command', 'runs', 'mean', 'median', 'first', 'slowest', 'CPU', 'target', 'met'],
     ...timings.map((t) => {
       const target = t.what.startsWith('mas tag create') ? TARGETS.tagCreateSeconds : undefined
-      return [t.what, String(COMMANDS), ms(t.mean), ms(t.median), ms(t.first), ms(t.max), ms(t.cpu),
-        target ? `≤ ${ms(target)} each` : '', target ? (t.mean <= target ? 'yes' : 'NO') : '']
-    })]
+      return [
+        t.what,
+        String(COMMANDS),
+        ms(t.mean),
+        ms(t.median),
+        ms(t.first),
+        ms(t.max),
+        ms(t.cpu),
+        target ? `≤ ${ms(target)} each` : '',
+        target ? (t.mean <= target ? 'yes' : 'NO') : '',
+      ]
+    }),
+  ]
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
-  for (const r of rows) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd())
+  for (const r of rows)
+    console.log(
+      r
+        .map((cell, c) => cell.padEnd(widths[c]))
+        .join('  ')
+        .trimEnd(),
+    )
 }
 
 async function main() {
   const machine = `${cpus()[0]?.model ?? '?'} × ${cpus().length}, ${fmt(totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version}`
   const database = DATABASE_URL ? 'PostgreSQL' : 'embedded PostgreSQL'
   console.log(`mas CLI benchmark — ${new Date().toISOString()}`)
-  console.log(`machine: ${machine}, load average ${loadavg().map((l) => fmt(l, 2)).join(' ')}, database: ${database}`)
+  console.log(
+    `machine: ${machine}, load average ${loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')}, database: ${database}`,
+  )
   console.log(`sizes: ${FILES} files, ${TAGS} tags, ${BIG_MIB} MiB big file, concurrency ${CONCURRENCY}`)
 
   const work = mkdtempSync(join(tmpdir(), 'mas-bench-cli-'))
@@ -161,13 +234,32 @@ async function main() {
   const server = await startImportServer(DATABASE_URL)
   try {
     const token = await adminToken(server.base)
-    const newLibrary = async (name: string) => (await json(server.base, 'POST', '/api/v0/library/', token, { name })).id as number
-    ok(await mas(home, ['login', '--server', server.base, '--username', ADMIN.username, '--password-stdin'], `${ADMIN.password}\n`), 'mas login')
+    const newLibrary = async (name: string) =>
+      (await json(server.base, 'POST', '/api/v0/library/', token, { name })).id as number
+    ok(
+      await mas(
+        home,
+        ['login', '--server', server.base, '--username', ADMIN.username, '--password-stdin'],
+        `${ADMIN.password}\n`,
+      ),
+      'mas login',
+    )
     if (opts['commands-only']) {
       const timings = await singleCommands(home, server.base, token)
-      console.log(`load average after: ${loadavg().map((l) => fmt(l, 2)).join(' ')}`)
+      console.log(
+        `load average after: ${loadavg()
+          .map((l) => fmt(l, 2))
+          .join(' ')}`,
+      )
       printTimings(timings)
-      writeResult({ date: new Date().toISOString(), machine, loadAverage: loadavg(), database, commands: COMMANDS, singleCommands: timings })
+      writeResult({
+        date: new Date().toISOString(),
+        machine,
+        loadAverage: loadavg(),
+        database,
+        commands: COMMANDS,
+        singleCommands: timings,
+      })
       return
     }
 
@@ -175,17 +267,40 @@ async function main() {
     // smaller one, the first measured import ran up to 40% slower than the next, and the CLI (measured
     // second) gained from that
     const warm = FILES
-    await rawImport(server.base, token, await newLibrary('warm-up'), Array.from({ length: warm }, (_, i) => makeWav({ seconds: 1, frequency: 5000 + i })), CONCURRENCY)
+    await rawImport(
+      server.base,
+      token,
+      await newLibrary('warm-up'),
+      Array.from({ length: warm }, (_, i) => makeWav({ seconds: 1, frequency: 5000 + i })),
+      CONCURRENCY,
+    )
 
     // 1. many small files: the raw endpoint before and after the CLI (other load on the machine
     // shifts both alike), each run into a library of its own with bytes of its own
-    const rawWavs = (offset: number) => Array.from({ length: FILES }, (_, i) => makeWav({ seconds: 1, frequency: 200 + offset + i }))
+    const rawWavs = (offset: number) =>
+      Array.from({ length: FILES }, (_, i) => makeWav({ seconds: 1, frequency: 200 + offset + i }))
     const rawBefore = await rawImport(server.base, token, await newLibrary('raw-before'), rawWavs(0), CONCURRENCY)
     const dir = join(work, 'recordings')
     mkdirSync(dir)
-    for (let i = 0; i < FILES; i++) writeFileSync(join(dir, `tone-${String(i).padStart(5, '0')}.wav`), makeWav({ seconds: 1, frequency: 200 + FILES + i }))
+    for (let i = 0; i < FILES; i++)
+      writeFileSync(
+        join(dir, `tone-${String(i).padStart(5, '0')}.wav`),
+        makeWav({ seconds: 1, frequency: 200 + FILES + i }),
+      )
     const cliLibrary = await newLibrary('cli')
-    const cliRun = ok(await mas(home, ['media', 'import', dir, '--library', String(cliLibrary), '--concurrency', String(CONCURRENCY), '--json']), 'mas media import')
+    const cliRun = ok(
+      await mas(home, [
+        'media',
+        'import',
+        dir,
+        '--library',
+        String(cliLibrary),
+        '--concurrency',
+        String(CONCURRENCY),
+        '--json',
+      ]),
+      'mas media import',
+    )
     const records = JSON.parse(cliRun.stdout) as { outcome: string; id: number | null }[]
     const imported = records.filter((r) => r.outcome === 'imported').length
     if (imported !== FILES) throw new Error(`mas media import imported ${imported} of ${FILES}`)
@@ -197,53 +312,124 @@ async function main() {
 
     // 2. tag import from a CSV file
     const mediaIds = records.map((r) => r.id!).slice(0, 100)
-    const tagSet = Number(ok(await mas(home, ['tagset', 'create', 'bench', '--library', String(cliLibrary)]), 'mas tagset create').stdout.trim())
+    const tagSet = Number(
+      ok(
+        await mas(home, ['tagset', 'create', 'bench', '--library', String(cliLibrary)]),
+        'mas tagset create',
+      ).stdout.trim(),
+    )
     const classes: number[] = []
     for (const name of ['blackbird', 'robin', 'wren']) {
-      classes.push(Number(ok(await mas(home, ['tagclass', 'create', name, '--library', String(cliLibrary)]), 'mas tagclass create').stdout.trim()))
+      classes.push(
+        Number(
+          ok(
+            await mas(home, ['tagclass', 'create', name, '--library', String(cliLibrary)]),
+            'mas tagclass create',
+          ).stdout.trim(),
+        ),
+      )
     }
     const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength']
     for (let i = 0; i < TAGS; i++) {
       const start = (i % 90) / 100
-      rows.push(`${mediaIds[i % mediaIds.length]},${classes[i % classes.length]},${start},${start + 0.1},${(i % 50) * 100},${(i % 50) * 100 + 500},${(i % 10) / 10}`)
+      rows.push(
+        `${mediaIds[i % mediaIds.length]},${classes[i % classes.length]},${start},${start + 0.1},${(i % 50) * 100},${(i % 50) * 100 + 500},${(i % 10) / 10}`,
+      )
     }
     const csv = join(work, 'tags.csv')
     writeFileSync(csv, rows.join('\n') + '\n')
     const tagRun = ok(await mas(home, ['tag', 'import', csv, '--tag-set', String(tagSet)]), 'mas tag import')
     const tagsPerSecond = TAGS / tagRun.seconds
     // for comparison: batches sent several at once (ids then no longer follow the input order)
-    const tagRunParallel = ok(await mas(home, ['tag', 'import', csv, '--tag-set', String(tagSet), '--concurrency', String(CONCURRENCY)]), 'mas tag import --concurrency')
+    const tagRunParallel = ok(
+      await mas(home, ['tag', 'import', csv, '--tag-set', String(tagSet), '--concurrency', String(CONCURRENCY)]),
+      'mas tag import --concurrency',
+    )
 
     // 3. one big file: the CLI's peak resident memory
     const big = join(work, 'big', 'long.wav')
     mkdirSync(join(work, 'big'))
     const bigBytes = await writeWavFile(big, BIG_MIB)
-    const bigRun = ok(await mas(home, ['media', 'import', big, '--library', String(await newLibrary('big')), '--json']), 'mas media import (big)')
+    const bigRun = ok(
+      await mas(home, ['media', 'import', big, '--library', String(await newLibrary('big')), '--json']),
+      'mas media import (big)',
+    )
     rmSync(big)
 
     const rows3 = [
       ['measure', 'value', 'target', 'met'],
-      [`raw import endpoint, ${FILES} × 1 s WAV, ${CONCURRENCY} at a time`, `${fmt(rawRate)} files/s (${fmt(rawBefore, 2)} s before, ${fmt(rawAfter, 2)} s after)`, '', ''],
-      [`mas media import, same, --concurrency ${CONCURRENCY}`, `${fmt(cliRate)} files/s (${fmt(cliRun.seconds, 2)} s)`, '', ''],
+      [
+        `raw import endpoint, ${FILES} × 1 s WAV, ${CONCURRENCY} at a time`,
+        `${fmt(rawRate)} files/s (${fmt(rawBefore, 2)} s before, ${fmt(rawAfter, 2)} s after)`,
+        '',
+        '',
+      ],
+      [
+        `mas media import, same, --concurrency ${CONCURRENCY}`,
+        `${fmt(cliRate)} files/s (${fmt(cliRun.seconds, 2)} s)`,
+        '',
+        '',
+      ],
       ['CLI / raw', `${fmt(ratio * 100)} %`, '≥ 80 %', ratio >= TARGETS.ratio ? 'yes' : 'NO'],
-      [`mas tag import, ${TAGS} CSV rows`, `${fmt(tagsPerSecond, 0)} tags/s (${fmt(tagRun.seconds, 2)} s)`, '≥ 20000 tags/s', tagsPerSecond >= TARGETS.tagsPerSecond ? 'yes' : 'NO'],
-      [`  (for comparison) the same with --concurrency ${CONCURRENCY}`, `${fmt(TAGS / tagRunParallel.seconds, 0)} tags/s (${fmt(tagRunParallel.seconds, 2)} s)`, '', ''],
-      [`mas media import, one ${fmt(bigBytes / MiB, 0)} MiB WAV`, `peak RSS ${fmt(bigRun.peakRssMiB)} MiB (${fmt(bigRun.seconds, 1)} s, ${fmt(bigBytes / MiB / bigRun.seconds)} MiB/s)`,
-        '< 200 MB', bigRun.peakRssMiB * MiB / 1e6 < TARGETS.peakRssMB ? 'yes' : 'NO'],
+      [
+        `mas tag import, ${TAGS} CSV rows`,
+        `${fmt(tagsPerSecond, 0)} tags/s (${fmt(tagRun.seconds, 2)} s)`,
+        '≥ 20000 tags/s',
+        tagsPerSecond >= TARGETS.tagsPerSecond ? 'yes' : 'NO',
+      ],
+      [
+        `  (for comparison) the same with --concurrency ${CONCURRENCY}`,
+        `${fmt(TAGS / tagRunParallel.seconds, 0)} tags/s (${fmt(tagRunParallel.seconds, 2)} s)`,
+        '',
+        '',
+      ],
+      [
+        `mas media import, one ${fmt(bigBytes / MiB, 0)} MiB WAV`,
+        `peak RSS ${fmt(bigRun.peakRssMiB)} MiB (${fmt(bigRun.seconds, 1)} s, ${fmt(bigBytes / MiB / bigRun.seconds)} MiB/s)`,
+        '< 200 MB',
+        (bigRun.peakRssMiB * MiB) / 1e6 < TARGETS.peakRssMB ? 'yes' : 'NO',
+      ],
       ['  (for scale) mas media import of the small files', `peak RSS ${fmt(cliRun.peakRssMiB)} MiB`, '', ''],
     ]
     const widths = rows3[0].map((_, c) => Math.max(...rows3.map((r) => r[c].length)))
-    for (const r of rows3) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd())
+    for (const r of rows3)
+      console.log(
+        r
+          .map((cell, c) => cell.padEnd(widths[c]))
+          .join('  ')
+          .trimEnd(),
+      )
     const timings = await singleCommands(home, server.base, token)
     printTimings(timings)
 
     const result = {
-      date: new Date().toISOString(), machine, loadAverage: loadavg(), database,
-      files: FILES, concurrency: CONCURRENCY, rawFilesPerSecond: rawRate, rawSecondsBefore: rawBefore, rawSecondsAfter: rawAfter, cliImportSeconds: cliRun.seconds, cliFilesPerSecond: cliRate, cliToRaw: ratio,
-      tags: TAGS, tagsPerSecond, tagImportSeconds: tagRun.seconds, tagsPerSecondConcurrent: TAGS / tagRunParallel.seconds,
-      bigFileMiB: bigBytes / MiB, bigFilePeakRssMiB: bigRun.peakRssMiB, bigFileSeconds: bigRun.seconds, smallFilesPeakRssMiB: cliRun.peakRssMiB,
-      commands: COMMANDS, singleCommands: timings,
-      met: { ratio: ratio >= TARGETS.ratio, tagsPerSecond: tagsPerSecond >= TARGETS.tagsPerSecond, peakRss: bigRun.peakRssMiB * MiB / 1e6 < TARGETS.peakRssMB },
+      date: new Date().toISOString(),
+      machine,
+      loadAverage: loadavg(),
+      database,
+      files: FILES,
+      concurrency: CONCURRENCY,
+      rawFilesPerSecond: rawRate,
+      rawSecondsBefore: rawBefore,
+      rawSecondsAfter: rawAfter,
+      cliImportSeconds: cliRun.seconds,
+      cliFilesPerSecond: cliRate,
+      cliToRaw: ratio,
+      tags: TAGS,
+      tagsPerSecond,
+      tagImportSeconds: tagRun.seconds,
+      tagsPerSecondConcurrent: TAGS / tagRunParallel.seconds,
+      bigFileMiB: bigBytes / MiB,
+      bigFilePeakRssMiB: bigRun.peakRssMiB,
+      bigFileSeconds: bigRun.seconds,
+      smallFilesPeakRssMiB: cliRun.peakRssMiB,
+      commands: COMMANDS,
+      singleCommands: timings,
+      met: {
+        ratio: ratio >= TARGETS.ratio,
+        tagsPerSecond: tagsPerSecond >= TARGETS.tagsPerSecond,
+        peakRss: (bigRun.peakRssMiB * MiB) / 1e6 < TARGETS.peakRssMB,
+      },
     }
     writeResult(result)
   } finally {

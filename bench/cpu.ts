@@ -12,10 +12,15 @@ export function cpuSecondsOf(pids: number[]): number {
       // the fields after the command name, which may hold spaces, start after its closing parenthesis
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
       ticks += Number(fields[11]) + Number(fields[12])
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return ticks / TICKS_PER_SECOND
 }
 
 /** This process's CPU time (user and system) in seconds. */
-export const ownCpuSeconds = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6 }
+export const ownCpuSeconds = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}

@@ -13,10 +13,23 @@ import { seededRandom } from '../server/analysis/random.js'
 // with one clip with a call put among them, as a call sits in a recorder's file. The few-shot sets are read
 // by fewShot.ts.
 
-export interface Clip { name: string; samples: Float32Array; sampleRate: number; md5: string }
-export interface Labelled extends Clip { start: number; end: number }
+export interface Clip {
+  name: string
+  samples: Float32Array
+  sampleRate: number
+  md5: string
+}
+export interface Labelled extends Clip {
+  start: number
+  end: number
+}
 export interface HiddenCall {
-  name: string; samples: Float32Array; sampleRate: number; callStart: number; callEnd: number; clip: string
+  name: string
+  samples: Float32Array
+  sampleRate: number
+  callStart: number
+  callEnd: number
+  clip: string
   /** the clips it is made of, in order, with where each lies (seconds) */
   parts: Array<{ name: string; start: number; end: number }>
 }
@@ -37,16 +50,23 @@ export interface DiscoveryData {
  */
 export function sharedDataDir(set: string): { dir: string } | { error: string } {
   const given = set === 'qut-currawong' ? process.env.MAS_DISCOVERY_DATA : undefined
-  if (given) return existsSync(join(given, 'labels.csv')) ? { dir: given } : { error: `MAS_DISCOVERY_DATA=${given} holds no labels.csv` }
+  if (given)
+    return existsSync(join(given, 'labels.csv'))
+      ? { dir: given }
+      : { error: `MAS_DISCOVERY_DATA=${given} holds no labels.csv` }
   const shared = process.env.MAS_SHARED_DATA
   if (shared) {
     const dir = join(shared, set)
-    return existsSync(join(dir, 'labels.csv')) ? { dir } : { error: `MAS_SHARED_DATA=${shared} holds no ${set}/labels.csv` }
+    return existsSync(join(dir, 'labels.csv'))
+      ? { dir }
+      : { error: `MAS_SHARED_DATA=${shared} holds no ${set}/labels.csv` }
   }
   const candidates = besideCheckout(join('shared', 'data', set))
   const dir = candidates.find((d) => existsSync(join(d, 'labels.csv')))
   const variable = set === 'qut-currawong' ? 'MAS_DISCOVERY_DATA or MAS_SHARED_DATA' : 'MAS_SHARED_DATA'
-  return dir ? { dir } : { error: `no labelled recordings ${set}: set ${variable} (looked in ${candidates.join(', ')})` }
+  return dir
+    ? { dir }
+    : { error: `no labelled recordings ${set}: set ${variable} (looked in ${candidates.join(', ')})` }
 }
 
 /** The hidden-call data folder (qut-currawong), or why there is none. */
@@ -63,7 +83,9 @@ async function clipOf(path: string, name: string): Promise<Clip> {
 async function clipsIn(dir: string): Promise<Clip[]> {
   const seen = new Set<string>()
   const out: Clip[] = []
-  for (const name of readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.wav')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.toLowerCase().endsWith('.wav'))
+    .sort()) {
     const clip = await clipOf(join(dir, name), name)
     if (seen.has(clip.md5)) continue
     seen.add(clip.md5)
@@ -85,7 +107,8 @@ export async function loadDiscoveryData(dir: string): Promise<DiscoveryData> {
   }
   const trained = new Set(train.map((c) => c.md5))
   return {
-    dir, train,
+    dir,
+    train,
     testTrue: (await clipsIn(join(dir, 'testTrue'))).filter((c) => !trained.has(c.md5)),
     testFalse: await clipsIn(join(dir, 'testFalse')),
   }
@@ -96,7 +119,10 @@ export function hiddenCalls(data: DiscoveryData, n: number, seed: number): Hidde
   const random = seededRandom(seed)
   const shuffled = <T>(xs: T[]) => {
     const a = [...xs]
-    for (let i = a.length - 1; i > 0; i--) { const j = Math.floor(random() * (i + 1)); [a[i], a[j]] = [a[j], a[i]] }
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1))
+      ;[a[i], a[j]] = [a[j], a[i]]
+    }
     return a
   }
   const calls = shuffled(data.testTrue).slice(0, n)
@@ -105,7 +131,8 @@ export function hiddenCalls(data: DiscoveryData, n: number, seed: number): Hidde
     const at = Math.floor(random() * (parts.length + 1))
     parts.splice(at, 0, call)
     const samples = new Float32Array(parts.reduce((s, p) => s + p.samples.length, 0))
-    let offset = 0, callStart = 0
+    let offset = 0,
+      callStart = 0
     const placed: HiddenCall['parts'] = []
     for (const p of parts) {
       if (p === call) callStart = offset
@@ -114,8 +141,13 @@ export function hiddenCalls(data: DiscoveryData, n: number, seed: number): Hidde
       offset += p.samples.length
     }
     return {
-      name: `hidden-${String(i + 1).padStart(2, '0')}.wav`, samples, sampleRate: call.sampleRate,
-      callStart: callStart / call.sampleRate, callEnd: (callStart + call.samples.length) / call.sampleRate, clip: call.name, parts: placed,
+      name: `hidden-${String(i + 1).padStart(2, '0')}.wav`,
+      samples,
+      sampleRate: call.sampleRate,
+      callStart: callStart / call.sampleRate,
+      callEnd: (callStart + call.samples.length) / call.sampleRate,
+      clip: call.name,
+      parts: placed,
     }
   })
 }
@@ -135,7 +167,8 @@ export async function callBand(clip: Labelled): Promise<[number, number]> {
   const spectrum = await powerSpectrum(size)
   const sum = new Float64Array(size / 2 + 1)
   const power = new Float64Array(size / 2 + 1)
-  const from = Math.floor(clip.start * clip.sampleRate), to = Math.ceil(clip.end * clip.sampleRate)
+  const from = Math.floor(clip.start * clip.sampleRate),
+    to = Math.ceil(clip.end * clip.sampleRate)
   const frame = new Float32Array(size)
   for (let at = from; at + size <= Math.max(to, from + size) && at + size <= clip.samples.length; at += size / 4) {
     for (let i = 0; i < size; i++) frame[i] = clip.samples[at + i]
@@ -144,7 +177,8 @@ export async function callBand(clip: Labelled): Promise<[number, number]> {
   }
   const db = Array.from(sum, (p) => 10 * Math.log10(p + 1e-12))
   const peak = db.indexOf(Math.max(...db))
-  let lo = peak, hi = peak
+  let lo = peak,
+    hi = peak
   while (lo > 0 && db[lo - 1] > db[peak] - 15) lo--
   while (hi < db.length - 1 && db[hi + 1] > db[peak] - 15) hi++
   const binHz = clip.sampleRate / size
@@ -153,9 +187,16 @@ export async function callBand(clip: Labelled): Promise<[number, number]> {
 
 /** The bodies of POST tag/ for the labelled training calls (imported as `mediaFiles`, in order): boxed around
  * each call's band (`banded`), or over the whole band. */
-export async function trainingTags(data: DiscoveryData, mediaFiles: number[], refs: { tagSet: number; tagClass: number }, banded: boolean) {
-  return Promise.all(data.train.map(async (c, i) => {
-    const [minFrequency, maxFrequency] = banded ? await callBand(c) : [0, c.sampleRate / 2]
-    return { ...refs, mediaFile: mediaFiles[i], startTime: c.start, endTime: c.end, minFrequency, maxFrequency }
-  }))
+export async function trainingTags(
+  data: DiscoveryData,
+  mediaFiles: number[],
+  refs: { tagSet: number; tagClass: number },
+  banded: boolean,
+) {
+  return Promise.all(
+    data.train.map(async (c, i) => {
+      const [minFrequency, maxFrequency] = banded ? await callBand(c) : [0, c.sampleRate / 2]
+      return { ...refs, mediaFile: mediaFiles[i], startTime: c.start, endTime: c.end, minFrequency, maxFrequency }
+    }),
+  )
 }

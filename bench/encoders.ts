@@ -9,7 +9,14 @@ import { createRequire } from 'node:module'
 interface LibFlac {
   isReady(): boolean
   on(event: 'ready', handler: () => void): void
-  create_libflac_encoder(sampleRate: number, channels: number, bps: number, level: number, totalSamples?: number, verify?: boolean): number
+  create_libflac_encoder(
+    sampleRate: number,
+    channels: number,
+    bps: number,
+    level: number,
+    totalSamples?: number,
+    verify?: boolean,
+  ): number
   init_encoder_stream(encoder: number, write: (data: Uint8Array, bytes: number) => void): number
   FLAC__stream_encoder_process_interleaved(encoder: number, buffer: Int32Array, samples: number): boolean
   FLAC__stream_encoder_finish(encoder: number): boolean
@@ -23,17 +30,28 @@ async function libFlac(): Promise<LibFlac> {
 }
 
 /** Mono 16-bit samples as a FLAC file (compression level 5, libFLAC's default), as a stream of chunks. */
-export async function* encodeFlac(blocks: Iterable<Int16Array>, o: { sampleRate: number; totalFrames: number }): AsyncGenerator<Buffer> {
+export async function* encodeFlac(
+  blocks: Iterable<Int16Array>,
+  o: { sampleRate: number; totalFrames: number },
+): AsyncGenerator<Buffer> {
   const flac = await libFlac()
   const encoder = flac.create_libflac_encoder(o.sampleRate, 1, 16, 5, o.totalFrames, false)
   let out: Buffer[] = []
-  if (flac.init_encoder_stream(encoder, (data, bytes) => { out.push(Buffer.from(data.subarray(0, bytes))) }) !== 0) {
+  if (
+    flac.init_encoder_stream(encoder, (data, bytes) => {
+      out.push(Buffer.from(data.subarray(0, bytes)))
+    }) !== 0
+  ) {
     throw new Error('the FLAC encoder could not start')
   }
   try {
     for (const b of blocks) {
-      if (!flac.FLAC__stream_encoder_process_interleaved(encoder, Int32Array.from(b), b.length)) throw new Error('the FLAC encoder failed')
-      if (out.length) { yield Buffer.concat(out); out = [] }
+      if (!flac.FLAC__stream_encoder_process_interleaved(encoder, Int32Array.from(b), b.length))
+        throw new Error('the FLAC encoder failed')
+      if (out.length) {
+        yield Buffer.concat(out)
+        out = []
+      }
     }
     flac.FLAC__stream_encoder_finish(encoder)
     if (out.length) yield Buffer.concat(out)
@@ -43,7 +61,10 @@ export async function* encodeFlac(blocks: Iterable<Int16Array>, o: { sampleRate:
 }
 
 /** Mono 16-bit samples as a constant-bit-rate MP3 file, as a stream of chunks. */
-export async function* encodeMp3(blocks: Iterable<Int16Array>, o: { sampleRate: number; kbps?: number }): AsyncGenerator<Buffer> {
+export async function* encodeMp3(
+  blocks: Iterable<Int16Array>,
+  o: { sampleRate: number; kbps?: number },
+): AsyncGenerator<Buffer> {
   const { Mp3Encoder } = await import('@breezystack/lamejs')
   const encoder = new Mp3Encoder(1, o.sampleRate, o.kbps ?? 128)
   for (const b of blocks) {

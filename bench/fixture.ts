@@ -3,13 +3,22 @@ import { createHash } from 'node:crypto'
 // The benchmark data set's fixed names: the seed writes them, the benchmarks
 // find everything else through the API as these users.
 
-export interface BenchUser { username: string; password: string; token: string; admin: boolean }
+export interface BenchUser {
+  username: string
+  password: string
+  token: string
+  admin: boolean
+}
 
 /** A 40-hex token derived from the username, so a seeded database needs no lookup to be used. */
 const tokenOf = (username: string) => createHash('sha1').update(`mas-bench-token:${username}`).digest('hex')
 
-const user = (username: string, admin = false): BenchUser =>
-  ({ username, password: `${username}-password`, token: tokenOf(username), admin })
+const user = (username: string, admin = false): BenchUser => ({
+  username,
+  password: `${username}-password`,
+  token: tokenOf(username),
+  admin,
+})
 
 export const OWNER = user('bench-owner')
 export const GRANTEE = user('bench-grantee')

@@ -25,11 +25,22 @@ const { values: opts } = benchArgs(USAGE, {
 })
 const ROWS = Number(opts.rows ?? (opts.quick ? 100_000 : 1_000_000))
 const FILES = Number(opts.files ?? (opts.quick ? 1_000 : 10_000))
-const SPECIES = ['Turdus merula', 'Erithacus rubecula', 'Parus major', 'Fringilla coelebs', 'Sylvia atricapilla', 'Phylloscopus collybita',
-  'Troglodytes troglodytes', 'Columba palumbus', 'Strix aluco', 'Dendrocopos major']
+const SPECIES = [
+  'Turdus merula',
+  'Erithacus rubecula',
+  'Parus major',
+  'Fringilla coelebs',
+  'Sylvia atricapilla',
+  'Phylloscopus collybita',
+  'Troglodytes troglodytes',
+  'Columba palumbus',
+  'Strix aluco',
+  'Dendrocopos major',
+]
 const TARGETS = { importRowsPerSecond: 50_000, peakMB: 200, exportRowsPerSecond: 150_000 }
 
-const alias = (i: number) => `site${String(i % 50).padStart(2, '0')}/2025${String(5 + (i % 3)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}_${String(i).padStart(6, '0')}.WAV`
+const alias = (i: number) =>
+  `site${String(i % 50).padStart(2, '0')}/2025${String(5 + (i % 3)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}_${String(i).padStart(6, '0')}.WAV`
 
 async function writeBirdnet(path: string): Promise<void> {
   const out = createWriteStream(path)
@@ -55,28 +66,49 @@ runBench(async () => {
     if (set.code !== 0) throw new Error(set.stderr)
     const csv = join(dir, 'season.BirdNET.results.csv')
     await writeBirdnet(csv)
-    process.stdout.write(`interchange: ${ROWS} BirdNET rows over ${FILES} recordings; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}\n`)
+    process.stdout.write(
+      `interchange: ${ROWS} BirdNET rows over ${FILES} recordings; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}\n`,
+    )
 
     let peak = 0
     let timer: NodeJS.Timeout | undefined
     const started = process.hrtime.bigint()
     const run: Run = await w.mas(['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'], {
-      onSpawn: (child) => { timer = setInterval(() => { peak = Math.max(peak, peakRssMiB(child.pid!)) }, 25) },
-      onStderr: (_text, child) => { peak = Math.max(peak, peakRssMiB(child.pid!)) },
+      onSpawn: (child) => {
+        timer = setInterval(() => {
+          peak = Math.max(peak, peakRssMiB(child.pid!))
+        }, 25)
+      },
+      onStderr: (_text, child) => {
+        peak = Math.max(peak, peakRssMiB(child.pid!))
+      },
     })
     clearInterval(timer)
     const seconds = Number(process.hrtime.bigint() - started) / 1e9
     if (run.code !== 0) throw new Error(`mas tag import exited with ${run.code}: ${run.stderr.slice(-2000)}`)
-    process.stdout.write(`import   ${(ROWS / seconds).toFixed(0).padStart(8)} rows/s  (${seconds.toFixed(1)} s; target ≥ ${TARGETS.importRowsPerSecond})`
-      + `  peak CLI memory ${peak.toFixed(0)} MB (target ≤ ${TARGETS.peakMB})\n`)
+    process.stdout.write(
+      `import   ${(ROWS / seconds).toFixed(0).padStart(8)} rows/s  (${seconds.toFixed(1)} s; target ≥ ${TARGETS.importRowsPerSecond})` +
+        `  peak CLI memory ${peak.toFixed(0)} MB (target ≤ ${TARGETS.peakMB})\n`,
+    )
 
     for (const format of ['csv', 'birdnet', 'kaleidoscope', 'aoef', 'audacity']) {
-      const args = ['tag', 'export', '--tag-set', 'BirdNET', '--format', format, ...format === 'audacity' ? ['--per-file', join(dir, 'tracks')] : []]
+      const args = [
+        'tag',
+        'export',
+        '--tag-set',
+        'BirdNET',
+        '--format',
+        format,
+        ...(format === 'audacity' ? ['--per-file', join(dir, 'tracks')] : []),
+      ]
       const t0 = process.hrtime.bigint()
       const out = await w.mas(args)
       const s = Number(process.hrtime.bigint() - t0) / 1e9
-      if (out.code !== 0) throw new Error(`mas tag export --format ${format} exited with ${out.code}: ${out.stderr.slice(-2000)}`)
-      process.stdout.write(`export ${format.padEnd(13)} ${(ROWS / s).toFixed(0).padStart(8)} rows/s  (${s.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})\n`)
+      if (out.code !== 0)
+        throw new Error(`mas tag export --format ${format} exited with ${out.code}: ${out.stderr.slice(-2000)}`)
+      process.stdout.write(
+        `export ${format.padEnd(13)} ${(ROWS / s).toFixed(0).padStart(8)} rows/s  (${s.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})\n`,
+      )
     }
   } finally {
     await w.close()

@@ -29,7 +29,9 @@ async function features(): Promise<number> {
   const started = process.hrtime.bigint()
   const s = await spectrogram(samples, RATE, SETTINGS)
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  console.log(`(a) spectra of 1 h at ${RATE} Hz: ${s.frames} frames x ${s.bands} bands in ${seconds.toFixed(2)} s (target < 10 s)`)
+  console.log(
+    `(a) spectra of 1 h at ${RATE} Hz: ${s.frames} frames x ${s.bands} bands in ${seconds.toFixed(2)} s (target < 10 s)`,
+  )
   return seconds
 }
 
@@ -56,56 +58,134 @@ async function discovery(): Promise<number> {
   const db = database.db
   await migrate(db)
   const now = localTimestamp()
-  const user = await db.insertInto('users').values({ username: 'bench', password: 'x', date_joined: now }).returning('id').executeTakeFirstOrThrow()
-  const library = await db.insertInto('libraries').values({ user_id: user.id, name: 'bench', creation_date: now }).returning('id').executeTakeFirstOrThrow()
-  const project = await db.insertInto('projects').values({ user_id: user.id, name: 'bench', type_id: 1, creation_date: now }).returning('id').executeTakeFirstOrThrow()
-  const source = await db.insertInto('tag_sets').values({ user_id: user.id, name: 'examples', library_id: library.id, creation_date: now }).returning('id').executeTakeFirstOrThrow()
-  const destination = await db.insertInto('tag_sets').values({ user_id: user.id, name: 'found', library_id: library.id, creation_date: now }).returning('id').executeTakeFirstOrThrow()
-  const cls = await db.insertInto('tag_classes').values({ user_id: user.id, library_id: library.id, class_name: 'call' }).returning('id').executeTakeFirstOrThrow()
+  const user = await db
+    .insertInto('users')
+    .values({ username: 'bench', password: 'x', date_joined: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const library = await db
+    .insertInto('libraries')
+    .values({ user_id: user.id, name: 'bench', creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const project = await db
+    .insertInto('projects')
+    .values({ user_id: user.id, name: 'bench', type_id: 1, creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const source = await db
+    .insertInto('tag_sets')
+    .values({ user_id: user.id, name: 'examples', library_id: library.id, creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const destination = await db
+    .insertInto('tag_sets')
+    .values({ user_id: user.id, name: 'found', library_id: library.id, creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const cls = await db
+    .insertInto('tag_classes')
+    .values({ user_id: user.id, library_id: library.id, class_name: 'call' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const storage = openStorage(config)
   const media: number[] = []
   for (let i = 0; i < FILES; i++) {
-    const at = 5 + (i * 7) % 50
+    const at = 5 + ((i * 7) % 50)
     const name = `mediaFiles/${library.id}/bench-${i}.wav`
-    const pending = await storage.receive(Readable.from([wavOf(signal(60, RATE, [{ from: at, to: at + 1, frequency: 3000 }], 0.05, i + 1), RATE)]))
+    const pending = await storage.receive(
+      Readable.from([wavOf(signal(60, RATE, [{ from: at, to: at + 1, frequency: 3000 }], 0.05, i + 1), RATE)]),
+    )
     await pending.commit(name)
-    const row = await db.insertInto('media_files').values({
-      file: name, user_id: user.id, type_id: 1, library_id: library.id, upload_date: now,
-    }).returning('id').executeTakeFirstOrThrow()
+    const row = await db
+      .insertInto('media_files')
+      .values({
+        file: name,
+        user_id: user.id,
+        type_id: 1,
+        library_id: library.id,
+        upload_date: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     media.push(row.id)
     if (i < EXAMPLES) {
-      await db.insertInto('tags').values({
-        user_id: user.id, creation_date: now, tag_class_id: cls.id, tag_set_id: source.id, media_file_id: row.id,
-        start_time: at, end_time: at + 1, min_frequency: 2500, max_frequency: 3500, user_tagged: true,
-      }).execute()
+      await db
+        .insertInto('tags')
+        .values({
+          user_id: user.id,
+          creation_date: now,
+          tag_class_id: cls.id,
+          tag_set_id: source.id,
+          media_file_id: row.id,
+          start_time: at,
+          end_time: at + 1,
+          min_frequency: 2500,
+          max_frequency: 3500,
+          user_tagged: true,
+        })
+        .execute()
     }
   }
-  await db.insertInto('project_media_files').values(media.map((m) => ({ project_id: project.id, media_file_id: m }))).execute()
+  await db
+    .insertInto('project_media_files')
+    .values(media.map((m) => ({ project_id: project.id, media_file_id: m })))
+    .execute()
   const job = await db.transaction().execute(async (trx) => {
-    const j = await trx.insertInto('jobs').values({ name: 'bench', user_id: user.id, project_id: project.id, type_id: 1, creation_date: now })
-      .returning('id').executeTakeFirstOrThrow()
-    const params = { sourceTagSet: source.id, destinationTagSet: destination.id, numberOfTagsToDiscover: 5, windowSizeInSeconds: 1 }
-    await trx.insertInto('job_parameters').values(Object.entries(params).map(([name, value]) => ({ job_id: j.id, name, value: String(value) }))).execute()
+    const j = await trx
+      .insertInto('jobs')
+      .values({ name: 'bench', user_id: user.id, project_id: project.id, type_id: 1, creation_date: now })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const params = {
+      sourceTagSet: source.id,
+      destinationTagSet: destination.id,
+      numberOfTagsToDiscover: 5,
+      windowSizeInSeconds: 1,
+    }
+    await trx
+      .insertInto('job_parameters')
+      .values(Object.entries(params).map(([name, value]) => ({ job_id: j.id, name, value: String(value) })))
+      .execute()
     return j
   })
 
   const started = process.hrtime.bigint()
   const processes: ChildProcess[] = []
   for (let i = 0; i < 2; i++) {
-    processes.push(spawn(process.execPath, ['bin/run.js', 'worker', 'start', '--data-dir', dataDir],
-      { env: { ...process.env, DATABASE_URL: workerUrl ?? '' }, stdio: ['ignore', 'ignore', 'inherit'] }))
+    processes.push(
+      spawn(process.execPath, ['bin/run.js', 'worker', 'start', '--data-dir', dataDir], {
+        env: { ...process.env, DATABASE_URL: workerUrl ?? '' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
+    )
   }
   let status = 0
   while (![4, 5, 6].includes(status)) {
     await new Promise((r) => setTimeout(r, 200))
-    status = (await db.selectFrom('jobs').select('status_id').where('id', '=', job.id).executeTakeFirstOrThrow()).status_id
+    status = (await db.selectFrom('jobs').select('status_id').where('id', '=', job.id).executeTakeFirstOrThrow())
+      .status_id
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  await Promise.all(processes.map((p) => new Promise((resolve) => { p.once('exit', resolve); p.kill('SIGTERM') })))
-  const tags = await db.selectFrom('tags').select((eb) => eb.fn.countAll().as('n')).where('tag_set_id', '=', destination.id).executeTakeFirstOrThrow()
-  console.log(`(b) SupervisedTagDiscovery, ${FILES} one-minute files, ${EXAMPLES} examples, two workers ` +
-    `(two processes, ${workerUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}): status ${status}, ` +
-    `${tags.n} tags in ${seconds.toFixed(2)} s (target < 60 s)`)
+  await Promise.all(
+    processes.map(
+      (p) =>
+        new Promise((resolve) => {
+          p.once('exit', resolve)
+          p.kill('SIGTERM')
+        }),
+    ),
+  )
+  const tags = await db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('tag_set_id', '=', destination.id)
+    .executeTakeFirstOrThrow()
+  console.log(
+    `(b) SupervisedTagDiscovery, ${FILES} one-minute files, ${EXAMPLES} examples, two workers ` +
+      `(two processes, ${workerUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}): status ${status}, ` +
+      `${tags.n} tags in ${seconds.toFixed(2)} s (target < 60 s)`,
+  )
   if (schema) await db.schema.dropSchema(schema).cascade().execute()
   await database.close()
   rmSync(dataDir, { recursive: true, force: true })

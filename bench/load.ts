@@ -50,19 +50,31 @@ export async function load(driver: Driver, req: LoadRequest): Promise<Measure> {
 
 async function withAutocannon(req: LoadRequest): Promise<Measure> {
   const r = await autocannon({
-    url: req.url, method: req.method, connections: req.connections, duration: req.duration,
-    headers: req.headers, body: req.body, timeout: 30,
+    url: req.url,
+    method: req.method,
+    connections: req.connections,
+    duration: req.duration,
+    headers: req.headers,
+    body: req.body,
+    timeout: 30,
   })
   return {
-    rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, mean: r.latency.mean,
-    errors: r.errors + r.timeouts, non2xx: r.non2xx, requests: r.requests.total, seconds: r.duration,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    mean: r.latency.mean,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    requests: r.requests.total,
+    seconds: r.duration,
   }
 }
 
 /** A Lua script setting the method, headers and body of every request. */
 function wrkScript(req: LoadRequest): string {
   const lines = [`wrk.method = ${JSON.stringify(req.method)}`]
-  for (const [k, v] of Object.entries(req.headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+  for (const [k, v] of Object.entries(req.headers))
+    lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
   if (req.body !== undefined) lines.push(`wrk.body = ${luaLongString(req.body)}`)
   return lines.join('\n') + '\n'
 }
@@ -82,8 +94,22 @@ async function withWrk(req: LoadRequest): Promise<Measure> {
     writeFileSync(script, wrkScript(req))
     const threads = Math.min(2, req.connections)
     const out = await new Promise<string>((resolve, reject) => {
-      execFile('wrk', [`-t${threads}`, `-c${req.connections}`, `-d${req.duration}s`, '--timeout', '30s', '--latency', '-s', script, req.url],
-        { maxBuffer: 1 << 20 }, (err, stdout, stderr) => err ? reject(new Error(`wrk: ${stderr || err.message}`)) : resolve(stdout))
+      execFile(
+        'wrk',
+        [
+          `-t${threads}`,
+          `-c${req.connections}`,
+          `-d${req.duration}s`,
+          '--timeout',
+          '30s',
+          '--latency',
+          '-s',
+          script,
+          req.url,
+        ],
+        { maxBuffer: 1 << 20 },
+        (err, stdout, stderr) => (err ? reject(new Error(`wrk: ${stderr || err.message}`)) : resolve(stdout)),
+      )
     })
     return parseWrk(out)
   } finally {

@@ -21,9 +21,15 @@ export interface RecordingOptions {
 const MAX_RIFF_DATA = 0xffffffff - 36
 
 /** The header of a mono or multi-channel integer PCM WAV file with `dataBytes` of audio; RF64 when they need it or `rf64`. */
-export function pcmWavHeader(o: { sampleRate: number; channels: number; bitsPerSample: number; dataBytes: number; rf64?: boolean }): Buffer {
+export function pcmWavHeader(o: {
+  sampleRate: number
+  channels: number
+  bitsPerSample: number
+  dataBytes: number
+  rf64?: boolean
+}): Buffer {
   const rf64 = o.rf64 ?? o.dataBytes > MAX_RIFF_DATA
-  const blockAlign = o.channels * o.bitsPerSample / 8
+  const blockAlign = (o.channels * o.bitsPerSample) / 8
   const ds64 = rf64 ? 36 : 0
   const h = Buffer.alloc(44 + ds64)
   h.write(rf64 ? 'RF64' : 'RIFF', 0, 'latin1')
@@ -67,16 +73,25 @@ export function* recordingBlocks(frames: number, o: RecordingOptions): Generator
       // noise: the sum of three uniforms, roughly Gaussian, about -30 dBFS
       let v = (random() + random() + random() - 1.5) * 0.05
       if (!call && t >= nextCall) {
-        call = { start: t, length: Math.floor((0.2 + 0.6 * random()) * rate), f0: 1500 + 3000 * random(), f1: 0, amplitude: 0.2 + 0.4 * random() }
+        call = {
+          start: t,
+          length: Math.floor((0.2 + 0.6 * random()) * rate),
+          f0: 1500 + 3000 * random(),
+          f1: 0,
+          amplitude: 0.2 + 0.4 * random(),
+        }
         call.f1 = Math.min(rate * 0.45, call.f0 * (1.5 + random()))
       }
       if (call) {
         const k = (t - call.start) / call.length
         const s = (t - call.start) / rate
         // frequency rises from f0 to f1 over the first 70%, then falls back: a chirp with a tail
-        const phase = 2 * Math.PI * (call.f0 * s + (call.f1 - call.f0) * s * Math.min(k, 0.7) / 2)
+        const phase = 2 * Math.PI * (call.f0 * s + ((call.f1 - call.f0) * s * Math.min(k, 0.7)) / 2)
         v += call.amplitude * Math.sin(Math.PI * k) * Math.sin(phase)
-        if (t + 1 >= call.start + call.length) { call = null; nextCall = t + Math.floor((0.5 + random()) * callEvery * rate) }
+        if (t + 1 >= call.start + call.length) {
+          call = null
+          nextCall = t + Math.floor((0.5 + random()) * callEvery * rate)
+        }
       }
       block[i] = Math.max(-32768, Math.min(32767, Math.round(v * 32767)))
     }
@@ -92,11 +107,15 @@ export function* recordingWav(frames: number, o: RecordingOptions & { rf64?: boo
 }
 
 /** Writes an `hours`-long 16-bit mono recording to `path`: WAV (RF64 when over 4 GiB) or FLAC (verbatim frames). */
-export async function writeLongRecording(path: string, o: { hours: number; sampleRate?: number; seed: number; format?: 'wav' | 'flac' }): Promise<void> {
+export async function writeLongRecording(
+  path: string,
+  o: { hours: number; sampleRate?: number; seed: number; format?: 'wav' | 'flac' },
+): Promise<void> {
   const sampleRate = o.sampleRate ?? 48000
   const frames = Math.round(o.hours * 3600 * sampleRate)
-  const chunks = o.format === 'flac'
-    ? flacChunks(recordingBlocks(frames, { sampleRate, seed: o.seed }), { sampleRate, totalFrames: frames })
-    : recordingWav(frames, { sampleRate, seed: o.seed })
+  const chunks =
+    o.format === 'flac'
+      ? flacChunks(recordingBlocks(frames, { sampleRate, seed: o.seed }), { sampleRate, totalFrames: frames })
+      : recordingWav(frames, { sampleRate, seed: o.seed })
   await pipeline(chunks, createWriteStream(path, { highWaterMark: 4 * 1024 * 1024 }))
 }

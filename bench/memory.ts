@@ -8,7 +8,11 @@ import { join } from 'node:path'
 // every backend; PSS (`/proc/PID/smaps_rollup`) divides each shared page among
 // the processes mapping it, so the sum over a set of processes counts it once.
 
-export interface Memory { rssMiB: number; pssMiB: number; processes: number }
+export interface Memory {
+  rssMiB: number
+  pssMiB: number
+  processes: number
+}
 
 /** `pid` and every process below it. */
 export function processTree(pid: number): number[] {
@@ -16,7 +20,11 @@ export function processTree(pid: number): number[] {
   const visit = (p: number) => {
     out.push(p)
     let children = ''
-    try { children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim() } catch { return }
+    try {
+      children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim()
+    } catch {
+      return
+    }
     for (const c of children ? children.split(/\s+/) : []) visit(Number(c))
   }
   visit(pid)
@@ -28,21 +36,27 @@ export function postmasterOf(dataDir: string): number | undefined {
   try {
     const pid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0])
     return Number.isInteger(pid) && pid > 0 ? pid : undefined
-  } catch { return undefined }
+  } catch {
+    return undefined
+  }
 }
 
 const kib = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0)
 
 /** RSS and PSS summed over `pids`; processes that have gone count nothing. */
 export function memoryOf(pids: number[]): Memory {
-  let rss = 0, pss = 0, processes = 0
+  let rss = 0,
+    pss = 0,
+    processes = 0
   for (const pid of new Set(pids)) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
       rss += kib(rollup, 'Rss')
       pss += kib(rollup, 'Pss')
       processes++
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return { rssMiB: rss / 1024, pssMiB: pss / 1024, processes }
 }
@@ -61,7 +75,11 @@ export function serverMemory(pid: number, dataDir?: string): Memory {
 /** The PSS of mas alone (the process and its node:cluster workers, not its PostgreSQL), in MiB. */
 export function masPssMiB(pid: number): number {
   const mas = processTree(pid).filter((p) => {
-    try { return !/^Name:\s+postgres$/m.test(readFileSync(`/proc/${p}/status`, 'utf8')) } catch { return false }
+    try {
+      return !/^Name:\s+postgres$/m.test(readFileSync(`/proc/${p}/status`, 'utf8'))
+    } catch {
+      return false
+    }
   })
   return memoryOf(mas).pssMiB
 }
@@ -75,7 +93,9 @@ export function rssMiB(pid: number): number {
       const status = readFileSync(`/proc/${p}/status`, 'utf8')
       if (/^Name:\s+postgres$/m.test(status)) continue
       total += kib(status, 'VmRSS')
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return total / 1024
 }
@@ -102,16 +122,30 @@ export function resetPeakRss(pid: number): boolean {
 
 /** Sample a server's memory while `work` runs: the peaks of its mas RSS (every 20 ms) and of the PSS of
  * mas and its PostgreSQL together (every 200 ms: reading smaps_rollup walks each process's page tables). */
-export async function peakMemory<T>(pid: number, dataDir: string | undefined, work: () => Promise<T>):
-  Promise<{ result: T; peak: number; before: number; peakPss: number; beforePss: number }> {
+export async function peakMemory<T>(
+  pid: number,
+  dataDir: string | undefined,
+  work: () => Promise<T>,
+): Promise<{ result: T; peak: number; before: number; peakPss: number; beforePss: number }> {
   const before = rssMiB(pid)
   const beforePss = serverMemory(pid, dataDir).pssMiB
-  let peak = before, peakPss = beforePss
-  const rss = setInterval(() => { peak = Math.max(peak, rssMiB(pid)) }, 20)
-  const pss = setInterval(() => { peakPss = Math.max(peakPss, serverMemory(pid, dataDir).pssMiB) }, 200)
+  let peak = before,
+    peakPss = beforePss
+  const rss = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid))
+  }, 20)
+  const pss = setInterval(() => {
+    peakPss = Math.max(peakPss, serverMemory(pid, dataDir).pssMiB)
+  }, 200)
   try {
     const result = await work()
-    return { result, peak: Math.max(peak, rssMiB(pid)), before, peakPss: Math.max(peakPss, serverMemory(pid, dataDir).pssMiB), beforePss }
+    return {
+      result,
+      peak: Math.max(peak, rssMiB(pid)),
+      before,
+      peakPss: Math.max(peakPss, serverMemory(pid, dataDir).pssMiB),
+      beforePss,
+    }
   } finally {
     clearInterval(rss)
     clearInterval(pss)

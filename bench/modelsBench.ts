@@ -39,7 +39,10 @@ const HOURS = Number(opts.hours)
 const RATE = Number(opts.rate)
 // a WAV file's sizes are 32-bit: 16-bit mono holds at most 2^31 frames (12.4 h at 48 kHz, 27 h at 22,050 Hz)
 if (HOURS * 3600 * RATE * 2 + 36 > 0xffffffff) {
-  usageError(USAGE, `a WAV file holds at most 4 GiB: ${fmt(0xffffffff / 2 / RATE / 3600)} h at ${RATE} Hz; give a lower --rate (a 24-hour file: --rate 22050)`)
+  usageError(
+    USAGE,
+    `a WAV file holds at most 4 GiB: ${fmt(0xffffffff / 2 / RATE / 3600)} h at ${RATE} Hz; give a lower --rate (a 24-hour file: --rate 22050)`,
+  )
 }
 
 /** A recording of `seconds` at `rate`: low noise with a rising chirp of 0.4 s every 2.3 s, written a second at a time. */
@@ -64,19 +67,39 @@ async function writeRecording(path: string, seconds: number, rate: number): Prom
   await once(out, 'finish')
 }
 
-interface JobFigures { label: string; cpu: number; wall: number; peakMiB: number; tags: number; note: string }
+interface JobFigures {
+  label: string
+  cpu: number
+  wall: number
+  peakMiB: number
+  tags: number
+  note: string
+}
 
 /** Runs one job with a `mas worker start` of its own on the server's data directory; the worker's figures. */
-async function runJob(base: string, token: string, dataDir: string, label: string, body: Record<string, unknown>, tagSet: number): Promise<JobFigures> {
-  const worker = spawn(process.execPath, ['bin/run.js', 'worker', 'start', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
+async function runJob(
+  base: string,
+  token: string,
+  dataDir: string,
+  label: string,
+  body: Record<string, unknown>,
+  tagSet: number,
+): Promise<JobFigures> {
+  const worker = spawn(process.execPath, ['bin/run.js', 'worker', 'start', '--data-dir', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   const pid = worker.pid!
   // the worker's log, shown only when the job fails
   let log = ''
-  worker.stderr!.on('data', (d) => { log = (log + d).slice(-4000) })
+  worker.stderr!.on('data', (d) => {
+    log = (log + d).slice(-4000)
+  })
   try {
     // the worker has started (its heap and runtime loaded) before the job is queued, so its figures are the job's
     await new Promise((r) => setTimeout(r, 3000))
-    if (!resetPeakRss(pid)) console.log('  (the peak resident memory could not be started again: it includes the worker\'s start)')
+    if (!resetPeakRss(pid))
+      console.log("  (the peak resident memory could not be started again: it includes the worker's start)")
     const cpu0 = cpuSeconds(pid)
     const started = performance.now()
     const job = await json(base, 'POST', '/api/v0/jobs/', token, body)
@@ -91,7 +114,8 @@ async function runJob(base: string, token: string, dataDir: string, label: strin
     const results = await json(base, 'GET', `/api/v0/jobResultFile/?job=${job.id}`, token, undefined)
     const note = (results.results as Array<{ notes: string }>).map((r) => r.notes).join('; ')
     if (status !== 6) throw new Error(`${label}: the job ended with status ${status}: ${note}\n${log}`)
-    const tags = (await json(base, 'GET', `/api/v0/tag/?tagSet=${tagSet}&page_size=1`, token, undefined)).count as number
+    const tags = (await json(base, 'GET', `/api/v0/tag/?tagSet=${tagSet}&page_size=1`, token, undefined))
+      .count as number
     return { label, cpu, wall, peakMiB, tags, note }
   } finally {
     worker.kill('SIGTERM')
@@ -101,50 +125,104 @@ async function runJob(base: string, token: string, dataDir: string, label: strin
 
 async function main(): Promise<void> {
   const seconds = HOURS * 3600
-  console.log(`mas models benchmark — ${new Date().toISOString()}, ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`)
+  console.log(
+    `mas models benchmark — ${new Date().toISOString()}, ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`,
+  )
   const work = tempDir('mas-bench-models-')
   const server = await startImportServer(undefined, {}, ['--no-worker'])
   try {
     const model = birdnetShapedModel()
-    console.log(`model: BirdNET-shaped, ${fmt(model.multiplyAdds / 1e9, 3)} G multiply-adds per ${BIRDNET_WINDOW_SECONDS} s window (counted from the graph), `
-      + `${model.labels.length.toLocaleString('en')} classes, ${fmt(model.bytes.length / 2 ** 20)} MiB`)
+    console.log(
+      `model: BirdNET-shaped, ${fmt(model.multiplyAdds / 1e9, 3)} G multiply-adds per ${BIRDNET_WINDOW_SECONDS} s window (counted from the graph), ` +
+        `${model.labels.length.toLocaleString('en')} classes, ${fmt(model.bytes.length / 2 ** 20)} MiB`,
+    )
     const recording = join(work, 'dawn.wav')
     await writeRecording(recording, seconds, RATE)
-    console.log(`recording: ${HOURS} h at ${RATE.toLocaleString('en')} Hz, 16-bit mono, ${fmt(statSync(recording).size / 2 ** 20, 0)} MiB`)
+    console.log(
+      `recording: ${HOURS} h at ${RATE.toLocaleString('en')} Hz, 16-bit mono, ${fmt(statSync(recording).size / 2 ** 20, 0)} MiB`,
+    )
     const token = await adminToken(server.base)
     const library = (await json(server.base, 'POST', '/api/v0/library/', token, { name: 'bench season' })).id as number
     await uploadFile(server, token, library, 'dawn.wav', recording)
     rmSync(recording)
     const form = new FormData()
     form.append('name', 'birdnet-shaped')
-    form.append('manifest', JSON.stringify({
-      sampleRate: BIRDNET_RATE, windowSeconds: BIRDNET_WINDOW_SECONDS, input: { name: 'audio', layout: 'batch,samples' },
-      outputs: { scores: 'scores', embedding: 'embedding' }, labels: model.labels, version: 'bench',
-    }))
-    form.append('file', Buffer.from(model.bytes), { filename: 'birdnet-shaped.onnx', contentType: 'application/octet-stream' })
+    form.append(
+      'manifest',
+      JSON.stringify({
+        sampleRate: BIRDNET_RATE,
+        windowSeconds: BIRDNET_WINDOW_SECONDS,
+        input: { name: 'audio', layout: 'batch,samples' },
+        outputs: { scores: 'scores', embedding: 'embedding' },
+        labels: model.labels,
+        version: 'bench',
+      }),
+    )
+    form.append('file', Buffer.from(model.bytes), {
+      filename: 'birdnet-shaped.onnx',
+      contentType: 'application/octet-stream',
+    })
     await postForm(server.base, '/api/v0/model/', token, form)
 
     const figures: JobFigures[] = []
-    const tagSet = async (name: string) => (await json(server.base, 'POST', '/api/v0/tagSet/', token, { name, library })).id as number
+    const tagSet = async (name: string) =>
+      (await json(server.base, 'POST', '/api/v0/tagSet/', token, { name, library })).id as number
     const birdnet = await tagSet('BirdNET-shaped')
-    figures.push(await runJob(server.base, token, server.dataDir, 'ModelInference (BirdNET-shaped)', {
-      name: 'bench model', type: 12,
-      parameters: { model: 'birdnet-shaped', destinationTagSet: String(birdnet), library: String(library), minimumStrength: '0.5', createClasses: '1' },
-    }, birdnet))
+    figures.push(
+      await runJob(
+        server.base,
+        token,
+        server.dataDir,
+        'ModelInference (BirdNET-shaped)',
+        {
+          name: 'bench model',
+          type: 12,
+          parameters: {
+            model: 'birdnet-shaped',
+            destinationTagSet: String(birdnet),
+            library: String(library),
+            minimumStrength: '0.5',
+            createClasses: '1',
+          },
+        },
+        birdnet,
+      ),
+    )
     if (!opts['skip-speech']) {
       const people = await tagSet('people')
-      figures.push(await runJob(server.base, token, server.dataDir, 'SpeechDetection (Silero VAD)', {
-        name: 'bench speech', type: 13, parameters: { destinationTagSet: String(people), library: String(library) },
-      }, people))
+      figures.push(
+        await runJob(
+          server.base,
+          token,
+          server.dataDir,
+          'SpeechDetection (Silero VAD)',
+          {
+            name: 'bench speech',
+            type: 13,
+            parameters: { destinationTagSet: String(people), library: String(library) },
+          },
+          people,
+        ),
+      )
     }
-    console.log(`\n${'job'.padEnd(34)} ${'× real time per CPU s'.padStart(22)} ${'CPU s'.padStart(8)} ${'wall s'.padStart(8)} ${'× real time'.padStart(12)} ${'peak MiB'.padStart(9)} ${'tags'.padStart(8)} ${'tags/s'.padStart(8)}`)
+    console.log(
+      `\n${'job'.padEnd(34)} ${'× real time per CPU s'.padStart(22)} ${'CPU s'.padStart(8)} ${'wall s'.padStart(8)} ${'× real time'.padStart(12)} ${'peak MiB'.padStart(9)} ${'tags'.padStart(8)} ${'tags/s'.padStart(8)}`,
+    )
     for (const f of figures) {
-      console.log(`${f.label.padEnd(34)} ${fmt(seconds / f.cpu, 0).padStart(22)} ${fmt(f.cpu).padStart(8)} ${fmt(f.wall).padStart(8)} ${fmt(seconds / f.wall, 0).padStart(12)} `
-        + `${fmt(f.peakMiB, 0).padStart(9)} ${f.tags.toLocaleString('en').padStart(8)} ${fmt(f.tags / f.wall, 0).padStart(8)}`)
+      console.log(
+        `${f.label.padEnd(34)} ${fmt(seconds / f.cpu, 0).padStart(22)} ${fmt(f.cpu).padStart(8)} ${fmt(f.wall).padStart(8)} ${fmt(seconds / f.wall, 0).padStart(12)} ` +
+          `${fmt(f.peakMiB, 0).padStart(9)} ${f.tags.toLocaleString('en').padStart(8)} ${fmt(f.tags / f.wall, 0).padStart(8)}`,
+      )
       console.log(`  ${f.note}`)
     }
-    console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
-    console.log('targets: ModelInference ≥ 50× real time per CPU second, peak < 500 MB for a 24-hour file; SpeechDetection ≥ 150× real time per CPU second')
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    )
+    console.log(
+      'targets: ModelInference ≥ 50× real time per CPU second, peak < 500 MB for a 24-hour file; SpeechDetection ≥ 150× real time per CPU second',
+    )
   } finally {
     await server.stop()
     rmSync(work, { recursive: true, force: true })

@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-export interface Running { child: ChildProcess; base: string; stop(): Promise<void> }
+export interface Running {
+  child: ChildProcess
+  base: string
+  stop(): Promise<void>
+}
 
 /** Node options for a benchmarked process from an environment variable, e.g.
  * BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof' to profile it. */
@@ -28,24 +32,29 @@ export async function freePort(): Promise<number> {
 
 async function waitUntilUp(base: string, child: ChildProcess, path: string): Promise<void> {
   let exited: number | null = null
-  child.once('exit', (code) => { exited = code ?? -1 })
+  child.once('exit', (code) => {
+    exited = code ?? -1
+  })
   for (let i = 0; i < 600; i++) {
     if (exited !== null) throw new Error(`${base}: the process exited with ${exited} before it answered`)
     try {
       const res = await fetch(base + path)
       if (res.ok) return
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`${base}: no answer within 60 s`)
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {
-  return () => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-  })
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+    })
 }
 
 export interface ServerOptions {
@@ -64,7 +73,16 @@ export async function startMas(opts: ServerOptions): Promise<Running> {
   delete env.DATABASE_URL
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl
   const node = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []
-  const args = [...node, 'bin/run.js', 'server', 'start', '--port', String(port), '--log-level', opts.logLevel ?? 'warn']
+  const args = [
+    ...node,
+    'bin/run.js',
+    'server',
+    'start',
+    '--port',
+    String(port),
+    '--log-level',
+    opts.logLevel ?? 'warn',
+  ]
   if (opts.dataDir) args.push('--data-dir', opts.dataDir)
   if (opts.workers && opts.workers > 1) args.push('--workers', String(opts.workers))
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] })
@@ -76,8 +94,11 @@ export async function startMas(opts: ServerOptions): Promise<Running> {
 /** The ceiling: a bare Fastify process answering each recorded path with its recorded JSON, no database. */
 export async function startCeiling(answersFile: string): Promise<Running> {
   const port = await freePort()
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./ceiling.js', import.meta.url)), answersFile, String(port)],
-    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./ceiling.js', import.meta.url)), answersFile, String(port)],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  )
   const base = `http://127.0.0.1:${port}`
   await waitUntilUp(base, child, '/up')
   return { child, base, stop: stopper(child) }

@@ -9,14 +9,21 @@ import { freePort } from './processes.js'
 // PostgreSQL), run by its own scripts as `.ci/run` runs it: setup.sh (idempotent), seed.py (the benchmark data
 // set; an existing seed is kept and its ids written again), serve.sh on a free port, stop.sh at the end.
 
-export interface ReferenceService { base: string; token: string; idsFile: string; stop(): void }
+export interface ReferenceService {
+  base: string
+  token: string
+  idsFile: string
+  stop(): void
+}
 
 /** Its folder: MAS_DRF_SERVICE_DIR, else shared/reference/drf-service beside this checkout (or its origin). */
 export function referenceServiceDir(): { dir: string } | { error: string } {
   const given = process.env.MAS_DRF_SERVICE_DIR
   const candidates = given ? [given] : besideCheckout(join('shared', 'reference', 'drf-service'))
   const dir = candidates.find((d) => existsSync(join(d, 'setup.sh')) && existsSync(join(d, 'serve.sh')))
-  return dir ? { dir } : { error: `no reference service (setup.sh and serve.sh) in ${candidates.join(', ')}: set MAS_DRF_SERVICE_DIR` }
+  return dir
+    ? { dir }
+    : { error: `no reference service (setup.sh and serve.sh) in ${candidates.join(', ')}: set MAS_DRF_SERVICE_DIR` }
 }
 
 export async function startReferenceService(dir: string): Promise<ReferenceService> {
@@ -32,15 +39,20 @@ export async function startReferenceService(dir: string): Promise<ReferenceServi
   run(join(dir, 'serve.sh'), [String(port)], { DRF_STATE_DIR: state })
   const base = `http://127.0.0.1:${port}`
   const stop = () => {
-    try { run(join(dir, 'stop.sh'), [], { DRF_STATE_DIR: state }) } finally {
+    try {
+      run(join(dir, 'stop.sh'), [], { DRF_STATE_DIR: state })
+    } finally {
       rmSync(state, { recursive: true, force: true })
       rmSync(idsDir, { recursive: true, force: true })
     }
   }
   try {
-    const res = await fetch(`${base}/api-token-auth/`, { method: 'POST', body: new URLSearchParams({ username: 'alice', password: 'alice-pass' }) })
+    const res = await fetch(`${base}/api-token-auth/`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'alice', password: 'alice-pass' }),
+    })
     if (!res.ok) throw new Error(`the reference service refused alice's log-in: ${res.status}`)
-    const { token } = await res.json() as { token: string }
+    const { token } = (await res.json()) as { token: string }
     return { base, token, idsFile, stop }
   } catch (e) {
     stop()

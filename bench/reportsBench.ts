@@ -34,45 +34,130 @@ const REVIEWED = 10_000
 async function seed(database: Database): Promise<{ tagSet: number; library: number; token: string }> {
   const db = database.db
   const now = localTimestamp()
-  const user = await db.insertInto('users').values({ username: 'ecologist', password: 'x', date_joined: now }).returning('id').executeTakeFirstOrThrow()
-  const library = await db.insertInto('libraries').values({ user_id: user.id, name: 'season', creation_date: now }).returning('id').executeTakeFirstOrThrow()
-  const sensors = await db.insertInto('sensors').values(Array.from({ length: SENSORS }, (_, i) => ({ user_id: user.id, name: `site${i}`, sensor_array_id: null })))
-    .returning('id').execute()
-  const files = await db.insertInto('media_files').columns(['file', 'alias', 'user_id', 'library_id', 'type_id', 'upload_date', 'sensor_id', 'real_start_time'])
-    .expression(db.selectFrom(sql<{ g: number }>`generate_series(0, ${FILES - 1})`.as('g')).select([
-      sql<string>`'f' || g || '.wav'`.as('file'), sql<string>`'site' || (g % ${SENSORS}) || '/f' || g || '.wav'`.as('alias'),
-      sql<number>`${user.id}::integer`.as('user_id'), sql<number>`${library.id}::integer`.as('library_id'), sql<number>`1`.as('type_id'),
-      sql<string>`${now}::timestamp`.as('upload_date'), sql<number>`(${sensors.map((s) => s.id)}::integer[])[1 + g % ${SENSORS}]`.as('sensor_id'),
-      sql<string>`timestamp '2026-04-01 00:00:00' + (g / ${SENSORS}) * interval '2 hours'`.as('real_start_time'),
-    ])).returning('id').execute()
+  const user = await db
+    .insertInto('users')
+    .values({ username: 'ecologist', password: 'x', date_joined: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const library = await db
+    .insertInto('libraries')
+    .values({ user_id: user.id, name: 'season', creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const sensors = await db
+    .insertInto('sensors')
+    .values(Array.from({ length: SENSORS }, (_, i) => ({ user_id: user.id, name: `site${i}`, sensor_array_id: null })))
+    .returning('id')
+    .execute()
+  const files = await db
+    .insertInto('media_files')
+    .columns(['file', 'alias', 'user_id', 'library_id', 'type_id', 'upload_date', 'sensor_id', 'real_start_time'])
+    .expression(
+      db
+        .selectFrom(sql<{ g: number }>`generate_series(0, ${FILES - 1})`.as('g'))
+        .select([
+          sql<string>`'f' || g || '.wav'`.as('file'),
+          sql<string>`'site' || (g % ${SENSORS}) || '/f' || g || '.wav'`.as('alias'),
+          sql<number>`${user.id}::integer`.as('user_id'),
+          sql<number>`${library.id}::integer`.as('library_id'),
+          sql<number>`1`.as('type_id'),
+          sql<string>`${now}::timestamp`.as('upload_date'),
+          sql<number>`(${sensors.map((s) => s.id)}::integer[])[1 + g % ${SENSORS}]`.as('sensor_id'),
+          sql<string>`timestamp '2026-04-01 00:00:00' + (g / ${SENSORS}) * interval '2 hours'`.as('real_start_time'),
+        ]),
+    )
+    .returning('id')
+    .execute()
   const fileIds = files.map((f) => f.id)
-  await db.insertInto('media_file_metadata').columns(['media_file_id', 'name', 'value', 'user_editable'])
-    .expression(db.selectFrom('media_files as f').where('f.library_id', '=', library.id).select([
-      'f.id as media_file_id', sql<string>`'durationInSeconds'`.as('name'), sql<string>`'3600'`.as('value'), sql<boolean>`false`.as('user_editable'),
-    ])).execute()
-  const classes = await db.insertInto('tag_classes').values(Array.from({ length: CLASSES }, (_, i) => ({ user_id: user.id, library_id: library.id, class_name: `species${i}`, display_name: '' })))
-    .returning('id').execute()
-  const tagSet = await db.insertInto('tag_sets').values({ user_id: user.id, name: 'detector', library_id: library.id, creation_date: now }).returning('id').executeTakeFirstOrThrow()
+  await db
+    .insertInto('media_file_metadata')
+    .columns(['media_file_id', 'name', 'value', 'user_editable'])
+    .expression(
+      db
+        .selectFrom('media_files as f')
+        .where('f.library_id', '=', library.id)
+        .select([
+          'f.id as media_file_id',
+          sql<string>`'durationInSeconds'`.as('name'),
+          sql<string>`'3600'`.as('value'),
+          sql<boolean>`false`.as('user_editable'),
+        ]),
+    )
+    .execute()
+  const classes = await db
+    .insertInto('tag_classes')
+    .values(
+      Array.from({ length: CLASSES }, (_, i) => ({
+        user_id: user.id,
+        library_id: library.id,
+        class_name: `species${i}`,
+        display_name: '',
+      })),
+    )
+    .returning('id')
+    .execute()
+  const tagSet = await db
+    .insertInto('tag_sets')
+    .values({ user_id: user.id, name: 'detector', library_id: library.id, creation_date: now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const started = Date.now()
-  await db.insertInto('tags')
-    .columns(['user_id', 'creation_date', 'tag_class_id', 'tag_set_id', 'media_file_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency', 'machine_tagged', 'strength'])
-    .expression(db.selectFrom(sql<{ g: number }>`generate_series(0, ${TAGS - 1})`.as('g')).select([
-      sql<number>`${user.id}::integer`.as('user_id'), sql<string>`${now}::timestamp`.as('creation_date'),
-      sql<number>`(${classes.map((c) => c.id)}::integer[])[1 + g % ${CLASSES}]`.as('tag_class_id'), sql<number>`${tagSet.id}::integer`.as('tag_set_id'),
-      sql<number>`(${fileIds}::integer[])[1 + (g / ${CLASSES}) % ${FILES}]`.as('media_file_id'),
-      sql<number>`(g % 3597) * 1.0`.as('start_time'), sql<number>`(g % 3597) * 1.0 + 3`.as('end_time'),
-      sql<number>`1000.0`.as('min_frequency'), sql<number>`6000.0`.as('max_frequency'), sql<boolean>`true`.as('machine_tagged'),
-      sql<number>`random()`.as('strength'),
-    ])).execute()
-  await db.insertInto('tag_reviews').columns(['tag_id', 'user_id', 'decision', 'tag_class_id', 'creation_date'])
-    .expression(db.selectFrom('tags').where('tag_set_id', '=', tagSet.id).orderBy(sql`random()`).limit(REVIEWED).select([
-      'id as tag_id', sql<number>`${user.id}::integer`.as('user_id'),
-      sql<string>`case when random() < strength then 'yes' else 'no' end`.as('decision'), sql<null>`null::integer`.as('tag_class_id'),
-      sql<string>`${now}::timestamp`.as('creation_date'),
-    ])).execute()
+  await db
+    .insertInto('tags')
+    .columns([
+      'user_id',
+      'creation_date',
+      'tag_class_id',
+      'tag_set_id',
+      'media_file_id',
+      'start_time',
+      'end_time',
+      'min_frequency',
+      'max_frequency',
+      'machine_tagged',
+      'strength',
+    ])
+    .expression(
+      db
+        .selectFrom(sql<{ g: number }>`generate_series(0, ${TAGS - 1})`.as('g'))
+        .select([
+          sql<number>`${user.id}::integer`.as('user_id'),
+          sql<string>`${now}::timestamp`.as('creation_date'),
+          sql<number>`(${classes.map((c) => c.id)}::integer[])[1 + g % ${CLASSES}]`.as('tag_class_id'),
+          sql<number>`${tagSet.id}::integer`.as('tag_set_id'),
+          sql<number>`(${fileIds}::integer[])[1 + (g / ${CLASSES}) % ${FILES}]`.as('media_file_id'),
+          sql<number>`(g % 3597) * 1.0`.as('start_time'),
+          sql<number>`(g % 3597) * 1.0 + 3`.as('end_time'),
+          sql<number>`1000.0`.as('min_frequency'),
+          sql<number>`6000.0`.as('max_frequency'),
+          sql<boolean>`true`.as('machine_tagged'),
+          sql<number>`random()`.as('strength'),
+        ]),
+    )
+    .execute()
+  await db
+    .insertInto('tag_reviews')
+    .columns(['tag_id', 'user_id', 'decision', 'tag_class_id', 'creation_date'])
+    .expression(
+      db
+        .selectFrom('tags')
+        .where('tag_set_id', '=', tagSet.id)
+        .orderBy(sql`random()`)
+        .limit(REVIEWED)
+        .select([
+          'id as tag_id',
+          sql<number>`${user.id}::integer`.as('user_id'),
+          sql<string>`case when random() < strength then 'yes' else 'no' end`.as('decision'),
+          sql<null>`null::integer`.as('tag_class_id'),
+          sql<string>`${now}::timestamp`.as('creation_date'),
+        ]),
+    )
+    .execute()
   await sql`vacuum analyze`.execute(db)
-  console.log(`seeded ${TAGS.toLocaleString('en')} machine tags (${REVIEWED.toLocaleString('en')} reviewed) over ${FILES.toLocaleString('en')} recordings `
-    + `at ${SENSORS} sensors in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `seeded ${TAGS.toLocaleString('en')} machine tags (${REVIEWED.toLocaleString('en')} reviewed) over ${FILES.toLocaleString('en')} recordings ` +
+      `at ${SENSORS} sensors in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  )
   return { tagSet: tagSet.id, library: library.id, token: await tokenFor(db, user.id) }
 }
 
@@ -88,27 +173,44 @@ async function main() {
     const floor: number[] = []
     for (let i = 0; i < RUNS; i++) {
       const started = process.hrtime.bigint()
-      await database.db.selectFrom('tags').where('tag_set_id', '=', s.tagSet)
-        .select(sql<number>`count(*) + sum(start_time) + sum(media_file_id) + sum(tag_class_id)`.as('n')).execute()
+      await database.db
+        .selectFrom('tags')
+        .where('tag_set_id', '=', s.tagSet)
+        .select(sql<number>`count(*) + sum(start_time) + sum(media_file_id) + sum(tag_class_id)`.as('n'))
+        .execute()
       floor.push(Number(process.hrtime.bigint() - started) / 1e6)
     }
-    console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${availableParallelism()} cores; `
-      + `one pass over the tag set (count and sums, for comparison): best ${Math.min(...floor).toFixed(0)} ms`)
-    for (const [scope, id] of [['tagSet', s.tagSet], ['library', s.library]] as const) {
+    console.log(
+      `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${availableParallelism()} cores; ` +
+        `one pass over the tag set (count and sums, for comparison): best ${Math.min(...floor).toFixed(0)} ms`,
+    )
+    for (const [scope, id] of [
+      ['tagSet', s.tagSet],
+      ['library', s.library],
+    ] as const) {
       for (const name of REPORTS) {
-        for (const query of name === 'density' ? ['', '?minimumStrength=0.5'] : ['', '?minimumStrength=0.5', '?reviewed=yes']) {
+        for (const query of name === 'density'
+          ? ['', '?minimumStrength=0.5']
+          : ['', '?minimumStrength=0.5', '?reviewed=yes']) {
           const times: number[] = []
           let bytes = 0
           for (let i = 0; i < RUNS; i++) {
             const started = process.hrtime.bigint()
-            const res = await app.inject({ method: 'GET', url: `/api/v0/${scope}/${id}/report/${name}/${query}`, headers: auth })
+            const res = await app.inject({
+              method: 'GET',
+              url: `/api/v0/${scope}/${id}/report/${name}/${query}`,
+              headers: auth,
+            })
             times.push(Number(process.hrtime.bigint() - started) / 1e6)
-            if (res.statusCode !== 200) throw new Error(`${scope} ${name}${query} answered ${res.statusCode}: ${res.body.slice(0, 200)}`)
+            if (res.statusCode !== 200)
+              throw new Error(`${scope} ${name}${query} answered ${res.statusCode}: ${res.body.slice(0, 200)}`)
             bytes = res.rawPayload.length
           }
           times.sort((a, b) => a - b)
-          console.log(`${scope}/{id}/report/${name}/${query}: best ${times[0].toFixed(0)} ms, worst ${times[times.length - 1].toFixed(0)} ms `
-            + `(${(bytes / 1024).toFixed(0)} KiB; target ≤ 2000 ms)`)
+          console.log(
+            `${scope}/{id}/report/${name}/${query}: best ${times[0].toFixed(0)} ms, worst ${times[times.length - 1].toFixed(0)} ms ` +
+              `(${(bytes / 1024).toFixed(0)} KiB; target ≤ 2000 ms)`,
+          )
         }
       }
     }

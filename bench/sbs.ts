@@ -36,9 +36,16 @@ const DURATION = Number(opts.duration)
 const CONNECTIONS = opts.connections.split(',').map(Number)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) usageError(USAGE, '--rounds must be a whole number of at least 1')
 if (!(DURATION > 0)) usageError(USAGE, '--duration must be a number of seconds')
-if (CONNECTIONS.some((c) => !Number.isInteger(c) || c < 1)) usageError(USAGE, '--connections must be whole numbers, e.g. 32,4')
-const DRIVER: Driver = opts.driver === 'autocannon' || opts.driver === 'wrk' ? opts.driver
-  : opts.driver ? usageError(USAGE, '--driver must be wrk or autocannon') : wrkInstalled() ? 'wrk' : 'autocannon'
+if (CONNECTIONS.some((c) => !Number.isInteger(c) || c < 1))
+  usageError(USAGE, '--connections must be whole numbers, e.g. 32,4')
+const DRIVER: Driver =
+  opts.driver === 'autocannon' || opts.driver === 'wrk'
+    ? opts.driver
+    : opts.driver
+      ? usageError(USAGE, '--driver must be wrk or autocannon')
+      : wrkInstalled()
+        ? 'wrk'
+        : 'autocannon'
 
 async function main() {
   const found = referenceServiceDir()
@@ -50,7 +57,10 @@ async function main() {
   try {
     if (seededHere) {
       process.stdout.write(`seeding mas in ${dataDir} (npm run seed:bench)\n`)
-      execFileSync(process.execPath, [join(ROOT, 'dist', 'bench', 'seed.js'), '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
+      execFileSync(process.execPath, [join(ROOT, 'dist', 'bench', 'seed.js'), '--data-dir', dataDir], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
     }
     process.stdout.write(`starting the reference service from ${found.dir} (setup.sh, seed.py, serve.sh)\n`)
     const service = await startReferenceService(found.dir)
@@ -58,24 +68,39 @@ async function main() {
     try {
       const reference = referenceTarget(service.base, service.token, service.idsFile)
       const mas = await masTarget(server.base)
-      process.stdout.write(`mas beside the original service: ${ROUNDS} round(s), ${DURATION} s per measurement, load from ${DRIVER}, ${cpus().length} cores\n`)
+      process.stdout.write(
+        `mas beside the original service: ${ROUNDS} round(s), ${DURATION} s per measurement, load from ${DRIVER}, ${cpus().length} cores\n`,
+      )
       const rounds: CompareRow[][] = []
       for (let r = 1; r <= ROUNDS; r++) {
         process.stdout.write(`\nround ${r} of ${ROUNDS}\n${COMPARE_HEADER}`)
         rounds.push(await compareRound(reference, mas, DRIVER, DURATION, CONNECTIONS))
       }
-      process.stdout.write(`\n${'endpoint'.padEnd(34)}${'conn'.padStart(5)}   ratio in each round (load)   median   target\n`)
+      process.stdout.write(
+        `\n${'endpoint'.padEnd(34)}${'conn'.padStart(5)}   ratio in each round (load)   median   target\n`,
+      )
       const summary = rounds[0].map((row, i) => {
         const ratios = rounds.map((rs) => rs[i].ratio)
         const target = row.connections >= 32 ? 20 : 10
         const each = rounds.map((rs) => `${rs[i].ratio.toFixed(1)}x (${rs[i].load.toFixed(1)})`).join(', ')
-        process.stdout.write(`${row.endpoint.padEnd(34)}${String(row.connections).padStart(5)}   ${each}   ${median(ratios).toFixed(1)}x   ${target}x${median(ratios) >= target ? '' : '  (missed)'}\n`)
+        process.stdout.write(
+          `${row.endpoint.padEnd(34)}${String(row.connections).padStart(5)}   ${each}   ${median(ratios).toFixed(1)}x   ${target}x${median(ratios) >= target ? '' : '  (missed)'}\n`,
+        )
         return { endpoint: row.endpoint, connections: row.connections, ratios, median: median(ratios), target }
       })
       const dir = resolve(ROOT, 'bench', 'results')
       mkdirSync(dir, { recursive: true })
-      const file = opts.out ? resolve(opts.out) : join(dir, `sbs-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-      writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), driver: DRIVER, durationSeconds: DURATION, rounds, summary }, null, 2) + '\n')
+      const file = opts.out
+        ? resolve(opts.out)
+        : join(dir, `sbs-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
+      writeFileSync(
+        file,
+        JSON.stringify(
+          { date: new Date().toISOString(), driver: DRIVER, durationSeconds: DURATION, rounds, summary },
+          null,
+          2,
+        ) + '\n',
+      )
       process.stdout.write(`\nresults: ${file}\n`)
     } finally {
       await server.stop()

@@ -7,7 +7,11 @@ export const API = '/api/v0'
 
 /** A record as the API answers it; the benchmarks read only ids and names. */
 type ApiRecord = { id: number; name?: string; library?: number }
-interface Page { count: number; next: string | null; results: ApiRecord[] }
+interface Page {
+  count: number
+  next: string | null
+  results: ApiRecord[]
+}
 
 export const auth = (u: BenchUser) => ({ authorization: `Token ${u.token}` })
 
@@ -35,8 +39,13 @@ async function emptyWriteSet(base: string, writeSet: ApiRecord): Promise<ApiReco
   process.stdout.write(`emptying the tag set "${NAMES.writeTagSet}" of earlier runs' tags\n`)
   const headers = { ...auth(OWNER), 'content-type': 'application/json' }
   const deleted = await fetch(`${base}${API}/tagSet/${writeSet.id}/`, { method: 'DELETE', headers })
-  if (deleted.status !== 204) throw new Error(`DELETE tagSet/${writeSet.id}/: ${deleted.status} ${await deleted.text()}`)
-  const created = await fetch(`${base}${API}/tagSet/`, { method: 'POST', headers, body: JSON.stringify({ name: NAMES.writeTagSet, library: writeSet.library }) })
+  if (deleted.status !== 204)
+    throw new Error(`DELETE tagSet/${writeSet.id}/: ${deleted.status} ${await deleted.text()}`)
+  const created = await fetch(`${base}${API}/tagSet/`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: NAMES.writeTagSet, library: writeSet.library }),
+  })
   if (created.status !== 201) throw new Error(`POST tagSet/: ${created.status} ${await created.text()}`)
   return created.json() as Promise<ApiRecord>
 }
@@ -60,8 +69,11 @@ export async function seededRecords(base: string): Promise<Seeded> {
   const tagSet = await named(base, `${API}/tagSet/`, NAMES.tagSet, OWNER)
   const writeSet = await emptyWriteSet(base, await named(base, `${API}/tagSet/`, NAMES.writeTagSet, OWNER))
   const project = await named(base, `${API}/project/`, NAMES.project, ADMIN)
-  const tagClass = (await getJson<Page>(base, `${API}/tagClass/?library=${library.id}&page_size=1`, OWNER)).results[0].id
-  const files = (await getJson<Page>(base, `${API}/library/${library.id}/mediaFiles/?page_size=100`, OWNER)).results.map((f) => f.id)
+  const tagClass = (await getJson<Page>(base, `${API}/tagClass/?library=${library.id}&page_size=1`, OWNER)).results[0]
+    .id
+  const files = (
+    await getJson<Page>(base, `${API}/library/${library.id}/mediaFiles/?page_size=100`, OWNER)
+  ).results.map((f) => f.id)
   const aTag = (await getJson<Page>(base, `${API}/tagSet/${tagSet.id}/tags/?page_size=1&page=500`, OWNER)).results[0].id
   return { library, tagSet, writeSet, project, tagClass, files, aTag }
 }

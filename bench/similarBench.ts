@@ -31,18 +31,24 @@ function gaussian(random: () => number): () => number {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--currawong')) return currawongPrecision()
-  const n = arg('windows', 100_000), d = arg('dimensions', 1536), queries = arg('queries', 500), k = 100
+  const n = arg('windows', 100_000),
+    d = arg('dimensions', 1536),
+    queries = arg('queries', 500),
+    k = 100
   const clusters = 1000
   const uniform = seededRandom(35)
   const normal = gaussian(uniform)
   const scale = Float32Array.from({ length: d }, (_, j) => Math.sqrt(1 / (1 + j)))
-  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: d }, (_, j) => normal() * scale[j]))
+  const centres = Array.from({ length: clusters }, () =>
+    Float32Array.from({ length: d }, (_, j) => normal() * scale[j]),
+  )
   const clusterOf = new Uint16Array(n)
   const halves = Buffer.alloc(n * d * 2)
   const { Index, exactSearch, MetricKind } = await loadUsearch()
   const index = new Index(await indexOptions(d))
   const batch = 10_000
-  let building = 0, buildingCpu = 0
+  let building = 0,
+    buildingCpu = 0
   const unit = new Float32Array(n * d) // for the exact reference
   for (let from = 0; from < n; from += batch) {
     const m = Math.min(batch, n - from)
@@ -57,7 +63,8 @@ async function main(): Promise<void> {
     normalised(stored, d)
     unit.set(stored, from * d)
     const keys = BigUint64Array.from({ length: m }, (_, i) => BigInt(from + i))
-    const t0 = performance.now(), c0 = process.cpuUsage()
+    const t0 = performance.now(),
+      c0 = process.cpuUsage()
     index.add(keys, stored)
     building += performance.now() - t0
     const spent = process.cpuUsage(c0)
@@ -72,19 +79,25 @@ async function main(): Promise<void> {
   served.view(path)
   const rssMapped = process.memoryUsage().rss - before
   const random = seededRandom(7)
-  const times: number[] = [], cpuTimes: number[] = []
-  let recalled = 0, exactChecked = 0
+  const times: number[] = [],
+    cpuTimes: number[] = []
+  let recalled = 0,
+    exactChecked = 0
   for (let q = 0; q < queries; q++) {
     const c = clusterOf[Math.floor(random() * n)]
     const members: Float32Array[] = []
-    for (let i = Math.floor(random() * n); members.length < 3; i = (i + 1) % n) if (clusterOf[i] === c) members.push(unit.subarray(i * d, (i + 1) * d))
+    for (let i = Math.floor(random() * n); members.length < 3; i = (i + 1) % n)
+      if (clusterOf[i] === c) members.push(unit.subarray(i * d, (i + 1) * d))
     const query = meanDirection(members, d)
-    const t0 = performance.now(), c0 = process.cpuUsage()
+    const t0 = performance.now(),
+      c0 = process.cpuUsage()
     const found = served.search(query, candidatesFor(k), 0)
     const ranked = Array.from(found.keys, (key) => {
       const i = Number(key)
       return { i, distance: cosineDistance(query, decodeHalves(halves, i * d, d), 0, d) }
-    }).sort((a, b) => a.distance - b.distance).slice(0, k)
+    })
+      .sort((a, b) => a.distance - b.distance)
+      .slice(0, k)
     times.push(performance.now() - t0)
     const spent = process.cpuUsage(c0)
     cpuTimes.push((spent.user + spent.system) / 1000)
@@ -98,13 +111,15 @@ async function main(): Promise<void> {
   times.sort((a, b) => a - b)
   cpuTimes.sort((a, b) => a - b)
   const at = (p: number, xs = times) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1)
-  process.stdout.write(`similar: ${n.toLocaleString('en')} windows of ${d} dimensions in ${clusters} clusters (spectrum 1/(1+j), within-cluster 0.7)\n`
-    + `  build: ${(n / (building / 1000)).toFixed(0)} windows/s of wall time (${(building / 1000).toFixed(1)} s), ${(n / (buildingCpu / 1000)).toFixed(0)} windows per CPU-second (${(buildingCpu / 1000).toFixed(1)} CPU-s; load average ${loadavg()[0].toFixed(1)} at the end)\n`
-    + `  disk: index ${(indexBytes / 2 ** 20).toFixed(0)} MiB + float16 vectors ${(halves.length / 2 ** 20).toFixed(0)} MiB\n`
-    + `  resident memory added by the mapped index: ${(rssMapped / 2 ** 20).toFixed(0)} MiB (pages come in as searches touch them)\n`
-    + `  top-${k} of ${candidatesFor(k)} candidates re-ranked, ${queries} queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (CPU: p50 ${at(0.5, cpuTimes)} ms, p99 ${at(0.99, cpuTimes)} ms)\n`
-    + `  recall@${k} against exact search, after re-ranking: ${(recalled / exactChecked).toFixed(3)} (${exactChecked} queries)\n`
-    + `  process RSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (the generator's vectors included)\n`)
+  process.stdout.write(
+    `similar: ${n.toLocaleString('en')} windows of ${d} dimensions in ${clusters} clusters (spectrum 1/(1+j), within-cluster 0.7)\n` +
+      `  build: ${(n / (building / 1000)).toFixed(0)} windows/s of wall time (${(building / 1000).toFixed(1)} s), ${(n / (buildingCpu / 1000)).toFixed(0)} windows per CPU-second (${(buildingCpu / 1000).toFixed(1)} CPU-s; load average ${loadavg()[0].toFixed(1)} at the end)\n` +
+      `  disk: index ${(indexBytes / 2 ** 20).toFixed(0)} MiB + float16 vectors ${(halves.length / 2 ** 20).toFixed(0)} MiB\n` +
+      `  resident memory added by the mapped index: ${(rssMapped / 2 ** 20).toFixed(0)} MiB (pages come in as searches touch them)\n` +
+      `  top-${k} of ${candidatesFor(k)} candidates re-ranked, ${queries} queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (CPU: p50 ${at(0.5, cpuTimes)} ms, p99 ${at(0.99, cpuTimes)} ms)\n` +
+      `  recall@${k} against exact search, after re-ranking: ${(recalled / exactChecked).toFixed(3)} (${exactChecked} queries)\n` +
+      `  process RSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (the generator's vectors included)\n`,
+  )
   rmSync(dir, { recursive: true, force: true })
 }
 

@@ -17,11 +17,23 @@ import { discoveryDataDir } from './discoveryData.js'
 // not labelled: there, any window of such a clip counts as a hit (an upper bound; the strict figure is the first).
 // Run: npm run bench:similar -- --currawong
 
-const WINDOW = 1, HOP = 0.5, K = 10
+const WINDOW = 1,
+  HOP = 0.5,
+  K = 10
 
-interface FileWindows { name: string; row: EmbeddingRow; vectors: Float32Array; calls: Array<{ start: number; end: number }>; wholeCall: boolean }
+interface FileWindows {
+  name: string
+  row: EmbeddingRow
+  vectors: Float32Array
+  calls: Array<{ start: number; end: number }>
+  wholeCall: boolean
+}
 
-async function embedFolder(dir: string, files: string[], serial: { next: number }): Promise<Array<{ name: string; md5: string; row: EmbeddingRow; vectors: Float32Array }>> {
+async function embedFolder(
+  dir: string,
+  files: string[],
+  serial: { next: number },
+): Promise<Array<{ name: string; md5: string; row: EmbeddingRow; vectors: Float32Array }>> {
   const out = []
   for (const name of files) {
     const bytes = readFileSync(join(dir, name))
@@ -29,34 +41,56 @@ async function embedFolder(dir: string, files: string[], serial: { next: number 
     const e = await embedBuiltin(source, WINDOW, HOP)
     const id = serial.next++
     const row: EmbeddingRow = {
-      id, mediaFile: id, library: 1, kind: 'builtin', lengthSeconds: e.lengthSeconds, stepSeconds: e.stepSeconds,
-      duration: source.info.duration, dimensions: e.dimensions, windows: e.windows,
+      id,
+      mediaFile: id,
+      library: 1,
+      kind: 'builtin',
+      lengthSeconds: e.lengthSeconds,
+      stepSeconds: e.stepSeconds,
+      duration: source.info.duration,
+      dimensions: e.dimensions,
+      windows: e.windows,
     }
     // stored as float16, read back as the server reads it
-    out.push({ name, md5: createHash('md5').update(bytes).digest('hex'), row, vectors: decodeHalves(encodeHalves(e.vectors)) })
+    out.push({
+      name,
+      md5: createHash('md5').update(bytes).digest('hex'),
+      row,
+      vectors: decodeHalves(encodeHalves(e.vectors)),
+    })
   }
   return out
 }
 
-const wavs = (dir: string) => readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.wav')).sort()
+const wavs = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n.toLowerCase().endsWith('.wav'))
+    .sort()
 const holdsHalf = (w: { start: number; end: number }, c: { start: number; end: number }) => {
   const overlap = Math.min(w.end, c.end) - Math.max(w.start, c.start)
   return overlap >= 0.5 * Math.min(c.end - c.start, w.end - w.start) - 1e-9
 }
 
 function precisionAt(files: FileWindows[]): { precision: number; queries: number } {
-  let hits = 0, queries = 0
+  let hits = 0,
+    queries = 0
   for (const f of files) {
     for (const call of f.calls) {
       const covering = windowsCovering(f.row, call.start, call.end)
       const d = f.row.dimensions
-      const query = meanDirection(covering.map((i) => f.vectors.subarray(i * d, (i + 1) * d)), d)
+      const query = meanDirection(
+        covering.map((i) => f.vectors.subarray(i * d, (i + 1) * d)),
+        d,
+      )
       const nearest: Array<{ distance: number; hit: boolean }> = []
       for (const g of files) {
         if (g === f) continue
         for (let i = 0; i < g.row.windows; i++) {
           const span = windowSpan(g.row, i)
-          nearest.push({ distance: cosineDistance(query, g.vectors, i * d, d), hit: g.wholeCall || g.calls.some((c) => holdsHalf(span, c)) })
+          nearest.push({
+            distance: cosineDistance(query, g.vectors, i * d, d),
+            hit: g.wholeCall || g.calls.some((c) => holdsHalf(span, c)),
+          })
         }
       }
       nearest.sort((a, b) => a.distance - b.distance)
@@ -74,7 +108,11 @@ export async function currawongPrecision(): Promise<void> {
     return
   }
   const dir = found.dir
-  const labels = readFileSync(join(dir, 'labels.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
+  const labels = readFileSync(join(dir, 'labels.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','))
   const serial = { next: 1 }
   const train = await embedFolder(join(dir, 'train'), wavs(join(dir, 'train')), serial)
   const without = await embedFolder(join(dir, 'testFalse'), wavs(join(dir, 'testFalse')), serial)
@@ -82,14 +120,17 @@ export async function currawongPrecision(): Promise<void> {
   const trainMd5 = new Set(train.map((t) => t.md5))
   const fresh = withCall.filter((c) => !trainMd5.has(c.md5))
   const labelled: FileWindows[] = train.map((t) => ({
-    ...t, wholeCall: false,
+    ...t,
+    wholeCall: false,
     calls: labels.filter((l) => l[0] === t.name).map((l) => ({ start: Number(l[1]), end: Number(l[2]) })),
   }))
   const silent: FileWindows[] = without.map((t) => ({ ...t, calls: [], wholeCall: false }))
   const strict = precisionAt([...labelled, ...silent])
   const wider = precisionAt([...labelled, ...silent, ...fresh.map((t) => ({ ...t, calls: [], wholeCall: true }))])
   const windows = (xs: Array<{ row: EmbeddingRow }>) => xs.reduce((n, x) => n + x.row.windows, 0)
-  process.stdout.write(`currawong precision@10 (built-in kind, ${WINDOW} s windows every ${HOP} s, exact cosine on float16):\n`
-    + `  ${strict.queries} labelled calls against ${train.length} labelled clips + ${without.length} clips without a call (${windows([...train, ...without])} windows): ${strict.precision.toFixed(3)}\n`
-    + `  the same library + ${fresh.length} testTrue clips not in train (any of their windows a hit; ${windows(fresh)} windows more): ${wider.precision.toFixed(3)}\n`)
+  process.stdout.write(
+    `currawong precision@10 (built-in kind, ${WINDOW} s windows every ${HOP} s, exact cosine on float16):\n` +
+      `  ${strict.queries} labelled calls against ${train.length} labelled clips + ${without.length} clips without a call (${windows([...train, ...without])} windows): ${strict.precision.toFixed(3)}\n` +
+      `  the same library + ${fresh.length} testTrue clips not in train (any of their windows a hit; ${windows(fresh)} windows more): ${wider.precision.toFixed(3)}\n`,
+  )
 }

@@ -13,9 +13,16 @@ import { makeWav } from '../test/helpers/wav.js'
 //
 //   npm run bench:soak -- [--duration SECONDS (600)] [--connections N (32)] [--json]
 
-const { values: flags } = benchArgs('usage: npm run bench:soak -- [--duration SECONDS (600)] [--connections N (32)] [--json]', {
-  options: { duration: { type: 'string', default: '600' }, connections: { type: 'string', default: '32' }, json: { type: 'boolean', default: false } },
-})
+const { values: flags } = benchArgs(
+  'usage: npm run bench:soak -- [--duration SECONDS (600)] [--connections N (32)] [--json]',
+  {
+    options: {
+      duration: { type: 'string', default: '600' },
+      connections: { type: 'string', default: '32' },
+      json: { type: 'boolean', default: false },
+    },
+  },
+)
 const DURATION = Number(flags.duration)
 const CONNECTIONS = Number(flags.connections)
 
@@ -23,9 +30,24 @@ async function main() {
   const home = await serverHome()
   const server = await home.start()
   const base = server.url
-  const token = (await (await fetch(`${base}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })).json()).token
+  const token = (
+    await (
+      await fetch(`${base}/api-token-auth/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+      })
+    ).json()
+  ).token
   const auth = { authorization: `Token ${token}` }
-  const post = async (path: string, body: unknown) => (await fetch(`${base}/api/v0/${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
+  const post = async (path: string, body: unknown) =>
+    (
+      await fetch(`${base}/api/v0/${path}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json()
   const library = (await post('library/', { name: 'soak' })).id
   const tagSet = (await post('tagSet/', { name: 'soak', library })).id
   const tagClass = (await post('tagClass/', { className: 'call', displayName: 'call', library })).id
@@ -33,8 +55,14 @@ async function main() {
   let imported = 0
   let importErrors = 0
   const importOne = async (i: number) => {
-    const { payload, headers } = multipart({ file: { data: makeWav({ seconds: 1, frequency: 100 + i }), filename: `soak-${i}.wav`, contentType: 'audio/wav' } })
-    const res = await fetch(`${base}/api/v0/library/${library}/mediaFiles/import/`, { method: 'POST', headers: { ...headers, ...auth }, body: new Uint8Array(payload) })
+    const { payload, headers } = multipart({
+      file: { data: makeWav({ seconds: 1, frequency: 100 + i }), filename: `soak-${i}.wav`, contentType: 'audio/wav' },
+    })
+    const res = await fetch(`${base}/api/v0/library/${library}/mediaFiles/import/`, {
+      method: 'POST',
+      headers: { ...headers, ...auth },
+      body: new Uint8Array(payload),
+    })
     const body = await res.json()
     if (res.status === 201) imported++
     else importErrors++
@@ -44,7 +72,9 @@ async function main() {
 
   // an import running beside the load, one file after another, until the load ends
   let loading = true
-  const importer = (async () => { for (let i = 1; loading; i++) await importOne(i) })()
+  const importer = (async () => {
+    for (let i = 1; loading; i++) await importOne(i)
+  })()
 
   const started = Date.now()
   // mas's own RSS, and the PSS of mas with its embedded PostgreSQL (shared buffers counted once)
@@ -67,8 +97,17 @@ async function main() {
   const writers = Array.from({ length: WRITERS }, async () => {
     while (loading) {
       const res = await fetch(`${base}/api/v0/tag/`, {
-        method: 'POST', headers,
-        body: JSON.stringify({ tagSet, tagClass, mediaFile, startTime: (n++ % 500) / 1000, endTime: 0.9, minFrequency: 100, maxFrequency: 900 }),
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          tagSet,
+          tagClass,
+          mediaFile,
+          startTime: (n++ % 500) / 1000,
+          endTime: 0.9,
+          minFrequency: 100,
+          maxFrequency: 900,
+        }),
       })
       await res.arrayBuffer()
       if (res.status === 201) created++
@@ -76,7 +115,9 @@ async function main() {
     }
   })
   const result = await autocannon({
-    url: base, connections: CONNECTIONS - WRITERS, duration: DURATION,
+    url: base,
+    connections: CONNECTIONS - WRITERS,
+    duration: DURATION,
     requests: [
       { method: 'GET', path: `/api/v0/tag/?tagSet=${tagSet}&ordering=-id&page_size=50`, headers },
       { method: 'GET', path: `/api/v0/mediaFile/?library=${library}&page_size=20`, headers },
@@ -91,31 +132,52 @@ async function main() {
   clearInterval(sampler)
   memory.push(sample())
 
-  const count = (await (await fetch(`${base}/api/v0/tag/?tagSet=${tagSet}&page_size=1`, { headers: auth })).json()).count
+  const count = (await (await fetch(`${base}/api/v0/tag/?tagSet=${tagSet}&page_size=1`, { headers: auth })).json())
+    .count
   await killHard(server)
   await home.cleanup()
 
   const report = {
-    durationSeconds: DURATION, connections: CONNECTIONS,
-    readRequests: result.requests.total, readsPerSecond: Math.round(result.requests.average), writers: WRITERS,
+    durationSeconds: DURATION,
+    connections: CONNECTIONS,
+    readRequests: result.requests.total,
+    readsPerSecond: Math.round(result.requests.average),
+    writers: WRITERS,
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
-    errorResponses: result.non2xx + writeErrors, connectionErrors: result.errors, timeouts: result.timeouts,
-    tagsCreated201: created, tagsCounted: count, tagCountExact: count === created,
-    imported, importErrors,
+    errorResponses: result.non2xx + writeErrors,
+    connectionErrors: result.errors,
+    timeouts: result.timeouts,
+    tagsCreated201: created,
+    tagsCounted: count,
+    tagCountExact: count === created,
+    imported,
+    importErrors,
     memory,
     rssGrowthMiB: memory[memory.length - 1].rssMiB - memory[Math.min(1, memory.length - 1)].rssMiB,
   }
   if (flags.json) console.log(JSON.stringify(report, null, 2))
   else {
     console.log(`soak: ${DURATION} s at ${CONNECTIONS} connections plus a running import`)
-    console.log(`  reads: ${report.readRequests} (${report.readsPerSecond}/s) on ${CONNECTIONS - WRITERS} connections, latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`)
-    console.log(`  writes: ${created + writeErrors} tag creates on ${WRITERS} connections (${Math.round(created / DURATION)}/s)`)
-    console.log(`  error responses: ${report.errorResponses}, connection errors: ${report.connectionErrors}, timeouts: ${report.timeouts}`)
-    console.log(`  tags answered 201: ${created}, tags counted: ${count} -> ${report.tagCountExact ? 'exact' : 'MISMATCH'}`)
+    console.log(
+      `  reads: ${report.readRequests} (${report.readsPerSecond}/s) on ${CONNECTIONS - WRITERS} connections, latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`,
+    )
+    console.log(
+      `  writes: ${created + writeErrors} tag creates on ${WRITERS} connections (${Math.round(created / DURATION)}/s)`,
+    )
+    console.log(
+      `  error responses: ${report.errorResponses}, connection errors: ${report.connectionErrors}, timeouts: ${report.timeouts}`,
+    )
+    console.log(
+      `  tags answered 201: ${created}, tags counted: ${count} -> ${report.tagCountExact ? 'exact' : 'MISMATCH'}`,
+    )
     console.log(`  imported alongside: ${imported} files, ${importErrors} failed`)
     console.log(`  server RSS (MiB) over time: ${memory.map((m) => `${m.second}s:${m.rssMiB}`).join(' ')}`)
-    console.log(`  PSS of mas with its PostgreSQL (MiB) over time: ${memory.map((m) => `${m.second}s:${m.pssMiB}`).join(' ')}`)
-    console.log(`  of which mas (MiB): ${memory.map((m) => `${m.second}s:${m.masPssMiB}`).join(' ')}; peak of both ${Math.max(...memory.map((m) => m.pssMiB))} MiB`)
+    console.log(
+      `  PSS of mas with its PostgreSQL (MiB) over time: ${memory.map((m) => `${m.second}s:${m.pssMiB}`).join(' ')}`,
+    )
+    console.log(
+      `  of which mas (MiB): ${memory.map((m) => `${m.second}s:${m.masPssMiB}`).join(' ')}; peak of both ${Math.max(...memory.map((m) => m.pssMiB))} MiB`,
+    )
   }
   if (report.errorResponses || report.connectionErrors || importErrors || !report.tagCountExact) process.exitCode = 1
 }

@@ -27,8 +27,12 @@ process.stdout.on('error', (err) => {
 // as @oclif/core's execute() does, but a flag the command lacks is refused in one line naming the nearest it has,
 // for the commands outside BaseCommand too (which refuses so itself)
 // (handled at once, as execute() does: nothing else is printed between a command's end and the process's)
-const [{ run }, { handle }, { flush }, { withUnknownFlagsLine }] = await Promise.all([import('@oclif/core/run'),
-  import('@oclif/core/handle'), import('@oclif/core/flush'), import('../dist/src/refusals.js')])
+const [{ run }, { handle }, { flush }, { withUnknownFlagsLine }] = await Promise.all([
+  import('@oclif/core/run'),
+  import('@oclif/core/handle'),
+  import('@oclif/core/flush'),
+  import('../dist/src/refusals.js'),
+])
 await run(process.argv.slice(2), import.meta.url)
   .then(() => flush())
   .catch((error) => handle(withUnknownFlagsLine(error)))

@@ -17,7 +17,10 @@ export default class Login extends BaseCommand<typeof Login> {
   ]
 
   static flags = {
-    server: Flags.string({ description: `server address [default: the profile's, or ${DEFAULT_SERVER}]`, env: 'MAS_SERVER' }),
+    server: Flags.string({
+      description: `server address [default: the profile's, or ${DEFAULT_SERVER}]`,
+      env: 'MAS_SERVER',
+    }),
     username: Flags.string({ char: 'u', description: 'username (asked for on a terminal when missing)' }),
     'password-stdin': Flags.boolean({ description: 'read the password from stdin (first line)' }),
   }
@@ -25,9 +28,12 @@ export default class Login extends BaseCommand<typeof Login> {
   async run(): Promise<{ server: string; username: string; profile: string }> {
     const interactive = process.stdin.isTTY && !this.flags['password-stdin']
     const given = this.flags.server ?? this.profile?.server
-    const server = normalizeServer(given ?? (interactive
-      ? await input({ message: 'Server:', default: DEFAULT_SERVER, required: true }, { output: process.stderr })
-      : DEFAULT_SERVER))
+    const server = normalizeServer(
+      given ??
+        (interactive
+          ? await input({ message: 'Server:', default: DEFAULT_SERVER, required: true }, { output: process.stderr })
+          : DEFAULT_SERVER),
+    )
     if (interactive) await this.answers(server)
     let username = this.flags.username
     if (!username) {
@@ -36,19 +42,23 @@ export default class Login extends BaseCommand<typeof Login> {
     }
     let password: string
     if (this.flags['password-stdin']) password = await readPassword()
-    else if (interactive) password = await passwordPrompt({ message: 'Password:', mask: true }, { output: process.stderr })
+    else if (interactive)
+      password = await passwordPrompt({ message: 'Password:', mask: true }, { output: process.stderr })
     else usageError('Give --password-stdin to read the password when not on a terminal')
     if (!password) usageError('The password is empty: give it on the first line of stdin with --password-stdin')
 
     const api = this.client(undefined, server)
     const answer = await api.tokenLogin(username, password)
-    if (answer.status === 400) failure('Unable to log in with the given username and password: check --username and the password')
+    if (answer.status === 400)
+      failure('Unable to log in with the given username and password: check --username and the password')
     if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', api.tokenLoginUrl)
     const token = answer.data?.token
     if (typeof token !== 'string' || !token) failure(`${server} did not answer with a token: is it a mas server?`)
 
     await saveProfile(this.config.configDir, this.flags.profile, { server, username, token })
-    this.logToStderr(`Logged in to ${server} as ${username} (profile "${this.flags.profile}", saved in ${profilePath(this.config.configDir)})`)
+    this.logToStderr(
+      `Logged in to ${server} as ${username} (profile "${this.flags.profile}", saved in ${profilePath(this.config.configDir)})`,
+    )
     return { server, username, profile: this.flags.profile }
   }
 

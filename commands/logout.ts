@@ -7,7 +7,9 @@ export default class Logout extends BaseCommand<typeof Logout> {
 
   async run(): Promise<{ profile: string; loggedOut: boolean }> {
     const loggedOut = await forgetToken(this.config.configDir, this.flags.profile)
-    this.logToStderr(loggedOut ? `Logged out (profile "${this.flags.profile}")` : `Not logged in (profile "${this.flags.profile}")`)
+    this.logToStderr(
+      loggedOut ? `Logged out (profile "${this.flags.profile}")` : `Not logged in (profile "${this.flags.profile}")`,
+    )
     return { profile: this.flags.profile, loggedOut }
   }
 }

@@ -6,13 +6,15 @@ export default class Whoami extends AuthCommand<typeof Whoami> {
   static examples = ['<%= config.bin %> whoami', '<%= config.bin %> whoami --json']
 
   async run(): Promise<{ server: string; username: string | null; profile: string }> {
-    await this.api.get('jobTypes/')  // any authenticated request: a rejected token answers 401
+    await this.api.get('jobTypes/') // any authenticated request: a rejected token answers 401
     const result = {
       server: this.api.server,
-      username: process.env.MAS_TOKEN ? null : this.profile?.username ?? null,
+      username: process.env.MAS_TOKEN ? null : (this.profile?.username ?? null),
       profile: this.flags.profile,
     }
-    this.log(record({ server: result.server, username: result.username ?? '(token from MAS_TOKEN)', profile: result.profile }))
+    this.log(
+      record({ server: result.server, username: result.username ?? '(token from MAS_TOKEN)', profile: result.profile }),
+    )
     return result
   }
 }

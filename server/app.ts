@@ -39,12 +39,23 @@ export interface BuildOptions {
 
 /** Headers, body fields and cookies that never reach a log line. */
 export const REDACT = [
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrftoken"]',
-  'res.headers["set-cookie"]', 'password', 'token', '*.password', '*.token',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrftoken"]',
+  'res.headers["set-cookie"]',
+  'password',
+  'token',
+  '*.password',
+  '*.token',
 ]
 
 declare module 'fastify' {
-  interface FastifyInstance { config: AppConfig; db: Kysely<DB>; storage: Storage; services: AppServices }
+  interface FastifyInstance {
+    config: AppConfig
+    db: Kysely<DB>
+    storage: Storage
+    services: AppServices
+  }
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
@@ -54,7 +65,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     logger: withRedaction(opts.logger),
     ...(opts.logController ? { logController: opts.logController } : {}),
     // a path that is not valid percent-encoded UTF-8, or an id longer than any id: a missing record
-    frameworkErrors: (_error, _req, reply) => { (reply as FastifyReply).code(404).send({ detail: 'Not found.' }) },
+    frameworkErrors: (_error, _req, reply) => {
+      ;(reply as FastifyReply).code(404).send({ detail: 'Not found.' })
+    },
     // a request too broken to reach a route still gets a `{"detail": …}` body
     clientErrorHandler: answerClientError,
     trustProxy: fastifyTrustProxy(config.trustProxy),

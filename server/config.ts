@@ -108,10 +108,15 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   if (v === '' || /^(false|no|off)$/i.test(v)) return false
   if (/^(true|yes|on)$/i.test(v)) return true
   if (/^\d+$/.test(v)) return Number(v)
-  const entries = v.split(',').map((e) => e.trim()).filter(Boolean)
+  const entries = v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
   const bad = entries.find((e) => !isAddressOrRange(e))
   if (bad !== undefined || !entries.length) {
-    throw new ConfigError(`MAS_TRUST_PROXY must be the proxies' addresses or CIDR ranges separated by commas, a number of hops, true or false, not ${JSON.stringify(bad ?? v)}`)
+    throw new ConfigError(
+      `MAS_TRUST_PROXY must be the proxies' addresses or CIDR ranges separated by commas, a number of hops, true or false, not ${JSON.stringify(bad ?? v)}`,
+    )
   }
   return entries
 }

@@ -37,7 +37,9 @@ export function serverLog(format: LogFormat, level: LogLevel, out: Out = process
 /** A writer of one log line (`msg` at info level) in `format`, for a process without an app (a cluster's primary). */
 export function lineWriter(format: LogFormat, out: Out = process.stdout): (msg: string) => void {
   const to = format === 'pretty' ? readableLog(out) : out
-  return (msg) => { to.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg })}\n`) }
+  return (msg) => {
+    to.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg })}\n`)
+  }
 }
 
 /** pino's JSON lines turned into readable ones on `out`. */
@@ -59,7 +61,14 @@ function readableLog(out: Out): NodeJS.WritableStream {
   })
 }
 
-interface RequestFields { method: string; url: string; statusCode: number; ms: number; client: string; reason?: string }
+interface RequestFields {
+  method: string
+  url: string
+  statusCode: number
+  ms: number
+  client: string
+  reason?: string
+}
 
 /** The request lines of either form: a refusal's reason added, health checks answered 200 counted instead of logged. */
 export abstract class RequestLines extends LogController {
@@ -102,7 +111,12 @@ class OneLinePerRequest extends RequestLines {
     if (this.isLogDisabled(req) || this.counted(req, reply)) return
     // `client`: the caller's address as MAS_TRUST_PROXY lets it be read (the rightmost untrusted hop)
     const fields: RequestFields = {
-      method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, client: req.ip, ...RequestLines.reason(req),
+      method: req.method,
+      url: req.url,
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      client: req.ip,
+      ...RequestLines.reason(req),
     }
     const line = `${fields.method} ${fields.url} ${fields.statusCode} ${fields.ms} ms${fields.reason ? ` — ${fields.reason}` : ''}`
     if (error) reply.log.error({ ...fields, err: error }, line)

@@ -13,9 +13,13 @@ import type { LogFormat, LogLevel } from './log.js'
 
 /** What every process of this module runs (preparing the database, the job worker), loaded when it starts. */
 async function jobModules() {
-  const [{ prepare }, { Worker }, { serverLog, lineWriter, defaultLogFormat }, { allCores, coresButOne }] = await Promise.all([
-    import('./startup.js'), import('./jobs/worker.js'), import('./log.js'), import('./analysis/threads.js'),
-  ])
+  const [{ prepare }, { Worker }, { serverLog, lineWriter, defaultLogFormat }, { allCores, coresButOne }] =
+    await Promise.all([
+      import('./startup.js'),
+      import('./jobs/worker.js'),
+      import('./log.js'),
+      import('./analysis/threads.js'),
+    ])
   return { prepare, Worker, serverLog, lineWriter, defaultLogFormat, allCores, coresButOne }
 }
 
@@ -49,7 +53,12 @@ export const isStartRefusal = (e: unknown): e is Error => e instanceof ClusterEr
 /** Runs `stop` once, on the first SIGTERM or SIGINT. */
 function onStopSignal(stop: (signal: string) => void): void {
   let stopping = false
-  const once = (signal: string) => { if (!stopping) { stopping = true; stop(signal) } }
+  const once = (signal: string) => {
+    if (!stopping) {
+      stopping = true
+      stop(signal)
+    }
+  }
   process.on('SIGTERM', () => once('SIGTERM'))
   process.on('SIGINT', () => once('SIGINT'))
 }
@@ -61,45 +70,79 @@ export async function startServer(o: ServerOptions): Promise<void> {
   boundServerHeap()
   const config = configOf(o.dataDir)
   if (o.workers > 1 && cluster.isPrimary) return runPrimary(o, config)
-  const [{ buildApp }, { openDatabase }, { prepare, Worker, serverLog, coresButOne, defaultLogFormat }] = await Promise.all([
-    import('./app.js'), import('./db/database.js'), jobModules(),
-  ])
+  const [{ buildApp }, { openDatabase }, { prepare, Worker, serverLog, coresButOne, defaultLogFormat }] =
+    await Promise.all([import('./app.js'), import('./db/database.js'), jobModules()])
   const logFormat = o.logFormat ?? defaultLogFormat(process.stdout)
   const clustered = !cluster.isPrimary
   // the primary of a cluster has migrated and created the first admin already
   const prepared = clustered
-    ? { database: await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }), adminCreated: undefined, staleUploadsRemoved: 0, uncommittedRemoved: 0 }
+    ? {
+        database: await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }),
+        adminCreated: undefined,
+        staleUploadsRemoved: 0,
+        uncommittedRemoved: 0,
+      }
     : await prepare(config)
   const { database } = prepared
   const log = serverLog(logFormat, o.logLevel)
   const app = await buildApp({ database, config, ownsDatabase: true, ...log })
   if (config.trustProxy === true) {
-    app.log.warn('MAS_TRUST_PROXY=true believes X-Forwarded-For from any peer, so a client can choose the address its login attempts count against: set it to the proxies\' addresses (e.g. MAS_TRUST_PROXY=10.0.0.5) or their number (MAS_TRUST_PROXY=1)')
+    app.log.warn(
+      "MAS_TRUST_PROXY=true believes X-Forwarded-For from any peer, so a client can choose the address its login attempts count against: set it to the proxies' addresses (e.g. MAS_TRUST_PROXY=10.0.0.5) or their number (MAS_TRUST_PROXY=1)",
+    )
   }
   if (prepared.adminCreated) app.log.info(`created the first admin user "${prepared.adminCreated}"`)
-  if (prepared.staleUploadsRemoved) app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
-  if (prepared.uncommittedRemoved) app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
+  if (prepared.staleUploadsRemoved)
+    app.log.info(`removed ${prepared.staleUploadsRemoved} unfinished upload(s) left by an earlier process`)
+  if (prepared.uncommittedRemoved)
+    app.log.info(`removed ${prepared.uncommittedRemoved} stored file(s) of imports that never committed`)
 
-  const worker = o.worker && !clustered
-    ? new Worker({ db: database.db, config, storage: app.storage, threads: coresButOne(), log: (m) => app.log.info(m) }).start()
-    : undefined
+  const worker =
+    o.worker && !clustered
+      ? new Worker({
+          db: database.db,
+          config,
+          storage: app.storage,
+          threads: coresButOne(),
+          log: (m) => app.log.info(m),
+        }).start()
+      : undefined
   let address = ''
   onStopSignal((signal) => {
     const inFlight = app.inFlight.requests
-    app.log.info({ signal }, inFlight ? `shutting down: finishing ${count(inFlight, 'request')} in flight` : 'shutting down')
-    Promise.resolve(worker?.stop()).then(async (givenBack) => {
-      await app.close()
-      const what = `${clustered ? `server process ${cluster.worker?.id}` : 'server'} on ${address}${worker ? ' and its job worker' : ''}`
-      app.log.info(stoppedLine(what, {
-        givenBack, inFlight, unfinished: app.inFlight.requests, healthChecks: log.logController.healthChecks,
-      }))
-    }).then(() => process.exit(0), (err) => { app.log.error(err); process.exit(1) })
+    app.log.info(
+      { signal },
+      inFlight ? `shutting down: finishing ${count(inFlight, 'request')} in flight` : 'shutting down',
+    )
+    Promise.resolve(worker?.stop())
+      .then(async (givenBack) => {
+        await app.close()
+        const what = `${clustered ? `server process ${cluster.worker?.id}` : 'server'} on ${address}${worker ? ' and its job worker' : ''}`
+        app.log.info(
+          stoppedLine(what, {
+            givenBack,
+            inFlight,
+            unfinished: app.inFlight.requests,
+            healthChecks: log.logController.healthChecks,
+          }),
+        )
+      })
+      .then(
+        () => process.exit(0),
+        (err) => {
+          app.log.error(err)
+          process.exit(1)
+        },
+      )
   })
 
   address = await app.listen({ host: o.host, port: o.port })
-  app.log.info(`mas server listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`
-    + (clustered ? `, worker process ${cluster.worker?.id}` : ''))
-  if (!clustered || cluster.worker?.id === 1) process.stderr.write(startupSummary(address, config, database.kind, o.worker))
+  app.log.info(
+    `mas server listening on ${address} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})` +
+      (clustered ? `, worker process ${cluster.worker?.id}` : ''),
+  )
+  if (!clustered || cluster.worker?.id === 1)
+    process.stderr.write(startupSummary(address, config, database.kind, o.worker))
 }
 
 /** The primary of `workers` server processes: migrate, create the first admin, run the job worker if asked, and
@@ -123,11 +166,25 @@ async function runPrimary(o: ServerOptions, config: AppConfig): Promise<void> {
     log('shutting down: server processes finish their requests in flight')
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM')
     const done = () => Object.keys(cluster.workers ?? {}).length === 0
-    const wait = new Promise<void>((resolve) => { if (done()) resolve(); cluster.on('exit', () => { if (done()) resolve() }) })
-    Promise.all([wait, jobs?.stop()]).then(async ([, givenBack]) => {
-      await database.close()
-      log(stoppedLine(`${count(o.workers, 'server process', 'server processes')}${jobs ? ' and the job worker' : ''}`, { givenBack }))
-    }).then(() => process.exit(0), () => process.exit(1))
+    const wait = new Promise<void>((resolve) => {
+      if (done()) resolve()
+      cluster.on('exit', () => {
+        if (done()) resolve()
+      })
+    })
+    Promise.all([wait, jobs?.stop()])
+      .then(async ([, givenBack]) => {
+        await database.close()
+        log(
+          stoppedLine(`${count(o.workers, 'server process', 'server processes')}${jobs ? ' and the job worker' : ''}`, {
+            givenBack,
+          }),
+        )
+      })
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
   })
 }
 
@@ -141,23 +198,39 @@ export async function startWorker(o: WorkerOptions): Promise<void> {
   if (executionProvider !== 'cpu') await checkExecutionProvider(executionProvider)
   const { database } = await prepare(config, { poolSize: concurrency + 2, bootstrap: false })
   const worker = new Worker({
-    db: database.db, config, concurrency, threads, executionProvider,
+    db: database.db,
+    config,
+    concurrency,
+    threads,
+    executionProvider,
     log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
   }).start()
-  process.stderr.write(`mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s)${executionProvider === 'cpu' ? '' : `, models on ${executionProvider}`} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`)
-  await new Promise<void>((resolve) => onStopSignal(() => {
-    process.stderr.write('stopping: jobs in progress go back to the queue\n')
-    worker.stop().then(async (givenBack) => {
-      await database.close()
-      process.stderr.write(`${stoppedLine(`mas worker ${worker.id}`, { givenBack })}\n`)
-    }).then(resolve, resolve)
-  }))
+  process.stderr.write(
+    `mas worker ${worker.id} running ${concurrency} job(s) at a time on ${threads} analysis thread(s)${executionProvider === 'cpu' ? '' : `, models on ${executionProvider}`} (${database.kind === 'embedded' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})\n`,
+  )
+  await new Promise<void>((resolve) =>
+    onStopSignal(() => {
+      process.stderr.write('stopping: jobs in progress go back to the queue\n')
+      worker
+        .stop()
+        .then(async (givenBack) => {
+          await database.close()
+          process.stderr.write(`${stoppedLine(`mas worker ${worker.id}`, { givenBack })}\n`)
+        })
+        .then(resolve, resolve)
+    }),
+  )
 }
 
 /** What ended, in one line: `stopped: server on http://…:8000 and its job worker (job 12 back in the queue);
  * 3 requests in flight finished; 240 health checks answered` (the health checks the log did not show, server/log.ts). */
-export function stoppedLine(what: string, o: { givenBack?: number[]; inFlight?: number; unfinished?: number; healthChecks?: number }): string {
-  const jobs = o.givenBack?.length ? ` (${o.givenBack.length === 1 ? 'job' : 'jobs'} ${o.givenBack.join(', ')} back in the queue)` : ''
+export function stoppedLine(
+  what: string,
+  o: { givenBack?: number[]; inFlight?: number; unfinished?: number; healthChecks?: number },
+): string {
+  const jobs = o.givenBack?.length
+    ? ` (${o.givenBack.length === 1 ? 'job' : 'jobs'} ${o.givenBack.join(', ')} back in the queue)`
+    : ''
   const inFlight = o.inFlight
     ? `; ${o.unfinished ? `${o.inFlight - o.unfinished} of ${count(o.inFlight, 'request')}` : count(o.inFlight, 'request')} in flight finished`
     : ''
@@ -169,9 +242,10 @@ const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? on
 
 /** What a person starting the server needs to know, in plain words. */
 function startupSummary(address: string, config: AppConfig, kind: 'embedded' | 'postgres', worker: boolean): string {
-  const database = kind === 'embedded'
-    ? `embedded PostgreSQL in ${config.dataDir}/postgres (mas db url --data-dir ${config.dataDir} prints how to connect)`
-    : `PostgreSQL at ${withoutPassword(config.databaseUrl!)}`
+  const database =
+    kind === 'embedded'
+      ? `embedded PostgreSQL in ${config.dataDir}/postgres (mas db url --data-dir ${config.dataDir} prints how to connect)`
+      : `PostgreSQL at ${withoutPassword(config.databaseUrl!)}`
   return [
     `mas is serving on ${address}`,
     `  data directory: ${config.dataDir}`,
@@ -200,6 +274,8 @@ async function checkExecutionProvider(provider: ExecutionProvider): Promise<void
   try {
     await (await openSpeechModel(provider)).release()
   } catch (e) {
-    throw new ConfigError(`--execution-provider ${provider}: ${(e as Error).message}; a worker running models on ${provider} needs the GPU, its CUDA and cuDNN libraries and onnxruntime-node's CUDA files (README, "Workers on other machines")`)
+    throw new ConfigError(
+      `--execution-provider ${provider}: ${(e as Error).message}; a worker running models on ${provider} needs the GPU, its CUDA and cuDNN libraries and onnxruntime-node's CUDA files (README, "Workers on other machines")`,
+    )
   }
 }

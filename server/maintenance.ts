@@ -25,16 +25,32 @@ export function abandonedUploadMs(config: Pick<AppConfig, 'idleTimeoutSeconds' |
 }
 
 /** Starts the timers; the answer stops them. */
-export function startMaintenance(db: Kysely<DB>, config: AppConfig, storage: Storage, log: FastifyBaseLogger): () => void {
+export function startMaintenance(
+  db: Kysely<DB>,
+  config: AppConfig,
+  storage: Storage,
+  log: FastifyBaseLogger,
+): () => void {
   const folding = setInterval(() => {
     foldCrowdedTagSets(db).catch((err) => log.warn({ err }, 'folding tag set counts failed'))
     foldCrowdedBandCounts(db).catch((err) => log.warn({ err }, 'folding tag counts by band failed'))
   }, FOLD_EVERY_MS).unref()
-  const sweeping = setInterval(() => {
-    forgetOldFailures(db, loginLimits(config)).catch((err) => log.warn({ err }, 'forgetting old login failures failed'))
-    storage.sweepIncoming(abandonedUploadMs(config))
-      .then((removed) => { if (removed) log.info({ removed }, 'removed abandoned uploads') })
-      .catch((err) => log.warn({ err }, 'sweeping abandoned uploads failed'))
-  }, Math.min(SWEEP_EVERY_MS, abandonedUploadMs(config) / 2)).unref()
-  return () => { clearInterval(folding); clearInterval(sweeping) }
+  const sweeping = setInterval(
+    () => {
+      forgetOldFailures(db, loginLimits(config)).catch((err) =>
+        log.warn({ err }, 'forgetting old login failures failed'),
+      )
+      storage
+        .sweepIncoming(abandonedUploadMs(config))
+        .then((removed) => {
+          if (removed) log.info({ removed }, 'removed abandoned uploads')
+        })
+        .catch((err) => log.warn({ err }, 'sweeping abandoned uploads failed'))
+    },
+    Math.min(SWEEP_EVERY_MS, abandonedUploadMs(config) / 2),
+  ).unref()
+  return () => {
+    clearInterval(folding)
+    clearInterval(sweeping)
+  }
 }

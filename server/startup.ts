@@ -19,12 +19,22 @@ import { openStorage } from './storage/index.js'
 /** how long a start waits for a database whose sessions are being ended before it gives up */
 const STARTUP_PATIENCE_MS = 60_000
 
-export interface Prepared { database: Database; adminCreated?: string; staleUploadsRemoved: number; uncommittedRemoved: number }
+export interface Prepared {
+  database: Database
+  adminCreated?: string
+  staleUploadsRemoved: number
+  uncommittedRemoved: number
+}
 
-export async function prepare(config: AppConfig, opts: { poolSize?: number; bootstrap?: boolean } = {}): Promise<Prepared> {
-  const database = await openDatabase(config.databaseUrl
-    ? { url: config.databaseUrl, poolSize: opts.poolSize }
-    : { dataDir: config.dataDir, poolSize: opts.poolSize })
+export async function prepare(
+  config: AppConfig,
+  opts: { poolSize?: number; bootstrap?: boolean } = {},
+): Promise<Prepared> {
+  const database = await openDatabase(
+    config.databaseUrl
+      ? { url: config.databaseUrl, poolSize: opts.poolSize }
+      : { dataDir: config.dataDir, poolSize: opts.poolSize },
+  )
   const until = Date.now() + STARTUP_PATIENCE_MS
   for (let said = false; ; said = true) {
     try {
@@ -47,8 +57,10 @@ async function prepareOn(database: Database, config: AppConfig, opts: { bootstra
   if (opts.bootstrap !== false) {
     const admin = await bootstrapAdmin(database.db)
     if (admin?.generated) {
-      process.stderr.write(`Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
-        'This password is shown only once. Change it with: mas user set-password.\n')
+      process.stderr.write(
+        `Created the first admin user "${admin.username}" with password: ${admin.password}\n` +
+          'This password is shown only once. Change it with: mas user set-password.\n',
+      )
     }
     adminCreated = admin?.username
   }

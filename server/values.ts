@@ -9,7 +9,10 @@ export const err = (error: string): Parsed => ({ ok: false, error })
 export const INT_MIN = -2147483648
 export const INT_MAX = 2147483647
 
-export interface Range { min?: number; max?: number }
+export interface Range {
+  min?: number
+  max?: number
+}
 
 /** DRF's field-level messages, in one place. */
 export const MSG = {
@@ -47,7 +50,8 @@ export function parseInteger(v: unknown, f: Range = {}): Parsed {
 export function parseNumber(v: unknown, f: Range = {}): Parsed {
   let n: number
   if (typeof v === 'number') n = v
-  else if (typeof v === 'string' && v.trim() !== '' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v)
+  else if (typeof v === 'string' && v.trim() !== '' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v))
+    n = Number(v)
   else return err(MSG.number)
   if (!Number.isFinite(n)) return err(MSG.number)
   if (f.max !== undefined && n > f.max) return err(MSG.maxValue(f.max))
@@ -63,7 +67,10 @@ export function characters(s: string): number {
     const c = s.charCodeAt(i)
     if (c >= 0xd800 && c <= 0xdbff) {
       const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--
+        i++
+      }
     }
   }
   return n

@@ -43,32 +43,64 @@ export function boxOf(geometry: unknown): { start: number; end: number; low: num
 }
 
 /** The rows of an AOEF document, each an item (its place among the annotations and predictions), or what is wrong. */
-export function aoefRows(text: string, base: Record<string, unknown>): { rows: Array<RawRow & { item: number }>; errors: string[] } {
+export function aoefRows(
+  text: string,
+  base: Record<string, unknown>,
+): { rows: Array<RawRow & { item: number }>; errors: string[] } {
   let doc: unknown
-  try { doc = JSON.parse(text.replace(/^\uFEFF/, '')) } catch (err) {
+  try {
+    doc = JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (err) {
     return { rows: [], errors: [`not valid JSON (${(err as Error).message})`] }
   }
-  if (!isObject(doc) || !isObject(doc.data)) return { rows: [], errors: ['not an AOEF document (expected an object with "data")'] }
+  if (!isObject(doc) || !isObject(doc.data))
+    return { rows: [], errors: ['not an AOEF document (expected an object with "data")'] }
   const data = doc.data
   const recordings = new Map(list(data.recordings).map((r) => [String(r.uuid), String(r.path ?? '')]))
   const events = new Map(list(data.sound_events).map((e) => [String(e.uuid), e]))
-  const tags = new Map(list(data.tags).map((t) => [Number(t.id), { key: String(t.key ?? ''), value: String(t.value ?? '') }]))
-  const provenance: Record<string, unknown> = { ...base, version: base.version ?? doc.version,
-    parameters: { collection_type: data.collection_type, ...(typeof data.name === 'string' ? { name: data.name } : {}),
-      ...(typeof data.version === 'string' ? { model_version: data.version } : {}) } }
+  const tags = new Map(
+    list(data.tags).map((t) => [Number(t.id), { key: String(t.key ?? ''), value: String(t.value ?? '') }]),
+  )
+  const provenance: Record<string, unknown> = {
+    ...base,
+    version: base.version ?? doc.version,
+    parameters: {
+      collection_type: data.collection_type,
+      ...(typeof data.name === 'string' ? { name: data.name } : {}),
+      ...(typeof data.version === 'string' ? { model_version: data.version } : {}),
+    },
+  }
   const rows: Array<RawRow & { item: number }> = []
   const errors: string[] = []
-  const annotations = list(data.sound_event_annotations).map((a) => ({ a, machine: false, score: undefined as unknown, tagIds: Array.isArray(a.tags) ? a.tags as unknown[] : [] }))
-  const predictions = list(data.sound_event_predictions).map((a) => ({ a, machine: true, score: a.score,
-    tagIds: Array.isArray(a.tags) ? a.tags.map((p: unknown) => (Array.isArray(p) ? p[0] : p)) : [] }))
+  const annotations = list(data.sound_event_annotations).map((a) => ({
+    a,
+    machine: false,
+    score: undefined as unknown,
+    tagIds: Array.isArray(a.tags) ? (a.tags as unknown[]) : [],
+  }))
+  const predictions = list(data.sound_event_predictions).map((a) => ({
+    a,
+    machine: true,
+    score: a.score,
+    tagIds: Array.isArray(a.tags) ? a.tags.map((p: unknown) => (Array.isArray(p) ? p[0] : p)) : [],
+  }))
   ;[...annotations, ...predictions].forEach(({ a, machine, score, tagIds }, i) => {
     const item = i + 1
     const event = events.get(String(a.sound_event))
-    if (!event) { errors.push(`item ${item}: sound event ${String(a.sound_event)} is not in the document`); return }
+    if (!event) {
+      errors.push(`item ${item}: sound event ${String(a.sound_event)} is not in the document`)
+      return
+    }
     const box = boxOf(event.geometry)
-    if (!box) { errors.push(`item ${item}: sound event ${String(a.sound_event)} has no geometry mas can place`); return }
-    const named = tagIds.map((id: unknown) => tags.get(Number(id))).filter((t): t is { key: string; value: string } => t !== undefined)
-    const own = named.find((t) => CLASS_KEYS.includes(t.key.toLowerCase())) ?? named.find((t) => t.key !== 'review') ?? named[0]
+    if (!box) {
+      errors.push(`item ${item}: sound event ${String(a.sound_event)} has no geometry mas can place`)
+      return
+    }
+    const named = tagIds
+      .map((id: unknown) => tags.get(Number(id)))
+      .filter((t): t is { key: string; value: string } => t !== undefined)
+    const own =
+      named.find((t) => CLASS_KEYS.includes(t.key.toLowerCase())) ?? named.find((t) => t.key !== 'review') ?? named[0]
     const notes = list(a.notes).map((n) => String(n.message ?? ''))
     const kept = notes.find((n) => n.startsWith(PROVENANCE_NOTE))
     const note = notes.filter((n) => !n.startsWith(PROVENANCE_NOTE)).join('\n')
@@ -78,16 +110,26 @@ export function aoefRows(text: string, base: Record<string, unknown>): { rows: A
     if (note !== '') annotationsOut.notes = note
     let rowProvenance: unknown = provenance
     if (kept !== undefined) {
-      try { rowProvenance = JSON.parse(kept.slice(PROVENANCE_NOTE.length)) } catch { rowProvenance = kept.slice(PROVENANCE_NOTE.length) }
+      try {
+        rowProvenance = JSON.parse(kept.slice(PROVENANCE_NOTE.length))
+      } catch {
+        rowProvenance = kept.slice(PROVENANCE_NOTE.length)
+      }
     }
     rows.push({
       item,
       raw: {
-        mediaFile: nameRef(recordings.get(String(event.recording)) ?? ''), tagClass: nameRef(own?.value),
-        startTime: box.start, endTime: box.end, minFrequency: box.low, maxFrequency: box.high,
-        strength: typeof score === 'number' ? score : typeof features.strength === 'number' ? features.strength : undefined,
+        mediaFile: nameRef(recordings.get(String(event.recording)) ?? ''),
+        tagClass: nameRef(own?.value),
+        startTime: box.start,
+        endTime: box.end,
+        minFrequency: box.low,
+        maxFrequency: box.high,
+        strength:
+          typeof score === 'number' ? score : typeof features.strength === 'number' ? features.strength : undefined,
         ...(machine ? { machineTagged: true } : { userTagged: true }),
-        annotations: annotationsOut, provenance: rowProvenance,
+        annotations: annotationsOut,
+        provenance: rowProvenance,
       },
     })
   })
@@ -100,10 +142,17 @@ const uuidOf = (kind: number, id: number) => `00000000-0000-4000-8${kind}00-${id
 /** The tags as an AOEF annotation set: a recording per tagged media file (its alias as its path), a sound event per
  * tag (a BoundingBox, its strength a feature), a `class` tag with its class's name, a tag per annotation, a `review`
  * tag with the reviewers' decisions where there are any, and its notes and provenance as notes. */
-export function aoefDocument(tags: readonly TagRecord[], opts: {
-  alias: (id: number) => string; duration: (id: number) => number | undefined; sampleRate: (id: number) => number | undefined
-  className: (id: number) => string | undefined; review: (tagId: number) => string | undefined; now: string
-}): string {
+export function aoefDocument(
+  tags: readonly TagRecord[],
+  opts: {
+    alias: (id: number) => string
+    duration: (id: number) => number | undefined
+    sampleRate: (id: number) => number | undefined
+    className: (id: number) => string | undefined
+    review: (tagId: number) => string | undefined
+    now: string
+  },
+): string {
   const tagIds = new Map<string, number>()
   const tagId = (key: string, value: string) => {
     const k = `${key}\u0000${value}`
@@ -111,28 +160,58 @@ export function aoefDocument(tags: readonly TagRecord[], opts: {
     return tagIds.get(k)!
   }
   const files = [...new Set(tags.map((t) => Number(t.mediaFile)))]
-  const recordings = files.map((id) => ({ uuid: uuidOf(1, id), path: opts.alias(id), duration: opts.duration(id) ?? 0, channels: 1,
-    samplerate: opts.sampleRate(id) ?? 0 }))
+  const recordings = files.map((id) => ({
+    uuid: uuidOf(1, id),
+    path: opts.alias(id),
+    duration: opts.duration(id) ?? 0,
+    channels: 1,
+    samplerate: opts.sampleRate(id) ?? 0,
+  }))
   const events = tags.map((t) => ({
-    uuid: uuidOf(2, Number(t.id)), recording: uuidOf(1, Number(t.mediaFile)),
+    uuid: uuidOf(2, Number(t.id)),
+    recording: uuidOf(1, Number(t.mediaFile)),
     geometry: { type: 'BoundingBox', coordinates: [t.startTime, t.minFrequency, t.endTime, t.maxFrequency] },
     ...(typeof t.strength === 'number' ? { features: { strength: t.strength } } : {}),
   }))
   const annotations = tags.map((t) => {
     const review = opts.review(Number(t.id))
     const ids = [tagId('class', opts.className(Number(t.tagClass)) ?? String(t.tagClass))]
-    const annotations = t.annotations !== null && typeof t.annotations === 'object' ? t.annotations as Record<string, unknown> : {}
-    for (const [key, value] of Object.entries(annotations)) if (key !== 'notes' && key !== 'review') ids.push(tagId(key, String(value)))
+    const annotations =
+      t.annotations !== null && typeof t.annotations === 'object' ? (t.annotations as Record<string, unknown>) : {}
+    for (const [key, value] of Object.entries(annotations))
+      if (key !== 'notes' && key !== 'review') ids.push(tagId(key, String(value)))
     if (review !== undefined) ids.push(tagId('review', review))
-    const note = (n: number, message: string) => ({ uuid: uuidOf(n, Number(t.id)), message, is_issue: false, created_on: opts.now })
-    const notes = [...typeof annotations.notes === 'string' ? [note(6, annotations.notes)] : [],
-      ...t.provenance ? [note(4, PROVENANCE_NOTE + JSON.stringify(t.provenance))] : []]
-    return { uuid: uuidOf(3, Number(t.id)), sound_event: uuidOf(2, Number(t.id)), tags: ids, ...(notes.length ? { notes } : {}), created_on: opts.now }
+    const note = (n: number, message: string) => ({
+      uuid: uuidOf(n, Number(t.id)),
+      message,
+      is_issue: false,
+      created_on: opts.now,
+    })
+    const notes = [
+      ...(typeof annotations.notes === 'string' ? [note(6, annotations.notes)] : []),
+      ...(t.provenance ? [note(4, PROVENANCE_NOTE + JSON.stringify(t.provenance))] : []),
+    ]
+    return {
+      uuid: uuidOf(3, Number(t.id)),
+      sound_event: uuidOf(2, Number(t.id)),
+      tags: ids,
+      ...(notes.length ? { notes } : {}),
+      created_on: opts.now,
+    }
   })
   const data = {
-    uuid: uuidOf(5, 0), collection_type: 'annotation_set',
-    tags: [...tagIds.keys()].map((k, id) => { const [key, value] = k.split('\u0000'); return { id, key, value } }),
-    recordings, sound_events: events, sound_event_annotations: annotations, clips: [], clip_annotations: [], created_on: opts.now,
+    uuid: uuidOf(5, 0),
+    collection_type: 'annotation_set',
+    tags: [...tagIds.keys()].map((k, id) => {
+      const [key, value] = k.split('\u0000')
+      return { id, key, value }
+    }),
+    recordings,
+    sound_events: events,
+    sound_event_annotations: annotations,
+    clips: [],
+    clip_annotations: [],
+    created_on: opts.now,
   }
   return JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }, null, 1) + '\n'
 }

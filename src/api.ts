@@ -15,7 +15,12 @@ export const API_PATH = '/api/v0/'
 
 /** The server answered with an error status. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly body: unknown, readonly method: string, readonly url: string) {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly method: string,
+    readonly url: string,
+  ) {
     super((status === 404 && recordNotFound(url, body)) || describeError(status, body))
     this.name = 'ApiError'
   }
@@ -23,7 +28,11 @@ export class ApiError extends Error {
 
 /** The server could not be reached at all (after retries). */
 export class ConnectionError extends Error {
-  constructor(readonly url: string, readonly code: string | undefined, message: string) {
+  constructor(
+    readonly url: string,
+    readonly code: string | undefined,
+    message: string,
+  ) {
     super(message)
     this.name = 'ConnectionError'
   }
@@ -37,10 +46,26 @@ export const DEFAULT_TIMEOUT_SECONDS = 60
 const UPLOAD_MS_PER_MIB = 1000
 
 const RETRY_STATUS = new Set([502, 503, 504])
-const RETRY_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ECONNABORTED',
-  'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET'])
+const RETRY_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
+])
 
-export interface Page<T> { count: number; next: string | null; previous: string | null; results: T[] }
+export interface Page<T> {
+  count: number
+  next: string | null
+  previous: string | null
+  results: T[]
+}
 
 export interface ClientOptions {
   server: string
@@ -68,7 +93,11 @@ interface RequestOptions {
   headers?: Record<string, string>
 }
 
-export interface Answer<T> { status: number; data: T; headers: Record<string, string | string[] | undefined> }
+export interface Answer<T> {
+  status: number
+  data: T
+  headers: Record<string, string | string[] | undefined>
+}
 
 export function normalizeServer(server: string): string {
   let s = server.trim()
@@ -119,15 +148,31 @@ export class ApiClient {
   async request<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const url = this.url(path, opts.query)
     const retry = opts.retry ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method)
-    const headers = this.headers({ ...(opts.json !== undefined || opts.jsonText !== undefined ? { 'content-type': 'application/json' }
-      : opts.form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...opts.headers })
-    const body = opts.jsonText ?? (opts.json !== undefined ? JSON.stringify(opts.json)
-      : opts.form !== undefined ? new URLSearchParams(opts.form).toString() : undefined)
+    const headers = this.headers({
+      ...(opts.json !== undefined || opts.jsonText !== undefined
+        ? { 'content-type': 'application/json' }
+        : opts.form !== undefined
+          ? { 'content-type': 'application/x-www-form-urlencoded' }
+          : {}),
+      ...opts.headers,
+    })
+    const body =
+      opts.jsonText ??
+      (opts.json !== undefined
+        ? JSON.stringify(opts.json)
+        : opts.form !== undefined
+          ? new URLSearchParams(opts.form).toString()
+          : undefined)
     return this.withRetry(method, url, retry, async () => {
       const res = await exchangeText({
-        method, url, headers, body, onStatus: opts.onStatus,
+        method,
+        url,
+        headers,
+        body,
+        onStatus: opts.onStatus,
         // the answer's head within the timeout once the request is sent; no silence longer within it
-        connectTimeoutMs: CONNECT_TIMEOUT_MS, timeoutMs: this.timeoutMs,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        timeoutMs: this.timeoutMs,
       })
       this.memory?.observe(res.headers[NAMES_VERSION_HEADER])
       return { status: res.status, data: parseBody(res.text) as T, headers: res.headers }
@@ -137,43 +182,70 @@ export class ApiClient {
   /** Multipart upload; `form` builds a fresh body for each attempt since a stream cannot be re-read.
    * Sent by form-data's own submit (node's http client, connections kept alive): got costs twice its
    * CPU a request, which on a bulk import of small files is taken from the server beside it. */
-  async upload<T = any>(path: string, form: () => FormData | Promise<FormData>, opts: { retry?: boolean } = {}): Promise<Answer<T>> {
+  async upload<T = any>(
+    path: string,
+    form: () => FormData | Promise<FormData>,
+    opts: { retry?: boolean } = {},
+  ): Promise<Answer<T>> {
     const url = this.url(path)
     const target = new URL(url)
     const https = target.protocol === 'https:'
     return this.withRetry('POST', url, opts.retry ?? false, async () => {
       const body = await form()
       return new Promise<Answer<T>>((resolve, reject) => {
-        const request = body.submit({
-          protocol: https ? 'https:' : 'http:', host: target.hostname, port: target.port || (https ? 443 : 80),
-          path: target.pathname + target.search, method: 'POST', headers: this.headers(),
-          agent: https ? httpsAgent : httpAgent,
-        }, (err, res) => {
-          if (err) return reject(err)
-          let text = ''
-          res.setEncoding('utf8')
-          res.on('data', (chunk: string) => { text += chunk })
-          res.on('error', reject)
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, data: parseBody(text) as T, headers: res.headers }))
-        })
+        const request = body.submit(
+          {
+            protocol: https ? 'https:' : 'http:',
+            host: target.hostname,
+            port: target.port || (https ? 443 : 80),
+            path: target.pathname + target.search,
+            method: 'POST',
+            headers: this.headers(),
+            agent: https ? httpsAgent : httpAgent,
+          },
+          (err, res) => {
+            if (err) return reject(err)
+            let text = ''
+            res.setEncoding('utf8')
+            res.on('data', (chunk: string) => {
+              text += chunk
+            })
+            res.on('error', reject)
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, data: parseBody(text) as T, headers: res.headers }),
+            )
+          },
+        )
         request.on('error', reject)
-        const connecting = setTimeout(() => { if (!request.socket || request.socket.connecting) request.destroy(timedOut('connect timed out')) }, CONNECT_TIMEOUT_MS)
+        const connecting = setTimeout(() => {
+          if (!request.socket || request.socket.connecting) request.destroy(timedOut('connect timed out'))
+        }, CONNECT_TIMEOUT_MS)
         request.once('close', () => clearTimeout(connecting))
         // a server that stops reading or never answers: no byte either way for this long ends the attempt
         const silentMs = this.timeoutMs + Math.ceil(lengthOf(body) / 1024 ** 2) * UPLOAD_MS_PER_MIB
-        request.setTimeout(silentMs, () => request.destroy(timedOut(`no answer within ${Math.round(silentMs / 1000)} s`)))
+        request.setTimeout(silentMs, () =>
+          request.destroy(timedOut(`no answer within ${Math.round(silentMs / 1000)} s`)),
+        )
       })
     })
   }
 
   /** A response body as a stream (file downloads); the caller's URL may be absolute. `waitAtLeastMs`: for an answer
    * the server takes long to make (a whole recording's picture), the least time it may take to begin. */
-  async download(url: string, opts: { waitAtLeastMs?: number } = {}): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
+  async download(
+    url: string,
+    opts: { waitAtLeastMs?: number } = {},
+  ): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
     const abs = this.url(url)
     const res = await exchange({
-      method: 'GET', url: abs, headers: this.headers({ accept: '*/*' }), connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      method: 'GET',
+      url: abs,
+      headers: this.headers({ accept: '*/*' }),
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
       timeoutMs: Math.max(this.timeoutMs, opts.waitAtLeastMs ?? 0),
-    }).catch((err: unknown) => { throw connectionError(abs, err) })
+    }).catch((err: unknown) => {
+      throw connectionError(abs, err)
+    })
     if (res.status >= 400) {
       res.body.setEncoding('utf8')
       let text = ''
@@ -188,7 +260,9 @@ export class ApiClient {
     return this.request<{ token?: string }>('POST', this.tokenLoginUrl, { form: { username, password }, retry: true })
   }
 
-  get tokenLoginUrl(): string { return `${this.server}/api-token-auth/` }
+  get tokenLoginUrl(): string {
+    return `${this.server}/api-token-auth/`
+  }
 
   async get<T = any>(path: string, query?: Query): Promise<T> {
     return this.ok(await this.request<T>('GET', path, { query }), 'GET', path)
@@ -210,7 +284,12 @@ export class ApiClient {
   /** Every record of a list, across its pages. `flags` names the flag behind each filter of `query`, for the
    * refusal when the server ignored one that the records cannot be checked against (listFilters.ts); `ownFilters`
    * are filters of an extension path, applied by any server that answers it. */
-  async all<T = any>(path: string, query: Query = {}, flags?: Record<string, string>, ownFilters?: readonly string[]): Promise<T[]> {
+  async all<T = any>(
+    path: string,
+    query: Query = {},
+    flags?: Record<string, string>,
+    ownFilters?: readonly string[],
+  ): Promise<T[]> {
     const records: T[] = []
     for await (const page of this.pages<T>(path, query, undefined, flags, ownFilters)) records.push(...page)
     return records
@@ -219,15 +298,24 @@ export class ApiClient {
   /** The pages of a list, one array of records at a time, each record checked against the filters of `query`
    * (a server that ignores a filter answers every record: those that do not match are dropped here);
    * `onCount` hears the total the first page announces */
-  async *pages<T = any>(path: string, query: Query = {}, onCount?: (count: number) => void, flags?: Record<string, string>,
-    ownFilters?: readonly string[]): AsyncGenerator<T[]> {
+  async *pages<T = any>(
+    path: string,
+    query: Query = {},
+    onCount?: (count: number) => void,
+    flags?: Record<string, string>,
+    ownFilters?: readonly string[],
+  ): AsyncGenerator<T[]> {
     const check = filterCheck(query, flags, ownFilters)
     let next: string | null = this.url(path, { page_size: 1000, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {
       seen.add(next)
       const data: Page<T> | T[] = await this.get(next)
-      if (Array.isArray(data)) { onCount?.(data.length); yield check.keep(data); return }
+      if (Array.isArray(data)) {
+        onCount?.(data.length)
+        yield check.keep(data)
+        return
+      }
       if (seen.size === 1 && typeof data.count === 'number') onCount?.(data.count)
       yield check.keep(data.results ?? [])
       next = data.next ?? null
@@ -239,7 +327,12 @@ export class ApiClient {
     return answer.data
   }
 
-  private async withRetry<T>(method: string, url: string, retry: boolean, attempt: () => Promise<Answer<T>>): Promise<Answer<T>> {
+  private async withRetry<T>(
+    method: string,
+    url: string,
+    retry: boolean,
+    attempt: () => Promise<Answer<T>>,
+  ): Promise<Answer<T>> {
     for (let n = 0; ; n++) {
       const last = !retry || n >= this.retries
       let answer: Answer<T>
@@ -265,7 +358,11 @@ function timedOut(message: string): Error {
 
 /** The bytes a form will send, when it knows them (0 otherwise). */
 function lengthOf(form: FormData): number {
-  try { return form.getLengthSync() } catch { return 0 }
+  try {
+    return form.getLengthSync()
+  } catch {
+    return 0
+  }
 }
 
 function isRetryable(err: unknown): boolean {
@@ -278,25 +375,45 @@ function connectionError(url: string, err: unknown): Error {
   if ((err as any)?.code) {
     const code = (err as any).code as string | undefined
     const origin = safeOrigin(url)
-    return new ConnectionError(url, code, `Cannot reach the server at ${origin}${code ? ` (${code})` : ''}: ${(err as Error).message}`)
+    return new ConnectionError(
+      url,
+      code,
+      `Cannot reach the server at ${origin}${code ? ` (${code})` : ''}: ${(err as Error).message}`,
+    )
   }
   return err as Error
 }
 
 function safeOrigin(url: string): string {
-  try { return new URL(url).origin } catch { return url }
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
 }
 
 /** JSON whatever the content type says (the original service sends JSON as text/html). */
 export function parseBody(text: string): unknown {
   if (text === '') return undefined
-  try { return JSON.parse(text) } catch { return text }
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
 }
 
 /** Names of the API's record paths in messages: `mediaFile/9/` is "media file 9". */
 const RECORD_NAMES: Record<string, string> = {
-  mediaFile: 'media file', tagSet: 'tag set', tagClass: 'tag class', jobResultFile: 'job result file', jobs: 'job',
-  appPermission: 'grant', appUserGroup: 'group', jobParameters: 'job parameters', jobType: 'job type', sensorArray: 'sensor array',
+  mediaFile: 'media file',
+  tagSet: 'tag set',
+  tagClass: 'tag class',
+  jobResultFile: 'job result file',
+  jobs: 'job',
+  appPermission: 'grant',
+  appUserGroup: 'group',
+  jobParameters: 'job parameters',
+  jobType: 'job type',
+  sensorArray: 'sensor array',
 }
 
 /** "media file 99999 not found" for a plain 404 on a record's path (or below it); undefined otherwise. */
@@ -304,7 +421,11 @@ export function recordNotFound(url: string, body: unknown): string | undefined {
   const detail = errorDetail(body)
   if (detail && detail !== 'Not found.') return undefined
   let path: string
-  try { path = new URL(url).pathname } catch { return undefined }
+  try {
+    path = new URL(url).pathname
+  } catch {
+    return undefined
+  }
   const at = path.indexOf(API_PATH)
   if (at < 0) return undefined
   const [resource, id] = path.slice(at + API_PATH.length).split('/')
@@ -317,11 +438,16 @@ export function recordNotFound(url: string, body: unknown): string | undefined {
 export function describeError(status: number, body: unknown): string {
   const detail = errorDetail(body)
   switch (status) {
-    case 401: return `Not authenticated${detail ? ` (${detail})` : ''}: run mas login`
-    case 403: return `Forbidden${detail ? `: ${detail}` : ''}`
-    case 404: return detail && detail !== 'Not found.' ? `Not found: ${detail}` : 'Not found.'
-    case 405: return `Not supported by this server${detail ? `: ${detail}` : ''}`
-    default: return `${status >= 500 ? 'Server error' : 'Rejected'} (${status})${detail ? `: ${detail}` : ''}`
+    case 401:
+      return `Not authenticated${detail ? ` (${detail})` : ''}: run mas login`
+    case 403:
+      return `Forbidden${detail ? `: ${detail}` : ''}`
+    case 404:
+      return detail && detail !== 'Not found.' ? `Not found: ${detail}` : 'Not found.'
+    case 405:
+      return `Not supported by this server${detail ? `: ${detail}` : ''}`
+    default:
+      return `${status >= 500 ? 'Server error' : 'Rejected'} (${status})${detail ? `: ${detail}` : ''}`
   }
 }
 
@@ -330,19 +456,27 @@ export function errorDetail(body: unknown): string {
   if (body === undefined || body === null) return ''
   if (typeof body === 'string') return body.length > 200 || /<html/i.test(body) ? '' : body.trim()
   if (Array.isArray(body)) {
-    const items = body.map((item, i) => {
-      const d = errorDetail(item)
-      return d ? `item ${i + 1}: ${d}` : ''
-    }).filter(Boolean)
+    const items = body
+      .map((item, i) => {
+        const d = errorDetail(item)
+        return d ? `item ${i + 1}: ${d}` : ''
+      })
+      .filter(Boolean)
     return items.length ? items.join('; ') : body.map(String).join('; ')
   }
   if (typeof body === 'object') {
     const o = body as Record<string, unknown>
     if (typeof o.detail === 'string' && Object.keys(o).length === 1) return o.detail
-    return Object.entries(o).map(([k, v]) => {
-      const msg = Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? errorDetail(x) : String(x))).join(' ') : typeof v === 'object' ? errorDetail(v) : String(v)
-      return k === 'non_field_errors' || k === 'detail' ? msg : `${k}: ${msg}`
-    }).join('; ')
+    return Object.entries(o)
+      .map(([k, v]) => {
+        const msg = Array.isArray(v)
+          ? v.map((x) => (typeof x === 'object' ? errorDetail(x) : String(x))).join(' ')
+          : typeof v === 'object'
+            ? errorDetail(v)
+            : String(v)
+        return k === 'non_field_errors' || k === 'detail' ? msg : `${k}: ${msg}`
+      })
+      .join('; ')
   }
   return String(body)
 }
@@ -353,7 +487,11 @@ function numberFromEnv(name: string, fallback: number): number {
 }
 
 /** Runs `fn` over items with at most `limit` running at once; results in input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
   const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {

@@ -16,7 +16,9 @@ import { DEFAULT_PROFILE, readProfile, type Profile } from './profiles.js'
 // line on stderr with exit codes 0 ok, 1 failure, 2 usage. AuthCommand adds the token
 // and an API client.
 
-export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<typeof BaseCommand['baseFlags'] & T['flags']>
+export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
 export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8000'
@@ -25,12 +27,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static enableJsonFlag = true
   static baseFlags = {
     profile: Flags.string({
-      description: 'profile to use (several servers or accounts)', env: 'MAS_PROFILE', default: DEFAULT_PROFILE,
+      description: 'profile to use (several servers or accounts)',
+      env: 'MAS_PROFILE',
+      default: DEFAULT_PROFILE,
       helpGroup: 'GLOBAL',
     }),
     timeout: Flags.integer({
       description: `seconds to wait for each answer of the server before trying again or giving up (uploads wait longer, by their size) [default: ${DEFAULT_TIMEOUT_SECONDS}]`,
-      env: 'MAS_TIMEOUT', min: 1, helpGroup: 'GLOBAL',
+      env: 'MAS_TIMEOUT',
+      min: 1,
+      helpGroup: 'GLOBAL',
     }),
   }
 
@@ -73,7 +79,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** A list of records, the one way every list command prints them (flags of src/listOutput.ts):
    * prints the table or CSV (not under --json) and returns the records shown, the --json result.
    * A `Table` (src/columns.ts) shows names for ids, read from the API only when a table is printed. */
-  protected async showList<R>(rows: readonly R[], columns: readonly Column<R>[] | Table, scope: NameScope = {}): Promise<R[]> {
+  protected async showList<R>(
+    rows: readonly R[],
+    columns: readonly Column<R>[] | Table,
+    scope: NameScope = {},
+  ): Promise<R[]> {
     if (!Array.isArray(columns)) {
       const table = columns as Table
       const names = this.jsonEnabled() || !table.kinds.length ? Names.none : await this.names(table.kinds, scope)
@@ -96,13 +106,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   async catch(err: any): Promise<any> {
     if (err instanceof Errors.ExitError) throw err
     const exit = exitCodeOf(err)
-    const message = err instanceof ApiError && err.status === 400
-      ? describeError(400, bodyWithFlagNames(err.body, this.ctor))
-      : messageOf(err)
+    const message =
+      err instanceof ApiError && err.status === 400
+        ? describeError(400, bodyWithFlagNames(err.body, this.ctor))
+        : messageOf(err)
     if (process.env.DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`)
     process.stderr.write(`Error: ${message}\n`)
     if (this.jsonEnabled()) {
-      this.logJson({ error: { message, exit, ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}) } })
+      this.logJson({
+        error: { message, exit, ...(err instanceof ApiError ? { status: err.status, body: err.body } : {}) },
+      })
     }
     this.exit(exit)
   }
@@ -117,7 +130,9 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
     await super.init()
     const token = process.env.MAS_TOKEN || this.profile?.token
     if (!token) {
-      failure(`Not logged in${this.flags.profile !== DEFAULT_PROFILE ? ` (profile "${this.flags.profile}")` : ''} to ${this.server}: run mas login`)
+      failure(
+        `Not logged in${this.flags.profile !== DEFAULT_PROFILE ? ` (profile "${this.flags.profile}")` : ''} to ${this.server}: run mas login`,
+      )
     }
     this.api = this.client(token)
     if ((this.ctor as typeof AuthCommand).remembersNames) {

@@ -23,35 +23,122 @@ const SCHEMA_BASE = `https://raw.githubusercontent.com/tdwg/camtrap-dp/${CAMTRAP
 const MISSING_LOCATION = 'Camtrap DP requires latitude and longitude'
 
 /** The columns of each table: Camtrap DP 1.0.2's fields in their order, then mas's extension columns (§33). */
-export const DEPLOYMENT_COLUMNS = ['deploymentID', 'locationID', 'locationName', 'latitude', 'longitude', 'coordinateUncertainty',
-  'deploymentStart', 'deploymentEnd', 'setupBy', 'cameraID', 'cameraModel', 'cameraDelay', 'cameraHeight', 'cameraDepth', 'cameraTilt',
-  'cameraHeading', 'detectionDistance', 'timestampIssues', 'baitUse', 'featureType', 'habitat', 'deploymentGroups', 'deploymentTags',
-  'deploymentComments'] as const
-export const MEDIA_COLUMNS = ['mediaID', 'deploymentID', 'captureMethod', 'timestamp', 'filePath', 'filePublic', 'fileName',
-  'fileMediatype', 'exifData', 'favorite', 'mediaComments'] as const
+export const DEPLOYMENT_COLUMNS = [
+  'deploymentID',
+  'locationID',
+  'locationName',
+  'latitude',
+  'longitude',
+  'coordinateUncertainty',
+  'deploymentStart',
+  'deploymentEnd',
+  'setupBy',
+  'cameraID',
+  'cameraModel',
+  'cameraDelay',
+  'cameraHeight',
+  'cameraDepth',
+  'cameraTilt',
+  'cameraHeading',
+  'detectionDistance',
+  'timestampIssues',
+  'baitUse',
+  'featureType',
+  'habitat',
+  'deploymentGroups',
+  'deploymentTags',
+  'deploymentComments',
+] as const
+export const MEDIA_COLUMNS = [
+  'mediaID',
+  'deploymentID',
+  'captureMethod',
+  'timestamp',
+  'filePath',
+  'filePublic',
+  'fileName',
+  'fileMediatype',
+  'exifData',
+  'favorite',
+  'mediaComments',
+] as const
 export const MEDIA_EXTENSIONS = ['samplingFrequency', 'bitDepth', 'duration'] as const
-export const OBSERVATION_COLUMNS = ['observationID', 'deploymentID', 'mediaID', 'eventID', 'eventStart', 'eventEnd', 'observationLevel',
-  'observationType', 'cameraSetupType', 'scientificName', 'count', 'lifeStage', 'sex', 'behavior', 'individualID',
-  'individualPositionRadius', 'individualPositionAngle', 'individualSpeed', 'bboxX', 'bboxY', 'bboxWidth', 'bboxHeight',
-  'classificationMethod', 'classifiedBy', 'classificationTimestamp', 'classificationProbability', 'observationTags',
-  'observationComments'] as const
-export const OBSERVATION_EXTENSIONS = ['frequencyLow', 'frequencyHigh', 'startOffset', 'endOffset', 'detectionStrength',
-  'reviewStatus', 'taggedClass', 'provenance'] as const
+export const OBSERVATION_COLUMNS = [
+  'observationID',
+  'deploymentID',
+  'mediaID',
+  'eventID',
+  'eventStart',
+  'eventEnd',
+  'observationLevel',
+  'observationType',
+  'cameraSetupType',
+  'scientificName',
+  'count',
+  'lifeStage',
+  'sex',
+  'behavior',
+  'individualID',
+  'individualPositionRadius',
+  'individualPositionAngle',
+  'individualSpeed',
+  'bboxX',
+  'bboxY',
+  'bboxWidth',
+  'bboxHeight',
+  'classificationMethod',
+  'classifiedBy',
+  'classificationTimestamp',
+  'classificationProbability',
+  'observationTags',
+  'observationComments',
+] as const
+export const OBSERVATION_EXTENSIONS = [
+  'frequencyLow',
+  'frequencyHigh',
+  'startOffset',
+  'endOffset',
+  'detectionStrength',
+  'reviewStatus',
+  'taggedClass',
+  'provenance',
+] as const
 
 /** The flags of the format, spread into `mas tag export`'s. */
 export const camtrapFlags = {
-  output: Flags.string({ char: 'o', description: 'folder to write the package to (--format camtrap-dp; new or empty)' }),
-  'reviewed-only': Flags.boolean({ description: 'only the tags reviewers confirmed (consensus yes; --format camtrap-dp)', default: false }),
-  'utc-offset': Flags.string({ description: 'the recorders\' clock offset from UTC, e.g. +02:00 (--format camtrap-dp; default: UTC)', default: 'Z' }),
-  latitude: Flags.string({ description: 'latitude of deployments whose recordings have none in their metadata (--format camtrap-dp)' }),
-  longitude: Flags.string({ description: 'longitude of deployments whose recordings have none in their metadata (--format camtrap-dp)' }),
+  output: Flags.string({
+    char: 'o',
+    description: 'folder to write the package to (--format camtrap-dp; new or empty)',
+  }),
+  'reviewed-only': Flags.boolean({
+    description: 'only the tags reviewers confirmed (consensus yes; --format camtrap-dp)',
+    default: false,
+  }),
+  'utc-offset': Flags.string({
+    description: "the recorders' clock offset from UTC, e.g. +02:00 (--format camtrap-dp; default: UTC)",
+    default: 'Z',
+  }),
+  latitude: Flags.string({
+    description: 'latitude of deployments whose recordings have none in their metadata (--format camtrap-dp)',
+  }),
+  longitude: Flags.string({
+    description: 'longitude of deployments whose recordings have none in their metadata (--format camtrap-dp)',
+  }),
 }
 
-export interface CamtrapFlags { output?: string; 'reviewed-only'?: boolean; 'utc-offset'?: string; latitude?: string; longitude?: string }
+export interface CamtrapFlags {
+  output?: string
+  'reviewed-only'?: boolean
+  'utc-offset'?: string
+  latitude?: string
+  longitude?: string
+}
 
 /** The flags of the format refused with any other one, and their values checked: a usage error says which. */
 export function checkCamtrapFlags(flags: CamtrapFlags, format: string): void {
-  const given = (['output', 'reviewed-only', 'latitude', 'longitude'] as const).filter((f) => flags[f] !== undefined && flags[f] !== false)
+  const given = (['output', 'reviewed-only', 'latitude', 'longitude'] as const).filter(
+    (f) => flags[f] !== undefined && flags[f] !== false,
+  )
   if (flags['utc-offset'] !== undefined && flags['utc-offset'] !== 'Z') given.push('utc-offset' as never)
   if (format !== 'camtrap-dp') {
     if (given.length) usageError(`--${given[0]} is for --format camtrap-dp only`)
@@ -62,17 +149,20 @@ export function checkCamtrapFlags(flags: CamtrapFlags, format: string): void {
   const lat = flags.latitude === undefined ? undefined : Number(flags.latitude)
   const lon = flags.longitude === undefined ? undefined : Number(flags.longitude)
   if ((lat === undefined) !== (lon === undefined)) usageError('--latitude and --longitude go together')
-  if (lat !== undefined && !(Number.isFinite(lat) && lat >= -90 && lat <= 90)) usageError(`--latitude: expected a number from -90 to 90, not ${JSON.stringify(flags.latitude)}`)
-  if (lon !== undefined && !(Number.isFinite(lon) && lon >= -180 && lon <= 180)) usageError(`--longitude: expected a number from -180 to 180, not ${JSON.stringify(flags.longitude)}`)
+  if (lat !== undefined && !(Number.isFinite(lat) && lat >= -90 && lat <= 90))
+    usageError(`--latitude: expected a number from -90 to 90, not ${JSON.stringify(flags.latitude)}`)
+  if (lon !== undefined && !(Number.isFinite(lon) && lon >= -180 && lon <= 180))
+    usageError(`--longitude: expected a number from -180 to 180, not ${JSON.stringify(flags.longitude)}`)
 }
 
 /** `Z`, `+02:00`, `-0530`, `+2` → its designator as Camtrap DP writes it and its minutes east of UTC. */
 function utcOffset(text: string): { suffix: string; minutes: number } {
   if (/^(z|utc|\+?0+(:?0+)?)$/i.test(text)) return { suffix: 'Z', minutes: 0 }
   const m = /^([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(text.trim())
-  if (!m || Number(m[2]) > 14 || Number(m[3] ?? 0) > 59) usageError(`--utc-offset: expected Z or ±hh:mm (e.g. +02:00), not ${JSON.stringify(text)}`)
+  if (!m || Number(m[2]) > 14 || Number(m[3] ?? 0) > 59)
+    usageError(`--utc-offset: expected Z or ±hh:mm (e.g. +02:00), not ${JSON.stringify(text)}`)
   const minutes = (Number(m[2]) * 60 + Number(m[3] ?? 0)) * (m[1] === '-' ? -1 : 1)
-  return { suffix: `${m[1]}${m[2].padStart(2, '0')}:${(m[3] ?? '00')}`, minutes }
+  return { suffix: `${m[1]}${m[2].padStart(2, '0')}:${m[3] ?? '00'}`, minutes }
 }
 
 // ---- review status ------------------------------------------------------
@@ -80,14 +170,19 @@ function utcOffset(text: string): { suffix: string; minutes: number } {
 /** What reviewers said of one tag: the consensus of their yes, no and unsure decisions (the most frequent, a
  * tie unsure: server/analysis/reviews.ts, docs/decisions.md §19), who said it and when last, and the class
  * named most by the `no` decisions. */
-export interface TagStatus { consensus: 'yes' | 'no' | 'unsure'; by: number[]; at: string; namedClass: number | null }
+export interface TagStatus {
+  consensus: 'yes' | 'no' | 'unsure'
+  by: number[]
+  at: string
+  namedClass: number | null
+}
 
 export function reviewStatuses(reviews: readonly ReviewRecord[]): Map<number, TagStatus> {
   const byTag = new Map<number, ReviewRecord[]>()
   for (const r of reviews) {
     if (r.decision === 'skip') continue
     let list = byTag.get(r.tag)
-    if (!list) byTag.set(r.tag, list = [])
+    if (!list) byTag.set(r.tag, (list = []))
     list.push(r)
   }
   const out = new Map<number, TagStatus>()
@@ -99,12 +194,19 @@ export function reviewStatuses(reviews: readonly ReviewRecord[]): Map<number, Ta
     const said = list.filter((r) => r.decision === consensus)
     const agreeing = said.length ? said : list
     const named = new Map<number, number>()
-    for (const r of list) if (r.decision === 'no' && r.tagClass !== null) named.set(r.tagClass, (named.get(r.tagClass) ?? 0) + 1)
+    for (const r of list)
+      if (r.decision === 'no' && r.tagClass !== null) named.set(r.tagClass, (named.get(r.tagClass) ?? 0) + 1)
     // the most named, the lowest id of equals (as PostgreSQL's mode() over the ids in order)
     const namedClass = [...named].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? null
     out.set(tag, {
-      consensus, by: [...new Set(agreeing.map((r) => r.user))],
-      at: agreeing.map((r) => r.creationDate).sort().at(-1) ?? '', namedClass,
+      consensus,
+      by: [...new Set(agreeing.map((r) => r.user))],
+      at:
+        agreeing
+          .map((r) => r.creationDate)
+          .sort()
+          .at(-1) ?? '',
+      namedClass,
     })
   }
   return out
@@ -131,7 +233,7 @@ function secondText(ms: number): string {
   let text = seconds.get(ms)
   if (text === undefined) {
     if (seconds.size >= 100_000) seconds.clear()
-    seconds.set(ms, text = secondsText(ms))
+    seconds.set(ms, (text = secondsText(ms)))
   }
   return text
 }
@@ -143,7 +245,7 @@ function stamp(text: string | undefined): string {
   let out = stamps.get(text)
   if (out === undefined) {
     if (stamps.size >= 100_000) stamps.clear()
-    stamps.set(text, out = stampOf(text))
+    stamps.set(text, (out = stampOf(text)))
   }
   return out
 }
@@ -154,7 +256,12 @@ function stampOf(text: string | undefined): string {
   if (ms === undefined) return ''
   const minutes = -new Date(ms).getTimezoneOffset()
   if (!NO_ZONE.test(text!)) return `${secondsText(ms)}Z`
-  return secondsText(ms) + (minutes === 0 ? 'Z' : `${minutes < 0 ? '-' : '+'}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`)
+  return (
+    secondsText(ms) +
+    (minutes === 0
+      ? 'Z'
+      : `${minutes < 0 ? '-' : '+'}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`)
+  )
 }
 
 // ---- the package --------------------------------------------------------
@@ -171,10 +278,33 @@ export interface CamtrapExport {
   onPage?: (rows: number) => void
 }
 
-export interface CamtrapSummary { path: string; deployments: number; media: number; observations: number; tags: number; unlocated: number }
+export interface CamtrapSummary {
+  path: string
+  deployments: number
+  media: number
+  observations: number
+  tags: number
+  unlocated: number
+}
 
-interface Deployment { id: string; name: string; sensor: number | null; lat?: number; lon?: number; start?: number; end?: number }
-interface Recording { file: RavenFile; deployment: Deployment; wall?: number; latitude?: number; longitude?: number; bitDepth?: number; mediatype: string }
+interface Deployment {
+  id: string
+  name: string
+  sensor: number | null
+  lat?: number
+  lon?: number
+  start?: number
+  end?: number
+}
+interface Recording {
+  file: RavenFile
+  deployment: Deployment
+  wall?: number
+  latitude?: number
+  longitude?: number
+  bitDepth?: number
+  mediatype: string
+}
 
 /** Writes the package into `flags.output` (new, or an empty folder): into a folder beside it first, renamed to
  * its place when complete, so a failed export leaves nothing behind. */
@@ -185,7 +315,10 @@ export async function writeCamtrapDp(x: CamtrapExport): Promise<CamtrapSummary> 
     if (e.code === 'ENOTDIR') failure(`-o ${x.flags.output}: it is a file; give a new or empty folder`)
     throw e
   })
-  if (existing && existing.length) failure(`-o ${x.flags.output}: the folder is not empty (${existing.length} entr${existing.length === 1 ? 'y' : 'ies'}); give a new or empty folder`)
+  if (existing && existing.length)
+    failure(
+      `-o ${x.flags.output}: the folder is not empty (${existing.length} entr${existing.length === 1 ? 'y' : 'ies'}); give a new or empty folder`,
+    )
   await mkdir(dirname(target), { recursive: true })
   const work = await mkdtemp(join(dirname(target), `.${basename(target)}.partial-`))
   try {
@@ -209,18 +342,31 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
     library ? api.all<MediaFile & { sensor?: number | null }>(`library/${library}/mediaFiles/`) : Promise.resolve([]),
     api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']),
   ])
-  const userName = (id: number) => { const n = names.of(USERS, id); return String(n === 'me' ? x.me ?? id : n) }
+  const userName = (id: number) => {
+    const n = names.of(USERS, id)
+    return String(n === 'me' ? (x.me ?? id) : n)
+  }
   const statuses = reviewStatuses(reviews)
 
   // deployments: one per sequence of recordings (src/raven.ts): a sensor's, or a folder's where there is no sensor
   const deployments = new Map<string, Deployment>()
   const deploymentOf = (f: RavenFile): Deployment => {
-    const folder = f.alias.split(/[\\/]+/).slice(0, -1).join('/')
+    const folder = f.alias
+      .split(/[\\/]+/)
+      .slice(0, -1)
+      .join('/')
     const id = f.sensor != null ? `sensor:${f.sensor}` : `folder:${folder || '.'}`
     let d = deployments.get(id)
     if (!d) {
       const name = f.sensor != null ? String(names.of(SENSORS, f.sensor)) : folder || '.'
-      deployments.set(id, d = { id, name: f.sensor != null && name === String(f.sensor) ? `sensor ${f.sensor}` : name, sensor: f.sensor ?? null })
+      deployments.set(
+        id,
+        (d = {
+          id,
+          name: f.sensor != null && name === String(f.sensor) ? `sensor ${f.sensor}` : name,
+          sensor: f.sensor ?? null,
+        }),
+      )
     }
     return d
   }
@@ -232,8 +378,13 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
       return v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined
     }
     const r: Recording = {
-      file, deployment: deploymentOf(file), wall: wallClock(file.realStartTime), latitude: meta('latitude'), longitude: meta('longitude'),
-      bitDepth: meta('bitspersample'), mediatype: contentTypeOf(m.file ?? file.alias).replace(/;.*/, ''),
+      file,
+      deployment: deploymentOf(file),
+      wall: wallClock(file.realStartTime),
+      latitude: meta('latitude'),
+      longitude: meta('longitude'),
+      bitDepth: meta('bitspersample'),
+      mediatype: contentTypeOf(m.file ?? file.alias).replace(/;.*/, ''),
     }
     recordings.set(file.id, r)
     return r
@@ -263,8 +414,12 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
     }
     if (!media.size && !tagClasses.size) return
     await Promise.all([
-      mapLimit([...media], 8, async (id) => addRecording(await readable<MediaFile>(api, `mediaFile/${id}/`, 'media file'))),
-      mapLimit([...tagClasses], 8, async (id) => { classes.set(id, (await readable<TagClass>(api, `tagClass/${id}/`, 'tag class')).className) }),
+      mapLimit([...media], 8, async (id) =>
+        addRecording(await readable<MediaFile>(api, `mediaFile/${id}/`, 'media file')),
+      ),
+      mapLimit([...tagClasses], 8, async (id) => {
+        classes.set(id, (await readable<TagClass>(api, `tagClass/${id}/`, 'tag class')).className)
+      }),
     ])
   }
 
@@ -281,7 +436,14 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
       for (const tag of page) {
         const status = statuses.get(Number(tag.id))
         if (flags['reviewed-only'] && status?.consensus !== 'yes') continue
-        const row = observationRow(tag, status, recordings.get(Number(tag.mediaFile))!, className, userName, offset.suffix)
+        const row = observationRow(
+          tag,
+          status,
+          recordings.get(Number(tag.mediaFile))!,
+          className,
+          userName,
+          offset.suffix,
+        )
         if (row.taxon) taxa.add(row.taxon)
         text += row.text
         rows++
@@ -295,10 +457,14 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   }
 
   // the deployments' extents and places, from their recordings
-  const fallback = flags.latitude !== undefined ? { lat: Number(flags.latitude), lon: Number(flags.longitude) } : undefined
+  const fallback =
+    flags.latitude !== undefined ? { lat: Number(flags.latitude), lon: Number(flags.longitude) } : undefined
   for (const r of recordings.values()) {
     const d = r.deployment
-    if (d.lat === undefined && r.latitude !== undefined && r.longitude !== undefined) { d.lat = r.latitude; d.lon = r.longitude }
+    if (d.lat === undefined && r.latitude !== undefined && r.longitude !== undefined) {
+      d.lat = r.latitude
+      d.lon = r.longitude
+    }
     if (r.wall === undefined) continue
     const end = r.wall + (r.file.duration ?? 0) * 1000
     d.start = Math.min(d.start ?? Infinity, Math.floor(r.wall / 1000) * 1000)
@@ -306,23 +472,60 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   }
   let unlocated = 0
   for (const d of deployments.values()) {
-    if (d.lat === undefined && fallback) { d.lat = fallback.lat; d.lon = fallback.lon }
+    if (d.lat === undefined && fallback) {
+      d.lat = fallback.lat
+      d.lon = fallback.lon
+    }
     if (d.lat === undefined) unlocated++
   }
   const time = (ms: number | undefined) => (ms === undefined ? '' : secondsText(ms) + offset.suffix)
-  const sortedDeployments = [...deployments.values()].sort((a, b) => (a.start ?? Infinity) - (b.start ?? Infinity) || (a.id < b.id ? -1 : 1))
-  await writeFile(join(dir, 'deployments.csv'), csvTable(DEPLOYMENT_COLUMNS, [], sortedDeployments.map((d) => ({
-    deploymentID: d.id, locationName: d.name, latitude: d.lat, longitude: d.lon, deploymentStart: time(d.start), deploymentEnd: time(d.end),
-    cameraID: d.sensor ?? undefined,
-    deploymentComments: d.lat === undefined ? `no location in mas: ${MISSING_LOCATION}` : undefined,
-  }))))
-  const sortedRecordings = [...recordings.values()].sort((a, b) => (a.wall ?? Infinity) - (b.wall ?? Infinity) || a.file.id - b.file.id)
-  await writeFile(join(dir, 'media.csv'), csvTable(MEDIA_COLUMNS, MEDIA_EXTENSIONS, sortedRecordings.map((r) => ({
-    mediaID: r.file.id, deploymentID: r.deployment.id, captureMethod: 'timeLapse', timestamp: time(r.wall === undefined ? undefined : Math.floor(r.wall / 1000) * 1000),
-    filePath: r.file.alias, filePublic: 'false', fileName: r.file.alias.split(/[\\/]/).at(-1), fileMediatype: r.mediatype,
-    samplingFrequency: r.file.sampleRate, bitDepth: r.bitDepth, duration: r.file.duration,
-  }))))
-  await writeFile(join(dir, 'datapackage.json'), JSON.stringify(descriptor(x, sortedDeployments, [...taxa].sort(), reviews, userName), null, 2) + '\n')
+  const sortedDeployments = [...deployments.values()].sort(
+    (a, b) => (a.start ?? Infinity) - (b.start ?? Infinity) || (a.id < b.id ? -1 : 1),
+  )
+  await writeFile(
+    join(dir, 'deployments.csv'),
+    csvTable(
+      DEPLOYMENT_COLUMNS,
+      [],
+      sortedDeployments.map((d) => ({
+        deploymentID: d.id,
+        locationName: d.name,
+        latitude: d.lat,
+        longitude: d.lon,
+        deploymentStart: time(d.start),
+        deploymentEnd: time(d.end),
+        cameraID: d.sensor ?? undefined,
+        deploymentComments: d.lat === undefined ? `no location in mas: ${MISSING_LOCATION}` : undefined,
+      })),
+    ),
+  )
+  const sortedRecordings = [...recordings.values()].sort(
+    (a, b) => (a.wall ?? Infinity) - (b.wall ?? Infinity) || a.file.id - b.file.id,
+  )
+  await writeFile(
+    join(dir, 'media.csv'),
+    csvTable(
+      MEDIA_COLUMNS,
+      MEDIA_EXTENSIONS,
+      sortedRecordings.map((r) => ({
+        mediaID: r.file.id,
+        deploymentID: r.deployment.id,
+        captureMethod: 'timeLapse',
+        timestamp: time(r.wall === undefined ? undefined : Math.floor(r.wall / 1000) * 1000),
+        filePath: r.file.alias,
+        filePublic: 'false',
+        fileName: r.file.alias.split(/[\\/]/).at(-1),
+        fileMediatype: r.mediatype,
+        samplingFrequency: r.file.sampleRate,
+        bitDepth: r.bitDepth,
+        duration: r.file.duration,
+      })),
+    ),
+  )
+  await writeFile(
+    join(dir, 'datapackage.json'),
+    JSON.stringify(descriptor(x, sortedDeployments, [...taxa].sort(), reviews, userName), null, 2) + '\n',
+  )
   return { deployments: deployments.size, media: recordings.size, observations: rows, tags: tagCount, unlocated }
 }
 
@@ -330,7 +533,8 @@ async function readable<T>(api: ApiClient, path: string, kind: string): Promise<
   try {
     return await api.get<T>(path)
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 403 || e.status === 404)) failure(`a tag is on a ${kind} you cannot read (${path}): the package needs it, so nothing was written`)
+    if (e instanceof ApiError && (e.status === 403 || e.status === 404))
+      failure(`a tag is on a ${kind} you cannot read (${path}): the package needs it, so nothing was written`)
     throw e
   }
 }
@@ -339,15 +543,25 @@ async function put(stream: WriteStream, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain')
 }
 
-function csvTable(columns: readonly string[], extensions: readonly string[], rows: Array<Record<string, unknown>>): string {
+function csvTable(
+  columns: readonly string[],
+  extensions: readonly string[],
+  rows: Array<Record<string, unknown>>,
+): string {
   const all = [...columns, ...extensions]
   return [all.join(','), ...rows.map((r) => all.map((c) => csvField(r[c])).join(','))].join('\n') + '\n'
 }
 
 /** One tag as an observation (docs/decisions.md §33): the review's consensus decides its type, class and who
  * classified it; a tag nobody decided is its maker's word (a machine's or a person's). */
-function observationRow(tag: TagRecord, status: TagStatus | undefined, r: Recording, className: (id: number) => string,
-  userName: (id: number) => string, suffix: string): { text: string; taxon?: string } {
+function observationRow(
+  tag: TagRecord,
+  status: TagStatus | undefined,
+  r: Recording,
+  className: (id: number) => string,
+  userName: (id: number) => string,
+  suffix: string,
+): { text: string; taxon?: string } {
   const tagged = className(Number(tag.tagClass))
   const start = Number(tag.startTime)
   const end = Number(tag.endTime)
@@ -364,14 +578,23 @@ function observationRow(tag: TagRecord, status: TagStatus | undefined, r: Record
     method = 'human'
     by = status.by.map(userName).join(' | ')
     at = stamp(status.at)
-    if (status.consensus === 'unsure') { type = 'unknown'; taxon = undefined }
-    else if (status.consensus === 'no') {
+    if (status.consensus === 'unsure') {
+      type = 'unknown'
+      taxon = undefined
+    } else if (status.consensus === 'no') {
       if (status.namedClass !== null) taxon = className(status.namedClass)
-      else { type = 'blank'; taxon = undefined }
+      else {
+        type = 'blank'
+        taxon = undefined
+      }
     }
   } else {
     method = machine ? 'machine' : 'human'
-    by = machine ? machineName(provenance) : tag.user !== undefined && tag.user !== null ? userName(Number(tag.user)) : ''
+    by = machine
+      ? machineName(provenance)
+      : tag.user !== undefined && tag.user !== null
+        ? userName(Number(tag.user))
+        : ''
     at = stamp(typeof tag.creationDate === 'string' ? tag.creationDate : undefined)
     if (machine && strength !== undefined && strength >= 0 && strength <= 1) probability = strength
   }
@@ -381,10 +604,11 @@ function observationRow(tag: TagRecord, status: TagStatus | undefined, r: Record
     eventStart = secondText(Math.floor((r.wall + start * 1000) / 1000) * 1000) + suffix
     eventEnd = secondText(Math.ceil((r.wall + end * 1000) / 1000) * 1000) + suffix
   }
-  const text = `${tag.id},${csvField(r.deployment.id)},${r.file.id},,${eventStart},${eventEnd},media,${type},,${csvField(taxon)},,,,,,,,,,,,,`
-    + `${method},${csvField(by)},${at},${probability ?? ''},,`
-    + `,${num(tag.minFrequency)},${num(tag.maxFrequency)},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}`
-    + `,${csvField(tagged)},${provenance ? csvField(JSON.stringify(provenance)) : ''}\n`
+  const text =
+    `${tag.id},${csvField(r.deployment.id)},${r.file.id},,${eventStart},${eventEnd},media,${type},,${csvField(taxon)},,,,,,,,,,,,,` +
+    `${method},${csvField(by)},${at},${probability ?? ''},,` +
+    `,${num(tag.minFrequency)},${num(tag.maxFrequency)},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}` +
+    `,${csvField(tagged)},${provenance ? csvField(JSON.stringify(provenance)) : ''}\n`
   return { text, taxon }
 }
 
@@ -399,22 +623,46 @@ function machineName(p: Record<string, unknown> | undefined): string {
 
 /** datapackage.json: the Camtrap DP profile's required metadata, from what mas knows; what it cannot know (the
  * project's sampling design, licences) is left at a neutral value for the publisher to edit (§33). */
-function descriptor(x: CamtrapExport, deployments: readonly Deployment[], taxa: readonly string[], reviews: readonly ReviewRecord[],
-  userName: (id: number) => string): Record<string, unknown> {
+function descriptor(
+  x: CamtrapExport,
+  deployments: readonly Deployment[],
+  taxa: readonly string[],
+  reviews: readonly ReviewRecord[],
+  userName: (id: number) => string,
+): Record<string, unknown> {
   const created = new Date()
   const located = deployments.filter((d) => d.lat !== undefined && d.lon !== undefined)
   const lats = located.map((d) => d.lat!)
   const lons = located.map((d) => d.lon!)
-  const spatial = !located.length ? { type: 'GeometryCollection', geometries: [] }
-    : Math.min(...lats) === Math.max(...lats) && Math.min(...lons) === Math.max(...lons) ? { type: 'Point', coordinates: [lons[0], lats[0]] }
-    : { type: 'Polygon', coordinates: [[[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.min(...lats)],
-      [Math.max(...lons), Math.max(...lats)], [Math.min(...lons), Math.max(...lats)], [Math.min(...lons), Math.min(...lats)]]] }
+  const spatial = !located.length
+    ? { type: 'GeometryCollection', geometries: [] }
+    : Math.min(...lats) === Math.max(...lats) && Math.min(...lons) === Math.max(...lons)
+      ? { type: 'Point', coordinates: [lons[0], lats[0]] }
+      : {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [Math.min(...lons), Math.min(...lats)],
+              [Math.max(...lons), Math.min(...lats)],
+              [Math.max(...lons), Math.max(...lats)],
+              [Math.min(...lons), Math.max(...lats)],
+              [Math.min(...lons), Math.min(...lats)],
+            ],
+          ],
+        }
   const starts = deployments.flatMap((d) => (d.start === undefined ? [] : [d.start]))
   const ends = deployments.flatMap((d) => (d.end === undefined ? [] : [d.end]))
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-  const reviewers = [...new Set(reviews.filter((r) => r.decision !== 'skip').map((r) => userName(r.user)))].filter((n) => n !== x.me).sort()
+  const reviewers = [...new Set(reviews.filter((r) => r.decision !== 'skip').map((r) => userName(r.user)))]
+    .filter((n) => n !== x.me)
+    .sort()
   const resource = (name: string) => ({
-    name, path: `${name}.csv`, profile: 'tabular-data-resource', format: 'csv', mediatype: 'text/csv', encoding: 'utf-8',
+    name,
+    path: `${name}.csv`,
+    profile: 'tabular-data-resource',
+    format: 'csv',
+    mediatype: 'text/csv',
+    encoding: 'utf-8',
     schema: `${SCHEMA_BASE}/${name}-table-schema.json`,
   })
   return {
@@ -425,23 +673,38 @@ function descriptor(x: CamtrapExport, deployments: readonly Deployment[], taxa: 
     title: `Tag set ${x.tagSet.name}`,
     // the package needs one at least: the caller, else the tag set's owner
     contributors: [
-      { title: x.me ?? (x.tagSet.user !== undefined ? userName(x.tagSet.user) : `tag set ${x.tagSet.id}`), role: 'contact' },
+      {
+        title: x.me ?? (x.tagSet.user !== undefined ? userName(x.tagSet.user) : `tag set ${x.tagSet.id}`),
+        role: 'contact',
+      },
       ...reviewers.map((title) => ({ title, role: 'contributor' })),
     ],
     sources: [{ title: 'mas', version: x.version }],
     project: {
-      id: String(x.tagSet.id), title: x.tagSet.name, samplingDesign: 'opportunistic', captureMethod: ['timeLapse'],
-      individualAnimals: false, observationLevel: ['media'],
+      id: String(x.tagSet.id),
+      title: x.tagSet.name,
+      samplingDesign: 'opportunistic',
+      captureMethod: ['timeLapse'],
+      individualAnimals: false,
+      observationLevel: ['media'],
     },
     spatial,
-    temporal: { start: day(starts.length ? Math.min(...starts) : created.getTime()), end: day(ends.length ? Math.max(...ends) : created.getTime()) },
+    temporal: {
+      start: day(starts.length ? Math.min(...starts) : created.getTime()),
+      end: day(ends.length ? Math.max(...ends) : created.getTime()),
+    },
     taxonomic: taxa.map((scientificName) => ({ scientificName })),
   }
 }
 
 /** A Data Package name: lower case letters, digits and -._/ (the tag set's name, its other characters as -). */
 function packageName(name: string): string {
-  return name.toLowerCase().replace(/[^-a-z0-9._/]+/g, '-').replace(/^-+|-+$/g, '') || 'tag-set'
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^-a-z0-9._/]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'tag-set'
+  )
 }
 
 /** What `mas tag export --help` says of the format. */
@@ -450,6 +713,8 @@ export const CAMTRAP_DP_HELP = `--format camtrap-dp -o DIR writes a Camtrap DP $
 /** The line printed after a package is written. */
 export function camtrapSummaryLine(s: CamtrapSummary): string {
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-  const missing = s.unlocated ? `; ${plural(s.unlocated, 'deployment')} without a location (${MISSING_LOCATION}: give --latitude and --longitude or set them as the recordings' metadata)` : ''
+  const missing = s.unlocated
+    ? `; ${plural(s.unlocated, 'deployment')} without a location (${MISSING_LOCATION}: give --latitude and --longitude or set them as the recordings' metadata)`
+    : ''
   return `wrote ${s.path}: ${plural(s.observations, 'observation')} of ${plural(s.tags, 'tag')}, ${plural(s.media, 'recording')}, ${plural(s.deployments, 'deployment')}${missing}`
 }

@@ -20,7 +20,9 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const topic = id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
   const suggestion = closest ? ` Did you mean ${config.bin} ${toConfiguredId(closest, config)}?` : ''
-  process.stderr.write(`Error: ${config.bin} ${toConfiguredId(id, config)} is not a ${config.bin} command.${suggestion} (${help} lists the commands)\n`)
+  process.stderr.write(
+    `Error: ${config.bin} ${toConfiguredId(id, config)} is not a ${config.bin} command.${suggestion} (${help} lists the commands)\n`,
+  )
   this.exit(127)
 }
 

@@ -8,10 +8,18 @@ import { stderr } from './output.js'
 // create would have put it (the caller's own library; a tag set or tag class of that library) is answered
 // instead of a new one, whose name every later lookup would find twice.
 
-export interface Named { id: number; [k: string]: unknown }
+export interface Named {
+  id: number
+  [k: string]: unknown
+}
 
 /** The record of `list` that `same` picks (the first, by id), or undefined. */
-export async function existing(api: ApiClient, path: string, query: Query, same: (r: Named) => boolean): Promise<Named | undefined> {
+export async function existing(
+  api: ApiClient,
+  path: string,
+  query: Query,
+  same: (r: Named) => boolean,
+): Promise<Named | undefined> {
   return firstById(await api.all<Named>(path, query), same)
 }
 
@@ -28,10 +36,13 @@ export async function ownLibraryNamed(api: ApiClient, name: string): Promise<Nam
 /** A project of this name the caller owns, where the caller may list projects (site admins: the API lists projects
  * to them alone, so anyone else's re-run makes another). */
 export async function ownProjectNamed(api: ApiClient, name: string): Promise<Named | undefined> {
-  const [me, found] = await Promise.all([ownId(api), api.all<Named>('project/', { name }).catch((e) => {
-    if (e instanceof ApiError && e.status === 403) return []
-    throw e
-  })])
+  const [me, found] = await Promise.all([
+    ownId(api),
+    api.all<Named>('project/', { name }).catch((e) => {
+      if (e instanceof ApiError && e.status === 403) return []
+      throw e
+    }),
+  ])
   return firstById(found, (p) => p.name === name && p.user === me)
 }
 
@@ -45,14 +56,24 @@ const RIGHTS = ['read', 'write', 'launch_job', 'admin'] as const
 
 /** A grant on the target to the bearer (by id, or by username: the bearers of the target's grants are people the
  * caller may name, `usernames/`) with exactly these rights, or undefined. */
-export async function sameGrant(api: ApiClient, target: { target_type: string; target_id: number },
-  bearer: Record<string, unknown>, rights: Record<(typeof RIGHTS)[number], boolean>): Promise<Named | undefined> {
-  const grants = (await api.all<Grant>('appPermission/', target)).filter((g) =>
-    g.target_type === target.target_type && g.target_id === target.target_id && g.bearer_type === bearer.bearer_type
-    && RIGHTS.every((r) => Boolean(g[r]) === Boolean(rights[r])))
+export async function sameGrant(
+  api: ApiClient,
+  target: { target_type: string; target_id: number },
+  bearer: Record<string, unknown>,
+  rights: Record<(typeof RIGHTS)[number], boolean>,
+): Promise<Named | undefined> {
+  const grants = (await api.all<Grant>('appPermission/', target)).filter(
+    (g) =>
+      g.target_type === target.target_type &&
+      g.target_id === target.target_id &&
+      g.bearer_type === bearer.bearer_type &&
+      RIGHTS.every((r) => Boolean(g[r]) === Boolean(rights[r])),
+  )
   if (!grants.length) return undefined
   if (bearer.bearer_id !== undefined) return grants.find((g) => g.bearer_id === bearer.bearer_id)
-  const names = await api.all<{ id: number; username: string }>('usernames/', { id: grants.map((g) => g.bearer_id).join(',') }).catch(() => [])
+  const names = await api
+    .all<{ id: number; username: string }>('usernames/', { id: grants.map((g) => g.bearer_id).join(',') })
+    .catch(() => [])
   const id = names.find((u) => u.username === bearer.bearer_username)?.id
   return id === undefined ? undefined : grants.find((g) => g.bearer_id === id)
 }

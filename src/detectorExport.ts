@@ -16,8 +16,9 @@ import { tagSetNamed } from '../server/named.js'
 // recording, its alias with .txt; no room for more than the class) and AOEF JSON (src/aoef.ts).
 
 export const EXPORT_DETECTOR_FORMATS = ['birdnet', 'kaleidoscope', 'audacity', 'aoef'] as const
-export type ExportDetectorFormat = typeof EXPORT_DETECTOR_FORMATS[number]
-export const isDetectorExport = (format: string): format is ExportDetectorFormat => (EXPORT_DETECTOR_FORMATS as readonly string[]).includes(format)
+export type ExportDetectorFormat = (typeof EXPORT_DETECTOR_FORMATS)[number]
+export const isDetectorExport = (format: string): format is ExportDetectorFormat =>
+  (EXPORT_DETECTOR_FORMATS as readonly string[]).includes(format)
 
 /** What a table says of a tag beyond the tag: its file's alias, its class's name and display name, the decisions on it. */
 export interface ExportContext {
@@ -28,13 +29,21 @@ export interface ExportContext {
 }
 
 const annotationsOf = (t: TagRecord): Record<string, unknown> =>
-  (t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations) ? t.annotations as Record<string, unknown> : {})
+  t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations)
+    ? (t.annotations as Record<string, unknown>)
+    : {}
 
 /** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
  * tags have, then mas_review and mas_provenance. */
-function csvTable(tags: readonly TagRecord[], columns: ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>, ctx: ExportContext): string {
+function csvTable(
+  tags: readonly TagRecord[],
+  columns: ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>,
+  ctx: ExportContext,
+): string {
   const fixed = new Set(columns.map(([c]) => c))
-  const extra = [...new Set(tags.flatMap((t) => Object.keys(annotationsOf(t))))].filter((c) => !fixed.has(c) && c !== 'mas_review' && c !== 'mas_provenance')
+  const extra = [...new Set(tags.flatMap((t) => Object.keys(annotationsOf(t))))].filter(
+    (c) => !fixed.has(c) && c !== 'mas_review' && c !== 'mas_provenance',
+  )
   const header = [...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance']
   let out = header.map(csvField).join(',') + '\r\n'
   for (const t of tags) {
@@ -50,11 +59,18 @@ function csvTable(tags: readonly TagRecord[], columns: ReadonlyArray<[string, ((
 /** BirdNET-Analyzer's CSV: the class's name as the scientific name, the common name the tag came with (else the class's
  * display name), the strength as Confidence, the alias as File. */
 export function birdnetCsv(tags: readonly TagRecord[], ctx: ExportContext): string {
-  return csvTable(tags, [
-    ['Start (s)', (t) => t.startTime], ['End (s)', (t) => t.endTime], ['Scientific name', (t) => ctx.className(Number(t.tagClass))],
-    ['Common name', (t) => annotationsOf(t)['Common name'] ?? ctx.displayName(Number(t.tagClass))], ['Confidence', (t) => t.strength],
-    ['File', (t) => ctx.alias(Number(t.mediaFile))],
-  ], ctx)
+  return csvTable(
+    tags,
+    [
+      ['Start (s)', (t) => t.startTime],
+      ['End (s)', (t) => t.endTime],
+      ['Scientific name', (t) => ctx.className(Number(t.tagClass))],
+      ['Common name', (t) => annotationsOf(t)['Common name'] ?? ctx.displayName(Number(t.tagClass))],
+      ['Confidence', (t) => t.strength],
+      ['File', (t) => ctx.alias(Number(t.mediaFile))],
+    ],
+    ctx,
+  )
 }
 
 const folderOf = (alias: string) => alias.replace(/\\/g, '/').split('/').slice(0, -1).join('/')
@@ -63,11 +79,21 @@ const nameOf = (alias: string) => alias.replace(/\\/g, '/').split('/').pop() ?? 
 /** Kaleidoscope's CSV: FOLDER and IN FILE from the alias, OFFSET and DURATION, FMIN and FMAX, the class as TOP1MATCH. */
 export function kaleidoscopeCsv(tags: readonly TagRecord[], ctx: ExportContext): string {
   const duration = (t: TagRecord) => Math.round((Number(t.endTime) - Number(t.startTime)) * 1e6) / 1e6
-  return csvTable(tags, [
-    ['INDIR', undefined], ['FOLDER', (t) => folderOf(ctx.alias(Number(t.mediaFile)))], ['IN FILE', (t) => nameOf(ctx.alias(Number(t.mediaFile)))],
-    ['OFFSET', (t) => t.startTime], ['DURATION', duration], ['FMIN', (t) => t.minFrequency], ['FMAX', (t) => t.maxFrequency],
-    ['TOP1MATCH', (t) => ctx.className(Number(t.tagClass))], ['TOP1DIST', undefined],
-  ], ctx)
+  return csvTable(
+    tags,
+    [
+      ['INDIR', undefined],
+      ['FOLDER', (t) => folderOf(ctx.alias(Number(t.mediaFile)))],
+      ['IN FILE', (t) => nameOf(ctx.alias(Number(t.mediaFile)))],
+      ['OFFSET', (t) => t.startTime],
+      ['DURATION', duration],
+      ['FMIN', (t) => t.minFrequency],
+      ['FMAX', (t) => t.maxFrequency],
+      ['TOP1MATCH', (t) => ctx.className(Number(t.tagClass))],
+      ['TOP1DIST', undefined],
+    ],
+    ctx,
+  )
 }
 
 /** An Audacity label track of one recording's tags, in time order: a frequency line after each label with a band. */
@@ -76,18 +102,30 @@ export function audacityLabels(tags: readonly TagRecord[], ctx: ExportContext): 
   let out = ''
   for (const t of sorted) {
     out += `${Number(t.startTime).toFixed(6)}\t${Number(t.endTime).toFixed(6)}\t${ctx.className(Number(t.tagClass)).replace(/[\t\r\n]+/g, ' ')}\n`
-    if (Number(t.maxFrequency) > 0) out += `\\\t${Number(t.minFrequency).toFixed(6)}\t${Number(t.maxFrequency).toFixed(6)}\n`
+    if (Number(t.maxFrequency) > 0)
+      out += `\\\t${Number(t.minFrequency).toFixed(6)}\t${Number(t.maxFrequency).toFixed(6)}\n`
   }
   return out
 }
 
 /** Writes the tags of a tag set in `format`: to stdout, or, for Audacity's tracks of several recordings, a file each
  * below `perFile` (the alias with .txt, as an import of that folder reads them back). */
-export async function writeDetectorTables(api: ApiClient, tags: readonly TagRecord[], tagSet: TagSet, format: ExportDetectorFormat,
-  perFile: string | undefined): Promise<void> {
-  if (!tagSet.library) usageError(`${tagSetNamed(tagSet)} belongs to no library: a ${format} table names each tag's recording and class`)
-  const [media, classes, reviews] = await Promise.all([mediaFiles(api, tagSet.library), tagClasses(api, tagSet.library),
-    api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']).catch(() => [] as ReviewRecord[])])
+export async function writeDetectorTables(
+  api: ApiClient,
+  tags: readonly TagRecord[],
+  tagSet: TagSet,
+  format: ExportDetectorFormat,
+  perFile: string | undefined,
+): Promise<void> {
+  if (!tagSet.library)
+    usageError(`${tagSetNamed(tagSet)} belongs to no library: a ${format} table names each tag's recording and class`)
+  const [media, classes, reviews] = await Promise.all([
+    mediaFiles(api, tagSet.library),
+    tagClasses(api, tagSet.library),
+    api
+      .all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
+      .catch(() => [] as ReviewRecord[]),
+  ])
   const decisions = new Map<number, string[]>()
   for (const r of [...reviews].sort((a, b) => (a.creationDate < b.creationDate ? -1 : 1))) {
     const list = decisions.get(r.tag) ?? []
@@ -104,8 +142,14 @@ export async function writeDetectorTables(api: ApiClient, tags: readonly TagReco
   if (format === 'kaleidoscope') return writeStdout(kaleidoscopeCsv(tags, ctx))
   if (format === 'aoef') {
     const files = new Map(media.records.map((m) => [m.id, ravenFile(m)]))
-    return writeStdout(aoefDocument(tags, { ...ctx, duration: (id) => files.get(id)?.duration, sampleRate: (id) => files.get(id)?.sampleRate,
-      now: new Date().toISOString() }))
+    return writeStdout(
+      aoefDocument(tags, {
+        ...ctx,
+        duration: (id) => files.get(id)?.duration,
+        sampleRate: (id) => files.get(id)?.sampleRate,
+        now: new Date().toISOString(),
+      }),
+    )
   }
   const byFile = new Map<number, TagRecord[]>()
   for (const t of tags) {
@@ -114,11 +158,20 @@ export async function writeDetectorTables(api: ApiClient, tags: readonly TagReco
     else byFile.set(Number(t.mediaFile), [t])
   }
   if (perFile === undefined) {
-    if (byFile.size > 1) usageError(`the tags lie on ${byFile.size} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`)
+    if (byFile.size > 1)
+      usageError(
+        `the tags lie on ${byFile.size} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`,
+      )
     return writeStdout(audacityLabels(tags, ctx))
   }
   for (const [id, own] of byFile) {
-    const path = join(perFile, ...`${ctx.alias(id)}.txt`.replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.' && p !== '..'))
+    const path = join(
+      perFile,
+      ...`${ctx.alias(id)}.txt`
+        .replace(/\\/g, '/')
+        .split('/')
+        .filter((p) => p !== '' && p !== '.' && p !== '..'),
+    )
     await mkdir(dirname(path), { recursive: true })
     await writeFile(path, audacityLabels(own, ctx))
   }

@@ -7,13 +7,22 @@ import { detectFormat, type TagFormat } from './tagFormats.js'
 // and whose strength is `Confidence`. Each row becomes the raw record src/tagFormats.ts's addRow checks.
 
 export type DetectorFormat = 'birdnet' | 'birdnet-raven' | 'kaleidoscope' | 'audacity' | 'aoef'
-export const DETECTOR_FORMATS = ['birdnet', 'birdnet-raven', 'kaleidoscope', 'audacity', 'aoef'] as const satisfies readonly DetectorFormat[]
+export const DETECTOR_FORMATS = [
+  'birdnet',
+  'birdnet-raven',
+  'kaleidoscope',
+  'audacity',
+  'aoef',
+] as const satisfies readonly DetectorFormat[]
 export type TableFormat = TagFormat | DetectorFormat
 export const TABLE_FORMATS: readonly TableFormat[] = ['csv', 'json', 'ndjson', 'raven', ...DETECTOR_FORMATS]
 
 /** How each format is named to people, and the tool its rows come from (the provenance's `source`). */
 export const FORMAT_NAMES: Record<TableFormat, { title: string; source?: string }> = {
-  csv: { title: 'mas CSV' }, json: { title: 'mas JSON' }, ndjson: { title: 'mas NDJSON' }, raven: { title: 'Raven Pro selection table' },
+  csv: { title: 'mas CSV' },
+  json: { title: 'mas JSON' },
+  ndjson: { title: 'mas NDJSON' },
+  raven: { title: 'Raven Pro selection table' },
   birdnet: { title: 'BirdNET-Analyzer CSV', source: 'BirdNET-Analyzer' },
   'birdnet-raven': { title: 'BirdNET-Analyzer selection table', source: 'BirdNET-Analyzer' },
   kaleidoscope: { title: 'Kaleidoscope CSV', source: 'Kaleidoscope' },
@@ -22,12 +31,19 @@ export const FORMAT_NAMES: Record<TableFormat, { title: string; source?: string 
 }
 
 /** The formats read a row at a time (the others are whole JSON documents or Raven tables, read whole). */
-export const STREAMED: ReadonlySet<TableFormat> = new Set<TableFormat>(['csv', 'ndjson', 'birdnet', 'kaleidoscope', 'audacity'])
+export const STREAMED: ReadonlySet<TableFormat> = new Set<TableFormat>([
+  'csv',
+  'ndjson',
+  'birdnet',
+  'kaleidoscope',
+  'audacity',
+])
 
 const NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/
 
 /** The columns of a CSV header line, lower case and trimmed (quotes dropped: enough to recognise a header). */
-const headerColumns = (line: string, separator: string) => line.split(separator).map((c) => c.trim().replace(/^"|"$/g, '').trim().toLowerCase())
+const headerColumns = (line: string, separator: string) =>
+  line.split(separator).map((c) => c.trim().replace(/^"|"$/g, '').trim().toLowerCase())
 
 /** Which format a file holds, from its beginning (a few kilobytes are enough): JSON by its first character, a
  * Raven table by its tab-separated `Selection` column, BirdNET's and Kaleidoscope's CSVs by their columns, an
@@ -48,19 +64,31 @@ export function detectTable(head: string): TableFormat {
   }
   const columns = headerColumns(first, ',')
   if (columns.includes('in file') && columns.includes('offset') && columns.includes('duration')) return 'kaleidoscope'
-  if ((columns.includes('start (s)') && columns.includes('scientific name')) || (columns.includes('scientific_name') && columns.includes('filepath'))) return 'birdnet'
+  if (
+    (columns.includes('start (s)') && columns.includes('scientific name')) ||
+    (columns.includes('scientific_name') && columns.includes('filepath'))
+  )
+    return 'birdnet'
   return detectFormat(text)
 }
 
 /** One row of a table as the command reads it: the record addRow checks, and the class's common name where the
  * format gives one (a new class's display name). */
-export interface RawRow { raw: Record<string, unknown>; displayName?: string }
+export interface RawRow {
+  raw: Record<string, unknown>
+  displayName?: string
+}
 
 /** Reads the rows of one table after its header; `row` answers the raw record of a line's fields, or an error. */
-export interface RowReader { row(fields: string[]): RawRow | { error: string } | undefined }
+export interface RowReader {
+  row(fields: string[]): RawRow | { error: string } | undefined
+}
 
 /** What a reader needs beyond the fields: the media file of rows without one, and the provenance to give each tag. */
-export interface ReaderContext { mediaFile?: string; provenance: Record<string, unknown> }
+export interface ReaderContext {
+  mediaFile?: string
+  provenance: Record<string, unknown>
+}
 
 /** A name as a reference (never an id, even when it is digits only); empty stays empty, so the row says it is missing. */
 export const nameRef = (v: string | undefined) => (v === undefined || v.trim() === '' ? '' : `name:${v.trim()}`)
@@ -68,7 +96,10 @@ export const nameRef = (v: string | undefined) => (v === undefined || v.trim() =
 /** A header's column positions by lower-case name: the first of each name. */
 function columnsOf(header: string[]): Map<string, number> {
   const at = new Map<string, number>()
-  header.forEach((h, i) => { const k = h.trim().toLowerCase(); if (!at.has(k)) at.set(k, i) })
+  header.forEach((h, i) => {
+    const k = h.trim().toLowerCase()
+    if (!at.has(k)) at.set(k, i)
+  })
   return at
 }
 
@@ -88,7 +119,12 @@ function annotationsOf(header: string[], fields: string[], used: Set<number>): R
   return out
 }
 
-function withParameters(base: Record<string, unknown>, header: string[], fields: string[], settings: number[]): Record<string, unknown> {
+function withParameters(
+  base: Record<string, unknown>,
+  header: string[],
+  fields: string[],
+  settings: number[],
+): Record<string, unknown> {
   if (!settings.length) return base
   const parameters: Record<string, unknown> = { ...(base.parameters as Record<string, unknown> | undefined) }
   for (const i of settings) {
@@ -105,24 +141,42 @@ export function birdnetReader(header: string[], ctx: ReaderContext): RowReader |
   const at = columnsOf(header)
   const pick = (...names: string[]) => names.map((n) => at.get(n)).find((i) => i !== undefined)
   const col = {
-    start: pick('start (s)', 'start'), end: pick('end (s)', 'end'), scientific: pick('scientific name', 'scientific_name'),
-    common: pick('common name', 'common_name'), confidence: pick('confidence'), file: pick('file', 'filepath'),
+    start: pick('start (s)', 'start'),
+    end: pick('end (s)', 'end'),
+    scientific: pick('scientific name', 'scientific_name'),
+    common: pick('common name', 'common_name'),
+    confidence: pick('confidence'),
+    file: pick('file', 'filepath'),
   }
-  const missing = [col.start === undefined && 'Start (s)', col.end === undefined && 'End (s)', col.scientific === undefined && 'Scientific name',
-    col.confidence === undefined && 'Confidence', col.file === undefined && ctx.mediaFile === undefined && 'File (a table of one recording: give --media-file)'].filter(Boolean)
+  const missing = [
+    col.start === undefined && 'Start (s)',
+    col.end === undefined && 'End (s)',
+    col.scientific === undefined && 'Scientific name',
+    col.confidence === undefined && 'Confidence',
+    col.file === undefined && ctx.mediaFile === undefined && 'File (a table of one recording: give --media-file)',
+  ].filter(Boolean)
   if (missing.length) return { error: `bad header: missing ${missing.join(', ')}` }
   const settings = BIRDNET_SETTINGS.map((n) => at.get(n)).filter((i): i is number => i !== undefined)
   const own = masColumns(at)
-  const used = new Set([col.start, col.end, col.scientific, col.confidence, col.file, ...settings, ...own.used].filter((i): i is number => i !== undefined))
+  const used = new Set(
+    [col.start, col.end, col.scientific, col.confidence, col.file, ...settings, ...own.used].filter(
+      (i): i is number => i !== undefined,
+    ),
+  )
   return {
     row(fields) {
       const common = cellOf(fields, col.common)
       const file = cellOf(fields, col.file)
       return {
         raw: {
-          mediaFile: file !== '' ? nameRef(file) : ctx.mediaFile ?? '', tagClass: nameRef(cellOf(fields, col.scientific)),
-          startTime: cellOf(fields, col.start), endTime: cellOf(fields, col.end), minFrequency: 0, maxFrequency: 0,
-          strength: cellOf(fields, col.confidence), machineTagged: true,
+          mediaFile: file !== '' ? nameRef(file) : (ctx.mediaFile ?? ''),
+          tagClass: nameRef(cellOf(fields, col.scientific)),
+          startTime: cellOf(fields, col.start),
+          endTime: cellOf(fields, col.end),
+          minFrequency: 0,
+          maxFrequency: 0,
+          strength: cellOf(fields, col.confidence),
+          machineTagged: true,
           annotations: annotationsOf(header, fields, used),
           provenance: cellOf(fields, own.provenance) || withParameters(ctx.provenance, header, fields, settings),
         },
@@ -145,34 +199,68 @@ function masColumns(at: Map<string, number>): { provenance?: number; used: Array
 export function kaleidoscopeReader(header: string[], ctx: ReaderContext): RowReader | { error: string } {
   const at = columnsOf(header)
   const col = {
-    folder: at.get('folder'), file: at.get('in file'), offset: at.get('offset'), duration: at.get('duration'),
-    low: at.get('fmin'), high: at.get('fmax'), confidence: at.get('confidence'), common: at.get('common_name'),
+    folder: at.get('folder'),
+    file: at.get('in file'),
+    offset: at.get('offset'),
+    duration: at.get('duration'),
+    low: at.get('fmin'),
+    high: at.get('fmax'),
+    confidence: at.get('confidence'),
+    common: at.get('common_name'),
     class: ['top1match', 'scientific_name', 'auto id*'].map((n) => at.get(n)).find((i) => i !== undefined),
   }
-  const missing = [col.file === undefined && 'IN FILE', col.offset === undefined && 'OFFSET', col.duration === undefined && 'DURATION',
-    col.class === undefined && 'a class column (TOP1MATCH, AUTO ID* or scientific_name)'].filter(Boolean)
+  const missing = [
+    col.file === undefined && 'IN FILE',
+    col.offset === undefined && 'OFFSET',
+    col.duration === undefined && 'DURATION',
+    col.class === undefined && 'a class column (TOP1MATCH, AUTO ID* or scientific_name)',
+  ].filter(Boolean)
   if (missing.length) return { error: `bad header: missing ${missing.join(', ')}` }
   const birdnet = col.confidence !== undefined
-  const provenance = birdnet ? { ...ctx.provenance, source: ctx.provenance.source === 'Kaleidoscope' ? 'BirdNET-Analyzer' : ctx.provenance.source } : ctx.provenance
+  const provenance = birdnet
+    ? {
+        ...ctx.provenance,
+        source: ctx.provenance.source === 'Kaleidoscope' ? 'BirdNET-Analyzer' : ctx.provenance.source,
+      }
+    : ctx.provenance
   const settings = birdnet ? BIRDNET_SETTINGS.map((n) => at.get(n)).filter((i): i is number => i !== undefined) : []
   const own = masColumns(at)
-  const used = new Set([col.folder, col.file, col.offset, col.duration, col.low, col.high, col.confidence, col.class, ...settings, ...own.used]
-    .filter((i): i is number => i !== undefined))
+  const used = new Set(
+    [
+      col.folder,
+      col.file,
+      col.offset,
+      col.duration,
+      col.low,
+      col.high,
+      col.confidence,
+      col.class,
+      ...settings,
+      ...own.used,
+    ].filter((i): i is number => i !== undefined),
+  )
   return {
     row(fields) {
       const offset = cellOf(fields, col.offset)
       const duration = cellOf(fields, col.duration)
-      const end = NUMBER.test(offset) && NUMBER.test(duration) ? String(Math.round((Number(offset) + Number(duration)) * 1e6) / 1e6) : duration
+      const end =
+        NUMBER.test(offset) && NUMBER.test(duration)
+          ? String(Math.round((Number(offset) + Number(duration)) * 1e6) / 1e6)
+          : duration
       const folder = cellOf(fields, col.folder).replace(/[\\/]+$/, '')
       const file = cellOf(fields, col.file)
       const low = cellOf(fields, col.low)
       const high = cellOf(fields, col.high)
       return {
         raw: {
-          mediaFile: file === '' ? ctx.mediaFile ?? '' : nameRef(folder !== '' ? `${folder}/${file}` : file),
-          tagClass: nameRef(cellOf(fields, col.class)), startTime: offset, endTime: end,
-          minFrequency: low !== '' ? low : 0, maxFrequency: high !== '' ? high : 0,
-          strength: birdnet ? cellOf(fields, col.confidence) : undefined, machineTagged: true,
+          mediaFile: file === '' ? (ctx.mediaFile ?? '') : nameRef(folder !== '' ? `${folder}/${file}` : file),
+          tagClass: nameRef(cellOf(fields, col.class)),
+          startTime: offset,
+          endTime: end,
+          minFrequency: low !== '' ? low : 0,
+          maxFrequency: high !== '' ? high : 0,
+          strength: birdnet ? cellOf(fields, col.confidence) : undefined,
+          machineTagged: true,
           annotations: annotationsOf(header, fields, used),
           provenance: cellOf(fields, own.provenance) || withParameters(provenance, header, fields, settings),
         },
@@ -215,8 +303,14 @@ export class AudacityReader {
     const [start, end, ...label] = p.fields
     return {
       raw: {
-        mediaFile: this.ctx.mediaFile ?? '', tagClass: nameRef(label.join('\t')), startTime: start ?? '', endTime: end ?? '',
-        minFrequency: p.low ?? 0, maxFrequency: p.high ?? 0, userTagged: true, provenance: this.ctx.provenance,
+        mediaFile: this.ctx.mediaFile ?? '',
+        tagClass: nameRef(label.join('\t')),
+        startTime: start ?? '',
+        endTime: end ?? '',
+        minFrequency: p.low ?? 0,
+        maxFrequency: p.high ?? 0,
+        userTagged: true,
+        provenance: this.ctx.provenance,
       },
     }
   }

@@ -9,7 +9,10 @@ import { loadNames, USERS } from './names.js'
 // service, which has neither, gets a clear refusal asking for ids. What the server answered is
 // checked against what was asked.
 
-export interface Members { users: number[]; usernames: string[] }
+export interface Members {
+  users: number[]
+  usernames: string[]
+}
 
 /** Users given by name or id, as ids where possible, else as names for a server that takes them. */
 export async function resolveMembers(api: ApiClient, values: string[]): Promise<Members> {
@@ -20,7 +23,10 @@ export async function resolveMembers(api: ApiClient, values: string[]): Promise<
       users.push(await userId(api, value))
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 403)) throw err
-      if (!await offersExtensions(api)) failure(`This server takes group members only by id, and only site admins may look names up: give the id of "${value}"`)
+      if (!(await offersExtensions(api)))
+        failure(
+          `This server takes group members only by id, and only site admins may look names up: give the id of "${value}"`,
+        )
       usernames.push(value)
     }
   }
@@ -29,7 +35,10 @@ export async function resolveMembers(api: ApiClient, values: string[]): Promise<
 
 /** The body fields for these members on top of `current` (the ids a group already has). */
 export function membersBody(current: number[], added: Members): Record<string, unknown> {
-  return { users: [...new Set([...current, ...added.users])], ...(added.usernames.length ? { usernames: added.usernames } : {}) }
+  return {
+    users: [...new Set([...current, ...added.users])],
+    ...(added.usernames.length ? { usernames: added.usernames } : {}),
+  }
 }
 
 /** A group's members as messages name them: usernames where the caller may name them (src/names.ts; the caller

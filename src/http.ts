@@ -23,7 +23,11 @@ export interface Exchange {
   onStatus?: (status: number) => void
 }
 
-export interface Received { status: number; headers: IncomingHttpHeaders; body: IncomingMessage }
+export interface Received {
+  status: number
+  headers: IncomingHttpHeaders
+  body: IncomingMessage
+}
 
 /** The answer's head, with its body as a stream (redirects followed). */
 export async function exchange(ex: Exchange): Promise<Received> {
@@ -41,7 +45,9 @@ export async function exchange(ex: Exchange): Promise<Received> {
 }
 
 /** The answer's status, headers and body as text. */
-export async function exchangeText(ex: Exchange): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+export async function exchangeText(
+  ex: Exchange,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   const answer = await exchange(ex)
   answer.body.setEncoding('utf8')
   let text = ''
@@ -65,12 +71,24 @@ function once(ex: Exchange): Promise<Received> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...ex.headers }
     if (ex.body !== undefined) headers['content-length'] = Buffer.byteLength(ex.body)
-    const req = (https ? httpsRequest : httpRequest)(url, { method: ex.method, headers, agent: https ? httpsAgent : httpAgent })
+    const req = (https ? httpsRequest : httpRequest)(url, {
+      method: ex.method,
+      headers,
+      agent: https ? httpsAgent : httpAgent,
+    })
     const fail = (message: string, code: string) => req.destroy(Object.assign(new Error(message), { code }))
-    const connecting = setTimeout(() => { if (!req.socket || req.socket.connecting) fail('connect timed out', 'ETIMEDOUT') }, ex.connectTimeoutMs)
-    const waiting = setTimeout(() => fail(`no answer within ${Math.round(ex.timeoutMs / 1000)} s`, 'ETIMEDOUT'), ex.timeoutMs)
+    const connecting = setTimeout(() => {
+      if (!req.socket || req.socket.connecting) fail('connect timed out', 'ETIMEDOUT')
+    }, ex.connectTimeoutMs)
+    const waiting = setTimeout(
+      () => fail(`no answer within ${Math.round(ex.timeoutMs / 1000)} s`, 'ETIMEDOUT'),
+      ex.timeoutMs,
+    )
     req.setTimeout(ex.timeoutMs, () => fail(`no answer within ${Math.round(ex.timeoutMs / 1000)} s`, 'ETIMEDOUT'))
-    req.once('close', () => { clearTimeout(connecting); clearTimeout(waiting) })
+    req.once('close', () => {
+      clearTimeout(connecting)
+      clearTimeout(waiting)
+    })
     req.once('error', reject)
     req.once('response', (res) => {
       clearTimeout(connecting)

@@ -5,7 +5,11 @@ import { readEntries, writeEntries } from './stateFile.js'
 // re-run of `mas media import` does not hash unchanged files again. Kept in oclif's
 // data dir; losing it only costs re-hashing.
 
-interface Entry { size: number; mtimeMs: number; md5: string }
+interface Entry {
+  size: number
+  mtimeMs: number
+  md5: string
+}
 
 export class ImportCache {
   private entries: Record<string, Entry> = {}
@@ -33,7 +37,9 @@ export class ImportCache {
     this.dirty = true
   }
 
-  get size(): number { return Object.keys(this.entries).length }
+  get size(): number {
+    return Object.keys(this.entries).length
+  }
 
   async save(): Promise<void> {
     if (!this.dirty) return

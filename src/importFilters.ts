@@ -12,7 +12,11 @@ export function parseDuration(text: string): number | undefined {
   return seconds > 0 ? seconds : undefined
 }
 
-export interface FilterOptions { minScore?: number; top?: number; per?: number }
+export interface FilterOptions {
+  minScore?: number
+  top?: number
+  per?: number
+}
 
 export class RowFilter {
   /** per media file and interval, the best rows so far, strongest first: [strength, row number] */
@@ -23,13 +27,21 @@ export class RowFilter {
 
   constructor(readonly options: FilterOptions) {}
 
-  get active(): boolean { return this.options.minScore !== undefined || this.options.top !== undefined }
+  get active(): boolean {
+    return this.options.minScore !== undefined || this.options.top !== undefined
+  }
 
   /** Sees row `n` (numbered from 0 in reading order) on the first reading. */
   see(n: number, mediaFile: number, startTime: number, strength: number | undefined): void {
     const { minScore, top, per } = this.options
-    if (minScore !== undefined && (strength === undefined || strength < minScore)) { this.belowScore++; return }
-    if (top === undefined) { this.mark(n); return }
+    if (minScore !== undefined && (strength === undefined || strength < minScore)) {
+      this.belowScore++
+      return
+    }
+    if (top === undefined) {
+      this.mark(n)
+      return
+    }
     const key = `${mediaFile}:${per ? Math.floor(startTime / per) : 0}`
     const score = strength ?? -Infinity
     const list = this.best.get(key) ?? []
@@ -45,7 +57,10 @@ export class RowFilter {
   finish(rows: number): void {
     const marked = this.kept
     this.kept = new Uint8Array(rows)
-    if (this.options.top === undefined) { if (marked) this.kept.set(marked.subarray(0, rows)); return }
+    if (this.options.top === undefined) {
+      if (marked) this.kept.set(marked.subarray(0, rows))
+      return
+    }
     for (const list of this.best.values()) for (const [, n] of list) this.kept[n] = 1
     this.best.clear()
   }

@@ -46,12 +46,17 @@ export function isTimeOffset(text: string): boolean {
   return !!m && (m[1] === undefined || (+m[1] <= 23 && +m[2] <= 59))
 }
 
-interface MetaDataRow { name?: unknown; value?: unknown }
+interface MetaDataRow {
+  name?: unknown
+  value?: unknown
+}
 
 /** The `warning` metadata rows of an imported media file (the server's word on a damaged file). */
 export function importWarnings(record: unknown): string[] {
   const rows = (record as { mediafilemetadata_set?: MetaDataRow[] } | null)?.mediafilemetadata_set
-  return Array.isArray(rows) ? rows.filter((r) => r.name === 'warning' && typeof r.value === 'string').map((r) => r.value as string) : []
+  return Array.isArray(rows)
+    ? rows.filter((r) => r.name === 'warning' && typeof r.value === 'string').map((r) => r.value as string)
+    : []
 }
 
 /** The server's reason when it refused a file because the library holds its alias with other bytes; null otherwise. */

@@ -20,7 +20,11 @@ export interface NewJob {
   parameters: Record<string, string>
 }
 
-export interface JobRecord { id: number; status: number; jobparameters_set?: { name: string; value: string }[] }
+export interface JobRecord {
+  id: number
+  status: number
+  jobparameters_set?: { name: string; value: string }[]
+}
 
 /** A job name from its type and the time, e.g. "Test 2026-11-24 01:02:03" (the original requires a name). */
 export function defaultJobName(typeName: string, now = new Date()): string {
@@ -29,7 +33,9 @@ export function defaultJobName(typeName: string, now = new Date()): string {
 
 export async function createJob(api: ApiClient, job: NewJob): Promise<JobRecord> {
   const base = {
-    ...(job.project !== undefined ? { project: job.project } : {}), type: job.type, name: job.name,
+    ...(job.project !== undefined ? { project: job.project } : {}),
+    type: job.type,
+    name: job.name,
     ...(job.priority !== undefined ? { priority: job.priority } : {}),
   }
   const names = Object.keys(job.parameters)

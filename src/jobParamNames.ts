@@ -7,14 +7,21 @@ import { parseRef } from './refs.js'
 // be names, as every other flag's (docs/decisions.md §10): looked up here and sent as ids, since the
 // server takes ids for them (tag classes and models it finds by name itself).
 
-const lookups: Partial<Record<ParamKind, (api: ApiClient, flag: string, value: string, library?: number) => Promise<number>>> = {
+const lookups: Partial<
+  Record<ParamKind, (api: ApiClient, flag: string, value: string, library?: number) => Promise<number>>
+> = {
   library: (api, flag, value) => libraryId(api, flag, value),
   tagSet: (api, flag, value) => tagSetId(api, flag, value),
   mediaFile: (api, flag, value, library) => mediaFileId(api, flag, value, library),
 }
 
 /** The parameters with names of records replaced by their ids (`library`: where media files are looked up). */
-export async function paramsWithIds(api: ApiClient, type: number, params: Record<string, string>, library?: number): Promise<Record<string, string>> {
+export async function paramsWithIds(
+  api: ApiClient,
+  type: number,
+  params: Record<string, string>,
+  library?: number,
+): Promise<Record<string, string>> {
   const specs = JOB_TYPE_PARAMS.find((t) => t.id === type)?.params ?? {}
   const out = { ...params }
   for (const [name, value] of Object.entries(params)) {

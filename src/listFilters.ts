@@ -10,9 +10,14 @@ import type { Query } from './query.js'
 const NOT_FILTERS = new Set(['page', 'page_size', 'ordering', 'format', 'search'])
 
 export class UncheckedFilter extends Error {
-  constructor(readonly param: string, flag?: string) {
-    super(`${flag ?? `?${param}=`}: the server did not filter by ${param.replace(/__.*$/, '')}, and its records do not `
-      + 'carry it, so the answer cannot be checked; leave it out')
+  constructor(
+    readonly param: string,
+    flag?: string,
+  ) {
+    super(
+      `${flag ?? `?${param}=`}: the server did not filter by ${param.replace(/__.*$/, '')}, and its records do not ` +
+        'carry it, so the answer cannot be checked; leave it out',
+    )
     this.name = 'UncheckedFilter'
   }
 }
@@ -45,12 +50,18 @@ function testOf(param: string, sent: string): { field: string; test: Test } {
   const [field, lookup] = param.split('__', 2)
   const value = (r: Record<string, unknown>) => r[field]
   switch (lookup) {
-    case 'startswith': return { field, test: (r) => typeof value(r) === 'string' && (value(r) as string).startsWith(sent) }
-    case 'gte': return { field, test: (r) => (compare(value(r), sent) ?? -1) >= 0 }
-    case 'lte': return { field, test: (r) => (compare(value(r), sent) ?? 1) <= 0 }
-    case 'gt': return { field, test: (r) => (compare(value(r), sent) ?? -1) > 0 }
-    case 'lt': return { field, test: (r) => (compare(value(r), sent) ?? 1) < 0 }
-    default: return { field, test: (r) => sameValue(value(r), sent) }
+    case 'startswith':
+      return { field, test: (r) => typeof value(r) === 'string' && (value(r) as string).startsWith(sent) }
+    case 'gte':
+      return { field, test: (r) => (compare(value(r), sent) ?? -1) >= 0 }
+    case 'lte':
+      return { field, test: (r) => (compare(value(r), sent) ?? 1) <= 0 }
+    case 'gt':
+      return { field, test: (r) => (compare(value(r), sent) ?? -1) > 0 }
+    case 'lt':
+      return { field, test: (r) => (compare(value(r), sent) ?? 1) < 0 }
+    default:
+      return { field, test: (r) => sameValue(value(r), sent) }
   }
 }
 

@@ -12,12 +12,22 @@ export const SCREENFUL = 50
 export const listFlags = {
   columns: Flags.string({ description: 'columns to show, comma-separated (e.g. id,name)', helpGroup: 'LIST' }),
   sort: Flags.string({ description: 'column to sort by; -column sorts descending (e.g. -created)', helpGroup: 'LIST' }),
-  limit: Flags.integer({ description: `show at most N records, 0 for all (default: all on a pipe or with --json, ${SCREENFUL} on a terminal)`, min: 0, helpGroup: 'LIST' }),
+  limit: Flags.integer({
+    description: `show at most N records, 0 for all (default: all on a pipe or with --json, ${SCREENFUL} on a terminal)`,
+    min: 0,
+    helpGroup: 'LIST',
+  }),
   csv: Flags.boolean({ description: 'CSV instead of a table', helpGroup: 'LIST' }),
   'no-header': Flags.boolean({ description: 'leave out the header row', helpGroup: 'LIST' }),
 }
 
-export interface ListFlags { columns?: string; sort?: string; limit?: number; csv?: boolean; 'no-header'?: boolean }
+export interface ListFlags {
+  columns?: string
+  sort?: string
+  limit?: number
+  csv?: boolean
+  'no-header'?: boolean
+}
 
 export interface ListOutput {
   /** the records to print (and, under --json, to return) */
@@ -37,10 +47,15 @@ export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(p
       const shown = chosen(columns, flags.columns)
       const cells = rows.map((r) => shown.map((c) => cell(c.get(r))))
       const headers = shown.map((c) => c.header.toUpperCase())
-      const more = rows.length < all
-        ? `${rows.length} of ${all} shown: --limit ${Math.min(all, rows.length * 2)} or --limit 0 for all, --json or a pipe for every record`
-        : undefined
-      if (flags.csv) return { text: [...(flags['no-header'] ? [] : [headers]), ...cells].map((r) => r.map(csvField).join(',')).join('\n'), more }
+      const more =
+        rows.length < all
+          ? `${rows.length} of ${all} shown: --limit ${Math.min(all, rows.length * 2)} or --limit 0 for all, --json or a pipe for every record`
+          : undefined
+      if (flags.csv)
+        return {
+          text: [...(flags['no-header'] ? [] : [headers]), ...cells].map((r) => r.map(csvField).join(',')).join('\n'),
+          more,
+        }
       const { makeTable } = await import('@oclif/table') // loaded only when a table is drawn
       const data = cells.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, v])))
       const rendered = makeTable({
@@ -53,7 +68,10 @@ export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(p
         ...(terminal ? {} : { maxWidth: 'none' as const }),
       })
       // @oclif/table frames the table with a blank line and a margin: scripts and readers get it from column 0
-      const lines = rendered.split('\n').filter((l) => l.trim()).map((l) => l.replace(/^ {2}/, '').trimEnd())
+      const lines = rendered
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => l.replace(/^ {2}/, '').trimEnd())
       return { text: (flags['no-header'] ? lines.slice(1) : lines).join('\n'), more }
     },
   }
@@ -61,22 +79,37 @@ export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(p
 
 function chosen<R>(columns: readonly Column<R>[], wanted: string | undefined): Column<R>[] {
   if (!wanted) return [...columns]
-  return wanted.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean).map((name) =>
-    columns.find((c) => c.header.toLowerCase() === name) ??
-      usageError(`--columns: no column "${name}"; the columns are ${columns.map((c) => c.header).join(', ')}`))
+  return wanted
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean)
+    .map(
+      (name) =>
+        columns.find((c) => c.header.toLowerCase() === name) ??
+        usageError(`--columns: no column "${name}"; the columns are ${columns.map((c) => c.header).join(', ')}`),
+    )
 }
 
 function sortBy<R>(rows: readonly R[], columns: readonly Column<R>[], spec: string): R[] {
   const descending = spec.startsWith('-')
   const name = spec.replace(/^[-+]/, '').toLowerCase()
-  const column = columns.find((c) => c.header.toLowerCase() === name) ??
+  const column =
+    columns.find((c) => c.header.toLowerCase() === name) ??
     usageError(`--sort: no column "${name}"; the columns are ${columns.map((c) => c.header).join(', ')}`)
   const key = (r: R) => column.get(r)
   return [...rows].sort((a, b) => {
     const x = key(a)
     const y = key(b)
-    const order = x === y ? 0 : x === null || x === undefined ? 1 : y === null || y === undefined ? -1
-      : typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), 'en', { numeric: true })
+    const order =
+      x === y
+        ? 0
+        : x === null || x === undefined
+          ? 1
+          : y === null || y === undefined
+            ? -1
+            : typeof x === 'number' && typeof y === 'number'
+              ? x - y
+              : String(x).localeCompare(String(y), 'en', { numeric: true })
     return descending ? -order : order
   })
 }

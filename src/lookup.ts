@@ -36,8 +36,13 @@ export class Directory<R extends { id: number }> {
   private readonly cache = new Map<string, Found>()
 
   /** `kind` ("tag class"), `where` (' in library "Season"'), the records, the name of a record, and how names match. */
-  constructor(readonly kind: string, readonly where: string, readonly records: readonly R[],
-    private readonly nameOf: (r: R) => string, private readonly options: DirectoryOptions<R> = {}) {
+  constructor(
+    readonly kind: string,
+    readonly where: string,
+    readonly records: readonly R[],
+    private readonly nameOf: (r: R) => string,
+    private readonly options: DirectoryOptions<R> = {},
+  ) {
     for (const r of records) {
       this.ids.set(r.id, r)
       add(this.byName, this.options.matcher ? baseName(nameOf(r)) : nameOf(r), r)
@@ -51,19 +56,32 @@ export class Directory<R extends { id: number }> {
     const hit = this.cache.get(ref.name)
     if (hit) return hit
     const matches = this.matching(ref.name)
-    const folded = matches.length === 0 && this.options.ignoreCase ? this.byFoldedName.get(foldCase(ref.name)) ?? [] : []
-    const found: Found = matches.length === 1 ? { id: matches[0].id }
-      : matches.length > 1 ? { error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)` }
-        : folded.length === 1 ? { id: folded[0].id }
-          : folded.length > 1 ? { error: `${folded.length} ${plural(this.kind)}${this.where} differ from ${JSON.stringify(ref.name)} only in case: ${this.candidates(folded)}; give one of them as it is written (or its id)` }
-            : { error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`, missing: ref.name }
+    const folded =
+      matches.length === 0 && this.options.ignoreCase ? (this.byFoldedName.get(foldCase(ref.name)) ?? []) : []
+    const found: Found =
+      matches.length === 1
+        ? { id: matches[0].id }
+        : matches.length > 1
+          ? {
+              error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)`,
+            }
+          : folded.length === 1
+            ? { id: folded[0].id }
+            : folded.length > 1
+              ? {
+                  error: `${folded.length} ${plural(this.kind)}${this.where} differ from ${JSON.stringify(ref.name)} only in case: ${this.candidates(folded)}; give one of them as it is written (or its id)`,
+                }
+              : {
+                  error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`,
+                  missing: ref.name,
+                }
     this.cache.set(ref.name, found)
     return found
   }
 
   /** The records whose name is `name` (as the directory's matcher takes it). */
   private matching(name: string): R[] {
-    return this.options.matcher ? this.options.matcher(name, this.byName) : this.byName.get(name) ?? []
+    return this.options.matcher ? this.options.matcher(name, this.byName) : (this.byName.get(name) ?? [])
   }
 
   /** Is record `id` one of those `name` matches? */
@@ -87,7 +105,10 @@ export class Directory<R extends { id: number }> {
   private candidates(matches: R[]): string {
     // in name order, so the message is the same whatever order the server listed the records in
     const sorted = [...matches].sort((a, b) => this.nameOf(a).localeCompare(this.nameOf(b)) || a.id - b.id)
-    const shown = sorted.slice(0, 10).map((r) => `${this.nameOf(r)} (id ${r.id}${this.options.aside ? `, ${this.options.aside(r)}` : ''})`).join(', ')
+    const shown = sorted
+      .slice(0, 10)
+      .map((r) => `${this.nameOf(r)} (id ${r.id}${this.options.aside ? `, ${this.options.aside(r)}` : ''})`)
+      .join(', ')
     return matches.length > 10 ? `${shown} and ${matches.length - 10} more` : shown
   }
 }
@@ -101,7 +122,8 @@ function add<R>(map: Map<string, R[]>, key: string, r: R): void {
 /** A name as compared when case does not matter. */
 export const foldCase = (name: string) => name.normalize('NFC').toLowerCase()
 
-const plural = (kind: string) => (kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : kind.endsWith('s') ? `${kind}es` : `${kind}s`)
+const plural = (kind: string) =>
+  kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : kind.endsWith('s') ? `${kind}es` : `${kind}s`
 
 // ---- media files: by alias, by the longest alias ending a path, or by a unique file name ----
 
@@ -129,13 +151,41 @@ function matchMedia<R>(aliasOf: (r: R) => string) {
 
 // ---- the kinds of records ----
 
-export interface Named { id: number; name: string }
-export interface TagSet { id: number; name: string; library: number | null; user?: number }
-export interface TagClass { id: number; className: string; displayName?: string; library: number }
-export interface MediaFile { id: number; alias: string | null; library: number; realStartTime?: string | null; file?: string;
-  mediafilemetadata_set?: { name: string; value: string }[] }
-export interface User { id: number; username: string }
-export interface Group { id: number; name: string; users: number[]; creationDate?: string; createdBy?: number }
+export interface Named {
+  id: number
+  name: string
+}
+export interface TagSet {
+  id: number
+  name: string
+  library: number | null
+  user?: number
+}
+export interface TagClass {
+  id: number
+  className: string
+  displayName?: string
+  library: number
+}
+export interface MediaFile {
+  id: number
+  alias: string | null
+  library: number
+  realStartTime?: string | null
+  file?: string
+  mediafilemetadata_set?: { name: string; value: string }[]
+}
+export interface User {
+  id: number
+  username: string
+}
+export interface Group {
+  id: number
+  name: string
+  users: number[]
+  creationDate?: string
+  createdBy?: number
+}
 
 export async function libraries(api: ApiClient): Promise<Directory<Named>> {
   return new Directory('library', '', await api.all<Named>('library/'), (r) => r.name)
@@ -143,7 +193,7 @@ export async function libraries(api: ApiClient): Promise<Directory<Named>> {
 
 /** A library as the command line's messages name it: by its name (`library "Season"`), by its id where the name is not known. */
 export const libraryText = (library: { id: number; name?: string }): string =>
-  (library.name ? `library ${JSON.stringify(library.name)}` : `library ${library.id}`)
+  library.name ? `library ${JSON.stringify(library.name)}` : `library ${library.id}`
 
 /** Library `id` as messages name it (libraryText), read from the server; its id where the caller cannot read it. */
 export async function libraryNamed(api: ApiClient, id: number): Promise<string> {
@@ -152,13 +202,20 @@ export async function libraryNamed(api: ApiClient, id: number): Promise<string> 
 }
 
 export async function tagSets(api: ApiClient, library?: number): Promise<Directory<TagSet>> {
-  const [records, where] = await Promise.all([api.all<TagSet>('tagSet/', { library }), library ? libraryNamed(api, library) : undefined])
+  const [records, where] = await Promise.all([
+    api.all<TagSet>('tagSet/', { library }),
+    library ? libraryNamed(api, library) : undefined,
+  ])
   return new Directory('tag set', where ? ` of ${where}` : '', records, (r) => r.name)
 }
 
 /** The tag classes of a library, found by name (and, unless `ignoreCase` is false, by a name differing only in case
  * from one class's). */
-export async function tagClasses(api: ApiClient, library: number, { ignoreCase = true } = {}): Promise<Directory<TagClass>> {
+export async function tagClasses(
+  api: ApiClient,
+  library: number,
+  { ignoreCase = true } = {},
+): Promise<Directory<TagClass>> {
   const [records, where] = await Promise.all([api.all<TagClass>('tagClass/', { library }), libraryNamed(api, library)])
   return new Directory('tag class', ` in ${where}`, records, (r) => r.className, { ignoreCase })
 }
@@ -172,14 +229,23 @@ async function libraryAside(api: ApiClient): Promise<(r: { library: number }) =>
 /** The media files of a library (or every readable one, each candidate of an ambiguous name shown with its
  * library), found by alias or file name. */
 export async function mediaFiles(api: ApiClient, library?: number, query: Query = {}): Promise<Directory<MediaFile>> {
-  const [records, aside, where] = await Promise.all([api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
-    library ? undefined : libraryAside(api), library ? libraryNamed(api, library) : undefined])
-  return new Directory('media file', where ? ` in ${where}` : '', records, (r) => r.alias ?? '', { matcher: matchMedia((r) => r.alias ?? ''), aside })
+  const [records, aside, where] = await Promise.all([
+    api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
+    library ? undefined : libraryAside(api),
+    library ? libraryNamed(api, library) : undefined,
+  ])
+  return new Directory('media file', where ? ` in ${where}` : '', records, (r) => r.alias ?? '', {
+    matcher: matchMedia((r) => r.alias ?? ''),
+    aside,
+  })
 }
 
 export async function projects(api: ApiClient): Promise<Directory<Named>> {
   const records = await api.all<Named>('project/').catch((e) => {
-    if (e instanceof ApiError && e.status === 403) failure('Only site admins may look projects up by name (the API lists projects to them alone): give the project id')
+    if (e instanceof ApiError && e.status === 403)
+      failure(
+        'Only site admins may look projects up by name (the API lists projects to them alone): give the project id',
+      )
     throw e
   })
   return new Directory('project', '', records, (r) => r.name)
@@ -195,8 +261,12 @@ export async function groups(api: ApiClient): Promise<Directory<Group>> {
 
 /** The id a flag (or argument) names, or a one-line error naming the flag and the candidates. `remembered`:
  * where the command remembers names (src/nameMemory.ts), the key the name is remembered under. */
-export async function flagId<R extends { id: number }>(flag: string, value: string, directory: () => Promise<Directory<R>>,
-  remembered?: { api: ApiClient; key: string }): Promise<number> {
+export async function flagId<R extends { id: number }>(
+  flag: string,
+  value: string,
+  directory: () => Promise<Directory<R>>,
+  remembered?: { api: ApiClient; key: string },
+): Promise<number> {
   const ref = parseRef(value)
   if ('id' in ref) return ref.id
   return recalled(remembered?.api, remembered?.key ?? '', async () => {
@@ -217,7 +287,8 @@ async function recalled<T>(api: ApiClient | undefined, key: string, find: () => 
 }
 
 /** The key a name is remembered under: the kind of record, where it was looked up (a library), the name. */
-const memoryKey = (kind: string, library: number | undefined, name: string) => JSON.stringify([kind, library ?? null, name])
+const memoryKey = (kind: string, library: number | undefined, name: string) =>
+  JSON.stringify([kind, library ?? null, name])
 
 export const libraryId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => libraries(api))
 export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => tagSets(api))
@@ -225,25 +296,38 @@ export const projectId = (api: ApiClient, flag: string, value: string) => flagId
 export const sensorId = (api: ApiClient, flag: string, value: string) =>
   flagId(flag, value, async () => new Directory('sensor', '', await api.all<Named>('sensor/'), (r) => r.name))
 export const sensorArrayId = (api: ApiClient, flag: string, value: string) =>
-  flagId(flag, value, async () => new Directory('sensor array', '', await api.all<Named>('sensorArray/'), (r) => r.name))
+  flagId(
+    flag,
+    value,
+    async () => new Directory('sensor array', '', await api.all<Named>('sensorArray/'), (r) => r.name),
+  )
 /** A media file by alias or file name among those the caller can read (or those of one library): an
  * alias the server finds itself (`?alias=`) needs no list of every file. */
 export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {
   const ref = parseRef(value)
   if ('id' in ref) return ref.id
   return recalled(api, memoryKey('mediaFile', library, ref.name), async () => {
-    const exact = await api.get<{ count?: number; results?: MediaFile[] }>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', { alias: ref.name, page_size: 2 })
+    const exact = await api.get<{ count?: number; results?: MediaFile[] }>(
+      library ? `library/${library}/mediaFiles/` : 'mediaFile/',
+      { alias: ref.name, page_size: 2 },
+    )
     // the answer of a server that ignored ?alias= holds other files: only a file of that alias is taken
-    if (exact.count === 1 && exact.results?.length === 1 && exact.results[0].alias === ref.name) return exact.results[0].id
+    if (exact.count === 1 && exact.results?.length === 1 && exact.results[0].alias === ref.name)
+      return exact.results[0].id
     return flagId(flag, value, () => mediaFiles(api, library))
   })
 }
 /** Several media files (arguments): one list of the readable files (or those of one library) when any is given by name. */
-export async function mediaFileIds(api: ApiClient, values: string[], flag = 'media file', library?: number): Promise<number[]> {
+export async function mediaFileIds(
+  api: ApiClient,
+  values: string[],
+  flag = 'media file',
+  library?: number,
+): Promise<number[]> {
   const refs = values.map(parseRef)
   const directory = refs.some((r) => 'name' in r) ? await mediaFiles(api, library) : undefined
   return refs.map((ref) => {
-    const found = directory ? directory.find(ref) : ref as { id: number }
+    const found = directory ? directory.find(ref) : (ref as { id: number })
     if ('error' in found) failure(`${flag}: ${found.error}`)
     return found.id
   })
@@ -251,16 +335,23 @@ export async function mediaFileIds(api: ApiClient, values: string[], flag = 'med
 
 /** A tag class by name, in one library or (when the name is unique) among those the caller can read. */
 export const tagClassId = (api: ApiClient, flag: string, value: string, library?: number) =>
-  flagId(flag, value, async () => {
-    if (library) return tagClasses(api, library)
-    const [records, aside] = await Promise.all([api.all<TagClass>('tagClass/'), libraryAside(api)])
-    return new Directory('tag class', '', records, (r) => r.className, { aside, ignoreCase: true })
-  }, { api, key: memoryKey('tagClass', library, value) })
+  flagId(
+    flag,
+    value,
+    async () => {
+      if (library) return tagClasses(api, library)
+      const [records, aside] = await Promise.all([api.all<TagClass>('tagClass/'), libraryAside(api)])
+      return new Directory('tag class', '', records, (r) => r.className, { aside, ignoreCase: true })
+    },
+    { api, key: memoryKey('tagClass', library, value) },
+  )
 
 /** A tag set by name or id, with its library (tag classes and media files are found in it). */
 export async function findTagSet(api: ApiClient, flag: string, value: string): Promise<TagSet> {
   return recalled(api, memoryKey('tagSet', undefined, value), async () => {
-    const { id, name, library, user } = await api.get<TagSet>(`tagSet/${await flagId(flag, value, () => tagSets(api))}/`)
+    const { id, name, library, user } = await api.get<TagSet>(
+      `tagSet/${await flagId(flag, value, () => tagSets(api))}/`,
+    )
     return { id, name, library, user }
   })
 }
@@ -275,7 +366,8 @@ export const LIBRARY_SCOPE_DESCRIPTION = 'look media files up by alias or file n
 
 /** The library of a tag set, needed to find classes and files by name. */
 export function libraryOf(tagSet: TagSet, flag: string): number {
-  if (!tagSet.library) failure(`${flag}: ${tagSetNamed(tagSet)} belongs to no library, so names cannot be looked up in it: give ids`)
+  if (!tagSet.library)
+    failure(`${flag}: ${tagSetNamed(tagSet)} belongs to no library, so names cannot be looked up in it: give ids`)
   return tagSet.library
 }
 
@@ -309,18 +401,20 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
   const type = types.find((t) => String(t.id) === nameOrId || t.name.toLowerCase() === nameOrId.toLowerCase())
   if (!type) {
     // a name within a few edits, or one holding what was typed (or held by it)
-    const typed = nameOrId.toLowerCase(), names = types.map((t) => t.name.toLowerCase())
+    const typed = nameOrId.toLowerCase(),
+      names = types.map((t) => t.name.toLowerCase())
     const holding = names.filter((n) => n.includes(typed) || typed.includes(n))
     const near = holding.length ? closest(typed, holding) : closest(typed, names, 3)
     const suggestion = near ? ` Did you mean ${types[names.indexOf(near)].name}?` : ''
     // the types mas's workers run, of those the server knows; all of them from a server that runs none of these
     const runnable = types.filter((t) => CREATABLE.has(t.name))
     const known = (runnable.length ? runnable : types).map((t) => `${t.name} (${t.id})`).join(', ')
-    failure(`Unknown job type "${nameOrId}".${suggestion} ${runnable.length ? 'Types a worker runs' : 'Known'}: ${known}`)
+    failure(
+      `Unknown job type "${nameOrId}".${suggestion} ${runnable.length ? 'Types a worker runs' : 'Known'}: ${known}`,
+    )
   }
   return type.id
 }
-
 
 // ---- the rows of a tag file ----
 
@@ -328,12 +422,19 @@ export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<numbe
  * problems of its line (a name that matches nothing or several records); `missing`: a class name no class has (not
  * a problem of the line: the class may be created, and the command lists such names once); `mediaFile`: the id of
  * its media file, when that is known. */
-export function resolveRow(row: TagRow, media: Directory<MediaFile> | undefined, classes: Directory<TagClass> | undefined):
-{ tag?: TagInput; problems: string[]; missing?: string; mediaFile?: number } {
+export function resolveRow(
+  row: TagRow,
+  media: Directory<MediaFile> | undefined,
+  classes: Directory<TagClass> | undefined,
+): { tag?: TagInput; problems: string[]; missing?: string; mediaFile?: number } {
   const hint = row.mediaFileHint
-  const file = 'id' in row.mediaFile ? row.mediaFile
-    : hint !== undefined && media?.matches(row.mediaFile.name, hint) ? { id: hint } : media?.find(row.mediaFile) ?? noLibrary
-  const tagClass = 'id' in row.tagClass ? row.tagClass : classes?.find(row.tagClass) ?? noLibrary
+  const file =
+    'id' in row.mediaFile
+      ? row.mediaFile
+      : hint !== undefined && media?.matches(row.mediaFile.name, hint)
+        ? { id: hint }
+        : (media?.find(row.mediaFile) ?? noLibrary)
+  const tagClass = 'id' in row.tagClass ? row.tagClass : (classes?.find(row.tagClass) ?? noLibrary)
   const problems: string[] = []
   let missing: string | undefined
   if ('error' in file) problems.push(`mediaFile: ${file.error}`)
@@ -348,4 +449,4 @@ export function resolveRow(row: TagRow, media: Directory<MediaFile> | undefined,
   return { tag, problems, mediaFile }
 }
 
-const noLibrary: Found = { error: 'names are looked up in the tag set\'s library, and it has none: give ids' }
+const noLibrary: Found = { error: "names are looked up in the tag set's library, and it has none: give ids" }

@@ -11,8 +11,29 @@ import { Wakeup } from './wakeup.js'
 // Finding the media files named on the command line, and hashing them.
 
 export const MEDIA_EXTENSIONS = new Set([
-  'wav', 'wave', 'bwf', 'flac', 'mp3', 'ogg', 'oga', 'opus', 'm4a', 'aac', 'aif', 'aiff', 'aifc',
-  'w64', 'wv', 'caf', 'au', 'snd', 'wma', 'amr', 'ape', 'spx', 'rf64',
+  'wav',
+  'wave',
+  'bwf',
+  'flac',
+  'mp3',
+  'ogg',
+  'oga',
+  'opus',
+  'm4a',
+  'aac',
+  'aif',
+  'aiff',
+  'aifc',
+  'w64',
+  'wv',
+  'caf',
+  'au',
+  'snd',
+  'wma',
+  'amr',
+  'ape',
+  'spx',
+  'rf64',
 ])
 
 export function isMediaFile(path: string): boolean {
@@ -20,21 +41,33 @@ export function isMediaFile(path: string): boolean {
 }
 
 export interface FoundFile {
-  path: string; size: number; mtimeMs: number
+  path: string
+  size: number
+  mtimeMs: number
   /** the path below the argument it was found under, `/`-separated (`siteA/2026-05-01/x.WAV`; a file named
    * on the command line: its name) */
   relative: string
 }
 /** A path left out: `failed` makes the import fail; `chosen`: left out by --include/--exclude, as asked. */
-export interface SkippedPath { path: string; reason: string; failed?: boolean; chosen?: boolean }
+export interface SkippedPath {
+  path: string
+  reason: string
+  failed?: boolean
+  chosen?: boolean
+}
 
 /** Which files to leave out: globs over the path below the import's root (a glob without a `/` matches the
  * file name at any depth), and whether an empty file is an error (--strict) rather than skipped. */
-export interface FileFilter { include?: string[]; exclude?: string[]; strictEmpty?: boolean }
+export interface FileFilter {
+  include?: string[]
+  exclude?: string[]
+  strictEmpty?: boolean
+}
 
 export const EMPTY_FILE = 'empty file (0 bytes)'
 
-const globMatches = (relative: string, glob: string) => minimatch(relative, glob, { dot: true, matchBase: !glob.includes('/') })
+const globMatches = (relative: string, glob: string) =>
+  minimatch(relative, glob, { dot: true, matchBase: !glob.includes('/') })
 
 /** Why a file is left out by the filter's globs, or undefined when it is kept. */
 function leftOutByGlobs(relative: string, filter: FileFilter): string | undefined {
@@ -50,18 +83,28 @@ function leftOutByGlobs(relative: string, filter: FileFilter): string | undefine
  * empty files and those the filter's globs leave out are skipped.
  * Each file appears once, in a stable (sorted) order.
  */
-export async function findMediaFiles(paths: string[], recursive: boolean, filter: FileFilter = {}): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
+export async function findMediaFiles(
+  paths: string[],
+  recursive: boolean,
+  filter: FileFilter = {},
+): Promise<{ files: FoundFile[]; skipped: SkippedPath[] }> {
   // entries in the order they are listed; the stats of a folder's entries run side by side
   type Found = { file: FoundFile } | { skipped: SkippedPath }
   const visit = async (path: string, top: boolean, relative: string): Promise<Found[]> => {
     let info
-    try { info = await stat(path) } catch (err: any) {
-      return [{ skipped: { path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true } }]
+    try {
+      info = await stat(path)
+    } catch (err: any) {
+      return [
+        { skipped: { path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true } },
+      ]
     }
     if (info.isDirectory()) {
       if (!top && !recursive) return [{ skipped: { path, reason: 'a folder inside a folder (use --recursive)' } }]
       const entries = (await readdir(path)).filter((e) => !e.startsWith('.')).sort()
-      return (await mapLimit(entries, STATS_AT_ONCE, (e) => visit(join(path, e), false, top ? e : `${relative}/${e}`))).flat()
+      return (
+        await mapLimit(entries, STATS_AT_ONCE, (e) => visit(join(path, e), false, top ? e : `${relative}/${e}`))
+      ).flat()
     }
     if (!info.isFile()) return [{ skipped: { path, reason: 'not a regular file' } }]
     const below = top ? basename(path) : relative

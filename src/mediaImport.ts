@@ -15,7 +15,10 @@ import { Wakeup } from './wakeup.js'
 
 export type Outcome = 'imported' | 'duplicate' | 'failed' | 'skipped' | 'alias-taken' | 'would-import'
 export interface ImportRecord {
-  path: string; outcome: Outcome; id: number | null; reason: string | null
+  path: string
+  outcome: Outcome
+  id: number | null
+  reason: string | null
   /** what the server found wrong with an imported file (e.g. truncated) */
   warnings?: string[]
 }
@@ -31,13 +34,20 @@ export interface ImportOptions {
 
 export const CHECK_BATCH = 1000
 
-interface Hashed extends FoundFile { md5: string }
+interface Hashed extends FoundFile {
+  md5: string
+}
 
 export class ServerCannotImport extends Error {}
 
-export async function importMedia(api: ApiClient, cache: ImportCache, files: FoundFile[], opts: ImportOptions): Promise<ImportRecord[]> {
+export async function importMedia(
+  api: ApiClient,
+  cache: ImportCache,
+  files: FoundFile[],
+  opts: ImportOptions,
+): Promise<ImportRecord[]> {
   // the original service imports nothing: said before any file is read
-  if (!await offersExtensions(api)) throw cannotImport(api)
+  if (!(await offersExtensions(api))) throw cannotImport(api)
   const records = new Map<string, ImportRecord>()
   const firstOfMd5 = new Map<string, Hashed>()
   const sameAs = new Map<string, Hashed>() // a later file with bytes already being uploaded -> that file
@@ -48,9 +58,15 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   let interrupted = false
   // one bar for every file: it moves as each file's outcome is known (already there, or uploaded)
   const progress = new Progress(files.length, {
-    unit: 'files', totalBytes: files.reduce((s, f) => s + f.size, 0), quiet: opts.quiet,
+    unit: 'files',
+    totalBytes: files.reduce((s, f) => s + f.size, 0),
+    quiet: opts.quiet,
     // no upload starts any more; those under way are waited for, so the count says what the server stored
-    settle: async () => { interrupted = true; uploads.stop(); await uploading },
+    settle: async () => {
+      interrupted = true
+      uploads.stop()
+      await uploading
+    },
     interrupted: (done, total) => `interrupted: ${done} of ${total} files done, re-run the same command to finish`,
   })
 
@@ -71,7 +87,10 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
         const existing = await checkExisting(api, opts.library.id, hashed)
         const read = new Set(hashed.map((f) => f.path))
         const unreadable = batch.filter((f) => !read.has(f.path))
-        progress.skip(unreadable.length, unreadable.reduce((n, f) => n + f.size, 0))
+        progress.skip(
+          unreadable.length,
+          unreadable.reduce((n, f) => n + f.size, 0),
+        )
         hashed.forEach((f, i) => {
           if (existing[i] !== null) {
             present++
@@ -95,22 +114,32 @@ export async function importMedia(api: ApiClient, cache: ImportCache, files: Fou
   }
   uploading = uploadAll(api, uploads, opts, records, progress, readAhead)
   const [produced, uploaded] = await Promise.allSettled([
-    produce().catch((err) => { uploads.stop(); throw err }),
+    produce().catch((err) => {
+      uploads.stop()
+      throw err
+    }),
     uploading,
   ])
   progress.stop()
   // interrupted: Progress says what was done and ends the process
   if (interrupted) return new Promise<never>(() => {})
   if (produced.status === 'rejected') {
-    throw produced.reason instanceof ConnectionError ? unreachableServer(produced.reason, 'the check of what it holds failed', records) : produced.reason
+    throw produced.reason instanceof ConnectionError
+      ? unreachableServer(produced.reason, 'the check of what it holds failed', records)
+      : produced.reason
   }
   if (uploaded.status === 'rejected') throw uploaded.reason
 
   for (const [path, first] of sameAs) {
     const r = records.get(first.path)!
-    records.set(path, opts.dryRun ? { path, outcome: 'duplicate', id: null, reason: `same bytes as ${first.path}` }
-      : r.outcome === 'failed' ? { path, outcome: 'failed', id: null, reason: r.reason }
-        : { path, outcome: 'duplicate', id: r.id, reason: `same bytes as ${first.path}` })
+    records.set(
+      path,
+      opts.dryRun
+        ? { path, outcome: 'duplicate', id: null, reason: `same bytes as ${first.path}` }
+        : r.outcome === 'failed'
+          ? { path, outcome: 'failed', id: null, reason: r.reason }
+          : { path, outcome: 'duplicate', id: r.id, reason: `same bytes as ${first.path}` },
+    )
   }
   return files.map((f) => records.get(f.path)!)
 }
@@ -145,8 +174,13 @@ function* checkBatches(files: FoundFile[], unhashed: (f: FoundFile) => boolean):
   if (batch.length) yield batch
 }
 
-async function hashAll(files: FoundFile[], cache: ImportCache, opts: ImportOptions, records: Map<string, ImportRecord>,
-  readAhead: ReadAhead): Promise<Hashed[]> {
+async function hashAll(
+  files: FoundFile[],
+  cache: ImportCache,
+  opts: ImportOptions,
+  records: Map<string, ImportRecord>,
+  readAhead: ReadAhead,
+): Promise<Hashed[]> {
   const missing = files.filter((f) => cache.get(f.path, f.size, f.mtimeMs) === undefined)
   await mapLimit(missing, opts.concurrency, async (f) => {
     try {
@@ -167,10 +201,14 @@ async function checkExisting(api: ApiClient, library: number, files: Hashed[]): 
   for (let i = 0; i < files.length; i += CHECK_BATCH) {
     const batch = files.slice(i, i + CHECK_BATCH)
     const path = `library/${library}/mediaFiles/check/`
-    const answer = await api.request<(number | null)[]>('POST', path, { json: batch.map((f) => ({ md5: f.md5, size: f.size })), retry: true })
+    const answer = await api.request<(number | null)[]>('POST', path, {
+      json: batch.map((f) => ({ md5: f.md5, size: f.size })),
+      retry: true,
+    })
     if (answer.status === 404 || answer.status === 405) throw cannotImport(api)
     if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', api.url(path))
-    if (!Array.isArray(answer.data) || answer.data.length !== batch.length) failure(`The server answered the pre-check of ${path} with something unexpected`)
+    if (!Array.isArray(answer.data) || answer.data.length !== batch.length)
+      failure(`The server answered the pre-check of ${path} with something unexpected`)
     out.push(...answer.data.map((v) => (typeof v === 'number' ? v : null)))
   }
   return out
@@ -185,14 +223,23 @@ class UploadQueue {
   stopped = false
   private halt!: () => void
   /** settles when the queue is stopped */
-  readonly halted = new Promise<void>((resolve) => { this.halt = resolve })
+  readonly halted = new Promise<void>((resolve) => {
+    this.halt = resolve
+  })
   push(f: Hashed): void {
     this.files.push(f)
     this.changed.wake()
   }
 
-  end(): void { this.ended = true; this.changed.wake() }
-  stop(): void { this.stopped = true; this.halt(); this.end() }
+  end(): void {
+    this.ended = true
+    this.changed.wake()
+  }
+  stop(): void {
+    this.stopped = true
+    this.halt()
+    this.end()
+  }
 
   /** the next file, or null when there will be no more */
   async next(): Promise<Hashed | null> {
@@ -208,8 +255,14 @@ class UploadQueue {
 /** Uploads in a row that could not reach the server (each after its own retries) before the import gives up. */
 export const UNREACHABLE_AFTER = 5
 
-async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions, records: Map<string, ImportRecord>, progress: Progress,
-  readAhead: ReadAhead): Promise<void> {
+async function uploadAll(
+  api: ApiClient,
+  queue: UploadQueue,
+  opts: ImportOptions,
+  records: Map<string, ImportRecord>,
+  progress: Progress,
+  readAhead: ReadAhead,
+): Promise<void> {
   let started = false
   let fatal: Error | undefined
   let unreachable = 0
@@ -223,37 +276,82 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
       let record: ImportRecord
       // a large file's bytes as they are read into the request, on the bar before the file is done (from zero again on a retry)
       let sent = 0
-      const resend = () => { progress.moving(-sent); sent = 0 }
+      const resend = () => {
+        progress.moving(-sent)
+        sent = 0
+      }
       try {
         // Safe to re-send: the server answers the same bytes with the record it already holds.
         const kept = readAhead.take(f.path)
-        const answer = await api.upload<any>(path, async () => {
-          resend()
-          const form = new FormData()
-          for (const [name, value] of Object.entries(opts.partsOf(f))) form.append(name, value)
-          form.append('md5', f.md5)
-          const bytes = kept ?? await fileBody(f.path, f.size)
-          if (!Buffer.isBuffer(bytes)) bytes.on('data', (chunk: Buffer) => { sent += chunk.length; progress.moving(chunk.length) })
-          form.append('file', bytes, { filename: basename(f.path), knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size })
-          return form
-        }, { retry: true })
-        if (answer.status === 404 || answer.status === 405) { fatal = cannotImport(api); queue.stop(); return }
-        if (answer.status === 401 || answer.status === 403) { fatal = new ApiError(answer.status, answer.data, 'POST', api.url(path)); queue.stop(); return }
-        record = answer.status === 201 ? { path: f.path, outcome: 'imported', id: answer.data?.id ?? null, reason: null, warnings: importWarnings(answer.data) }
-          : answer.status === 200 ? { path: f.path, outcome: 'duplicate', id: answer.data?.id ?? null, reason: null }
-            : answer.status === 400 && aliasTaken(answer.data) ? { path: f.path, outcome: 'alias-taken', id: null, reason: aliasTaken(answer.data) }
-              : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
+        const answer = await api.upload<any>(
+          path,
+          async () => {
+            resend()
+            const form = new FormData()
+            for (const [name, value] of Object.entries(opts.partsOf(f))) form.append(name, value)
+            form.append('md5', f.md5)
+            const bytes = kept ?? (await fileBody(f.path, f.size))
+            if (!Buffer.isBuffer(bytes))
+              bytes.on('data', (chunk: Buffer) => {
+                sent += chunk.length
+                progress.moving(chunk.length)
+              })
+            form.append('file', bytes, {
+              filename: basename(f.path),
+              knownLength: Buffer.isBuffer(bytes) ? bytes.length : f.size,
+            })
+            return form
+          },
+          { retry: true },
+        )
+        if (answer.status === 404 || answer.status === 405) {
+          fatal = cannotImport(api)
+          queue.stop()
+          return
+        }
+        if (answer.status === 401 || answer.status === 403) {
+          fatal = new ApiError(answer.status, answer.data, 'POST', api.url(path))
+          queue.stop()
+          return
+        }
+        record =
+          answer.status === 201
+            ? {
+                path: f.path,
+                outcome: 'imported',
+                id: answer.data?.id ?? null,
+                reason: null,
+                warnings: importWarnings(answer.data),
+              }
+            : answer.status === 200
+              ? { path: f.path, outcome: 'duplicate', id: answer.data?.id ?? null, reason: null }
+              : answer.status === 400 && aliasTaken(answer.data)
+                ? { path: f.path, outcome: 'alias-taken', id: null, reason: aliasTaken(answer.data) }
+                : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
         unreachable = 0
       } catch (err: any) {
-        record = { path: f.path, outcome: 'failed', id: null, reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err) }
+        record = {
+          path: f.path,
+          outcome: 'failed',
+          id: null,
+          reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err),
+        }
         if (err instanceof ConnectionError && ++unreachable >= UNREACHABLE_AFTER && !fatal) {
-          fatal = unreachableServer(err, `gave up after ${UNREACHABLE_AFTER} uploads in a row could not reach it`, records)
+          fatal = unreachableServer(
+            err,
+            `gave up after ${UNREACHABLE_AFTER} uploads in a row could not reach it`,
+            records,
+          )
           queue.stop()
         }
       }
       records.set(f.path, record)
       resend()
-      progress.tick(1, f.size, `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`)
+      progress.tick(
+        1,
+        f.size,
+        `${record.outcome} ${f.path}${record.id ? ` (id ${record.id})` : ''}${record.reason ? `: ${record.reason}` : ''}`,
+      )
     }
   }
   await Promise.all(Array.from({ length: opts.concurrency }, worker))
@@ -263,29 +361,41 @@ async function uploadAll(api: ApiClient, queue: UploadQueue, opts: ImportOptions
 /** The server stopped answering: one line saying so, what is stored, and that a re-run finishes the import. */
 function unreachableServer(err: ConnectionError, what: string, records: Map<string, ImportRecord>): ConnectionError {
   const stored = [...records.values()].filter((r) => r.outcome === 'imported' || r.outcome === 'duplicate').length
-  return new ConnectionError(err.url, err.code, `${err.message}; ${what}, with ${stored} file(s) stored. ` +
-    'Run the same command again to finish: what the server holds is skipped')
+  return new ConnectionError(
+    err.url,
+    err.code,
+    `${err.message}; ${what}, with ${stored} file(s) stored. ` +
+      'Run the same command again to finish: what the server holds is skipped',
+  )
 }
 
 function cannotImport(api: ApiClient): Error {
-  return new ServerCannotImport(`The server at ${api.server} cannot import media files (it has no library/{id}/mediaFiles/check/ ` +
-    'and import/ endpoints, like the original service); nothing was uploaded')
+  return new ServerCannotImport(
+    `The server at ${api.server} cannot import media files (it has no library/{id}/mediaFiles/check/ ` +
+      'and import/ endpoints, like the original service); nothing was uploaded',
+  )
 }
 
 export function summary(records: ImportRecord[], dryRun: boolean): string[] {
   const count = (o: Outcome) => records.filter((r) => r.outcome === o).length
-  const skippedFor = (test: (reason: string) => boolean) => records.filter((r) => r.outcome === 'skipped' && test(r.reason ?? '')).length
+  const skippedFor = (test: (reason: string) => boolean) =>
+    records.filter((r) => r.outcome === 'skipped' && test(r.reason ?? '')).length
   const empty = skippedFor((reason) => reason === EMPTY_FILE)
   const excluded = skippedFor((reason) => /^(excluded by --exclude|matched by no --include)/.test(reason))
   const notMedia = count('skipped') - empty - excluded
-  const lines = [dryRun
-    ? `Dry run: would import ${count('would-import')}, already present ${count('duplicate')}, skipped ${count('skipped')}, failed ${count('failed')}`
-    : `Imported ${count('imported')}, skipped ${count('duplicate')} already present, skipped ${notMedia} not media, `
-      + `${empty ? `skipped ${empty} empty, ` : ''}${excluded ? `left out ${excluded} by --include/--exclude, ` : ''}`
-      + `${count('alias-taken') ? `skipped ${count('alias-taken')} whose alias the library holds with other bytes, ` : ''}failed ${count('failed')}`
-      + (records.some((r) => r.warnings?.length) ? `, ${records.filter((r) => r.warnings?.length).length} imported with warnings` : '')]
+  const lines = [
+    dryRun
+      ? `Dry run: would import ${count('would-import')}, already present ${count('duplicate')}, skipped ${count('skipped')}, failed ${count('failed')}`
+      : `Imported ${count('imported')}, skipped ${count('duplicate')} already present, skipped ${notMedia} not media, ` +
+        `${empty ? `skipped ${empty} empty, ` : ''}${excluded ? `left out ${excluded} by --include/--exclude, ` : ''}` +
+        `${count('alias-taken') ? `skipped ${count('alias-taken')} whose alias the library holds with other bytes, ` : ''}failed ${count('failed')}` +
+        (records.some((r) => r.warnings?.length)
+          ? `, ${records.filter((r) => r.warnings?.length).length} imported with warnings`
+          : ''),
+  ]
   for (const r of records) if (r.outcome === 'failed') lines.push(`  failed ${r.path}: ${r.reason}`)
-  for (const r of records) if (r.outcome === 'skipped' && r.reason === EMPTY_FILE) lines.push(`  skipped ${r.path}: ${r.reason}`)
+  for (const r of records)
+    if (r.outcome === 'skipped' && r.reason === EMPTY_FILE) lines.push(`  skipped ${r.path}: ${r.reason}`)
   for (const r of records) if (r.outcome === 'alias-taken') lines.push(`  skipped ${r.path}: ${r.reason}`)
   for (const r of records) for (const w of r.warnings ?? []) lines.push(`  warning ${r.path}: ${w}`)
   if (dryRun) for (const r of records) if (r.outcome === 'would-import') lines.push(`  would import ${r.path}`)

@@ -16,8 +16,14 @@ export const REMEMBER_MS = 10 * 60_000
 /** The header the version travels in, both ways. */
 export const NAMES_VERSION_HEADER = 'mas-names-version'
 
-interface Entry { value: unknown; learned: number }
-interface Stored { version: string; entries: Record<string, Entry> }
+interface Entry {
+  value: unknown
+  learned: number
+}
+interface Stored {
+  version: string
+  entries: Record<string, Entry>
+}
 
 export class NameMemory {
   /** did this command use a remembered name (then its requests carry the version it was learned at)? */
@@ -26,7 +32,11 @@ export class NameMemory {
   private seen?: string
   private learned = new Map<string, unknown>()
 
-  private constructor(private readonly file: string, private stored: Stored | undefined, private readonly now = Date.now()) {}
+  private constructor(
+    private readonly file: string,
+    private stored: Stored | undefined,
+    private readonly now = Date.now(),
+  ) {}
 
   /** The memory of `profile` on `server` with this credential (empty when there is no file or it is unreadable). */
   static async open(cacheDir: string, server: string, profile: string, token: string): Promise<NameMemory> {
@@ -36,7 +46,9 @@ export class NameMemory {
     try {
       const data = JSON.parse(await readFile(file, 'utf8')) as Stored
       if (typeof data?.version === 'string' && data.entries && typeof data.entries === 'object') stored = data
-    } catch { /* nothing remembered */ }
+    } catch {
+      /* nothing remembered */
+    }
     return new NameMemory(file, stored)
   }
 

@@ -8,11 +8,17 @@ import type { Query } from './query.js'
 // What the caller cannot list stays an id.
 
 /** Where some kinds are listed from: the tag classes and media files of one library. */
-export interface NameScope { library?: number }
+export interface NameScope {
+  library?: number
+}
 
 /** Where the records of a kind are listed; `otherwise`, the list to read from a server that has no `path` (404: the
  * original service lacks mas's extensions). */
-export interface NameList { path: string; query?: Query; otherwise?: NameList }
+export interface NameList {
+  path: string
+  query?: Query
+  otherwise?: NameList
+}
 
 /** A kind of record a table names: the list holding them (none: not listed in this scope) and a record's name. */
 export interface NameSource {
@@ -24,11 +30,20 @@ const source = (path: string, key: string): NameSource => ({ list: () => ({ path
 
 export const LIBRARIES = source('library/', 'name')
 export const TAG_SETS = source('tagSet/', 'name')
-export const TAG_CLASSES: NameSource = { list: (s) => ({ path: 'tagClass/', query: { library: s.library } }), name: (r) => r.className }
-export const MEDIA_FILES: NameSource = { list: (s) => (s.library ? { path: `library/${s.library}/mediaFiles/` } : undefined), name: (r) => r.alias }
+export const TAG_CLASSES: NameSource = {
+  list: (s) => ({ path: 'tagClass/', query: { library: s.library } }),
+  name: (r) => r.className,
+}
+export const MEDIA_FILES: NameSource = {
+  list: (s) => (s.library ? { path: `library/${s.library}/mediaFiles/` } : undefined),
+  name: (r) => r.alias,
+}
 export const SENSORS = source('sensor/', 'name')
 export const SENSOR_ARRAYS = source('sensorArray/', 'name')
-export const USERS: NameSource = { list: () => ({ path: 'usernames/', otherwise: { path: 'user/' } }), name: (r) => r.username }
+export const USERS: NameSource = {
+  list: () => ({ path: 'usernames/', otherwise: { path: 'user/' } }),
+  name: (r) => r.username,
+}
 export const GROUPS = source('appUserGroup/', 'name')
 export const JOB_TYPES = source('jobTypes/', 'name')
 export const PROJECT_TYPES = source('projectTypes/', 'name')
@@ -37,7 +52,10 @@ export const PROJECTS = source('project/', 'name')
 export class Names {
   static readonly none = new Names(new Map(), undefined)
 
-  constructor(private readonly maps: Map<NameSource, Map<number, string>>, private readonly me: number | undefined) {}
+  constructor(
+    private readonly maps: Map<NameSource, Map<number, string>>,
+    private readonly me: number | undefined,
+  ) {}
 
   /** The name of record `id` (`me` for the caller among users), or the id when it is not known. */
   of(kind: NameSource, id: unknown): unknown {

@@ -6,13 +6,20 @@ const require = createRequire(import.meta.url)
 
 // Human output: tables on stdout; progress, warnings and summaries on stderr.
 
-export interface Column<T> { header: string; get: (row: T) => unknown }
+export interface Column<T> {
+  header: string
+  get: (row: T) => unknown
+}
 
 /** A plain text table: a header row, then one line per record, columns padded to fit. */
 export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
   const cells = rows.map((r) => columns.map((c) => cell(c.get(r))))
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i].length)))
-  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ').trimEnd()
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()
   return [line(columns.map((c) => c.header.toUpperCase())), ...cells.map(line)].join('\n')
 }
 
@@ -26,7 +33,9 @@ function cell(v: unknown): string {
 /** Key/value lines for one record. */
 export function record(obj: Record<string, unknown>): string {
   const width = Math.max(0, ...Object.keys(obj).map((k) => k.length))
-  return Object.entries(obj).map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n')
+  return Object.entries(obj)
+    .map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`)
+    .join('\n')
 }
 
 /** A number for people, in tables and messages: seconds to the millisecond, strengths to three decimals
@@ -45,7 +54,10 @@ export function formatBytes(n: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB']
   let i = 0
   let v = n
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++ }
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`
 }
 
@@ -87,20 +99,29 @@ export class Progress {
   private underWay = 0
   private statusText: string
   private readonly started = Date.now()
-  private readonly onSignal = () => { void this.interrupt() }
+  private readonly onSignal = () => {
+    void this.interrupt()
+  }
 
-  constructor(private readonly total: number, private readonly opts: ProgressOptions) {
+  constructor(
+    private readonly total: number,
+    private readonly opts: ProgressOptions,
+  ) {
     this.statusText = opts.status ?? ''
     if (!opts.quiet && process.stderr.isTTY && total > 0) {
       const cliProgress = require('cli-progress') as typeof import('cli-progress')
-      this.bars = new cliProgress.MultiBar({
-        stream: process.stderr,
-        format: formatOf(opts),
-        formatTime: (t, options, round) => (typeof t === 'number' && Number.isFinite(t) ? cliProgress.Format.TimeFormat(t, options, round) : '-'),
-        hideCursor: true,
-        etaBuffer: 50,
-        fps: 10,
-      }, cliProgress.Presets.shades_classic)
+      this.bars = new cliProgress.MultiBar(
+        {
+          stream: process.stderr,
+          format: formatOf(opts),
+          formatTime: (t, options, round) =>
+            typeof t === 'number' && Number.isFinite(t) ? cliProgress.Format.TimeFormat(t, options, round) : '-',
+          hideCursor: true,
+          etaBuffer: 50,
+          fps: 10,
+        },
+        cliProgress.Presets.shades_classic,
+      )
       // units with bytes fill the bar by bytes (the last file may be most of the work), and count the units beside it
       this.bar = this.bars.create(this.byBytes ? Math.max(opts.totalBytes!, 1) : total, 0, this.payload())
     }
@@ -108,9 +129,13 @@ export class Progress {
     process.on('SIGTERM', this.onSignal)
   }
 
-  get interactive(): boolean { return this.bar !== undefined }
+  get interactive(): boolean {
+    return this.bar !== undefined
+  }
 
-  private get byBytes(): boolean { return this.opts.totalBytes !== undefined && this.opts.status === undefined && this.opts.unit !== 'bytes' }
+  private get byBytes(): boolean {
+    return this.opts.totalBytes !== undefined && this.opts.status === undefined && this.opts.unit !== 'bytes'
+  }
 
   /** where the bar stands: the units done, or, for units with bytes, their bytes done and under way */
   private get barValue(): number {
@@ -164,23 +189,43 @@ export class Progress {
     this.stop()
     if (this.opts.settle) {
       let timer: NodeJS.Timeout | undefined
-      await Promise.race([this.opts.settle().catch(() => {}), new Promise<void>((resolve) => { timer = setTimeout(resolve, SETTLE_MS) })])
+      await Promise.race([
+        this.opts.settle().catch(() => {}),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, SETTLE_MS)
+        }),
+      ])
       clearTimeout(timer)
     }
-    const message = this.opts.interrupted?.(this.done, this.total) ?? `interrupted: ${this.done} of ${this.total} ${this.opts.unit} done`
+    const message =
+      this.opts.interrupted?.(this.done, this.total) ??
+      `interrupted: ${this.done} of ${this.total} ${this.opts.unit} done`
     process.stderr.write(`${message}\n`, () => process.exit(INTERRUPTED_EXIT))
   }
 
   private payload() {
     const seconds = Math.max((Date.now() - this.started) / 1000, 0.001)
     if (this.opts.status !== undefined) return { status: this.statusText }
-    if (this.opts.unit === 'bytes') return { doneBytes: formatBytes(this.done), totalBytes: formatBytes(this.total), rate: formatBytes(this.done / seconds) }
+    if (this.opts.unit === 'bytes')
+      return {
+        doneBytes: formatBytes(this.done),
+        totalBytes: formatBytes(this.total),
+        rate: formatBytes(this.done / seconds),
+      }
     if (this.opts.totalBytes === undefined) return { rate: (this.done / seconds).toFixed(0) }
     const worked = this.worked + this.underWay
-    const eta = bytesEta({ totalBytes: this.opts.totalBytes, doneBytes: this.bytes + this.underWay, workedBytes: worked, seconds })
+    const eta = bytesEta({
+      totalBytes: this.opts.totalBytes,
+      doneBytes: this.bytes + this.underWay,
+      workedBytes: worked,
+      seconds,
+    })
     return {
-      units: this.done, totalUnits: this.total,
-      doneBytes: formatBytes(this.bytes + this.underWay), totalBytes: formatBytes(this.opts.totalBytes), rate: formatBytes(worked / seconds),
+      units: this.done,
+      totalUnits: this.total,
+      doneBytes: formatBytes(this.bytes + this.underWay),
+      totalBytes: formatBytes(this.opts.totalBytes),
+      rate: formatBytes(worked / seconds),
       bytesEta: Number.isFinite(eta) ? formatEta(eta) : '-',
     }
   }
@@ -190,7 +235,8 @@ function formatOf(opts: ProgressOptions): string {
   if (opts.status !== undefined) return '{bar} {percentage}% | {status}'
   if (opts.unit === 'bytes') return '{bar} {doneBytes}/{totalBytes} | {rate}/s | ETA {eta_formatted}'
   // the ETA of units with bytes follows the bytes: the last file may be most of the work
-  if (opts.totalBytes !== undefined) return `{bar} {units}/{totalUnits} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {bytesEta}`
+  if (opts.totalBytes !== undefined)
+    return `{bar} {units}/{totalUnits} ${opts.unit} | {doneBytes}/{totalBytes} | {rate}/s | ETA {bytesEta}`
   return `{bar} {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`
 }
 

@@ -21,8 +21,10 @@ const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00
 export async function precisionRecallPng(title: string, classes: readonly CurveClass[]): Promise<Buffer> {
   const { createCanvas, GlobalFonts } = await import('@napi-rs/canvas')
   const fontPath = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')
-  if (!GlobalFonts.has(FONT) && !GlobalFonts.registerFromPath(fontPath, FONT)) throw new Error(`the font ${fontPath} could not be loaded`)
-  const width = MARGIN.left + PLOT + MARGIN.right, height = MARGIN.top + PLOT + MARGIN.bottom
+  if (!GlobalFonts.has(FONT) && !GlobalFonts.registerFromPath(fontPath, FONT))
+    throw new Error(`the font ${fontPath} could not be loaded`)
+  const width = MARGIN.left + PLOT + MARGIN.right,
+    height = MARGIN.top + PLOT + MARGIN.bottom
   const canvas = createCanvas(width, height)
   const ctx = canvas.getContext('2d')
   ctx.fillStyle = '#ffffff'
@@ -38,17 +40,22 @@ export async function precisionRecallPng(title: string, classes: readonly CurveC
     ctx.strokeStyle = '#e0e0e0'
     ctx.lineWidth = 1
     ctx.beginPath()
-    ctx.moveTo(x(v), y(0)); ctx.lineTo(x(v), y(1))
-    ctx.moveTo(x(0), y(v)); ctx.lineTo(x(1), y(v))
+    ctx.moveTo(x(v), y(0))
+    ctx.lineTo(x(v), y(1))
+    ctx.moveTo(x(0), y(v))
+    ctx.lineTo(x(1), y(v))
     ctx.stroke()
-    ctx.textAlign = 'center'; ctx.textBaseline = 'top'
+    ctx.textAlign = 'center'
+    ctx.textBaseline = 'top'
     ctx.fillText(v.toFixed(1), x(v), y(0) + 6)
-    ctx.textAlign = 'right'; ctx.textBaseline = 'middle'
+    ctx.textAlign = 'right'
+    ctx.textBaseline = 'middle'
     ctx.fillText(v.toFixed(1), x(0) - 6, y(v))
   }
   ctx.strokeStyle = '#000000'
   ctx.strokeRect(x(0), y(1), PLOT, PLOT)
-  ctx.textAlign = 'center'; ctx.textBaseline = 'top'
+  ctx.textAlign = 'center'
+  ctx.textBaseline = 'top'
   ctx.fillText('recall', x(0.5), y(0) + 26)
   ctx.save()
   ctx.translate(16, y(0.5))
@@ -57,7 +64,8 @@ export async function precisionRecallPng(title: string, classes: readonly CurveC
   ctx.fillText('precision', 0, 0)
   ctx.restore()
   ctx.font = `bold 13px "${FONT}"`
-  ctx.textAlign = 'left'; ctx.textBaseline = 'middle'
+  ctx.textAlign = 'left'
+  ctx.textBaseline = 'middle'
   ctx.fillText(title, MARGIN.left, MARGIN.top / 2)
 
   // a line per class, and its legend entry
@@ -70,7 +78,8 @@ export async function precisionRecallPng(title: string, classes: readonly CurveC
     ctx.lineWidth = 2
     ctx.beginPath()
     c.curve.forEach((p, k) => {
-      const px = x(p.recall ?? 0), py = y(p.precision)
+      const px = x(p.recall ?? 0),
+        py = y(p.precision)
       if (k === 0) ctx.moveTo(px, py)
       else ctx.lineTo(px, py)
     })

@@ -6,8 +6,14 @@ import { join } from 'node:path'
 // Written whole to a temporary file and renamed over the old one, so a crash never
 // leaves a half-written file; mode 0600 in a 0700 directory because it holds tokens.
 
-export interface Profile { server: string; username?: string; token?: string }
-export interface ProfileFile { profiles: Record<string, Profile> }
+export interface Profile {
+  server: string
+  username?: string
+  token?: string
+}
+export interface ProfileFile {
+  profiles: Record<string, Profile>
+}
 
 export const DEFAULT_PROFILE = 'default'
 
@@ -25,7 +31,8 @@ export async function readProfiles(configDir: string): Promise<ProfileFile> {
   }
   try {
     const data = JSON.parse(text)
-    const profiles = data && typeof data === 'object' && data.profiles && typeof data.profiles === 'object' ? data.profiles : {}
+    const profiles =
+      data && typeof data === 'object' && data.profiles && typeof data.profiles === 'object' ? data.profiles : {}
     return { ...data, profiles }
   } catch {
     throw new Error(`The profile file ${profilePath(configDir)} is not valid JSON; fix or delete it.`)

@@ -2,9 +2,17 @@ import { ApiError, type ApiClient } from './api.js'
 
 // Adding media files to and removing them from a project, one request per file.
 
-export interface MembershipChange { mediaFile: number; changed: boolean }
+export interface MembershipChange {
+  mediaFile: number
+  changed: boolean
+}
 
-export async function changeProjectMedia(api: ApiClient, project: number, media: number[], action: 'add' | 'remove'): Promise<MembershipChange[]> {
+export async function changeProjectMedia(
+  api: ApiClient,
+  project: number,
+  media: number[],
+  action: 'add' | 'remove',
+): Promise<MembershipChange[]> {
   const results: MembershipChange[] = []
   for (const id of media) {
     const answer = await api.request('POST', `project/${project}/mediaFiles/${action}/`, { json: { id }, retry: true })

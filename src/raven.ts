@@ -1,6 +1,15 @@
 import type { MediaFile } from './lookup.js'
 import { parseRef } from './refs.js'
-import { addRow, csvRecords, emptyRows, hasStrength, numberValue, type ParsedRows, type ParseOptions, type TagRecord } from './tagFormats.js'
+import {
+  addRow,
+  csvRecords,
+  emptyRows,
+  hasStrength,
+  numberValue,
+  type ParsedRows,
+  type ParseOptions,
+  type TagRecord,
+} from './tagFormats.js'
 
 // Raven Pro selection tables, as Raven writes and reads them (docs/decisions.md §10):
 // tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).
@@ -13,50 +22,111 @@ export const CLASS_COLUMNS = ['Species', 'Annotation', 'Class', 'Label', 'Tag'] 
 
 /** The columns mas writes: Raven's own, the class, the strength, ids for an exact round trip, and what made
  * each tag (its provenance as JSON text, empty for a tag made by hand). */
-export const RAVEN_COLUMNS = ['Selection', 'View', 'Channel', 'Begin Time (s)', 'End Time (s)', 'Low Freq (Hz)', 'High Freq (Hz)',
-  'Begin Path', 'Begin File', 'File Offset (s)', 'Species', 'Strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id',
-  'mas_provenance'] as const
+export const RAVEN_COLUMNS = [
+  'Selection',
+  'View',
+  'Channel',
+  'Begin Time (s)',
+  'End Time (s)',
+  'Low Freq (Hz)',
+  'High Freq (Hz)',
+  'Begin Path',
+  'Begin File',
+  'File Offset (s)',
+  'Species',
+  'Strength',
+  'mas_tag_id',
+  'mas_media_file_id',
+  'mas_tag_class_id',
+  'mas_provenance',
+] as const
 
 /** Columns read besides the class column (lower case); `Tag Class` and `Media File` are what earlier
  * versions of mas wrote. */
-const KNOWN = ['selection', 'view', 'channel', 'begin time (s)', 'end time (s)', 'low freq (hz)', 'high freq (hz)',
-  'begin file', 'begin path', 'file offset (s)', 'strength', 'mas_tag_id', 'mas_media_file_id', 'mas_tag_class_id', 'mas_provenance',
-  'tag class', 'media file']
+const KNOWN = [
+  'selection',
+  'view',
+  'channel',
+  'begin time (s)',
+  'end time (s)',
+  'low freq (hz)',
+  'high freq (hz)',
+  'begin file',
+  'begin path',
+  'file offset (s)',
+  'strength',
+  'mas_tag_id',
+  'mas_media_file_id',
+  'mas_tag_class_id',
+  'mas_provenance',
+  'tag class',
+  'media file',
+]
 
 export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   const records = csvRecords(text, '\t')
   const result = emptyRows()
-  if (records.length === 0) { result.errors.push('line 1: the file is empty (expected a header row)'); return result }
+  if (records.length === 0) {
+    result.errors.push('line 1: the file is empty (expected a header row)')
+    return result
+  }
   const header = records[0].fields.map((h) => h.trim())
   const at = (name: string) => header.findIndex((h) => h.toLowerCase() === name.toLowerCase())
-  const headerError = (message: string) => { result.errors.push(`line ${records[0].line}: ${message}`); return result }
+  const headerError = (message: string) => {
+    result.errors.push(`line ${records[0].line}: ${message}`)
+    return result
+  }
   let classCol: number
   if (opts.classColumn !== undefined) {
     classCol = at(opts.classColumn)
-    if (classCol < 0) return headerError(`no column "${opts.classColumn}" (--class-column); the columns are ${header.join(', ')}`)
+    if (classCol < 0)
+      return headerError(`no column "${opts.classColumn}" (--class-column); the columns are ${header.join(', ')}`)
   } else {
     classCol = [...CLASS_COLUMNS, 'Tag Class'].map(at).find((i) => i >= 0) ?? -1
   }
   const col = {
-    view: at('view'), selection: at('selection'), begin: at('begin time (s)'), end: at('end time (s)'),
-    low: at('low freq (hz)'), high: at('high freq (hz)'), offset: at('file offset (s)'), strength: at(opts.strengthColumn ?? 'strength'),
+    view: at('view'),
+    selection: at('selection'),
+    begin: at('begin time (s)'),
+    end: at('end time (s)'),
+    low: at('low freq (hz)'),
+    high: at('high freq (hz)'),
+    offset: at('file offset (s)'),
+    strength: at(opts.strengthColumn ?? 'strength'),
     file: [at('begin path'), at('begin file'), at('media file')].find((i) => i >= 0) ?? -1,
-    fileId: at('mas_media_file_id'), classId: at('mas_tag_class_id'), provenance: at('mas_provenance'),
+    fileId: at('mas_media_file_id'),
+    classId: at('mas_tag_class_id'),
+    provenance: at('mas_provenance'),
   }
   const missing = [
-    col.begin < 0 && 'Begin Time (s)', col.end < 0 && 'End Time (s)', col.low < 0 && 'Low Freq (Hz)', col.high < 0 && 'High Freq (Hz)',
+    col.begin < 0 && 'Begin Time (s)',
+    col.end < 0 && 'End Time (s)',
+    col.low < 0 && 'Low Freq (Hz)',
+    col.high < 0 && 'High Freq (Hz)',
     classCol < 0 && col.classId < 0 && `a class column (${CLASS_COLUMNS.join(', ')}, or name one with --class-column)`,
-    col.file < 0 && col.fileId < 0 && opts.mediaFile === undefined && 'Begin File or Begin Path (a table of one recording: give --media-file)',
+    col.file < 0 &&
+      col.fileId < 0 &&
+      opts.mediaFile === undefined &&
+      'Begin File or Begin Path (a table of one recording: give --media-file)',
   ].filter(Boolean)
   if (missing.length) return headerError(`bad header: missing ${missing.join(', ')}`)
   const body = records.slice(1)
   const get = (fields: string[], i: number) => (i >= 0 ? (fields[i] ?? '').trim() : '')
-  if (col.file >= 0 && col.offset < 0 && !opts.timesInFile && new Set(body.map((r) => get(r.fields, col.file))).size > 1) {
-    return headerError(`bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection `
-      + 'in its file; when each Begin Time (s) is already within its file (tables of single recordings joined), give --times-in-file')
+  if (
+    col.file >= 0 &&
+    col.offset < 0 &&
+    !opts.timesInFile &&
+    new Set(body.map((r) => get(r.fields, col.file))).size > 1
+  ) {
+    return headerError(
+      `bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection ` +
+        'in its file; when each Begin Time (s) is already within its file (tables of single recordings joined), give --times-in-file',
+    )
   }
   // every other column (Notes, Call type, a verdict, Raven's measurements) is kept with the tag, as its annotations
-  const extra = header.flatMap((h, i) => (i !== classCol && i !== col.strength && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : []))
+  const extra = header.flatMap((h, i) =>
+    i !== classCol && i !== col.strength && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : [],
+  )
 
   // Each view of a selection has its row: keep the spectrogram rows (all rows when there are none).
   const isSpectrogram = (fields: string[]) => /^spectrogram/i.test(get(fields, col.view))
@@ -116,13 +186,21 @@ function endInFile(offset: string, begin: string, end: string): string {
 /** A recording as a Raven table places it: its name, when it started, how long it lasts and the sensor
  * that recorded it (null: none). */
 export interface RavenFile {
-  id: number; alias: string; realStartTime?: string | null; duration?: number; sensor?: number | null; sampleRate?: number
+  id: number
+  alias: string
+  realStartTime?: string | null
+  duration?: number
+  sensor?: number | null
+  sampleRate?: number
 }
 
 /** What a written table holds beyond the tags: `Begin Path`s as `pathPrefix` joined with each alias (a
  * folder on the user's disk; else the alias), and a Waveform row before each Spectrogram row (as Raven
  * writes it: the whole band, 0 to half the sample rate, where the rate is known). */
-export interface RavenOptions { pathPrefix?: string; waveformRows?: boolean }
+export interface RavenOptions {
+  pathPrefix?: string
+  waveformRows?: boolean
+}
 
 /** A media file as a Raven table places it: its duration and sample rate from its metadata. */
 export function ravenFile(m: MediaFile & { sensor?: number | null }): RavenFile {
@@ -130,8 +208,14 @@ export function ravenFile(m: MediaFile & { sensor?: number | null }): RavenFile 
     const value = m.mediafilemetadata_set?.find((d) => d.name === name)?.value
     return value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined
   }
-  return { id: m.id, alias: m.alias ?? String(m.id), realStartTime: m.realStartTime, duration: number('durationInSeconds'),
-    sensor: m.sensor ?? null, sampleRate: number('sampleRate') }
+  return {
+    id: m.id,
+    alias: m.alias ?? String(m.id),
+    realStartTime: m.realStartTime,
+    duration: number('durationInSeconds'),
+    sensor: m.sensor ?? null,
+    sampleRate: number('sampleRate'),
+  }
 }
 
 /** Recordings in the order Raven lists the files of a multi-file table: by start time, then alias. */
@@ -146,23 +230,34 @@ export function inRecordingOrder(files: readonly RavenFile[]): RavenFile[] {
 
 /** The recordings Raven opens together as one multi-file table: those of one sensor, or of one folder
  * where there is no sensor, in recording order (docs/decisions.md, "Raven round trips"). */
-export interface RavenSequence { key: string; name: string; files: RavenFile[] }
+export interface RavenSequence {
+  key: string
+  name: string
+  files: RavenFile[]
+}
 
-const folderOf = (alias: string) => alias.split(/[\\/]+/).slice(0, -1).join('/')
+const folderOf = (alias: string) =>
+  alias
+    .split(/[\\/]+/)
+    .slice(0, -1)
+    .join('/')
 
 /** The sequence a recording belongs to. */
 const sequenceKey = (f: RavenFile): string => (f.sensor != null ? `sensor ${f.sensor}` : `folder ${folderOf(f.alias)}`)
 
 /** The recordings as sequences, each in recording order, ordered by their first recording; `sensorName`
  * names a sensor's sequence (else `sensor-ID`), a folder's is its path (`top` for the top folder). */
-export function sequencesOf(files: readonly RavenFile[], sensorName: (id: number) => string | undefined = () => undefined): RavenSequence[] {
+export function sequencesOf(
+  files: readonly RavenFile[],
+  sensorName: (id: number) => string | undefined = () => undefined,
+): RavenSequence[] {
   const byKey = new Map<string, RavenSequence>()
   for (const f of inRecordingOrder(files)) {
     const key = sequenceKey(f)
     let sequence = byKey.get(key)
     if (!sequence) {
-      const name = f.sensor != null ? sensorName(f.sensor) ?? `sensor-${f.sensor}` : folderOf(f.alias) || 'top'
-      byKey.set(key, sequence = { key, name, files: [] })
+      const name = f.sensor != null ? (sensorName(f.sensor) ?? `sensor-${f.sensor}`) : folderOf(f.alias) || 'top'
+      byKey.set(key, (sequence = { key, name, files: [] }))
     }
     sequence.files.push(f)
   }
@@ -202,7 +297,9 @@ export function sumAsWritten(a: number, b: number): number {
 
 /** A tag's annotations, when it has any (an object of texts). */
 const annotationsOf = (t: TagRecord): Record<string, unknown> =>
-  (t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations) ? t.annotations as Record<string, unknown> : {})
+  t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations)
+    ? (t.annotations as Record<string, unknown>)
+    : {}
 
 /** Raven Pro writes its selection tables with Windows line ends on every system, and so does mas. */
 const EOL = '\r\n'
@@ -214,8 +311,13 @@ const EOL = '\r\n'
  * id's name; `extra` adds columns of the caller's; the tags' annotations are written back as the columns
  * they came from, after every other.
  */
-export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile[], className: (id: number) => string | undefined,
-  extra?: { columns: readonly string[]; cells: (t: TagRecord) => unknown[] }, options: RavenOptions = {}): string {
+export function ravenTable(
+  tags: readonly TagRecord[],
+  files: readonly RavenFile[],
+  className: (id: number) => string | undefined,
+  extra?: { columns: readonly string[]; cells: (t: TagRecord) => unknown[] },
+  options: RavenOptions = {},
+): string {
   const place = new Map<number, { index: number; start: number; file: RavenFile }>()
   let index = 0
   for (const sequence of sequencesOf(files)) {
@@ -225,13 +327,20 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
       start += file.duration ?? 0
     }
   }
-  const rows = tags.filter((t) => place.has(Number(t.mediaFile))).sort((a, b) =>
-    place.get(Number(a.mediaFile))!.index - place.get(Number(b.mediaFile))!.index ||
-    Number(a.startTime) - Number(b.startTime) || Number(a.id) - Number(b.id))
-  const written = [...RAVEN_COLUMNS, ...extra?.columns ?? []]
+  const rows = tags
+    .filter((t) => place.has(Number(t.mediaFile)))
+    .sort(
+      (a, b) =>
+        place.get(Number(a.mediaFile))!.index - place.get(Number(b.mediaFile))!.index ||
+        Number(a.startTime) - Number(b.startTime) ||
+        Number(a.id) - Number(b.id),
+    )
+  const written = [...RAVEN_COLUMNS, ...(extra?.columns ?? [])]
   const taken = new Set(written.map((c) => c.toLowerCase()))
   // each annotation in the column it came from, in the order first met; one named like a column mas writes is left out
-  const annotated = [...new Set(rows.flatMap((t) => Object.keys(annotationsOf(t))))].filter((c) => !taken.has(c.toLowerCase()))
+  const annotated = [...new Set(rows.flatMap((t) => Object.keys(annotationsOf(t))))].filter(
+    (c) => !taken.has(c.toLowerCase()),
+  )
   const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))
   let out = [...written, ...annotated].join('\t') + EOL
   rows.forEach((t, i) => {
@@ -239,11 +348,32 @@ export function ravenTable(tags: readonly TagRecord[], files: readonly RavenFile
     const s = Number(t.startTime)
     const e = Number(t.endTime)
     const notes = annotationsOf(t)
-    const after = [asName(className(Number(t.tagClass)) ?? ''), hasStrength(t) ? t.strength : '', t.id, t.mediaFile, t.tagClass,
-      t.provenance ? JSON.stringify(t.provenance) : '', ...extra?.cells(t) ?? [],
-      ...annotated.map((c) => notes[c])]
-    const row = (view: string, low: unknown, high: unknown) => [i + 1, view, 1, sumAsWritten(p.start, s), sumAsWritten(p.start, e), low, high,
-      beginPath(p.file.alias, options.pathPrefix), baseName(p.file.alias), s, ...after].map(cell).join('\t') + EOL
+    const after = [
+      asName(className(Number(t.tagClass)) ?? ''),
+      hasStrength(t) ? t.strength : '',
+      t.id,
+      t.mediaFile,
+      t.tagClass,
+      t.provenance ? JSON.stringify(t.provenance) : '',
+      ...(extra?.cells(t) ?? []),
+      ...annotated.map((c) => notes[c]),
+    ]
+    const row = (view: string, low: unknown, high: unknown) =>
+      [
+        i + 1,
+        view,
+        1,
+        sumAsWritten(p.start, s),
+        sumAsWritten(p.start, e),
+        low,
+        high,
+        beginPath(p.file.alias, options.pathPrefix),
+        baseName(p.file.alias),
+        s,
+        ...after,
+      ]
+        .map(cell)
+        .join('\t') + EOL
     if (options.waveformRows) {
       const rate = p.file.sampleRate
       out += rate === undefined ? row('Waveform 1', t.minFrequency, t.maxFrequency) : row('Waveform 1', 0, rate / 2)
@@ -259,7 +389,11 @@ const asName = (name: string) => ('id' in parseRef(name) && name !== '' ? `name:
 /** Where a sequence's table goes below the --per-sequence folder: its name as one file name
  * (`siteA/20260501` as `siteA_20260501.selections.txt`). */
 export function perSequenceName(name: string): string {
-  const safe = name.split(/[\\/]+/).filter((p) => p !== '' && p !== '.' && p !== '..').join('_').replace(/[<>:"|?*\x00-\x1f]/g, '_')
+  const safe = name
+    .split(/[\\/]+/)
+    .filter((p) => p !== '' && p !== '.' && p !== '..')
+    .join('_')
+    .replace(/[<>:"|?*\x00-\x1f]/g, '_')
   return `${safe || 'top'}.selections.txt`
 }
 

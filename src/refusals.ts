@@ -13,16 +13,21 @@ type ArgDefinitions = Record<string, Interfaces.Arg<unknown>>
  * integer but received: abc`): oclif's own parse functions do not say which argument they were parsing. */
 export function namedArgs<A extends ArgDefinitions>(args: A | undefined): A | undefined {
   if (!args) return args
-  return Object.fromEntries(Object.entries(args).map(([name, arg]) => [name, {
-    ...arg,
-    parse: async (input: string, ctx: Parameters<typeof arg.parse>[1], opts: Parameters<typeof arg.parse>[2]) => {
-      try {
-        return await arg.parse(input, ctx, opts)
-      } catch (err) {
-        throw new Error(`${name.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`)
-      }
-    },
-  }])) as A
+  return Object.fromEntries(
+    Object.entries(args).map(([name, arg]) => [
+      name,
+      {
+        ...arg,
+        parse: async (input: string, ctx: Parameters<typeof arg.parse>[1], opts: Parameters<typeof arg.parse>[2]) => {
+          try {
+            return await arg.parse(input, ctx, opts)
+          } catch (err) {
+            throw new Error(`${name.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`)
+          }
+        },
+      },
+    ]),
+  ) as A
 }
 
 /** One line for a refusal of oclif's parser, naming the flag or argument. */
@@ -32,12 +37,16 @@ export function parseErrorLine(err: unknown): string {
     const missing = err.args.map((a) => `${a.name.toUpperCase()}${a.description ? `: ${a.description}` : ''}`)
     return `missing argument ${missing.join('; ')} (see --help)`
   }
-  const message = stripVTControlCharacters(err instanceof Error ? err.message : String(err))
-    .replace(/\n+See more help with --help$/, '')
+  const message = stripVTControlCharacters(err instanceof Error ? err.message : String(err)).replace(
+    /\n+See more help with --help$/,
+    '',
+  )
   const lines = message
     .replace(/^The following errors? occurred:\n/, '')
     .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')
-    .split('\n').map((l) => l.trim()).filter(Boolean)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
     .map((l) => l.replace(/^Missing required flag ([\w-]+)$/, 'missing --$1'))
   return `${lines.join('; ')}${message.length < (err instanceof Error ? err.message.length : 0) ? ' (see --help)' : ''}`
 }
@@ -49,12 +58,18 @@ type FlagDefinitions = Record<string, { hidden?: boolean; aliases?: string[] }>
 function unknownFlagsLine(err: NonExistentFlags): string {
   const flags: FlagDefinitions = { ...err.parse?.input?.flags, help: {} }
   // each visible flag by its name and its aliases (`--tagset` of perms), suggested by its name
-  const nameOf = new Map(Object.entries(flags).filter(([, f]) => !f.hidden).flatMap(([name, f]) => [name, ...f.aliases ?? []].map((n) => [n, name])))
+  const nameOf = new Map(
+    Object.entries(flags)
+      .filter(([, f]) => !f.hidden)
+      .flatMap(([name, f]) => [name, ...(f.aliases ?? [])].map((n) => [n, name])),
+  )
   const described = err.flags.map((input) => {
     const typed = input.replace(/=.*$/s, '')
     const word = typed.replace(/^--/, '')
     // a few edits at most, fewer for a short word, so that a suggestion is a likely typo, not any flag
-    const near = typed.startsWith('--') ? closest(word, [...nameOf.keys()], Math.min(3, Math.max(1, Math.floor(word.length / 2)))) : undefined
+    const near = typed.startsWith('--')
+      ? closest(word, [...nameOf.keys()], Math.min(3, Math.max(1, Math.floor(word.length / 2))))
+      : undefined
     return { typed, near: near && nameOf.get(near) }
   })
   if (described.length === 1) {
@@ -69,7 +84,11 @@ function unknownFlagsLine(err: NonExistentFlags): string {
  * and the parser's input, the flags it has. */
 type NonExistentFlags = Error & { flags: string[]; parse?: { input?: { flags?: FlagDefinitions } } }
 function isNonExistentFlags(err: unknown): err is NonExistentFlags {
-  return err instanceof Error && /^Nonexistent flags?:/.test(err.message) && Array.isArray((err as { flags?: unknown }).flags)
+  return (
+    err instanceof Error &&
+    /^Nonexistent flags?:/.test(err.message) &&
+    Array.isArray((err as { flags?: unknown }).flags)
+  )
 }
 
 /** A refusal of a flag the command lacks as one line (exit 2), for commands outside BaseCommand, whose errors
@@ -80,17 +99,34 @@ export function withUnknownFlagsLine(err: unknown): unknown {
 
 /** oclif's RequiredArgsError (not exported by @oclif/core): the arguments missing, with their names. */
 function isMissingArgs(err: unknown): err is Error & { args: Array<{ name: string; description?: string }> } {
-  return err instanceof Error && /^Missing \d+ required args?\b/.test(err.message) && Array.isArray((err as { args?: unknown }).args)
+  return (
+    err instanceof Error &&
+    /^Missing \d+ required args?\b/.test(err.message) &&
+    Array.isArray((err as { args?: unknown }).args)
+  )
 }
 
 /** Wire fields whose flag or argument is not their kebab-case name. */
 const INPUT_OF_FIELD: Record<string, string> = {
-  startTime: 'start', endTime: 'end', minFrequency: 'min-freq', maxFrequency: 'max-freq',
-  usernames: 'user', users: 'user', parameters: 'param', jobType: 'type', username: 'name',
-  realStartTime__gte: 'from', realStartTime__lte: 'to', alias__startswith: 'path', reviewed: 'reviewed-only',
+  startTime: 'start',
+  endTime: 'end',
+  minFrequency: 'min-freq',
+  maxFrequency: 'max-freq',
+  usernames: 'user',
+  users: 'user',
+  parameters: 'param',
+  jobType: 'type',
+  username: 'name',
+  realStartTime__gte: 'from',
+  realStartTime__lte: 'to',
+  alias__startswith: 'path',
+  reviewed: 'reviewed-only',
 }
 
-interface CommandInputs { flags?: Record<string, unknown>; args?: Record<string, unknown> }
+interface CommandInputs {
+  flags?: Record<string, unknown>
+  args?: Record<string, unknown>
+}
 
 /** A 400's field errors with each field renamed to the flag (`--media-file`) or argument (`NAME`) of
  * `command` that carries it; other bodies as they are. */

@@ -5,16 +5,57 @@ import { csvRecords } from './tagFormats.js'
 // verdict column, finding each row's tag by mas_tag_id, else by its file, times and class.
 
 export const DECISIONS = ['yes', 'no', 'unsure', 'skip'] as const
-export type Decision = typeof DECISIONS[number]
+export type Decision = (typeof DECISIONS)[number]
 
-export interface ReviewRecord { id: number; tag: number; user: number; decision: Decision; tagClass: number | null; note: string; creationDate: string }
-export interface ReviewTag { id: number; mediaFile: number; tagClass: number; startTime: number; endTime: number; minFrequency: number; maxFrequency: number; strength: number }
+export interface ReviewRecord {
+  id: number
+  tag: number
+  user: number
+  decision: Decision
+  tagClass: number | null
+  note: string
+  creationDate: string
+}
+export interface ReviewTag {
+  id: number
+  mediaFile: number
+  tagClass: number
+  startTime: number
+  endTime: number
+  minFrequency: number
+  maxFrequency: number
+  strength: number
+}
 
 /** A decision with what a person reading the file needs: names beside the ids. */
-export interface ExportRow { review: ReviewRecord; tag: ReviewTag; mediaFile: string; tagClass: string; reviewer: string; namedClass: string }
+export interface ExportRow {
+  review: ReviewRecord
+  tag: ReviewTag
+  mediaFile: string
+  tagClass: string
+  reviewer: string
+  namedClass: string
+}
 
-export const REVIEW_CSV_COLUMNS = ['mas_tag_id', 'mediaFile', 'mas_media_file_id', 'startTime', 'endTime', 'minFrequency', 'maxFrequency',
-  'tagClass', 'mas_tag_class_id', 'strength', 'reviewer', 'mas_user_id', 'decision', 'namedClass', 'mas_named_class_id', 'note', 'creationDate'] as const
+export const REVIEW_CSV_COLUMNS = [
+  'mas_tag_id',
+  'mediaFile',
+  'mas_media_file_id',
+  'startTime',
+  'endTime',
+  'minFrequency',
+  'maxFrequency',
+  'tagClass',
+  'mas_tag_class_id',
+  'strength',
+  'reviewer',
+  'mas_user_id',
+  'decision',
+  'namedClass',
+  'mas_named_class_id',
+  'note',
+  'creationDate',
+] as const
 
 function csvField(v: unknown): string {
   if (v === undefined || v === null) return ''
@@ -23,19 +64,57 @@ function csvField(v: unknown): string {
 }
 
 export function reviewCsv(rows: readonly ExportRow[]): string {
-  const lines = rows.map(({ review: r, tag: t, mediaFile, tagClass, reviewer, namedClass }) => [
-    t.id, mediaFile, t.mediaFile, t.startTime, t.endTime, t.minFrequency, t.maxFrequency, tagClass, t.tagClass, t.strength,
-    reviewer, r.user, r.decision, namedClass, r.tagClass ?? '', r.note, r.creationDate,
-  ].map(csvField).join(','))
+  const lines = rows.map(({ review: r, tag: t, mediaFile, tagClass, reviewer, namedClass }) =>
+    [
+      t.id,
+      mediaFile,
+      t.mediaFile,
+      t.startTime,
+      t.endTime,
+      t.minFrequency,
+      t.maxFrequency,
+      tagClass,
+      t.tagClass,
+      t.strength,
+      reviewer,
+      r.user,
+      r.decision,
+      namedClass,
+      r.tagClass ?? '',
+      r.note,
+      r.creationDate,
+    ]
+      .map(csvField)
+      .join(','),
+  )
   return [REVIEW_CSV_COLUMNS.join(','), ...lines].join('\n') + '\n'
 }
 
 /** What a verdict cell says: the decisions and the words Raven users write for them. */
 const VERDICTS: Record<string, Decision> = {
-  yes: 'yes', y: 'yes', true: 'yes', '1': 'yes', correct: 'yes', positive: 'yes', tp: 'yes',
-  no: 'no', n: 'no', false: 'no', '0': 'no', incorrect: 'no', wrong: 'no', negative: 'no', fp: 'no',
-  unsure: 'unsure', u: 'unsure', '?': 'unsure', maybe: 'unsure', unknown: 'unsure',
-  skip: 'skip', s: 'skip', skipped: 'skip',
+  yes: 'yes',
+  y: 'yes',
+  true: 'yes',
+  '1': 'yes',
+  correct: 'yes',
+  positive: 'yes',
+  tp: 'yes',
+  no: 'no',
+  n: 'no',
+  false: 'no',
+  '0': 'no',
+  incorrect: 'no',
+  wrong: 'no',
+  negative: 'no',
+  fp: 'no',
+  unsure: 'unsure',
+  u: 'unsure',
+  '?': 'unsure',
+  maybe: 'unsure',
+  unknown: 'unsure',
+  skip: 'skip',
+  s: 'skip',
+  skipped: 'skip',
 }
 
 /** The columns a verdict may be in, first found wins. */
@@ -57,9 +136,14 @@ export interface ImportRow {
   note: string
 }
 
-export interface ParsedReviews { rows: ImportRow[]; errors: string[]; blank: number }
+export interface ParsedReviews {
+  rows: ImportRow[]
+  errors: string[]
+  blank: number
+}
 
-const num = (s: string | undefined) => (s === undefined || s.trim() === '' || !Number.isFinite(Number(s)) ? undefined : Number(s))
+const num = (s: string | undefined) =>
+  s === undefined || s.trim() === '' || !Number.isFinite(Number(s)) ? undefined : Number(s)
 const text = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim())
 
 /** A CSV (comma) or Raven selection table (tab) with a verdict column. Rows without a verdict are counted, not read. */
@@ -72,36 +156,72 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
   const at = (names: readonly string[]) => names.map((n) => header.indexOf(n)).find((i) => i >= 0) ?? -1
   const verdict = verdictColumn !== undefined ? header.indexOf(verdictColumn) : at(VERDICT_COLUMNS)
   if (verdict < 0) {
-    return { ...out, errors: [verdictColumn !== undefined ? `no column ${JSON.stringify(verdictColumn)} in the header`
-      : `no verdict column: the header needs one of ${VERDICT_COLUMNS.join(', ')} (or give --verdict-column)`] }
+    return {
+      ...out,
+      errors: [
+        verdictColumn !== undefined
+          ? `no column ${JSON.stringify(verdictColumn)} in the header`
+          : `no verdict column: the header needs one of ${VERDICT_COLUMNS.join(', ')} (or give --verdict-column)`,
+      ],
+    }
   }
   const col = {
-    tag: at(['mas_tag_id']), file: at(['mediaFile', 'Begin Path', 'Begin File']), fileId: at(['mas_media_file_id']),
-    start: at(['startTime']), end: at(['endTime']), offset: at(['File Offset (s)']), begin: at(['Begin Time (s)']), stop: at(['End Time (s)']),
-    view: at(['View']), cls: at(CLASS_COLUMNS), named: at(['namedClass']), namedId: at(['mas_named_class_id']), note: at(['note', 'Note', 'Notes']),
+    tag: at(['mas_tag_id']),
+    file: at(['mediaFile', 'Begin Path', 'Begin File']),
+    fileId: at(['mas_media_file_id']),
+    start: at(['startTime']),
+    end: at(['endTime']),
+    offset: at(['File Offset (s)']),
+    begin: at(['Begin Time (s)']),
+    stop: at(['End Time (s)']),
+    view: at(['View']),
+    cls: at(CLASS_COLUMNS),
+    named: at(['namedClass']),
+    namedId: at(['mas_named_class_id']),
+    note: at(['note', 'Note', 'Notes']),
   }
   for (const { line, fields } of records.slice(1)) {
     const cell = (i: number) => (i >= 0 ? fields[i] : undefined)
     // Raven writes a row per view of a selection; the spectrogram's is the one
     if (col.view >= 0 && /^waveform/i.test(cell(col.view) ?? '')) continue
     const said = text(cell(verdict))
-    if (said === undefined) { out.blank++; continue }
+    if (said === undefined) {
+      out.blank++
+      continue
+    }
     const decision = VERDICTS[said.toLowerCase()]
-    if (!decision) { out.errors.push(`line ${line}: ${JSON.stringify(said)} is no verdict (yes, no, unsure or skip)`); continue }
+    if (!decision) {
+      out.errors.push(`line ${line}: ${JSON.stringify(said)} is no verdict (yes, no, unsure or skip)`)
+      continue
+    }
     let startTime = num(cell(col.start))
     let endTime = num(cell(col.end))
     if (startTime === undefined && col.begin >= 0) {
       // a Raven table: the place in the file, where the table gives it (multi-file tables), else its times
-      const begin = num(cell(col.begin)); const stop = num(cell(col.stop)); const offset = num(cell(col.offset))
+      const begin = num(cell(col.begin))
+      const stop = num(cell(col.stop))
+      const offset = num(cell(col.offset))
       startTime = offset ?? begin
       endTime = stop !== undefined && begin !== undefined ? (offset ?? begin) + (stop - begin) : undefined
     }
     const row: ImportRow = {
-      line, decision, tagId: num(cell(col.tag)), mediaFile: text(cell(col.file)), mediaFileId: num(cell(col.fileId)),
-      startTime, endTime, tagClass: text(cell(col.cls)), note: cell(col.note) ?? '',
-      namedClass: decision === 'no' ? text(cell(col.namedId)) ?? text(cell(col.named)) : undefined,
+      line,
+      decision,
+      tagId: num(cell(col.tag)),
+      mediaFile: text(cell(col.file)),
+      mediaFileId: num(cell(col.fileId)),
+      startTime,
+      endTime,
+      tagClass: text(cell(col.cls)),
+      note: cell(col.note) ?? '',
+      namedClass: decision === 'no' ? (text(cell(col.namedId)) ?? text(cell(col.named))) : undefined,
     }
-    if (row.tagId === undefined && (row.mediaFile === undefined && row.mediaFileId === undefined || row.startTime === undefined || row.endTime === undefined)) {
+    if (
+      row.tagId === undefined &&
+      ((row.mediaFile === undefined && row.mediaFileId === undefined) ||
+        row.startTime === undefined ||
+        row.endTime === undefined)
+    ) {
       out.errors.push(`line ${line}: no mas_tag_id, and no media file with start and end times to find the tag by`)
       continue
     }
@@ -124,7 +244,11 @@ export class TagFinder {
 
   find(mediaFile: number, startTime: number, endTime: number, tagClass: number | undefined): ReviewTag[] {
     const close = (a: number, b: number) => Math.abs(a - b) < 0.0005
-    return (this.byFile.get(mediaFile) ?? []).filter((t) => close(t.startTime, startTime) && close(t.endTime, endTime)
-      && (tagClass === undefined || t.tagClass === tagClass))
+    return (this.byFile.get(mediaFile) ?? []).filter(
+      (t) =>
+        close(t.startTime, startTime) &&
+        close(t.endTime, endTime) &&
+        (tagClass === undefined || t.tagClass === tagClass),
+    )
   }
 }

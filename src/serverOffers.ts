@@ -21,5 +21,6 @@ export function offersExtensions(api: ApiClient): Promise<boolean> {
 
 /** Refuses, in one line, what only mas offers when the server is the original service. */
 export async function requireExtension(api: ApiClient, what: string): Promise<void> {
-  if (!await offersExtensions(api)) failure(`The server at ${api.server} does not offer ${what} (an extension of mas the original service lacks)`)
+  if (!(await offersExtensions(api)))
+    failure(`The server at ${api.server} does not offer ${what} (an extension of mas the original service lacks)`)
 }

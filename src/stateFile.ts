@@ -11,7 +11,9 @@ export function readEntries<T>(file: string): Record<string, T> {
   try {
     const data = JSON.parse(readFileSync(file, 'utf8'))
     if (data && data.version === 1 && data.entries && typeof data.entries === 'object') return data.entries
-  } catch { /* missing or unreadable: start empty */ }
+  } catch {
+    /* missing or unreadable: start empty */
+  }
   return {}
 }
 

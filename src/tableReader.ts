@@ -49,7 +49,10 @@ export async function* lineBatches(file: string): AsyncGenerator<string[]> {
   const { encoding, skip } = encodingOf(await headBytes(file, 3))
   const decoder = new StringDecoder(encoding)
   let rest = ''
-  for await (const chunk of createReadStream(file, { start: skip, highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, {
+    start: skip,
+    highWaterMark: 64 * 1024,
+  }) as AsyncIterable<Buffer>) {
     const text = rest + decoder.write(chunk)
     const lines = text.split('\n')
     rest = lines.pop() ?? ''
@@ -60,9 +63,16 @@ export async function* lineBatches(file: string): AsyncGenerator<string[]> {
   if (last !== '') yield [last]
 }
 
-export interface TableRecord { line: number; fields: string[] }
+export interface TableRecord {
+  line: number
+  fields: string[]
+}
 
-const quotes = (s: string) => { let n = 0; for (let i = s.indexOf('"'); i >= 0; i = s.indexOf('"', i + 1)) n++; return n }
+const quotes = (s: string) => {
+  let n = 0
+  for (let i = s.indexOf('"'); i >= 0; i = s.indexOf('"', i + 1)) n++
+  return n
+}
 
 /** The records of a CSV (or, with `\t`, tab-separated) file, a chunk at a time, each with the line it starts on;
  * blank lines are left out. */
@@ -82,8 +92,15 @@ export async function* recordBatches(file: string, separator: string): AsyncGene
         continue
       }
       if (text.trim() === '') continue
-      if (!text.includes('"')) { out.push({ line, fields: text.split(separator) }); continue }
-      if (quotes(text) % 2 === 1) { open = text; openLine = line; continue }
+      if (!text.includes('"')) {
+        out.push({ line, fields: text.split(separator) })
+        continue
+      }
+      if (quotes(text) % 2 === 1) {
+        open = text
+        openLine = line
+        continue
+      }
       out.push({ line, fields: csvRecords(text, separator)[0]?.fields ?? [] })
     }
     if (out.length) yield out

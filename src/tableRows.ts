@@ -1,6 +1,15 @@
 import { aoefRows } from './aoef.js'
-import { AudacityReader, birdnetReader, FORMAT_NAMES, kaleidoscopeReader, STREAMED, type RawRow, type ReaderContext, type RowReader,
-  type TableFormat } from './detectorFormats.js'
+import {
+  AudacityReader,
+  birdnetReader,
+  FORMAT_NAMES,
+  kaleidoscopeReader,
+  STREAMED,
+  type RawRow,
+  type ReaderContext,
+  type RowReader,
+  type TableFormat,
+} from './detectorFormats.js'
 import { lineBatches, readText, recordBatches } from './tableReader.js'
 import { addRow, csvReader, emptyRows, type ParsedRows, type TagRow } from './tagFormats.js'
 import { parseTags } from './tagTables.js'
@@ -12,7 +21,10 @@ import { parseTags } from './tagTables.js'
 
 /** One table to import: how it is named to people, where it is, its format, and the media file of rows that name none. */
 export interface TableSource {
-  name: string; file: string; format: TableFormat; mediaFile?: string
+  name: string
+  file: string
+  format: TableFormat
+  mediaFile?: string
   /** found below a folder: passed over when its header is none its format reader takes (not a table after all) */
   belowFolder?: boolean
   /** passed over (set by the first reading) */
@@ -20,7 +32,11 @@ export interface TableSource {
 }
 
 /** A row that passed its checks (the tag, with names not yet looked up), with its line (or item) and a new class's display name. */
-export interface CheckedRow { line: number; row: TagRow; displayName?: string }
+export interface CheckedRow {
+  line: number
+  row: TagRow
+  displayName?: string
+}
 export type TableItem = CheckedRow | { error: string }
 
 export interface RowOptions {
@@ -32,7 +48,10 @@ export interface RowOptions {
 }
 
 /** The provenance a table's tags get: the tool of its format, with what --source adds (a name, a version). */
-export function provenanceOf(format: TableFormat, source?: { source?: string; version?: string }): Record<string, unknown> | undefined {
+export function provenanceOf(
+  format: TableFormat,
+  source?: { source?: string; version?: string },
+): Record<string, unknown> | undefined {
   const tool = source?.source ?? FORMAT_NAMES[format].source
   if (tool === undefined) return undefined
   return { source: tool, ...(source?.version !== undefined ? { version: source.version } : {}), format }
@@ -41,7 +60,8 @@ export function provenanceOf(format: TableFormat, source?: { source?: string; ve
 /** The checked rows of a parse (a whole file's), with the display names the raw rows gave. */
 function* fromParsed(parsed: ParsedRows, names?: Map<number, string>): Generator<TableItem> {
   for (const error of parsed.errors) yield { error }
-  for (let i = 0; i < parsed.rows.length; i++) yield { line: parsed.lines[i], row: parsed.rows[i], displayName: names?.get(parsed.lines[i]) }
+  for (let i = 0; i < parsed.rows.length; i++)
+    yield { line: parsed.lines[i], row: parsed.rows[i], displayName: names?.get(parsed.lines[i]) }
 }
 
 /** The items of a table, a chunk at a time. */
@@ -59,8 +79,14 @@ export async function* tableRows(source: TableSource, opts: RowOptions = {}): As
         line++
         if (text.trim() === '') continue
         let obj: unknown
-        try { obj = JSON.parse(text) } catch (err) { parsed.errors.push(`line ${line}: not valid JSON (${(err as Error).message})`); continue }
-        if (!obj || typeof obj !== 'object' || Array.isArray(obj)) parsed.errors.push(`line ${line}: expected a JSON object`)
+        try {
+          obj = JSON.parse(text)
+        } catch (err) {
+          parsed.errors.push(`line ${line}: not valid JSON (${(err as Error).message})`)
+          continue
+        }
+        if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+          parsed.errors.push(`line ${line}: expected a JSON object`)
         else addRow(parsed, line, obj as Record<string, unknown>)
       }
       yield [...fromParsed(parsed)]
@@ -79,8 +105,10 @@ export async function* tableRows(source: TableSource, opts: RowOptions = {}): As
     for await (const records of recordBatches(source.file, '\t')) {
       for (const r of records) {
         const got = reader.line(r.fields)
-        if (r.fields[0] !== '\\') { take(at, got); at = r.line }
-        else take(r.line, got)
+        if (r.fields[0] !== '\\') {
+          take(at, got)
+          at = r.line
+        } else take(r.line, got)
       }
       yield items.splice(0)
     }
@@ -95,7 +123,10 @@ export async function* tableRows(source: TableSource, opts: RowOptions = {}): As
     if (!read) {
       const header = records[0]
       const made = lineReader(source, header.fields, ctx)
-      if ('error' in made) { yield [{ error: `line ${header.line}: ${made.error}` }]; return }
+      if ('error' in made) {
+        yield [{ error: `line ${header.line}: ${made.error}` }]
+        return
+      }
       read = made
       from = 1
     }
@@ -106,7 +137,11 @@ export async function* tableRows(source: TableSource, opts: RowOptions = {}): As
 }
 
 /** How the rows of a CSV are read after its header: BirdNET's, Kaleidoscope's or mas's. */
-function lineReader(source: TableSource, header: string[], ctx: ReaderContext): ((line: number, fields: string[]) => TableItem[]) | { error: string } {
+function lineReader(
+  source: TableSource,
+  header: string[],
+  ctx: ReaderContext,
+): ((line: number, fields: string[]) => TableItem[]) | { error: string } {
   if (source.format === 'csv') {
     const mas = csvReader(header, source.mediaFile)
     if ('error' in mas) return mas
@@ -116,7 +151,8 @@ function lineReader(source: TableSource, header: string[], ctx: ReaderContext): 
       return [...fromParsed(parsed)]
     }
   }
-  const reader: RowReader | { error: string } = source.format === 'birdnet' ? birdnetReader(header, ctx) : kaleidoscopeReader(header, ctx)
+  const reader: RowReader | { error: string } =
+    source.format === 'birdnet' ? birdnetReader(header, ctx) : kaleidoscopeReader(header, ctx)
   if ('error' in reader) return reader
   return (line, fields) => {
     const got = reader.row(fields)
@@ -129,7 +165,9 @@ function lineReader(source: TableSource, header: string[], ctx: ReaderContext): 
 function checked(line: number, got: RawRow): TableItem[] {
   const parsed = emptyRows()
   addRow(parsed, line, got.raw)
-  return parsed.errors.length ? [{ error: parsed.errors[0] }] : [{ line, row: parsed.rows[0], displayName: got.displayName }]
+  return parsed.errors.length
+    ? [{ error: parsed.errors[0] }]
+    : [{ line, row: parsed.rows[0], displayName: got.displayName }]
 }
 
 /** The items of a format read whole: mas's JSON, Raven tables (BirdNET's: class Common Name, strength Confidence, machine
@@ -147,9 +185,13 @@ function* wholeRows(text: string, source: TableSource, opts: RowOptions, ctx: Re
   }
   const birdnet = source.format === 'birdnet-raven'
   const parsed = parseTags(text, {
-    format: birdnet ? 'raven' : source.format as Exclude<TableFormat, 'birdnet' | 'birdnet-raven' | 'kaleidoscope' | 'audacity' | 'aoef'>,
-    mediaFile: source.mediaFile, classColumn: opts.classColumn ?? (birdnet ? 'Common Name' : undefined),
-    strengthColumn: birdnet ? 'Confidence' : undefined, timesInFile: opts.timesInFile,
+    format: birdnet
+      ? 'raven'
+      : (source.format as Exclude<TableFormat, 'birdnet' | 'birdnet-raven' | 'kaleidoscope' | 'audacity' | 'aoef'>),
+    mediaFile: source.mediaFile,
+    classColumn: opts.classColumn ?? (birdnet ? 'Common Name' : undefined),
+    strengthColumn: birdnet ? 'Confidence' : undefined,
+    timesInFile: opts.timesInFile,
   })
   if (birdnet) {
     for (const row of parsed.rows) {

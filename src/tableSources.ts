@@ -12,11 +12,16 @@ import type { TableSource } from './tableRows.js'
 /** File name endings of the tables looked for below a folder. */
 const TABLE_FILES = /\.(csv|txt|tsv|json|ndjson)$/i
 
-export interface Passed { name: string; why: string }
+export interface Passed {
+  name: string
+  why: string
+}
 
 /** The sources of the arguments (`-`: standard input, already spooled to `stdin`), and the files passed over. */
-export async function tableSources(args: string[], opts: { format?: TableFormat; mediaFile?: string; stdin?: string }):
-Promise<{ sources: TableSource[]; passed: Passed[] }> {
+export async function tableSources(
+  args: string[],
+  opts: { format?: TableFormat; mediaFile?: string; stdin?: string },
+): Promise<{ sources: TableSource[]; passed: Passed[] }> {
   const sources: TableSource[] = []
   const passed: Passed[] = []
   for (const arg of args) {
@@ -33,8 +38,8 @@ Promise<{ sources: TableSource[]; passed: Passed[] }> {
     for (const file of others) passed.push({ name: file, why: 'not a table file (.csv, .txt, .tsv, .json, .ndjson)' })
     for (const file of tables) {
       const below = relative(arg, file)
-      const found = { ...await source(file, file, below, opts), belowFolder: true }
-      if (opts.format === undefined && found.format === 'csv' && !await looksLikeMasCsv(file)) {
+      const found = { ...(await source(file, file, below, opts)), belowFolder: true }
+      if (opts.format === undefined && found.format === 'csv' && !(await looksLikeMasCsv(file))) {
         passed.push({ name: file, why: 'no table mas reads (its first line is no header of a known format)' })
         continue
       }
@@ -45,9 +50,15 @@ Promise<{ sources: TableSource[]; passed: Passed[] }> {
 }
 
 /** A source and its format; an Audacity label track names its media file by its path below the folder (or its name). */
-async function source(name: string, file: string, below: string, opts: { format?: TableFormat; mediaFile?: string }): Promise<TableSource> {
+async function source(
+  name: string,
+  file: string,
+  below: string,
+  opts: { format?: TableFormat; mediaFile?: string },
+): Promise<TableSource> {
   const format = opts.format ?? detectTable(await readHead(file))
-  const mediaFile = opts.mediaFile ?? (format === 'audacity' && name !== 'stdin' ? `name:${audacityMediaName(below)}` : undefined)
+  const mediaFile =
+    opts.mediaFile ?? (format === 'audacity' && name !== 'stdin' ? `name:${audacityMediaName(below)}` : undefined)
   return { name, file, format, mediaFile }
 }
 
@@ -65,11 +76,13 @@ export async function tableFilesBelow(dir: string): Promise<{ tables: string[]; 
 /** The files below a folder, at any depth, in name order (hidden ones left out). */
 async function filesBelow(dir: string): Promise<string[]> {
   const out: string[] = []
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )
   for (const e of entries) {
     if (e.name.startsWith('.')) continue
     const path = join(dir, e.name)
-    if (e.isDirectory()) out.push(...await filesBelow(path))
+    if (e.isDirectory()) out.push(...(await filesBelow(path)))
     else if (e.isFile()) out.push(path)
   }
   return out

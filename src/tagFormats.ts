@@ -28,10 +28,17 @@ export interface TagInput {
 }
 
 /** A tag as the server lists it (what export writes). */
-export interface TagRecord extends Partial<TagInput> { id?: number; [k: string]: unknown }
+export interface TagRecord extends Partial<TagInput> {
+  id?: number
+  [k: string]: unknown
+}
 
 /** Tags ready to send, each with the input line it came from. */
-export interface ParsedTags { tags: TagInput[]; lines: number[]; errors: string[] }
+export interface ParsedTags {
+  tags: TagInput[]
+  lines: number[]
+  errors: string[]
+}
 
 /** A row as read from a file: the media file and tag class by id or by name, not yet looked up. */
 export interface TagRow extends Omit<TagInput, 'mediaFile' | 'tagClass'> {
@@ -44,9 +51,21 @@ export interface TagRow extends Omit<TagInput, 'mediaFile' | 'tagClass'> {
 }
 
 /** What a tag file holds: rows with their lines, errors by line, and warnings (e.g. ignored columns). */
-export interface ParsedRows { rows: TagRow[]; lines: number[]; errors: string[]; warnings: string[]; unit: 'line' | 'item' }
+export interface ParsedRows {
+  rows: TagRow[]
+  lines: number[]
+  errors: string[]
+  warnings: string[]
+  unit: 'line' | 'item'
+}
 
-export const emptyRows = (unit: 'line' | 'item' = 'line'): ParsedRows => ({ rows: [], lines: [], errors: [], warnings: [], unit })
+export const emptyRows = (unit: 'line' | 'item' = 'line'): ParsedRows => ({
+  rows: [],
+  lines: [],
+  errors: [],
+  warnings: [],
+  unit,
+})
 
 /** Options of parsing: the media file of rows without one (a Raven table of one recording), the class
  * column of a Raven table, and its strength column (BirdNET's tables: Confidence). */
@@ -56,12 +75,23 @@ export const hasStrength = (t: { machineTagged?: unknown; strength?: unknown }):
   typeof t.strength === 'number' && (t.machineTagged === true || t.strength !== 0)
 
 export interface ParseOptions {
-  format?: TagFormat; mediaFile?: string; classColumn?: string; strengthColumn?: string
+  format?: TagFormat
+  mediaFile?: string
+  classColumn?: string
+  strengthColumn?: string
   /** a Raven table of several recordings without File Offset (s): each Begin Time is already within its row's file */
   timesInFile?: boolean
 }
 
-export const CSV_COLUMNS = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const
+export const CSV_COLUMNS = [
+  'mediaFile',
+  'tagClass',
+  'startTime',
+  'endTime',
+  'minFrequency',
+  'maxFrequency',
+  'strength',
+] as const
 const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const
 const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
 /** What an export writes beside the ids for people to read (the file's alias, the class's name); an
@@ -71,12 +101,18 @@ export const CSV_NAME_COLUMNS = ['mediaFileAlias', 'tagClassName'] as const
 const CSV_PROVENANCE = 'provenance'
 
 /** The names an export writes beside the ids. */
-export interface ExportNames { mediaFile: (id: number) => string | undefined; tagClass: (id: number) => string | undefined }
-
+export interface ExportNames {
+  mediaFile: (id: number) => string | undefined
+  tagClass: (id: number) => string | undefined
+}
 
 /** Which format a file holds, from its first non-blank line. */
 export function detectFormat(text: string): TagFormat {
-  const first = text.replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim() !== '') ?? ''
+  const first =
+    text
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)
+      .find((l) => l.trim() !== '') ?? ''
   if (first.trimStart().startsWith('[')) return 'json'
   if (first.trimStart().startsWith('{')) return 'ndjson'
   if (first.includes('\t') && /(^|\t)Selection(\t|$)/.test(first)) return 'raven'
@@ -113,13 +149,24 @@ export function csvRecords(text: string, separator = ','): { line: number; field
       if (j < 0) j = n
       for (let k = text.indexOf('\n', i); k >= 0 && k < j; k = text.indexOf('\n', k + 1)) line++
       field += text.slice(i, j)
-      if (j + 1 < n && text.charCodeAt(j + 1) === QUOTE) { field += '"'; i = j + 2 } else { quoted = false; i = j + 1 }
+      if (j + 1 < n && text.charCodeAt(j + 1) === QUOTE) {
+        field += '"'
+        i = j + 2
+      } else {
+        quoted = false
+        i = j + 1
+      }
       continue
     }
     const c = text.charCodeAt(i)
-    if (c === QUOTE && field === '') { quoted = true; i++ }
-    else if (c === sep) { fields.push(field); field = ''; i++ }
-    else if (c === LF || c === CR) {
+    if (c === QUOTE && field === '') {
+      quoted = true
+      i++
+    } else if (c === sep) {
+      fields.push(field)
+      field = ''
+      i++
+    } else if (c === LF || c === CR) {
       i += c === CR && text.charCodeAt(i + 1) === LF ? 2 : 1
       endRecord()
       line++
@@ -148,24 +195,36 @@ export function csvField(v: unknown): string {
 export function parseCsv(text: string, mediaFile?: string): ParsedRows {
   const records = csvRecords(text)
   const result = emptyRows()
-  if (records.length === 0) { result.errors.push('line 1: the file is empty (expected a header row)'); return result }
+  if (records.length === 0) {
+    result.errors.push('line 1: the file is empty (expected a header row)')
+    return result
+  }
   const reader = csvReader(records[0].fields, mediaFile)
-  if ('error' in reader) { result.errors.push(`line ${records[0].line}: ${reader.error}`); return result }
+  if ('error' in reader) {
+    result.errors.push(`line ${records[0].line}: ${reader.error}`)
+    return result
+  }
   for (const rec of records.slice(1)) reader.row(result, rec.line, rec.fields)
   return result
 }
 
 /** Reads the rows of a mas CSV after its `header` (src/tableReader.ts streams them), or says what is wrong with it. */
-export function csvReader(headerFields: string[], mediaFile?: string): { row: (result: ParsedRows, line: number, fields: string[]) => void } | { error: string } {
+export function csvReader(
+  headerFields: string[],
+  mediaFile?: string,
+): { row: (result: ParsedRows, line: number, fields: string[]) => void } | { error: string } {
   const header = headerFields.map((h) => h.trim())
   const index = new Map(header.map((h, i) => [h, i]))
   const missing = REQUIRED.filter((c) => !index.has(c) && !(c === 'mediaFile' && mediaFile !== undefined))
   const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS, CSV_PROVENANCE]
   const unknown = header.filter((h) => !known.includes(h))
   if (missing.length || unknown.length) {
-    return { error: `bad header${missing.length ? `: missing ${missing.join(', ')}` : ''}` +
-      `${unknown.length ? `${missing.length ? ';' : ':'} unknown column ${unknown.join(', ')}` : ''}` +
-      ` (expected ${CSV_COLUMNS.join(',')})` }
+    return {
+      error:
+        `bad header${missing.length ? `: missing ${missing.join(', ')}` : ''}` +
+        `${unknown.length ? `${missing.length ? ';' : ':'} unknown column ${unknown.join(', ')}` : ''}` +
+        ` (expected ${CSV_COLUMNS.join(',')})`,
+    }
   }
   return {
     row(result, line, fields) {
@@ -174,7 +233,9 @@ export function csvReader(headerFields: string[], mediaFile?: string): { row: (r
         return
       }
       const raw: Record<string, string> = {}
-      header.forEach((h, i) => { raw[h] = fields[i].trim() })
+      header.forEach((h, i) => {
+        raw[h] = fields[i].trim()
+      })
       if (mediaFile !== undefined && (raw.mediaFile ?? '') === '') raw.mediaFile = mediaFile
       addRow(result, line, raw)
     },
@@ -185,14 +246,16 @@ export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string
   return csvHeader(names) + csvRows(tags, names)
 }
 
-const csvHeader = (names?: ExportNames) => [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : []), CSV_PROVENANCE].join(',') + '\n'
+const csvHeader = (names?: ExportNames) =>
+  [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : []), CSV_PROVENANCE].join(',') + '\n'
 
 function csvRows(tags: Iterable<TagRecord>, names?: ExportNames): string {
   let out = ''
   for (const t of tags) {
     let row = csvField(t[CSV_COLUMNS[0]])
     for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${csvField(t[CSV_COLUMNS[i]])}`
-    if (names) row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
+    if (names)
+      row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
     out += `${row},${csvField(t.provenance ? JSON.stringify(t.provenance) : '')}\n`
   }
   return out
@@ -206,7 +269,9 @@ export function parseNdjson(text: string): ParsedRows {
   lines.forEach((l, i) => {
     if (l.trim() === '') return
     let obj: unknown
-    try { obj = JSON.parse(l) } catch (err) {
+    try {
+      obj = JSON.parse(l)
+    } catch (err) {
       result.errors.push(`line ${i + 1}: not valid JSON (${(err as Error).message})`)
       return
     }
@@ -225,7 +290,9 @@ export function parseNdjson(text: string): ParsedRows {
 export function parseJsonArray(text: string): ParsedRows {
   const result = emptyRows('item')
   let data: unknown
-  try { data = JSON.parse(text.replace(/^\uFEFF/, '')) } catch (err) {
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (err) {
     result.errors.push(`not valid JSON (${(err as Error).message})`)
     return result
   }
@@ -234,7 +301,8 @@ export function parseJsonArray(text: string): ParsedRows {
     return result
   }
   data.forEach((obj, i) => {
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) result.errors.push(`item ${i + 1}: expected a JSON object`)
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+      result.errors.push(`item ${i + 1}: expected a JSON object`)
     else addRow(result, i + 1, obj as Record<string, unknown>, 'item')
   })
   return result
@@ -265,8 +333,9 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   for (const f of ['startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const) {
     const v = numberValue(raw[f])
     const optional = f === 'strength'
-    if (v === undefined) { if (!optional) problems.push(`${f} is required`) }
-    else if (v === null) problems.push(`${f} must be a number, not ${show(raw[f])}`)
+    if (v === undefined) {
+      if (!optional) problems.push(`${f} is required`)
+    } else if (v === null) problems.push(`${f} must be a number, not ${show(raw[f])}`)
     else if (f !== 'strength' && v < 0) problems.push(`${f} must not be negative`)
     else tag[f] = v
   }
@@ -292,7 +361,10 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
     else problems.push(`${f} must be true or false, not ${show(v)}`)
   }
   if (problems.length) result.errors.push(`${unit} ${line}: ${problems.join('; ')}`)
-  else { result.rows.push(tag as TagRow); result.lines.push(line) }
+  else {
+    result.rows.push(tag as TagRow)
+    result.lines.push(line)
+  }
 }
 
 /** A tag's annotations: an object of texts, undefined when absent or empty (a tag without any is sent
@@ -300,7 +372,7 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
 function annotationsValue(v: unknown): Record<string, string> | undefined | null {
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) return null
-  return Object.keys(v).length ? v as Record<string, string> : undefined
+  return Object.keys(v).length ? (v as Record<string, string>) : undefined
 }
 
 /** What made a tag: an object, or its JSON text (a CSV cell); undefined when absent, null when neither. */
@@ -308,9 +380,15 @@ function provenanceValue(v: unknown): Record<string, unknown> | undefined | null
   if (v === undefined || v === null || v === '') return undefined
   let value = v
   if (typeof v === 'string') {
-    try { value = JSON.parse(v) } catch { return null }
+    try {
+      value = JSON.parse(v)
+    } catch {
+      return null
+    }
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null
 }
 
 /** A record by id (a positive integer, or digits) or by name (other text); undefined: absent;
@@ -325,7 +403,12 @@ function refValue(v: unknown): Ref | undefined | null {
 
 export function numberValue(v: unknown): number | undefined | null {
   if (v === undefined || v === null || v === '') return undefined
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v) ? Number(v) : NaN
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)
+        ? Number(v)
+        : NaN
   return Number.isFinite(n) ? n : null
 }
 

@@ -13,7 +13,11 @@ import type { ParsedTags } from './tagFormats.js'
 // (`?onDuplicate=skip`, docs/decisions.md §9), so a re-run of a finished import, on any machine, creates nothing.
 
 export interface SendOptions {
-  tagSet: number; batchSize: number; concurrency: number; quiet: boolean; memory: TagImportMemory
+  tagSet: number
+  batchSize: number
+  concurrency: number
+  quiet: boolean
+  memory: TagImportMemory
   skipDuplicates: boolean
   /** keep each created record as the server answered it (for --json); otherwise `{id}` alone, so the memory an
    * import holds is its input's, not also a parsed record of every tag created */
@@ -25,7 +29,11 @@ export interface SendOptions {
 
 /** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
  * stored tag), how many of them an earlier run made, and how many were already in the tag set. */
-export interface Sent { records: any[]; earlier: number; skipped: number }
+export interface Sent {
+  records: any[]
+  earlier: number
+  skipped: number
+}
 
 /** Single creates at once when the server takes no arrays (at least, whatever --concurrency says). */
 const SINGLE_CONCURRENCY = 8
@@ -51,9 +59,13 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     return request
   }
   const progress = new Progress(overall, {
-    unit: 'tags', quiet: opts.quiet,
+    unit: 'tags',
+    quiet: opts.quiet,
     // no more requests; the answers of those under way are waited for, so what they created is remembered
-    settle: async () => { interrupted = true; await Promise.allSettled([...underWay]) },
+    settle: async () => {
+      interrupted = true
+      await Promise.allSettled([...underWay])
+    },
     interrupted: (done, all) => {
       opts.memory.save(key, created)
       return `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`
@@ -94,9 +106,15 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       serverLimit = Math.min(serverLimit, limit)
       return sendBatch(rows, undefined, onStatus)
     }
-    if (answer.status === 400 && !Array.isArray(answer.data) && /expected a dictionary/i.test(errorDetail(answer.data))) return false
+    if (answer.status === 400 && !Array.isArray(answer.data) && /expected a dictionary/i.test(errorDetail(answer.data)))
+      return false
     if (answer.status >= 400) {
-      failed ??= batchError(answer.status, answer.data, rows.map((i) => parsed.lines[i]), api.url('tag/'))
+      failed ??= batchError(
+        answer.status,
+        answer.data,
+        rows.map((i) => parsed.lines[i]),
+        api.url('tag/'),
+      )
       return true
     }
     took(rows, answer.data)
@@ -108,19 +126,25 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     if (stopped()) return
     const answer = await post(JSON.stringify({ ...parsed.tags[row], tagSet: opts.tagSet }))
     if (answer.status >= 400) {
-      failed ??= answer.status === 400 ? new Error(`The server rejected line ${parsed.lines[row]}: ${errorDetail(answer.data)}`)
-        : new ApiError(answer.status, answer.data, 'POST', api.url('tag/'))
+      failed ??=
+        answer.status === 400
+          ? new Error(`The server rejected line ${parsed.lines[row]}: ${errorDetail(answer.data)}`)
+          : new ApiError(answer.status, answer.data, 'POST', api.url('tag/'))
       return
     }
     took([row], answer.data)
-    progress.tick(1, 0, sent % opts.batchSize === 0 || sent === total ? `sent ${before + sent}/${overall} tags` : undefined)
+    progress.tick(
+      1,
+      0,
+      sent % opts.batchSize === 0 || sent === total ? `sent ${before + sent}/${overall} tags` : undefined,
+    )
   }
 
   try {
     const batches: number[][] = []
     for (let i = 0; i < pending.length; i += opts.batchSize) batches.push(pending.slice(i, i + opts.batchSize))
     // the first batch alone: its answer says whether the server takes arrays
-    if (batches.length && !await sendBatch(batches[0])) {
+    if (batches.length && !(await sendBatch(batches[0]))) {
       await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
     } else if (!failed) {
       await sendBatches(batches.slice(1), opts.concurrency, stopped, bodyOf, sendBatch)
@@ -146,8 +170,13 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
 /** The batches after the first: `concurrency` at once, or one at a time so tag ids follow the input
  * order, the next batch going as soon as the answer's status shows this one committed, while its body
  * (the created tags) is still being read; each body is serialized while the batch before is on its way. */
-async function sendBatches(batches: number[][], concurrency: number, stopped: () => boolean, bodyOf: (rows: number[]) => string,
-  sendBatch: (rows: number[], body?: string, onStatus?: (status: number) => void) => Promise<boolean>): Promise<void> {
+async function sendBatches(
+  batches: number[][],
+  concurrency: number,
+  stopped: () => boolean,
+  bodyOf: (rows: number[]) => string,
+  sendBatch: (rows: number[], body?: string, onStatus?: (status: number) => void) => Promise<boolean>,
+): Promise<void> {
   const prepared = new Map<number, string>()
   const started = new Set<number>()
   const send = async (i: number, onStatus?: (status: number) => void) => {
@@ -156,7 +185,10 @@ async function sendBatches(batches: number[][], concurrency: number, stopped: ()
     const body = prepared.get(i) ?? bodyOf(batches[i])
     prepared.delete(i)
     const ahead = i + concurrency
-    if (ahead < batches.length) setImmediate(() => { if (!stopped() && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead])) })
+    if (ahead < batches.length)
+      setImmediate(() => {
+        if (!stopped() && !started.has(ahead)) prepared.set(ahead, bodyOf(batches[ahead]))
+      })
     await sendBatch(batches[i], body, onStatus)
   }
   if (concurrency > 1) {
@@ -165,11 +197,16 @@ async function sendBatches(batches: number[][], concurrency: number, stopped: ()
   }
   const sending: Promise<void>[] = []
   let committed: Promise<boolean> = Promise.resolve(true)
-  for (let i = 0; i < batches.length && await committed && !stopped(); i++) {
+  for (let i = 0; i < batches.length && (await committed) && !stopped(); i++) {
     let settle!: (ok: boolean) => void
-    committed = new Promise((resolve) => { settle = resolve })
+    committed = new Promise((resolve) => {
+      settle = resolve
+    })
     const done = send(i, (status) => settle(status < 400))
-    done.then(() => settle(!stopped()), () => settle(false))
+    done.then(
+      () => settle(!stopped()),
+      () => settle(false),
+    )
     sending.push(done)
   }
   await Promise.all(sending)
@@ -184,13 +221,19 @@ function bulkLimitOf(data: unknown): number | undefined {
 /** A rejected batch: per-item errors mapped back to the lines of the input. */
 function batchError(status: number, body: unknown, lines: number[], url: string): Error {
   if (status === 400 && Array.isArray(body)) {
-    const problems = body.map((item, i) => {
-      if (!item || typeof item !== 'object' || Object.keys(item).length === 0) return ''
-      const text = Object.entries(item as Record<string, unknown>)
-        .map(([k, v]) => `${k === 'non_field_errors' ? '' : `${k}: `}${Array.isArray(v) ? v.join(' ') : String(v)}`).join('; ')
-      return `line ${lines[i]}: ${text}`
-    }).filter(Boolean)
-    if (problems.length) return new Error(`The server rejected the batch: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? `; and ${problems.length - 10} more` : ''}`)
+    const problems = body
+      .map((item, i) => {
+        if (!item || typeof item !== 'object' || Object.keys(item).length === 0) return ''
+        const text = Object.entries(item as Record<string, unknown>)
+          .map(([k, v]) => `${k === 'non_field_errors' ? '' : `${k}: `}${Array.isArray(v) ? v.join(' ') : String(v)}`)
+          .join('; ')
+        return `line ${lines[i]}: ${text}`
+      })
+      .filter(Boolean)
+    if (problems.length)
+      return new Error(
+        `The server rejected the batch: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? `; and ${problems.length - 10} more` : ''}`,
+      )
   }
   return new ApiError(status, body, 'POST', url)
 }

@@ -8,7 +8,11 @@ import { ApiError, type ApiClient } from './api.js'
 const BATCH = 1000
 
 /** The tag set's tags in id order; `onCount` hears their number when the server tells it. */
-export async function* tagSetTagPages<T>(api: ApiClient, tagSetId: number, onCount?: (count: number) => void): AsyncGenerator<T[]> {
+export async function* tagSetTagPages<T>(
+  api: ApiClient,
+  tagSetId: number,
+  onCount?: (count: number) => void,
+): AsyncGenerator<T[]> {
   let stream: Awaited<ReturnType<ApiClient['download']>>
   try {
     stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`)
@@ -23,11 +27,14 @@ export async function* tagSetTagPages<T>(api: ApiClient, tagSetId: number, onCou
   const decoder = new StringDecoder('utf8')
   let batch: T[] = []
   let rest = ''
-  const take = (line: string) => { if (line && line !== '\r') batch.push(JSON.parse(line) as T) }
+  const take = (line: string) => {
+    if (line && line !== '\r') batch.push(JSON.parse(line) as T)
+  }
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     const text = rest + decoder.write(chunk)
     let start = 0
-    for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) take(text.slice(start, end))
+    for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start))
+      take(text.slice(start, end))
     rest = text.slice(start)
     if (batch.length >= BATCH) {
       yield batch

@@ -1,5 +1,12 @@
 import { parseRaven } from './raven.js'
-import { detectFormat, parseCsv, parseJsonArray, parseNdjson, type ParsedRows, type ParseOptions } from './tagFormats.js'
+import {
+  detectFormat,
+  parseCsv,
+  parseJsonArray,
+  parseNdjson,
+  type ParsedRows,
+  type ParseOptions,
+} from './tagFormats.js'
 
 // A tag table in any of mas's own formats (CSV, JSON, NDJSON) or a Raven selection table, its format detected
 // from its content when not given.

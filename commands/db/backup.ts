@@ -22,16 +22,22 @@ use that server's own backup tools.`
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DbBackup)
     const [{ configFromEnv }, { backup }, { ClusterError }] = await Promise.all([
-      import('../../server/config.js'), import('../../server/db/backup.js'), import('../../server/db/clusterHost.js'),
+      import('../../server/config.js'),
+      import('../../server/db/backup.js'),
+      import('../../server/db/clusterHost.js'),
     ])
     const config = configFromEnv(process.env, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {})
     if (config.databaseUrl) {
-      process.stderr.write('Error: DATABASE_URL is set: back up that PostgreSQL with its own tools (pg_basebackup, pg_dump); mas db backup copies the embedded one.\n')
+      process.stderr.write(
+        'Error: DATABASE_URL is set: back up that PostgreSQL with its own tools (pg_basebackup, pg_dump); mas db backup copies the embedded one.\n',
+      )
       this.exit(1)
     }
     try {
       const sum = await backup(config.dataDir, args.dir)
-      process.stderr.write(`backed up ${config.dataDir} into ${args.dir}: ${sum.files} database files (${(sum.bytes / 1024 ** 2).toFixed(1)} MiB) and the media folder\n`)
+      process.stderr.write(
+        `backed up ${config.dataDir} into ${args.dir}: ${sum.files} database files (${(sum.bytes / 1024 ** 2).toFixed(1)} MiB) and the media folder\n`,
+      )
     } catch (e) {
       if (!(e instanceof ClusterError)) throw e
       process.stderr.write(`Error: ${e.message}\n`)

@@ -16,10 +16,15 @@ on it afterwards: PostgreSQL replays the WAL of the backup when it first starts 
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DbRestore)
-    const [{ restore }, { ClusterError }] = await Promise.all([import('../../server/db/backup.js'), import('../../server/db/clusterHost.js')])
+    const [{ restore }, { ClusterError }] = await Promise.all([
+      import('../../server/db/backup.js'),
+      import('../../server/db/clusterHost.js'),
+    ])
     try {
       restore(args.dir, flags['data-dir'])
-      process.stderr.write(`restored ${args.dir} into ${flags['data-dir']}: start it with mas server start --data-dir ${flags['data-dir']}\n`)
+      process.stderr.write(
+        `restored ${args.dir} into ${flags['data-dir']}: start it with mas server start --data-dir ${flags['data-dir']}\n`,
+      )
     } catch (e) {
       if (!(e instanceof ClusterError)) throw e
       process.stderr.write(`Error: ${e.message}\n`)

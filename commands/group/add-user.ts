@@ -7,7 +7,8 @@ import { named } from '../../server/named.js'
 
 export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
   static summary = 'Add users to a group'
-  static description = 'Users by name are looked up in user/ where you may read it (site admins); on mas others may give names too, on the original service they give ids.'
+  static description =
+    'Users by name are looked up in user/ where you may read it (site admins); on mas others may give names too, on the original service they give ids.'
   static examples = ['<%= config.bin %> group add-user birders carol', '<%= config.bin %> group add-user 2 carol 1']
   static strict = false
   static args = {
@@ -23,9 +24,13 @@ export default class GroupAddUser extends AuthCommand<typeof GroupAddUser> {
     const missing = membersMissing(updated, group.users, added)
     if (missing) {
       await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users }).catch(() => {})
-      failure(`The server did not take ${missing} as members; ${named('group', group.id, group.name)} keeps users ${await memberNames(this.api, group.users)}`)
+      failure(
+        `The server did not take ${missing} as members; ${named('group', group.id, group.name)} keeps users ${await memberNames(this.api, group.users)}`,
+      )
     }
-    this.logToStderr(`${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`)
+    this.logToStderr(
+      `${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`,
+    )
     return updated
   }
 }

@@ -11,8 +11,16 @@ export default class GroupDelete extends AuthCommand<typeof GroupDelete> {
 
   async run() {
     const group = await findGroup(this.api, this.args.group)
-    await refuseIfNotPermitted(this.api, `appUserGroup/${group.id}/`, `group ${group.id} '${group.name}'`, this.flags.yes)
-    await confirmDestructive(`delete group ${group.id} '${group.name}' with ${count(group.users.length, 'member')}?`, this.flags.yes)
+    await refuseIfNotPermitted(
+      this.api,
+      `appUserGroup/${group.id}/`,
+      `group ${group.id} '${group.name}'`,
+      this.flags.yes,
+    )
+    await confirmDestructive(
+      `delete group ${group.id} '${group.name}' with ${count(group.users.length, 'member')}?`,
+      this.flags.yes,
+    )
     await this.api.delete(`appUserGroup/${group.id}/`)
     this.logToStderr(`Deleted group ${group.id} '${group.name}'`)
     return { id: group.id, deleted: true }

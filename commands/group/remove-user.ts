@@ -8,7 +8,8 @@ import { named } from '../../server/named.js'
 
 export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser> {
   static summary = 'Remove users from a group'
-  static description = 'Users given by name are looked up in user/, which only site admins may read; others give user ids.'
+  static description =
+    'Users given by name are looked up in user/, which only site admins may read; others give user ids.'
   static examples = ['<%= config.bin %> group remove-user birders 3', '<%= config.bin %> group remove-user 2 carol']
   static strict = false
   static args = {
@@ -24,12 +25,17 @@ export default class GroupRemoveUser extends AuthCommand<typeof GroupRemoveUser>
       try {
         removed.add(await userId(this.api, u))
       } catch (err) {
-        if (err instanceof ApiError && err.status === 403) failure(`Only site admins can look users up by name: give the id of "${u}"`)
+        if (err instanceof ApiError && err.status === 403)
+          failure(`Only site admins can look users up by name: give the id of "${u}"`)
         throw err
       }
     }
-    const updated = await this.api.patch(`appUserGroup/${group.id}/`, { users: group.users.filter((id) => !removed.has(id)) })
-    this.logToStderr(`${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`)
+    const updated = await this.api.patch(`appUserGroup/${group.id}/`, {
+      users: group.users.filter((id) => !removed.has(id)),
+    })
+    this.logToStderr(
+      `${named('Group', updated.id, updated.name)} has users ${await memberNames(this.api, updated.users)}`,
+    )
     return updated
   }
 }

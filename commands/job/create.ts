@@ -15,7 +15,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
     'parameter takes a name as well as an id (media files by alias or file name, in --library when given).',
     'A type that writes tags refuses a parameter it does not take: misspelt, it would run with its default.',
     'A type that reads media files searches the files of --project, of --library (within --folder), or of both',
-    '(the project\'s files in that library), as they are when the job runs; --param mediaFileId=FILE reads one.',
+    "(the project's files in that library), as they are when the job runs; --param mediaFileId=FILE reads one.",
     'The built-in types and their parameters:',
     ...JOB_TYPE_PARAMS.flatMap((t) => ['', `${t.name} (${t.id})`, ...describeParams(t).map((l) => `- ${l}`)]),
   ].join('\n')
@@ -27,18 +27,23 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
   ]
 
   static flags = {
-    project: Flags.string({ char: 'p', description: 'project (name or id): a type that reads media files searches its files' }),
+    project: Flags.string({
+      char: 'p',
+      description: 'project (name or id): a type that reads media files searches its files',
+    }),
     type: Flags.string({ char: 't', description: 'job type name or id', required: true }),
     param: Flags.string({ description: 'a parameter as name=value (repeatable)', multiple: true }),
     name: Flags.string({ description: 'job name [default: the type and the time, e.g. "Test 2026-11-24 01:02:03"]' }),
     priority: Flags.integer({ description: 'priority (higher runs first)' }),
     library: Flags.string({
       char: 'l',
-      description: 'library (name or id): the job\'s library parameter, for a type that takes one (a type that reads media files '
-        + 'searches it), unless --param mediaFileId names one file; media files named in --param are looked up in it',
+      description:
+        "library (name or id): the job's library parameter, for a type that takes one (a type that reads media files " +
+        'searches it), unless --param mediaFileId names one file; media files named in --param are looked up in it',
     }),
     folder: Flags.string({
-      description: 'with --library: search only the media files whose alias starts with this (its folder parameter), e.g. site-A/2024/',
+      description:
+        'with --library: search only the media files whose alias starts with this (its folder parameter), e.g. site-A/2024/',
       dependsOn: ['library'],
     }),
   }
@@ -58,8 +63,10 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
       if (!known?.params.destinationTagSet || name in known.params) continue
       const names = Object.keys(known.params)
       const near = closest(name, names)
-      usageError(`--param ${name}: jobs of type ${known.name} have no parameter ${name}.`
-        + `${near ? ` Did you mean ${near}?` : ''} (they take ${names.join(', ')})`)
+      usageError(
+        `--param ${name}: jobs of type ${known.name} have no parameter ${name}.` +
+          `${near ? ` Did you mean ${near}?` : ''} (they take ${names.join(', ')})`,
+      )
     }
     const library = await scopeLibrary(this.api, this.flags.library)
     // one media file: --library only says where its name is looked up, so a reader of that library may run the job
@@ -69,13 +76,20 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
       if (oneFile) usageError('--folder: a job given --param mediaFileId reads that one file, not a folder')
       parameters.folder ??= this.flags.folder
     }
-    if (library !== undefined && !oneFile && known?.params.library?.kind === 'library') parameters.library ??= String(library)
-    if (known?.projectMedia && this.flags.project === undefined && parameters.library === undefined && parameters.mediaFileId === undefined) {
+    if (library !== undefined && !oneFile && known?.params.library?.kind === 'library')
+      parameters.library ??= String(library)
+    if (
+      known?.projectMedia &&
+      this.flags.project === undefined &&
+      parameters.library === undefined &&
+      parameters.mediaFileId === undefined
+    ) {
       usageError(`${known.name} reads media files: give --project, --library or --param mediaFileId`)
     }
     const named = await paramsWithIds(this.api, type, parameters, library)
     const name = this.flags.name ?? defaultJobName((await this.api.get<{ name: string }>(`jobTypes/${type}/`)).name)
-    const project = this.flags.project === undefined ? undefined : await projectId(this.api, '--project', this.flags.project)
+    const project =
+      this.flags.project === undefined ? undefined : await projectId(this.api, '--project', this.flags.project)
     const job = await createJob(this.api, { project, type, name, priority: this.flags.priority, parameters: named })
     this.log(String(job.id))
     return job

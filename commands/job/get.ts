@@ -15,7 +15,11 @@ export default class JobGet extends AuthCommand<typeof JobGet> {
     if (this.jsonEnabled()) return job
     const { jobparameters_set: params, waitingFor, ...rest } = job
     const names = await this.names([JOB_TYPES, USERS, LIBRARIES, TAG_SETS], {})
-    const shown: Record<string, unknown> = { ...rest, type: `${names.of(JOB_TYPES, job.type)} (${job.type})`, status: `${JOB_STATUS[job.status] ?? ''} (${job.status})` }
+    const shown: Record<string, unknown> = {
+      ...rest,
+      type: `${names.of(JOB_TYPES, job.type)} (${job.type})`,
+      status: `${JOB_STATUS[job.status] ?? ''} (${job.status})`,
+    }
     if ('user' in job) shown.user = names.of(USERS, job.user)
     // what a job created before its parameters still needs before a worker runs it (mas's extension field)
     if (Array.isArray(waitingFor) && waitingFor.length) shown.waitingFor = waitingFor.join(', ')
@@ -24,9 +28,19 @@ export default class JobGet extends AuthCommand<typeof JobGet> {
     for (const p of (Array.isArray(params) ? params : []) as Array<{ name: string; value: string }>) {
       const kind = kinds[p.name]?.kind
       const id = /^\d+$/.test(p.value) ? Number(p.value) : undefined
-      const name = id === undefined ? undefined
-        : kind === 'library' ? names.of(LIBRARIES, id) : kind === 'tagSet' ? names.of(TAG_SETS, id)
-          : kind === 'mediaFile' ? await this.api.get<{ alias?: string }>(`mediaFile/${id}/`).then((m) => m.alias, () => undefined) : undefined
+      const name =
+        id === undefined
+          ? undefined
+          : kind === 'library'
+            ? names.of(LIBRARIES, id)
+            : kind === 'tagSet'
+              ? names.of(TAG_SETS, id)
+              : kind === 'mediaFile'
+                ? await this.api.get<{ alias?: string }>(`mediaFile/${id}/`).then(
+                    (m) => m.alias,
+                    () => undefined,
+                  )
+                : undefined
       shown[`param ${p.name}`] = typeof name === 'string' && name !== '' ? `${name} (${id})` : p.value
     }
     this.log(record(shown))

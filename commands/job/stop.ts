@@ -6,7 +6,8 @@ const ENDED: Record<number, string> = { 4: 'Error', 5: 'Stopped', 6: 'Complete' 
 
 export default class JobStop extends AuthCommand<typeof JobStop> {
   static summary = 'Ask a queued or running job to stop'
-  static description = 'A job that has already ended (Complete, Error or Stopped) is left as it is, and the command says so (exit 0).'
+  static description =
+    'A job that has already ended (Complete, Error or Stopped) is left as it is, and the command says so (exit 0).'
   static examples = ['<%= config.bin %> job stop 2']
   static args = { id: Args.integer({ description: 'job id', required: true, min: 1 }) }
 

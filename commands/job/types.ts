@@ -2,12 +2,18 @@ import { AuthCommand } from '../../src/baseCommand.js'
 import { listFlags } from '../../src/listOutput.js'
 import { JOB_TYPE_PARAMS, type ParamSpec } from '../../server/analysis/catalog.js'
 
-interface JobTypeRow { id: number; name: string; parameters: Record<string, ParamSpec>; runs: boolean }
+interface JobTypeRow {
+  id: number
+  name: string
+  parameters: Record<string, ParamSpec>
+  runs: boolean
+}
 
 export default class JobTypes extends AuthCommand<typeof JobTypes> {
   static summary = 'List the job types the server knows, with their parameters and defaults'
-  static description = 'Each parameter as name=default, name (required) when it has none to fall back on, or name? when it may be left out.'
-    + ' Types the server lists that no worker of mas runs (the original\'s, kept to name its jobs) say so.'
+  static description =
+    'Each parameter as name=default, name (required) when it has none to fall back on, or name? when it may be left out.' +
+    " Types the server lists that no worker of mas runs (the original's, kept to name its jobs) say so."
   static examples = ['<%= config.bin %> job types', '<%= config.bin %> job types --json']
   static flags = listFlags
 
@@ -20,7 +26,15 @@ export default class JobTypes extends AuthCommand<typeof JobTypes> {
     return this.showList(rows, [
       { header: 'id', get: (r: JobTypeRow) => r.id },
       { header: 'name', get: (r: JobTypeRow) => r.name },
-      { header: 'parameters', get: (r: JobTypeRow) => (r.runs ? Object.entries(r.parameters).map(([name, p]) => describe(name, p)).join(' ') : '(no worker of mas runs it)') },
+      {
+        header: 'parameters',
+        get: (r: JobTypeRow) =>
+          r.runs
+            ? Object.entries(r.parameters)
+                .map(([name, p]) => describe(name, p))
+                .join(' ')
+            : '(no worker of mas runs it)',
+      },
     ])
   }
 }

@@ -3,8 +3,12 @@ import { AuthCommand } from '../../src/baseCommand.js'
 import { alreadyThere, ownLibraryNamed } from '../../src/createOnce.js'
 
 export default class LibraryCreate extends AuthCommand<typeof LibraryCreate> {
-  static summary = 'Create a library; prints its id (the id of yours of that name, when you have one: nothing is created twice)'
-  static examples = ['<%= config.bin %> library create "Dawn chorus 2026"', '<%= config.bin %> library create field --json']
+  static summary =
+    'Create a library; prints its id (the id of yours of that name, when you have one: nothing is created twice)'
+  static examples = [
+    '<%= config.bin %> library create "Dawn chorus 2026"',
+    '<%= config.bin %> library create field --json',
+  ]
   static args = { name: Args.string({ description: 'library name', required: true }) }
 
   async run() {

@@ -11,13 +11,21 @@ export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
 
   async run() {
     const library = await this.api.get(`library/${await libraryId(this.api, 'ID', this.args.id)}/`)
-    await refuseIfNotPermitted(this.api, `library/${library.id}/`, `library ${library.id} '${library.name}'`, this.flags.yes)
+    await refuseIfNotPermitted(
+      this.api,
+      `library/${library.id}/`,
+      `library ${library.id} '${library.name}'`,
+      this.flags.yes,
+    )
     if (!this.flags.yes) {
       const tagSets = (await this.api.all('tagSet/', { library: library.id })).filter((s) => s.library === library.id)
       let tags = 0
       for (const s of tagSets) tags += await recordCount(this.api, `tagSet/${s.id}/tags/`)
-      await confirmDestructive(`delete library ${library.id} '${library.name}' with ${count(library.mediaFiles?.length ?? 0, 'media file')}, ` +
-        `${count(tagSets.length, 'tag set')} and ${count(tags, 'tag')}?`, false)
+      await confirmDestructive(
+        `delete library ${library.id} '${library.name}' with ${count(library.mediaFiles?.length ?? 0, 'media file')}, ` +
+          `${count(tagSets.length, 'tag set')} and ${count(tags, 'tag')}?`,
+        false,
+      )
     }
     await this.api.delete(`library/${library.id}/`)
     this.logToStderr(`Deleted library ${library.id} '${library.name}'`)

@@ -7,27 +7,43 @@ import { record, thousandths } from '../../src/output.js'
 
 export default class MediaGet extends AuthCommand<typeof MediaGet> {
   static summary = 'Show one media file and its metadata'
-  static examples = ['<%= config.bin %> media get 1', '<%= config.bin %> media get 1 --json', '<%= config.bin %> media get siteA/2026-05-01/20260501_050000.WAV --library 1']
+  static examples = [
+    '<%= config.bin %> media get 1',
+    '<%= config.bin %> media get 1 --json',
+    '<%= config.bin %> media get siteA/2026-05-01/20260501_050000.WAV --library 1',
+  ]
   static args = { id: Args.string({ description: 'media file: alias, file name (when unique) or id', required: true }) }
   static flags = {
     library: Flags.string({ char: 'l', description: LIBRARY_SCOPE_DESCRIPTION }),
   }
 
   async run() {
-    const media = await this.api.get<Record<string, unknown>>(`mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
+    const media = await this.api.get<Record<string, unknown>>(
+      `mediaFile/${await mediaFileId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`,
+    )
     if (this.jsonEnabled()) return media
     const { mediafilemetadata_set: meta, ...rest } = media
     // its library, sensor and uploader by name, as tables show them (docs/decisions.md §10); --json keeps the ids
     const names = await this.names([LIBRARIES, SENSORS, USERS], {})
     const shownRest = { ...rest }
-    for (const [key, kind] of [['library', LIBRARIES], ['sensor', SENSORS], ['user', USERS]] as const) if (key in rest) shownRest[key] = names.of(kind, rest[key])
-    const metadata = Object.fromEntries((Array.isArray(meta) ? meta as MetaData[] : []).map((m) => [`  ${m.name}`, shown(m)]))
+    for (const [key, kind] of [
+      ['library', LIBRARIES],
+      ['sensor', SENSORS],
+      ['user', USERS],
+    ] as const)
+      if (key in rest) shownRest[key] = names.of(kind, rest[key])
+    const metadata = Object.fromEntries(
+      (Array.isArray(meta) ? (meta as MetaData[]) : []).map((m) => [`  ${m.name}`, shown(m)]),
+    )
     this.log(record({ ...shownRest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))
     return media
   }
 }
 
-interface MetaData { name: string; value: string }
+interface MetaData {
+  name: string
+  value: string
+}
 
 /** A metadata value as people read it: a duration to the millisecond (the stored fact keeps every digit, for --json). */
 function shown(m: MetaData): string {

@@ -6,8 +6,9 @@ import { libraryId, sensorId } from '../../src/lookup.js'
 
 export default class MediaList extends AuthCommand<typeof MediaList> {
   static summary = 'List the media files you can read, or those of one library'
-  static description = 'In recording-time order (files without a start time last, then by alias); --sort orders by another column.'
-    + ' DURATION is in seconds, RATE the sample rate in Hz, as the import read them from each file.'
+  static description =
+    'In recording-time order (files without a start time last, then by alias); --sort orders by another column.' +
+    ' DURATION is in seconds, RATE the sample rate in Hz, as the import read them from each file.'
   static examples = [
     '<%= config.bin %> media list --library 1',
     '<%= config.bin %> media list --library 1 --path siteA/2026-05-01/',
@@ -19,7 +20,9 @@ export default class MediaList extends AuthCommand<typeof MediaList> {
   static flags = {
     ...listFlags,
     library: Flags.string({ char: 'l', description: 'only this library (name or id)' }),
-    path: Flags.string({ description: 'only files whose alias (path below the import\'s root) starts with this, e.g. siteA/' }),
+    path: Flags.string({
+      description: "only files whose alias (path below the import's root) starts with this, e.g. siteA/",
+    }),
     from: Flags.string({ description: 'only recordings that started at or after this time (YYYY-MM-DDThh:mm:ss)' }),
     to: Flags.string({ description: 'only recordings that started at or before this time (YYYY-MM-DDThh:mm:ss)' }),
     sensor: Flags.string({ description: 'only files recorded by this sensor (name or id)' }),
@@ -27,9 +30,20 @@ export default class MediaList extends AuthCommand<typeof MediaList> {
 
   async run() {
     const sensor = this.flags.sensor === undefined ? undefined : await sensorId(this.api, '--sensor', this.flags.sensor)
-    const query = { alias__startswith: this.flags.path, realStartTime__gte: this.flags.from, realStartTime__lte: this.flags.to, sensor }
-    const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
-    const flags = { alias__startswith: '--path', realStartTime__gte: '--from', realStartTime__lte: '--to', sensor: '--sensor' }
+    const query = {
+      alias__startswith: this.flags.path,
+      realStartTime__gte: this.flags.from,
+      realStartTime__lte: this.flags.to,
+      sensor,
+    }
+    const library =
+      this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
+    const flags = {
+      alias__startswith: '--path',
+      realStartTime__gte: '--from',
+      realStartTime__lte: '--to',
+      sensor: '--sensor',
+    }
     const files = library
       ? await this.api.all(`library/${library}/mediaFiles/`, query, flags)
       : await this.api.all('mediaFile/', query, flags)
@@ -38,7 +52,9 @@ export default class MediaList extends AuthCommand<typeof MediaList> {
 }
 
 /** By start time (files without one last), then alias, then id. */
-function inRecordingOrder<F extends { id: number; alias?: string | null; realStartTime?: string | null }>(files: F[]): F[] {
+function inRecordingOrder<F extends { id: number; alias?: string | null; realStartTime?: string | null }>(
+  files: F[],
+): F[] {
   const key = (f: F) => [f.realStartTime ?? '\uffff', f.alias ?? '', f.id] as const
   return [...files].sort((a, b) => {
     const [x, y] = [key(a), key(b)]

@@ -19,8 +19,15 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
     user: Flags.string({ description: 'user receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
     group: Flags.string({ description: 'group receiving the grant (name or id)', exactlyOne: ['user', 'group'] }),
     library: Flags.string({ description: 'library (name or id)', exactlyOne: ['library', 'tag-set', 'group-target'] }),
-    'tag-set': Flags.string({ description: 'tag set (name or id)', aliases: ['tagset'], exactlyOne: ['library', 'tag-set', 'group-target'] }),
-    'group-target': Flags.string({ description: 'group (name or id; rights on the group itself)', exactlyOne: ['library', 'tag-set', 'group-target'] }),
+    'tag-set': Flags.string({
+      description: 'tag set (name or id)',
+      aliases: ['tagset'],
+      exactlyOne: ['library', 'tag-set', 'group-target'],
+    }),
+    'group-target': Flags.string({
+      description: 'group (name or id; rights on the group itself)',
+      exactlyOne: ['library', 'tag-set', 'group-target'],
+    }),
     read: Flags.boolean({ description: 'may read' }),
     write: Flags.boolean({ description: 'may change' }),
     'launch-job': Flags.boolean({ description: 'may run jobs on it' }),
@@ -31,13 +38,17 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
     const f = this.flags
     const flags = { read: f.read, write: f.write, launch_job: f['launch-job'], admin: f.admin }
     if (!Object.values(flags).some(Boolean)) flags.read = true
-    const target = f.library !== undefined ? { target_type: 'library', target_id: await libraryId(this.api, '--library', f.library) }
-      : f['tag-set'] !== undefined ? { target_type: 'tagset', target_id: await tagSetId(this.api, '--tag-set', f['tag-set']) }
-        : f['group-target'] !== undefined ? { target_type: 'appusergroup', target_id: await groupId(this.api, f['group-target'], '--group-target') }
-          : usageError('Give --library, --tag-set or --group-target')
+    const target =
+      f.library !== undefined
+        ? { target_type: 'library', target_id: await libraryId(this.api, '--library', f.library) }
+        : f['tag-set'] !== undefined
+          ? { target_type: 'tagset', target_id: await tagSetId(this.api, '--tag-set', f['tag-set']) }
+          : f['group-target'] !== undefined
+            ? { target_type: 'appusergroup', target_id: await groupId(this.api, f['group-target'], '--group-target') }
+            : usageError('Give --library, --tag-set or --group-target')
     let bearer: Record<string, unknown>
     if (f.user !== undefined) {
-      bearer = { bearer_type: 'user', ...await this.userBearer(f.user) }
+      bearer = { bearer_type: 'user', ...(await this.userBearer(f.user)) }
     } else if (f.group !== undefined) {
       bearer = { bearer_type: 'appusergroup', bearer_id: await groupId(this.api, f.group, '--group') }
     } else usageError('Give --user or --group')
@@ -49,8 +60,15 @@ export default class PermsGrant extends AuthCommand<typeof PermsGrant> {
     }
     const grant = await this.api.post('appPermission/', { ...bearer, ...target, ...flags }).catch((e) => {
       // a server without the bearer_username extension (the original) asks for the id
-      if (e instanceof ApiError && e.status === 400 && 'bearer_username' in bearer && (e.body as Record<string, unknown>)?.bearer_id) {
-        failure(`This server takes users of grants only by id, and only site admins may look names up: give --user with ${f.user}'s id`)
+      if (
+        e instanceof ApiError &&
+        e.status === 400 &&
+        'bearer_username' in bearer &&
+        (e.body as Record<string, unknown>)?.bearer_id
+      ) {
+        failure(
+          `This server takes users of grants only by id, and only site admins may look names up: give --user with ${f.user}'s id`,
+        )
       }
       throw e
     })

@@ -16,9 +16,14 @@ export default class PermsList extends AuthCommand<typeof PermsList> {
 
   async run() {
     const f = this.flags
-    const target = f.library !== undefined ? ['library', await libraryId(this.api, '--library', f.library)]
-      : f['tag-set'] !== undefined ? ['tagset', await tagSetId(this.api, '--tag-set', f['tag-set'])]
-        : f['group-target'] !== undefined ? ['appusergroup', await groupId(this.api, f['group-target'], '--group-target')] : undefined
+    const target =
+      f.library !== undefined
+        ? ['library', await libraryId(this.api, '--library', f.library)]
+        : f['tag-set'] !== undefined
+          ? ['tagset', await tagSetId(this.api, '--tag-set', f['tag-set'])]
+          : f['group-target'] !== undefined
+            ? ['appusergroup', await groupId(this.api, f['group-target'], '--group-target')]
+            : undefined
     const grants = await this.api.all('appPermission/', target ? { target_type: target[0], target_id: target[1] } : {})
     const shown = target ? grants.filter((g) => g.target_type === target[0] && g.target_id === target[1]) : grants
     return this.showList(shown, PERMISSION)

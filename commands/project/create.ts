@@ -5,11 +5,18 @@ import { alreadyThere, ownProjectNamed } from '../../src/createOnce.js'
 
 export default class ProjectCreate extends AuthCommand<typeof ProjectCreate> {
   static summary = 'Create a project; prints its id'
-  static examples = ['<%= config.bin %> project create "nest survey"', '<%= config.bin %> project create survey --notes "2026 season" --json']
+  static examples = [
+    '<%= config.bin %> project create "nest survey"',
+    '<%= config.bin %> project create survey --notes "2026 season" --json',
+  ]
   static args = { name: Args.string({ description: 'project name', required: true }) }
   static flags = {
     notes: Flags.string({ description: 'free text notes' }),
-    type: Flags.integer({ description: 'project type id (1 audio, 2 image, 3 movement, 4 text, 5 video)', default: 1, min: 1 }),
+    type: Flags.integer({
+      description: 'project type id (1 audio, 2 image, 3 movement, 4 text, 5 video)',
+      default: 1,
+      min: 1,
+    }),
   }
 
   async run() {
@@ -20,7 +27,9 @@ export default class ProjectCreate extends AuthCommand<typeof ProjectCreate> {
       return made
     }
     const project = await this.api.post('project/', {
-      name: this.args.name, type: this.flags.type, ...(this.flags.notes !== undefined ? { notes: this.flags.notes } : {}),
+      name: this.args.name,
+      type: this.flags.type,
+      ...(this.flags.notes !== undefined ? { notes: this.flags.notes } : {}),
     })
     this.log(String(project.id))
     return project

@@ -4,7 +4,11 @@ import { listFlags } from '../../src/listOutput.js'
 
 export default class ProjectList extends AuthCommand<typeof ProjectList> {
   static summary = 'List every project (site admins only: the API lists projects to them alone)'
-  static examples = ['<%= config.bin %> project list', '<%= config.bin %> project list --sort name --columns id,name,media', '<%= config.bin %> project list --json']
+  static examples = [
+    '<%= config.bin %> project list',
+    '<%= config.bin %> project list --sort name --columns id,name,media',
+    '<%= config.bin %> project list --json',
+  ]
   static flags = listFlags
 
   async run() {

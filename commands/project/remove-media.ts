@@ -13,16 +13,25 @@ export default class ProjectRemoveMedia extends AuthCommand<typeof ProjectRemove
   }
   static args = {
     project: Args.string({ description: 'project (name or id)', required: true }),
-    media: Args.string({ description: 'media file: alias, file name (when unique) or id (several may follow)', required: true }),
+    media: Args.string({
+      description: 'media file: alias, file name (when unique) or id (several may follow)',
+      required: true,
+    }),
   }
 
   async run() {
     const { argv } = await this.parse(ProjectRemoveMedia)
     const given = (argv as string[]).slice(1)
     const ids = await mediaFileIds(this.api, given, 'MEDIA', await scopeLibrary(this.api, this.flags.library))
-    const results = await changeProjectMedia(this.api, await projectId(this.api, 'PROJECT', this.args.project), ids, 'remove')
+    const results = await changeProjectMedia(
+      this.api,
+      await projectId(this.api, 'PROJECT', this.args.project),
+      ids,
+      'remove',
+    )
     // each file as it was given (its alias, or its id)
-    for (const [i, r] of results.entries()) this.logToStderr(`${given[i]}: ${r.changed ? 'removed' : 'was not in the project'}`)
+    for (const [i, r] of results.entries())
+      this.logToStderr(`${given[i]}: ${r.changed ? 'removed' : 'was not in the project'}`)
     return results
   }
 }

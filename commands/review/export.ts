@@ -10,7 +10,8 @@ import { reviewCsv, type ExportRow, type ReviewRecord, type ReviewTag } from '..
 import { tagSetNamed } from '../../server/named.js'
 
 export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
-  static summary = 'Write the decisions on a tag set\'s tags to stdout: CSV, or a Raven Pro selection table with a Review column'
+  static summary =
+    "Write the decisions on a tag set's tags to stdout: CSV, or a Raven Pro selection table with a Review column"
   static description = `One row per decision: the tag (id, media file, times, frequencies, class, strength), the reviewer, the decision, and for a "no" the class the reviewer named instead, with names beside the ids. What "mas review import" reads back.
 
 --format raven writes the tags as "mas tag export --format raven" does, with the columns Review, Reviewer and Named Class added (a tag decided by several reviewers has a row for each). Decided tags in one sequence of recordings: one table, to stdout. In several: --per-sequence DIR writes a table per sequence below DIR, --per-file DIR one per recording; without either the command exits 2. --path-prefix and --waveform-rows are as in "mas tag export".`
@@ -22,14 +23,20 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
-    format: Flags.option({ options: ['csv', 'raven'] as const, default: 'csv' as const, description: 'output format' })(),
+    format: Flags.option({
+      options: ['csv', 'raven'] as const,
+      default: 'csv' as const,
+      description: 'output format',
+    })(),
     ...ravenFlags,
   }
 
   async run(): Promise<ExportRow[]> {
     checkRavenFlags(this.flags, this.flags.format)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const reviews = await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
+    const reviews = await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, [
+      'tagSet',
+    ])
     const ids = [...new Set(reviews.map((r) => r.tag))]
     const tags = new Map((await mapLimit(ids, 8, (id) => this.api.get<ReviewTag>(`tag/${id}/`))).map((t) => [t.id, t]))
     const library = tagSet.library ?? undefined
@@ -39,8 +46,11 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
       const tag = tags.get(review.tag)!
       const reviewer = names.of(USERS, review.user)
       return {
-        review, tag, mediaFile: String(names.of(MEDIA_FILES, tag.mediaFile)), tagClass: String(names.of(TAG_CLASSES, tag.tagClass)),
-        reviewer: String(reviewer === 'me' ? username ?? review.user : reviewer),
+        review,
+        tag,
+        mediaFile: String(names.of(MEDIA_FILES, tag.mediaFile)),
+        tagClass: String(names.of(TAG_CLASSES, tag.tagClass)),
+        reviewer: String(reviewer === 'me' ? (username ?? review.user) : reviewer),
         namedClass: review.tagClass === null ? '' : String(names.of(TAG_CLASSES, review.tagClass)),
       }
     })
@@ -53,13 +63,20 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
     const [media, classes] = await Promise.all([mediaFiles(this.api, library), tagClasses(this.api, library)])
     const byRecord = new Map(rows.map((r) => [r.review.id, r]))
     const records = rows.map((r) => ({ ...r.tag, mas_review_id: r.review.id }))
-    await writeRavenTables(this.api, records, media.records.map(ravenFile), (id) => classes.byId(id)?.className, this.flags, {
-      columns: ['Review', 'Reviewer', 'Named Class'],
-      cells: (t) => {
-        const r = byRecord.get(Number(t.mas_review_id))!
-        return [r.review.decision, r.reviewer, r.namedClass]
+    await writeRavenTables(
+      this.api,
+      records,
+      media.records.map(ravenFile),
+      (id) => classes.byId(id)?.className,
+      this.flags,
+      {
+        columns: ['Review', 'Reviewer', 'Named Class'],
+        cells: (t) => {
+          const r = byRecord.get(Number(t.mas_review_id))!
+          return [r.review.decision, r.reviewer, r.namedClass]
+        },
       },
-    })
+    )
     return rows
   }
 }

@@ -7,9 +7,14 @@ import { warn } from '../../src/output.js'
 
 export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
   static summary = 'Open the review page of a tag set in your browser, logged in as you'
-  static description = 'Prints the address of the review page with a one-time code (valid two minutes, used once) that the page exchanges for a browser session of your account, and opens it in your default browser (open on macOS, start on Windows, xdg-open elsewhere); where none can be opened (no display, no opener) it says so in one line. Your token never goes into the address.'
-  static examples = ['<%= config.bin %> review open --tag-set 1', '<%= config.bin %> review open --tag-set 1 --no-browser',
-    '<%= config.bin %> review open --tag-set 1 --strategy uncertain', '<%= config.bin %> review open --tag-set 1 --order uncertain']
+  static description =
+    'Prints the address of the review page with a one-time code (valid two minutes, used once) that the page exchanges for a browser session of your account, and opens it in your default browser (open on macOS, start on Windows, xdg-open elsewhere); where none can be opened (no display, no opener) it says so in one line. Your token never goes into the address.'
+  static examples = [
+    '<%= config.bin %> review open --tag-set 1',
+    '<%= config.bin %> review open --tag-set 1 --no-browser',
+    '<%= config.bin %> review open --tag-set 1 --strategy uncertain',
+    '<%= config.bin %> review open --tag-set 1 --order uncertain',
+  ]
   static flags = {
     'tag-set': Flags.string({ description: 'tag set to review (name or id)', required: true }),
     strategy: Flags.string({
@@ -17,7 +22,11 @@ export default class ReviewOpen extends AuthCommand<typeof ReviewOpen> {
       options: [...STRATEGIES],
       aliases: ['order'],
     }),
-    browser: Flags.boolean({ description: 'open the page in your default browser (--no-browser: only print the address)', default: true, allowNo: true }),
+    browser: Flags.boolean({
+      description: 'open the page in your default browser (--no-browser: only print the address)',
+      default: true,
+      allowNo: true,
+    }),
   }
 
   async run(): Promise<{ url: string; expires: string }> {

@@ -12,7 +12,11 @@ export default class SensorArrayCreate extends AuthCommand<typeof SensorArrayCre
   }
 
   async run() {
-    const array = await this.api.post('sensorArray/', { name: this.args.name, layoutRows: this.flags.rows, layoutColumns: this.flags.columns })
+    const array = await this.api.post('sensorArray/', {
+      name: this.args.name,
+      layoutRows: this.flags.rows,
+      layoutColumns: this.flags.columns,
+    })
     this.log(String(array.id))
     return array
   }

@@ -11,9 +11,17 @@ export default class SensorArrayDelete extends AuthCommand<typeof SensorArrayDel
 
   async run() {
     const array = await this.api.get(`sensorArray/${await sensorArrayId(this.api, 'ID', this.args.id)}/`)
-    await refuseIfNotPermitted(this.api, `sensorArray/${array.id}/`, `sensor array ${array.id} '${array.name}'`, this.flags.yes)
+    await refuseIfNotPermitted(
+      this.api,
+      `sensorArray/${array.id}/`,
+      `sensor array ${array.id} '${array.name}'`,
+      this.flags.yes,
+    )
     if (!this.flags.yes) {
-      await confirmDestructive(`delete sensor array ${array.id} '${array.name}' (${count(array.sensor_set?.length ?? 0, 'sensor')} stay, in no array)?`, false)
+      await confirmDestructive(
+        `delete sensor array ${array.id} '${array.name}' (${count(array.sensor_set?.length ?? 0, 'sensor')} stay, in no array)?`,
+        false,
+      )
     }
     await this.api.delete(`sensorArray/${array.id}/`)
     this.logToStderr(`Deleted sensor array ${array.id} '${array.name}'`)

@@ -4,7 +4,8 @@ import { listFlags } from '../../src/listOutput.js'
 
 export default class SensorArrayList extends AuthCommand<typeof SensorArrayList> {
   static summary = 'List your sensor arrays'
-  static description = 'Sensor arrays are their owner\'s: `mas media import --sensor-per-folder` makes one named after the library.'
+  static description =
+    "Sensor arrays are their owner's: `mas media import --sensor-per-folder` makes one named after the library."
   static examples = ['<%= config.bin %> sensor-array list', '<%= config.bin %> sensor-array list --json']
   static flags = listFlags
 

@@ -5,7 +5,10 @@ import { sensorArrayId } from '../../src/lookup.js'
 
 export default class SensorCreate extends AuthCommand<typeof SensorCreate> {
   static summary = 'Create a sensor (a recorder), in a sensor array or none; prints its id'
-  static examples = ['<%= config.bin %> sensor create SM4-03 --array "Forest grid" --row 1 --column 2', '<%= config.bin %> sensor create AudioMoth-17']
+  static examples = [
+    '<%= config.bin %> sensor create SM4-03 --array "Forest grid" --row 1 --column 2',
+    '<%= config.bin %> sensor create AudioMoth-17',
+  ]
   static args = { name: Args.string({ description: 'sensor name', required: true }) }
   static flags = {
     array: Flags.string({ description: 'sensor array (name or id)' }),
@@ -24,7 +27,9 @@ export default class SensorCreate extends AuthCommand<typeof SensorCreate> {
       sensorArray: sensorArray ?? null, // none: the field is still required, as the original requires it
       ...(f.row !== undefined ? { layoutRow: f.row } : {}),
       ...(f.column !== undefined ? { layoutColumn: f.column } : {}),
-      ...(f.x !== undefined ? { x: f.x } : {}), ...(f.y !== undefined ? { y: f.y } : {}), ...(f.z !== undefined ? { z: f.z } : {}),
+      ...(f.x !== undefined ? { x: f.x } : {}),
+      ...(f.y !== undefined ? { y: f.y } : {}),
+      ...(f.z !== undefined ? { z: f.z } : {}),
     })
     this.log(String(sensor.id))
     return sensor

@@ -14,7 +14,10 @@ export default class SensorDelete extends AuthCommand<typeof SensorDelete> {
     await refuseIfNotPermitted(this.api, `sensor/${sensor.id}/`, `sensor ${sensor.id} '${sensor.name}'`, this.flags.yes)
     if (!this.flags.yes) {
       const files = await recordCount(this.api, 'mediaFile/', { sensor: sensor.id })
-      await confirmDestructive(`delete sensor ${sensor.id} '${sensor.name}' (${count(files, 'media file')} keep no sensor)?`, false)
+      await confirmDestructive(
+        `delete sensor ${sensor.id} '${sensor.name}' (${count(files, 'media file')} keep no sensor)?`,
+        false,
+      )
     }
     await this.api.delete(`sensor/${sensor.id}/`)
     this.logToStderr(`Deleted sensor ${sensor.id} '${sensor.name}'`)

@@ -16,8 +16,11 @@ export default class TagCreate extends AuthCommand<typeof TagCreate> {
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
-    'media-file': Flags.string({ description: 'media file: alias, file name (when unique in the library) or id', required: true }),
-    'tag-class': Flags.string({ description: 'tag class: name in the tag set\'s library, or id', required: true }),
+    'media-file': Flags.string({
+      description: 'media file: alias, file name (when unique in the library) or id',
+      required: true,
+    }),
+    'tag-class': Flags.string({ description: "tag class: name in the tag set's library, or id", required: true }),
     start: Flags.string({ description: 'start time in seconds', required: true }),
     end: Flags.string({ description: 'end time in seconds', required: true }),
     'min-freq': Flags.string({ description: 'lowest frequency in Hz', default: '0' }),
@@ -39,9 +42,13 @@ export default class TagCreate extends AuthCommand<typeof TagCreate> {
       tagClassId(this.api, '--tag-class', f['tag-class'], library(f['tag-class'])),
     ])
     const tag = await this.api.post('tag/', {
-      tagSet: tagSet.id, mediaFile, tagClass,
-      startTime: num('start', f.start), endTime: num('end', f.end),
-      minFrequency: num('min-freq', f['min-freq']), maxFrequency: num('max-freq', f['max-freq']),
+      tagSet: tagSet.id,
+      mediaFile,
+      tagClass,
+      startTime: num('start', f.start),
+      endTime: num('end', f.end),
+      minFrequency: num('min-freq', f['min-freq']),
+      maxFrequency: num('max-freq', f['max-freq']),
       ...(f.strength !== undefined ? { strength: num('strength', f.strength) } : {}),
     })
     this.log(String(tag.id))

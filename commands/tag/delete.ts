@@ -15,12 +15,18 @@ export default class TagDelete extends AuthCommand<typeof TagDelete> {
     await refuseIfNotPermitted(this.api, `tag/${tag.id}/`, `tag ${tag.id}`, this.flags.yes)
     if (!this.flags.yes) {
       // the question names what people know the tag by; a record the caller cannot read stays an id
-      const [tagSet, tagClass, file] = await Promise.all([`tagSet/${tag.tagSet}/`, `tagClass/${tag.tagClass}/`, `mediaFile/${tag.mediaFile}/`]
-        .map((path) => this.api.get<Record<string, unknown>>(path).catch(() => undefined)))
+      const [tagSet, tagClass, file] = await Promise.all(
+        [`tagSet/${tag.tagSet}/`, `tagClass/${tag.tagClass}/`, `mediaFile/${tag.mediaFile}/`].map((path) =>
+          this.api.get<Record<string, unknown>>(path).catch(() => undefined),
+        ),
+      )
       const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
-      await confirmDestructive(`delete tag ${tag.id} of ${tagSetNamed({ id: tag.tagSet, name: text(tagSet?.name) })}: `
-        + `${named('tag class', tag.tagClass, text(tagClass?.className))} on ${mediaFileNamed({ id: tag.mediaFile, alias: text(file?.alias) })}, `
-        + `${thousandths(tag.startTime)}-${thousandths(tag.endTime)} s?`, false)
+      await confirmDestructive(
+        `delete tag ${tag.id} of ${tagSetNamed({ id: tag.tagSet, name: text(tagSet?.name) })}: ` +
+          `${named('tag class', tag.tagClass, text(tagClass?.className))} on ${mediaFileNamed({ id: tag.mediaFile, alias: text(file?.alias) })}, ` +
+          `${thousandths(tag.startTime)}-${thousandths(tag.endTime)} s?`,
+        false,
+      )
     }
     await this.api.delete(`tag/${tag.id}/`)
     this.logToStderr(`Deleted tag ${tag.id}`)

@@ -2,18 +2,33 @@ import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { failure } from '../../src/exits.js'
 import { ApiError, mapLimit } from '../../src/api.js'
-import { findTagSet, libraryNamed, mediaFiles, tagClasses, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
+import {
+  findTagSet,
+  libraryNamed,
+  mediaFiles,
+  tagClasses,
+  type MediaFile,
+  type TagClass,
+  type TagSet,
+} from '../../src/lookup.js'
 import { Progress, stderr, writeStdout } from '../../src/output.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
 import { EXPORT_DETECTOR_FORMATS, isDetectorExport, writeDetectorTables } from '../../src/detectorExport.js'
 import { tagSetTagPages } from '../../src/tagSetStream.js'
-import { CAMTRAP_DP_HELP, camtrapFlags, camtrapSummaryLine, checkCamtrapFlags, writeCamtrapDp } from '../../src/camtrapDp.js'
+import {
+  CAMTRAP_DP_HELP,
+  camtrapFlags,
+  camtrapSummaryLine,
+  checkCamtrapFlags,
+  writeCamtrapDp,
+} from '../../src/camtrapDp.js'
 import { tagSetNamed } from '../../server/named.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
-  static summary = 'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
+  static summary =
+    'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
   static description = `The output is what "mas tag import" reads, so export | import copies a tag set. CSV carries the file's alias (mediaFileAlias) and the class's name (tagClassName) beside their ids; an import reads the ids. Times are written as they were stored.
 
 --format raven writes Raven Pro selection tables that open against the recordings on your disk: Begin Path is each file's alias (or --path-prefix DIR joined with it), Begin File its name, File Offset (s) the place in it, and Begin Time (s) runs on across the recordings of one sequence, as in a Raven multi-file table: a sequence is the recordings of one sensor (or of one folder where there is no sensor) in recording-time order. The class name is in Species, the tags' annotations (the columns of an imported Raven table mas has no field for, such as Notes) in their own columns, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. Tags in one sequence: one table, to stdout. Tags in several: --per-sequence DIR writes a table per sequence (named after it) below DIR, --per-file DIR one per recording (its alias's folders, NAME.Table.1.selections.txt); without either the command exits 2. --waveform-rows adds a Waveform row to each selection, as Raven writes them.
@@ -33,7 +48,11 @@ ${CAMTRAP_DP_HELP}`
 
   static flags = {
     'tag-set': Flags.string({ description: 'tag set (name or id)', required: true }),
-    format: Flags.option({ options: [...TAG_FORMATS, ...EXPORT_DETECTOR_FORMATS, 'camtrap-dp'] as const, default: 'csv' as const, description: 'output format (json: one JSON array; ndjson: one tag a line)' })(),
+    format: Flags.option({
+      options: [...TAG_FORMATS, ...EXPORT_DETECTOR_FORMATS, 'camtrap-dp'] as const,
+      default: 'csv' as const,
+      description: 'output format (json: one JSON array; ndjson: one tag a line)',
+    })(),
     ...ravenFlags,
     ...camtrapFlags,
   }
@@ -46,20 +65,30 @@ ${CAMTRAP_DP_HELP}`
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     if (format === 'camtrap-dp') return this.camtrapDp(tagSet)
     const all: TagRecord[] = []
-    const writer = format === 'raven' || isDetectorExport(format) || json ? undefined : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
+    const writer =
+      format === 'raven' || isDetectorExport(format) || json
+        ? undefined
+        : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
     let started = false
     let progress: Progress | undefined
     const counted = (n: number) => {
       progress = new Progress(n, {
-        unit: 'tags', quiet: json || process.stdout.isTTY, // no bar amid the tags on a terminal
+        unit: 'tags',
+        quiet: json || process.stdout.isTTY, // no bar amid the tags on a terminal
         interrupted: (done, total) => `interrupted: ${done} of ${total} tags written; re-run to export them all`,
       })
     }
     try {
       for await (const page of tagSetTagPages<TagRecord>(this.api, tagSet.id, counted)) {
         progress?.tick(page.length)
-        if (!writer) { all.push(...page); continue }
-        if (!started) { await writeStdout(writer.header); started = true }
+        if (!writer) {
+          all.push(...page)
+          continue
+        }
+        if (!started) {
+          await writeStdout(writer.header)
+          started = true
+        }
         await writeStdout(writer.rows(page))
       }
     } finally {
@@ -82,8 +111,15 @@ ${CAMTRAP_DP_HELP}`
     const quiet = this.jsonEnabled()
     try {
       const summary = await writeCamtrapDp({
-        api: this.api, tagSet, flags: this.flags, me: this.profile?.username, version: this.config.version,
-        onCount: (n) => { progress = new Progress(n, { unit: 'tags', quiet }) }, onPage: (n) => progress?.tick(n),
+        api: this.api,
+        tagSet,
+        flags: this.flags,
+        me: this.profile?.username,
+        version: this.config.version,
+        onCount: (n) => {
+          progress = new Progress(n, { unit: 'tags', quiet })
+        },
+        onPage: (n) => progress?.tick(n),
       })
       if (!quiet) stderr(camtrapSummaryLine(summary))
       return summary
@@ -95,7 +131,10 @@ ${CAMTRAP_DP_HELP}`
   /** The aliases and class names a CSV carries beside the ids: those of the tag set's library. */
   private async exportNames(tagSet: TagSet): Promise<ExportNames | undefined> {
     if (!tagSet.library) return undefined
-    const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
+    const [media, classes] = await Promise.all([
+      mediaFiles(this.api, tagSet.library),
+      tagClasses(this.api, tagSet.library),
+    ])
     return { mediaFile: (id) => media.byId(id)?.alias ?? undefined, tagClass: (id) => classes.byId(id)?.className }
   }
 
@@ -103,30 +142,55 @@ ${CAMTRAP_DP_HELP}`
    * and those of other libraries the tag set's tags lie on, with the class names. */
   private async writeRaven(tags: TagRecord[], tagSet: TagSet): Promise<void> {
     if (!tagSet.library) failure(`${tagSetNamed(tagSet)} belongs to no library: a Raven table needs its recordings`)
-    const [media, classes] = await Promise.all([mediaFiles(this.api, tagSet.library), tagClasses(this.api, tagSet.library)])
+    const [media, classes] = await Promise.all([
+      mediaFiles(this.api, tagSet.library),
+      tagClasses(this.api, tagSet.library),
+    ])
     // a tag set may hold tags on recordings (and classes) of other libraries (the original allows it): read those too
-    const [elsewhere, otherClasses] = await Promise.all([
-      this.outside(tags.map((t) => Number(t.mediaFile)), (id) => !media.byId(id), 'mediaFile', 'media file'),
-      this.outside(tags.map((t) => Number(t.tagClass)), (id) => !classes.byId(id), 'tagClass', 'tag class'),
-    ]) as [MediaFile[], TagClass[]]
+    const [elsewhere, otherClasses] = (await Promise.all([
+      this.outside(
+        tags.map((t) => Number(t.mediaFile)),
+        (id) => !media.byId(id),
+        'mediaFile',
+        'media file',
+      ),
+      this.outside(
+        tags.map((t) => Number(t.tagClass)),
+        (id) => !classes.byId(id),
+        'tagClass',
+        'tag class',
+      ),
+    ])) as [MediaFile[], TagClass[]]
     const files = [...media.records, ...elsewhere].map(ravenFile)
     const classNames = new Map([...classes.records, ...otherClasses].map((c) => [c.id, c.className]))
-    if (elsewhere.length) stderr(`${elsewhere.length} tagged recording${elsewhere.length === 1 ? '' : 's'} outside ${await libraryNamed(this.api, tagSet.library)}: included`)
+    if (elsewhere.length)
+      stderr(
+        `${elsewhere.length} tagged recording${elsewhere.length === 1 ? '' : 's'} outside ${await libraryNamed(this.api, tagSet.library)}: included`,
+      )
     await writeRavenTables(this.api, tags, files, (id) => classNames.get(id), this.flags)
   }
 
   /** The records (`path` of the API) of the ids that `missing` says the library's lists lacked, each read on its own;
    * one that cannot be read stops the export, saying how many tags it would have left out. */
-  private async outside(ids: number[], missing: (id: number) => boolean, path: string, kind: string): Promise<unknown[]> {
+  private async outside(
+    ids: number[],
+    missing: (id: number) => boolean,
+    path: string,
+    kind: string,
+  ): Promise<unknown[]> {
     const wanted = [...new Set(ids.filter(missing))]
-    const found = await mapLimit(wanted, 8, (id) => this.api.get(`${path}/${id}/`).catch((e) => {
-      if (e instanceof ApiError && e.status === 404) return undefined
-      throw e
-    }))
+    const found = await mapLimit(wanted, 8, (id) =>
+      this.api.get(`${path}/${id}/`).catch((e) => {
+        if (e instanceof ApiError && e.status === 404) return undefined
+        throw e
+      }),
+    )
     const unread = wanted.filter((_id, i) => found[i] === undefined)
     if (unread.length) {
-      failure(`${ids.filter((id) => unread.includes(id)).length} tags are on ${kind}s you cannot read (${unread.slice(0, 5).join(', ')}`
-        + `${unread.length > 5 ? ', …' : ''}): a Raven table needs them, so nothing was written`)
+      failure(
+        `${ids.filter((id) => unread.includes(id)).length} tags are on ${kind}s you cannot read (${unread.slice(0, 5).join(', ')}` +
+          `${unread.length > 5 ? ', …' : ''}): a Raven table needs them, so nothing was written`,
+      )
     }
     return found
   }

@@ -5,7 +5,17 @@ import { failure, unreadable, usageError } from '../../src/exits.js'
 import { count } from '../../src/confirm.js'
 import { FORMAT_NAMES, TABLE_FORMATS } from '../../src/detectorFormats.js'
 import { parseDuration, RowFilter, type FilterOptions } from '../../src/importFilters.js'
-import { findTagSet, foldCase, libraryOf, mediaFiles, tagClasses, type Directory, type MediaFile, type TagClass, type TagSet } from '../../src/lookup.js'
+import {
+  findTagSet,
+  foldCase,
+  libraryOf,
+  mediaFiles,
+  tagClasses,
+  type Directory,
+  type MediaFile,
+  type TagClass,
+  type TagSet,
+} from '../../src/lookup.js'
 import { stderr, table, warn } from '../../src/output.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
 import { checkTables, readTags, type Checked, type Lookups } from '../../src/tableImport.js'
@@ -16,12 +26,12 @@ import { sendTags } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
 import { tagSetNamed } from '../../server/named.js'
 
-
 /** Tags handed to the sender at a time, unless the batches are larger. */
 const PART = 10_000
 
 export default class TagImport extends AuthCommand<typeof TagImport> {
-  static summary = 'Create many tags from tables: mas CSV, JSON, NDJSON, Raven Pro, BirdNET, Kaleidoscope, Audacity labels, AOEF (files, folders or stdin)'
+  static summary =
+    'Create many tags from tables: mas CSV, JSON, NDJSON, Raven Pro, BirdNET, Kaleidoscope, Audacity labels, AOEF (files, folders or stdin)'
   static description = `CSV has the header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]. JSON is one array of tag objects (what "mas tag export --format json" writes), NDJSON one tag object a line (--format ndjson). Media files and tag classes are given by id or by name: a class by its name in the tag set's library, a file by its alias (path below the import's root) or by its file name when that is unique in the library; digits only are an id (name:12 is the name "12").
 
 A Raven Pro selection table is read as Raven writes it: the class from the first of ${CLASS_COLUMNS.join(', ')} present (or --class-column), the file from Begin Path or Begin File with File Offset (s) as the place in it (a table joined from single recordings' tables, whose Begin Time is already within each file, needs --times-in-file) (a Begin Path from another computer matches the file whose alias ends it), Waveform rows skipped; --media-file names the recording of a table of one file. Every other column (Notes, Call type…) is kept with the tag as its annotations, and "mas tag export --format raven" writes it back.
@@ -42,32 +52,78 @@ A row identical to a tag already in the tag set (the same media file, class, tim
   ]
 
   static strict = false
-  static args = { file: Args.string({ description: 'files or folders to read (tables below a folder, at any depth), or - for stdin', required: true }) }
+  static args = {
+    file: Args.string({
+      description: 'files or folders to read (tables below a folder, at any depth), or - for stdin',
+      required: true,
+    }),
+  }
   static flags = {
     'tag-set': Flags.string({ description: 'tag set to add the tags to (name or id)', required: true }),
-    format: Flags.option({ options: TABLE_FORMATS, description: 'input format of every file [default: each file\'s, from its content]' })(),
-    'media-file': Flags.string({ description: 'media file (alias, file name or id) of every row without one: a Raven table of one recording; an Audacity label track\'s recording' }),
-    'times-in-file': Flags.boolean({ description: 'in a Raven table without File Offset (s), each Begin Time (s) is already the time within the row\'s Begin File (tables of single recordings joined together)' }),
-    'class-column': Flags.string({ description: `column of a Raven table holding the class [default: the first of ${CLASS_COLUMNS.join(', ')}; BirdNET's: Common Name]` }),
+    format: Flags.option({
+      options: TABLE_FORMATS,
+      description: "input format of every file [default: each file's, from its content]",
+    })(),
+    'media-file': Flags.string({
+      description:
+        "media file (alias, file name or id) of every row without one: a Raven table of one recording; an Audacity label track's recording",
+    }),
+    'times-in-file': Flags.boolean({
+      description:
+        "in a Raven table without File Offset (s), each Begin Time (s) is already the time within the row's Begin File (tables of single recordings joined together)",
+    }),
+    'class-column': Flags.string({
+      description: `column of a Raven table holding the class [default: the first of ${CLASS_COLUMNS.join(', ')}; BirdNET's: Common Name]`,
+    }),
     'create-classes': Flags.boolean({ description: 'create the tag classes the file names that the library lacks' }),
     force: Flags.boolean({
-      description: 'with --create-classes: match class names exactly, and create classes that differ only in case from existing ones or from each other',
+      description:
+        'with --create-classes: match class names exactly, and create classes that differ only in case from existing ones or from each other',
       dependsOn: ['create-classes'],
     }),
-    source: Flags.string({ description: 'the tool that made the tables, and its version ("BirdNET-Analyzer 2.4.0"), kept in each tag\'s provenance [default: the format\'s tool]' }),
-    'dry-run': Flags.boolean({ description: 'check every row and say what matches, what does not and why; send nothing' }),
-    'min-score': Flags.string({ description: 'import only rows whose score (strength, BirdNET\'s Confidence) is at least this' }),
-    top: Flags.integer({ description: 'import only the N highest-scoring rows of each media file (per --per interval)', min: 1 }),
-    per: Flags.string({ description: 'with --top: the interval from each file\'s start (1h, 30min, 90s…)', dependsOn: ['top'] }),
-    'batch-size': Flags.integer({ description: 'tags per request (a server that takes fewer says so, and gets batches of its limit)', default: 10_000, min: 1, max: 100_000 }),
-    concurrency: Flags.integer({ description: 'batches sent at once (above 1, tag ids no longer follow the input order)', default: 1, min: 1, max: 32 }),
-    again: Flags.boolean({ description: 'create rows identical to tags already in the tag set again (by default they are skipped)' }),
+    source: Flags.string({
+      description:
+        'the tool that made the tables, and its version ("BirdNET-Analyzer 2.4.0"), kept in each tag\'s provenance [default: the format\'s tool]',
+    }),
+    'dry-run': Flags.boolean({
+      description: 'check every row and say what matches, what does not and why; send nothing',
+    }),
+    'min-score': Flags.string({
+      description: "import only rows whose score (strength, BirdNET's Confidence) is at least this",
+    }),
+    top: Flags.integer({
+      description: 'import only the N highest-scoring rows of each media file (per --per interval)',
+      min: 1,
+    }),
+    per: Flags.string({
+      description: "with --top: the interval from each file's start (1h, 30min, 90s…)",
+      dependsOn: ['top'],
+    }),
+    'batch-size': Flags.integer({
+      description: 'tags per request (a server that takes fewer says so, and gets batches of its limit)',
+      default: 10_000,
+      min: 1,
+      max: 100_000,
+    }),
+    concurrency: Flags.integer({
+      description: 'batches sent at once (above 1, tag ids no longer follow the input order)',
+      default: 1,
+      min: 1,
+      max: 32,
+    }),
+    again: Flags.boolean({
+      description: 'create rows identical to tags already in the tag set again (by default they are skipped)',
+    }),
   }
 
   async run() {
     const args = this.positionals
     const filter = new RowFilter(this.filterOptions())
-    if (this.flags['class-column'] !== undefined && this.flags.format !== undefined && !['raven', 'birdnet-raven'].includes(this.flags.format)) {
+    if (
+      this.flags['class-column'] !== undefined &&
+      this.flags.format !== undefined &&
+      !['raven', 'birdnet-raven'].includes(this.flags.format)
+    ) {
       usageError(`--class-column is for Raven selection tables; --format is ${this.flags.format}`)
     }
     const spooled = args.includes('-') ? await spoolStdin() : undefined
@@ -79,8 +135,11 @@ A row identical to a tag already in the tag set (the same media file, class, tim
   }
 
   private async importTables(args: string[], filter: RowFilter, stdin: string | undefined) {
-    const { sources, passed } = await tableSources(args, { format: this.flags.format, mediaFile: this.flags['media-file'], stdin })
-      .catch((err) => unreadable(err.path ?? args.join(' '), err))
+    const { sources, passed } = await tableSources(args, {
+      format: this.flags.format,
+      mediaFile: this.flags['media-file'],
+      stdin,
+    }).catch((err) => unreadable(err.path ?? args.join(' '), err))
     for (const p of passed) warn(`${p.name}: passed over: ${p.why}`)
     if (!sources.length) failure(`no table to import in ${args.join(' ')}`)
     const names = sources.length === 1 ? sources[0].name : `${sources.length} tables`
@@ -90,9 +149,14 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       }
     }
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const read = { classColumn: this.flags['class-column'], timesInFile: this.flags['times-in-file'], source: sourceOf(this.flags.source) }
+    const read = {
+      classColumn: this.flags['class-column'],
+      timesInFile: this.flags['times-in-file'],
+      source: sourceOf(this.flags.source),
+    }
     const checked = await checkTables(sources, this.lookups(tagSet), filter, read)
-    for (const s of sources) if (s.passedOver !== undefined) warn(`${s.name}: passed over: ${s.passedOver} (${FORMAT_NAMES[s.format].title})`)
+    for (const s of sources)
+      if (s.passedOver !== undefined) warn(`${s.name}: passed over: ${s.passedOver} (${FORMAT_NAMES[s.format].title})`)
     if (this.flags['dry-run']) return this.dryRun(checked, filter)
     if (checked.rowErrors.length) refuse(checked.rowErrors, checked.errorCount - checked.lookupErrors.length, names)
     const missingClasses = [...checked.missingClasses.keys()]
@@ -103,21 +167,28 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const alike = this.flags.force ? [] : sameButCase(missingClasses)
     if (alike.length) {
       errorCount++
-      errors.push(`tag classes ${alike.map((group) => group.map((c) => JSON.stringify(c)).join(' and ')).join('; ')} differ only in case:`
-        + ' correct the file, or give --force to create each as a class of its own')
+      errors.push(
+        `tag classes ${alike.map((group) => group.map((c) => JSON.stringify(c)).join(' and ')).join('; ')} differ only in case:` +
+          ' correct the file, or give --force to create each as a class of its own',
+      )
     }
-    const create = missingClasses.length > 0 && !alike.length && await this.mayCreate(missingClasses, where, errors.length === 0)
+    const create =
+      missingClasses.length > 0 && !alike.length && (await this.mayCreate(missingClasses, where, errors.length === 0))
     if (missingClasses.length && !create && !alike.length) {
       errorCount++
-      errors.push(`no tag class${missingClasses.length === 1 ? '' : 'es'} named ${missingClasses.map((c) => JSON.stringify(c)).join(', ')}${where}` +
-        ' (--create-classes creates them)')
+      errors.push(
+        `no tag class${missingClasses.length === 1 ? '' : 'es'} named ${missingClasses.map((c) => JSON.stringify(c)).join(', ')}${where}` +
+          ' (--create-classes creates them)',
+      )
     }
     if (errors.length) refuse(errors, errorCount, names)
     if (create) {
       for (const [className, displayName] of checked.missingClasses) {
         await this.api.post('tagClass/', { className, library: tagSet.library, displayName: displayName ?? className })
       }
-      stderr(`Created ${count(missingClasses.length, 'tag class', 'tag classes')}${where}: ${missingClasses.join(', ')}`)
+      stderr(
+        `Created ${count(missingClasses.length, 'tag class', 'tag classes')}${where}: ${missingClasses.join(', ')}`,
+      )
     }
     const memory = TagImportMemory.at(this.config.dataDir)
     const records: unknown[] = []
@@ -132,8 +203,14 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     let handed = 0
     await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
       const sent = await sendTags(this.api, tags, {
-        tagSet: tagSet.id, batchSize: this.flags['batch-size'], concurrency: this.flags.concurrency, quiet: this.jsonEnabled(),
-        memory, skipDuplicates: !this.flags.again, wholeRecords: this.jsonEnabled(), part: { before: handed, total, created: imported },
+        tagSet: tagSet.id,
+        batchSize: this.flags['batch-size'],
+        concurrency: this.flags.concurrency,
+        quiet: this.jsonEnabled(),
+        memory,
+        skipDuplicates: !this.flags.again,
+        wholeRecords: this.jsonEnabled(),
+        part: { before: handed, total, created: imported },
       })
       handed += tags.tags.length
       if (this.jsonEnabled()) records.push(...sent.records)
@@ -142,9 +219,14 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       skipped += sent.skipped
     })
     const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''
-    const left = filter.active ? ` (${checked.rows - filter.keptCount()} of ${checked.rows} rows left out by ${this.filterNames()})` : ''
+    const left = filter.active
+      ? ` (${checked.rows - filter.keptCount()} of ${checked.rows} rows left out by ${this.filterNames()})`
+      : ''
     stderr(`Imported ${imported} tag${imported === 1 ? '' : 's'} into ${tagSetNamed(tagSet)}${before}${left}`)
-    if (skipped) stderr(`${skipped} row${skipped === 1 ? ' was' : 's were'} already in the tag set (--again imports ${skipped === 1 ? 'it' : 'them'} again)`)
+    if (skipped)
+      stderr(
+        `${skipped} row${skipped === 1 ? ' was' : 's were'} already in the tag set (--again imports ${skipped === 1 ? 'it' : 'them'} again)`,
+      )
     return records
   }
 
@@ -155,30 +237,47 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     let classes: Promise<Directory<TagClass>> | undefined
     return {
       media: () => (media ??= mediaFiles(this.api, libraryOf(tagSet, '--tag-set'))),
-      classes: () => (classes ??= tagClasses(this.api, libraryOf(tagSet, '--tag-set'), { ignoreCase: !this.flags.force })),
+      classes: () =>
+        (classes ??= tagClasses(this.api, libraryOf(tagSet, '--tag-set'), { ignoreCase: !this.flags.force })),
     }
   }
 
   /** --dry-run: a line per table (its format, its rows, those matched and on how many media files, those not), the
    * errors (why not), the classes that are missing, and what would be imported; exit 1 when something is wrong. */
   private dryRun(checked: Checked, filter: RowFilter) {
-    const tables = checked.tables.map((t) => ({ table: t.source.name, format: FORMAT_NAMES[t.source.format].title, rows: t.matched + t.errors,
-      matched: t.matched, mediaFiles: t.mediaFiles, notMatched: t.errors }))
+    const tables = checked.tables.map((t) => ({
+      table: t.source.name,
+      format: FORMAT_NAMES[t.source.format].title,
+      rows: t.matched + t.errors,
+      matched: t.matched,
+      mediaFiles: t.mediaFiles,
+      notMatched: t.errors,
+    }))
     if (!this.jsonEnabled()) {
-      this.log(table(tables, [
-        { header: 'table', get: (r) => r.table }, { header: 'format', get: (r) => r.format }, { header: 'rows', get: (r) => r.rows },
-        { header: 'matched', get: (r) => r.matched }, { header: 'media files', get: (r) => r.mediaFiles }, { header: 'not matched', get: (r) => r.notMatched },
-      ]))
+      this.log(
+        table(tables, [
+          { header: 'table', get: (r) => r.table },
+          { header: 'format', get: (r) => r.format },
+          { header: 'rows', get: (r) => r.rows },
+          { header: 'matched', get: (r) => r.matched },
+          { header: 'media files', get: (r) => r.mediaFiles },
+          { header: 'not matched', get: (r) => r.notMatched },
+        ]),
+      )
     }
     const errors = [...checked.rowErrors, ...checked.lookupErrors]
     for (const e of errors) stderr(`  ${e}`)
     if (checked.errorCount > errors.length) stderr(`  ... and ${checked.errorCount - errors.length} more`)
     const missing = [...checked.missingClasses.keys()]
-    if (missing.length) stderr(`no tag class${missing.length === 1 ? '' : 'es'} named ${missing.map((c) => JSON.stringify(c)).join(', ')} (--create-classes would create them)`)
+    if (missing.length)
+      stderr(
+        `no tag class${missing.length === 1 ? '' : 'es'} named ${missing.map((c) => JSON.stringify(c)).join(', ')} (--create-classes would create them)`,
+      )
     const kept = filter.active ? filter.keptCount() : checked.rows
     const left = filter.active ? ` (${checked.rows - kept} of ${checked.rows} left out by ${this.filterNames()})` : ''
     stderr(`Dry run: ${kept} tag${kept === 1 ? '' : 's'} would be imported${left}; nothing was sent`)
-    if (checked.errorCount) failure(`${checked.errorCount} error${checked.errorCount === 1 ? '' : 's'}: the import would be refused`)
+    if (checked.errorCount)
+      failure(`${checked.errorCount} error${checked.errorCount === 1 ? '' : 's'}: the import would be refused`)
     return { tables, toImport: kept, missingClasses: missing }
   }
 
@@ -187,28 +286,39 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const score = minScore === undefined ? undefined : numberValue(minScore)
     if (score === null) usageError(`--min-score must be a number, not ${JSON.stringify(minScore)}`)
     const per = this.flags.per === undefined ? undefined : parseDuration(this.flags.per)
-    if (this.flags.per !== undefined && per === undefined) usageError(`--per must be a duration such as 1h, 30min or 90s, not ${JSON.stringify(this.flags.per)}`)
+    if (this.flags.per !== undefined && per === undefined)
+      usageError(`--per must be a duration such as 1h, 30min or 90s, not ${JSON.stringify(this.flags.per)}`)
     return { minScore: score, top: this.flags.top, per }
   }
 
   private filterNames(): string {
     const { 'min-score': minScore, top, per } = this.flags
-    return [minScore !== undefined && `--min-score ${minScore}`, top !== undefined && `--top ${top}${per ? ` --per ${per}` : ''}`].filter(Boolean).join(' and ')
+    return [
+      minScore !== undefined && `--min-score ${minScore}`,
+      top !== undefined && `--top ${top}${per ? ` --per ${per}` : ''}`,
+    ]
+      .filter(Boolean)
+      .join(' and ')
   }
 
   /** --create-classes, or yes at a terminal's prompt (asked only when nothing else is wrong). */
   private async mayCreate(names: string[], where: string, ask: boolean): Promise<boolean> {
     if (this.flags['create-classes']) return true
     if (!ask || !process.stdin.isTTY || !process.stderr.isTTY) return false
-    return confirm({ message: `Create ${count(names.length, 'tag class', 'tag classes')}${where}: ${names.join(', ')}?`, default: false },
-      { output: process.stderr }).catch(() => false)
+    return confirm(
+      {
+        message: `Create ${count(names.length, 'tag class', 'tag classes')}${where}: ${names.join(', ')}?`,
+        default: false,
+      },
+      { output: process.stderr },
+    ).catch(() => false)
   }
 }
 
 /** The groups of names that differ only in case, each in the order given. */
 function sameButCase(names: string[]): string[][] {
   const groups = new Map<string, string[]>()
-  for (const name of names) groups.set(foldCase(name), [...groups.get(foldCase(name)) ?? [], name])
+  for (const name of names) groups.set(foldCase(name), [...(groups.get(foldCase(name)) ?? []), name])
   return [...groups.values()].filter((g) => g.length > 1)
 }
 

@@ -11,18 +11,33 @@ export default class TagClassDelete extends AuthCommand<typeof TagClassDelete> {
     '<%= config.bin %> tagclass delete 2 --yes',
     '<%= config.bin %> tagclass delete turdus_merula --library "Dawn chorus 2026" --yes',
   ]
-  static args = { id: Args.string({ description: 'tag class (name when unique among the classes you can read, or id)', required: true }) }
+  static args = {
+    id: Args.string({
+      description: 'tag class (name when unique among the classes you can read, or id)',
+      required: true,
+    }),
+  }
   static flags = {
     yes: yesFlag,
     library: Flags.string({ char: 'l', description: 'look the class up by name in this library only (name or id)' }),
   }
 
   async run() {
-    const tagClass = await this.api.get(`tagClass/${await tagClassId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`)
-    await refuseIfNotPermitted(this.api, `tagClass/${tagClass.id}/`, `tag class ${tagClass.id} '${tagClass.className}'`, this.flags.yes)
+    const tagClass = await this.api.get(
+      `tagClass/${await tagClassId(this.api, 'ID', this.args.id, await scopeLibrary(this.api, this.flags.library))}/`,
+    )
+    await refuseIfNotPermitted(
+      this.api,
+      `tagClass/${tagClass.id}/`,
+      `tag class ${tagClass.id} '${tagClass.className}'`,
+      this.flags.yes,
+    )
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, 'tag/', { tagClass: tagClass.id })
-      await confirmDestructive(`delete tag class ${tagClass.id} '${tagClass.className}' of ${await libraryNamed(this.api, tagClass.library)} with ${count(tags, 'tag')}?`, false)
+      await confirmDestructive(
+        `delete tag class ${tagClass.id} '${tagClass.className}' of ${await libraryNamed(this.api, tagClass.library)} with ${count(tags, 'tag')}?`,
+        false,
+      )
     }
     await this.api.delete(`tagClass/${tagClass.id}/`)
     this.logToStderr(`Deleted tag class ${tagClass.id} '${tagClass.className}'`)

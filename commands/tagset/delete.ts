@@ -11,7 +11,12 @@ export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
 
   async run() {
     const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'ID', this.args.id)}/`)
-    await refuseIfNotPermitted(this.api, `tagSet/${tagSet.id}/`, `tag set ${tagSet.id} '${tagSet.name}'`, this.flags.yes)
+    await refuseIfNotPermitted(
+      this.api,
+      `tagSet/${tagSet.id}/`,
+      `tag set ${tagSet.id} '${tagSet.name}'`,
+      this.flags.yes,
+    )
     if (!this.flags.yes) {
       const tags = await recordCount(this.api, `tagSet/${tagSet.id}/tags/`)
       await confirmDestructive(`delete tag set ${tagSet.id} '${tagSet.name}' with ${count(tags, 'tag')}?`, false)

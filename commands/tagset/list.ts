@@ -7,10 +7,14 @@ import { TAG_SET } from '../../src/columns.js'
 export default class TagSetList extends AuthCommand<typeof TagSetList> {
   static summary = 'List the tag sets you can read'
   static examples = ['<%= config.bin %> tagset list', '<%= config.bin %> tagset list --library 1 --json']
-  static flags = { ...listFlags, library: Flags.string({ char: 'l', description: 'only tag sets of this library (name or id)' }) }
+  static flags = {
+    ...listFlags,
+    library: Flags.string({ char: 'l', description: 'only tag sets of this library (name or id)' }),
+  }
 
   async run() {
-    const library = this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
+    const library =
+      this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
     const sets = await this.api.all('tagSet/', { library }, { library: '--library' })
     const shown = library ? sets.filter((s) => s.library === library) : sets
     return this.showList(shown, TAG_SET)

@@ -4,7 +4,8 @@ import { confirmDestructive, yesFlag } from '../../src/confirm.js'
 import { userId } from '../../src/lookup.js'
 
 export default class UserDeactivate extends AuthCommand<typeof UserDeactivate> {
-  static summary = 'Deactivate a user: they can no longer log in or use their token (site admins only; asks first, --yes when not on a terminal)'
+  static summary =
+    'Deactivate a user: they can no longer log in or use their token (site admins only; asks first, --yes when not on a terminal)'
   static examples = ['<%= config.bin %> user deactivate bob', '<%= config.bin %> user deactivate bob --yes']
   static args = { user: Args.string({ description: 'username or id', required: true }) }
 
@@ -12,7 +13,10 @@ export default class UserDeactivate extends AuthCommand<typeof UserDeactivate> {
 
   async run() {
     const id = await userId(this.api, this.args.user)
-    await confirmDestructive(`deactivate user ${id}${/^\d+$/.test(this.args.user) ? '' : ` '${this.args.user}'`} (they can no longer log in or use their token)?`, this.flags.yes)
+    await confirmDestructive(
+      `deactivate user ${id}${/^\d+$/.test(this.args.user) ? '' : ` '${this.args.user}'`} (they can no longer log in or use their token)?`,
+      this.flags.yes,
+    )
     const user = await this.api.patch(`user/${id}/`, { is_active: false })
     this.logToStderr(`Deactivated ${user.username}`)
     return user

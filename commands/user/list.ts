@@ -8,6 +8,9 @@ export default class UserList extends AuthCommand<typeof UserList> {
 
   async run() {
     const users = await this.api.all('user/')
-    return this.showList(users, [{ header: 'id', get: (u) => u.id }, { header: 'username', get: (u) => u.username }])
+    return this.showList(users, [
+      { header: 'id', get: (u) => u.id },
+      { header: 'username', get: (u) => u.username },
+    ])
   }
 }

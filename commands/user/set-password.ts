@@ -25,8 +25,12 @@ export default class UserSetPassword extends AuthCommand<typeof UserSetPassword>
         await saveProfile(this.config.configDir, this.flags.profile, { ...this.profile!, token: answer.data.token })
       }
     }
-    this.logToStderr(`Password of ${user.username} changed; their tokens and sessions have ended` +
-      (own ? ' (this profile has logged in again with the new password)' : ', so they log in again with the new password'))
+    this.logToStderr(
+      `Password of ${user.username} changed; their tokens and sessions have ended` +
+        (own
+          ? ' (this profile has logged in again with the new password)'
+          : ', so they log in again with the new password'),
+    )
     return user
   }
 }

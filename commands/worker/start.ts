@@ -22,21 +22,32 @@ once its lease (MAS_JOB_LEASE_SECONDS, default 30) runs out.`
   static flags = {
     concurrency: Flags.integer({ min: 1, max: 256, description: 'jobs run at the same time [default: --threads]' }),
     threads: Flags.integer({
-      min: 1, max: 256,
-      description: 'threads audio is analysed on: a long file is split by time across them, several files share them [default: the number of cores]',
+      min: 1,
+      max: 256,
+      description:
+        'threads audio is analysed on: a long file is split by time across them, several files share them [default: the number of cores]',
     }),
     'execution-provider': Flags.option({
-      options: ['cpu', 'cuda'] as const, default: 'cpu' as const,
-      description: 'where ONNX models run: cpu, or cuda on a machine with an NVIDIA GPU and CUDA (README, "Workers on other machines")',
+      options: ['cpu', 'cuda'] as const,
+      default: 'cpu' as const,
+      description:
+        'where ONNX models run: cpu, or cuda on a machine with an NVIDIA GPU and CUDA (README, "Workers on other machines")',
     })(),
-    'data-dir': Flags.string({ description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]' }),
+    'data-dir': Flags.string({
+      description: 'where the embedded database and media live [default: ./.mas, env: MAS_DATA_DIR]',
+    }),
   }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WorkerStart)
     const { startWorker, isStartRefusal } = await import('../../server/main.js')
     try {
-      await startWorker({ dataDir: flags['data-dir'], concurrency: flags.concurrency, threads: flags.threads, executionProvider: flags['execution-provider'] })
+      await startWorker({
+        dataDir: flags['data-dir'],
+        concurrency: flags.concurrency,
+        threads: flags.threads,
+        executionProvider: flags['execution-provider'],
+      })
     } catch (e) {
       if (!isStartRefusal(e)) throw e
       process.stderr.write(`Error: ${e.message}\n`) // one line, as it is

@@ -8,7 +8,7 @@ import { consensusOf } from './reviews.js'
 // site, so the memory and the time of a report follow the number of classes, days and sites, not of tags.
 
 export const REPORTS = ['diel', 'daily', 'accumulation', 'matrix', 'coverage', 'density'] as const
-export type ReportName = typeof REPORTS[number]
+export type ReportName = (typeof REPORTS)[number]
 
 /** Whose detections and recordings a report is over. `tagSets` are the tag sets whose tags count (for a library or
  * a project: those the caller may read); `media` says which recordings are the scope's. */
@@ -37,12 +37,17 @@ export async function parseLocalTime(db: Db, tz: string | undefined): Promise<Lo
   if (tz === undefined) return { kind: 'stored' }
   const m = OFFSET.exec(tz)
   if (m) {
-    const hours = Number(m[2]); const minutes = Number(m[3] ?? 0)
+    const hours = Number(m[2])
+    const minutes = Number(m[3] ?? 0)
     if (hours > 14 || minutes > 59) return null
     return { kind: 'offset', minutes: (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes) }
   }
   if (tz.length > 64) return null
-  const known = await db.selectFrom(sql<{ name: string }>`pg_timezone_names`.as('z')).select('z.name').where('z.name', '=', tz).executeTakeFirst()
+  const known = await db
+    .selectFrom(sql<{ name: string }>`pg_timezone_names`.as('z'))
+    .select('z.name')
+    .where('z.name', '=', tz)
+    .executeTakeFirst()
   return known ? { kind: 'zone', name: tz } : null
 }
 
@@ -57,7 +62,9 @@ function localStart(start: Expression<string | null>, lt: LocalTime): RawBuilder
 const siteOf = sql<string>`coalesce(s.name, case when strpos(m.alias, '/') > 0 then regexp_replace(m.alias, '/[^/]*$', '') else '.' end)`
 
 /** A recording's duration in seconds from its `durationInSeconds` metadata, null when it has none (or not a number). */
-const durationOf = sql<number | null>`(select case when d.value ~ '^[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?$' then d.value::float8 end
+const durationOf = sql<
+  number | null
+>`(select case when d.value ~ '^[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?$' then d.value::float8 end
   from media_file_metadata d where d.media_file_id = m.id and d.name = 'durationInSeconds' order by d.id limit 1)`
 
 /** The tag sets whose decisions count, as an SQL condition on `column`. */
@@ -70,14 +77,27 @@ export function inTagSets(scope: ReportScope, column: Expression<number>): RawBu
  * without a start time) and its site; read once, before the tags, so that a tag's local time is arithmetic on
  * numbers (docs/decisions.md §34). */
 function recordingsOfTags(db: Db, scope: ReportScope, lt: LocalTime) {
-  const files = scope.kind === 'tagSet'
-    // the files the set has tags on, from their kept counts (migration 2026_11_27_3501)
-    ? db.selectFrom('media_files as m').leftJoin('sensors as s', 's.id', 'm.sensor_id')
-      .where('m.id', 'in', db.selectFrom('tag_file_counts').select('media_file_id').where('tag_set_id', '=', scope.id)
-        .groupBy('media_file_id').having(sql<SqlBool>`sum(delta) > 0`))
-    : recordings(db, scope)
+  const files =
+    scope.kind === 'tagSet'
+      ? // the files the set has tags on, from their kept counts (migration 2026_11_27_3501)
+        db
+          .selectFrom('media_files as m')
+          .leftJoin('sensors as s', 's.id', 'm.sensor_id')
+          .where(
+            'm.id',
+            'in',
+            db
+              .selectFrom('tag_file_counts')
+              .select('media_file_id')
+              .where('tag_set_id', '=', scope.id)
+              .groupBy('media_file_id')
+              .having(sql<SqlBool>`sum(delta) > 0`),
+          )
+      : recordings(db, scope)
   return files.select([
-    'm.id', sql<number | null>`date_part('epoch', ${localStart(sql.ref('m.real_start_time'), lt)})`.as('t0'), siteOf.as('site'),
+    'm.id',
+    sql<number | null>`date_part('epoch', ${localStart(sql.ref('m.real_start_time'), lt)})`.as('t0'),
+    siteOf.as('site'),
     // a number per site, so that the matrix groups its tags by integers and names the sites after
     sql<number>`dense_rank() over (order by ${siteOf})::integer`.as('site_no'),
   ])
@@ -86,8 +106,13 @@ function recordingsOfTags(db: Db, scope: ReportScope, lt: LocalTime) {
 /** The tags a report counts (`t`), with their recording (`f`, recordingsOfTags); a tag's reviewers' consensus is
  * the rule of the review summary (server/analysis/reviews.ts). */
 export function detections(db: Db, scope: ReportScope, filter: ReportFilter) {
-  let q = db.with((cte) => cte('f').materialized(), () => recordingsOfTags(db, scope, filter.localTime))
-    .selectFrom('tags as t').innerJoin('f', 'f.id', 't.media_file_id')
+  let q = db
+    .with(
+      (cte) => cte('f').materialized(),
+      () => recordingsOfTags(db, scope, filter.localTime),
+    )
+    .selectFrom('tags as t')
+    .innerJoin('f', 'f.id', 't.media_file_id')
     .where(inTagSets(scope, sql.ref('t.tag_set_id')))
   if (filter.minimumStrength !== undefined) q = q.where('t.strength', '>=', filter.minimumStrength)
   if (filter.reviewedYes) q = q.where('t.id', 'in', yesTags(db, scope))
@@ -105,14 +130,21 @@ const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0
 
 /** The tags of the scope's tag sets whose consensus is `yes`. */
 function yesTags(db: Db, scope: ReportScope) {
-  return db.selectFrom('tag_reviews as d').select('d.tag_id')
-    .where(inTagSets(scope, sql.ref('d.tag_set_id'))).groupBy('d.tag_id')
+  return db
+    .selectFrom('tag_reviews as d')
+    .select('d.tag_id')
+    .where(inTagSets(scope, sql.ref('d.tag_set_id')))
+    .groupBy('d.tag_id')
     .having(sql<SqlBool>`${decidedAs()} = 'yes'`)
 }
 
 /** a tag's consensus over its decisions `d` (grouped by tag) */
-export const decidedAs = () => consensusOf(
-  sql`count(*) filter (where d.decision = 'yes')`, sql`count(*) filter (where d.decision = 'no')`, sql`count(*) filter (where d.decision = 'unsure')`)
+export const decidedAs = () =>
+  consensusOf(
+    sql`count(*) filter (where d.decision = 'yes')`,
+    sql`count(*) filter (where d.decision = 'no')`,
+    sql`count(*) filter (where d.decision = 'unsure')`,
+  )
 
 /** The scope's recordings: a library's or a project's media files; a tag set's library's, or, for a tag set of no
  * library, the files it has tags on (from their kept counts, migration 2026_11_27_3501). */
@@ -120,11 +152,23 @@ function recordings(db: Db, scope: ReportScope) {
   const q = db.selectFrom('media_files as m').leftJoin('sensors as s', 's.id', 'm.sensor_id')
   if (scope.kind === 'library') return q.where('m.library_id', '=', scope.id)
   if (scope.kind === 'project') {
-    return q.where('m.id', 'in', db.selectFrom('project_media_files').select('media_file_id').where('project_id', '=', scope.id))
+    return q.where(
+      'm.id',
+      'in',
+      db.selectFrom('project_media_files').select('media_file_id').where('project_id', '=', scope.id),
+    )
   }
   if (scope.library !== null) return q.where('m.library_id', '=', scope.library)
-  return q.where('m.id', 'in', db.selectFrom('tag_file_counts').select('media_file_id').where('tag_set_id', '=', scope.id)
-    .groupBy('media_file_id').having(sql<SqlBool>`sum(delta) > 0`))
+  return q.where(
+    'm.id',
+    'in',
+    db
+      .selectFrom('tag_file_counts')
+      .select('media_file_id')
+      .where('tag_set_id', '=', scope.id)
+      .groupBy('media_file_id')
+      .having(sql<SqlBool>`sum(delta) > 0`),
+  )
 }
 
 /** The names of classes by id. Reports count classes by name, so a library's and a project's tag sets, whose
@@ -139,9 +183,16 @@ export async function classNames(db: Db, ids: Iterable<number>): Promise<Map<num
 export const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Rows counted per class id and other keys, summed per class name and those keys. */
-async function countsByName<K extends Record<string, string | number>>(db: Db,
-  rows: Array<K & { tag_class_id: number; n: number }>, keyOf: (r: K) => string, make: (r: K, className: string) => K & { className: string }) {
-  const names = await classNames(db, rows.map((r) => r.tag_class_id))
+async function countsByName<K extends Record<string, string | number>>(
+  db: Db,
+  rows: Array<K & { tag_class_id: number; n: number }>,
+  keyOf: (r: K) => string,
+  make: (r: K, className: string) => K & { className: string },
+) {
+  const names = await classNames(
+    db,
+    rows.map((r) => r.tag_class_id),
+  )
   const out = new Map<string, K & { className: string; detections: number }>()
   for (const r of rows) {
     const className = names.get(r.tag_class_id) ?? ''
@@ -153,17 +204,30 @@ async function countsByName<K extends Record<string, string | number>>(db: Db,
   return [...out.values()]
 }
 
-export interface DielRow { className: string; hour: number; detections: number }
-export interface DielReport { rows: DielRow[]; undated: number }
+export interface DielRow {
+  className: string
+  hour: number
+  detections: number
+}
+export interface DielReport {
+  rows: DielRow[]
+  undated: number
+}
 
 /** Detections per hour of the local day (0–23) and class, every hour of each class present (0 where none); tags on
  * recordings without a start time are `undated`. */
 export async function dielReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DielReport> {
   const rows = await detections(db, scope, filter)
     .select(['t.tag_class_id', tagHour.as('hour'), sql<number>`count(*)::integer`.as('n')])
-    .groupBy(['t.tag_class_id', sql`2`]).execute()
+    .groupBy(['t.tag_class_id', sql`2`])
+    .execute()
   const undated = rows.filter((r) => r.hour === null).reduce((n, r) => n + r.n, 0)
-  const counted = await countsByName(db, rows.filter((r): r is typeof r & { hour: number } => r.hour !== null), (r) => String(r.hour), (r, className) => ({ className, hour: r.hour, tag_class_id: r.tag_class_id, n: r.n }))
+  const counted = await countsByName(
+    db,
+    rows.filter((r): r is typeof r & { hour: number } => r.hour !== null),
+    (r) => String(r.hour),
+    (r, className) => ({ className, hour: r.hour, tag_class_id: r.tag_class_id, n: r.n }),
+  )
   const byClass = new Map<string, number[]>()
   for (const r of counted) {
     const hours = byClass.get(r.className) ?? Array.from({ length: 24 }, () => 0)
@@ -177,26 +241,47 @@ export async function dielReport(db: Db, scope: ReportScope, filter: ReportFilte
   return { rows: out, undated }
 }
 
-export interface DailyRow { date: string; className: string; detections: number }
-export interface DailyReport { rows: DailyRow[]; undated: number }
+export interface DailyRow {
+  date: string
+  className: string
+  detections: number
+}
+export interface DailyReport {
+  rows: DailyRow[]
+  undated: number
+}
 
 /** Detections per local day and class (days and classes without any left out), by day then class. */
 export async function dailyReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<DailyReport> {
   const rows = await detections(db, scope, filter)
     .select(['t.tag_class_id', tagDayNumber.as('day'), sql<number>`count(*)::integer`.as('n')])
-    .groupBy(['t.tag_class_id', sql`2`]).execute()
+    .groupBy(['t.tag_class_id', sql`2`])
+    .execute()
   const undated = rows.filter((r) => r.day === null).reduce((n, r) => n + r.n, 0)
-  const counted = await countsByName(db, rows.filter((r): r is typeof r & { day: number } => r.day !== null), (r) => String(r.day),
-    (r, className) => ({ ...r, className }))
+  const counted = await countsByName(
+    db,
+    rows.filter((r): r is typeof r & { day: number } => r.day !== null),
+    (r) => String(r.day),
+    (r, className) => ({ ...r, className }),
+  )
   return {
-    rows: counted.map((r) => ({ date: dateOf(r.day), className: r.className, detections: r.detections }))
+    rows: counted
+      .map((r) => ({ date: dateOf(r.day), className: r.className, detections: r.detections }))
       .sort((a, b) => byText(a.date, b.date) || byText(a.className, b.className)),
     undated,
   }
 }
 
-export interface MatrixRow { site: string; date: string; className: string; detections: number }
-export interface MatrixReport { rows: MatrixRow[]; undated: number }
+export interface MatrixRow {
+  site: string
+  date: string
+  className: string
+  detections: number
+}
+export interface MatrixReport {
+  rows: MatrixRow[]
+  undated: number
+}
 
 /** Detections per site, local day and class (cells without any left out): a site is the recording's sensor, else
  * its folder. */
@@ -204,22 +289,36 @@ export async function matrixReport(db: Db, scope: ReportScope, filter: ReportFil
   const [counts, sites] = await Promise.all([
     detections(db, scope, filter)
       .select(['t.tag_class_id', 'f.site_no', tagDayNumber.as('day'), sql<number>`count(*)::integer`.as('n')])
-      .groupBy(['t.tag_class_id', 'f.site_no', sql`3`]).execute(),
-    db.selectFrom(recordingsOfTags(db, scope, filter.localTime).as('f')).select(['f.site_no', 'f.site']).distinct().execute(),
+      .groupBy(['t.tag_class_id', 'f.site_no', sql`3`])
+      .execute(),
+    db
+      .selectFrom(recordingsOfTags(db, scope, filter.localTime).as('f'))
+      .select(['f.site_no', 'f.site'])
+      .distinct()
+      .execute(),
   ])
   const siteNamed = new Map(sites.map((x) => [x.site_no, x.site]))
   const rows = counts.map(({ site_no, ...r }) => ({ ...r, site: siteNamed.get(site_no) ?? '' }))
   const undated = rows.filter((r) => r.day === null).reduce((n, r) => n + r.n, 0)
-  const counted = await countsByName(db, rows.filter((r): r is typeof r & { day: number } => r.day !== null), (r) => `${r.site}\u0000${r.day}`,
-    (r, className) => ({ ...r, className }))
+  const counted = await countsByName(
+    db,
+    rows.filter((r): r is typeof r & { day: number } => r.day !== null),
+    (r) => `${r.site}\u0000${r.day}`,
+    (r, className) => ({ ...r, className }),
+  )
   return {
-    rows: counted.map((r) => ({ site: r.site, date: dateOf(r.day), className: r.className, detections: r.detections }))
+    rows: counted
+      .map((r) => ({ site: r.site, date: dateOf(r.day), className: r.className, detections: r.detections }))
       .sort((a, b) => byText(a.className, b.className) || byText(a.site, b.site) || byText(a.date, b.date)),
     undated,
   }
 }
 
-export interface CoverageRow { site: string; date: string; hours: number }
+export interface CoverageRow {
+  site: string
+  date: string
+  hours: number
+}
 export interface CoverageReport {
   rows: CoverageRow[]
   /** recorded hours over every site and day */
@@ -230,24 +329,46 @@ export interface CoverageReport {
 
 /** Hours recorded per site and local day, from each recording's start and duration, a recording that runs past
  * midnight split between its days. */
-export async function coverageReport(db: Db, scope: ReportScope, filter: Pick<ReportFilter, 'localTime'>): Promise<CoverageReport> {
+export async function coverageReport(
+  db: Db,
+  scope: ReportScope,
+  filter: Pick<ReportFilter, 'localTime'>,
+): Promise<CoverageReport> {
   const spans = recordings(db, scope).select([
-    siteOf.as('site'), localStart(sql.ref('m.real_start_time'), filter.localTime).as('starts'), durationOf.as('seconds'),
+    siteOf.as('site'),
+    localStart(sql.ref('m.real_start_time'), filter.localTime).as('starts'),
+    durationOf.as('seconds'),
   ])
-  const rows = await db.with('f', () => spans)
+  const rows = await db
+    .with('f', () => spans)
     .selectFrom(sql<{ site: string; starts: string; seconds: number }>`f`.as('f'))
     .leftJoinLateral(
-      (eb) => eb.selectFrom(sql<{ day: string }>`generate_series(date_trunc('day', f.starts), f.starts + f.seconds * interval '1 second', interval '1 day')`.as('g'))
-        .select(sql<string>`g`.as('day'))
-        .where(sql<SqlBool>`g < f.starts + f.seconds * interval '1 second'`).as('d'),
-      (join) => join.onTrue())
+      (eb) =>
+        eb
+          .selectFrom(
+            sql<{
+              day: string
+            }>`generate_series(date_trunc('day', f.starts), f.starts + f.seconds * interval '1 second', interval '1 day')`.as(
+              'g',
+            ),
+          )
+          .select(sql<string>`g`.as('day'))
+          .where(sql<SqlBool>`g < f.starts + f.seconds * interval '1 second'`)
+          .as('d'),
+      (join) => join.onTrue(),
+    )
     .select([
-      'f.site', sql<string | null>`to_char(d.day, 'YYYY-MM-DD')`.as('date'),
-      sql<number>`sum(extract(epoch from least(f.starts + f.seconds * interval '1 second', d.day + interval '1 day') - greatest(f.starts, d.day)))::float8 / 3600`.as('hours'),
+      'f.site',
+      sql<string | null>`to_char(d.day, 'YYYY-MM-DD')`.as('date'),
+      sql<number>`sum(extract(epoch from least(f.starts + f.seconds * interval '1 second', d.day + interval '1 day') - greatest(f.starts, d.day)))::float8 / 3600`.as(
+        'hours',
+      ),
       sql<number>`count(*) filter (where d.day is null)::integer`.as('unplaced'),
     ])
-    .groupBy(['f.site', sql`2`]).execute()
-  const out = rows.filter((r): r is typeof r & { date: string } => r.date !== null)
+    .groupBy(['f.site', sql`2`])
+    .execute()
+  const out = rows
+    .filter((r): r is typeof r & { date: string } => r.date !== null)
     .map((r) => ({ site: r.site, date: r.date, hours: r.hours }))
     .sort((a, b) => byText(a.site, b.site) || byText(a.date, b.date))
   return {
@@ -266,17 +387,33 @@ export interface AccumulationRow {
   /** the classes detected up to that day */
   classes: number
 }
-export interface AccumulationReport { rows: AccumulationRow[]; undated: number }
+export interface AccumulationReport {
+  rows: AccumulationRow[]
+  undated: number
+}
 
 /** The classes detected up to each recording day: the days the scope's recordings cover, and those with a
  * detection. */
-export async function accumulationReport(db: Db, scope: ReportScope, filter: ReportFilter): Promise<AccumulationReport> {
+export async function accumulationReport(
+  db: Db,
+  scope: ReportScope,
+  filter: ReportFilter,
+): Promise<AccumulationReport> {
   const [first, coverage] = await Promise.all([
-    detections(db, scope, filter).select(['t.tag_class_id', sql<number | null>`min(${tagDayNumber})`.as('day'),
-      sql<number>`count(*) filter (where f.t0 is null)::integer`.as('undated')]).groupBy('t.tag_class_id').execute(),
+    detections(db, scope, filter)
+      .select([
+        't.tag_class_id',
+        sql<number | null>`min(${tagDayNumber})`.as('day'),
+        sql<number>`count(*) filter (where f.t0 is null)::integer`.as('undated'),
+      ])
+      .groupBy('t.tag_class_id')
+      .execute(),
     coverageReport(db, scope, filter),
   ])
-  const names = await classNames(db, first.map((r) => r.tag_class_id))
+  const names = await classNames(
+    db,
+    first.map((r) => r.tag_class_id),
+  )
   const firstDay = new Map<string, string>()
   for (const r of first) {
     if (r.day === null) continue

@@ -27,9 +27,18 @@ export interface MonoChunk {
 }
 
 /** The frames [from, to) a reader gives, in chunks of `chunkFrames`. */
-export interface ChunkRange { from: number; to: number; chunkFrames: number }
+export interface ChunkRange {
+  from: number
+  to: number
+  chunkFrames: number
+}
 
-export interface ChunkOptions { from?: number; to?: number; chunkFrames?: number; signal?: AbortSignal }
+export interface ChunkOptions {
+  from?: number
+  to?: number
+  chunkFrames?: number
+  signal?: AbortSignal
+}
 
 export interface AudioSource {
   info: AudioInfo
@@ -43,7 +52,10 @@ const DEFAULT_CHUNK_FRAMES = 65536
 /** Reads of one file's bytes by ranges, their failures told as StoredFileError. */
 export class StoredBytes {
   /** `read(start, end, options)`: the bytes from `start` to `end` inclusive */
-  constructor(readonly size: number, readonly read: (start: number, end: number, options?: ReadOptions) => Readable) {}
+  constructor(
+    readonly size: number,
+    readonly read: (start: number, end: number, options?: ReadOptions) => Readable,
+  ) {}
 
   /** the bytes from `start` (inclusive) to `end` (exclusive), streamed; `options.chunkBytes` for a reader that takes them all */
   stream(start: number, end = this.size, options?: ReadOptions): AsyncIterable<Buffer> {
@@ -79,11 +91,15 @@ export function rangeOf(o: ChunkOptions, frames: number, exact: boolean): ChunkR
 
 // ---- decoded formats: mono pieces, kept to [from, to), gathered into chunks
 
-export interface Decoded { channelData: Float32Array[]; samplesDecoded: number }
+export interface Decoded {
+  channelData: Float32Array[]
+  samplesDecoded: number
+}
 
 /** Channels mixed to one. */
 export function mono(d: Decoded): Float32Array {
-  const frames = d.samplesDecoded, channels = d.channelData
+  const frames = d.samplesDecoded,
+    channels = d.channelData
   if (!frames || !channels.length) return new Float32Array(0)
   if (channels.length === 1) return channels[0].slice(0, frames)
   const out = new Float32Array(frames)
@@ -97,16 +113,23 @@ export class Gatherer {
   private held: Float32Array
   private filled = 0
   private heldStart: number
-  constructor(from: number, private readonly to: number, private readonly chunkFrames: number) {
+  constructor(
+    from: number,
+    private readonly to: number,
+    private readonly chunkFrames: number,
+  ) {
     this.held = new Float32Array(chunkFrames)
     this.heldStart = from
   }
 
-  get done(): boolean { return this.heldStart + this.filled >= this.to }
+  get done(): boolean {
+    return this.heldStart + this.filled >= this.to
+  }
 
   /** the chunks completed by `samples`, which start at frame `start` of the file */
   *add(start: number, samples: Float32Array): Generator<MonoChunk> {
-    const lo = Math.max(start, this.heldStart + this.filled), hi = Math.min(start + samples.length, this.to)
+    const lo = Math.max(start, this.heldStart + this.filled),
+      hi = Math.min(start + samples.length, this.to)
     for (let at = lo; at < hi;) {
       const n = Math.min(hi - at, this.chunkFrames - this.filled)
       this.held.set(samples.subarray(at - start, at - start + n), this.filled)
@@ -127,4 +150,3 @@ export class Gatherer {
     this.filled = 0
   }
 }
-

@@ -1,7 +1,14 @@
 import { Readable } from 'node:stream'
 import type { Storage } from '../storage/storage.js'
 import { StoredFileError, UnsupportedAudioError } from './audioErrors.js'
-import { rangeOf, StoredBytes, type AudioFormat, type AudioSource, type ChunkRange, type MonoChunk } from './audioChunks.js'
+import {
+  rangeOf,
+  StoredBytes,
+  type AudioFormat,
+  type AudioSource,
+  type ChunkRange,
+  type MonoChunk,
+} from './audioChunks.js'
 import { flacSource } from './flacSource.js'
 import { mp3Source } from './mp3Source.js'
 import { framesToMono, NeedBytes, wavLayout, type WavLayout } from './wavLayout.js'
@@ -25,9 +32,11 @@ const NOT_AUDIO = 'only WAV, FLAC and MP3 audio can be analysed'
 
 export function formatOf(head: Buffer): AudioFormat | null {
   const riff = head.toString('latin1', 0, 4)
-  if (head.length >= 12 && ['RIFF', 'RF64', 'BW64'].includes(riff) && head.toString('latin1', 8, 12) === 'WAVE') return 'wav'
+  if (head.length >= 12 && ['RIFF', 'RF64', 'BW64'].includes(riff) && head.toString('latin1', 8, 12) === 'WAVE')
+    return 'wav'
   if (riff === 'fLaC') return 'flac'
-  if (head.toString('latin1', 0, 3) === 'ID3' || (head.length >= 2 && head[0] === 0xff && (head[1] & 0xe0) === 0xe0)) return 'mp3'
+  if (head.toString('latin1', 0, 3) === 'ID3' || (head.length >= 2 && head[0] === 0xff && (head[1] & 0xe0) === 0xe0))
+    return 'mp3'
   return null
 }
 
@@ -75,19 +84,32 @@ async function wavSource(bytes: StoredBytes, head: Buffer): Promise<AudioSource>
   const l: WavLayout = layout
   const frames = l.dataBytes / l.blockAlign
   return {
-    info: { format: 'wav', sampleRate: l.sampleRate, channels: l.channels, frames, duration: frames / l.sampleRate, wav: l },
+    info: {
+      format: 'wav',
+      sampleRate: l.sampleRate,
+      channels: l.channels,
+      frames,
+      duration: frames / l.sampleRate,
+      wav: l,
+    },
     chunks: (o = {}) => wavChunks(bytes, l, rangeOf(o, frames, true), o.signal),
   }
 }
 
-async function* wavChunks(bytes: StoredBytes, l: WavLayout, r: ChunkRange,
-  signal?: AbortSignal): AsyncGenerator<MonoChunk> {
+async function* wavChunks(
+  bytes: StoredBytes,
+  l: WavLayout,
+  r: ChunkRange,
+  signal?: AbortSignal,
+): AsyncGenerator<MonoChunk> {
   if (r.from >= r.to) return
   const chunkBytes = r.chunkFrames * l.blockAlign
   const held = Buffer.alloc(chunkBytes)
   let filled = 0
   let start = r.from
-  for await (const b of bytes.stream(l.dataStart + r.from * l.blockAlign, l.dataStart + r.to * l.blockAlign, { chunkBytes: WAV_READ_BYTES })) {
+  for await (const b of bytes.stream(l.dataStart + r.from * l.blockAlign, l.dataStart + r.to * l.blockAlign, {
+    chunkBytes: WAV_READ_BYTES,
+  })) {
     signal?.throwIfAborted()
     for (let at = 0; at < b.length;) {
       const n = Math.min(b.length - at, chunkBytes - filled)
@@ -103,4 +125,3 @@ async function* wavChunks(bytes: StoredBytes, l: WavLayout, r: ChunkRange,
   }
   if (filled >= l.blockAlign) yield { start, samples: framesToMono(l, held.subarray(0, filled)) }
 }
-

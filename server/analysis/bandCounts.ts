@@ -7,16 +7,40 @@ import type { Db } from '../db/schema.js'
 // into one per class and band when they have gathered many (server/db/keptDeltas.ts).
 
 /** the rows kept per tag set, folded into one per class and band (a class and band with none left out) */
-const BAND_COUNTS: KeptDeltas = { table: 'tag_band_counts', scope: ['tag_set_id'], keys: ['tag_class_id', 'band'], deltas: ['delta'], dropZero: true }
+const BAND_COUNTS: KeptDeltas = {
+  table: 'tag_band_counts',
+  scope: ['tag_set_id'],
+  keys: ['tag_class_id', 'band'],
+  deltas: ['delta'],
+  dropZero: true,
+}
 
-export interface BandRow { tag_class_id: number; band: number; tags: number }
+export interface BandRow {
+  tag_class_id: number
+  band: number
+  tags: number
+}
 
 /** The tags of a tag set by class and band (those with none left out). */
 export async function tagsByBand(db: Db, tagSetId: number): Promise<BandRow[]> {
-  const rows = await db.selectFrom('tag_band_counts').where('tag_set_id', '=', tagSetId)
-    .select(['tag_class_id', 'band', sql<number>`sum(delta)::integer`.as('tags'), sql<number>`count(*)::integer`.as('rows')])
-    .groupBy(['tag_class_id', 'band']).execute()
-  if (crowded(rows.reduce((n, r) => n + r.rows, 0), rows.length)) await foldKept(db, BAND_COUNTS, [tagSetId])
+  const rows = await db
+    .selectFrom('tag_band_counts')
+    .where('tag_set_id', '=', tagSetId)
+    .select([
+      'tag_class_id',
+      'band',
+      sql<number>`sum(delta)::integer`.as('tags'),
+      sql<number>`count(*)::integer`.as('rows'),
+    ])
+    .groupBy(['tag_class_id', 'band'])
+    .execute()
+  if (
+    crowded(
+      rows.reduce((n, r) => n + r.rows, 0),
+      rows.length,
+    )
+  )
+    await foldKept(db, BAND_COUNTS, [tagSetId])
   return rows.filter((r) => r.tags !== 0).map(({ tag_class_id, band, tags }) => ({ tag_class_id, band, tags }))
 }
 

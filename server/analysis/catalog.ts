@@ -5,7 +5,8 @@
 // the CLI can read it without loading the job types' code.
 
 /** integer/float/string: plain values; the rest name records or files the job reads or writes. */
-export type ParamKind = 'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass' | 'model' | 'labels'
+export type ParamKind =
+  'integer' | 'float' | 'string' | 'path' | 'library' | 'tagSet' | 'mediaFile' | 'tagClass' | 'model' | 'labels'
 
 export interface ParamSpec {
   kind: ParamKind
@@ -32,7 +33,10 @@ export interface TypeParams {
 }
 
 /** A type of the original known by its id and name only: mas runs none of them (a job of one ends in Error). */
-export interface NamedType { id: number; name: string }
+export interface NamedType {
+  id: number
+  name: string
+}
 
 export const TEST: TypeParams = {
   id: 8,
@@ -40,7 +44,13 @@ export const TEST: TypeParams = {
   params: {
     numToComplete: { kind: 'integer', min: 0, max: 1_000_000, default: 10, description: 'steps to count' },
     secondsPerStep: { kind: 'float', min: 0, max: 3600, default: 0, description: 'wait between steps' },
-    numChildren: { kind: 'integer', min: 0, max: 1000, default: 0, description: 'split the count over this many child Test jobs' },
+    numChildren: {
+      kind: 'integer',
+      min: 0,
+      max: 1000,
+      default: 0,
+      description: 'split the count over this many child Test jobs',
+    },
   },
 }
 
@@ -48,7 +58,11 @@ export const IMPORT_AUDIO_FILE: TypeParams = {
   id: 9,
   name: 'ImportAudioFile',
   params: {
-    path: { kind: 'path', required: true, description: 'file or folder below the server\'s import folder (MAS_IMPORT_ROOT)' },
+    path: {
+      kind: 'path',
+      required: true,
+      description: "file or folder below the server's import folder (MAS_IMPORT_ROOT)",
+    },
     library: { kind: 'library', required: true, description: 'library to import into' },
   },
 }
@@ -57,11 +71,13 @@ export const IMPORT_AUDIO_FILE: TypeParams = {
 const mediaSearch = {
   library: {
     kind: 'library',
-    description: 'search every media file of this library the job\'s creator may read (with a project: only the project\'s files in it)',
+    description:
+      "search every media file of this library the job's creator may read (with a project: only the project's files in it)",
   },
   folder: {
-    kind: 'string', needs: 'library',
-    description: 'only the library\'s media files whose alias starts with this, e.g. site-A/2024/',
+    kind: 'string',
+    needs: 'library',
+    description: "only the library's media files whose alias starts with this, e.g. site-A/2024/",
   },
 } satisfies Record<string, ParamSpec>
 
@@ -85,18 +101,38 @@ export const RANDOM_WINDOW_TAGGING: TypeParams = {
 const discovery = {
   sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose tags are the examples' },
   destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the found tags are written to' },
-  numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100_000, default: 10, description: 'the most tags to write in each media file' },
-  windowSizeInSeconds: { kind: 'float', min: 0.001, max: 3600, default: 1, description: 'length of each window compared' },
+  numberOfTagsToDiscover: {
+    kind: 'integer',
+    min: 1,
+    max: 100_000,
+    default: 10,
+    description: 'the most tags to write in each media file',
+  },
+  windowSizeInSeconds: {
+    kind: 'float',
+    min: 0.001,
+    max: 3600,
+    default: 1,
+    description: 'length of each window compared',
+  },
   mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
   ...mediaSearch,
   weight: { kind: 'float', min: 0, max: 1e6, default: 1, description: 'factor on the strength of found tags' },
   minimumStrength: {
-    kind: 'float', min: 0, max: 1, default: 0.5,
-    description: 'windows scored below this probability of being a call are not tagged (so a file without a call gets no tag)',
+    kind: 'float',
+    min: 0,
+    max: 1,
+    default: 0.5,
+    description:
+      'windows scored below this probability of being a call are not tagged (so a file without a call gets no tag)',
   },
   learnFromReviews: {
-    kind: 'integer', min: 0, max: 1, default: 1,
-    description: 'learn from reviewers\' decisions on the destination tag set\'s tags (yes: examples; no: counter-examples, or examples of the class named), keep the decided tags and replace the undecided machine tags (1), or not (0)',
+    kind: 'integer',
+    min: 0,
+    max: 1,
+    default: 1,
+    description:
+      "learn from reviewers' decisions on the destination tag set's tags (yes: examples; no: counter-examples, or examples of the class named), keep the decided tags and replace the undecided machine tags (1), or not (0)",
   },
 } satisfies Record<string, ParamSpec>
 
@@ -119,7 +155,13 @@ export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
   name: 'UnsupervisedTagDiscovery',
   params: {
     destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the clustered windows are written to' },
-    numberOfTagsToDiscover: { kind: 'integer', min: 1, max: 100, default: 10, description: 'clusters to sort the windows into' },
+    numberOfTagsToDiscover: {
+      kind: 'integer',
+      min: 1,
+      max: 100,
+      default: 10,
+      description: 'clusters to sort the windows into',
+    },
     windowSizeInSeconds: { kind: 'float', min: 0.001, max: 3600, default: 1, description: 'length of each window' },
     mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
     ...mediaSearch,
@@ -136,14 +178,40 @@ export const MODEL_INFERENCE: TypeParams = {
     destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the detections are written to' },
     mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
     ...mediaSearch,
-    hopInSeconds: { kind: 'float', min: 0.001, max: 3600, description: 'seconds from one window\'s start to the next (default: the model\'s window, no overlap)' },
-    minimumStrength: { kind: 'float', min: -1e9, max: 1e9, default: 0.5, description: 'the least score written as a tag, for classes without a threshold of the model\'s' },
+    hopInSeconds: {
+      kind: 'float',
+      min: 0.001,
+      max: 3600,
+      description: "seconds from one window's start to the next (default: the model's window, no overlap)",
+    },
+    minimumStrength: {
+      kind: 'float',
+      min: -1e9,
+      max: 1e9,
+      default: 0.5,
+      description: "the least score written as a tag, for classes without a threshold of the model's",
+    },
     species: {
       kind: 'labels',
-      description: 'only these of the model\'s labels (the species of a place and season): separated by ;, or the name of a text file of them, one a line, uploaded as a result file of one of your jobs (mas job result upload)',
+      description:
+        "only these of the model's labels (the species of a place and season): separated by ;, or the name of a text file of them, one a line, uploaded as a result file of one of your jobs (mas job result upload)",
     },
-    createClasses: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: create a tag class for each label detected that the library lacks; 0: such detections are counted in the result, not written' },
-    keepEmbeddings: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: store each window\'s embedding (the model\'s embedding output) for search by example, as EmbedAudio with this model does' },
+    createClasses: {
+      kind: 'integer',
+      min: 0,
+      max: 1,
+      default: 0,
+      description:
+        '1: create a tag class for each label detected that the library lacks; 0: such detections are counted in the result, not written',
+    },
+    keepEmbeddings: {
+      kind: 'integer',
+      min: 0,
+      max: 1,
+      default: 0,
+      description:
+        "1: store each window's embedding (the model's embedding output) for search by example, as EmbedAudio with this model does",
+    },
   },
   projectMedia: true,
 }
@@ -152,10 +220,21 @@ export const SPEECH_DETECTION: TypeParams = {
   id: 13,
   name: 'SpeechDetection',
   params: {
-    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the spans of speech are written to, as machine tags of the class speech' },
+    destinationTagSet: {
+      kind: 'tagSet',
+      required: true,
+      description: 'tag set the spans of speech are written to, as machine tags of the class speech',
+    },
     mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
     ...mediaSearch,
-    unscannedOnly: { kind: 'integer', min: 0, max: 1, default: 0, description: '1: only the files no SpeechDetection job has listened to yet (as the scans a library\'s speech policy queues)' },
+    unscannedOnly: {
+      kind: 'integer',
+      min: 0,
+      max: 1,
+      default: 0,
+      description:
+        "1: only the files no SpeechDetection job has listened to yet (as the scans a library's speech policy queues)",
+    },
   },
   projectMedia: true,
 }
@@ -167,9 +246,25 @@ export const EMBED_AUDIO: TypeParams = {
   id: 14,
   name: 'EmbedAudio',
   params: {
-    model: { kind: 'model', description: 'the ONNX model whose embedding output is stored (its id or name; default: the built-in embedding of discovery)' },
-    windowSizeInSeconds: { kind: 'float', min: 0.001, max: 3600, default: 1, description: 'length of each window of the built-in embedding (a model\'s window is its own)' },
-    hopInSeconds: { kind: 'float', min: 0.001, max: 3600, description: 'seconds from one window\'s start to the next (default: half the built-in window; a model\'s whole window)' },
+    model: {
+      kind: 'model',
+      description:
+        'the ONNX model whose embedding output is stored (its id or name; default: the built-in embedding of discovery)',
+    },
+    windowSizeInSeconds: {
+      kind: 'float',
+      min: 0.001,
+      max: 3600,
+      default: 1,
+      description: "length of each window of the built-in embedding (a model's window is its own)",
+    },
+    hopInSeconds: {
+      kind: 'float',
+      min: 0.001,
+      max: 3600,
+      description:
+        "seconds from one window's start to the next (default: half the built-in window; a model's whole window)",
+    },
     mediaFileId: { kind: 'mediaFile', description: ONE_FILE },
     ...mediaSearch,
   },
@@ -180,12 +275,33 @@ export const TRAIN_CLASSIFIER: TypeParams = {
   id: 15,
   name: 'TrainClassifier',
   params: {
-    sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose decided tags (tagReview yes/no) teach the classifier' },
-    destinationTagSet: { kind: 'tagSet', required: true, description: 'tag set the strongest windows are written to, as machine tags' },
-    kind: { kind: 'string', description: 'the stored embeddings to learn from and score: builtin (default) or a model\'s name or id' },
+    sourceTagSet: {
+      kind: 'tagSet',
+      required: true,
+      description: 'tag set whose decided tags (tagReview yes/no) teach the classifier',
+    },
+    destinationTagSet: {
+      kind: 'tagSet',
+      required: true,
+      description: 'tag set the strongest windows are written to, as machine tags',
+    },
+    kind: {
+      kind: 'string',
+      description: "the stored embeddings to learn from and score: builtin (default) or a model's name or id",
+    },
     numberOfTagsToWrite: { kind: 'integer', min: 1, max: 100_000, default: 100, description: 'the most tags to write' },
-    minimumStrength: { kind: 'float', min: 0, max: 1, default: 0.5, description: 'windows scored below this probability are not tagged' },
-    seed: { kind: 'integer', min: 0, description: 'random seed of the weak negatives (default: chosen and kept in the provenance)' },
+    minimumStrength: {
+      kind: 'float',
+      min: 0,
+      max: 1,
+      default: 0.5,
+      description: 'windows scored below this probability are not tagged',
+    },
+    seed: {
+      kind: 'integer',
+      min: 0,
+      description: 'random seed of the weak negatives (default: chosen and kept in the provenance)',
+    },
   },
 }
 
@@ -212,19 +328,25 @@ export const JOB_TYPE_PARAMS: readonly TypeParams[] = RUNNABLE_TYPE_PARAMS.filte
 
 /** The original's types that mas does not run, kept so that its jobs of them still name their type. */
 export const NAMED_ONLY_TYPES: readonly NamedType[] = [
-  { id: 3, name: 'TagAnalysis' }, { id: 4, name: 'AdaptAnalysis' }, { id: 5, name: 'Transcription' },
-  { id: 6, name: 'UnknownTagDiscovery' }, { id: 10, name: 'SupervisedTagDiscoveryParent' },
+  { id: 3, name: 'TagAnalysis' },
+  { id: 4, name: 'AdaptAnalysis' },
+  { id: 5, name: 'Transcription' },
+  { id: 6, name: 'UnknownTagDiscovery' },
+  { id: 10, name: 'SupervisedTagDiscoveryParent' },
 ]
 
 /** Every type, by id: what the job_types lookup rows must hold (checked at start-up, jobTypeRows.ts). */
 export const ALL_JOB_TYPES: readonly NamedType[] = [...RUNNABLE_TYPE_PARAMS, ...NAMED_ONLY_TYPES]
-  .map(({ id, name }) => ({ id, name })).sort((a, b) => a.id - b.id)
+  .map(({ id, name }) => ({ id, name }))
+  .sort((a, b) => a.id - b.id)
 
 /** One line per parameter: `name (kind, default D | required): description`. */
 export function describeParams(t: TypeParams): string[] {
   return Object.entries(t.params).map(([name, p]) => {
     const range = p.min !== undefined || p.max !== undefined ? ` ${p.min ?? ''}..${p.max ?? ''}` : ''
-    const how = (p.required ? 'required' : p.default !== undefined ? `default ${p.default}` : 'optional') + (p.needs ? `, with ${p.needs}` : '')
+    const how =
+      (p.required ? 'required' : p.default !== undefined ? `default ${p.default}` : 'optional') +
+      (p.needs ? `, with ${p.needs}` : '')
     return `${name} (${p.kind}${range}, ${how}): ${p.description}`
   })
 }

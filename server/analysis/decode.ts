@@ -40,12 +40,18 @@ export async function wholeAudio(source: AudioSource): Promise<MonoAudio> {
     if (e instanceof UnsupportedAudioError || e instanceof StoredFileError) throw e
     throw new StoredFileError((e as Error).message)
   }
-  if (!total || !sampleRate) throw new UnsupportedAudioError(`the ${format === 'wav' ? 'WAV' : format === 'flac' ? 'FLAC' : 'MP3'} file holds no audio that could be decoded`)
+  if (!total || !sampleRate)
+    throw new UnsupportedAudioError(
+      `the ${format === 'wav' ? 'WAV' : format === 'flac' ? 'FLAC' : 'MP3'} file holds no audio that could be decoded`,
+    )
   if (parts.length) {
     const all = new Float32Array(total)
     all.set(samples.subarray(0, Math.min(samples.length, total)))
     let at = total - parts.reduce((n, p) => n + p.length, 0)
-    for (const p of parts) { all.set(p, at); at += p.length }
+    for (const p of parts) {
+      all.set(p, at)
+      at += p.length
+    }
     samples = all
   }
   return { samples: total < samples.length ? samples.subarray(0, total) : samples, sampleRate }

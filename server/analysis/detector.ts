@@ -31,7 +31,13 @@ export interface Detector {
 }
 
 /** A window over an example tag: its embedding, its class and bounds, and which example it is of (held out together). */
-export interface PositiveWindow { embedding: Float32Array; tagClass: number; example: number; minFrequency: number; maxFrequency: number }
+export interface PositiveWindow {
+  embedding: Float32Array
+  tagClass: number
+  example: number
+  minFrequency: number
+  maxFrequency: number
+}
 
 export interface TrainingWindows {
   positives: PositiveWindow[]
@@ -64,15 +70,28 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
     const counter = [...t.counter, ...t.positives.filter((p) => p.tagClass !== tagClass).map((p) => p.embedding)]
     // a reviewer's rejection weighs as much as all the counter-examples together: a decision is meant to teach
     const negatives = [
-      ...weighted(counter, 0, WEIGHTS.counter), ...weighted(t.rejected.map((r) => r.embedding), 0, WEIGHTS.rejected),
+      ...weighted(counter, 0, WEIGHTS.counter),
+      ...weighted(
+        t.rejected.map((r) => r.embedding),
+        0,
+        WEIGHTS.rejected,
+      ),
       ...weighted(t.weak, 0, WEIGHTS.weak),
     ]
     const templates = spread(own, MAX_TEMPLATES)
     const { model, calibrated } = fitClass(own, negatives, templates)
     classes.push({
-      tagClass, model, calibration: calibrated ? 'held-out examples' : 'none',
-      templates: likenessIndex(templates.map((p) => shapeOf(p.embedding)), SHAPE_SIZE),
-      rejected: likenessIndex(t.rejected.filter((r) => r.tagClass === tagClass).map((r) => shapeOf(r.embedding)), SHAPE_SIZE),
+      tagClass,
+      model,
+      calibration: calibrated ? 'held-out examples' : 'none',
+      templates: likenessIndex(
+        templates.map((p) => shapeOf(p.embedding)),
+        SHAPE_SIZE,
+      ),
+      rejected: likenessIndex(
+        t.rejected.filter((r) => r.tagClass === tagClass).map((r) => shapeOf(r.embedding)),
+        SHAPE_SIZE,
+      ),
       minFrequency: Math.min(...own.map((e) => e.minFrequency)),
       maxFrequency: Math.max(...own.map((e) => e.maxFrequency)),
     })
@@ -82,7 +101,7 @@ export function trainDetector(range: BandRange, t: TrainingWindows): Detector {
 
 /** At most `n` of `xs`, spread evenly over them. */
 export function spread<T>(xs: T[], n: number): T[] {
-  return xs.length <= n ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor(i * xs.length / n)])
+  return xs.length <= n ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor((i * xs.length) / n)])
 }
 
 /** The embedding followed by its likeness to the nearest template (leaving out those of example `skip`). */
@@ -104,23 +123,36 @@ function weighted(rows: Float32Array[], y: 0 | 1, total: number): LabelledRow[] 
  * The model of one class: standardised features, the penalised fit, and a calibration (Platt's) fitted to the
  * decision values of examples held out of the fit, since on the examples it was fitted to it is over-sure.
  */
-function fitClass(positives: PositiveWindow[], rawNegatives: LabelledRow[], templates: PositiveWindow[]): { model: Logistic; calibrated: boolean } {
+function fitClass(
+  positives: PositiveWindow[],
+  rawNegatives: LabelledRow[],
+  templates: PositiveWindow[],
+): { model: Logistic; calibrated: boolean } {
   const several = new Set(templates.map((t) => t.example)).size > 1
-  positives = positives.map((p) => ({ ...p, embedding: withLikeness(p.embedding, templates, several ? p.example : -1) }))
+  positives = positives.map((p) => ({
+    ...p,
+    embedding: withLikeness(p.embedding, templates, several ? p.example : -1),
+  }))
   const negatives = rawNegatives.map((n) => ({ ...n, x: withLikeness(n.x as Float32Array, templates) }))
   const all = [...positives.map((p) => p.embedding), ...negatives.map((n) => n.x as Float32Array)]
   const scale = standardisation(all)
   const rowsOf = (ps: PositiveWindow[]): LabelledRow[] => [
-    ...weighted(ps.map((p) => scale.apply(p.embedding)), 1, WEIGHTS.positives),
+    ...weighted(
+      ps.map((p) => scale.apply(p.embedding)),
+      1,
+      WEIGHTS.positives,
+    ),
     ...negatives.map((n) => ({ ...n, x: scale.apply(n.x as Float32Array) })),
   ]
   const fitted = fitLogistic(rowsOf(positives), RIDGE)
   const examples = [...new Set(positives.map((p) => p.example))]
-  let a = 1, c = 0
+  let a = 1,
+    c = 0
   const calibrated = examples.length >= 2
   if (calibrated) {
     const folds = Math.min(CALIBRATION_FOLDS, examples.length)
-    const heldOut: number[] = [], negativeValues: number[] = []
+    const heldOut: number[] = [],
+      negativeValues: number[] = []
     for (let k = 0; k < folds; k++) {
       const out = new Set(examples.filter((_, i) => i % folds === k))
       const fold = fitLogistic(rowsOf(positives.filter((p) => !out.has(p.example))), RIDGE)
@@ -128,10 +160,13 @@ function fitClass(positives: PositiveWindow[], rawNegatives: LabelledRow[], temp
       if (k === 0) for (const n of negatives) negativeValues.push(decision(fold, scale.apply(n.x as Float32Array)))
     }
     const negativeTotal = negatives.reduce((sum, n) => sum + n.weight, 0)
-    const platt = fitLogistic([
-      ...heldOut.map((z) => ({ x: [z], y: 1 as const, weight: 1 / heldOut.length })),
-      ...negativeValues.map((z, i) => ({ x: [z], y: 0 as const, weight: negatives[i].weight / negativeTotal })),
-    ], 1e-3)
+    const platt = fitLogistic(
+      [
+        ...heldOut.map((z) => ({ x: [z], y: 1 as const, weight: 1 / heldOut.length })),
+        ...negativeValues.map((z, i) => ({ x: [z], y: 0 as const, weight: negatives[i].weight / negativeTotal })),
+      ],
+      1e-3,
+    )
     a = Math.max(1e-3, platt.weights[0])
     c = platt.bias
   }
@@ -139,7 +174,7 @@ function fitClass(positives: PositiveWindow[], rawNegatives: LabelledRow[], temp
   const weights = new Float32Array(fitted.weights.length)
   let bias = a * fitted.bias + c
   for (let j = 0; j < weights.length; j++) {
-    weights[j] = a * fitted.weights[j] / scale.sd[j]
+    weights[j] = (a * fitted.weights[j]) / scale.sd[j]
     bias -= weights[j] * scale.mean[j]
   }
   return { model: { weights, bias }, calibrated }
@@ -148,13 +183,15 @@ function fitClass(positives: PositiveWindow[], rawNegatives: LabelledRow[], temp
 /** Each feature's mean and spread over `rows`, to put them on one scale before the penalised fit. */
 function standardisation(rows: Float32Array[]) {
   const d = rows[0].length
-  const mean = new Float64Array(d), sd = new Float64Array(d)
+  const mean = new Float64Array(d),
+    sd = new Float64Array(d)
   for (const r of rows) for (let j = 0; j < d; j++) mean[j] += r[j] / rows.length
   for (const r of rows) for (let j = 0; j < d; j++) sd[j] += (r[j] - mean[j]) ** 2 / rows.length
   for (let j = 0; j < d; j++) sd[j] = Math.max(Math.sqrt(sd[j]), 1e-3)
   sd[d - 1] /= LIKENESS_EMPHASIS
   return {
-    mean, sd,
+    mean,
+    sd,
     apply: (x: Float32Array) => {
       const out = new Float32Array(d)
       for (let j = 0; j < d; j++) out[j] = (x[j] - mean[j]) / sd[j]
@@ -170,8 +207,13 @@ function standardisation(rows: Float32Array[]) {
  * passes the smaller of (just under) its minimum strength and the best strength so far learns all it needs — every
  * window that may be a candidate, and its best — at the cost of one dot product a class for most windows.
  */
-export function scoreWindow(d: Detector, embedding: Float32Array, floor = -Infinity): { classIndex: number; strength: number } {
-  let classIndex = 0, strength = -1
+export function scoreWindow(
+  d: Detector,
+  embedding: Float32Array,
+  floor = -Infinity,
+): { classIndex: number; strength: number } {
+  let classIndex = 0,
+    strength = -1
   const n = embedding.length
   for (let c = 0; c < d.classes.length; c++) {
     const m = d.classes[c]
@@ -192,7 +234,10 @@ export function scoreWindow(d: Detector, embedding: Float32Array, floor = -Infin
       const r = Math.max(0, nearestAbove(m.rejected, shape, p))
       if (r > p) s *= Math.max(0, 1 - (r - p) / Math.max(1e-6, 1 - p))
     }
-    if (s > strength) { strength = s; classIndex = c }
+    if (s > strength) {
+      strength = s
+      classIndex = c
+    }
   }
   return { classIndex, strength }
 }

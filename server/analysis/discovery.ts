@@ -11,7 +11,12 @@ import { csvText } from './results.js'
 // What the discovery jobs share: the media a job works on, their spectra,
 // sliding windows over them, and the tag classes their tags are filed under.
 
-export interface MediaRow { id: number; file: string; library_id: number; alias: string }
+export interface MediaRow {
+  id: number
+  file: string
+  library_id: number
+  alias: string
+}
 
 /** The job's media file (mediaFileId), or every media file of its project and/or library (within its folder) its
  * owner can read, by id; `wholeSearch`: the latter even when mediaFileId names one (jobMedia.ts). */
@@ -26,12 +31,21 @@ export function describeFailure(e: unknown): string {
   return (e as Error).message ?? String(e)
 }
 
-export interface FileReport { mediaFile: number; alias: string; windows: number; best: number | null; tags: number; note: string }
+export interface FileReport {
+  mediaFile: number
+  alias: string
+  windows: number
+  best: number | null
+  tags: number
+  note: string
+}
 
 /** A discovery result file: a CSV row per media file (its id and alias) with the windows scored, the best score and the tags written. */
 export function discoveryReport(rows: FileReport[]): string {
-  return csvText(['mediaFile', 'alias', 'windowsScored', 'bestScore', 'tagsWritten', 'note'],
-    rows.map((r) => [r.mediaFile, r.alias, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, r.note]))
+  return csvText(
+    ['mediaFile', 'alias', 'windowsScored', 'bestScore', 'tagsWritten', 'note'],
+    rows.map((r) => [r.mediaFile, r.alias, r.windows, r.best === null ? '' : r.best.toFixed(4), r.tags, r.note]),
+  )
 }
 
 /** Tag set `id` as a job's messages name it (named.ts), by its name where it still has one. */
@@ -42,29 +56,53 @@ export async function tagSetNamedIn(db: Kysely<DB> | Transaction<DB>, id: number
 
 /** The tag class called `name` in `library`, else the one whose name differs from it only in case (as the command
  * line finds classes), created (owned by `userId`) when there is none; several differing only in case are an error. */
-export async function tagClassNamed(trx: Transaction<DB> | Kysely<DB>, userId: number, library: number, name: string): Promise<number> {
-  const alike = await trx.selectFrom('tag_classes').select(['id', 'class_name'])
-    .where('library_id', '=', library).where((eb) => eb(eb.fn('lower', ['class_name']), '=', name.toLowerCase())).orderBy('id').execute()
+export async function tagClassNamed(
+  trx: Transaction<DB> | Kysely<DB>,
+  userId: number,
+  library: number,
+  name: string,
+): Promise<number> {
+  const alike = await trx
+    .selectFrom('tag_classes')
+    .select(['id', 'class_name'])
+    .where('library_id', '=', library)
+    .where((eb) => eb(eb.fn('lower', ['class_name']), '=', name.toLowerCase()))
+    .orderBy('id')
+    .execute()
   const found = alike.find((c) => c.class_name === name) ?? (alike.length === 1 ? alike[0] : undefined)
   if (found) return found.id
   if (alike.length) {
-    throw new Error(`${alike.length} tag classes of the library differ from "${name}" only in case: `
-      + `${alike.map((c) => `${c.class_name} (id ${c.id})`).join(', ')}; give one of them as it is written (or its id)`)
+    throw new Error(
+      `${alike.length} tag classes of the library differ from "${name}" only in case: ` +
+        `${alike.map((c) => `${c.class_name} (id ${c.id})`).join(', ')}; give one of them as it is written (or its id)`,
+    )
   }
-  const made = await trx.insertInto('tag_classes')
+  const made = await trx
+    .insertInto('tag_classes')
     .values({ user_id: userId, library_id: library, class_name: name, display_name: name })
-    .returning('id').executeTakeFirstOrThrow()
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return made.id
 }
 
 /** Each media file's length in seconds: the duration its import stored, else its header's; 0 for a file that cannot be read. */
 export async function secondsOf(job: RunningJob, media: MediaRow[]): Promise<Map<number, number>> {
-  const extents = await extentsOf(job.db, media.map((m) => m.id))
+  const extents = await extentsOf(
+    job.db,
+    media.map((m) => m.id),
+  )
   const seconds = new Map<number, number>()
   for (const m of media) {
     const stored = extents.get(m.id)?.duration
-    if (stored !== undefined) { seconds.set(m.id, stored); continue }
-    try { seconds.set(m.id, (await openAudio(job.storage, m.file)).info.duration) } catch { seconds.set(m.id, 0) }
+    if (stored !== undefined) {
+      seconds.set(m.id, stored)
+      continue
+    }
+    try {
+      seconds.set(m.id, (await openAudio(job.storage, m.file)).info.duration)
+    } catch {
+      seconds.set(m.id, 0)
+    }
   }
   return seconds
 }

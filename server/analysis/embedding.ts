@@ -24,36 +24,48 @@ export class StretchSums {
   private readonly sums: Float64Array
 
   /** `frames`: rows of BANDS values whose row 0 is frame `offset` */
-  constructor(frames: Float32Array, offset: number, readonly from: number, readonly to: number, floor: Float32Array) {
+  constructor(
+    frames: Float32Array,
+    offset: number,
+    readonly from: number,
+    readonly to: number,
+    floor: Float32Array,
+  ) {
     const n = Math.max(0, to - from)
     this.sums = new Float64Array((n + 1) * BANDS)
     for (let i = 0; i < n; i++) {
       const row = (from - offset + i) * BANDS
-      for (let b = 0; b < BANDS; b++) this.sums[(i + 1) * BANDS + b] = this.sums[i * BANDS + b] + Math.max(0, frames[row + b] - floor[b])
+      for (let b = 0; b < BANDS; b++)
+        this.sums[(i + 1) * BANDS + b] = this.sums[i * BANDS + b] + Math.max(0, frames[row + b] - floor[b])
     }
   }
 
   /** Each band's mean over frames [a, b) (within [from, to)), added to `into` at `at`. */
   meanInto(into: Float32Array, at: number, a: number, b: number): void {
-    const lo = (a - this.from) * BANDS, hi = (b - this.from) * BANDS
+    const lo = (a - this.from) * BANDS,
+      hi = (b - this.from) * BANDS
     const n = b - a
     for (let band = 0; band < BANDS; band++) into[at + band] = (this.sums[hi + band] - this.sums[lo + band]) / n
   }
 }
 
 // scratch for embedWindow, which runs to its end without yielding
-const overTime = new Float64Array(SLICES), overBands = new Float64Array(BANDS)
+const overTime = new Float64Array(SLICES),
+  overBands = new Float64Array(BANDS)
 
 /** The embedding of the window of `length` frames from frame `start` (the stretch holds them all). */
 export function embedWindow(sums: StretchSums, start: number, length: number): Float32Array {
   const out = new Float32Array(EMBEDDING_SIZE)
   for (let s = 0; s < SLICES; s++) {
     // a window shorter than SLICES frames repeats frames
-    const a = Math.min(length - 1, Math.floor(s * length / SLICES))
-    const b = Math.min(length, Math.max(a + 1, Math.floor((s + 1) * length / SLICES)))
+    const a = Math.min(length - 1, Math.floor((s * length) / SLICES))
+    const b = Math.min(length, Math.max(a + 1, Math.floor(((s + 1) * length) / SLICES)))
     sums.meanInto(out, s * BANDS, start + a, start + b)
   }
-  let total = 0, peak = 0, middle = 0, edges = 0
+  let total = 0,
+    peak = 0,
+    middle = 0,
+    edges = 0
   overBands.fill(0)
   for (let s = 0; s < SLICES; s++) {
     let slice = 0

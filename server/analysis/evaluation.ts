@@ -5,7 +5,10 @@
 // a threshold; average precision from the detections ranked strongest first. The few-shot benchmark
 // (bench/fewShot.ts) and the tagSet/{id}/evaluate/ endpoint both score with this.
 
-export interface Span { start: number; end: number }
+export interface Span {
+  start: number
+  end: number
+}
 
 /** the default least IoU of a match, the DCASE few-shot task's */
 export const DEFAULT_IOU = 0.3
@@ -17,7 +20,7 @@ const IOU_SLACK = 1e-9
 /** Time intersection over union of two spans; 0 when the union is empty. */
 export function iou(a: Span, b: Span): number {
   const inter = Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start))
-  const union = (a.end - a.start) + (b.end - b.start) - inter
+  const union = a.end - a.start + (b.end - b.start) - inter
   return union > 0 ? inter / union : 0
 }
 
@@ -25,17 +28,24 @@ export function iou(a: Span, b: Span): number {
 export class CallMatcher {
   private readonly unmatched: Set<number>
 
-  constructor(private readonly calls: readonly Span[], private readonly minIou: number = DEFAULT_IOU) {
+  constructor(
+    private readonly calls: readonly Span[],
+    private readonly minIou: number = DEFAULT_IOU,
+  ) {
     this.unmatched = new Set(calls.map((_, i) => i))
   }
 
   /** The index of the unmatched call with which the detection has the highest IoU (the first of equals), when
    * that IoU is at least the bound, now matched; else -1. */
   match(d: Span): number {
-    let best = -1, bestIou = 0
+    let best = -1,
+      bestIou = 0
     for (const i of this.unmatched) {
       const o = iou(d, this.calls[i])
-      if (o > bestIou) { best = i; bestIou = o }
+      if (o > bestIou) {
+        best = i
+        bestIou = o
+      }
     }
     if (best < 0 || bestIou < this.minIou - IOU_SLACK) return -1
     this.unmatched.delete(best)
@@ -45,23 +55,33 @@ export class CallMatcher {
 
 /** The detections, in the order given (strongest first, ties broken as the caller ranks them), each matched as
  * CallMatcher matches: for each, the index of the call it matched, or -1. */
-export function matchInOrder(detections: readonly Span[], calls: readonly Span[], minIou: number = DEFAULT_IOU): number[] {
+export function matchInOrder(
+  detections: readonly Span[],
+  calls: readonly Span[],
+  minIou: number = DEFAULT_IOU,
+): number[] {
   const matcher = new CallMatcher(calls, minIou)
   return detections.map((d) => matcher.match(d))
 }
 
-export interface Ranked { id: number; strength: number }
+export interface Ranked {
+  id: number
+  strength: number
+}
 
 /** Strongest first, a strength that is not a number last, ties by id. */
 export function strongestFirst(a: Ranked, b: Ranked): number {
-  const an = Number.isNaN(a.strength), bn = Number.isNaN(b.strength)
+  const an = Number.isNaN(a.strength),
+    bn = Number.isNaN(b.strength)
   if (an !== bn) return an ? 1 : -1
   if (!an && a.strength !== b.strength) return b.strength > a.strength ? 1 : -1
   return a.id - b.id
 }
 
 /** A detection scored: its strength and whether it matched a call. */
-export interface Scored extends Ranked { matched: boolean }
+export interface Scored extends Ranked {
+  matched: boolean
+}
 
 export interface CurvePoint {
   /** the detections of at least this strength (null: all, with those whose strength is not a number) */
@@ -90,10 +110,19 @@ export interface Scores {
 export const MAX_CURVE_POINTS = 200
 
 /** Precision, recall and F of counts. */
-export function precisionRecall(tp: number, detections: number, gold: number): Pick<Scores, 'precision' | 'recall' | 'fMeasure'> {
+export function precisionRecall(
+  tp: number,
+  detections: number,
+  gold: number,
+): Pick<Scores, 'precision' | 'recall' | 'fMeasure'> {
   const precision = detections ? tp / detections : null
   const recall = gold ? tp / gold : null
-  const fMeasure = precision === null || recall === null ? null : precision + recall ? (2 * precision * recall) / (precision + recall) : 0
+  const fMeasure =
+    precision === null || recall === null
+      ? null
+      : precision + recall
+        ? (2 * precision * recall) / (precision + recall)
+        : 0
   return { precision, recall, fMeasure }
 }
 
@@ -132,7 +161,12 @@ export class RankedScores {
     }
     this.last = strength
     if (!sameRun) this.runs++
-    const point: [number, number | null, number, number] = [this.runs - 1, Number.isNaN(strength) ? null : strength, this.ranked, this.tp]
+    const point: [number, number | null, number, number] = [
+      this.runs - 1,
+      Number.isNaN(strength) ? null : strength,
+      this.ranked,
+      this.tp,
+    ]
     const newest = this.points[this.points.length - 1]
     // the newest point stays only when it is of this run, or a stride-th run that has ended
     if (newest && (newest[0] === point[0] || newest[0] % this.stride !== 0)) this.points[this.points.length - 1] = point
@@ -146,7 +180,11 @@ export class RankedScores {
   scores(gold: number): Scores {
     const { keptDetections: detections, keptTp: tp } = this
     return {
-      gold, detections, tp, fp: detections - tp, fn: gold - tp,
+      gold,
+      detections,
+      tp,
+      fp: detections - tp,
+      fn: gold - tp,
       ...precisionRecall(tp, detections, gold),
       averagePrecision: gold ? this.precisionSum / gold : null,
     }
@@ -156,15 +194,27 @@ export class RankedScores {
    * strongest first, thinned to at most MAX_CURVE_POINTS spread evenly over the runs. */
   curve(gold: number): CurvePoint[] {
     const all = this.points
-    const points = all.length <= MAX_CURVE_POINTS
-      ? all
-      : Array.from({ length: MAX_CURVE_POINTS }, (_, k) => all[Math.round((k * (all.length - 1)) / (MAX_CURVE_POINTS - 1))])
-    return points.map(([, threshold, ranked, tp]) => ({ threshold, precision: tp / ranked, recall: gold ? tp / gold : null }))
+    const points =
+      all.length <= MAX_CURVE_POINTS
+        ? all
+        : Array.from(
+            { length: MAX_CURVE_POINTS },
+            (_, k) => all[Math.round((k * (all.length - 1)) / (MAX_CURVE_POINTS - 1))],
+          )
+    return points.map(([, threshold, ranked, tp]) => ({
+      threshold,
+      precision: tp / ranked,
+      recall: gold ? tp / gold : null,
+    }))
   }
 }
 
 /** The scores of scored detections in any order, ranked by strongestFirst. */
-export function scoresOf(scored: readonly Scored[], gold: number, minimumStrength?: number): Scores & { curve: CurvePoint[] } {
+export function scoresOf(
+  scored: readonly Scored[],
+  gold: number,
+  minimumStrength?: number,
+): Scores & { curve: CurvePoint[] } {
   const acc = new RankedScores(minimumStrength)
   for (const d of [...scored].sort(strongestFirst)) acc.add(d.strength, d.matched)
   return { ...acc.scores(gold), curve: acc.curve(gold) }

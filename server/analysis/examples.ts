@@ -2,7 +2,16 @@ import type { Storage } from '../storage/storage.js'
 import { openAudio, type AudioSource } from './audioSource.js'
 import { spread, trainDetector, type Detector, type PositiveWindow } from './detector.js'
 import { embedWindow, StretchSums } from './embedding.js'
-import { bandFloor, frameGrid, framesIn, melFilters, melFrames, samplesFor, WINDOW_STEP_FRAMES, type BandRange } from './features.js'
+import {
+  bandFloor,
+  frameGrid,
+  framesIn,
+  melFilters,
+  melFrames,
+  samplesFor,
+  WINDOW_STEP_FRAMES,
+  type BandRange,
+} from './features.js'
 import { forEachWindow, planFile } from './scan.js'
 
 // The windows a detector learns from (docs/decisions.md §20): windows over each example tag (positives);
@@ -25,7 +34,10 @@ export interface ExampleTag {
 }
 
 /** A media file the job searches. */
-export interface SearchedFile { id: number; file: string }
+export interface SearchedFile {
+  id: number
+  file: string
+}
 
 /** Seconds read before and after each example tag: its background and its counter-examples. */
 export const CONTEXT_SECONDS = 30
@@ -53,12 +65,23 @@ export interface Learned {
  * comparing windows of `windowSeconds`, with weak negatives from `searched`. Files that cannot be read are
  * reported through `skip` and left out.
  */
-export async function learnDetector(storage: Storage, examples: ExampleTag[], rejected: ExampleTag[], windowSeconds: number,
-  searched: SearchedFile[], skip: (file: number, reason: Error) => void, signal?: AbortSignal): Promise<Learned> {
+export async function learnDetector(
+  storage: Storage,
+  examples: ExampleTag[],
+  rejected: ExampleTag[],
+  windowSeconds: number,
+  searched: SearchedFile[],
+  skip: (file: number, reason: Error) => void,
+  signal?: AbortSignal,
+): Promise<Learned> {
   const sources = new Map<number, AudioSource>()
   for (const t of [...examples, ...rejected]) {
     if (sources.has(t.mediaFile)) continue
-    try { sources.set(t.mediaFile, await openAudio(storage, t.file)) } catch (e) { skip(t.mediaFile, e as Error) }
+    try {
+      sources.set(t.mediaFile, await openAudio(storage, t.file))
+    } catch (e) {
+      skip(t.mediaFile, e as Error)
+    }
   }
   const usable = examples.filter((t) => sources.has(t.mediaFile))
   if (!usable.length) throw new Error('None of the example tags lies on a media file that can be decoded.')
@@ -84,7 +107,9 @@ export async function learnDetector(storage: Storage, examples: ExampleTag[], re
     const labelled = tags.filter((t) => !t.alone)
     // counter-examples end with the recording's last labelled example
     const lastLabelled = labelled.length ? Math.max(...labelled.map((t) => frameOf(t.end))) : 0
-    for (const [from, to] of contexts(tags.map((t) => [frameOf(t.start - CONTEXT_SECONDS), frameOf(t.end + CONTEXT_SECONDS)]))) {
+    for (const [from, to] of contexts(
+      tags.map((t) => [frameOf(t.start - CONTEXT_SECONDS), frameOf(t.end + CONTEXT_SECONDS)]),
+    )) {
       if (to <= from) continue
       const span = samplesFor(grid, from, to - from, source.info.frames)
       const frames = await melFrames(source.chunks({ ...span, signal }), grid, filters, from, to - from)
@@ -97,7 +122,13 @@ export async function learnDetector(storage: Storage, examples: ExampleTag[], re
         const index = exampleIndex.get(t)
         if (index !== undefined) {
           for (const start of windowsOver(a, b, fits, WINDOWS_PER_EXAMPLE)) {
-            positives.push({ embedding: embed(start), tagClass: t.tagClass, example: index, minFrequency: t.minFrequency, maxFrequency: t.maxFrequency })
+            positives.push({
+              embedding: embed(start),
+              tagClass: t.tagClass,
+              example: index,
+              minFrequency: t.minFrequency,
+              maxFrequency: t.maxFrequency,
+            })
           }
           continue
         }
@@ -109,23 +140,41 @@ export async function learnDetector(storage: Storage, examples: ExampleTag[], re
       // windows of the recording outside every tag, or holding less than half of one (a call seen askew, so
       // that the windows on a call are stronger the better they fit it), half a window apart (a quarter near a
       // tag), up to its last labelled example
-      const step = Math.max(1, Math.floor(fits / 2)), near = Math.max(1, Math.floor(fits / 4))
+      const step = Math.max(1, Math.floor(fits / 2)),
+        near = Math.max(1, Math.floor(fits / 4))
       for (let w = from; w + fits <= to && w + fits <= lastLabelled;) {
         const overlapping = tags.filter((t) => frameOf(t.start) < w + fits && frameOf(t.end) > w)
         const askew = overlapping.every((t) => {
-          const a = frameOf(t.start), b = Math.max(a + 1, frameOf(t.end))
+          const a = frameOf(t.start),
+            b = Math.max(a + 1, frameOf(t.end))
           return Math.min(b, w + fits) - Math.max(a, w) <= MISALIGNED * Math.min(b - a, fits)
         })
-        if (askew && labelled.some((t) => frameOf(t.start - CONTEXT_SECONDS) <= w && w + fits <= frameOf(t.end + CONTEXT_SECONDS))) counter.push(embed(w))
+        if (
+          askew &&
+          labelled.some((t) => frameOf(t.start - CONTEXT_SECONDS) <= w && w + fits <= frameOf(t.end + CONTEXT_SECONDS))
+        )
+          counter.push(embed(w))
         w += overlapping.length || tags.some((t) => Math.abs(frameOf(t.start) - w - fits) < fits) ? near : step
       }
     }
   }
   const weak = await weakNegatives(storage, searched, usable, range, windowSeconds, signal)
-  const detector = trainDetector(range, { positives, counter: spread(counter, MAX_NEGATIVES), rejected: rejectedWindows, weak })
+  const detector = trainDetector(range, {
+    positives,
+    counter: spread(counter, MAX_NEGATIVES),
+    rejected: rejectedWindows,
+    weak,
+  })
   const exampleSpans = new Map<number, Array<{ start: number; end: number }>>()
-  for (const t of usable) exampleSpans.set(t.mediaFile, [...exampleSpans.get(t.mediaFile) ?? [], { start: t.start, end: t.end }])
-  return { detector, exampleSpans, examples: positives.length, negatives: Math.min(counter.length, MAX_NEGATIVES) + rejectedWindows.length, weakNegatives: weak.length }
+  for (const t of usable)
+    exampleSpans.set(t.mediaFile, [...(exampleSpans.get(t.mediaFile) ?? []), { start: t.start, end: t.end }])
+  return {
+    detector,
+    exampleSpans,
+    examples: positives.length,
+    negatives: Math.min(counter.length, MAX_NEGATIVES) + rejectedWindows.length,
+    weakNegatives: weak.length,
+  }
 }
 
 /**
@@ -133,10 +182,11 @@ export async function learnDetector(storage: Storage, examples: ExampleTag[], re
  * window, windows holding a shorter tag; evenly spread over where they can start.
  */
 export function windowsOver(a: number, b: number, length: number, n: number): number[] {
-  const first = Math.min(a, b - length), last = Math.max(a, b - length)
+  const first = Math.min(a, b - length),
+    last = Math.max(a, b - length)
   const count = Math.min(n, Math.floor((last - first) / WINDOW_STEP_FRAMES) + 1)
   if (count <= 1) return [Math.round((first + last) / 2)]
-  return Array.from({ length: count }, (_, i) => Math.round(first + (last - first) * i / (count - 1)))
+  return Array.from({ length: count }, (_, i) => Math.round(first + ((last - first) * i) / (count - 1)))
 }
 
 /**
@@ -144,35 +194,62 @@ export function windowsOver(a: number, b: number, length: number, n: number): nu
  * leaving out those over an example tag. Most windows of a field recording hold no call; the few that do are
  * outweighed by the examples.
  */
-async function weakNegatives(storage: Storage, searched: SearchedFile[], examples: ExampleTag[], range: BandRange,
-  windowSeconds: number, signal?: AbortSignal): Promise<Float32Array[]> {
-  const picked = searched.length <= WEAK_BLOCKS ? searched : Array.from({ length: WEAK_BLOCKS }, (_, i) => searched[Math.floor((i + 0.5) * searched.length / WEAK_BLOCKS)])
+async function weakNegatives(
+  storage: Storage,
+  searched: SearchedFile[],
+  examples: ExampleTag[],
+  range: BandRange,
+  windowSeconds: number,
+  signal?: AbortSignal,
+): Promise<Float32Array[]> {
+  const picked =
+    searched.length <= WEAK_BLOCKS
+      ? searched
+      : Array.from({ length: WEAK_BLOCKS }, (_, i) => searched[Math.floor(((i + 0.5) * searched.length) / WEAK_BLOCKS)])
   const opened: Array<{ file: SearchedFile; source: AudioSource; plan: ReturnType<typeof planFile> }> = []
   for (const file of picked) {
     try {
       const source = await openAudio(storage, file.file)
-      if (source.info.frames > 0) opened.push({ file, source, plan: planFile(source.info.sampleRate, source.info.frames, windowSeconds) })
-    } catch { /* a file that cannot be read is reported when it is scanned */ }
+      if (source.info.frames > 0)
+        opened.push({ file, source, plan: planFile(source.info.sampleRate, source.info.frames, windowSeconds) })
+    } catch {
+      /* a file that cannot be read is reported when it is scanned */
+    }
   }
   const blocks = opened.flatMap((o, i) => Array.from({ length: o.plan.blocks }, (_, b) => [i, b] as const))
-  const chosen = blocks.length <= WEAK_BLOCKS ? blocks : Array.from({ length: WEAK_BLOCKS }, (_, i) => blocks[Math.floor((i + 0.5) * blocks.length / WEAK_BLOCKS)])
+  const chosen =
+    blocks.length <= WEAK_BLOCKS
+      ? blocks
+      : Array.from({ length: WEAK_BLOCKS }, (_, i) => blocks[Math.floor(((i + 0.5) * blocks.length) / WEAK_BLOCKS)])
   const out: Float32Array[] = []
   for (const [i, block] of chosen) {
     const { file, source, plan } = opened[i]
     const frameSeconds = plan.grid.frameSeconds
     const over = examples.filter((t) => t.mediaFile === file.id)
-    const step = Math.max(WINDOW_STEP_FRAMES, Math.floor(plan.perBlock * WEAK_BLOCKS / MAX_NEGATIVES))
-    await forEachWindow(source, range, plan, block, block + 1, step, (w, embedding) => {
-      const start = w * frameSeconds, end = (w + plan.windowFrames) * frameSeconds
-      if (!over.some((t) => t.start < end && t.end > start)) out.push(embedding)
-    }, signal)
+    const step = Math.max(WINDOW_STEP_FRAMES, Math.floor((plan.perBlock * WEAK_BLOCKS) / MAX_NEGATIVES))
+    await forEachWindow(
+      source,
+      range,
+      plan,
+      block,
+      block + 1,
+      step,
+      (w, embedding) => {
+        const start = w * frameSeconds,
+          end = (w + plan.windowFrames) * frameSeconds
+        if (!over.some((t) => t.start < end && t.end > start)) out.push(embedding)
+      },
+      signal,
+    )
   }
   return spread(out, MAX_NEGATIVES)
 }
 
 /** The frequencies compared: the examples' band with an octave of context below and above, within every example file's range. */
 export function bandRangeOf(tags: ExampleTag[], sources: Map<number, AudioSource>): BandRange {
-  let lo = Infinity, hi = 0, nyquist = Infinity
+  let lo = Infinity,
+    hi = 0,
+    nyquist = Infinity
   for (const t of tags) {
     const n = sources.get(t.mediaFile)!.info.sampleRate / 2
     nyquist = Math.min(nyquist, n)

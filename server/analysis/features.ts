@@ -41,7 +41,10 @@ export function frameGrid(sampleRate: number, windowSeconds: number): FrameGrid 
 }
 
 /** The frequencies the bands span, in Hz. */
-export interface BandRange { lo: number; hi: number }
+export interface BandRange {
+  lo: number
+  hi: number
+}
 
 /** Frames in a file of `samples` samples (the last frame is centred at or before its last sample). */
 export function framesIn(grid: FrameGrid, samples: number): number {
@@ -63,8 +66,9 @@ export interface MelFilters {
 export function melFilters(grid: FrameGrid, range: BandRange): MelFilters {
   const bins = grid.fftSize / 2 + 1
   const binHz = grid.sampleRate / grid.fftSize
-  const lo = mel(Math.max(0, range.lo)), hi = mel(Math.max(range.lo, range.hi))
-  const edges = Array.from({ length: BANDS + 2 }, (_, i) => hzOfMel(lo + (hi - lo) * i / (BANDS + 1)))
+  const lo = mel(Math.max(0, range.lo)),
+    hi = mel(Math.max(range.lo, range.hi))
+  const edges = Array.from({ length: BANDS + 2 }, (_, i) => hzOfMel(lo + ((hi - lo) * i) / (BANDS + 1)))
   const first = new Int32Array(BANDS)
   const weights: Float64Array[] = []
   for (let b = 0; b < BANDS; b++) {
@@ -73,11 +77,15 @@ export function melFilters(grid: FrameGrid, range: BandRange): MelFilters {
     let sum = 0
     for (let k = 0; k < bins; k++) {
       const f = k * binHz
-      const v = Math.max(0, Math.min((f - left) / Math.max(centre - left, 1e-9), (right - f) / Math.max(right - centre, 1e-9)))
+      const v = Math.max(
+        0,
+        Math.min((f - left) / Math.max(centre - left, 1e-9), (right - f) / Math.max(right - centre, 1e-9)),
+      )
       w[k] = v
       sum += v
     }
-    if (sum === 0) { // narrower than a bin: the bin nearest its centre
+    if (sum === 0) {
+      // narrower than a bin: the bin nearest its centre
       const k = Math.min(bins - 1, Math.round(centre / binHz))
       w[k] = 1
       sum = 1
@@ -100,8 +108,13 @@ export function melFilters(grid: FrameGrid, range: BandRange): MelFilters {
  * run to at least (from + count − 1) × hop + fftSize/2 (or the file's end); samples outside the file count
  * as silence. Yielded in batches as the samples arrive, each with the index of its first frame.
  */
-export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: FrameGrid, filters: MelFilters,
-  from: number, count: number): AsyncGenerator<{ first: number; rows: Float32Array }> {
+export async function* melFrameBatches(
+  chunks: AsyncIterable<MonoChunk>,
+  grid: FrameGrid,
+  filters: MelFilters,
+  from: number,
+  count: number,
+): AsyncGenerator<{ first: number; rows: Float32Array }> {
   const spectrum = await powerSpectrum(grid.fftSize)
   const { fftSize, hop } = grid
   const frame = new Float32Array(fftSize)
@@ -117,9 +130,12 @@ export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: F
     const out = new Float32Array(n * BANDS)
     for (let i = 0; i < n; i++, next++) {
       const start = (from + next) * hop - fftSize / 2 - held.start
-      if (start >= 0 && start + fftSize <= held.length) spectrum(held.samples, power, start, filters.fromBin, filters.toBin)
-      else { // at the file's ends: silence outside it
-        for (let j = 0; j < fftSize; j++) frame[j] = start + j >= 0 && start + j < held.length ? held.samples[start + j] : 0
+      if (start >= 0 && start + fftSize <= held.length)
+        spectrum(held.samples, power, start, filters.fromBin, filters.toBin)
+      else {
+        // at the file's ends: silence outside it
+        for (let j = 0; j < fftSize; j++)
+          frame[j] = start + j >= 0 && start + j < held.length ? held.samples[start + j] : 0
         spectrum(frame, power, 0, filters.fromBin, filters.toBin)
       }
       const row = i * BANDS
@@ -148,15 +164,26 @@ export async function* melFrameBatches(chunks: AsyncIterable<MonoChunk>, grid: F
 }
 
 /** The same, all in one array (count × BANDS). */
-export async function melFrames(chunks: AsyncIterable<MonoChunk>, grid: FrameGrid, filters: MelFilters,
-  from: number, count: number): Promise<Float32Array> {
+export async function melFrames(
+  chunks: AsyncIterable<MonoChunk>,
+  grid: FrameGrid,
+  filters: MelFilters,
+  from: number,
+  count: number,
+): Promise<Float32Array> {
   const out = new Float32Array(count * BANDS)
-  for await (const batch of melFrameBatches(chunks, grid, filters, from, count)) out.set(batch.rows, (batch.first - from) * BANDS)
+  for await (const batch of melFrameBatches(chunks, grid, filters, from, count))
+    out.set(batch.rows, (batch.first - from) * BANDS)
   return out
 }
 
 /** The samples [from, to) that melFrames needs for frames [first, first + count) of a file of `samples` samples. */
-export function samplesFor(grid: FrameGrid, first: number, count: number, samples: number): { from: number; to: number } {
+export function samplesFor(
+  grid: FrameGrid,
+  first: number,
+  count: number,
+  samples: number,
+): { from: number; to: number } {
   return {
     from: Math.max(0, first * grid.hop - grid.fftSize / 2),
     to: Math.min(samples, Math.max(0, (first + count - 1) * grid.hop + grid.fftSize / 2)),
@@ -189,14 +216,22 @@ export function bandFloor(frames: Float32Array, offset: number, from: number, to
 
 /** The value that would be at index k of `v` sorted (Hoare's selection; `v` is reordered). */
 function nth(v: Float32Array, k: number): number {
-  let lo = 0, hi = v.length - 1
+  let lo = 0,
+    hi = v.length - 1
   while (lo < hi) {
     const pivot = v[(lo + hi) >> 1]
-    let i = lo, j = hi
+    let i = lo,
+      j = hi
     while (i <= j) {
       while (v[i] < pivot) i++
       while (v[j] > pivot) j--
-      if (i <= j) { const x = v[i]; v[i] = v[j]; v[j] = x; i++; j-- }
+      if (i <= j) {
+        const x = v[i]
+        v[i] = v[j]
+        v[j] = x
+        i++
+        j--
+      }
     }
     if (k <= j) hi = j
     else if (k >= i) lo = i
@@ -211,7 +246,10 @@ export function unitShape(v: Float32Array): Float32Array {
   for (let i = 0; i < v.length; i++) mean += v[i]
   mean /= v.length
   let norm = 0
-  for (let i = 0; i < v.length; i++) { v[i] -= mean; norm += v[i] * v[i] }
+  for (let i = 0; i < v.length; i++) {
+    v[i] -= mean
+    norm += v[i] * v[i]
+  }
   norm = Math.sqrt(norm)
   if (norm < 1e-6) v.fill(0)
   else for (let i = 0; i < v.length; i++) v[i] /= norm

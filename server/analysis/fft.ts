@@ -33,10 +33,18 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
   // the frame copied into the module's memory whole.
   // the transform's bin k (−1 ≤ k ≤ size/2 + 1) from its ordered real output [X0, X(size/2), re X1, im X1, …]:
   // X(−k) and X(size/2 + k) are the conjugates of X(k) and X(size/2 − k)
-  const re = (heap: Float32Array, k: number): number => k === 0 ? heap[output] : k === half ? heap[output + 1]
-    : k < 0 ? re(heap, -k) : k > half ? re(heap, size - k) : heap[output + 2 * k]
-  const im = (heap: Float32Array, k: number): number => k === 0 || k === half ? 0
-    : k < 0 ? -im(heap, -k) : k > half ? -im(heap, size - k) : heap[output + 2 * k + 1]
+  const re = (heap: Float32Array, k: number): number =>
+    k === 0
+      ? heap[output]
+      : k === half
+        ? heap[output + 1]
+        : k < 0
+          ? re(heap, -k)
+          : k > half
+            ? re(heap, size - k)
+            : heap[output + 2 * k]
+  const im = (heap: Float32Array, k: number): number =>
+    k === 0 || k === half ? 0 : k < 0 ? -im(heap, -k) : k > half ? -im(heap, size - k) : heap[output + 2 * k + 1]
   // bins 0, 1, size/2 − 1 and size/2, whose neighbours wrap around
   const edge = (heap: Float32Array, out: Float64Array, k: number) => {
     const r = 0.5 * re(heap, k) - 0.25 * (re(heap, k - 1) + re(heap, k + 1))
@@ -47,8 +55,10 @@ export async function powerSpectrum(size: number): Promise<PowerSpectrum> {
     const heap = m.HEAPF32 // looked up each time: the view is replaced if the module's memory grows
     heap.set(frame.subarray(at, at + size), input)
     m._pffft_transform_ordered(setup, input * 4, output * 4, work, FORWARD)
-    const from = Math.max(0, fromBin), end = Math.min(half + 1, toBin)
-    const inner0 = Math.max(from, 2), inner1 = Math.min(end, half - 1)
+    const from = Math.max(0, fromBin),
+      end = Math.min(half + 1, toBin)
+    const inner0 = Math.max(from, 2),
+      inner1 = Math.min(end, half - 1)
     for (let k = from; k < Math.min(end, inner0); k++) edge(heap, out, k)
     for (let k = inner0, o = output + 2 * inner0; k < inner1; k++, o += 2) {
       const r = 0.5 * heap[o] - 0.25 * (heap[o - 2] + heap[o + 2])

@@ -13,12 +13,16 @@ export class FileProgress {
   private stepped = 0
   private writing: Promise<void> = Promise.resolve()
 
-  constructor(private readonly job: RunningJob, private readonly blocks: number, private readonly steps: number) {}
+  constructor(
+    private readonly job: RunningJob,
+    private readonly blocks: number,
+    private readonly steps: number,
+  ) {}
 
   /** `n` more blocks scanned: the steps they complete are written (in order, after those before). */
   blocksScanned(n: number): void {
     this.blocksDone = Math.min(this.blocks, this.blocksDone + Math.max(0, n))
-    const due = Math.floor(this.steps * this.blocksDone / Math.max(1, this.blocks))
+    const due = Math.floor((this.steps * this.blocksDone) / Math.max(1, this.blocks))
     if (due <= this.stepped) return
     const more = due - this.stepped
     this.stepped = due

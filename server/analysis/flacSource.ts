@@ -1,5 +1,13 @@
 import { UnsupportedAudioError } from './audioErrors.js'
-import { Gatherer, mono, rangeOf, type AudioSource, type ChunkRange, type MonoChunk, type StoredBytes } from './audioChunks.js'
+import {
+  Gatherer,
+  mono,
+  rangeOf,
+  type AudioSource,
+  type ChunkRange,
+  type MonoChunk,
+  type StoredBytes,
+} from './audioChunks.js'
 
 // FLAC decoded frame by frame, starting at a frame near the first sample asked for (its frame headers carry
 // their sample number). The WebAssembly decoder (@wasm-audio-decoders/flac) and the frame parser
@@ -7,7 +15,13 @@ import { Gatherer, mono, rangeOf, type AudioSource, type ChunkRange, type MonoCh
 
 // ---- FLAC: frames parsed by codec-parser, decoded by libFLAC
 
-interface StreamInfo { sampleRate: number; channels: number; frames: number; maxBlockSize: number; firstFrame: number }
+interface StreamInfo {
+  sampleRate: number
+  channels: number
+  frames: number
+  maxBlockSize: number
+  firstFrame: number
+}
 
 /** STREAMINFO and where the audio frames begin (after the metadata blocks). */
 async function streamInfoOf(bytes: StoredBytes, head: Buffer): Promise<StreamInfo> {
@@ -28,7 +42,10 @@ async function streamInfoOf(bytes: StoredBytes, head: Buffer): Promise<StreamInf
   return { sampleRate, channels, frames, maxBlockSize, firstFrame: Math.min(at, bytes.size) }
 }
 
-interface FlacFrame { data: Uint8Array; header: { blockSize: number; sampleNumber?: number; frameNumber?: number } }
+interface FlacFrame {
+  data: Uint8Array
+  header: { blockSize: number; sampleNumber?: number; frameNumber?: number }
+}
 
 function* each<T>(it: Iterator<T>): Generator<T> {
   for (let r = it.next(); !r.done; r = it.next()) yield r.value
@@ -53,8 +70,12 @@ function sampleOf(frame: FlacFrame, fixedBlockSize: number): number {
 }
 
 /** Decoded mono pieces of FLAC frames and the frame each starts at; null when the first frame starts after `from`. */
-async function* flacPieces(stream: AsyncIterable<Buffer>, from: number, fixedBlockSize: number,
-  signal?: AbortSignal): AsyncGenerator<{ start: number; samples: Float32Array } | null> {
+async function* flacPieces(
+  stream: AsyncIterable<Buffer>,
+  from: number,
+  fixedBlockSize: number,
+  signal?: AbortSignal,
+): AsyncGenerator<{ start: number; samples: Float32Array } | null> {
   const { FLACDecoder } = await import('@wasm-audio-decoders/flac')
   const decoder = new FLACDecoder()
   await decoder.ready
@@ -64,11 +85,15 @@ async function* flacPieces(stream: AsyncIterable<Buffer>, from: number, fixedBlo
       signal?.throwIfAborted()
       if (position === null) {
         position = sampleOf(frames[0], fixedBlockSize || frames[0].header.blockSize)
-        if (from > 0 && position > from) { yield null; return }
+        if (from > 0 && position > from) {
+          yield null
+          return
+        }
       }
       // frames wholly before `from` are not decoded
       let skip = 0
-      while (skip < frames.length && position + frames[skip].header.blockSize <= from) position += frames[skip++].header.blockSize
+      while (skip < frames.length && position + frames[skip].header.blockSize <= from)
+        position += frames[skip++].header.blockSize
       if (skip === frames.length) continue
       const d = await decoder.decodeFrames(frames.slice(skip).map((f) => f.data))
       const samples = mono(d)
@@ -84,7 +109,13 @@ export async function flacSource(bytes: StoredBytes, head: Buffer): Promise<Audi
   const si = await streamInfoOf(bytes, head)
   let frames = si.frames
   const source: AudioSource = {
-    info: { format: 'flac', sampleRate: si.sampleRate, channels: si.channels, frames, duration: frames / si.sampleRate },
+    info: {
+      format: 'flac',
+      sampleRate: si.sampleRate,
+      channels: si.channels,
+      frames,
+      duration: frames / si.sampleRate,
+    },
     chunks: (o = {}) => flacChunks(bytes, si, rangeOf(o, frames, frames > 0), o.signal),
   }
   if (!frames) {
@@ -95,19 +126,27 @@ export async function flacSource(bytes: StoredBytes, head: Buffer): Promise<Audi
   return source
 }
 
-async function* flacChunks(bytes: StoredBytes, si: StreamInfo, r: ChunkRange,
-  signal?: AbortSignal): AsyncGenerator<MonoChunk> {
+async function* flacChunks(
+  bytes: StoredBytes,
+  si: StreamInfo,
+  r: ChunkRange,
+  signal?: AbortSignal,
+): AsyncGenerator<MonoChunk> {
   if (r.from >= r.to) return
   const gather = new Gatherer(r.from, r.to, r.chunkFrames)
   const audioBytes = bytes.size - si.firstFrame
   // a start a little before where the sample should be, by the file's average bytes per frame; further back when too late
   let margin = Math.max(2 * si.maxBlockSize * si.channels * 4, 64 * 1024)
-  let offset = r.from > 0 && si.frames > 0 ? si.firstFrame + Math.floor((r.from / si.frames) * audioBytes) : si.firstFrame
+  let offset =
+    r.from > 0 && si.frames > 0 ? si.firstFrame + Math.floor((r.from / si.frames) * audioBytes) : si.firstFrame
   for (;;) {
     const at = r.from > 0 ? Math.max(si.firstFrame, offset - margin) : si.firstFrame
     let tooLate = false
     for await (const piece of flacPieces(bytes.stream(at), r.from, si.maxBlockSize, signal)) {
-      if (!piece) { tooLate = true; break }
+      if (!piece) {
+        tooLate = true
+        break
+      }
       yield* gather.add(piece.start, piece.samples)
       if (gather.done) break
     }
@@ -116,4 +155,3 @@ async function* flacChunks(bytes: StoredBytes, si: StreamInfo, r: ChunkRange,
   }
   yield* gather.end()
 }
-

@@ -18,16 +18,23 @@ export type JobSearch = Pick<RunningJob, 'db' | 'job' | 'params' | 'owner'>
 
 /** The job's media files as a query over `media_files as m`, for its caller to join and select from. */
 export function jobMediaQuery(job: JobSearch, options: MediaSearchOptions = {}) {
-  const one = options.wholeSearch ? undefined : job.params.mediaFileId as number | undefined
+  const one = options.wholeSearch ? undefined : (job.params.mediaFileId as number | undefined)
   const library = job.params.library as number | undefined
   const folder = job.params.folder as string | undefined
   const project = job.job.project_id
-  const readable = job.db.selectFrom('media_files as m').where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
+  const readable = job.db
+    .selectFrom('media_files as m')
+    .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
   if (one !== undefined) return readable.where('m.id', '=', one)
   if (project === null && library === undefined) return readable.where(sql<boolean>`false`)
   return readable
-    .$if(project !== null, (q) => q.where('m.id', 'in', job.db.selectFrom('project_media_files')
-      .select('media_file_id').where('project_id', '=', project!)))
+    .$if(project !== null, (q) =>
+      q.where(
+        'm.id',
+        'in',
+        job.db.selectFrom('project_media_files').select('media_file_id').where('project_id', '=', project!),
+      ),
+    )
     .$if(library !== undefined, (q) => q.where('m.library_id', '=', library!))
     .$if(folder !== undefined, (q) => q.where('m.alias', 'like', startsWithPattern(folder!)))
 }

@@ -9,7 +9,10 @@ import { ALL_JOB_TYPES, type NamedType } from './catalog.js'
 export class JobTypeRowsDiffer extends Error {}
 
 /** What differs between the rows and the catalog, one phrase each; empty when they agree. */
-export function jobTypeDifferences(rows: readonly NamedType[], declared: readonly NamedType[] = ALL_JOB_TYPES): string[] {
+export function jobTypeDifferences(
+  rows: readonly NamedType[],
+  declared: readonly NamedType[] = ALL_JOB_TYPES,
+): string[] {
   const stored = new Map(rows.map((r) => [r.id, r.name]))
   const known = new Map(declared.map((t) => [t.id, t.name]))
   const out: string[] = []
@@ -26,6 +29,8 @@ export async function checkJobTypeRows(db: Kysely<DB>): Promise<void> {
   const rows = await db.selectFrom('job_types').select(['id', 'name']).orderBy('id').execute()
   const differences = jobTypeDifferences(rows)
   if (differences.length) {
-    throw new JobTypeRowsDiffer(`The job_types table differs from server/analysis/catalog.ts: ${differences.join('; ')}.`)
+    throw new JobTypeRowsDiffer(
+      `The job_types table differs from server/analysis/catalog.ts: ${differences.join('; ')}.`,
+    )
   }
 }

@@ -25,19 +25,33 @@ export async function labelsFileOf(db: Kysely<DB>, owner: Caller, fileName: stri
   // stored as folder/<stem>_<24 hex digits>.<ext> (newStoredName); the pattern's _ are literal
   const prefix = `${RESULT_FOLDER}/${stem}_`.replace(/[\\%_]/g, (c) => `\\${c}`)
   const stored = new RegExp(`^${RESULT_FOLDER}/${stem}_[0-9a-f]{24}\\.${ext}$`)
-  const rows = await db.selectFrom('job_result_files as f').innerJoin('jobs as j', 'j.id', 'f.job_id')
+  const rows = await db
+    .selectFrom('job_result_files as f')
+    .innerJoin('jobs as j', 'j.id', 'f.job_id')
     .select(['f.id', 'f.result_file'])
-    .where('j.user_id', '=', owner.id).where('f.result_file', 'like', `${prefix}%`)
-    .orderBy('f.id', 'desc').execute()
+    .where('j.user_id', '=', owner.id)
+    .where('f.result_file', 'like', `${prefix}%`)
+    .orderBy('f.id', 'desc')
+    .execute()
   return rows.find((r) => stored.test(r.result_file))?.result_file
 }
 
 /** The labels of a parameter value: those listed, separated by ;, or those of the file it names (read from storage). */
 export async function labelsOf(db: Kysely<DB>, storage: Storage, owner: Caller, value: string): Promise<string[]> {
-  if (!namesLabelsFile(value)) return value.split(';').map((l) => l.trim()).filter((l) => l !== '')
+  if (!namesLabelsFile(value))
+    return value
+      .split(';')
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
   const stored = await labelsFileOf(db, owner, value)
-  if (!stored) throw new Error(`No result file of yours named ${value.trim()}: upload the list with mas job result upload JOB ${value.trim()}.`)
+  if (!stored)
+    throw new Error(
+      `No result file of yours named ${value.trim()}: upload the list with mas job result upload JOB ${value.trim()}.`,
+    )
   const text = (await readWhole(storage, stored)).toString('utf8').replace(/^\uFEFF/, '')
   // one label a line; blank lines and # comments are passed over
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
 }

@@ -36,8 +36,15 @@ export function likenessIndex(shapes: Float32Array[], size: number): LikenessInd
   const residual = shapes.map((s) => Float64Array.from(s.subarray(0, size)))
   const basis: Float64Array[] = []
   while (basis.length < Math.min(MAX_DIRECTIONS, count)) {
-    let pick = -1, longest = 1e-3
-    residual.forEach((r, i) => { const l = norm(r); if (l > longest) { longest = l; pick = i } })
+    let pick = -1,
+      longest = 1e-3
+    residual.forEach((r, i) => {
+      const l = norm(r)
+      if (l > longest) {
+        longest = l
+        pick = i
+      }
+    })
     if (pick < 0) break
     const direction = residual[pick].map((x) => x / longest)
     for (const r of residual) {
@@ -57,7 +64,8 @@ export function likenessIndex(shapes: Float32Array[], size: number): LikenessInd
       const c = dotAt(basis[d], 0, s, size)
       coordinates[i * directions + d] = c
       captured += c * c
-      if ((d + 1) % STAGE === 0 || d === directions - 1) residuals[i * stages + Math.floor(d / STAGE)] = Math.sqrt(Math.max(0, 1 - captured))
+      if ((d + 1) % STAGE === 0 || d === directions - 1)
+        residuals[i * stages + Math.floor(d / STAGE)] = Math.sqrt(Math.max(0, 1 - captured))
     }
   }
   const flatBasis = new Float64Array(directions * size)
@@ -77,12 +85,16 @@ let bound = new Float64Array(0)
 export function nearestAbove(index: LikenessIndex, shape: Float32Array, floor = -Infinity): number {
   const { count, size, basis, directions, coordinates, residuals, shapes } = index
   if (directions === 0) return 0 // no shapes, or all of them flat
-  if (partial.length < count) { partial = new Float64Array(count); bound = new Float64Array(count) }
+  if (partial.length < count) {
+    partial = new Float64Array(count)
+    bound = new Float64Array(count)
+  }
   partial.fill(0, 0, count)
   const stages = Math.ceil(directions / STAGE)
   let captured = 0
   for (let stage = 0; stage < stages; stage++) {
-    const from = stage * STAGE, to = Math.min(directions, from + STAGE)
+    const from = stage * STAGE,
+      to = Math.min(directions, from + STAGE)
     for (let d = from; d < to; d++) {
       const c = dotAt(basis, d * size, shape, size)
       projected[d] = c
@@ -111,9 +123,16 @@ export function nearestAbove(index: LikenessIndex, shape: Float32Array, floor = 
 
 /** rows[at … at + n) · v[0 … n), four sums at a time: a row of the basis or of the shapes against a window's shape. */
 function dotAt(rows: Float64Array, at: number, v: Float32Array, n: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, k = 0
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0,
+    k = 0
   for (; k + 3 < n; k += 4) {
-    s0 += rows[at + k] * v[k]; s1 += rows[at + k + 1] * v[k + 1]; s2 += rows[at + k + 2] * v[k + 2]; s3 += rows[at + k + 3] * v[k + 3]
+    s0 += rows[at + k] * v[k]
+    s1 += rows[at + k + 1] * v[k + 1]
+    s2 += rows[at + k + 2] * v[k + 2]
+    s3 += rows[at + k + 3] * v[k + 3]
   }
   for (; k < n; k++) s0 += rows[at + k] * v[k]
   return s0 + s1 + s2 + s3

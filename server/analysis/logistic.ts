@@ -3,7 +3,10 @@
 // npm packages for it fit unweighted rows by plain gradient descent, so the fit is written here: the
 // penalised log-loss is minimised by L-BFGS, which needs only the gradient and converges in tens of steps.
 
-export interface Logistic { weights: Float32Array; bias: number }
+export interface Logistic {
+  weights: Float32Array
+  bias: number
+}
 
 export const sigmoid = (z: number) => 1 / (1 + Math.exp(-z))
 
@@ -19,7 +22,11 @@ export function probability(m: Logistic, x: ArrayLike<number>): number {
   return sigmoid(decision(m, x))
 }
 
-export interface LabelledRow { x: ArrayLike<number>; y: 0 | 1; weight: number }
+export interface LabelledRow {
+  x: ArrayLike<number>
+  y: 0 | 1
+  weight: number
+}
 
 /**
  * P(y = 1 | x) = sigmoid(w·x + b) minimising Σ weight·logloss + ridge/2·|w|² (the bias is not penalised).
@@ -40,7 +47,10 @@ export function fitLogistic(rows: LabelledRow[], ridge: number, iterations = 200
       for (let j = 0; j < d; j++) grad[j] += g * r.x[j]
       grad[d] += g
     }
-    for (let j = 0; j < d; j++) { f += 0.5 * ridge * p[j] * p[j]; grad[j] += ridge * p[j] }
+    for (let j = 0; j < d; j++) {
+      f += 0.5 * ridge * p[j] * p[j]
+      grad[j] += ridge * p[j]
+    }
     return f
   }
   const p = minimise(loss, new Float64Array(n), iterations)
@@ -48,14 +58,23 @@ export function fitLogistic(rows: LabelledRow[], ridge: number, iterations = 200
 }
 
 /** The minimum of a smooth convex function from `start`, by L-BFGS with a backtracking (Armijo) line search. */
-export function minimise(f: (p: Float64Array, grad: Float64Array) => number, start: Float64Array, iterations: number, memory = 10): Float64Array {
+export function minimise(
+  f: (p: Float64Array, grad: Float64Array) => number,
+  start: Float64Array,
+  iterations: number,
+  memory = 10,
+): Float64Array {
   const n = start.length
   let x = Float64Array.from(start)
   let g = new Float64Array(n)
   let fx = f(x, g)
-  const ss: Float64Array[] = [], ys: Float64Array[] = [], rhos: number[] = []
-  const dir = new Float64Array(n), alpha = new Array<number>(memory)
-  const xNew = new Float64Array(n), gNew = new Float64Array(n)
+  const ss: Float64Array[] = [],
+    ys: Float64Array[] = [],
+    rhos: number[] = []
+  const dir = new Float64Array(n),
+    alpha = new Array<number>(memory)
+  const xNew = new Float64Array(n),
+    gNew = new Float64Array(n)
   for (let it = 0; it < iterations; it++) {
     // the two-loop recursion: dir = −H g
     dir.set(g)
@@ -63,7 +82,9 @@ export function minimise(f: (p: Float64Array, grad: Float64Array) => number, sta
       alpha[i] = rhos[i] * dotOf(ss[i], dir)
       for (let j = 0; j < n; j++) dir[j] -= alpha[i] * ys[i][j]
     }
-    const gamma = ss.length ? dotOf(ss[ss.length - 1], ys[ys.length - 1]) / dotOf(ys[ys.length - 1], ys[ys.length - 1]) : 1 / Math.max(1, Math.sqrt(dotOf(g, g)))
+    const gamma = ss.length
+      ? dotOf(ss[ss.length - 1], ys[ys.length - 1]) / dotOf(ys[ys.length - 1], ys[ys.length - 1])
+      : 1 / Math.max(1, Math.sqrt(dotOf(g, g)))
     for (let j = 0; j < n; j++) dir[j] *= gamma
     for (let i = 0; i < ss.length; i++) {
       const beta = rhos[i] * dotOf(ys[i], dir)
@@ -71,25 +92,39 @@ export function minimise(f: (p: Float64Array, grad: Float64Array) => number, sta
     }
     for (let j = 0; j < n; j++) dir[j] = -dir[j]
     let slope = dotOf(g, dir)
-    if (slope >= 0) { // not a descent direction: start again from the gradient
+    if (slope >= 0) {
+      // not a descent direction: start again from the gradient
       for (let j = 0; j < n; j++) dir[j] = -g[j]
       slope = -dotOf(g, g)
-      ss.length = 0; ys.length = 0; rhos.length = 0
+      ss.length = 0
+      ys.length = 0
+      rhos.length = 0
     }
     if (-slope < 1e-12) break
-    let step = 1, fNew = Infinity
+    let step = 1,
+      fNew = Infinity
     for (let tries = 0; tries < 40; tries++, step /= 2) {
       for (let j = 0; j < n; j++) xNew[j] = x[j] + step * dir[j]
       fNew = f(xNew, gNew)
       if (fNew <= fx + 1e-4 * step * slope) break
     }
     if (!(fNew <= fx)) break
-    const s = new Float64Array(n), y = new Float64Array(n)
-    for (let j = 0; j < n; j++) { s[j] = xNew[j] - x[j]; y[j] = gNew[j] - g[j] }
+    const s = new Float64Array(n),
+      y = new Float64Array(n)
+    for (let j = 0; j < n; j++) {
+      s[j] = xNew[j] - x[j]
+      y[j] = gNew[j] - g[j]
+    }
     const sy = dotOf(s, y)
     if (sy > 1e-12) {
-      ss.push(s); ys.push(y); rhos.push(1 / sy)
-      if (ss.length > memory) { ss.shift(); ys.shift(); rhos.shift() }
+      ss.push(s)
+      ys.push(y)
+      rhos.push(1 / sy)
+      if (ss.length > memory) {
+        ss.shift()
+        ys.shift()
+        rhos.shift()
+      }
     }
     const improved = fx - fNew
     x = Float64Array.from(xNew)

@@ -27,22 +27,32 @@ const RATES: Record<number, number[]> = { 0: [11025, 12000, 8000], 2: [22050, 24
 /** The header at `at` of `b`, or null when there is no valid one (free-format frames included). */
 export function mpegFrameHeader(b: Uint8Array, at: number): MpegFrameHeader | null {
   if (at + 4 > b.length || b[at] !== 0xff || (b[at + 1] & 0xe0) !== 0xe0) return null
-  const version = (b[at + 1] >> 3) & 3, layer = (b[at + 1] >> 1) & 3
-  const bitrateIndex = b[at + 2] >> 4, rateIndex = (b[at + 2] >> 2) & 3, padding = (b[at + 2] >> 1) & 1
+  const version = (b[at + 1] >> 3) & 3,
+    layer = (b[at + 1] >> 1) & 3
+  const bitrateIndex = b[at + 2] >> 4,
+    rateIndex = (b[at + 2] >> 2) & 3,
+    padding = (b[at + 2] >> 1) & 1
   if (version === 1 || layer === 0 || bitrateIndex === 0 || bitrateIndex === 15 || rateIndex === 3) return null
   const v1 = version === 3
   const sampleRate = RATES[version][rateIndex]
-  const kind = (b[at + 1] & 0x1e) << 8 | (rateIndex << 2)
-  if (layer === 3) { // Layer I
+  const kind = ((b[at + 1] & 0x1e) << 8) | (rateIndex << 2)
+  if (layer === 3) {
+    // Layer I
     const kbps = (v1 ? KBPS.v1l1 : KBPS.v2l1)[bitrateIndex]
     return { length: (Math.floor((12000 * kbps) / sampleRate) + padding) * 4, samples: 384, sampleRate, kind }
   }
-  if (layer === 2) { // Layer II
+  if (layer === 2) {
+    // Layer II
     const kbps = (v1 ? KBPS.v1l2 : KBPS.v2l23)[bitrateIndex]
     return { length: Math.floor((144000 * kbps) / sampleRate) + padding, samples: 1152, sampleRate, kind }
   }
   const kbps = (v1 ? KBPS.v1l3 : KBPS.v2l23)[bitrateIndex]
-  return { length: Math.floor(((v1 ? 144000 : 72000) * kbps) / sampleRate) + padding, samples: v1 ? 1152 : 576, sampleRate, kind }
+  return {
+    length: Math.floor(((v1 ? 144000 : 72000) * kbps) / sampleRate) + padding,
+    samples: v1 ? 1152 : 576,
+    sampleRate,
+    kind,
+  }
 }
 
 /** Bytes of an ID3v2 tag at the start of `head` (10 bytes of it suffice), 0 when there is none. */
@@ -74,7 +84,9 @@ export function infoFrame(frame: Uint8Array): Gapless | null {
   if (x < 0 || x + 8 > b.length) return null
   const flags = b.readUInt32BE(x + 4)
   const tag = x + 8 + (flags & 1 ? 4 : 0) + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0)
-  if (tag + 24 > b.length || !/^(LAME|Lavf|Lavc|GOGO)/.test(b.toString('latin1', tag, tag + 4))) return { skip: 0, endTrim: 0 }
-  const delay = (b[tag + 21] << 4) | (b[tag + 22] >> 4), padding = ((b[tag + 22] & 0x0f) << 8) | b[tag + 23]
+  if (tag + 24 > b.length || !/^(LAME|Lavf|Lavc|GOGO)/.test(b.toString('latin1', tag, tag + 4)))
+    return { skip: 0, endTrim: 0 }
+  const delay = (b[tag + 21] << 4) | (b[tag + 22] >> 4),
+    padding = ((b[tag + 22] & 0x0f) << 8) | b[tag + 23]
   return { skip: delay + DECODER_DELAY, endTrim: Math.max(0, padding - DECODER_DELAY) }
 }

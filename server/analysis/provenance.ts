@@ -9,7 +9,10 @@ import type { ParamValues, RunningJob } from './jobType.js'
  * `chosen`: parameters the job chose for itself (a random seed), so the provenance says how to make the tags again. */
 export function jobProvenance(typeName: string, job: RunningJob, chosen: ParamValues = {}): string {
   const provenance: Provenance = {
-    source: `mas ${typeName}`, version: MAS_VERSION, job: job.job.parent_job_id ?? job.job.id, parameters: { ...job.params, ...chosen },
+    source: `mas ${typeName}`,
+    version: MAS_VERSION,
+    job: job.job.parent_job_id ?? job.job.id,
+    parameters: { ...job.params, ...chosen },
   }
   return JSON.stringify(provenance)
 }
@@ -17,8 +20,12 @@ export function jobProvenance(typeName: string, job: RunningJob, chosen: ParamVa
 /** The provenance of the tags a model writes for `job`: the model's name, its own version and its file's md5. */
 export function modelProvenance(model: { name: string; version: string; md5: string }, job: RunningJob): string {
   const provenance: Provenance = {
-    source: `model ${model.name}`, version: model.version, checksum: `md5:${model.md5}`, job: job.job.parent_job_id ?? job.job.id,
-    parameters: job.params, mas: MAS_VERSION,
+    source: `model ${model.name}`,
+    version: model.version,
+    checksum: `md5:${model.md5}`,
+    job: job.job.parent_job_id ?? job.job.id,
+    parameters: job.params,
+    mas: MAS_VERSION,
   }
   return JSON.stringify(provenance)
 }
@@ -27,7 +34,11 @@ export function modelProvenance(model: { name: string; version: string; md5: str
  * model's own name and version. */
 export function builtInModelProvenance(typeName: string, model: string, job: RunningJob): string {
   const provenance: Provenance = {
-    source: `mas ${typeName}`, version: MAS_VERSION, model, job: job.job.parent_job_id ?? job.job.id, parameters: job.params,
+    source: `mas ${typeName}`,
+    version: MAS_VERSION,
+    model,
+    job: job.job.parent_job_id ?? job.job.id,
+    parameters: job.params,
   }
   return JSON.stringify(provenance)
 }

@@ -22,12 +22,23 @@ export function resultName(fileName: string): string {
  * Insert the row naming `name` and move the bytes into place before its transaction commits, as media
  * import does: a crash can leave at worst a file without a row, never a row without its file.
  */
-export async function insertWithFile(db: Kysely<DB>, pending: Pending, name: string,
-  values: { job: number; notes: string; creationDate?: string }) {
+export async function insertWithFile(
+  db: Kysely<DB>,
+  pending: Pending,
+  name: string,
+  values: { job: number; notes: string; creationDate?: string },
+) {
   const write = async (trx: Kysely<DB>) => {
-    const row = await trx.insertInto('job_result_files')
-      .values({ job_id: values.job, creation_date: values.creationDate ?? localTimestamp(), result_file: name, notes: values.notes })
-      .returningAll().executeTakeFirstOrThrow()
+    const row = await trx
+      .insertInto('job_result_files')
+      .values({
+        job_id: values.job,
+        creation_date: values.creationDate ?? localTimestamp(),
+        result_file: name,
+        notes: values.notes,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
     await pending.commit(name)
     return row
   }
@@ -39,9 +50,16 @@ export async function insertWithFile(db: Kysely<DB>, pending: Pending, name: str
  * Store a file a job produced as a JobResultFile of `jobId` (for workers). `content` streams into storage;
  * the stored name keeps a sanitised form of `fileName`. Returns the new row.
  */
-export async function storeResultFile(db: Kysely<DB>, storage: Storage, jobId: number, fileName: string,
-  content: Readable | AsyncIterable<Buffer> | Buffer | string, notes = '') {
-  const source = typeof content === 'string' || Buffer.isBuffer(content) ? Readable.from([Buffer.from(content)]) : content
+export async function storeResultFile(
+  db: Kysely<DB>,
+  storage: Storage,
+  jobId: number,
+  fileName: string,
+  content: Readable | AsyncIterable<Buffer> | Buffer | string,
+  notes = '',
+) {
+  const source =
+    typeof content === 'string' || Buffer.isBuffer(content) ? Readable.from([Buffer.from(content)]) : content
   const pending = await storage.receive(source)
   try {
     return await insertWithFile(db, pending, resultName(fileName), { job: jobId, notes })

@@ -7,7 +7,12 @@ import type { RunningJob } from './jobType.js'
 // The record of why a job failed: a JobResultFile `error.txt` whose notes hold
 // the reason in one line, written in the transaction that ends the job in Error.
 
-export async function recordFailure(trx: Transaction<DB>, storage: Storage, jobId: number, reason: string): Promise<void> {
+export async function recordFailure(
+  trx: Transaction<DB>,
+  storage: Storage,
+  jobId: number,
+  reason: string,
+): Promise<void> {
   const line = oneLine(reason)
   await storeResultFile(trx, storage, jobId, 'error.txt', `${line}\n`, line)
 }
@@ -26,6 +31,7 @@ export function oneLine(s: string): string {
 
 /** A result file's CSV text: the header, then a row each, text quoted where it must be. */
 export function csvText(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
-  const cell = (v: string | number) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v))
+  const cell = (v: string | number) =>
+    typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v)
   return [header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n'
 }

@@ -28,12 +28,33 @@ type Candidates = SelectQueryBuilder<DB & { t: DB['tags'] }, 't', Tag>
 /** The tags of the set the reviewer may be given: not decided by the reviewer (a skip included), nor, without
  * overlap, decided (yes, no or unsure) by anybody; within the filters. */
 function candidates(db: Db, o: QueueOptions): Candidates {
-  let q = db.selectFrom('tags as t').selectAll('t').where('t.tag_set_id', '=', o.tagSet)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('tag_reviews as mine').select(sql.lit(1).as('one'))
-      .whereRef('mine.tag_id', '=', 't.id').where('mine.user_id', '=', o.reviewer))))
+  let q = db
+    .selectFrom('tags as t')
+    .selectAll('t')
+    .where('t.tag_set_id', '=', o.tagSet)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('tag_reviews as mine')
+            .select(sql.lit(1).as('one'))
+            .whereRef('mine.tag_id', '=', 't.id')
+            .where('mine.user_id', '=', o.reviewer),
+        ),
+      ),
+    )
   if (!o.overlap) {
-    q = q.where((eb) => eb.not(eb.exists(eb.selectFrom('tag_reviews as other').select(sql.lit(1).as('one'))
-      .whereRef('other.tag_id', '=', 't.id').where('other.decision', '<>', 'skip'))))
+    q = q.where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('tag_reviews as other')
+            .select(sql.lit(1).as('one'))
+            .whereRef('other.tag_id', '=', 't.id')
+            .where('other.decision', '<>', 'skip'),
+        ),
+      ),
+    )
   }
   if (o.tagClass !== undefined) q = q.where('t.tag_class_id', '=', o.tagClass)
   if (o.mediaFile !== undefined) q = q.where('t.media_file_id', '=', o.mediaFile)
@@ -61,14 +82,28 @@ function byPart(rows: Array<Tag & { part: unknown }>, count: number): Tag[][] {
 async function fromIds(db: Db, q: Candidates, starts: number[], high: number, limit: number): Promise<Tag[][]> {
   const values = sql.join(starts.map((low, i) => sql`(${low}::integer, ${sql.lit(i)})`))
   const bounds = sql<{ low: number; part: number }>`(select * from (values ${values}) as v(low, part))`
-  const rows = await db.selectFrom(bounds.as('b'))
-    .innerJoinLateral(q.where('t.id', '>=', sql<number>`b.low`).where('t.id', '<=', high).orderBy('t.id').limit(sql.lit(limit)).as('s'), (join) => join.onTrue())
-    .selectAll('s').select('b.part').execute()
+  const rows = await db
+    .selectFrom(bounds.as('b'))
+    .innerJoinLateral(
+      q
+        .where('t.id', '>=', sql<number>`b.low`)
+        .where('t.id', '<=', high)
+        .orderBy('t.id')
+        .limit(sql.lit(limit))
+        .as('s'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('s')
+    .select('b.part')
+    .execute()
   return byPart(rows as Array<Tag & { part: unknown }>, starts.length)
 }
 
 /** A band's draw: its tags from `pivot` on, then from its start. */
-interface BandDraw { band: number; pivot: number }
+interface BandDraw {
+  band: number
+  pivot: number
+}
 
 /** The first `limit` candidates of each band from its pivot on (in strength order), and when those are fewer, from
  * the band's start: as one statement, a lateral join over the bands, each two index range scans of which the
@@ -77,17 +112,36 @@ interface BandDraw { band: number; pivot: number }
  * limit its generic plan was costed as a thousand ranges of a tenth of the set each, never chosen, and every
  * request was planned again (1.1 ms, twice its execution; BENCHMARKS.md, "Reviewing machine tags"). */
 async function inBands(db: Db, q: Candidates, draws: BandDraw[], limit: number): Promise<Tag[][]> {
-  const values = sql.join(draws.map((d, i) => sql`(${d.pivot}::float8, ${bandLow(d.band)}::float8, ${bandHigh(d.band)}::float8, ${sql.lit(i)}, ${sql.lit(d.band)})`))
-  const bounds = sql<{ pivot: number; low: number; high: number; part: number; band: number }>`(select * from (values ${values}) as v(pivot, low, high, part, band))`
+  const values = sql.join(
+    draws.map(
+      (d, i) =>
+        sql`(${d.pivot}::float8, ${bandLow(d.band)}::float8, ${bandHigh(d.band)}::float8, ${sql.lit(i)}, ${sql.lit(d.band)})`,
+    ),
+  )
+  const bounds = sql<{
+    pivot: number
+    low: number
+    high: number
+    part: number
+    band: number
+  }>`(select * from (values ${values}) as v(pivot, low, high, part, band))`
   // the range only bounds the index scan; the band a tag is in is the summary's, the one SQL definition
   const inBand = q.where(sql<number>`tag_strength_band(t.strength)`, '=', sql<number>`b.band`)
-  const from = (low: string, high: string) => inBand.where('t.strength', '>=', sql<number>`${sql.ref(low)}`)
-    .where('t.strength', '<=', sql<number>`${sql.ref(high)}`).orderBy('t.strength').orderBy('t.id').limit(sql.lit(limit))
+  const from = (low: string, high: string) =>
+    inBand
+      .where('t.strength', '>=', sql<number>`${sql.ref(low)}`)
+      .where('t.strength', '<=', sql<number>`${sql.ref(high)}`)
+      .orderBy('t.strength')
+      .orderBy('t.id')
+      .limit(sql.lit(limit))
   // a tag at the pivot is read by both ranges, and taken once (roundRobin)
   const both = sql<Tag>`(select * from ((${from('b.pivot', 'b.high')}) union all (${from('b.low', 'b.pivot')})) as u limit ${sql.lit(limit)})`
-  const rows = await db.selectFrom(bounds.as('b'))
+  const rows = await db
+    .selectFrom(bounds.as('b'))
     .innerJoinLateral(both.as('s'), (join) => join.onTrue())
-    .selectAll('s').select('b.part').execute()
+    .selectAll('s')
+    .select('b.part')
+    .execute()
   return byPart(rows as Array<Tag & { part: unknown }>, draws.length)
 }
 
@@ -97,8 +151,8 @@ async function inBands(db: Db, q: Candidates, draws: BandDraw[], limit: number):
  * strengths of 1 and above are in the last band, below 0 in the first: tag_strength_band, migration
  * 2026_11_28_3401). */
 const BAND_SLACK = 1e-9
-const bandLow = (b: number) => b === 0 ? -Infinity : b / BANDS - BAND_SLACK
-const bandHigh = (b: number) => b === BANDS - 1 ? NaN : (b + 1) / BANDS + BAND_SLACK
+const bandLow = (b: number) => (b === 0 ? -Infinity : b / BANDS - BAND_SLACK)
+const bandHigh = (b: number) => (b === BANDS - 1 ? NaN : (b + 1) / BANDS + BAND_SLACK)
 
 /** Rows taken from each list in turn, without repeats, until there are n. */
 function roundRobin(lists: Tag[][], n: number): Tag[] {
@@ -107,7 +161,10 @@ function roundRobin(lists: Tag[][], n: number): Tag[] {
   for (let i = 0; out.length < n && lists.some((l) => l.length > i); i++) {
     for (const list of lists) {
       const row = list[i]
-      if (row && !seen.has(row.id) && out.length < n) { seen.add(row.id); out.push(row) }
+      if (row && !seen.has(row.id) && out.length < n) {
+        seen.add(row.id)
+        out.push(row)
+      }
     }
   }
   return out
@@ -140,10 +197,16 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
       // in turn, so a band short of tags leaves its share to the others; first a band's share of each, then, when
       // some band is short, up to n of each
       const draws = Array.from({ length: BANDS }, (_, band) => ({ band, pivot: (band + random()) / BANDS }))
-      const order = shuffled(Array.from({ length: BANDS }, (_, b) => b), random)
+      const order = shuffled(
+        Array.from({ length: BANDS }, (_, b) => b),
+        random,
+      )
       const draw = async (limit: number) => {
         const read = await inBands(db, q, draws, limit)
-        return roundRobin(order.map((b) => read[b]), o.n)
+        return roundRobin(
+          order.map((b) => read[b]),
+          o.n,
+        )
       }
       const share = Math.ceil(o.n / BANDS)
       const first = await draw(share)
@@ -152,15 +215,22 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
     case 'random': {
       // the first candidate at or after each of n random ids of the set's range; short of n (ids taken twice, a
       // sparse range), the rest from the start of the range on
-      const range = await db.selectFrom('tags').where('tag_set_id', '=', o.tagSet)
-        .select((eb) => [eb.fn.min('id').as('low'), eb.fn.max('id').as('high')]).executeTakeFirst()
+      const range = await db
+        .selectFrom('tags')
+        .where('tag_set_id', '=', o.tagSet)
+        .select((eb) => [eb.fn.min('id').as('low'), eb.fn.max('id').as('high')])
+        .executeTakeFirst()
       if (!range || range.low === null || range.high === null) return []
-      const low = Number(range.low); const high = Number(range.high)
+      const low = Number(range.low)
+      const high = Number(range.high)
       const pivots = Array.from({ length: o.n }, () => low + Math.floor(random() * (high - low + 1)))
       const read = await fromIds(db, q, [...pivots, low], high, 1)
       const picked = roundRobin([read.slice(0, -1).flat()], o.n)
       if (picked.length === o.n) return picked
-      const rest = await q.orderBy('t.id').limit(2 * o.n).execute()
+      const rest = await q
+        .orderBy('t.id')
+        .limit(2 * o.n)
+        .execute()
       return roundRobin([[...picked, ...rest]], o.n)
     }
   }
@@ -168,13 +238,13 @@ export async function reviewQueue(db: Db, o: QueueOptions): Promise<Tag[]> {
 
 /** Strongest first, ties by id; a strength that is no number after every other. */
 function byStrength(a: Tag, b: Tag): number {
-  const strength = (t: Tag) => Number.isNaN(t.strength) ? -Infinity : t.strength
+  const strength = (t: Tag) => (Number.isNaN(t.strength) ? -Infinity : t.strength)
   return Number(Number.isNaN(a.strength)) - Number(Number.isNaN(b.strength)) || strength(b) - strength(a) || a.id - b.id
 }
 
 /** Nearest to 0.5 first, ties by id; a strength that is no number (NaN: no probability at all) after every other. */
 function byUncertainty(a: Tag, b: Tag): number {
-  const distance = (t: Tag) => Number.isNaN(t.strength) ? Infinity : Math.abs(t.strength - 0.5)
+  const distance = (t: Tag) => (Number.isNaN(t.strength) ? Infinity : Math.abs(t.strength - 0.5))
   return Number(Number.isNaN(a.strength)) - Number(Number.isNaN(b.strength)) || distance(a) - distance(b) || a.id - b.id
 }
 
@@ -182,8 +252,8 @@ function byUncertainty(a: Tag, b: Tag): number {
 function shuffled<T>(items: T[], random: () => number): T[] {
   const out = [...items]
   for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]]
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j], out[i]]
   }
   return out
 }

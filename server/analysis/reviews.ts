@@ -7,7 +7,7 @@ import { tagsByBand } from './bandCounts.js'
 // strength, estimated from the decisions.
 
 export const DECISIONS = ['yes', 'no', 'unsure', 'skip'] as const
-export type Decision = typeof DECISIONS[number]
+export type Decision = (typeof DECISIONS)[number]
 /** what the decisions on one tag say together: `skip` says nothing, and is left out */
 export type Consensus = 'yes' | 'no' | 'unsure'
 
@@ -20,7 +20,11 @@ export const bandOf = (strength: Expression<number>) => sql<number>`tag_strength
 
 /** The consensus of a tag's counts of yes, no and unsure decisions, in SQL: the most frequent one, a tie unsure;
  * null when there are none (skipped only). */
-export const consensusOf = (yes: Expression<number>, no: Expression<number>, unsure: Expression<number>) => sql<Consensus | null>`case
+export const consensusOf = (
+  yes: Expression<number>,
+  no: Expression<number>,
+  unsure: Expression<number>,
+) => sql<Consensus | null>`case
   when ${yes} + ${no} + ${unsure} = 0 then null
   when ${yes} > ${no} and ${yes} > ${unsure} then 'yes'
   when ${no} > ${yes} and ${no} > ${unsure} then 'no'
@@ -33,13 +37,27 @@ const counted = (decision: Decision) => sql<number>`count(*) filter (where d.dec
  * by the `no` decisions (`named_class_id`). One pass over the set's decisions (by their copy of their tag's set,
  * migration 2026_11_27_3401), each joined to its tag by its id. */
 export function decisionsByTag(db: Db, tagSetId: number) {
-  return db.selectFrom('tag_reviews as d').innerJoin('tags as dt', 'dt.id', 'd.tag_id')
-    .where('d.tag_set_id', '=', tagSetId).where('dt.tag_set_id', '=', tagSetId)
+  return db
+    .selectFrom('tag_reviews as d')
+    .innerJoin('tags as dt', 'dt.id', 'd.tag_id')
+    .where('d.tag_set_id', '=', tagSetId)
+    .where('dt.tag_set_id', '=', tagSetId)
     .groupBy('dt.id')
     .select([
-      'dt.id', 'dt.media_file_id', 'dt.start_time', 'dt.end_time', 'dt.min_frequency', 'dt.max_frequency', 'dt.tag_class_id', 'dt.strength',
+      'dt.id',
+      'dt.media_file_id',
+      'dt.start_time',
+      'dt.end_time',
+      'dt.min_frequency',
+      'dt.max_frequency',
+      'dt.tag_class_id',
+      'dt.strength',
       consensusOf(counted('yes'), counted('no'), counted('unsure')).as('consensus'),
-      sql<number | null>`mode() within group (order by d.tag_class_id) filter (where d.decision = 'no' and d.tag_class_id is not null)`.as('named_class_id'),
+      sql<
+        number | null
+      >`mode() within group (order by d.tag_class_id) filter (where d.decision = 'no' and d.tag_class_id is not null)`.as(
+        'named_class_id',
+      ),
     ])
 }
 
@@ -49,18 +67,36 @@ export function decisionsByTag(db: Db, tagSetId: number) {
  * class and strength (migration 2026_11_27_3401), none joined to its tag; counted in the database, which sends
  * a few rows a class rather than one a decided tag. */
 function decisionsByBand(db: Db, tagSetId: number) {
-  return db.with('per_tag', (w) => w.selectFrom('tag_reviews as d').where('d.tag_set_id', '=', tagSetId).groupBy('d.tag_id').select([
-    sql<number>`min(d.tagged_class_id)`.as('tag_class_id'), sql<number>`min(d.tag_strength)`.as('strength'),
-    counted('yes').as('yes'), counted('no').as('no'), counted('unsure').as('unsure'), counted('skip').as('skip'),
-  ])).selectFrom('per_tag as p').select((eb) => [
-    'p.tag_class_id', bandOf(eb.ref('p.strength')).as('band'), consensusOf(eb.ref('p.yes'), eb.ref('p.no'), eb.ref('p.unsure')).as('consensus'),
-    sql<number>`count(*)::integer`.as('tags'),
-    sql<number>`sum(p.yes)::integer`.as('yes'), sql<number>`sum(p.no)::integer`.as('no'),
-    sql<number>`sum(p.unsure)::integer`.as('unsure'), sql<number>`sum(p.skip)::integer`.as('skip'),
-    sql<number>`count(*) filter (where p.yes + p.no + p.unsure > 1)::integer`.as('reviewed_by_many'),
-    sql<number>`count(*) filter (where p.yes + p.no + p.unsure > 1
+  return db
+    .with('per_tag', (w) =>
+      w
+        .selectFrom('tag_reviews as d')
+        .where('d.tag_set_id', '=', tagSetId)
+        .groupBy('d.tag_id')
+        .select([
+          sql<number>`min(d.tagged_class_id)`.as('tag_class_id'),
+          sql<number>`min(d.tag_strength)`.as('strength'),
+          counted('yes').as('yes'),
+          counted('no').as('no'),
+          counted('unsure').as('unsure'),
+          counted('skip').as('skip'),
+        ]),
+    )
+    .selectFrom('per_tag as p')
+    .select((eb) => [
+      'p.tag_class_id',
+      bandOf(eb.ref('p.strength')).as('band'),
+      consensusOf(eb.ref('p.yes'), eb.ref('p.no'), eb.ref('p.unsure')).as('consensus'),
+      sql<number>`count(*)::integer`.as('tags'),
+      sql<number>`sum(p.yes)::integer`.as('yes'),
+      sql<number>`sum(p.no)::integer`.as('no'),
+      sql<number>`sum(p.unsure)::integer`.as('unsure'),
+      sql<number>`sum(p.skip)::integer`.as('skip'),
+      sql<number>`count(*) filter (where p.yes + p.no + p.unsure > 1)::integer`.as('reviewed_by_many'),
+      sql<number>`count(*) filter (where p.yes + p.no + p.unsure > 1
       and (p.yes > 0)::integer + (p.no > 0)::integer + (p.unsure > 0)::integer > 1)::integer`.as('disagreements'),
-  ]).groupBy(['p.tag_class_id', sql`band`, sql`consensus`])
+    ])
+    .groupBy(['p.tag_class_id', sql`band`, sql`consensus`])
 }
 
 export interface ReviewedTag {
@@ -83,11 +119,20 @@ export async function reviewedTags(db: Db, tagSetId: number): Promise<ReviewedTa
   return rows.flatMap((r) => {
     const { consensus } = r
     if (!consensus) return [] // skipped only
-    return [{
-      tag: r.id, mediaFile: r.media_file_id, startTime: r.start_time, endTime: r.end_time,
-      minFrequency: r.min_frequency, maxFrequency: r.max_frequency, tagClass: r.tag_class_id, strength: r.strength,
-      consensus, namedClass: consensus === 'no' && r.named_class_id !== null ? Number(r.named_class_id) : null,
-    }]
+    return [
+      {
+        tag: r.id,
+        mediaFile: r.media_file_id,
+        startTime: r.start_time,
+        endTime: r.end_time,
+        minFrequency: r.min_frequency,
+        maxFrequency: r.max_frequency,
+        tagClass: r.tag_class_id,
+        strength: r.strength,
+        consensus,
+        namedClass: consensus === 'no' && r.named_class_id !== null ? Number(r.named_class_id) : null,
+      },
+    ]
   })
 }
 
@@ -100,12 +145,17 @@ export function wilson(k: number, n: number): { low: number; high: number } | nu
   const p = k / n
   const z2 = Z95 * Z95
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-  const half = (Z95 * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+  const half = (Z95 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n)
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) }
 }
 
 /** One strength band of a class: its tags, and the consensus of those decided. */
-export interface BandCounts { tags: number; yes: number; no: number; unsure: number }
+export interface BandCounts {
+  tags: number
+  yes: number
+  no: number
+  unsure: number
+}
 
 export interface BandEstimate extends BandCounts {
   min: number
@@ -137,7 +187,7 @@ export interface PrecisionEstimate {
   at95: { threshold: number; tags: number } | null
 }
 
-const edge = (b: number) => Math.round(b * 1000 / BANDS) / 1000
+const edge = (b: number) => Math.round((b * 1000) / BANDS) / 1000
 
 /** Precision by strength from the counts of each band (BANDS of them): each band's share of `yes` with its Wilson
  * interval, and, above each band's lower edge, the post-stratified estimate, so that decisions drawn by any
@@ -146,10 +196,19 @@ export function estimatePrecision(counts: BandCounts[]): PrecisionEstimate {
   const bands = counts.map((c, b): BandEstimate => {
     const decided = c.yes + c.no
     const interval = wilson(c.yes, decided)
-    return { min: edge(b), max: edge(b + 1), ...c, precision: decided ? c.yes / decided : null, low: interval?.low ?? null, high: interval?.high ?? null }
+    return {
+      min: edge(b),
+      max: edge(b + 1),
+      ...c,
+      precision: decided ? c.yes / decided : null,
+      low: interval?.low ?? null,
+      high: interval?.high ?? null,
+    }
   })
   const thresholds = bands.map((_, k): ThresholdEstimate => {
-    let tags = 0; let weighted = 0; let covered = 0
+    let tags = 0
+    let weighted = 0
+    let covered = 0
     for (const band of bands.slice(k)) {
       tags += band.tags
       if (band.precision === null) continue
@@ -189,8 +248,13 @@ export async function reviewSummary(db: Db, tagSetId: number): Promise<ClassSumm
       c = {
         counts: Array.from({ length: BANDS }, () => ({ tags: 0, yes: 0, no: 0, unsure: 0 })),
         summary: {
-          tagClass, tags: 0, decisions: { yes: 0, no: 0, unsure: 0, skip: 0 }, consensus: { yes: 0, no: 0, unsure: 0 },
-          reviewedByMany: 0, disagreements: 0, disagreementRate: null,
+          tagClass,
+          tags: 0,
+          decisions: { yes: 0, no: 0, unsure: 0, skip: 0 },
+          consensus: { yes: 0, no: 0, unsure: 0 },
+          reviewedByMany: 0,
+          disagreements: 0,
+          disagreementRate: null,
         },
       }
       classes.set(tagClass, c)
@@ -205,16 +269,21 @@ export async function reviewSummary(db: Db, tagSetId: number): Promise<ClassSumm
   for (const r of decided) {
     const c = of(r.tag_class_id)
     const d = c.summary.decisions
-    d.yes += r.yes; d.no += r.no; d.unsure += r.unsure; d.skip += r.skip
+    d.yes += r.yes
+    d.no += r.no
+    d.unsure += r.unsure
+    d.skip += r.skip
     if (!r.consensus) continue
     c.counts[r.band][r.consensus] += r.tags
     c.summary.consensus[r.consensus] += r.tags
     c.summary.reviewedByMany += r.reviewed_by_many
     c.summary.disagreements += r.disagreements
   }
-  return [...classes.values()].sort((a, b) => a.summary.tagClass - b.summary.tagClass).map(({ counts, summary }) => ({
-    ...summary,
-    disagreementRate: summary.reviewedByMany ? summary.disagreements / summary.reviewedByMany : null,
-    ...estimatePrecision(counts),
-  }))
+  return [...classes.values()]
+    .sort((a, b) => a.summary.tagClass - b.summary.tagClass)
+    .map(({ counts, summary }) => ({
+      ...summary,
+      disagreementRate: summary.reviewedByMany ? summary.disagreements / summary.reviewedByMany : null,
+      ...estimatePrecision(counts),
+    }))
 }

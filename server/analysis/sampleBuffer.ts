@@ -11,7 +11,9 @@ export class SampleBuffer {
   length = 0
 
   /** the stream's index after the last sample held */
-  get end(): number { return this.start + this.length }
+  get end(): number {
+    return this.start + this.length
+  }
 
   /** Forgets the samples before the stream's index `keepFrom` (none after the end), then appends `chunk`. */
   append(chunk: Float32Array, keepFrom: number): void {

@@ -2,8 +2,17 @@ import type { AudioSource } from './audioSource.js'
 import { scoreWindow, type Detector } from './detector.js'
 import { embedWindow, StretchSums } from './embedding.js'
 import {
-  BANDS, bandFloor, blockFrames, frameGrid, framesIn, melFilters, melFrameBatches, samplesFor, WINDOW_STEP_FRAMES,
-  type BandRange, type FrameGrid,
+  BANDS,
+  bandFloor,
+  blockFrames,
+  frameGrid,
+  framesIn,
+  melFilters,
+  melFrameBatches,
+  samplesFor,
+  WINDOW_STEP_FRAMES,
+  type BandRange,
+  type FrameGrid,
 } from './features.js'
 
 // A detector run over a stretch of one file, block by block (docs/decisions.md §20): the frames of one
@@ -11,7 +20,12 @@ import {
 // file. A long file is split into stretches of whole blocks, scanned side by side on worker threads
 // (threads.ts); a window belongs to the block it starts in, so the split changes nothing.
 
-export interface Candidate { start: number; end: number; classIndex: number; strength: number }
+export interface Candidate {
+  start: number
+  end: number
+  classIndex: number
+  strength: number
+}
 
 export interface ScanResult {
   /** windows scored */
@@ -41,7 +55,11 @@ export function planFile(sampleRate: number, samples: number, windowSeconds: num
   const windowFrames = Math.max(1, Math.min(asked, totalFrames))
   const perBlock = blockFrames(grid)
   return {
-    grid, totalFrames, windowFrames, fitted: windowFrames < asked, perBlock,
+    grid,
+    totalFrames,
+    windowFrames,
+    fitted: windowFrames < asked,
+    perBlock,
     windowSeconds: windowFrames < asked ? samples / sampleRate : windowSeconds,
     blocks: Math.max(1, Math.floor(totalFrames / perBlock)),
   }
@@ -54,35 +72,70 @@ export interface Taken {
   /** the examples themselves (when the file is an example recording): no candidate lies half or more on one, or holds half of one */
   examples: Span[]
 }
-export interface Span { start: number; end: number }
+export interface Span {
+  start: number
+  end: number
+}
 
 export const nothingTaken: Taken = { decided: [], examples: [] }
 
 /** Whether a candidate lies on a stretch already tagged. */
 export function isTaken(c: Span, taken: Taken): boolean {
-  return taken.decided.some((d) => c.start < d.end && c.end > d.start)
-    || taken.examples.some((e) => Math.min(c.end, e.end) - Math.max(c.start, e.start) >= 0.5 * Math.min(c.end - c.start, e.end - e.start))
+  return (
+    taken.decided.some((d) => c.start < d.end && c.end > d.start) ||
+    taken.examples.some(
+      (e) => Math.min(c.end, e.end) - Math.max(c.start, e.start) >= 0.5 * Math.min(c.end - c.start, e.end - e.start),
+    )
+  )
 }
 
 /** Scan blocks [fromBlock, toBlock) of the file, keeping at most `keep` candidates of at least `minimumStrength` not on a stretch
  * `taken`; `onBlock` hears of each block scanned (the job's progress within a file). */
-export async function scanBlocks(source: AudioSource, detector: Detector, plan: FilePlan, fromBlock: number, toBlock: number,
-  keep: number, minimumStrength: number, taken: Taken = nothingTaken, signal?: AbortSignal, onBlock?: () => void): Promise<ScanResult> {
-  let windows = 0, best = -1
+export async function scanBlocks(
+  source: AudioSource,
+  detector: Detector,
+  plan: FilePlan,
+  fromBlock: number,
+  toBlock: number,
+  keep: number,
+  minimumStrength: number,
+  taken: Taken = nothingTaken,
+  signal?: AbortSignal,
+  onBlock?: () => void,
+): Promise<ScanResult> {
+  let windows = 0,
+    best = -1
   const found: Candidate[] = []
   const { frameSeconds } = plan.grid
   const events = new CallEvents(minimumStrength)
-  await forEachWindow(source, detector.range, plan, fromBlock, toBlock, WINDOW_STEP_FRAMES, (w, embedding) => {
-    const { classIndex, strength } = scoreWindow(detector, embedding, Math.min(minimumStrength - 1e-9, best))
-    windows++
-    if (strength > best) best = strength
-    for (const c of events.add({ start: w * frameSeconds, end: (w + plan.windowFrames) * frameSeconds, classIndex, strength })) if (!isTaken(c, taken)) found.push(c)
-    if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
-  }, signal, onBlock)
+  await forEachWindow(
+    source,
+    detector.range,
+    plan,
+    fromBlock,
+    toBlock,
+    WINDOW_STEP_FRAMES,
+    (w, embedding) => {
+      const { classIndex, strength } = scoreWindow(detector, embedding, Math.min(minimumStrength - 1e-9, best))
+      windows++
+      if (strength > best) best = strength
+      for (const c of events.add({
+        start: w * frameSeconds,
+        end: (w + plan.windowFrames) * frameSeconds,
+        classIndex,
+        strength,
+      }))
+        if (!isTaken(c, taken)) found.push(c)
+      if (found.length > 4 * keep + 64) found.splice(0, found.length, ...strongestApart(found, keep))
+    },
+    signal,
+    onBlock,
+  )
   for (const c of events.end()) if (!isTaken(c, taken)) found.push(c)
   const duration = source.info.frames / source.info.sampleRate
   return {
-    windows, best,
+    windows,
+    best,
     candidates: strongestApart(found, keep).map((c) => ({ ...c, end: Math.min(c.end, duration) })),
   }
 }
@@ -127,7 +180,8 @@ export class CallEvents {
     const peaks = strongestApart(run, run.length).map((p) => ({ ...p }))
     for (const c of run) {
       let nearest: Candidate | null = null
-      for (const p of peaks) if (!nearest || Math.abs(c.start - p.start) < Math.abs(c.start - nearest.start)) nearest = p
+      for (const p of peaks)
+        if (!nearest || Math.abs(c.start - p.start) < Math.abs(c.start - nearest.start)) nearest = p
       if (nearest && Math.min(c.end, nearest.end) - Math.max(c.start, nearest.start) >= 0.5 * (c.end - c.start)) {
         nearest.start = Math.min(nearest.start, c.start)
         nearest.end = Math.max(nearest.end, c.end)
@@ -142,8 +196,17 @@ export class CallEvents {
  * embedding over the bands of `range`, given to `visit` with its first frame, in time order; `onBlock` is called as each
  * block's windows have all been visited.
  */
-export async function forEachWindow(source: AudioSource, range: BandRange, plan: FilePlan, fromBlock: number, toBlock: number,
-  step: number, visit: (frame: number, embedding: Float32Array) => void, signal?: AbortSignal, onBlock?: () => void): Promise<void> {
+export async function forEachWindow(
+  source: AudioSource,
+  range: BandRange,
+  plan: FilePlan,
+  fromBlock: number,
+  toBlock: number,
+  step: number,
+  visit: (frame: number, embedding: Float32Array) => void,
+  signal?: AbortSignal,
+  onBlock?: () => void,
+): Promise<void> {
   const { sampleRate, frames: samples } = source.info
   const { grid } = plan
   const filters = melFilters(grid, { lo: range.lo, hi: Math.min(range.hi, sampleRate / 2) })
@@ -160,13 +223,15 @@ export async function forEachWindow(source: AudioSource, range: BandRange, plan:
   let block = fromBlock
   const visitReady = (ended: boolean) => {
     while (block < toBlock) {
-      const from = block * perBlock, to = blockEnd(block)
+      const from = block * perBlock,
+        to = blockEnd(block)
       if (!ended && held + count < Math.min(totalFrames, to + windowFrames)) return
       const available = held + count
       const floor = bandFloor(rows, held, from, Math.min(to, available))
       const sums = new StretchSums(rows, held, from, Math.min(available, to + windowFrames), floor)
       const lastStart = Math.min(totalFrames, available) - windowFrames
-      for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step) visit(w, embedWindow(sums, w, windowFrames))
+      for (let w = Math.ceil(from / step) * step; w < to && w <= lastStart; w += step)
+        visit(w, embedWindow(sums, w, windowFrames))
       block++
       onBlock?.()
       const drop = Math.max(0, Math.min(count, block * perBlock - held))

@@ -24,5 +24,16 @@ export interface ScanTask {
 export default async function scanTask(task: ScanTask): Promise<ScanResult> {
   const source = await openAudio(await openStorageLazily(task.storage), task.file)
   const onBlock = task.progress ? () => task.progress!.postMessage(1) : undefined
-  return scanBlocks(source, task.detector, task.plan, task.fromBlock, task.toBlock, task.keep, task.minimumStrength, task.taken, undefined, onBlock)
+  return scanBlocks(
+    source,
+    task.detector,
+    task.plan,
+    task.fromBlock,
+    task.toBlock,
+    task.keep,
+    task.minimumStrength,
+    task.taken,
+    undefined,
+    onBlock,
+  )
 }

@@ -39,6 +39,9 @@ export function defaultSettingsColumns(userId: number, name: string): NewRow<'us
 
 /** The user's `default` record, created if missing; safe when two first lists race. */
 export async function ensureDefaultSettings(db: Db, userId: number): Promise<void> {
-  await db.insertInto('user_settings').values(defaultSettingsColumns(userId, 'default'))
-    .onConflict((oc) => oc.columns(['user_id', 'name']).doNothing()).execute()
+  await db
+    .insertInto('user_settings')
+    .values(defaultSettingsColumns(userId, 'default'))
+    .onConflict((oc) => oc.columns(['user_id', 'name']).doNothing())
+    .execute()
 }

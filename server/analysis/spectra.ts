@@ -31,7 +31,11 @@ export interface Spectrogram {
 /** The spectra settings of a user's `default` UserSettings (created with the defaults when missing). */
 export async function spectraSettingsOf(db: Kysely<DB>, userId: number): Promise<SpectraSettings> {
   await ensureDefaultSettings(db, userId)
-  const s = await db.selectFrom('user_settings').selectAll().where('user_id', '=', userId).where('name', '=', 'default')
+  const s = await db
+    .selectFrom('user_settings')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('name', '=', 'default')
     .executeTakeFirstOrThrow()
   return {
     bands: Math.max(1, Math.min(1024, s.spectra_num_frequency_bands)),
@@ -65,7 +69,7 @@ export function frameLayout(sampleRate: number, settings: SpectraSettings): Fram
   const maxF = Math.min(nyquist, settings.maxFrequency > settings.minFrequency ? settings.maxFrequency : nyquist)
   const minF = Math.min(settings.minFrequency, maxF)
   const bands = settings.bands
-  const edges = Array.from({ length: bands + 1 }, (_, i) => minF + (maxF - minF) * i / bands)
+  const edges = Array.from({ length: bands + 1 }, (_, i) => minF + ((maxF - minF) * i) / bands)
   const binHz = sampleRate / size
   // for each band, the FFT bins it sums (at least the bin nearest its centre)
   const bandBins: Array<[number, number]> = []
@@ -73,7 +77,9 @@ export function frameLayout(sampleRate: number, settings: SpectraSettings): Fram
     let lo = Math.ceil(edges[b] / binHz)
     let hi = Math.floor(edges[b + 1] / binHz)
     if (b < bands - 1) hi = Math.min(hi, Math.ceil(edges[b + 1] / binHz) - 1)
-    if (hi < lo) { lo = hi = Math.min(size / 2, Math.round((edges[b] + edges[b + 1]) / 2 / binHz)) }
+    if (hi < lo) {
+      lo = hi = Math.min(size / 2, Math.round((edges[b] + edges[b + 1]) / 2 / binHz))
+    }
     bandBins.push([lo, Math.min(hi, size / 2)])
   }
   return { hop, size, bands, edges, bandBins, framesPerSecond: sampleRate / hop, damping: settings.damping }
@@ -96,11 +102,15 @@ export const decibels = (energy: number): number => 10 * Math.log10(energy + 1e-
  * in batches as the samples arrive: memory is a chunk and a window, whatever the stretch's length. A batch's
  * rows are overwritten by the next one's: use them (or copy them) before asking for the next.
  */
-export async function* energyBatches(chunks: AsyncIterable<MonoChunk>, l: FrameLayout): AsyncGenerator<{ first: number; rows: Float64Array }> {
+export async function* energyBatches(
+  chunks: AsyncIterable<MonoChunk>,
+  l: FrameLayout,
+): AsyncGenerator<{ first: number; rows: Float64Array }> {
   const { size, bands, bandBins, damping } = l
   const spectrum = await powerSpectrum(size)
   const bins = binsOf(bandBins)
-  const fromBin = Math.min(...bins.lo), toBin = Math.max(...bins.hi) + 1
+  const fromBin = Math.min(...bins.lo),
+    toBin = Math.max(...bins.hi) + 1
   const frame = new Float32Array(size)
   const power = new Float64Array(size / 2 + 1)
   const previous = new Float64Array(bands)
@@ -118,8 +128,10 @@ export async function* energyBatches(chunks: AsyncIterable<MonoChunk>, l: FrameL
     for (let i = 0; i < n; i++, next++) {
       const start = windowStart(l, next) - held.start
       if (start >= 0 && start + size <= held.length) spectrum(held.samples, power, start, fromBin, toBin)
-      else { // at the stretch's ends: silence outside it
-        for (let j = 0; j < size; j++) frame[j] = start + j >= 0 && start + j < held.length ? held.samples[start + j] : 0
+      else {
+        // at the stretch's ends: silence outside it
+        for (let j = 0; j < size; j++)
+          frame[j] = start + j >= 0 && start + j < held.length ? held.samples[start + j] : 0
         spectrum(frame, power, 0, fromBin, toBin)
       }
       smoothBands(power, bins, previous, next === 0 ? 0 : damping, out, i * bands)
@@ -128,7 +140,8 @@ export async function* energyBatches(chunks: AsyncIterable<MonoChunk>, l: FrameL
   }
   for await (const chunk of chunks) {
     stretchStart ??= chunk.start
-    if (chunk.start - stretchStart !== received) throw new Error(`audio chunks are not contiguous (at sample ${chunk.start})`)
+    if (chunk.start - stretchStart !== received)
+      throw new Error(`audio chunks are not contiguous (at sample ${chunk.start})`)
     // keep only what the next frame still needs, then append the chunk
     held.append(chunk.samples, windowStart(l, next))
     received += chunk.samples.length
@@ -141,15 +154,27 @@ export async function* energyBatches(chunks: AsyncIterable<MonoChunk>, l: FrameL
   if (batch.length) yield { first, rows: batch }
 }
 
-interface BandBins { lo: Int32Array; hi: Int32Array; width: Float64Array }
+interface BandBins {
+  lo: Int32Array
+  hi: Int32Array
+  width: Float64Array
+}
 
 const binsOf = (bandBins: Array<[number, number]>): BandBins => ({
-  lo: Int32Array.from(bandBins, ([lo]) => lo), hi: Int32Array.from(bandBins, ([, hi]) => hi),
+  lo: Int32Array.from(bandBins, ([lo]) => lo),
+  hi: Int32Array.from(bandBins, ([, hi]) => hi),
   width: Float64Array.from(bandBins, ([lo, hi]) => hi - lo + 1),
 })
 
 /** Each band's mean power, smoothed over time (`damping`: the share of the previous frame's, 0 for the first frame), into out[at …]. */
-function smoothBands(power: Float64Array, bins: BandBins, previous: Float64Array, damping: number, out: Float64Array, at: number): void {
+function smoothBands(
+  power: Float64Array,
+  bins: BandBins,
+  previous: Float64Array,
+  damping: number,
+  out: Float64Array,
+  at: number,
+): void {
   const { lo, hi, width } = bins
   for (let b = 0; b < lo.length; b++) {
     const last = hi[b]
@@ -163,7 +188,11 @@ function smoothBands(power: Float64Array, bins: BandBins, previous: Float64Array
 }
 
 /** The spectrogram of a stretch of audio given as chunks (see energyBatches), all its frames in one array. */
-export async function spectrogramOf(chunks: AsyncIterable<MonoChunk>, sampleRate: number, settings: SpectraSettings): Promise<Spectrogram> {
+export async function spectrogramOf(
+  chunks: AsyncIterable<MonoChunk>,
+  sampleRate: number,
+  settings: SpectraSettings,
+): Promise<Spectrogram> {
   const l = frameLayout(sampleRate, settings)
   const parts: Float32Array[] = []
   let values = 0
@@ -173,12 +202,19 @@ export async function spectrogramOf(chunks: AsyncIterable<MonoChunk>, sampleRate
   }
   const data = new Float32Array(values)
   let at = 0
-  for (const p of parts) { data.set(p, at); at += p.length }
+  for (const p of parts) {
+    data.set(p, at)
+    at += p.length
+  }
   return { data, frames: values / l.bands, bands: l.bands, framesPerSecond: l.framesPerSecond, edges: l.edges }
 }
 
 /** The spectrogram of samples in memory. */
-export function spectrogram(samples: Float32Array, sampleRate: number, settings: SpectraSettings): Promise<Spectrogram> {
+export function spectrogram(
+  samples: Float32Array,
+  sampleRate: number,
+  settings: SpectraSettings,
+): Promise<Spectrogram> {
   return spectrogramOf(oneChunk(samples), sampleRate, settings)
 }
 

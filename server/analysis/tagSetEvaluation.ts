@@ -37,10 +37,21 @@ export interface Evaluation {
   overall: Scores & { meanAveragePrecision: number | null }
 }
 
-interface TagRow { id: number; media_file_id: number; tag_class_id: number; start_time: number; end_time: number; strength: number }
+interface TagRow {
+  id: number
+  media_file_id: number
+  tag_class_id: number
+  start_time: number
+  end_time: number
+  strength: number
+}
 
 /** The class a tag is counted in, and the id and name reported for it. */
-interface ClassKeys { keyOf(tagClass: number): string; add(ids: Iterable<number>): Promise<void>; name(tagClass: number): string }
+interface ClassKeys {
+  keyOf(tagClass: number): string
+  add(ids: Iterable<number>): Promise<void>
+  name(tagClass: number): string
+}
 
 function classKeys(db: Db, by: ClassesMatchedBy): ClassKeys {
   const names = new Map<number, string>()
@@ -60,9 +71,14 @@ function classKeys(db: Db, by: ClassesMatchedBy): ClassKeys {
 async function* pagesById(db: Db, tagSet: number): AsyncGenerator<TagRow[]> {
   let after = 0
   for (;;) {
-    const rows = await db.selectFrom('tags')
+    const rows = await db
+      .selectFrom('tags')
       .select(['id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'strength'])
-      .where('tag_set_id', '=', tagSet).where('id', '>', after).orderBy('id').limit(PAGE).execute()
+      .where('tag_set_id', '=', tagSet)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute()
     if (rows.length) yield rows
     if (rows.length < PAGE) return
     after = rows[rows.length - 1].id
@@ -72,16 +88,21 @@ async function* pagesById(db: Db, tagSet: number): AsyncGenerator<TagRow[]> {
 /** A tag set's tags on `mediaFiles`, strongest first (ties by id), those whose strength is not a number last,
  * a page at a time. */
 async function* pagesByStrength(db: Db, tagSet: number, mediaFiles: number[]): AsyncGenerator<TagRow[]> {
-  const base = () => db.selectFrom('tags')
-    .select(['id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'strength'])
-    .where('tag_set_id', '=', tagSet).where(sql<boolean>`media_file_id = any(${mediaFiles}::integer[])`)
+  const base = () =>
+    db
+      .selectFrom('tags')
+      .select(['id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'strength'])
+      .where('tag_set_id', '=', tagSet)
+      .where(sql<boolean>`media_file_id = any(${mediaFiles}::integer[])`)
   // numbers, from the strongest; PostgreSQL orders NaN above them, so it is read apart, last
   let last: { strength: number; id: number } | null = null
   for (;;) {
     let q = base().where(sql<boolean>`strength <> 'NaN'::double precision`)
     if (last) {
       const { strength, id } = last
-      q = q.where((eb) => eb.or([eb('strength', '<', strength), eb.and([eb('strength', '=', strength), eb('id', '>', id)])]))
+      q = q.where((eb) =>
+        eb.or([eb('strength', '<', strength), eb.and([eb('strength', '=', strength), eb('id', '>', id)])]),
+      )
     }
     const rows = await q.orderBy('strength', 'desc').orderBy('id').limit(PAGE).execute()
     if (rows.length) yield rows
@@ -90,15 +111,22 @@ async function* pagesByStrength(db: Db, tagSet: number, mediaFiles: number[]): A
   }
   let after = 0
   for (;;) {
-    const rows = await base().where(sql<boolean>`strength = 'NaN'::double precision`).where('id', '>', after)
-      .orderBy('id').limit(PAGE).execute()
+    const rows = await base()
+      .where(sql<boolean>`strength = 'NaN'::double precision`)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute()
     if (rows.length) yield rows
     if (rows.length < PAGE) return
     after = rows[rows.length - 1].id
   }
 }
 
-interface GoldClass { tagClass: number; calls: number }
+interface GoldClass {
+  tagClass: number
+  calls: number
+}
 
 export async function evaluateTagSet(db: Db, r: EvaluationRequest): Promise<Evaluation> {
   const classes = classKeys(db, r.classesBy)
@@ -110,9 +138,9 @@ export async function evaluateTagSet(db: Db, r: EvaluationRequest): Promise<Eval
     for (const t of page) {
       const key = classes.keyOf(t.tag_class_id)
       let byClass = goldRows.get(t.media_file_id)
-      if (!byClass) goldRows.set(t.media_file_id, byClass = new Map())
+      if (!byClass) goldRows.set(t.media_file_id, (byClass = new Map()))
       let spans = byClass.get(key)
-      if (!spans) byClass.set(key, spans = [])
+      if (!spans) byClass.set(key, (spans = []))
       spans.push({ start: t.start_time, end: t.end_time })
       const c = goldClasses.get(key)
       if (c) c.calls++
@@ -126,28 +154,35 @@ export async function evaluateTagSet(db: Db, r: EvaluationRequest): Promise<Eval
 
   const scores = new Map<string, { tagClass: number; acc: RankedScores }>()
   const pooled = new RankedScores(r.minimumStrength)
-  for (const [key, c] of goldClasses) scores.set(key, { tagClass: c.tagClass, acc: new RankedScores(r.minimumStrength) })
+  for (const [key, c] of goldClasses)
+    scores.set(key, { tagClass: c.tagClass, acc: new RankedScores(r.minimumStrength) })
   for await (const page of pagesByStrength(db, r.tagSet, [...goldRows.keys()])) {
     await classes.add(page.map((t) => t.tag_class_id))
     for (const t of page) {
       const key = classes.keyOf(t.tag_class_id)
-      const matched = (matchers.get(t.media_file_id)?.get(key)?.match({ start: t.start_time, end: t.end_time }) ?? -1) >= 0
+      const matched =
+        (matchers.get(t.media_file_id)?.get(key)?.match({ start: t.start_time, end: t.end_time }) ?? -1) >= 0
       let s = scores.get(key)
-      if (!s) scores.set(key, s = { tagClass: t.tag_class_id, acc: new RankedScores(r.minimumStrength) })
+      if (!s) scores.set(key, (s = { tagClass: t.tag_class_id, acc: new RankedScores(r.minimumStrength) }))
       s.acc.add(t.strength, matched)
       pooled.add(t.strength, matched)
     }
   }
 
-  const rows: ClassEvaluation[] = [...scores].map(([key, { tagClass, acc }]) => {
-    const gold = goldClasses.get(key)?.calls ?? 0
-    return { tagClass, className: classes.name(tagClass), ...acc.scores(gold), curve: acc.curve(gold) }
-  }).sort((a, b) => a.className.localeCompare(b.className) || a.tagClass - b.tagClass)
+  const rows: ClassEvaluation[] = [...scores]
+    .map(([key, { tagClass, acc }]) => {
+      const gold = goldClasses.get(key)?.calls ?? 0
+      return { tagClass, className: classes.name(tagClass), ...acc.scores(gold), curve: acc.curve(gold) }
+    })
+    .sort((a, b) => a.className.localeCompare(b.className) || a.tagClass - b.tagClass)
   const gold = [...goldClasses.values()].reduce((n, c) => n + c.calls, 0)
   const averages = rows.filter((c) => c.averagePrecision !== null).map((c) => c.averagePrecision as number)
   return {
     mediaFiles: goldRows.size,
     classes: rows,
-    overall: { ...pooled.scores(gold), meanAveragePrecision: averages.length ? averages.reduce((a, b) => a + b, 0) / averages.length : null },
+    overall: {
+      ...pooled.scores(gold),
+      meanAveragePrecision: averages.length ? averages.reduce((a, b) => a + b, 0) / averages.length : null,
+    },
   }
 }

@@ -25,7 +25,8 @@ export function analysisThreads(threads: number): Analysis {
   if (threads <= 0) {
     return {
       threads: 0,
-      scan: (task, _signal, onBlocks) => scanTask(onBlocks ? { ...task, progress: { postMessage: (n: number) => onBlocks(n) } } : task),
+      scan: (task, _signal, onBlocks) =>
+        scanTask(onBlocks ? { ...task, progress: { postMessage: (n: number) => onBlocks(n) } } : task),
       close: async () => {},
     }
   }
@@ -43,9 +44,15 @@ export function analysisThreads(threads: number): Analysis {
       // the thread tells its blocks over a port of its own; closed when the task ends, so nothing is heard after
       const { port1, port2 } = new MessageChannel()
       let open = true
-      port1.on('message', (n: number) => { if (open) onBlocks(n) })
-      return pool.run({ ...task, progress: port2 }, { ...(signal ? { signal } : {}), transferList: [port2] })
-        .finally(() => { open = false; port1.close() })
+      port1.on('message', (n: number) => {
+        if (open) onBlocks(n)
+      })
+      return pool
+        .run({ ...task, progress: port2 }, { ...(signal ? { signal } : {}), transferList: [port2] })
+        .finally(() => {
+          open = false
+          port1.close()
+        })
     },
     close: () => pool.destroy(),
   }
@@ -54,5 +61,8 @@ export function analysisThreads(threads: number): Analysis {
 /** Blocks [from, to) for each of up to `parts` tasks over a file of `blocks` blocks. */
 export function splitBlocks(blocks: number, parts: number): Array<[number, number]> {
   const n = Math.max(1, Math.min(blocks, parts))
-  return Array.from({ length: n }, (_, i) => [Math.floor(i * blocks / n), Math.floor((i + 1) * blocks / n)] as [number, number])
+  return Array.from(
+    { length: n },
+    (_, i) => [Math.floor((i * blocks) / n), Math.floor(((i + 1) * blocks) / n)] as [number, number],
+  )
 }

@@ -11,10 +11,15 @@ const PROJECT = 'project'
 /** the parameters that name a type's media without a project */
 const MEDIA_WITHOUT_PROJECT = ['mediaFileId', 'library']
 
-const requiredOf = (t: TypeParams) => Object.entries(t.params).filter(([, p]) => p.required).map(([name]) => name)
+const requiredOf = (t: TypeParams) =>
+  Object.entries(t.params)
+    .filter(([, p]) => p.required)
+    .map(([name]) => name)
 /** [parameter, the one it needs] of a type, where the one needed is not required anyway */
-const needsOf = (t: TypeParams) => Object.entries(t.params)
-  .flatMap(([name, p]) => (p.needs && !t.params[p.needs]?.required ? [[name, p.needs] as const] : []))
+const needsOf = (t: TypeParams) =>
+  Object.entries(t.params).flatMap(([name, p]) =>
+    p.needs && !t.params[p.needs]?.required ? [[name, p.needs] as const] : [],
+  )
 const typeOf = new Map(RUNNABLE_TYPE_PARAMS.map((t) => [t.id, t]))
 
 /** What a job of type `typeId` with these parameters and project still waits for, in the type's order. */
@@ -32,10 +37,12 @@ export function waitingFor(typeId: number, projectId: number | null, names: Iter
 export function waitingForSql(job: string): RawBuilder<string[]> {
   const id = sql.ref(`${job}.id`)
   const type = sql.ref(`${job}.type_id`)
-  const lacks = (name: string) => sql`not exists (select 1 from job_parameters wp where wp.job_id = ${id} and wp.name = ${name})`
+  const lacks = (name: string) =>
+    sql`not exists (select 1 from job_parameters wp where wp.job_id = ${id} and wp.name = ${name})`
   const items: Expression<unknown>[] = []
   for (const t of RUNNABLE_TYPE_PARAMS) {
-    for (const name of requiredOf(t)) items.push(sql`case when ${type} = ${t.id} and ${lacks(name)} then ${name}::text end`)
+    for (const name of requiredOf(t))
+      items.push(sql`case when ${type} = ${t.id} and ${lacks(name)} then ${name}::text end`)
     for (const [name, needs] of needsOf(t)) {
       items.push(sql`case when ${type} = ${t.id} and not ${lacks(name)} and ${lacks(needs)} then ${needs}::text end`)
     }
@@ -48,4 +55,5 @@ export function waitingForSql(job: string): RawBuilder<string[]> {
 }
 
 /** SQL: the job `job` waits for nothing. */
-export const waitsForNothing = (job: string): RawBuilder<boolean> => sql<boolean>`cardinality(${waitingForSql(job)}) = 0`
+export const waitsForNothing = (job: string): RawBuilder<boolean> =>
+  sql<boolean>`cardinality(${waitingForSql(job)}) = 0`

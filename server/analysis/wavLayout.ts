@@ -25,7 +25,10 @@ export interface WavLayout {
 export type ByteView = (at: number, length: number) => Buffer | null
 
 export class NeedBytes {
-  constructor(readonly at: number, readonly length: number) {}
+  constructor(
+    readonly at: number,
+    readonly length: number,
+  ) {}
 }
 
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
@@ -37,7 +40,8 @@ export function wavLayout(view: ByteView, fileSize: number): WavLayout | NeedByt
   const head = view(0, 12)
   if (!head) return new NeedBytes(0, 12)
   const riff = head.toString('latin1', 0, 4)
-  if (!['RIFF', 'RF64', 'BW64'].includes(riff) || head.toString('latin1', 8, 12) !== 'WAVE') throw new UnsupportedAudioError(NOT_WAV)
+  if (!['RIFF', 'RF64', 'BW64'].includes(riff) || head.toString('latin1', 8, 12) !== 'WAVE')
+    throw new UnsupportedAudioError(NOT_WAV)
   let ds64DataBytes: number | null = null
   let fmt: Buffer | null = null
   for (let at = 12; at + 8 <= fileSize;) {
@@ -49,7 +53,7 @@ export function wavLayout(view: ByteView, fileSize: number): WavLayout | NeedByt
       const body = view(at + 8, Math.min(size, fileSize - at - 8))
       if (!body) return new NeedBytes(at + 8, Math.min(size, fileSize - at - 8))
       if (id === 'ds64') {
-        if (body.length < 16) throw new UnsupportedAudioError('the RF64 file\'s ds64 chunk is cut short')
+        if (body.length < 16) throw new UnsupportedAudioError("the RF64 file's ds64 chunk is cut short")
         ds64DataBytes = Number(body.readBigUInt64LE(8))
       } else {
         fmt = body
@@ -67,22 +71,37 @@ export function wavLayout(view: ByteView, fileSize: number): WavLayout | NeedByt
 }
 
 function layoutOf(fmt: Buffer, dataStart: number, available: number): WavLayout {
-  if (fmt.length < 16) throw new UnsupportedAudioError('the WAV file\'s format chunk is cut short')
+  if (fmt.length < 16) throw new UnsupportedAudioError("the WAV file's format chunk is cut short")
   let format = fmt.readUInt16LE(0)
   const channels = fmt.readUInt16LE(2)
   const sampleRate = fmt.readUInt32LE(4)
   const bitsPerSample = fmt.readUInt16LE(14)
   if (format === 0xfffe && fmt.length >= 26) format = fmt.readUInt16LE(24) // WAVE_FORMAT_EXTENSIBLE: the sub-format
   if (!channels || !sampleRate) throw new UnsupportedAudioError('the WAV file has no audio data')
-  if (!(format === 1 && [8, 16, 24, 32].includes(bitsPerSample)) && !(format === 3 && (bitsPerSample === 32 || bitsPerSample === 64))) {
+  if (
+    !(format === 1 && [8, 16, 24, 32].includes(bitsPerSample)) &&
+    !(format === 3 && (bitsPerSample === 32 || bitsPerSample === 64))
+  ) {
     throw new UnsupportedAudioError(`WAV format ${format} with ${bitsPerSample} bits per sample cannot be analysed`)
   }
-  const blockAlign = channels * bitsPerSample / 8
-  return { format, bitsPerSample, channels, sampleRate, blockAlign, dataStart, dataBytes: Math.floor(available / blockAlign) * blockAlign }
+  const blockAlign = (channels * bitsPerSample) / 8
+  return {
+    format,
+    bitsPerSample,
+    channels,
+    sampleRate,
+    blockAlign,
+    dataStart,
+    dataBytes: Math.floor(available / blockAlign) * blockAlign,
+  }
 }
 
 /** The frames of `bytes` (whole frames of this layout) mixed to one channel of floats in [-1, 1], into `out`. */
-export function framesToMono(l: WavLayout, bytes: Uint8Array, out: Float32Array = new Float32Array(Math.floor(bytes.length / l.blockAlign))): Float32Array {
+export function framesToMono(
+  l: WavLayout,
+  bytes: Uint8Array,
+  out: Float32Array = new Float32Array(Math.floor(bytes.length / l.blockAlign)),
+): Float32Array {
   const frames = Math.min(out.length, Math.floor(bytes.length / l.blockAlign))
   const channels = l.channels
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -92,7 +111,8 @@ export function framesToMono(l: WavLayout, bytes: Uint8Array, out: Float32Array 
   if (l.format === 3) {
     for (let i = 0; i < frames; i++) {
       let sum = 0
-      for (let c = 0; c < channels; c++, at += step) sum += step === 4 ? view.getFloat32(at, true) : view.getFloat64(at, true)
+      for (let c = 0; c < channels; c++, at += step)
+        sum += step === 4 ? view.getFloat32(at, true) : view.getFloat64(at, true)
       out[i] = sum * scale
     }
   } else if (step === 2 && channels === 1 && bytes.byteOffset % 2 === 0 && LITTLE_ENDIAN) {
@@ -114,7 +134,8 @@ export function framesToMono(l: WavLayout, bytes: Uint8Array, out: Float32Array 
   } else if (step === 3) {
     for (let i = 0; i < frames; i++) {
       let sum = 0
-      for (let c = 0; c < channels; c++, at += 3) sum += ((bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) << 8) >> 8
+      for (let c = 0; c < channels; c++, at += 3)
+        sum += ((bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) << 8) >> 8
       out[i] = sum * scale
     }
   } else {

@@ -22,14 +22,24 @@ export const SESSION_COOKIE = 'sessionid'
 export const CSRF_COOKIE = 'csrftoken'
 export const CSRF_HEADER = 'x-csrftoken'
 
-interface UserRow { id: number; username: string; is_admin: boolean; is_active: boolean }
+interface UserRow {
+  id: number
+  username: string
+  is_admin: boolean
+  is_active: boolean
+}
 
 function callerOf(u: UserRow): Caller {
   return { id: u.id, username: u.username, isAdmin: u.is_admin }
 }
 
-export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: AppConfig, callers: CallerCache,
-  opts: { required?: boolean } = {}): Promise<Caller | null> {
+export async function authenticate(
+  req: FastifyRequest,
+  db: Kysely<DB>,
+  config: AppConfig,
+  callers: CallerCache,
+  opts: { required?: boolean } = {},
+): Promise<Caller | null> {
   const header = req.headers.authorization
   const [scheme, ...rest] = (header ?? '').trim().split(/\s+/)
   const lower = scheme?.toLowerCase()
@@ -37,9 +47,16 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: 
     const { username, password } = basicCredentials(rest)
     const limits = loginLimits(config)
     await refuseIfThrottled(db, limits, req.ip, username)
-    return mark(req, 'basic', await remembered(callers, credentialKey('basic', header!.trim()), () => basic(db, limits, req.ip, username, password)))
+    return mark(
+      req,
+      'basic',
+      await remembered(callers, credentialKey('basic', header!.trim()), () =>
+        basic(db, limits, req.ip, username, password),
+      ),
+    )
   }
-  if (lower === 'token') return mark(req, 'token', await remembered(callers, credentialKey('token', header!.trim()), () => token(db, rest)))
+  if (lower === 'token')
+    return mark(req, 'token', await remembered(callers, credentialKey('token', header!.trim()), () => token(db, rest)))
   const sessionKey = req.cookies?.[SESSION_COOKIE]
   if (sessionKey) {
     const user = await remembered(callers, credentialKey('session', sessionKey), () => sessionUser(db, sessionKey))
@@ -50,7 +67,11 @@ export async function authenticate(req: FastifyRequest, db: Kysely<DB>, config: 
 }
 
 /** The caller of a credential seen within the last few seconds (see callerCache.ts), else `lookUp()`'s. */
-async function remembered<C extends Caller | null>(cache: CallerCache, key: string, lookUp: () => Promise<C>): Promise<C> {
+async function remembered<C extends Caller | null>(
+  cache: CallerCache,
+  key: string,
+  lookUp: () => Promise<C>,
+): Promise<C> {
   const hit = cache.get(key)
   if (hit) return hit as C
   const generation = cache.generation
@@ -76,9 +97,16 @@ function basicCredentials(rest: string[]): { username: string; password: string 
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
-async function basic(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<Caller> {
+async function basic(
+  db: Kysely<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+  password: string,
+): Promise<Caller> {
   const check = await verifyCredentials(db, limits, address, username, password)
-  if (!check.ok) throw authenticationFailed(check.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid username/password.')
+  if (!check.ok)
+    throw authenticationFailed(check.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid username/password.')
   return callerOf(check.user)
 }
 
@@ -87,9 +115,12 @@ async function token(db: Kysely<DB>, rest: string[]): Promise<Caller> {
   if (rest.length > 1) throw authenticationFailed('Invalid token header. Token string should not contain spaces.')
   const key = rest[0]
   if (!/^[0-9a-f]{40}$/.test(key)) throw authenticationFailed('Invalid token.')
-  const user = await db.selectFrom('tokens as t').innerJoin('users as u', 'u.id', 't.user_id')
+  const user = await db
+    .selectFrom('tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
     .select(['u.id', 'u.username', 'u.is_admin', 'u.is_active'])
-    .where('t.digest', '=', secretDigest(key)).executeTakeFirst()
+    .where('t.digest', '=', secretDigest(key))
+    .executeTakeFirst()
   if (!user) throw authenticationFailed('Invalid token.')
   if (!user.is_active) throw authenticationFailed('User inactive or deleted.')
   return callerOf(user)
@@ -97,9 +128,12 @@ async function token(db: Kysely<DB>, rest: string[]): Promise<Caller> {
 
 async function sessionUser(db: Kysely<DB>, key: string): Promise<Caller | null> {
   if (key.length > 64) return null
-  const user = await db.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id')
+  const user = await db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
     .select(['u.id', 'u.username', 'u.is_admin', 'u.is_active'])
-    .where('s.key', '=', secretDigest(key)).where('s.expires', '>', localTimestamp())
+    .where('s.key', '=', secretDigest(key))
+    .where('s.expires', '>', localTimestamp())
     .executeTakeFirst()
   return user && user.is_active ? callerOf(user) : null
 }
@@ -121,6 +155,7 @@ export function requireCsrf(req: FastifyRequest, formToken?: unknown): void {
 }
 
 function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a), y = Buffer.from(b)
+  const x = Buffer.from(a),
+    y = Buffer.from(b)
   return x.length === y.length && timingSafeEqual(x, y)
 }

@@ -14,7 +14,10 @@ import type { Caller } from '../access.js'
 export const CALLER_CACHE_SECONDS = 5
 const MAX_ENTRIES = 10_000
 
-interface Entry { caller: Caller; until: number }
+interface Entry {
+  caller: Caller
+  until: number
+}
 
 export class CallerCache {
   private entries = new Map<string, Entry>()

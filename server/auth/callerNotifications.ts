@@ -30,7 +30,8 @@ export function listenForCallerChanges(url: string, cache: CallerCache, log: Fas
     was?.on('error', () => {})
     was?.end().catch(() => {})
     if (stopped) return
-    if (err) log.warn({ err }, 'lost the connection listening for user changes: remembering no callers until it is back')
+    if (err)
+      log.warn({ err }, 'lost the connection listening for user changes: remembering no callers until it is back')
     const wait = RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]
     retry = setTimeout(connect, wait)
     retry.unref()
@@ -39,10 +40,19 @@ export function listenForCallerChanges(url: string, cache: CallerCache, log: Fas
   const connect = () => {
     if (stopped) return
     // TCP keepalive finds a peer gone silently (a host lost); entries still expire after CALLER_CACHE_SECONDS
-    const c = new pg.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: 10_000, application_name: LISTENER_NAME })
+    const c = new pg.Client({
+      connectionString: url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: LISTENER_NAME,
+    })
     client = c
-    c.on('error', (err) => { if (client === c) lost(err) })
-    c.on('end', () => { if (client === c) lost(new Error('the connection ended')) })
+    c.on('error', (err) => {
+      if (client === c) lost(err)
+    })
+    c.on('end', () => {
+      if (client === c) lost(new Error('the connection ended'))
+    })
     c.on('notification', (n) => {
       if (n.channel !== CALLERS_CHANNEL) return
       const id = Number(n.payload)
@@ -56,7 +66,9 @@ export function listenForCallerChanges(url: string, cache: CallerCache, log: Fas
         failures = 0
         cache.setDeaf(false)
       })
-      .catch((err) => { if (client === c) lost(err) })
+      .catch((err) => {
+        if (client === c) lost(err)
+      })
   }
 
   connect()

@@ -12,20 +12,33 @@ import { forgiveFailures, reserveAttempt, retryAfter, type LoginLimits } from '.
 // verification whether or not the user exists, so neither the answer nor its
 // time tells which usernames exist.
 
-export interface PasswordUser { id: number; username: string; is_admin: boolean; is_active: boolean }
+export interface PasswordUser {
+  id: number
+  username: string
+  is_admin: boolean
+  is_active: boolean
+}
 
-export type PasswordCheck =
-  | { ok: true; user: PasswordUser }
-  | { ok: false; reason: 'invalid' | 'inactive' }
+export type PasswordCheck = { ok: true; user: PasswordUser } | { ok: false; reason: 'invalid' | 'inactive' }
 
-export async function checkPassword(db: Kysely<DB>, limits: LoginLimits, address: string,
-  username: string, password: string): Promise<PasswordCheck> {
+export async function checkPassword(
+  db: Kysely<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+  password: string,
+): Promise<PasswordCheck> {
   return verifyCredentials(db, limits, address, username, password)
 }
 
 /** A 429 when `address` has failed too often, for `username` or for any: before any password is looked at,
  * and before a remembered credential is accepted (a guess that happens to be right must not get through). */
-export async function refuseIfThrottled(db: Kysely<DB>, limits: LoginLimits, address: string, username: string): Promise<void> {
+export async function refuseIfThrottled(
+  db: Kysely<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+): Promise<void> {
   const wait = await retryAfter(db, limits, address, username)
   if (wait > 0) throw throttled(wait)
 }
@@ -38,7 +51,13 @@ const underWay = new Map<string, Promise<PasswordCheck>>()
  * The same attempt made again while one is under way (a script's first requests in parallel, all with the same
  * Basic credentials) shares its answer: it tells a guesser nothing more, and counts once.
  */
-export function verifyCredentials(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
+export function verifyCredentials(
+  db: Kysely<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+  password: string,
+): Promise<PasswordCheck> {
   const key = createHash('sha256').update(`${address}\n${username}\n${password}`).digest('hex')
   let attempt = underWay.get(key)
   if (!attempt) {
@@ -48,12 +67,21 @@ export function verifyCredentials(db: Kysely<DB>, limits: LoginLimits, address: 
   return attempt
 }
 
-async function verifyOnce(db: Kysely<DB>, limits: LoginLimits, address: string, username: string, password: string): Promise<PasswordCheck> {
+async function verifyOnce(
+  db: Kysely<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+  password: string,
+): Promise<PasswordCheck> {
   const wait = await reserveAttempt(db, limits, address, username)
   if (wait > 0) throw throttled(wait)
-  const user = await db.selectFrom('users').select(['id', 'username', 'is_admin', 'is_active', 'password'])
-    .where('username', '=', username).executeTakeFirst()
-  const valid = await verifyPassword(password, user?.password ?? await dummyHash())
+  const user = await db
+    .selectFrom('users')
+    .select(['id', 'username', 'is_admin', 'is_active', 'password'])
+    .where('username', '=', username)
+    .executeTakeFirst()
+  const valid = await verifyPassword(password, user?.password ?? (await dummyHash()))
   if (!user || !valid || !user.is_active) {
     // the attempt stays counted as a failure
     return { ok: false, reason: user && valid ? 'inactive' : 'invalid' }
@@ -61,8 +89,12 @@ async function verifyOnce(db: Kysely<DB>, limits: LoginLimits, address: string, 
   await forgiveFailures(db, address, username)
   if (needsRehash(user.password)) {
     // only where the hash is still the one verified: a password changed meanwhile is left alone
-    await db.updateTable('users').set({ password: await hashPassword(password) })
-      .where('id', '=', user.id).where('password', '=', user.password).execute()
+    await db
+      .updateTable('users')
+      .set({ password: await hashPassword(password) })
+      .where('id', '=', user.id)
+      .where('password', '=', user.password)
+      .execute()
   }
   const { password: _, ...rest } = user
   return { ok: true, user: rest }

@@ -25,13 +25,20 @@ export function loginCodeEndpoints(): Endpoint[] {
           const code = randomBytes(20).toString('hex')
           const expires = localTimestamp(new Date(Date.now() + LOGIN_CODE_SECONDS * 1000))
           await ctx.db.deleteFrom('login_codes').where('expires', '<', localTimestamp()).execute()
-          await ctx.db.insertInto('login_codes').values({ digest: secretDigest(code), user_id: ctx.caller.id, expires }).execute()
+          await ctx.db
+            .insertInto('login_codes')
+            .values({ digest: secretDigest(code), user_id: ctx.caller.id, expires })
+            .execute()
           return { status: 201, body: { code, expires } }
         },
       },
       doc: {
-        keys: ['loginCode'], actions: { POST: 'create' }, openapiOnly: true,
-        success: { POST: [{ status: 201, description: 'The code', body: { type: 'object', required: ['code', 'expires'] } }] },
+        keys: ['loginCode'],
+        actions: { POST: 'create' },
+        openapiOnly: true,
+        success: {
+          POST: [{ status: 201, description: 'The code', body: { type: 'object', required: ['code', 'expires'] } }],
+        },
       },
     },
     {
@@ -42,19 +49,33 @@ export function loginCodeEndpoints(): Endpoint[] {
       methods: {
         POST: async (ctx) => {
           const body = await ctx.body()
-          const code = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).code : undefined
+          const code =
+            body && typeof body === 'object' && !Array.isArray(body)
+              ? (body as Record<string, unknown>).code
+              : undefined
           if (typeof code !== 'string' || !CODE.test(code)) throw badRequest({ code: [INVALID] })
-          const used = await ctx.db.deleteFrom('login_codes').where('digest', '=', secretDigest(code))
-            .where('expires', '>=', localTimestamp()).returning('user_id').executeTakeFirst()
+          const used = await ctx.db
+            .deleteFrom('login_codes')
+            .where('digest', '=', secretDigest(code))
+            .where('expires', '>=', localTimestamp())
+            .returning('user_id')
+            .executeTakeFirst()
           if (!used) throw badRequest({ code: [INVALID] })
-          const user = await ctx.db.selectFrom('users').select('id').where('id', '=', used.user_id).where('is_active', '=', true).executeTakeFirst()
+          const user = await ctx.db
+            .selectFrom('users')
+            .select('id')
+            .where('id', '=', used.user_id)
+            .where('is_active', '=', true)
+            .executeTakeFirst()
           if (!user) throw badRequest({ code: [INVALID] })
           await startSession(ctx, user.id)
           return { body: { detail: 'Logged in.' } }
         },
       },
       doc: {
-        keys: ['api-auth', 'code'], actions: { POST: 'create' }, openapiOnly: true,
+        keys: ['api-auth', 'code'],
+        actions: { POST: 'create' },
+        openapiOnly: true,
         description: 'Exchange a login code (from loginCode/) for a session: sets the sessionid and csrftoken cookies.',
         success: { POST: [{ status: 200, description: 'Logged in', body: { type: 'object', required: ['detail'] } }] },
       },

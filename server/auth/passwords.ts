@@ -13,7 +13,10 @@ export const passwordVerified = channel('mas:password-verified')
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
 const pbkdf2Async = promisify(pbkdf2)
-const N = 16384, R = 8, P = 1, KEYLEN = 32
+const N = 16384,
+  R = 8,
+  P = 1,
+  KEYLEN = 32
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
@@ -27,8 +30,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (parts[0] === 'scrypt' && parts.length === 6) {
     const [, n, r, p, salt, hash] = parts
     const expected = Buffer.from(hash, 'base64')
-    const got = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length,
-      { N: Number(n), r: Number(r), p: Number(p), maxmem: 256 * Number(n) * Number(r) })
+    const got = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+      maxmem: 256 * Number(n) * Number(r),
+    })
     return timingSafeEqual(got, expected)
   }
   if (parts[0] === 'pbkdf2_sha256' && parts.length === 4) {
@@ -47,7 +54,7 @@ let dummy: Promise<string> | undefined
 /** A stored hash that no password matches, made like a real one: what an unknown username is verified
  * against, so its answer costs the same as a wrong password's. */
 export function dummyHash(): Promise<string> {
-  return dummy ??= hashPassword(randomBytes(32).toString('base64'))
+  return (dummy ??= hashPassword(randomBytes(32).toString('base64')))
 }
 
 /** A hash not made with today's scheme and cost: replaced at the next successful login. */

@@ -38,7 +38,13 @@ async function checkCredentials(ctx: Context, data: Record<string, unknown>): Pr
     else if (v === '') errors[f] = [MSG.blank]
   }
   if (Object.keys(errors).length) throw badRequest(errors)
-  const check = await checkPassword(ctx.db, loginLimits(ctx.config), ctx.req.ip, data.username as string, data.password as string)
+  const check = await checkPassword(
+    ctx.db,
+    loginLimits(ctx.config),
+    ctx.req.ip,
+    data.username as string,
+    data.password as string,
+  )
   if (!check.ok) throw badRequest({ non_field_errors: ['Unable to log in with provided credentials.'] })
   return { id: check.user.id }
 }
@@ -46,8 +52,11 @@ async function checkCredentials(ctx: Context, data: Record<string, unknown>): Pr
 /** The user's token, created on first request; concurrent first requests get the same one. */
 export async function tokenFor(db: Kysely<DB>, userId: number): Promise<string> {
   const key = newToken()
-  await db.insertInto('tokens').values({ key, digest: secretDigest(key), user_id: userId, created: localTimestamp() })
-    .onConflict((oc) => oc.column('user_id').doNothing()).execute()
+  await db
+    .insertInto('tokens')
+    .values({ key, digest: secretDigest(key), user_id: userId, created: localTimestamp() })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute()
   const row = await db.selectFrom('tokens').select('key').where('user_id', '=', userId).executeTakeFirstOrThrow()
   return row.key
 }
@@ -55,7 +64,12 @@ export async function tokenFor(db: Kysely<DB>, userId: number): Promise<string> 
 const CSRF_TOKEN = /^[A-Za-z0-9]{32,64}$/
 
 function setCsrfCookie(req: FastifyRequest, reply: FastifyReply, token: string): void {
-  reply.setCookie(CSRF_COOKIE, token, { path: '/', sameSite: 'lax', secure: req.protocol === 'https', maxAge: 365 * 86400 })
+  reply.setCookie(CSRF_COOKIE, token, {
+    path: '/',
+    sameSite: 'lax',
+    secure: req.protocol === 'https',
+    maxAge: 365 * 86400,
+  })
 }
 
 /** The login form, carrying the CSRF token that its POST must return (the cookie's, or a new one). */
@@ -77,8 +91,13 @@ function loginPage(req: FastifyRequest, reply: FastifyReply): string {
 export async function startSession(ctx: Context, userId: number): Promise<void> {
   const key = randomBytes(24).toString('hex')
   const days = ctx.config.sessionDays
-  await ctx.db.insertInto('sessions')
-    .values({ key: secretDigest(key), user_id: userId, expires: localTimestamp(new Date(Date.now() + days * 86400_000)) })
+  await ctx.db
+    .insertInto('sessions')
+    .values({
+      key: secretDigest(key),
+      user_id: userId,
+      expires: localTimestamp(new Date(Date.now() + days * 86400_000)),
+    })
     .execute()
   const secure = ctx.req.protocol === 'https'
   ctx.reply.setCookie(SESSION_COOKIE, key, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: days * 86400 })
@@ -101,9 +120,22 @@ export function authEndpoints(): Endpoint[] {
         },
       },
       doc: {
-        keys: ['api-token-auth'], actions: { POST: 'create' }, fields: { POST: credentialFields },
-        success: { POST: [{ status: 200, description: 'The token of the user (the same one until it is removed)',
-          body: { type: 'object', required: ['token'], properties: { token: { type: 'string', pattern: '^[0-9a-f]{40}$' } } } }] },
+        keys: ['api-token-auth'],
+        actions: { POST: 'create' },
+        fields: { POST: credentialFields },
+        success: {
+          POST: [
+            {
+              status: 200,
+              description: 'The token of the user (the same one until it is removed)',
+              body: {
+                type: 'object',
+                required: ['token'],
+                properties: { token: { type: 'string', pattern: '^[0-9a-f]{40}$' } },
+              },
+            },
+          ],
+        },
       },
     },
     {
@@ -128,9 +160,18 @@ export function authEndpoints(): Endpoint[] {
         },
       },
       doc: {
-        keys: ['api-auth', 'login'], actions: { POST: 'create' }, openapiOnly: true, fields: { POST: credentialFields },
-        description: 'Session login (form fields username, password, optional next); sets the sessionid and csrftoken cookies. GET is the HTML form.',
-        success: { POST: [{ status: 200, description: 'Logged in', body: DETAIL }, { status: 302, description: 'Logged in: to `next`', body: 'none' }] },
+        keys: ['api-auth', 'login'],
+        actions: { POST: 'create' },
+        openapiOnly: true,
+        fields: { POST: credentialFields },
+        description:
+          'Session login (form fields username, password, optional next); sets the sessionid and csrftoken cookies. GET is the HTML form.',
+        success: {
+          POST: [
+            { status: 200, description: 'Logged in', body: DETAIL },
+            { status: 302, description: 'Logged in: to `next`', body: 'none' },
+          ],
+        },
       },
     },
     {
@@ -141,11 +182,20 @@ export function authEndpoints(): Endpoint[] {
       // GET as the original service answers it; a POST is a form submission and carries the CSRF token
       methods: {
         GET: logout,
-        POST: async (ctx) => { requireCsrf(ctx.req, fieldsOf(await ctx.body()).csrfmiddlewaretoken); return logout(ctx) },
+        POST: async (ctx) => {
+          requireCsrf(ctx.req, fieldsOf(await ctx.body()).csrfmiddlewaretoken)
+          return logout(ctx)
+        },
       },
       doc: {
-        keys: ['api-auth', 'logout'], actions: { GET: 'read', POST: 'create' }, openapiOnly: true, description: 'End the session.',
-        success: { GET: [{ status: 200, description: 'Logged out', body: DETAIL }], POST: [{ status: 200, description: 'Logged out', body: DETAIL }] },
+        keys: ['api-auth', 'logout'],
+        actions: { GET: 'read', POST: 'create' },
+        openapiOnly: true,
+        description: 'End the session.',
+        success: {
+          GET: [{ status: 200, description: 'Logged out', body: DETAIL }],
+          POST: [{ status: 200, description: 'Logged out', body: DETAIL }],
+        },
       },
     },
   ]

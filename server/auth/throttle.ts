@@ -25,7 +25,11 @@ export interface LoginLimits {
 }
 
 export function loginLimits(config: AppConfig): LoginLimits {
-  return { perUser: config.loginFailures, perAddress: config.loginFailuresPerAddress, windowSeconds: config.loginWindowSeconds }
+  return {
+    perUser: config.loginFailures,
+    perAddress: config.loginFailuresPerAddress,
+    windowSeconds: config.loginWindowSeconds,
+  }
 }
 
 function pairOf(address: string, username: string): string {
@@ -33,18 +37,31 @@ function pairOf(address: string, username: string): string {
 }
 
 /** Seconds until `address` may present a password for `username` again, or 0. */
-export async function retryAfter(db: Kysely<DB> | Transaction<DB>, limits: LoginLimits, address: string, username: string): Promise<number> {
+export async function retryAfter(
+  db: Kysely<DB> | Transaction<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+): Promise<number> {
   const since = sql<Date>`now() - make_interval(secs => ${limits.windowSeconds})`
   // the failure that must leave the window before the caller is under the limit again: the limit-th newest
-  const nth = (column: 'pair' | 'address', value: string, limit: number) => db.selectFrom('login_failures')
-    .select('failed_at').where(column, '=', value).where('failed_at', '>', since)
-    .orderBy('failed_at', 'desc').offset(limit - 1).limit(1)
+  const nth = (column: 'pair' | 'address', value: string, limit: number) =>
+    db
+      .selectFrom('login_failures')
+      .select('failed_at')
+      .where(column, '=', value)
+      .where('failed_at', '>', since)
+      .orderBy('failed_at', 'desc')
+      .offset(limit - 1)
+      .limit(1)
   const wait = (q: ReturnType<typeof nth>) =>
     sql<number | null>`ceil(extract(epoch from (${q} + make_interval(secs => ${limits.windowSeconds}) - now())))::int`
-  const row = await db.selectNoFrom([
-    wait(nth('pair', pairOf(address, username), limits.perUser)).as('user'),
-    wait(nth('address', address, limits.perAddress)).as('address'),
-  ]).executeTakeFirstOrThrow()
+  const row = await db
+    .selectNoFrom([
+      wait(nth('pair', pairOf(address, username), limits.perUser)).as('user'),
+      wait(nth('address', address, limits.perAddress)).as('address'),
+    ])
+    .executeTakeFirstOrThrow()
   const seconds = Math.max(row.user ?? 0, row.address ?? 0)
   return row.user === null && row.address === null ? 0 : Math.max(1, seconds)
 }
@@ -58,11 +75,20 @@ const ATTEMPT_LOCK = 0x6d6c66
  * transaction-level advisory lock, so at most the limit get through. Answers 0 when the attempt may go on,
  * else the seconds to wait.
  */
-export async function reserveAttempt(db: Kysely<DB>, limits: LoginLimits, address: string, username: string): Promise<number> {
+export async function reserveAttempt(
+  db: Kysely<DB>,
+  limits: LoginLimits,
+  address: string,
+  username: string,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${ATTEMPT_LOCK}, hashtext(${address}))`.execute(trx)
     const wait = await retryAfter(trx, limits, address, username)
-    if (wait === 0) await trx.insertInto('login_failures').values({ address, pair: pairOf(address, username) }).execute()
+    if (wait === 0)
+      await trx
+        .insertInto('login_failures')
+        .values({ address, pair: pairOf(address, username) })
+        .execute()
     return wait
   })
 }
@@ -74,6 +100,8 @@ export async function forgiveFailures(db: Kysely<DB>, address: string, username:
 
 /** Failures that have left the window count for nothing: removed now and then by every server. */
 export async function forgetOldFailures(db: Kysely<DB>, limits: LoginLimits): Promise<void> {
-  await db.deleteFrom('login_failures')
-    .where('failed_at', '<', sql<Date>`now() - make_interval(secs => ${limits.windowSeconds})`).execute()
+  await db
+    .deleteFrom('login_failures')
+    .where('failed_at', '<', sql<Date>`now() - make_interval(secs => ${limits.windowSeconds})`)
+    .execute()
 }

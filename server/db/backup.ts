@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
@@ -18,11 +29,23 @@ const MEDIA_DIR = 'media'
 /** WAL segment and timeline history file names (pg_wal also holds temporary files and archive_status/) */
 const WAL_FILE = /^[0-9A-F]{24}$|^[0-9A-F]{8}\.history$/
 /** Folders whose contents a base backup leaves out (PostgreSQL's documentation on the low-level API) */
-const EMPTIED = ['pg_wal', 'pg_replslot', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_stat_tmp', 'pg_subtrans']
+const EMPTIED = [
+  'pg_wal',
+  'pg_replslot',
+  'pg_dynshmem',
+  'pg_notify',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_stat_tmp',
+  'pg_subtrans',
+]
 /** Files a base backup leaves out */
 const LEFT_OUT = new Set(['postmaster.pid', 'postmaster.opts', 'backup_label.old', 'pg_internal.init'])
 
-export interface BackupSummary { files: number; bytes: number }
+export interface BackupSummary {
+  files: number
+  bytes: number
+}
 
 /** Copy `from` into `to`, leaving out what a base backup leaves out; files that vanish meanwhile are skipped. */
 function copyCluster(from: string, to: string, top: boolean, sum: BackupSummary): void {
@@ -31,7 +54,11 @@ function copyCluster(from: string, to: string, top: boolean, sum: BackupSummary)
     if (LEFT_OUT.has(name) || name.startsWith('pgsql_tmp') || name.startsWith('.s.PGSQL')) continue
     const src = join(from, name)
     let st
-    try { st = statSync(src) } catch { continue }
+    try {
+      st = statSync(src)
+    } catch {
+      continue
+    }
     if (st.isDirectory()) {
       if (top && EMPTIED.includes(name)) mkdirSync(join(to, name), { mode: 0o700 })
       else copyCluster(src, join(to, name), false, sum)
@@ -70,10 +97,15 @@ export async function backup(dataDir: string, target: string): Promise<BackupSum
     const copy = join(target, CLUSTER_DIR)
     // one session from start to stop: a base backup ends with the session that began it
     await db.connection().execute(async (session) => {
-      await sql`select pg_create_physical_replication_slot(${`mas_backup_${randomBytes(4).toString('hex')}`}, true, true)`.execute(session)
+      await sql`select pg_create_physical_replication_slot(${`mas_backup_${randomBytes(4).toString('hex')}`}, true, true)`.execute(
+        session,
+      )
       await sql`select pg_backup_start(${`mas backup ${new Date().toISOString()}`}, true)`.execute(session)
       copyCluster(pgdata, copy, true, sum)
-      const stop = await sql<{ labelfile: string; spcmapfile: string }>`select labelfile, spcmapfile from pg_backup_stop(false)`.execute(session)
+      const stop = await sql<{
+        labelfile: string
+        spcmapfile: string
+      }>`select labelfile, spcmapfile from pg_backup_stop(false)`.execute(session)
       writeFileSync(join(copy, 'backup_label'), stop.rows[0].labelfile)
       if (stop.rows[0].spcmapfile) writeFileSync(join(copy, 'tablespace_map'), stop.rows[0].spcmapfile)
       // the WAL from the start's checkpoint to the stop, kept by the slot
@@ -97,8 +129,15 @@ export async function backup(dataDir: string, target: string): Promise<BackupSum
     await cluster.release()
   }
   const media = join(dataDir, MEDIA_DIR)
-  if (existsSync(media)) cpSync(media, join(target, MEDIA_DIR), { recursive: true, filter: (src) => !src.startsWith(join(media, '.incoming')) })
-  writeFileSync(join(target, MANIFEST), `${JSON.stringify({ made: new Date().toISOString(), postgres: readFileSync(join(dataDir, CLUSTER_DIR, 'PG_VERSION'), 'utf8').trim() })}\n`)
+  if (existsSync(media))
+    cpSync(media, join(target, MEDIA_DIR), {
+      recursive: true,
+      filter: (src) => !src.startsWith(join(media, '.incoming')),
+    })
+  writeFileSync(
+    join(target, MANIFEST),
+    `${JSON.stringify({ made: new Date().toISOString(), postgres: readFileSync(join(dataDir, CLUSTER_DIR, 'PG_VERSION'), 'utf8').trim() })}\n`,
+  )
   return sum
 }
 
@@ -106,8 +145,10 @@ export async function backup(dataDir: string, target: string): Promise<BackupSum
 export function restore(source: string, dataDir: string): void {
   source = resolve(source)
   dataDir = resolve(dataDir)
-  if (!existsSync(join(source, MANIFEST)) || !existsSync(join(source, CLUSTER_DIR))) throw new ClusterError(`${source} is not a backup made by mas db backup.`)
-  if (!emptyOrAbsent(dataDir)) throw new ClusterError(`${dataDir} is not empty: a backup is restored into a new data directory.`)
+  if (!existsSync(join(source, MANIFEST)) || !existsSync(join(source, CLUSTER_DIR)))
+    throw new ClusterError(`${source} is not a backup made by mas db backup.`)
+  if (!emptyOrAbsent(dataDir))
+    throw new ClusterError(`${dataDir} is not empty: a backup is restored into a new data directory.`)
   const account = clusterAccount()
   checkReachable(dataDir, account)
   mkdirSync(dataDir, { recursive: true })
@@ -116,5 +157,6 @@ export function restore(source: string, dataDir: string): void {
   chmodSync(building, 0o700)
   ownTree(building, account)
   renameSync(building, join(dataDir, CLUSTER_DIR))
-  if (existsSync(join(source, MEDIA_DIR))) cpSync(join(source, MEDIA_DIR), join(dataDir, MEDIA_DIR), { recursive: true })
+  if (existsSync(join(source, MEDIA_DIR)))
+    cpSync(join(source, MEDIA_DIR), join(dataDir, MEDIA_DIR), { recursive: true })
 }

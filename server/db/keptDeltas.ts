@@ -31,12 +31,18 @@ export const crowded = (rows: number, keys = 0): boolean => rows - keys > FOLD_A
 /** Fold the rows of `kept` whose scope columns have these values (in the order of `kept.scope`). */
 export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<void> {
   const grouped = [...kept.scope, ...kept.keys].map((c) => sql.ref(c))
-  const where = sql.join(kept.scope.map((c, i) => sql`${sql.ref(c)} = ${at[i]}`), sql` and `)
+  const where = sql.join(
+    kept.scope.map((c, i) => sql`${sql.ref(c)} = ${at[i]}`),
+    sql` and `,
+  )
   const sums = kept.deltas.map((d) => sql`sum(${sql.ref(d)})`)
   const parents = Object.entries(kept.parents ?? {})
   const lockParents = parents.length
     ? sql`, parents as (select from ${sql.join(parents.map(([, table], i) => sql`${sql.table(table)} as ${sql.id(`p${i}`)}`))}
-        where ${sql.join(parents.map(([column], i) => sql`${sql.id(`p${i}`)}.id = ${at[kept.scope.indexOf(column)]}`), sql` and `)}
+        where ${sql.join(
+          parents.map(([column], i) => sql`${sql.id(`p${i}`)}.id = ${at[kept.scope.indexOf(column)]}`),
+          sql` and `,
+        )}
         for key share)`
     : sql``
   const conditions = [
@@ -60,8 +66,17 @@ export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<
 export async function foldCrowded(db: Db, kept: KeptDeltas): Promise<number> {
   const scope = kept.scope.map((c) => sql.ref(c))
   const keys = kept.keys.length ? sql`count(distinct (${sql.join(kept.keys.map((c) => sql.ref(c)))}))` : sql`0`
-  const many = await sql<Record<string, number>>`select ${sql.join(kept.scope.map((c, i) => sql`${sql.ref(c)} as ${sql.id(`s${i}`)}`))}
-    from ${sql.table(kept.table)} group by ${sql.join(scope)} having count(*) - ${keys} > ${FOLD_AFTER_ROWS}`.execute(db)
-  for (const row of many.rows) await foldKept(db, kept, kept.scope.map((_c, i) => row[`s${i}`]))
+  const many = await sql<
+    Record<string, number>
+  >`select ${sql.join(kept.scope.map((c, i) => sql`${sql.ref(c)} as ${sql.id(`s${i}`)}`))}
+    from ${sql.table(kept.table)} group by ${sql.join(scope)} having count(*) - ${keys} > ${FOLD_AFTER_ROWS}`.execute(
+    db,
+  )
+  for (const row of many.rows)
+    await foldKept(
+      db,
+      kept,
+      kept.scope.map((_c, i) => row[`s${i}`]),
+    )
   return many.rows.length
 }

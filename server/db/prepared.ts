@@ -14,7 +14,9 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i
 
 /** How many statements a pool's connections have sent, of every kind (BEGIN and COMMIT included): the round
  * trips of a request, which tests count (a single create is one statement, docs/decisions.md §18). */
-export interface StatementCount { sent: number }
+export interface StatementCount {
+  sent: number
+}
 
 /** statement names by SQL text, so a repeated statement is not hashed again (bounded: cleared when full) */
 const names = new Map<string, string>()
@@ -23,7 +25,7 @@ function statementName(text: string): string {
   let name = names.get(text)
   if (name === undefined) {
     if (names.size >= 10_000) names.clear()
-    names.set(text, name = `mas_${createHash('sha1').update(text).digest('hex')}`)
+    names.set(text, (name = `mas_${createHash('sha1').update(text).digest('hex')}`))
   }
   return name
 }
@@ -36,7 +38,7 @@ export function preparingPool(pool: pg.Pool, count: StatementCount): PostgresPoo
     async connect() {
       const client = await pool.connect()
       let preparing = clients.get(client)
-      if (!preparing) clients.set(client, preparing = new PreparingClient(client, count))
+      if (!preparing) clients.set(client, (preparing = new PreparingClient(client, count)))
       return preparing
     },
     end: () => pool.end(),
@@ -47,11 +49,17 @@ export function preparingPool(pool: pg.Pool, count: StatementCount): PostgresPoo
 class PreparingClient implements PostgresPoolClient {
   readonly #prepared = new Set<string>()
 
-  constructor(readonly client: pg.PoolClient, readonly count: StatementCount) {}
+  constructor(
+    readonly client: pg.PoolClient,
+    readonly count: StatementCount,
+  ) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
-  query<R>(sql: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+  query<R>(
+    sql: string | PostgresCursor<R>,
+    parameters?: ReadonlyArray<unknown>,
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     // kysely asks for cursors only when the dialect is given a cursor class, which ours is not
     if (typeof sql !== 'string') throw new Error('streaming queries are not configured')
     return this.#run<R>(sql, parameters ?? [])
@@ -66,7 +74,11 @@ class PreparingClient implements PostgresPoolClient {
     this.count.sent++
     const name = values.length && PREPARABLE.test(text) ? this.#nameFor(text) : null
     const result = await (name ? this.client.query({ name, text, values }) : this.client.query(text, values))
-    return { command: result.command as PostgresQueryResult<R>['command'], rowCount: result.rowCount ?? 0, rows: result.rows as R[] }
+    return {
+      command: result.command as PostgresQueryResult<R>['command'],
+      rowCount: result.rowCount ?? 0,
+      rows: result.rows as R[],
+    }
   }
 
   /** The statement's name, or null when this connection holds as many prepared statements as it may. */

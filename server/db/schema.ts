@@ -10,7 +10,10 @@ type WithDefault<T> = ColumnType<T, T | undefined, T>
 /** a column only the database's triggers write (never given in an INSERT or UPDATE) */
 type WrittenByDatabase<T> = ColumnType<T, never, never>
 
-export interface LookupTable { id: number; name: string }
+export interface LookupTable {
+  id: number
+  name: string
+}
 
 export interface UsersTable {
   id: Id
@@ -20,18 +23,45 @@ export interface UsersTable {
   is_active: WithDefault<boolean>
   date_joined: Timestamp
 }
-export interface AuthGroupsTable { id: Id; name: string }
-export interface UserAuthGroupsTable { user_id: number; group_id: number }
-export interface TokensTable { key: string; user_id: number; created: Timestamp; /** sha256 hex of key: what lookups use */ digest: string }
+export interface AuthGroupsTable {
+  id: Id
+  name: string
+}
+export interface UserAuthGroupsTable {
+  user_id: number
+  group_id: number
+}
+export interface TokensTable {
+  key: string
+  user_id: number
+  created: Timestamp
+  /** sha256 hex of key: what lookups use */ digest: string
+}
 /** `key` is the sha256 hex of the session cookie's value */
-export interface SessionsTable { key: string; user_id: number; expires: Timestamp }
+export interface SessionsTable {
+  key: string
+  user_id: number
+  expires: Timestamp
+}
 /** a one-time code a page exchanges for a session (migration 2026_11_26_4001); `digest` is its sha256 */
-export interface LoginCodesTable { digest: string; user_id: number; expires: Timestamp }
+export interface LoginCodesTable {
+  digest: string
+  user_id: number
+  expires: Timestamp
+}
 /** one failed password presentation; `pair` is the sha256 hex of address and username */
-export interface LoginFailuresTable { id: Generated<string>; address: string; pair: string; failed_at: ColumnType<Date, never, never> }
+export interface LoginFailuresTable {
+  id: Generated<string>
+  address: string
+  pair: string
+  failed_at: ColumnType<Date, never, never>
+}
 
 export interface LibrariesTable {
-  id: Id; user_id: number; name: string; creation_date: Timestamp
+  id: Id
+  user_id: number
+  name: string
+  creation_date: Timestamp
   /** keep, mute or withhold (migration 2026_11_29_4408; docs/decisions.md, "Speech policy") */
   speech_policy: WithDefault<SpeechPolicy>
 }
@@ -39,13 +69,22 @@ export interface LibrariesTable {
 export type SpeechPolicy = 'keep' | 'mute' | 'withhold'
 
 export interface SensorArraysTable {
-  id: Id; user_id: number; name: string
-  layout_rows: WithDefault<number>; layout_columns: WithDefault<number>
+  id: Id
+  user_id: number
+  name: string
+  layout_rows: WithDefault<number>
+  layout_columns: WithDefault<number>
 }
 export interface SensorsTable {
-  id: Id; user_id: number; sensor_array_id: number | null; name: string
-  x: WithDefault<number>; y: WithDefault<number>; z: WithDefault<number>
-  layout_row: WithDefault<number>; layout_column: WithDefault<number>
+  id: Id
+  user_id: number
+  sensor_array_id: number | null
+  name: string
+  x: WithDefault<number>
+  y: WithDefault<number>
+  z: WithDefault<number>
+  layout_row: WithDefault<number>
+  layout_column: WithDefault<number>
 }
 
 export interface MediaFilesTable {
@@ -69,18 +108,35 @@ export interface MediaFilesTable {
   speech_scanned_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>
 }
 export interface MediaFileMetadataTable {
-  id: Id; media_file_id: number; name: string; value: WithDefault<string>; user_editable: WithDefault<boolean>
+  id: Id
+  media_file_id: number
+  name: string
+  value: WithDefault<string>
+  user_editable: WithDefault<boolean>
 }
 export interface MediaFileUserMetadataFieldsTable {
-  id: Id; name: string; library_id: number; description: WithDefault<string>
+  id: Id
+  name: string
+  library_id: number
+  description: WithDefault<string>
 }
 export interface MediaFileUserMetadataTable {
-  id: Id; media_file_id: number; metadata_field_id: number; value: WithDefault<string>
+  id: Id
+  media_file_id: number
+  metadata_field_id: number
+  value: WithDefault<string>
 }
 
 type ViewSettings<P extends string> = {
-  [K in `${P}_window_size_in_seconds` | `${P}_spectra_minimum_band_frequency` | `${P}_spectra_maximum_band_frequency`
-    | `${P}_spectra_damping_factor` | `${P}_spectra_num_frequency_bands` | `${P}_spectra_num_frames_per_second`]: number
+  [
+    K in
+      | `${P}_window_size_in_seconds`
+      | `${P}_spectra_minimum_band_frequency`
+      | `${P}_spectra_maximum_band_frequency`
+      | `${P}_spectra_damping_factor`
+      | `${P}_spectra_num_frequency_bands`
+      | `${P}_spectra_num_frames_per_second`
+  ]: number
 }
 export type UserSettingsTable = {
   id: Id
@@ -98,7 +154,9 @@ export type UserSettingsTable = {
   load_audio: boolean
   max_num_audio_files_to_list: number
   transcript_format: string
-} & ViewSettings<'file_view'> & ViewSettings<'catalog_view'> & ViewSettings<'tag_view'>
+} & ViewSettings<'file_view'> &
+  ViewSettings<'catalog_view'> &
+  ViewSettings<'tag_view'>
 
 export interface ProjectsTable {
   id: Id
@@ -113,29 +171,66 @@ export interface ProjectsTable {
   default_permission_launch_job: WithDefault<boolean>
   default_permission_admin: WithDefault<boolean>
 }
-export interface ProjectMediaFilesTable { project_id: number; media_file_id: number }
+export interface ProjectMediaFilesTable {
+  project_id: number
+  media_file_id: number
+}
 
-export interface TagSetsTable { id: Id; user_id: number; name: string; library_id: number | null; creation_date: Timestamp }
+export interface TagSetsTable {
+  id: Id
+  user_id: number
+  name: string
+  library_id: number | null
+  creation_date: Timestamp
+}
 /** +n/-n per statement that changed a tag set's tags (kept by triggers); their sum is the tag set's tag count */
 export interface TagSetTagCountsTable {
-  id: Generated<string>; tag_set_id: number; delta: ColumnType<string, number, number>
+  id: Generated<string>
+  tag_set_id: number
+  delta: ColumnType<string, number, number>
   /** of the delta, the machine- and user-tagged (migration 2026_11_27_3501) */
-  machine_delta: ColumnType<string, number | undefined, number>; user_delta: ColumnType<string, number | undefined, number>
+  machine_delta: ColumnType<string, number | undefined, number>
+  user_delta: ColumnType<string, number | undefined, number>
 }
 /** kept counts of a tag set's tags per class (migration 2026_11_27_3501) */
-export interface TagClassCountsTable { id: Generated<string>; tag_set_id: number; tag_class_id: number; delta: ColumnType<string, number, number> }
+export interface TagClassCountsTable {
+  id: Generated<string>
+  tag_set_id: number
+  tag_class_id: number
+  delta: ColumnType<string, number, number>
+}
 /** kept counts of a tag set's tags per media file (migration 2026_11_27_3501) */
-export interface TagFileCountsTable { id: Generated<string>; tag_set_id: number; media_file_id: number; delta: ColumnType<string, number, number> }
+export interface TagFileCountsTable {
+  id: Generated<string>
+  tag_set_id: number
+  media_file_id: number
+  delta: ColumnType<string, number, number>
+}
 /** kept counts of a tag set's tags per class and strength band (migration 2026_11_28_3401) */
 export interface TagBandCountsTable {
-  id: Generated<string>; tag_set_id: number; tag_class_id: number; band: number; delta: ColumnType<string, number, number>
+  id: Generated<string>
+  tag_set_id: number
+  tag_class_id: number
+  band: number
+  delta: ColumnType<string, number, number>
 }
 export interface TagClassesTable {
-  id: Id; user_id: number; library_id: number; class_name: string; display_name: WithDefault<string>
+  id: Id
+  user_id: number
+  library_id: number
+  class_name: string
+  display_name: WithDefault<string>
 }
 export interface TagExamplesTable {
-  id: Id; user_id: number; tag_set_id: number; media_file_id: number; creation_date: Timestamp
-  start_time: number; end_time: number; min_frequency: number; max_frequency: number
+  id: Id
+  user_id: number
+  tag_set_id: number
+  media_file_id: number
+  creation_date: Timestamp
+  start_time: number
+  end_time: number
+  min_frequency: number
+  max_frequency: number
 }
 export interface TagsTable {
   id: Id
@@ -176,11 +271,18 @@ export interface Provenance {
 
 /** a reviewer's decision on a tag (migration 2026_11_26_4001) */
 export interface TagReviewsTable {
-  id: Id; tag_id: number; user_id: number; decision: 'yes' | 'no' | 'unsure' | 'skip'
-  tag_class_id: number | null; note: WithDefault<string>; creation_date: Timestamp
+  id: Id
+  tag_id: number
+  user_id: number
+  decision: 'yes' | 'no' | 'unsure' | 'skip'
+  tag_class_id: number | null
+  note: WithDefault<string>
+  creation_date: Timestamp
   /** copies of the tag's tag set, class and strength: written with the decision, else by a trigger, and kept by
    * one on tags (migration 2026_11_27_3401) */
-  tag_set_id: WithDefault<number>; tagged_class_id: WithDefault<number>; tag_strength: WithDefault<number>
+  tag_set_id: WithDefault<number>
+  tagged_class_id: WithDefault<number>
+  tag_strength: WithDefault<number>
 }
 
 export interface JobsTable {
@@ -213,16 +315,37 @@ export interface JobsTable {
   /** when the holder last renewed the lease (database clock) */
   lease_renewed: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
-export interface JobParametersTable { id: Id; job_id: number; name: string; value: WithDefault<string> }
+export interface JobParametersTable {
+  id: Id
+  job_id: number
+  name: string
+  value: WithDefault<string>
+}
 export interface JobResultFilesTable {
-  id: Id; job_id: number; creation_date: Timestamp; result_file: WithDefault<string>; notes: WithDefault<string>
+  id: Id
+  job_id: number
+  creation_date: Timestamp
+  result_file: WithDefault<string>
+  notes: WithDefault<string>
 }
 export interface RandomWindowsTable {
-  id: Id; job_id: number; media_file_id: number; start_time: number; end_time: number
+  id: Id
+  job_id: number
+  media_file_id: number
+  start_time: number
+  end_time: number
 }
 
-export interface AppUserGroupsTable { id: Id; name: string; creation_date: Timestamp; created_by: number }
-export interface AppUserGroupUsersTable { group_id: number; user_id: number }
+export interface AppUserGroupsTable {
+  id: Id
+  name: string
+  creation_date: Timestamp
+  created_by: number
+}
+export interface AppUserGroupUsersTable {
+  group_id: number
+  user_id: number
+}
 export interface AppPermissionsTable {
   id: Id
   bearer_type: 'user' | 'appusergroup'
@@ -262,7 +385,10 @@ export interface WorkerHeartbeatsTable {
 }
 
 /** one row: raised by triggers whenever a record known by name is renamed or deleted (migration 2026_11_27_3311) */
-export interface NamesVersionTable { one: ColumnType<boolean, never, never>; version: ColumnType<string, never, never> }
+export interface NamesVersionTable {
+  one: ColumnType<boolean, never, never>
+  version: ColumnType<string, never, never>
+}
 
 /** A media file's stored window embeddings of one kind, window and hop (docs/decisions.md §35). */
 export interface WindowEmbeddingsTable {

@@ -4,8 +4,10 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
 /** 'YYYY-MM-DD hh:mm:ss' in the server's local time, the form stored in the database. */
 export function localTimestamp(d: Date = new Date()): string {
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
     `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  )
 }
 
 /** Database form -> wire form 'YYYY-MM-DDThh:mm:ss'. */
@@ -21,6 +23,13 @@ export function parseTimestamp(s: string): string | null {
   if (!m) return null
   const [, y, mo, d, h, mi, sec = '00'] = m
   const date = new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec))
-  if (date.getMonth() !== Number(mo) - 1 || date.getDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null
+  if (
+    date.getMonth() !== Number(mo) - 1 ||
+    date.getDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(sec) > 59
+  )
+    return null
   return `${y}-${mo}-${d} ${h}:${mi}:${sec}`
 }

@@ -11,8 +11,12 @@ const RAW_JSON = Symbol('raw json')
 /** request -> its parsed body, so a handler may read it more than once */
 const parsedBodies = new WeakMap<FastifyRequest, unknown>()
 
-interface Unsupported { [UNSUPPORTED]: string }
-interface RawJson { [RAW_JSON]: string }
+interface Unsupported {
+  [UNSUPPORTED]: string
+}
+interface RawJson {
+  [RAW_JSON]: string
+}
 
 export function registerBodyParsers(app: FastifyInstance) {
   app.removeContentTypeParser(['application/json', 'text/plain'])
@@ -25,12 +29,23 @@ export function registerBodyParsers(app: FastifyInstance) {
     const limit = req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Infinity
     let received = 0
     let finished = false
-    const finish = (err: Error | null, value?: unknown) => { if (!finished) { finished = true; done(err, value) } }
+    const finish = (err: Error | null, value?: unknown) => {
+      if (!finished) {
+        finished = true
+        done(err, value)
+      }
+    }
     payload.on('data', (chunk: Buffer) => {
       received += chunk.length
-      if (received > limit) { payload.removeAllListeners('data'); payload.resume(); finish(tooLarge()) }
+      if (received > limit) {
+        payload.removeAllListeners('data')
+        payload.resume()
+        finish(tooLarge())
+      }
     })
-    payload.on('end', () => finish(null, { [UNSUPPORTED]: String(req.headers['content-type'] ?? '') } satisfies Unsupported))
+    payload.on('end', () =>
+      finish(null, { [UNSUPPORTED]: String(req.headers['content-type'] ?? '') } satisfies Unsupported),
+    )
     payload.on('error', finish)
   })
 }
@@ -49,7 +64,9 @@ export async function readBody(req: FastifyRequest): Promise<unknown> {
  * length and every field within that body limit, a few fields and no file, so what is kept in memory stays
  * within the limit too. Elsewhere the app's multipart limits hold.
  */
-function smallMultipart(req: FastifyRequest): { limits: { fieldSize: number; fields: number; parts: number; files: number } } | undefined {
+function smallMultipart(
+  req: FastifyRequest,
+): { limits: { fieldSize: number; fields: number; parts: number; files: number } } | undefined {
   const limit = req.routeOptions.bodyLimit
   if (!limit || limit >= (req.server.initialConfig.bodyLimit ?? Infinity)) return undefined
   if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge()
@@ -61,7 +78,10 @@ async function parse(req: FastifyRequest): Promise<unknown> {
   if (req.isMultipart?.()) {
     const fields: Record<string, unknown> = {}
     for await (const part of req.parts(smallMultipart(req))) {
-      if (part.type === 'file') { part.file.resume(); continue }
+      if (part.type === 'file') {
+        part.file.resume()
+        continue
+      }
       // a value cut at the field size limit is refused, never stored shortened
       if (part.valueTruncated) throw fieldTooLarge(part.fieldname)
       fields[part.fieldname] = part.value
@@ -97,7 +117,13 @@ export function tooManyItems(max: number, items: number): string {
 /** Deeper JSON than any record of the API needs; deeper nesting is refused before it is parsed. */
 export const MAX_JSON_DEPTH = 64
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d, OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  OPEN_ARRAY = 0x5b,
+  CLOSE_ARRAY = 0x5d,
+  OPEN_OBJECT = 0x7b,
+  CLOSE_OBJECT = 0x7d
 
 /**
  * The position (1-based) where `text` nests arrays and objects deeper than `max`, or 0. A scan of the

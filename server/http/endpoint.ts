@@ -46,7 +46,12 @@ export interface Result {
 }
 
 /** What every handler of the app is given besides its request. */
-export interface EndpointDeps { db: Kysely<DB>; config: AppConfig; storage: Storage; services: AppServices }
+export interface EndpointDeps {
+  db: Kysely<DB>
+  config: AppConfig
+  storage: Storage
+  services: AppServices
+}
 
 export type Handler = (ctx: Context) => Promise<Result>
 
@@ -154,7 +159,12 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       reply.header('Allow', allow)
       const method = req.method === 'HEAD' ? 'GET' : (req.method as Method | 'OPTIONS')
       const base = {
-        req, reply, db: deps.db, config: deps.config, storage: deps.storage, services: deps.services,
+        req,
+        reply,
+        db: deps.db,
+        config: deps.config,
+        storage: deps.storage,
+        services: deps.services,
         params: req.params as Record<string, string>,
         query: normaliseQuery(req.query),
         origin: requestOrigin(req),
@@ -162,7 +172,11 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       }
       if (method === 'OPTIONS') {
         let caller: Caller | null = null
-        try { caller = await authenticate(req, deps.db, deps.config, deps.services.callers) } catch { caller = null }
+        try {
+          caller = await authenticate(req, deps.db, deps.config, deps.services.callers)
+        } catch {
+          caller = null
+        }
         const meta: Record<string, unknown> = {
           name: ep.name,
           description: ep.description ?? '',
@@ -180,7 +194,10 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
       }
       const handler = ep.methods[method]
       const run = async () => {
-        const caller = ep.auth === false ? anonymous : await authenticate(req, deps.db, deps.config, deps.services.callers, { required: true })
+        const caller =
+          ep.auth === false
+            ? anonymous
+            : await authenticate(req, deps.db, deps.config, deps.services.callers, { required: true })
         if (!handler) throw methodNotAllowed(req.method)
         if (method !== 'GET') checkCsrf(req)
         return handler({ ...base, caller: caller as Caller })
@@ -217,8 +234,15 @@ function normaliseQuery(q: unknown): Record<string, string> {
 }
 
 const OPTION_TYPES: Record<string, string> = {
-  integer: 'integer', float: 'float', boolean: 'boolean', string: 'string', datetime: 'datetime',
-  pk: 'field', choice: 'choice', list: 'list', object: 'nested object',
+  integer: 'integer',
+  float: 'float',
+  boolean: 'boolean',
+  string: 'string',
+  datetime: 'datetime',
+  pk: 'field',
+  choice: 'choice',
+  list: 'list',
+  object: 'nested object',
 }
 
 function optionsActions(actions: Record<string, ActionFields>) {
@@ -240,4 +264,3 @@ function optionsActions(actions: Record<string, ActionFields>) {
   }
   return out
 }
-

@@ -33,8 +33,9 @@ export const tooLarge = (message = 'Request body is too large.') => detail(413, 
 /** a multipart text part cut at its size limit: refused, never stored shortened nor dropped */
 export const fieldTooLarge = (name: string) => tooLarge(`The field "${name}" is too large.`)
 export const throttled = (seconds: number) =>
-  detail(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
-    { 'Retry-After': String(seconds) })
+  detail(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, {
+    'Retry-After': String(seconds),
+  })
 /** seconds a client is asked to wait before trying again while the database is unreachable */
 export const DATABASE_RETRY_SECONDS = 5
 export const databaseUnavailable = () =>

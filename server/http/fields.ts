@@ -46,7 +46,11 @@ export interface FieldDef<C extends string = string> {
 }
 
 /** What a reference needs of the resource it points at: its name (for the documents), table and read rule. */
-export interface Referent { name: string; table: TableName; scope: Scope }
+export interface Referent {
+  name: string
+  table: TableName
+  scope: Scope
+}
 
 export type Fields<C extends string = string> = Record<string, FieldDef<C>>
 
@@ -55,22 +59,70 @@ export type TableFields<T extends TableName> = Fields<Column<T>>
 
 /** The description of every record's `creationDate`: written as given, as the original's serializers do (data
  * moved from it keeps its dates), else the time of the create (docs/decisions.md §2). */
-export const CREATION_DATE = 'when the record was created: kept as given on create and update; default: the time of the create'
+export const CREATION_DATE =
+  'when the record was created: kept as given on create and update; default: the time of the create'
 
-const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true])
-const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false])
+const TRUE = new Set<unknown>([
+  't',
+  'T',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  '1',
+  1,
+  true,
+])
+const FALSE = new Set<unknown>([
+  'f',
+  'F',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '0',
+  0,
+  false,
+])
 
 const pyType = (v: unknown) =>
-  v === null ? 'NoneType' : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str'
-    : typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : Array.isArray(v) ? 'list' : 'dict'
+  v === null
+    ? 'NoneType'
+    : typeof v === 'boolean'
+      ? 'bool'
+      : typeof v === 'string'
+        ? 'str'
+        : typeof v === 'number'
+          ? Number.isInteger(v)
+            ? 'int'
+            : 'float'
+          : Array.isArray(v)
+            ? 'list'
+            : 'dict'
 
 function parseString(v: unknown, f: FieldDef): Parsed {
   if (typeof v === 'number' && Number.isFinite(v)) v = String(v)
   if (typeof v !== 'string') return err(MSG.string)
   if (v.includes('\0')) return err('Null characters are not allowed.')
   if (v.trim() === '' && !f.allowBlank) return err(MSG.blank)
-  if (f.maxLength !== undefined && v.length > f.maxLength && characters(v) > f.maxLength) return err(MSG.maxLength(f.maxLength))
-  if (f.pattern !== undefined && !new RegExp(f.pattern, 'u').test(v)) return err(f.patternMessage ?? 'Enter a valid value.')
+  if (f.maxLength !== undefined && v.length > f.maxLength && characters(v) > f.maxLength)
+    return err(MSG.maxLength(f.maxLength))
+  if (f.pattern !== undefined && !new RegExp(f.pattern, 'u').test(v))
+    return err(f.patternMessage ?? 'Enter a valid value.')
   return ok(v)
 }
 
@@ -87,23 +139,30 @@ export function parsePk(v: unknown): Parsed {
 /** Parse one input value for a field; null handling is the caller's. */
 export function parseValue(f: FieldDef, v: unknown): Parsed {
   switch (f.type) {
-    case 'integer': return parseInteger(v, f)
-    case 'float': return parseNumber(v, f)
+    case 'integer':
+      return parseInteger(v, f)
+    case 'float':
+      return parseNumber(v, f)
     case 'boolean':
       if (TRUE.has(v)) return ok(true)
       if (FALSE.has(v)) return ok(false)
       return err(MSG.boolean)
-    case 'string': return parseString(v, f)
+    case 'string':
+      return parseString(v, f)
     case 'datetime': {
       const s = typeof v === 'string' ? parseTimestamp(v) : null
       return s === null ? err(MSG.datetime) : ok(s)
     }
-    case 'pk': return parsePk(v)
+    case 'pk':
+      return parsePk(v)
     case 'choice':
-      return typeof v === 'string' && f.choices?.includes(v) ? ok(v) : err(MSG.choice(typeof v === 'string' ? v : JSON.stringify(v)))
+      return typeof v === 'string' && f.choices?.includes(v)
+        ? ok(v)
+        : err(MSG.choice(typeof v === 'string' ? v : JSON.stringify(v)))
     case 'list':
       return Array.isArray(v) ? ok(v) : err(MSG.notList(pyType(v)))
-    case 'object': return parseObject(v, f)
+    case 'object':
+      return parseObject(v, f)
   }
 }
 
@@ -113,11 +172,13 @@ function parseObject(v: unknown, f: FieldDef): Parsed {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return err(MSG.notDict(pyType(v)))
   if (f.items === 'string') {
     for (const [key, value] of Object.entries(v)) {
-      if (typeof value !== 'string') return err(`The value of ${JSON.stringify(key)} must be a string, not ${pyType(value)}.`)
+      if (typeof value !== 'string')
+        return err(`The value of ${JSON.stringify(key)} must be a string, not ${pyType(value)}.`)
       if (value.includes('\0') || key.includes('\0')) return err('Null characters are not allowed.')
     }
   }
-  if (f.maxLength !== undefined && JSON.stringify(v).length > f.maxLength) return err(`Ensure this object has no more than ${f.maxLength} characters as JSON.`)
+  if (f.maxLength !== undefined && JSON.stringify(v).length > f.maxLength)
+    return err(`Ensure this object has no more than ${f.maxLength} characters as JSON.`)
   return ok(v)
 }
 
@@ -152,12 +213,18 @@ function planOf(fields: Fields): FieldPlan {
       writable: entries.filter(([, f]) => !f.readOnly),
       columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
       jsonColumns: new Set(entries.filter(([, f]) => f.column && f.type === 'object').map(([n]) => n)),
-      readable: entries.filter(([, f]) => !f.writeOnly).map(([name, f]) => ({
-        name,
-        column: f.column,
-        convert: f.type === 'datetime' ? 'timestamp' as const
-          : f.type === 'integer' || f.type === 'float' || f.type === 'pk' ? 'number' as const : null,
-      })),
+      readable: entries
+        .filter(([, f]) => !f.writeOnly)
+        .map(([name, f]) => ({
+          name,
+          column: f.column,
+          convert:
+            f.type === 'datetime'
+              ? ('timestamp' as const)
+              : f.type === 'integer' || f.type === 'float' || f.type === 'pk'
+                ? ('number' as const)
+                : null,
+        })),
     }
     plans.set(fields, plan)
   }
@@ -207,18 +274,28 @@ export function toColumns(fields: Fields, values: Record<string, unknown>): Reco
 export function toJson(fields: Fields, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const { name, column, convert } of planOf(fields).readable) {
-    if (column === undefined) { out[name] = row[name]; continue }
+    if (column === undefined) {
+      out[name] = row[name]
+      continue
+    }
     const v = row[column]
-    out[name] = v === null || v === undefined ? null
-      : convert === 'timestamp' ? wireTimestamp(String(v)) : convert === 'number' ? Number(v) : v
+    out[name] =
+      v === null || v === undefined
+        ? null
+        : convert === 'timestamp'
+          ? wireTimestamp(String(v))
+          : convert === 'number'
+            ? Number(v)
+            : v
   }
   return out
 }
 
 /** Fields usable as `?name=value` equality filters. */
 export function filterFields(fields: Fields): Array<[string, FieldDef]> {
-  return Object.entries(fields).filter(([, f]) =>
-    f.column && !f.writeOnly && (f.filter ?? (f.type === 'pk' || f.type === 'boolean')))
+  return Object.entries(fields).filter(
+    ([, f]) => f.column && !f.writeOnly && (f.filter ?? (f.type === 'pk' || f.type === 'boolean')),
+  )
 }
 
 /** Fields usable in `?ordering=`. */

@@ -7,7 +7,9 @@ export class InFlight {
   private waiting: Array<() => void> = []
 
   /** requests not yet answered (begun by `request`) */
-  get requests(): number { return this.answering }
+  get requests(): number {
+    return this.answering
+  }
 
   /** One more request running; call the answer (once) when its connection is done with it. */
   request(): () => void {
@@ -47,7 +49,10 @@ export class InFlight {
     if (this.running === 0) return Promise.resolve()
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms)
-      this.waiting.push(() => { clearTimeout(timer); resolve() })
+      this.waiting.push(() => {
+        clearTimeout(timer)
+        resolve()
+      })
     })
   }
 }

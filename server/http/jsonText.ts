@@ -6,10 +6,17 @@ export class JsonText {
 }
 
 /** A list's page as the API answers it. */
-export interface Envelope<T> { count: number; next: string | null; previous: string | null; results: T[] }
+export interface Envelope<T> {
+  count: number
+  next: string | null
+  previous: string | null
+  results: T[]
+}
 
 /** A list's {count, next, previous, results} envelope around records given as JSON texts. */
 export function envelopeText(env: Envelope<string>): JsonText {
-  return new JsonText(`{"count":${env.count},"next":${JSON.stringify(env.next)},"previous":${JSON.stringify(env.previous)},`
-    + `"results":[${env.results.join(',')}]}`)
+  return new JsonText(
+    `{"count":${env.count},"next":${JSON.stringify(env.next)},"previous":${JSON.stringify(env.previous)},` +
+      `"results":[${env.results.join(',')}]}`,
+  )
 }

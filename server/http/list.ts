@@ -21,12 +21,22 @@ export function applyFilters<O>(qb: Query<O>, fields: Fields, query: Record<stri
   for (const [name, f] of filterFields(fields)) {
     const raw = query[name]
     if (raw === undefined) continue
-    if (raw === '' ) continue
-    if (f.nullable && (raw === 'null' || raw === 'None')) { qb = qb.where(`r.${f.column}`, 'is', null); continue }
+    if (raw === '') continue
+    if (f.nullable && (raw === 'null' || raw === 'None')) {
+      qb = qb.where(`r.${f.column}`, 'is', null)
+      continue
+    }
     const parsed = f.type === 'pk' ? parseValue({ type: 'integer', min: 0 }, raw) : parseValue(f, raw)
     if (!parsed.ok) {
-      errors[name] = [f.type === 'boolean' ? `Select a valid choice. ${raw} is not one of the available choices.`
-        : f.type === 'pk' || f.type === 'integer' ? 'Enter a whole number.' : f.type === 'float' ? 'Enter a number.' : parsed.error]
+      errors[name] = [
+        f.type === 'boolean'
+          ? `Select a valid choice. ${raw} is not one of the available choices.`
+          : f.type === 'pk' || f.type === 'integer'
+            ? 'Enter a whole number.'
+            : f.type === 'float'
+              ? 'Enter a number.'
+              : parsed.error,
+      ]
       continue
     }
     qb = qb.where(`r.${f.column}`, '=', parsed.value)
@@ -68,7 +78,10 @@ export function pageSize(query: Record<string, string>): number {
 }
 
 /** A page's rows with the number of records of the whole list, read in one statement (null: not known). */
-export interface CountedPage<T> { rows: T[]; count: number | null }
+export interface CountedPage<T> {
+  rows: T[]
+  count: number | null
+}
 
 /** How a list reads its records: the number of them, a page, and a page with the number (in one statement,
  * or side by side; `count` null when the page is empty and the number was not read). All three run the same
@@ -124,7 +137,10 @@ function readableOffset(page: number, size: number): boolean {
 
 /** The requested page when it has records, read together with the count; null when it is empty, or the
  * page is `last` or malformed (paginate then takes its longer path). */
-export async function pageIfAny<T>(ctx: Context, countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>): Promise<Envelope<T> | null> {
+export async function pageIfAny<T>(
+  ctx: Context,
+  countedRows: (limit: number, offset: number) => Promise<CountedPage<T>>,
+): Promise<Envelope<T> | null> {
   const size = pageSize(ctx.query)
   const number = requestedPage(ctx)
   if (number === null || number === 'last' || !readableOffset(number, size)) return null

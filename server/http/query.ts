@@ -8,7 +8,7 @@ import { parseValue, type Fields } from './fields.js'
 
 /** "a, b or c" */
 const either = (choices: readonly string[]) =>
-  (choices.length === 1 ? choices[0] : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`)
+  choices.length === 1 ? choices[0] : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`
 
 /** The query's values for `fields`, parsed; a bad one is a 400 naming it (and, for a choice, the values it takes),
  * as is a `required` one missing. */
@@ -23,7 +23,10 @@ export function parseQuery(ctx: Context, fields: Fields): Record<string, unknown
     }
     const r = parseValue(f, raw)
     if (r.ok) values[name] = r.value
-    else errors[name] = [f.type === 'choice' && f.choices ? `${r.error.replace(/\.$/, '')}: ${either(f.choices)}.` : r.error]
+    else
+      errors[name] = [
+        f.type === 'choice' && f.choices ? `${r.error.replace(/\.$/, '')}: ${either(f.choices)}.` : r.error,
+      ]
   }
   if (Object.keys(errors).length) throw badRequest(errors)
   return values

@@ -3,13 +3,20 @@
 // whole file (no header, another unit, a malformed header or several ranges,
 // which may always be answered with the whole representation).
 
-export interface Range { start: number; end: number }
+export interface Range {
+  start: number
+  end: number
+}
 
 export function parseRange(header: string | undefined, size: number): Range | 'unsatisfiable' | null {
   if (!header) return null
   const eq = header.indexOf('=')
   if (eq < 0 || header.slice(0, eq).trim().toLowerCase() !== 'bytes') return null
-  const specs = header.slice(eq + 1).split(',').map((s) => s.trim()).filter(Boolean)
+  const specs = header
+    .slice(eq + 1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const ranges: Range[] = []
   for (const spec of specs) {
     const m = /^(\d*)-(\d*)$/.exec(spec)

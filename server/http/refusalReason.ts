@@ -15,7 +15,11 @@ export function refusalReason(payload: unknown): string | null {
   const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null
   if (text === null || text.length > 1 << 16) return null
   let body: unknown
-  try { body = JSON.parse(text) } catch { return null }
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return null
+  }
   const parts = reasons(body, '')
   if (!parts.length) return null
   const reason = parts.join('; ').replace(/\s+/g, ' ')

@@ -17,7 +17,9 @@ const FILES: Record<string, string> = {
 const folder = new URL('../../../page/review/', import.meta.url)
 
 export function registerReviewPage(app: FastifyInstance): void {
-  const texts = new Map(Object.keys(FILES).map((name) => [name, readFileSync(new URL(name || 'index.html', folder), 'utf8')]))
+  const texts = new Map(
+    Object.keys(FILES).map((name) => [name, readFileSync(new URL(name || 'index.html', folder), 'utf8')]),
+  )
   for (const [name, type] of Object.entries(FILES)) {
     app.get(`${REVIEW_PREFIX}${name}`, async (_req, reply) => {
       reply.type(type).header('cache-control', 'no-cache')

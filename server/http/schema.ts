@@ -9,7 +9,8 @@ import { filterFields, INT_MAX, INT_MIN, labelOf, type FieldDef, type Fields } f
 type Json = Record<string, unknown>
 
 const PAGE_FIELD = {
-  name: 'page', location: 'query',
+  name: 'page',
+  location: 'query',
   schema: { _type: 'integer', title: 'Page', description: 'A page number within the paginated result set.' },
 }
 
@@ -19,31 +20,47 @@ const WRITE_METHODS: Method[] = ['POST', 'PUT', 'PATCH']
 
 function coreType(f: FieldDef): Json {
   switch (f.type) {
-    case 'integer': case 'pk': return { _type: 'integer' }
-    case 'float': return { _type: 'number' }
-    case 'boolean': return { _type: 'boolean' }
-    case 'choice': return { _type: 'enum', enum: [...(f.choices ?? [])] }
-    case 'list': return { _type: 'array' }
-    case 'object': return { _type: 'object' }
-    default: return { _type: 'string' }
+    case 'integer':
+    case 'pk':
+      return { _type: 'integer' }
+    case 'float':
+      return { _type: 'number' }
+    case 'boolean':
+      return { _type: 'boolean' }
+    case 'choice':
+      return { _type: 'enum', enum: [...(f.choices ?? [])] }
+    case 'list':
+      return { _type: 'array' }
+    case 'object':
+      return { _type: 'object' }
+    default:
+      return { _type: 'string' }
   }
 }
 
 function formFields(fields: Fields, method: Method): Json[] {
-  return Object.entries(fields).filter(([, f]) => !f.readOnly || f.inForms).map(([name, f]) => ({
-    name,
-    // a file part (inForms) the upload needs is required as the original's document says
-    ...(f.required && (!f.readOnly || (f.inForms && method === 'POST')) && method !== 'PATCH' ? { required: true } : {}),
-    location: 'form',
-    schema: { ...coreType(f), title: labelOf(name, f), description: f.description ?? '' },
-  }))
+  return Object.entries(fields)
+    .filter(([, f]) => !f.readOnly || f.inForms)
+    .map(([name, f]) => ({
+      name,
+      // a file part (inForms) the upload needs is required as the original's document says
+      ...(f.required && (!f.readOnly || (f.inForms && method === 'POST')) && method !== 'PATCH'
+        ? { required: true }
+        : {}),
+      location: 'form',
+      schema: { ...coreType(f), title: labelOf(name, f), description: f.description ?? '' },
+    }))
 }
 
 function coreLink(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   const fields: Json[] = []
   if (hasId(ep)) {
-    fields.push({ name: 'id', required: true, location: 'path',
-      schema: { _type: 'integer', title: 'ID', description: 'A unique integer value identifying this record.' } })
+    fields.push({
+      name: 'id',
+      required: true,
+      location: 'path',
+      schema: { _type: 'integer', title: 'ID', description: 'A unique integer value identifying this record.' },
+    })
   }
   if (doc.list && method === 'GET') fields.push(PAGE_FIELD)
   const body = doc.fields?.[method]
@@ -64,7 +81,10 @@ function place(tree: Json, keys: string[], value: Json) {
   for (let i = 0; i < keys.length - 1; i++) {
     const k = keys[i]
     let next = node[k] as Json | undefined
-    if (next?._type === 'link') { node[`${k}_0`] = next; next = undefined }
+    if (next?._type === 'link') {
+      node[`${k}_0`] = next
+      next = undefined
+    }
     if (next === undefined) node[k] = next = {}
     node = next
   }
@@ -105,23 +125,44 @@ const NOT_BLANK = '\\S'
 /** The JSON schema of a field's values: `input` for what a request may send, else what a record holds. */
 function jsonSchema(f: FieldDef, input = false): Json {
   const nullable = (s: Json) => (f.nullable ? { ...s, type: [s.type, 'null'] } : s)
-  const range = (s: Json) => ({ ...s, ...(f.min !== undefined ? { minimum: f.min } : {}), ...(f.max !== undefined ? { maximum: f.max } : {}) })
+  const range = (s: Json) => ({
+    ...s,
+    ...(f.min !== undefined ? { minimum: f.min } : {}),
+    ...(f.max !== undefined ? { maximum: f.max } : {}),
+  })
   switch (f.type) {
-    case 'integer': return nullable(range({ type: 'integer', ...(input ? { minimum: INT_MIN, maximum: INT_MAX } : {}) }))
+    case 'integer':
+      return nullable(range({ type: 'integer', ...(input ? { minimum: INT_MIN, maximum: INT_MAX } : {}) }))
     // the id of a record of `x-references` that the caller can read (else 400 naming the field)
-    case 'pk': return nullable({ type: 'integer', ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target?.().name } : {}) })
-    case 'float': return nullable(range({ type: 'number' }))
-    case 'boolean': return nullable({ type: 'boolean' })
-    case 'datetime': return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })
-    case 'choice': return nullable({ type: 'string', enum: [...(f.choices ?? [])] })
-    case 'list': return { type: 'array', items: f.items === 'integer' ? { type: 'integer' } : {} }
-    case 'object': return nullable({ type: 'object', ...(f.items === 'string' ? { additionalProperties: { type: 'string' } } : {}) })
+    case 'pk':
+      return nullable({
+        type: 'integer',
+        ...(input ? { minimum: 1, maximum: INT_MAX, 'x-references': f.target?.().name } : {}),
+      })
+    case 'float':
+      return nullable(range({ type: 'number' }))
+    case 'boolean':
+      return nullable({ type: 'boolean' })
+    case 'datetime':
+      return nullable({ type: 'string', pattern: input ? TIMESTAMP_IN : TIMESTAMP_OUT })
+    case 'choice':
+      return nullable({ type: 'string', enum: [...(f.choices ?? [])] })
+    case 'list':
+      return { type: 'array', items: f.items === 'integer' ? { type: 'integer' } : {} }
+    case 'object':
+      return nullable({ type: 'object', ...(f.items === 'string' ? { additionalProperties: { type: 'string' } } : {}) })
     default: {
       if (!input) return nullable({ type: 'string' })
       const patterns = [...(f.allowBlank ? [] : [NOT_BLANK]), ...(f.pattern ? [f.pattern] : [])]
       return nullable({
-        type: 'string', ...(f.allowBlank ? {} : { minLength: 1 }), ...(f.maxLength ? { maxLength: f.maxLength } : {}),
-        ...(patterns.length === 1 ? { pattern: patterns[0] } : patterns.length ? { allOf: patterns.map((pattern) => ({ pattern })) } : {}),
+        type: 'string',
+        ...(f.allowBlank ? {} : { minLength: 1 }),
+        ...(f.maxLength ? { maxLength: f.maxLength } : {}),
+        ...(patterns.length === 1
+          ? { pattern: patterns[0] }
+          : patterns.length
+            ? { allOf: patterns.map((pattern) => ({ pattern })) }
+            : {}),
       })
     }
   }
@@ -143,7 +184,9 @@ function requestSchema(fields: Fields, method: Method): Json {
   for (const [name, f] of Object.entries(fields)) {
     if (f.readOnly) continue
     properties[name] = {
-      ...jsonSchema(f, true), title: labelOf(name, f), ...(f.writeOnly ? { writeOnly: true } : {}),
+      ...jsonSchema(f, true),
+      title: labelOf(name, f),
+      ...(f.writeOnly ? { writeOnly: true } : {}),
       ...(f.description ? { description: f.description } : {}),
     }
     if (f.required && method !== 'PATCH') required.push(name)
@@ -155,13 +198,27 @@ function requestSchema(fields: Fields, method: Method): Json {
 function multipartBody(request: Json, file: string): Json {
   const fields = request.properties as Record<string, Json>
   const part = fields[file] ?? {}
-  const properties = { ...fields, [file]: { title: part.title, description: part.description, type: 'string', contentMediaType: 'application/octet-stream' } }
-  const required = [...new Set([...(request.required as string[] | undefined ?? []), file])]
-  return { 'multipart/form-data': { schema: { ...request, properties, required }, encoding: { [file]: { contentType: 'application/octet-stream, audio/*' } } } }
+  const properties = {
+    ...fields,
+    [file]: {
+      title: part.title,
+      description: part.description,
+      type: 'string',
+      contentMediaType: 'application/octet-stream',
+    },
+  }
+  const required = [...new Set([...((request.required as string[] | undefined) ?? []), file])]
+  return {
+    'multipart/form-data': {
+      schema: { ...request, properties, required },
+      encoding: { [file]: { contentType: 'application/octet-stream, audio/*' } },
+    },
+  }
 }
 
 const errorResponse = (description: string) => ({
-  description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 })
 
 function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
@@ -174,43 +231,94 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       { name: 'page_size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
       { name: 'ordering', in: 'query', schema: { type: 'string' }, description: 'field or -field, comma-separated' },
     )
-    for (const [name, f] of filterFields(doc.record ?? {})) parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }) })
+    for (const [name, f] of filterFields(doc.record ?? {}))
+      parameters.push({ name, in: 'query', schema: jsonSchema({ ...f, nullable: false }) })
   }
   if (method === 'GET') {
     for (const [name, f] of Object.entries(doc.filters ?? {})) {
-      parameters.push({ name, in: 'query', ...(f.required ? { required: true } : {}), schema: jsonSchema({ ...f, nullable: false }), ...(f.description ? { description: f.description } : {}) })
+      parameters.push({
+        name,
+        in: 'query',
+        ...(f.required ? { required: true } : {}),
+        schema: jsonSchema({ ...f, nullable: false }),
+        ...(f.description ? { description: f.description } : {}),
+      })
     }
   }
   const skips = !!doc.skipsDuplicates && method === 'POST'
   if (skips) {
-    parameters.push({ name: 'onDuplicate', in: 'query', schema: { enum: ['create', 'skip'] },
-      description: 'skip: records identical to a stored one are not created again; the answer is {results, skipped}' })
+    parameters.push({
+      name: 'onDuplicate',
+      in: 'query',
+      schema: { enum: ['create', 'skip'] },
+      description: 'skip: records identical to a stored one are not created again; the answer is {results, skipped}',
+    })
   }
   const record = doc.record ? recordSchema(doc.record) : { type: 'object' }
   const okBody = isList
-    ? { type: 'object', required: ['count', 'next', 'previous', 'results'], properties: {
-      count: { type: 'integer' }, next: { type: ['string', 'null'], format: 'uri' },
-      previous: { type: ['string', 'null'], format: 'uri' }, results: { type: 'array', items: record } } }
+    ? {
+        type: 'object',
+        required: ['count', 'next', 'previous', 'results'],
+        properties: {
+          count: { type: 'integer' },
+          next: { type: ['string', 'null'], format: 'uri' },
+          previous: { type: ['string', 'null'], format: 'uri' },
+          results: { type: 'array', items: record },
+        },
+      }
     : record
   const bulk = !!doc.bulk && method === 'POST'
   const json = (schema: Json) => ({ 'application/json': { schema } })
   const answer = ({ status, description, body = 'record', also = [] }: SuccessDoc) => {
-    const skipped = { type: 'object', required: ['results', 'skipped'], description: 'with onDuplicate=skip', properties: {
-      results: { type: 'array', items: okBody, description: 'in input order; a skipped item answered with the stored record' },
-      skipped: { type: 'array', items: { type: 'integer', minimum: 0 }, description: 'indexes of the items not created again' } } }
+    const skipped = {
+      type: 'object',
+      required: ['results', 'skipped'],
+      description: 'with onDuplicate=skip',
+      properties: {
+        results: {
+          type: 'array',
+          items: okBody,
+          description: 'in input order; a skipped item answered with the stored record',
+        },
+        skipped: {
+          type: 'array',
+          items: { type: 'integer', minimum: 0 },
+          description: 'indexes of the items not created again',
+        },
+      },
+    }
     // anyOf with the skipping answer: a record's schema (no required fields) also takes {results, skipped}
-    const schema = body === 'record' ? (bulk ? skips ? { anyOf: [okBody, { type: 'array', items: okBody }, skipped] }
-      : { oneOf: [okBody, { type: 'array', items: okBody }] } : okBody) : body
-    const binary = Object.fromEntries(also.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]))
+    const schema =
+      body === 'record'
+        ? bulk
+          ? skips
+            ? { anyOf: [okBody, { type: 'array', items: okBody }, skipped] }
+            : { oneOf: [okBody, { type: 'array', items: okBody }] }
+          : okBody
+        : body
+    const binary = Object.fromEntries(
+      also.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
+    )
     return [String(status), { description, ...(schema === 'none' ? {} : { content: { ...json(schema), ...binary } }) }]
   }
-  const success: SuccessDoc[] = doc.success?.[method] ?? (method === 'DELETE' ? [{ status: 204, description: 'Deleted', body: 'none' }]
-    : method === 'POST' && doc.actions.POST === 'create' ? [{ status: 201, description: bulk ? 'Created: the record, or the array of records' : 'Created' }]
-      : [{ status: 200, description: 'OK' }])
+  const success: SuccessDoc[] =
+    doc.success?.[method] ??
+    (method === 'DELETE'
+      ? [{ status: 204, description: 'Deleted', body: 'none' }]
+      : method === 'POST' && doc.actions.POST === 'create'
+        ? [{ status: 201, description: bulk ? 'Created: the record, or the array of records' : 'Created' }]
+        : [{ status: 200, description: 'OK' }])
   const responses: Json = Object.fromEntries(success.map(answer))
   responses['400'] = bulk
-    ? { description: 'Invalid input; for an array, one error object per item (empty for valid ones), nothing written',
-      content: json({ oneOf: [{ $ref: '#/components/schemas/Error' }, { type: 'array', items: { $ref: '#/components/schemas/Error' } }] }) }
+    ? {
+        description: 'Invalid input; for an array, one error object per item (empty for valid ones), nothing written',
+        content: json({
+          oneOf: [
+            { $ref: '#/components/schemas/Error' },
+            { type: 'array', items: { $ref: '#/components/schemas/Error' } },
+          ],
+        }),
+      }
     : errorResponse('Invalid input: field errors or a JSON parse error')
   if (ep.auth !== false) responses['401'] = errorResponse('No or bad credentials')
   responses['403'] = errorResponse('Not allowed')
@@ -218,27 +326,48 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
   const body = doc.fields?.[method]
   const takesBody = WRITE_METHODS.includes(method)
   // any request may carry a body: too large or of a type no parser takes
-  responses['413'] = errorResponse('Body, upload, text part or bulk array too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES, MAS_MAX_BULK_ITEMS)')
+  responses['413'] = errorResponse(
+    'Body, upload, text part or bulk array too large (MAS_MAX_BODY_BYTES, MAS_MAX_UPLOAD_BYTES, MAS_MAX_BULK_ITEMS)',
+  )
   responses['415'] = errorResponse('Unsupported Content-Type')
   // failed password attempts (Basic credentials on any request, or a login) are throttled
-  responses['429'] = { ...errorResponse('Too many failed logins from this address or for this username'),
-    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
+  responses['429'] = {
+    ...errorResponse('Too many failed logins from this address or for this username'),
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } },
+  }
   // a client's remembered names are out of date (server/plugins/namesVersion.ts)
-  responses['412'] = { ...errorResponse('Sent with a Mas-Names-Version other than the current one: a record known by name was renamed or deleted since'),
-    headers: { 'Mas-Names-Version': { schema: { type: 'string' }, description: 'the current names version' } } }
+  responses['412'] = {
+    ...errorResponse(
+      'Sent with a Mas-Names-Version other than the current one: a record known by name was renamed or deleted since',
+    ),
+    headers: { 'Mas-Names-Version': { schema: { type: 'string' }, description: 'the current names version' } },
+  }
   // the database connection was lost or could not be made (docs/decisions.md §16)
-  responses['503'] ??= { ...errorResponse('The database is unavailable; try again after Retry-After seconds'),
-    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } } }
+  responses['503'] ??= {
+    ...errorResponse('The database is unavailable; try again after Retry-After seconds'),
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } },
+  }
   const request = body && takesBody ? requestSchema(body, method) : null
   return {
     operationId: `${doc.keys.join('_')}_${doc.actions[method]}`.replace(/[^A-Za-z0-9_]/g, '_'),
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.keys[0]],
     parameters,
-    ...(request ? { requestBody: { ...(doc.upload ? { required: true } : {}), content: doc.upload ? multipartBody(request, doc.upload) : {
-      'application/json': { schema: bulk ? { oneOf: [request, { type: 'array', minItems: 1, items: request }] } : request },
-      'application/x-www-form-urlencoded': { schema: request },
-    } } } : {}),
+    ...(request
+      ? {
+          requestBody: {
+            ...(doc.upload ? { required: true } : {}),
+            content: doc.upload
+              ? multipartBody(request, doc.upload)
+              : {
+                  'application/json': {
+                    schema: bulk ? { oneOf: [request, { type: 'array', minItems: 1, items: request }] } : request,
+                  },
+                  'application/x-www-form-urlencoded': { schema: request },
+                },
+          },
+        }
+      : {}),
     responses,
     ...(ep.auth === false ? { security: [] } : {}),
   }
@@ -249,7 +378,8 @@ export function openapiDocument(endpoints: Endpoint[], origin: string): Json {
   for (const ep of endpoints) {
     if (!ep.doc) continue
     const item = (paths[pathOf(ep)] ??= {}) as Json
-    for (const method of Object.keys(ep.doc.actions) as Method[]) item[method.toLowerCase()] = operation(ep, ep.doc, method)
+    for (const method of Object.keys(ep.doc.actions) as Method[])
+      item[method.toLowerCase()] = operation(ep, ep.doc, method)
   }
   return {
     openapi: '3.1.0',
@@ -259,12 +389,21 @@ export function openapiDocument(endpoints: Endpoint[], origin: string): Json {
     paths,
     components: {
       securitySchemes: {
-        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key> from /api-token-auth/' },
+        token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'Token <key> from /api-token-auth/',
+        },
         basic: { type: 'http', scheme: 'basic' },
         session: { type: 'apiKey', in: 'cookie', name: 'sessionid', description: 'writes also need X-CSRFToken' },
       },
       schemas: {
-        Error: { type: 'object', additionalProperties: true, description: '{"detail": "..."} or {"field": ["message", ...]}' },
+        Error: {
+          type: 'object',
+          additionalProperties: true,
+          description: '{"detail": "..."} or {"field": ["message", ...]}',
+        },
       },
     },
   }
@@ -283,9 +422,20 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
         },
       },
       doc: {
-        keys: ['schema'], actions: { GET: 'coreapi' }, openapiOnly: true,
-        description: 'The coreapi document (application/coreapi+json) that DRF clients read; it leaves out links the caller may not use.',
-        success: { GET: [{ status: 200, description: 'The coreapi document', body: { type: 'object', required: ['_type'], properties: { _type: { const: 'document' } } } }] },
+        keys: ['schema'],
+        actions: { GET: 'coreapi' },
+        openapiOnly: true,
+        description:
+          'The coreapi document (application/coreapi+json) that DRF clients read; it leaves out links the caller may not use.',
+        success: {
+          GET: [
+            {
+              status: 200,
+              description: 'The coreapi document',
+              body: { type: 'object', required: ['_type'], properties: { _type: { const: 'document' } } },
+            },
+          ],
+        },
       },
     },
     {
@@ -295,8 +445,19 @@ export function schemaEndpoints(all: () => Endpoint[]): Endpoint[] {
       auth: false,
       methods: { GET: async (ctx) => ({ body: openapiDocument(all(), ctx.origin) }) },
       doc: {
-        keys: ['schema'], actions: { GET: 'openapi' }, openapiOnly: true, description: 'This document.',
-        success: { GET: [{ status: 200, description: 'The OpenAPI 3.1 document', body: { type: 'object', required: ['openapi', 'paths'] } }] },
+        keys: ['schema'],
+        actions: { GET: 'openapi' },
+        openapiOnly: true,
+        description: 'This document.',
+        success: {
+          GET: [
+            {
+              status: 200,
+              description: 'The OpenAPI 3.1 document',
+              body: { type: 'object', required: ['openapi', 'paths'] },
+            },
+          ],
+        },
       },
     },
   ]

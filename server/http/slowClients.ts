@@ -8,7 +8,10 @@ import type { FastifyInstance } from 'fastify'
 // `windowSeconds` on its socket; below that the connection is closed.
 // Slow headers are node's headersTimeout; silent sockets its idle timeout.
 
-export interface BodyRate { minBytesPerSecond: number; windowSeconds: number }
+export interface BodyRate {
+  minBytesPerSecond: number
+  windowSeconds: number
+}
 
 export function cutOffSlowBodies(app: FastifyInstance, rate: BodyRate) {
   if (!(rate.minBytesPerSecond > 0 && rate.windowSeconds > 0)) return

@@ -20,7 +20,8 @@ export async function receiveUpload(ctx: Context, storage: Storage, fileField: s
   if (!req.isMultipart()) {
     // JSON or form: fields only, so the caller reports the missing file
     const body = await ctx.body()
-    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {}
+    const fields =
+      body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
     return { fields, file: null, filename: '' }
   }
   const fields: Record<string, unknown> = {}
@@ -40,7 +41,8 @@ export async function receiveUpload(ctx: Context, storage: Storage, fileField: s
       }
       file = await storage.receive(part.file)
       filename = part.filename ?? ''
-      if (part.file.truncated) throw tooLarge(`The file is larger than the limit of ${ctx.config.maxUploadBytes} bytes.`)
+      if (part.file.truncated)
+        throw tooLarge(`The file is larger than the limit of ${ctx.config.maxUploadBytes} bytes.`)
     }
     // the parser ends quietly when the connection drops between parts
     if (aborted(ctx)) throw interrupted()

@@ -13,11 +13,15 @@ export const ALIVE_SECONDS = 3 * HEARTBEAT_SECONDS
 const FORGOTTEN_SECONDS = 24 * 3600
 
 export async function renewHeartbeat(db: Kysely<DB>, workerId: string): Promise<void> {
-  await db.insertInto('worker_heartbeats').values({ worker_id: workerId })
+  await db
+    .insertInto('worker_heartbeats')
+    .values({ worker_id: workerId })
     .onConflict((oc) => oc.column('worker_id').doUpdateSet({ renewed: sql<Date>`now()` }))
     .execute()
-  await db.deleteFrom('worker_heartbeats')
-    .where('renewed', '<', sql<Date>`now() - make_interval(secs => ${FORGOTTEN_SECONDS})`).execute()
+  await db
+    .deleteFrom('worker_heartbeats')
+    .where('renewed', '<', sql<Date>`now() - make_interval(secs => ${FORGOTTEN_SECONDS})`)
+    .execute()
 }
 
 export async function removeHeartbeat(db: Kysely<DB>, workerId: string): Promise<void> {
@@ -26,7 +30,10 @@ export async function removeHeartbeat(db: Kysely<DB>, workerId: string): Promise
 
 /** How many workers renewed their heartbeat within ALIVE_SECONDS. */
 export async function aliveWorkers(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('worker_heartbeats').select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('renewed', '>', sql<Date>`now() - make_interval(secs => ${ALIVE_SECONDS})`).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('worker_heartbeats')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('renewed', '>', sql<Date>`now() - make_interval(secs => ${ALIVE_SECONDS})`)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }

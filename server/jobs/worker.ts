@@ -13,7 +13,20 @@ import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { recordFailure } from '../analysis/results.js'
 import {
-  claimNext, ERROR, lockAncestors, requeue, markComplete, markError, markStopped, markWaiting, QUEUED, refreshParent, renewLease, RUNNING, STOPPED, toMilliseconds,
+  claimNext,
+  ERROR,
+  lockAncestors,
+  requeue,
+  markComplete,
+  markError,
+  markStopped,
+  markWaiting,
+  QUEUED,
+  refreshParent,
+  renewLease,
+  RUNNING,
+  STOPPED,
+  toMilliseconds,
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
@@ -56,7 +69,9 @@ class LeaseLost extends Error {}
 class ShuttingDown extends Error {}
 /** A parameter was removed after the job was claimed: it waits again in the queue, never fails for it. */
 class Waiting extends Error {
-  constructor(readonly missing: string[]) { super(`waiting for ${missing.join(', ')}`) }
+  constructor(readonly missing: string[]) {
+    super(`waiting for ${missing.join(', ')}`)
+  }
 }
 
 export class Worker {
@@ -114,7 +129,9 @@ export class Worker {
       }
       await delay(this.heartbeatMs, undefined, { signal: this.stopping.signal }).catch(() => {})
     }
-    await removeHeartbeat(this.db, this.id).catch((e) => this.log(`worker heartbeat not removed: ${(e as Error).message}`))
+    await removeHeartbeat(this.db, this.id).catch((e) =>
+      this.log(`worker heartbeat not removed: ${(e as Error).message}`),
+    )
   }
 
   private async slot(): Promise<void> {
@@ -141,16 +158,36 @@ export class Worker {
       this.log(`job ${job.id}: running`)
       if (job.requested_status_id === STOPPED) throw new Stop()
       const type = jobTypes.get(job.type_id)
-      if (!type) throw new Error(`Job type ${await this.typeName(job.type_id)} (${job.type_id}) cannot be run by this worker.`)
+      if (!type)
+        throw new Error(`Job type ${await this.typeName(job.type_id)} (${job.type_id}) cannot be run by this worker.`)
       const owner = await this.ownerOf(job)
-      const given = Object.fromEntries((await this.db.selectFrom('job_parameters').select(['name', 'value'])
-        .where('job_id', '=', job.id).orderBy('id').execute()).map((p) => [p.name, p.value]))
+      const given = Object.fromEntries(
+        (
+          await this.db
+            .selectFrom('job_parameters')
+            .select(['name', 'value'])
+            .where('job_id', '=', job.id)
+            .orderBy('id')
+            .execute()
+        ).map((p) => [p.name, p.value]),
+      )
       const missing = waitingFor(job.type_id, job.project_id, Object.keys(given))
       if (missing.length) throw new Waiting(missing)
       const { values, errors } = await checkParameters(this.db, owner, this.config, type, given)
       const bad = Object.entries(errors)[0]
       if (bad) throw new Error(`Parameter ${bad[0]}: ${bad[1][0]}`)
-      const running = new Running(this.db, job, values, owner, this.config, this.storage, this.analysis, this.executionProvider, control.signal, this.id)
+      const running = new Running(
+        this.db,
+        job,
+        values,
+        owner,
+        this.config,
+        this.storage,
+        this.analysis,
+        this.executionProvider,
+        control.signal,
+        this.id,
+      )
       await type.run(running)
       control.signal.throwIfAborted()
       if (running.waiting) {
@@ -204,7 +241,9 @@ export class Worker {
         return
       } catch (e) {
         if (!isConnectionLost(e) || Date.now() + REQUEUE_RETRY_MS > until) {
-          this.log(`job ${id}: could not put it back in the queue (${(e as Error).message}); it is taken over when its lease runs out`)
+          this.log(
+            `job ${id}: could not put it back in the queue (${(e as Error).message}); it is taken over when its lease runs out`,
+          )
           return
         }
         await delay(REQUEUE_RETRY_MS)
@@ -230,7 +269,7 @@ export class Worker {
 
   /** Renew the lease while the job runs; abort it when a stop is asked for or the job was taken over. */
   private async heartbeat(id: number, control: AbortController): Promise<void> {
-    const every = Math.min(1000, this.config.jobLeaseSeconds * 1000 / 3)
+    const every = Math.min(1000, (this.config.jobLeaseSeconds * 1000) / 3)
     while (!control.signal.aborted) {
       await delay(every, undefined, { signal: control.signal }).catch(() => {})
       if (control.signal.aborted) return
@@ -251,19 +290,39 @@ export class Worker {
 
   private async settleParent(trx: Transaction<DB>, parentId: number) {
     const outcome = await refreshParent(trx, parentId)
-    if (outcome?.status === ERROR && outcome.failedChild) await recordFailure(trx, this.storage, parentId, `Child ${named('job', outcome.failedChild.id, outcome.failedChild.name)} failed.`)
+    if (outcome?.status === ERROR && outcome.failedChild)
+      await recordFailure(
+        trx,
+        this.storage,
+        parentId,
+        `Child ${named('job', outcome.failedChild.id, outcome.failedChild.name)} failed.`,
+      )
     const parent = await trx.selectFrom('jobs').select('parent_job_id').where('id', '=', parentId).executeTakeFirst()
     if (outcome && parent?.parent_job_id) await this.settleParent(trx, parent.parent_job_id)
   }
 
   /** Parents waiting for children that ended while nobody was looking (a worker died between the two). */
   private async finishWaitingParents() {
-    const waiting = await this.db.selectFrom('jobs as p').select(['p.id', 'p.parent_job_id'])
-      .where('p.status_id', '=', RUNNING).where('p.worker_id', 'is', null)
-      .where(({ exists, selectFrom }) => exists(selectFrom('jobs as c').select('c.id').whereRef('c.parent_job_id', '=', 'p.id')))
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs as c').select('c.id')
-        .whereRef('c.parent_job_id', '=', 'p.id').where('c.status_id', 'in', [QUEUED, RUNNING]))))
-      .limit(10).execute()
+    const waiting = await this.db
+      .selectFrom('jobs as p')
+      .select(['p.id', 'p.parent_job_id'])
+      .where('p.status_id', '=', RUNNING)
+      .where('p.worker_id', 'is', null)
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('jobs as c').select('c.id').whereRef('c.parent_job_id', '=', 'p.id')),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('jobs as c')
+              .select('c.id')
+              .whereRef('c.parent_job_id', '=', 'p.id')
+              .where('c.status_id', 'in', [QUEUED, RUNNING]),
+          ),
+        ),
+      )
+      .limit(10)
+      .execute()
     for (const p of waiting) {
       await this.db.transaction().execute(async (trx) => {
         await lockAncestors(trx, p.parent_job_id)
@@ -273,9 +332,12 @@ export class Worker {
   }
 
   private async ownerOf(job: JobRow): Promise<Caller> {
-    const u = await this.db.selectFrom('users').select(['id', 'username', 'is_admin', 'is_active'])
-      .where('id', '=', job.user_id).executeTakeFirst()
-    if (!u || !u.is_active) throw new Error('The job\'s owner is no longer an active user.')
+    const u = await this.db
+      .selectFrom('users')
+      .select(['id', 'username', 'is_admin', 'is_active'])
+      .where('id', '=', job.user_id)
+      .executeTakeFirst()
+    if (!u || !u.is_active) throw new Error("The job's owner is no longer an active user.")
     return { id: u.id, username: u.username, isAdmin: u.is_admin }
   }
 
@@ -296,9 +358,16 @@ class Running implements RunningJob {
   private readonly elapsedBefore: number
 
   constructor(
-    readonly db: Kysely<DB>, readonly job: JobRow, readonly params: Record<string, number | string>,
-    readonly owner: Caller, readonly config: AppConfig, readonly storage: Storage, readonly analysis: Analysis,
-    readonly executionProvider: ExecutionProvider, readonly signal: AbortSignal, private readonly holder: string,
+    readonly db: Kysely<DB>,
+    readonly job: JobRow,
+    readonly params: Record<string, number | string>,
+    readonly owner: Caller,
+    readonly config: AppConfig,
+    readonly storage: Storage,
+    readonly analysis: Analysis,
+    readonly executionProvider: ExecutionProvider,
+    readonly signal: AbortSignal,
+    private readonly holder: string,
   ) {
     this.done = job.num_completed
     this.total = job.num_to_complete
@@ -321,14 +390,20 @@ class Running implements RunningJob {
     const elapsed = toMilliseconds(this.elapsedBefore + (Date.now() - this.startedAt) / 1000)
     const held = await this.db.transaction().execute(async (trx) => {
       await lockAncestors(trx, this.job.parent_job_id)
-      const r = await trx.updateTable('jobs').set({
-        num_completed: shown, num_to_complete: this.total,
-        fraction_completed: this.total > 0 ? Math.min(1, shown / this.total) : 0,
-        elapsed_real_time: elapsed,
-        time_to_completion: shown > 0 ? toMilliseconds(elapsed / shown * Math.max(0, this.total - shown)) : -1,
-        last_status_date: localTimestamp(),
-      }).where('id', '=', this.job.id).where('worker_id', '=', this.holder)
-        .returning('parent_job_id').executeTakeFirst()
+      const r = await trx
+        .updateTable('jobs')
+        .set({
+          num_completed: shown,
+          num_to_complete: this.total,
+          fraction_completed: this.total > 0 ? Math.min(1, shown / this.total) : 0,
+          elapsed_real_time: elapsed,
+          time_to_completion: shown > 0 ? toMilliseconds((elapsed / shown) * Math.max(0, this.total - shown)) : -1,
+          last_status_date: localTimestamp(),
+        })
+        .where('id', '=', this.job.id)
+        .where('worker_id', '=', this.holder)
+        .returning('parent_job_id')
+        .executeTakeFirst()
       if (!r) return false
       if (write) await write(trx)
       if (r.parent_job_id !== null) await refreshParent(trx, r.parent_job_id)
@@ -341,30 +416,60 @@ class Running implements RunningJob {
   async spawnChildren(children: ChildJob[]): Promise<void> {
     this.signal.throwIfAborted()
     await this.db.transaction().execute(async (trx) => {
-      const mine = await trx.selectFrom('jobs').select('id').where('id', '=', this.job.id)
-        .where('worker_id', '=', this.holder).forUpdate().executeTakeFirst()
+      const mine = await trx
+        .selectFrom('jobs')
+        .select('id')
+        .where('id', '=', this.job.id)
+        .where('worker_id', '=', this.holder)
+        .forUpdate()
+        .executeTakeFirst()
       if (!mine) throw new LeaseLost('taken over by another worker')
-      const existing = await trx.selectFrom('jobs').select(['id', 'status_id']).where('parent_job_id', '=', this.job.id).execute()
+      const existing = await trx
+        .selectFrom('jobs')
+        .select(['id', 'status_id'])
+        .where('parent_job_id', '=', this.job.id)
+        .execute()
       if (existing.length) {
         // resumed or re-queued: children that stopped or failed run again, finished ones stay
         const again = existing.filter((c) => c.status_id === STOPPED || c.status_id === ERROR).map((c) => c.id)
         if (again.length) {
-          await trx.updateTable('jobs').set({
-            status_id: QUEUED, requested_status_id: null, was_stopped: false, is_running: false, last_status_date: localTimestamp(),
-          }).where('id', 'in', again).execute()
+          await trx
+            .updateTable('jobs')
+            .set({
+              status_id: QUEUED,
+              requested_status_id: null,
+              was_stopped: false,
+              is_running: false,
+              last_status_date: localTimestamp(),
+            })
+            .where('id', 'in', again)
+            .execute()
         }
       } else {
         const now = localTimestamp()
         // the parent's total is its children's, known before any of them runs (so its progress never falls)
         const total = children.reduce((sum, c) => sum + (c.numToComplete ?? 0), 0)
-        await trx.updateTable('jobs').set({ num_to_complete: total, num_completed: 0, fraction_completed: 0, time_to_completion: -1 })
-          .where('id', '=', this.job.id).execute()
+        await trx
+          .updateTable('jobs')
+          .set({ num_to_complete: total, num_completed: 0, fraction_completed: 0, time_to_completion: -1 })
+          .where('id', '=', this.job.id)
+          .execute()
         for (const c of children) {
-          const row = await trx.insertInto('jobs').values({
-            name: c.name, user_id: this.job.user_id, project_id: this.job.project_id, type_id: c.typeId,
-            creation_date: now, parent_job_id: this.job.id, priority: this.job.priority, status_id: QUEUED,
-            num_to_complete: c.numToComplete ?? 0,
-          }).returning('id').executeTakeFirstOrThrow()
+          const row = await trx
+            .insertInto('jobs')
+            .values({
+              name: c.name,
+              user_id: this.job.user_id,
+              project_id: this.job.project_id,
+              type_id: c.typeId,
+              creation_date: now,
+              parent_job_id: this.job.id,
+              priority: this.job.priority,
+              status_id: QUEUED,
+              num_to_complete: c.numToComplete ?? 0,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
           const params = Object.entries(c.parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
           if (params.length) await trx.insertInto('job_parameters').values(params).execute()
         }
@@ -377,4 +482,3 @@ class Running implements RunningJob {
     await delay(ms, undefined, { signal: this.signal })
   }
 }
-

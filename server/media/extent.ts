@@ -32,9 +32,14 @@ export async function extentsOf(db: Db, mediaFiles: number[]): Promise<Map<numbe
   if (!ids.length) return out
   const files = await db.selectFrom('media_files').select(['id', 'file', 'alias']).where('id', 'in', ids).execute()
   for (const f of files) out.set(f.id, { estimate: /\.mp3$/i.test(f.file), alias: f.alias })
-  const facts = await db.selectFrom('media_file_metadata').select(['media_file_id', 'name', 'value'])
-    .where('media_file_id', 'in', ids).where('user_editable', '=', false)
-    .where('name', 'in', ['durationInSeconds', 'sampleRate', 'warning']).orderBy('id').execute()
+  const facts = await db
+    .selectFrom('media_file_metadata')
+    .select(['media_file_id', 'name', 'value'])
+    .where('media_file_id', 'in', ids)
+    .where('user_editable', '=', false)
+    .where('name', 'in', ['durationInSeconds', 'sampleRate', 'warning'])
+    .orderBy('id')
+    .execute()
   for (const d of facts) {
     const e = out.get(d.media_file_id)
     if (!e) continue
@@ -54,17 +59,25 @@ export function latestEnd(e: Extent | undefined): number {
 }
 
 /** What is wrong with a region ending at `endTime` up to `maxFrequency` on media file `id`, per field. */
-export function outOfBounds(id: number, e: Extent | undefined, region: { endTime?: number; maxFrequency?: number },
-  names: { endTime: string; maxFrequency: string } = { endTime: 'endTime', maxFrequency: 'maxFrequency' }): Record<string, string[]> {
+export function outOfBounds(
+  id: number,
+  e: Extent | undefined,
+  region: { endTime?: number; maxFrequency?: number },
+  names: { endTime: string; maxFrequency: string } = { endTime: 'endTime', maxFrequency: 'maxFrequency' },
+): Record<string, string[]> {
   const errors: Record<string, string[]> = {}
   const { endTime, maxFrequency } = region
   if (endTime !== undefined && endTime > latestEnd(e)) {
-    errors[names.endTime] = [e?.duration === undefined
-      ? `${names.endTime} ${pythonFloat(endTime)} is more than 31 days (${UNKNOWN_DURATION_LIMIT} s), the longest a media file of unknown duration is taken to last.`
-      : `${names.endTime} ${pythonFloat(endTime)} is past the end of ${mediaFileNamed({ id, alias: e.alias })}, at ${secondsText(e.duration)} s${e.estimate ? ' by an estimate that allows 1 s or 1% more' : ''}.`]
+    errors[names.endTime] = [
+      e?.duration === undefined
+        ? `${names.endTime} ${pythonFloat(endTime)} is more than 31 days (${UNKNOWN_DURATION_LIMIT} s), the longest a media file of unknown duration is taken to last.`
+        : `${names.endTime} ${pythonFloat(endTime)} is past the end of ${mediaFileNamed({ id, alias: e.alias })}, at ${secondsText(e.duration)} s${e.estimate ? ' by an estimate that allows 1 s or 1% more' : ''}.`,
+    ]
   }
   if (maxFrequency !== undefined && e?.sampleRate !== undefined && maxFrequency > e.sampleRate / 2) {
-    errors[names.maxFrequency] = [`${names.maxFrequency} ${pythonFloat(maxFrequency)} is above half the sample rate of ${mediaFileNamed({ id, alias: e.alias })}, ${pythonFloat(e.sampleRate / 2)} Hz.`]
+    errors[names.maxFrequency] = [
+      `${names.maxFrequency} ${pythonFloat(maxFrequency)} is above half the sample rate of ${mediaFileNamed({ id, alias: e.alias })}, ${pythonFloat(e.sampleRate / 2)} Hz.`,
+    ]
   }
   return errors
 }

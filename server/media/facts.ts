@@ -52,15 +52,24 @@ export async function readFacts(pending: Pending): Promise<MediaFacts> {
   let meta: IAudioMetadata
   try {
     const options = { skipCovers: true }
-    meta = pending.localPath ? await parseFile(pending.localPath, options)
-      : pending.readRange ? await parseFromTokenizer(new RangeTokenizer(pending.size, (start, end) => pending.readRange!({ start, end })), options)
+    meta = pending.localPath
+      ? await parseFile(pending.localPath, options)
+      : pending.readRange
+        ? await parseFromTokenizer(
+            new RangeTokenizer(pending.size, (start, end) => pending.readRange!({ start, end })),
+            options,
+          )
         : await parseStream(pending.read(), { size: pending.size }, options)
   } catch (e) {
     throw new NotMediaError(reason(e))
   }
   const f = meta.format
   if (!f.container || !(f.sampleRate || f.duration)) throw new NotMediaError('no audio stream was found in it')
-  const [, ext, audioType] = CONTAINERS.find(([re]) => re.test(f.container!)) ?? [null, 'bin', 'application/octet-stream']
+  const [, ext, audioType] = CONTAINERS.find(([re]) => re.test(f.container!)) ?? [
+    null,
+    'bin',
+    'application/octet-stream',
+  ]
   const video = f.hasVideo === true
   return {
     type: video ? MEDIA_TYPE_VIDEO : MEDIA_TYPE_AUDIO,
@@ -70,12 +79,18 @@ export async function readFacts(pending: Pending): Promise<MediaFacts> {
     sampleRate: finite(f.sampleRate),
     numChannels: finite(f.numberOfChannels),
     bitsPerSample: finite(f.bitsPerSample),
-    recorderStartTime: metadataStartTime(meta, /^WAVE/i.test(f.container) ? await readHead(pending, HEAD_BYTES) : Buffer.alloc(0)),
+    recorderStartTime: metadataStartTime(
+      meta,
+      /^WAVE/i.test(f.container) ? await readHead(pending, HEAD_BYTES) : Buffer.alloc(0),
+    ),
     warnings: damage(meta),
   }
 }
 
-const isRf64 = (head: Buffer) => head.length >= 12 && ['RF64', 'BW64'].includes(head.toString('latin1', 0, 4)) && head.toString('latin1', 8, 12) === 'WAVE'
+const isRf64 = (head: Buffer) =>
+  head.length >= 12 &&
+  ['RF64', 'BW64'].includes(head.toString('latin1', 0, 4)) &&
+  head.toString('latin1', 8, 12) === 'WAVE'
 
 /**
  * An RF64 WAV file (over 4 GiB, as recorders write them), which the parser does not know: the layout
@@ -86,7 +101,10 @@ async function rf64Facts(pending: Pending): Promise<MediaFacts> {
   const head = await readHead(pending, HEAD_BYTES)
   let layout
   try {
-    layout = wavLayout((at, length) => (at + length <= head.length ? head.subarray(at, at + length) : null), pending.size)
+    layout = wavLayout(
+      (at, length) => (at + length <= head.length ? head.subarray(at, at + length) : null),
+      pending.size,
+    )
   } catch {
     throw new NotMediaError('it could not be parsed')
   }
@@ -98,14 +116,22 @@ async function rf64Facts(pending: Pending): Promise<MediaFacts> {
   riff.writeUInt32LE(inHead - (inHead % layout.blockAlign), layout.dataStart - 4)
   let meta: IAudioMetadata
   try {
-    meta = await parseBuffer(riff.subarray(0, layout.dataStart + inHead - (inHead % layout.blockAlign)), { mimeType: 'audio/wav' }, { skipCovers: true })
+    meta = await parseBuffer(
+      riff.subarray(0, layout.dataStart + inHead - (inHead % layout.blockAlign)),
+      { mimeType: 'audio/wav' },
+      { skipCovers: true },
+    )
   } catch (e) {
     throw new NotMediaError(reason(e))
   }
   return {
-    type: MEDIA_TYPE_AUDIO, ext: 'wav', contentType: 'audio/wav',
+    type: MEDIA_TYPE_AUDIO,
+    ext: 'wav',
+    contentType: 'audio/wav',
     durationInSeconds: layout.dataBytes / layout.blockAlign / layout.sampleRate,
-    sampleRate: layout.sampleRate, numChannels: layout.channels, bitsPerSample: layout.bitsPerSample,
+    sampleRate: layout.sampleRate,
+    numChannels: layout.channels,
+    bitsPerSample: layout.bitsPerSample,
     recorderStartTime: metadataStartTime(meta, riff),
     warnings: [],
   }
@@ -126,9 +152,10 @@ async function readHead(pending: Pending, bytes: number): Promise<Buffer> {
   }
   const chunks: Buffer[] = []
   let total = 0
-  const stream = pending.readRange && pending.size > 0
-    ? pending.readRange({ start: 0, end: Math.min(bytes, pending.size) - 1 })
-    : pending.read()
+  const stream =
+    pending.readRange && pending.size > 0
+      ? pending.readRange({ start: 0, end: Math.min(bytes, pending.size) - 1 })
+      : pending.read()
   for await (const c of stream) {
     chunks.push(c as Buffer)
     total += (c as Buffer).length
@@ -152,7 +179,8 @@ function damage(meta: IAudioMetadata): string[] {
 
 function reason(e: unknown): string {
   const name = (e as Error)?.constructor?.name
-  if (name === 'CouldNotDetermineFileTypeError' || name === 'UnsupportedFileTypeError') return 'its format was not recognised'
+  if (name === 'CouldNotDetermineFileTypeError' || name === 'UnsupportedFileTypeError')
+    return 'its format was not recognised'
   return 'it could not be parsed'
 }
 
@@ -171,7 +199,8 @@ export function secondsText(n: number): string {
 /** The read-only MediaFileMetaData rows of these facts, in a fixed order. */
 export function metaDataRows(facts: MediaFacts, fileSize: number): Array<{ name: string; value: string }> {
   const rows = [{ name: 'fileSize', value: String(fileSize) }]
-  if (facts.durationInSeconds !== undefined) rows.push({ name: 'durationInSeconds', value: pythonFloat(facts.durationInSeconds) })
+  if (facts.durationInSeconds !== undefined)
+    rows.push({ name: 'durationInSeconds', value: pythonFloat(facts.durationInSeconds) })
   if (facts.sampleRate !== undefined) rows.push({ name: 'sampleRate', value: String(facts.sampleRate) })
   if (facts.numChannels !== undefined) rows.push({ name: 'numChannels', value: String(facts.numChannels) })
   if (facts.bitsPerSample !== undefined) rows.push({ name: 'bitsPerSample', value: String(facts.bitsPerSample) })
@@ -182,10 +211,23 @@ export function metaDataRows(facts: MediaFacts, fileSize: number): Array<{ name:
 /** Content-Type of a stored file by its extension (the server chose it from the content on import). */
 const BY_EXTENSION: Record<string, string> = {
   ...Object.fromEntries(CONTAINERS.map(([, ext, type]) => [ext, type])),
-  mp4: 'video/mp4', txt: 'text/plain; charset=utf-8', csv: 'text/csv; charset=utf-8', tsv: 'text/tab-separated-values; charset=utf-8',
-  json: 'application/json', ndjson: 'application/x-ndjson', xml: 'application/xml', pdf: 'application/pdf',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', svg: 'image/svg+xml',
-  zip: 'application/zip', gz: 'application/gzip', npy: 'application/octet-stream', log: 'text/plain; charset=utf-8',
+  mp4: 'video/mp4',
+  txt: 'text/plain; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  tsv: 'text/tab-separated-values; charset=utf-8',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+  xml: 'application/xml',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  zip: 'application/zip',
+  gz: 'application/gzip',
+  npy: 'application/octet-stream',
+  log: 'text/plain; charset=utf-8',
 }
 
 export function contentTypeOf(name: string): string {

@@ -13,7 +13,10 @@ import { startTimeOf, type StartTimeSource } from './startTime.js'
 /** An import whose alias another media file of the library holds, with other bytes (aliases are paths:
  * two different recordings never share one). */
 export class AliasTakenError extends Error {
-  constructor(readonly alias: string, readonly holder: number) {
+  constructor(
+    readonly alias: string,
+    readonly holder: number,
+  ) {
     super(`another media file of this library (id ${holder}) has the alias ${alias}, with other bytes`)
   }
 }
@@ -31,8 +34,16 @@ async function mediaFileWithBytes(db: Kysely<DB>, library: number, md5: string, 
 }
 
 interface NewMediaFile {
-  library: number; user: number; file: string; type: number; alias: string; uniqueAlias: boolean
-  sensor: number | null; realStartTime: string | null; md5: string; size: number
+  library: number
+  user: number
+  file: string
+  type: number
+  alias: string
+  uniqueAlias: boolean
+  sensor: number | null
+  realStartTime: string | null
+  md5: string
+  size: number
   metaData: Array<{ name: string; value: string }>
 }
 
@@ -42,22 +53,51 @@ interface NewMediaFile {
  * `store` puts the bytes in place before the transaction commits, so that no crash can leave a
  * row without its file (at worst a file without a row, which nothing refers to).
  */
-async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Promise<void>): Promise<{ row: Row<'media_files'>; created: boolean }> {
+async function insertMediaFile(
+  db: Kysely<DB>,
+  m: NewMediaFile,
+  store: () => Promise<void>,
+): Promise<{ row: Row<'media_files'>; created: boolean }> {
   return db.transaction().execute(async (trx) => {
-    const library = await trx.selectFrom('libraries').select('speech_policy').where('id', '=', m.library).forUpdate().executeTakeFirst()
+    const library = await trx
+      .selectFrom('libraries')
+      .select('speech_policy')
+      .where('id', '=', m.library)
+      .forUpdate()
+      .executeTakeFirst()
     const existing = await mediaFileWithBytes(trx, m.library, m.md5, m.size)
     if (existing) return { row: existing, created: false }
     if (m.uniqueAlias && m.alias !== '') {
-      const holder = await trx.selectFrom('media_files').select('id').where('library_id', '=', m.library).where('alias', '=', m.alias)
-        .orderBy('id').limit(1).executeTakeFirst()
+      const holder = await trx
+        .selectFrom('media_files')
+        .select('id')
+        .where('library_id', '=', m.library)
+        .where('alias', '=', m.alias)
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst()
       if (holder) throw new AliasTakenError(m.alias, holder.id)
     }
-    const row = await trx.insertInto('media_files').values({
-      file: m.file, user_id: m.user, type_id: m.type, active: true, alias: m.alias, upload_date: localTimestamp(),
-      has_transcript: false, sensor_id: m.sensor, library_id: m.library, real_start_time: m.realStartTime,
-      md5: m.md5, size: m.size,
-    }).returningAll().executeTakeFirstOrThrow()
-    await trx.insertInto('media_file_metadata')
+    const row = await trx
+      .insertInto('media_files')
+      .values({
+        file: m.file,
+        user_id: m.user,
+        type_id: m.type,
+        active: true,
+        alias: m.alias,
+        upload_date: localTimestamp(),
+        has_transcript: false,
+        sensor_id: m.sensor,
+        library_id: m.library,
+        real_start_time: m.realStartTime,
+        md5: m.md5,
+        size: m.size,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    await trx
+      .insertInto('media_file_metadata')
       .values(m.metaData.map((d) => ({ media_file_id: row.id, name: d.name, value: d.value, user_editable: false })))
       .execute()
     // a library that keeps speech from its readers has each new file checked (docs/decisions.md, "Speech policy")
@@ -76,21 +116,46 @@ async function insertMediaFile(db: Kysely<DB>, m: NewMediaFile, store: () => Pro
  * `realStartTime`, when given (null included), is stored as it is; otherwise it comes from `startTimeFrom`
  * (default: the file's metadata, then the alias's file name), moved by `timeOffset` minutes.
  */
-export async function importReceived(db: Kysely<DB>, file: Pending, opts: {
-  library: number; user: number; alias: string; uniqueAlias: boolean; sensor?: number | null; realStartTime?: string | null
-  startTimeFrom?: StartTimeSource; timeOffset?: number; strict?: boolean
-}): Promise<{ row: Row<'media_files'>; created: boolean }> {
+export async function importReceived(
+  db: Kysely<DB>,
+  file: Pending,
+  opts: {
+    library: number
+    user: number
+    alias: string
+    uniqueAlias: boolean
+    sensor?: number | null
+    realStartTime?: string | null
+    startTimeFrom?: StartTimeSource
+    timeOffset?: number
+    strict?: boolean
+  },
+): Promise<{ row: Row<'media_files'>; created: boolean }> {
   // duplicates are found inside the insert's transaction (under the library's lock), so no query before it
   const facts = await readFacts(file)
   if (opts.strict && facts.warnings.length) throw new DamagedMediaError(facts.warnings.join('; '))
-  const realStartTime = opts.realStartTime !== undefined ? opts.realStartTime
-    : startTimeOf(opts.startTimeFrom ?? 'metadata', facts.recorderStartTime, opts.alias, opts.timeOffset)
+  const realStartTime =
+    opts.realStartTime !== undefined
+      ? opts.realStartTime
+      : startTimeOf(opts.startTimeFrom ?? 'metadata', facts.recorderStartTime, opts.alias, opts.timeOffset)
   const name = newStoredName(libraryFolder(opts.library), { ext: facts.ext })
-  const { row, created } = await insertMediaFile(db, {
-    library: opts.library, user: opts.user, file: name, type: facts.type, alias: opts.alias, uniqueAlias: opts.uniqueAlias,
-    sensor: opts.sensor ?? null, realStartTime, md5: file.md5, size: file.size,
-    metaData: metaDataRows(facts, file.size),
-  }, () => file.commit(name))
+  const { row, created } = await insertMediaFile(
+    db,
+    {
+      library: opts.library,
+      user: opts.user,
+      file: name,
+      type: facts.type,
+      alias: opts.alias,
+      uniqueAlias: opts.uniqueAlias,
+      sensor: opts.sensor ?? null,
+      realStartTime,
+      md5: file.md5,
+      size: file.size,
+      metaData: metaDataRows(facts, file.size),
+    },
+    () => file.commit(name),
+  )
   if (!created) await file.discard()
   return { row, created }
 }
@@ -113,7 +178,11 @@ export async function sweepUncommittedMedia(db: Kysely<DB>, storage: Storage): P
       await trx.selectFrom('libraries').select('id').where('id', '=', id).forUpdate().execute()
       const known = new Set<string>()
       for (let i = 0; i < names.length; i += 1000) {
-        const rows = await trx.selectFrom('media_files').select('file').where('file', 'in', names.slice(i, i + 1000)).execute()
+        const rows = await trx
+          .selectFrom('media_files')
+          .select('file')
+          .where('file', 'in', names.slice(i, i + 1000))
+          .execute()
         for (const r of rows) known.add(r.file)
       }
       return names.filter((n) => !known.has(n))

@@ -28,12 +28,18 @@ export interface StretchPlan {
 }
 
 /** Frames [from, to) of a stretch: one part of its fold. */
-export interface Part { from: number; to: number }
+export interface Part {
+  from: number
+  to: number
+}
 
 /** Parts of about equal size, one a thread (one part for a stretch of at most PART_FRAMES frames). */
 export function partsOf(frames: number, threads: number): Part[] {
   const n = Math.max(1, Math.min(threads, Math.ceil(frames / PART_FRAMES)))
-  return Array.from({ length: n }, (_, i) => ({ from: Math.floor(i * frames / n), to: Math.floor((i + 1) * frames / n) }))
+  return Array.from({ length: n }, (_, i) => ({
+    from: Math.floor((i * frames) / n),
+    to: Math.floor(((i + 1) * frames) / n),
+  }))
 }
 
 /** Frames read before a part and dropped: its first frames' windows reach back half a window, and each frame
@@ -55,8 +61,10 @@ export async function foldPart(source: AudioSource, plan: StretchPlan, part: Par
   })
   const chunks = plan.silenced?.length ? silencedChunks(read, plan.silenced) : read
   for await (const batch of energyBatches(chunks, l)) {
-    const at = first + batch.first, n = batch.rows.length / l.bands
-    const from = Math.max(at, part.from), to = Math.min(at + n, part.to)
+    const at = first + batch.first,
+      n = batch.rows.length / l.bands
+    const from = Math.max(at, part.from),
+      to = Math.min(at + n, part.to)
     if (to > from) fold.add(from, batch.rows.subarray((from - at) * l.bands, (to - at) * l.bands))
     if (!last && at + n >= part.to) break
   }
@@ -73,18 +81,24 @@ export interface PartTask {
 
 let pool: Piscina<PartTask, FoldState> | undefined
 /** The threads parts are folded on, made with the first long stretch; an idle thread ends after a while. */
-const threads = () => pool ??= new Piscina<PartTask, FoldState>({
-  filename: new URL('./overviewTask.js', import.meta.url).href,
-  minThreads: 0,
-  maxThreads: availableParallelism(),
-  idleTimeout: 10_000,
-  // a part's garbage is a chunk's samples and frames at a time: a young generation of 16 MB semi-spaces
-  // (V8's default) would only hold it longer
-  resourceLimits: { maxYoungGenerationSizeMb: 4 },
-})
+const threads = () =>
+  (pool ??= new Piscina<PartTask, FoldState>({
+    filename: new URL('./overviewTask.js', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: availableParallelism(),
+    idleTimeout: 10_000,
+    // a part's garbage is a chunk's samples and frames at a time: a young generation of 16 MB semi-spaces
+    // (V8's default) would only hold it longer
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  }))
 
 /** The columns of a stretch of a stored file: its parts folded at once, on threads when there are several. */
-export async function overviewColumns(storage: PartTask['storage'], file: string, source: AudioSource, plan: StretchPlan): Promise<ColumnFold> {
+export async function overviewColumns(
+  storage: PartTask['storage'],
+  file: string,
+  source: AudioSource,
+  plan: StretchPlan,
+): Promise<ColumnFold> {
   const parts = partsOf(plan.frames, availableParallelism())
   if (parts.length === 1) return foldPart(source, plan, parts[0])
   const states = await Promise.all(parts.map((part) => threads().run({ storage, file, plan, part })))

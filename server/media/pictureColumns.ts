@@ -4,17 +4,25 @@
 // largest of their values (`max`) or their mean (`mean`).
 
 export const STATISTICS = ['max', 'mean'] as const
-export type Statistic = typeof STATISTICS[number]
+export type Statistic = (typeof STATISTICS)[number]
 
 /** What a fold holds, as plain arrays (to send between threads). */
-export interface FoldState { values: Float64Array; counts: Float64Array }
+export interface FoldState {
+  values: Float64Array
+  counts: Float64Array
+}
 
 export class ColumnFold {
   private readonly values: Float64Array
   private readonly counts: Float64Array
 
   /** `frames`: the stretch's frames (a frame past them goes to the last column) */
-  constructor(private readonly frames: number, readonly columns: number, readonly bands: number, readonly statistic: Statistic = 'max') {
+  constructor(
+    private readonly frames: number,
+    readonly columns: number,
+    readonly bands: number,
+    readonly statistic: Statistic = 'max',
+  ) {
     this.values = new Float64Array(columns * bands).fill(statistic === 'max' ? -Infinity : 0)
     this.counts = new Float64Array(columns)
   }
@@ -31,13 +39,20 @@ export class ColumnFold {
     for (let i = 0, n = rows.length / bands; i < n; i++) {
       const x = this.columnOf(first + i)
       this.counts[x]++
-      const at = x * bands, row = i * bands
-      if (max) for (let b = 0; b < bands; b++) { const v = rows[row + b]; if (v > values[at + b]) values[at + b] = v }
+      const at = x * bands,
+        row = i * bands
+      if (max)
+        for (let b = 0; b < bands; b++) {
+          const v = rows[row + b]
+          if (v > values[at + b]) values[at + b] = v
+        }
       else for (let b = 0; b < bands; b++) values[at + b] += rows[row + b]
     }
   }
 
-  get state(): FoldState { return { values: this.values, counts: this.counts } }
+  get state(): FoldState {
+    return { values: this.values, counts: this.counts }
+  }
 
   /** What another fold of the same stretch and columns holds (other frames of it), folded into this one. */
   merge(other: FoldState): void {

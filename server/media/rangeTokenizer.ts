@@ -12,7 +12,10 @@ export class RangeTokenizer extends AbstractTokenizer {
   private block: { start: number; bytes: Buffer } | undefined
 
   /** `readRange(start, end)`: the bytes from `start` to `end` inclusive */
-  constructor(private readonly size: number, private readonly readRange: (start: number, end: number) => Readable) {
+  constructor(
+    private readonly size: number,
+    private readonly readRange: (start: number, end: number) => Readable,
+  ) {
     super()
     this.fileInfo = { size }
   }
@@ -52,9 +55,10 @@ export class RangeTokenizer extends AbstractTokenizer {
     const b = this.block
     if (b && position >= b.start && position < b.start + b.bytes.length) return b
     const chunks: Buffer[] = []
-    for await (const c of this.readRange(position, Math.min(this.size, position + BLOCK_BYTES) - 1)) chunks.push(c as Buffer)
+    for await (const c of this.readRange(position, Math.min(this.size, position + BLOCK_BYTES) - 1))
+      chunks.push(c as Buffer)
     const bytes = Buffer.concat(chunks)
     if (!bytes.length) throw new EndOfStreamError()
-    return this.block = { start: position, bytes }
+    return (this.block = { start: position, bytes })
   }
 }

@@ -8,7 +8,10 @@ import type { TimeSpan } from './speechPolicy.js'
 // served (any byte range of them), where every sample of every channel in a span becomes the format's zero.
 
 /** frames [from, to) of a recording */
-export interface FrameSpan { from: number; to: number }
+export interface FrameSpan {
+  from: number
+  to: number
+}
 
 /** The spans in frames at `sampleRate`, widened to whole frames. */
 export function frameSpans(spans: readonly TimeSpan[], sampleRate: number): FrameSpan[] {
@@ -16,7 +19,10 @@ export function frameSpans(spans: readonly TimeSpan[], sampleRate: number): Fram
 }
 
 /** The chunks with the samples of the spans set to zero. */
-export async function* silencedChunks(chunks: AsyncIterable<MonoChunk>, spans: readonly FrameSpan[]): AsyncGenerator<MonoChunk> {
+export async function* silencedChunks(
+  chunks: AsyncIterable<MonoChunk>,
+  spans: readonly FrameSpan[],
+): AsyncGenerator<MonoChunk> {
   for await (const c of chunks) {
     const end = c.start + c.samples.length
     for (const s of spans) {
@@ -28,14 +34,21 @@ export async function* silencedChunks(chunks: AsyncIterable<MonoChunk>, spans: r
 }
 
 /** The WAV file's bytes from byte `firstByte` on, as `bytes` streams them, with the samples of the spans silenced. */
-export function silencedWavBytes(bytes: Readable, firstByte: number, layout: WavLayout, spans: readonly FrameSpan[]): Readable {
+export function silencedWavBytes(
+  bytes: Readable,
+  firstByte: number,
+  layout: WavLayout,
+  spans: readonly FrameSpan[],
+): Readable {
   // unsigned 8-bit PCM is silent at its midpoint; every other sample format at zero
   const zero = layout.format === 1 && layout.bitsPerSample === 8 ? 0x80 : 0
   const dataEnd = layout.dataStart + layout.dataBytes
-  const ranges = spans.map((s) => ({
-    from: layout.dataStart + s.from * layout.blockAlign,
-    to: Math.min(dataEnd, layout.dataStart + s.to * layout.blockAlign),
-  })).filter((r) => r.to > r.from)
+  const ranges = spans
+    .map((s) => ({
+      from: layout.dataStart + s.from * layout.blockAlign,
+      to: Math.min(dataEnd, layout.dataStart + s.to * layout.blockAlign),
+    }))
+    .filter((r) => r.to > r.from)
   let at = firstByte
   const silencing = new Transform({
     transform(chunk: Buffer, _encoding, done) {

@@ -10,7 +10,13 @@ import { ColumnFold } from './pictureColumns.js'
 // dejavu-fonts-ttf package, so no system font is needed; the drawing library
 // and the colour map are loaded with the first picture, not at server start.
 
-export interface PictureTag { startTime: number; endTime: number; minFrequency: number; maxFrequency: number; label: string }
+export interface PictureTag {
+  startTime: number
+  endTime: number
+  minFrequency: number
+  maxFrequency: number
+  label: string
+}
 
 export interface PictureOptions {
   /** the file's second at the left edge */
@@ -26,7 +32,10 @@ export interface PictureOptions {
 const FONT = 'DejaVu Sans'
 
 type Canvas = typeof import('@napi-rs/canvas')
-interface Tools { canvas: Canvas; viridis: Array<[number, number, number, number]> }
+interface Tools {
+  canvas: Canvas
+  viridis: Array<[number, number, number, number]>
+}
 let tools: Promise<Tools> | null = null
 
 /** The drawing library with the font registered, and the colour map, loaded on first use. */
@@ -36,7 +45,10 @@ function drawingTools(): Promise<Tools> {
     const path = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')
     if (!canvas.GlobalFonts.registerFromPath(path, FONT)) throw new Error(`the font ${path} could not be loaded`)
     return { canvas, viridis: colormap({ colormap: 'viridis', nshades: 256, format: 'rgba' }) }
-  })().catch((e) => { tools = null; throw e })
+  })().catch((e) => {
+    tools = null
+    throw e
+  })
   return tools
 }
 
@@ -51,7 +63,9 @@ export const DEFAULT_PLOT_COLUMNS = PLOT_WIDTH.most
 
 /** The plot's width in a picture `width` pixels wide; by default as wide as the stretch's frames, 480 to 1600 pixels. */
 const plotWidthOf = (frames: number, width?: number) =>
-  width !== undefined ? width - MARGIN.left - MARGIN.right : Math.max(PLOT_WIDTH.least, Math.min(PLOT_WIDTH.most, frames))
+  width !== undefined
+    ? width - MARGIN.left - MARGIN.right
+    : Math.max(PLOT_WIDTH.least, Math.min(PLOT_WIDTH.most, frames))
 
 /** The columns a stretch of `frames` frames is drawn in: one a frame, or, when the plot is narrower, one a pixel. */
 export function pictureColumns(frames: number, width?: number): number {
@@ -69,20 +83,36 @@ export interface PictureColumns {
   seconds: number
 }
 
-const TIME_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200]
+const TIME_STEPS = [
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+  43200,
+]
 const FREQ_STEPS = [50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000]
-const niceStep = (span: number, steps: number[], most: number) => steps.find((s) => span / s <= most) ?? steps[steps.length - 1]
+const niceStep = (span: number, steps: number[], most: number) =>
+  steps.find((s) => span / s <= most) ?? steps[steps.length - 1]
 
 /** The picture of a whole spectrogram in memory, each column the loudest of the frames it covers. */
 export function spectrogramPicture(s: Spectrogram, o: PictureOptions & { width?: number }): Promise<Buffer> {
   const fold = new ColumnFold(s.frames, pictureColumns(s.frames, o.width), s.bands)
   fold.add(0, s.data)
-  return columnsPicture({ data: fold.result(), columns: fold.columns, bands: s.bands, edges: s.edges, seconds: s.frames / s.framesPerSecond }, o)
+  return columnsPicture(
+    {
+      data: fold.result(),
+      columns: fold.columns,
+      bands: s.bands,
+      edges: s.edges,
+      seconds: s.frames / s.framesPerSecond,
+    },
+    o,
+  )
 }
 
 /** The picture of a stretch's columns; `width` as given to pictureColumns. */
 export async function columnsPicture(s: PictureColumns, o: PictureOptions & { width?: number }): Promise<Buffer> {
-  const { canvas: { createCanvas }, viridis } = await drawingTools()
+  const {
+    canvas: { createCanvas },
+    viridis,
+  } = await drawingTools()
   const range = o.range ?? 80
   const columns = s.columns
   const plotW = plotWidthOf(columns, o.width)
@@ -117,7 +147,8 @@ export async function columnsPicture(s: PictureColumns, o: PictureOptions & { wi
   ctx.drawImage(raster, MARGIN.left, MARGIN.top, plotW, plotH)
 
   const duration = s.seconds
-  const minF = s.edges[0], maxF = s.edges[s.edges.length - 1]
+  const minF = s.edges[0],
+    maxF = s.edges[s.edges.length - 1]
   const xOf = (t: number) => MARGIN.left + ((t - o.start) / (duration || 1)) * plotW
   const yOf = (hz: number) => MARGIN.top + plotH - ((hz - minF) / (maxF - minF || 1)) * plotH
 
@@ -140,8 +171,15 @@ export async function columnsPicture(s: PictureColumns, o: PictureOptions & { wi
     ctx.stroke()
     ctx.fillText(timeLabel(t, tStep, o.realStartTime), x, MARGIN.top + plotH + 7)
   }
-  ctx.fillText(o.realStartTime ? `time of day (recorder's clock), from ${clock(o.realStartTime, o.start, 0).date}` : tStep >= 60 ? 'time (h:mm)' : 'time (s)',
-    MARGIN.left + plotW / 2, MARGIN.top + plotH + 26)
+  ctx.fillText(
+    o.realStartTime
+      ? `time of day (recorder's clock), from ${clock(o.realStartTime, o.start, 0).date}`
+      : tStep >= 60
+        ? 'time (h:mm)'
+        : 'time (s)',
+    MARGIN.left + plotW / 2,
+    MARGIN.top + plotH + 26,
+  )
   const fStep = niceStep(maxF - minF, FREQ_STEPS, Math.max(2, Math.floor(plotH / 40)))
   ctx.textAlign = 'right'
   ctx.textBaseline = 'middle'
@@ -159,7 +197,12 @@ export async function columnsPicture(s: PictureColumns, o: PictureOptions & { wi
   ctx.textAlign = 'center'
   ctx.fillText('frequency (kHz)', 0, 0)
   ctx.restore()
-  drawColourBar(ctx, viridis, range, { x0: MARGIN.left + plotW + 10, x1: MARGIN.left + plotW + 20, y0: MARGIN.top, y1: MARGIN.top + plotH })
+  drawColourBar(ctx, viridis, range, {
+    x0: MARGIN.left + plotW + 10,
+    x1: MARGIN.left + plotW + 20,
+    y0: MARGIN.top,
+    y1: MARGIN.top + plotH,
+  })
   ctx.font = `bold 13px "${FONT}"`
   ctx.textAlign = 'left'
   ctx.textBaseline = 'middle'
@@ -167,7 +210,12 @@ export async function columnsPicture(s: PictureColumns, o: PictureOptions & { wi
   return canvas.toBuffer('image/png')
 }
 
-interface Box { x0: number; x1: number; y0: number; y1: number }
+interface Box {
+  x0: number
+  x1: number
+  y0: number
+  y1: number
+}
 
 /** The colour map as a bar beside the plot, in dB below the loudest value (0 at the top), labelled every 20 dB. */
 function drawColourBar(ctx: SKRSContext2D, colours: readonly (readonly number[])[], range: number, bar: Box): void {
@@ -184,12 +232,19 @@ function drawColourBar(ctx: SKRSContext2D, colours: readonly (readonly number[])
   ctx.font = `11px "${FONT}"`
   ctx.textAlign = 'left'
   ctx.textBaseline = 'middle'
-  for (let db = 0; db <= range + 1e-9; db += 20) ctx.fillText(`-${db}`.replace('-0', '0'), bar.x1 + 4, bar.y0 + (db / range) * height)
+  for (let db = 0; db <= range + 1e-9; db += 20)
+    ctx.fillText(`-${db}`.replace('-0', '0'), bar.x1 + 4, bar.y0 + (db / range) * height)
   ctx.textBaseline = 'bottom'
   ctx.fillText('dB', bar.x0, bar.y0 - 3)
 }
 
-function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => number, yOf: (hz: number) => number, plot: Box): void {
+function drawTags(
+  ctx: SKRSContext2D,
+  tags: PictureTag[],
+  xOf: (t: number) => number,
+  yOf: (hz: number) => number,
+  plot: Box,
+): void {
   ctx.save()
   ctx.beginPath()
   ctx.rect(plot.x0, plot.y0, plot.x1 - plot.x0, plot.y1 - plot.y0)
@@ -200,7 +255,8 @@ function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => nu
   const boxes: Array<Box & { label: string }> = []
   for (const tag of tags) {
     const whole = !(tag.maxFrequency > tag.minFrequency)
-    const x0 = Math.max(plot.x0, xOf(tag.startTime)), x1 = Math.min(plot.x1, xOf(tag.endTime))
+    const x0 = Math.max(plot.x0, xOf(tag.startTime)),
+      x1 = Math.min(plot.x1, xOf(tag.endTime))
     const y0 = whole ? plot.y0 : Math.max(plot.y0, yOf(tag.maxFrequency))
     const y1 = whole ? plot.y1 : Math.min(plot.y1, yOf(tag.minFrequency))
     if (x1 <= x0 || y1 <= y0) continue
@@ -213,7 +269,10 @@ function drawTags(ctx: SKRSContext2D, tags: PictureTag[], xOf: (t: number) => nu
     boxes.push({ x0, x1, y0, y1, label: tag.label })
   }
   // labels after every box, each where it covers no label placed before it
-  const placed = placeLabels(boxes.map((b) => ({ ...b, width: ctx.measureText(b.label).width + 6 })), plot)
+  const placed = placeLabels(
+    boxes.map((b) => ({ ...b, width: ctx.measureText(b.label).width + 6 })),
+    plot,
+  )
   placed.forEach((at, i) => {
     ctx.fillStyle = 'rgba(0, 0, 0, 0.7)'
     ctx.fillRect(at.x, at.y, at.width, LABEL_HEIGHT)
@@ -227,10 +286,13 @@ const LABEL_HEIGHT = 15
 
 /** Where each box's label goes: at its top left corner, or, where that would cover a label placed before,
  * the first place below it (inside the box, then below it) that covers none; the top corner when none is free. */
-export function placeLabels(boxes: Array<Box & { width: number }>, plot: Box): Array<{ x: number; y: number; width: number }> {
+export function placeLabels(
+  boxes: Array<Box & { width: number }>,
+  plot: Box,
+): Array<{ x: number; y: number; width: number }> {
   const placed: Array<{ x: number; y: number; width: number }> = []
-  const overlaps = (x: number, y: number, width: number) => placed.some((p) =>
-    x < p.x + p.width && p.x < x + width && y < p.y + LABEL_HEIGHT && p.y < y + LABEL_HEIGHT)
+  const overlaps = (x: number, y: number, width: number) =>
+    placed.some((p) => x < p.x + p.width && p.x < x + width && y < p.y + LABEL_HEIGHT && p.y < y + LABEL_HEIGHT)
   for (const b of boxes) {
     const x = b.x0 + 1
     let y = b.y0 + 1

@@ -14,8 +14,15 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 /** `YYYY-MM-DDThh:mm:ss` from its parts, or null when they are no real date and time. */
 function timestamp(y: number, mo: number, d: number, h: number, mi: number, s: number): string | null {
   const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s))
-  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d
-    || t.getUTCHours() !== h || t.getUTCMinutes() !== mi || t.getUTCSeconds() !== s) return null
+  if (
+    t.getUTCFullYear() !== y ||
+    t.getUTCMonth() !== mo - 1 ||
+    t.getUTCDate() !== d ||
+    t.getUTCHours() !== h ||
+    t.getUTCMinutes() !== mi ||
+    t.getUTCSeconds() !== s
+  )
+    return null
   return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}`
 }
 
@@ -58,11 +65,13 @@ export function bextTime(date: string, time: string): string | null {
 /** The RIFF chunks of a WAV file's first bytes that music-metadata does not report (`guan`, `wamd`). */
 export function riffChunks(head: Buffer, ids: string[]): Map<string, Buffer> {
   const found = new Map<string, Buffer>()
-  if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return found
+  if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE')
+    return found
   for (let at = 12; at + 8 <= head.length;) {
     const id = head.toString('latin1', at, at + 4)
     const size = head.readUInt32LE(at + 4)
-    if (ids.includes(id.toLowerCase())) found.set(id.toLowerCase(), head.subarray(at + 8, Math.min(head.length, at + 8 + size)))
+    if (ids.includes(id.toLowerCase()))
+      found.set(id.toLowerCase(), head.subarray(at + 8, Math.min(head.length, at + 8 + size)))
     if (id === 'data') break
     at += 8 + size + (size % 2)
   }
@@ -72,7 +81,8 @@ export function riffChunks(head: Buffer, ids: string[]): Map<string, Buffer> {
 /** The start time a recorder wrote into the file: AudioMoth's comment, GUANO, `wamd`, then BWF `bext`. */
 export function metadataStartTime(meta: IAudioMetadata, head: Buffer): string | null {
   const comments = (meta.common.comment ?? []).map((c) => c.text ?? '')
-  for (const tag of meta.native.exif ?? []) if (tag.id === 'ICMT' && typeof tag.value === 'string') comments.push(tag.value)
+  for (const tag of meta.native.exif ?? [])
+    if (tag.id === 'ICMT' && typeof tag.value === 'string') comments.push(tag.value)
   for (const c of comments) {
     const t = audioMothTime(c)
     if (t) return t
@@ -85,7 +95,8 @@ export function metadataStartTime(meta: IAudioMetadata, head: Buffer): string | 
   const fromWamd = wamd ? wamdTime(wamd) : null
   if (fromWamd) return fromWamd
   const exif = new Map((meta.native.exif ?? []).map((t) => [t.id, t.value]))
-  const date = exif.get('bext.originationDate'), time = exif.get('bext.originationTime')
+  const date = exif.get('bext.originationDate'),
+    time = exif.get('bext.originationTime')
   return typeof date === 'string' && typeof time === 'string' ? bextTime(date, time) : null
 }
 
@@ -116,6 +127,6 @@ export function shiftTime(time: string, minutes: number): string {
 
 /** The start time to store for a file: from `source` (metadata falls back to the name), shifted by `offset` minutes. */
 export function startTimeOf(source: StartTimeSource, recorded: string | null, name: string, offset = 0): string | null {
-  const found = source === 'none' ? null : (source === 'metadata' ? recorded : null) ?? nameStartTime(name)
+  const found = source === 'none' ? null : ((source === 'metadata' ? recorded : null) ?? nameStartTime(name))
   return found && offset ? shiftTime(found, offset) : found
 }

@@ -12,7 +12,10 @@ import { cutOffSlowBodies } from '../http/slowClients.js'
 
 async function bodies(app: FastifyInstance) {
   const { config } = app
-  cutOffSlowBodies(app, { minBytesPerSecond: config.minBodyBytesPerSecond, windowSeconds: config.bodyRateWindowSeconds })
+  cutOffSlowBodies(app, {
+    minBytesPerSecond: config.minBodyBytesPerSecond,
+    windowSeconds: config.bodyRateWindowSeconds,
+  })
   await app.register(cookie)
   // no limit of its own: a route's (the app's, or a login route's smaller one) holds
   await app.register(formbody)

@@ -10,7 +10,9 @@ import { listenForCallerChanges } from '../auth/callerNotifications.js'
 
 async function callerNotifications(app: FastifyInstance, opts: { databaseUrl: string }) {
   const stopListening = listenForCallerChanges(opts.databaseUrl, app.services.callers, app.log)
-  app.addHook('preClose', async () => { await stopListening() })
+  app.addHook('preClose', async () => {
+    await stopListening()
+  })
 }
 
 export default fp(callerNotifications, { name: 'caller-notifications', decorators: { fastify: ['services'] } })

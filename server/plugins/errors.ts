@@ -2,7 +2,14 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { isConnectionLost } from '../db/connectionLost.js'
 import { AccessRefused } from '../access.js'
-import { ApiError, BASIC_CHALLENGE, databaseUnavailable, forbidden, tooLarge, unsupportedMediaType } from '../http/errors.js'
+import {
+  ApiError,
+  BASIC_CHALLENGE,
+  databaseUnavailable,
+  forbidden,
+  tooLarge,
+  unsupportedMediaType,
+} from '../http/errors.js'
 
 // Every error answer in the API's shapes (docs/decisions.md, "Errors"): our own
 // ApiErrors as they are, the domain's refusals (AccessRefused) as 403s, errors of fastify, its plugins and PostgreSQL mapped to
@@ -31,7 +38,10 @@ export default fp(errorAnswers, { name: 'error-answers' })
  * token instead of Basic: a browser answers a Basic challenge to a script with its own login dialog, over the
  * page (the review page logs in with its form).
  */
-function pageChallenge(requestedWith: string | string[] | undefined, headers: Record<string, string>): Record<string, string> {
+function pageChallenge(
+  requestedWith: string | string[] | undefined,
+  headers: Record<string, string>,
+): Record<string, string> {
   if (requestedWith !== 'XMLHttpRequest' || headers['WWW-Authenticate'] !== BASIC_CHALLENGE) return headers
   return { ...headers, 'WWW-Authenticate': 'Token' }
 }
@@ -48,14 +58,27 @@ function asApiError(error: FastifyError & { code?: string }, contentType?: strin
     case 'FST_FIELDS_LIMIT':
       return tooLarge(error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'Request body is too large.' : error.message)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return unsupportedMediaType(String(contentType ?? '').split(';')[0].trim())
+      return unsupportedMediaType(
+        String(contentType ?? '')
+          .split(';')[0]
+          .trim(),
+      )
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
-      return unsupportedMediaType(String(contentType ?? '').split(';')[0].trim())
+      return unsupportedMediaType(
+        String(contentType ?? '')
+          .split(';')[0]
+          .trim(),
+      )
     case '23505': // unique_violation
       return new ApiError(400, { non_field_errors: ['A record with these values already exists.'] })
     case '23503': // foreign_key_violation
       return new ApiError(400, { non_field_errors: ['A referenced record does not exist.'] })
-    case '22P02': case '22003': case '22007': case '22008': case '22021': case '54000':
+    case '22P02':
+    case '22003':
+    case '22007':
+    case '22008':
+    case '22021':
+    case '54000':
       return new ApiError(400, { non_field_errors: ['Invalid value.'] })
   }
   // busboy's own errors on a malformed multipart body (no boundary, cut short...) carry no code

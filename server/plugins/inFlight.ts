@@ -8,7 +8,9 @@ import { InFlight } from '../http/inFlight.js'
 // until it returns (it may go on after a client has left).
 
 declare module 'fastify' {
-  interface FastifyInstance { inFlight: InFlight }
+  interface FastifyInstance {
+    inFlight: InFlight
+  }
 }
 
 async function inFlightTracking(app: FastifyInstance) {
@@ -20,7 +22,9 @@ async function inFlightTracking(app: FastifyInstance) {
   })
   app.addHook('onRoute', (route) => {
     const handler = route.handler
-    route.handler = function (this: FastifyInstance, req, reply) { return inFlight.run(() => handler.call(this, req, reply)) }
+    route.handler = function (this: FastifyInstance, req, reply) {
+      return inFlight.run(() => handler.call(this, req, reply))
+    }
   })
 }
 

@@ -6,7 +6,9 @@ import { startMaintenance } from '../maintenance.js'
 
 async function maintenance(app: FastifyInstance) {
   const stop = startMaintenance(app.db, app.config, app.storage, app.log)
-  app.addHook('onClose', async () => { stop() })
+  app.addHook('onClose', async () => {
+    stop()
+  })
 }
 
 export default fp(maintenance, { name: 'maintenance', decorators: { fastify: ['config', 'db', 'storage'] } })

@@ -24,8 +24,11 @@ async function namesVersionCheck(app: FastifyInstance) {
     const current = await namesVersion(app.db)
     reply.header(NAMES_VERSION_HEADER, current)
     if (sent !== '*' && sent !== current) {
-      throw new ApiError(412, { detail: `Names have changed since version ${sent} (now ${current}): look them up again.` },
-        { [NAMES_VERSION_HEADER]: current })
+      throw new ApiError(
+        412,
+        { detail: `Names have changed since version ${sent} (now ${current}): look them up again.` },
+        { [NAMES_VERSION_HEADER]: current },
+      )
     }
   })
 }

@@ -6,7 +6,9 @@ import { refusalReason } from '../http/refusalReason.js'
 // (server/log.ts): whichever handler refused it, the body the client read is what the log says.
 
 declare module 'fastify' {
-  interface FastifyRequest { refusal: string | null }
+  interface FastifyRequest {
+    refusal: string | null
+  }
 }
 
 async function refusalReasons(app: FastifyInstance) {

@@ -12,13 +12,17 @@ export interface RouteTable {
 }
 
 declare module 'fastify' {
-  interface FastifyInstance { routeTable: RouteTable }
+  interface FastifyInstance {
+    routeTable: RouteTable
+  }
 }
 
 async function routeTable(app: FastifyInstance) {
   const table: RouteTable = { routes: [], endpoints: [] }
   app.decorate('routeTable', table)
-  app.addHook('onRoute', (r) => { table.routes.push({ url: r.url, methods: ([] as string[]).concat(r.method) }) })
+  app.addHook('onRoute', (r) => {
+    table.routes.push({ url: r.url, methods: ([] as string[]).concat(r.method) })
+  })
 }
 
 export default fp(routeTable, { name: 'route-table' })

@@ -7,7 +7,9 @@ import fp from 'fastify-plugin'
 
 async function securityHeaders(app: FastifyInstance) {
   let closing = false
-  app.addHook('preClose', async () => { closing = true })
+  app.addHook('preClose', async () => {
+    closing = true
+  })
   app.addHook('onSend', async (_req, reply) => {
     if (closing) reply.header('Connection', 'close')
     reply.header('X-Content-Type-Options', 'nosniff')

@@ -19,7 +19,13 @@ const fields: TableFields<'app_permissions'> = {
   bearer_type: { type: 'choice', column: 'bearer_type', choices: ['user', 'appusergroup'], filter: true },
   bearer_id: { type: 'integer', column: 'bearer_id', min: 1, filter: true },
   bearer_username: { type: 'string', writeOnly: true, maxLength: 150 },
-  target_type: { type: 'choice', column: 'target_type', choices: ['tagset', 'library', 'appusergroup'], required: true, filter: true },
+  target_type: {
+    type: 'choice',
+    column: 'target_type',
+    choices: ['tagset', 'library', 'appusergroup'],
+    required: true,
+    filter: true,
+  },
   target_id: { type: 'integer', column: 'target_id', required: true, min: 1, filter: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
@@ -39,7 +45,9 @@ const TARGETS: Record<string, { table: 'libraries' | 'tag_sets' | 'app_user_grou
 /** Does the target exist and may the caller read it? */
 async function targetReadable(db: Db, caller: Caller, type: string, id: number): Promise<boolean> {
   const t = TARGETS[type]
-  const row = await db.selectFrom(`${t.table} as t` as 'libraries as t').select('t.id')
+  const row = await db
+    .selectFrom(`${t.table} as t` as 'libraries as t')
+    .select('t.id')
     .where('t.id', '=', id)
     .where((eb) => t.allows(eb, caller, sql.ref('t.id'), 'read'))
     .executeTakeFirst()
@@ -70,7 +78,10 @@ export const appPermissions = defineResource({
       }
       const r = await resolveUsernames(ctx.db, [values.bearer_username])
       if (!r.ok) errors.bearer_username = [r.error]
-      else { values.bearer_type = 'user'; values.bearer_id = r.ids[0] }
+      else {
+        values.bearer_type = 'user'
+        values.bearer_id = r.ids[0]
+      }
       delete values.bearer_username
     } else if (whole) {
       if (values.bearer_type === undefined) errors.bearer_type = [MSG.required]

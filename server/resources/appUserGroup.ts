@@ -24,11 +24,19 @@ const fields: TableFields<'app_user_groups'> = {
 
 async function replaceMembers(trx: Transaction<DB>, groupId: number, userIds: number[]) {
   // two simultaneous replacements run one after the other, so neither sees half of the other
-  const group = await trx.selectFrom('app_user_groups').select('id').where('id', '=', groupId).forUpdate().executeTakeFirst()
+  const group = await trx
+    .selectFrom('app_user_groups')
+    .select('id')
+    .where('id', '=', groupId)
+    .forUpdate()
+    .executeTakeFirst()
   if (!group) throw notFound() // deleted by a simultaneous request
   await trx.deleteFrom('app_user_group_users').where('group_id', '=', groupId).execute()
   if (userIds.length) {
-    await trx.insertInto('app_user_group_users').values(userIds.map((user_id) => ({ group_id: groupId, user_id }))).execute()
+    await trx
+      .insertInto('app_user_group_users')
+      .values(userIds.map((user_id) => ({ group_id: groupId, user_id })))
+      .execute()
   }
 }
 
@@ -64,13 +72,20 @@ export const appUserGroups = defineResource({
     if (Array.isArray(values.users)) await replaceMembers(trx, row.id, values.users as number[])
   },
   beforeDelete: async (trx, row) => {
-    await trx.deleteFrom('app_permissions').where((eb) => eb.or([
-      eb.and([eb('bearer_type', '=', 'appusergroup'), eb('bearer_id', '=', row.id)]),
-      eb.and([eb('target_type', '=', 'appusergroup'), eb('target_id', '=', row.id)]),
-    ])).execute()
+    await trx
+      .deleteFrom('app_permissions')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('bearer_type', '=', 'appusergroup'), eb('bearer_id', '=', row.id)]),
+          eb.and([eb('target_type', '=', 'appusergroup'), eb('target_id', '=', row.id)]),
+        ]),
+      )
+      .execute()
     await trx.deleteFrom('app_user_group_users').where('group_id', '=', row.id).execute()
   },
-  computed: () => ({ users: sql`array(select m.user_id from app_user_group_users m where m.group_id = r.id order by m.user_id)` }),
+  computed: () => ({
+    users: sql`array(select m.user_id from app_user_group_users m where m.group_id = r.id order by m.user_id)`,
+  }),
 })
 
 export const endpoints = () => resourceEndpoints(appUserGroups)

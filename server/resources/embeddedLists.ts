@@ -23,18 +23,26 @@ export interface EmbeddedList {
 }
 
 export const MEDIA_FILE_METADATA: EmbeddedList = {
-  child: () => metaData as unknown as ResourceDef<TableName>, parentColumn: 'media_file_id',
-  parentTable: 'media_files', jsonColumn: 'metadata_json', field: 'mediafilemetadata_set',
+  child: () => metaData as unknown as ResourceDef<TableName>,
+  parentColumn: 'media_file_id',
+  parentTable: 'media_files',
+  jsonColumn: 'metadata_json',
+  field: 'mediafilemetadata_set',
 }
 
 export const JOB_PARAMETERS: EmbeddedList = {
-  child: () => jobParameters as unknown as ResourceDef<TableName>, parentColumn: 'job_id',
-  parentTable: 'jobs', jsonColumn: 'parameters_json', field: 'jobparameters_set',
+  child: () => jobParameters as unknown as ResourceDef<TableName>,
+  parentColumn: 'job_id',
+  parentTable: 'jobs',
+  jsonColumn: 'parameters_json',
+  field: 'jobparameters_set',
 }
 
 export const EMBEDDED_LISTS: readonly EmbeddedList[] = [MEDIA_FILE_METADATA, JOB_PARAMETERS]
 
 /** The child's columns and their names in the records, in the order of its field declarations. */
 export function recordFields(list: EmbeddedList): Array<[column: string, name: string]> {
-  return Object.entries(list.child().fields).flatMap(([name, f]) => f.column ? [[f.column, name] as [string, string]] : [])
+  return Object.entries(list.child().fields).flatMap(([name, f]) =>
+    f.column ? [[f.column, name] as [string, string]] : [],
+  )
 }

@@ -18,7 +18,11 @@ const fields: TableFields<'job_parameters'> = {
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
 }
 
-async function validateParameter(ctx: Context, values: Record<string, unknown>, existing: Rec<'job_parameters'> | null) {
+async function validateParameter(
+  ctx: Context,
+  values: Record<string, unknown>,
+  existing: Rec<'job_parameters'> | null,
+) {
   const jobId = (values.job as number | undefined) ?? existing?.job_id
   const name = (values.name as string | undefined) ?? existing?.name
   const value = (values.value as string | undefined) ?? existing?.value ?? ''

@@ -19,7 +19,14 @@ const fields: TableFields<'job_result_files'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', label: 'CreationDate', description: CREATION_DATE },
-  resultFile: { type: 'string', readOnly: true, inForms: true, required: true, label: 'ResultFile', description: 'the file (multipart file part on create); read as its URL' },
+  resultFile: {
+    type: 'string',
+    readOnly: true,
+    inForms: true,
+    required: true,
+    label: 'ResultFile',
+    description: 'the file (multipart file part on create); read as its URL',
+  },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
 }
 
@@ -32,9 +39,20 @@ async function createResultFile(ctx: Context): Promise<Result> {
     if (!errors.job) Object.assign(errors, (await checkReferences(ctx.db, jobResultFiles, ctx.caller, [values]))[0])
     if (!pending) errors.resultFile = ['No file was submitted.']
     if (Object.keys(errors).length) {
-      throw badRequest(Object.fromEntries(Object.keys(fields).filter((n) => errors[n]).map((n) => [n, errors[n]])))
+      throw badRequest(
+        Object.fromEntries(
+          Object.keys(fields)
+            .filter((n) => errors[n])
+            .map((n) => [n, errors[n]]),
+        ),
+      )
     }
-    const row = await insertWithFile(ctx.db, pending!, resultName(upload.filename), values as { job: number; notes: string; creationDate?: string })
+    const row = await insertWithFile(
+      ctx.db,
+      pending!,
+      resultName(upload.filename),
+      values as { job: number; notes: string; creationDate?: string },
+    )
     return { status: 201, body: (await render(ctx, jobResultFiles, [row]))[0] }
   } finally {
     await pending?.discard()
@@ -53,7 +71,9 @@ export const jobResultFiles = defineResource({
   destroy: 'write',
   updatable: ['job', 'creationDate', 'notes'],
   createHandler: createResultFile,
-  computed: (req) => ({ resultFile: sql`case when r.result_file <> '' then ${storedFileUrl(req.origin, 'result_file')} end` }),
+  computed: (req) => ({
+    resultFile: sql`case when r.result_file <> '' then ${storedFileUrl(req.origin, 'result_file')} end`,
+  }),
   beforeDelete: async (_trx, row, ctx) => async () => {
     if (row.result_file) await ctx.storage.remove(row.result_file)
   },

@@ -28,9 +28,14 @@ const fields: TableFields<'jobs'> = {
   name: { type: 'string', column: 'name', maxLength: 255, required: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   project: {
-    type: 'pk', column: 'project_id', target: () => projects, nullable: true, default: null,
-    description: 'the project whose media files the job reads (with a library parameter: its files in that library; '
-      + 'a job of such a type with neither, nor a mediaFileId, waits for a project: waitingFor)',
+    type: 'pk',
+    column: 'project_id',
+    target: () => projects,
+    nullable: true,
+    default: null,
+    description:
+      'the project whose media files the job reads (with a library parameter: its files in that library; ' +
+      'a job of such a type with neither, nor a mediaFileId, waits for a project: waitingFor)',
   },
   type: { type: 'pk', column: 'type_id', target: () => jobTypeRecords, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
@@ -44,31 +49,46 @@ const fields: TableFields<'jobs'> = {
   isComplete: { type: 'boolean', column: 'is_complete', default: false },
   wasDeleted: { type: 'boolean', column: 'was_deleted', default: false },
   status: { type: 'pk', column: 'status_id', target: () => jobStatusTypes, default: QUEUED },
-  requestedStatus: { type: 'pk', column: 'requested_status_id', target: () => jobStatusTypes, nullable: true, default: null },
+  requestedStatus: {
+    type: 'pk',
+    column: 'requested_status_id',
+    target: () => jobStatusTypes,
+    nullable: true,
+    default: null,
+  },
   startedDate: { type: 'datetime', column: 'started_date', nullable: true, default: null },
   lastStatusDate: { type: 'datetime', column: 'last_status_date', nullable: true, default: null },
   parentJob: { type: 'pk', column: 'parent_job_id', target: () => jobs, nullable: true, default: null },
   priority: { type: 'integer', column: 'priority', default: 0 },
   jobparameters_set: { type: 'list', items: 'object', readOnly: true, label: 'Jobparameters set' },
   workerSilentSeconds: {
-    type: 'integer', readOnly: true, nullable: true,
-    description: 'extension: for a Running job whose worker let its lease run out (the worker is presumed gone, '
-      + 'and the next worker to look takes the job over), the seconds since that worker last renewed it; '
-      + 'isRunning is then false while status stays Running. null otherwise',
+    type: 'integer',
+    readOnly: true,
+    nullable: true,
+    description:
+      'extension: for a Running job whose worker let its lease run out (the worker is presumed gone, ' +
+      'and the next worker to look takes the job over), the seconds since that worker last renewed it; ' +
+      'isRunning is then false while status stays Running. null otherwise',
   },
   waitingFor: {
-    type: 'list', items: 'string', readOnly: true,
-    description: 'extension: what the job still needs before a worker may run it: the names of required parameters '
-      + 'not yet given (through jobParameters/) or needed by one given (library, with folder), and "project" for a type '
-      + 'that reads media files when the job has no project, no library and no mediaFileId. Empty when it needs nothing',
+    type: 'list',
+    items: 'string',
+    readOnly: true,
+    description:
+      'extension: what the job still needs before a worker may run it: the names of required parameters ' +
+      'not yet given (through jobParameters/) or needed by one given (library, with folder), and "project" for a type ' +
+      'that reads media files when the job has no project, no library and no mediaFileId. Empty when it needs nothing',
   },
   parameters: {
-    type: 'object', writeOnly: true,
-    description: ['extension: parameter names to string values, stored as JobParameters rows of the job.',
+    type: 'object',
+    writeOnly: true,
+    description: [
+      'extension: parameter names to string values, stored as JobParameters rows of the job.',
       'A parameter with a default may be left out. With this object, every required one must be given (400 otherwise);',
       'without it, the job is created as the original creates it and waits (waitingFor) until each required one',
       'exists in jobParameters/. Parameters of the built-in types:',
-      ...JOB_TYPE_PARAMS.map((t) => `${t.name} (${t.id}): ${describeParams(t).join('; ')}.`)].join(' '),
+      ...JOB_TYPE_PARAMS.map((t) => `${t.name} (${t.id}): ${describeParams(t).join('; ')}.`),
+    ].join(' '),
   },
 }
 
@@ -105,7 +125,7 @@ async function validateJob(ctx: Context, values: Record<string, unknown>, existi
     // parameter its type needs; otherwise only the parameters given are checked: a job created without the
     // object waits for the rest (server/analysis/waiting.ts). Parameters the type does not know are kept.
     const queues = existing ? willRequeue(values, existing) : willQueue(values) && values.parameters !== undefined
-    const all = queues && existing ? { ...await storedParameters(ctx.db, existing.id), ...given } : given
+    const all = queues && existing ? { ...(await storedParameters(ctx.db, existing.id)), ...given } : given
     const check = await checkParameters(ctx.db, ctx.caller, ctx.config, type, all, !queues)
     if (Object.keys(check.errors).length) errors.parameters = check.errors
   }
@@ -123,16 +143,26 @@ function willRequeue(values: Record<string, unknown>, existing: Rec<'jobs'>): bo
 }
 
 async function storedParameters(db: Db, jobId: number): Promise<Record<string, string>> {
-  const rows = await db.selectFrom('job_parameters').select(['name', 'value']).where('job_id', '=', jobId).orderBy('id').execute()
+  const rows = await db
+    .selectFrom('job_parameters')
+    .select(['name', 'value'])
+    .where('job_id', '=', jobId)
+    .orderBy('id')
+    .execute()
   return Object.fromEntries(rows.map((p) => [p.name, p.value]))
 }
 
 /** The `parameters` object becomes JobParameters rows: one per name, replacing the value of one already there. */
 async function writeParameters(trx: Transaction<DB>, jobId: number, params: Record<string, string>) {
   for (const [name, value] of Object.entries(params)) {
-    const updated = await trx.updateTable('job_parameters').set({ value })
-      .where('job_id', '=', jobId).where('name', '=', name).executeTakeFirst()
-    if (Number(updated.numUpdatedRows) === 0) await trx.insertInto('job_parameters').values({ job_id: jobId, name, value }).execute()
+    const updated = await trx
+      .updateTable('job_parameters')
+      .set({ value })
+      .where('job_id', '=', jobId)
+      .where('name', '=', name)
+      .executeTakeFirst()
+    if (Number(updated.numUpdatedRows) === 0)
+      await trx.insertInto('job_parameters').values({ job_id: jobId, name, value }).execute()
   }
 }
 
@@ -140,7 +170,8 @@ export const jobs = defineResource({
   name: 'jobs',
   accelerated: ['detail', 'list'],
   title: 'Jobs',
-  description: 'Analysis jobs: created Queued, run by workers; requestedStatus 5 stops one, 2 re-queues a stopped or failed one.',
+  description:
+    'Analysis jobs: created Queued, run by workers; requestedStatus 5 stops one, 2 re-queues a stopped or failed one.',
   table: 'jobs',
   fields,
   scope: ownedBy('user_id'),
@@ -167,9 +198,16 @@ export const jobs = defineResource({
   // parameters, result rows, random windows and child jobs go with the job (foreign keys cascade);
   // the stored result files are removed once that has committed
   beforeDelete: async (trx, row, ctx) => {
-    const files = await trx.withRecursive('family(id)', (db) => db.selectFrom('jobs').select('id').where('id', '=', row.id)
-      .unionAll(db.selectFrom('jobs as j').innerJoin('family as f', 'f.id', 'j.parent_job_id').select('j.id')))
-      .selectFrom('job_result_files').select('result_file')
+    const files = await trx
+      .withRecursive('family(id)', (db) =>
+        db
+          .selectFrom('jobs')
+          .select('id')
+          .where('id', '=', row.id)
+          .unionAll(db.selectFrom('jobs as j').innerJoin('family as f', 'f.id', 'j.parent_job_id').select('j.id')),
+      )
+      .selectFrom('job_result_files')
+      .select('result_file')
       .where('job_id', 'in', (eb) => eb.selectFrom('family').select('family.id'))
       .execute()
     const names = files.map((f) => f.result_file).filter((f) => f !== '')

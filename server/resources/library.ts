@@ -20,10 +20,14 @@ const fields: TableFields<'libraries'> = {
   mediaFiles: { type: 'list', items: 'integer', readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   speechPolicy: {
-    type: 'choice', column: 'speech_policy', choices: SPEECH_POLICIES, default: 'keep',
-    description: 'extension: what of its recordings\' human speech reaches callers who may not change the library: keep (all of it), '
-      + 'mute (the spans of machine tags of the class speech silenced) or withhold (recordings with any refused); '
-      + 'mute and withhold queue a SpeechDetection job for the files not yet checked, which are withheld until it has',
+    type: 'choice',
+    column: 'speech_policy',
+    choices: SPEECH_POLICIES,
+    default: 'keep',
+    description:
+      "extension: what of its recordings' human speech reaches callers who may not change the library: keep (all of it), " +
+      'mute (the spans of machine tags of the class speech silenced) or withhold (recordings with any refused); ' +
+      'mute and withhold queue a SpeechDetection job for the files not yet checked, which are withheld until it has',
   },
 }
 
@@ -49,25 +53,36 @@ export const libraries = defineResource({
   // the stored bytes of its media files are removed once the deletion committed
   beforeDelete: async (trx, row, ctx) => {
     const tagSets = trx.selectFrom('tag_sets').select('id').where('library_id', '=', row.id)
-    await trx.deleteFrom('app_permissions')
-      .where((eb) => eb.or([
-        eb.and([eb('target_type', '=', 'library'), eb('target_id', '=', row.id)]),
-        eb.and([eb('target_type', '=', 'tagset'), eb('target_id', 'in', tagSets)]),
-      ]))
+    await trx
+      .deleteFrom('app_permissions')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('target_type', '=', 'library'), eb('target_id', '=', row.id)]),
+          eb.and([eb('target_type', '=', 'tagset'), eb('target_id', 'in', tagSets)]),
+        ]),
+      )
       .execute()
     const files = await trx.selectFrom('media_files').select(['id', 'file']).where('library_id', '=', row.id).execute()
-    return async () => { if (files.length) await removeStoredMediaFiles(files, ctx) }
+    return async () => {
+      if (files.length) await removeStoredMediaFiles(files, ctx)
+    }
   },
 })
 
 export const endpoints = () => [
   ...resourceEndpoints(libraries),
   subListEndpoint({
-    parent: libraries, child: mediaFiles, segment: 'mediaFiles', name: 'Library Media Files',
+    parent: libraries,
+    child: mediaFiles,
+    segment: 'mediaFiles',
+    name: 'Library Media Files',
     where: 'library_id',
   }),
   subListEndpoint({
-    parent: libraries, child: userMetaDataFields, segment: 'userMetaDataFields', name: 'Library User Meta Data Fields',
+    parent: libraries,
+    child: userMetaDataFields,
+    segment: 'userMetaDataFields',
+    name: 'Library User Meta Data Fields',
     where: 'library_id',
   }),
 ]

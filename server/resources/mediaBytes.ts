@@ -30,17 +30,32 @@ export const MEDIA_PREFIX = '/media/'
 
 /** What names a stored file the caller may read: a media file (whose audio its library's speech policy gives out)
  * or a job result file. */
-type Owner = { mediaFile: { id: number; library_id: number; alias: string; speech_scanned_at: string | null } } | { resultFile: number }
+type Owner =
+  | { mediaFile: { id: number; library_id: number; alias: string; speech_scanned_at: string | null } }
+  | { resultFile: number }
 
 async function readableOwner(db: Kysely<DB>, fast: Accelerators, caller: Caller, name: string): Promise<Owner | null> {
   const m = await readable(db, mediaFiles, caller, 'read', fast)
-    .select(['r.id', 'r.library_id', 'r.alias', 'r.speech_scanned_at']).where('r.file', '=', name).limit(1).executeTakeFirst()
+    .select(['r.id', 'r.library_id', 'r.alias', 'r.speech_scanned_at'])
+    .where('r.file', '=', name)
+    .limit(1)
+    .executeTakeFirst()
   if (m) {
     const scanned = m.speech_scanned_at
-    return { mediaFile: { id: Number(m.id), library_id: Number(m.library_id), alias: String(m.alias), speech_scanned_at: scanned === null ? null : String(scanned) } }
+    return {
+      mediaFile: {
+        id: Number(m.id),
+        library_id: Number(m.library_id),
+        alias: String(m.alias),
+        speech_scanned_at: scanned === null ? null : String(scanned),
+      },
+    }
   }
-  const resultFile = await readable(db, jobResultFiles, caller, 'read', fast).select('r.id').where('r.result_file', '=', name)
-    .limit(1).executeTakeFirst()
+  const resultFile = await readable(db, jobResultFiles, caller, 'read', fast)
+    .select('r.id')
+    .where('r.result_file', '=', name)
+    .limit(1)
+    .executeTakeFirst()
   return resultFile ? { resultFile: Number(resultFile.id) } : null
 }
 
@@ -59,7 +74,9 @@ async function deliveryOf(deps: EndpointDeps, caller: Caller, owner: Owner, name
     layout = undefined
   }
   if (!layout) {
-    throw new ApiError(403, { detail: `${mediaFileNamed(owner.mediaFile)} holds human speech, which its library mutes for its readers, and mas silences only WAV recordings' bytes: its spectrogram is shown muted.` })
+    throw new ApiError(403, {
+      detail: `${mediaFileNamed(owner.mediaFile)} holds human speech, which its library mutes for its readers, and mas silences only WAV recordings' bytes: its spectrogram is shown muted.`,
+    })
   }
   return { silenced: { layout, spans: frameSpans(hearing.spans, layout.sampleRate) } }
 }
@@ -83,7 +100,11 @@ export function registerMediaRoutes(app: FastifyInstance, deps: EndpointDeps) {
 
       const range = parseRange(req.headers.range, info.size)
       if (range === 'unsatisfiable') {
-        throw new ApiError(416, { detail: 'Requested range not satisfiable.' }, { 'Content-Range': `bytes */${info.size}` })
+        throw new ApiError(
+          416,
+          { detail: 'Requested range not satisfiable.' },
+          { 'Content-Range': `bytes */${info.size}` },
+        )
       }
       reply.headers({
         'Content-Type': contentTypeOf(name),

@@ -42,7 +42,8 @@ export const storedFileUrl = (origin: string, column: string): RawBuilder<string
  * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
 export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx: Context): Promise<void> {
   const storage = ctx.storage
-  for (const f of files) await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
+  for (const f of files)
+    await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
 }
 
 export const mediaFiles = defineResource({
@@ -71,7 +72,10 @@ export const mediaFiles = defineResource({
 export const endpoints = () => [
   ...resourceEndpoints(mediaFiles),
   subListEndpoint({
-    parent: mediaFiles, child: userMetaData, segment: 'userMetaData', name: 'Media File User Meta Data',
+    parent: mediaFiles,
+    child: userMetaData,
+    segment: 'userMetaData',
+    name: 'Media File User Meta Data',
     where: 'media_file_id',
   }),
 ]

@@ -12,12 +12,13 @@ import { startsWithPattern } from '../db/like.js'
 // (recordings that started in a time range), and `md5` (the files holding
 // exactly those bytes, for import pre-checks).
 
-
-
 /** The query parameters, as the OpenAPI document lists them. */
 export const mediaFileFilterParams: Fields = {
   alias: { type: 'string', description: 'the media file whose alias is exactly this' },
-  alias__startswith: { type: 'string', description: 'media files whose alias starts with this (case-sensitive), e.g. a folder `siteA/`' },
+  alias__startswith: {
+    type: 'string',
+    description: 'media files whose alias starts with this (case-sensitive), e.g. a folder `siteA/`',
+  },
   realStartTime__gte: { type: 'datetime', description: 'media files whose recording started at or after this time' },
   realStartTime__lte: { type: 'datetime', description: 'media files whose recording started at or before this time' },
   md5: { type: 'string', description: 'media files holding exactly the bytes with this md5 checksum' },
@@ -27,8 +28,12 @@ export function mediaFileListFilter<O>(qb: Query<O>, req: Pick<ListRequest, 'que
   const q = req.query
   const errors: Record<string, string[]> = {}
   if (q.alias !== undefined && q.alias !== '') qb = qb.where('r.alias', '=', q.alias)
-  if (q.alias__startswith !== undefined && q.alias__startswith !== '') qb = qb.where('r.alias', 'like', startsWithPattern(q.alias__startswith))
-  for (const [name, op] of [['realStartTime__gte', '>='], ['realStartTime__lte', '<=']] as const) {
+  if (q.alias__startswith !== undefined && q.alias__startswith !== '')
+    qb = qb.where('r.alias', 'like', startsWithPattern(q.alias__startswith))
+  for (const [name, op] of [
+    ['realStartTime__gte', '>='],
+    ['realStartTime__lte', '<='],
+  ] as const) {
     const raw = q[name]
     if (raw === undefined || raw === '') continue
     const parsed = parseValue(mediaFileFilterParams[name], raw)

@@ -21,21 +21,39 @@ import { sensors } from './sensor.js'
 const importFields: Fields = {
   file: { type: 'string', required: true, label: 'File', description: 'the media file (multipart file part)' },
   alias: {
-    type: 'string', maxLength: 1024, allowBlank: true,
-    description: 'the file\'s path relative to the root of the import (default: the uploaded file name); a given alias is unique in the library: another file holding it with other bytes makes the import a 400',
+    type: 'string',
+    maxLength: 1024,
+    allowBlank: true,
+    description:
+      "the file's path relative to the root of the import (default: the uploaded file name); a given alias is unique in the library: another file holding it with other bytes makes the import a 400",
   },
   sensor: { type: 'pk', target: () => sensors, nullable: true },
   realStartTime: { type: 'datetime', nullable: true, label: 'RealStartTime' },
-  md5: { type: 'string', allowBlank: true, label: 'Md5', description: 'md5 of the file; the upload is refused when the bytes differ' },
+  md5: {
+    type: 'string',
+    allowBlank: true,
+    label: 'Md5',
+    description: 'md5 of the file; the upload is refused when the bytes differ',
+  },
   startTimeFrom: {
-    type: 'choice', choices: [...START_TIME_SOURCES], label: 'Start time from',
-    description: 'where realStartTime comes from when it is not given: the recorder\'s metadata in the file, else the alias\'s file name (metadata, the default); the file name only (name); or nowhere (none)',
+    type: 'choice',
+    choices: [...START_TIME_SOURCES],
+    label: 'Start time from',
+    description:
+      "where realStartTime comes from when it is not given: the recorder's metadata in the file, else the alias's file name (metadata, the default); the file name only (name); or nowhere (none)",
   },
   timeOffset: {
-    type: 'string', allowBlank: true, label: 'Time offset',
-    description: '±hh:mm added to a start time read from the file or its name, e.g. +02:00 to store UTC recordings (AudioMoth) in local time',
+    type: 'string',
+    allowBlank: true,
+    label: 'Time offset',
+    description:
+      '±hh:mm added to a start time read from the file or its name, e.g. +02:00 to store UTC recordings (AudioMoth) in local time',
   },
-  strict: { type: 'boolean', label: 'Strict', description: 'refuse a damaged (e.g. truncated) file instead of importing it with a warning metadata row' },
+  strict: {
+    type: 'boolean',
+    label: 'Strict',
+    description: 'refuse a damaged (e.g. truncated) file instead of importing it with a warning metadata row',
+  },
 }
 const valueFields: Fields = Object.fromEntries(Object.entries(importFields).filter(([n]) => n !== 'file'))
 
@@ -52,18 +70,34 @@ async function importMediaFile(ctx: Context): Promise<Result> {
     const values = await parseImportFields(ctx, upload.fields, pending)
     const file = pending!
     if (values.md5 && values.md5 !== file.md5) {
-      throw badRequest({ md5: [`The received bytes have md5 ${file.md5}, not ${values.md5}; the upload was incomplete or changed.`] })
+      throw badRequest({
+        md5: [`The received bytes have md5 ${file.md5}, not ${values.md5}; the upload was incomplete or changed.`],
+      })
     }
     const { row, created } = await importReceived(ctx.db, file, {
-      library: library.id, user: ctx.caller.id, alias: values.alias || upload.filename.slice(0, 1024), uniqueAlias: !!values.alias,
-      sensor: values.sensor ?? null, realStartTime: values.realStartTime,
-      startTimeFrom: values.startTimeFrom, timeOffset: values.timeOffset, strict: values.strict,
+      library: library.id,
+      user: ctx.caller.id,
+      alias: values.alias || upload.filename.slice(0, 1024),
+      uniqueAlias: !!values.alias,
+      sensor: values.sensor ?? null,
+      realStartTime: values.realStartTime,
+      startTimeFrom: values.startTimeFrom,
+      timeOffset: values.timeOffset,
+      strict: values.strict,
     }).catch((e) => {
       if (e instanceof NotMediaError) {
-        throw badRequest({ file: [`Upload a valid media file. The file you uploaded is not a readable media file: ${e.message}.`] })
+        throw badRequest({
+          file: [`Upload a valid media file. The file you uploaded is not a readable media file: ${e.message}.`],
+        })
       }
-      if (e instanceof DamagedMediaError) throw badRequest({ file: [`The file is damaged (${e.message}); it was not imported (strict).`] })
-      if (e instanceof AliasTakenError) throw badRequest({ alias: [`A media file with this alias already exists in this library (id ${e.holder}) and holds other bytes.`] })
+      if (e instanceof DamagedMediaError)
+        throw badRequest({ file: [`The file is damaged (${e.message}); it was not imported (strict).`] })
+      if (e instanceof AliasTakenError)
+        throw badRequest({
+          alias: [
+            `A media file with this alias already exists in this library (id ${e.holder}) and holds other bytes.`,
+          ],
+        })
       throw e
     })
     return { status: created ? 201 : 200, body: (await render(ctx, mediaFiles, [row]))[0] }
@@ -73,12 +107,21 @@ async function importMediaFile(ctx: Context): Promise<Result> {
 }
 
 interface ImportValues {
-  alias?: string; sensor?: number | null; realStartTime?: string | null; md5?: string
-  startTimeFrom?: StartTimeSource; timeOffset?: number; strict?: boolean
+  alias?: string
+  sensor?: number | null
+  realStartTime?: string | null
+  md5?: string
+  startTimeFrom?: StartTimeSource
+  timeOffset?: number
+  strict?: boolean
 }
 
 /** The text parts, checked like any other input (DRF messages; a sensor the caller cannot read is 400). */
-async function parseImportFields(ctx: Context, raw: Record<string, unknown>, file: Pending | null): Promise<ImportValues> {
+async function parseImportFields(
+  ctx: Context,
+  raw: Record<string, unknown>,
+  file: Pending | null,
+): Promise<ImportValues> {
   const { values, errors } = parseInput(valueFields, raw, 'create')
   if (!file) errors.file = ['No file was submitted.']
   if (typeof values.md5 === 'string' && values.md5 !== '') {
@@ -112,7 +155,9 @@ async function checkMediaFiles(ctx: Context): Promise<Result> {
   const { row: library } = await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id, undefined, ctx.services.fast)
   const body = await ctx.body()
   if (!Array.isArray(body)) {
-    throw badRequest({ non_field_errors: [MSG.notList(body === null ? 'NoneType' : typeof body === 'object' ? 'dict' : typeof body)] })
+    throw badRequest({
+      non_field_errors: [MSG.notList(body === null ? 'NoneType' : typeof body === 'object' ? 'dict' : typeof body)],
+    })
   }
   if (body.length > MAX_CHECK_ITEMS) {
     throw badRequest({ non_field_errors: [`Ensure this field has no more than ${MAX_CHECK_ITEMS} elements.`] })
@@ -122,12 +167,19 @@ async function checkMediaFiles(ctx: Context): Promise<Result> {
   const wanted = items as Array<{ md5: string; size?: number }>
   const md5s = [...new Set(wanted.map((i) => i.md5))]
   const rows = md5s.length
-    ? await ctx.db.selectFrom('media_files').select(['id', 'md5', 'size'])
-      .where('library_id', '=', library.id).where('md5', 'in', md5s).orderBy('id').execute()
+    ? await ctx.db
+        .selectFrom('media_files')
+        .select(['id', 'md5', 'size'])
+        .where('library_id', '=', library.id)
+        .where('md5', 'in', md5s)
+        .orderBy('id')
+        .execute()
     : []
   return {
     body: wanted.map((item) => {
-      const hit = rows.find((r) => r.md5 === item.md5 && (item.size === undefined || r.size === null || Number(r.size) === item.size))
+      const hit = rows.find(
+        (r) => r.md5 === item.md5 && (item.size === undefined || r.size === null || Number(r.size) === item.size),
+      )
       return hit ? hit.id : null
     }),
   }
@@ -135,7 +187,11 @@ async function checkMediaFiles(ctx: Context): Promise<Result> {
 
 function parseCheckItem(item: unknown): { md5: string; size?: number } | { errors: Record<string, string[]> } {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-    return { errors: { non_field_errors: [MSG.notDict(Array.isArray(item) ? 'list' : item === null ? 'NoneType' : typeof item)] } }
+    return {
+      errors: {
+        non_field_errors: [MSG.notDict(Array.isArray(item) ? 'list' : item === null ? 'NoneType' : typeof item)],
+      },
+    }
   }
   const { md5: rawMd5, size: rawSize } = item as Record<string, unknown>
   const errors: Record<string, string[]> = {}
@@ -156,13 +212,22 @@ export const endpoints = (): Endpoint[] => [
   {
     path: `${API}/library/:id/mediaFiles/import/`,
     name: 'Library Media File Import',
-    description: 'Import one media file into the library (multipart: file, alias, sensor, realStartTime, md5). 201 with the new MediaFile; 200 with the existing one when the library already holds the same bytes.',
+    description:
+      'Import one media file into the library (multipart: file, alias, sensor, realStartTime, md5). 201 with the new MediaFile; 200 with the existing one when the library already holds the same bytes.',
     methods: { POST: importMediaFile },
     options: async () => ({ POST: importFields }),
     doc: {
-      keys: ['library'], actions: { POST: 'importMediaFiles' }, fields: { POST: importFields }, record: mediaFiles.fields, upload: 'file',
-      success: { POST: [{ status: 201, description: 'Imported: the new MediaFile' },
-        { status: 200, description: 'The library already holds these bytes: the existing MediaFile' }] },
+      keys: ['library'],
+      actions: { POST: 'importMediaFiles' },
+      fields: { POST: importFields },
+      record: mediaFiles.fields,
+      upload: 'file',
+      success: {
+        POST: [
+          { status: 201, description: 'Imported: the new MediaFile' },
+          { status: 200, description: 'The library already holds these bytes: the existing MediaFile' },
+        ],
+      },
     },
   },
   {
@@ -171,9 +236,18 @@ export const endpoints = (): Endpoint[] => [
     description: `Which of these files the library already holds: a JSON array (at most ${MAX_CHECK_ITEMS}) of {md5, size}; the answer holds, in order, the id of the media file with those bytes or null.`,
     methods: { POST: checkMediaFiles },
     doc: {
-      keys: ['library'], actions: { POST: 'checkMediaFiles' }, bulk: true,
-      success: { POST: [{ status: 200, description: 'For each item, in order, the id of the media file holding those bytes, or null',
-        body: { type: 'array', items: { type: ['integer', 'null'] } } }] },
+      keys: ['library'],
+      actions: { POST: 'checkMediaFiles' },
+      bulk: true,
+      success: {
+        POST: [
+          {
+            status: 200,
+            description: 'For each item, in order, the id of the media file holding those bytes, or null',
+            body: { type: 'array', items: { type: ['integer', 'null'] } },
+          },
+        ],
+      },
     },
   },
 ]

@@ -46,8 +46,11 @@ export const userMetaDataFields = defineResource({
   validate: async (ctx, values, existing) => {
     const name = (values.name ?? existing?.name) as string
     const library = (values.library ?? existing?.library_id) as number
-    let clash = ctx.db.selectFrom('media_file_user_metadata_fields').select('id')
-      .where('library_id', '=', library).where('name', '=', name)
+    let clash = ctx.db
+      .selectFrom('media_file_user_metadata_fields')
+      .select('id')
+      .where('library_id', '=', library)
+      .where('name', '=', name)
     if (existing) clash = clash.where('id', '<>', existing.id)
     if (await clash.executeTakeFirst()) {
       throw badRequest({ non_field_errors: ['The fields library, name must make a unique set.'] })
@@ -72,15 +75,20 @@ export const userMetaData = defineResource({
   validate: async (ctx, values, existing) => {
     const mediaFile = (values.mediaFile ?? existing?.media_file_id) as number
     const field = (values.metaDataField ?? existing?.metadata_field_id) as number
-    const pair = await ctx.db.selectFrom(['media_files as m', 'media_file_user_metadata_fields as f'])
+    const pair = await ctx.db
+      .selectFrom(['media_files as m', 'media_file_user_metadata_fields as f'])
       .select(['m.library_id as fileLibrary', 'f.library_id as fieldLibrary'])
-      .where('m.id', '=', mediaFile).where('f.id', '=', field)
+      .where('m.id', '=', mediaFile)
+      .where('f.id', '=', field)
       .executeTakeFirstOrThrow()
     if (pair.fileLibrary !== pair.fieldLibrary) {
       throw fieldError('metaDataField', 'The field must belong to the library of the media file.')
     }
-    let clash = ctx.db.selectFrom('media_file_user_metadata').select('id')
-      .where('media_file_id', '=', mediaFile).where('metadata_field_id', '=', field)
+    let clash = ctx.db
+      .selectFrom('media_file_user_metadata')
+      .select('id')
+      .where('media_file_id', '=', mediaFile)
+      .where('metadata_field_id', '=', field)
     if (existing) clash = clash.where('id', '<>', existing.id)
     if (await clash.executeTakeFirst()) {
       throw badRequest({ non_field_errors: ['The fields mediaFile, metaDataField must make a unique set.'] })
@@ -92,4 +100,8 @@ export const userMetaData = defineResource({
   }),
 })
 
-export const endpoints = () => [...resourceEndpoints(metaData), ...resourceEndpoints(userMetaDataFields), ...resourceEndpoints(userMetaData)]
+export const endpoints = () => [
+  ...resourceEndpoints(metaData),
+  ...resourceEndpoints(userMetaDataFields),
+  ...resourceEndpoints(userMetaData),
+]

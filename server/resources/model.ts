@@ -17,16 +17,43 @@ import { users } from './users.js'
 
 const fields: TableFields<'models'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
-  name: { type: 'string', column: 'name', required: true, maxLength: 255, description: 'the name users and jobs give the model by; unique' },
-  version: { type: 'string', column: 'version', readOnly: true, description: 'the manifest\'s version' },
-  manifest: {
-    type: 'object', column: 'manifest', readOnly: true, inForms: true, required: true,
-    description: 'how to run the model: sampleRate, windowSeconds, input {name, layout}, outputs {scores, embedding}, labels, thresholds, version (multipart part on create: its JSON text)',
+  name: {
+    type: 'string',
+    column: 'name',
+    required: true,
+    maxLength: 255,
+    description: 'the name users and jobs give the model by; unique',
   },
-  file: { type: 'string', writeOnly: true, required: true, description: 'the ONNX file (multipart file part on create); not served back' },
-  md5: { type: 'string', column: 'md5', readOnly: true, description: 'the md5 checksum of the ONNX file, kept in the provenance of the tags the model makes' },
+  version: { type: 'string', column: 'version', readOnly: true, description: "the manifest's version" },
+  manifest: {
+    type: 'object',
+    column: 'manifest',
+    readOnly: true,
+    inForms: true,
+    required: true,
+    description:
+      'how to run the model: sampleRate, windowSeconds, input {name, layout}, outputs {scores, embedding}, labels, thresholds, version (multipart part on create: its JSON text)',
+  },
+  file: {
+    type: 'string',
+    writeOnly: true,
+    required: true,
+    description: 'the ONNX file (multipart file part on create); not served back',
+  },
+  md5: {
+    type: 'string',
+    column: 'md5',
+    readOnly: true,
+    description: 'the md5 checksum of the ONNX file, kept in the provenance of the tags the model makes',
+  },
   size: { type: 'integer', column: 'size', readOnly: true, description: 'bytes of the ONNX file' },
-  embeddingSize: { type: 'integer', column: 'embedding_size', readOnly: true, nullable: true, description: 'the length of the model\'s embedding output, when it has one' },
+  embeddingSize: {
+    type: 'integer',
+    column: 'embedding_size',
+    readOnly: true,
+    nullable: true,
+    description: "the length of the model's embedding output, when it has one",
+  },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, description: CREATION_DATE },
 }
@@ -41,34 +68,58 @@ async function createModel(ctx: Context): Promise<Result> {
     const { values, errors } = parseInput({ name: fields.name }, upload.fields, 'create')
     const manifestText = upload.fields.manifest
     let manifest = null
-    if (typeof manifestText !== 'string' || manifestText.trim() === '') errors.manifest = ['No manifest was submitted: a part `manifest` holding its JSON text.']
+    if (typeof manifestText !== 'string' || manifestText.trim() === '')
+      errors.manifest = ['No manifest was submitted: a part `manifest` holding its JSON text.']
     else {
       let raw: unknown
-      try { raw = JSON.parse(manifestText) } catch { raw = undefined }
+      try {
+        raw = JSON.parse(manifestText)
+      } catch {
+        raw = undefined
+      }
       const parsed = raw === undefined ? { error: 'the manifest is not JSON' } : parseManifest(raw)
       if ('error' in parsed) errors.manifest = [`${parsed.error}.`]
       else manifest = parsed.manifest
     }
     if (!pending) errors.file = ['No file was submitted.']
     const name = values.name as string | undefined
-    if (name !== undefined && !errors.name && await ctx.db.selectFrom('models').select('id').where('name', '=', name).executeTakeFirst()) {
+    if (
+      name !== undefined &&
+      !errors.name &&
+      (await ctx.db.selectFrom('models').select('id').where('name', '=', name).executeTakeFirst())
+    ) {
       errors.name = ['model with this name already exists.']
     }
     if (Object.keys(errors).length) throw badRequest(errors)
     let embeddingSize: number | undefined
     try {
-      const session = await openModel(pending!.localPath ?? await bytesOf(pending!.read()))
-      try { embeddingSize = (await probeModel(session, manifest!)).embeddingSize } finally { await session.release() }
+      const session = await openModel(pending!.localPath ?? (await bytesOf(pending!.read())))
+      try {
+        embeddingSize = (await probeModel(session, manifest!)).embeddingSize
+      } finally {
+        await session.release()
+      }
     } catch (e) {
       if (e instanceof ModelRefused) throw badRequest({ file: [`${e.message}.`] })
       throw e
     }
     const stored = newStoredName(MODEL_FOLDER, { stem: name!, ext: '.onnx' })
     const row = await ctx.db.transaction().execute(async (trx) => {
-      const inserted = await trx.insertInto('models').values({
-        name: name!, version: manifest!.version, file: stored, md5: pending!.md5, size: pending!.size,
-        manifest: JSON.stringify(manifest), embedding_size: embeddingSize ?? null, user_id: ctx.caller.id, creation_date: localTimestamp(),
-      }).returningAll().executeTakeFirstOrThrow()
+      const inserted = await trx
+        .insertInto('models')
+        .values({
+          name: name!,
+          version: manifest!.version,
+          file: stored,
+          md5: pending!.md5,
+          size: pending!.size,
+          manifest: JSON.stringify(manifest),
+          embedding_size: embeddingSize ?? null,
+          user_id: ctx.caller.id,
+          creation_date: localTimestamp(),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()
       await pending!.commit(stored)
       return inserted
     })
@@ -90,7 +141,8 @@ async function bytesOf(stream: AsyncIterable<Buffer>): Promise<Uint8Array> {
 export const models = defineResource({
   name: 'model',
   title: 'Model',
-  description: 'Operators\' ONNX models, run by ModelInference jobs. Site admins create one with a multipart upload: parts file (the ONNX file), manifest (its JSON) and name.',
+  description:
+    "Operators' ONNX models, run by ModelInference jobs. Site admins create one with a multipart upload: parts file (the ONNX file), manifest (its JSON) and name.",
   table: 'models',
   fields,
   scope: readByAllChangedByAdmins,
@@ -100,7 +152,9 @@ export const models = defineResource({
   update: 'admin',
   destroy: 'admin',
   createHandler: createModel,
-  beforeDelete: async (_trx, row, ctx) => async () => { await ctx.storage.remove(row.file) },
+  beforeDelete: async (_trx, row, ctx) => async () => {
+    await ctx.storage.remove(row.file)
+  },
 })
 
 export const endpoints = () => resourceEndpoints(models)

@@ -11,15 +11,29 @@ import { fetchRecord } from './core/read.js'
 /** The resource's endpoints, its detail path telling the methods the caller may use on the record. */
 export function withPermittedMethods<T extends TableName>(def: ResourceDef<T>, endpoints: Endpoint[]): Endpoint[] {
   const detail = `${API}/${def.name}/:id/`
-  return endpoints.map((ep) => (ep.path === detail ? { ...ep, permitted: (ctx: Context) => permittedOn(ctx, def, ep) } : ep))
+  return endpoints.map((ep) =>
+    ep.path === detail ? { ...ep, permitted: (ctx: Context) => permittedOn(ctx, def, ep) } : ep,
+  )
 }
 
 /** The methods of `ep` whose flag the caller holds on record `ctx.params.id` (none when it may not read it). */
 async function permittedOn<T extends TableName>(ctx: Context, def: ResourceDef<T>, ep: Endpoint): Promise<Method[]> {
-  const needs: Array<[Method, Flag]> = [['GET', 'read'], ['PUT', def.update || 'write'], ['PATCH', def.update || 'write'], ['DELETE', def.destroy || 'write']]
+  const needs: Array<[Method, Flag]> = [
+    ['GET', 'read'],
+    ['PUT', def.update || 'write'],
+    ['PATCH', def.update || 'write'],
+    ['DELETE', def.destroy || 'write'],
+  ]
   const offered = needs.filter(([method]) => ep.methods[method])
   try {
-    const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [...new Set(offered.map(([, flag]) => flag))], ctx.services.fast)
+    const { can } = await fetchRecord(
+      ctx.db,
+      def,
+      ctx.caller,
+      ctx.params.id,
+      [...new Set(offered.map(([, flag]) => flag))],
+      ctx.services.fast,
+    )
     return offered.filter(([, flag]) => can(flag)).map(([method]) => method)
   } catch {
     return [] // missing, or not readable: nothing may be done with it

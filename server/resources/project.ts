@@ -46,7 +46,6 @@ export const projects = defineResource({
 
 // ---- membership ----
 
-
 const idField: Fields = { id: { type: 'integer', required: true, min: 1 } }
 
 /** The caller's project (404 otherwise) and the media file id of the body (400 when missing or not an integer). */
@@ -55,19 +54,31 @@ async function membershipRequest(ctx: Context) {
   const { values, errors } = parseInput(idField, await ctx.body(), 'create')
   if (Object.keys(errors).length) throw badRequest(errors)
   const mediaFileId = values.id as number
-  const fileReadable = async () => !!(await readable(ctx.db, mediaFiles, ctx.caller, 'read', ctx.services.fast)
-    .select('r.id').where('r.id', '=', mediaFileId).executeTakeFirst())
+  const fileReadable = async () =>
+    !!(await readable(ctx.db, mediaFiles, ctx.caller, 'read', ctx.services.fast)
+      .select('r.id')
+      .where('r.id', '=', mediaFileId)
+      .executeTakeFirst())
   return { projectId: project.id as number, mediaFileId, fileReadable }
 }
 
 const ID_BODY = { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } }
 
 const membershipDoc = (action: 'add' | 'remove'): EndpointDoc => ({
-  keys: ['project', 'mediaFiles'], actions: { POST: action }, fields: { POST: idField },
+  keys: ['project', 'mediaFiles'],
+  actions: { POST: action },
+  fields: { POST: idField },
   success: {
-    POST: action === 'add'
-      ? [{ status: 201, description: 'Added: {id}', body: ID_BODY }, { status: 200, description: 'Already in the project: {id}', body: ID_BODY }]
-      : [{ status: 204, description: 'Removed', body: 'none' }, { status: 200, description: 'Not in the project: {id}', body: ID_BODY }],
+    POST:
+      action === 'add'
+        ? [
+            { status: 201, description: 'Added: {id}', body: ID_BODY },
+            { status: 200, description: 'Already in the project: {id}', body: ID_BODY },
+          ]
+        : [
+            { status: 204, description: 'Removed', body: 'none' },
+            { status: 200, description: 'Not in the project: {id}', body: ID_BODY },
+          ],
   },
 })
 
@@ -80,10 +91,12 @@ const addEndpoint: Endpoint = {
       const { projectId, mediaFileId, fileReadable } = await membershipRequest(ctx)
       if (!(await fileReadable())) throw notFound()
       // one row per project and file, however many adds race
-      const added = await ctx.db.insertInto('project_media_files')
+      const added = await ctx.db
+        .insertInto('project_media_files')
         .values({ project_id: projectId, media_file_id: mediaFileId })
         .onConflict((oc) => oc.columns(['project_id', 'media_file_id']).doNothing())
-        .returning('media_file_id').executeTakeFirst()
+        .returning('media_file_id')
+        .executeTakeFirst()
       return { status: added ? 201 : 200, body: { id: mediaFileId } }
     },
   },
@@ -98,9 +111,12 @@ const removeEndpoint: Endpoint = {
   methods: {
     POST: async (ctx) => {
       const { projectId, mediaFileId, fileReadable } = await membershipRequest(ctx)
-      const removed = await ctx.db.deleteFrom('project_media_files')
-        .where('project_id', '=', projectId).where('media_file_id', '=', mediaFileId)
-        .returning('media_file_id').executeTakeFirst()
+      const removed = await ctx.db
+        .deleteFrom('project_media_files')
+        .where('project_id', '=', projectId)
+        .where('media_file_id', '=', mediaFileId)
+        .returning('media_file_id')
+        .executeTakeFirst()
       if (removed) return { status: 204 }
       if (!(await fileReadable())) throw notFound()
       return { status: 200, body: { id: mediaFileId } }
@@ -110,16 +126,40 @@ const removeEndpoint: Endpoint = {
   doc: membershipDoc('remove'),
 }
 
-const inProject = (qb: Query<{}>, projectId: number) => qb.where((eb) => eb('r.id', 'in',
-  eb.selectFrom('project_media_files as pm').select('pm.media_file_id').where('pm.project_id', '=', projectId)))
+const inProject = (qb: Query<{}>, projectId: number) =>
+  qb.where((eb) =>
+    eb(
+      'r.id',
+      'in',
+      eb.selectFrom('project_media_files as pm').select('pm.media_file_id').where('pm.project_id', '=', projectId),
+    ),
+  )
 
-const containingFile = (qb: Query<{}>, mediaFileId: number) => qb.where((eb) => eb('r.id', 'in',
-  eb.selectFrom('project_media_files as pm').select('pm.project_id').where('pm.media_file_id', '=', mediaFileId)))
+const containingFile = (qb: Query<{}>, mediaFileId: number) =>
+  qb.where((eb) =>
+    eb(
+      'r.id',
+      'in',
+      eb.selectFrom('project_media_files as pm').select('pm.project_id').where('pm.media_file_id', '=', mediaFileId),
+    ),
+  )
 
 export const endpoints = (): Endpoint[] => [
   ...resourceEndpoints(projects),
-  subListEndpoint({ parent: projects, child: mediaFiles, segment: 'mediaFiles', name: 'Project Media Files', where: inProject }),
+  subListEndpoint({
+    parent: projects,
+    child: mediaFiles,
+    segment: 'mediaFiles',
+    name: 'Project Media Files',
+    where: inProject,
+  }),
   addEndpoint,
   removeEndpoint,
-  subListEndpoint({ parent: mediaFiles, child: projects, segment: 'projects', name: 'Media File Projects', where: containingFile }),
+  subListEndpoint({
+    parent: mediaFiles,
+    child: projects,
+    segment: 'projects',
+    name: 'Media File Projects',
+    where: containingFile,
+  }),
 ]

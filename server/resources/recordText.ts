@@ -11,15 +11,21 @@ import type { FieldDef, Fields } from '../http/fields.js'
 /** The JSON text of a column of a field's type, as row_to_json writes it; undefined: no form here. */
 function valueText(f: FieldDef, column: RawBuilder<unknown>): RawBuilder<string> | undefined {
   switch (f.type) {
-    case 'integer': case 'pk': case 'boolean': case 'object':
+    case 'integer':
+    case 'pk':
+    case 'boolean':
+    case 'object':
       // int4out, boolout ('true'/'false') and the json value's own text are what row_to_json writes
       return sql<string>`coalesce(${column}::text, 'null')`
     case 'float':
       // float8out's text is a JSON number but for NaN and the infinities, which row_to_json (to_json) quotes
       return sql<string>`case when ${column} > '-Infinity' and ${column} < 'Infinity' then ${column}::text else coalesce(to_json(${column})::text, 'null') end`
-    case 'string': case 'choice': case 'datetime':
+    case 'string':
+    case 'choice':
+    case 'datetime':
       return sql<string>`coalesce(to_json(${column})::text, 'null')`
-    default: return undefined
+    default:
+      return undefined
   }
 }
 
@@ -29,9 +35,9 @@ const made = new WeakMap<Fields, Map<string, RawBuilder<string> | null>>()
  * field has no column or no form here. */
 export function recordText(fields: Fields, alias: string): RawBuilder<string> | null {
   let byAlias = made.get(fields)
-  if (!byAlias) made.set(fields, byAlias = new Map())
+  if (!byAlias) made.set(fields, (byAlias = new Map()))
   let text = byAlias.get(alias)
-  if (text === undefined) byAlias.set(alias, text = makeRecordText(fields, alias))
+  if (text === undefined) byAlias.set(alias, (text = makeRecordText(fields, alias)))
   return text
 }
 

@@ -18,4 +18,5 @@ export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/c
 export { API, subListEndpoint } from './core/endpoints.js'
 
 /** A resource's list and detail endpoints (core/endpoints.ts), the detail telling the caller's permitted methods. */
-export const resourceEndpoints = <T extends TableName>(def: ResourceDef<T>): Endpoint[] => withPermittedMethods(def, coreEndpoints(def))
+export const resourceEndpoints = <T extends TableName>(def: ResourceDef<T>): Endpoint[] =>
+  withPermittedMethods(def, coreEndpoints(def))

@@ -48,8 +48,16 @@ export const sensorArrays = defineResource({
   owner: 'user_id',
   // the sensors of a whole page in one query
   embed: async (db, rows) => {
-    const members = await db.selectFrom('sensors').selectAll()
-      .where('sensor_array_id', 'in', rows.map((r) => r.id)).orderBy('id').execute()
+    const members = await db
+      .selectFrom('sensors')
+      .selectAll()
+      .where(
+        'sensor_array_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('id')
+      .execute()
     const byArray = new Map<number, unknown[]>(rows.map((r) => [r.id, []]))
     for (const s of members) byArray.get(s.sensor_array_id!)?.push(toJson(sensorFields, s))
     for (const r of rows) r.sensor_set = byArray.get(r.id)

@@ -40,13 +40,21 @@ const fields: TableFields<'tags'> = {
   // a mas extension: what a Raven table says of the tag that mas has no field for (docs/decisions.md, "Raven round trips");
   // no default, so a create without it keeps the statements of the original fields (the column's default is {})
   annotations: {
-    type: 'object', column: 'annotations', items: 'string', maxLength: ANNOTATIONS_MAX,
-    description: 'a mas extension: more about the tag, as column name → text (the columns of a Raven table mas has no field for, written back on export); at most 10,000 characters as JSON; default {}',
+    type: 'object',
+    column: 'annotations',
+    items: 'string',
+    maxLength: ANNOTATIONS_MAX,
+    description:
+      'a mas extension: more about the tag, as column name → text (the columns of a Raven table mas has no field for, written back on export); at most 10,000 characters as JSON; default {}',
   },
   // a mas extension (docs/decisions.md, "Provenance"): given on create only, like annotations without a default
   provenance: {
-    type: 'object', column: 'provenance', nullable: true, maxLength: PROVENANCE_MAX,
-    description: 'a mas extension: what made a machine tag — source (the job type, model or tool), version, checksum of the model, job, parameters; given when the tag is created and never changed; null for a tag made by hand',
+    type: 'object',
+    column: 'provenance',
+    nullable: true,
+    maxLength: PROVENANCE_MAX,
+    description:
+      'a mas extension: what made a machine tag — source (the job type, model or tool), version, checksum of the model, job, parameters; given when the tag is created and never changed; null for a tag made by hand',
   },
 }
 
@@ -61,7 +69,13 @@ export const tags: ResourceDef<'tags'> = defineResource({
   fields,
   scope: onTagSet('tag_set_id'),
   // every tag of a readable tag set is readable (the rule above): ?tagSet= checks it once, counts are kept
-  listVia: { readableWith: 'tag_set_id', list: tagListVia(() => tags, () => tagSets) },
+  listVia: {
+    readableWith: 'tag_set_id',
+    list: tagListVia(
+      () => tags,
+      () => tagSets,
+    ),
+  },
   owner: 'user_id',
   stamps: ['creation_date'],
   updatable,

@@ -19,22 +19,52 @@ import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './
 
 /** The ways tag/ is read for a request (ResourceDef.listVia); `tagDef` and `tagSetDef` are the resources. */
 export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => ResourceDef<'tag_sets'>) {
-  return (db: Db, caller: Caller, query: Record<string, string>, { fast, tagSetPages }: AppServices): ListVia | null => {
+  return (
+    db: Db,
+    caller: Caller,
+    query: Record<string, string>,
+    { fast, tagSetPages }: AppServices,
+  ): ListVia | null => {
     // an empty value filters nothing (applyFilters)
     const names = filterNames(query).filter((n) => query[n] !== '')
     const readableSets = () => readable(db, tagSetDef(), caller, 'read', fast).select(sql<number>`r.id`.as('id'))
     if (!names.length) {
-      return { base: readable(db, tagDef(), caller, 'read', fast), options: { count: async () => Number((await db.selectFrom('tag_set_tag_counts as c')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('c.delta'), sql<string>`0`).as('n'))
-        .where('c.tag_set_id', 'in', readableSets()).executeTakeFirstOrThrow()).n) } }
+      return {
+        base: readable(db, tagDef(), caller, 'read', fast),
+        options: {
+          count: async () =>
+            Number(
+              (
+                await db
+                  .selectFrom('tag_set_tag_counts as c')
+                  .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('c.delta'), sql<string>`0`).as('n'))
+                  .where('c.tag_set_id', 'in', readableSets())
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+        },
+      }
     }
     const tagSetId = names.includes('tagSet') ? parseId(query.tagSet) : null
     if (tagSetId === null) {
       const fileId = names.length === 1 && names[0] === 'mediaFile' ? parseId(query.mediaFile) : null
       if (fileId === null) return null
-      return { base: readable(db, tagDef(), caller, 'read', fast), options: { count: async () => Number((await db.selectFrom('tag_file_counts as c')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('c.delta'), sql<string>`0`).as('n'))
-        .where('c.media_file_id', '=', fileId).where('c.tag_set_id', 'in', readableSets()).executeTakeFirstOrThrow()).n) } }
+      return {
+        base: readable(db, tagDef(), caller, 'read', fast),
+        options: {
+          count: async () =>
+            Number(
+              (
+                await db
+                  .selectFrom('tag_file_counts as c')
+                  .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('c.delta'), sql<string>`0`).as('n'))
+                  .where('c.media_file_id', '=', fileId)
+                  .where('c.tag_set_id', 'in', readableSets())
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+        },
+      }
     }
     const setReadable = () => readableRecord(db, tagSetDef(), caller, tagSetId, fast)
     // an uncorrelated condition: PostgreSQL evaluates it once per statement
@@ -45,8 +75,13 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
       base,
       options: {
         count: async () => {
-          const text = (await db.selectNoFrom(sql<string | null>`(case when exists (${setReadable()}) then ${keptCountSql(key)} end)`.as('kept'))
-            .executeTakeFirstOrThrow()).kept
+          const text = (
+            await db
+              .selectNoFrom(
+                sql<string | null>`(case when exists (${setReadable()}) then ${keptCountSql(key)} end)`.as('kept'),
+              )
+              .executeTakeFirstOrThrow()
+          ).kept
           if (text === null) return 0
           const kept = parseKeptCount(key, text)
           await foldKeyIfCrowded(db, key, kept.rows)
@@ -58,7 +93,10 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
   }
 }
 
-const FLAGS: Record<string, 'machine_tagged' | 'user_tagged'> = { machineTagged: 'machine_tagged', userTagged: 'user_tagged' }
+const FLAGS: Record<string, 'machine_tagged' | 'user_tagged'> = {
+  machineTagged: 'machine_tagged',
+  userTagged: 'user_tagged',
+}
 
 /** The kept count a request filtered by `tagSet` reads: the set's, or its class's or media file's; null when
  * it has other filters. */

@@ -27,8 +27,14 @@ const fields: TableFields<'tag_reviews'> = {
   tag: { type: 'pk', column: 'tag_id', target: () => tags, required: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   decision: { type: 'choice', column: 'decision', choices: DECISIONS, required: true, filter: true },
-  tagClass: { type: 'pk', column: 'tag_class_id', target: () => tagClasses, nullable: true, default: null,
-    description: 'with `no`: the class the tag is instead' },
+  tagClass: {
+    type: 'pk',
+    column: 'tag_class_id',
+    target: () => tagClasses,
+    nullable: true,
+    default: null,
+    description: 'with `no`: the class the tag is instead',
+  },
   note: { type: 'string', column: 'note', allowBlank: true, default: '', maxLength: 10_000 },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
 }
@@ -36,7 +42,7 @@ const fields: TableFields<'tag_reviews'> = {
 export const tagReviews = defineResource({
   name: 'tagReview',
   title: 'Tag Review',
-  description: 'A reviewer\'s decision on a tag (one per tag and reviewer; deciding again changes it).',
+  description: "A reviewer's decision on a tag (one per tag and reviewer; deciding again changes it).",
   table: 'tag_reviews',
   fields,
   scope: onReviewOfTag('tag_id', 'user_id', 'tag_set_id'),
@@ -57,10 +63,20 @@ export const tagReviews = defineResource({
 
 /** the columns a decision is written with: its own, and the copies of its tag's (migration 2026_11_27_3401),
  * which the statement reads from the tag it checks rather than have the trigger read it again */
-const DECISION_COLUMNS = ['tag_id', 'user_id', 'decision', 'tag_class_id', 'note', 'creation_date', 'tag_set_id', 'tagged_class_id', 'tag_strength'] as const
+const DECISION_COLUMNS = [
+  'tag_id',
+  'user_id',
+  'decision',
+  'tag_class_id',
+  'note',
+  'creation_date',
+  'tag_set_id',
+  'tagged_class_id',
+  'tag_strength',
+] as const
 const tagCopies = ['dt.tag_set_id', 'dt.tag_class_id as tagged_class_id', 'dt.strength as tag_strength'] as const
 
-type DecisionValues = { tag: number; decision: typeof DECISIONS[number]; tagClass?: number | null; note?: string }
+type DecisionValues = { tag: number; decision: (typeof DECISIONS)[number]; tagClass?: number | null; note?: string }
 /** a decision as written, and whether the statement made it (rather than changed it) */
 type Decided = Rec<'tag_reviews'> & { created: boolean }
 
@@ -69,32 +85,74 @@ const builder = compiler as unknown as Kysely<DB>
 
 /** INSERT … ON CONFLICT DO UPDATE of the rows `checked` selects, answering each row written and whether it was made. */
 const upsert = (checked: Parameters<ReturnType<Kysely<DB>['insertInto']>['expression']>[0]) =>
-  builder.insertInto('tag_reviews').columns(DECISION_COLUMNS).expression(checked)
-    .onConflict((oc) => oc.columns(['tag_id', 'user_id']).doUpdateSet((eb) => ({
-      decision: eb.ref('excluded.decision'), tag_class_id: eb.ref('excluded.tag_class_id'), note: eb.ref('excluded.note'),
-    }))).returningAll().returning(sql<boolean>`xmax = 0`.as('created'))
+  builder
+    .insertInto('tag_reviews')
+    .columns(DECISION_COLUMNS)
+    .expression(checked)
+    .onConflict((oc) =>
+      oc.columns(['tag_id', 'user_id']).doUpdateSet((eb) => ({
+        decision: eb.ref('excluded.decision'),
+        tag_class_id: eb.ref('excluded.tag_class_id'),
+        note: eb.ref('excluded.note'),
+      })),
+    )
+    .returningAll()
+    .returning(sql<boolean>`xmax = 0`.as('created'))
 
 /** The statement of `shape` for the caller: compiled once per kind of caller with stand-ins by the accelerators
  * (the caller is slot 0, `slots` the others) and bound to this request's values, or compiled for this request. */
-function planned(fast: Accelerators, shape: string, caller: Caller, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
-  compile: (caller: Caller, slots: unknown[]) => CompiledQuery): CompiledQuery<AnyRow> {
-  return fast.statement(tagReviews, caller, shape, slots, standIns, compile) ?? compile(caller, slots) as CompiledQuery<AnyRow>
+function planned(
+  fast: Accelerators,
+  shape: string,
+  caller: Caller,
+  slots: unknown[],
+  standIns: (set: 0 | 1) => unknown[],
+  compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
+): CompiledQuery<AnyRow> {
+  return (
+    fast.statement(tagReviews, caller, shape, slots, standIns, compile) ??
+    (compile(caller, slots) as CompiledQuery<AnyRow>)
+  )
 }
 
 /** The decision made or changed, in one statement with its checks (the tag exists and the caller may decide on
  * it, the class it names is readable); null when a check fails. */
 async function decideChecked(fast: Accelerators, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
   const named = Boolean(v.tagClass)
-  const query = planned(fast, named ? 'one, named' : 'one', caller, [v.tag, v.decision, v.note ?? '', localTimestamp(), ...(named ? [v.tagClass] : [])],
-    (set) => [standInNumber(set, 1), standInText(set, 2), standInText(set, 3), standInText(set, 4), ...(named ? [standInNumber(set, 5)] : [])],
-    (as, [tag, decision, note, now, tagClass]) => upsert(builder.selectFrom('tags as dt').where('dt.id', '=', tag as number).select([
-      'dt.id as tag_id', sql<number>`${as.id}::integer`.as('user_id'),
-      sql<string>`${decision}::varchar`.as('decision'), sql<number | null>`${tagClass ?? null}::integer`.as('tag_class_id'),
-      sql<string>`${note}::text`.as('note'), sql<string>`${now}::timestamp`.as('creation_date'), ...tagCopies,
-    ]).where((eb) => eb.and([
-      tagReviews.scope.allows(eb, as, valueColumns({ tag_id: tag, user_id: as.id }), 'write'),
-      ...(named ? [eb.exists(readableRecord(builder, tagClasses, as, tagClass as number))] : []),
-    ]))).compile())
+  const query = planned(
+    fast,
+    named ? 'one, named' : 'one',
+    caller,
+    [v.tag, v.decision, v.note ?? '', localTimestamp(), ...(named ? [v.tagClass] : [])],
+    (set) => [
+      standInNumber(set, 1),
+      standInText(set, 2),
+      standInText(set, 3),
+      standInText(set, 4),
+      ...(named ? [standInNumber(set, 5)] : []),
+    ],
+    (as, [tag, decision, note, now, tagClass]) =>
+      upsert(
+        builder
+          .selectFrom('tags as dt')
+          .where('dt.id', '=', tag as number)
+          .select([
+            'dt.id as tag_id',
+            sql<number>`${as.id}::integer`.as('user_id'),
+            sql<string>`${decision}::varchar`.as('decision'),
+            sql<number | null>`${tagClass ?? null}::integer`.as('tag_class_id'),
+            sql<string>`${note}::text`.as('note'),
+            sql<string>`${now}::timestamp`.as('creation_date'),
+            ...tagCopies,
+          ])
+          .where((eb) =>
+            eb.and([
+              tagReviews.scope.allows(eb, as, valueColumns({ tag_id: tag, user_id: as.id }), 'write'),
+              ...(named ? [eb.exists(readableRecord(builder, tagClasses, as, tagClass as number))] : []),
+            ]),
+          ),
+      ).compile(),
+  )
   return ((await db.executeQuery(query)).rows[0] as Decided | undefined) ?? null
 }
 
@@ -104,18 +162,53 @@ async function decideChecked(fast: Accelerators, db: Db, caller: Caller, v: Deci
  * batch read nulls, which join no tag), so PostgreSQL estimates the rows of the statement's generic plan as of
  * its custom plans and keeps the generic one: with unnest() of the arrays it planned every batch again
  * (0.35 ms, more than the statement ran; BENCHMARKS.md, "Reviewing machine tags"). */
-async function decideMany(fast: Accelerators, db: Db, caller: Caller, decisions: DecisionValues[]): Promise<Map<number, Decided>> {
+async function decideMany(
+  fast: Accelerators,
+  db: Db,
+  caller: Caller,
+  decisions: DecisionValues[],
+): Promise<Map<number, Decided>> {
   const rows = Math.max(2, 2 ** Math.ceil(Math.log2(decisions.length)))
-  const query = planned(fast, `many ${rows}`, caller, [decisions.map((d) => d.tag), decisions.map((d) => d.decision), decisions.map((d) => d.note ?? ''), localTimestamp()],
+  const query = planned(
+    fast,
+    `many ${rows}`,
+    caller,
+    [
+      decisions.map((d) => d.tag),
+      decisions.map((d) => d.decision),
+      decisions.map((d) => d.note ?? ''),
+      localTimestamp(),
+    ],
     (set) => [[standInNumber(set, 1)], [standInText(set, 2)], [standInText(set, 3)], standInText(set, 4)],
     (as, [tags, verdicts, notes, now]) => {
       const given = sql<{ tag_id: number; decision: string; note: string }>`(select (${tags}::integer[])[i] as tag_id,
-        (${verdicts}::varchar[])[i] as decision, (${notes}::text[])[i] as note from generate_series(1, ${sql.lit(rows)}) as i)`.as('v')
-      return upsert(builder.selectFrom(given).innerJoin('tags as dt', 'dt.id', 'v.tag_id').select([
-        'v.tag_id', sql<number>`${as.id}::integer`.as('user_id'), 'v.decision', sql<number | null>`null::integer`.as('tag_class_id'),
-        'v.note', sql<string>`${now}::timestamp`.as('creation_date'), ...tagCopies,
-      ]).where((eb) => tagReviews.scope.allows(eb, as, (c) => c === 'user_id' ? sql`${as.id}::integer` : sql.ref(`v.${c}`), 'write'))).compile()
-    })
+        (${verdicts}::varchar[])[i] as decision, (${notes}::text[])[i] as note from generate_series(1, ${sql.lit(rows)}) as i)`.as(
+        'v',
+      )
+      return upsert(
+        builder
+          .selectFrom(given)
+          .innerJoin('tags as dt', 'dt.id', 'v.tag_id')
+          .select([
+            'v.tag_id',
+            sql<number>`${as.id}::integer`.as('user_id'),
+            'v.decision',
+            sql<number | null>`null::integer`.as('tag_class_id'),
+            'v.note',
+            sql<string>`${now}::timestamp`.as('creation_date'),
+            ...tagCopies,
+          ])
+          .where((eb) =>
+            tagReviews.scope.allows(
+              eb,
+              as,
+              (c) => (c === 'user_id' ? sql`${as.id}::integer` : sql.ref(`v.${c}`)),
+              'write',
+            ),
+          ),
+      ).compile()
+    },
+  )
   const made = (await db.executeQuery(query)).rows as Decided[]
   return new Map(made.map((r) => [r.tag_id, r]))
 }
@@ -128,27 +221,47 @@ export type DecisionBatches = ReturnType<typeof decisionBatches>
 
 /** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null
  * when a check fails (nothing written for it). */
-function decideTogether({ fast, reviewDecisions }: AppServices, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+function decideTogether(
+  { fast, reviewDecisions }: AppServices,
+  db: Db,
+  caller: Caller,
+  v: DecisionValues,
+): Promise<Decided | null> {
   // a named class is checked readable by a statement of its own shape
   if (v.tagClass) return decideChecked(fast, db, caller, v)
-  return reviewDecisions.of(db, tagReviews).submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(fast, db, caller, batch))
+  return reviewDecisions
+    .of(db, tagReviews)
+    .submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(fast, db, caller, batch))
 }
 
 /** A batch's decisions: one alone; several in one statement, a tag's second decision after it alone. A batch
  * that PostgreSQL refuses for what a row holds (a tag deleted meanwhile) is made again decision by decision,
  * each with its own answer or error. */
-function decideBatch(fast: Accelerators, db: Db, caller: Caller, batch: DecisionValues[]): Array<Promise<Decided | null>> {
+function decideBatch(
+  fast: Accelerators,
+  db: Db,
+  caller: Caller,
+  batch: DecisionValues[],
+): Array<Promise<Decided | null>> {
   const alone = (v: DecisionValues) => decideChecked(fast, db, caller, v)
   if (batch.length === 1) return [alone(batch[0])]
   const seen = new Set<number>()
   const first = batch.filter((v) => !seen.has(v.tag) && seen.add(v.tag))
   const made = decideMany(fast, db, caller, first)
-  const done = made.then(() => undefined, () => undefined)
+  const done = made.then(
+    () => undefined,
+    () => undefined,
+  )
   const firstOf = new Set(first)
-  return batch.map((v) => firstOf.has(v)
-    ? made.then((rows) => rows.get(v.tag) ?? null, (e: unknown) => rowError(e) ? alone(v) : Promise.reject(e))
-    // one statement may not change a row twice: a tag's other decisions follow the batch's
-    : done.then(() => alone(v)))
+  return batch.map((v) =>
+    firstOf.has(v)
+      ? made.then(
+          (rows) => rows.get(v.tag) ?? null,
+          (e: unknown) => (rowError(e) ? alone(v) : Promise.reject(e)),
+        )
+      : // one statement may not change a row twice: a tag's other decisions follow the batch's
+        done.then(() => alone(v)),
+  )
 }
 
 /** POST tagReview/: the caller's decision on a tag, made or changed in one statement; when that statement
@@ -165,8 +278,20 @@ async function decide(ctx: Context): Promise<Result> {
       return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
     }
   }
-  const { values, errors, scope } = await validateItems(ctx, tagReviews, [body], 'create', null, ctx.caller.isAdmin ? undefined
-    : (valid) => ({ scope: tagReviews.scope, flag: 'write', rows: valid.map((v) => ({ tag_id: v.tag, user_id: ctx.caller.id })) }))
+  const { values, errors, scope } = await validateItems(
+    ctx,
+    tagReviews,
+    [body],
+    'create',
+    null,
+    ctx.caller.isAdmin
+      ? undefined
+      : (valid) => ({
+          scope: tagReviews.scope,
+          flag: 'write',
+          rows: valid.map((v) => ({ tag_id: v.tag, user_id: ctx.caller.id })),
+        }),
+  )
   // a readable tag that the caller may not decide on: 403 before other field errors (docs/decisions.md §6)
   if (scope && !scope.allowed && !errors[0].tag && scope.keys.length) throw forbidden()
   if (hasErrors(errors)) throw badRequest(errors[0])
@@ -177,6 +302,20 @@ async function decide(ctx: Context): Promise<Result> {
   return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }
 }
 
-export const endpoints = () => resourceEndpoints(tagReviews).map((ep) => ep.doc?.actions.POST ? {
-  ...ep, doc: { ...ep.doc, success: { POST: [{ status: 201, description: 'Decided' }, { status: 200, description: 'Decided again: the decision changed' }] } },
-} : ep)
+export const endpoints = () =>
+  resourceEndpoints(tagReviews).map((ep) =>
+    ep.doc?.actions.POST
+      ? {
+          ...ep,
+          doc: {
+            ...ep.doc,
+            success: {
+              POST: [
+                { status: 201, description: 'Decided' },
+                { status: 200, description: 'Decided again: the decision changed' },
+              ],
+            },
+          },
+        }
+      : ep,
+  )

@@ -38,22 +38,31 @@ export const tagSets = defineResource({
   validate: async (ctx, values, existing) => {
     const library = values.library
     if (typeof library !== 'number' || library === existing?.library_id) return
-    if (!(await scopeAllows(ctx.db, onLibrary('library_id'), ctx.caller, [{ library_id: library }], 'write'))) throw forbidden()
+    if (!(await scopeAllows(ctx.db, onLibrary('library_id'), ctx.caller, [{ library_id: library }], 'write')))
+      throw forbidden()
   },
   beforeDelete: async (trx, row) => {
-    await trx.deleteFrom('app_permissions').where('target_type', '=', 'tagset').where('target_id', '=', row.id).execute()
+    await trx
+      .deleteFrom('app_permissions')
+      .where('target_type', '=', 'tagset')
+      .where('target_id', '=', row.id)
+      .execute()
   },
 })
 
 export const endpoints = () => [
   ...resourceEndpoints(tagSets),
   subListEndpoint({
-    parent: tagSets, child: tags, segment: 'tags', name: 'Tag Set Tags',
+    parent: tagSets,
+    child: tags,
+    segment: 'tags',
+    name: 'Tag Set Tags',
     // (tag_set_id, id) serves the default order
     where: 'tag_set_id',
     // kept by triggers: no count(*) over a tag set of millions on every page
     count: async (ctx, id) => (await tagSetTagCount(ctx.db, id)).count,
     // deep pages seek to a remembered first id instead of skipping every tag before them
-    page: (ctx, id, ordered, limit, offset, run) => tagSetPage(ctx.services.tagSetPages, ctx.db, { tagSetId: id }, ordered, limit, offset, run),
+    page: (ctx, id, ordered, limit, offset, run) =>
+      tagSetPage(ctx.services.tagSetPages, ctx.db, { tagSetId: id }, ordered, limit, offset, run),
   }),
 ]

@@ -12,11 +12,18 @@ import type { Db } from './resource.js'
 /** how often a server folds the rows of tag sets written to without being listed */
 export const FOLD_EVERY_MS = 30_000
 
-export interface TagSetCount { count: number; rows: number }
+export interface TagSetCount {
+  count: number
+  rows: number
+}
 
 export async function tagSetTagCount(db: Db, tagSetId: number): Promise<TagSetCount> {
-  const r = await db.selectFrom('tag_set_tag_counts')
-    .select((eb) => [eb.fn.coalesce(eb.fn.sum<string>('delta'), sql<string>`0`).as('count'), eb.fn.countAll<string>().as('rows')])
+  const r = await db
+    .selectFrom('tag_set_tag_counts')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string>('delta'), sql<string>`0`).as('count'),
+      eb.fn.countAll<string>().as('rows'),
+    ])
     .where('tag_set_id', '=', tagSetId)
     .executeTakeFirstOrThrow()
   const result = { count: Number(r.count), rows: Number(r.rows) }
@@ -69,15 +76,25 @@ export function keptCountSql(key: KeptKey) {
 
 /** The kept count and version of keptCountSql's text; `rows` the number of rows of the key's own count. */
 export function parseKeptCount(key: KeptKey, text: unknown): TagSetCount & { version: string } {
-  if (!key.by) return parseTagSetCount(text)  // a flag's text has the tag set's form
+  if (!key.by) return parseTagSetCount(text) // a flag's text has the tag set's form
   const [count, rows, ...set] = String(text).split(':')
   return { count: Number(count), rows: Number(rows), version: parseTagSetCount(set.join(':')).version }
 }
 
 /** The rows kept per tag set, and per tag set and class or media file (a KeptKey's `by`). */
-const TAG_SET_COUNTS: KeptDeltas = { table: 'tag_set_tag_counts', scope: ['tag_set_id'], keys: [], deltas: ['delta', 'machine_delta', 'user_delta'] }
-const keyCounts = (column: keyof typeof KEPT_TABLES, parents?: KeptDeltas['parents']): KeptDeltas =>
-  ({ table: KEPT_TABLES[column], scope: ['tag_set_id', column], keys: [], deltas: ['delta'], parents })
+const TAG_SET_COUNTS: KeptDeltas = {
+  table: 'tag_set_tag_counts',
+  scope: ['tag_set_id'],
+  keys: [],
+  deltas: ['delta', 'machine_delta', 'user_delta'],
+}
+const keyCounts = (column: keyof typeof KEPT_TABLES, parents?: KeptDeltas['parents']): KeptDeltas => ({
+  table: KEPT_TABLES[column],
+  scope: ['tag_set_id', column],
+  keys: [],
+  deltas: ['delta'],
+  parents,
+})
 const KEY_COUNTS = {
   tag_class_id: keyCounts('tag_class_id'),
   // tag_file_counts has no foreign keys to refuse a folded row of a deleted tag set or file (migration 2026_11_29_3501)

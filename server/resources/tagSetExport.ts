@@ -26,11 +26,11 @@ const AHEAD = 2
  * these connections, and the rest of the pool (10 by default) stays for every other request */
 export const EXPORT_STATEMENTS = 4
 
-
 export const tagSetExportEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/tags.ndjson`,
   name: 'Tag Set Tags (NDJSON)',
-  description: 'Every tag of the tag set as newline-delimited JSON, one tag record a line, ordered by id; X-Total-Count gives their number.',
+  description:
+    'Every tag of the tag set as newline-delimited JSON, one tag record a line, ordered by id; X-Total-Count gives their number.',
   methods: {
     GET: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
@@ -42,17 +42,38 @@ export const tagSetExportEndpoint: Endpoint = {
     },
   },
   doc: {
-    keys: ['tagSet'], actions: { GET: 'tags.ndjson' }, list: false,
-    success: { GET: [{ status: 200, description: 'The tag set\'s tags, one JSON tag record a line (application/x-ndjson)', also: ['application/x-ndjson'] }] },
+    keys: ['tagSet'],
+    actions: { GET: 'tags.ndjson' },
+    list: false,
+    success: {
+      GET: [
+        {
+          status: 200,
+          description: "The tag set's tags, one JSON tag record a line (application/x-ndjson)",
+          also: ['application/x-ndjson'],
+        },
+      ],
+    },
   },
 }
 
-interface Batch { text: string | null; rows: number; last: number | null }
+interface Batch {
+  text: string | null
+  rows: number
+  last: number | null
+}
 
 /** The id of the BATCH-th tag of the set after `after`, or null when fewer follow it. */
 async function batchEnd(db: Db, tagSetId: number, after: number): Promise<number | null> {
-  const row = await db.selectFrom('tags').select('id').where('tag_set_id', '=', tagSetId).where('id', '>', after)
-    .orderBy('id').offset(BATCH - 1).limit(1).executeTakeFirst()
+  const row = await db
+    .selectFrom('tags')
+    .select('id')
+    .where('tag_set_id', '=', tagSetId)
+    .where('id', '>', after)
+    .orderBy('id')
+    .offset(BATCH - 1)
+    .limit(1)
+    .executeTakeFirst()
   return row?.id ?? null
 }
 
@@ -63,8 +84,13 @@ async function batch(db: Db, tagSetId: number, after: number, upto: number | nul
   if (!text) throw new Error('every field of a tag has a column of a type recordText writes')
   let page = db.selectFrom('tags as r').selectAll('r').where('r.tag_set_id', '=', tagSetId).where('r.id', '>', after)
   if (upto !== null) page = page.where('r.id', '<=', upto)
-  return db.selectFrom(page.orderBy('r.id').limit(BATCH).as('r'))
-    .select([sql<string | null>`string_agg(${text}, E'\n' order by r.id)`.as('text'), sql<number>`count(*)::integer`.as('rows'), sql<number | null>`max(r.id)`.as('last')])
+  return db
+    .selectFrom(page.orderBy('r.id').limit(BATCH).as('r'))
+    .select([
+      sql<string | null>`string_agg(${text}, E'\n' order by r.id)`.as('text'),
+      sql<number>`count(*)::integer`.as('rows'),
+      sql<number | null>`max(r.id)`.as('last'),
+    ])
     .executeTakeFirstOrThrow()
 }
 

@@ -28,31 +28,51 @@ type Row = AnyRow
 const SEEK_FROM = 1000
 const MAX_REMEMBERED = 10_000
 
-interface Boundary { version: string; id: number }
+interface Boundary {
+  version: string
+  id: number
+}
 
 /** The boundaries an app remembers (server/services.ts), by key and position: the newest MAX_REMEMBERED. */
 export class PageBoundaries {
   readonly #at = new Map<string, Boundary>()
 
-  get(at: string): Boundary | undefined { return this.#at.get(at) }
+  get(at: string): Boundary | undefined {
+    return this.#at.get(at)
+  }
 
-  delete(at: string): void { this.#at.delete(at) }
+  delete(at: string): void {
+    this.#at.delete(at)
+  }
 
   set(at: string, boundary: Boundary): void {
     if (!this.#at.has(at) && this.#at.size >= MAX_REMEMBERED) this.#at.delete(this.#at.keys().next().value!)
     this.#at.set(at, boundary)
   }
 
-  clear(): void { this.#at.clear() }
+  clear(): void {
+    this.#at.clear()
+  }
 }
 
-const keyText = (key: KeptKey) => key.by ? `${key.tagSetId}:${key.by.column}=${key.by.id}`
-  : key.flag ? `${key.tagSetId}:${key.flag.column}=${key.flag.value}` : String(key.tagSetId)
+const keyText = (key: KeptKey) =>
+  key.by
+    ? `${key.tagSetId}:${key.by.column}=${key.by.id}`
+    : key.flag
+      ? `${key.tagSetId}:${key.flag.column}=${key.flag.value}`
+      : String(key.tagSetId)
 
 /** `ordered` (the key's tags over `r`, by id) from `offset`: the same rows as LIMIT/OFFSET, with the key's kept
  * count, read in the same statement (unknown when the page is empty). */
-export async function tagSetPage(boundaries: PageBoundaries, db: Db, key: KeptKey, ordered: Query, limit: number, offset: number,
-  run: PageRun): Promise<PageRows> {
+export async function tagSetPage(
+  boundaries: PageBoundaries,
+  db: Db,
+  key: KeptKey,
+  ordered: Query,
+  limit: number,
+  offset: number,
+  run: PageRun,
+): Promise<PageRows> {
   const remember = (rows: Row[]) => rememberPage(boundaries, db, key, offset, limit, rows)
   const counted = ordered.select(keptCountSql(key).as('__tags'))
   if (offset < SEEK_FROM) return remember(await run(pageOf(counted, limit, offset), ['__tags']))
@@ -75,11 +95,20 @@ export async function tagSetPage(boundaries: PageBoundaries, db: Db, key: KeptKe
 
 /** The page read from the end of the list when it lies in its second half: null when it does not, or the
  * list changed between its count and its rows. */
-async function pageFromEnd(db: Db, key: KeptKey, counted: Query, limit: number, offset: number, run: PageRun): Promise<Row[] | null> {
+async function pageFromEnd(
+  db: Db,
+  key: KeptKey,
+  counted: Query,
+  limit: number,
+  offset: number,
+  run: PageRun,
+): Promise<Row[] | null> {
   const now = parseKeptCount(key, (await db.selectNoFrom(keptCountSql(key).as('kept')).executeTakeFirstOrThrow()).kept)
   if (offset >= now.count || offset < now.count / 2) return null
   const size = Math.min(limit, now.count - offset)
-  const rows = await run(pageOf(counted.clearOrderBy().orderBy('r.id', 'desc'), size, now.count - offset - size), ['__tags'])
+  const rows = await run(pageOf(counted.clearOrderBy().orderBy('r.id', 'desc'), size, now.count - offset - size), [
+    '__tags',
+  ])
   if (rows.length !== size || parseKeptCount(key, rows[0].__tags).version !== now.version) return null
   // in the list's order (the JSON statement orders its rows itself; rendered rows come as the seek read them)
   return rows.sort((a, b) => Number(a.id) - Number(b.id))
@@ -90,7 +119,10 @@ async function pageFromEnd(db: Db, key: KeptKey, counted: Query, limit: number, 
  * holds in id order (a file has few). */
 async function idAt(db: Db, key: KeptKey, offset: number): Promise<{ id: number; version: string } | null> {
   if (key.by?.column === 'media_file_id') return null
-  let ids = db.selectFrom('tags as r').select(['r.id', keptCountSql(key).as('__tags')]).where('r.tag_set_id', '=', key.tagSetId)
+  let ids = db
+    .selectFrom('tags as r')
+    .select(['r.id', keptCountSql(key).as('__tags')])
+    .where('r.tag_set_id', '=', key.tagSetId)
   if (key.by) ids = ids.where(sql.ref(`r.${key.by.column}`), '=', key.by.id)
   if (key.flag) ids = ids.where(sql.ref(`r.${key.flag.column}`), '=', key.flag.value)
   const row = await ids.orderBy('r.id').offset(offset).limit(1).executeTakeFirst()
@@ -100,7 +132,14 @@ async function idAt(db: Db, key: KeptKey, offset: number): Promise<{ id: number;
 /** Remembers where the page and the next one begin, and answers the page with the count its rows carry
  * (folded when crowded). The rows keep `__tags`, which no record is made of: deleting it from each row cost
  * more than the rest of this module. */
-async function rememberPage(boundaries: PageBoundaries, db: Db, key: KeptKey, offset: number, limit: number, rows: Row[]): Promise<PageRows> {
+async function rememberPage(
+  boundaries: PageBoundaries,
+  db: Db,
+  key: KeptKey,
+  offset: number,
+  limit: number,
+  rows: Row[],
+): Promise<PageRows> {
   if (!rows.length) return { rows }
   const count = parseKeptCount(key, rows[0].__tags)
   const mark = (position: number, id: number) => {

@@ -33,13 +33,19 @@ export async function resolveUsernames(db: Db, raw: unknown[]): Promise<Resolved
   return { ok: true, ids: unique(names.map((n) => found.get(n)!)) }
 }
 
-async function existingUsers<K extends 'id' | 'username'>(db: Db, key: K, values: Array<K extends 'id' ? number : string>) {
+async function existingUsers<K extends 'id' | 'username'>(
+  db: Db,
+  key: K,
+  values: Array<K extends 'id' ? number : string>,
+) {
   const found = new Map<unknown, number>()
   const distinct = [...new Set(values)]
   for (let i = 0; i < distinct.length; i += 1000) {
     const chunk = distinct.slice(i, i + 1000)
     const users = db.selectFrom('users').select(['id', 'username'])
-    const rows = await (key === 'id' ? users.where('id', 'in', chunk as number[]) : users.where('username', 'in', chunk as string[])).execute()
+    const rows = await (
+      key === 'id' ? users.where('id', 'in', chunk as number[]) : users.where('username', 'in', chunk as string[])
+    ).execute()
     for (const r of rows) found.set(r[key], r.id)
   }
   return found as Map<K extends 'id' ? number : string, number>

@@ -11,19 +11,54 @@ import { users } from './users.js'
 // A name is unique per user.
 
 const spectra = (prefix: string, column: string): Fields => {
-  const name = (s: string) => prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1)
+  const name = (s: string) => (prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1))
   const col = (s: string) => column + s
   return {
-    [name('WindowSizeInSeconds')]: { type: 'float', column: col('window_size_in_seconds'), default: SPECTRA_DEFAULTS.window_size_in_seconds, min: 0 },
-    [name('SpectraMinimumBandFrequency')]: { type: 'float', column: col('spectra_minimum_band_frequency'), default: SPECTRA_DEFAULTS.spectra_minimum_band_frequency, min: 0 },
-    [name('SpectraMaximumBandFrequency')]: { type: 'float', column: col('spectra_maximum_band_frequency'), default: SPECTRA_DEFAULTS.spectra_maximum_band_frequency, min: 0 },
-    [name('SpectraDampingFactor')]: { type: 'float', column: col('spectra_damping_factor'), default: SPECTRA_DEFAULTS.spectra_damping_factor, min: 0 },
-    [name('SpectraNumFrequencyBands')]: { type: 'integer', column: col('spectra_num_frequency_bands'), default: SPECTRA_DEFAULTS.spectra_num_frequency_bands, min: 1 },
-    [name('SpectraNumFramesPerSecond')]: { type: 'float', column: col('spectra_num_frames_per_second'), default: SPECTRA_DEFAULTS.spectra_num_frames_per_second, min: 0 },
+    [name('WindowSizeInSeconds')]: {
+      type: 'float',
+      column: col('window_size_in_seconds'),
+      default: SPECTRA_DEFAULTS.window_size_in_seconds,
+      min: 0,
+    },
+    [name('SpectraMinimumBandFrequency')]: {
+      type: 'float',
+      column: col('spectra_minimum_band_frequency'),
+      default: SPECTRA_DEFAULTS.spectra_minimum_band_frequency,
+      min: 0,
+    },
+    [name('SpectraMaximumBandFrequency')]: {
+      type: 'float',
+      column: col('spectra_maximum_band_frequency'),
+      default: SPECTRA_DEFAULTS.spectra_maximum_band_frequency,
+      min: 0,
+    },
+    [name('SpectraDampingFactor')]: {
+      type: 'float',
+      column: col('spectra_damping_factor'),
+      default: SPECTRA_DEFAULTS.spectra_damping_factor,
+      min: 0,
+    },
+    [name('SpectraNumFrequencyBands')]: {
+      type: 'integer',
+      column: col('spectra_num_frequency_bands'),
+      default: SPECTRA_DEFAULTS.spectra_num_frequency_bands,
+      min: 1,
+    },
+    [name('SpectraNumFramesPerSecond')]: {
+      type: 'float',
+      column: col('spectra_num_frames_per_second'),
+      default: SPECTRA_DEFAULTS.spectra_num_frames_per_second,
+      min: 0,
+    },
   }
 }
 
-const VIEWS = [['', ''], ['fileView', 'file_view_'], ['catalogView', 'catalog_view_'], ['tagView', 'tag_view_']] as const
+const VIEWS = [
+  ['', ''],
+  ['fileView', 'file_view_'],
+  ['catalogView', 'catalog_view_'],
+  ['tagView', 'tag_view_'],
+] as const
 
 const fields: TableFields<'user_settings'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
@@ -34,8 +69,19 @@ const fields: TableFields<'user_settings'> = {
   showWaveform: { type: 'boolean', column: 'show_waveform', default: DISPLAY_DEFAULTS.show_waveform },
   showPitchTrace: { type: 'boolean', column: 'show_pitch_trace', default: DISPLAY_DEFAULTS.show_pitch_trace },
   loadAudio: { type: 'boolean', column: 'load_audio', default: DISPLAY_DEFAULTS.load_audio },
-  maxNumAudioFilesToList: { type: 'integer', column: 'max_num_audio_files_to_list', default: DISPLAY_DEFAULTS.max_num_audio_files_to_list, min: 0 },
-  transcriptFormat: { type: 'string', column: 'transcript_format', maxLength: 255, allowBlank: true, default: DISPLAY_DEFAULTS.transcript_format },
+  maxNumAudioFilesToList: {
+    type: 'integer',
+    column: 'max_num_audio_files_to_list',
+    default: DISPLAY_DEFAULTS.max_num_audio_files_to_list,
+    min: 0,
+  },
+  transcriptFormat: {
+    type: 'string',
+    column: 'transcript_format',
+    maxLength: 255,
+    allowBlank: true,
+    default: DISPLAY_DEFAULTS.transcript_format,
+  },
   ...spectra('fileView', 'file_view_'),
   ...spectra('catalogView', 'catalog_view_'),
   ...spectra('tagView', 'tag_view_'),
@@ -55,12 +101,16 @@ export const userSettings = defineResource({
     const errors: Record<string, string[]> = {}
     if (typeof values.name === 'string' && values.name !== existing?.name) {
       const owner = existing ? existing.user_id : ctx.caller.id
-      const taken = await ctx.db.selectFrom('user_settings').select('id')
-        .where('user_id', '=', owner).where('name', '=', values.name).executeTakeFirst()
+      const taken = await ctx.db
+        .selectFrom('user_settings')
+        .select('id')
+        .where('user_id', '=', owner)
+        .where('name', '=', values.name)
+        .executeTakeFirst()
       if (taken) errors.name = ['user settings with this name already exists.']
     }
     for (const [prefix] of VIEWS) {
-      const key = (s: string) => prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1)
+      const key = (s: string) => (prefix ? prefix + s : s.charAt(0).toLowerCase() + s.slice(1))
       const minKey = key('SpectraMinimumBandFrequency')
       const maxKey = key('SpectraMaximumBandFrequency')
       const min = values[minKey] ?? existing?.[fields[minKey].column!]

@@ -14,23 +14,41 @@ const MAX_IDS = 1000
 export const usernamesEndpoint: Endpoint = {
   path: `${API}/usernames/`,
   name: 'Usernames',
-  description: 'The id and username of every user the caller shares something with: itself, the owners of the libraries and '
-    + 'tag sets it reads and the bearers of grants on them (the members of a bearer group too), and the creators and members '
-    + `of the groups it reads; every user for a site admin. id=ID,ID,... (at most ${MAX_IDS}) answers only those of these ids.`,
+  description:
+    'The id and username of every user the caller shares something with: itself, the owners of the libraries and ' +
+    'tag sets it reads and the bearers of grants on them (the members of a bearer group too), and the creators and members ' +
+    `of the groups it reads; every user for a site admin. id=ID,ID,... (at most ${MAX_IDS}) answers only those of these ids.`,
   methods: {
     GET: async (ctx) => {
       const ids = parseIds(ctx.query.id)
-      let query = ctx.db.selectFrom('users as u').select(['u.id', 'u.username'])
+      let query = ctx.db
+        .selectFrom('users as u')
+        .select(['u.id', 'u.username'])
         .where((eb) => eb('u.id', 'in', knownUsers(eb, ctx.caller)))
       if (ids) query = query.where('u.id', '=', (eb) => eb.fn.any(eb.val(ids)))
       return { body: await query.orderBy('u.id').execute() }
     },
   },
   doc: {
-    keys: ['usernames'], actions: { GET: 'list' }, list: false,
-    success: { GET: [{ status: 200, description: 'The users the caller may name, in id order', body: {
-      type: 'array', items: { type: 'object', required: ['id', 'username'], properties: { id: { type: 'integer' }, username: { type: 'string' } } },
-    } }] },
+    keys: ['usernames'],
+    actions: { GET: 'list' },
+    list: false,
+    success: {
+      GET: [
+        {
+          status: 200,
+          description: 'The users the caller may name, in id order',
+          body: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'username'],
+              properties: { id: { type: 'integer' }, username: { type: 'string' } },
+            },
+          },
+        },
+      ],
+    },
   },
 }
 

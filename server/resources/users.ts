@@ -13,7 +13,11 @@ import { defineResource, resourceEndpoints } from './resource.js'
 const fields: TableFields<'users'> = {
   id: { type: 'integer', column: 'id', readOnly: true },
   username: {
-    type: 'string', column: 'username', required: true, maxLength: 150, pattern: '^[\\w.@+-]+$',
+    type: 'string',
+    column: 'username',
+    required: true,
+    maxLength: 150,
+    pattern: '^[\\w.@+-]+$',
     patternMessage: 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.',
   },
   groups: { type: 'list', items: 'integer', readOnly: true },
@@ -35,7 +39,11 @@ export const users = defineResource({
   siteAdminsOnly: true,
   validate: async (ctx, values, existing) => {
     if (!existing && typeof values.username === 'string') {
-      const taken = await ctx.db.selectFrom('users').select('id').where('username', '=', values.username).executeTakeFirst()
+      const taken = await ctx.db
+        .selectFrom('users')
+        .select('id')
+        .where('username', '=', values.username)
+        .executeTakeFirst()
       if (taken) throw fieldError('username', 'A user with that username already exists.')
     }
   },
@@ -53,9 +61,15 @@ export const users = defineResource({
   // process: before the change commits, and after, so no request in between keeps the old state
   aroundWrite: async (ctx, write) => {
     ctx.services.callers.forget()
-    try { return await write() } finally { ctx.services.callers.forget() }
+    try {
+      return await write()
+    } finally {
+      ctx.services.callers.forget()
+    }
   },
-  computed: () => ({ groups: sql`array(select g.group_id from user_auth_groups g where g.user_id = r.id order by g.group_id)` }),
+  computed: () => ({
+    groups: sql`array(select g.group_id from user_auth_groups g where g.user_id = r.id order by g.group_id)`,
+  }),
 })
 
 export const endpoints = () => resourceEndpoints(users)

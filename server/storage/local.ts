@@ -5,7 +5,15 @@ import { randomBytes } from 'node:crypto'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { hashing, isStoredName, type ByteRange, type Pending, type ReadOptions, type Storage, type StoredFileInfo } from './storage.js'
+import {
+  hashing,
+  isStoredName,
+  type ByteRange,
+  type Pending,
+  type ReadOptions,
+  type Storage,
+  type StoredFileInfo,
+} from './storage.js'
 
 // Storage in a local directory. Uploads are written under `.incoming/` in the
 // same directory (so the final rename is atomic on one filesystem) and moved
@@ -42,7 +50,14 @@ export class LocalStorage implements Storage {
     this.live.add(temp)
     const file = createWriteStream(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES })
     try {
-      await pipeline(source, hashing((h, n) => { md5 = h; size = n }), file)
+      await pipeline(
+        source,
+        hashing((h, n) => {
+          md5 = h
+          size = n
+        }),
+        file,
+      )
     } catch (e) {
       this.live.delete(temp)
       // a source that fails at once can fail before the file is open: unlinked then, it would be made after
@@ -64,7 +79,10 @@ export class LocalStorage implements Storage {
   }
 
   read(name: string, range?: ByteRange, options: ReadOptions = {}): Readable {
-    return createReadStream(this.pathOf(name), { ...range, ...(options.chunkBytes ? { highWaterMark: options.chunkBytes } : {}) })
+    return createReadStream(this.pathOf(name), {
+      ...range,
+      ...(options.chunkBytes ? { highWaterMark: options.chunkBytes } : {}),
+    })
   }
 
   async remove(name: string): Promise<void> {
@@ -75,7 +93,10 @@ export class LocalStorage implements Storage {
   async list(folder: string): Promise<string[]> {
     if (!isStoredName(folder)) return []
     const entries = await readdir(this.pathOf(folder), { withFileTypes: true }).catch(() => [])
-    return entries.filter((e) => e.isFile()).map((e) => `${folder}/${e.name}`).filter(isStoredName)
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => `${folder}/${e.name}`)
+      .filter(isStoredName)
   }
 
   async sweepIncoming(maxAgeMs: number): Promise<number> {
@@ -100,8 +121,13 @@ export class LocalStorage implements Storage {
 class LocalPending implements Pending {
   private done = false
 
-  constructor(private readonly storage: LocalStorage, readonly localPath: string, readonly md5: string, readonly size: number,
-    private readonly settled: () => void) {}
+  constructor(
+    private readonly storage: LocalStorage,
+    readonly localPath: string,
+    readonly md5: string,
+    readonly size: number,
+    private readonly settled: () => void,
+  ) {}
 
   read(): Readable {
     return createReadStream(this.localPath)

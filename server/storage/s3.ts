@@ -1,11 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { PassThrough, Readable } from 'node:stream'
 import {
-  AbortMultipartUploadCommand, CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand,
-  ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, PutObjectCommand, S3Client,
+  AbortMultipartUploadCommand,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3Client,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
-import { hashing, isStoredName, StorageError, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
+import {
+  hashing,
+  isStoredName,
+  StorageError,
+  type ByteRange,
+  type Pending,
+  type Storage,
+  type StoredFileInfo,
+} from './storage.js'
 
 // Storage in an S3-compatible bucket (docs/architecture.md, "Storage"). Uploads larger than one part
 // stream, hashed on the way, into a multipart upload under `<prefix>/.incoming/` (a few parts in memory,
@@ -48,7 +64,10 @@ export class S3Storage implements Storage {
   private readonly live = new Set<string>()
 
   /** `minBytesPerSecond`: the slowest request body the server accepts (MAS_MIN_BODY_BYTES_PER_SECOND) */
-  constructor(readonly settings: S3Settings, private readonly options: { minBytesPerSecond: number } = { minBytesPerSecond: 1024 }) {
+  constructor(
+    readonly settings: S3Settings,
+    private readonly options: { minBytesPerSecond: number } = { minBytesPerSecond: 1024 },
+  ) {
     const when = settings.checksums === 'when_required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED'
     // credentials: the SDK's default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws files, instance roles)
     this.client = new S3Client({
@@ -60,7 +79,9 @@ export class S3Storage implements Storage {
     })
   }
 
-  private get bucket(): string { return this.settings.bucket }
+  private get bucket(): string {
+    return this.settings.bucket
+  }
 
   /** the key of a stored name; throws for anything that is not one */
   keyOf(name: string): string {
@@ -89,7 +110,12 @@ export class S3Storage implements Storage {
       if (headBytes > PART_BYTES) break
     }
     const rest = { [Symbol.asyncIterator]: () => chunks }
-    return this.upload(async function* () { yield* head; yield* rest }())
+    return this.upload(
+      (async function* () {
+        yield* head
+        yield* rest
+      })(),
+    )
   }
 
   /** a multipart upload of `source` under the incoming prefix, hashed on the way */
@@ -98,7 +124,12 @@ export class S3Storage implements Storage {
     let md5 = ''
     let size = 0
     this.live.add(key)
-    const body = Readable.from(hashing((h, n) => { md5 = h; size = n })(source))
+    const body = Readable.from(
+      hashing((h, n) => {
+        md5 = h
+        size = n
+      })(source),
+    )
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: body },
@@ -114,7 +145,8 @@ export class S3Storage implements Storage {
       this.live.delete(key)
       if (upload.uploadId) {
         // a store that cannot abort (s3rver) keeps the parts out of sight; the sweep retries on others
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.uploadId }))
+        await this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.uploadId }))
           .catch(() => {})
       }
       // a failure after the last byte may still have written the object
@@ -127,7 +159,9 @@ export class S3Storage implements Storage {
   /** write `bytes` under a stored name */
   async put(name: string, bytes: Buffer): Promise<void> {
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(name), Body: bytes, ContentLength: bytes.length }))
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(name), Body: bytes, ContentLength: bytes.length }),
+      )
     } catch (e) {
       throw asStorageError(e)
     }
@@ -151,14 +185,23 @@ export class S3Storage implements Storage {
   /** the object's bytes as a stream available at once; a failed request errors the stream */
   readKey(key: string, range?: ByteRange): Readable {
     const out = new PassThrough()
-    this.client.send(new GetObjectCommand({
-      Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-    })).then((res) => {
-      const body = res.Body as Readable
-      out.on('close', () => body.destroy())
-      body.on('error', (e) => out.destroy(e))
-      body.pipe(out)
-    }, (e) => out.destroy(e as Error))
+    this.client
+      .send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
+      )
+      .then(
+        (res) => {
+          const body = res.Body as Readable
+          out.on('close', () => body.destroy())
+          body.on('error', (e) => out.destroy(e))
+          body.pipe(out)
+        },
+        (e) => out.destroy(e as Error),
+      )
     return out
   }
 
@@ -185,9 +228,14 @@ export class S3Storage implements Storage {
   private async *objects(prefix: string, delimiter?: string) {
     let token: string | undefined
     do {
-      const page = await this.client.send(new ListObjectsV2Command({
-        Bucket: this.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token,
-      }))
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          Delimiter: delimiter,
+          ContinuationToken: token,
+        }),
+      )
       for (const o of page.Contents ?? []) if (o.Key) yield o
       token = page.IsTruncated ? page.NextContinuationToken : undefined
     } while (token)
@@ -206,7 +254,7 @@ export class S3Storage implements Storage {
     // a live multipart upload adds a part each PART_BYTES received, which a body at the slowest rate
     // the server accepts takes PART_BYTES / minBytesPerSecond: twice that, or the age asked, whichever is longer
     const partSilenceMs = 2 * (PART_BYTES / this.options.minBytesPerSecond) * 1000
-    return removed + await this.abortAbandonedUploads(Date.now() - Math.max(maxAgeMs, partSilenceMs))
+    return removed + (await this.abortAbandonedUploads(Date.now() - Math.max(maxAgeMs, partSilenceMs)))
   }
 
   /**
@@ -221,9 +269,14 @@ export class S3Storage implements Storage {
     do {
       let page
       try {
-        page = await this.client.send(new ListMultipartUploadsCommand({
-          Bucket: this.bucket, Prefix: this.incomingPrefix, KeyMarker: keyMarker, UploadIdMarker: idMarker,
-        }))
+        page = await this.client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: this.incomingPrefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: idMarker,
+          }),
+        )
       } catch (e) {
         if (notImplemented(e)) return removed
         throw e
@@ -231,8 +284,9 @@ export class S3Storage implements Storage {
       for (const u of page.Uploads ?? []) {
         if (!u.Key || !u.UploadId || this.live.has(u.Key)) continue
         if (!u.Initiated || u.Initiated.getTime() >= before) continue
-        if (await this.latestPart(u.Key, u.UploadId, u.Initiated.getTime()) >= before) continue
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
+        if ((await this.latestPart(u.Key, u.UploadId, u.Initiated.getTime())) >= before) continue
+        await this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
           .catch(() => {})
         removed++
       }
@@ -251,7 +305,9 @@ export class S3Storage implements Storage {
     let latest = initiated
     let marker: string | undefined
     do {
-      const page = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }))
+      const page = await this.client.send(
+        new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+      )
       for (const p of page.Parts ?? []) latest = Math.max(latest, p.LastModified?.getTime() ?? 0)
       marker = page.IsTruncated ? page.NextPartNumberMarker : undefined
     } while (marker)
@@ -262,8 +318,13 @@ export class S3Storage implements Storage {
 class S3Pending implements Pending {
   private done = false
 
-  constructor(private readonly storage: S3Storage, private readonly key: string, readonly md5: string, readonly size: number,
-    private readonly settled: () => void) {}
+  constructor(
+    private readonly storage: S3Storage,
+    private readonly key: string,
+    readonly md5: string,
+    readonly size: number,
+    private readonly settled: () => void,
+  ) {}
 
   read(): Readable {
     return this.storage.readKey(this.key)
@@ -276,9 +337,13 @@ class S3Pending implements Pending {
   async commit(name: string): Promise<void> {
     if (this.done) throw new Error('upload already committed or discarded')
     const s = this.storage.settings
-    await this.storage.client.send(new CopyObjectCommand({
-      Bucket: s.bucket, Key: this.storage.keyOf(name), CopySource: `${s.bucket}/${this.key}`,
-    }))
+    await this.storage.client.send(
+      new CopyObjectCommand({
+        Bucket: s.bucket,
+        Key: this.storage.keyOf(name),
+        CopySource: `${s.bucket}/${this.key}`,
+      }),
+    )
     this.done = true
     this.settled()
     await this.storage.deleteKey(this.key).catch(() => {})
@@ -296,9 +361,15 @@ class S3Pending implements Pending {
 class MemoryPending implements Pending {
   private done = false
 
-  constructor(private readonly storage: S3Storage, private readonly bytes: Buffer, readonly md5: string) {}
+  constructor(
+    private readonly storage: S3Storage,
+    private readonly bytes: Buffer,
+    readonly md5: string,
+  ) {}
 
-  get size(): number { return this.bytes.length }
+  get size(): number {
+    return this.bytes.length
+  }
 
   read(): Readable {
     return Readable.from([this.bytes], { objectMode: false })
@@ -317,7 +388,9 @@ class MemoryPending implements Pending {
 
 /** the bucket's own failures, told from the source's (a client that broke off): the server's trouble */
 function asStorageError(e: unknown): unknown {
-  return (e as { $metadata?: unknown }).$metadata ? new StorageError(`the bucket refused: ${(e as Error).message}`, { cause: e }) : e
+  return (e as { $metadata?: unknown }).$metadata
+    ? new StorageError(`the bucket refused: ${(e as Error).message}`, { cause: e })
+    : e
 }
 
 function isMissing(e: unknown): boolean {

@@ -16,7 +16,10 @@ export class StorageError extends Error {
   }
 }
 
-export interface StoredFileInfo { size: number; modified: Date }
+export interface StoredFileInfo {
+  size: number
+  modified: Date
+}
 
 /** Received bytes waiting to be committed under a stored name or discarded. */
 export interface Pending {
@@ -35,7 +38,10 @@ export interface Pending {
   discard(): Promise<void>
 }
 
-export interface ByteRange { start: number; end: number }
+export interface ByteRange {
+  start: number
+  end: number
+}
 
 export interface ReadOptions {
   /**
@@ -70,7 +76,11 @@ export function isStoredName(name: string): boolean {
 
 /** A file name part made safe: letters, digits, '_' and '-' only, at most `max` characters. */
 export function safeStem(text: string, max = 60): string {
-  return text.normalize('NFKD').replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^[_-]+|_+$/g, '').slice(0, max)
+  return text
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/^[_-]+|_+$/g, '')
+    .slice(0, max)
 }
 
 /** A file name extension made safe (lower-case letters and digits), or '' when there is none usable. */

@@ -29,17 +29,34 @@ export interface Page {
  * meta tag applies, touch). */
 export async function openPage(url: string, { width = 1280, height = 1600, mobile = false } = {}): Promise<Page> {
   const profile = mkdtempSync(join(tmpdir(), 'mas-chromium-'))
-  const child: ChildProcess = spawn(CHROMIUM, [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${profile}`,
-    '--remote-debugging-pipe', 'about:blank',
-  ], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(
+    CHROMIUM,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      `--user-data-dir=${profile}`,
+      '--remote-debugging-pipe',
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
+  )
   const started = new Promise<void>((resolve, reject) => {
-    child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT'
-      ? new Error(`${CHROMIUM} is not installed (Debian: apt-get install -y chromium; or set CHROMIUM)`) : err))
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'ENOENT'
+          ? new Error(`${CHROMIUM} is not installed (Debian: apt-get install -y chromium; or set CHROMIUM)`)
+          : err,
+      ),
+    )
     child.once('spawn', resolve)
   })
   let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr = (stderr + c).slice(-4000) })
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr = (stderr + c).slice(-4000)
+  })
   await started
   const input = child.stdio[3] as Writable
   const output = child.stdio[4] as Readable
@@ -54,7 +71,8 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
       const pending = message.id !== undefined ? waiting.get(message.id) : undefined
       if (!pending) continue
       waiting.delete(message.id)
-      if (message.error) pending.reject(new Error(`${message.error.message} (${JSON.stringify(message.error.data ?? '')})`))
+      if (message.error)
+        pending.reject(new Error(`${message.error.message} (${JSON.stringify(message.error.data ?? '')})`))
       else pending.resolve(message.result)
     }
   })
@@ -63,11 +81,12 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
     waiting.clear()
   })
   let next = 0
-  const send = (method: string, params: object = {}, sessionId?: string): Promise<any> => new Promise((resolve, reject) => {
-    const id = ++next
-    waiting.set(id, { resolve, reject })
-    input.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + '\0')
-  })
+  const send = (method: string, params: object = {}, sessionId?: string): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const id = ++next
+      waiting.set(id, { resolve, reject })
+      input.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + '\0')
+    })
 
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' })
   const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true })
@@ -77,7 +96,8 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
 
   const evaluate = async <T>(expression: string): Promise<T> => {
     const answer = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)
-    if (answer.exceptionDetails) throw new Error(`in the page: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}`)
+    if (answer.exceptionDetails)
+      throw new Error(`in the page: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}`)
     return answer.result.value as T
   }
   return {
@@ -85,9 +105,12 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
     async waitFor(expression, what, ms = 60_000) {
       const until = Date.now() + ms
       // a page navigating (a reload, a new address) answers no evaluation until its new document is there: asked again
-      const check = () => evaluate<boolean>(`Boolean(${expression})`)
-        .catch((e: Error) => { if (/navigated or closed|context was destroyed|Cannot find context/.test(e.message)) return false; throw e })
-      while (!await check()) {
+      const check = () =>
+        evaluate<boolean>(`Boolean(${expression})`).catch((e: Error) => {
+          if (/navigated or closed|context was destroyed|Cannot find context/.test(e.message)) return false
+          throw e
+        })
+      while (!(await check())) {
         if (Date.now() > until) throw new Error(`waited ${ms / 1000} s for ${what}`)
         await new Promise((r) => setTimeout(r, 200))
       }
@@ -101,15 +124,32 @@ export async function openPage(url: string, { width = 1280, height = 1600, mobil
     async press(key) {
       const printable = key.length === 1
       // a full stop's key code is its own (190): its character code, 46, is the Delete key's
-      const code = printable ? (/[0-9]/.test(key) ? `Digit${key}` : key === '.' ? 'Period' : `Key${key.toUpperCase()}`) : key
-      const keyCode = printable ? (key === '.' ? 190 : key.toUpperCase().charCodeAt(0))
-        : ({ ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40 } as Record<string, number>)[key] ?? 0
+      const code = printable
+        ? /[0-9]/.test(key)
+          ? `Digit${key}`
+          : key === '.'
+            ? 'Period'
+            : `Key${key.toUpperCase()}`
+        : key
+      const keyCode = printable
+        ? key === '.'
+          ? 190
+          : key.toUpperCase().charCodeAt(0)
+        : (({ ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40 } as Record<string, number>)[key] ?? 0)
       const base = { key, code, windowsVirtualKeyCode: keyCode, nativeVirtualKeyCode: keyCode }
-      await send('Input.dispatchKeyEvent', { type: printable ? 'keyDown' : 'rawKeyDown', ...base, ...(printable ? { text: key } : {}) }, sessionId)
+      await send(
+        'Input.dispatchKeyEvent',
+        { type: printable ? 'keyDown' : 'rawKeyDown', ...base, ...(printable ? { text: key } : {}) },
+        sessionId,
+      )
       await send('Input.dispatchKeyEvent', { type: 'keyUp', ...base }, sessionId)
     },
     async screenshot(shown) {
-      const { data } = await send('Page.captureScreenshot', { format: 'png', clip: { x: 0, y: 0, width, height: Math.min(shown, height), scale: 1 } }, sessionId)
+      const { data } = await send(
+        'Page.captureScreenshot',
+        { format: 'png', clip: { x: 0, y: 0, width, height: Math.min(shown, height), scale: 1 } },
+        sessionId,
+      )
       return Buffer.from(data, 'base64')
     },
     async close() {

@@ -29,22 +29,30 @@ const typeInto = (selector: string, text: string) => `(() => {
   input.dispatchEvent(new Event('input', { bubbles: true }))
   return true
 })()`
-const click = (selector: string) => `(() => { const e = document.querySelector(${JSON.stringify(selector)}); e.click(); return true })()`
+const click = (selector: string) =>
+  `(() => { const e = document.querySelector(${JSON.stringify(selector)}); e.click(); return true })()`
 
 test('GET /api/docs renders every operation of the OpenAPI document', async () => {
   const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
-  const operations = Object.values<Record<string, unknown>>(doc.paths)
-    .flatMap((methods) => Object.keys(methods).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))).length
+  const operations = Object.values<Record<string, unknown>>(doc.paths).flatMap((methods) =>
+    Object.keys(methods).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)),
+  ).length
   page = await openPage(`${origin}/api/docs`, { height: 60_000 })
-  await page.waitFor(`document.querySelectorAll('.opblock-summary-method').length >= ${operations}`, `${operations} operations on the page`)
+  await page.waitFor(
+    `document.querySelectorAll('.opblock-summary-method').length >= ${operations}`,
+    `${operations} operations on the page`,
+  )
   assert.is(await page.evaluate<number>(`document.querySelectorAll('.opblock-summary-method').length`), operations)
   for (const path of ['/api/v0/tag/', '/api/v0/library/{id}/mediaFiles/import/', '/api-token-auth/']) {
-    assert.ok(await page.evaluate<boolean>(`!!document.querySelector('[data-path="${path}"]')`), `${path} is not on the page`)
+    assert.ok(
+      await page.evaluate<boolean>(`!!document.querySelector('[data-path="${path}"]')`),
+      `${path} is not on the page`,
+    )
   }
   if (process.env.MAS_DOCS_SCREENSHOT) writeFileSync(process.env.MAS_DOCS_SCREENSHOT, await page.screenshot(1600))
 })
 
-test('a token entered under Authorize is sent by Try it out: GET library/ answers 200 with the caller\'s library', async () => {
+test("a token entered under Authorize is sent by Try it out: GET library/ answers 200 with the caller's library", async () => {
   assert.ok(page, 'the page did not open')
   const alice = await t.user('docs-alice')
   await t.call('POST', '/api/v0/library/', { as: alice, body: { name: 'seen from the docs page' } })
@@ -53,7 +61,10 @@ test('a token entered under Authorize is sent by Try it out: GET library/ answer
   // the first scheme of the dialog is the token (Authorization: Token <key>)
   await page.evaluate(typeInto('.modal-ux .auth-container input', `Token ${alice.token}`))
   await page.evaluate(click('.modal-ux .auth-container .btn.modal-btn.auth.authorize'))
-  await page.waitFor(`document.querySelector('.modal-ux .auth-container .btn.modal-btn.auth')?.textContent.includes('Logout')`, 'the token taken')
+  await page.waitFor(
+    `document.querySelector('.modal-ux .auth-container .btn.modal-btn.auth')?.textContent.includes('Logout')`,
+    'the token taken',
+  )
   await page.evaluate(click('.modal-ux .close-modal'))
 
   const block = `[...document.querySelectorAll('.opblock-get')].find((b) => b.querySelector('[data-path="/api/v0/library/"]'))`
@@ -62,8 +73,18 @@ test('a token entered under Authorize is sent by Try it out: GET library/ answer
   await page.waitFor(`(${block}).querySelector('.execute')`, 'the Execute button')
   await page.evaluate(`(${block}).querySelector('.execute').click(), true`)
   await page.waitFor(`(${block}).querySelector('.live-responses-table tbody .response-col_status')`, 'the answer')
-  assert.is(await page.evaluate<string>(`(${block}).querySelector('.live-responses-table tbody .response-col_status').textContent.trim()`), '200')
-  assert.match(await page.evaluate<string>(`(${block}).querySelector('.live-responses-table tbody .response-col_description').textContent`), 'seen from the docs page')
+  assert.is(
+    await page.evaluate<string>(
+      `(${block}).querySelector('.live-responses-table tbody .response-col_status').textContent.trim()`,
+    ),
+    '200',
+  )
+  assert.match(
+    await page.evaluate<string>(
+      `(${block}).querySelector('.live-responses-table tbody .response-col_description').textContent`,
+    ),
+    'seen from the docs page',
+  )
 })
 
 test('the page and its document need no login; the API does', async () => {

@@ -34,11 +34,15 @@ test.after(async () => {
 
 const CHART = `document.querySelector('mas-report-charts .chart img')`
 /** the chart shown is report `name`'s, loaded and drawn */
-const drawn = (name: string) => `${CHART}?.dataset.report === '${name}' && ${CHART}.complete && ${CHART}.naturalWidth > 0`
+const drawn = (name: string) =>
+  `${CHART}?.dataset.report === '${name}' && ${CHART}.complete && ${CHART}.naturalWidth > 0`
 /** an SVG of vega's with its gradients and clip paths numbered from 0 (vega numbers them on across a process) */
 const numbered = (svg: string) => {
   const ids = new Map<string, string>()
-  return svg.replace(/\b(gradient_|clip)\d+\b/g, (id, kind: string) => ids.get(id) ?? ids.set(id, `${kind}${ids.size}`).get(id)!)
+  return svg.replace(
+    /\b(gradient_|clip)\d+\b/g,
+    (id, kind: string) => ids.get(id) ?? ids.set(id, `${kind}${ids.size}`).get(id)!,
+  )
 }
 /** the SVG text the page shows (its image's bytes) */
 const shownSvg = async (p: Page) => numbered(await p.evaluate<string>(`fetch(${CHART}.src).then((r) => r.text())`))
@@ -61,8 +65,13 @@ async function showsChart(p: Page, expected: string, what: string) {
   const shown = await shownSvg(p)
   let i = 0
   while (i < shown.length && shown[i] === expected[i]) i++
-  assert.ok(shown === expected, `${what}: the page's chart differs from the API's at ${i}: ${shown.slice(i, i + 80)} | ${expected.slice(i, i + 80)}`)
-  const size = await p.evaluate<number[]>(`${CHART}.decode().then(() => [${CHART}.naturalWidth, ${CHART}.naturalHeight])`)
+  assert.ok(
+    shown === expected,
+    `${what}: the page's chart differs from the API's at ${i}: ${shown.slice(i, i + 80)} | ${expected.slice(i, i + 80)}`,
+  )
+  const size = await p.evaluate<number[]>(
+    `${CHART}.decode().then(() => [${CHART}.naturalWidth, ${CHART}.naturalHeight])`,
+  )
   const [, width, height] = /^<svg [^>]*width="(\d+)" height="(\d+)"/.exec(expected) ?? []
   assert.equal(size, [Number(width), Number(height)], `${what}: the image drawn`)
   assert.ok(size[0] > 0)
@@ -79,8 +88,15 @@ async function centreOf(p: Page, selector: string): Promise<{ x: number; y: numb
 }
 
 async function openReports(p: Page) {
-  await p.waitFor(`document.querySelector('mas-report-charts summary') && document.querySelector('table.summary')`, 'the page with its reports section')
-  assert.is(await p.evaluate<boolean>(`document.querySelector('mas-report-charts details').open`), false, 'the reports start closed')
+  await p.waitFor(
+    `document.querySelector('mas-report-charts summary') && document.querySelector('table.summary')`,
+    'the page with its reports section',
+  )
+  assert.is(
+    await p.evaluate<boolean>(`document.querySelector('mas-report-charts details').open`),
+    false,
+    'the reports start closed',
+  )
   const at = await centreOf(p, 'mas-report-charts summary')
   await p.click(at.x, at.y)
   await p.waitFor(`document.querySelector('mas-report-charts details').open`, 'the reports opened')
@@ -91,7 +107,12 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   await logInOnReviewPage(page, owner)
   await openReports(page)
   // the menu offers the server's reports, the first (diel) drawn on opening
-  assert.equal(await page.evaluate<string[]>(`[...document.querySelectorAll('mas-report-charts select option')].map((o) => o.value)`), [...REPORTS])
+  assert.equal(
+    await page.evaluate<string[]>(
+      `[...document.querySelectorAll('mas-report-charts select option')].map((o) => o.value)`,
+    ),
+    [...REPORTS],
+  )
   await page.waitFor(drawn('diel'), 'the diel chart')
   await showsChart(page, await apiSvg(s.tagSet, 'diel'), 'the diel chart')
 
@@ -106,7 +127,10 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   for (const key of '0.9') await page.press(key)
   const box = await centreOf(page, 'mas-report-charts input[type=checkbox]')
   await page.click(box.x, box.y)
-  await page.waitFor(`${drawn('matrix')} && document.querySelector('mas-report-charts input[type=checkbox]').checked`, 'the box checked')
+  await page.waitFor(
+    `${drawn('matrix')} && document.querySelector('mas-report-charts input[type=checkbox]').checked`,
+    'the box checked',
+  )
   await waitForChart(page, (svg) => svg.includes('(strength ≥ 0.9, reviewed yes)'), 'the chart of the filters')
   await page.waitFor(drawn('matrix'), 'the filtered matrix drawn')
   const filtered = await apiSvg(s.tagSet, 'matrix', '&minimumStrength=0.9&reviewed=yes')
@@ -114,7 +138,11 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   // the chart alone, to zoom: the API's answer, sandboxed
   const alone = await page.evaluate<string[]>(`fetch(document.querySelector('mas-report-charts a').href)
     .then((r) => [r.headers.get('content-type'), r.headers.get('content-security-policy'), new URL(r.url).search])`)
-  assert.equal(alone, ['image/svg+xml', "default-src 'none'; style-src 'unsafe-inline'; sandbox", '?format=svg&minimumStrength=0.9&reviewed=yes'])
+  assert.equal(alone, [
+    'image/svg+xml',
+    "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    '?format=svg&minimumStrength=0.9&reviewed=yes',
+  ])
   if (process.env.MAS_REPORTS_SCREENSHOT) {
     await page.evaluate('scrollTo(0, 0)')
     writeFileSync(process.env.MAS_REPORTS_SCREENSHOT, await page.screenshot(1000))
@@ -124,7 +152,10 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   await page.evaluate(`document.querySelector('mas-report-charts select').focus()`)
   for (let i = 0; i < 2; i++) await page.press('ArrowDown')
   await page.waitFor(drawn('density'), 'the density chart')
-  assert.is(await page.evaluate<boolean>(`document.querySelector('mas-report-charts input[type=checkbox]').disabled`), true)
+  assert.is(
+    await page.evaluate<boolean>(`document.querySelector('mas-report-charts input[type=checkbox]').disabled`),
+    true,
+  )
   await showsChart(page, await apiSvg(s.tagSet, 'density', '&minimumStrength=0.9'), 'the density chart')
   assert.is(await page.evaluate<string>(`document.querySelector('mas-report-charts .error').textContent`), '')
 
@@ -135,7 +166,11 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   for (let i = 0; i < queued; i++) {
     const yes = await centreOf(page, `mas-review-clip:nth-of-type(${i + 1}) .clip-actions button[title^="yes"]`)
     await page.click(yes.x, yes.y)
-    await page.waitFor(`document.querySelectorAll('mas-review-clip[decision=yes]').length === ${i + 1}`, `decision ${i + 1} shown`, 10_000)
+    await page.waitFor(
+      `document.querySelectorAll('mas-review-clip[decision=yes]').length === ${i + 1}`,
+      `decision ${i + 1} shown`,
+      10_000,
+    )
   }
   const after = await apiSvg(s.tagSet, 'density', '&minimumStrength=0.9')
   assert.ok(after !== before, 'the decisions change the density estimate')
@@ -143,11 +178,16 @@ test('open the reports, pick a chart and filters: the page shows the chart the A
   await showsChart(page, after, 'the density chart after the decisions')
 })
 
-test('an empty tag set\'s chart is drawn, saying there is nothing to show', async () => {
+test("an empty tag set's chart is drawn, saying there is nothing to show", async () => {
   assert.ok(page, 'the first test logged in')
   const empty = await makeTagSet(t.db, owner, null, 'rc-empty')
-  await page!.evaluate(`document.documentElement.dataset.left = '1'; setTimeout(() => location.assign('/review/?tagSet=${empty}'))`)
-  await page!.waitFor(`!document.documentElement?.dataset.left && document.querySelector('mas-report-charts summary')`, 'the empty tag set\'s page')
+  await page!.evaluate(
+    `document.documentElement.dataset.left = '1'; setTimeout(() => location.assign('/review/?tagSet=${empty}'))`,
+  )
+  await page!.waitFor(
+    `!document.documentElement?.dataset.left && document.querySelector('mas-report-charts summary')`,
+    "the empty tag set's page",
+  )
   await openReports(page!)
   await page!.waitFor(drawn('diel'), 'the empty diel chart')
   const svg = await shownSvg(page!)
@@ -155,7 +195,7 @@ test('an empty tag set\'s chart is drawn, saying there is nothing to show', asyn
   await showsChart(page!, await apiSvg(empty, 'diel'), 'the empty diel chart')
 })
 
-test('on a phone 390 px wide the chart scrolls in its box: the page keeps the phone\'s width', async () => {
+test("on a phone 390 px wide the chart scrolls in its box: the page keeps the phone's width", async () => {
   // tall enough to show the chart below the queue and the summary in a screenshot
   const phone = await openPage(`${origin}/review/?tagSet=${s.tagSet}`, { width: 390, height: 2000, mobile: true })
   try {

@@ -33,7 +33,9 @@ const like = [10, 20, 30]
 function vectorOf(i: number): number[] {
   const start = i * STEP
   const callLike = (start >= 1 && start <= 1.5) || like.includes(start)
-  return Array.from({ length: D }, (_, j) => (callLike ? (j === 0 ? 1 : 0.01 * Math.sin(i + j) + 0.001 * like.indexOf(start)) : Math.sin((i + 3) * (j + 1))))
+  return Array.from({ length: D }, (_, j) =>
+    callLike ? (j === 0 ? 1 : 0.01 * Math.sin(i + j) + 0.001 * like.indexOf(start)) : Math.sin((i + 3) * (j + 1)),
+  )
 }
 
 test.before(async () => {
@@ -41,14 +43,29 @@ test.before(async () => {
   origin = await t.app.listen({ port: 0, host: '127.0.0.1' })
   alice = await t.user('alice')
   library = await makeLibrary(t.db, alice, 'dawn season')
-  const upload = await importMedia(t, alice, library, makeWav({ seconds: 40, frequency: 2000, sampleRate: 16000 }), { filename: 'dawn.wav' })
+  const upload = await importMedia(t, alice, library, makeWav({ seconds: 40, frequency: 2000, sampleRate: 16000 }), {
+    filename: 'dawn.wav',
+  })
   assert.is(upload.statusCode, 201, JSON.stringify(upload.data))
   blackbird = await makeTagClass(t.db, alice, library, 'blackbird')
   calls = await makeTagSet(t.db, alice, library, 'calls')
-  tag = await makeTag(t.db, alice, { tagSet: calls, mediaFile: upload.data.id, tagClass: blackbird }, { startTime: 1, endTime: 2, minFrequency: 1500, maxFrequency: 2500, strength: 0.9 })
+  tag = await makeTag(
+    t.db,
+    alice,
+    { tagSet: calls, mediaFile: upload.data.id, tagClass: blackbird },
+    { startTime: 1, endTime: 2, minFrequency: 1500, maxFrequency: 2500, strength: 0.9 },
+  )
   await storeEmbeddings(t.db, {
-    mediaFile: upload.data.id, library, kind: BUILTIN_KIND, windowSeconds: 1, hopSeconds: STEP, lengthSeconds: 1, stepSeconds: STEP,
-    duration: 40, dimensions: D, vectors: Float32Array.from(Array.from({ length: WINDOWS }, (_, i) => vectorOf(i)).flat()),
+    mediaFile: upload.data.id,
+    library,
+    kind: BUILTIN_KIND,
+    windowSeconds: 1,
+    hopSeconds: STEP,
+    lengthSeconds: 1,
+    stepSeconds: STEP,
+    duration: 40,
+    dimensions: D,
+    vectors: Float32Array.from(Array.from({ length: WINDOWS }, (_, i) => vectorOf(i)).flat()),
   })
 })
 
@@ -62,16 +79,37 @@ const clips = (selector = '') => `document.querySelectorAll('mas-review-clip${se
 test('from a clip of the queue: the windows most like it, marked into a tag set named after its class, then a classifier trained from the marks', async () => {
   page = await openPage(`${origin}/review/?tagSet=${calls}`, { width: 1280, height: 1000 })
   await logInOnReviewPage(page, alice)
-  await page.waitFor(`${clips()} === 1 && document.querySelector('mas-review-clip button.similar')`, 'the queue\'s clip with its find similar button')
+  await page.waitFor(
+    `${clips()} === 1 && document.querySelector('mas-review-clip button.similar')`,
+    "the queue's clip with its find similar button",
+  )
   await page.evaluate(`document.querySelector('mas-review-clip button.similar').click()`)
-  await page.waitFor(`new URLSearchParams(location.search).get('similarTo') === '${tag}' && ${clips()} > 3`, 'the similar windows')
+  await page.waitFor(
+    `new URLSearchParams(location.search).get('similarTo') === '${tag}' && ${clips()} > 3`,
+    'the similar windows',
+  )
 
   // nearest first: the three windows like the call, none of the tag's own stretch
-  const shown = await page.evaluate<string[]>(`[...document.querySelectorAll('mas-review-clip .clip-body > div:nth-child(2)')].map((d) => d.textContent)`)
-  assert.equal(shown.slice(0, 3).map((s) => Number(/@ (\d+\.\d+)/.exec(s)![1])).sort((a, b) => a - b), like, shown.join('; '))
+  const shown = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('mas-review-clip .clip-body > div:nth-child(2)')].map((d) => d.textContent)`,
+  )
+  assert.equal(
+    shown
+      .slice(0, 3)
+      .map((s) => Number(/@ (\d+\.\d+)/.exec(s)![1]))
+      .sort((a, b) => a - b),
+    like,
+    shown.join('; '),
+  )
   assert.is(await page.evaluate<string>(`document.querySelector('header input').value`), 'blackbird, similar')
-  assert.match(await page.evaluate<string>(`document.querySelector('header h1').textContent`), new RegExp(`^Like tag ${tag} \\(blackbird\\)$`))
-  await page.waitFor(`[...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`, 'the spectrograms drawn')
+  assert.match(
+    await page.evaluate<string>(`document.querySelector('header h1').textContent`),
+    new RegExp(`^Like tag ${tag} \\(blackbird\\)$`),
+  )
+  await page.waitFor(
+    `[...document.querySelectorAll('mas-review-clip img')].every((i) => i.complete && i.naturalWidth > 0)`,
+    'the spectrograms drawn',
+  )
 
   // yes, yes, yes on the three like it, no on the fourth (by keyboard, as in the queue)
   for (const [i, key] of ['y', 'y', 'y', 'n'].entries()) {
@@ -81,22 +119,54 @@ test('from a clip of the queue: the windows most like it, marked into a tag set 
   await page.waitFor(`document.querySelector('.progress').textContent.startsWith('4 of')`, 'the marks counted')
   if (process.env.MAS_SIMILAR_SCREENSHOT) writeFileSync(process.env.MAS_SIMILAR_SCREENSHOT, await page.screenshot(1000))
 
-  const sets = (await t.call('GET', `/api/v0/tagSet/?library=${library}`, { as: alice })).data.results as Array<{ id: number; name: string }>
+  const sets = (await t.call('GET', `/api/v0/tagSet/?library=${library}`, { as: alice })).data.results as Array<{
+    id: number
+    name: string
+  }>
   const marks = sets.find((s) => s.name === 'blackbird, similar')
   assert.ok(marks, JSON.stringify(sets))
-  const marked = await t.db.selectFrom('tags as g').innerJoin('tag_reviews as r', 'r.tag_id', 'g.id')
-    .select(['g.start_time', 'g.end_time', 'g.tag_class_id', 'g.machine_tagged', 'r.decision', 'r.user_id']).where('g.tag_set_id', '=', marks!.id).orderBy('g.id').execute()
+  const marked = await t.db
+    .selectFrom('tags as g')
+    .innerJoin('tag_reviews as r', 'r.tag_id', 'g.id')
+    .select(['g.start_time', 'g.end_time', 'g.tag_class_id', 'g.machine_tagged', 'r.decision', 'r.user_id'])
+    .where('g.tag_set_id', '=', marks!.id)
+    .orderBy('g.id')
+    .execute()
   assert.is(marked.length, 4)
-  assert.equal(marked.slice(0, 3).map((m) => m.start_time).sort((a, b) => a - b), like)
-  assert.equal(marked.map((m) => m.decision), ['yes', 'yes', 'yes', 'no'])
-  assert.ok(marked.every((m) => m.tag_class_id === blackbird && m.machine_tagged && m.user_id === alice.id && m.end_time - m.start_time === 1))
+  assert.equal(
+    marked
+      .slice(0, 3)
+      .map((m) => m.start_time)
+      .sort((a, b) => a - b),
+    like,
+  )
+  assert.equal(
+    marked.map((m) => m.decision),
+    ['yes', 'yes', 'yes', 'no'],
+  )
+  assert.ok(
+    marked.every(
+      (m) =>
+        m.tag_class_id === blackbird && m.machine_tagged && m.user_id === alice.id && m.end_time - m.start_time === 1,
+    ),
+  )
 
   // train: a TrainClassifier job from the marks, into "blackbird, similar, found"
   await page.evaluate(`document.querySelector('header button.train').click()`)
   await page.waitFor(`document.querySelector('.progress').textContent.startsWith('training: job')`, 'the job started')
-  const job = await t.db.selectFrom('jobs').select(['id', 'type_id', 'status_id']).where('type_id', '=', 15).executeTakeFirstOrThrow()
-  const params = Object.fromEntries((await t.db.selectFrom('job_parameters').select(['name', 'value']).where('job_id', '=', job.id).execute()).map((p) => [p.name, p.value]))
-  const found = (await t.call('GET', `/api/v0/tagSet/?library=${library}`, { as: alice })).data.results.find((s: { name: string }) => s.name === 'blackbird, similar, found')
+  const job = await t.db
+    .selectFrom('jobs')
+    .select(['id', 'type_id', 'status_id'])
+    .where('type_id', '=', 15)
+    .executeTakeFirstOrThrow()
+  const params = Object.fromEntries(
+    (await t.db.selectFrom('job_parameters').select(['name', 'value']).where('job_id', '=', job.id).execute()).map(
+      (p) => [p.name, p.value],
+    ),
+  )
+  const found = (await t.call('GET', `/api/v0/tagSet/?library=${library}`, { as: alice })).data.results.find(
+    (s: { name: string }) => s.name === 'blackbird, similar, found',
+  )
   assert.ok(found)
   assert.equal([params.sourceTagSet, params.destinationTagSet], [String(marks!.id), String(found.id)])
 })

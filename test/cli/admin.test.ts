@@ -20,7 +20,9 @@ test.before(async () => {
   aliceHome = w.newHome()
   await w.login(alice, aliceHome)
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('an admin creates a user who can then log in; user list shows every user', async () => {
   const created = await w.mas(['user', 'create', 'carol', '--password-stdin'], { input: 'carol-secret\n' })
@@ -29,12 +31,20 @@ test('an admin creates a user who can then log in; user list shows every user', 
   assert.ok(id > 0)
   assert.not.match(created.stdout + created.stderr, 'carol-secret')
   const list = await w.mas(['user', 'list', '--json'])
-  assert.equal(json(list).map((u: any) => u.username).sort(), ['alice', 'carol', 'root'])
+  assert.equal(
+    json(list)
+      .map((u: any) => u.username)
+      .sort(),
+    ['alice', 'carol', 'root'],
+  )
   const table = await w.mas(['user', 'list'])
   assert.match(table.stdout, /^ID\s+USERNAME\n/)
   assert.match(table.stdout, new RegExp(`\\n${id}\\s+carol\\n`))
   const home = w.newHome()
-  const login = await w.mas(['login', '--server', w.server, '--username', 'carol', '--password-stdin'], { input: 'carol-secret\n', home })
+  const login = await w.mas(['login', '--server', w.server, '--username', 'carol', '--password-stdin'], {
+    input: 'carol-secret\n',
+    home,
+  })
   assert.is(login.code, 0, login.stderr)
 })
 
@@ -43,9 +53,15 @@ test('set-password changes the password by name; deactivate stops the user loggi
   const set = await w.mas(['user', 'set-password', 'dave', '--password-stdin'], { input: 'second-pass\n' })
   assert.is(set.code, 0, set.stderr)
   const home = w.newHome()
-  const old = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], { input: 'first-pass\n', home })
+  const old = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], {
+    input: 'first-pass\n',
+    home,
+  })
   assert.is(old.code, 1)
-  const ok = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], { input: 'second-pass\n', home })
+  const ok = await w.mas(['login', '--server', w.server, '--username', 'dave', '--password-stdin'], {
+    input: 'second-pass\n',
+    home,
+  })
   assert.is(ok.code, 0, ok.stderr)
   const off = await w.mas(['user', 'deactivate', 'dave', '--yes', '--json'])
   assert.is(off.code, 0, off.stderr)
@@ -58,7 +74,15 @@ test('set-password changes the password by name; deactivate stops the user loggi
 test('a new password ends the old tokens; an admin changing their own password stays logged in with a new token', async () => {
   const home = w.newHome()
   await w.mas(['user', 'create', 'erin', '--password-stdin'], { input: 'erin-first\n' })
-  assert.is((await w.mas(['login', '--server', w.server, '--username', 'erin', '--password-stdin'], { input: 'erin-first\n', home })).code, 0)
+  assert.is(
+    (
+      await w.mas(['login', '--server', w.server, '--username', 'erin', '--password-stdin'], {
+        input: 'erin-first\n',
+        home,
+      })
+    ).code,
+    0,
+  )
   const set = await w.mas(['user', 'set-password', 'erin', '--password-stdin'], { input: 'erin-second\n' })
   assert.match(set.stderr, /Password of erin changed; their tokens and sessions have ended, so they log in again/)
   const stale = await w.mas(['whoami'], { home })
@@ -86,21 +110,35 @@ test('user management by a non-admin is forbidden (exit 1); an unknown name is e
 
 test('groups: create with members by name and id, add and remove users, list', async () => {
   const bob = await w.t.user('bob')
-  const created = await w.mas(['group', 'create', 'birders', '--user', 'bob', '--user', String(alice.id), '--json'], { home: aliceHome })
+  const created = await w.mas(['group', 'create', 'birders', '--user', 'bob', '--user', String(alice.id), '--json'], {
+    home: aliceHome,
+  })
   assert.is(created.code, 0, created.stderr)
   const group = json(created)
-  assert.equal(group.users, [alice.id, bob.id].sort((a, b) => a - b))
+  assert.equal(
+    group.users,
+    [alice.id, bob.id].sort((a, b) => a - b),
+  )
   const eve = await w.t.user('eve')
   const add = await w.mas(['group', 'add-user', 'birders', 'eve', '--json'], { home: aliceHome })
   assert.is(add.code, 0, add.stderr)
-  assert.equal(json(add).users, [alice.id, bob.id, eve.id].sort((a, b) => a - b))
+  assert.equal(
+    json(add).users,
+    [alice.id, bob.id, eve.id].sort((a, b) => a - b),
+  )
   // people read names, not ids: the group and its members by name (the caller is `me`)
   await w.t.user('frank')
   const told = await w.mas(['group', 'add-user', 'birders', 'frank'], { home: aliceHome })
   assert.is(told.code, 0, told.stderr)
-  assert.match(told.stderr, /^Group \d+ \(birders\) has users (me|bob|eve|frank), (me|bob|eve|frank), (me|bob|eve|frank), (me|bob|eve|frank)\n/)
+  assert.match(
+    told.stderr,
+    /^Group \d+ \(birders\) has users (me|bob|eve|frank), (me|bob|eve|frank), (me|bob|eve|frank), (me|bob|eve|frank)\n/,
+  )
   for (const name of ['me', 'bob', 'eve', 'frank']) assert.match(told.stderr, new RegExp(`[ ,]${name}[,\\n]`))
-  const removed = await w.t.call('PATCH', `/api/v0/appUserGroup/${group.id}/`, { as: alice, body: { users: [alice.id, bob.id, eve.id] } })
+  const removed = await w.t.call('PATCH', `/api/v0/appUserGroup/${group.id}/`, {
+    as: alice,
+    body: { users: [alice.id, bob.id, eve.id] },
+  })
   assert.is(removed.statusCode, 200, removed.body)
   // a non-admin removes by id; a name needs user/ (admins only)
   const byName = await w.mas(['group', 'remove-user', 'birders', 'bob'], { home: aliceHome })
@@ -110,7 +148,10 @@ test('groups: create with members by name and id, add and remove users, list', a
   assert.is(byId.code, 0, byId.stderr)
   assert.match(byId.stderr, /^Group \d+ \(birders\) has users (me, eve|eve, me)\n/)
   const list = await w.mas(['group', 'list', '--json'], { home: aliceHome })
-  assert.equal(json(list).map((g: any) => [g.name, g.users]), [['birders', [alice.id, eve.id].sort((a, b) => a - b)]])
+  assert.equal(
+    json(list).map((g: any) => [g.name, g.users]),
+    [['birders', [alice.id, eve.id].sort((a, b) => a - b)]],
+  )
   // bob, no longer a member, does not see it; eve does
   const eveHome = w.newHome()
   await w.login(eve, eveHome)
@@ -123,7 +164,7 @@ test('groups: create with members by name and id, add and remove users, list', a
   assert.match(bad.stderr, /^Error: Rejected \(400\): --user: .*ghost/)
 })
 
-test('perms grant --user NAME as a site admin sends the user\'s id, looked up in user/', async () => {
+test("perms grant --user NAME as a site admin sends the user's id, looked up in user/", async () => {
   const carol = await w.t.user('grantee19')
   const library = await makeLibrary(w.t.db, admin)
   const run = await w.mas(['perms', 'grant', '--user', 'grantee19', '--library', String(library), '--read', '--json'])
@@ -139,7 +180,16 @@ test('perms grant and perms list take --tag-set; --tagset still works and is not
   const dave = await w.t.user('grantee20')
   const library = await makeLibrary(w.t.db, admin)
   const tagSet = await makeTagSet(w.t.db, admin, library)
-  const run = await w.mas(['perms', 'grant', '--user', String(dave.id), '--tag-set', String(tagSet), '--write', '--json'])
+  const run = await w.mas([
+    'perms',
+    'grant',
+    '--user',
+    String(dave.id),
+    '--tag-set',
+    String(tagSet),
+    '--write',
+    '--json',
+  ])
   assert.is(run.code, 0, run.stderr)
   const g = json(run)
   assert.equal([g.bearer_id, g.target_type, g.target_id, g.write], [dave.id, 'tagset', tagSet, true])
@@ -149,9 +199,24 @@ test('perms grant and perms list take --tag-set; --tagset still works and is not
   for (const flag of ['--tag-set', '--tagset']) {
     const list = await w.mas(['perms', 'list', flag, String(tagSet), '--json'])
     assert.is(list.code, 0, list.stderr)
-    assert.equal(json(list).map((p: any) => p.id).sort(), [g.id, json(old).id].sort(), flag)
+    assert.equal(
+      json(list)
+        .map((p: any) => p.id)
+        .sort(),
+      [g.id, json(old).id].sort(),
+      flag,
+    )
   }
-  const both = await w.mas(['perms', 'grant', '--user', String(dave.id), '--library', String(library), '--tagset', String(tagSet)])
+  const both = await w.mas([
+    'perms',
+    'grant',
+    '--user',
+    String(dave.id),
+    '--library',
+    String(library),
+    '--tagset',
+    String(tagSet),
+  ])
   assert.is(both.code, 2, both.stderr)
   for (const command of ['grant', 'list']) {
     const help = await w.mas(['perms', command, '--help'])

@@ -12,7 +12,9 @@ test.before(async () => {
   w = await cliWorld()
   alice = await w.t.user('alice')
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 const configFile = (home: string) => join(home, 'config', 'mas', 'config.json')
 
@@ -43,14 +45,20 @@ test('--profile keeps several accounts apart; MAS_SERVER and MAS_TOKEN override 
   const bob = await w.t.user('bob')
   const home = w.newHome()
   await w.login(alice, home)
-  const login = await w.mas(['login', '--profile', 'second', '--server', w.server, '--username', 'bob', '--password-stdin'], { input: `${bob.password}\n`, home })
+  const login = await w.mas(
+    ['login', '--profile', 'second', '--server', w.server, '--username', 'bob', '--password-stdin'],
+    { input: `${bob.password}\n`, home },
+  )
   assert.is(login.code, 0, login.stderr)
   assert.is(json(await w.mas(['whoami', '--json'], { home })).username, 'alice')
   assert.is(json(await w.mas(['whoami', '--json', '--profile', 'second'], { home })).username, 'bob')
   const stored = JSON.parse(readFileSync(configFile(home), 'utf8'))
   assert.equal(Object.keys(stored.profiles).sort(), ['default', 'second'])
   // an empty HOME with the server and token from the environment
-  const env = await w.mas(['library', 'list', '--json'], { home: w.newHome(), env: { MAS_SERVER: w.server, MAS_TOKEN: bob.token } })
+  const env = await w.mas(['library', 'list', '--json'], {
+    home: w.newHome(),
+    env: { MAS_SERVER: w.server, MAS_TOKEN: bob.token },
+  })
   assert.is(env.code, 0, env.stderr)
   assert.equal(json(env), [])
 })
@@ -64,9 +72,15 @@ test('a rejected token says "run mas login" on one line and exits 1', async () =
 
 test('wrong password: exit 1, nothing stored; no password given off a terminal: usage error, exit 2', async () => {
   const home = w.newHome()
-  const bad = await w.mas(['login', '--server', w.server, '--username', 'alice', '--password-stdin'], { input: 'wrong\n', home })
+  const bad = await w.mas(['login', '--server', w.server, '--username', 'alice', '--password-stdin'], {
+    input: 'wrong\n',
+    home,
+  })
   assert.is(bad.code, 1)
-  assert.match(bad.stderr, /^Error: Unable to log in with the given username and password: check --username and the password\n$/)
+  assert.match(
+    bad.stderr,
+    /^Error: Unable to log in with the given username and password: check --username and the password\n$/,
+  )
   const usage = await w.mas(['login', '--server', w.server, '--username', 'alice'], { home })
   assert.is(usage.code, 2)
   assert.match(usage.stderr, /--password-stdin/)
@@ -95,8 +109,14 @@ test('an unreachable server is one line and exit 1, after retries', async () => 
 })
 
 test('usage errors exit 2: unknown flag, missing argument, bad integer, conflicting flags', async () => {
-  for (const args of [['whoami', '--bogus'], ['library', 'create'], ['job', 'get', 'abc'], ['tag', 'export'],
-    ['perms', 'grant', '--user', 'bob', '--group', 'g', '--library', '1'], ['tag', 'import', '-', '--tag-set', '1', '--format', 'xml']]) {
+  for (const args of [
+    ['whoami', '--bogus'],
+    ['library', 'create'],
+    ['job', 'get', 'abc'],
+    ['tag', 'export'],
+    ['perms', 'grant', '--user', 'bob', '--group', 'g', '--library', '1'],
+    ['tag', 'import', '-', '--tag-set', '1', '--format', 'xml'],
+  ]) {
     const run = await w.mas(args)
     assert.is(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.match(run.stderr, /^Error: /)
@@ -105,20 +125,56 @@ test('usage errors exit 2: unknown flag, missing argument, bad integer, conflict
 })
 
 test('--help of every command shows usage and examples', async () => {
-  const commands = ['login', 'logout', 'whoami', 'user create', 'user list', 'user set-password', 'user deactivate',
-    'group create', 'group add-user', 'group remove-user', 'group list', 'library create', 'library list',
-    'media import', 'media list', 'media get', 'media delete', 'tagset create', 'tagset list', 'tagclass create', 'tagclass list',
-    'tag create', 'tag import', 'tag export', 'project create', 'project add-media', 'project remove-media',
-    'job create', 'job list', 'job get', 'job watch', 'job stop', 'job result upload', 'job result list', 'job result download',
-    'perms grant', 'perms list', 'perms revoke']
+  const commands = [
+    'login',
+    'logout',
+    'whoami',
+    'user create',
+    'user list',
+    'user set-password',
+    'user deactivate',
+    'group create',
+    'group add-user',
+    'group remove-user',
+    'group list',
+    'library create',
+    'library list',
+    'media import',
+    'media list',
+    'media get',
+    'media delete',
+    'tagset create',
+    'tagset list',
+    'tagclass create',
+    'tagclass list',
+    'tag create',
+    'tag import',
+    'tag export',
+    'project create',
+    'project add-media',
+    'project remove-media',
+    'job create',
+    'job list',
+    'job get',
+    'job watch',
+    'job stop',
+    'job result upload',
+    'job result list',
+    'job result download',
+    'perms grant',
+    'perms list',
+    'perms revoke',
+  ]
   for (let i = 0; i < commands.length; i += 8) {
-    await Promise.all(commands.slice(i, i + 8).map(async (c) => {
-      const run = await w.mas([...c.split(' '), '--help'])
-      assert.is(run.code, 0, c)
-      assert.match(run.stdout, `$ mas ${c}`, c)
-      assert.match(run.stdout, 'EXAMPLES', c)
-      assert.match(run.stdout, '--json', c)
-    }))
+    await Promise.all(
+      commands.slice(i, i + 8).map(async (c) => {
+        const run = await w.mas([...c.split(' '), '--help'])
+        assert.is(run.code, 0, c)
+        assert.match(run.stdout, `$ mas ${c}`, c)
+        assert.match(run.stdout, 'EXAMPLES', c)
+        assert.match(run.stdout, '--json', c)
+      }),
+    )
   }
 })
 

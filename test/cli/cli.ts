@@ -11,7 +11,11 @@ import { terminal, type Terminal } from './terminal.js'
 
 const BIN = resolve(fileURLToPath(import.meta.url), '../../../../bin/run.js')
 
-export interface Run { code: number | null; stdout: string; stderr: string }
+export interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 export interface CliWorld {
   t: TestApp
@@ -32,7 +36,13 @@ export interface CliWorld {
 
 /** The environment of a person whose home is `h` (profiles, caches and data under it). */
 export function homeEnv(h: string): Record<string, string> {
-  return { HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_DATA_HOME: join(h, 'data'), XDG_CACHE_HOME: join(h, 'cache'), MAS_RETRY_DELAY_MS: '20' }
+  return {
+    HOME: h,
+    XDG_CONFIG_HOME: join(h, 'config'),
+    XDG_DATA_HOME: join(h, 'data'),
+    XDG_CACHE_HOME: join(h, 'cache'),
+    MAS_RETRY_DELAY_MS: '20',
+  }
 }
 
 export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Promise<CliWorld> {
@@ -45,11 +55,21 @@ export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Prom
     return h
   }
   const home = newHome()
-  const mas: CliWorld['mas'] = (args, opts = {}) => runMas(args, { ...opts, env: { ...homeEnv(opts.home ?? home), ...opts.env } })
-  const login: CliWorld['login'] = (user, h) => mas(['login', '--server', address, '--username', user.username, '--password-stdin'], { input: `${user.password}\n`, home: h })
+  const mas: CliWorld['mas'] = (args, opts = {}) =>
+    runMas(args, { ...opts, env: { ...homeEnv(opts.home ?? home), ...opts.env } })
+  const login: CliWorld['login'] = (user, h) =>
+    mas(['login', '--server', address, '--username', user.username, '--password-stdin'], {
+      input: `${user.password}\n`,
+      home: h,
+    })
   return {
-    t, server: address, home, mas, newHome,
-    tty: (args, opts = {}) => terminal(args, { PATH: process.env.PATH ?? '', ...homeEnv(opts.home ?? home), ...opts.env }, { cwd: opts.cwd }),
+    t,
+    server: address,
+    home,
+    mas,
+    newHome,
+    tty: (args, opts = {}) =>
+      terminal(args, { PATH: process.env.PATH ?? '', ...homeEnv(opts.home ?? home), ...opts.env }, { cwd: opts.cwd }),
     login,
     async loggedIn(username, h) {
       const user = await t.user(username)
@@ -67,17 +87,25 @@ export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Prom
 /** Runs the real `mas` binary with `env` over the caller's environment stripped of MAS_*, XDG_* and
  * DEBUG; `input` is piped to stdin; `stdoutUpTo`: stop reading stdout (close the pipe) once that many
  * characters came, as `| head` does; `onStderr` hears stderr as it comes, with the child (to signal it). */
-export function runMas(args: string[], opts: {
-  input?: string | Buffer; env?: Record<string, string | undefined>; stdoutUpTo?: number
-  onStderr?: (text: string, child: ChildProcess) => void
-  /** hears the child as soon as it is started (to watch it, e.g. its memory in /proc) */
-  onSpawn?: (child: ChildProcess) => void
-} = {}): Promise<Run> {
+export function runMas(
+  args: string[],
+  opts: {
+    input?: string | Buffer
+    env?: Record<string, string | undefined>
+    stdoutUpTo?: number
+    onStderr?: (text: string, child: ChildProcess) => void
+    /** hears the child as soon as it is started (to watch it, e.g. its memory in /proc) */
+    onSpawn?: (child: ChildProcess) => void
+  } = {},
+): Promise<Run> {
   return new Promise((resolveRun, reject) => {
     const env: Record<string, string | undefined> = { ...process.env }
     for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
     Object.assign(env, opts.env ?? {})
-    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     opts.onSpawn?.(child)
     let stdout = ''
     let stderr = ''

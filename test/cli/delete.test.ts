@@ -28,41 +28,69 @@ test.before(async () => {
   library = await id(['library', 'create', 'Dawn chorus'])
   const folder = join(w.newHome(), 'rec')
   mkdirSync(folder)
-  for (const f of [440, 550, 660]) writeFileSync(join(folder, `${f}.wav`), makeWav({ frequency: f, seconds: 0.2, sampleRate: 8000 }))
+  for (const f of [440, 550, 660])
+    writeFileSync(join(folder, `${f}.wav`), makeWav({ frequency: f, seconds: 0.2, sampleRate: 8000 }))
   const imported = json(await w.mas(['media', 'import', folder, '--library', String(library), '--json']))
   media = imported.map((r: any) => r.id)
   tagSet = await id(['tagset', 'create', 'Birds', '--library', String(library)])
   tagClass = await id(['tagclass', 'create', 'blackbird', '--library', String(library)])
   for (const m of media) {
-    for (const start of [0, 0.1]) await id(['tag', 'create', '--tag-set', String(tagSet), '--media-file', String(m), '--tag-class', String(tagClass), '--start', String(start), '--end', String(start + 0.05)])
+    for (const start of [0, 0.1])
+      await id([
+        'tag',
+        'create',
+        '--tag-set',
+        String(tagSet),
+        '--media-file',
+        String(m),
+        '--tag-class',
+        String(tagClass),
+        '--start',
+        String(start),
+        '--end',
+        String(start + 0.05),
+      ])
   }
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('on a terminal the question says what will go; "n" deletes nothing, "y" deletes it', async () => {
   const no = await w.tty(['library', 'delete', String(library)])
   try {
-    await no.waitFor(new RegExp(`delete library ${library} 'Dawn chorus' with 3 media files, 1 tag set and 6 tags\\? \\(y/N\\)`))
+    await no.waitFor(
+      new RegExp(`delete library ${library} 'Dawn chorus' with 3 media files, 1 tag set and 6 tags\\? \\(y/N\\)`),
+    )
     await no.keys('n', 'Enter')
     await no.waitFor(/Nothing was changed/)
     assert.is(await no.exited(), 1)
-  } finally { await no.close() }
+  } finally {
+    await no.close()
+  }
   assert.is(json(await w.mas(['media', 'list', '--library', String(library), '--json'])).length, 3)
 
   const yes = await w.tty(['media', 'delete', String(media[0])])
   try {
-    await yes.waitFor(new RegExp(`delete media file ${media[0]} '440.wav' of library "Dawn chorus" with 2 tags\\? \\(y/N\\)`))
+    await yes.waitFor(
+      new RegExp(`delete media file ${media[0]} '440.wav' of library "Dawn chorus" with 2 tags\\? \\(y/N\\)`),
+    )
     await yes.keys('y', 'Enter')
     await yes.waitFor(new RegExp(`Deleted media file ${media[0]}`))
     assert.is(await yes.exited(), 0)
-  } finally { await yes.close() }
+  } finally {
+    await yes.close()
+  }
   assert.is((await w.mas(['media', 'get', String(media[0])])).code, 1)
 })
 
 test('not on a terminal: refused (exit 2, naming --yes) and nothing deleted; --yes deletes without asking', async () => {
   const refused = await w.mas(['tagset', 'delete', String(tagSet)])
   assert.is(refused.code, 2)
-  assert.is(refused.stderr, `Error: Not on a terminal, so nobody can confirm: delete tag set ${tagSet} 'Birds' with 4 tags? Add --yes to do it\n`)
+  assert.is(
+    refused.stderr,
+    `Error: Not on a terminal, so nobody can confirm: delete tag set ${tagSet} 'Birds' with 4 tags? Add --yes to do it\n`,
+  )
   assert.is(json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json', '--json'])).length, 4)
   const first = json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--format', 'json', '--json']))[0]
   const tag = first.id
@@ -70,8 +98,11 @@ test('not on a terminal: refused (exit 2, naming --yes) and nothing deleted; --y
   const asked = await w.mas(['tag', 'delete', String(tag)])
   assert.is(asked.code, 2)
   const file = json(await w.mas(['media', 'get', String(first.mediaFile), '--json']))
-  assert.is(asked.stderr, `Error: Not on a terminal, so nobody can confirm: delete tag ${tag} of tag set ${tagSet} (Birds): tag class ${tagClass} (blackbird) `
-    + `on media file ${first.mediaFile} (${file.alias}), ${first.startTime}-${Math.round(first.endTime * 1000) / 1000} s? Add --yes to do it\n`)
+  assert.is(
+    asked.stderr,
+    `Error: Not on a terminal, so nobody can confirm: delete tag ${tag} of tag set ${tagSet} (Birds): tag class ${tagClass} (blackbird) ` +
+      `on media file ${first.mediaFile} (${file.alias}), ${first.startTime}-${Math.round(first.endTime * 1000) / 1000} s? Add --yes to do it\n`,
+  )
   const deleted = await w.mas(['tag', 'delete', String(tag), '--yes'])
   assert.is(deleted.code, 0, deleted.stderr)
   assert.is(deleted.stdout, '')

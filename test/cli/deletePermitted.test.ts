@@ -30,13 +30,18 @@ test.before(async () => {
   assert.is((await w.login(reader, readerHome)).code, 0)
   assert.is((await w.login(writer, writerHome)).code, 0)
   ;({ library, mediaFile, tagSet, tagClass } = await makeRecords(w.t, owner, {
-    library: 'heath', tagSet: 'nightjars', tagClass: { className: 'nightjar' }, mediaFile: { alias: 'north/0500.wav', file: 'north_0500.wav' },
+    library: 'heath',
+    tagSet: 'nightjars',
+    tagClass: { className: 'nightjar' },
+    mediaFile: { alias: 'north/0500.wav', file: 'north_0500.wav' },
   }))
   tag = await makeTag(w.t.db, owner, { tagSet, mediaFile, tagClass })
   await grant(w.t.db, owner, { user: reader.id }, { library }, ['read'])
   await grant(w.t.db, owner, { user: writer.id }, { library }, ['read', 'write'])
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('on a terminal, a colleague who only reads the library is refused in one line, never asked', async () => {
   const tty = await w.tty(['library', 'delete', 'heath'], { home: readerHome })
@@ -44,8 +49,16 @@ test('on a terminal, a colleague who only reads the library is refused in one li
     assert.is(await tty.exited(), 1)
     const screen = await tty.screen()
     assert.not.match(screen, /\(y\/N\)/)
-    assert.match(screen, new RegExp(`^Error: You may not delete library ${library} 'heath': the server refuses it to you\\. Nothing was changed\\n\\[exit 1\\]$`, 'm'))
-  } finally { await tty.close() }
+    assert.match(
+      screen,
+      new RegExp(
+        `^Error: You may not delete library ${library} 'heath': the server refuses it to you\\. Nothing was changed\\n\\[exit 1\\]$`,
+        'm',
+      ),
+    )
+  } finally {
+    await tty.close()
+  }
 })
 
 test('not on a terminal the refusal is the same line (not "add --yes"), for every kind of record', async () => {
@@ -74,7 +87,9 @@ test('a colleague with write is refused a media file delete (admin on the librar
     await tagDelete.waitFor(new RegExp(`delete tag ${tag} .*\\? \\(y/N\\)`))
     await tagDelete.keys('n', 'Enter')
     assert.is(await tagDelete.exited(), 1)
-  } finally { await tagDelete.close() }
+  } finally {
+    await tagDelete.close()
+  }
 })
 
 test('the owner is asked; with --yes nothing is asked or checked first', async () => {
@@ -84,7 +99,9 @@ test('the owner is asked; with --yes nothing is asked or checked first', async (
     await asked.keys('n', 'Enter')
     await asked.waitFor(/Nothing was changed/)
     assert.is(await asked.exited(), 1)
-  } finally { await asked.close() }
+  } finally {
+    await asked.close()
+  }
   const refusedByServer = await w.mas(['tagset', 'delete', 'nightjars', '--yes'], { home: readerHome })
   assert.is(refusedByServer.code, 1)
   assert.is(refusedByServer.stderr.split('\n').length, 2, refusedByServer.stderr)

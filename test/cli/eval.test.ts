@@ -15,18 +15,44 @@ let out: string
 test.before(async () => {
   w = await cliWorld()
   const alice = await w.loggedIn('alice')
-  const { library, tagSet: gold, tagClass, mediaFile } = await makeRecords(w.t, alice, { tagSet: 'people', tagClass: { className: 'blackbird' } })
+  const {
+    library,
+    tagSet: gold,
+    tagClass,
+    mediaFile,
+  } = await makeRecords(w.t, alice, { tagSet: 'people', tagClass: { className: 'blackbird' } })
   const second = await makeMediaFile(w.t.db, alice, library)
   const detector = await makeTagSet(w.t.db, alice, library, 'detector')
-  for (const [file, start] of [[mediaFile, 0], [mediaFile, 2], [second, 0], [second, 5]]) {
+  for (const [file, start] of [
+    [mediaFile, 0],
+    [mediaFile, 2],
+    [second, 0],
+    [second, 5],
+  ]) {
     await makeTag(w.t.db, alice, { tagSet: gold, mediaFile: file, tagClass }, { startTime: start, endTime: start + 1 })
   }
   // match, gold tag taken, match, nothing there, match: P 0.6, R 0.75
-  for (const [file, start, strength] of [[mediaFile, 0, 0.9], [mediaFile, 0.1, 0.8], [second, 0, 0.7], [second, 3, 0.6], [mediaFile, 2, 0.5]]) {
-    await makeTag(w.t.db, alice, { tagSet: detector, mediaFile: file, tagClass }, { startTime: start, endTime: start + 1, strength })
+  for (const [file, start, strength] of [
+    [mediaFile, 0, 0.9],
+    [mediaFile, 0.1, 0.8],
+    [second, 0, 0.7],
+    [second, 3, 0.6],
+    [mediaFile, 2, 0.5],
+  ]) {
+    await makeTag(
+      w.t.db,
+      alice,
+      { tagSet: detector, mediaFile: file, tagClass },
+      { startTime: start, endTime: start + 1, strength },
+    )
   }
   const elsewhere = await makeTagSet(w.t.db, alice, library, 'elsewhere')
-  await makeTag(w.t.db, alice, { tagSet: elsewhere, mediaFile: await makeMediaFile(w.t.db, alice, library), tagClass }, { startTime: 0, endTime: 1, strength: 0.9 })
+  await makeTag(
+    w.t.db,
+    alice,
+    { tagSet: elsewhere, mediaFile: await makeMediaFile(w.t.db, alice, library), tagClass },
+    { startTime: 0, endTime: 1, strength: 0.9 },
+  )
   out = tempDir('mas-eval-')
 })
 test.after(async () => {
@@ -40,19 +66,48 @@ test('eval: a table per class and pooled, by tag set names', async () => {
   assert.match(run.stdout, /^CLASS\s+GOLD\s+DETECTIONS\s+TP\s+FP\s+FN\s+PRECISION\s+RECALL\s+F\s+AP\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n/)
   assert.match(run.stdout, /\n\(all\)\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n?$/)
-  assert.match(run.stderr, /against tag set \d+ \(people\): every tag, IoU >= 0\.3, 2 media files, classes matched by id/)
+  assert.match(
+    run.stderr,
+    /against tag set \d+ \(people\): every tag, IoU >= 0\.3, 2 media files, classes matched by id/,
+  )
 })
 
 test('eval --json prints the answer; --minimum-strength and --iou reach the server', async () => {
-  const e = json(await w.mas(['eval', '--tag-set', 'detector', '--against', 'people', '--minimum-strength', '0.7', '--iou', '0.5', '--json']))
-  assert.equal([e.iou, e.minimumStrength, e.classes[0].className, e.classes[0].tp, e.classes[0].detections, e.classes[0].curve.length], [0.5, 0.7, 'blackbird', 2, 3, 5])
+  const e = json(
+    await w.mas([
+      'eval',
+      '--tag-set',
+      'detector',
+      '--against',
+      'people',
+      '--minimum-strength',
+      '0.7',
+      '--iou',
+      '0.5',
+      '--json',
+    ]),
+  )
+  assert.equal(
+    [
+      e.iou,
+      e.minimumStrength,
+      e.classes[0].className,
+      e.classes[0].tp,
+      e.classes[0].detections,
+      e.classes[0].curve.length,
+    ],
+    [0.5, 0.7, 'blackbird', 2, 3, 5],
+  )
 })
 
-test('eval: a tag set with no tag on the gold set\'s recordings says so beside the table of misses', async () => {
+test("eval: a tag set with no tag on the gold set's recordings says so beside the table of misses", async () => {
   const run = await w.mas(['eval', '--tag-set', 'elsewhere', '--against', 'people'])
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /\n\(all\)\s+4\s+0\s+0\s+0\s+4\s/)
-  assert.match(run.stderr, /none of the tags of tag set \d+ \([^)]+\) lie on those 2 media files: every gold tag is missed\. A discovery job writes no tag on its examples/)
+  assert.match(
+    run.stderr,
+    /none of the tags of tag set \d+ \([^)]+\) lie on those 2 media files: every gold tag is missed\. A discovery job writes no tag on its examples/,
+  )
 })
 
 test('eval -o writes the precision-recall curves as a PNG', async () => {

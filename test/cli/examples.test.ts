@@ -19,49 +19,118 @@ const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..')
 const BIN = join(ROOT, 'bin', 'run.js')
 const ADMIN_PASSWORD = 'admin-Examples-Pass-1'
 
-interface ManifestCommand { id: string; pluginName?: string; examples?: Array<string | { command: string }> }
-const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, ManifestCommand> }
+interface ManifestCommand {
+  id: string
+  pluginName?: string
+  examples?: Array<string | { command: string }>
+}
+const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, ManifestCommand>
+}
 
 /** The order in which each command's examples run; ids on a fresh server follow from it (library 1, tag set 1, ...). */
 const ORDER = [
-  'login', 'whoami', 'user:create', 'user:list', 'user:set-password',
-  'group:create', 'group:add-user', 'group:list', 'group:remove-user',
-  'library:create', 'library:list', 'tagset:create', 'tagset:list', 'tagclass:create', 'tagclass:list',
-  'perms:grant', 'perms:list',
-  'media:import', 'sensor-array:create', 'sensor-array:list', 'sensor:create', 'sensor:list', 'media:list', 'media:get', 'media:spectrogram',
-  'tag:create', 'tag:import', 'tag:list', 'tag:export',
-  'review:summary', 'review:export', 'review:import', 'review:open', 'eval',
-  'project:create', 'project:add-media', 'project:list', 'project:remove-media',
-  'report:diel', 'report:daily', 'report:accumulation', 'report:matrix', 'report:coverage', 'report:density',
-  'model:list', 'job:types', 'job:create', 'job:stop', 'worker:start', 'job:list', 'job:get', 'job:watch',
-  'job:result:upload', 'job:result:list', 'job:result:download',
-  'db:url', 'db:backup', 'db:restore',
+  'login',
+  'whoami',
+  'user:create',
+  'user:list',
+  'user:set-password',
+  'group:create',
+  'group:add-user',
+  'group:list',
+  'group:remove-user',
+  'library:create',
+  'library:list',
+  'tagset:create',
+  'tagset:list',
+  'tagclass:create',
+  'tagclass:list',
+  'perms:grant',
+  'perms:list',
+  'media:import',
+  'sensor-array:create',
+  'sensor-array:list',
+  'sensor:create',
+  'sensor:list',
+  'media:list',
+  'media:get',
+  'media:spectrogram',
+  'tag:create',
+  'tag:import',
+  'tag:list',
+  'tag:export',
+  'review:summary',
+  'review:export',
+  'review:import',
+  'review:open',
+  'eval',
+  'project:create',
+  'project:add-media',
+  'project:list',
+  'project:remove-media',
+  'report:diel',
+  'report:daily',
+  'report:accumulation',
+  'report:matrix',
+  'report:coverage',
+  'report:density',
+  'model:list',
+  'job:types',
+  'job:create',
+  'job:stop',
+  'worker:start',
+  'job:list',
+  'job:get',
+  'job:watch',
+  'job:result:upload',
+  'job:result:list',
+  'job:result:download',
+  'db:url',
+  'db:backup',
+  'db:restore',
   // after every example whose ids follow from the order: a speech policy queues a job and makes a tag set
   'library:update',
-  'job:result:delete', 'tag:delete', 'tagclass:delete', 'tagset:delete', 'project:delete', 'perms:revoke',
-  'group:delete', 'sensor:delete', 'sensor-array:delete', 'media:delete', 'library:delete', 'user:deactivate', 'logout',
+  'job:result:delete',
+  'tag:delete',
+  'tagclass:delete',
+  'tagset:delete',
+  'project:delete',
+  'perms:revoke',
+  'group:delete',
+  'sensor:delete',
+  'sensor-array:delete',
+  'media:delete',
+  'library:delete',
+  'user:deactivate',
+  'logout',
 ]
 
 /** Commands none of whose examples run here. */
 const COMMANDS_NOT_RUN: Record<string, string> = {
-  'server:start': 'the server of this test is `mas server start --port 0` in the examples\' folder; its examples bind port 8000, '
-    + 'all addresses or another PostgreSQL (test/commands/serverStart.test.ts runs the command itself)',
-  'model:add': 'its examples name model files an operator brings (BirdNET, Perch), which no test can download; '
-    + 'test/cli/model.test.ts runs the command with a model the test writes',
-  similar: 'it searches the embeddings an EmbedAudio job stored, which a fresh server has none of; test/cli/similar.test.ts runs it',
-  train: 'it learns from reviewed tags on stored embeddings, which a fresh server has none of; test/cli/similar.test.ts runs it',
+  'server:start':
+    "the server of this test is `mas server start --port 0` in the examples' folder; its examples bind port 8000, " +
+    'all addresses or another PostgreSQL (test/commands/serverStart.test.ts runs the command itself)',
+  'model:add':
+    'its examples name model files an operator brings (BirdNET, Perch), which no test can download; ' +
+    'test/cli/model.test.ts runs the command with a model the test writes',
+  similar:
+    'it searches the embeddings an EmbedAudio job stored, which a fresh server has none of; test/cli/similar.test.ts runs it',
+  train:
+    'it learns from reviewed tags on stored embeddings, which a fresh server has none of; test/cli/similar.test.ts runs it',
 }
 
 /** Single examples that do not run here, and why. */
 const EXAMPLES_NOT_RUN: Record<string, string> = {
   'mas login --server https://mas.example.org': 'another server; asks for username and password on a terminal',
-  'mas login --profile lab --server https://lab.example.org': 'another server; asks for username and password on a terminal',
+  'mas login --profile lab --server https://lab.example.org':
+    'another server; asks for username and password on a terminal',
   'psql "$(mas db url --data-dir /srv/mas)"': 'a data directory elsewhere, and psql',
   'mas db backup /mnt/backup/mas --data-dir /srv/mas': 'a data directory elsewhere',
   'DATABASE_URL=postgres://mas@db/mas mas worker start': 'another PostgreSQL',
   'DATABASE_URL=postgres://mas@db/mas mas worker start --concurrency 4': 'another PostgreSQL',
-  'DATABASE_URL=postgres://mas@db/mas mas worker start --execution-provider cuda': 'another PostgreSQL, and a GPU with CUDA, which no machine '
-    + 'of the tests has (test/commands/workerStart.test.ts checks that a machine without refuses it in one line)',
+  'DATABASE_URL=postgres://mas@db/mas mas worker start --execution-provider cuda':
+    'another PostgreSQL, and a GPU with CUDA, which no machine ' +
+    'of the tests has (test/commands/workerStart.test.ts checks that a machine without refuses it in one line)',
 }
 /** A delete without --yes asks on a terminal and refuses anywhere else (test/cli/delete.test.ts answers it
  * in a pseudo-terminal); here its --yes example deletes the same record. */
@@ -70,7 +139,8 @@ const asksFirst = (example: string) => / delete \S+$|perms revoke \S+$|user deac
 /** Examples that keep running (a worker): started in the background, stopped when the test ends. */
 const IN_BACKGROUND = new Set(['mas worker start --data-dir ./.mas', 'mas worker start --data-dir ./.mas --threads 2'])
 
-const render = (e: string | { command: string }) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', 'mas')
+const render = (e: string | { command: string }) =>
+  (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', 'mas')
 
 let dir: string
 let server: ChildProcess
@@ -88,29 +158,50 @@ test.before(async () => {
   env = { ...process.env }
   for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k.startsWith('XDG_') || k === 'DEBUG') delete env[k]
   Object.assign(env, {
-    PATH: `${bin}:${process.env.PATH}`, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'),
-    XDG_CACHE_HOME: join(home, 'cache'), DATABASE_URL: '', NO_COLOR: '1',
-    MAS_PASSWORD: ADMIN_PASSWORD, PASSWORD: 'bob-Examples-Pass-1', NEW_PASSWORD: 'bob-Examples-Pass-2',
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    DATABASE_URL: '',
+    NO_COLOR: '1',
+    MAS_PASSWORD: ADMIN_PASSWORD,
+    PASSWORD: 'bob-Examples-Pass-1',
+    NEW_PASSWORD: 'bob-Examples-Pass-2',
   })
   writeFixtures(dir)
   server = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0'], {
-    cwd: dir, env: { ...env, MAS_ADMIN_PASSWORD: ADMIN_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+    env: { ...env, MAS_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  server.stdout!.on('data', (d) => { out += d })
-  server.stderr!.on('data', (d) => { out += d })
+  server.stdout!.on('data', (d) => {
+    out += d
+  })
+  server.stderr!.on('data', (d) => {
+    out += d
+  })
   serverUrl = await new Promise<string>((resolveUrl, reject) => {
     const timer = setInterval(() => {
       const m = /mas is serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) { clearInterval(timer); resolveUrl(m[1]) }
+      if (m) {
+        clearInterval(timer)
+        resolveUrl(m[1])
+      }
     }, 50)
-    server.on('exit', (code) => { clearInterval(timer); reject(new Error(`mas server start exited (${code}): ${out}`)) })
+    server.on('exit', (code) => {
+      clearInterval(timer)
+      reject(new Error(`mas server start exited (${code}): ${out}`))
+    })
   })
 })
 
 test.after(async () => {
   for (const p of [...background, server]) if (p.exitCode === null) p.kill('SIGTERM')
-  await Promise.all([...background, server].map((p) => new Promise((r) => (p.exitCode === null ? p.on('exit', r) : r(null)))))
+  await Promise.all(
+    [...background, server].map((p) => new Promise((r) => (p.exitCode === null ? p.on('exit', r) : r(null)))),
+  )
   await stopCluster(join(dir, '.mas', CLUSTER_DIR))
   await stopCluster(join(dir, 'restored', CLUSTER_DIR))
   rmSync(dir, { recursive: true, force: true })
@@ -121,20 +212,43 @@ function writeFixtures(at: string): void {
   let tone = 440
   const wav = (path: string) => {
     mkdirSync(dirname(join(at, path)), { recursive: true })
-    writeFileSync(join(at, path), makeWav({ seconds: 3, frequency: tone += 110, sampleRate: 16000 }))
+    writeFileSync(join(at, path), makeWav({ seconds: 3, frequency: (tone += 110), sampleRate: 16000 }))
   }
-  for (const p of ['recordings/siteA/2026-05-01/20260501_050000.WAV', 'recordings/siteA/2026-05-01/20260501_060000.WAV',
-    'recordings/siteB/2026-05-01/20260501_050000.WAV', 'season-2026/SM4-01/20260502_050000.wav',
-    'season-2026/SM4-02/20260502_050000.wav', 'dawn.wav', 'dusk.wav', 'survey/a/1.wav', 'survey/b/2.wav']) wav(p)
+  for (const p of [
+    'recordings/siteA/2026-05-01/20260501_050000.WAV',
+    'recordings/siteA/2026-05-01/20260501_060000.WAV',
+    'recordings/siteB/2026-05-01/20260501_050000.WAV',
+    'season-2026/SM4-01/20260502_050000.wav',
+    'season-2026/SM4-02/20260502_050000.wav',
+    'dawn.wav',
+    'dusk.wav',
+    'survey/a/1.wav',
+    'survey/b/2.wav',
+  ])
+    wav(p)
   // every tag of tag set 1 on one recording, so that it is one sequence and `tag export --format raven` writes one table
-  writeFileSync(join(at, 'detections.csv'), 'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n1,1,0.5,1.0,1000,4000\n')
-  writeFileSync(join(at, 'XC1234.Table.1.selections.txt'), [
-    'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies',
-    '1\tSpectrogram 1\t1\t0.2\t0.9\t1500\t6000\t1', ''].join('\n'))
+  writeFileSync(
+    join(at, 'detections.csv'),
+    'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n1,1,0.5,1.0,1000,4000\n',
+  )
+  writeFileSync(
+    join(at, 'XC1234.Table.1.selections.txt'),
+    [
+      'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies',
+      '1\tSpectrogram 1\t1\t0.2\t0.9\t1500\t6000\t1',
+      '',
+    ].join('\n'),
+  )
   // a BirdNET-Analyzer CSV naming a recording by its path on another computer, and an Audacity label track named after one
   mkdirSync(join(at, 'birdnet'))
-  writeFileSync(join(at, 'birdnet', '20260501_060000.BirdNET.results.csv'), ['Start (s),End (s),Scientific name,Common name,Confidence,File',
-    '0.0,3.0,Turdus merula,Eurasian Blackbird,0.81,D:\\Field\\recordings\\siteA\\2026-05-01\\20260501_060000.WAV', ''].join('\r\n'))
+  writeFileSync(
+    join(at, 'birdnet', '20260501_060000.BirdNET.results.csv'),
+    [
+      'Start (s),End (s),Scientific name,Common name,Confidence,File',
+      '0.0,3.0,Turdus merula,Eurasian Blackbird,0.81,D:\\Field\\recordings\\siteA\\2026-05-01\\20260501_060000.WAV',
+      '',
+    ].join('\r\n'),
+  )
   mkdirSync(join(at, 'labels', 'siteA', '2026-05-01'), { recursive: true })
   writeFileSync(join(at, 'labels', 'siteA', '2026-05-01', '20260501_060000.WAV.txt'), '0.500000\t1.250000\tblackbird\n')
 }
@@ -143,8 +257,12 @@ function sh(command: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolveRun) => {
     const child = spawn('bash', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { out += d })
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      out += d
+    })
     child.on('close', (code) => resolveRun({ code, out }))
   })
 }
@@ -153,7 +271,10 @@ test('every command of the CLI has an example in --help, and each is run below o
   const ours = Object.values(manifest.commands).filter((c) => c.pluginName === 'mas' || c.pluginName === undefined)
   for (const c of ours) {
     assert.ok((c.examples ?? []).length > 0, `${c.id} has no example`)
-    assert.ok(ORDER.includes(c.id) !== c.id in COMMANDS_NOT_RUN, `${c.id}: in neither (or both) of ORDER and COMMANDS_NOT_RUN`)
+    assert.ok(
+      ORDER.includes(c.id) !== c.id in COMMANDS_NOT_RUN,
+      `${c.id}: in neither (or both) of ORDER and COMMANDS_NOT_RUN`,
+    )
   }
   for (const id of ORDER) assert.ok(manifest.commands[id], `${id} is not a command`)
 })

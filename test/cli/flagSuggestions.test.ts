@@ -13,8 +13,12 @@ import { homeEnv, runMas } from './cli.js'
 let home: string
 const mas = (args: string[]) => runMas(args, { env: homeEnv(home) })
 
-test.before(() => { home = mkdtempSync(join(tmpdir(), 'mas-flags-')) })
-test.after(() => { rmSync(home, { recursive: true, force: true }) })
+test.before(() => {
+  home = mkdtempSync(join(tmpdir(), 'mas-flags-'))
+})
+test.after(() => {
+  rmSync(home, { recursive: true, force: true })
+})
 
 test('mas tag list --tagset X: did you mean --tag-set?', async () => {
   const run = await mas(['tag', 'list', '--tagset', 'X'])
@@ -26,7 +30,10 @@ test('mas tag list --tagset X: did you mean --tag-set?', async () => {
 test('every command: its own flags, the global ones, --json and --help; a flag given with =value; aliases suggest the flag', async () => {
   const cases: Array<[string[], string]> = [
     [['media', 'list', '--libary', 'x'], 'Unknown flag --libary: did you mean --library?'],
-    [['tag', 'import', 'f.csv', '--tag-set=1', '--create-class'], 'Unknown flag --create-class: did you mean --create-classes?'],
+    [
+      ['tag', 'import', 'f.csv', '--tag-set=1', '--create-class'],
+      'Unknown flag --create-class: did you mean --create-classes?',
+    ],
     [['library', 'list', '--profle', 'work'], 'Unknown flag --profle: did you mean --profile?'],
     [['library', 'list', '--jsn'], 'Unknown flag --jsn: did you mean --json?'],
     [['library', 'list', '--hepl'], 'Unknown flag --hepl: did you mean --help?'],
@@ -47,14 +54,20 @@ test('nothing near: said so; several unknown flags in one line', async () => {
   assert.is(far.stderr, 'Error: Unknown flag --colour: see --help for the flags there are\n')
   const several = await mas(['tag', 'list', '--tagset', '3', '--colour'])
   assert.is(several.code, 2)
-  assert.is(several.stderr, 'Error: Unknown flags --tagset (did you mean --tag-set?), --colour: see --help for the flags there are\n')
+  assert.is(
+    several.stderr,
+    'Error: Unknown flags --tagset (did you mean --tag-set?), --colour: see --help for the flags there are\n',
+  )
 })
 
 test('the commands outside BaseCommand (server, worker, db) suggest too, in one line', async () => {
   const run = await mas(['db', 'url', '--data-dri', 'x'])
   assert.is(run.code, 2)
   // oclif prints these commands' errors itself, its marker coloured where it likes
-  assert.match(stripVTControlCharacters(run.stderr), /^ › {3}Error: Unknown flag --data-dri: did you mean --data-dir\?\n$/)
+  assert.match(
+    stripVTControlCharacters(run.stderr),
+    /^ › {3}Error: Unknown flag --data-dri: did you mean --data-dir\?\n$/,
+  )
   const server = await mas(['server', 'start', '--prot', '0'])
   assert.is(server.code, 2)
   assert.match(server.stderr, /Error: Unknown flag --prot: did you mean --port\?\n$/)

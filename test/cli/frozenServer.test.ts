@@ -27,9 +27,19 @@ let token: string
 /** `mas args…`, killed (and the test failed) if it has not ended within `seconds`: a hang is a failure, not a stuck run */
 async function masWithin(seconds: number, args: string[], env: Record<string, string>): Promise<Run> {
   let child: ChildProcess | undefined
-  const run = runMas(args, { env: { ...homeEnv(cliHome), ...env }, onStderr: (_t, c) => { child = c } })
+  const run = runMas(args, {
+    env: { ...homeEnv(cliHome), ...env },
+    onStderr: (_t, c) => {
+      child = c
+    },
+  })
   let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<Run>((resolve) => { timer = setTimeout(() => { child?.kill('SIGKILL'); resolve({ code: null, stdout: '', stderr: `still running after ${seconds} s` }) }, seconds * 1000) })
+  const deadline = new Promise<Run>((resolve) => {
+    timer = setTimeout(() => {
+      child?.kill('SIGKILL')
+      resolve({ code: null, stdout: '', stderr: `still running after ${seconds} s` })
+    }, seconds * 1000)
+  })
   const result = await Promise.race([run, deadline])
   clearTimeout(timer)
   if (result.code === null) child?.kill('SIGKILL')
@@ -37,17 +47,30 @@ async function masWithin(seconds: number, args: string[], env: Record<string, st
 }
 
 test.before(async () => {
-  silent = createServer((socket) => { sockets.push(socket); socket.on('error', () => {}) })
+  silent = createServer((socket) => {
+    sockets.push(socket)
+    socket.on('error', () => {})
+  })
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
   home = await serverHome()
   server = await home.start()
   cliHome = tempDir('mas-frozen-cli-')
   folder = join(cliHome, 'season')
   mkdirSync(folder)
-  for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `rec${String(i).padStart(3, '0')}.wav`), makeWav({ frequency: 200 + i, seconds: 4, sampleRate: 22050 }))
-  token = (await (await fetch(`${server.url}/api-token-auth/`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }),
-  })).json()).token
+  for (let i = 0; i < FILES; i++)
+    writeFileSync(
+      join(folder, `rec${String(i).padStart(3, '0')}.wav`),
+      makeWav({ frequency: 200 + i, seconds: 4, sampleRate: 22050 }),
+    )
+  token = (
+    await (
+      await fetch(`${server.url}/api-token-auth/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+      })
+    ).json()
+  ).token
 })
 test.after(async () => {
   for (const s of sockets) s.destroy()
@@ -64,7 +87,11 @@ test.after(async () => {
 
 test('a server that accepts and never answers: the command gives up after --timeout, in one line, exit 1', async () => {
   const { port } = silent.address() as { port: number }
-  const run = await masWithin(60, ['library', 'list', '--timeout', '1'], { MAS_SERVER: `http://127.0.0.1:${port}`, MAS_TOKEN: 'f'.repeat(40), MAS_RETRIES: '1' })
+  const run = await masWithin(60, ['library', 'list', '--timeout', '1'], {
+    MAS_SERVER: `http://127.0.0.1:${port}`,
+    MAS_TOKEN: 'f'.repeat(40),
+    MAS_RETRIES: '1',
+  })
   assert.is(run.code, 1, run.stderr)
   const said = run.stderr.trim().split('\n')
   assert.is(said.length, 1, run.stderr)
@@ -73,19 +100,42 @@ test('a server that accepts and never answers: the command gives up after --time
 
 test('the server frozen (SIGSTOP) mid-import: "gave up … run the same command again to finish", exit 1; a re-run completes', async () => {
   const env = { MAS_SERVER: server!.url, MAS_TOKEN: token, MAS_RETRIES: '1' }
-  const library = (await (await fetch(`${server!.url}/api/v0/library/`, {
-    method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'frozen' }),
-  })).json()).id as number
-  const count = async () => (await (await fetch(`${server!.url}/api/v0/mediaFile/?library=${library}&page_size=1`, { headers: { authorization: `Token ${token}` } })).json()).count as number
-  const importing = masWithin(120, ['media', 'import', folder, '--library', String(library), '--concurrency', '2', '--timeout', '2'], env)
+  const library = (
+    await (
+      await fetch(`${server!.url}/api/v0/library/`, {
+        method: 'POST',
+        headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'frozen' }),
+      })
+    ).json()
+  ).id as number
+  const count = async () =>
+    (
+      await (
+        await fetch(`${server!.url}/api/v0/mediaFile/?library=${library}&page_size=1`, {
+          headers: { authorization: `Token ${token}` },
+        })
+      ).json()
+    ).count as number
+  const importing = masWithin(
+    120,
+    ['media', 'import', folder, '--library', String(library), '--concurrency', '2', '--timeout', '2'],
+    env,
+  )
   await waitFor('some files imported', async () => (await count()) >= 3, 60)
   server!.child.kill('SIGSTOP')
   const run = await importing
   server!.child.kill('SIGCONT')
   assert.is(run.code, 1, run.stderr)
-  const said = run.stderr.trim().split('\n').filter((l) => l.startsWith('Error:'))
+  const said = run.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('Error:'))
   assert.is(said.length, 1, run.stderr)
-  assert.match(said[0], /Cannot reach the server .*\(ETIMEDOUT\).*gave up after \d+ uploads in a row could not reach it/)
+  assert.match(
+    said[0],
+    /Cannot reach the server .*\(ETIMEDOUT\).*gave up after \d+ uploads in a row could not reach it/,
+  )
   assert.match(said[0], /Run the same command again to finish/)
 
   const rerun = await masWithin(120, ['media', 'import', folder, '--library', String(library), '--json'], env)

@@ -23,12 +23,17 @@ test.before(async () => {
   w = await cliWorld()
   alice = await w.loggedIn('alice')
   const library = await makeLibrary(w.t.db, alice, 'Big season')
-  for (let i = 0; i < FILES; i++) await makeMediaFile(w.t.db, alice, library, { alias: `site${i % 10}/2025060${i % 7}_${String(i).padStart(6, '0')}.WAV` })
+  for (let i = 0; i < FILES; i++)
+    await makeMediaFile(w.t.db, alice, library, {
+      alias: `site${i % 10}/2025060${i % 7}_${String(i).padStart(6, '0')}.WAV`,
+    })
   for (const s of SPECIES) await makeTagClass(w.t.db, alice, library, s)
   const run = await w.mas(['tagset', 'create', 'BirdNET', '--library', 'Big season'])
   assert.is(run.code, 0, run.stderr)
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 /** The peak resident memory of a process so far, in MB (Linux's VmHWM). */
 function peakMb(pid: number): number | undefined {
@@ -46,8 +51,9 @@ test(`a ${ROWS}-row BirdNET CSV is imported within ${BOUND_MB} MB of the CLI's m
   out.write('Start (s),End (s),Scientific name,Common name,Confidence,File\n')
   for (let i = 0; i < ROWS; i++) {
     const start = (Math.floor(i / FILES) % 1200) * 3
-    const line = `${start}.0,${start + 3}.0,${SPECIES[i % SPECIES.length]},Some bird,${(0.1 + (i % 900) / 1000).toFixed(4)},`
-      + `E:\\Season\\site${(i % FILES) % 10}\\2025060${(i % FILES) % 7}_${String(i % FILES).padStart(6, '0')}.WAV\n`
+    const line =
+      `${start}.0,${start + 3}.0,${SPECIES[i % SPECIES.length]},Some bird,${(0.1 + (i % 900) / 1000).toFixed(4)},` +
+      `E:\\Season\\site${(i % FILES) % 10}\\2025060${(i % FILES) % 7}_${String(i % FILES).padStart(6, '0')}.WAV\n`
     if (!out.write(line)) await once(out, 'drain')
   }
   out.end()
@@ -55,12 +61,19 @@ test(`a ${ROWS}-row BirdNET CSV is imported within ${BOUND_MB} MB of the CLI's m
   let peak = 0
   let timer: NodeJS.Timeout | undefined
   const run = await w.mas(['tag', 'import', path, '--tag-set', 'BirdNET', '--again'], {
-    onSpawn: (child) => { timer = setInterval(() => { peak = Math.max(peak, peakMb(child.pid!) ?? 0) }, 20) },
+    onSpawn: (child) => {
+      timer = setInterval(() => {
+        peak = Math.max(peak, peakMb(child.pid!) ?? 0)
+      }, 20)
+    },
   })
   clearInterval(timer)
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, `Imported ${ROWS} tags`)
-  const count = await w.t.db.selectFrom('tags').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+  const count = await w.t.db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow()
   assert.is(Number(count.n), ROWS)
   assert.ok(peak > 0, 'the peak memory was read')
   assert.ok(peak <= BOUND_MB, `peak resident memory ${peak.toFixed(0)} MB, over ${BOUND_MB} MB`)

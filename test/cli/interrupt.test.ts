@@ -26,7 +26,11 @@ test.before(async () => {
   await w.loggedIn('alice')
   folder = join(w.newHome(), 'recordings')
   mkdirSync(folder)
-  for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `r${String(i).padStart(2, '0')}.wav`), makeWav({ frequency: 200 + 50 * i, seconds: 0.2, sampleRate: 8000 }))
+  for (let i = 0; i < FILES; i++)
+    writeFileSync(
+      join(folder, `r${String(i).padStart(2, '0')}.wav`),
+      makeWav({ frequency: 200 + 50 * i, seconds: 0.2, sampleRate: 8000 }),
+    )
   // the real server behind a gate that holds every upload after the first `uploadsLetThrough`
   // (the network went quiet): the import is under way, and stays so until it is interrupted;
   // with `heldFor`, it lets each through after that long (a slow upload)
@@ -36,15 +40,21 @@ test.before(async () => {
     if (upload && ++uploads > uploadsLetThrough) {
       if (heldFor === undefined) return
       req.pause()
-      return setTimeout(() => { req.resume(); pass(req, res) }, heldFor)
+      return setTimeout(() => {
+        req.resume()
+        pass(req, res)
+      }, heldFor)
     }
     pass(req, res)
   })
   const pass = (req: IncomingMessage, res: ServerResponse) => {
-    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers)
-      answer.pipe(res)
-    })
+    const forward = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      },
+    )
     req.pipe(forward)
   }
   await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve))
@@ -63,17 +73,25 @@ for (const signal of ['C-c', 'SIGTERM'] as const) {
     const lib = await library(`interrupted by ${signal}`)
     uploadsLetThrough = 3
     uploads = 0
-    const tty = await w.tty(['media', 'import', folder, '--library', String(lib), '--concurrency', '1'], { env: { MAS_SERVER: gated } })
+    const tty = await w.tty(['media', 'import', folder, '--library', String(lib), '--concurrency', '1'], {
+      env: { MAS_SERVER: gated },
+    })
     try {
       await tty.waitFor(new RegExp(` 3/${FILES} files \\|`))
       assert.is(await tty.cursorVisible(), false) // the bar hides it while drawing
       if (signal === 'C-c') await tty.keys('C-c')
       else await tty.signal('SIGTERM')
       const screen = await tty.waitFor(/interrupted:/)
-      assert.match(screen, new RegExp(`\\ninterrupted: 3 of ${FILES} files done, re-run the same command to finish$`, 'm'), screen)
+      assert.match(
+        screen,
+        new RegExp(`\\ninterrupted: 3 of ${FILES} files done, re-run the same command to finish$`, 'm'),
+        screen,
+      )
       assert.is(await tty.exited(), 130, await tty.screen())
       assert.is(await tty.cursorVisible(), true)
-    } finally { await tty.close() }
+    } finally {
+      await tty.close()
+    }
     uploadsLetThrough = Infinity
     const rerun = await w.mas(['media', 'import', folder, '--library', String(lib), '--json'])
     assert.is(rerun.code, 0, rerun.stderr)
@@ -89,14 +107,22 @@ test('an upload under way when Ctrl-C comes is waited for, and counted: the summ
   uploads = 0
   heldFor = 1500
   try {
-    const tty = await w.tty(['media', 'import', folder, '--library', String(lib), '--concurrency', '1'], { env: { MAS_SERVER: gated } })
+    const tty = await w.tty(['media', 'import', folder, '--library', String(lib), '--concurrency', '1'], {
+      env: { MAS_SERVER: gated },
+    })
     try {
       await tty.waitFor(new RegExp(` 3/${FILES} files \\|`))
       await tty.keys('C-c')
       const screen = await tty.waitFor(/interrupted:/)
-      assert.match(screen, new RegExp(`\\ninterrupted: 4 of ${FILES} files done, re-run the same command to finish$`, 'm'), screen)
+      assert.match(
+        screen,
+        new RegExp(`\\ninterrupted: 4 of ${FILES} files done, re-run the same command to finish$`, 'm'),
+        screen,
+      )
       assert.is(await tty.exited(), 130, await tty.screen())
-    } finally { await tty.close() }
+    } finally {
+      await tty.close()
+    }
   } finally {
     heldFor = undefined
     uploadsLetThrough = Infinity
@@ -105,7 +131,7 @@ test('an upload under way when Ctrl-C comes is waited for, and counted: the summ
   assert.is(stored.length, 4)
 })
 
-test('a large file on its way moves the bar\'s bytes before it is done', async () => {
+test("a large file on its way moves the bar's bytes before it is done", async () => {
   const lib = await library('one large file')
   const mixed = join(w.newHome(), 'mixed')
   mkdirSync(mixed)
@@ -114,7 +140,9 @@ test('a large file on its way moves the bar\'s bytes before it is done', async (
   uploadsLetThrough = 1
   uploads = 0
   try {
-    const tty = await w.tty(['media', 'import', mixed, '--library', String(lib), '--concurrency', '1'], { env: { MAS_SERVER: gated } })
+    const tty = await w.tty(['media', 'import', mixed, '--library', String(lib), '--concurrency', '1'], {
+      env: { MAS_SERVER: gated },
+    })
     try {
       // the small file done (3.2 KB), and the large one's bytes counted as they are sent: tens of KB or more
       await tty.waitFor(/ 1\/2 files \| (\d{2,}(\.\d)? KB|[\d.]+ MB)\/9\.2 MB \|/)
@@ -123,11 +151,16 @@ test('a large file on its way moves the bar\'s bytes before it is done', async (
       const [, amount, unit] = / ([\d.]+) (KB|MB)\/9\.2 MB/.exec(bar) ?? []
       const share = Number(amount) / (unit === 'KB' ? 1024 : 1) / 9.2
       const cells = (bar.match(/[█░]/g) ?? []).length
-      assert.ok(Math.abs((bar.match(/█/g) ?? []).length - share * cells) <= 2, `${bar} (${(share * 100).toFixed(0)}% of the bytes)`)
+      assert.ok(
+        Math.abs((bar.match(/█/g) ?? []).length - share * cells) <= 2,
+        `${bar} (${(share * 100).toFixed(0)}% of the bytes)`,
+      )
       await tty.keys('C-c')
       await tty.waitFor(/interrupted: 1 of 2 files done/)
       assert.is(await tty.exited(), 130, await tty.screen())
-    } finally { await tty.close() }
+    } finally {
+      await tty.close()
+    }
   } finally {
     uploadsLetThrough = Infinity
   }
@@ -135,23 +168,34 @@ test('a large file on its way moves the bar\'s bytes before it is done', async (
 
 test('a finished import on a terminal: the note above the bar, the bar, then the summary on a line of its own', async () => {
   const lib = await library('finished')
-  assert.is((await w.mas(['media', 'import', join(folder, 'r00.wav'), join(folder, 'r01.wav'), '--library', String(lib)])).code, 0)
+  assert.is(
+    (await w.mas(['media', 'import', join(folder, 'r00.wav'), join(folder, 'r01.wav'), '--library', String(lib)])).code,
+    0,
+  )
   const tty = await w.tty(['media', 'import', folder, '--library', String(lib)])
   try {
     assert.is(await tty.exited(), 0)
     const lines = (await tty.screen()).split('\n').filter((l) => l && !l.startsWith('[exit '))
-    assert.equal(lines.slice(-3).map((l) => l.replace(/[█░]+/, 'BAR').replace(/\| [\d.]+ [KMG]?B\/s \|/, '| RATE |')), [
-      '2 file(s) already in library "finished"',
-      `BAR ${FILES}/${FILES} files | ${(FILES * 3244 / 1024).toFixed(1)} KB/${(FILES * 3244 / 1024).toFixed(1)} KB | RATE | ETA 0s`,
-      `Imported ${FILES - 2}, skipped 2 already present, skipped 0 not media, failed 0`,
-    ])
+    assert.equal(
+      lines.slice(-3).map((l) => l.replace(/[█░]+/, 'BAR').replace(/\| [\d.]+ [KMG]?B\/s \|/, '| RATE |')),
+      [
+        '2 file(s) already in library "finished"',
+        `BAR ${FILES}/${FILES} files | ${((FILES * 3244) / 1024).toFixed(1)} KB/${((FILES * 3244) / 1024).toFixed(1)} KB | RATE | ETA 0s`,
+        `Imported ${FILES - 2}, skipped 2 already present, skipped 0 not media, failed 0`,
+      ],
+    )
     assert.is(await tty.cursorVisible(), true)
-  } finally { await tty.close() }
+  } finally {
+    await tty.close()
+  }
   // on a pipe: no bar, no escape codes, plain lines
   const piped = await w.mas(['media', 'import', folder, '--library', String(lib)])
   assert.is(piped.code, 0)
   assert.not.match(piped.stderr, /\x1b|\r/)
-  assert.match(piped.stderr, new RegExp(`\\nImported 0, skipped ${FILES} already present, skipped 0 not media, failed 0\\n$`))
+  assert.match(
+    piped.stderr,
+    new RegExp(`\\nImported 0, skipped ${FILES} already present, skipped 0 not media, failed 0\\n$`),
+  )
 })
 
 test.run()

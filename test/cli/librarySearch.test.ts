@@ -32,15 +32,36 @@ async function importSeason(name: string, aliases: string[], tone: number): Prom
 test.before(async () => {
   w = await cliWorld()
   alice = await w.loggedIn('alice')
-  await importSeason('Season 2026', ['site-A/2024/a.wav', 'site-A/2024/b.wav', 'site-A/2023/c.wav', 'site-B/2024/d.wav'], 400)
+  await importSeason(
+    'Season 2026',
+    ['site-A/2024/a.wav', 'site-A/2024/b.wav', 'site-A/2023/c.wav', 'site-B/2024/d.wav'],
+    400,
+  )
   await importSeason('Elsewhere', ['site-A/2024/a.wav'], 900)
   assert.is((await w.mas(['tagset', 'create', 'windows'])).code, 0)
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
-test('job create --library NAME --folder PATH, no --project: the windows land on that folder\'s files of that library', async () => {
-  const create = await w.mas(['job', 'create', '--library', 'Season 2026', '--folder', 'site-A/2024/', '--type', 'RandomWindowTagging',
-    '--param', 'destinationTagSet=windows', '--param', 'numWindowsToTag=50', '--param', 'seed=3', '--json'])
+test("job create --library NAME --folder PATH, no --project: the windows land on that folder's files of that library", async () => {
+  const create = await w.mas([
+    'job',
+    'create',
+    '--library',
+    'Season 2026',
+    '--folder',
+    'site-A/2024/',
+    '--type',
+    'RandomWindowTagging',
+    '--param',
+    'destinationTagSet=windows',
+    '--param',
+    'numWindowsToTag=50',
+    '--param',
+    'seed=3',
+    '--json',
+  ])
   assert.is(create.code, 0, create.stderr)
   const job = json(create)
   assert.is(job.project, null)
@@ -53,23 +74,49 @@ test('job create --library NAME --folder PATH, no --project: the windows land on
   } finally {
     await worker.stop()
   }
-  const tags = await w.t.db.selectFrom('tags').innerJoin('tag_sets as s', 's.id', 'tags.tag_set_id')
-    .select('tags.media_file_id').distinct().where('s.name', '=', 'windows').execute()
-  assert.equal(tags.map((t) => t.media_file_id).sort((a, b) => a - b),
-    [ids.get('Season 2026:site-A/2024/a.wav'), ids.get('Season 2026:site-A/2024/b.wav')].sort((a, b) => a! - b!))
+  const tags = await w.t.db
+    .selectFrom('tags')
+    .innerJoin('tag_sets as s', 's.id', 'tags.tag_set_id')
+    .select('tags.media_file_id')
+    .distinct()
+    .where('s.name', '=', 'windows')
+    .execute()
+  assert.equal(
+    tags.map((t) => t.media_file_id).sort((a, b) => a - b),
+    [ids.get('Season 2026:site-A/2024/a.wav'), ids.get('Season 2026:site-A/2024/b.wav')].sort((a, b) => a! - b!),
+  )
 })
 
 test('job create refuses --folder without --library, a type without a folder, and a media type given no files to read', async () => {
-  const noLibrary = await w.mas(['job', 'create', '--folder', 'site-A/', '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=windows'])
+  const noLibrary = await w.mas([
+    'job',
+    'create',
+    '--folder',
+    'site-A/',
+    '--type',
+    'RandomWindowTagging',
+    '--param',
+    'destinationTagSet=windows',
+  ])
   assert.is(noLibrary.code, 2)
   assert.match(noLibrary.stderr, /--folder/)
   assert.match(noLibrary.stderr, /--library/)
   const test = await w.mas(['job', 'create', '--library', 'Season 2026', '--folder', 'site-A/', '--type', 'Test'])
   assert.is(test.code, 2)
   assert.match(test.stderr, /--folder: jobs of type Test read no library's folders/)
-  const nothing = await w.mas(['job', 'create', '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=windows'])
+  const nothing = await w.mas([
+    'job',
+    'create',
+    '--type',
+    'RandomWindowTagging',
+    '--param',
+    'destinationTagSet=windows',
+  ])
   assert.is(nothing.code, 2)
-  assert.match(nothing.stderr, /RandomWindowTagging reads media files: give --project, --library or --param mediaFileId/)
+  assert.match(
+    nothing.stderr,
+    /RandomWindowTagging reads media files: give --project, --library or --param mediaFileId/,
+  )
   for (const run of [noLibrary, test, nothing]) assert.is(run.stderr.trim().split('\n').length, 1, run.stderr)
   const jobs = await w.t.call('GET', '/api/v0/jobs/', { as: alice })
   assert.is(jobs.data.count, 1, 'only the job of the first test was created')
@@ -81,12 +128,35 @@ test('job create --library with --param mediaFileId: the library only finds the 
   const grant = await w.mas(['perms', 'grant', '--user', 'bob', '--library', 'Season 2026', '--read'])
   assert.is(grant.code, 0, grant.stderr)
   assert.is((await w.mas(['tagset', 'create', 'bob windows'], { home: bobHome })).code, 0)
-  const create = await w.mas(['job', 'create', '--library', 'Season 2026', '--type', 'RandomWindowTagging', '--param', 'mediaFileId=site-A/2024/b.wav',
-    '--param', 'destinationTagSet=bob windows', '--param', 'numWindowsToTag=5', '--param', 'seed=3', '--json'], { home: bobHome })
+  const create = await w.mas(
+    [
+      'job',
+      'create',
+      '--library',
+      'Season 2026',
+      '--type',
+      'RandomWindowTagging',
+      '--param',
+      'mediaFileId=site-A/2024/b.wav',
+      '--param',
+      'destinationTagSet=bob windows',
+      '--param',
+      'numWindowsToTag=5',
+      '--param',
+      'seed=3',
+      '--json',
+    ],
+    { home: bobHome },
+  )
   assert.is(create.code, 0, create.stderr)
   const job = await w.t.call('GET', `/api/v0/jobs/${json(create).id}/`, { as: bob })
-  const params = Object.fromEntries(job.data.jobparameters_set.map((p: { name: string; value: string }) => [p.name, p.value]))
-  assert.equal([params.mediaFileId, params.library, job.data.waitingFor], [String(ids.get('Season 2026:site-A/2024/b.wav')), undefined, []])
+  const params = Object.fromEntries(
+    job.data.jobparameters_set.map((p: { name: string; value: string }) => [p.name, p.value]),
+  )
+  assert.equal(
+    [params.mediaFileId, params.library, job.data.waitingFor],
+    [String(ids.get('Season 2026:site-A/2024/b.wav')), undefined, []],
+  )
   const worker = new Worker({ db: w.t.db, config: w.t.app.config, pollMs: 20 }).start()
   try {
     const watch = await w.mas(['job', 'watch', String(job.data.id), '--interval', '1'], { home: bobHome })
@@ -94,12 +164,35 @@ test('job create --library with --param mediaFileId: the library only finds the 
   } finally {
     await worker.stop()
   }
-  const tags = await w.t.db.selectFrom('tags').innerJoin('tag_sets as s', 's.id', 'tags.tag_set_id')
-    .select('tags.media_file_id').distinct().where('s.name', '=', 'bob windows').execute()
-  assert.equal(tags.map((t) => t.media_file_id), [ids.get('Season 2026:site-A/2024/b.wav')])
+  const tags = await w.t.db
+    .selectFrom('tags')
+    .innerJoin('tag_sets as s', 's.id', 'tags.tag_set_id')
+    .select('tags.media_file_id')
+    .distinct()
+    .where('s.name', '=', 'bob windows')
+    .execute()
+  assert.equal(
+    tags.map((t) => t.media_file_id),
+    [ids.get('Season 2026:site-A/2024/b.wav')],
+  )
   // a folder is no search of one file: refused in one line, not left waiting for a library
-  const folder = await w.mas(['job', 'create', '--library', 'Season 2026', '--folder', 'site-A/', '--type', 'RandomWindowTagging',
-    '--param', 'mediaFileId=site-A/2024/b.wav', '--param', 'destinationTagSet=bob windows'], { home: bobHome })
+  const folder = await w.mas(
+    [
+      'job',
+      'create',
+      '--library',
+      'Season 2026',
+      '--folder',
+      'site-A/',
+      '--type',
+      'RandomWindowTagging',
+      '--param',
+      'mediaFileId=site-A/2024/b.wav',
+      '--param',
+      'destinationTagSet=bob windows',
+    ],
+    { home: bobHome },
+  )
   assert.equal([folder.code, folder.stderr.trim().split('\n').length], [2, 1], folder.stderr)
   assert.match(folder.stderr, /--folder: a job given --param mediaFileId reads that one file/)
 })

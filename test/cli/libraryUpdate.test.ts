@@ -11,13 +11,17 @@ test.before(async () => {
   await w.loggedIn('alice')
   assert.is((await w.mas(['library', 'create', 'Dawn chorus'])).code, 0)
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('sets the speech policy of a library named, and says a scan is queued', async () => {
   const run = await w.mas(['library', 'update', 'Dawn chorus', '--speech-policy', 'mute'])
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, /^Library \d+ 'Dawn chorus': speech policy mute \(a speech scan is queued/)
-  const listed = json(await w.mas(['library', 'list', '--json'])).find((l: { name: string }) => l.name === 'Dawn chorus')
+  const listed = json(await w.mas(['library', 'list', '--json'])).find(
+    (l: { name: string }) => l.name === 'Dawn chorus',
+  )
   assert.is(listed.speechPolicy, 'mute')
 })
 

@@ -15,11 +15,18 @@ test.before(async () => {
   alice = await w.t.user('root', { admin: true })
   await w.login(alice)
   for (let i = 1; i <= PROJECTS; i++) {
-    const res = await w.t.app.inject({ method: 'POST', url: '/api/v0/project/', headers: alice.auth, payload: { name: `survey ${String(i).padStart(2, '0')}` } })
+    const res = await w.t.app.inject({
+      method: 'POST',
+      url: '/api/v0/project/',
+      headers: alice.auth,
+      payload: { name: `survey ${String(i).padStart(2, '0')}` },
+    })
     assert.is(res.statusCode, 201, res.body)
   }
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('project list: a table of every record on a pipe; --columns, --sort, --no-header, --limit, --csv', async () => {
   const all = await w.mas(['project', 'list'])
@@ -28,14 +35,33 @@ test('project list: a table of every record on a pipe; --columns, --sort, --no-h
   assert.match(lines[0], /^ID +NAME +TYPE +MEDIA +CREATED$/)
   assert.is(lines.length, 1 + PROJECTS)
   assert.is(all.stderr, '')
-  const picked = await w.mas(['project', 'list', '--columns', 'name,id', '--sort', '-name', '--limit', '2', '--no-header'])
+  const picked = await w.mas([
+    'project',
+    'list',
+    '--columns',
+    'name,id',
+    '--sort',
+    '-name',
+    '--limit',
+    '2',
+    '--no-header',
+  ])
   assert.is(picked.code, 0, picked.stderr)
-  assert.equal(picked.stdout.trimEnd().split('\n').map((l) => l.split(/ {2,}/)[0]), ['survey 55', 'survey 54'])
+  assert.equal(
+    picked.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/ {2,}/)[0]),
+    ['survey 55', 'survey 54'],
+  )
   assert.match(picked.stderr, new RegExp(`^2 of ${PROJECTS} shown: --limit 4 or --limit 0 for all`))
   const csv = await w.mas(['project', 'list', '--csv', '--columns', 'id,name', '--sort', 'name', '--limit', '2'])
   assert.match(csv.stdout, /^ID,NAME\n\d+,survey 01\n\d+,survey 02\n$/)
   const asJson = json(await w.mas(['project', 'list', '--json', '--sort', '-name', '--limit', '3']))
-  assert.equal(asJson.map((p: any) => p.name), ['survey 55', 'survey 54', 'survey 53'])
+  assert.equal(
+    asJson.map((p: any) => p.name),
+    ['survey 55', 'survey 54', 'survey 53'],
+  )
   assert.is(json(await w.mas(['project', 'list', '--json'])).length, PROJECTS)
   const bad = await w.mas(['project', 'list', '--sort', 'colour'])
   assert.is(bad.code, 2)
@@ -47,9 +73,17 @@ test('on a terminal a screenful, and a line saying how to see more', async () =>
   try {
     assert.is(await tty.exited(), 0)
     const screen = await tty.screen()
-    assert.match(screen, new RegExp(`\\d+ +survey 50\n50 of ${PROJECTS} shown: --limit ${PROJECTS} or --limit 0 for all, --json or a pipe for every record\n\\[exit 0\\]$`), screen)
+    assert.match(
+      screen,
+      new RegExp(
+        `\\d+ +survey 50\n50 of ${PROJECTS} shown: --limit ${PROJECTS} or --limit 0 for all, --json or a pipe for every record\n\\[exit 0\\]$`,
+      ),
+      screen,
+    )
     assert.not.match(screen, /survey 51/)
-  } finally { await tty.close() }
+  } finally {
+    await tty.close()
+  }
 })
 
 test('tag list --tag-set shows the tags of one tag set', async () => {

@@ -31,7 +31,9 @@ test.before(async () => {
   writeFileSync(join(tree, 'site-b', 'noon.WAV'), makeWav({ frequency: 880, seconds: 0.5, sampleRate: 8000 }))
   writeFileSync(join(tree, 'site-b', 'deep', 'night.wav'), makeWav({ frequency: 990, seconds: 0.5, sampleRate: 8000 }))
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('library create prints the id; library list shows it as a table and as JSON', async () => {
   const created = await w.mas(['library', 'create', 'Dawn chorus'])
@@ -42,16 +44,27 @@ test('library create prints the id; library list shows it as a table and as JSON
   assert.match(table.stdout, /^ID\s+NAME\s+USER\s+MEDIA\s+CREATED\n/)
   assert.match(table.stdout, new RegExp(`\\n${library}\\s+Dawn chorus\\s+me\\s+0\\s`)) // the caller's own records show `me`
   const list = json(await w.mas(['library', 'list', '--json']))
-  assert.equal(list.map((l: any) => [l.id, l.name]), [[library, 'Dawn chorus']])
+  assert.equal(
+    list.map((l: any) => [l.id, l.name]),
+    [[library, 'Dawn chorus']],
+  )
 })
 
 test('--dry-run says what would be uploaded and uploads nothing', async () => {
   const run = await w.mas(['media', 'import', tree, '--library', String(library), '--recursive', '--dry-run', '--json'])
   assert.is(run.code, 0, run.stderr)
   const records = json(run)
-  assert.equal(records.filter((r: any) => r.outcome === 'would-import').map((r: any) => r.path.slice(tree.length)).sort(),
-    ['/dawn.wav', '/dusk.wav', '/site-b/deep/night.wav', '/site-b/noon.WAV'])
-  assert.equal(records.find((r: any) => r.path.endsWith('notes.txt')), { path: join(tree, 'notes.txt'), outcome: 'skipped', id: null, reason: 'not a media file' })
+  assert.equal(
+    records
+      .filter((r: any) => r.outcome === 'would-import')
+      .map((r: any) => r.path.slice(tree.length))
+      .sort(),
+    ['/dawn.wav', '/dusk.wav', '/site-b/deep/night.wav', '/site-b/noon.WAV'],
+  )
+  assert.equal(
+    records.find((r: any) => r.path.endsWith('notes.txt')),
+    { path: join(tree, 'notes.txt'), outcome: 'skipped', id: null, reason: 'not a media file' },
+  )
   assert.match(run.stderr, /Dry run: would import 4/)
   assert.equal(json(await w.mas(['media', 'list', '--library', String(library), '--json'])), [])
 })
@@ -64,7 +77,12 @@ test('import of a folder tree: media files uploaded, the non-media file skipped 
   assert.match(run.stderr, /Imported 4, skipped 0 already present, skipped 1 not media, failed 0/)
   const media = json(await w.mas(['media', 'list', '--library', String(library), '--json']))
   // aliases are the paths below the folder given
-  assert.equal(media.map((m: any) => m.alias).sort(), ['dawn.wav', 'dusk.wav', 'site-b/deep/night.wav', 'site-b/noon.WAV'])
+  assert.equal(media.map((m: any) => m.alias).sort(), [
+    'dawn.wav',
+    'dusk.wav',
+    'site-b/deep/night.wav',
+    'site-b/noon.WAV',
+  ])
   const cache = join(w.home, 'data', 'mas', 'import-cache.json')
   assert.ok(existsSync(cache))
   assert.is(Object.keys(JSON.parse(readFileSync(cache, 'utf8')).entries).length, 4)
@@ -87,11 +105,25 @@ test('a re-run skips everything: hashes come from the cache and nothing is uploa
   // and listed; a new file beside it is imported
   writeFileSync(join(tree, 'dusk.wav'), makeWav({ frequency: 770, seconds: 0.5, sampleRate: 8000 }))
   writeFileSync(join(tree, 'dusk-late.wav'), makeWav({ frequency: 775, seconds: 0.5, sampleRate: 8000 }))
-  const again = await w.mas(['media', 'import', join(tree, 'dusk.wav'), join(tree, 'dawn.wav'), join(tree, 'dusk-late.wav'),
-    '--library', String(library), '--json'])
+  const again = await w.mas([
+    'media',
+    'import',
+    join(tree, 'dusk.wav'),
+    join(tree, 'dawn.wav'),
+    join(tree, 'dusk-late.wav'),
+    '--library',
+    String(library),
+    '--json',
+  ])
   assert.is(again.code, 0, again.stderr)
-  assert.equal(json(again).map((r: any) => r.outcome), ['alias-taken', 'duplicate', 'imported'])
-  assert.match(json(again)[0].reason, /^alias taken: A media file with this alias already exists in this library \(id \d+\)/)
+  assert.equal(
+    json(again).map((r: any) => r.outcome),
+    ['alias-taken', 'duplicate', 'imported'],
+  )
+  assert.match(
+    json(again)[0].reason,
+    /^alias taken: A media file with this alias already exists in this library \(id \d+\)/,
+  )
 })
 
 test('many files go in several pre-check batches: each is imported once, bytes seen in an earlier batch or already stored are not sent again', async () => {
@@ -148,7 +180,10 @@ test('perms grant lets a colleague see the library media; revoke takes it back',
   const grant = await w.mas(['perms', 'grant', '--user', 'bob', '--library', String(library), '--read', '--json'])
   assert.is(grant.code, 0, grant.stderr)
   const g = json(grant)
-  assert.equal([g.bearer_type, g.bearer_id, g.target_type, g.target_id, g.read, g.write], ['user', bob.id, 'library', library, true, false])
+  assert.equal(
+    [g.bearer_type, g.bearer_id, g.target_type, g.target_id, g.read, g.write],
+    ['user', bob.id, 'library', library, true, false],
+  )
   const seen = json(await w.mas(['media', 'list', '--library', String(library), '--json'], { home: bobHome }))
   assert.is(seen.length, 4)
   const list = await w.mas(['perms', 'list', '--library', String(library)])
@@ -177,7 +212,9 @@ test('against a server without the import extension (like the original service),
   await new Promise<void>((r) => original.listen(0, '127.0.0.1', r))
   try {
     const port = (original.address() as AddressInfo).port
-    const run = await w.mas(['media', 'import', tree, '--library', String(library)], { env: { MAS_SERVER: `http://127.0.0.1:${port}`, MAS_TOKEN: alice.token } })
+    const run = await w.mas(['media', 'import', tree, '--library', String(library)], {
+      env: { MAS_SERVER: `http://127.0.0.1:${port}`, MAS_TOKEN: alice.token },
+    })
     assert.is(run.code, 1)
     assert.match(run.stderr, /Error: The server at http:\/\/127\.0\.0\.1:\d+ cannot import media files/)
   } finally {

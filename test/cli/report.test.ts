@@ -43,22 +43,59 @@ test('report diel: hours by class as a table, the tag set by name; --minimum-str
   assert.match(run.stdout, /\n05\s+1\s+1\n06\s+0\s+1\n/, run.stdout + run.stderr)
   assert.match(run.stdout, /\n22\s+1\s+0\n23\s+0\s+0\n$/, run.stdout + run.stderr)
   assert.match(run.stderr, /1 detections on recordings without a start time left out/, run.stderr)
-  const yes = json(await w.mas(['report', 'diel', '--tag-set', 'cli-detections', '--reviewed-only', '--minimum-strength', '0.9', '--json']))
-  assert.equal([yes.reviewed, yes.minimumStrength, yes.rows.filter((r: any) => r.detections).map((r: any) => [r.className, r.hour])],
-    ['yes', 0.9, [['robin', 22], ['wren', 5], ['wren', 6]]])
+  const yes = json(
+    await w.mas([
+      'report',
+      'diel',
+      '--tag-set',
+      'cli-detections',
+      '--reviewed-only',
+      '--minimum-strength',
+      '0.9',
+      '--json',
+    ]),
+  )
+  assert.equal(
+    [
+      yes.reviewed,
+      yes.minimumStrength,
+      yes.rows.filter((r: any) => r.detections).map((r: any) => [r.className, r.hour]),
+    ],
+    [
+      'yes',
+      0.9,
+      [
+        ['robin', 22],
+        ['wren', 5],
+        ['wren', 6],
+      ],
+    ],
+  )
 })
 
 test('report daily, matrix, accumulation, coverage and density: their tables; library and project by name', async () => {
   const daily = await w.mas(['report', 'daily', '--library', 'cli-library'])
   assert.is(daily.code, 0, daily.stderr)
-  assert.match(daily.stdout, /^DATE\s+ROBIN\s+WREN\n2026-05-01\s+1\s+0\n2026-05-02\s+3\s+2\n2026-05-03\s+0\s+1\n$/, daily.stdout + daily.stderr)
+  assert.match(
+    daily.stdout,
+    /^DATE\s+ROBIN\s+WREN\n2026-05-01\s+1\s+0\n2026-05-02\s+3\s+2\n2026-05-03\s+0\s+1\n$/,
+    daily.stdout + daily.stderr,
+  )
   const matrix = await w.mas(['report', 'matrix', '--tag-set', 'cli-detections'])
   assert.match(matrix.stdout, /\nrobin\s+south\s+2026-05-02\s+1\n/, matrix.stdout + matrix.stderr)
   const acc = await w.mas(['report', 'accumulation', '--tag-set', 'cli-detections'])
-  assert.match(acc.stdout, /^DAY\s+DATE\s+CLASSES\s+NEW CLASSES\n1\s+2026-05-01\s+1\s+robin\n2\s+2026-05-02\s+2\s+wren\n3\s+2026-05-03\s+2\n$/, acc.stdout + acc.stderr)
+  assert.match(
+    acc.stdout,
+    /^DAY\s+DATE\s+CLASSES\s+NEW CLASSES\n1\s+2026-05-01\s+1\s+robin\n2\s+2026-05-02\s+2\s+wren\n3\s+2026-05-03\s+2\n$/,
+    acc.stdout + acc.stderr,
+  )
   const coverage = await w.mas(['report', 'coverage', '--project', String(s.project), '--tz', '+02:00'])
   assert.is(coverage.code, 0, coverage.stderr)
-  assert.match(coverage.stdout, /^DATE\s+SITEC\s+SOUTH\n2026-05-02\s+0\s+1\n2026-05-03\s+0\.5\s+0\n$/, coverage.stdout + coverage.stderr)
+  assert.match(
+    coverage.stdout,
+    /^DATE\s+SITEC\s+SOUTH\n2026-05-02\s+0\s+1\n2026-05-03\s+0\.5\s+0\n$/,
+    coverage.stdout + coverage.stderr,
+  )
   assert.match(coverage.stderr, /1\.50 hours recorded/, coverage.stderr)
   const density = await w.mas(['report', 'density', '--tag-set', 'cli-detections'])
   assert.match(density.stdout, /\nrobin\s+4\s+1\.5\s+[0-9.]+\s+[0-9.]+\s+1\s+0\.273\n/, density.stdout + density.stderr)
@@ -77,10 +114,11 @@ test('report -o writes a PNG chart of each report that reads well', async () => 
   const diel = await pixels(readFileSync(join(out, 'diel.png')))
   assert.equal(diel.at(2, 2), [255, 255, 255, 255])
   let blue = 0
-  for (let y = 0; y < diel.height; y += 2) for (let x = 0; x < diel.width; x += 2) {
-    const [r, g, b] = diel.at(x, y)
-    if (Math.abs(r - 0x00) < 12 && Math.abs(g - 0x72) < 12 && Math.abs(b - 0xb2) < 12) blue++
-  }
+  for (let y = 0; y < diel.height; y += 2)
+    for (let x = 0; x < diel.width; x += 2) {
+      const [r, g, b] = diel.at(x, y)
+      if (Math.abs(r - 0x00) < 12 && Math.abs(g - 0x72) < 12 && Math.abs(b - 0xb2) < 12) blue++
+    }
   assert.ok(blue > 20, `the robin's line is drawn (${blue} pixels)`)
 })
 

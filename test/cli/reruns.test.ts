@@ -14,8 +14,10 @@ let alice: TestUser
 let library: number
 let csv: string
 
-const count = async (set: number) => (await w.t.call('GET', `/api/v0/tagSet/${set}/tags/`, { as: alice })).data.count as number
-const newTagSet = async (name: string) => Number((await w.mas(['tagset', 'create', name, '--library', String(library)])).stdout.trim())
+const count = async (set: number) =>
+  (await w.t.call('GET', `/api/v0/tagSet/${set}/tags/`, { as: alice })).data.count as number
+const newTagSet = async (name: string) =>
+  Number((await w.mas(['tagset', 'create', name, '--library', String(library)])).stdout.trim())
 
 test.before(async () => {
   w = await cliWorld()
@@ -25,11 +27,16 @@ test.before(async () => {
   await makeMediaFile(w.t.db, alice, library, { alias: 'siteB/20260501_050000.WAV' })
   await makeTagClass(w.t.db, alice, library, 'blackbird')
   const rows = ['mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency']
-  for (let i = 0; i < 250; i++) rows.push(`site${i % 2 ? 'B' : 'A'}/20260501_050000.WAV,blackbird,${(i * 0.137).toFixed(3)},${(i * 0.137 + 0.5).toFixed(3)},1000,4000`)
+  for (let i = 0; i < 250; i++)
+    rows.push(
+      `site${i % 2 ? 'B' : 'A'}/20260501_050000.WAV,blackbird,${(i * 0.137).toFixed(3)},${(i * 0.137 + 0.5).toFixed(3)},1000,4000`,
+    )
   csv = join(w.home, 'bulk.csv')
   writeFileSync(csv, rows.join('\n'))
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('a re-run of a finished import creates nothing and says how many rows were already in the tag set, exit 0', async () => {
   const set = await newTagSet('rerun')
@@ -74,7 +81,7 @@ test('a partly imported file imports the rest; --again imports every row again',
   assert.is(await count(set), 500)
 })
 
-test('the creates of the quickstart run twice make one library, tag set and tag class; a colleague\'s library of that name is not yours', async () => {
+test("the creates of the quickstart run twice make one library, tag set and tag class; a colleague's library of that name is not yours", async () => {
   const bob = await w.t.user('bob')
   const shared = await makeLibrary(w.t.db, bob, 'Dawn chorus 2026')
   await grant(w.t.db, bob, { user: alice.id }, { library: shared }, ['read', 'write'])
@@ -82,10 +89,19 @@ test('the creates of the quickstart run twice make one library, tag set and tag 
   for (let run = 0; run < 2; run++) {
     const made: string[] = []
     for (const args of [['library', 'create', 'Dawn chorus 2026']]) made.push((await w.mas(args)).stdout.trim())
-    for (const args of [['tagset', 'create', 'Birds', '--library', made[0]], ['tagclass', 'create', 'wren', '--library', made[0]], ['tagset', 'create', 'scratch']]) {
+    for (const args of [
+      ['tagset', 'create', 'Birds', '--library', made[0]],
+      ['tagclass', 'create', 'wren', '--library', made[0]],
+      ['tagset', 'create', 'scratch'],
+    ]) {
       const r = await w.mas(args)
       assert.is(r.code, 0, r.stderr)
-      assert.is(r.stderr, run === 0 ? '' : `${args[0] === 'tagclass' ? 'tag class \'wren\' of library "Dawn chorus 2026"' : args[2] === 'scratch' ? 'tag set \'scratch\'' : 'tag set \'Birds\' of library "Dawn chorus 2026"'} exists already (id ${r.stdout.trim()}): nothing was created\n`)
+      assert.is(
+        r.stderr,
+        run === 0
+          ? ''
+          : `${args[0] === 'tagclass' ? 'tag class \'wren\' of library "Dawn chorus 2026"' : args[2] === 'scratch' ? "tag set 'scratch'" : 'tag set \'Birds\' of library "Dawn chorus 2026"'} exists already (id ${r.stdout.trim()}): nothing was created\n`,
+      )
       made.push(r.stdout.trim())
     }
     ids.push(made)
@@ -95,13 +111,28 @@ test('the creates of the quickstart run twice make one library, tag set and tag 
   const again = await w.mas(['library', 'create', 'Dawn chorus 2026'])
   assert.is(again.stderr, `your library 'Dawn chorus 2026' exists already (id ${ids[0][0]}): nothing was created\n`)
   // the class is found by its name afterwards: one of that name in the library
-  const tag = await w.mas(['tag', 'create', '--tag-set', ids[0][1], '--media-file', '1', '--tag-class', 'wren', '--start', '0', '--end', '0'])
+  const tag = await w.mas([
+    'tag',
+    'create',
+    '--tag-set',
+    ids[0][1],
+    '--media-file',
+    '1',
+    '--tag-class',
+    'wren',
+    '--start',
+    '0',
+    '--end',
+    '0',
+  ])
   assert.not.match(tag.stderr, /match "wren"/)
-  const libraries = json(await w.mas(['library', 'list', '--json'])).filter((l: { name: string }) => l.name === 'Dawn chorus 2026')
+  const libraries = json(await w.mas(['library', 'list', '--json'])).filter(
+    (l: { name: string }) => l.name === 'Dawn chorus 2026',
+  )
   assert.is(libraries.length, 2) // alice's, and bob's shared with her
 })
 
-test('a grant given twice is one grant (by username, as a colleague gives it); a site admin\'s project created twice is one', async () => {
+test("a grant given twice is one grant (by username, as a colleague gives it); a site admin's project created twice is one", async () => {
   await w.t.user('carol')
   const grants: string[] = []
   for (let run = 0; run < 2; run++) {

@@ -18,15 +18,21 @@ let tags: number[]
 let blackbird: number
 let robin: number
 
-const decisionsOf = async (user: TestUser) => (await w.t.call('GET', `/api/v0/tagReview/?tagSet=${tagSet}&user=${user.id}`, { as: alice })).data.results
-  .map((r: any) => [r.tag, r.decision, r.tagClass, r.note]).sort((a: number[], b: number[]) => a[0] - b[0])
+const decisionsOf = async (user: TestUser) =>
+  (await w.t.call('GET', `/api/v0/tagReview/?tagSet=${tagSet}&user=${user.id}`, { as: alice })).data.results
+    .map((r: any) => [r.tag, r.decision, r.tagClass, r.note])
+    .sort((a: number[], b: number[]) => a[0] - b[0])
 
 test.before(async () => {
   w = await cliWorld()
   alice = await w.loggedIn('alice')
   bobHome = w.newHome()
   bob = await w.loggedIn('bob', bobHome)
-  const records = await makeRecords(w.t, alice, { tagSet: 'detector', tagClass: { className: 'blackbird' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' } })
+  const records = await makeRecords(w.t, alice, {
+    tagSet: 'detector',
+    tagClass: { className: 'blackbird' },
+    mediaFile: { alias: 'siteA/20260501_050000.WAV' },
+  })
   const { library, mediaFile } = records
   ;({ tagClass: blackbird, tagSet } = records)
   robin = await makeTagClass(w.t.db, alice, library, 'robin')
@@ -34,19 +40,34 @@ test.before(async () => {
   await grant(w.t.db, alice, { user: bob.id }, { tagSet }, ['read', 'write'])
   tags = []
   for (const [i, strength] of [0.2, 0.5, 0.8, 0.95].entries()) {
-    tags.push(await makeTag(w.t.db, alice, { tagSet, mediaFile, tagClass: blackbird }, { strength, startTime: i * 10 + 1.25, endTime: i * 10 + 2.5 }))
+    tags.push(
+      await makeTag(
+        w.t.db,
+        alice,
+        { tagSet, mediaFile, tagClass: blackbird },
+        { strength, startTime: i * 10 + 1.25, endTime: i * 10 + 2.5 },
+      ),
+    )
   }
   await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag: tags[3], decision: 'yes' } })
-  await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag: tags[0], decision: 'no', tagClass: robin, note: 'a robin, "clearly"' } })
+  await w.t.call('POST', '/api/v0/tagReview/', {
+    as: alice,
+    body: { tag: tags[0], decision: 'no', tagClass: robin, note: 'a robin, "clearly"' },
+  })
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('review summary: a table per class, one of their strength bands, and the whole summary under --json', async () => {
   const run = await w.mas(['review', 'summary', '--tag-set', 'detector'])
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^CLASS\s+TAGS\s+YES\s+NO\s+UNSURE\s+SKIP\s+PRECISION\s+90% FROM\s+95% FROM\s+DISAGREE\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+1\s+1\s+0\s+0\s+/)
-  assert.match(run.stderr, /2 of 4 tags decided in tag set \d+ \(detector\); no tag was decided by more than one reviewer\n/)
+  assert.match(
+    run.stderr,
+    /2 of 4 tags decided in tag set \d+ \(detector\); no tag was decided by more than one reviewer\n/,
+  )
   // then each class's bands that hold tags: decisions, precision and its interval, what keeping the tags from there up gives
   const bands = run.stdout.split('\n\n')[1].trim().split('\n')
   assert.is(bands.length, 5, run.stdout)
@@ -63,15 +84,27 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   const csv = await w.mas(['review', 'export', '--tag-set', 'detector'])
   assert.is(csv.code, 0, csv.stderr)
   const lines = csv.stdout.trim().split('\n')
-  assert.is(lines[0], 'mas_tag_id,mediaFile,mas_media_file_id,startTime,endTime,minFrequency,maxFrequency,tagClass,mas_tag_class_id,strength,reviewer,mas_user_id,decision,namedClass,mas_named_class_id,note,creationDate')
+  assert.is(
+    lines[0],
+    'mas_tag_id,mediaFile,mas_media_file_id,startTime,endTime,minFrequency,maxFrequency,tagClass,mas_tag_class_id,strength,reviewer,mas_user_id,decision,namedClass,mas_named_class_id,note,creationDate',
+  )
   assert.is(lines.length, 3)
   assert.match(lines[2], `${tags[0]},siteA/20260501_050000.WAV,`)
   assert.match(lines[2], `,blackbird,${blackbird},0.2,alice,${alice.id},no,robin,${robin},"a robin, ""clearly""",`)
   const raven = await w.mas(['review', 'export', '--tag-set', 'detector', '--format', 'raven'])
   assert.is(raven.code, 0, raven.stderr)
-  const table = raven.stdout.replace(/\r\n$/, '').split('\r\n').map((l) => l.split('\t'))
+  const table = raven.stdout
+    .replace(/\r\n$/, '')
+    .split('\r\n')
+    .map((l) => l.split('\t'))
   assert.equal(table[0].slice(-5), ['mas_tag_class_id', 'mas_provenance', 'Review', 'Reviewer', 'Named Class'])
-  assert.equal(table.slice(1).map((r) => r.slice(-3)), [['no', 'alice', 'robin'], ['yes', 'alice', '']])
+  assert.equal(
+    table.slice(1).map((r) => r.slice(-3)),
+    [
+      ['no', 'alice', 'robin'],
+      ['yes', 'alice', ''],
+    ],
+  )
 
   const file = join(bobHome, 'decisions.csv')
   writeFileSync(file, csv.stdout)
@@ -86,29 +119,47 @@ test('review export as CSV and Raven; import of the export by another reviewer, 
   assert.equal((await w.t.call('GET', `/api/v0/tagReview/?user=${bob.id}`, { as: bob })).data.results, before)
 
   // the Raven table with other verdicts, read back by its Review column
-  const edited = [table[0], ...table.slice(1).map((r) => [...r.slice(0, -3), r[r.length - 3] === 'no' ? 'unsure' : 'n', '', ''])]
+  const edited = [
+    table[0],
+    ...table.slice(1).map((r) => [...r.slice(0, -3), r[r.length - 3] === 'no' ? 'unsure' : 'n', '', '']),
+  ]
   const ravenFile = join(bobHome, 'checked.selections.txt')
   writeFileSync(ravenFile, edited.map((r) => r.join('\t')).join('\n') + '\n')
   const fromRaven = await w.mas(['review', 'import', ravenFile, '--tag-set', 'detector'], { home: bobHome })
   assert.is(fromRaven.code, 0, fromRaven.stderr)
-  assert.equal((await decisionsOf(bob)).map((d: any[]) => d.slice(0, 2)), [[tags[0], 'unsure'], [tags[3], 'no']])
+  assert.equal(
+    (await decisionsOf(bob)).map((d: any[]) => d.slice(0, 2)),
+    [
+      [tags[0], 'unsure'],
+      [tags[3], 'no'],
+    ],
+  )
 })
 
 test('review import finds tags by file, times and class (whatever its case); bad rows send nothing', async () => {
   const file = join(bobHome, 'verdicts.csv')
   // a class name in another case finds the one class it can be (issue 47)
-  writeFileSync(file, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,Blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`)
+  writeFileSync(
+    file,
+    `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,21.25,22.5,Blackbird,correct\nsiteA/20260501_050000.WAV,11.25,11.5,blackbird,\n`,
+  )
   const run = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, /1 new.*; 1 row without a verdict left alone/)
   assert.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[2] && d[1] === 'yes'))
   const bad = join(bobHome, 'bad.csv')
-  writeFileSync(bad, `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,11.25,12.5,blackbird,yes\n20260501_050000.WAV,1.25,2.5,blackbird,perhaps\n20260501_050000.WAV,99,100,blackbird,no\n`)
+  writeFileSync(
+    bad,
+    `mediaFile,startTime,endTime,tagClass,Verdict\n20260501_050000.WAV,11.25,12.5,blackbird,yes\n20260501_050000.WAV,1.25,2.5,blackbird,perhaps\n20260501_050000.WAV,99,100,blackbird,no\n`,
+  )
   const refused = await w.mas(['review', 'import', bad, '--tag-set', 'detector'], { home: bobHome })
   assert.is(refused.code, 1)
   assert.match(refused.stderr, /2 rows refused, nothing sent/)
   assert.match(refused.stderr, /line 3: "perhaps" is no verdict/)
-  assert.match(refused.stderr, /line 4: no tag of tag set \d+ \(detector\) at 99-100 s in media file \d+ \([^)]*20260501_050000\.WAV\) of class blackbird/)
+  assert.match(
+    refused.stderr,
+    /line 4: no tag of tag set \d+ \(detector\) at 99-100 s in media file \d+ \([^)]*20260501_050000\.WAV\) of class blackbird/,
+  )
   assert.not.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[1]))
 })
 
@@ -123,7 +174,11 @@ test('review open prints the page with a one-time code, which logs a browser in 
   const first = await exchange()
   assert.is(first.statusCode, 200)
   const session = [first.headers['set-cookie']].flat().find((c) => String(c).startsWith('sessionid='))!
-  const me = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagSet/${tagSet}/reviewSummary/`, headers: { cookie: String(session).split(';')[0] } })
+  const me = await w.t.app.inject({
+    method: 'GET',
+    url: `/api/v0/tagSet/${tagSet}/reviewSummary/`,
+    headers: { cookie: String(session).split(';')[0] },
+  })
   assert.is(me.statusCode, 200)
   const second = await exchange()
   assert.equal([second.statusCode, second.json()], [400, { code: ['Invalid or expired code.'] }])
@@ -152,26 +207,37 @@ async function openedAddress(path: string): Promise<string> {
 
 test('review open opens the default browser (xdg-open on PATH) with the address it prints; where none can be opened it says so in one line', async () => {
   const desktop = fakeOpener()
-  const run = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: desktop.bin, DISPLAY: ':0', WAYLAND_DISPLAY: undefined } })
+  const run = await w.mas(['review', 'open', '--tag-set', 'detector'], {
+    env: { PATH: desktop.bin, DISPLAY: ':0', WAYLAND_DISPLAY: undefined },
+  })
   assert.is(run.code, 0, run.stderr)
   assert.is(run.stderr, '')
   assert.is(await openedAddress(desktop.opened), run.stdout.trim())
   assert.match(run.stdout, new RegExp(`^${w.server}/review/\\?tagSet=${tagSet}#code=\\w+\n$`))
   // no opener on PATH: the address, and one line saying why no browser came up
-  const noOpener = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: w.newHome(), DISPLAY: ':0' } })
+  const noOpener = await w.mas(['review', 'open', '--tag-set', 'detector'], {
+    env: { PATH: w.newHome(), DISPLAY: ':0' },
+  })
   assert.is(noOpener.code, 0, noOpener.stderr)
   assert.match(noOpener.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
   assert.is(noOpener.stderr, 'Warning: no browser was opened: xdg-open was not found on PATH; open the address above\n')
   // no display (a server reached over ssh): the opener is not tried
   const headless = fakeOpener()
-  const noDisplay = await w.mas(['review', 'open', '--tag-set', 'detector'], { env: { PATH: headless.bin, DISPLAY: undefined, WAYLAND_DISPLAY: undefined } })
+  const noDisplay = await w.mas(['review', 'open', '--tag-set', 'detector'], {
+    env: { PATH: headless.bin, DISPLAY: undefined, WAYLAND_DISPLAY: undefined },
+  })
   assert.is(noDisplay.code, 0, noDisplay.stderr)
   assert.match(noDisplay.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
-  assert.is(noDisplay.stderr, 'Warning: no browser was opened: no display here (DISPLAY and WAYLAND_DISPLAY are unset); open the address above\n')
+  assert.is(
+    noDisplay.stderr,
+    'Warning: no browser was opened: no display here (DISPLAY and WAYLAND_DISPLAY are unset); open the address above\n',
+  )
   assert.not.ok(existsSync(headless.opened))
   // --no-browser only prints
   const quiet = fakeOpener()
-  const printed = await w.mas(['review', 'open', '--tag-set', 'detector', '--no-browser'], { env: { PATH: quiet.bin, DISPLAY: ':0' } })
+  const printed = await w.mas(['review', 'open', '--tag-set', 'detector', '--no-browser'], {
+    env: { PATH: quiet.bin, DISPLAY: ':0' },
+  })
   assert.equal([printed.code, printed.stderr], [0, ''])
   assert.match(printed.stdout, `${w.server}/review/?tagSet=${tagSet}#code=`)
   assert.not.ok(existsSync(quiet.opened))
@@ -201,12 +267,29 @@ test('review open --strategy (or --order) opens the page in that order; a strate
 })
 
 test('review export --format raven lays tables out as tag export does: exit 2 across sequences, --per-sequence, --per-file', async () => {
-  const { library, mediaFile: siteA, tagClass: wren, tagSet: set } = await makeRecords(w.t, alice,
-    { library: 'two sites', tagSet: 'two sites', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' } })
+  const {
+    library,
+    mediaFile: siteA,
+    tagClass: wren,
+    tagSet: set,
+  } = await makeRecords(w.t, alice, {
+    library: 'two sites',
+    tagSet: 'two sites',
+    tagClass: { className: 'wren' },
+    mediaFile: { alias: 'siteA/20260501_050000.WAV' },
+  })
   const siteB = await makeMediaFile(w.t.db, alice, library, { alias: 'siteB/20260501_050000.WAV' })
   for (const mediaFile of [siteA, siteB]) {
-    const tag = await makeTag(w.t.db, alice, { tagSet: set, mediaFile, tagClass: wren }, { strength: 0.9, startTime: 1, endTime: 2 })
-    assert.is((await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag, decision: 'yes' } })).statusCode, 201)
+    const tag = await makeTag(
+      w.t.db,
+      alice,
+      { tagSet: set, mediaFile, tagClass: wren },
+      { strength: 0.9, startTime: 1, endTime: 2 },
+    )
+    assert.is(
+      (await w.t.call('POST', '/api/v0/tagReview/', { as: alice, body: { tag, decision: 'yes' } })).statusCode,
+      201,
+    )
   }
   const mixed = await w.mas(['review', 'export', '--tag-set', 'two sites', '--format', 'raven'])
   assert.is(mixed.code, 2)
@@ -215,17 +298,41 @@ test('review export --format raven lays tables out as tag export does: exit 2 ac
   assert.match(mixed.stderr, '--per-sequence DIR')
 
   const dir = join(w.newHome(), 'verified')
-  const perSequence = await w.mas(['review', 'export', '--tag-set', 'two sites', '--format', 'raven', '--per-sequence', dir])
+  const perSequence = await w.mas([
+    'review',
+    'export',
+    '--tag-set',
+    'two sites',
+    '--format',
+    'raven',
+    '--per-sequence',
+    dir,
+  ])
   assert.is(perSequence.code, 0, perSequence.stderr)
   assert.match(perSequence.stderr, `Wrote 2 selection tables below ${dir}`)
   assert.equal(readdirSync(dir).sort(), ['siteA.selections.txt', 'siteB.selections.txt'])
-  const table = readFileSync(join(dir, 'siteB.selections.txt'), 'utf8').split('\r\n').map((l) => l.split('\t'))
+  const table = readFileSync(join(dir, 'siteB.selections.txt'), 'utf8')
+    .split('\r\n')
+    .map((l) => l.split('\t'))
   assert.equal(table[0].slice(-3), ['Review', 'Reviewer', 'Named Class'])
-  assert.equal(table.slice(1, -1).map((r) => [r[table[0].indexOf('Begin Path')], r[table[0].indexOf('Species')], ...r.slice(-3)]),
-    [['siteB/20260501_050000.WAV', 'wren', 'yes', 'alice', '']])
+  assert.equal(
+    table.slice(1, -1).map((r) => [r[table[0].indexOf('Begin Path')], r[table[0].indexOf('Species')], ...r.slice(-3)]),
+    [['siteB/20260501_050000.WAV', 'wren', 'yes', 'alice', '']],
+  )
 
   const files = join(w.newHome(), 'per-file')
-  const perFile = await w.mas(['review', 'export', '--tag-set', 'two sites', '--format', 'raven', '--per-file', files, '--path-prefix', 'D:\\Field'])
+  const perFile = await w.mas([
+    'review',
+    'export',
+    '--tag-set',
+    'two sites',
+    '--format',
+    'raven',
+    '--per-file',
+    files,
+    '--path-prefix',
+    'D:\\Field',
+  ])
   assert.is(perFile.code, 0, perFile.stderr)
   const siteAFile = readFileSync(join(files, 'siteA', '20260501_050000.Table.1.selections.txt'), 'utf8')
   assert.match(siteAFile, '\tD:\\Field\\siteA\\20260501_050000.WAV\t')
@@ -246,7 +353,11 @@ test('review import reads several files and the tables below folders, each error
   const run = await w.mas(['review', 'import', dir, single, '--tag-set', 'detector'], { home: bobHome })
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stderr, /notes\.txt: passed over: no verdict column/)
-  assert.match(run.stderr, /Recorded \d+ decisions? on tag set \d+ \(detector\): \d+ new, \d+ changed, \d+ already so/, run.stderr)
+  assert.match(
+    run.stderr,
+    /Recorded \d+ decisions? on tag set \d+ \(detector\): \d+ new, \d+ changed, \d+ already so/,
+    run.stderr,
+  )
   const mine = new Map((await decisionsOf(bob)).map((d: any[]) => [d[0], d[1]]))
   assert.equal([mine.get(tags[1]), mine.get(tags[3]), mine.get(tags[2])], ['unsure', 'no', 'unsure'])
   writeFileSync(join(dir, 'two.csv'), `mas_tag_id,Verdict\n${tags[3]},perhaps\n`)

@@ -20,24 +20,51 @@ let recording: number
 test.before(async () => {
   w = await cliWorld()
   ;({ owner: alice, mediaFile: recording } = await makeRecords(w.t, 'alice', {
-    tagSet: 'season tags', tagClass: { className: 'wren' }, mediaFile: { alias: 'siteA/20260501_050000.WAV' },
+    tagSet: 'season tags',
+    tagClass: { className: 'wren' },
+    mediaFile: { alias: 'siteA/20260501_050000.WAV' },
   }))
   await w.login(alice)
   await makeMetaData(w.t.db, recording, 'durationInSeconds', '34.0')
   await makeMetaData(w.t.db, recording, 'sampleRate', '48000')
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('mas tag create past the end of the recording, or above half its sample rate, is refused naming the flag, the recording (by its alias) and the limit', async () => {
-  const create = (start: string, end: string, maxFreq = '8000') => w.mas(['tag', 'create', '--tag-set', 'season tags',
-    '--media-file', 'siteA/20260501_050000.WAV', '--tag-class', 'wren', '--start', start, '--end', end, '--max-freq', maxFreq])
+  const create = (start: string, end: string, maxFreq = '8000') =>
+    w.mas([
+      'tag',
+      'create',
+      '--tag-set',
+      'season tags',
+      '--media-file',
+      'siteA/20260501_050000.WAV',
+      '--tag-class',
+      'wren',
+      '--start',
+      start,
+      '--end',
+      end,
+      '--max-freq',
+      maxFreq,
+    ])
   const late = await create('40', '50')
   assert.is(late.code, 1)
-  assert.match(late.stderr, new RegExp(`--end: endTime 50\\.0 is past the end of media file ${recording} \\(siteA/20260501_050000\\.WAV\\), at 34\\.0 s\\.`))
+  assert.match(
+    late.stderr,
+    new RegExp(
+      `--end: endTime 50\\.0 is past the end of media file ${recording} \\(siteA/20260501_050000\\.WAV\\), at 34\\.0 s\\.`,
+    ),
+  )
   assert.is(late.stderr.trim().split('\n').length, 1, late.stderr)
   const high = await create('1', '2', '30000')
   assert.is(high.code, 1)
-  assert.match(high.stderr, /--max-freq: maxFrequency 30000\.0 is above half the sample rate of media file \d+ \(siteA\/20260501_050000\.WAV\), 24000\.0 Hz\./)
+  assert.match(
+    high.stderr,
+    /--max-freq: maxFrequency 30000\.0 is above half the sample rate of media file \d+ \(siteA\/20260501_050000\.WAV\), 24000\.0 Hz\./,
+  )
   const inside = await create('33', '34', '24000')
   assert.is(inside.code, 0, inside.stderr)
   assert.match(inside.stdout, /^\d+\n$/)
@@ -46,14 +73,25 @@ test('mas tag create past the end of the recording, or above half its sample rat
 test('mas media list shows duration, sample rate and channels, in recording-time order; --sort and --columns', async () => {
   const lib = Number((await w.mas(['library', 'create', 'Durations'])).stdout.trim())
   const root = join(w.newHome(), 'season')
-  const put = (path: string, wav: Buffer) => { mkdirSync(dirname(join(root, path)), { recursive: true }); writeFileSync(join(root, path), wav) }
+  const put = (path: string, wav: Buffer) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), wav)
+  }
   // written in an order other than their recording times (the names give the times)
   put('siteB/20260501_070000.WAV', makeWav({ seconds: 1.5, sampleRate: 8000, frequency: 300 }))
   put('siteA/20260501_050000.WAV', makeWav({ seconds: 0.25, sampleRate: 16000, channels: 2, frequency: 400 }))
   put('siteA/20260501_060000.WAV', makeWav({ seconds: 1.2345, sampleRate: 22050, frequency: 500 }))
   const imported = await w.mas(['media', 'import', root, '--library', String(lib), '--recursive'])
   assert.is(imported.code, 0, imported.stderr)
-  const list = await w.mas(['media', 'list', '--library', String(lib), '--columns', 'alias,started,duration,rate,channels', '--csv'])
+  const list = await w.mas([
+    'media',
+    'list',
+    '--library',
+    String(lib),
+    '--columns',
+    'alias,started,duration,rate,channels',
+    '--csv',
+  ])
   assert.is(list.code, 0, list.stderr)
   assert.equal(list.stdout.trim().split('\n'), [
     'ALIAS,STARTED,DURATION,RATE,CHANNELS',
@@ -61,13 +99,33 @@ test('mas media list shows duration, sample rate and channels, in recording-time
     'siteA/20260501_060000.WAV,2026-05-01T06:00:00,1.235,22050,1',
     'siteB/20260501_070000.WAV,2026-05-01T07:00:00,1.5,8000,1',
   ])
-  const longest = await w.mas(['media', 'list', '--library', String(lib), '--sort', '-duration', '--columns', 'alias', '--no-header'])
-  assert.equal(longest.stdout.trim().split('\n'), ['siteB/20260501_070000.WAV', 'siteA/20260501_060000.WAV', 'siteA/20260501_050000.WAV'])
+  const longest = await w.mas([
+    'media',
+    'list',
+    '--library',
+    String(lib),
+    '--sort',
+    '-duration',
+    '--columns',
+    'alias',
+    '--no-header',
+  ])
+  assert.equal(longest.stdout.trim().split('\n'), [
+    'siteB/20260501_070000.WAV',
+    'siteA/20260501_060000.WAV',
+    'siteA/20260501_050000.WAV',
+  ])
   const asJson = json(await w.mas(['media', 'list', '--library', String(lib), '--json']))
-  assert.equal(asJson.map((f: any) => f.alias), ['siteA/20260501_050000.WAV', 'siteA/20260501_060000.WAV', 'siteB/20260501_070000.WAV'])
+  assert.equal(
+    asJson.map((f: any) => f.alias),
+    ['siteA/20260501_050000.WAV', 'siteA/20260501_060000.WAV', 'siteB/20260501_070000.WAV'],
+  )
   const wrong = await w.mas(['media', 'list', '--library', String(lib), '--columns', 'length'])
   assert.is(wrong.code, 2)
-  assert.match(wrong.stderr, /--columns: no column "length"; the columns are id, alias, library, sensor, started, duration, rate, channels, damage, uploaded, file/)
+  assert.match(
+    wrong.stderr,
+    /--columns: no column "length"; the columns are id, alias, library, sensor, started, duration, rate, channels, damage, uploaded, file/,
+  )
 })
 
 test('one path in two libraries: candidates show their library, --library chooses; job parameters take names', async () => {
@@ -78,39 +136,91 @@ test('one path in two libraries: candidates show their library, --library choose
   const inB = await makeMediaFile(w.t.db, alice, b, { alias })
   const both = await w.mas(['media', 'get', alias])
   assert.is(both.code, 1)
-  assert.match(both.stderr, new RegExp(`2 media files match "${alias}": ${alias} \\(id ${inA}, library "Season A"\\), ${alias} \\(id ${inB}, library "Season B"\\)`))
+  assert.match(
+    both.stderr,
+    new RegExp(
+      `2 media files match "${alias}": ${alias} \\(id ${inA}, library "Season A"\\), ${alias} \\(id ${inB}, library "Season B"\\)`,
+    ),
+  )
   const chosen = await w.mas(['media', 'get', alias, '--library', 'Season B', '--json'])
   assert.is(chosen.code, 0, chosen.stderr)
   assert.is(json(chosen).id, inB)
   const project = (await w.mas(['project', 'create', 'season survey'])).stdout.trim()
   const added = await w.mas(['project', 'add-media', project, alias, '--library', 'Season A', '--json'])
   assert.is(added.code, 0, added.stderr)
-  assert.equal(json(added).map((r: any) => r.mediaFile), [inA])
+  assert.equal(
+    json(added).map((r: any) => r.mediaFile),
+    [inA],
+  )
 
   await makeTagSet(w.t.db, alice, a, 'Raven expert')
-  const job = await w.mas(['job', 'create', '--project', project, '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=Raven expert',
-    '--param', `mediaFileId=${alias}`, '--library', 'Season A', '--json'])
+  const job = await w.mas([
+    'job',
+    'create',
+    '--project',
+    project,
+    '--type',
+    'RandomWindowTagging',
+    '--param',
+    'destinationTagSet=Raven expert',
+    '--param',
+    `mediaFileId=${alias}`,
+    '--library',
+    'Season A',
+    '--json',
+  ])
   assert.is(job.code, 0, job.stderr)
   const params = Object.fromEntries(json(job).jobparameters_set.map((p: any) => [p.name, p.value]))
-  const set = await w.t.db.selectFrom('tag_sets').select('id').where('name', '=', 'Raven expert').executeTakeFirstOrThrow()
+  const set = await w.t.db
+    .selectFrom('tag_sets')
+    .select('id')
+    .where('name', '=', 'Raven expert')
+    .executeTakeFirstOrThrow()
   assert.equal([params.destinationTagSet, params.mediaFileId], [String(set.id), String(inA)])
-  const unknown = await w.mas(['job', 'create', '--project', project, '--type', 'RandomWindowTagging', '--param', 'destinationTagSet=Raven novice'])
+  const unknown = await w.mas([
+    'job',
+    'create',
+    '--project',
+    project,
+    '--type',
+    'RandomWindowTagging',
+    '--param',
+    'destinationTagSet=Raven novice',
+  ])
   assert.is(unknown.code, 1)
   assert.match(unknown.stderr, /^Error: --param destinationTagSet: no tag set named "Raven novice"/)
 })
 
 test('human tables round times to the millisecond and strengths to three decimals; exports write times as stored, CSV with names', async () => {
-  const { library: lib, tagSet: set, tagClass: robin, mediaFile: first } = await makeRecords(w.t, alice, {
-    library: 'Numbers', tagSet: 'numbers', tagClass: { className: 'robin' },
+  const {
+    library: lib,
+    tagSet: set,
+    tagClass: robin,
+    mediaFile: first,
+  } = await makeRecords(w.t, alice, {
+    library: 'Numbers',
+    tagSet: 'numbers',
+    tagClass: { className: 'robin' },
     mediaFile: { alias: 'siteA/20260501_050000.WAV', realStartTime: '2026-05-01 05:00:00' },
   })
   await makeMetaData(w.t.db, first, 'durationInSeconds', '98.402958')
-  const second = await makeMediaFile(w.t.db, alice, lib, { alias: 'siteA/20260501_060000.WAV', realStartTime: '2026-05-01 06:00:00' })
+  const second = await makeMediaFile(w.t.db, alice, lib, {
+    alias: 'siteA/20260501_060000.WAV',
+    realStartTime: '2026-05-01 06:00:00',
+  })
   await makeMetaData(w.t.db, second, 'durationInSeconds', '60.0')
-  await makeTag(w.t.db, alice, { tagSet: set, mediaFile: second, tagClass: robin },
-    { startTime: 48.185, endTime: 50.158, minFrequency: 1000, maxFrequency: 4000, strength: 0.9824250809589824 })
-  await makeTag(w.t.db, alice, { tagSet: set, mediaFile: second, tagClass: robin },
-    { startTime: 5, endTime: 5.1579999999999995, minFrequency: 1000, maxFrequency: 4000 })
+  await makeTag(
+    w.t.db,
+    alice,
+    { tagSet: set, mediaFile: second, tagClass: robin },
+    { startTime: 48.185, endTime: 50.158, minFrequency: 1000, maxFrequency: 4000, strength: 0.9824250809589824 },
+  )
+  await makeTag(
+    w.t.db,
+    alice,
+    { tagSet: set, mediaFile: second, tagClass: robin },
+    { startTime: 5, endTime: 5.1579999999999995, minFrequency: 1000, maxFrequency: 4000 },
+  )
   const table = await w.mas(['tag', 'list', '--tag-set', 'numbers', '--columns', 'start,end,strength', '--csv'])
   assert.is(table.code, 0, table.stderr)
   // the second tag, made by hand, has no strength to show (issue 47)
@@ -136,9 +246,12 @@ test('human tables round times to the millisecond and strengths to three decimal
 test('media import leaves out hidden files, what --exclude names and what no --include names; an empty file is skipped (an error with --strict)', async () => {
   const lib = Number((await w.mas(['library', 'create', 'Left out'])).stdout.trim())
   const root = join(w.newHome(), 'season')
-  const put = (path: string, bytes: Buffer) => { mkdirSync(dirname(join(root, path)), { recursive: true }); writeFileSync(join(root, path), bytes) }
+  const put = (path: string, bytes: Buffer) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), bytes)
+  }
   let tone = 300
-  const wav = () => makeWav({ seconds: 0.2, sampleRate: 8000, frequency: tone += 20 })
+  const wav = () => makeWav({ seconds: 0.2, sampleRate: 8000, frequency: (tone += 20) })
   put('siteA/20260501_050000.WAV', wav())
   put('siteA/20260501_050000.mp3', wav())
   put('siteA/.DS_Store', Buffer.from('junk'))
@@ -146,13 +259,30 @@ test('media import leaves out hidden files, what --exclude names and what no --i
   put('siteB/20260501_050000.WAV', wav())
   put('siteC/20260501_050000.WAV', wav())
   put('siteC/20260501_060000.WAV', Buffer.alloc(0))
-  const args = ['media', 'import', root, '--library', String(lib), '--recursive', '--exclude', '*.mp3', '--exclude', 'siteB/**']
+  const args = [
+    'media',
+    'import',
+    root,
+    '--library',
+    String(lib),
+    '--recursive',
+    '--exclude',
+    '*.mp3',
+    '--exclude',
+    'siteB/**',
+  ]
   const first = await w.mas(args)
   assert.is(first.code, 0, first.stderr)
-  assert.match(first.stderr, /Imported 2, skipped 0 already present, skipped 0 not media, skipped 1 empty, left out 2 by --include\/--exclude, failed 0/)
+  assert.match(
+    first.stderr,
+    /Imported 2, skipped 0 already present, skipped 0 not media, skipped 1 empty, left out 2 by --include\/--exclude, failed 0/,
+  )
   assert.match(first.stderr, /skipped .*siteC\/20260501_060000\.WAV: empty file \(0 bytes\)/)
   assert.not.match(first.stderr, /DS_Store|\._2026/)
-  const aliases = async () => (await w.t.db.selectFrom('media_files').select('alias').where('library_id', '=', lib).orderBy('alias').execute()).map((r) => r.alias)
+  const aliases = async () =>
+    (
+      await w.t.db.selectFrom('media_files').select('alias').where('library_id', '=', lib).orderBy('alias').execute()
+    ).map((r) => r.alias)
   assert.equal(await aliases(), ['siteA/20260501_050000.WAV', 'siteC/20260501_050000.WAV'])
   const again = await w.mas(args)
   assert.is(again.code, 0, again.stderr)
@@ -160,9 +290,24 @@ test('media import leaves out hidden files, what --exclude names and what no --i
   const strict = await w.mas([...args, '--strict'])
   assert.is(strict.code, 1)
   assert.match(strict.stderr, /refusing .*siteC\/20260501_060000\.WAV: empty file \(0 bytes\)/)
-  const only = await w.mas(['media', 'import', root, '--library', String(lib), '--recursive', '--include', 'siteB/**', '--json'])
+  const only = await w.mas([
+    'media',
+    'import',
+    root,
+    '--library',
+    String(lib),
+    '--recursive',
+    '--include',
+    'siteB/**',
+    '--json',
+  ])
   assert.is(only.code, 0, only.stderr)
-  assert.equal(json(only).filter((r: any) => r.outcome === 'imported').map((r: any) => r.path), [join(root, 'siteB/20260501_050000.WAV')])
+  assert.equal(
+    json(only)
+      .filter((r: any) => r.outcome === 'imported')
+      .map((r: any) => r.path),
+    [join(root, 'siteB/20260501_050000.WAV')],
+  )
 })
 
 test('mas job types lists names, ids and parameters with their defaults', async () => {
@@ -170,7 +315,10 @@ test('mas job types lists names, ids and parameters with their defaults', async 
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^ID,NAME,PARAMETERS\n/)
   assert.match(run.stdout, /\n8,Test,numToComplete=10 secondsPerStep=0 numChildren=0\n/)
-  assert.match(run.stdout, /\n2,RandomWindowTagging,destinationTagSet\(required\) numWindowsToTag=10 windowSizeInSeconds=1 mediaFileId\? library\? folder\? tagClass\? seed\?\n/)
+  assert.match(
+    run.stdout,
+    /\n2,RandomWindowTagging,destinationTagSet\(required\) numWindowsToTag=10 windowSizeInSeconds=1 mediaFileId\? library\? folder\? tagClass\? seed\?\n/,
+  )
   // the original's types mas keeps only to name its jobs say that no worker runs them
   assert.match(run.stdout, /\n3,TagAnalysis,\(no worker of mas runs it\)\n/)
   const types = json(await w.mas(['job', 'types', '--json']))
@@ -185,16 +333,30 @@ test('mas sensor-array and mas sensor create, list and delete, by name; --librar
   assert.is(sensor.code, 0, sensor.stderr)
   const arrays = await w.mas(['sensor-array', 'list', '--csv'])
   assert.match(arrays.stdout, new RegExp(`\n${array.stdout.trim()},Forest grid,2,3,SM4-03\n?`))
-  const sensors = await w.mas(['sensor', 'list', '--array', 'Forest grid', '--csv', '--columns', 'name,array,row,column'])
+  const sensors = await w.mas([
+    'sensor',
+    'list',
+    '--array',
+    'Forest grid',
+    '--csv',
+    '--columns',
+    'name,array,row,column',
+  ])
   assert.equal(sensors.stdout.trim().split('\n'), ['NAME,ARRAY,ROW,COLUMN', 'SM4-03,Forest grid,1,2'])
   // an import with a sensor per recorder folder: its array is named after the library
   const lib = Number((await w.mas(['library', 'create', 'Folders'])).stdout.trim())
   const root = join(w.newHome(), 'season')
   for (const [i, site] of ['SM4-01', 'SM4-02'].entries()) {
     mkdirSync(join(root, site), { recursive: true })
-    writeFileSync(join(root, site, '20260501_050000.WAV'), makeWav({ seconds: 0.2, sampleRate: 8000, frequency: 700 + i * 50 }))
+    writeFileSync(
+      join(root, site, '20260501_050000.WAV'),
+      makeWav({ seconds: 0.2, sampleRate: 8000, frequency: 700 + i * 50 }),
+    )
   }
-  assert.is((await w.mas(['media', 'import', root, '--library', String(lib), '--recursive', '--sensor-per-folder'])).code, 0)
+  assert.is(
+    (await w.mas(['media', 'import', root, '--library', String(lib), '--recursive', '--sensor-per-folder'])).code,
+    0,
+  )
   const folderSensors = await w.mas(['sensor', 'list', '--library', 'Folders', '--columns', 'name', '--no-header'])
   assert.equal(folderSensors.stdout.trim().split('\n'), ['SM4-01', 'SM4-02'])
   const gone = await w.mas(['sensor', 'delete', 'SM4-03', '--yes'])
@@ -215,7 +377,13 @@ test('mas job result list shows the result files of the job and of its children'
   assert.is((await w.mas(['job', 'result', 'upload', String(parent), file, '--notes', 'summary'])).code, 0)
   assert.is((await w.mas(['job', 'result', 'upload', String(child), file, '--notes', 'tags of one file'])).code, 0)
   const listed = json(await w.mas(['job', 'result', 'list', String(parent), '--json']))
-  assert.equal(listed.map((f: any) => [f.job, f.notes]), [[parent, 'summary'], [child, 'tags of one file']])
+  assert.equal(
+    listed.map((f: any) => [f.job, f.notes]),
+    [
+      [parent, 'summary'],
+      [child, 'tags of one file'],
+    ],
+  )
   // -o - writes to stdout, not to a file named -
   const toStdout = await w.mas(['job', 'result', 'download', String(listed[1].id), '-o', '-'])
   assert.is(toStdout.code, 0, toStdout.stderr)

@@ -32,15 +32,30 @@ test.before(async () => {
   assert.is((await w.mas(['tagclass', 'create', 'wren', '--library', 'Season'])).code, 0)
   assert.is((await w.mas(['tagset', 'create', 'mixed', '--library', 'Season'])).code, 0)
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
 test('mas media list marks the truncated file in its damage column; the whole one has none; durations to the millisecond', async () => {
-  const run = await w.mas(['media', 'list', '--library', 'Season', '--columns', 'alias,duration,damage', '--sort', 'alias', '--csv'])
+  const run = await w.mas([
+    'media',
+    'list',
+    '--library',
+    'Season',
+    '--columns',
+    'alias,duration,damage',
+    '--sort',
+    'alias',
+    '--csv',
+  ])
   assert.is(run.code, 0, run.stderr)
   // cut.wav holds 0.9995 s of its 2 (half its bytes)
   assert.equal(run.stdout.trim().split('\n'), ['ALIAS,DURATION,DAMAGE', 'cut.wav,1,truncated', 'whole.wav,1.235,'])
   const table = await w.mas(['media', 'list', '--library', 'Season'])
-  assert.match(table.stdout, /^ID\s+ALIAS\s+LIBRARY\s+SENSOR\s+STARTED\s+DURATION\s+RATE\s+CHANNELS\s+DAMAGE\s+UPLOADED\s+FILE\n/)
+  assert.match(
+    table.stdout,
+    /^ID\s+ALIAS\s+LIBRARY\s+SENSOR\s+STARTED\s+DURATION\s+RATE\s+CHANNELS\s+DAMAGE\s+UPLOADED\s+FILE\n/,
+  )
   assert.match(table.stdout, /\n\d+\s+cut\.wav\s+Season\s+.*\s+truncated\s+/)
   // --json keeps the API's records: the fact in full
   const whole = json(await w.mas(['media', 'get', 'whole.wav', '--json'])).mediafilemetadata_set
@@ -52,7 +67,10 @@ test('mas media list marks the truncated file in its damage column; the whole on
 test('mas media get names the library, sensor and uploader where it showed their ids; --json keeps the ids', async () => {
   const sensor = await w.mas(['sensor', 'create', 'AudioMoth-17'])
   assert.is(sensor.code, 0, sensor.stderr)
-  const patched = await w.t.call('PATCH', `/api/v0/mediaFile/${file['whole.wav']}/`, { as: alice, body: { sensor: Number(sensor.stdout.trim()) } })
+  const patched = await w.t.call('PATCH', `/api/v0/mediaFile/${file['whole.wav']}/`, {
+    as: alice,
+    body: { sensor: Number(sensor.stdout.trim()) },
+  })
   assert.is(patched.statusCode, 200, patched.body)
   const get = await w.mas(['media', 'get', 'whole.wav'])
   assert.is(get.code, 0, get.stderr)
@@ -64,12 +82,35 @@ test('mas media get names the library, sensor and uploader where it showed their
 })
 
 test('mas tag list shows a strength for machine tags (and any given one), an empty cell for tags made by hand', async () => {
-  const byHand = await w.mas(['tag', 'create', '--tag-set', 'mixed', '--media-file', 'whole.wav', '--tag-class', 'wren', '--start', '0.1', '--end', '0.4'])
+  const byHand = await w.mas([
+    'tag',
+    'create',
+    '--tag-set',
+    'mixed',
+    '--media-file',
+    'whole.wav',
+    '--tag-class',
+    'wren',
+    '--start',
+    '0.1',
+    '--end',
+    '0.4',
+  ])
   assert.is(byHand.code, 0, byHand.stderr)
-  const machine = await w.t.call('POST', '/api/v0/tag/', { as: alice, body: {
-    tagSet: json(await w.mas(['tagset', 'list', '--json']))[0].id, mediaFile: file['whole.wav'], tagClass: json(await w.mas(['tagclass', 'list', '--json']))[0].id,
-    startTime: 0.123456789, endTime: 0.9, minFrequency: 100, maxFrequency: 2000, strength: 0.87654321, machineTagged: true,
-  } })
+  const machine = await w.t.call('POST', '/api/v0/tag/', {
+    as: alice,
+    body: {
+      tagSet: json(await w.mas(['tagset', 'list', '--json']))[0].id,
+      mediaFile: file['whole.wav'],
+      tagClass: json(await w.mas(['tagclass', 'list', '--json']))[0].id,
+      startTime: 0.123456789,
+      endTime: 0.9,
+      minFrequency: 100,
+      maxFrequency: 2000,
+      strength: 0.87654321,
+      machineTagged: true,
+    },
+  })
   assert.is(machine.statusCode, 201, JSON.stringify(machine.data))
   const run = await w.mas(['tag', 'list', '--tag-set', 'mixed', '--columns', 'start,end,strength', '--csv'])
   assert.is(run.code, 0, run.stderr)
@@ -80,9 +121,25 @@ test('mas tag list shows a strength for machine tags (and any given one), an emp
 })
 
 test('a tag past the end of a recording: the message gives its length to the millisecond', async () => {
-  const late = await w.mas(['tag', 'create', '--tag-set', 'mixed', '--media-file', 'whole.wav', '--tag-class', 'wren', '--start', '1', '--end', '5'])
+  const late = await w.mas([
+    'tag',
+    'create',
+    '--tag-set',
+    'mixed',
+    '--media-file',
+    'whole.wav',
+    '--tag-class',
+    'wren',
+    '--start',
+    '1',
+    '--end',
+    '5',
+  ])
   assert.is(late.code, 1)
-  assert.match(late.stderr, `--end: endTime 5.0 is past the end of media file ${file['whole.wav']} (whole.wav), at 1.235 s.`)
+  assert.match(
+    late.stderr,
+    `--end: endTime 5.0 is past the end of media file ${file['whole.wav']} (whole.wav), at 1.235 s.`,
+  )
   assert.not.match(late.stderr, '1.2345578')
 })
 

@@ -16,9 +16,11 @@ test.before(async () => {
   admin = await w.t.user('root', { admin: true })
   await w.login(admin)
 })
-test.after(async () => { await w.close() })
+test.after(async () => {
+  await w.close()
+})
 
-test('mas help TOPIC COMMAND shows that command\'s help; mas help TOPIC lists its commands', async () => {
+test("mas help TOPIC COMMAND shows that command's help; mas help TOPIC lists its commands", async () => {
   const command = await w.mas(['help', 'media', 'import'], { env: { NO_COLOR: '1' } })
   assert.is(command.code, 0, command.stderr)
   assert.match(command.stdout, /USAGE\n {2}\$ mas media import PATH/, command.stdout)
@@ -36,7 +38,9 @@ test('a mistyped command on a terminal asks "Did you mean ...?" and runs that co
     await typo.keys('n', 'Enter')
     await typo.waitFor(/Run mas help media for a list of available commands/)
     assert.is(await typo.exited(), 127)
-  } finally { await typo.close() }
+  } finally {
+    await typo.close()
+  }
   const library = await w.mas(['library', 'create', 'Dawn chorus'])
   const confirmed = await w.tty(['library', 'lst'])
   try {
@@ -44,7 +48,9 @@ test('a mistyped command on a terminal asks "Did you mean ...?" and runs that co
     await confirmed.keys('y', 'Enter')
     await confirmed.waitFor(new RegExp(`ID +NAME[^\\n]*\\n${library.stdout.trim()} +Dawn chorus`))
     assert.is(await confirmed.exited(), 0)
-  } finally { await confirmed.close() }
+  } finally {
+    await confirmed.close()
+  }
   // the words after the mistyped command reach the command run on "yes"
   const withArgs = await w.tty(['media', 'imprt', 'no-such-folder', '--library', library.stdout.trim()])
   try {
@@ -52,15 +58,23 @@ test('a mistyped command on a terminal asks "Did you mean ...?" and runs that co
     await withArgs.keys('y', 'Enter')
     const screen = await withArgs.waitFor(/\[exit \d+\]/)
     assert.match(screen, /failed no-such-folder: no such file or folder\n\[exit 1\]/)
-  } finally { await withArgs.close() }
+  } finally {
+    await withArgs.close()
+  }
   // on a pipe nobody can answer: one line naming the closest command and where to look, exit 127 (command not found)
   const piped = await w.mas(['media', 'imprt', 'x'], { env: { NO_COLOR: '1' } })
   assert.is(piped.code, 127)
   assert.is(piped.stdout, '')
-  assert.is(piped.stderr, 'Error: mas media imprt x is not a mas command. Did you mean mas media import? (mas help media lists the commands)\n')
+  assert.is(
+    piped.stderr,
+    'Error: mas media imprt x is not a mas command. Did you mean mas media import? (mas help media lists the commands)\n',
+  )
   const noTopic = await w.mas(['lbrary', 'list'])
   assert.is(noTopic.code, 127)
-  assert.is(noTopic.stderr, 'Error: mas lbrary list is not a mas command. Did you mean mas library list? (mas help lists the commands)\n')
+  assert.is(
+    noTopic.stderr,
+    'Error: mas lbrary list is not a mas command. Did you mean mas library list? (mas help lists the commands)\n',
+  )
 })
 
 test('completion scripts for bash and zsh are generated and complete the commands', async () => {
@@ -75,10 +89,18 @@ test('completion scripts for bash and zsh are generated and complete the command
   assert.match(setup.stdout, /mas autocomplete script bash/)
   assert.is((await w.mas(['autocomplete', 'zsh'])).code, 0)
   // bash, loading what the README's line adds to ~/.bashrc, completes a command and a flag
-  const complete = (words: string[]) => `COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _mas_autocomplete; echo "\${COMPREPLY[*]}"`
-  const { stdout } = await promisify(execFile)('bash', ['--norc', '-c', [
-    `source ${join(w.home, 'cache', 'mas', 'autocomplete', 'bash_setup')}`, 'complete -p mas',
-    complete(['mas', 'media', 'imp']), complete(['mas', 'media', 'import', '--rec'])].join('\n')])
+  const complete = (words: string[]) =>
+    `COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _mas_autocomplete; echo "\${COMPREPLY[*]}"`
+  const { stdout } = await promisify(execFile)('bash', [
+    '--norc',
+    '-c',
+    [
+      `source ${join(w.home, 'cache', 'mas', 'autocomplete', 'bash_setup')}`,
+      'complete -p mas',
+      complete(['mas', 'media', 'imp']),
+      complete(['mas', 'media', 'import', '--rec']),
+    ].join('\n'),
+  ])
   assert.equal(stdout.split('\n'), ['complete -F _mas_autocomplete mas', 'import', '--recursive', ''])
 })
 
@@ -90,10 +112,15 @@ test('mas login on a terminal with no server anywhere asks for it, and checks it
     await unreachable.keys('-l', 'http://127.0.0.1:9')
     await unreachable.keys('Enter')
     const screen = await unreachable.waitFor(/\[exit \d+\]/)
-    assert.match(screen.replace(/\n/g, ""), /Cannot reach the server at http:\/\/127\.0\.0\.1:9.*; check the address \(--server\)/)
+    assert.match(
+      screen.replace(/\n/g, ''),
+      /Cannot reach the server at http:\/\/127\.0\.0\.1:9.*; check the address \(--server\)/,
+    )
     assert.not.match(screen, /Username:|Password:/)
     assert.is(await unreachable.exited(), 1)
-  } finally { await unreachable.close() }
+  } finally {
+    await unreachable.close()
+  }
   const ok = await w.tty(['login', '--profile', 'new'], { home })
   try {
     await ok.waitFor(/Server:/)
@@ -107,7 +134,9 @@ test('mas login on a terminal with no server anywhere asks for it, and checks it
     await ok.keys('Enter')
     await ok.waitFor(new RegExp(`Logged in to ${w.server.replace(/[.]/g, '\\.')} as root \\(profile "new"`))
     assert.is(await ok.exited(), 0)
-  } finally { await ok.close() }
+  } finally {
+    await ok.close()
+  }
   const who = await w.mas(['whoami', '--profile', 'new'], { home })
   assert.is(who.code, 0, who.stderr)
 })

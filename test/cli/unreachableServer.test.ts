@@ -27,7 +27,10 @@ test.before(async () => {
   mkdirSync(folder)
   // distinct bytes, large enough that the import is still running when the server is killed
   for (let i = 0; i < FILES; i++) {
-    writeFileSync(join(folder, `rec${String(i).padStart(3, '0')}.wav`), makeWav({ frequency: 200 + i, seconds: 4, sampleRate: 22050 }))
+    writeFileSync(
+      join(folder, `rec${String(i).padStart(3, '0')}.wav`),
+      makeWav({ frequency: 200 + i, seconds: 4, sampleRate: 22050 }),
+    )
   }
 })
 test.after(async () => {
@@ -38,16 +41,26 @@ test.after(async () => {
 })
 
 async function count(url: string, library: number): Promise<number> {
-  const res = await fetch(`${url}/api/v0/mediaFile/?library=${library}&page_size=1`, { headers: { authorization: `Token ${token}` } })
+  const res = await fetch(`${url}/api/v0/mediaFile/?library=${library}&page_size=1`, {
+    headers: { authorization: `Token ${token}` },
+  })
   return (await res.json()).count
 }
 
 test('the server killed mid-import: one line saying it is unreachable and how to finish, exit 1; a re-run completes', async () => {
-  const login = await w.mas(['login', '--server', server!.url, '--username', 'root', '--password-stdin'], { input: 'root-pass\n' })
+  const login = await w.mas(['login', '--server', server!.url, '--username', 'root', '--password-stdin'], {
+    input: 'root-pass\n',
+  })
   assert.is(login.code, 0, login.stderr)
-  token = (await (await fetch(`${server!.url}/api-token-auth/`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }),
-  })).json()).token
+  token = (
+    await (
+      await fetch(`${server!.url}/api-token-auth/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+      })
+    ).json()
+  ).token
   const library = Number((await w.mas(['library', 'create', 'season'])).stdout.trim())
   assert.ok(library > 0)
 
@@ -61,7 +74,10 @@ test('the server killed mid-import: one line saying it is unreachable and how to
     const run = await importing
     assert.is(run.code, 1, run.stderr)
     // one error line (without --json, each file that failed is listed above it, as every outcome is)
-    const said = run.stderr.trim().split('\n').filter((l) => l.startsWith('Error:'))
+    const said = run.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('Error:'))
     assert.is(said.length, 1, run.stderr)
     assert.match(said[0], /Cannot reach the server/)
     assert.ok(/\d+ file\(s\) stored\. Run the same command again to finish/.test(said[0]), said[0])

@@ -40,18 +40,26 @@ test('mas db backup while the server runs, then mas db restore into a new data d
   const restored = newDataDir()
   try {
     const s = await serve(dataDir)
-    const auth = { authorization: `Token ${(await (await fetch(`${s.url}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })).json() as { token: string }).token}` }
+    const auth = {
+      authorization: `Token ${((await (await fetch(`${s.url}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })).json()) as { token: string }).token}`,
+    }
     const lib = (await call(s.url, 'POST', 'library/', { name: 'backed up' })).data.id
     const wav = makeWav({ seconds: 1, frequency: 440 })
     const { payload, headers } = multipart({ file: { data: wav, filename: 'a.wav', contentType: 'audio/wav' } })
-    const imported = await fetch(`${s.url}/api/v0/library/${lib}/mediaFiles/import/`, { method: 'POST', headers: { ...headers, ...auth }, body: new Uint8Array(payload) })
+    const imported = await fetch(`${s.url}/api/v0/library/${lib}/mediaFiles/import/`, {
+      method: 'POST',
+      headers: { ...headers, ...auth },
+      body: new Uint8Array(payload),
+    })
     assert.is(imported.status, 201)
-    const media = await imported.json() as { id: number; file: string }
+    const media = (await imported.json()) as { id: number; file: string }
     // writes go on while the backup runs
     let writing = true
     const writes = (async () => {
       let n = 0
-      while (writing) { await call(s.url, 'POST', 'tagSet/', { name: `during ${n++}`, library: lib }) }
+      while (writing) {
+        await call(s.url, 'POST', 'tagSet/', { name: `during ${n++}`, library: lib })
+      }
       return n
     })()
     const b = mas(['db', 'backup', backupDir, '--data-dir', dataDir])

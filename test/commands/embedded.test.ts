@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process'
-import { chownSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chownSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -80,7 +90,7 @@ test('kill -9 of mas and of its PostgreSQL: the stale postmaster.pid is recovere
   }
 })
 
-test('a crash\'s postmaster.pid whose pid now belongs to another live process: removed, the cluster started, that process left alone', async () => {
+test("a crash's postmaster.pid whose pid now belongs to another live process: removed, the cluster started, that process left alone", async () => {
   const dataDir = newDataDir()
   const other = spawn('sleep', ['300'], { stdio: 'ignore' })
   try {
@@ -115,7 +125,12 @@ test('--workers 2 and a separate mas worker start share one cluster; the last pr
     const s = await serve(dataDir, ['--workers', '2', '--log-level', 'warn', '--no-worker'])
     const project = await call(s.url, 'POST', 'project/', { name: 'p' })
     const worker = mas(['worker', 'start', '--data-dir', dataDir])
-    const job = await call(s.url, 'POST', 'jobs/', { name: 'count', project: project.data.id, type: 8, parameters: { numToComplete: '2', secondsPerStep: '0' } })
+    const job = await call(s.url, 'POST', 'jobs/', {
+      name: 'count',
+      project: project.data.id,
+      type: 8,
+      parameters: { numToComplete: '2', secondsPerStep: '0' },
+    })
     let status = 0
     for (let i = 0; i < 600 && status !== 6; i++) {
       await delay(100)
@@ -165,7 +180,10 @@ test('as root the cluster runs as the account postgres; as another user, as that
     const dataDir = newDataDir()
     try {
       const s = await serve(dataDir)
-      assert.equal(postgresOf(dataDir).map((pid) => statSync(`/proc/${pid}`).uid), [userInfo().uid])
+      assert.equal(
+        postgresOf(dataDir).map((pid) => statSync(`/proc/${pid}`).uid),
+        [userInfo().uid],
+      )
       s.child.kill('SIGTERM')
       assert.is(await s.exited, 0)
     } finally {
@@ -178,7 +196,10 @@ test('as root the cluster runs as the account postgres; as another user, as that
     const s = await serve(asRoot)
     const postgresUid = Number(statSync(join(asRoot, CLUSTER_DIR)).uid)
     assert.is.not(postgresUid, 0)
-    assert.equal(postgresOf(asRoot).map((pid) => statSync(`/proc/${pid}`).uid), [postgresUid])
+    assert.equal(
+      postgresOf(asRoot).map((pid) => statSync(`/proc/${pid}`).uid),
+      [postgresUid],
+    )
     s.child.kill('SIGTERM')
     assert.is(await s.exited, 0)
     assert.equal(postgresOf(asRoot), [])
@@ -192,7 +213,10 @@ test('as root the cluster runs as the account postgres; as another user, as that
   chownSync(home, nobody.uid, nobody.gid)
   try {
     const s = await serve(dataDir, [], { ...nobody, env: { HOME: home } })
-    assert.equal(postgresOf(dataDir).map((pid) => statSync(`/proc/${pid}`).uid), [nobody.uid])
+    assert.equal(
+      postgresOf(dataDir).map((pid) => statSync(`/proc/${pid}`).uid),
+      [nobody.uid],
+    )
     assert.is((await call(s.url, 'POST', 'library/', { name: 'n' })).status, 201)
     s.child.kill('SIGTERM')
     assert.is(await s.exited, 0, s.out())

@@ -15,11 +15,16 @@ const BIN = join(process.cwd(), 'bin', 'run.js')
 
 function run(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, [BIN, 'server', 'start', ...args], {
-    env: { ...process.env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  child.stdout!.on('data', (d) => { out += d })
-  child.stderr!.on('data', (d) => { out += d })
+  child.stdout!.on('data', (d) => {
+    out += d
+  })
+  child.stderr!.on('data', (d) => {
+    out += d
+  })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return { child, exited, output: () => out }
 }
@@ -32,7 +37,11 @@ test('--workers 2: two server processes answer on one port and stop on SIGTERM (
   await admin?.db.schema.createSchema(schema).execute()
   try {
     const port = await freePort()
-    const env = url ? { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` } : { DATABASE_URL: '' }
+    const env = url
+      ? {
+          DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+        }
+      : { DATABASE_URL: '' }
     const r = run(['--workers', '2', '--port', String(port), '--log-level', 'warn', '--data-dir', dataDir], env)
     let pids = new Set<number>()
     for (let i = 0; i < 150 && pids.size < 2; i++) {
@@ -40,15 +49,24 @@ test('--workers 2: two server processes answer on one port and stop on SIGTERM (
       try {
         const res = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })
         if (res.ok) pids = new Set([...pids, ...childPids(r.child.pid!)])
-      } catch { /* not up yet */ }
+      } catch {
+        /* not up yet */
+      }
     }
     assert.is(pids.size, 2, r.output())
-    const login = await fetch(`http://127.0.0.1:${port}/api/v0/`, { headers: { authorization: `Basic ${Buffer.from('root:root-pass').toString('base64')}` } })
+    const login = await fetch(`http://127.0.0.1:${port}/api/v0/`, {
+      headers: { authorization: `Basic ${Buffer.from('root:root-pass').toString('base64')}` },
+    })
     assert.is(login.status, 200)
     r.child.kill('SIGTERM')
     assert.is(await r.exited, 0)
     // the primary's last line says what stopped
-    const last = r.output().trim().split('\n').filter((l) => l.startsWith('{')).at(-1)!
+    const last = r
+      .output()
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .at(-1)!
     assert.is(JSON.parse(last).msg, 'stopped: 2 server processes and the job worker', r.output())
     assert.equal(postgresOf(dataDir), [])
   } finally {
@@ -61,8 +79,18 @@ test('--workers 2: two server processes answer on one port and stop on SIGTERM (
 /** The server processes of the primary `pid` (not the PostgreSQL it started). */
 function childPids(pid: number): number[] {
   let pids: number[] = []
-  try { pids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) } catch { return [] }
-  return pids.filter((p) => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(BIN) } catch { return false } })
+  try {
+    pids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+  return pids.filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(BIN)
+    } catch {
+      return false
+    }
+  })
 }
 
 test.run()

@@ -14,13 +14,19 @@ test('a worker told to run models on CUDA where there is none refuses to start, 
   const home = tempDir('mas-worker-')
   const dataDir = join(home, 'data')
   try {
-    const run = spawnSync(process.execPath, [BIN, 'worker', 'start', '--execution-provider', 'cuda', '--data-dir', dataDir],
-      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } })
+    const run = spawnSync(
+      process.execPath,
+      [BIN, 'worker', 'start', '--execution-provider', 'cuda', '--data-dir', dataDir],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } },
+    )
     assert.is(run.status, 1, run.stderr)
     assert.is(run.stdout, '')
     const lines = run.stderr.trim().split('\n')
     assert.is(lines.length, 1, run.stderr)
-    assert.match(lines[0], /^Error: --execution-provider cuda: ONNX Runtime cannot run models on cuda here \(.+\); a worker running models on cuda needs the GPU, its CUDA and cuDNN libraries/)
+    assert.match(
+      lines[0],
+      /^Error: --execution-provider cuda: ONNX Runtime cannot run models on cuda here \(.+\); a worker running models on cuda needs the GPU, its CUDA and cuDNN libraries/,
+    )
     assert.not.ok(existsSync(dataDir), 'no data directory made')
   } finally {
     rmSync(home, { recursive: true, force: true })
@@ -28,7 +34,10 @@ test('a worker told to run models on CUDA where there is none refuses to start, 
 })
 
 test('an execution provider it does not know is refused by name', () => {
-  const run = spawnSync(process.execPath, [BIN, 'worker', 'start', '--execution-provider', 'tpu'], { encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, [BIN, 'worker', 'start', '--execution-provider', 'tpu'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   assert.is.not(run.status, 0)
   assert.match(run.stderr, /tpu/)
   assert.match(run.stderr, /cpu, cuda/)

@@ -2,7 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Worker } from '../../server/jobs/worker.js'
 import {
-  discoveryDataDir, hiddenCalls, trainingTags, loadDiscoveryData, resampled, type DiscoveryData, type HiddenCall,
+  discoveryDataDir,
+  hiddenCalls,
+  trainingTags,
+  loadDiscoveryData,
+  resampled,
+  type DiscoveryData,
+  type HiddenCall,
 } from '../../bench/discoveryData.js'
 import { wavOf } from '../helpers/signals.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
@@ -62,16 +68,31 @@ for (const rate of [22050, 48000]) {
     test(`the strongest tag is on the hidden call in at least 8 of 10 files at ${rate} Hz, learning from ${examples === 'band' ? 'band-limited' : 'full-band'} examples`, async () => {
       assert.ok(hidden, 'the labelled recordings were not set up')
       const files: number[] = []
-      for (const h of hidden) files.push(await upload(`${examples}-${rate}-${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
+      for (const h of hidden)
+        files.push(await upload(`${examples}-${rate}-${h.name}`, wavOf(resampled(h.samples, h.sampleRate, rate), rate)))
       const destination = (await api('POST', 'tagSet/', { name: `found ${examples} ${rate}`, library })).id
       const project = (await api('POST', 'project/', { name: `hidden ${examples} ${rate}`, type: 1 })).id
       for (const id of files) await api('POST', `project/${project}/mediaFiles/add/`, { id })
-      const job = await api('POST', 'jobs/', { name: 'find', project, type: 1, parameters: {
-        sourceTagSet: String(sources[examples]), destinationTagSet: String(destination), numberOfTagsToDiscover: '1', windowSizeInSeconds: String(window),
-      } })
+      const job = await api('POST', 'jobs/', {
+        name: 'find',
+        project,
+        type: 1,
+        parameters: {
+          sourceTagSet: String(sources[examples]),
+          destinationTagSet: String(destination),
+          numberOfTagsToDiscover: '1',
+          windowSizeInSeconds: String(window),
+        },
+      })
       assert.is((await waitForStatus(t.db, job.id, [4, 5, 6], 300)).status_id, 6)
-      const tags = (await api('GET', `tag/?tagSet=${destination}&page_size=100`)).results as Array<{ mediaFile: number; startTime: number; endTime: number }>
-      const hits = hidden.filter((h, i) => tags.some((g) => g.mediaFile === files[i] && g.startTime < h.callEnd && g.endTime > h.callStart)).length
+      const tags = (await api('GET', `tag/?tagSet=${destination}&page_size=100`)).results as Array<{
+        mediaFile: number
+        startTime: number
+        endTime: number
+      }>
+      const hits = hidden.filter((h, i) =>
+        tags.some((g) => g.mediaFile === files[i] && g.startTime < h.callEnd && g.endTime > h.callStart),
+      ).length
       assert.ok(hits >= 8, `${hits} of 10 hidden calls found`)
     })
   }

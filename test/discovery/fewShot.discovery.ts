@@ -2,8 +2,16 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Worker } from '../../server/jobs/worker.js'
 import {
-  episodeLines, FEW_SHOT_RATES, FEW_SHOT_SETS, fewShotTable, judged, loadFewShotSets, precisionRecallF, runFewShotSet,
-  type FewShotClient, type FewShotSet,
+  episodeLines,
+  FEW_SHOT_RATES,
+  FEW_SHOT_SETS,
+  fewShotTable,
+  judged,
+  loadFewShotSets,
+  precisionRecallF,
+  runFewShotSet,
+  type FewShotClient,
+  type FewShotSet,
 } from '../../bench/fewShot.js'
 import { suiteApp, type TestUser } from '../helpers/app.js'
 import { importMedia } from '../helpers/upload.js'
@@ -39,7 +47,10 @@ test('the few-shot sets are found and read', async () => {
   alice = await t.user('alice')
   const worker = new Worker({ db: t.db, config: t.app.config, pollMs: 20, threads: 2 }).start()
   t.beforeClose(() => worker.stop())
-  assert.equal(sets.map((s) => s.name), [...FEW_SHOT_SETS])
+  assert.equal(
+    sets.map((s) => s.name),
+    [...FEW_SHOT_SETS],
+  )
 })
 
 for (const name of FEW_SHOT_SETS) {

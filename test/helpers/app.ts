@@ -15,7 +15,13 @@ import { tempDir } from './tempDir.js'
 /** A path of the v0 API. */
 export const api = (path: string) => `/api/v0/${path}`
 
-export interface TestUser { id: number; username: string; password: string; token: string; auth: Record<string, string> }
+export interface TestUser {
+  id: number
+  username: string
+  password: string
+  token: string
+  auth: Record<string, string>
+}
 
 export interface TestApp {
   app: FastifyInstance
@@ -24,41 +30,72 @@ export interface TestApp {
   /** a user with a token; `auth` is the Authorization header to send */
   user(username: string, opts?: { admin?: boolean; active?: boolean; password?: string }): Promise<TestUser>
   /** app.inject with JSON parsed; `as` sends that user's token */
-  call(method: string, url: string, opts?: { as?: Pick<TestUser, 'auth'>; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse & { data: any }>
+  call(
+    method: string,
+    url: string,
+    opts?: { as?: Pick<TestUser, 'auth'>; body?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse & { data: any }>
   close(): Promise<void>
 }
 
 /** `options.database`: the app's database (closed with it), else a fresh one dropped on close. */
-export async function testApp(config: Partial<AppConfig> = {}, options: Pick<BuildOptions, 'storage'> & { database?: Database } = {}): Promise<TestApp> {
+export async function testApp(
+  config: Partial<AppConfig> = {},
+  options: Pick<BuildOptions, 'storage'> & { database?: Database } = {},
+): Promise<TestApp> {
   const { database: given, ...buildOptions } = options
-  const database = given ?? await testDatabase()
+  const database = given ?? (await testDatabase())
   const dataDir = tempDir('mas-test-')
-  const app = await buildApp({ database, config: { dataDir, mediaDir: join(dataDir, 'media'), ...config }, ...buildOptions })
+  const app = await buildApp({
+    database,
+    config: { dataDir, mediaDir: join(dataDir, 'media'), ...config },
+    ...buildOptions,
+  })
   // every answer checked against the OpenAPI document (test/helpers/openapi.ts)
   const openapi = new OpenApiChecker(app.routeTable.endpoints)
   openapi.install(app)
   await app.ready()
   const db = database.db
   return {
-    app, database, db,
+    app,
+    database,
+    db,
     async user(username, opts = {}) {
       const password = opts.password ?? `${username}-pass`
-      const row = await db.insertInto('users').values({
-        username, password: await hashPassword(password), is_admin: opts.admin ?? false,
-        is_active: opts.active ?? true, date_joined: localTimestamp(),
-      }).returning('id').executeTakeFirstOrThrow()
+      const row = await db
+        .insertInto('users')
+        .values({
+          username,
+          password: await hashPassword(password),
+          is_admin: opts.admin ?? false,
+          is_active: opts.active ?? true,
+          date_joined: localTimestamp(),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
       const token = await tokenFor(db, row.id)
       return { id: row.id, username, password, token, auth: { authorization: `Token ${token}` } }
     },
     async call(method, url, opts = {}) {
-      const req: InjectOptions = { method: method as any, url, headers: { ...(opts.as?.auth ?? {}), ...(opts.headers ?? {}) } }
+      const req: InjectOptions = {
+        method: method as any,
+        url,
+        headers: { ...(opts.as?.auth ?? {}), ...(opts.headers ?? {}) },
+      }
       if (opts.body !== undefined) {
         if (typeof opts.body === 'string') req.payload = opts.body
-        else { req.payload = JSON.stringify(opts.body); (req.headers as any)['content-type'] ??= 'application/json' }
+        else {
+          req.payload = JSON.stringify(opts.body)
+          ;(req.headers as any)['content-type'] ??= 'application/json'
+        }
       }
       const res = await app.inject(req)
       let data: any
-      try { data = res.body ? JSON.parse(res.body) : undefined } catch { data = res.body }
+      try {
+        data = res.body ? JSON.parse(res.body) : undefined
+      } catch {
+        data = res.body
+      }
       return Object.assign(res, { data })
     },
     async close() {
@@ -67,7 +104,9 @@ export async function testApp(config: Partial<AppConfig> = {}, options: Pick<Bui
       rmSync(dataDir, { recursive: true, force: true })
       if (openapi.violations.length) {
         // each one already failed its test's request with a 500; the run fails as well
-        process.stderr.write(`${openapi.violations.length} answer(s) contradicted the OpenAPI document:\n${[...new Set(openapi.violations)].join('\n')}\n`)
+        process.stderr.write(
+          `${openapi.violations.length} answer(s) contradicted the OpenAPI document:\n${[...new Set(openapi.violations)].join('\n')}\n`,
+        )
         process.exitCode = 1
       }
     },
@@ -84,14 +123,20 @@ export interface SuiteApp extends TestApp {
 /** The set-up every server test file shares: the suite's app, made before its first test (ahead of the
  * file's own `before`, which may use it) and closed after its last, its database dropped and its data
  * folder removed. The answer stands for that app from the moment the suite runs. */
-export function suiteApp(suite: Test, config: Partial<AppConfig> = {}, options: Pick<BuildOptions, 'storage'> = {}): SuiteApp {
+export function suiteApp(
+  suite: Test,
+  config: Partial<AppConfig> = {},
+  options: Pick<BuildOptions, 'storage'> = {},
+): SuiteApp {
   let made: TestApp | undefined
   const stops: Array<() => Promise<unknown> | unknown> = []
   const the = () => {
-    if (!made) throw new Error('the suite\'s app exists only while the suite runs')
+    if (!made) throw new Error("the suite's app exists only while the suite runs")
     return made
   }
-  suite.before(async () => { made = await testApp(config, options) })
+  suite.before(async () => {
+    made = await testApp(config, options)
+  })
   suite.after(async () => {
     try {
       for (const stop of stops.splice(0).reverse()) await stop()
@@ -101,12 +146,22 @@ export function suiteApp(suite: Test, config: Partial<AppConfig> = {}, options: 
     }
   })
   return {
-    get app() { return the().app },
-    get database() { return the().database },
-    get db() { return the().db },
+    get app() {
+      return the().app
+    },
+    get database() {
+      return the().database
+    },
+    get db() {
+      return the().db
+    },
     user: (username, opts) => the().user(username, opts),
     call: (method, url, opts) => the().call(method, url, opts),
-    close: async () => { throw new Error('the suite closes its app itself') },
-    beforeClose: (stop) => { stops.push(stop) },
+    close: async () => {
+      throw new Error('the suite closes its app itself')
+    },
+    beforeClose: (stop) => {
+      stops.push(stop)
+    },
   }
 }

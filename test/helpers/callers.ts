@@ -9,27 +9,44 @@ import { testDatabase } from './db.js'
 // with two users, and access rules that use more of the caller than its id, which must never be cached
 // across callers.
 
-export interface TwoCallers { database: Database; alice: Caller; bob: Caller }
+export interface TwoCallers {
+  database: Database
+  alice: Caller
+  bob: Caller
+}
 
 /** A fresh database with the users alice and bob, as callers; close `database` when done. */
 export async function twoCallers(): Promise<TwoCallers> {
   const database = await testDatabase()
   const make = async (username: string): Promise<Caller> => {
-    const row = await database.db.insertInto('users')
-      .values({ username, password: '-', date_joined: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
+    const row = await database.db
+      .insertInto('users')
+      .values({ username, password: '-', date_joined: localTimestamp() })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     return { id: row.id, username, isAdmin: false }
   }
   return { database, alice: await make('alice'), bob: await make('bob') }
 }
 
 /** a user may be read only by itself, by username */
-export const usernameRule: Scope = { columns: ['username'], allows: (eb, caller, col) => eb(col('username'), '=', caller.username) }
+export const usernameRule: Scope = {
+  columns: ['username'],
+  allows: (eb, caller, col) => eb(col('username'), '=', caller.username),
+}
 
 /** a user may be read only by itself, with the caller's id written into the SQL text */
-export const inlinedIdRule: Scope = { columns: ['id'], allows: (_eb, caller, col) => sql<SqlBool>`${col('id')} = ${sql.lit(caller.id)}` }
+export const inlinedIdRule: Scope = {
+  columns: ['id'],
+  allows: (_eb, caller, col) => sql<SqlBool>`${col('id')} = ${sql.lit(caller.id)}`,
+}
 
 /** users as a resource whose rule is `scope` */
-export const usersUnder = (name: string, scope: Scope): ResourceDef<'users'> => defineResource({
-  name, title: name, table: 'users', scope,
-  fields: { id: { type: 'integer', column: 'id', readOnly: true } },
-})
+export const usersUnder = (name: string, scope: Scope): ResourceDef<'users'> =>
+  defineResource({
+    name,
+    title: name,
+    table: 'users',
+    scope,
+    fields: { id: { type: 'integer', column: 'id', readOnly: true } },
+  })

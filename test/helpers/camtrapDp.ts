@@ -19,27 +19,76 @@ const vendored = (name: string) => JSON.parse(readFileSync(join(VENDOR, name), '
 
 /** Frictionless Data Package: resources named as its name pattern, each with a path or data. */
 const DATA_PACKAGE = {
-  type: 'object', required: ['resources'],
+  type: 'object',
+  required: ['resources'],
   properties: {
     name: { type: 'string', pattern: '^([-a-z0-9._/])+$' },
     created: { type: 'string', format: 'date-time' },
-    resources: { type: 'array', minItems: 1, items: { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^([-a-z0-9._/])+$' }, path: { type: 'string' } } } },
-    contributors: { type: 'array', minItems: 1, items: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } },
+    resources: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string', pattern: '^([-a-z0-9._/])+$' }, path: { type: 'string' } },
+      },
+    },
+    contributors: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } },
+    },
     sources: { type: 'array', items: { type: 'object', required: ['title'] } },
   },
 }
 /** GeoJSON: a geometry of a known type with its coordinates (or, a collection, its geometries). */
 const GEOJSON = {
-  type: 'object', required: ['type'],
-  properties: { type: { enum: ['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection', 'Feature', 'FeatureCollection'] } },
+  type: 'object',
+  required: ['type'],
+  properties: {
+    type: {
+      enum: [
+        'Point',
+        'MultiPoint',
+        'LineString',
+        'MultiLineString',
+        'Polygon',
+        'MultiPolygon',
+        'GeometryCollection',
+        'Feature',
+        'FeatureCollection',
+      ],
+    },
+  },
   oneOf: [
     { properties: { type: { enum: ['GeometryCollection'] }, geometries: { type: 'array' } }, required: ['geometries'] },
-    { properties: { type: { not: { enum: ['GeometryCollection'] } }, coordinates: { type: 'array', minItems: 1 } }, required: ['coordinates'] },
+    {
+      properties: { type: { not: { enum: ['GeometryCollection'] } }, coordinates: { type: 'array', minItems: 1 } },
+      required: ['coordinates'],
+    },
   ],
 }
 
-export interface TableField { name: string; type: string; format?: string; constraints?: { required?: boolean; unique?: boolean; enum?: string[]; pattern?: string; minimum?: number; maximum?: number } }
-export interface TableSchema { name: string; fields: TableField[]; missingValues: string[]; primaryKey: string; foreignKeys?: { fields: string; reference: { resource: string; fields: string } }[] }
+export interface TableField {
+  name: string
+  type: string
+  format?: string
+  constraints?: {
+    required?: boolean
+    unique?: boolean
+    enum?: string[]
+    pattern?: string
+    minimum?: number
+    maximum?: number
+  }
+}
+export interface TableSchema {
+  name: string
+  fields: TableField[]
+  missingValues: string[]
+  primaryKey: string
+  foreignKeys?: { fields: string; reference: { resource: string; fields: string } }[]
+}
 
 export const TABLE_SCHEMAS: Record<'deployments' | 'media' | 'observations', TableSchema> = {
   deployments: vendored('deployments-table-schema.json'),
@@ -76,23 +125,32 @@ function cellError(field: TableField, value: string): string | undefined {
       return undefined
     case 'number':
     case 'integer': {
-      const ok = field.type === 'integer' ? /^[-+]?\d+$/.test(value) : /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)
+      const ok =
+        field.type === 'integer' ? /^[-+]?\d+$/.test(value) : /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)
       if (!ok) return `not ${field.type === 'integer' ? 'an integer' : 'a number'}`
       const n = Number(value)
       if (c.minimum !== undefined && n < c.minimum) return `below ${c.minimum}`
       if (c.maximum !== undefined && n > c.maximum) return `above ${c.maximum}`
       return undefined
     }
-    case 'boolean': return ['true', 'false', 'True', 'False', 'TRUE', 'FALSE', '1', '0'].includes(value) ? undefined : 'not a boolean'
+    case 'boolean':
+      return ['true', 'false', 'True', 'False', 'TRUE', 'FALSE', '1', '0'].includes(value) ? undefined : 'not a boolean'
     case 'datetime':
       if (field.format !== '%Y-%m-%dT%H:%M:%S%z') return `unexpected format ${field.format}`
-      return DATETIME.test(value) && Number.isFinite(Date.parse(value)) ? undefined : 'not a datetime of the form YYYY-MM-DDThh:mm:ss±hh:mm'
-    case 'any': return undefined
-    default: return `type ${field.type} not checked`
+      return DATETIME.test(value) && Number.isFinite(Date.parse(value))
+        ? undefined
+        : 'not a datetime of the form YYYY-MM-DDThh:mm:ss±hh:mm'
+    case 'any':
+      return undefined
+    default:
+      return `type ${field.type} not checked`
   }
 }
 
-export interface Table { header: string[]; rows: Record<string, string>[] }
+export interface Table {
+  header: string[]
+  rows: Record<string, string>[]
+}
 
 export function readTable(text: string): Table {
   const records = csvRecords(text)
@@ -108,10 +166,14 @@ export function tableErrors(name: keyof typeof TABLE_SCHEMAS, text: string, exte
   const records = csvRecords(text)
   const header = records[0]?.fields ?? []
   const expected = [...schema.fields.map((f) => f.name), ...extensions]
-  if (header.join(',') !== expected.join(',')) errors.push(`${name}.csv: header ${header.join(',')} is not ${expected.join(',')}`)
+  if (header.join(',') !== expected.join(','))
+    errors.push(`${name}.csv: header ${header.join(',')} is not ${expected.join(',')}`)
   const seen = new Map<string, Set<string>>()
   for (const rec of records.slice(1)) {
-    if (rec.fields.length !== header.length) { errors.push(`${name}.csv line ${rec.line}: ${rec.fields.length} cells, ${header.length} columns`); continue }
+    if (rec.fields.length !== header.length) {
+      errors.push(`${name}.csv line ${rec.line}: ${rec.fields.length} cells, ${header.length} columns`)
+      continue
+    }
     schema.fields.forEach((field, i) => {
       const value = rec.fields[i]
       if (schema.missingValues.includes(value)) {
@@ -122,8 +184,9 @@ export function tableErrors(name: keyof typeof TABLE_SCHEMAS, text: string, exte
       if (problem) errors.push(`${name}.csv line ${rec.line}: ${field.name} ${JSON.stringify(value)} ${problem}`)
       if (field.constraints?.unique) {
         let values = seen.get(field.name)
-        if (!values) seen.set(field.name, values = new Set())
-        if (values.has(value)) errors.push(`${name}.csv line ${rec.line}: ${field.name} ${JSON.stringify(value)} is not unique`)
+        if (!values) seen.set(field.name, (values = new Set()))
+        if (values.has(value))
+          errors.push(`${name}.csv line ${rec.line}: ${field.name} ${JSON.stringify(value)} is not unique`)
         values.add(value)
       }
     })
@@ -132,24 +195,37 @@ export function tableErrors(name: keyof typeof TABLE_SCHEMAS, text: string, exte
 }
 
 /** Every error of the package in `dir` (none: valid), with `extensions` the extension columns of each table. */
-export function packageErrors(dir: string, extensions: { media: readonly string[]; observations: readonly string[] }): string[] {
+export function packageErrors(
+  dir: string,
+  extensions: { media: readonly string[]; observations: readonly string[] },
+): string[] {
   const descriptor = JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8'))
   const errors = descriptorErrors(descriptor)
-  const texts = Object.fromEntries((['deployments', 'media', 'observations'] as const).map((n) => {
-    const resource = descriptor.resources.find((r: { name: string }) => r.name === n)
-    return [n, readFileSync(join(dir, resource.path), 'utf8')]
-  })) as Record<keyof typeof TABLE_SCHEMAS, string>
+  const texts = Object.fromEntries(
+    (['deployments', 'media', 'observations'] as const).map((n) => {
+      const resource = descriptor.resources.find((r: { name: string }) => r.name === n)
+      return [n, readFileSync(join(dir, resource.path), 'utf8')]
+    }),
+  ) as Record<keyof typeof TABLE_SCHEMAS, string>
   errors.push(...tableErrors('deployments', texts.deployments, []))
   errors.push(...tableErrors('media', texts.media, extensions.media))
   errors.push(...tableErrors('observations', texts.observations, extensions.observations))
   // foreign keys: each table's references name rows of the table they reference
-  const tables = Object.fromEntries(Object.entries(texts).map(([n, t]) => [n, readTable(t)])) as Record<keyof typeof TABLE_SCHEMAS, Table>
+  const tables = Object.fromEntries(Object.entries(texts).map(([n, t]) => [n, readTable(t)])) as Record<
+    keyof typeof TABLE_SCHEMAS,
+    Table
+  >
   for (const name of ['media', 'observations'] as const) {
     for (const fk of TABLE_SCHEMAS[name].foreignKeys ?? []) {
-      const keys = new Set(tables[fk.reference.resource as keyof typeof TABLE_SCHEMAS].rows.map((r) => r[fk.reference.fields]))
+      const keys = new Set(
+        tables[fk.reference.resource as keyof typeof TABLE_SCHEMAS].rows.map((r) => r[fk.reference.fields]),
+      )
       for (const row of tables[name].rows) {
         const v = row[fk.fields]
-        if (v !== '' && !keys.has(v)) errors.push(`${name}.csv: ${fk.fields} ${JSON.stringify(v)} is not a ${fk.reference.resource}.${fk.reference.fields}`)
+        if (v !== '' && !keys.has(v))
+          errors.push(
+            `${name}.csv: ${fk.fields} ${JSON.stringify(v)} is not a ${fk.reference.resource}.${fk.reference.fields}`,
+          )
       }
     }
   }

@@ -10,7 +10,9 @@ export async function atFixedTime<R>(body: () => Promise<R>): Promise<R> {
       if (args.length) super(...(args as [number]))
       else super(moment)
     }
-    static now() { return moment }
+    static now() {
+      return moment
+    }
   }
   globalThis.Date = FixedDate as DateConstructor
   try {

@@ -6,9 +6,22 @@
 // Objects and must end on a Link; the parameters must name only the link's
 // fields and give every required one.
 
-export interface CoreField { name: string; required: boolean; location: string }
-export interface CoreLink { kind: 'link'; url: string; action: string; encoding: string; fields: CoreField[] }
-export interface CoreObject { kind: 'object'; content: Map<string, CoreNode> }
+export interface CoreField {
+  name: string
+  required: boolean
+  location: string
+}
+export interface CoreLink {
+  kind: 'link'
+  url: string
+  action: string
+  encoding: string
+  fields: CoreField[]
+}
+export interface CoreObject {
+  kind: 'object'
+  content: Map<string, CoreNode>
+}
 export type CoreNode = CoreLink | CoreObject | unknown
 
 export function decodeDocument(data: unknown, baseUrl = ''): CoreNode {
@@ -17,8 +30,15 @@ export function decodeDocument(data: unknown, baseUrl = ''): CoreNode {
     if (d._type === 'document') return { kind: 'object', content: contentOf(d, d._meta?.url ?? baseUrl) }
     if (d._type === 'link') {
       return {
-        kind: 'link', url: joinUrl(baseUrl, d.url ?? ''), action: d.action ?? 'get', encoding: d.encoding ?? '',
-        fields: (d.fields ?? []).map((f: any) => ({ name: f.name, required: !!f.required, location: f.location ?? '' })),
+        kind: 'link',
+        url: joinUrl(baseUrl, d.url ?? ''),
+        action: d.action ?? 'get',
+        encoding: d.encoding ?? '',
+        fields: (d.fields ?? []).map((f: any) => ({
+          name: f.name,
+          required: !!f.required,
+          location: f.location ?? '',
+        })),
       }
     }
     return { kind: 'object', content: contentOf(d, baseUrl) }
@@ -51,7 +71,8 @@ const isLink = (n: CoreNode): n is CoreLink => !!n && typeof n === 'object' && (
 export function lookupLink(doc: CoreNode, keys: string[], params: Record<string, unknown>): CoreLink | string {
   let node = doc
   for (const [i, key] of keys.entries()) {
-    if (!isObject(node) || !node.content.has(key)) return `Index ${JSON.stringify(keys)} did not reference a link. Key ${JSON.stringify(key)} was not found (at ${i}).`
+    if (!isObject(node) || !node.content.has(key))
+      return `Index ${JSON.stringify(keys)} did not reference a link. Key ${JSON.stringify(key)} was not found (at ${i}).`
     node = node.content.get(key)
   }
   if (!isLink(node)) return `Index ${JSON.stringify(keys)} did not reference a link.`
@@ -64,7 +85,10 @@ export function lookupLink(doc: CoreNode, keys: string[], params: Record<string,
 }
 
 /** The request Client.action would send for a link: path fields filled in, query fields in the query. */
-export function linkRequest(link: CoreLink, params: Record<string, unknown>): { method: string; url: string; body?: Record<string, unknown> } {
+export function linkRequest(
+  link: CoreLink,
+  params: Record<string, unknown>,
+): { method: string; url: string; body?: Record<string, unknown> } {
   let path = linkPath(link)
   const query = new URLSearchParams()
   const body: Record<string, unknown> = {}
@@ -76,5 +100,9 @@ export function linkRequest(link: CoreLink, params: Record<string, unknown>): { 
     else body[f.name] = v
   }
   const search = query.toString()
-  return { method: link.action.toUpperCase(), url: `${path}${search ? `?${search}` : ''}`, ...(Object.keys(body).length ? { body } : {}) }
+  return {
+    method: link.action.toUpperCase(),
+    url: `${path}${search ? `?${search}` : ''}`,
+    ...(Object.keys(body).length ? { body } : {}),
+  }
 }

@@ -16,7 +16,10 @@ export class CountingStorage implements Storage {
   read(name: string, range?: ByteRange, options?: ReadOptions): Readable {
     this.reads.push(range ?? null)
     const counter = new Transform({
-      transform: (chunk: Buffer, _encoding, done) => { this.bytesRead += chunk.length; done(null, chunk) },
+      transform: (chunk: Buffer, _encoding, done) => {
+        this.bytesRead += chunk.length
+        done(null, chunk)
+      },
     })
     const source = this.inner.read(name, range, options)
     source.on('error', (e) => counter.destroy(e))
@@ -24,9 +27,19 @@ export class CountingStorage implements Storage {
     return source.pipe(counter)
   }
 
-  receive(source: Readable | AsyncIterable<Buffer>): Promise<Pending> { return this.inner.receive(source) }
-  stat(name: string): Promise<StoredFileInfo | null> { return this.inner.stat(name) }
-  remove(name: string): Promise<void> { return this.inner.remove(name) }
-  list(folder: string): Promise<string[]> { return this.inner.list(folder) }
-  sweepIncoming(maxAgeMs: number): Promise<number> { return this.inner.sweepIncoming(maxAgeMs) }
+  receive(source: Readable | AsyncIterable<Buffer>): Promise<Pending> {
+    return this.inner.receive(source)
+  }
+  stat(name: string): Promise<StoredFileInfo | null> {
+    return this.inner.stat(name)
+  }
+  remove(name: string): Promise<void> {
+    return this.inner.remove(name)
+  }
+  list(folder: string): Promise<string[]> {
+    return this.inner.list(folder)
+  }
+  sweepIncoming(maxAgeMs: number): Promise<number> {
+    return this.inner.sweepIncoming(maxAgeMs)
+  }
 }

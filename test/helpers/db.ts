@@ -37,7 +37,11 @@ async function start(): Promise<Server> {
     adminUrl = external
   } else {
     const dir = tempDir('mas-test-pg-')
-    const cluster = await attachCluster(dir, { settings: { ...LAPTOP_SETTINGS, ...THROWAWAY_SETTINGS }, sync: false, unref: true })
+    const cluster = await attachCluster(dir, {
+      settings: { ...LAPTOP_SETTINGS, ...THROWAWAY_SETTINGS },
+      sync: false,
+      unref: true,
+    })
     urlOf = (name) => cluster.url(name)
     adminUrl = cluster.url('postgres')
     finish = async () => {
@@ -57,8 +61,11 @@ async function start(): Promise<Server> {
   process.on('beforeExit', () => {
     if (finished) return
     finished = true
-    sql`drop database if exists ${sql.id(template)}`.execute(admin)
-      .finally(() => admin.destroy()).finally(finish).catch(() => {})
+    sql`drop database if exists ${sql.id(template)}`
+      .execute(admin)
+      .finally(() => admin.destroy())
+      .finally(finish)
+      .catch(() => {})
   })
   return { admin, template, urlOf }
 }
@@ -72,7 +79,9 @@ export async function freshDatabase(from?: string): Promise<{ name: string; url:
   return {
     name,
     url: s.urlOf(name),
-    drop: async () => { await sql`drop database if exists ${sql.id(name)} with (force)`.execute(s.admin) },
+    drop: async () => {
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(s.admin)
+    },
   }
 }
 

@@ -32,7 +32,10 @@ function codedNumber(n: number): number[] {
   const limits = [0x800, 0x10000, 0x200000, 0x4000000, 0x80000000, 2 ** 36]
   const count = 2 + limits.findIndex((l) => n < l)
   const out: number[] = []
-  for (let k = 1; k < count; k++) { out.unshift(0x80 | (n % 64)); n = Math.floor(n / 64) }
+  for (let k = 1; k < count; k++) {
+    out.unshift(0x80 | (n % 64))
+    n = Math.floor(n / 64)
+  }
   out.unshift(((0xff00 >> count) & 0xff) | n)
   return out
 }
@@ -49,7 +52,7 @@ function streamInfo(o: Required<FlacOptions>): Buffer {
   si[10] = (o.sampleRate >> 12) & 0xff
   si[11] = (o.sampleRate >> 4) & 0xff
   si[12] = ((o.sampleRate & 0x0f) << 4) | (0 << 1) | (15 >> 4)
-  si[13] = ((15 & 0x0f) << 4) | Math.floor(o.totalFrames / 2 ** 32) & 0x0f
+  si[13] = ((15 & 0x0f) << 4) | (Math.floor(o.totalFrames / 2 ** 32) & 0x0f)
   si.writeUInt32BE(o.totalFrames % 2 ** 32, 14)
   return b
 }
@@ -73,11 +76,16 @@ function frame(samples: Int16Array, number: number, o: Required<FlacOptions>): B
 }
 
 /** A mono 16-bit FLAC file of the samples `blocks` give, as a stream of chunks. */
-export async function* flacChunks(blocks: AsyncIterable<Int16Array> | Iterable<Int16Array>, options: FlacOptions): AsyncGenerator<Buffer> {
+export async function* flacChunks(
+  blocks: AsyncIterable<Int16Array> | Iterable<Int16Array>,
+  options: FlacOptions,
+): AsyncGenerator<Buffer> {
   const o: Required<FlacOptions> = { blockSize: 4096, variable: false, ...options }
   yield streamInfo(o)
   const held = new Int16Array(o.blockSize)
-  let filled = 0, frames = 0, samples = 0
+  let filled = 0,
+    frames = 0,
+    samples = 0
   const next = () => {
     const f = frame(held.subarray(0, filled), o.variable ? samples : frames, o)
     frames++

@@ -14,7 +14,11 @@ import { openapiDocument } from '../../server/http/schema.js'
 type Json = Record<string, any>
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void
 
-interface Operation { path: string; pattern: RegExp; methods: Json }
+interface Operation {
+  path: string
+  pattern: RegExp
+  methods: Json
+}
 
 export class OpenApiChecker {
   readonly violations: string[] = []
@@ -28,31 +32,52 @@ export class OpenApiChecker {
     addFormats(this.ajv)
     this.ajv.addSchema({ $id: 'openapi', components: doc.components }, 'openapi')
     this.operations = Object.entries(doc.paths as Record<string, Json>).map(([path, methods]) => ({
-      path, methods,
+      path,
+      methods,
       pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
     }))
   }
 
   /** The problem with this answer, or null. `sent` is the JSON body of the request, when it had one. */
-  check(method: string, url: string, status: number, contentType: string, payload: string, sent?: unknown): string | null {
+  check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: string,
+    payload: string,
+    sent?: unknown,
+  ): string | null {
     const bare = url.split('?')[0]
     // the API reference page's and the review page's own files (scripts, styles, the document it reads) are not API answers
-    if (method === 'HEAD' || method === 'OPTIONS' || bare.startsWith('/media/') || bare.startsWith('/api/docs') || bare.startsWith('/review/') || /^text\/html/.test(contentType)) return null
+    if (
+      method === 'HEAD' ||
+      method === 'OPTIONS' ||
+      bare.startsWith('/media/') ||
+      bare.startsWith('/api/docs') ||
+      bare.startsWith('/review/') ||
+      /^text\/html/.test(contentType)
+    )
+      return null
     // a path without its final slash answers as the one with it (design: wire conventions)
-    const op = this.operations.find((o) => o.pattern.test(bare)) ?? this.operations.find((o) => o.pattern.test(`${bare}/`))
+    const op =
+      this.operations.find((o) => o.pattern.test(bare)) ?? this.operations.find((o) => o.pattern.test(`${bare}/`))
     const path = op?.path ?? bare
     if (!op) {
       // a path the API does not have: 404 in the usual error shape
-      return status === 404 ? this.body(ERROR, contentType, payload, `${method} ${path} 404`) : `${method} ${path}: not in the OpenAPI document (status ${status})`
+      return status === 404
+        ? this.body(ERROR, contentType, payload, `${method} ${path} 404`)
+        : `${method} ${path}: not in the OpenAPI document (status ${status})`
     }
     const operation = op.methods[method.toLowerCase()]
     if (!operation) {
       // authentication (401, and 429 once a client's failed passwords are throttled) answers before the method does
-      return status === 405 || status === 401 || status === 429 ? this.body(ERROR, contentType, payload, `${method} ${op.path} ${status}`)
+      return status === 405 || status === 401 || status === 429
+        ? this.body(ERROR, contentType, payload, `${method} ${op.path} ${status}`)
         : `${method} ${op.path}: no such operation in the OpenAPI document (status ${status})`
     }
     const response = operation.responses[String(status)]
-    if (!response) return `${method} ${op.path}: status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`
+    if (!response)
+      return `${method} ${op.path}: status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`
     const unsent = status < 300 ? missingRequired(operation, sent) : null
     if (unsent) return `${method} ${op.path} ${status}: accepted without ${unsent}, which the document calls required`
     const type = contentType.split(';')[0].trim()
@@ -63,9 +88,14 @@ export class OpenApiChecker {
   }
 
   private body(schema: Json, contentType: string, payload: string, where: string): string | null {
-    if (!/^application\/(json|coreapi\+json)/.test(contentType)) return `${where}: content type ${contentType || 'none'}, not JSON`
+    if (!/^application\/(json|coreapi\+json)/.test(contentType))
+      return `${where}: content type ${contentType || 'none'}, not JSON`
     let data: unknown
-    try { data = JSON.parse(payload) } catch { return `${where}: the body is not JSON` }
+    try {
+      data = JSON.parse(payload)
+    } catch {
+      return `${where}: the body is not JSON`
+    }
     const key = JSON.stringify(schema)
     let validate = this.compiled.get(key)
     if (!validate) {
@@ -80,9 +110,17 @@ export class OpenApiChecker {
   /** Check every answer of `app` (added before it is ready). */
   install(app: FastifyInstance): void {
     app.addHook('onSend', async (req, reply, payload) => {
-      if (typeof payload !== 'string' && payload !== null && payload !== undefined && !Buffer.isBuffer(payload)) return payload
+      if (typeof payload !== 'string' && payload !== null && payload !== undefined && !Buffer.isBuffer(payload))
+        return payload
       const text = payload === null || payload === undefined ? '' : String(payload)
-      const problem = this.check(req.method, req.url, reply.statusCode, String(reply.getHeader('content-type') ?? ''), text, sentJson(req.body))
+      const problem = this.check(
+        req.method,
+        req.url,
+        reply.statusCode,
+        String(reply.getHeader('content-type') ?? ''),
+        text,
+        sentJson(req.body),
+      )
       if (!problem) return payload
       this.violations.push(problem)
       process.stderr.write(`OpenAPI violation: ${problem}\n`)
@@ -98,9 +136,15 @@ const ERROR = { $ref: '#/components/schemas/Error' }
 /** A JSON request body as the app keeps it until a handler reads it (its text, under a symbol of server/http/body.ts). */
 function sentJson(body: unknown): unknown {
   if (body === null || typeof body !== 'object') return undefined
-  const text = Object.getOwnPropertySymbols(body).map((s) => (body as Record<symbol, unknown>)[s]).find((v) => typeof v === 'string')
+  const text = Object.getOwnPropertySymbols(body)
+    .map((s) => (body as Record<symbol, unknown>)[s])
+    .find((v) => typeof v === 'string')
   if (typeof text !== 'string') return undefined
-  try { return JSON.parse(text) } catch { return undefined }
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 /** A field the request's schema requires that an accepted JSON body (or an item of an array) lacked. */

@@ -36,7 +36,11 @@ export async function ownPostgres(): Promise<OwnPostgres> {
   const pgdata = join(dir, 'data')
   if (account.uid !== undefined) chownSync(dir, account.uid, account.gid!)
   const as = { uid: account.uid, gid: account.gid }
-  const init = spawnSync(bins.initdb, ['-D', pgdata, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'], { ...as, env: { ...process.env, LC_ALL: 'C' } })
+  const init = spawnSync(
+    bins.initdb,
+    ['-D', pgdata, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'],
+    { ...as, env: { ...process.env, LC_ALL: 'C' } },
+  )
   if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`)
   writeFileSync(join(pgdata, 'pg_hba.conf'), 'host all all 127.0.0.1/32 trust\n')
   const port = await freePort()
@@ -45,9 +49,27 @@ export async function ownPostgres(): Promise<OwnPostgres> {
   const own: OwnPostgres = {
     url: `postgres://${SUPERUSER}@127.0.0.1:${port}/mas`,
     async start() {
-      const child = spawn(bins.postgres, ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off'], {
-        ...as, stdio: 'ignore', detached: true, env: { ...process.env, LC_ALL: 'C' },
-      })
+      const child = spawn(
+        bins.postgres,
+        [
+          '-D',
+          pgdata,
+          '-p',
+          String(port),
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          `unix_socket_directories=${dir}`,
+          '-c',
+          'fsync=off',
+        ],
+        {
+          ...as,
+          stdio: 'ignore',
+          detached: true,
+          env: { ...process.env, LC_ALL: 'C' },
+        },
+      )
       child.unref()
       pid = child.pid
       for (let i = 0; i < 400; i++) {
@@ -61,7 +83,7 @@ export async function ownPostgres(): Promise<OwnPostgres> {
           await delay(50)
         }
       }
-      throw new Error('the test\'s own PostgreSQL did not start')
+      throw new Error("the test's own PostgreSQL did not start")
     },
     async stop() {
       if (pid === undefined || !alive(pid)) return

@@ -15,7 +15,8 @@ export function riffChunk(id: string, body: Buffer): Buffer {
 /** A WAV file (makeWav's tone) with `chunks` placed between its `fmt ` and `data` chunks. */
 export function wavWithChunks(chunks: Buffer[], options: WavOptions = {}): Buffer {
   const wav = makeWav(options)
-  const fmt = wav.subarray(12, 36), data = wav.subarray(36)
+  const fmt = wav.subarray(12, 36),
+    data = wav.subarray(36)
   const body = Buffer.concat([Buffer.from('WAVE'), fmt, ...chunks, data])
   return riffChunk('RIFF', body)
 }
@@ -24,7 +25,10 @@ export function wavWithChunks(chunks: Buffer[], options: WavOptions = {}): Buffe
 export function audioMothWav(at: Date, options: WavOptions = {}): Buffer {
   const p = (n: number) => String(n).padStart(2, '0')
   const when = `${p(at.getUTCHours())}:${p(at.getUTCMinutes())}:${p(at.getUTCSeconds())} ${p(at.getUTCDate())}/${p(at.getUTCMonth() + 1)}/${at.getUTCFullYear()}`
-  const comment = Buffer.from(`Recorded at ${when} (UTC) by AudioMoth 24A04F085FDF2793 at medium gain while battery was 4.2V and temperature was 11.5C.\0`, 'latin1')
+  const comment = Buffer.from(
+    `Recorded at ${when} (UTC) by AudioMoth 24A04F085FDF2793 at medium gain while battery was 4.2V and temperature was 11.5C.\0`,
+    'latin1',
+  )
   return wavWithChunks([riffChunk('LIST', Buffer.concat([Buffer.from('INFO'), riffChunk('ICMT', comment)]))], options)
 }
 
@@ -51,7 +55,10 @@ export function wamdWav(start: string, options: WavOptions = {}): Buffer {
 
 /** GUANO metadata in a `guan` chunk. */
 export function guanoWav(timestamp: string, options: WavOptions = {}): Buffer {
-  return wavWithChunks([riffChunk('guan', Buffer.from(`GUANO|Version: 1.0\nMake: Titley Scientific\nTimestamp: ${timestamp}\n`, 'utf8'))], options)
+  return wavWithChunks(
+    [riffChunk('guan', Buffer.from(`GUANO|Version: 1.0\nMake: Titley Scientific\nTimestamp: ${timestamp}\n`, 'utf8'))],
+    options,
+  )
 }
 
 /** The first `fraction` of a file: its header promises more audio data than there is. */

@@ -21,7 +21,10 @@ const ACCESS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' }
 
 export async function startTestBucket(bucket = 'mas-test'): Promise<TestBucket> {
   const server = new S3rver({
-    address: '127.0.0.1', port: 0, silent: true, directory: tempDir('mas-s3-'),
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: tempDir('mas-s3-'),
     configureBuckets: [{ name: bucket, configs: [] }],
   })
   const { port } = await server.run()
@@ -30,10 +33,21 @@ export async function startTestBucket(bucket = 'mas-test'): Promise<TestBucket> 
   Object.assign(process.env, ACCESS)
   return {
     endpoint,
-    settings: (prefix = '') => ({ bucket, prefix, endpoint, region: 'us-east-1', forcePathStyle: true, checksums: 'when_required' }),
+    settings: (prefix = '') => ({
+      bucket,
+      prefix,
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      checksums: 'when_required',
+    }),
     env: (prefix = '') => ({
-      ...ACCESS, MAS_STORAGE_URL: `s3://${bucket}${prefix ? `/${prefix}` : ''}`, MAS_S3_ENDPOINT: endpoint,
-      MAS_S3_REGION: 'us-east-1', MAS_S3_PATH_STYLE: 'true', MAS_S3_CHECKSUMS: 'when_required',
+      ...ACCESS,
+      MAS_STORAGE_URL: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
+      MAS_S3_ENDPOINT: endpoint,
+      MAS_S3_REGION: 'us-east-1',
+      MAS_S3_PATH_STYLE: 'true',
+      MAS_S3_CHECKSUMS: 'when_required',
     }),
     close: () => server.close(),
   }

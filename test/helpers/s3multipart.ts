@@ -13,7 +13,12 @@ import type { AddressInfo } from 'node:net'
 // `age` moves an upload's initiation and its parts' times into the past, as the listings then report them.
 // `pageSize` makes the listings answer a few entries at a time, so a client's paging is exercised.
 
-export interface TrackedPart { number: number; etag: string; size: number; lastModified: Date }
+export interface TrackedPart {
+  number: number
+  etag: string
+  size: number
+  lastModified: Date
+}
 
 export interface TrackedUpload {
   bucket: string
@@ -39,36 +44,51 @@ const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/'
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 /** a front on 127.0.0.1 for the S3 server at `target` (http://host:port, path-style addressing) */
-export async function startMultipartFront(target: string, options: { pageSize?: number } = {}): Promise<MultipartFront> {
+export async function startMultipartFront(
+  target: string,
+  options: { pageSize?: number } = {},
+): Promise<MultipartFront> {
   const pageSize = options.pageSize ?? 1000
   const upstream = new URL(target)
   const uploads = new Map<string, TrackedUpload>()
   const aborted: TrackedUpload[] = []
 
-  function forward(req: IncomingMessage, res: ServerResponse,
-    inspect?: (status: number, headers: IncomingHttpHeaders, body: Buffer) => void): void {
-    const up = request({
-      host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers,
-    }, (answer) => {
-      const status = answer.statusCode ?? 502
-      if (!inspect) {
-        res.writeHead(status, answer.headers)
-        answer.pipe(res)
-        res.on('close', () => answer.destroy())
-        return
-      }
-      const chunks: Buffer[] = []
-      answer.on('data', (c: Buffer) => chunks.push(c))
-      answer.on('end', () => {
-        const body = Buffer.concat(chunks)
-        inspect(status, answer.headers, body)
-        res.writeHead(status, answer.headers)
-        res.end(body)
-      })
-    })
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    inspect?: (status: number, headers: IncomingHttpHeaders, body: Buffer) => void,
+  ): void {
+    const up = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        const status = answer.statusCode ?? 502
+        if (!inspect) {
+          res.writeHead(status, answer.headers)
+          answer.pipe(res)
+          res.on('close', () => answer.destroy())
+          return
+        }
+        const chunks: Buffer[] = []
+        answer.on('data', (c: Buffer) => chunks.push(c))
+        answer.on('end', () => {
+          const body = Buffer.concat(chunks)
+          inspect(status, answer.headers, body)
+          res.writeHead(status, answer.headers)
+          res.end(body)
+        })
+      },
+    )
     up.on('error', () => res.destroy())
     // a client that breaks off its request breaks off the forwarded one
-    req.on('close', () => { if (!req.complete) up.destroy() })
+    req.on('close', () => {
+      if (!req.complete) up.destroy()
+    })
     req.pipe(up)
   }
 
@@ -80,12 +100,18 @@ export async function startMultipartFront(target: string, options: { pageSize?: 
 
   function noSuchUpload(req: IncomingMessage, res: ServerResponse, uploadId: string): void {
     req.resume()
-    xml(res, 404, `<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message><UploadId>${esc(uploadId)}</UploadId></Error>`)
+    xml(
+      res,
+      404,
+      `<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message><UploadId>${esc(uploadId)}</UploadId></Error>`,
+    )
   }
 
   /** S3's order: by key, then by initiation */
-  const ordered = () => [...uploads.values()].sort((a, b) =>
-    a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime())
+  const ordered = () =>
+    [...uploads.values()].sort((a, b) =>
+      a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime(),
+    )
 
   function listUploads(res: ServerResponse, bucket: string, q: URLSearchParams): void {
     const prefix = q.get('prefix') ?? ''
@@ -102,14 +128,25 @@ export async function startMultipartFront(target: string, options: { pageSize?: 
     const page = all.slice(start, start + max)
     const truncated = start + max < all.length
     const last = page[page.length - 1]
-    xml(res, 200, `<ListMultipartUploadsResult xmlns="${XMLNS}"><Bucket>${esc(bucket)}</Bucket>`
-      + `<KeyMarker>${esc(keyMarker)}</KeyMarker><UploadIdMarker>${esc(idMarker)}</UploadIdMarker>`
-      + (truncated ? `<NextKeyMarker>${esc(last.key)}</NextKeyMarker><NextUploadIdMarker>${esc(last.uploadId)}</NextUploadIdMarker>` : '')
-      + `<Prefix>${esc(prefix)}</Prefix><MaxUploads>${max}</MaxUploads><IsTruncated>${truncated}</IsTruncated>`
-      + page.map((u) => `<Upload><Key>${esc(u.key)}</Key><UploadId>${esc(u.uploadId)}</UploadId>`
-        + '<Initiator><ID>S3RVER</ID><DisplayName>S3RVER</DisplayName></Initiator><Owner><ID>S3RVER</ID><DisplayName>S3RVER</DisplayName></Owner>'
-        + `<StorageClass>STANDARD</StorageClass><Initiated>${u.initiated.toISOString()}</Initiated></Upload>`).join('')
-      + '</ListMultipartUploadsResult>')
+    xml(
+      res,
+      200,
+      `<ListMultipartUploadsResult xmlns="${XMLNS}"><Bucket>${esc(bucket)}</Bucket>` +
+        `<KeyMarker>${esc(keyMarker)}</KeyMarker><UploadIdMarker>${esc(idMarker)}</UploadIdMarker>` +
+        (truncated
+          ? `<NextKeyMarker>${esc(last.key)}</NextKeyMarker><NextUploadIdMarker>${esc(last.uploadId)}</NextUploadIdMarker>`
+          : '') +
+        `<Prefix>${esc(prefix)}</Prefix><MaxUploads>${max}</MaxUploads><IsTruncated>${truncated}</IsTruncated>` +
+        page
+          .map(
+            (u) =>
+              `<Upload><Key>${esc(u.key)}</Key><UploadId>${esc(u.uploadId)}</UploadId>` +
+              '<Initiator><ID>S3RVER</ID><DisplayName>S3RVER</DisplayName></Initiator><Owner><ID>S3RVER</ID><DisplayName>S3RVER</DisplayName></Owner>' +
+              `<StorageClass>STANDARD</StorageClass><Initiated>${u.initiated.toISOString()}</Initiated></Upload>`,
+          )
+          .join('') +
+        '</ListMultipartUploadsResult>',
+    )
   }
 
   function listParts(res: ServerResponse, u: TrackedUpload, q: URLSearchParams): void {
@@ -118,13 +155,22 @@ export async function startMultipartFront(target: string, options: { pageSize?: 
     const all = [...u.parts.values()].sort((a, b) => a.number - b.number).filter((p) => p.number > marker)
     const page = all.slice(0, max)
     const truncated = all.length > max
-    xml(res, 200, `<ListPartsResult xmlns="${XMLNS}"><Bucket>${esc(u.bucket)}</Bucket><Key>${esc(u.key)}</Key>`
-      + `<UploadId>${esc(u.uploadId)}</UploadId><PartNumberMarker>${marker}</PartNumberMarker>`
-      + `<NextPartNumberMarker>${page.length ? page[page.length - 1].number : marker}</NextPartNumberMarker>`
-      + `<MaxParts>${max}</MaxParts><IsTruncated>${truncated}</IsTruncated><StorageClass>STANDARD</StorageClass>`
-      + page.map((p) => `<Part><PartNumber>${p.number}</PartNumber><LastModified>${p.lastModified.toISOString()}</LastModified>`
-        + `<ETag>${esc(p.etag)}</ETag><Size>${p.size}</Size></Part>`).join('')
-      + '</ListPartsResult>')
+    xml(
+      res,
+      200,
+      `<ListPartsResult xmlns="${XMLNS}"><Bucket>${esc(u.bucket)}</Bucket><Key>${esc(u.key)}</Key>` +
+        `<UploadId>${esc(u.uploadId)}</UploadId><PartNumberMarker>${marker}</PartNumberMarker>` +
+        `<NextPartNumberMarker>${page.length ? page[page.length - 1].number : marker}</NextPartNumberMarker>` +
+        `<MaxParts>${max}</MaxParts><IsTruncated>${truncated}</IsTruncated><StorageClass>STANDARD</StorageClass>` +
+        page
+          .map(
+            (p) =>
+              `<Part><PartNumber>${p.number}</PartNumber><LastModified>${p.lastModified.toISOString()}</LastModified>` +
+              `<ETag>${esc(p.etag)}</ETag><Size>${p.size}</Size></Part>`,
+          )
+          .join('') +
+        '</ListPartsResult>',
+    )
   }
 
   const server = createServer((req, res) => {
@@ -134,19 +180,26 @@ export async function startMultipartFront(target: string, options: { pageSize?: 
     const key = rest.map(decodeURIComponent).join('/')
     const uploadId = q.get('uploadId')
     if (!key) {
-      if (req.method === 'GET' && q.has('uploads')) { req.resume(); return listUploads(res, bucket, q) }
+      if (req.method === 'GET' && q.has('uploads')) {
+        req.resume()
+        return listUploads(res, bucket, q)
+      }
       return forward(req, res)
     }
     if (req.method === 'POST' && q.has('uploads')) {
       return forward(req, res, (status, _headers, body) => {
         const id = /<UploadId>([^<]+)<\/UploadId>/.exec(body.toString())?.[1]
-        if (status === 200 && id) uploads.set(id, { bucket, key, uploadId: id, initiated: new Date(), parts: new Map() })
+        if (status === 200 && id)
+          uploads.set(id, { bucket, key, uploadId: id, initiated: new Date(), parts: new Map() })
       })
     }
     if (uploadId === null) return forward(req, res)
     const u = uploads.get(uploadId)
     if (!u || u.bucket !== bucket || u.key !== key) return noSuchUpload(req, res, uploadId)
-    if (req.method === 'GET') { req.resume(); return listParts(res, u, q) }
+    if (req.method === 'GET') {
+      req.resume()
+      return listParts(res, u, q)
+    }
     if (req.method === 'DELETE') {
       req.resume()
       uploads.delete(uploadId)
@@ -187,9 +240,10 @@ export async function startMultipartFront(target: string, options: { pageSize?: 
         if (part && ms !== undefined) part.lastModified = new Date(now - ms)
       })
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

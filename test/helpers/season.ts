@@ -34,16 +34,36 @@ export interface Season {
 
 export async function makeSeason(db: Db, owner: Owner, reviewers: Owner[], prefix = 'season'): Promise<Season> {
   const library = await makeLibrary(db, owner, `${prefix}-library`)
-  const sensor = async (name: string) => (await db.insertInto('sensors').values({ user_id: owner.id, name, sensor_array_id: null })
-    .returning('id').executeTakeFirstOrThrow()).id
+  const sensor = async (name: string) =>
+    (
+      await db
+        .insertInto('sensors')
+        .values({ user_id: owner.id, name, sensor_array_id: null })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id
   const file = async (o: { sensor?: number; alias: string; start: string | null; seconds: number }) => {
-    const id = await makeMediaFile(db, owner, library, { alias: o.alias, sensor: o.sensor ?? null, realStartTime: o.start })
+    const id = await makeMediaFile(db, owner, library, {
+      alias: o.alias,
+      sensor: o.sensor ?? null,
+      realStartTime: o.start,
+    })
     await makeMetaData(db, id, 'durationInSeconds', String(o.seconds))
     return id
   }
   const files = {
-    north: await file({ sensor: await sensor('north'), alias: 'north/20260501_220000.wav', start: '2026-05-01 22:00:00', seconds: 4 * 3600 }),
-    south: await file({ sensor: await sensor('south'), alias: 'south/20260502_050000.wav', start: '2026-05-02 05:00:00', seconds: 3600 }),
+    north: await file({
+      sensor: await sensor('north'),
+      alias: 'north/20260501_220000.wav',
+      start: '2026-05-01 22:00:00',
+      seconds: 4 * 3600,
+    }),
+    south: await file({
+      sensor: await sensor('south'),
+      alias: 'south/20260502_050000.wav',
+      start: '2026-05-02 05:00:00',
+      seconds: 3600,
+    }),
     siteC: await file({ alias: 'siteC/20260503_060000.wav', start: '2026-05-03 06:00:00', seconds: 1800 }),
     loose: await file({ alias: 'loose.wav', start: null, seconds: 60 }),
   }
@@ -53,8 +73,21 @@ export async function makeSeason(db: Db, owner: Owner, reviewers: Owner[], prefi
   const other = await makeTagSet(db, owner, library, `${prefix}-other`)
   const tag = (set: number, mediaFile: number, tagClass: number, start: number, strength: number) =>
     makeTag(db, owner, { tagSet: set, mediaFile, tagClass }, { startTime: start, endTime: start + 1, strength })
-  const review = (tagId: number, ...decisions: Array<'yes' | 'no' | 'skip'>) => Promise.all(decisions.map((decision, i) =>
-    db.insertInto('tag_reviews').values({ tag_id: tagId, user_id: reviewers[i].id, decision, tag_class_id: null, creation_date: localTimestamp() }).execute()))
+  const review = (tagId: number, ...decisions: Array<'yes' | 'no' | 'skip'>) =>
+    Promise.all(
+      decisions.map((decision, i) =>
+        db
+          .insertInto('tag_reviews')
+          .values({
+            tag_id: tagId,
+            user_id: reviewers[i].id,
+            decision,
+            tag_class_id: null,
+            creation_date: localTimestamp(),
+          })
+          .execute(),
+      ),
+    )
   await review(await tag(tagSet, files.north, robin, 600, 0.95), 'yes')
   await tag(tagSet, files.north, robin, 7800, 0.85)
   await review(await tag(tagSet, files.north, wren, 8000, 0.3), 'no')

@@ -13,7 +13,12 @@ import { tempDir } from './tempDir.js'
 
 export const BIN = join(process.cwd(), 'bin', 'run.js')
 
-export interface ServerProcess { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
+export interface ServerProcess {
+  child: ChildProcess
+  url: string
+  output: () => string
+  exited: Promise<number | null>
+}
 
 export interface ServerHome {
   dataDir: string
@@ -25,7 +30,9 @@ export interface ServerHome {
 /** `databaseUrl`: serve that database as it is (the test's own), instead of the embedded cluster or a schema of DATABASE_URL;
  * `embedded`: the embedded cluster of its data directory, even in a run on DATABASE_URL;
  * `args`: more arguments of `mas server start` (e.g. `--no-worker` where a test runs its own worker) */
-export async function serverHome(opts: { databaseUrl?: string; embedded?: boolean; env?: Record<string, string>; args?: string[] } = {}): Promise<ServerHome> {
+export async function serverHome(
+  opts: { databaseUrl?: string; embedded?: boolean; env?: Record<string, string>; args?: string[] } = {},
+): Promise<ServerHome> {
   const dataDir = tempDir('mas-server-')
   const url = opts.databaseUrl || opts.embedded ? undefined : process.env.DATABASE_URL
   let env: Record<string, string> = { DATABASE_URL: opts.databaseUrl ?? '' }
@@ -38,26 +45,49 @@ export async function serverHome(opts: { databaseUrl?: string; embedded?: boolea
     const schema = `srv_${randomBytes(5).toString('hex')}`
     const admin = await openDatabase({ url, poolSize: 1 })
     await admin.db.schema.createSchema(schema).execute()
-    env = { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` }
-    cleanup = async () => { await admin.db.schema.dropSchema(schema).cascade().execute(); await admin.close(); await removeDataDir() }
+    env = {
+      DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    }
+    cleanup = async () => {
+      await admin.db.schema.dropSchema(schema).cascade().execute()
+      await admin.close()
+      await removeDataDir()
+    }
   }
   env = { ...env, MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-pass', ...opts.env }
   return {
-    dataDir, env, cleanup,
+    dataDir,
+    env,
+    cleanup,
     async start() {
-      const child = spawn(process.execPath, [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir, ...opts.args ?? []], {
-        env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-      })
+      const child = spawn(
+        process.execPath,
+        [BIN, 'server', 'start', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])],
+        {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
       let out = ''
-      child.stdout!.on('data', (d) => { out += d })
-      child.stderr!.on('data', (d) => { out += d })
+      child.stdout!.on('data', (d) => {
+        out += d
+      })
+      child.stderr!.on('data', (d) => {
+        out += d
+      })
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
       const port = await new Promise<number>((resolve, reject) => {
         const timer = setInterval(() => {
           const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-          if (m) { clearInterval(timer); resolve(Number(m[1])) }
+          if (m) {
+            clearInterval(timer)
+            resolve(Number(m[1]))
+          }
         }, 50)
-        exited.then((code) => { clearInterval(timer); reject(new Error(`server exited (${code}): ${out}`)) })
+        exited.then((code) => {
+          clearInterval(timer)
+          reject(new Error(`server exited (${code}): ${out}`))
+        })
       })
       return { child, url: `http://127.0.0.1:${port}`, output: () => out, exited }
     },
@@ -76,9 +106,16 @@ export async function killHard(p: ServerProcess): Promise<void> {
  * one gone before its parent could be read. */
 export function postgresOf(dataDir: string): number[] {
   const needle = `-D\0${join(dataDir, CLUSTER_DIR)}\0`
-  const matches = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
-    try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle) } catch { return false }
-  }).map(Number)
+  const matches = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
   return matches.filter((pid) => {
     const parent = parentOf(pid)
     return parent !== null && !matches.includes(parent)

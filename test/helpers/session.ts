@@ -27,16 +27,37 @@ function cookieMap(lines: string[], into: Record<string, string> = {}): Record<s
   return into
 }
 
-export async function sessionLogin(inject: Inject, username: string, password: string,
-  opts: { headers?: Record<string, string>; fields?: Record<string, string> } = {}): Promise<SessionLogin> {
+export async function sessionLogin(
+  inject: Inject,
+  username: string,
+  password: string,
+  opts: { headers?: Record<string, string>; fields?: Record<string, string> } = {},
+): Promise<SessionLogin> {
   const page = await inject({ method: 'GET', url: '/api-auth/login/', headers: opts.headers })
   const before = cookieMap(setCookiesOf(page))
   const response = await inject({
-    method: 'POST', url: '/api-auth/login/',
-    headers: { ...opts.headers, 'content-type': 'application/x-www-form-urlencoded', cookie: `csrftoken=${before.csrftoken}` },
-    payload: new URLSearchParams({ csrfmiddlewaretoken: before.csrftoken, username, password, ...opts.fields }).toString(),
+    method: 'POST',
+    url: '/api-auth/login/',
+    headers: {
+      ...opts.headers,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: `csrftoken=${before.csrftoken}`,
+    },
+    payload: new URLSearchParams({
+      csrfmiddlewaretoken: before.csrftoken,
+      username,
+      password,
+      ...opts.fields,
+    }).toString(),
   })
   const setCookie = setCookiesOf(response)
   const cookies = cookieMap(setCookie, { ...before })
-  return { response, cookies, setCookie, cookie: Object.entries(cookies).map(([k, v]) => `${k}=${v}`).join('; ') }
+  return {
+    response,
+    cookies,
+    setCookie,
+    cookie: Object.entries(cookies)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; '),
+  }
 }

@@ -6,11 +6,18 @@ import { tempDir } from './tempDir.js'
 // Human speech for the speech detector's tests, spoken by espeak-ng (Debian's package; .ci/run installs it).
 
 /** `text` spoken by espeak-ng, as its 22,050 Hz mono samples; a missing espeak-ng fails the test saying so. */
-export function spoken(text: string, o: { voice?: string; wordsPerMinute?: number; pitch?: number } = {}): { samples: Float32Array; sampleRate: number } {
+export function spoken(
+  text: string,
+  o: { voice?: string; wordsPerMinute?: number; pitch?: number } = {},
+): { samples: Float32Array; sampleRate: number } {
   const dir = tempDir('mas-speech-')
   const file = join(dir, 'speech.wav')
   try {
-    execFileSync('espeak-ng', ['-v', o.voice ?? 'en', '-s', String(o.wordsPerMinute ?? 160), '-p', String(o.pitch ?? 50), '-w', file, text], { stdio: 'pipe' })
+    execFileSync(
+      'espeak-ng',
+      ['-v', o.voice ?? 'en', '-s', String(o.wordsPerMinute ?? 160), '-p', String(o.pitch ?? 50), '-w', file, text],
+      { stdio: 'pipe' },
+    )
   } catch (e) {
     throw new Error(`espeak-ng could not speak (install Debian's espeak-ng): ${(e as Error).message}`)
   }
@@ -43,6 +50,10 @@ function pcm16(wav: Buffer): { samples: Float32Array; sampleRate: number } {
 export function voiced(samples: Float32Array, sampleRate: number, floor = 0.01): { start: number; end: number } {
   let first = -1
   let last = -1
-  for (let i = 0; i < samples.length; i++) if (Math.abs(samples[i]) > floor) { if (first < 0) first = i; last = i }
+  for (let i = 0; i < samples.length; i++)
+    if (Math.abs(samples[i]) > floor) {
+      if (first < 0) first = i
+      last = i
+    }
   return { start: first / sampleRate, end: (last + 1) / sampleRate }
 }

@@ -48,8 +48,11 @@ export function wavSamples(o: Required<WavOptions>, from: number, to: number): B
 }
 
 const defaults = (o: WavOptions): Required<WavOptions> => ({
-  sampleRate: o.sampleRate ?? 44100, channels: o.channels ?? 1, bitsPerSample: o.bitsPerSample ?? 16,
-  seconds: o.seconds ?? 1, frequency: o.frequency ?? 440,
+  sampleRate: o.sampleRate ?? 44100,
+  channels: o.channels ?? 1,
+  bitsPerSample: o.bitsPerSample ?? 16,
+  seconds: o.seconds ?? 1,
+  frequency: o.frequency ?? 440,
 })
 
 /** Bytes of the data chunk for these options. */

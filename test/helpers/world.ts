@@ -7,7 +7,17 @@ import { localTimestamp } from '../../server/db/time.js'
 import type { TestApp, TestUser } from './app.js'
 import { addToProject, makeJob, makeProject } from './jobs.js'
 import {
-  grant, makeGroup, makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagExample, makeTagSet, type MediaFileOptions, type Target,
+  grant,
+  makeGroup,
+  makeLibrary,
+  makeMediaFile,
+  makeMetaData,
+  makeTag,
+  makeTagClass,
+  makeTagExample,
+  makeTagSet,
+  type MediaFileOptions,
+  type Target,
 } from './records.js'
 import { makeWav } from './wav.js'
 export { storedFiles } from './upload.js'
@@ -40,14 +50,30 @@ let serial = 0
 
 /** The usual callers of a test of one resource: alice makes its records, bob and carol are other users, admin a
  * site admin (users named so, for tests that name them). */
-export interface Callers { alice: TestUser; bob: TestUser; carol: TestUser; admin: TestUser }
+export interface Callers {
+  alice: TestUser
+  bob: TestUser
+  carol: TestUser
+  admin: TestUser
+}
 
 export async function makeCallers(t: Pick<TestApp, 'user'>): Promise<Callers> {
-  return { alice: await t.user('alice'), bob: await t.user('bob'), carol: await t.user('carol'), admin: await t.user('admin', { admin: true }) }
+  return {
+    alice: await t.user('alice'),
+    bob: await t.user('bob'),
+    carol: await t.user('carol'),
+    admin: await t.user('admin', { admin: true }),
+  }
 }
 
 /** One owner's usual records: a library, and in it a tag set, a tag class and a media file (a row, no bytes). */
-export interface Records { owner: TestUser; library: number; tagSet: number; tagClass: number; mediaFile: number }
+export interface Records {
+  owner: TestUser
+  library: number
+  tagSet: number
+  tagClass: number
+  mediaFile: number
+}
 
 export interface RecordOptions {
   /** the library's name (default: a fresh one) */
@@ -60,7 +86,11 @@ export interface RecordOptions {
 }
 
 /** The usual records of `owner` (a user, or the username of a new one). */
-export async function makeRecords(t: Pick<TestApp, 'db' | 'user'>, owner: TestUser | string, o: RecordOptions = {}): Promise<Records> {
+export async function makeRecords(
+  t: Pick<TestApp, 'db' | 'user'>,
+  owner: TestUser | string,
+  o: RecordOptions = {},
+): Promise<Records> {
   const user = typeof owner === 'string' ? await t.user(owner) : owner
   return recordsIn(t, user, await makeLibrary(t.db, user, o.library), o)
 }
@@ -71,7 +101,8 @@ export const tagRefs = (r: Records) => ({ tagSet: r.tagSet, mediaFile: r.mediaFi
 /** The usual records of `owner` in its `library`. */
 async function recordsIn(t: Pick<TestApp, 'db'>, owner: TestUser, library: number, o: RecordOptions): Promise<Records> {
   return {
-    owner, library,
+    owner,
+    library,
     tagSet: await makeTagSet(t.db, owner, library, o.tagSet),
     tagClass: await makeTagClass(t.db, owner, library, o.tagClass?.className, o.tagClass?.displayName),
     mediaFile: await makeMediaFile(t.db, owner, library, o.mediaFile),
@@ -80,8 +111,17 @@ async function recordsIn(t: Pick<TestApp, 'db'>, owner: TestUser, library: numbe
 
 /** The roles of a resource's access matrix: every way a user may (or may not) reach a record under
  * docs/decisions.md §6, and anonymous. */
-export const MATRIX_ROLES = ['owner', 'stranger', 'reader', 'writer', 'member', 'grantAdmin', 'admin', 'anonymous'] as const
-export type MatrixRole = typeof MATRIX_ROLES[number]
+export const MATRIX_ROLES = [
+  'owner',
+  'stranger',
+  'reader',
+  'writer',
+  'member',
+  'grantAdmin',
+  'admin',
+  'anonymous',
+] as const
+export type MatrixRole = (typeof MATRIX_ROLES)[number]
 
 /** A caller in each role of MATRIX_ROLES; `grantRoles` gives them their grants on a record. */
 export interface RoleCallers {
@@ -108,9 +148,14 @@ export async function makeRoleCallers(t: Pick<TestApp, 'db' | 'user'>, prefix: s
   const owner = await u('owner')
   const member = await u('member')
   return {
-    owner, member,
-    stranger: await u('stranger'), reader: await u('reader'), writer: await u('writer'),
-    grantAdmin: await u('grantadmin'), admin: await u('admin', true), anonymous: undefined,
+    owner,
+    member,
+    stranger: await u('stranger'),
+    reader: await u('reader'),
+    writer: await u('writer'),
+    grantAdmin: await u('grantadmin'),
+    admin: await u('admin', true),
+    anonymous: undefined,
     group: await makeGroup(t.db, owner, [member]),
   }
 }
@@ -133,22 +178,31 @@ export async function grantedLibrary(t: Pick<TestApp, 'db'>, callers: RoleCaller
 }
 
 /** The callers of MATRIX_ROLES and an empty library granted to them. */
-export async function sharedLibrary(t: Pick<TestApp, 'db' | 'user'>, prefix: string): Promise<{ callers: RoleCallers; library: number }> {
+export async function sharedLibrary(
+  t: Pick<TestApp, 'db' | 'user'>,
+  prefix: string,
+): Promise<{ callers: RoleCallers; library: number }> {
   const callers = await makeRoleCallers(t, prefix)
   return { callers, library: await grantedLibrary(t, callers) }
 }
 
 /** The callers of MATRIX_ROLES and their owner's usual records, in a library granted to them. */
-export async function makeRoleWorld(t: Pick<TestApp, 'db' | 'user'>, prefix: string, o: RecordOptions = {}): Promise<Records & { callers: RoleCallers }> {
+export async function makeRoleWorld(
+  t: Pick<TestApp, 'db' | 'user'>,
+  prefix: string,
+  o: RecordOptions = {},
+): Promise<Records & { callers: RoleCallers }> {
   const { callers, library } = await sharedLibrary(t, prefix)
-  return { callers, ...await recordsIn(t, callers.owner, library, o) }
+  return { callers, ...(await recordsIn(t, callers.owner, library, o)) }
 }
 
 export type Expect<T> = Record<MatrixRole, T>
 
 /** Call once per role (`request` may build a fresh record per role) and compare every status at once. */
 export async function statusMatrix(
-  t: Pick<TestApp, 'call'>, callers: RoleCallers, expected: Expect<number>,
+  t: Pick<TestApp, 'call'>,
+  callers: RoleCallers,
+  expected: Expect<number>,
   request: (role: MatrixRole) => Promise<{ method: string; url: string; body?: unknown }>,
 ): Promise<void> {
   const got: Partial<Expect<number>> = {}
@@ -161,7 +215,12 @@ export async function statusMatrix(
 }
 
 /** The ids each role sees in a list (every page), compared at once; `count` must match the ids. */
-export async function listMatrix(t: Pick<TestApp, 'call'>, callers: RoleCallers, url: string, expected: Partial<Expect<number[]>>): Promise<void> {
+export async function listMatrix(
+  t: Pick<TestApp, 'call'>,
+  callers: RoleCallers,
+  url: string,
+  expected: Partial<Expect<number[]>>,
+): Promise<void> {
   const got: Partial<Expect<number[]>> = {}
   for (const role of Object.keys(expected) as MatrixRole[]) {
     const res = await t.call('GET', url, { as: callers[role] })
@@ -184,7 +243,11 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
   const db = t.db
   const { anonymous: _anonymous, group, ...callers } = await makeRoleCallers(t, prefix)
   const owner = callers.owner
-  const users = { ...callers, revoked: await t.user(`${prefix}-revoked`), inactive: await t.user(`${prefix}-inactive`, { active: false }) }
+  const users = {
+    ...callers,
+    revoked: await t.user(`${prefix}-revoked`),
+    inactive: await t.user(`${prefix}-inactive`, { active: false }),
+  }
   const wav = makeWav({ seconds: 0.2, frequency: 300 + serial })
   const mediaName = `world/${prefix}-media.wav`
   storeBytes(t, mediaName, wav)
@@ -192,32 +255,73 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
     mediaFile: { file: mediaName, md5: createHash('md5').update(wav).digest('hex'), size: wav.length },
   })
   const metaData = await makeMetaData(db, mediaFile, 'fileSize', String(wav.length))
-  const field = await db.insertInto('media_file_user_metadata_fields')
-    .values({ name: `${prefix}-field`, library_id: library, description: 'notes' }).returning('id').executeTakeFirstOrThrow()
-  const userMeta = await db.insertInto('media_file_user_metadata')
-    .values({ media_file_id: mediaFile, metadata_field_id: field.id, value: 'v' }).returning('id').executeTakeFirstOrThrow()
+  const field = await db
+    .insertInto('media_file_user_metadata_fields')
+    .values({ name: `${prefix}-field`, library_id: library, description: 'notes' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const userMeta = await db
+    .insertInto('media_file_user_metadata')
+    .values({ media_file_id: mediaFile, metadata_field_id: field.id, value: 'v' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const tag = await makeTag(db, owner, { tagSet, mediaFile, tagClass })
   const tagExample = await makeTagExample(db, owner, { tagSet, mediaFile })
-  const tagReview = await db.insertInto('tag_reviews')
-    .values({ tag_id: tag, user_id: owner.id, decision: 'yes', creation_date: localTimestamp() }).returning('id').executeTakeFirstOrThrow()
+  const tagReview = await db
+    .insertInto('tag_reviews')
+    .values({ tag_id: tag, user_id: owner.id, decision: 'yes', creation_date: localTimestamp() })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const project = await makeProject(db, owner)
   await addToProject(db, project, [mediaFile])
   const job = await makeJob(db, owner, project, 8, { note: 'x' })
-  const jobParameter = await db.selectFrom('job_parameters').select('id').where('job_id', '=', job).executeTakeFirstOrThrow()
+  const jobParameter = await db
+    .selectFrom('job_parameters')
+    .select('id')
+    .where('job_id', '=', job)
+    .executeTakeFirstOrThrow()
   const resultName = `world/${prefix}-result.txt`
   storeBytes(t, resultName, Buffer.from('result\n'))
-  const resultFile = await db.insertInto('job_result_files')
-    .values({ job_id: job, creation_date: localTimestamp(), result_file: resultName, notes: 'n' }).returning('id').executeTakeFirstOrThrow()
-  const window = await db.insertInto('random_windows')
-    .values({ job_id: job, media_file_id: mediaFile, start_time: 0, end_time: 0.1 }).returning('id').executeTakeFirstOrThrow()
-  const sensorArray = await db.insertInto('sensor_arrays').values({ user_id: owner.id, name: `${prefix}-array` })
-    .returning('id').executeTakeFirstOrThrow()
-  const sensor = await db.insertInto('sensors').values({ user_id: owner.id, name: `${prefix}-sensor`, sensor_array_id: sensorArray.id })
-    .returning('id').executeTakeFirstOrThrow()
-  const model = await db.insertInto('models').values({
-    name: `${prefix}-model`, file: `models/${prefix}.onnx`, md5: '0'.repeat(32), size: 1, user_id: owner.id, creation_date: localTimestamp(),
-    manifest: JSON.stringify({ sampleRate: 16000, windowSeconds: 1, input: { name: 'audio', layout: 'batch,samples' }, outputs: { scores: 'scores' }, labels: ['a'], version: '' }),
-  }).returning('id').executeTakeFirstOrThrow()
+  const resultFile = await db
+    .insertInto('job_result_files')
+    .values({ job_id: job, creation_date: localTimestamp(), result_file: resultName, notes: 'n' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const window = await db
+    .insertInto('random_windows')
+    .values({ job_id: job, media_file_id: mediaFile, start_time: 0, end_time: 0.1 })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const sensorArray = await db
+    .insertInto('sensor_arrays')
+    .values({ user_id: owner.id, name: `${prefix}-array` })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const sensor = await db
+    .insertInto('sensors')
+    .values({ user_id: owner.id, name: `${prefix}-sensor`, sensor_array_id: sensorArray.id })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const model = await db
+    .insertInto('models')
+    .values({
+      name: `${prefix}-model`,
+      file: `models/${prefix}.onnx`,
+      md5: '0'.repeat(32),
+      size: 1,
+      user_id: owner.id,
+      creation_date: localTimestamp(),
+      manifest: JSON.stringify({
+        sampleRate: 16000,
+        windowSeconds: 1,
+        input: { name: 'audio', layout: 'batch,samples' },
+        outputs: { scores: 'scores' },
+        labels: ['a'],
+        version: '',
+      }),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const settings = await t.call('GET', '/api/v0/userSettings/', { as: owner })
   const userGrant = (await grantRoles(t, { ...callers, group, anonymous: undefined }, { library })).writer
   const revokedGrant = await grant(db, owner, { user: users.revoked.id }, { library }, ['read', 'write', 'admin'])
@@ -229,15 +333,32 @@ export async function makeWorld(t: TestApp, prefix = `w${++serial}`): Promise<Wo
     ['anonymous', {}],
   ]) as World['auth']
   return {
-    users, auth,
+    users,
+    auth,
     files: { mediaFile: mediaName, jobResultFile: resultName },
     ids: {
-      library, tagSet, tagClass, mediaFile, mediaFileMetaData: metaData,
-      mediaFileUserMetaDataField: field.id, mediaFileUserMetaData: userMeta.id,
-      tag, tagExample, tagReview: tagReview.id, project, jobs: job, jobParameters: jobParameter.id, jobResultFile: resultFile.id,
-      randomWindow: window.id, sensorArray: sensorArray.id, sensor: sensor.id,
-      userSettings: settings.data?.results?.[0]?.id ?? 0, appUserGroup: group, appPermission: userGrant,
-      user: owner.id, model: model.id,
+      library,
+      tagSet,
+      tagClass,
+      mediaFile,
+      mediaFileMetaData: metaData,
+      mediaFileUserMetaDataField: field.id,
+      mediaFileUserMetaData: userMeta.id,
+      tag,
+      tagExample,
+      tagReview: tagReview.id,
+      project,
+      jobs: job,
+      jobParameters: jobParameter.id,
+      jobResultFile: resultFile.id,
+      randomWindow: window.id,
+      sensorArray: sensorArray.id,
+      sensor: sensor.id,
+      userSettings: settings.data?.results?.[0]?.id ?? 0,
+      appUserGroup: group,
+      appPermission: userGrant,
+      user: owner.id,
+      model: model.id,
     },
   }
 }
@@ -252,13 +373,17 @@ export async function databaseState(t: TestApp): Promise<string> {
     where c.table_schema = current_schema() and x.table_type = 'BASE TABLE' and c.table_name not like 'kysely_%'
     and c.table_name <> 'login_failures' order by c.table_name, c.ordinal_position`.execute(t.db)
   const byTable = new Map<string, string[]>()
-  for (const { table, column } of columns.rows) byTable.set(table, [...byTable.get(table) ?? [], column])
+  for (const { table, column } of columns.rows) byTable.set(table, [...(byTable.get(table) ?? []), column])
   const parts = [...byTable].map(([n, cols]) => {
-    if (!cols.includes('delta')) return sql`select ${n} as t, count(*) as n, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as h from ${sql.table(n)} x`
+    if (!cols.includes('delta'))
+      return sql`select ${n} as t, count(*) as n, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as h from ${sql.table(n)} x`
     const sums = cols.filter((c) => c.endsWith('delta'))
     const keys = cols.filter((c) => !c.endsWith('delta') && c !== 'id')
     const folded = sql`select ${sql.join(keys.map((k) => sql.ref(k)))}, ${sql.join(sums.map((c) => sql`sum(${sql.ref(c)})`))} from ${sql.table(n)}
-      group by ${sql.join(keys.map((k) => sql.ref(k)))} having ${sql.join(sums.map((c) => sql`sum(${sql.ref(c)}) <> 0`), sql` or `)}`
+      group by ${sql.join(keys.map((k) => sql.ref(k)))} having ${sql.join(
+        sums.map((c) => sql`sum(${sql.ref(c)}) <> 0`),
+        sql` or `,
+      )}`
     return sql`select ${n} as t, count(*) as n, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as h from (${folded}) x`
   })
   const rows = await sql<{ t: string; n: string; h: string }>`${sql.join(parts, sql` union all `)}`.execute(t.db)

@@ -19,11 +19,16 @@ const BIN = resolve(fileURLToPath(import.meta.url), '../../../../bin/run.js')
 function start(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, [BIN, ...args], {
     // the embedded database: these commands are about it, whatever database the suite uses
-    env: { ...process.env, DATABASE_URL: '', MAS_IMPORT_ROOT: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, DATABASE_URL: '', MAS_IMPORT_ROOT: '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
   }) as ChildProcessWithoutNullStreams
   const out = { stdout: '', stderr: '' }
-  child.stdout.setEncoding('utf8').on('data', (c) => { out.stdout += c })
-  child.stderr.setEncoding('utf8').on('data', (c) => { out.stderr += c })
+  child.stdout.setEncoding('utf8').on('data', (c) => {
+    out.stdout += c
+  })
+  child.stderr.setEncoding('utf8').on('data', (c) => {
+    out.stderr += c
+  })
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
   /** the process's output, for a failure message */
   const log = () => `stdout:\n${out.stdout.slice(-4000)}\nstderr:\n${out.stderr.slice(-4000)}`
@@ -32,25 +37,51 @@ function start(args: string[], env: Record<string, string>) {
 
 test('mas server start runs queued jobs in the server process by default, and /healthz counts its worker', async () => {
   const dataDir = tempDir('mas-with-worker-')
-  const server = start(['server', 'start', '--port', '0', '--data-dir', dataDir],
-    { MAS_ADMIN_USERNAME: 'root', MAS_ADMIN_PASSWORD: 'root-password' })
+  const server = start(['server', 'start', '--port', '0', '--data-dir', dataDir], {
+    MAS_ADMIN_USERNAME: 'root',
+    MAS_ADMIN_PASSWORD: 'root-password',
+  })
   try {
-    const base = await waitFor('the server to listen', async () => /listening on (http:\/\/[\d.:]+)/.exec(server.out.stdout)?.[1], 60)
-    const token = (await (await fetch(`${base}/api-token-auth/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-password' }),
-    })).json()).token
-    const call = async (method: string, path: string, body?: unknown) => (await fetch(`${base}/api/v0/${path}`, {
-      method, headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    })).json()
+    const base = await waitFor(
+      'the server to listen',
+      async () => /listening on (http:\/\/[\d.:]+)/.exec(server.out.stdout)?.[1],
+      60,
+    )
+    const token = (
+      await (
+        await fetch(`${base}/api-token-auth/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'root', password: 'root-password' }),
+        })
+      ).json()
+    ).token
+    const call = async (method: string, path: string, body?: unknown) =>
+      (
+        await fetch(`${base}/api/v0/${path}`, {
+          method,
+          headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json()
     const health = await (await fetch(`${base}/healthz`)).json()
     assert.equal(health, { status: 'ok', database: 'ok', workers: 1 })
     assert.match(server.out.stderr, /jobs: +run in this process, one at a time/)
     const project = await call('POST', 'project/', { name: 'p' })
-    const job = await call('POST', 'jobs/', { name: 'count', project: project.id, type: 8, parameters: { numToComplete: '3', secondsPerStep: '0' } })
-    const done = await waitFor('the job to complete', async () => {
-      const j = await call('GET', `jobs/${job.id}/`)
-      return j.status === 6 ? j : undefined
-    }, 60)
+    const job = await call('POST', 'jobs/', {
+      name: 'count',
+      project: project.id,
+      type: 8,
+      parameters: { numToComplete: '3', secondsPerStep: '0' },
+    })
+    const done = await waitFor(
+      'the job to complete',
+      async () => {
+        const j = await call('GET', `jobs/${job.id}/`)
+        return j.status === 6 ? j : undefined
+      },
+      60,
+    )
     assert.equal([done.numCompleted, done.isComplete], [3, true])
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${server.log()}`)
@@ -65,8 +96,11 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
   const dataDir = tempDir('mas-worker-')
   const prepare = await openDatabase({ dataDir })
   await migrate(prepare.db)
-  const user = await prepare.db.insertInto('users')
-    .values({ username: 'u', password: 'x', date_joined: '2026-01-01 00:00:00' }).returning('id').executeTakeFirstOrThrow()
+  const user = await prepare.db
+    .insertInto('users')
+    .values({ username: 'u', password: 'x', date_joined: '2026-01-01 00:00:00' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const project = await makeProject(prepare.db, user)
   const id = await makeJob(prepare.db, user, project, 8, { numToComplete: '2', secondsPerStep: '0' })
   await prepare.close()
@@ -80,7 +114,10 @@ test('mas worker start runs the queued jobs of the embedded database and stops c
     worker.child.kill('SIGTERM')
   }
   assert.is(await worker.exited, 0, worker.log())
-  assert.match(worker.out.stderr, /running \d+ job\(s\) at a time on \d+ analysis thread\(s\) \(embedded PostgreSQL in /)
+  assert.match(
+    worker.out.stderr,
+    /running \d+ job\(s\) at a time on \d+ analysis thread\(s\) \(embedded PostgreSQL in /,
+  )
   const after = await openDatabase({ dataDir })
   const row = await after.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   await after.close()
@@ -95,8 +132,19 @@ test('a job created with mas job create is watched to completion with mas job wa
     const alice = await world.t.user('alice')
     assert.is((await world.login(alice)).code, 0)
     const project = await makeProject(world.t.db, alice)
-    const created = await world.mas(['job', 'create', '--project', String(project), '--type', 'Test',
-      '--param', 'numToComplete=4', '--param', 'secondsPerStep=0', '--json'])
+    const created = await world.mas([
+      'job',
+      'create',
+      '--project',
+      String(project),
+      '--type',
+      'Test',
+      '--param',
+      'numToComplete=4',
+      '--param',
+      'secondsPerStep=0',
+      '--json',
+    ])
     assert.is(created.code, 0, created.stderr)
     const id = json(created).id
     const watched = await world.mas(['job', 'watch', String(id), '--interval', '1', '--json'])

@@ -6,7 +6,16 @@ import { openAudio, type AudioSource, type MonoChunk } from '../../server/analys
 import { embedWindow, shapeOf, SHAPE_SIZE, StretchSums } from '../../server/analysis/embedding.js'
 import { powerSpectrum } from '../../server/analysis/fft.js'
 import { learnDetector } from '../../server/analysis/examples.js'
-import { BANDS, bandFloor, dot, frameGrid, framesIn, melFilters, melFrames, samplesFor } from '../../server/analysis/features.js'
+import {
+  BANDS,
+  bandFloor,
+  dot,
+  frameGrid,
+  framesIn,
+  melFilters,
+  melFrames,
+  samplesFor,
+} from '../../server/analysis/features.js'
 import { planFile, scanBlocks, strongestApart } from '../../server/analysis/scan.js'
 import { splitBlocks } from '../../server/analysis/threads.js'
 import { LocalStorage } from '../../server/storage/local.js'
@@ -42,7 +51,11 @@ test('frames of a long file read as a stream of small chunks equal those of its 
   for await (const c of source.chunks()) samples.set(c.samples, c.start)
   const grid = frameGrid(rate, 0.3)
   const filters = melFilters(grid, { lo: 500, hi: 9000 })
-  for (const [first, count] of [[0, 200], [1234, 1800], [framesIn(grid, samples.length) - 300, 300]]) {
+  for (const [first, count] of [
+    [0, 200],
+    [1234, 1800],
+    [framesIn(grid, samples.length) - 300, 300],
+  ]) {
     const span = samplesFor(grid, first, count, samples.length)
     const streamed = await melFrames(source.chunks({ ...span, chunkFrames: 4099 }), grid, filters, first, count)
     const held = await melFrames(whole(samples, span.from, span.to), grid, filters, first, count)
@@ -57,16 +70,37 @@ test('a file scanned in parts, as threads scan it, gives what it gives scanned a
   const rate = 22050
   const samples = signal(100, rate, [call(5), call(29.9), call(31), call(61), call(95)], 0.05, 4)
   const source = await stored('parts.wav', samples, rate)
-  const examples = [5, 61].map((at) => ({ mediaFile: 1, file: 'media/parts.wav', tagClass: 1, start: at, end: at + 0.3, minFrequency: 1800, maxFrequency: 4200 }))
+  const examples = [5, 61].map((at) => ({
+    mediaFile: 1,
+    file: 'media/parts.wav',
+    tagClass: 1,
+    start: at,
+    end: at + 0.3,
+    minFrequency: 1800,
+    maxFrequency: 4200,
+  }))
   const { detector } = await learnDetector(storage, examples, [], 0.3, [{ id: 1, file: 'media/parts.wav' }], () => {})
   const plan = planFile(rate, samples.length, 0.3)
   assert.is(plan.blocks, 3)
   const once = await scanBlocks(source, detector, plan, 0, plan.blocks, 10, 0.5)
-  const parts = await Promise.all(splitBlocks(plan.blocks, 3).map(([a, b]) => scanBlocks(source, detector, plan, a, b, 10, 0.5)))
-  assert.is(parts.reduce((n, p) => n + p.windows, 0), once.windows)
+  const parts = await Promise.all(
+    splitBlocks(plan.blocks, 3).map(([a, b]) => scanBlocks(source, detector, plan, a, b, 10, 0.5)),
+  )
+  assert.is(
+    parts.reduce((n, p) => n + p.windows, 0),
+    once.windows,
+  )
   assert.is(Math.max(...parts.map((p) => p.best)), once.best)
   const startsOf = (cs: Array<{ start: number }>) => cs.map((c) => Math.round(c.start * 10) / 10).sort((a, b) => a - b)
-  assert.equal(startsOf(strongestApart(parts.flatMap((p) => p.candidates), 10)), startsOf(once.candidates))
+  assert.equal(
+    startsOf(
+      strongestApart(
+        parts.flatMap((p) => p.candidates),
+        10,
+      ),
+    ),
+    startsOf(once.candidates),
+  )
   assert.equal(startsOf(once.candidates), [5, 29.9, 31, 61, 95])
 })
 
@@ -80,7 +114,8 @@ async function embeddingAt(samples: Float32Array, rate: number, at: number, seco
 }
 
 test('a call has the same shape at 22,050 and at 48,000 Hz', async () => {
-  const shapeAt = async (rate: number) => shapeOf(await embeddingAt(signal(4, rate, [call(2)], 0.02, 5), rate, 2, 0.3, 900, 8400))
+  const shapeAt = async (rate: number) =>
+    shapeOf(await embeddingAt(signal(4, rate, [call(2)], 0.02, 5), rate, 2, 0.3, 900, 8400))
   const [a, b] = [await shapeAt(22050), await shapeAt(48000)]
   assert.is(a.length, SHAPE_SIZE)
   assert.ok(dot(a, b) > 0.95, `correlation ${dot(a, b)}`)
@@ -89,20 +124,31 @@ test('a call has the same shape at 22,050 and at 48,000 Hz', async () => {
 test('the power spectrum, its Hann window applied to the transform, is that of a windowed DFT at every bin', async () => {
   for (const size of [32, 2048]) {
     const spectrum = await powerSpectrum(size)
-    const x = signal(size / 8000 + 0.01, 8000, [{ from: 0, to: 1, frequency: 1000, toFrequency: 3000, amplitude: 0.5 }], 0.1, 2)
+    const x = signal(
+      size / 8000 + 0.01,
+      8000,
+      [{ from: 0, to: 1, frequency: 1000, toFrequency: 3000, amplitude: 0.5 }],
+      0.1,
+      2,
+    )
     const at = 37
-    const all = new Float64Array(size / 2 + 1), some = new Float64Array(size / 2 + 1)
+    const all = new Float64Array(size / 2 + 1),
+      some = new Float64Array(size / 2 + 1)
     spectrum(x, all, at)
     spectrum(x, some, at, 1, 3)
     for (let k = 0; k <= size / 2; k++) {
-      let re = 0, im = 0
+      let re = 0,
+        im = 0
       for (let n = 0; n < size; n++) {
-        const w = 0.5 - 0.5 * Math.cos(2 * Math.PI * n / size)
-        re += x[at + n] * w * Math.cos(2 * Math.PI * k * n / size)
-        im -= x[at + n] * w * Math.sin(2 * Math.PI * k * n / size)
+        const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / size)
+        re += x[at + n] * w * Math.cos((2 * Math.PI * k * n) / size)
+        im -= x[at + n] * w * Math.sin((2 * Math.PI * k * n) / size)
       }
       const expected = (re * re + im * im) / size
-      assert.ok(Math.abs(all[k] - expected) <= 1e-4 * expected + 1e-9, `size ${size} bin ${k}: ${all[k]} for ${expected}`)
+      assert.ok(
+        Math.abs(all[k] - expected) <= 1e-4 * expected + 1e-9,
+        `size ${size} bin ${k}: ${all[k]} for ${expected}`,
+      )
       if (k >= 1 && k < 3) assert.is(some[k], all[k])
       else assert.is(some[k], 0)
     }
@@ -122,10 +168,19 @@ test('frames follow the window: 25 ms apart for a 2 s window, a fifth of a milli
 
 test('a 3 ms chirp at 384 kHz and its twin an octave lower embed apart; the same chirp twice embeds alike', async () => {
   const rate = 384000
-  const chirp = (from: number, f: number): Tone => ({ from, to: from + 0.003, frequency: 2 * f, toFrequency: f, amplitude: 0.5 })
+  const chirp = (from: number, f: number): Tone => ({
+    from,
+    to: from + 0.003,
+    frequency: 2 * f,
+    toFrequency: f,
+    amplitude: 0.5,
+  })
   const samples = signal(0.2, rate, [chirp(0.05, 40000), chirp(0.1, 40000), chirp(0.15, 20000)], 0.02, 9)
-  const [a, b, c] = await Promise.all([0.05, 0.1, 0.15].map((at) => embeddingAt(samples, rate, at, 0.003, 10000, 160000)))
-  const same = dot(shapeOf(a), shapeOf(b)), lower = dot(shapeOf(a), shapeOf(c))
+  const [a, b, c] = await Promise.all(
+    [0.05, 0.1, 0.15].map((at) => embeddingAt(samples, rate, at, 0.003, 10000, 160000)),
+  )
+  const same = dot(shapeOf(a), shapeOf(b)),
+    lower = dot(shapeOf(a), shapeOf(c))
   assert.ok(same > 0.7 && same > lower + 0.4, `same chirp ${same}, an octave lower ${lower}`)
 })
 

@@ -27,17 +27,35 @@ test.before(async () => {
 
 for (const name of ['tone.flac', 'tone.mp3']) {
   test(`unsupervised discovery on ${name} separates its two tones`, async () => {
-    const media = (await importMedia(t, alice, library, readFileSync(resolve(FIXTURES, name)), { filename: name })).data.id
+    const media = (await importMedia(t, alice, library, readFileSync(resolve(FIXTURES, name)), { filename: name })).data
+      .id
     const destination = await makeTagSet(t.db, alice, library)
     const project = await makeProject(t.db, alice)
-    const res = await t.call('POST', '/api/v0/jobs/', { as: alice, body: { name: 'discover', project, type: 7, parameters: {
-      numberOfTagsToDiscover: '2', windowSizeInSeconds: '0.2', destinationTagSet: String(destination), mediaFileId: String(media), seed: '3',
-    } } })
+    const res = await t.call('POST', '/api/v0/jobs/', {
+      as: alice,
+      body: {
+        name: 'discover',
+        project,
+        type: 7,
+        parameters: {
+          numberOfTagsToDiscover: '2',
+          windowSizeInSeconds: '0.2',
+          destinationTagSet: String(destination),
+          mediaFileId: String(media),
+          seed: '3',
+        },
+      },
+    })
     assert.is(res.statusCode, 201, JSON.stringify(res.data))
     const job = await waitForStatus(t.db, res.data.id, [4, 5, 6], 120)
     assert.is(job.status_id, 6, JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').execute()))
-    const tags = await t.db.selectFrom('tags as g').innerJoin('tag_classes as c', 'c.id', 'g.tag_class_id')
-      .select(['g.start_time', 'g.end_time', 'c.class_name']).where('g.tag_set_id', '=', destination).orderBy('g.start_time').execute()
+    const tags = await t.db
+      .selectFrom('tags as g')
+      .innerJoin('tag_classes as c', 'c.id', 'g.tag_class_id')
+      .select(['g.start_time', 'g.end_time', 'c.class_name'])
+      .where('g.tag_set_id', '=', destination)
+      .orderBy('g.start_time')
+      .execute()
     const low = new Set(tags.filter((g) => g.end_time <= 0.4).map((g) => g.class_name))
     // (the MP3 decoder's padding of silence after the second's end is left out)
     const high = new Set(tags.filter((g) => g.start_time >= 0.65 && g.end_time <= 1).map((g) => g.class_name))

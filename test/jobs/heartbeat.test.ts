@@ -23,7 +23,10 @@ test('a started worker is counted at once and no longer once stopped; its row is
   await a.stop()
   assert.is(await alive(), 1)
   const rows = await t.db.selectFrom('worker_heartbeats').select('worker_id').execute()
-  assert.equal(rows.map((r) => r.worker_id), ['worker-b'])
+  assert.equal(
+    rows.map((r) => r.worker_id),
+    ['worker-b'],
+  )
   await b.stop()
   assert.is(await alive(), 0)
 })
@@ -34,10 +37,17 @@ test('a worker that stopped renewing (killed outright) stops counting; a renewin
   await waitFor('the worker to be counted', async () => (await alive()) === 1)
   await t.db.insertInto('worker_heartbeats').values({ worker_id: 'killed' }).execute()
   assert.is(await alive(), 2)
-  await t.db.updateTable('worker_heartbeats').set({ renewed: sql<Date>`now() - make_interval(secs => ${ALIVE_SECONDS + 1})` }).execute()
+  await t.db
+    .updateTable('worker_heartbeats')
+    .set({ renewed: sql<Date>`now() - make_interval(secs => ${ALIVE_SECONDS + 1})` })
+    .execute()
   // the running worker renews its row within its heartbeat; the killed one's stays old
   await waitFor('the running worker to renew its heartbeat', async () => (await alive()) === 1)
-  const killed = await t.db.selectFrom('worker_heartbeats').select('worker_id').where('worker_id', '=', 'killed').execute()
+  const killed = await t.db
+    .selectFrom('worker_heartbeats')
+    .select('worker_id')
+    .where('worker_id', '=', 'killed')
+    .execute()
   assert.is(killed.length, 1)
   await w.stop()
   assert.is(await alive(), 0)

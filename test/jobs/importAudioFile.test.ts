@@ -38,9 +38,11 @@ test.before(async () => {
   t.beforeClose(() => worker.stop())
 })
 
-const importJob = (path: string, lib = library) => t.call('POST', '/api/v0/jobs/', {
-  as: alice, body: { name: 'import', project, type: 9, parameters: { path, library: String(lib) } },
-})
+const importJob = (path: string, lib = library) =>
+  t.call('POST', '/api/v0/jobs/', {
+    as: alice,
+    body: { name: 'import', project, type: 9, parameters: { path, library: String(lib) } },
+  })
 
 test('a path outside the import folder is refused when the job is created, naming the parameter', async () => {
   for (const path of ['../', join(outside, 'secret.wav'), 'away/secret.wav', 'missing.wav']) {
@@ -63,12 +65,26 @@ test('a folder is imported file by file; unreadable files and links out of the f
   assert.equal([job.num_to_complete, job.num_completed], [4, 4])
   const files = await t.call('GET', `/api/v0/mediaFile/?library=${library}`, { as: alice })
   assert.equal(files.data.results.map((f: any) => f.alias).sort(), ['a.wav', 'day2/b.wav'])
-  const durations = await t.db.selectFrom('media_file_metadata').select('value')
-    .where('name', '=', 'durationInSeconds').where('media_file_id', 'in', files.data.results.map((f: any) => f.id))
-    .orderBy('value').execute()
-  assert.equal(durations.map((d) => Number(d.value)), [2, 3])
+  const durations = await t.db
+    .selectFrom('media_file_metadata')
+    .select('value')
+    .where('name', '=', 'durationInSeconds')
+    .where(
+      'media_file_id',
+      'in',
+      files.data.results.map((f: any) => f.id),
+    )
+    .orderBy('value')
+    .execute()
+  assert.equal(
+    durations.map((d) => Number(d.value)),
+    [2, 3],
+  )
   const notes = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', res.data.id).execute()
-  assert.equal(notes.map((n) => n.notes), ['2 files were not imported (not readable media).'])
+  assert.equal(
+    notes.map((n) => n.notes),
+    ['2 files were not imported (not readable media).'],
+  )
 })
 
 test('importing the same files again stores nothing twice', async () => {
@@ -84,7 +100,10 @@ test('paths are confined again when the job runs: one outside the import folder 
   const id = await makeJob(t.db, alice, project, 9, { path: '../', library: String(library) })
   await waitForStatus(t.db, id, 4)
   const notes = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', id).execute()
-  assert.equal(notes.map((n) => n.notes), ['Parameter path: "../" is outside the server\'s import folder.'])
+  assert.equal(
+    notes.map((n) => n.notes),
+    ['Parameter path: "../" is outside the server\'s import folder.'],
+  )
 })
 
 test.run()

@@ -13,16 +13,33 @@ test('exact name first, then the one class differing only in case; several diffe
   const alice = await t.user('alice')
   const library = await makeLibrary(t.db, alice)
   const chirp = await makeTagClass(t.db, alice, library, 'chirp')
-  const [trill, TRILL] = [await makeTagClass(t.db, alice, library, 'Trill'), await makeTagClass(t.db, alice, library, 'TRILL')]
+  const [trill, TRILL] = [
+    await makeTagClass(t.db, alice, library, 'Trill'),
+    await makeTagClass(t.db, alice, library, 'TRILL'),
+  ]
   assert.is(await tagClassNamed(t.db, alice.id, library, 'chirp'), chirp)
   assert.is(await tagClassNamed(t.db, alice.id, library, 'CHIRP'), chirp)
   assert.is(await tagClassNamed(t.db, alice.id, library, 'TRILL'), TRILL)
   assert.is(await tagClassNamed(t.db, alice.id, library, 'Trill'), trill)
-  const error = await tagClassNamed(t.db, alice.id, library, 'trill').then(() => undefined, (e: Error) => e.message)
-  assert.is(error, `2 tag classes of the library differ from "trill" only in case: Trill (id ${trill}), TRILL (id ${TRILL}); give one of them as it is written (or its id)`)
+  const error = await tagClassNamed(t.db, alice.id, library, 'trill').then(
+    () => undefined,
+    (e: Error) => e.message,
+  )
+  assert.is(
+    error,
+    `2 tag classes of the library differ from "trill" only in case: Trill (id ${trill}), TRILL (id ${TRILL}); give one of them as it is written (or its id)`,
+  )
   const made = await tagClassNamed(t.db, alice.id, library, 'warble')
-  const classes = await t.db.selectFrom('tag_classes').select(['id', 'class_name']).where('library_id', '=', library).orderBy('id').execute()
-  assert.equal(classes.map((c) => c.class_name), ['chirp', 'Trill', 'TRILL', 'warble'])
+  const classes = await t.db
+    .selectFrom('tag_classes')
+    .select(['id', 'class_name'])
+    .where('library_id', '=', library)
+    .orderBy('id')
+    .execute()
+  assert.equal(
+    classes.map((c) => c.class_name),
+    ['chirp', 'Trill', 'TRILL', 'warble'],
+  )
   assert.is(classes[3].id, made)
 })
 

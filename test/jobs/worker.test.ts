@@ -22,7 +22,16 @@ const workers: Worker[] = []
 const claims: string[] = []
 
 const startWorker = (id: string, concurrency = 1) => {
-  const w = new Worker({ db: t.db, config, concurrency, pollMs: 20, id, log: (m) => { if (/: running$/.test(m)) claims.push(`${id} ${m}`) } })
+  const w = new Worker({
+    db: t.db,
+    config,
+    concurrency,
+    pollMs: 20,
+    id,
+    log: (m) => {
+      if (/: running$/.test(m)) claims.push(`${id} ${m}`)
+    },
+  })
   workers.push(w.start())
   return w
 }
@@ -53,10 +62,17 @@ test('a Test job runs from Queued to Complete with every progress field true at 
   const id = await createJob({ numToComplete: '5', secondsPerStep: '0' })
   await waitForStatus(t.db, id, 6)
   const job = await getJob(id)
-  assert.equal([job.status, job.requestedStatus, job.isRunning, job.isComplete, job.wasStopped], [6, null, false, true, false])
+  assert.equal(
+    [job.status, job.requestedStatus, job.isRunning, job.isComplete, job.wasStopped],
+    [6, null, false, true, false],
+  )
   assert.equal([job.numToComplete, job.numCompleted, job.fractionCompleted, job.timeToCompletion], [5, 5, 1, 0])
   assert.ok(job.elapsedRealTime >= 0)
-  assert.is(String(job.elapsedRealTime), String(Math.round(job.elapsedRealTime * 1000) / 1000), 'to the millisecond, no binary noise')
+  assert.is(
+    String(job.elapsedRealTime),
+    String(Math.round(job.elapsedRealTime * 1000) / 1000),
+    'to the millisecond, no binary noise',
+  )
   assert.match(job.startedDate, /^\d{4}-\d\d-\d\dT/)
   assert.ok(job.lastStatusDate >= job.startedDate)
   const row = await jobRow(t.db, id)
@@ -70,7 +86,10 @@ test('while running, progress is true; requestedStatus 5 stops it and 2 queues i
     const j = await getJob(id)
     return j.status === 3 && j.numCompleted >= 2 ? j : undefined
   })
-  assert.equal([running.isRunning, running.isComplete, running.wasStopped, running.numToComplete], [true, false, false, 400])
+  assert.equal(
+    [running.isRunning, running.isComplete, running.wasStopped, running.numToComplete],
+    [true, false, false, 400],
+  )
   assert.ok(Math.abs(running.fractionCompleted - running.numCompleted / 400) < 0.02)
   assert.ok(running.timeToCompletion >= 0)
   assert.ok(running.startedDate)
@@ -79,11 +98,15 @@ test('while running, progress is true; requestedStatus 5 stops it and 2 queues i
   assert.is(ask.data.requestedStatus, 5)
   await waitForStatus(t.db, id, 5)
   const stopped = await getJob(id)
-  assert.equal([stopped.isRunning, stopped.wasStopped, stopped.isComplete, stopped.requestedStatus], [false, true, false, null])
+  assert.equal(
+    [stopped.isRunning, stopped.wasStopped, stopped.isComplete, stopped.requestedStatus],
+    [false, true, false, null],
+  )
   assert.ok(stopped.numCompleted < 400)
 
   const again = await t.call('PATCH', `/api/v0/jobs/${id}/`, {
-    as: alice, body: { requestedStatus: 2, parameters: { secondsPerStep: '0' } },
+    as: alice,
+    body: { requestedStatus: 2, parameters: { secondsPerStep: '0' } },
   })
   assert.equal([again.data.status, again.data.wasStopped, again.data.requestedStatus], [2, false, null])
   await waitForStatus(t.db, id, 6)
@@ -97,12 +120,22 @@ test('a job type the worker cannot run ends in Error with error.txt saying so', 
   const job = await getJob(id)
   assert.equal([job.isRunning, job.isComplete, job.requestedStatus], [false, false, null])
   const results = await t.call('GET', `/api/v0/jobResultFile/?job=${id}`, { as: alice })
-  const rows = results.statusCode === 200 ? results.data.results
-    : await t.db.selectFrom('job_result_files').select(['notes', 'result_file as resultFile']).where('job_id', '=', id).execute()
+  const rows =
+    results.statusCode === 200
+      ? results.data.results
+      : await t.db
+          .selectFrom('job_result_files')
+          .select(['notes', 'result_file as resultFile'])
+          .where('job_id', '=', id)
+          .execute()
   assert.is(rows.length, 1)
   assert.match(String(rows[0].resultFile), /\/error[^/]*\.txt$/)
   assert.is(rows[0].notes, 'Job type Transcription (5) cannot be run by this worker.')
-  const stored = await t.db.selectFrom('job_result_files').select('result_file').where('job_id', '=', id).executeTakeFirstOrThrow()
+  const stored = await t.db
+    .selectFrom('job_result_files')
+    .select('result_file')
+    .where('job_id', '=', id)
+    .executeTakeFirstOrThrow()
   assert.ok(existsSync(join(config.mediaDir, stored.result_file)))
 })
 
@@ -116,18 +149,31 @@ test('a job missing a required parameter waits, never fails for it; a bad value 
   await t.db.insertInto('job_parameters').values({ job_id: id, name: 'destinationTagSet', value: '999999' }).execute()
   await waitForStatus(t.db, id, 4)
   const notes = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', id).execute()
-  assert.equal(notes.map((n) => n.notes), ['Parameter destinationTagSet: Invalid pk "999999" - object does not exist.'])
+  assert.equal(
+    notes.map((n) => n.notes),
+    ['Parameter destinationTagSet: Invalid pk "999999" - object does not exist.'],
+  )
 })
 
 test('a parent with children: its progress is the sum of theirs and it completes with them', async () => {
   const id = await createJob({ numToComplete: '7', secondsPerStep: '0', numChildren: '3' })
   await waitForStatus(t.db, id, 6)
   const children = await t.call('GET', `/api/v0/jobs/?parentJob=${id}`, { as: alice })
-  assert.equal(children.data.results.map((c: any) => [c.status, c.numToComplete, c.numCompleted]), [[6, 3, 3], [6, 2, 2], [6, 2, 2]])
+  assert.equal(
+    children.data.results.map((c: any) => [c.status, c.numToComplete, c.numCompleted]),
+    [
+      [6, 3, 3],
+      [6, 2, 2],
+      [6, 2, 2],
+    ],
+  )
   const parent = await getJob(id)
-  assert.equal([parent.numToComplete, parent.numCompleted, parent.fractionCompleted, parent.isComplete], [7, 7, 1, true])
+  assert.equal(
+    [parent.numToComplete, parent.numCompleted, parent.fractionCompleted, parent.isComplete],
+    [7, 7, 1, true],
+  )
   const sum = children.data.results.reduce((s: number, c: any) => s + c.elapsedRealTime, 0)
-  assert.is(parent.elapsedRealTime, Math.round(sum * 1000) / 1000, 'the sum of its children\'s, to the millisecond')
+  assert.is(parent.elapsedRealTime, Math.round(sum * 1000) / 1000, "the sum of its children's, to the millisecond")
 })
 
 test('stopping a parent stops its children; queueing it again finishes them', async () => {
@@ -143,12 +189,31 @@ test('stopping a parent stops its children; queueing it again finishes them', as
   assert.is(ask.statusCode, 200)
   await waitForStatus(t.db, id, 5)
   const kids = (await t.call('GET', `/api/v0/jobs/?parentJob=${id}`, { as: alice })).data.results
-  assert.equal(kids.map((k: any) => [k.status, k.isRunning, k.wasStopped]), [[5, false, true], [5, false, true], [5, false, true]])
+  assert.equal(
+    kids.map((k: any) => [k.status, k.isRunning, k.wasStopped]),
+    [
+      [5, false, true],
+      [5, false, true],
+      [5, false, true],
+    ],
+  )
   const parent = await getJob(id)
-  assert.equal([parent.wasStopped, parent.isRunning, parent.numCompleted], [true, false, kids.reduce((s: number, k: any) => s + k.numCompleted, 0)])
+  assert.equal(
+    [parent.wasStopped, parent.isRunning, parent.numCompleted],
+    [true, false, kids.reduce((s: number, k: any) => s + k.numCompleted, 0)],
+  )
 
-  await t.call('PATCH', `/api/v0/jobs/${id}/`, { as: alice, body: { requestedStatus: 2, parameters: { secondsPerStep: '0' } } })
-  for (const k of kids) await t.db.updateTable('job_parameters').set({ value: '0' }).where('job_id', '=', k.id).where('name', '=', 'secondsPerStep').execute()
+  await t.call('PATCH', `/api/v0/jobs/${id}/`, {
+    as: alice,
+    body: { requestedStatus: 2, parameters: { secondsPerStep: '0' } },
+  })
+  for (const k of kids)
+    await t.db
+      .updateTable('job_parameters')
+      .set({ value: '0' })
+      .where('job_id', '=', k.id)
+      .where('name', '=', 'secondsPerStep')
+      .execute()
   await waitForStatus(t.db, id, 6)
   const done = await getJob(id)
   assert.equal([done.numCompleted, done.numToComplete, done.isComplete], [600, 600, true])
@@ -164,7 +229,11 @@ test('a job whose worker died is taken over when its lease expires, and complete
   assert.is(dead?.id, id)
   await t.db.updateTable('jobs').set({ num_completed: 2, num_to_complete: 4 }).where('id', '=', id).execute()
   // the dead worker stopped renewing; time passes
-  await t.db.updateTable('jobs').set({ lease_expires: sql<Date>`now() - interval '1 minute'` }).where('id', '=', id).execute()
+  await t.db
+    .updateTable('jobs')
+    .set({ lease_expires: sql<Date>`now() - interval '1 minute'` })
+    .where('id', '=', id)
+    .execute()
   startWorker('w2')
   startWorker('w3')
   await waitForStatus(t.db, id, 6)
@@ -176,7 +245,8 @@ test('a job whose worker died is taken over when its lease expires, and complete
 
 test('two workers never run the same job', async () => {
   const ids: number[] = []
-  for (let i = 0; i < 12; i++) ids.push(await makeJob(t.db, alice, project, 8, { numToComplete: '2', secondsPerStep: '0.01' }))
+  for (let i = 0; i < 12; i++)
+    ids.push(await makeJob(t.db, alice, project, 8, { numToComplete: '2', secondsPerStep: '0.01' }))
   for (const id of ids) await waitForStatus(t.db, id, 6)
   for (const id of ids) {
     const runs = claims.filter((c) => c.endsWith(` job ${id}: running`))

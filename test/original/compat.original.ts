@@ -8,12 +8,19 @@ import { originalWorld, type OriginalWorld } from './original.js'
 
 let world: Promise<OriginalWorld> | undefined
 const setup = () => (world ??= originalWorld())
-test.after(async () => { if (world) (await world.catch(() => undefined))?.close() })
+test.after(async () => {
+  if (world) (await world.catch(() => undefined))?.close()
+})
 
 const ok = (run: Run) => assert.is(run.code, 0, `exit ${run.code}: ${run.stderr}`)
 const ids = (records: Array<{ id: number }>) => records.map((r) => r.id).sort((a, b) => a - b)
 
-interface Media { id: number; alias: string; realStartTime: string | null; library: number }
+interface Media {
+  id: number
+  alias: string
+  realStartTime: string | null
+  library: number
+}
 
 test('media list --path, --from, --to print only the files that match, though the original ignored the filters', async () => {
   const w = await setup()
@@ -25,28 +32,58 @@ test('media list --path, --from, --to print only the files that match, though th
   const expected = every.filter((m) => m.alias.startsWith(prefix))
   assert.ok(expected.length < every.length)
   assert.equal(ids(json(byPath)), ids(expected))
-  const times = every.map((m) => m.realStartTime).filter((t): t is string => t !== null).sort()
+  const times = every
+    .map((m) => m.realStartTime)
+    .filter((t): t is string => t !== null)
+    .sort()
   const [from, to] = [times[3], times[7]]
   const byTime = await w.mas(w.alice, ['media', 'list', '--from', from, '--to', to, '--json'])
   ok(byTime)
-  assert.equal(ids(json(byTime)), ids(every.filter((m) => m.realStartTime !== null && m.realStartTime >= from && m.realStartTime <= to)))
-  const inLibrary = await w.mas(w.alice, ['media', 'list', '--library', String(every[0].library), '--path', prefix, '--json'])
+  assert.equal(
+    ids(json(byTime)),
+    ids(every.filter((m) => m.realStartTime !== null && m.realStartTime >= from && m.realStartTime <= to)),
+  )
+  const inLibrary = await w.mas(w.alice, [
+    'media',
+    'list',
+    '--library',
+    String(every[0].library),
+    '--path',
+    prefix,
+    '--json',
+  ])
   ok(inLibrary)
   assert.equal(ids(json(inLibrary)), ids(expected.filter((m) => m.library === every[0].library)))
   const array = await w.alice.api.post('sensorArray/', { name: w.unique('array') })
   const sensor = await w.alice.api.post('sensor/', { sensorArray: array.id, name: w.unique('recorder') })
   const bySensor = await w.mas(w.alice, ['media', 'list', '--sensor', String(sensor.id), '--json'])
   ok(bySensor)
-  assert.equal(ids(json(bySensor)), ids(every.filter((m) => (m as Media & { sensor: number | null }).sensor === sensor.id)))
+  assert.equal(
+    ids(json(bySensor)),
+    ids(every.filter((m) => (m as Media & { sensor: number | null }).sensor === sensor.id)),
+  )
 })
 
 test('tagclass list and tagset list --library, and a tag class name used in two libraries, go by the library', async () => {
   const w = await setup()
-  const made = async (args: string[]) => { const run = await w.mas(w.alice, [...args, '--json']); ok(run); return json(run).id as number }
-  const [first, second] = [await made(['library', 'create', w.unique('one')]), await made(['library', 'create', w.unique('two')])]
+  const made = async (args: string[]) => {
+    const run = await w.mas(w.alice, [...args, '--json'])
+    ok(run)
+    return json(run).id as number
+  }
+  const [first, second] = [
+    await made(['library', 'create', w.unique('one')]),
+    await made(['library', 'create', w.unique('two')]),
+  ]
   const name = w.unique('wren')
-  const classes = [await made(['tagclass', 'create', name, '--library', String(first)]), await made(['tagclass', 'create', name, '--library', String(second)])]
-  const sets = [await made(['tagset', 'create', w.unique('set'), '--library', String(first)]), await made(['tagset', 'create', w.unique('set'), '--library', String(second)])]
+  const classes = [
+    await made(['tagclass', 'create', name, '--library', String(first)]),
+    await made(['tagclass', 'create', name, '--library', String(second)]),
+  ]
+  const sets = [
+    await made(['tagset', 'create', w.unique('set'), '--library', String(first)]),
+    await made(['tagset', 'create', w.unique('set'), '--library', String(second)]),
+  ]
   const listed = await w.mas(w.alice, ['tagclass', 'list', '--library', String(second), '--json'])
   ok(listed)
   assert.equal(ids(json(listed)), [classes[1]])
@@ -55,15 +92,32 @@ test('tagclass list and tagset list --library, and a tag class name used in two 
   assert.equal(ids(json(setList)), [sets[0]])
   // the class is found by name in the tag set's library, not called ambiguous
   const media = (await w.alice.api.get('mediaFile/', { page_size: 1 })).results[0].id
-  const tag = await w.mas(w.alice, ['tag', 'create', '--tag-set', String(sets[1]), '--media-file', String(media), '--tag-class', name,
-    '--start', '1', '--end', '2', '--json'])
+  const tag = await w.mas(w.alice, [
+    'tag',
+    'create',
+    '--tag-set',
+    String(sets[1]),
+    '--media-file',
+    String(media),
+    '--tag-class',
+    name,
+    '--start',
+    '1',
+    '--end',
+    '2',
+    '--json',
+  ])
   ok(tag)
   assert.is(json(tag).tagClass, classes[1])
 })
 
 test('job list --project and --status show only those jobs', async () => {
   const w = await setup()
-  const made = async (args: string[]) => { const run = await w.mas(w.alice, [...args, '--json']); ok(run); return json(run).id as number }
+  const made = async (args: string[]) => {
+    const run = await w.mas(w.alice, [...args, '--json'])
+    ok(run)
+    return json(run).id as number
+  }
   const project = await made(['project', 'create', w.unique('p')])
   const job = await made(['job', 'create', '--project', String(project), '--type', 'Test'])
   const listed = await w.mas(w.alice, ['job', 'list', '--project', String(project), '--json'])
@@ -76,10 +130,31 @@ test('job list --project and --status show only those jobs', async () => {
 
 test('job watch after job stop on the original (nothing applies the stop): says so, and --timeout ends it', async () => {
   const w = await setup()
-  const made = async (args: string[]) => { const run = await w.mas(w.alice, [...args, '--json']); ok(run); return json(run).id as number }
-  const job = await made(['job', 'create', '--project', String(await made(['project', 'create', w.unique('p')])), '--type', 'Test'])
+  const made = async (args: string[]) => {
+    const run = await w.mas(w.alice, [...args, '--json'])
+    ok(run)
+    return json(run).id as number
+  }
+  const job = await made([
+    'job',
+    'create',
+    '--project',
+    String(await made(['project', 'create', w.unique('p')])),
+    '--type',
+    'Test',
+  ])
   ok(await w.mas(w.alice, ['job', 'stop', String(job)]))
-  const watch = await w.mas(w.alice, ['job', 'watch', String(job), '--interval', '1', '--stale-after', '1', '--timeout', '3'])
+  const watch = await w.mas(w.alice, [
+    'job',
+    'watch',
+    String(job),
+    '--interval',
+    '1',
+    '--stale-after',
+    '1',
+    '--timeout',
+    '3',
+  ])
   assert.is(watch.code, 1, watch.stderr)
   // the original leaves a new job in status 1 (Unknown), whatever a client asks
   assert.match(watch.stderr, /nothing has changed for \d+ s \(\w+; a stop was asked and nothing has applied it\)/)

@@ -11,7 +11,13 @@ import { homeEnv, runMas, type Run } from '../cli/cli.js'
 //   MAS_ORIGINAL_OTHER_USER     another plain user              (default bob:bob-pass)
 // Records are made with names unique to the run, so the service may hold other data.
 
-export interface OriginalUser { username: string; password: string; id: number; home: string; api: ApiClient }
+export interface OriginalUser {
+  username: string
+  password: string
+  id: number
+  home: string
+  api: ApiClient
+}
 
 export interface OriginalWorld {
   url: string
@@ -34,7 +40,10 @@ function account(variable: string, fallback: string): { username: string; passwo
 
 export async function originalWorld(): Promise<OriginalWorld> {
   const url = process.env.MAS_ORIGINAL_URL
-  if (!url) throw new Error('MAS_ORIGINAL_URL is not set: these tests need a running original service (see the README, "Against the original service")')
+  if (!url)
+    throw new Error(
+      'MAS_ORIGINAL_URL is not set: these tests need a running original service (see the README, "Against the original service")',
+    )
   const homes: string[] = []
   const run = Date.now().toString(36)
   let count = 0
@@ -42,8 +51,12 @@ export async function originalWorld(): Promise<OriginalWorld> {
     const { username, password } = account(variable, fallback)
     const home = mkdtempSync(join(tmpdir(), 'mas-original-home-'))
     homes.push(home)
-    const logged = await runMas(['login', '--server', url, '--username', username, '--password-stdin'], { input: `${password}\n`, env: homeEnv(home) })
-    if (logged.code !== 0) throw new Error(`mas login as ${username} at ${url} failed (exit ${logged.code}): ${logged.stderr.trim()}`)
+    const logged = await runMas(['login', '--server', url, '--username', username, '--password-stdin'], {
+      input: `${password}\n`,
+      env: homeEnv(home),
+    })
+    if (logged.code !== 0)
+      throw new Error(`mas login as ${username} at ${url} failed (exit ${logged.code}): ${logged.stderr.trim()}`)
     const answer = await new ApiClient({ server: url }).tokenLogin(username, password)
     const api = new ApiClient({ server: url, token: answer.data.token })
     return { username, password, home, api, id: 0 }
@@ -58,9 +71,14 @@ export async function originalWorld(): Promise<OriginalWorld> {
     u.id = found.id
   }
   return {
-    url, admin, alice, bob,
+    url,
+    admin,
+    alice,
+    bob,
     unique: (name) => `${name} ${run}-${++count}`,
     mas: (who, args, opts = {}) => runMas(args, { ...opts, env: { ...homeEnv(who.home), ...opts.env } }),
-    close: () => { for (const h of homes) rmSync(h, { recursive: true, force: true }) },
+    close: () => {
+      for (const h of homes) rmSync(h, { recursive: true, force: true })
+    },
   }
 }

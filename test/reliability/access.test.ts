@@ -16,14 +16,33 @@ type Kind = 'lookup' | 'siteAdmin' | 'catalog' | 'library' | 'owner' | 'group' |
 
 /** What kind of record each resource of the API is, for reading (docs/decisions.md §6). */
 const KIND: Record<string, Kind> = {
-  jobTypes: 'lookup', jobStatusTypes: 'lookup', projectTypes: 'lookup', mediaTypes: 'lookup',
+  jobTypes: 'lookup',
+  jobStatusTypes: 'lookup',
+  projectTypes: 'lookup',
+  mediaTypes: 'lookup',
   user: 'siteAdmin',
-  library: 'library', mediaFile: 'library', mediaFileMetaData: 'library', mediaFileUserMetaDataField: 'library',
-  mediaFileUserMetaData: 'library', tagSet: 'library', tagClass: 'library', tag: 'library', tagExample: 'library', tagRegion: 'library',
+  library: 'library',
+  mediaFile: 'library',
+  mediaFileMetaData: 'library',
+  mediaFileUserMetaDataField: 'library',
+  mediaFileUserMetaData: 'library',
+  tagSet: 'library',
+  tagClass: 'library',
+  tag: 'library',
+  tagExample: 'library',
+  tagRegion: 'library',
   tagReview: 'library',
-  project: 'owner', jobs: 'owner', jobParameters: 'owner', jobResultFile: 'owner', randomWindow: 'owner',
-  sensor: 'owner', sensorArray: 'owner', userSettings: 'owner', loginCode: 'owner',
-  appUserGroup: 'group', appPermission: 'permission',
+  project: 'owner',
+  jobs: 'owner',
+  jobParameters: 'owner',
+  jobResultFile: 'owner',
+  randomWindow: 'owner',
+  sensor: 'owner',
+  sensorArray: 'owner',
+  userSettings: 'owner',
+  loginCode: 'owner',
+  appUserGroup: 'group',
+  appPermission: 'permission',
   // answered to every caller, with the people that caller shares something with (test/server/usernames.test.ts)
   usernames: 'document',
   // read by every signed-in user, changed by site admins only (an operator's models)
@@ -44,15 +63,27 @@ function readStatus(kind: Kind, role: Role): number {
 
 /** Sub-list segment -> the resource its items are. */
 const ITEMS: Record<string, string> = {
-  mediaFiles: 'mediaFile', userMetaDataFields: 'mediaFileUserMetaDataField', userMetaData: 'mediaFileUserMetaData',
-  tags: 'tag', projects: 'project',
+  mediaFiles: 'mediaFile',
+  userMetaDataFields: 'mediaFileUserMetaDataField',
+  userMetaData: 'mediaFileUserMetaData',
+  tags: 'tag',
+  projects: 'project',
 }
 
 /** Lists that show only the caller's own records, whoever asks (site admins included). */
 const OWN_LIST = new Set(['userSettings'])
 
 /** Resources anyone may create records of, owned by themselves (no reference to another's records needed). */
-const OPEN_CREATE = new Set(['library', 'sensorArray', 'sensor', 'userSettings', 'appUserGroup', 'project', 'tagSet', 'loginCode'])
+const OPEN_CREATE = new Set([
+  'library',
+  'sensorArray',
+  'sensor',
+  'userSettings',
+  'appUserGroup',
+  'project',
+  'tagSet',
+  'loginCode',
+])
 
 const t = suiteApp(test)
 let w: World
@@ -61,14 +92,31 @@ test.before(async () => {
   w = await makeWorld(t)
   // stored window embeddings of the owner's media file, so that searching by its tag (tag/{id}/similar/) has
   // something to answer with: 20 windows of 1 s every 0.5 s, each a different vector
-  const windows = 20, d = 8
+  const windows = 20,
+    d = 8
   await storeEmbeddings(t.db, {
-    mediaFile: w.ids.mediaFile, library: w.ids.library, kind: BUILTIN_KIND, windowSeconds: 1, hopSeconds: 0.5, lengthSeconds: 1,
-    stepSeconds: 0.5, duration: 10.5, dimensions: d, vectors: Float32Array.from({ length: windows * d }, (_, i) => Math.sin(i + 1)),
+    mediaFile: w.ids.mediaFile,
+    library: w.ids.library,
+    kind: BUILTIN_KIND,
+    windowSeconds: 1,
+    hopSeconds: 0.5,
+    lengthSeconds: 1,
+    stepSeconds: 0.5,
+    duration: 10.5,
+    dimensions: d,
+    vectors: Float32Array.from({ length: windows * d }, (_, i) => Math.sin(i + 1)),
   })
 })
 
-interface ApiRoute { url: string; resource: string; segment?: string; action?: string; detail: boolean; methods: string[]; auth: boolean }
+interface ApiRoute {
+  url: string
+  resource: string
+  segment?: string
+  action?: string
+  detail: boolean
+  methods: string[]
+  auth: boolean
+}
 
 function apiRoutes(): ApiRoute[] {
   const out: ApiRoute[] = []
@@ -76,8 +124,18 @@ function apiRoutes(): ApiRoute[] {
     const m = new RegExp(`^${API}/([A-Za-z]+)/(?:(:id)/)?(?:([A-Za-z]+)/)?(?:([A-Za-z]+)/)?$`).exec(ep.path)
     if (!m) continue
     // a required query parameter names a record of the same kind (tagSet/{id}/evaluate/?against=): the route's own
-    const required = Object.entries(ep.doc?.filters ?? {}).filter(([, f]) => f.required).map(([name]) => `${name}=:id`)
-    out.push({ url: required.length ? `${ep.path}?${required.join('&')}` : ep.path, resource: m[1], detail: !!m[2] && !m[3], segment: m[3], action: m[4], methods: Object.keys(ep.methods), auth: ep.auth !== false })
+    const required = Object.entries(ep.doc?.filters ?? {})
+      .filter(([, f]) => f.required)
+      .map(([name]) => `${name}=:id`)
+    out.push({
+      url: required.length ? `${ep.path}?${required.join('&')}` : ep.path,
+      resource: m[1],
+      detail: !!m[2] && !m[3],
+      segment: m[3],
+      action: m[4],
+      methods: Object.keys(ep.methods),
+      auth: ep.auth !== false,
+    })
   }
   return out
 }
@@ -119,7 +177,8 @@ test('reading: every resource route x every role answers as the access rules say
     for (const role of ROLES) {
       const res = await call('GET', url, role)
       // a record, or a sub-list, as its (parent) record; a top-level list to every authenticated caller
-      let want = r.detail || r.segment ? readStatus(kind, role) : readStatus(kind === 'siteAdmin' ? kind : 'lookup', role)
+      let want =
+        r.detail || r.segment ? readStatus(kind, role) : readStatus(kind === 'siteAdmin' ? kind : 'lookup', role)
       // the project list is for site admins (golden 23/24)
       if (r.resource === 'project' && !r.detail && !r.segment && want === 200 && role !== 'admin') want = 403
       assert.is(res.statusCode, want, `${role} GET ${url}: ${res.body.slice(0, 200)}`)
@@ -184,19 +243,40 @@ test('writing: outsiders, revoked grantees and inactive users change nothing, on
     const kind = KIND[r.resource]
     const url = r.url.replaceAll(':id', String(idFor(r.resource)))
     // a body a writer would send: the owner's own record (references included)
-    const own = r.detail ? (await call('GET', url, 'owner')).data : (w.ids[r.resource] ? (await call('GET', `${API}/${r.resource}/${w.ids[r.resource]}/`, 'owner')).data : {})
+    const own = r.detail
+      ? (await call('GET', url, 'owner')).data
+      : w.ids[r.resource]
+        ? (await call('GET', `${API}/${r.resource}/${w.ids[r.resource]}/`, 'owner')).data
+        : {}
     const outsiders: Role[] = ['stranger', 'revoked', 'inactive', 'anonymous']
     if (kind === 'owner' || kind === 'siteAdmin') outsiders.push('writer', 'member')
     if (kind === 'catalog') outsiders.push('writer', 'member', 'owner')
     if (kind === 'group') outsiders.push('writer')
     for (const method of writes) {
       for (const role of outsiders) {
-        if (method === 'POST' && !r.detail && !r.segment && OPEN_CREATE.has(r.resource) && role !== 'anonymous' && role !== 'inactive') continue
+        if (
+          method === 'POST' &&
+          !r.detail &&
+          !r.segment &&
+          OPEN_CREATE.has(r.resource) &&
+          role !== 'anonymous' &&
+          role !== 'inactive'
+        )
+          continue
         const res = await call(method, url, role, method === 'DELETE' ? undefined : own)
         attempts++
-        const allowed = role === 'anonymous' || role === 'inactive' ? [401] : kind === 'siteAdmin' || kind === 'catalog' ? [403] : [400, 403, 404]
-        assert.ok(allowed.includes(res.statusCode), `${role} ${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
-        if (r.detail && readStatus(kind, role) === 404) assert.is(res.statusCode, 404, `${role} ${method} ${url} revealed the record`)
+        const allowed =
+          role === 'anonymous' || role === 'inactive'
+            ? [401]
+            : kind === 'siteAdmin' || kind === 'catalog'
+              ? [403]
+              : [400, 403, 404]
+        assert.ok(
+          allowed.includes(res.statusCode),
+          `${role} ${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`,
+        )
+        if (r.detail && readStatus(kind, role) === 404)
+          assert.is(res.statusCode, 404, `${role} ${method} ${url} revealed the record`)
       }
     }
   }
@@ -205,7 +285,7 @@ test('writing: outsiders, revoked grantees and inactive users change nothing, on
   assert.equal(storedFiles(t), files)
 })
 
-test('stored bytes under /media/: the file of a media file to its library\'s readers, a job result to the job\'s owner', async () => {
+test("stored bytes under /media/: the file of a media file to its library's readers, a job result to the job's owner", async () => {
   for (const role of ROLES) {
     for (const [what, name] of Object.entries(w.files)) {
       const kind: Kind = what === 'mediaFile' ? 'library' : 'owner'

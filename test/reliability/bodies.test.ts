@@ -37,11 +37,25 @@ test('multipart to the login routes: small fields work, a file or a large body i
   const ok = multipart({ username: 'alice', password: alice.password })
   const res = await t.app.inject({ method: 'POST', url: '/api-token-auth/', payload: ok.payload, headers: ok.headers })
   assert.equal([res.statusCode, JSON.parse(res.body).token], [200, alice.token])
-  const withFile = multipart({ username: 'alice', password: alice.password, file: { data: Buffer.alloc(100), filename: 'x.bin' } })
-  const file = await t.app.inject({ method: 'POST', url: '/api-token-auth/', payload: withFile.payload, headers: withFile.headers })
+  const withFile = multipart({
+    username: 'alice',
+    password: alice.password,
+    file: { data: Buffer.alloc(100), filename: 'x.bin' },
+  })
+  const file = await t.app.inject({
+    method: 'POST',
+    url: '/api-token-auth/',
+    payload: withFile.payload,
+    headers: withFile.headers,
+  })
   assert.is(file.statusCode, 413)
   const big = multipart({ username: 'alice', password: 'x'.repeat(20_000) })
-  const large = await t.app.inject({ method: 'POST', url: '/api-token-auth/', payload: big.payload, headers: big.headers })
+  const large = await t.app.inject({
+    method: 'POST',
+    url: '/api-token-auth/',
+    payload: big.payload,
+    headers: big.headers,
+  })
   assert.is(large.statusCode, 413)
 })
 
@@ -53,7 +67,11 @@ test('JSON nested deeper than 64 levels is 400 with a detail; 64 levels are pars
   const deepTokenLogin = await t.call('POST', '/api-token-auth/', { body: nested(100), headers: json })
   assert.equal([deepTokenLogin.statusCode, typeof deepTokenLogin.data.detail], [400, 'string'])
   // within the limit: the request is answered on its merits (here, field errors)
-  const fine = await t.call('POST', '/api/v0/tag/', { as: alice, body: `{"a": ${nested(MAX_JSON_DEPTH - 1)}}`, headers: json })
+  const fine = await t.call('POST', '/api/v0/tag/', {
+    as: alice,
+    body: `{"a": ${nested(MAX_JSON_DEPTH - 1)}}`,
+    headers: json,
+  })
   assert.is(fine.statusCode, 400)
   assert.not.ok(typeof fine.data.detail === 'string' && /nested/.test(fine.data.detail))
 })
@@ -71,8 +89,12 @@ function rawExchange(raw: string | Buffer): Promise<string> {
     const socket = connect(port, '127.0.0.1')
     let answer = ''
     socket.setEncoding('utf8')
-    socket.on('data', (d) => { answer += d })
-    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve(answer) : reject(err)))
+    socket.on('data', (d) => {
+      answer += d
+    })
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve(answer) : reject(err),
+    )
     socket.on('close', () => resolve(answer))
     socket.end(raw)
   })
@@ -80,7 +102,11 @@ function rawExchange(raw: string | Buffer): Promise<string> {
 
 function parseAnswer(answer: string): { status: number; type: string; body: unknown } {
   const [head, body] = answer.split('\r\n\r\n')
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), type: /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) }
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+    type: /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? '',
+    body: JSON.parse(body),
+  }
 }
 
 test('malformed HTTP is answered with a {"detail": …} body: garbage request line, bad Content-Length, 20 KB header', async () => {
@@ -88,10 +114,14 @@ test('malformed HTTP is answered with a {"detail": …} body: garbage request li
   assert.equal([garbage.status, garbage.type], [400, 'application/json'])
   assert.equal(garbage.body, { detail: 'Malformed request.' })
 
-  const length = parseAnswer(await rawExchange('POST /api/v0/tag/ HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}'))
+  const length = parseAnswer(
+    await rawExchange('POST /api/v0/tag/ HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}'),
+  )
   assert.equal([length.status, length.body], [400, { detail: 'Malformed request: invalid Content-Length.' }])
 
-  const header = parseAnswer(await rawExchange(`GET /api/v0/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`))
+  const header = parseAnswer(
+    await rawExchange(`GET /api/v0/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`),
+  )
   assert.equal([header.status, header.body], [431, { detail: 'Request header fields too large.' }])
 
   // and the server goes on serving

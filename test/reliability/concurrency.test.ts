@@ -22,17 +22,33 @@ test.before(async () => {
 })
 
 const count = async (table: 'tags' | 'app_permissions', where: [string, number]) =>
-  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where(where[0] as any, '=', where[1]).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await t.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where(where[0] as any, '=', where[1])
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 test('100 simultaneous tag creations: every one 201 with its own id, and exactly 100 rows', async () => {
   const before = await count('tags', ['tag_set_id', refs.tagSet])
-  const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => t.call('POST', '/api/v0/tag/', {
-    as: alice, body: { ...refs, startTime: i, endTime: i + 0.5, minFrequency: 100, maxFrequency: 200 },
-  })))
+  const answers = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      t.call('POST', '/api/v0/tag/', {
+        as: alice,
+        body: { ...refs, startTime: i, endTime: i + 0.5, minFrequency: 100, maxFrequency: 200 },
+      }),
+    ),
+  )
   assert.equal([...new Set(answers.map((a) => a.statusCode))], [201])
   const ids = new Set(answers.map((a) => a.data.id))
   assert.is(ids.size, 100)
-  assert.equal(answers.map((a) => a.data.startTime).sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i))
+  assert.equal(
+    answers.map((a) => a.data.startTime).sort((a, b) => a - b),
+    Array.from({ length: 100 }, (_, i) => i),
+  )
   assert.is(await count('tags', ['tag_set_id', refs.tagSet]), before + 100)
   const list = await t.call('GET', `/api/v0/tag/?tagSet=${refs.tagSet}&page_size=1000`, { as: alice })
   assert.is(list.data.count, before + 100)
@@ -44,7 +60,10 @@ test('simultaneous bulk creations, one with an invalid item: the valid ones all 
   const bulks = Array.from({ length: 10 }, (_, b) => Array.from({ length: 20 }, (_, i) => item(b * 20 + i)))
   bulks[4][7] = { ...item(0), tagClass: 'x' } as any
   const answers = await Promise.all(bulks.map((body) => t.call('POST', '/api/v0/tag/', { as: alice, body })))
-  assert.equal(answers.map((a) => a.statusCode), [201, 201, 201, 201, 400, 201, 201, 201, 201, 201])
+  assert.equal(
+    answers.map((a) => a.statusCode),
+    [201, 201, 201, 201, 400, 201, 201, 201, 201, 201],
+  )
   assert.ok(Array.isArray(answers[4].data) && answers[4].data[7].tagClass)
   assert.is(await count('tags', ['tag_set_id', refs.tagSet]), before + 9 * 20)
 })
@@ -65,8 +84,15 @@ test('simultaneous grant changes and reads: the grant ends as one of the two wri
     assert.is(answers[2].statusCode, 200, answers[2].body)
     for (const r of [answers[1], answers[4]]) assert.ok([200, 404].includes(r.statusCode), r.body)
     assert.is(answers[3].statusCode, 200)
-    const row = await t.db.selectFrom('app_permissions').select(['read', 'write']).where('id', '=', g).executeTakeFirstOrThrow()
-    assert.ok([JSON.stringify(on), JSON.stringify(off)].includes(JSON.stringify({ read: row.read, write: row.write })), JSON.stringify(row))
+    const row = await t.db
+      .selectFrom('app_permissions')
+      .select(['read', 'write'])
+      .where('id', '=', g)
+      .executeTakeFirstOrThrow()
+    assert.ok(
+      [JSON.stringify(on), JSON.stringify(off)].includes(JSON.stringify({ read: row.read, write: row.write })),
+      JSON.stringify(row),
+    )
     const after = await t.call('GET', `/api/v0/library/${library}/`, { as: bob })
     assert.is(after.statusCode, row.read ? 200 : 404)
     await t.db.deleteFrom('app_permissions').where('id', '=', g).execute()
@@ -78,7 +104,10 @@ test('simultaneous grant and revoke: the revoke wins or comes second, bob ends w
     const g = await grant(t.db, alice, { user: bob.id }, { library }, ['read'])
     const answers = await Promise.all([
       t.call('DELETE', `/api/v0/appPermission/${g}/`, { as: alice }),
-      t.call('POST', '/api/v0/appPermission/', { as: alice, body: { bearer_type: 'user', bearer_id: bob.id, target_type: 'library', target_id: library, read: true } }),
+      t.call('POST', '/api/v0/appPermission/', {
+        as: alice,
+        body: { bearer_type: 'user', bearer_id: bob.id, target_type: 'library', target_id: library, read: true },
+      }),
       t.call('PATCH', `/api/v0/appPermission/${g}/`, { as: alice, body: { write: true } }),
       t.call('GET', `/api/v0/mediaFile/${refs.mediaFile}/`, { as: bob }),
     ])

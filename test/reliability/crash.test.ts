@@ -26,7 +26,8 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; data: any }> {
   const res = await fetch(`${server.url}/api/v0/${path}`, {
-    method, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method,
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await res.text()
@@ -46,7 +47,11 @@ async function all(path: string): Promise<any[]> {
 }
 
 async function login(): Promise<void> {
-  const res = await fetch(`${server.url}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })
+  const res = await fetch(`${server.url}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+  })
   auth = { authorization: `Token ${(await res.json()).token}` }
 }
 
@@ -54,9 +59,17 @@ async function login(): Promise<void> {
 function storedNames(): string[] {
   const root = join(home.dataDir, 'media')
   let entries: string[] = []
-  try { entries = readdirSync(root, { recursive: true }) as string[] } catch { return [] }
-  return entries.map((e) => join(root, e)).filter((p) => statSync(p).isFile()).map((p) => relative(root, p))
-    .filter((n) => !n.startsWith('.incoming')).sort()
+  try {
+    entries = readdirSync(root, { recursive: true }) as string[]
+  } catch {
+    return []
+  }
+  return entries
+    .map((e) => join(root, e))
+    .filter((p) => statSync(p).isFile())
+    .map((p) => relative(root, p))
+    .filter((n) => !n.startsWith('.incoming'))
+    .sort()
 }
 
 /** Every MediaFile has its bytes (size and md5) and its metadata; every stored file has its MediaFile. */
@@ -64,12 +77,23 @@ async function assertConsistent(): Promise<any[]> {
   const files = await all(`mediaFile/?library=${library}`)
   const stored = files.map((f) => readFileSync(join(home.dataDir, 'media', f.file)))
   // the row's md5 and size are those of the stored bytes: the library answers for them with that very row
-  const held = await api('POST', `library/${library}/mediaFiles/check/`, stored.map((b) => ({ md5: md5(b), size: b.length })))
+  const held = await api(
+    'POST',
+    `library/${library}/mediaFiles/check/`,
+    stored.map((b) => ({ md5: md5(b), size: b.length })),
+  )
   assert.is(held.status, 200, JSON.stringify(held.data))
   files.forEach((f, i) => {
     assert.is(held.data[i], f.id, `${f.file}: its row does not hold its stored bytes`)
-    assert.is(Number(f.mediafilemetadata_set.find((m: any) => m.name === 'fileSize')?.value), stored[i].length, `${f.file} size`)
-    assert.ok(f.mediafilemetadata_set.some((m: any) => m.name === 'durationInSeconds'), `${f.file} has no duration`)
+    assert.is(
+      Number(f.mediafilemetadata_set.find((m: any) => m.name === 'fileSize')?.value),
+      stored[i].length,
+      `${f.file} size`,
+    )
+    assert.ok(
+      f.mediafilemetadata_set.some((m: any) => m.name === 'durationInSeconds'),
+      `${f.file} has no duration`,
+    )
   })
   assert.equal(storedNames(), files.map((f) => f.file).sort(), 'stored files and MediaFile rows differ')
   return files
@@ -81,7 +105,11 @@ test.before(async () => {
   await login()
   library = (await api('POST', 'library/', { name: 'field recordings' })).data.id
   folder = mkdtempSync(join(tmpdir(), 'mas-crash-'))
-  for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `rec-${String(i).padStart(2, '0')}.wav`), makeWav({ seconds: 1.5, frequency: 200 + i * 7 }))
+  for (let i = 0; i < FILES; i++)
+    writeFileSync(
+      join(folder, `rec-${String(i).padStart(2, '0')}.wav`),
+      makeWav({ seconds: 1.5, frequency: 200 + i * 7 }),
+    )
 })
 test.after(async () => {
   if (server.child.exitCode === null) await killHard(server)
@@ -93,9 +121,15 @@ test.after(async () => {
 test('kill -9 during 50 concurrent imports: after a restart every MediaFile is whole and every stored file has its row', async () => {
   let answered = 0
   const uploads = readdirSync(folder).map(async (name) => {
-    const { payload, headers } = multipart({ file: { data: readFileSync(join(folder, name)), filename: name, contentType: 'audio/wav' } })
+    const { payload, headers } = multipart({
+      file: { data: readFileSync(join(folder, name)), filename: name, contentType: 'audio/wav' },
+    })
     try {
-      const res = await fetch(`${server.url}/api/v0/library/${library}/mediaFiles/import/`, { method: 'POST', headers: { ...headers, ...auth }, body: new Uint8Array(payload) })
+      const res = await fetch(`${server.url}/api/v0/library/${library}/mediaFiles/import/`, {
+        method: 'POST',
+        headers: { ...headers, ...auth },
+        body: new Uint8Array(payload),
+      })
       await res.text()
       answered++
       return res.status
@@ -107,7 +141,10 @@ test('kill -9 during 50 concurrent imports: after a restart every MediaFile is w
   await killHard(server)
   const statuses = await Promise.all(uploads)
   assert.ok(statuses.filter((s) => s === 0).length > 0, 'every import finished before the kill')
-  assert.ok(statuses.every((s) => s === 0 || s === 201), JSON.stringify(statuses))
+  assert.ok(
+    statuses.every((s) => s === 0 || s === 201),
+    JSON.stringify(statuses),
+  )
 
   server = await home.start()
   await login()
@@ -121,10 +158,22 @@ test('kill -9 during a bulk tag import: after a restart all of the bulk is there
   const tagSet = (await api('POST', 'tagSet/', { name: 'crash', library })).data.id
   const tagClass = (await api('POST', 'tagClass/', { className: 'bird', displayName: 'bird', library })).data.id
   const bulk = Array.from({ length: TAGS }, (_, i) => ({
-    tagSet, tagClass, mediaFile: files[i % files.length].id, startTime: i % 100, endTime: (i % 100) + 0.5, minFrequency: 100, maxFrequency: 900,
+    tagSet,
+    tagClass,
+    mediaFile: files[i % files.length].id,
+    startTime: i % 100,
+    endTime: (i % 100) + 0.5,
+    minFrequency: 100,
+    maxFrequency: 900,
   }))
-  const sent = fetch(`${server.url}/api/v0/tag/`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(bulk) })
-    .then((r) => r.status, () => 0)
+  const sent = fetch(`${server.url}/api/v0/tag/`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(bulk),
+  }).then(
+    (r) => r.status,
+    () => 0,
+  )
   // the body is a few MB: give the server a moment to be inside the work, then kill it
   await delay(300)
   await killHard(server)
@@ -140,15 +189,28 @@ test('kill -9 during a bulk tag import: after a restart all of the bulk is there
 test('re-running the same CLI import after the crash completes with every file exactly once', async () => {
   const cliHome = mkdtempSync(join(tmpdir(), 'mas-crash-cli-'))
   // the CLI keeps its own retry delay: the server it imports through was just restarted
-  const run = await runMas(['media', 'import', folder, '--library', String(library), '--concurrency', '8', '--json'],
-    { env: { ...homeEnv(cliHome), MAS_RETRY_DELAY_MS: undefined, MAS_SERVER: server.url, MAS_TOKEN: auth.authorization.slice(6) } })
+  const run = await runMas(['media', 'import', folder, '--library', String(library), '--concurrency', '8', '--json'], {
+    env: {
+      ...homeEnv(cliHome),
+      MAS_RETRY_DELAY_MS: undefined,
+      MAS_SERVER: server.url,
+      MAS_TOKEN: auth.authorization.slice(6),
+    },
+  })
   rmSync(cliHome, { recursive: true, force: true })
   assert.is(run.code, 0, run.stdout + run.stderr)
   const files = await assertConsistent()
   assert.is(files.length, FILES)
   const local = readdirSync(folder).map((n) => readFileSync(join(folder, n)))
-  const held = await api('POST', `library/${library}/mediaFiles/check/`, local.map((b) => ({ md5: md5(b), size: b.length })))
-  assert.ok(held.data.every((id: number | null) => id !== null), 'a file of the folder is missing')
+  const held = await api(
+    'POST',
+    `library/${library}/mediaFiles/check/`,
+    local.map((b) => ({ md5: md5(b), size: b.length })),
+  )
+  assert.ok(
+    held.data.every((id: number | null) => id !== null),
+    'a file of the folder is missing',
+  )
   assert.is(new Set(held.data).size, FILES)
 })
 

@@ -34,12 +34,21 @@ let importRoot: string
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
 
 /** status 0: the connection was dropped without an answer */
-async function request(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; data: any; retryAfter: string | null }> {
+async function request(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; data: any; retryAfter: string | null }> {
   let res: Response
   let text: string
   try {
     res = await fetch(`${base}${path}`, {
-      method, headers: { authorization: `Token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      method,
+      headers: {
+        authorization: `Token ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
     text = await res.text()
@@ -51,7 +60,11 @@ async function request(base: string, method: string, path: string, body?: unknow
 const api = (method: string, path: string, body?: unknown) => request(server.url, method, `/api/v0/${path}`, body)
 
 async function login(base: string): Promise<void> {
-  const res = await fetch(`${base}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })
+  const res = await fetch(`${base}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+  })
   token = (await res.json()).token
 }
 
@@ -61,7 +74,9 @@ async function terminateSessions(url: string): Promise<number> {
   c.on('error', () => {})
   await c.connect()
   try {
-    const r = await c.query<{ n: number }>('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')
+    const r = await c.query<{ n: number }>(
+      'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    )
     return r.rows[0].n
   } finally {
     await c.end()
@@ -88,9 +103,16 @@ function assertAlive(): void {
 /** Every file of `folder` is in the library exactly once. */
 async function assertFolderImportedOnce(): Promise<void> {
   const local = readdirSync(folder).map((n) => readFileSync(join(folder, n)))
-  const held = await api('POST', `library/${library}/mediaFiles/check/`, local.map((b) => ({ md5: md5(b), size: b.length })))
+  const held = await api(
+    'POST',
+    `library/${library}/mediaFiles/check/`,
+    local.map((b) => ({ md5: md5(b), size: b.length })),
+  )
   assert.is(held.status, 200, JSON.stringify(held.data))
-  assert.ok(held.data.every((id: number | null) => id !== null), 'a file of the folder is missing')
+  assert.ok(
+    held.data.every((id: number | null) => id !== null),
+    'a file of the folder is missing',
+  )
   assert.is(new Set(held.data).size, FILES)
   const listed = await api('GET', `mediaFile/?library=${library}&page_size=1`)
   assert.is(listed.data.count, FILES, 'a file imported twice')
@@ -100,12 +122,20 @@ test.before(async () => {
   fresh = await freshDatabase()
   importRoot = tempDir('mas-faults-root-')
   // the job test runs a worker of its own, whose process must live through the faults
-  home = await serverHome({ databaseUrl: fresh.url, env: { MAS_IMPORT_ROOT: importRoot, MAS_JOB_LEASE_SECONDS: '3' }, args: ['--no-worker'] })
+  home = await serverHome({
+    databaseUrl: fresh.url,
+    env: { MAS_IMPORT_ROOT: importRoot, MAS_JOB_LEASE_SECONDS: '3' },
+    args: ['--no-worker'],
+  })
   server = await home.start()
   await login(server.url)
   library = (await api('POST', 'library/', { name: 'faults' })).data.id
   folder = tempDir('mas-faults-')
-  for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `rec-${String(i).padStart(2, '0')}.wav`), makeWav({ seconds: 1, frequency: 200 + i * 9 }))
+  for (let i = 0; i < FILES; i++)
+    writeFileSync(
+      join(folder, `rec-${String(i).padStart(2, '0')}.wav`),
+      makeWav({ seconds: 1, frequency: 200 + i * 9 }),
+    )
 })
 
 test.after(async () => {
@@ -122,9 +152,15 @@ test.after(async () => {
 test('sessions terminated during 40 concurrent imports and reads: each answered, the server serves on, a CLI re-run completes once', async () => {
   let answered = 0
   const uploads = readdirSync(folder).map(async (name) => {
-    const { payload, headers } = multipart({ file: { data: readFileSync(join(folder, name)), filename: name, contentType: 'audio/wav' } })
+    const { payload, headers } = multipart({
+      file: { data: readFileSync(join(folder, name)), filename: name, contentType: 'audio/wav' },
+    })
     try {
-      const res = await fetch(`${server.url}/api/v0/library/${library}/mediaFiles/import/`, { method: 'POST', headers: { ...headers, authorization: `Token ${token}` }, body: new Uint8Array(payload) })
+      const res = await fetch(`${server.url}/api/v0/library/${library}/mediaFiles/import/`, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Token ${token}` },
+        body: new Uint8Array(payload),
+      })
       const text = await res.text()
       return { status: res.status, retryAfter: res.headers.get('retry-after'), data: JSON.parse(text) }
     } catch (e) {
@@ -151,8 +187,9 @@ test('sessions terminated during 40 concurrent imports and reads: each answered,
   const health = await request(server.url, 'GET', '/healthz')
   assert.equal([health.status, health.data.status, health.data.database], [200, 'ok', 'ok'])
   const cliHome = tempDir('mas-faults-cli-')
-  const run = await runMas(['media', 'import', folder, '--library', String(library), '--concurrency', '8', '--json'],
-    { env: { ...homeEnv(cliHome), MAS_SERVER: server.url, MAS_TOKEN: token } })
+  const run = await runMas(['media', 'import', folder, '--library', String(library), '--concurrency', '8', '--json'], {
+    env: { ...homeEnv(cliHome), MAS_SERVER: server.url, MAS_TOKEN: token },
+  })
   rmSync(cliHome, { recursive: true, force: true })
   assert.is(run.code, 0, run.stdout + run.stderr)
   await assertFolderImportedOnce()
@@ -163,7 +200,13 @@ test('sessions terminated during a 10,000-tag bulk create: answered whole or 503
   const tagSet = (await api('POST', 'tagSet/', { name: 'faults', library })).data.id
   const tagClass = (await api('POST', 'tagClass/', { className: 'bird', displayName: 'bird', library })).data.id
   const bulk = Array.from({ length: TAGS }, (_, i) => ({
-    tagSet, tagClass, mediaFile: files[i % files.length].id, startTime: i % 100 / 200, endTime: (i % 100) / 200 + 0.2, minFrequency: 100, maxFrequency: 900,
+    tagSet,
+    tagClass,
+    mediaFile: files[i % files.length].id,
+    startTime: (i % 100) / 200,
+    endTime: (i % 100) / 200 + 0.2,
+    minFrequency: 100,
+    maxFrequency: 900,
   }))
   const statuses: number[] = []
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -190,15 +233,33 @@ test('sessions terminated during a 10,000-tag bulk create: answered whole or 503
 test('sessions terminated during a job: the worker process lives on and the job completes with every file once', async () => {
   const jobFolder = join(importRoot, 'season')
   mkdirSync(jobFolder)
-  for (let i = 0; i < 30; i++) writeFileSync(join(jobFolder, `job-${String(i).padStart(2, '0')}.wav`), makeWav({ seconds: 2, frequency: 300 + i * 11 }))
+  for (let i = 0; i < 30; i++)
+    writeFileSync(
+      join(jobFolder, `job-${String(i).padStart(2, '0')}.wav`),
+      makeWav({ seconds: 2, frequency: 300 + i * 11 }),
+    )
   const jobLibrary = (await api('POST', 'library/', { name: 'job import' })).data.id
   const project = (await api('POST', 'project/', { name: 'faults' })).data.id
-  const child = spawn(process.execPath, [BIN, 'worker', 'start', '--data-dir', home.dataDir], { env: { ...process.env, ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'worker', 'start', '--data-dir', home.dataDir], {
+    env: { ...process.env, ...home.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
-  child.stdout!.on('data', (d) => { out += d })
-  child.stderr!.on('data', (d) => { out += d })
+  child.stdout!.on('data', (d) => {
+    out += d
+  })
+  child.stderr!.on('data', (d) => {
+    out += d
+  })
   worker = { child, out: () => out }
-  const job = (await api('POST', 'jobs/', { name: 'import', project, type: 9, parameters: { path: 'season', library: String(jobLibrary) } })).data.id
+  const job = (
+    await api('POST', 'jobs/', {
+      name: 'import',
+      project,
+      type: 9,
+      parameters: { path: 'season', library: String(jobLibrary) },
+    })
+  ).data.id
   assert.type(job, 'number')
 
   const status = async () => (await api('GET', `jobs/${job}/`)).data
@@ -231,10 +292,17 @@ test('sessions terminated during a job: the worker process lives on and the job 
 })
 
 test('a worker started while every session is being ended waits for the database, then runs', async () => {
-  const child = spawn(process.execPath, [BIN, 'worker', 'start', '--data-dir', home.dataDir], { env: { ...process.env, ...home.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'worker', 'start', '--data-dir', home.dataDir], {
+    env: { ...process.env, ...home.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
-  child.stdout!.on('data', (d) => { out += d })
-  child.stderr!.on('data', (d) => { out += d })
+  child.stdout!.on('data', (d) => {
+    out += d
+  })
+  child.stderr!.on('data', (d) => {
+    out += d
+  })
   worker = { child, out: () => out }
   // its start (opening, migrating, sweeping) meets ended sessions for 3 s
   let terminated = 0

@@ -20,7 +20,11 @@ let token: string
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; data: any }> {
   try {
     const res = await fetch(`${server.url}${path}`, {
-      method, headers: { authorization: `Token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      method,
+      headers: {
+        authorization: `Token ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
     const text = await res.text()
@@ -37,11 +41,23 @@ async function session<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url })
   c.on('error', () => {})
   await c.connect()
-  try { return await work(c) } finally { await c.end().catch(() => {}) }
+  try {
+    return await work(c)
+  } finally {
+    await c.end().catch(() => {})
+  }
 }
 
-const lockHolders = () => session(async (c) => (await c.query<{ n: number }>(
-  `select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = $1 and mode = 'ShareLock' and granted`, [ATTACH_LOCK])).rows[0].n)
+const lockHolders = () =>
+  session(
+    async (c) =>
+      (
+        await c.query<{ n: number }>(
+          `select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = $1 and mode = 'ShareLock' and granted`,
+          [ATTACH_LOCK],
+        )
+      ).rows[0].n,
+  )
 
 /** Waits (up to 30 s) until `check` holds, returning its last value. */
 async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
@@ -56,7 +72,11 @@ async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): 
 test.before(async () => {
   home = await serverHome({ embedded: true })
   server = await home.start()
-  const res = await fetch(`${server.url}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })
+  const res = await fetch(`${server.url}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+  })
   token = (await res.json()).token
   assert.is((await api('POST', '/api/v0/library/', { name: 'before' })).status, 201)
 })
@@ -74,11 +94,20 @@ test('the server holds the attach lock of its cluster', async () => {
 })
 
 test('every session of the cluster ended: the lock is taken again, and requests are served', async () => {
-  const ended = await session(async (c) => (await c.query<{ n: number }>(
-    `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()`)).rows[0].n)
+  const ended = await session(
+    async (c) =>
+      (
+        await c.query<{ n: number }>(
+          `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()`,
+        )
+      ).rows[0].n,
+  )
   assert.ok(ended >= 2, `ended ${ended} sessions`) // the lock's and at least one of the pool's
   assert.is(await eventually(lockHolders, (n) => n === 1), 1)
-  const health = await eventually(() => api('GET', '/healthz'), (r) => r.status === 200)
+  const health = await eventually(
+    () => api('GET', '/healthz'),
+    (r) => r.status === 200,
+  )
   assert.is(health.status, 200, JSON.stringify(health.data))
   assert.is(server.child.exitCode, null, server.output())
 })
@@ -91,7 +120,10 @@ test('the cluster stopped under the server: started again by it, with its data, 
   // this line ran), so what is checked is that the one stopped is not running
   assert.not.ok(postgresOf(home.dataDir).includes(before[0]), 'the cluster stopped')
 
-  const health = await eventually(() => api('GET', '/healthz'), (r) => r.status === 200)
+  const health = await eventually(
+    () => api('GET', '/healthz'),
+    (r) => r.status === 200,
+  )
   assert.is(health.status, 200, `${JSON.stringify(health.data)}\n${server.output()}`)
   assert.is(postgresOf(home.dataDir).length, 1)
   assert.is(await eventually(lockHolders, (n) => n === 1), 1)

@@ -21,23 +21,31 @@ test.before(async () => {
 })
 
 /** Every table's rows and every stored file, summed up; `wal` answers cheaply when nothing at all was written. */
-interface Snapshot { wal: string; db: string; files: string }
+interface Snapshot {
+  wal: string
+  db: string
+  files: string
+}
 async function snapshot(): Promise<Snapshot> {
   return { wal: await walPosition(t), db: await databaseState(t), files: storedFiles(t).join('\n') }
 }
 
 async function unchangedSince(before: Snapshot): Promise<boolean> {
   if (storedFiles(t).join('\n') !== before.files) return false
-  if (await walPosition(t) === before.wal) return true
+  if ((await walPosition(t)) === before.wal) return true
   return (await databaseState(t)) === before.db
 }
 
 test('every route x {owner, anonymous}: no 5xx, JSON 4xx in the API shapes, a rejected request changes nothing', async () => {
   const targets = routeTargets(t.app.routeTable)
   assert.ok(targets.length >= 40, `only ${targets.length} routes found`)
-  const callers = [{ name: 'owner', auth: w.auth.owner }, { name: 'anonymous', auth: w.auth.anonymous }]
+  const callers = [
+    { name: 'owner', auth: w.auth.owner },
+    { name: 'anonymous', auth: w.auth.anonymous },
+  ]
   // deletes last, so that the world's records live through the other requests
-  const plan = targets.flatMap((target) => target.methods.flatMap((method) => callers.map((caller) => ({ target, method, caller }))))
+  const plan = targets
+    .flatMap((target) => target.methods.flatMap((method) => callers.map((caller) => ({ target, method, caller }))))
     .sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'))
   const real = { ids: [...new Set(Object.values(w.ids))], names: Object.values(w.files) }
   let before = await snapshot()
@@ -45,32 +53,45 @@ test('every route x {owner, anonymous}: no 5xx, JSON 4xx in the API shapes, a re
   const statuses = new Map<number, number>()
   const failures: string[] = []
   for (const [i, { target, method, caller }] of plan.entries()) {
-    await fc.assert(fc.asyncProperty(hostileRequests(target, method, caller.auth, real), async (r) => {
-      const res = await t.app.inject({ method: r.method as any, url: r.url, headers: r.headers, payload: r.payload })
-      requests++
-      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
-      const where = `${caller.name}: ${r.label} -> ${res.statusCode} ${res.body.slice(0, 300)}`
-      if (res.statusCode >= 500) failures.push(`5xx for ${where}`)
-      if (res.statusCode >= 400) {
-        if (r.method !== 'HEAD') {
-          if (!/^application\/json/.test(String(res.headers['content-type']))) failures.push(`not JSON: ${where}`)
-          else {
-            const problem = errorShapeProblem(JSON.parse(res.body))
-            if (problem) failures.push(`error body ${problem}: ${where}`)
+    await fc.assert(
+      fc.asyncProperty(hostileRequests(target, method, caller.auth, real), async (r) => {
+        const res = await t.app.inject({ method: r.method as any, url: r.url, headers: r.headers, payload: r.payload })
+        requests++
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
+        const where = `${caller.name}: ${r.label} -> ${res.statusCode} ${res.body.slice(0, 300)}`
+        if (res.statusCode >= 500) failures.push(`5xx for ${where}`)
+        if (res.statusCode >= 400) {
+          if (r.method !== 'HEAD') {
+            if (!/^application\/json/.test(String(res.headers['content-type']))) failures.push(`not JSON: ${where}`)
+            else {
+              const problem = errorShapeProblem(JSON.parse(res.body))
+              if (problem) failures.push(`error body ${problem}: ${where}`)
+            }
           }
+          if (!(await unchangedSince(before))) {
+            failures.push(`a rejected request changed the stored data: ${where}`)
+            before = await snapshot()
+          }
+        } else {
+          before = await snapshot()
         }
-        if (!(await unchangedSince(before))) { failures.push(`a rejected request changed the stored data: ${where}`); before = await snapshot() }
-      } else {
-        before = await snapshot()
-      }
-    }), { seed: SEED + i, numRuns: RUNS })
+      }),
+      { seed: SEED + i, numRuns: RUNS },
+    )
   }
   // every failure at once: a request that breaks one rule often shows a shared cause
-  if (failures.length) console.error(failures.slice(0, 40).map((f) => f.slice(0, 600)).join('\n'))
+  if (failures.length)
+    console.error(
+      failures
+        .slice(0, 40)
+        .map((f) => f.slice(0, 600))
+        .join('\n'),
+    )
   assert.is(failures.length, 0, `${failures.length} hostile requests broke a rule (listed above)`)
   assert.ok(requests >= plan.length * RUNS)
   // the fuzzer reached past authentication and validation, not only 401s
-  for (const s of [200, 400, 401, 404]) assert.ok((statuses.get(s) ?? 0) > 0, `no ${s} answers among ${JSON.stringify([...statuses])}`)
+  for (const s of [200, 400, 401, 404])
+    assert.ok((statuses.get(s) ?? 0) > 0, `no ${s} answers among ${JSON.stringify([...statuses])}`)
 })
 
 test.run()

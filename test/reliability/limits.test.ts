@@ -19,8 +19,11 @@ const BODY_LIMIT = 64 * 1024
 const UPLOAD_LIMIT = 256 * 1024
 
 const t = suiteApp(test, {
-  maxBodyBytes: BODY_LIMIT, maxUploadBytes: UPLOAD_LIMIT,
-  headersTimeoutSeconds: 1, minBodyBytesPerSecond: 64, bodyRateWindowSeconds: 1,
+  maxBodyBytes: BODY_LIMIT,
+  maxUploadBytes: UPLOAD_LIMIT,
+  headersTimeoutSeconds: 1,
+  minBodyBytesPerSecond: 64,
+  bodyRateWindowSeconds: 1,
 })
 let alice: TestUser
 let base: string
@@ -43,9 +46,17 @@ test('a JSON, form or other body over the limit is 413 {detail} and writes nothi
   assert.ok(JSON.stringify(many).length > BODY_LIMIT)
   assert.is(json.statusCode, 413)
   assert.equal(Object.keys(json.data), ['detail'])
-  const form = await t.call('POST', '/api/v0/library/', { as: alice, body: `name=${'x'.repeat(BODY_LIMIT)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  const form = await t.call('POST', '/api/v0/library/', {
+    as: alice,
+    body: `name=${'x'.repeat(BODY_LIMIT)}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
   assert.is(form.statusCode, 413)
-  const other = await t.call('POST', '/api/v0/library/', { as: alice, body: 'x'.repeat(BODY_LIMIT + 1), headers: { 'content-type': 'text/plain' } })
+  const other = await t.call('POST', '/api/v0/library/', {
+    as: alice,
+    body: 'x'.repeat(BODY_LIMIT + 1),
+    headers: { 'content-type': 'text/plain' },
+  })
   assert.is(other.statusCode, 413)
   assert.is(await databaseState(t), before)
   // just under the limit is fine
@@ -57,17 +68,36 @@ test('a bulk request over MAS_MAX_BULK_ITEMS is 413 naming the limit, before it 
   const app = await buildApp({ database: t.database, config: { ...t.app.config, maxBulkItems: 5 } })
   t.beforeClose(() => app.close())
   const before = await databaseState(t)
-  const post = (body: unknown) => app.inject({ method: 'POST', url: '/api/v0/tag/', headers: { ...alice.auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
+  const post = (body: unknown) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v0/tag/',
+      headers: { ...alice.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    })
   const over = await post(Array.from({ length: 6 }, (_, i) => tag(5000 + i)))
-  assert.equal([over.statusCode, JSON.parse(over.body)], [413, { detail: 'A bulk request takes at most 5 items (MAS_MAX_BULK_ITEMS); this one has 6.' }])
+  assert.equal(
+    [over.statusCode, JSON.parse(over.body)],
+    [413, { detail: 'A bulk request takes at most 5 items (MAS_MAX_BULK_ITEMS); this one has 6.' }],
+  )
   assert.is(await databaseState(t), before)
   assert.is((await post(Array.from({ length: 5 }, (_, i) => tag(5000 + i)))).statusCode, 201)
   // the default, 10,000: an array past it is refused whatever its items (here too small to be valid)
   const items = '{},'.repeat(10_001).slice(0, -1)
-  const big = await t.app.inject({ method: 'POST', url: '/api/v0/tag/', headers: { ...alice.auth, 'content-type': 'application/json' }, payload: `[${items}]` })
+  const big = await t.app.inject({
+    method: 'POST',
+    url: '/api/v0/tag/',
+    headers: { ...alice.auth, 'content-type': 'application/json' },
+    payload: `[${items}]`,
+  })
   assert.is(big.statusCode, 413, big.body)
   assert.match(JSON.parse(big.body).detail, /at most 10000 items/)
-  const atLimit = await t.app.inject({ method: 'POST', url: '/api/v0/tag/', headers: { ...alice.auth, 'content-type': 'application/json' }, payload: `[${'{},'.repeat(10_000).slice(0, -1)}]` })
+  const atLimit = await t.app.inject({
+    method: 'POST',
+    url: '/api/v0/tag/',
+    headers: { ...alice.auth, 'content-type': 'application/json' },
+    payload: `[${'{},'.repeat(10_000).slice(0, -1)}]`,
+  })
   assert.is(atLimit.statusCode, 400)
 })
 
@@ -87,25 +117,57 @@ test('multipart: too many parts, too many fields, an oversized field or file is 
   const url = `/api/v0/library/${refs.library}/mediaFiles/import/`
   const wav = makeWav({ seconds: 0.1 })
   const send = (payload: Buffer, boundary = 'LimitBoundary') =>
-    t.app.inject({ method: 'POST', url, payload, headers: { ...alice.auth, 'content-type': `multipart/form-data; boundary=${boundary}` } })
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { ...alice.auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    })
 
-  const manyParts = rawMultipart([...Array.from({ length: 70 }, (_, i) => ({ name: `p${i}`, content: 'v' })), { name: 'file', filename: 'a.wav', content: wav }], 'LimitBoundary', false)
+  const manyParts = rawMultipart(
+    [
+      ...Array.from({ length: 70 }, (_, i) => ({ name: `p${i}`, content: 'v' })),
+      { name: 'file', filename: 'a.wav', content: wav },
+    ],
+    'LimitBoundary',
+    false,
+  )
   const parts = await send(manyParts)
   assert.is(parts.statusCode, 413, parts.body)
   assert.equal(Object.keys(JSON.parse(parts.body)), ['detail'])
 
-  const bigField = rawMultipart([{ name: 'alias', content: 'a'.repeat(1024 * 1024 + 10) }, { name: 'file', filename: 'a.wav', content: wav }], 'LimitBoundary', false)
-  const field = await t.app.inject({ method: 'POST', url: '/api/v0/library/', payload: bigField, headers: { ...alice.auth, 'content-type': 'multipart/form-data; boundary=LimitBoundary' } })
+  const bigField = rawMultipart(
+    [
+      { name: 'alias', content: 'a'.repeat(1024 * 1024 + 10) },
+      { name: 'file', filename: 'a.wav', content: wav },
+    ],
+    'LimitBoundary',
+    false,
+  )
+  const field = await t.app.inject({
+    method: 'POST',
+    url: '/api/v0/library/',
+    payload: bigField,
+    headers: { ...alice.auth, 'content-type': 'multipart/form-data; boundary=LimitBoundary' },
+  })
   assert.is(field.statusCode, 413, field.body)
   // beside a file (an import): refused naming the part, not imported under the file's name
   const fieldWithFile = await send(bigField)
-  assert.equal([fieldWithFile.statusCode, JSON.parse(fieldWithFile.body)], [413, { detail: 'The field "alias" is too large.' }])
+  assert.equal(
+    [fieldWithFile.statusCode, JSON.parse(fieldWithFile.body)],
+    [413, { detail: 'The field "alias" is too large.' }],
+  )
 
   const big = await importMedia(t, alice, refs.library, Buffer.concat([wav, Buffer.alloc(UPLOAD_LIMIT)]))
   assert.is(big.statusCode, 413, big.body)
 
   const twoFiles = multipart({ file: { data: wav, filename: 'a.wav' }, other: { data: wav, filename: 'b.wav' } })
-  const two = await t.app.inject({ method: 'POST', url, payload: twoFiles.payload, headers: { ...twoFiles.headers, ...alice.auth } })
+  const two = await t.app.inject({
+    method: 'POST',
+    url,
+    payload: twoFiles.payload,
+    headers: { ...twoFiles.headers, ...alice.auth },
+  })
   assert.is(two.statusCode, 413, two.body)
 
   assert.is(await databaseState(t), before)
@@ -114,8 +176,16 @@ test('multipart: too many parts, too many fields, an oversized field or file is 
 
 test('page_size is capped at 1000; junk page sizes fall back to 100', async () => {
   const rows = Array.from({ length: 1005 }, (_, i) => ({
-    user_id: alice.id, creation_date: '2026-01-01 00:00:00', tag_class_id: refs.tagClass, tag_set_id: refs.tagSet,
-    media_file_id: refs.mediaFile, start_time: i, end_time: i + 1, min_frequency: 1, max_frequency: 2, strength: 0,
+    user_id: alice.id,
+    creation_date: '2026-01-01 00:00:00',
+    tag_class_id: refs.tagClass,
+    tag_set_id: refs.tagSet,
+    media_file_id: refs.mediaFile,
+    start_time: i,
+    end_time: i + 1,
+    min_frequency: 1,
+    max_frequency: 2,
+    strength: 0,
   }))
   await t.db.insertInto('tags').values(rows).execute()
   const huge = await t.call('GET', '/api/v0/tag/?page_size=1000000', { as: alice })
@@ -137,10 +207,15 @@ function trickle(text: string, everyMs: number): { done: Promise<{ answer: strin
   let answer = ''
   let sent = 0
   let closed = false
-  socket.on('data', (d) => { answer += d.toString() })
+  socket.on('data', (d) => {
+    answer += d.toString()
+  })
   socket.on('error', () => {})
   const done = new Promise<{ answer: string; sent: number }>((resolve) => {
-    socket.on('close', () => { closed = true; resolve({ answer, sent }) })
+    socket.on('close', () => {
+      closed = true
+      resolve({ answer, sent })
+    })
   })
   ;(async () => {
     await new Promise((r) => socket.once('connect', r))
@@ -162,8 +237,13 @@ async function servedMeanwhile<T>(pending: Promise<T>): Promise<{ result: T; ser
   let settled = false
   let served = 0
   let timer: NodeJS.Timeout | undefined
-  const bound = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('the slow client was not cut off')), CUT_OFF_WITHIN_MS) })
-  const watched = Promise.race([pending, bound]).finally(() => { settled = true; clearTimeout(timer) })
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the slow client was not cut off')), CUT_OFF_WITHIN_MS)
+  })
+  const watched = Promise.race([pending, bound]).finally(() => {
+    settled = true
+    clearTimeout(timer)
+  })
   while (!settled || served === 0) {
     const res = await fetch(`${base}/api/v0/library/`, { headers: alice.auth })
     assert.is(res.status, 200)
@@ -193,14 +273,32 @@ test('a body sent a byte a second is cut off, while a slow but steady upload com
   socket.write(head)
   let sent = 0
   let closed = false
-  const done = new Promise<void>((resolve) => socket.on('close', () => { closed = true; resolve() }))
+  const done = new Promise<void>((resolve) =>
+    socket.on('close', () => {
+      closed = true
+      resolve()
+    }),
+  )
   ;(async () => {
-    for (const ch of body) { if (closed) return; socket.write(ch); sent++; await delay(1000) }
+    for (const ch of body) {
+      if (closed) return
+      socket.write(ch)
+      sent++
+      await delay(1000)
+    }
   })().catch(() => {})
   const { served } = await servedMeanwhile(done)
   assert.ok(sent < body.length, 'the trickled body got through')
   assert.ok(served >= 1)
-  const count = Number((await t.db.selectFrom('libraries').select((eb) => eb.fn.countAll().as('n')).where('name', '=', 'x'.repeat(500)).executeTakeFirstOrThrow()).n)
+  const count = Number(
+    (
+      await t.db
+        .selectFrom('libraries')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('name', '=', 'x'.repeat(500))
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
   assert.is(count, 0)
 
   // 200 bytes every 100 ms is well above the minimum rate: the request completes
@@ -208,11 +306,22 @@ test('a body sent a byte a second is cut off, while a slow but steady upload com
   const res = await new Promise<string>((resolve, reject) => {
     const s = connect(Number(url.port), url.hostname)
     let answer = ''
-    s.on('data', (d) => { answer += d.toString(); if (answer.includes('\r\n\r\n')) { resolve(answer); s.destroy() } })
+    s.on('data', (d) => {
+      answer += d.toString()
+      if (answer.includes('\r\n\r\n')) {
+        resolve(answer)
+        s.destroy()
+      }
+    })
     s.on('error', reject)
     s.once('connect', async () => {
-      s.write(`POST /api/v0/library/ HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${alice.auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${steady.length}\r\n\r\n`)
-      for (let i = 0; i < steady.length; i += 200) { s.write(steady.slice(i, i + 200)); await delay(100) }
+      s.write(
+        `POST /api/v0/library/ HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${alice.auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${steady.length}\r\n\r\n`,
+      )
+      for (let i = 0; i < steady.length; i += 200) {
+        s.write(steady.slice(i, i + 200))
+        await delay(100)
+      }
     })
   })
   assert.match(res, /^HTTP\/1\.1 201/)

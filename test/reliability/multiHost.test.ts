@@ -41,14 +41,25 @@ let importRoot: string
 const dirs: string[] = []
 const md5 = (buf: Buffer) => createHash('md5').update(buf).digest('hex')
 
-async function api(server: ServerProcess, method: string, path: string, body?: unknown, as = auth): Promise<{ status: number; data: any }> {
+async function api(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+  as = auth,
+): Promise<{ status: number; data: any }> {
   const res = await fetch(`${server.url}/api/v0/${path}`, {
-    method, headers: { ...as, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method,
+    headers: { ...as, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await res.text()
   let data: any
-  try { data = text ? JSON.parse(text) : undefined } catch { data = text }
+  try {
+    data = text ? JSON.parse(text) : undefined
+  } catch {
+    data = text
+  }
   return { status: res.status, data }
 }
 
@@ -61,24 +72,37 @@ async function run(args: string[], env: Record<string, string>): Promise<Run & {
 }
 
 /** mas media import of the folder through `server` */
-const cliImport = (server: ServerProcess) => run(['media', 'import', folder, '--library', String(library), '--concurrency', '4', '--json'],
-  { MAS_SERVER: server.url, MAS_TOKEN: auth.authorization.slice(6) })
+const cliImport = (server: ServerProcess) =>
+  run(['media', 'import', folder, '--library', String(library), '--concurrency', '4', '--json'], {
+    MAS_SERVER: server.url,
+    MAS_TOKEN: auth.authorization.slice(6),
+  })
 
 async function objectKeys(under: string): Promise<string[]> {
   const storage = new S3Storage(bucket.settings(PREFIX))
-  const res = await storage.client.send(new ListObjectsV2Command({ Bucket: storage.settings.bucket, Prefix: `${PREFIX}/${under}` }))
+  const res = await storage.client.send(
+    new ListObjectsV2Command({ Bucket: storage.settings.bucket, Prefix: `${PREFIX}/${under}` }),
+  )
   return (res.Contents ?? []).map((o) => o.Key!.slice(PREFIX.length + 1)).sort()
 }
 
 /** files a data directory holds outside its database: none, when media live in the bucket */
 function localMedia(home: ServerHome): string[] {
-  try { return readdirSync(join(home.dataDir, 'media'), { recursive: true }) as string[] } catch { return [] }
+  try {
+    return readdirSync(join(home.dataDir, 'media'), { recursive: true }) as string[]
+  } catch {
+    return []
+  }
 }
 
 test.before(async () => {
   bucket = await startTestBucket()
   folder = tempDir('mas-hosts-folder-')
-  for (let i = 0; i < 12; i++) writeFileSync(join(folder, `rec-${String(i).padStart(2, '0')}.wav`), makeWav({ seconds: 1.5, frequency: 300 + i * 11 }))
+  for (let i = 0; i < 12; i++)
+    writeFileSync(
+      join(folder, `rec-${String(i).padStart(2, '0')}.wav`),
+      makeWav({ seconds: 1.5, frequency: 300 + i * 11 }),
+    )
   importRoot = tempDir('mas-hosts-root-')
   mkdirSync(join(importRoot, 'drop'))
   writeFileSync(join(importRoot, 'drop', 'a.wav'), makeWav({ seconds: 1, frequency: 2000 }))
@@ -101,13 +125,22 @@ test.before(async () => {
   const workerDir = tempDir('mas-hosts-worker-')
   dirs.push(workerDir)
   worker = spawn(process.execPath, [BIN, 'worker', 'start', '--data-dir', workerDir], {
-    env: { ...process.env, ...shared, DATABASE_URL: dbUrl }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...shared, DATABASE_URL: dbUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  worker.stdout!.on('data', (d) => { workerOut += d })
-  worker.stderr!.on('data', (d) => { workerOut += d })
+  worker.stdout!.on('data', (d) => {
+    workerOut += d
+  })
+  worker.stderr!.on('data', (d) => {
+    workerOut += d
+  })
 
   database = await openDatabase({ url: dbUrl, poolSize: 2 })
-  const login = await fetch(`${a.url}/api-token-auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }) })
+  const login = await fetch(`${a.url}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+  })
   auth = { authorization: `Token ${(await login.json()).token}` }
   library = (await api(b, 'POST', 'library/', { name: 'two hosts' })).data.id
 })
@@ -126,7 +159,7 @@ test.after(async () => {
   for (const d of [...dirs, folder, importRoot]) if (d) rmSync(d, { recursive: true, force: true })
 })
 
-test('a folder imported through A is read with Range through B; nothing lands on either host\'s disk', async () => {
+test("a folder imported through A is read with Range through B; nothing lands on either host's disk", async () => {
   const imported = await cliImport(a)
   assert.is(imported.code, 0, imported.out)
   const files = (await api(b, 'GET', `mediaFile/?library=${library}&page_size=100`)).data.results
@@ -148,7 +181,15 @@ test('tags written through both servers are read through both', async () => {
   const [file] = (await api(a, 'GET', `mediaFile/?library=${library}&page_size=1`)).data.results
   const tagSet = (await api(a, 'POST', 'tagSet/', { name: 'both', library })).data.id
   const tagClass = (await api(b, 'POST', 'tagClass/', { className: 'wren', displayName: 'wren', library })).data.id
-  const tag = (startTime: number) => ({ tagSet, tagClass, mediaFile: file.id, startTime, endTime: startTime + 0.5, minFrequency: 100, maxFrequency: 900 })
+  const tag = (startTime: number) => ({
+    tagSet,
+    tagClass,
+    mediaFile: file.id,
+    startTime,
+    endTime: startTime + 0.5,
+    minFrequency: 100,
+    maxFrequency: 900,
+  })
   assert.is((await api(a, 'POST', 'tag/', tag(0.1))).status, 201)
   assert.is((await api(b, 'POST', 'tag/', tag(0.7))).status, 201)
   for (const s of [a, b]) {
@@ -157,10 +198,13 @@ test('tags written through both servers are read through both', async () => {
   }
 })
 
-test('a job queued through B runs on the worker, reading its host\'s import folder; its result file downloads through A', async () => {
+test("a job queued through B runs on the worker, reading its host's import folder; its result file downloads through A", async () => {
   const project = (await api(b, 'POST', 'project/', { name: 'jobs on hosts', type: 1 })).data.id
   const created = await api(b, 'POST', 'jobs/', {
-    name: 'import drop', project, type: 9, parameters: { path: join(importRoot, 'drop'), library: String(library) },
+    name: 'import drop',
+    project,
+    type: 9,
+    parameters: { path: join(importRoot, 'drop'), library: String(library) },
   })
   assert.is(created.status, 201, JSON.stringify(created.data))
   const id = created.data.id
@@ -169,7 +213,8 @@ test('a job queued through B runs on the worker, reading its host\'s import fold
   for (;;) {
     job = (await api(a, 'GET', `jobs/${id}/`)).data
     if (job.status === COMPLETE) break
-    if (Date.now() > until) assert.unreachable(`job ${id} did not complete: ${JSON.stringify(job)}\nworker: ${workerOut}`)
+    if (Date.now() > until)
+      assert.unreachable(`job ${id} did not complete: ${JSON.stringify(job)}\nworker: ${workerOut}`)
     await delay(100)
   }
   const results = (await api(a, 'GET', `jobResultFile/?job=${id}`)).data.results
@@ -179,20 +224,29 @@ test('a job queued through B runs on the worker, reading its host\'s import fold
   assert.match(await download.text(), /notes\.txt/)
   const imported = (await api(a, 'GET', `mediaFile/?library=${library}&page_size=100`)).data.results
   const dropped = imported.find((f: any) => f.alias === 'a.wav')
-  assert.ok(dropped, 'the job\'s file was not imported')
+  assert.ok(dropped, "the job's file was not imported")
 
   // a job that reads media: the worker decodes the file from the bucket
   const destination = (await api(a, 'POST', 'tagSet/', { name: 'clusters', library })).data.id
   const discovery = await api(b, 'POST', 'jobs/', {
-    name: 'clusters', project, type: 7,
-    parameters: { destinationTagSet: String(destination), numberOfTagsToDiscover: '1', windowSizeInSeconds: '0.5', mediaFileId: String(dropped.id), seed: '1' },
+    name: 'clusters',
+    project,
+    type: 7,
+    parameters: {
+      destinationTagSet: String(destination),
+      numberOfTagsToDiscover: '1',
+      windowSizeInSeconds: '0.5',
+      mediaFileId: String(dropped.id),
+      seed: '1',
+    },
   })
   assert.is(discovery.status, 201, JSON.stringify(discovery.data))
   const finishBy = Date.now() + 60_000
   for (;;) {
     const state = (await api(a, 'GET', `jobs/${discovery.data.id}/`)).data
     if (state.status === COMPLETE) break
-    if (Date.now() > finishBy) assert.unreachable(`discovery job did not complete: ${JSON.stringify(state)}\nworker: ${workerOut}`)
+    if (Date.now() > finishBy)
+      assert.unreachable(`discovery job did not complete: ${JSON.stringify(state)}\nworker: ${workerOut}`)
     await delay(100)
   }
   const found = (await api(a, 'GET', `tag/?tagSet=${destination}`)).data.results
@@ -200,9 +254,17 @@ test('a job queued through B runs on the worker, reading its host\'s import fold
 })
 
 test('a user deactivated through A is refused by B within 5 s', async () => {
-  const user = await database.db.insertInto('users').values({
-    username: 'leaving', password: await hashPassword('leaving-pass'), is_admin: false, is_active: true, date_joined: localTimestamp(),
-  }).returning('id').executeTakeFirstOrThrow()
+  const user = await database.db
+    .insertInto('users')
+    .values({
+      username: 'leaving',
+      password: await hashPassword('leaving-pass'),
+      is_admin: false,
+      is_active: true,
+      date_joined: localTimestamp(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const userAuth = { authorization: `Token ${await tokenFor(database.db, user.id)}` }
   for (let i = 0; i < 3; i++) assert.is((await api(b, 'GET', 'jobTypes/', undefined, userAuth)).status, 200)
   const changed = await api(a, 'PATCH', `user/${user.id}/`, { is_active: false })
@@ -217,15 +279,25 @@ test('a user deactivated through A is refused by B within 5 s', async () => {
 })
 
 test('kill -9 of A during an import loses nothing answered; the same import re-run through B completes it', async () => {
-  for (let i = 12; i < 40; i++) writeFileSync(join(folder, `rec-${String(i).padStart(2, '0')}.wav`), makeWav({ seconds: 1.5, frequency: 300 + i * 11 }))
-  const names = readdirSync(folder).filter((n) => n.endsWith('.wav')).sort()
+  for (let i = 12; i < 40; i++)
+    writeFileSync(
+      join(folder, `rec-${String(i).padStart(2, '0')}.wav`),
+      makeWav({ seconds: 1.5, frequency: 300 + i * 11 }),
+    )
+  const names = readdirSync(folder)
+    .filter((n) => n.endsWith('.wav'))
+    .sort()
   let answered = 0
   const created: string[] = []
   const uploads = names.slice(12).map(async (name) => {
     const data = readFileSync(join(folder, name))
     const { payload, headers } = multipart({ file: { data, filename: name, contentType: 'audio/wav' } })
     try {
-      const res = await fetch(`${a.url}/api/v0/library/${library}/mediaFiles/import/`, { method: 'POST', headers: { ...headers, ...auth }, body: new Uint8Array(payload) })
+      const res = await fetch(`${a.url}/api/v0/library/${library}/mediaFiles/import/`, {
+        method: 'POST',
+        headers: { ...headers, ...auth },
+        body: new Uint8Array(payload),
+      })
       await res.text()
       answered++
       if (res.status === 201) created.push(md5(data))
@@ -238,17 +310,36 @@ test('kill -9 of A during an import loses nothing answered; the same import re-r
   await killHard(a)
   const statuses = await Promise.all(uploads)
   assert.ok(statuses.includes(0), 'every import finished before the kill')
-  assert.ok(statuses.every((s) => s === 0 || s === 201), JSON.stringify(statuses))
+  assert.ok(
+    statuses.every((s) => s === 0 || s === 201),
+    JSON.stringify(statuses),
+  )
   // everything answered is there, whole, through B
-  const held = await api(b, 'POST', `library/${library}/mediaFiles/check/`, created.map((m) => ({ md5: m })))
-  assert.ok(held.data.every((id: number | null) => id !== null), 'an answered import is missing')
+  const held = await api(
+    b,
+    'POST',
+    `library/${library}/mediaFiles/check/`,
+    created.map((m) => ({ md5: m })),
+  )
+  assert.ok(
+    held.data.every((id: number | null) => id !== null),
+    'an answered import is missing',
+  )
 
   const rerun = await cliImport(b)
   assert.is(rerun.code, 0, rerun.out)
   const all = (await api(b, 'GET', `mediaFile/?library=${library}&page_size=1000`)).data.results
   const local = names.map((n) => readFileSync(join(folder, n)))
-  const check = await api(b, 'POST', `library/${library}/mediaFiles/check/`, local.map((buf) => ({ md5: md5(buf), size: buf.length })))
-  assert.ok(check.data.every((id: number | null) => id !== null), 'a file of the folder is missing')
+  const check = await api(
+    b,
+    'POST',
+    `library/${library}/mediaFiles/check/`,
+    local.map((buf) => ({ md5: md5(buf), size: buf.length })),
+  )
+  assert.ok(
+    check.data.every((id: number | null) => id !== null),
+    'a file of the folder is missing',
+  )
   assert.is(new Set(check.data).size, names.length, 'a file was imported twice')
   assert.is(all.length, names.length + 1) // the folder and the worker's a.wav
   for (const f of all) {

@@ -72,21 +72,41 @@ test.after(async () => {
 test('kill -9 during an upload: after a restart the partial file is gone once it is older than the abandoned age', async () => {
   home = await serverHome()
   // abandoned after 4 s (idle timeout 2 s, rate window 1 s), so the test need not wait minutes
-  Object.assign(home.env, { MAS_IDLE_TIMEOUT_SECONDS: '2', MAS_BODY_RATE_WINDOW_SECONDS: '1', MAS_MIN_BODY_BYTES_PER_SECOND: '1' })
+  Object.assign(home.env, {
+    MAS_IDLE_TIMEOUT_SECONDS: '2',
+    MAS_BODY_RATE_WINDOW_SECONDS: '1',
+    MAS_MIN_BODY_BYTES_PER_SECOND: '1',
+  })
   server = await home.start()
   const url = new URL(server.url)
-  const token = (await (await fetch(`${server.url}/api-token-auth/`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'root-pass' }),
-  })).json()).token
-  const library = (await (await fetch(`${server.url}/api/v0/library/`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Token ${token}` }, body: JSON.stringify({ name: 'crash' }),
-  })).json()).id
-  const { payload, headers } = multipart({ file: { data: Buffer.alloc(8 * 1024 * 1024, 7), filename: 'big.wav', contentType: 'audio/wav' } })
+  const token = (
+    await (
+      await fetch(`${server.url}/api-token-auth/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password: 'root-pass' }),
+      })
+    ).json()
+  ).token
+  const library = (
+    await (
+      await fetch(`${server.url}/api/v0/library/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
+        body: JSON.stringify({ name: 'crash' }),
+      })
+    ).json()
+  ).id
+  const { payload, headers } = multipart({
+    file: { data: Buffer.alloc(8 * 1024 * 1024, 7), filename: 'big.wav', contentType: 'audio/wav' },
+  })
   const socket = connect(Number(url.port), url.hostname)
   socket.on('error', () => {})
   await new Promise((r) => socket.once('connect', r))
-  socket.write(`POST /api/v0/library/${library}/mediaFiles/import/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${token}\r\n` +
-    `Content-Type: ${headers['content-type']}\r\nContent-Length: ${payload.length}\r\n\r\n`)
+  socket.write(
+    `POST /api/v0/library/${library}/mediaFiles/import/ HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${token}\r\n` +
+      `Content-Type: ${headers['content-type']}\r\nContent-Length: ${payload.length}\r\n\r\n`,
+  )
   socket.write(payload.subarray(0, 2 * 1024 * 1024))
   const media = join(home.dataDir, 'media')
   await waitFor('the partial upload on disk', async () => partsIn(media).length === 1, 10)
@@ -97,7 +117,9 @@ test('kill -9 during an upload: after a restart the partial file is gone once it
 
   server = await home.start()
   await waitFor('the abandoned partial file swept', async () => partsIn(media).length === 0, 20)
-  const left = await fetch(`${server.url}/api/v0/mediaFile/?library=${library}`, { headers: { authorization: `Token ${token}` } })
+  const left = await fetch(`${server.url}/api/v0/mediaFile/?library=${library}`, {
+    headers: { authorization: `Token ${token}` },
+  })
   assert.is((await left.json()).count, 0)
 })
 

@@ -23,10 +23,14 @@ const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`
 const from = (address: string) => (o: InjectOptions) => t.app.inject({ ...o, remoteAddress: address })
 const get = (address: string, headers: Record<string, string>, app: FastifyInstance = t.app) =>
   app.inject({ method: 'GET', url: '/api/v0/library/', headers, remoteAddress: address })
-const tokenLogin = (address: string, username: string, password: string) => t.app.inject({
-  method: 'POST', url: '/api-token-auth/', remoteAddress: address,
-  headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username, password }),
-})
+const tokenLogin = (address: string, username: string, password: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api-token-auth/',
+    remoteAddress: address,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ username, password }),
+  })
 
 test.before(async () => {
   carol = await t.user('carol')
@@ -55,7 +59,8 @@ test('failures by Basic, token login and session login count together', async ()
   const address = '10.2.0.1'
   for (let i = 0; i < 4; i++) assert.is((await get(address, basic('carol', `nope${i}`))).statusCode, 401)
   for (let i = 0; i < 3; i++) assert.is((await tokenLogin(address, 'carol', `nope${i}`)).statusCode, 400)
-  for (let i = 0; i < 3; i++) assert.is((await sessionLogin(from(address), 'carol', `nope${i}`)).response.statusCode, 400)
+  for (let i = 0; i < 3; i++)
+    assert.is((await sessionLogin(from(address), 'carol', `nope${i}`)).response.statusCode, 400)
   assert.is((await tokenLogin(address, 'carol', carol.password)).statusCode, 429)
   assert.is((await sessionLogin(from(address), 'carol', carol.password)).response.statusCode, 429)
   assert.is((await get(address, basic('carol', carol.password))).statusCode, 429)
@@ -69,7 +74,10 @@ test('the limit is kept in the database: failures through two servers count toge
   assert.is((await get(address, basic('carol', carol.password), other)).statusCode, 429)
   const rows = await t.db.selectFrom('login_failures').select('pair').where('address', '=', address).execute()
   assert.is(rows.length, 10)
-  assert.ok(rows.every((r) => !r.pair.includes('carol')), 'usernames are kept only as digests')
+  assert.ok(
+    rows.every((r) => !r.pair.includes('carol')),
+    'usernames are kept only as digests',
+  )
 })
 
 test('password spraying: fifty failures from one address across usernames, then 429 for any username', async () => {
@@ -86,7 +94,9 @@ test('password spraying: fifty failures from one address across usernames, then 
 /** the password verifications made while `work` runs */
 async function verificationsDuring(work: () => Promise<unknown>): Promise<number> {
   let seen = 0
-  const listener = () => { seen++ }
+  const listener = () => {
+    seen++
+  }
   subscribe('mas:password-verified', listener)
   try {
     await work()
@@ -100,9 +110,13 @@ test('100 concurrent wrong passwords for one user: at most 10 are checked, the r
   const address = '10.21.0.1'
   let codes: number[] = []
   const verified = await verificationsDuring(async () => {
-    codes = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2
-      ? get(address, basic('carol', `guess${i}`))
-      : tokenLogin(address, 'carol', `guess${i}`)).then((r) => r.statusCode)))
+    codes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 ? get(address, basic('carol', `guess${i}`)) : tokenLogin(address, 'carol', `guess${i}`)).then(
+          (r) => r.statusCode,
+        ),
+      ),
+    )
   })
   const checked = codes.filter((c) => c !== 429)
   assert.ok(checked.length <= 10, `${checked.length} passwords checked: ${codes.join(',')}`)
@@ -115,21 +129,36 @@ test('100 concurrent guesses sprayed across usernames: at most 50 are checked', 
   const address = '10.20.0.1'
   let codes: number[] = []
   const verified = await verificationsDuring(async () => {
-    codes = await Promise.all(Array.from({ length: 100 }, (_, i) => get(address, basic(`sprayed${i}`, 'Winter2026!')).then((r) => r.statusCode)))
+    codes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        get(address, basic(`sprayed${i}`, 'Winter2026!')).then((r) => r.statusCode),
+      ),
+    )
   })
   const checked = codes.filter((c) => c !== 429)
   assert.ok(checked.length <= 50, `${checked.length} passwords checked`)
   assert.ok(verified <= 50, `${verified} verifications`)
   assert.ok(checked.every((c) => c === 401))
   // a success forgives its own attempt: the right password from a fresh address, twice at once, is two 200s
-  const right = await Promise.all([get('10.20.0.2', basic('carol', carol.password)), get('10.20.0.2', basic('carol', carol.password))])
-  assert.equal(right.map((r) => r.statusCode), [200, 200])
-  assert.is((await t.db.selectFrom('login_failures').select('id').where('address', '=', '10.20.0.2').execute()).length, 0)
+  const right = await Promise.all([
+    get('10.20.0.2', basic('carol', carol.password)),
+    get('10.20.0.2', basic('carol', carol.password)),
+  ])
+  assert.equal(
+    right.map((r) => r.statusCode),
+    [200, 200],
+  )
+  assert.is(
+    (await t.db.selectFrom('login_failures').select('id').where('address', '=', '10.20.0.2').execute()).length,
+    0,
+  )
 })
 
 test('an unknown username costs one password verification, by every scheme', async () => {
   const seen: string[] = []
-  const listener = (m: unknown) => { seen.push((m as { scheme: string }).scheme) }
+  const listener = (m: unknown) => {
+    seen.push((m as { scheme: string }).scheme)
+  }
   subscribe('mas:password-verified', listener)
   try {
     await get('10.5.0.1', basic('nobody-here', 'guess'))
@@ -147,8 +176,13 @@ test('an unknown username costs one password verification, by every scheme', asy
 
 test('a Django pbkdf2_sha256 hash is replaced by scrypt at the first successful login, and keeps working', async () => {
   const hash = pbkdf2Sync('secret', 'abc', 1000, 32, 'sha256').toString('base64')
-  await t.db.insertInto('users').values({ username: 'imported', password: `pbkdf2_sha256$1000$abc$${hash}`, date_joined: '2020-01-01 00:00:00' }).execute()
-  const stored = async () => (await t.db.selectFrom('users').select('password').where('username', '=', 'imported').executeTakeFirstOrThrow()).password
+  await t.db
+    .insertInto('users')
+    .values({ username: 'imported', password: `pbkdf2_sha256$1000$abc$${hash}`, date_joined: '2020-01-01 00:00:00' })
+    .execute()
+  const stored = async () =>
+    (await t.db.selectFrom('users').select('password').where('username', '=', 'imported').executeTakeFirstOrThrow())
+      .password
   assert.is((await tokenLogin('10.6.0.1', 'imported', 'wrong')).statusCode, 400)
   assert.match(await stored(), /^pbkdf2_sha256\$/)
   assert.is((await tokenLogin('10.6.0.1', 'imported', 'secret')).statusCode, 200)
@@ -157,7 +191,7 @@ test('a Django pbkdf2_sha256 hash is replaced by scrypt at the first successful 
   assert.is((await tokenLogin('10.6.0.1', 'imported', 'secret')).statusCode, 200)
 })
 
-test('a new password or a deactivation ends the user\'s tokens and sessions; the next login issues a new token', async () => {
+test("a new password or a deactivation ends the user's tokens and sessions; the next login issues a new token", async () => {
   const dora = await t.user('dora')
   const session = await sessionLogin(from('10.7.0.1'), 'dora', dora.password)
   assert.is((await get('10.7.0.1', { cookie: session.cookie })).statusCode, 200)
@@ -173,7 +207,10 @@ test('a new password or a deactivation ends the user\'s tokens and sessions; the
   assert.is((await get('10.7.0.1', { authorization: `Token ${token}` })).statusCode, 200)
 
   const again = await sessionLogin(from('10.7.0.1'), 'dora', 'dora-new-pass')
-  assert.is((await t.call('PATCH', `/api/v0/user/${dora.id}/`, { as: admin, body: { is_active: false } })).statusCode, 200)
+  assert.is(
+    (await t.call('PATCH', `/api/v0/user/${dora.id}/`, { as: admin, body: { is_active: false } })).statusCode,
+    200,
+  )
   assert.is((await get('10.7.0.1', { authorization: `Token ${token}` })).statusCode, 401)
   assert.is((await get('10.7.0.1', { cookie: again.cookie })).statusCode, 401)
   const left = await t.db.selectFrom('tokens').select('key').where('user_id', '=', dora.id).execute()
@@ -186,10 +223,14 @@ test('a new password or a deactivation ends the user\'s tokens and sessions; the
 test('login CSRF: the session login needs the csrftoken cookie echoed, and rotates it; logout by POST too', async () => {
   const address = '10.8.0.1'
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
-  const post = (headers: Record<string, string>, fields: Record<string, string>) => t.app.inject({
-    method: 'POST', url: '/api-auth/login/', remoteAddress: address, payload: form(fields),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-  })
+  const post = (headers: Record<string, string>, fields: Record<string, string>) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api-auth/login/',
+      remoteAddress: address,
+      payload: form(fields),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    })
   const csrfFailed = { detail: 'CSRF Failed: CSRF token missing or incorrect.' }
   const bare = await post({}, { username: 'carol', password: carol.password })
   assert.equal([bare.statusCode, JSON.parse(bare.body)], [403, csrfFailed])
@@ -199,9 +240,15 @@ test('login CSRF: the session login needs the csrftoken cookie echoed, and rotat
   const token = /csrftoken=([A-Za-z0-9]+)/.exec(String(page.headers['set-cookie']))![1]
   assert.match(page.body, new RegExp(`name="csrfmiddlewaretoken" value="${token}"`))
   const nearMiss = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a')
-  const wrong = await post({ cookie: `csrftoken=${token}` }, { csrfmiddlewaretoken: nearMiss, username: 'carol', password: carol.password })
+  const wrong = await post(
+    { cookie: `csrftoken=${token}` },
+    { csrfmiddlewaretoken: nearMiss, username: 'carol', password: carol.password },
+  )
   assert.is(wrong.statusCode, 403)
-  const viaHeader = await post({ cookie: `csrftoken=${token}`, 'x-csrftoken': token }, { username: 'carol', password: carol.password })
+  const viaHeader = await post(
+    { cookie: `csrftoken=${token}`, 'x-csrftoken': token },
+    { username: 'carol', password: carol.password },
+  )
   assert.is(viaHeader.statusCode, 200)
   const rotated = /csrftoken=([A-Za-z0-9]+)/.exec(String(viaHeader.headers['set-cookie']))![1]
   assert.is.not(rotated, token)

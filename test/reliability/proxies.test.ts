@@ -24,17 +24,23 @@ async function appTrusting(trustProxy: TrustProxy): Promise<FastifyInstance> {
 
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`
 function attempt(app: FastifyInstance, peer: string, forwardedFor: string | undefined, password: string) {
-  return app.inject({
-    method: 'GET', url: api('library/'), remoteAddress: peer,
-    headers: { authorization: basic('dana', password), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
-  }).then((r) => r.statusCode)
+  return app
+    .inject({
+      method: 'GET',
+      url: api('library/'),
+      remoteAddress: peer,
+      headers: { authorization: basic('dana', password), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    })
+    .then((r) => r.statusCode)
 }
 
 test.before(async () => {
   dana = await t.user('dana')
   await makeLibrary(t.db, dana)
   await makeLibrary(t.db, dana)
-  t.beforeClose(async () => { for (const app of apps) await app.close() })
+  t.beforeClose(async () => {
+    for (const app of apps) await app.close()
+  })
 })
 
 test('MAS_TRUST_PROXY takes addresses and CIDR ranges, a hop count, true or false; anything else is refused in one line', () => {
@@ -43,7 +49,11 @@ test('MAS_TRUST_PROXY takes addresses and CIDR ranges, a hop count, true or fals
   assert.is(parseTrustProxy('true'), true)
   for (const off of [undefined, '', 'false', 'no']) assert.is(parseTrustProxy(off), false)
   for (const bad of ['banana', '10.0.0.0/33', '10.0.0.1,nope', '10.0.0/8', 'fe80::/129']) {
-    assert.throws(() => parseTrustProxy(bad), (e: Error) => e instanceof ConfigError && /^MAS_TRUST_PROXY must be/.test(e.message) && !e.message.includes('\n'), bad)
+    assert.throws(
+      () => parseTrustProxy(bad),
+      (e: Error) => e instanceof ConfigError && /^MAS_TRUST_PROXY must be/.test(e.message) && !e.message.includes('\n'),
+      bad,
+    )
   }
 })
 
@@ -53,8 +63,16 @@ test('a client straight to the server: a forged X-Forwarded-For changes nothing,
   for (let i = 0; i < 12; i++) codes.push(await attempt(app, '198.51.100.7', `192.0.2.${i}`, `wrong${i}`))
   assert.equal(codes, [...Array(10).fill(401), 429, 429])
   assert.is(await attempt(app, '198.51.100.7', '192.0.2.200', dana.password), 429)
-  const rows = await t.db.selectFrom('login_failures').select('address').distinct().where('address', 'like', '19%').execute()
-  assert.equal(rows.map((r) => r.address), ['198.51.100.7'])
+  const rows = await t.db
+    .selectFrom('login_failures')
+    .select('address')
+    .distinct()
+    .where('address', 'like', '19%')
+    .execute()
+  assert.equal(
+    rows.map((r) => r.address),
+    ['198.51.100.7'],
+  )
 })
 
 test('through a trusted proxy: the client is the rightmost untrusted hop, whatever it put to the left', async () => {
@@ -64,8 +82,16 @@ test('through a trusted proxy: the client is the rightmost untrusted hop, whatev
   assert.equal(codes, [...Array(10).fill(401), 429, 429])
   // another client through the same proxy is served
   assert.is(await attempt(app, PROXY, '203.0.113.6', dana.password), 200)
-  const rows = await t.db.selectFrom('login_failures').select('address').distinct().where('address', 'like', '203.%').execute()
-  assert.equal(rows.map((r) => r.address), ['203.0.113.5'])
+  const rows = await t.db
+    .selectFrom('login_failures')
+    .select('address')
+    .distinct()
+    .where('address', 'like', '203.%')
+    .execute()
+  assert.equal(
+    rows.map((r) => r.address),
+    ['203.0.113.5'],
+  )
 })
 
 test('a hop count: the given number of nearest peers are proxies', async () => {
@@ -78,10 +104,22 @@ test('a hop count: the given number of nearest peers are proxies', async () => {
 
 test('next/previous URLs follow X-Forwarded-Host and -Proto from a trusted proxy only', async () => {
   const app = await appTrusting([PROXY])
-  const page = async (peer: string) => JSON.parse((await app.inject({
-    method: 'GET', url: api('library/?page_size=1'), remoteAddress: peer,
-    headers: { ...dana.auth, host: 'mas.internal', 'x-forwarded-host': 'data.example.org', 'x-forwarded-proto': 'https' },
-  })).body).next as string
+  const page = async (peer: string) =>
+    JSON.parse(
+      (
+        await app.inject({
+          method: 'GET',
+          url: api('library/?page_size=1'),
+          remoteAddress: peer,
+          headers: {
+            ...dana.auth,
+            host: 'mas.internal',
+            'x-forwarded-host': 'data.example.org',
+            'x-forwarded-proto': 'https',
+          },
+        })
+      ).body,
+    ).next as string
   assert.match(await page(PROXY), /^https:\/\/data\.example\.org\/api\/v0\/library\/\?/)
   assert.match(await page('198.51.100.8'), /^http:\/\/mas\.internal\/api\/v0\/library\/\?/)
 })

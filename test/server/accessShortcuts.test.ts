@@ -27,12 +27,18 @@ test('the rules that follow a parent say so, and only for the column holding it'
 })
 
 test('a list read through a parent whose rule does not make its records readable with it is refused where it is defined', () => {
-  assert.throws(() => defineResource({
-    ...tags, name: 'ownedTags', scope: ownedBy('user_id'),
-  } as unknown as Parameters<typeof defineResource>[0]), /ownedTags: listVia checks the rule once for tag_set_id/)
+  assert.throws(
+    () =>
+      defineResource({
+        ...tags,
+        name: 'ownedTags',
+        scope: ownedBy('user_id'),
+      } as unknown as Parameters<typeof defineResource>[0]),
+    /ownedTags: listVia checks the rule once for tag_set_id/,
+  )
 })
 
-test('a tag set\'s tags: every tag for a reader of the set, the same count as ?tagSet=, none for a stranger', async () => {
+test("a tag set's tags: every tag for a reader of the set, the same count as ?tagSet=, none for a stranger", async () => {
   const w = await makeWorld(t)
   await makeTag(t.db, w.users.owner, { tagSet: w.ids.tagSet, mediaFile: w.ids.mediaFile, tagClass: w.ids.tagClass })
   for (const role of ['owner', 'writer', 'member', 'admin'] as const) {

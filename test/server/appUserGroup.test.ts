@@ -11,29 +11,63 @@ test.before(async () => {
   ;({ alice, bob, carol, admin } = await makeCallers(t))
 })
 
-const memberIds = async (group: number) => (await t.db.selectFrom('app_user_group_users').select('user_id')
-  .where('group_id', '=', group).orderBy('user_id').execute()).map((r) => r.user_id)
+const memberIds = async (group: number) =>
+  (
+    await t.db
+      .selectFrom('app_user_group_users')
+      .select('user_id')
+      .where('group_id', '=', group)
+      .orderBy('user_id')
+      .execute()
+  ).map((r) => r.user_id)
 
 test('round trip: members by id and by name, read, list, PUT, PATCH, delete', async () => {
-  const created = await t.call('POST', api('appUserGroup/'), { as: alice, body: { name: 'lab', users: [bob.id], usernames: ['carol', 'bob'], createdBy: bob.id, creationDate: '2001-01-01T00:00:00' } })
+  const created = await t.call('POST', api('appUserGroup/'), {
+    as: alice,
+    body: {
+      name: 'lab',
+      users: [bob.id],
+      usernames: ['carol', 'bob'],
+      createdBy: bob.id,
+      creationDate: '2001-01-01T00:00:00',
+    },
+  })
   assert.is(created.statusCode, 201)
   const g = created.data
   assert.match(g.creationDate, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/)
   assert.is(g.creationDate, '2001-01-01T00:00:00') // kept as given, as the original
-  assert.equal(g, { id: g.id, name: 'lab', users: [bob.id, carol.id].sort((a, b) => a - b), creationDate: g.creationDate, createdBy: alice.id })
-  assert.equal(await memberIds(g.id), [bob.id, carol.id].sort((a, b) => a - b))
+  assert.equal(g, {
+    id: g.id,
+    name: 'lab',
+    users: [bob.id, carol.id].sort((a, b) => a - b),
+    creationDate: g.creationDate,
+    createdBy: alice.id,
+  })
+  assert.equal(
+    await memberIds(g.id),
+    [bob.id, carol.id].sort((a, b) => a - b),
+  )
 
   const empty = await t.call('POST', api('appUserGroup/'), { as: alice, body: { name: 'empty' } })
   assert.equal(empty.data.users, [])
 
   assert.equal((await t.call('GET', api(`appUserGroup/${g.id}/`), { as: alice })).data, g)
   const list = await t.call('GET', api('appUserGroup/'), { as: alice })
-  assert.equal(list.data.results.map((r: any) => r.id), [g.id, empty.data.id])
+  assert.equal(
+    list.data.results.map((r: any) => r.id),
+    [g.id, empty.data.id],
+  )
   assert.equal(list.data.results[0], g)
   const filtered = await t.call('GET', api(`appUserGroup/?createdBy=${alice.id}&ordering=-name`), { as: alice })
-  assert.equal(filtered.data.results.map((r: any) => r.name), ['lab', 'empty'])
+  assert.equal(
+    filtered.data.results.map((r: any) => r.name),
+    ['lab', 'empty'],
+  )
 
-  const put = await t.call('PUT', api(`appUserGroup/${g.id}/`), { as: alice, body: { name: 'lab-2', users: [alice.id] } })
+  const put = await t.call('PUT', api(`appUserGroup/${g.id}/`), {
+    as: alice,
+    body: { name: 'lab-2', users: [alice.id] },
+  })
   assert.is(put.statusCode, 200)
   assert.equal(put.data, { ...g, name: 'lab-2', users: [alice.id] })
   const renamed = await t.call('PATCH', api(`appUserGroup/${g.id}/`), { as: alice, body: { name: 'lab-3' } })
@@ -74,7 +108,8 @@ test('unknown ids or names are 400 and change nothing', async () => {
 })
 
 test('deleting a group deletes its memberships and the grants it bears or is the target of', async () => {
-  const g = (await t.call('POST', api('appUserGroup/'), { as: alice, body: { name: 'doomed', users: [bob.id] } })).data.id
+  const g = (await t.call('POST', api('appUserGroup/'), { as: alice, body: { name: 'doomed', users: [bob.id] } })).data
+    .id
   const other = await makeGroup(t.db, alice, [carol])
   const lib = await makeLibrary(t.db, alice)
   const asBearer = await grant(t.db, alice, { group: g }, { library: lib }, ['read'])
@@ -82,7 +117,9 @@ test('deleting a group deletes its memberships and the grants it bears or is the
   const unrelated = await grant(t.db, alice, { group: other }, { library: lib }, ['read'])
   assert.is((await t.call('DELETE', api(`appUserGroup/${g}/`), { as: alice })).statusCode, 204)
   assert.equal(await memberIds(g), [])
-  const left = (await t.db.selectFrom('app_permissions').select('id').where('id', 'in', [asBearer, asTarget, unrelated]).execute()).map((r) => r.id)
+  const left = (
+    await t.db.selectFrom('app_permissions').select('id').where('id', 'in', [asBearer, asTarget, unrelated]).execute()
+  ).map((r) => r.id)
   assert.equal(left, [unrelated])
 })
 
@@ -94,7 +131,9 @@ test('access matrix: creator, members and grantees read; creator and admin grant
   const adminGrantee = await t.user('admin-grantee')
   const revoked = await t.user('revoked')
   const stranger = await t.user('stranger')
-  const g = (await t.call('POST', api('appUserGroup/'), { as: creator, body: { name: 'matrix', usernames: ['member'] } })).data.id
+  const g = (
+    await t.call('POST', api('appUserGroup/'), { as: creator, body: { name: 'matrix', usernames: ['member'] } })
+  ).data.id
   const readers = await makeGroup(t.db, creator, [viaGroup])
   await grant(t.db, creator, { user: reader.id }, { group: g }, ['read', 'write'])
   await grant(t.db, creator, { group: readers }, { group: g }, ['read'])
@@ -104,9 +143,15 @@ test('access matrix: creator, members and grantees read; creator and admin grant
 
   // [who, as, read status, change status]
   const rows: Array<[string, TestUser | undefined, number, number]> = [
-    ['creator', creator, 200, 200], ['member', member, 200, 403], ['read/write grantee', reader, 200, 403],
-    ['grantee by group', viaGroup, 200, 403], ['admin grantee', adminGrantee, 200, 200], ['revoked grantee', revoked, 404, 404],
-    ['unrelated', stranger, 404, 404], ['site admin', admin, 200, 200], ['anonymous', undefined, 401, 401],
+    ['creator', creator, 200, 200],
+    ['member', member, 200, 403],
+    ['read/write grantee', reader, 200, 403],
+    ['grantee by group', viaGroup, 200, 403],
+    ['admin grantee', adminGrantee, 200, 200],
+    ['revoked grantee', revoked, 404, 404],
+    ['unrelated', stranger, 404, 404],
+    ['site admin', admin, 200, 200],
+    ['anonymous', undefined, 401, 401],
   ]
   for (const [who, as, read, change] of rows) {
     assert.is((await t.call('GET', api(`appUserGroup/${g}/`), { as })).statusCode, read, `${who} GET`)
@@ -116,8 +161,17 @@ test('access matrix: creator, members and grantees read; creator and admin grant
       assert.is(list.data.results.filter((r: any) => r.id === g).length, read === 200 ? 1 : 0, `${who} list`)
       assert.is(list.data.count, list.data.results.length)
     }
-    assert.is((await t.call('PATCH', api(`appUserGroup/${g}/`), { as, body: { name: `by ${who}` } })).statusCode, change, `${who} PATCH`)
-    assert.is((await t.call('PUT', api(`appUserGroup/${g}/`), { as, body: { name: 'matrix', usernames: ['member'] } })).statusCode, change, `${who} PUT`)
+    assert.is(
+      (await t.call('PATCH', api(`appUserGroup/${g}/`), { as, body: { name: `by ${who}` } })).statusCode,
+      change,
+      `${who} PATCH`,
+    )
+    assert.is(
+      (await t.call('PUT', api(`appUserGroup/${g}/`), { as, body: { name: 'matrix', usernames: ['member'] } }))
+        .statusCode,
+      change,
+      `${who} PUT`,
+    )
   }
   for (const [who, as, , change] of rows) {
     if (change === 200) continue
@@ -136,10 +190,19 @@ test('simultaneous membership replacements leave one of them whole, never an err
   // rights while another waits to delete it, a deadlock the server resolves by running the write again
   const sets = [[bob.id], [carol.id], [bob.id, carol.id], [alice.id], [alice.id, bob.id, carol.id]]
   for (let round = 0; round < 20; round++) {
-    const answers = await Promise.all(sets.map((users) => t.call('PATCH', api(`appUserGroup/${g}/`), { as: alice, body: { users } })))
-    assert.equal(answers.map((a) => a.statusCode), sets.map(() => 200), `round ${round}: ${JSON.stringify(answers.map((a) => a.data))}`)
+    const answers = await Promise.all(
+      sets.map((users) => t.call('PATCH', api(`appUserGroup/${g}/`), { as: alice, body: { users } })),
+    )
+    assert.equal(
+      answers.map((a) => a.statusCode),
+      sets.map(() => 200),
+      `round ${round}: ${JSON.stringify(answers.map((a) => a.data))}`,
+    )
     const final = await memberIds(g)
-    assert.ok(sets.some((s) => JSON.stringify([...s].sort((a, b) => a - b)) === JSON.stringify(final)), JSON.stringify(final))
+    assert.ok(
+      sets.some((s) => JSON.stringify([...s].sort((a, b) => a - b)) === JSON.stringify(final)),
+      JSON.stringify(final),
+    )
   }
 })
 
@@ -148,8 +211,13 @@ test('a group made with usernames and granted a tag set through the API gives it
   const friend = await t.user('friend')
   const tagSet = await makeTagSet(t.db, owner, null)
   assert.is((await t.call('GET', api(`tagSet/${tagSet}/`), { as: friend })).statusCode, 404)
-  const g = (await t.call('POST', api('appUserGroup/'), { as: owner, body: { name: 'friends', usernames: ['friend'] } })).data.id
-  const p = await t.call('POST', api('appPermission/'), { as: owner, body: { bearer_type: 'appusergroup', bearer_id: g, target_type: 'tagset', target_id: tagSet, read: true } })
+  const g = (
+    await t.call('POST', api('appUserGroup/'), { as: owner, body: { name: 'friends', usernames: ['friend'] } })
+  ).data.id
+  const p = await t.call('POST', api('appPermission/'), {
+    as: owner,
+    body: { bearer_type: 'appusergroup', bearer_id: g, target_type: 'tagset', target_id: tagSet, read: true },
+  })
   assert.is(p.statusCode, 201)
   assert.is((await t.call('GET', api(`tagSet/${tagSet}/`), { as: friend })).statusCode, 200)
   assert.is((await t.call('DELETE', api(`appUserGroup/${g}/`), { as: owner })).statusCode, 204)

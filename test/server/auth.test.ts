@@ -18,7 +18,8 @@ test.before(async () => {
 
 test('token endpoint answers the same token for form and JSON bodies, every time', async () => {
   const form = await t.call('POST', '/api-token-auth/', {
-    body: 'username=alice&password=alice-pass', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'username=alice&password=alice-pass',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
   })
   assert.is(form.statusCode, 200)
   assert.is(form.headers.allow, 'POST, OPTIONS')
@@ -31,9 +32,16 @@ test('token endpoint answers the same token for form and JSON bodies, every time
 test('concurrent first token requests for one user get one token', async () => {
   const bob = await t.user('bob-first')
   await t.db.deleteFrom('tokens').where('user_id', '=', bob.id).execute()
-  const answers = await Promise.all(Array.from({ length: 8 }, () =>
-    t.call('POST', '/api-token-auth/', { body: { username: 'bob-first', password: 'bob-first-pass' } })))
-  assert.equal(new Set(answers.map((a) => a.data.token)).size, 1, JSON.stringify(answers.map((a) => [a.statusCode, a.data])))
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      t.call('POST', '/api-token-auth/', { body: { username: 'bob-first', password: 'bob-first-pass' } }),
+    ),
+  )
+  assert.equal(
+    new Set(answers.map((a) => a.data.token)).size,
+    1,
+    JSON.stringify(answers.map((a) => [a.statusCode, a.data])),
+  )
   const rows = await t.db.selectFrom('tokens').selectAll().where('user_id', '=', bob.id).execute()
   assert.is(rows.length, 1)
 })
@@ -117,14 +125,20 @@ test('session login sets HttpOnly sessionid and csrftoken; writes need X-CSRFTok
   const noCsrf = await t.call('POST', '/api/v0/user/', { body, headers: { cookie } })
   assert.is(noCsrf.statusCode, 403)
   assert.equal(noCsrf.data, { detail: 'CSRF Failed: CSRF token missing or incorrect.' })
-  const wrongCsrf = await t.call('POST', '/api/v0/user/', { body, headers: { cookie, 'x-csrftoken': 'x'.repeat(csrf.length) } })
+  const wrongCsrf = await t.call('POST', '/api/v0/user/', {
+    body,
+    headers: { cookie, 'x-csrftoken': 'x'.repeat(csrf.length) },
+  })
   assert.is(wrongCsrf.statusCode, 403)
   assert.is(await t.db.selectFrom('users').select('id').where('username', '=', 'erin').executeTakeFirst(), undefined)
   const withCsrf = await t.call('POST', '/api/v0/user/', { body, headers: { cookie, 'x-csrftoken': csrf } })
   assert.is(withCsrf.statusCode, 201)
 
   // token and basic callers never need CSRF
-  const viaToken = await t.call('POST', '/api/v0/user/', { as: admin, body: { username: 'frank', password: 'frank-pass' } })
+  const viaToken = await t.call('POST', '/api/v0/user/', {
+    as: admin,
+    body: { username: 'frank', password: 'frank-pass' },
+  })
   assert.is(viaToken.statusCode, 201)
 
   const logout = await t.call('POST', '/api-auth/logout/', { headers: { cookie, 'x-csrftoken': csrf } })
@@ -140,12 +154,23 @@ test('session login with a next path redirects there; a foreign next is ignored'
   const foreign = (await sessionLogin(inject, 'alice', 'alice-pass', { fields: { next: '//evil.example/' } })).response
   assert.is(foreign.statusCode, 200)
   // what browsers would follow off-site once they drop tabs and newlines or read a backslash as a slash
-  for (const next of ['/\t/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/\\evil.example', '/a\\..\\..\\/evil.example', '/ /evil.example', '/\u0000/x', 'https://evil.example/', 'evil.example']) {
+  for (const next of [
+    '/\t/evil.example',
+    '/\n/evil.example',
+    '/\r\n/evil.example',
+    '/\\evil.example',
+    '/a\\..\\..\\/evil.example',
+    '/ /evil.example',
+    '/\u0000/x',
+    'https://evil.example/',
+    'evil.example',
+  ]) {
     const r = (await sessionLogin(inject, 'alice', 'alice-pass', { fields: { next } })).response
     assert.is(r.statusCode, 200, `next ${JSON.stringify(next)} redirected to ${r.headers.location}`)
     assert.is(r.headers.location, undefined)
   }
-  const query = (await sessionLogin(inject, 'alice', 'alice-pass', { fields: { next: '/api/v0/tag/?page=2' } })).response
+  const query = (await sessionLogin(inject, 'alice', 'alice-pass', { fields: { next: '/api/v0/tag/?page=2' } }))
+    .response
   assert.equal([query.statusCode, query.headers.location], [302, '/api/v0/tag/?page=2'])
   const page = await t.call('GET', '/api-auth/login/')
   assert.is(page.statusCode, 200)
@@ -156,7 +181,10 @@ test('Django pbkdf2_sha256 hashes verify, so exported users can log in', async (
   // Django's hash of "secret" with salt "abc" and 1000 iterations
   const { pbkdf2Sync } = await import('node:crypto')
   const hash = pbkdf2Sync('secret', 'abc', 1000, 32, 'sha256').toString('base64')
-  await t.db.insertInto('users').values({ username: 'django', password: `pbkdf2_sha256$1000$abc$${hash}`, date_joined: '2020-01-01 00:00:00' }).execute()
+  await t.db
+    .insertInto('users')
+    .values({ username: 'django', password: `pbkdf2_sha256$1000$abc$${hash}`, date_joined: '2020-01-01 00:00:00' })
+    .execute()
   const ok = await t.call('POST', '/api-token-auth/', { body: { username: 'django', password: 'secret' } })
   assert.is(ok.statusCode, 200)
   const bad = await t.call('POST', '/api-token-auth/', { body: { username: 'django', password: 'Secret' } })
@@ -165,7 +193,11 @@ test('Django pbkdf2_sha256 hashes verify, so exported users can log in', async (
 
 test('tokens and sessions are looked up by the sha256 of the secret', async () => {
   const { createHash } = await import('node:crypto')
-  const row = await t.db.selectFrom('tokens').select(['key', 'digest']).where('user_id', '=', alice.id).executeTakeFirstOrThrow()
+  const row = await t.db
+    .selectFrom('tokens')
+    .select(['key', 'digest'])
+    .where('user_id', '=', alice.id)
+    .executeTakeFirstOrThrow()
   assert.is(row.digest, createHash('sha256').update(alice.token).digest('hex'))
   const session = (await sessionLogin(inject, 'alice', 'alice-pass')).cookies.sessionid
   const stored = await t.db.selectFrom('sessions').select('key').where('user_id', '=', alice.id).execute()

@@ -20,23 +20,31 @@ test.before(async () => {
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 })
 
-const onPath = async (command: string) => run('sh', ['-c', `command -v ${command}`]).then(() => true, () => false)
+const onPath = async (command: string) =>
+  run('sh', ['-c', `command -v ${command}`]).then(
+    () => true,
+    () => false,
+  )
 
 test('a request without credentials, or with bad ones, is challenged for Basic in the realm "api"', async () => {
-  for (const headers of [{} as Record<string, string>, { authorization: `Token ${'0'.repeat(40)}` }, { authorization: 'Basic YWxpY2U6d3Jvbmc=' }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { authorization: `Token ${'0'.repeat(40)}` },
+    { authorization: 'Basic YWxpY2U6d3Jvbmc=' },
+  ]) {
     const res = await t.call('GET', '/api/v0/jobTypes/', { headers })
     assert.is(res.statusCode, 401)
     assert.is(res.headers['www-authenticate'], 'Basic realm="api"')
   }
 })
 
-test('a page\'s script (X-Requested-With: XMLHttpRequest) is challenged for a token, so no browser asks for a password over the page', async () => {
+test("a page's script (X-Requested-With: XMLHttpRequest) is challenged for a token, so no browser asks for a password over the page", async () => {
   const res = await t.call('GET', '/api/v0/tagSet/', { headers: { 'x-requested-with': 'XMLHttpRequest' } })
   assert.is(res.statusCode, 401)
   assert.is(res.headers['www-authenticate'], 'Token')
 })
 
-test('Python\'s HTTPBasicAuthHandler logs in on the challenge', async () => {
+test("Python's HTTPBasicAuthHandler logs in on the challenge", async () => {
   const script = [
     'import json, sys, urllib.request',
     'manager = urllib.request.HTTPPasswordMgrWithDefaultRealm()',
@@ -54,7 +62,7 @@ test('curl --anyauth and wget --user/--password log in on the challenge, where i
     ['wget', ['-qO-', `--user=${alice.username}`, `--password=${alice.password}`, `${base}/api/v0/jobTypes/`]],
   ]
   for (const [command, args] of clients) {
-    if (!await onPath(command)) continue
+    if (!(await onPath(command))) continue
     const { stdout } = await run(command, args)
     assert.ok(JSON.parse(stdout).count > 0, `${command}: ${stdout}`)
   }

@@ -27,18 +27,31 @@ test.before(async () => {
   await grant(t.db, owner, { user: reader.id }, { library: lib }, ['read'])
 })
 
-const tagBody = (startTime: number, o: Record<string, unknown> = {}) =>
-  ({ tagSet: set, mediaFile: file, tagClass: cls, startTime, endTime: startTime + 1, minFrequency: 100, maxFrequency: 2000, ...o })
+const tagBody = (startTime: number, o: Record<string, unknown> = {}) => ({
+  tagSet: set,
+  mediaFile: file,
+  tagClass: cls,
+  startTime,
+  endTime: startTime + 1,
+  minFrequency: 100,
+  maxFrequency: 2000,
+  ...o,
+})
 
 const post = (as: TestUser, body: unknown) => t.call('POST', api('tag/'), { as, body })
 
 /** the tags stored with these start times, by start time */
 async function stored(starts: number[]) {
-  const rows = await t.db.selectFrom('tags').selectAll().where('tag_set_id', '=', set).where('start_time', 'in', starts).execute()
+  const rows = await t.db
+    .selectFrom('tags')
+    .selectAll()
+    .where('tag_set_id', '=', set)
+    .where('start_time', 'in', starts)
+    .execute()
   return new Map(rows.map((r) => [r.start_time, r]))
 }
 
-test('a single create is one statement, its media file\'s bounds checked in it; one out of bounds is refused all the same', async () => {
+test("a single create is one statement, its media file's bounds checked in it; one out of bounds is refused all the same", async () => {
   const timed = await makeMediaFile(t.db, owner, lib, { file: 'timed.wav' })
   await makeMetaData(t.db, timed, 'durationInSeconds', '30.0')
   await makeMetaData(t.db, timed, 'sampleRate', '16000')
@@ -50,9 +63,22 @@ test('a single create is one statement, its media file\'s bounds checked in it; 
   assert.is(t.database.statements.sent - sent, 1, 'statements sent for one create')
   assert.is(created.fast - fast, 1)
   const late = await post(owner, tagBody(29.5, { mediaFile: timed }))
-  assert.equal([late.statusCode, late.data], [400, { endTime: [`endTime 30.5 is past the end of media file ${timed} (timed.wav), at 30.0 s.`] }])
+  assert.equal(
+    [late.statusCode, late.data],
+    [400, { endTime: [`endTime 30.5 is past the end of media file ${timed} (timed.wav), at 30.0 s.`] }],
+  )
   const high = await post(owner, tagBody(3, { mediaFile: timed, maxFrequency: 8001 }))
-  assert.equal([high.statusCode, high.data], [400, { maxFrequency: [`maxFrequency 8001.0 is above half the sample rate of media file ${timed} (timed.wav), 8000.0 Hz.`] }])
+  assert.equal(
+    [high.statusCode, high.data],
+    [
+      400,
+      {
+        maxFrequency: [
+          `maxFrequency 8001.0 is above half the sample rate of media file ${timed} (timed.wav), 8000.0 Hz.`,
+        ],
+      },
+    ],
+  )
 })
 
 test('creates of one caller that arrive together are made in batches, each answered with its own record', async () => {
@@ -71,12 +97,19 @@ test('creates of one caller that arrive together are made in batches, each answe
   }
   // the tag set's count rows: one per statement, so a row counting more than one tag is a batch
   const deltas = await t.db.selectFrom('tag_set_tag_counts').select('delta').where('tag_set_id', '=', set).execute()
-  assert.ok(deltas.some((d) => Number(d.delta) > 1), `statements' deltas: ${deltas.map((d) => d.delta).join(',')}`)
-  assert.is((await t.call('GET', api(`tagSet/${set}/tags/`), { as: owner })).data.count, (await countTags()))
+  assert.ok(
+    deltas.some((d) => Number(d.delta) > 1),
+    `statements' deltas: ${deltas.map((d) => d.delta).join(',')}`,
+  )
+  assert.is((await t.call('GET', api(`tagSet/${set}/tags/`), { as: owner })).data.count, await countTags())
 })
 
 async function countTags(): Promise<number> {
-  const r = await t.db.selectFrom('tags').select((eb) => eb.fn.countAll<string>().as('n')).where('tag_set_id', '=', set).executeTakeFirstOrThrow()
+  const r = await t.db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tag_set_id', '=', set)
+    .executeTakeFirstOrThrow()
   return Number(r.n)
 }
 
@@ -85,7 +118,9 @@ test('a create whose check fails among others is refused alone, with the error i
   assert.is(alone.statusCode, 400)
   const starts = Array.from({ length: 30 }, (_, i) => 2000 + i)
   const bad = new Set([2007, 2021])
-  const answers = await Promise.all(starts.map((s) => post(owner, tagBody(s, bad.has(s) ? { tagClass: foreignClass } : {}))))
+  const answers = await Promise.all(
+    starts.map((s) => post(owner, tagBody(s, bad.has(s) ? { tagClass: foreignClass } : {}))),
+  )
   const rows = await stored(starts)
   for (const [i, res] of answers.entries()) {
     if (bad.has(starts[i])) {
@@ -134,7 +169,9 @@ test('a batch the database refuses for one of its rows is made again create by c
       await new Promise((r) => setTimeout(r, 25))
       // a batch's statement begins with its rows (createBatch.ts); the activity view keeps a statement's beginning
       const r = await sql<{ query: string }>`select query from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and query like 'with "input" as (select nextval(%'`.execute(t.db)
+        where datname = current_database() and wait_event_type = 'Lock' and query like 'with "input" as (select nextval(%'`.execute(
+        t.db,
+      )
       waiting = r.rows[0]?.query ?? ''
     }
   })
@@ -154,8 +191,13 @@ test('a batch the database refuses for one of its rows is made again create by c
 })
 
 test('details of one caller asked together are read in batches, each answered as alone', async () => {
-  const mine = (await Promise.all([5000, 5001, 5002].map((s) => post(owner, tagBody(s))))).map((r) => r.data.id as number)
-  const strangers = await t.call('POST', api('tag/'), { as: stranger, body: { ...tagBody(5003), ...tagRefs(await makeRecords(t, stranger)), tagClass: foreignClass } })
+  const mine = (await Promise.all([5000, 5001, 5002].map((s) => post(owner, tagBody(s))))).map(
+    (r) => r.data.id as number,
+  )
+  const strangers = await t.call('POST', api('tag/'), {
+    as: stranger,
+    body: { ...tagBody(5003), ...tagRefs(await makeRecords(t, stranger)), tagClass: foreignClass },
+  })
   assert.is(strangers.statusCode, 201, strangers.body)
   const ids = [...mine, strangers.data.id as number, 999999]
   const asked = Array.from({ length: 40 }, (_, i) => ids[i % ids.length])
@@ -164,7 +206,10 @@ test('details of one caller asked together are read in batches, each answered as
     const res = await t.call('GET', api(`tag/${id}/`), { as: owner })
     alone.push({ status: res.statusCode, body: res.body })
   }
-  assert.equal(alone.slice(0, 5).map((a) => a.status), [200, 200, 200, 404, 404])
+  assert.equal(
+    alone.slice(0, 5).map((a) => a.status),
+    [200, 200, 200, 404, 404],
+  )
   // with tags locked, the statements that reach the database wait there: only the caller's first two do, the
   // others waiting in the server to be read together
   let together: Promise<Awaited<ReturnType<typeof t.call>>[]> | undefined
@@ -195,7 +240,9 @@ test('details of one caller asked together are read in batches, each answered as
     assert.is(res.body, alone[i].body)
   })
   // another caller asking at the same moment reads only what it may
-  const mixed = await Promise.all(asked.map((id, i) => t.call('GET', api(`tag/${id}/`), { as: i % 2 ? stranger : owner })))
+  const mixed = await Promise.all(
+    asked.map((id, i) => t.call('GET', api(`tag/${id}/`), { as: i % 2 ? stranger : owner })),
+  )
   mixed.forEach((res, i) => {
     const id = asked[i]
     if (i % 2 === 0) assert.is(res.body, alone[i].body)
@@ -207,17 +254,28 @@ test('the coalescer runs a request alone when its key is idle, and those that wa
   const c = new Coalescer<number, string>(1, 3)
   const batches: number[][] = []
   let release!: () => void
-  const gate = new Promise<void>((r) => { release = r })
+  const gate = new Promise<void>((r) => {
+    release = r
+  })
   const run = (ms: number[]) => {
     batches.push(ms)
     const done = batches.length === 1 ? gate : Promise.resolve()
-    return ms.map((m) => m === 13 ? done.then(() => Promise.reject(new Error('thirteen'))) : done.then(() => `answer ${m}`))
+    return ms.map((m) =>
+      m === 13 ? done.then(() => Promise.reject(new Error('thirteen'))) : done.then(() => `answer ${m}`),
+    )
   }
   const answers = [10, 11, 12, 13, 14, 15].map((m) => c.submit('k', m, run).catch((e: Error) => e.message))
   // another key is not held up by the first
   assert.is(await c.submit('other', 99, run), 'answer 99')
   release()
-  assert.equal(await Promise.all(answers), ['answer 10', 'answer 11', 'answer 12', 'thirteen', 'answer 14', 'answer 15'])
+  assert.equal(await Promise.all(answers), [
+    'answer 10',
+    'answer 11',
+    'answer 12',
+    'thirteen',
+    'answer 14',
+    'answer 15',
+  ])
   // 10 alone; 11-13 filled a batch, which ran at once; 14-15 waited for a batch to end
   assert.equal(batches, [[10], [11, 12, 13], [99], [14, 15]])
 })

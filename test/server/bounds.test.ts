@@ -82,7 +82,7 @@ function casesOf(name: string, p: any, base: unknown): { inside: Case[]; outside
   return { inside: reference ? inside.filter(([what]) => what === 'a record of the test') : inside, outside }
 }
 
-const valueOf = (v: unknown) => typeof v === 'function' ? (v as () => unknown)() : v
+const valueOf = (v: unknown) => (typeof v === 'function' ? (v as () => unknown)() : v)
 
 test('values just inside each declared bound are taken; values just outside are refused naming the field', async () => {
   let checked = 0
@@ -94,14 +94,20 @@ test('values just inside each declared bound are taken; values just outside are 
       for (const [what, value] of inside) {
         const body = { ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k, valueOf(v)])), [name]: value }
         const res = await t.call('POST', path, { as: admin, body })
-        assert.ok(res.statusCode === 201 || (res.statusCode === 400 && !(name in res.data)),
-          `${path} ${name} ${what} (${JSON.stringify(value)}): ${res.statusCode} ${JSON.stringify(res.data)}`)
+        assert.ok(
+          res.statusCode === 201 || (res.statusCode === 400 && !(name in res.data)),
+          `${path} ${name} ${what} (${JSON.stringify(value)}): ${res.statusCode} ${JSON.stringify(res.data)}`,
+        )
         checked++
       }
       for (const [what, value] of outside) {
         const body = { ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k, valueOf(v)])), [name]: value }
         const res = await t.call('POST', path, { as: admin, body })
-        assert.is(res.statusCode, 400, `${path} ${name} ${what} (${JSON.stringify(value)}): ${res.statusCode} ${JSON.stringify(res.data)}`)
+        assert.is(
+          res.statusCode,
+          400,
+          `${path} ${name} ${what} (${JSON.stringify(value)}): ${res.statusCode} ${JSON.stringify(res.data)}`,
+        )
         assert.ok(name in res.data, `${path} ${name} ${what}: ${JSON.stringify(res.data)}`)
         checked++
       }

@@ -25,9 +25,17 @@ const silent = { level: 'silent' as const }
 
 async function makeUser(username: string, opts: { admin?: boolean } = {}) {
   const password = `${username}-pass`
-  const row = await dbA.db.insertInto('users').values({
-    username, password: await hashPassword(password), is_admin: opts.admin ?? false, is_active: true, date_joined: localTimestamp(),
-  }).returning('id').executeTakeFirstOrThrow()
+  const row = await dbA.db
+    .insertInto('users')
+    .values({
+      username,
+      password: await hashPassword(password),
+      is_admin: opts.admin ?? false,
+      is_active: true,
+      date_joined: localTimestamp(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const token = await tokenFor(dbA.db, row.id)
   return { id: row.id, username, password, auth: { authorization: `Token ${token}` } }
 }
@@ -49,7 +57,9 @@ async function within(ms: number, what: string, check: () => Promise<boolean>): 
 async function bothListening(): Promise<void> {
   await within(5000, 'both servers listening', async () => {
     const rows = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and application_name = ${LISTENER_NAME} and query ilike 'listen%'`.execute(dbA.db)
+      where datname = current_database() and application_name = ${LISTENER_NAME} and query ilike 'listen%'`.execute(
+      dbA.db,
+    )
     return rows.rows[0].n >= 2
   })
 }
@@ -78,9 +88,18 @@ test('a user deactivated through one server is refused by the other within a sec
   const user = await makeUser('two-user')
   // B remembers the user's caller
   for (let i = 0; i < 3; i++) assert.is(await status(b, '/api/v0/jobTypes/', user.auth), 200)
-  const changed = await a.inject({ method: 'PATCH', url: `/api/v0/user/${user.id}/`, headers: { ...admin.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ is_active: false }) })
+  const changed = await a.inject({
+    method: 'PATCH',
+    url: `/api/v0/user/${user.id}/`,
+    headers: { ...admin.auth, 'content-type': 'application/json' },
+    payload: JSON.stringify({ is_active: false }),
+  })
   assert.is(changed.statusCode, 200)
-  const ms = await within(1000, 'B refusing the deactivated user', async () => (await status(b, '/api/v0/jobTypes/', user.auth)) === 401)
+  const ms = await within(
+    1000,
+    'B refusing the deactivated user',
+    async () => (await status(b, '/api/v0/jobTypes/', user.auth)) === 401,
+  )
   assert.ok(ms < 1000)
 })
 
@@ -95,7 +114,11 @@ test('a direct database edit (demotion) and a deleted token take effect in both 
   for (const app of [a, b]) assert.is(await status(app, '/api/v0/jobTypes/', user.auth), 200)
   await dbB.db.deleteFrom('tokens').where('user_id', '=', user.id).execute()
   for (const app of [a, b]) {
-    await within(1000, 'the deleted token refused', async () => (await status(app, '/api/v0/jobTypes/', user.auth)) === 401)
+    await within(
+      1000,
+      'the deleted token refused',
+      async () => (await status(app, '/api/v0/jobTypes/', user.auth)) === 401,
+    )
   }
 })
 
@@ -105,13 +128,20 @@ test('a session ended in the database is refused by the server that remembered i
   assert.is(login.response.statusCode, 200)
   assert.is(await status(b, '/api/v0/jobTypes/', { cookie: login.cookie }), 200)
   await dbA.db.deleteFrom('sessions').where('user_id', '=', user.id).execute()
-  await within(1000, 'the ended session refused', async () => (await status(b, '/api/v0/jobTypes/', { cookie: login.cookie })) !== 200)
+  await within(
+    1000,
+    'the ended session refused',
+    async () => (await status(b, '/api/v0/jobTypes/', { cookie: login.cookie })) !== 200,
+  )
 })
 
 test('a listener that loses its connection forgets every remembered caller and remembers none until it listens again', async () => {
   const cache = new CallerCache()
   const caller = { id: 999_999, username: 'remembered', isAdmin: false }
-  const remember = () => { cache.set('k', caller, cache.generation); return cache.get('k') !== undefined }
+  const remember = () => {
+    cache.set('k', caller, cache.generation)
+    return cache.get('k') !== undefined
+  }
 
   // nothing listening at that address: never remembers
   const deafStop = listenForCallerChanges('postgres://127.0.0.1:1/none', cache, silentLog)
@@ -122,8 +152,12 @@ test('a listener that loses its connection forgets every remembered caller and r
   const stop = listenForCallerChanges(fresh.url, cache, silentLog)
   try {
     await within(5000, 'listening', async () => remember())
-    const [{ pid }] = (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()
-      and application_name = ${LISTENER_NAME} and query ilike 'listen%' order by backend_start desc limit 1`.execute(dbA.db)).rows
+    const [{ pid }] = (
+      await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()
+      and application_name = ${LISTENER_NAME} and query ilike 'listen%' order by backend_start desc limit 1`.execute(
+        dbA.db,
+      )
+    ).rows
     // a notification still reaches it: the remembered user is dropped
     await sql`select pg_notify('mas_callers', ${String(caller.id)})`.execute(dbA.db)
     await within(1000, 'the notified user forgotten', async () => cache.get('k') === undefined)
@@ -140,6 +174,18 @@ test('a listener that loses its connection forgets every remembered caller and r
   assert.not.ok(remember(), 'stopped: remembers nothing')
 })
 
-const silentLog = { warn() {}, info() {}, error() {}, debug() {}, trace() {}, fatal() {}, child() { return silentLog }, level: 'silent', silent() {} } as never
+const silentLog = {
+  warn() {},
+  info() {},
+  error() {},
+  debug() {},
+  trace() {},
+  fatal() {},
+  child() {
+    return silentLog
+  },
+  level: 'silent',
+  silent() {},
+} as never
 
 test.run()

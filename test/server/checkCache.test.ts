@@ -21,14 +21,21 @@ let database: Database
 let alice: Caller
 let bob: Caller
 
-test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
-test.after(async () => { await database?.close() })
+test.before(async () => {
+  ;({ database, alice, bob } = await twoCallers())
+})
+test.after(async () => {
+  await database?.close()
+})
 
 /** users as a target whose rule is `rule`, and a resource with one reference to it */
 function referring(name: string, rule: Scope): ResourceDef<'users'> {
   const target = usersUnder(`${name}Target`, rule)
   return defineResource({
-    name, title: name, table: 'users', scope: rule,
+    name,
+    title: name,
+    table: 'users',
+    scope: rule,
     fields: { friend: { type: 'pk', column: 'id', target: () => target } },
   })
 }
@@ -41,7 +48,7 @@ async function named(def: ResourceDef<'users'>, caller: Caller, id: number): Pro
   return (await checkReferences(database.db, def, caller, [{ friend: id }], null, fast))[0]
 }
 
-test('a rule using the caller\'s username is not cached: each caller may name only its own record', async () => {
+test("a rule using the caller's username is not cached: each caller may name only its own record", async () => {
   const byUsername = referring('byUsername', usernameRule)
   const target = byUsername.fields.friend.target!()
   assert.is(planCheck({ isAdmin: false }, [{ name: 'friend', target, ids: [alice.id] }]), null)
@@ -51,7 +58,7 @@ test('a rule using the caller\'s username is not cached: each caller may name on
   assert.ok((await named(byUsername, alice, bob.id)).friend)
 })
 
-test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
+test("a rule writing the caller's id into the SQL text is not cached", async () => {
   const inlined = referring('inlined', inlinedIdRule)
   const target = inlined.fields.friend.target!()
   assert.is(planCheck({ isAdmin: false }, [{ name: 'friend', target, ids: [alice.id] }]), null)
@@ -60,15 +67,21 @@ test('a rule writing the caller\'s id into the SQL text is not cached', async ()
   assert.equal(await named(inlined, bob, bob.id), {})
 })
 
-test('the checks of creating a tag are cached: references and the tag set\'s rule use only the caller\'s id and the values', () => {
+test("the checks of creating a tag are cached: references and the tag set's rule use only the caller's id and the values", () => {
   for (const isAdmin of [false, true]) {
-    const plan = planCheck({ isAdmin }, [{ name: 'tagSet', target: tagSets, ids: [1] }, { name: 'mediaFile', target: mediaFiles, ids: [2] }],
-      { scope: tags.scope, flag: 'write', rows: [{ tag_set_id: 1 }] })
+    const plan = planCheck(
+      { isAdmin },
+      [
+        { name: 'tagSet', target: tagSets, ids: [1] },
+        { name: 'mediaFile', target: mediaFiles, ids: [2] },
+      ],
+      { scope: tags.scope, flag: 'write', rows: [{ tag_set_id: 1 }] },
+    )
     assert.ok(plan, `admin: ${isAdmin}`)
     assert.ok(plan.at[1].length === 1 && plan.at[2].length === 1, 'each array of ids is one parameter')
     if (!isAdmin) {
-      assert.ok(plan.at[0].length >= 1, 'the caller\'s id is a parameter')
-      assert.ok(plan.at[3].length >= 1, 'the new tag\'s tag set is a parameter')
+      assert.ok(plan.at[0].length >= 1, "the caller's id is a parameter")
+      assert.ok(plan.at[3].length >= 1, "the new tag's tag set is a parameter")
     }
   }
 })
@@ -77,8 +90,11 @@ test('a rule over text and null values is cached per kind of value', () => {
   const rows = [{ target_type: 'library', target_id: 1, created_by: 2, bearer_type: 'user', bearer_id: null }]
   const plan = planCheck({ isAdmin: false }, [], { scope: appPermissions.scope, flag: 'admin', rows })
   assert.ok(plan)
-  assert.ok(plan.at[0].length >= 1, 'the caller\'s id is a parameter')
-  assert.ok(plan.at[1].length >= 1 && plan.at[2].length >= 1, 'the target\'s type (text) and id (a number) are parameters')
+  assert.ok(plan.at[0].length >= 1, "the caller's id is a parameter")
+  assert.ok(
+    plan.at[1].length >= 1 && plan.at[2].length >= 1,
+    "the target's type (text) and id (a number) are parameters",
+  )
 })
 
 test.run()

@@ -31,9 +31,28 @@ import { makeLibrary } from '../helpers/records.js'
 // caller's id back in it (server/resources/fast/rule.ts). It must be the very rule the query builder
 // writes for that caller, and a rule that uses more of the caller than its id is never compiled once.
 
-const ALL: Referent[] = [appPermissions, appUserGroups, jobParameters, jobResultFiles, jobs, libraries, mediaFiles, metaData,
-  userMetaData, userMetaDataFields, projects, randomWindows, sensors, sensorArrays, tagClasses, tagExamples, tags, tagSets,
-  userSettings, users]
+const ALL: Referent[] = [
+  appPermissions,
+  appUserGroups,
+  jobParameters,
+  jobResultFiles,
+  jobs,
+  libraries,
+  mediaFiles,
+  metaData,
+  userMetaData,
+  userMetaDataFields,
+  projects,
+  randomWindows,
+  sensors,
+  sensorArrays,
+  tagClasses,
+  tagExamples,
+  tags,
+  tagSets,
+  userSettings,
+  users,
+]
 const FLAGS: Flag[] = ['read', 'write', 'launch_job', 'admin']
 
 /** the rules compiled here, and the accelerators whose rules `readable` takes */
@@ -41,12 +60,17 @@ const rules = new StatementCache<CompiledRule>(32)
 const fast = accelerators(true)
 
 const built = (def: Referent, caller: Caller, flag: Flag) =>
-  compiler.selectFrom(`${def.table} as r`).where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag)).compile()
+  compiler
+    .selectFrom(`${def.table} as r`)
+    .where((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag))
+    .compile()
 
-test('every resource\'s rule, compiled once, is the rule built for each caller, flag and kind of caller', () => {
+test("every resource's rule, compiled once, is the rule built for each caller, flag and kind of caller", () => {
   const callers: Caller[] = [
-    { id: 12, username: 'u12', isAdmin: false }, { id: 345, username: 'u345', isAdmin: false },
-    { id: 12, username: 'u12', isAdmin: true }, { id: 67, username: 'u67', isAdmin: false, ownedOnly: true },
+    { id: 12, username: 'u12', isAdmin: false },
+    { id: 345, username: 'u345', isAdmin: false },
+    { id: 12, username: 'u12', isAdmin: true },
+    { id: 67, username: 'u67', isAdmin: false, ownedOnly: true },
   ]
   for (const def of ALL) {
     for (const flag of FLAGS) {
@@ -55,7 +79,11 @@ test('every resource\'s rule, compiled once, is the rule built for each caller, 
         const once = readable(compiler, def, caller, flag, fast).compile()
         const each = built(def, caller, flag)
         const where = each.sql.indexOf(' where ') + ' where '.length
-        assert.is(once.sql, `${each.sql.slice(0, where)}(${each.sql.slice(where)})`, `${def.name} ${flag} for ${JSON.stringify(caller)}`)
+        assert.is(
+          once.sql,
+          `${each.sql.slice(0, where)}(${each.sql.slice(where)})`,
+          `${def.name} ${flag} for ${JSON.stringify(caller)}`,
+        )
         assert.equal(once.parameters, each.parameters, `${def.name} ${flag}: the parameters of ${caller.username}`)
       }
     }
@@ -66,10 +94,14 @@ let database: Database
 let alice: Caller
 let bob: Caller
 
-test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
-test.after(async () => { await database?.close() })
+test.before(async () => {
+  ;({ database, alice, bob } = await twoCallers())
+})
+test.after(async () => {
+  await database?.close()
+})
 
-test('a rule using the caller\'s username, or writing its id into the SQL, is built for each caller', async () => {
+test("a rule using the caller's username, or writing its id into the SQL, is built for each caller", async () => {
   for (const rule of [usernameRule, inlinedIdRule]) {
     const def = usersUnder(rule === usernameRule ? 'by username' : 'inlined id', rule)
     assert.is(compiledRule(rules, def, alice, 'read'), null)
@@ -80,7 +112,7 @@ test('a rule using the caller\'s username, or writing its id into the SQL, is bu
   }
 })
 
-test('the compiled rule of one caller reads that caller\'s records, whoever asked before', async () => {
+test("the compiled rule of one caller reads that caller's records, whoever asked before", async () => {
   const lib = await makeLibrary(database.db, alice)
   for (const caller of [alice, bob, alice, bob]) {
     const ids = (await readable(database.db, libraries, caller, 'read', fast).select('r.id').execute()).map((r) => r.id)

@@ -14,9 +14,16 @@ test.before(async () => {
   admin = await t.user('admin', { admin: true })
   alice = await t.user('alice')
   // 250 users in all, for pagination
-  await t.db.insertInto('users').values(Array.from({ length: 248 }, (_, i) => ({
-    username: `u${String(i).padStart(3, '0')}`, password: '!', date_joined: localTimestamp(),
-  }))).execute()
+  await t.db
+    .insertInto('users')
+    .values(
+      Array.from({ length: 248 }, (_, i) => ({
+        username: `u${String(i).padStart(3, '0')}`,
+        password: '!',
+        date_joined: localTimestamp(),
+      })),
+    )
+    .execute()
 })
 
 test('lists: 100 per page, absolute next/previous that can be followed, count of all', async () => {
@@ -61,11 +68,20 @@ test('lists: a page past the end, zero or not a number is 404 Invalid page', asy
 
 test('lists: ordering by a field, descending, and unknown ordering ignored', async () => {
   const desc = await t.call('GET', '/api/v0/user/?ordering=-username&page_size=3', { as: admin })
-  assert.equal(desc.data.results.map((u: any) => u.username), ['u247', 'u246', 'u245'])
+  assert.equal(
+    desc.data.results.map((u: any) => u.username),
+    ['u247', 'u246', 'u245'],
+  )
   const asc = await t.call('GET', '/api/v0/user/?ordering=username&page_size=2', { as: admin })
-  assert.equal(asc.data.results.map((u: any) => u.username), ['admin', 'alice'])
+  assert.equal(
+    asc.data.results.map((u: any) => u.username),
+    ['admin', 'alice'],
+  )
   const unknown = await t.call('GET', '/api/v0/user/?ordering=password,nothing&page_size=2', { as: admin })
-  assert.equal(unknown.data.results.map((u: any) => u.id), [admin.id, alice.id])
+  assert.equal(
+    unknown.data.results.map((u: any) => u.id),
+    [admin.id, alice.id],
+  )
 })
 
 test('lists: equality filters on references and booleans, combined; a bad value is a 400 naming the filter', async () => {
@@ -74,7 +90,8 @@ test('lists: equality filters on references and booleans, combined; a bad value 
   const a = await makeTag(t.db, alice, { tagSet: set, mediaFile: m1, tagClass: cls })
   const b = await makeTag(t.db, alice, { tagSet: set, mediaFile: m2, tagClass: cls })
   await t.db.updateTable('tags').set({ machine_tagged: true }).where('id', '=', b).execute()
-  const ids = async (qs: string) => (await t.call('GET', `/api/v0/tag/?${qs}`, { as: alice })).data.results.map((r: any) => r.id)
+  const ids = async (qs: string) =>
+    (await t.call('GET', `/api/v0/tag/?${qs}`, { as: alice })).data.results.map((r: any) => r.id)
   assert.equal(await ids(`tagSet=${set}`), [a, b])
   assert.equal(await ids(`mediaFile=${m2}`), [b])
   assert.equal(await ids(`tagSet=${set}&machineTagged=true`), [b])
@@ -101,18 +118,26 @@ test('paths without the trailing slash answer as with it, bodies included', asyn
   const get = await t.call('GET', '/api/v0/jobTypes', { as: alice })
   assert.is(get.statusCode, 200)
   assert.is(get.data.count, ALL_JOB_TYPES.length)
-  const post = await t.call('POST', '/api/v0/user', { as: admin, body: { username: 'noslash', password: 'pw-noslash' } })
+  const post = await t.call('POST', '/api/v0/user', {
+    as: admin,
+    body: { username: 'noslash', password: 'pw-noslash' },
+  })
   assert.is(post.statusCode, 201)
   assert.is(post.data.username, 'noslash')
 })
 
-test('format suffixes and ?format=json|api answer as the path does (DRF\'s format_suffix_patterns)', async () => {
+test("format suffixes and ?format=json|api answer as the path does (DRF's format_suffix_patterns)", async () => {
   const library = await makeLibrary(t.db, alice)
   const path = `/api/v0/library/${library}/`
   const plain = await t.call('GET', path, { as: alice })
   assert.is(plain.statusCode, 200)
-  for (const url of [`/api/v0/library/${library}.json`, `/api/v0/library/${library}.json/`, `/api/v0/library/${library}.api`,
-    `${path}?format=json`, `${path}?format=api`]) {
+  for (const url of [
+    `/api/v0/library/${library}.json`,
+    `/api/v0/library/${library}.json/`,
+    `/api/v0/library/${library}.api`,
+    `${path}?format=json`,
+    `${path}?format=api`,
+  ]) {
     const res = await t.call('GET', url, { as: alice })
     assert.is(res.statusCode, 200, url)
     assert.match(String(res.headers['content-type']), /^application\/json/, url)
@@ -128,7 +153,11 @@ test('format suffixes and ?format=json|api answer as the path does (DRF\'s forma
 
 test('string lengths are counted in characters (code points), as the original and JSON Schema count them', async () => {
   const emoji = '\u{1F426}'
-  for (const [n, status] of [[128, 201], [255, 201], [256, 400]] as const) {
+  for (const [n, status] of [
+    [128, 201],
+    [255, 201],
+    [256, 400],
+  ] as const) {
     const res = await t.call('POST', '/api/v0/library/', { as: alice, body: { name: emoji.repeat(n) } })
     assert.is(res.statusCode, status, `${n} emoji`)
     if (status === 201) assert.is([...res.data.name].length, n)
@@ -136,8 +165,12 @@ test('string lengths are counted in characters (code points), as the original an
   }
 })
 
-test('answers carry the original\'s headers: application/json without a charset, Vary: Accept, Cookie', async () => {
-  for (const [url, as] of [['/api/v0/library/', alice], ['/api/v0/jobTypes/', undefined], ['/api/v0/library/?page=99', alice]] as const) {
+test("answers carry the original's headers: application/json without a charset, Vary: Accept, Cookie", async () => {
+  for (const [url, as] of [
+    ['/api/v0/library/', alice],
+    ['/api/v0/jobTypes/', undefined],
+    ['/api/v0/library/?page=99', alice],
+  ] as const) {
     const res = await t.call('GET', url, { as })
     assert.is(res.headers['content-type'], 'application/json', url)
     assert.is(res.headers.vary, 'Accept, Cookie', url)
@@ -160,7 +193,13 @@ test('OPTIONS needs no authentication; authenticated writers also see actions', 
   assert.equal(Object.keys(anon.data), ['name', 'description', 'renders', 'parses'])
   assert.is(anon.data.name, 'User List')
   const withAuth = await t.call('OPTIONS', '/api/v0/user/', { as: admin })
-  assert.equal(withAuth.data.actions.POST.username, { type: 'string', required: true, read_only: false, label: 'Username', max_length: 150 })
+  assert.equal(withAuth.data.actions.POST.username, {
+    type: 'string',
+    required: true,
+    read_only: false,
+    label: 'Username',
+    max_length: 150,
+  })
   assert.equal(withAuth.data.actions.POST.id, { type: 'integer', required: false, read_only: true, label: 'ID' })
   const detail = await t.call('OPTIONS', `/api/v0/jobTypes/1/`)
   assert.is(detail.data.name, 'Job Types Instance')
@@ -177,16 +216,27 @@ test('HEAD answers like GET without a body', async () => {
 })
 
 test('body errors: malformed JSON, unsupported type, a list where an object belongs, too large', async () => {
-  const malformed = await t.call('POST', '/api/v0/user/', { as: admin, body: '{"username": 1,', headers: { 'content-type': 'application/json' } })
+  const malformed = await t.call('POST', '/api/v0/user/', {
+    as: admin,
+    body: '{"username": 1,',
+    headers: { 'content-type': 'application/json' },
+  })
   assert.is(malformed.statusCode, 400)
   assert.match(malformed.data.detail, /^JSON parse error - /)
-  const plain = await t.call('POST', '/api/v0/user/', { as: admin, body: '{}', headers: { 'content-type': 'text/plain' } })
+  const plain = await t.call('POST', '/api/v0/user/', {
+    as: admin,
+    body: '{}',
+    headers: { 'content-type': 'text/plain' },
+  })
   assert.is(plain.statusCode, 415)
   assert.equal(plain.data, { detail: 'Unsupported media type "text/plain" in request.' })
   const list = await t.call('POST', '/api/v0/user/', { as: admin, body: [1, 2] })
   assert.is(list.statusCode, 400)
   assert.equal(list.data, { non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] })
-  const big = await t.call('POST', '/api/v0/user/', { as: admin, body: { username: 'big', password: 'x'.repeat(100 * 1024) } })
+  const big = await t.call('POST', '/api/v0/user/', {
+    as: admin,
+    body: { username: 'big', password: 'x'.repeat(100 * 1024) },
+  })
   assert.is(big.statusCode, 413)
   assert.ok(typeof big.data.detail === 'string')
   // unauthenticated callers learn nothing about the body: 401 first
@@ -200,7 +250,10 @@ test('user/ is for site admins only: 403 for everyone else, even on their own re
   assert.equal(list.data, { detail: 'You do not have permission to perform this action.' })
   const own = await t.call('GET', `/api/v0/user/${alice.id}/`, { as: alice })
   assert.is(own.statusCode, 403)
-  const create = await t.call('POST', '/api/v0/user/', { as: alice, body: { username: 'sneaky', password: 'sneaky-pw' } })
+  const create = await t.call('POST', '/api/v0/user/', {
+    as: alice,
+    body: { username: 'sneaky', password: 'sneaky-pw' },
+  })
   assert.is(create.statusCode, 403)
   const detail = await t.call('GET', `/api/v0/user/${alice.id}/`, { as: admin })
   assert.equal(detail.data, { id: alice.id, username: 'alice', groups: [] })
@@ -208,7 +261,10 @@ test('user/ is for site admins only: 403 for everyone else, even on their own re
 })
 
 test('admins create users and change password, is_admin and is_active', async () => {
-  const created = await t.call('POST', '/api/v0/user/', { as: admin, body: { username: 'gina', password: 'first-pw', is_admin: false } })
+  const created = await t.call('POST', '/api/v0/user/', {
+    as: admin,
+    body: { username: 'gina', password: 'first-pw', is_admin: false },
+  })
   assert.is(created.statusCode, 201)
   assert.equal(Object.keys(created.data), ['id', 'username', 'groups'])
   const dup = await t.call('POST', '/api/v0/user/', { as: admin, body: { username: 'gina', password: 'x-pw' } })

@@ -12,9 +12,16 @@ import { makeLibrary, makeMediaFile } from '../helpers/records.js'
 // use. The original's links are in test/fixtures/coreapi-original-links.json,
 // as its documents for a user (alice) and a site admin list them.
 
-interface OriginalLink { keys: string[]; action: string; url: string; fields: string[]; required: string[] }
-const original: Record<'alice' | 'admin', OriginalLink[]> =
-  JSON.parse(readFileSync(new URL('../../../test/fixtures/coreapi-original-links.json', import.meta.url), 'utf8'))
+interface OriginalLink {
+  keys: string[]
+  action: string
+  url: string
+  fields: string[]
+  required: string[]
+}
+const original: Record<'alice' | 'admin', OriginalLink[]> = JSON.parse(
+  readFileSync(new URL('../../../test/fixtures/coreapi-original-links.json', import.meta.url), 'utf8'),
+)
 
 const t = suiteApp(test)
 let alice: TestUser, admin: TestUser
@@ -47,7 +54,7 @@ for (const who of ['alice', 'admin'] as const) {
   })
 }
 
-test('every create and update link requires what the original\'s requires, but for the differences kept on purpose', async () => {
+test("every create and update link requires what the original's requires, but for the differences kept on purpose", async () => {
   const doc = await documentFor(admin)
   const differences: string[] = []
   for (const o of original.admin.filter((l) => ['create', 'update'].includes(l.keys[l.keys.length - 1]))) {
@@ -55,7 +62,8 @@ test('every create and update link requires what the original\'s requires, but f
     if (typeof link === 'string') continue
     const ours = new Set(link.fields.filter((f) => f.required).map((f) => f.name))
     const theirs = new Set(o.required)
-    for (const f of theirs) if (!ours.has(f)) differences.push(`${o.keys.join(' > ')}: ${f} required by the original only`)
+    for (const f of theirs)
+      if (!ours.has(f)) differences.push(`${o.keys.join(' > ')}: ${f} required by the original only`)
     for (const f of ours) if (!theirs.has(f)) differences.push(`${o.keys.join(' > ')}: ${f} required by mas only`)
   }
   // docs/decisions.md §15: bearer_username may stand for bearer_type and bearer_id (the server requires one way);
@@ -70,9 +78,13 @@ test('every create and update link requires what the original\'s requires, but f
   ])
 })
 
-test('links only site admins may use are left out of a user\'s document, as in the original', async () => {
+test("links only site admins may use are left out of a user's document, as in the original", async () => {
   const doc = await documentFor(alice)
-  for (const keys of [['api', 'v0', 'project', 'list'], ['api', 'v0', 'user', 'list'], ['api', 'v0', 'user', 'read']]) {
+  for (const keys of [
+    ['api', 'v0', 'project', 'list'],
+    ['api', 'v0', 'user', 'list'],
+    ['api', 'v0', 'user', 'read'],
+  ]) {
     assert.type(lookupLink(doc, keys, {}), 'string', keys.join(' > '))
   }
   const adminDoc = await documentFor(admin)
@@ -80,7 +92,7 @@ test('links only site admins may use are left out of a user\'s document, as in t
   assert.type(lookupLink(adminDoc, ['api', 'v0', 'user', 'read'], { id: 1 }), 'object')
 })
 
-test('client.action(doc, [api, v0, library, mediaFiles], {id}) lists the library\'s media files; the extensions have keys of their own', async () => {
+test("client.action(doc, [api, v0, library, mediaFiles], {id}) lists the library's media files; the extensions have keys of their own", async () => {
   const library = await makeLibrary(t.db, alice)
   const file = await makeMediaFile(t.db, alice, library)
   const doc = await documentFor(alice)
@@ -89,9 +101,18 @@ test('client.action(doc, [api, v0, library, mediaFiles], {id}) lists the library
   assert.equal(req, { method: 'GET', url: `/api/v0/library/${library}/mediaFiles/` })
   const res = await t.call(req.method, req.url, { as: alice })
   assert.is(res.statusCode, 200)
-  assert.equal(res.data.results.map((m: any) => m.id), [file])
-  for (const [name, path] of [['importMediaFiles', 'import'], ['checkMediaFiles', 'check']]) {
-    const ext = lookupLink(doc, ['api', 'v0', 'library', name], { id: library, ...(name === 'importMediaFiles' ? { file: 1 } : {}) }) as CoreLink
+  assert.equal(
+    res.data.results.map((m: any) => m.id),
+    [file],
+  )
+  for (const [name, path] of [
+    ['importMediaFiles', 'import'],
+    ['checkMediaFiles', 'check'],
+  ]) {
+    const ext = lookupLink(doc, ['api', 'v0', 'library', name], {
+      id: library,
+      ...(name === 'importMediaFiles' ? { file: 1 } : {}),
+    }) as CoreLink
     assert.is(linkPath(ext), `/api/v0/library/{id}/mediaFiles/${path}/`)
   }
   // every list link of the original without a path parameter answers 200 for a user when followed

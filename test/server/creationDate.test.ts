@@ -14,7 +14,9 @@ let alice: TestUser
 const GIVEN = '2019-05-01T06:30:00'
 const LATER = '2020-01-02T03:04:05'
 
-test.before(async () => { alice = await t.user('alice') })
+test.before(async () => {
+  alice = await t.user('alice')
+})
 
 test('every resource with a creationDate keeps the one given on create, writes one on update, stamps one otherwise', async () => {
   const { library, tagSet, mediaFile, tagClass } = await makeRecords(t, alice)
@@ -28,7 +30,13 @@ test('every resource with a creationDate keeps the one given on create, writes o
     project: { name: 'moved' },
     jobs: { name: 'moved', project, type: 8 },
     appUserGroup: { name: 'moved' },
-    appPermission: { bearer_type: 'appusergroup', bearer_id: group, target_type: 'library', target_id: library, read: true },
+    appPermission: {
+      bearer_type: 'appusergroup',
+      bearer_id: group,
+      target_type: 'library',
+      target_id: library,
+      read: true,
+    },
   }
   for (const [resource, body] of Object.entries(bodies)) {
     const kept = await t.call('POST', `/api/v0/${resource}/`, { as: alice, body: { ...body, creationDate: GIVEN } })
@@ -37,8 +45,12 @@ test('every resource with a creationDate keeps the one given on create, writes o
     const read = await t.call('GET', `/api/v0/${resource}/${kept.data.id}/`, { as: alice })
     assert.is(read.data.creationDate, GIVEN, resource)
     const listed = await t.call('GET', `/api/v0/${resource}/?page_size=1000`, { as: alice })
-    if (listed.statusCode === 200) assert.is(listed.data.results.find((r: any) => r.id === kept.data.id).creationDate, GIVEN, resource)
-    const changed = await t.call('PATCH', `/api/v0/${resource}/${kept.data.id}/`, { as: alice, body: { creationDate: LATER } })
+    if (listed.statusCode === 200)
+      assert.is(listed.data.results.find((r: any) => r.id === kept.data.id).creationDate, GIVEN, resource)
+    const changed = await t.call('PATCH', `/api/v0/${resource}/${kept.data.id}/`, {
+      as: alice,
+      body: { creationDate: LATER },
+    })
     assert.is(changed.statusCode, 200, `${resource}: ${changed.body}`)
     assert.is(changed.data.creationDate, LATER, resource)
     const stamped = await t.call('POST', `/api/v0/${resource}/`, { as: alice, body })
@@ -49,7 +61,10 @@ test('every resource with a creationDate keeps the one given on create, writes o
     assert.ok(bad.data.creationDate, resource)
   }
   // a bulk create keeps each one's own
-  const many = await t.call('POST', '/api/v0/tag/', { as: alice, body: [{ ...bodies.tag, creationDate: GIVEN }, bodies.tag, { ...bodies.tag, creationDate: LATER }] })
+  const many = await t.call('POST', '/api/v0/tag/', {
+    as: alice,
+    body: [{ ...bodies.tag, creationDate: GIVEN }, bodies.tag, { ...bodies.tag, creationDate: LATER }],
+  })
   assert.is(many.statusCode, 201, many.body)
   assert.equal([many.data[0].creationDate, many.data[2].creationDate], [GIVEN, LATER])
   assert.ok(many.data[1].creationDate > '2026')
@@ -57,8 +72,11 @@ test('every resource with a creationDate keeps the one given on create, writes o
 
 test('a job result file uploaded with a creationDate part keeps it', async () => {
   const job = await makeJob(t.db, alice, await makeProject(t.db, alice), 8)
-  const res = await postMultipart(t, '/api/v0/jobResultFile/', alice,
-    { job: String(job), creationDate: GIVEN, resultFile: { data: Buffer.from('x'), filename: 'r.txt' } })
+  const res = await postMultipart(t, '/api/v0/jobResultFile/', alice, {
+    job: String(job),
+    creationDate: GIVEN,
+    resultFile: { data: Buffer.from('x'), filename: 'r.txt' },
+  })
   assert.is(res.statusCode, 201, res.body)
   assert.is(res.data.creationDate, GIVEN)
 })

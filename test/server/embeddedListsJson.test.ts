@@ -31,19 +31,39 @@ test.before(async () => {
 
 /** The stored array of media file `id`, as text, and its records as toJson renders them. */
 async function metadataOf(db: Kysely<DB>, id: number): Promise<{ stored: string; rendered: string }> {
-  const file = await db.selectFrom('media_files').select(sql<string>`metadata_json::text`.as('stored')).where('id', '=', id).executeTakeFirstOrThrow()
-  const rows = await db.selectFrom('media_file_metadata').select(['id', 'media_file_id', 'name', 'value', 'user_editable'])
-    .where('media_file_id', '=', id).orderBy('id').execute()
+  const file = await db
+    .selectFrom('media_files')
+    .select(sql<string>`metadata_json::text`.as('stored'))
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+  const rows = await db
+    .selectFrom('media_file_metadata')
+    .select(['id', 'media_file_id', 'name', 'value', 'user_editable'])
+    .where('media_file_id', '=', id)
+    .orderBy('id')
+    .execute()
   return { stored: file.stored, rendered: JSON.stringify(rows.map((r) => toJson(metaData.fields, r))) }
 }
 
 async function parametersOf(db: Kysely<DB>, id: number): Promise<{ stored: string; rendered: string }> {
-  const job = await db.selectFrom('jobs').select(sql<string>`parameters_json::text`.as('stored')).where('id', '=', id).executeTakeFirstOrThrow()
-  const rows = await db.selectFrom('job_parameters').select(['id', 'job_id', 'name', 'value']).where('job_id', '=', id).orderBy('id').execute()
+  const job = await db
+    .selectFrom('jobs')
+    .select(sql<string>`parameters_json::text`.as('stored'))
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+  const rows = await db
+    .selectFrom('job_parameters')
+    .select(['id', 'job_id', 'name', 'value'])
+    .where('job_id', '=', id)
+    .orderBy('id')
+    .execute()
   return { stored: job.stored, rendered: JSON.stringify(rows.map((r) => toJson(jobParameters.fields, r))) }
 }
 
-async function agrees(of: { stored: string; rendered: string } | Promise<{ stored: string; rendered: string }>, what: string) {
+async function agrees(
+  of: { stored: string; rendered: string } | Promise<{ stored: string; rendered: string }>,
+  what: string,
+) {
   const { stored, rendered } = await of
   assert.is(stored, rendered, what)
 }
@@ -54,7 +74,11 @@ test('the triggers write the fields declared for each embedded list, in their or
     const source = await sql<{ src: string }>`select prosrc as src from pg_proc where proname = ${fn}`.execute(t.db)
     assert.is(source.rows.length, 1, `the function ${fn} of the migration`)
     const written = [...source.rows[0].src.matchAll(/x\."([^"]+)" as "([^"]+)"/g)].map((m) => [m[1], m[2]])
-    assert.equal(written, recordFields(list), `${list.field}: a changed declaration needs a new migration replacing ${fn}`)
+    assert.equal(
+      written,
+      recordFields(list),
+      `${list.field}: a changed declaration needs a new migration replacing ${fn}`,
+    )
   }
 })
 
@@ -65,7 +89,11 @@ test('the arrays follow inserts, updates and deletes of the records, text for te
   const size = await makeMetaData(t.db, file, 'fileSize', '1000')
   await makeMetaData(t.db, file, 'note "quoted"\n', 'tab\tand \\ backslash </script> é 😀', true)
   await agrees(metadataOf(t.db, file), 'after inserts')
-  await t.db.updateTable('media_file_metadata').set({ value: 'changed "value"', user_editable: false }).where('id', '=', size).execute()
+  await t.db
+    .updateTable('media_file_metadata')
+    .set({ value: 'changed "value"', user_editable: false })
+    .where('id', '=', size)
+    .execute()
   await agrees(metadataOf(t.db, file), 'after an update')
   const other = await makeMediaFile(t.db, owner, library)
   await t.db.updateTable('media_file_metadata').set({ media_file_id: other }).where('id', '=', size).execute()
@@ -76,20 +104,34 @@ test('the arrays follow inserts, updates and deletes of the records, text for te
 
   const job = await makeJob(t.db, owner, project, 1, { threshold: '0.5', 'quoted "name"\n': 'back\\slash' })
   await agrees(parametersOf(t.db, job), 'a new job')
-  const param = await t.db.selectFrom('job_parameters').select('id').where('job_id', '=', job).where('name', '=', 'threshold').executeTakeFirstOrThrow()
+  const param = await t.db
+    .selectFrom('job_parameters')
+    .select('id')
+    .where('job_id', '=', job)
+    .where('name', '=', 'threshold')
+    .executeTakeFirstOrThrow()
   const res = await t.call('PATCH', `${API}/jobParameters/${param.id}/`, { as: owner, body: { value: '0.75' } })
   assert.is(res.statusCode, 200, res.body)
   await agrees(parametersOf(t.db, job), 'after a change through the API')
-  const listed = (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results.find((j: { id: number }) => j.id === job)
-  assert.equal(listed.jobparameters_set.find((p: { id: number }) => p.id === param.id), { id: param.id, job, name: 'threshold', value: '0.75' })
+  const listed = (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results.find(
+    (j: { id: number }) => j.id === job,
+  )
+  assert.equal(
+    listed.jobparameters_set.find((p: { id: number }) => p.id === param.id),
+    { id: param.id, job, name: 'threshold', value: '0.75' },
+  )
 })
 
 test('two transactions adding records to one media file at once: the array has both', async () => {
   const file = await makeMediaFile(t.db, owner, library)
   let inserted!: () => void
-  const firstInserted = new Promise<void>((resolve) => { inserted = resolve })
+  const firstInserted = new Promise<void>((resolve) => {
+    inserted = resolve
+  })
   let release!: () => void
-  const held = new Promise<void>((resolve) => { release = resolve })
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
   const first = t.db.transaction().execute(async (trx) => {
     await trx.insertInto('media_file_metadata').values({ media_file_id: file, name: 'first', value: '1' }).execute()
     inserted()
@@ -104,7 +146,10 @@ test('two transactions adding records to one media file at once: the array has b
   release()
   await Promise.all([first, second])
   await agrees(metadataOf(t.db, file), 'both transactions committed')
-  assert.equal(JSON.parse((await metadataOf(t.db, file)).stored).map((m: { name: string }) => m.name), ['first', 'second'])
+  assert.equal(
+    JSON.parse((await metadataOf(t.db, file)).stored).map((m: { name: string }) => m.name),
+    ['first', 'second'],
+  )
 })
 
 test('the migration undoes and redoes, and a truncated table leaves empty arrays', async () => {
@@ -126,7 +171,10 @@ test('the migration undoes and redoes, and a truncated table leaves empty arrays
     assert.is((await metadataOf(db, file)).stored, '[]')
     throw rolledBack
   })
-  await done.then(() => assert.unreachable('the transaction was to roll back'), (e) => assert.is(e, rolledBack))
+  await done.then(
+    () => assert.unreachable('the transaction was to roll back'),
+    (e) => assert.is(e, rolledBack),
+  )
 })
 
 test.run()

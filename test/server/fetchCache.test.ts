@@ -21,9 +21,12 @@ let database: Database
 let alice: Caller
 let bob: Caller
 
-test.before(async () => { ({ database, alice, bob } = await twoCallers()) })
-test.after(async () => { await database?.close() })
-
+test.before(async () => {
+  ;({ database, alice, bob } = await twoCallers())
+})
+test.after(async () => {
+  await database?.close()
+})
 
 /** the accelerators the fetches are made with: the statement cache is theirs */
 const fast = accelerators(true)
@@ -38,7 +41,7 @@ async function fetched(def: ResourceDef<'users'>, caller: Caller, id: number): P
   }
 }
 
-test('a rule using the caller\'s username is not cached: each caller reads only its own record', async () => {
+test("a rule using the caller's username is not cached: each caller reads only its own record", async () => {
   const byUsername = usersUnder('byUsername', usernameRule)
   assert.is(planFetch(byUsername, { isAdmin: false }, ['read']), null)
   assert.is(await fetched(byUsername, alice, alice.id), alice.id)
@@ -47,7 +50,7 @@ test('a rule using the caller\'s username is not cached: each caller reads only 
   assert.is(await fetched(byUsername, alice, bob.id), 404)
 })
 
-test('a rule writing the caller\'s id into the SQL text is not cached', async () => {
+test("a rule writing the caller's id into the SQL text is not cached", async () => {
   const inlined = usersUnder('inlined', inlinedIdRule)
   assert.is(planFetch(inlined, { isAdmin: false }, ['read']), null)
   assert.is(await fetched(inlined, alice, alice.id), alice.id)
@@ -55,7 +58,7 @@ test('a rule writing the caller\'s id into the SQL text is not cached', async ()
   assert.is(await fetched(inlined, bob, bob.id), bob.id)
 })
 
-test('the rules of the resources use only the caller\'s id, so their fetches are cached', async () => {
+test("the rules of the resources use only the caller's id, so their fetches are cached", async () => {
   for (const def of [libraries, mediaFiles, tagSets, tags, users]) {
     for (const isAdmin of [false, true]) {
       const plan = planFetch(def, { isAdmin }, ['read', 'write'])

@@ -15,7 +15,8 @@ let alice: TestUser, bob: TestUser, admin: TestUser
 let job: number, bobsJob: number
 
 const upload = (as: TestUser, parts: Record<string, any>) => postMultipart(t, '/api/v0/jobResultFile/', as, parts)
-const download = (url: string, as?: TestUser) => t.app.inject({ method: 'GET', url: new URL(url).pathname, headers: as?.auth ?? {} })
+const download = (url: string, as?: TestUser) =>
+  t.app.inject({ method: 'GET', url: new URL(url).pathname, headers: as?.auth ?? {} })
 
 test.before(async () => {
   ;({ alice, bob, admin } = await makeCallers(t))
@@ -25,7 +26,11 @@ test.before(async () => {
 
 test('multipart create answers 201 as the original service; the URL serves the same bytes to the owner', async () => {
   const bytes = randomBytes(100_000)
-  const res = await upload(alice, { job: String(job), notes: 'golden', resultFile: { data: bytes, filename: 'golden result.bin' } })
+  const res = await upload(alice, {
+    job: String(job),
+    notes: 'golden',
+    resultFile: { data: bytes, filename: 'golden result.bin' },
+  })
   assert.is(res.statusCode, 201, res.body)
   assert.is(res.headers.allow, 'GET, POST, HEAD, OPTIONS')
   assert.equal(Object.keys(res.data), ['id', 'job', 'creationDate', 'resultFile', 'notes'])
@@ -39,7 +44,10 @@ test('multipart create answers 201 as the original service; the URL serves the s
   assert.is((await download(res.data.resultFile, admin)).statusCode, 200)
   assert.is((await download(res.data.resultFile, bob)).statusCode, 404)
 
-  const text = await upload(alice, { resultFile: { data: Buffer.from('a,b\n1,2\n'), filename: '../../report.csv' }, job: String(job) })
+  const text = await upload(alice, {
+    resultFile: { data: Buffer.from('a,b\n1,2\n'), filename: '../../report.csv' },
+    job: String(job),
+  })
   assert.is(text.statusCode, 201)
   assert.is(text.data.notes, '')
   assert.match(text.data.resultFile, /\/media\/jobResultFiles\/report_[0-9a-f]{24}\.csv$/)
@@ -64,14 +72,26 @@ test('JSON, or multipart without a file, is 400 {"resultFile": ["No file was sub
 
 test('only the job owner may attach, see and change result files', async () => {
   const before = storedFiles(t)
-  const foreign = await upload(alice, { job: String(bobsJob), resultFile: { data: Buffer.from('x'), filename: 'x.txt' } })
+  const foreign = await upload(alice, {
+    job: String(bobsJob),
+    resultFile: { data: Buffer.from('x'), filename: 'x.txt' },
+  })
   assert.is(foreign.statusCode, 400)
   assert.equal(foreign.data, { job: [`Invalid pk "${bobsJob}" - object does not exist.`] })
   assert.equal(storedFiles(t), before)
 
-  const mine = (await upload(alice, { job: String(job), notes: 'mine', resultFile: { data: Buffer.from('mine'), filename: 'm.txt' } })).data
+  const mine = (
+    await upload(alice, {
+      job: String(job),
+      notes: 'mine',
+      resultFile: { data: Buffer.from('mine'), filename: 'm.txt' },
+    })
+  ).data
   assert.is((await t.call('GET', `/api/v0/jobResultFile/${mine.id}/`, { as: bob })).statusCode, 404)
-  assert.is((await t.call('PATCH', `/api/v0/jobResultFile/${mine.id}/`, { as: bob, body: { notes: 'x' } })).statusCode, 404)
+  assert.is(
+    (await t.call('PATCH', `/api/v0/jobResultFile/${mine.id}/`, { as: bob, body: { notes: 'x' } })).statusCode,
+    404,
+  )
   assert.is((await t.call('DELETE', `/api/v0/jobResultFile/${mine.id}/`, { as: bob })).statusCode, 404)
   const bobsList = await t.call('GET', '/api/v0/jobResultFile/', { as: bob })
   assert.ok(bobsList.data.results.every((r: any) => r.job === bobsJob))
@@ -80,12 +100,18 @@ test('only the job owner may attach, see and change result files', async () => {
   assert.ok(list.data.results.some((r: any) => r.id === mine.id))
   assert.is((await t.call('GET', `/api/v0/jobResultFile/${mine.id}/`, { as: admin })).data.notes, 'mine')
 
-  const patched = await t.call('PATCH', `/api/v0/jobResultFile/${mine.id}/`, { as: alice, body: { notes: 'better', resultFile: 'http://evil/x' } })
+  const patched = await t.call('PATCH', `/api/v0/jobResultFile/${mine.id}/`, {
+    as: alice,
+    body: { notes: 'better', resultFile: 'http://evil/x' },
+  })
   assert.is(patched.statusCode, 200)
   assert.is(patched.data.notes, 'better')
   assert.is(patched.data.resultFile, mine.resultFile)
   const other = await makeJob(t.db, alice, await makeProject(t.db, alice), 8)
-  const put = await t.call('PUT', `/api/v0/jobResultFile/${mine.id}/`, { as: alice, body: { job: other, notes: 'moved' } })
+  const put = await t.call('PUT', `/api/v0/jobResultFile/${mine.id}/`, {
+    as: alice,
+    body: { job: other, notes: 'moved' },
+  })
   assert.is(put.statusCode, 200)
   assert.equal([put.data.job, put.data.notes], [other, 'moved'])
   const stolen = await t.call('PATCH', `/api/v0/jobResultFile/${mine.id}/`, { as: alice, body: { job: bobsJob } })
@@ -102,7 +128,7 @@ test('DELETE removes the record and then its stored file', async () => {
   assert.is((await download(res.data.resultFile, alice)).statusCode, 404)
 })
 
-test('storeResultFile stores a worker\'s output under a safe name, served to the owner', async () => {
+test("storeResultFile stores a worker's output under a safe name, served to the owner", async () => {
   const storage = t.app.storage
   const row = await storeResultFile(t.db, storage, job, 'spectra/summary.json', '{"ok":true}', 'from the worker')
   assert.match(row.result_file, /^jobResultFiles\/summary_[0-9a-f]{24}\.json$/)

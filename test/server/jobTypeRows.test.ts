@@ -18,7 +18,10 @@ test('each runnable type is declared under its own name, and runs as declared', 
     assert.equal(runner.params, t.params)
   }
   assert.is(jobTypes.size, Object.keys(RUNNABLE_TYPES).length)
-  assert.ok(JOB_TYPE_PARAMS.every((t) => !t.childOnly), 'a child-only type offered to clients')
+  assert.ok(
+    JOB_TYPE_PARAMS.every((t) => !t.childOnly),
+    'a child-only type offered to clients',
+  )
   assert.ok(JOB_TYPE_PARAMS.length === jobTypes.size - 1, 'the one child-only type is the one not offered')
 })
 
@@ -28,12 +31,18 @@ test('a migrated database agrees with the catalog; a row changed, added or missi
     const { db } = database
     await checkJobTypeRows(db)
     const rows = await db.selectFrom('job_types').select(['id', 'name']).orderBy('id').execute()
-    assert.equal(rows, ALL_JOB_TYPES.map(({ id, name }) => ({ id, name })))
+    assert.equal(
+      rows,
+      ALL_JOB_TYPES.map(({ id, name }) => ({ id, name })),
+    )
 
     await db.updateTable('job_types').set({ name: 'Tally' }).where('id', '=', 8).execute()
     await db.insertInto('job_types').values({ id: 40, name: 'Spare' }).execute()
     await db.deleteFrom('job_types').where('id', '=', 5).execute()
-    const refusal = await checkJobTypeRows(db).then(() => null, (e: unknown) => e)
+    const refusal = await checkJobTypeRows(db).then(
+      () => null,
+      (e: unknown) => e,
+    )
     assert.instance(refusal, JobTypeRowsDiffer)
     const message = (refusal as Error).message
     assert.match(message, 'type 8 is Test in the catalog but Tally in the database')

@@ -9,7 +9,10 @@ import { JOB_TYPE_PARAMS } from '../../server/analysis/catalog.js'
 const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
 
 test('the README job types table lists every parameter with its default', () => {
-  const rows = readme.split('\n').filter((l) => /^\| .* \| `\w+` \|/.test(l)).map((l) => l.split('|').map((c) => c.trim()))
+  const rows = readme
+    .split('\n')
+    .filter((l) => /^\| .* \| `\w+` \|/.test(l))
+    .map((l) => l.split('|').map((c) => c.trim()))
   const stated = new Map<string, string>()
   let type = ''
   for (const r of rows) {

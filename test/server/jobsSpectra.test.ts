@@ -17,11 +17,17 @@ test.before(async () => {
   alice = await t.user('alice')
   bob = await t.user('bob')
   const library = await makeLibrary(t.db, alice)
-  media = await storedWav(t.db, t.app.config, alice, library,
-    signal(2, RATE, [{ from: 0, to: 2, frequency: 1000 }], 0.01), RATE)
+  media = await storedWav(
+    t.db,
+    t.app.config,
+    alice,
+    library,
+    signal(2, RATE, [{ from: 0, to: 2, frequency: 1000 }], 0.01),
+    RATE,
+  )
 })
 
-test('JSON spectra: frames × bands with the caller\'s settings, the tone in its band', async () => {
+test("JSON spectra: frames × bands with the caller's settings, the tone in its band", async () => {
   const res = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=0.5&endTime=1.5`, { as: alice })
   assert.is(res.statusCode, 200)
   const s = res.data
@@ -33,10 +39,16 @@ test('JSON spectra: frames × bands with the caller\'s settings, the tone in its
   assert.equal([s.bandEdges[0], s.bandEdges[256]], [0, 4000])
   const middle: number[] = s.spectra[50]
   const loudest = middle.indexOf(Math.max(...middle))
-  assert.ok(s.bandEdges[loudest] <= 1000 + 32 && s.bandEdges[loudest + 1] >= 1000 - 32, `loudest band ${s.bandEdges[loudest]} Hz`)
+  assert.ok(
+    s.bandEdges[loudest] <= 1000 + 32 && s.bandEdges[loudest + 1] >= 1000 - 32,
+    `loudest band ${s.bandEdges[loudest]} Hz`,
+  )
   await t.call('GET', '/api/v0/userSettings/', { as: alice })
-  await t.db.updateTable('user_settings').set({ spectra_num_frequency_bands: 16, spectra_num_frames_per_second: 10 })
-    .where('user_id', '=', alice.id).execute()
+  await t.db
+    .updateTable('user_settings')
+    .set({ spectra_num_frequency_bands: 16, spectra_num_frames_per_second: 10 })
+    .where('user_id', '=', alice.id)
+    .execute()
   const coarse = (await t.call('GET', `/api/v0/mediaFile/${media}/spectra/`, { as: alice })).data
   assert.equal([coarse.numBands, coarse.numFrames, coarse.spectra[0].length], [16, 20, 16])
 })
@@ -65,11 +77,23 @@ test('spectra need read access; bad times are 400; bytes that are no WAV are 400
   const backwards = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=0.5`, { as: alice })
   assert.equal([backwards.statusCode, backwards.data], [400, { endTime: ['endTime must be after startTime.'] }])
   // a range outside the 2 s file is refused naming the field, the file (by its alias) and the limit, not drawn blank
-  const { alias } = await t.db.selectFrom('media_files').select('alias').where('id', '=', media).executeTakeFirstOrThrow()
-  const after = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&startTime=5&endTime=6`, { as: alice })
-  assert.equal([after.statusCode, after.data], [400, { startTime: [`startTime 5.0 is past the end of media file ${media} (${alias}), at 2.0 s.`] }])
+  const { alias } = await t.db
+    .selectFrom('media_files')
+    .select('alias')
+    .where('id', '=', media)
+    .executeTakeFirstOrThrow()
+  const after = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=png&startTime=5&endTime=6`, {
+    as: alice,
+  })
+  assert.equal(
+    [after.statusCode, after.data],
+    [400, { startTime: [`startTime 5.0 is past the end of media file ${media} (${alias}), at 2.0 s.`] }],
+  )
   const past = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?startTime=1&endTime=3`, { as: alice })
-  assert.equal([past.statusCode, past.data], [400, { endTime: [`endTime 3.0 is past the end of media file ${media} (${alias}), at 2.0 s.`] }])
+  assert.equal(
+    [past.statusCode, past.data],
+    [400, { endTime: [`endTime 3.0 is past the end of media file ${media} (${alias}), at 2.0 s.`] }],
+  )
   const format = await t.call('GET', `/api/v0/mediaFile/${media}/spectra/?format=gif`, { as: alice })
   assert.equal([format.statusCode, format.data], [400, { format: ['"gif" is not a valid choice.'] }])
   const noBytes = await makeMediaFile(t.db, alice, await makeLibrary(t.db, alice))

@@ -47,11 +47,17 @@ test('the reader finds imports of the HTTP layer where they are allowed (the err
   assert.ok(found.includes('server/http/errors.js'), `found: ${found.join(', ')}`)
 })
 
-for (const [layer, imports] of [['server/resources', intoResources], ['server/http', intoHttp]] as const) {
+for (const [layer, imports] of [
+  ['server/resources', intoResources],
+  ['server/http', intoHttp],
+] as const) {
   test(`server/analysis, server/media and server/jobs never import ${layer}`, () => {
     const files = domain()
     assert.ok(files.length >= 20, `only ${files.length} source files found under ${SERVER}`)
-    assert.ok(files.some((f) => importsOf(f).length > 0), 'no imports read at all')
+    assert.ok(
+      files.some((f) => importsOf(f).length > 0),
+      'no imports read at all',
+    )
     const wrong = files.flatMap((f) => imports(f).map((p) => `${relative(ROOT, f)} imports ${p}`))
     assert.equal(wrong, [])
   })

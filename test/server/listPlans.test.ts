@@ -29,18 +29,37 @@ const t = suiteApp(test)
 /** the plans of these tests' pages (the accelerators keep one such cache) */
 const plans = new StatementCache<Plan>(64)
 
-const base = <T extends TableName>(def: ResourceDef<T>): CallerBase => (db, caller) => readable(db, def, caller)
-const request = (caller: Caller, query: Record<string, string> = {}) => ({ caller, query, origin: 'http://mas.example', now: new Date() })
+const base =
+  <T extends TableName>(def: ResourceDef<T>): CallerBase =>
+  (db, caller) =>
+    readable(db, def, caller)
+const request = (caller: Caller, query: Record<string, string> = {}) => ({
+  caller,
+  query,
+  origin: 'http://mas.example',
+  now: new Date(),
+})
 const alice: Caller = { id: 7, username: 'alice', isAdmin: false }
 
 test('the lists of the resources are planned for callers of every kind; filtered lists and other rules are not', () => {
   for (const def of [mediaFiles, jobs, tags, tagSets, tagClasses] as ResourceDef<TableName>[]) {
     for (const caller of [alice, { ...alice, isAdmin: true }]) {
-      assert.ok(plannedCountedPage(plans, def, base(def), request(caller, { page: '2' }), 100, 100), `${def.name} (admin: ${caller.isAdmin})`)
+      assert.ok(
+        plannedCountedPage(plans, def, base(def), request(caller, { page: '2' }), 100, 100),
+        `${def.name} (admin: ${caller.isAdmin})`,
+      )
     }
   }
-  assert.is(plannedCountedPage(plans, mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100, 0), null, 'a filtered list')
-  assert.is(plannedCountedPage(plans, sensorArrays, base(sensorArrays), request(alice), 100, 0), null, 'a list rendered by the server')
+  assert.is(
+    plannedCountedPage(plans, mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100, 0),
+    null,
+    'a filtered list',
+  )
+  assert.is(
+    plannedCountedPage(plans, sensorArrays, base(sensorArrays), request(alice), 100, 0),
+    null,
+    'a list rendered by the server',
+  )
   for (const rule of [usernameRule, inlinedIdRule]) {
     const def = usersUnder(`users by ${rule === usernameRule ? 'username' : 'inlined id'}`, rule)
     assert.is(plannedCountedPage(plans, def, base(def), request(alice), 100, 0), null)
@@ -94,19 +113,30 @@ test('callers, hosts and pages asked in turn each get the page of their own requ
     // the same page of a filtered list is built for its request alone
     const filtered = await t.call('GET', `${API}/mediaFile/?page_size=2&page=${page}&active=true`, { as, headers })
     assert.equal(res.data.results, filtered.data.results, `${as.username} page ${page}`)
-    for (const record of res.data.results) assert.ok(record.url.startsWith(`http://${host}/media/`), `${record.url} is an address on ${host}`)
+    for (const record of res.data.results)
+      assert.ok(record.url.startsWith(`http://${host}/media/`), `${record.url} is an address on ${host}`)
     const ids = res.data.results.map((r: { id: number }) => r.id)
     if (as === admin) assert.is(ids.length, 2)
-    else if (as === other) assert.ok(ids.length && ids.every((id: number) => !ownFiles.includes(id)), 'the other owner sees only its own files')
-    else assert.equal(ids, as === stranger ? [] : ownFiles.slice((page - 1) * 2, page * 2), `${as.username} page ${page}`)
+    else if (as === other)
+      assert.ok(
+        ids.length && ids.every((id: number) => !ownFiles.includes(id)),
+        'the other owner sees only its own files',
+      )
+    else
+      assert.equal(ids, as === stranger ? [] : ownFiles.slice((page - 1) * 2, page * 2), `${as.username} page ${page}`)
   }
 })
 
-test('a job\'s lease is judged against the clock of each request', async () => {
+test("a job's lease is judged against the clock of each request", async () => {
   const project = await makeProject(t.db, owner)
   const job = await makeJob(t.db, owner, project, 1)
-  await t.db.updateTable('jobs').set({ status_id: 3, is_running: true, lease_expires: new Date(Date.now() + 1500) }).where('id', '=', job).execute()
-  const listed = async () => (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results.find((j: { id: number }) => j.id === job)
+  await t.db
+    .updateTable('jobs')
+    .set({ status_id: 3, is_running: true, lease_expires: new Date(Date.now() + 1500) })
+    .where('id', '=', job)
+    .execute()
+  const listed = async () =>
+    (await t.call('GET', `${API}/jobs/`, { as: owner })).data.results.find((j: { id: number }) => j.id === job)
   assert.equal([(await listed()).isRunning, (await listed()).workerSilentSeconds], [true, null])
   await new Promise((resolve) => setTimeout(resolve, 2600))
   const later = await listed()

@@ -11,18 +11,30 @@ test.before(async () => {
   admin = await t.user('admin', { admin: true })
 })
 
-test('jobTypes lists the original\'s eleven job types, then mas\'s own (ModelInference, SpeechDetection, EmbedAudio, TrainClassifier)', async () => {
+test("jobTypes lists the original's eleven job types, then mas's own (ModelInference, SpeechDetection, EmbedAudio, TrainClassifier)", async () => {
   const res = await t.call('GET', '/api/v0/jobTypes/', { as: alice })
   assert.is(res.statusCode, 200)
   assert.is(res.headers.allow, 'GET, HEAD, OPTIONS')
   assert.match(String(res.headers['content-type']), /^application\/json/)
   assert.equal(res.data, {
-    count: 15, next: null, previous: null, results: [
-      { id: 1, name: 'SupervisedTagDiscovery' }, { id: 2, name: 'RandomWindowTagging' }, { id: 3, name: 'TagAnalysis' },
-      { id: 4, name: 'AdaptAnalysis' }, { id: 5, name: 'Transcription' }, { id: 6, name: 'UnknownTagDiscovery' },
-      { id: 7, name: 'UnsupervisedTagDiscovery' }, { id: 8, name: 'Test' }, { id: 9, name: 'ImportAudioFile' },
-      { id: 10, name: 'SupervisedTagDiscoveryParent' }, { id: 11, name: 'SupervisedTagDiscoveryChild' },
-      { id: 12, name: 'ModelInference' }, { id: 13, name: 'SpeechDetection' }, { id: 14, name: 'EmbedAudio' },
+    count: 15,
+    next: null,
+    previous: null,
+    results: [
+      { id: 1, name: 'SupervisedTagDiscovery' },
+      { id: 2, name: 'RandomWindowTagging' },
+      { id: 3, name: 'TagAnalysis' },
+      { id: 4, name: 'AdaptAnalysis' },
+      { id: 5, name: 'Transcription' },
+      { id: 6, name: 'UnknownTagDiscovery' },
+      { id: 7, name: 'UnsupervisedTagDiscovery' },
+      { id: 8, name: 'Test' },
+      { id: 9, name: 'ImportAudioFile' },
+      { id: 10, name: 'SupervisedTagDiscoveryParent' },
+      { id: 11, name: 'SupervisedTagDiscoveryChild' },
+      { id: 12, name: 'ModelInference' },
+      { id: 13, name: 'SpeechDetection' },
+      { id: 14, name: 'EmbedAudio' },
       { id: 15, name: 'TrainClassifier' },
     ],
   })
@@ -30,11 +42,16 @@ test('jobTypes lists the original\'s eleven job types, then mas\'s own (ModelInf
 
 test('jobStatusTypes, projectTypes and mediaTypes hold the spec rows', async () => {
   const status = await t.call('GET', '/api/v0/jobStatusTypes/', { as: alice })
-  assert.equal(status.data.results.map((r: any) => `${r.id} ${r.name}`),
-    ['1 Unknown', '2 Queued', '3 Running', '4 Error', '5 Stopped', '6 Complete'])
+  assert.equal(
+    status.data.results.map((r: any) => `${r.id} ${r.name}`),
+    ['1 Unknown', '2 Queued', '3 Running', '4 Error', '5 Stopped', '6 Complete'],
+  )
   for (const path of ['projectTypes', 'mediaTypes']) {
     const res = await t.call('GET', `/api/v0/${path}/`, { as: alice })
-    assert.equal(res.data.results.map((r: any) => `${r.id} ${r.name}`), ['1 audio', '2 image', '3 movement', '4 text', '5 video'])
+    assert.equal(
+      res.data.results.map((r: any) => `${r.id} ${r.name}`),
+      ['1 audio', '2 image', '3 movement', '4 text', '5 video'],
+    )
   }
 })
 

@@ -23,7 +23,15 @@ let lib: number
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex')
 const meta = (record: any) => Object.fromEntries(record.mediafilemetadata_set.map((m: any) => [m.name, m.value]))
 const mediaCount = async (library: number) =>
-  Number((await t.db.selectFrom('media_files').select((eb) => eb.fn.countAll().as('n')).where('library_id', '=', library).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await t.db
+        .selectFrom('media_files')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('library_id', '=', library)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 test.before(async () => {
   ;({ alice, bob, carol } = await makeCallers(t))
@@ -49,19 +57,34 @@ test('WAVs of several formats import with exact metadata, a server-chosen name a
     assert.match(r.file, new RegExp(`^mediaFiles/${lib}/[0-9a-f]{24}\\.wav$`))
     assert.is(r.url, `http://localhost:80/media/${r.file}`)
     assert.equal(meta(r), {
-      fileSize: String(wav.length), durationInSeconds: f.duration, sampleRate: String(f.sampleRate),
-      numChannels: String(f.channels), bitsPerSample: String(f.bitsPerSample),
+      fileSize: String(wav.length),
+      durationInSeconds: f.duration,
+      sampleRate: String(f.sampleRate),
+      numChannels: String(f.channels),
+      bitsPerSample: String(f.bitsPerSample),
     })
     assert.ok(r.mediafilemetadata_set.every((m: any) => m.userEditable === false && m.mediaFile === r.id))
-    const row = await t.db.selectFrom('media_files').select(['md5', 'size']).where('id', '=', r.id).executeTakeFirstOrThrow()
+    const row = await t.db
+      .selectFrom('media_files')
+      .select(['md5', 'size'])
+      .where('id', '=', r.id)
+      .executeTakeFirstOrThrow()
     assert.equal([row.md5, Number(row.size)], [md5(wav), wav.length])
     assert.ok(storedFiles(t).includes(r.file))
   }
 })
 
 test('text fields: alias, realStartTime, a readable sensor; bad values are 400 with nothing stored', async () => {
-  const sensor = await t.db.insertInto('sensors').values({ user_id: alice.id, name: 's1' }).returning('id').executeTakeFirstOrThrow()
-  const bobsSensor = await t.db.insertInto('sensors').values({ user_id: bob.id, name: 's2' }).returning('id').executeTakeFirstOrThrow()
+  const sensor = await t.db
+    .insertInto('sensors')
+    .values({ user_id: alice.id, name: 's1' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const bobsSensor = await t.db
+    .insertInto('sensors')
+    .values({ user_id: bob.id, name: 's2' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const wav = makeWav({ frequency: 523 })
   const fields = { alias: 'dawn chorus', realStartTime: '2024-05-01T04:30:00', sensor: String(sensor.id) }
   const ok = await importMedia(t, alice, lib, wav, { fields })
@@ -69,12 +92,16 @@ test('text fields: alias, realStartTime, a readable sensor; bad values are 400 w
   assert.is(ok.data.alias, 'dawn chorus')
   assert.is(ok.data.realStartTime, '2024-05-01T04:30:00')
   assert.is(ok.data.sensor, sensor.id)
-  const notHers = await importMedia(t, alice, lib, makeWav({ frequency: 525 }), { fields: { sensor: String(bobsSensor.id) } })
+  const notHers = await importMedia(t, alice, lib, makeWav({ frequency: 525 }), {
+    fields: { sensor: String(bobsSensor.id) },
+  })
   assert.is(notHers.statusCode, 400)
   assert.equal(notHers.data, { sensor: [`Invalid pk "${bobsSensor.id}" - object does not exist.`] })
 
   const before = storedFiles(t)
-  const bad = await importMedia(t, alice, lib, makeWav({ frequency: 524 }), { fields: { realStartTime: 'yesterday', sensor: '99999' } })
+  const bad = await importMedia(t, alice, lib, makeWav({ frequency: 524 }), {
+    fields: { realStartTime: 'yesterday', sensor: '99999' },
+  })
   assert.is(bad.statusCode, 400)
   assert.equal(Object.keys(bad.data), ['sensor', 'realStartTime'])
   assert.equal(bad.data.sensor, ['Invalid pk "99999" - object does not exist.'])
@@ -95,7 +122,10 @@ test('the same bytes again: 200 with the existing record, nothing stored twice; 
   assert.is(first.statusCode, 201)
   const files = storedFiles(t)
   const count = await mediaCount(lib)
-  const again = await importMedia(t, alice, lib, wav, { filename: 'renamed.wav', fields: { md5: md5(wav).toUpperCase() } })
+  const again = await importMedia(t, alice, lib, wav, {
+    filename: 'renamed.wav',
+    fields: { md5: md5(wav).toUpperCase() },
+  })
   assert.is(again.statusCode, 200)
   assert.is(again.data.id, first.data.id)
   assert.is(again.data.alias, 'a.wav')
@@ -113,7 +143,12 @@ test('concurrent imports of one file into one library store it once', async () =
   const answers = await Promise.all([1, 2, 3, 4].map(() => importMedia(t, alice, lib, wav)))
   assert.equal(answers.map((a) => a.statusCode).sort(), [200, 200, 200, 201])
   assert.is(new Set(answers.map((a) => a.data.id)).size, 1)
-  const rows = await t.db.selectFrom('media_files').select('file').where('md5', '=', md5(wav)).where('library_id', '=', lib).execute()
+  const rows = await t.db
+    .selectFrom('media_files')
+    .select('file')
+    .where('md5', '=', md5(wav))
+    .where('library_id', '=', lib)
+    .execute()
   assert.is(rows.length, 1)
   assert.is(storedFiles(t).filter((f) => f.startsWith('.incoming')).length, 0)
 })
@@ -136,9 +171,15 @@ test('a client md5 that does not match the bytes is 400 and nothing is stored', 
 
 test('a file that is not media is 400 with a clear message; a missing file part or JSON body is 400', async () => {
   const files = storedFiles(t)
-  const text = await importMedia(t, alice, lib, Buffer.from('just some notes, not audio\n'.repeat(50)), { filename: 'notes.wav' })
+  const text = await importMedia(t, alice, lib, Buffer.from('just some notes, not audio\n'.repeat(50)), {
+    filename: 'notes.wav',
+  })
   assert.is(text.statusCode, 400)
-  assert.equal(text.data, { file: ['Upload a valid media file. The file you uploaded is not a readable media file: its format was not recognised.'] })
+  assert.equal(text.data, {
+    file: [
+      'Upload a valid media file. The file you uploaded is not a readable media file: its format was not recognised.',
+    ],
+  })
   const noise = await importMedia(t, alice, lib, Buffer.alloc(4096, 7))
   assert.is(noise.statusCode, 400)
   assert.ok(noise.data.file)
@@ -146,8 +187,12 @@ test('a file that is not media is 400 with a clear message; a missing file part 
 
   const form = new FormData()
   form.append('alias', 'x')
-  const noFile = await t.app.inject({ method: 'POST', url: `/api/v0/library/${lib}/mediaFiles/import/`,
-    payload: form.getBuffer(), headers: { ...form.getHeaders(), ...alice.auth } })
+  const noFile = await t.app.inject({
+    method: 'POST',
+    url: `/api/v0/library/${lib}/mediaFiles/import/`,
+    payload: form.getBuffer(),
+    headers: { ...form.getHeaders(), ...alice.auth },
+  })
   assert.is(noFile.statusCode, 400)
   assert.equal(JSON.parse(noFile.body), { file: ['No file was submitted.'] })
   const json = await t.call('POST', `/api/v0/library/${lib}/mediaFiles/import/`, { as: alice, body: { alias: 'x' } })
@@ -172,21 +217,32 @@ test('import needs write on the library: 404 unreadable, 403 read-only, 201 with
 
 test('check answers, in order, the id holding each md5 (and size) in that library, or null', async () => {
   const other = await makeLibrary(t.db, alice)
-  const a = makeWav({ frequency: 1500 }), b = makeWav({ frequency: 1600 }), c = makeWav({ frequency: 1700 })
+  const a = makeWav({ frequency: 1500 }),
+    b = makeWav({ frequency: 1600 }),
+    c = makeWav({ frequency: 1700 })
   const ia = (await importMedia(t, alice, other, a)).data.id
   const ib = (await importMedia(t, alice, other, b)).data.id
   const elsewhere = await makeLibrary(t.db, alice)
   await importMedia(t, alice, elsewhere, c)
   const url = `/api/v0/library/${other}/mediaFiles/check/`
-  const res = await t.call('POST', url, { as: alice, body: [
-    { md5: md5(c), size: c.length }, { md5: md5(b), size: b.length }, { md5: md5(a).toUpperCase() },
-    { md5: md5(a), size: a.length + 1 }, { md5: md5(b), size: b.length },
-  ] })
+  const res = await t.call('POST', url, {
+    as: alice,
+    body: [
+      { md5: md5(c), size: c.length },
+      { md5: md5(b), size: b.length },
+      { md5: md5(a).toUpperCase() },
+      { md5: md5(a), size: a.length + 1 },
+      { md5: md5(b), size: b.length },
+    ],
+  })
   assert.is(res.statusCode, 200)
   assert.equal(res.data, [null, ib, ia, null, ib])
   assert.equal((await t.call('POST', url, { as: alice, body: [] })).data, [])
 
-  const many = Array.from({ length: 1000 }, (_, i) => ({ md5: createHash('md5').update(String(i)).digest('hex'), size: i }))
+  const many = Array.from({ length: 1000 }, (_, i) => ({
+    md5: createHash('md5').update(String(i)).digest('hex'),
+    size: i,
+  }))
   const full = await t.call('POST', url, { as: alice, body: many })
   assert.is(full.statusCode, 200)
   assert.is(full.data.length, 1000)
@@ -198,8 +254,11 @@ test('check answers, in order, the id holding each md5 (and size) in that librar
   assert.equal(notList.data, { non_field_errors: ['Expected a list of items but got type "dict".'] })
   const badItems = await t.call('POST', url, { as: alice, body: [{ md5: md5(a) }, { md5: 'nope', size: -1 }, {}] })
   assert.is(badItems.statusCode, 400)
-  assert.equal(badItems.data, [{}, { md5: ['Enter a valid md5 checksum: 32 hexadecimal digits.'], size: ['A valid integer is required.'] },
-    { md5: ['This field is required.'] }])
+  assert.equal(badItems.data, [
+    {},
+    { md5: ['Enter a valid md5 checksum: 32 hexadecimal digits.'], size: ['A valid integer is required.'] },
+    { md5: ['This field is required.'] },
+  ])
   assert.is((await t.call('POST', url, { as: bob, body: [] })).statusCode, 404)
   assert.is((await t.call('GET', url, { as: alice })).statusCode, 405)
 })
@@ -209,9 +268,15 @@ test('?md5= filters media file lists of a library and mediaFile/', async () => {
   const id = (await importMedia(t, alice, lib, wav)).data.id
   const inLib = await t.call('GET', `/api/v0/library/${lib}/mediaFiles/?md5=${md5(wav)}`, { as: alice })
   assert.is(inLib.statusCode, 200)
-  assert.equal(inLib.data.results.map((r: any) => r.id), [id])
+  assert.equal(
+    inLib.data.results.map((r: any) => r.id),
+    [id],
+  )
   const all = await t.call('GET', `/api/v0/mediaFile/?md5=${md5(wav).toUpperCase()}`, { as: alice })
-  assert.equal(all.data.results.map((r: any) => r.id), [id])
+  assert.equal(
+    all.data.results.map((r: any) => r.id),
+    [id],
+  )
   const none = await t.call('GET', `/api/v0/mediaFile/?md5=${'0'.repeat(32)}`, { as: alice })
   assert.is(none.data.count, 0)
   const bad = await t.call('GET', `/api/v0/mediaFile/?md5=zz`, { as: alice })
@@ -263,7 +328,10 @@ test('an upload that breaks off mid-body leaves the library and the media direct
   form.append('file', wav, { filename: 'broken.wav', contentType: 'audio/wav' })
   const body = form.getBuffer()
   const req = request({
-    host: '127.0.0.1', port, method: 'POST', path: `/api/v0/library/${lib}/mediaFiles/import/`,
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: `/api/v0/library/${lib}/mediaFiles/import/`,
     headers: { ...form.getHeaders(), ...alice.auth, 'content-length': String(body.length) },
   })
   req.on('error', () => {})
@@ -277,7 +345,6 @@ test('an upload that breaks off mid-body leaves the library and the media direct
   assert.is((await importMedia(t, alice, lib, makeWav({ seconds: 1, frequency: 101 }))).statusCode, 201)
 })
 
-
 test('start-up removes stored files whose import never committed; committed files and an import under way stay', async () => {
   const own = await makeLibrary(t.db, alice)
   const other = await makeLibrary(t.db, alice)
@@ -285,7 +352,10 @@ test('start-up removes stored files whose import never committed; committed file
   const committed = await importMedia(t, alice, own, makeWav({ frequency: 1234 }), { filename: 'kept.wav' })
   assert.is(committed.statusCode, 201)
   const mediaRoot = t.app.config.mediaDir
-  const put = (name: string) => { mkdirSync(join(mediaRoot, dirname(name)), { recursive: true }); writeFileSync(join(mediaRoot, name), 'bytes') }
+  const put = (name: string) => {
+    mkdirSync(join(mediaRoot, dirname(name)), { recursive: true })
+    writeFileSync(join(mediaRoot, name), 'bytes')
+  }
   // what a process killed between moving a file into place and committing its row leaves
   const orphan = `mediaFiles/${own}/${'a'.repeat(24)}.wav`
   const otherOrphan = `mediaFiles/${other}/${'b'.repeat(24)}.wav`
@@ -297,7 +367,9 @@ test('start-up removes stored files whose import never committed; committed file
   const importing = t.db.transaction().execute(async (trx) => {
     await trx.selectFrom('libraries').select('id').where('id', '=', own).forUpdate().execute()
     put(underWay)
-    await new Promise<void>((resolve) => { release = resolve })
+    await new Promise<void>((resolve) => {
+      release = resolve
+    })
     await makeMediaFile(trx, alice, own, { file: underWay })
   })
   await new Promise((r) => setTimeout(r, 50))

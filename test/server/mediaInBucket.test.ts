@@ -32,7 +32,9 @@ let library: number
 const PREFIX = 'server'
 
 async function keys(under = ''): Promise<string[]> {
-  const res = await storage.client.send(new ListObjectsV2Command({ Bucket: storage.settings.bucket, Prefix: `${PREFIX}/${under}` }))
+  const res = await storage.client.send(
+    new ListObjectsV2Command({ Bucket: storage.settings.bucket, Prefix: `${PREFIX}/${under}` }),
+  )
   return (res.Contents ?? []).map((o) => o.Key!.slice(PREFIX.length + 1)).sort()
 }
 
@@ -83,11 +85,17 @@ test('an import lands in the bucket once, and /media/ serves it with Range and H
 
   assert.is((await t.app.inject({ method: 'GET', url: path, headers: stranger.auth })).statusCode, 404)
   assert.is((await t.app.inject({ method: 'GET', url: path })).statusCode, 401)
-  const unsatisfiable = await t.app.inject({ method: 'GET', url: path, headers: { ...owner.auth, range: `bytes=${wav.length}-` } })
+  const unsatisfiable = await t.app.inject({
+    method: 'GET',
+    url: path,
+    headers: { ...owner.auth, range: `bytes=${wav.length}-` },
+  })
   assert.is(unsatisfiable.statusCode, 416)
 
   // the audio itself is decoded from the bucket (the code the discovery jobs read media with)
-  const spectra = await t.call('GET', `/api/v0/mediaFile/${first.data.id}/spectra/?startTime=0.5&endTime=1.5`, { as: owner })
+  const spectra = await t.call('GET', `/api/v0/mediaFile/${first.data.id}/spectra/?startTime=0.5&endTime=1.5`, {
+    as: owner,
+  })
   assert.is(spectra.statusCode, 200, JSON.stringify(spectra.data))
   assert.ok(spectra.data.numFrames > 0 && spectra.data.spectra.length === spectra.data.numFrames)
 })
@@ -95,10 +103,20 @@ test('an import lands in the bucket once, and /media/ serves it with Range and H
 test('audio facts of files larger than one part, read by ranges from the bucket, equal those read from a local file', async () => {
   const long = { seconds: 70, sampleRate: 48000, channels: 2 }
   const plain = makeWav(long)
-  const afterData = riffChunk('RIFF', Buffer.concat([Buffer.from('WAVE'), plain.subarray(12),
-    riffChunk('LIST', Buffer.concat([Buffer.from('INFO'), riffChunk('ICMT', Buffer.from('a note after the audio\0'))]))]))
+  const afterData = riffChunk(
+    'RIFF',
+    Buffer.concat([
+      Buffer.from('WAVE'),
+      plain.subarray(12),
+      riffChunk(
+        'LIST',
+        Buffer.concat([Buffer.from('INFO'), riffChunk('ICMT', Buffer.from('a note after the audio\0'))]),
+      ),
+    ]),
+  )
   const files = {
-    plain, afterData,
+    plain,
+    afterData,
     audioMoth: audioMothWav(new Date('2026-05-01T05:00:00Z'), { ...long, frequency: 700 }),
     bext: bextWav('2026-05-02', '06:30:00', { ...long, frequency: 900 }),
     truncated: truncated(makeWav({ ...long, frequency: 1100 }), 0.8),
@@ -131,31 +149,53 @@ test('a media file deleted through the API takes its object with it', async () =
 test('an upload that breaks off or is no media leaves no row and no object', async () => {
   const before = await keys()
   const rows = await t.db.selectFrom('media_files').select('id').execute()
-  const { payload, headers } = multipart({ file: { data: makeWav({ seconds: 3, sampleRate: 8000, frequency: 500 }), filename: 'cut.wav' } })
+  const { payload, headers } = multipart({
+    file: { data: makeWav({ seconds: 3, sampleRate: 8000, frequency: 500 }), filename: 'cut.wav' },
+  })
   const cut = await t.app.inject({
-    method: 'POST', url: `/api/v0/library/${library}/mediaFiles/import/`,
-    payload: payload.subarray(0, payload.length - 2000), headers: { ...headers, ...owner.auth },
+    method: 'POST',
+    url: `/api/v0/library/${library}/mediaFiles/import/`,
+    payload: payload.subarray(0, payload.length - 2000),
+    headers: { ...headers, ...owner.auth },
   })
   assert.is(cut.statusCode, 400)
-  const notMedia = await importMedia(t, owner, library, Buffer.from('not audio at all'.repeat(100)), { filename: 'x.wav' })
+  const notMedia = await importMedia(t, owner, library, Buffer.from('not audio at all'.repeat(100)), {
+    filename: 'x.wav',
+  })
   assert.is(notMedia.statusCode, 400)
   assert.equal(await keys(), before)
   assert.is((await t.db.selectFrom('media_files').select('id').execute()).length, rows.length)
 })
 
-test('a bucket that refuses the upload is the server\'s failure (500), and no row is written', async () => {
+test("a bucket that refuses the upload is the server's failure (500), and no row is written", async () => {
   // an app of its own without the OpenAPI check: a 500 is no answer the API documents
   const database = await testDatabase()
   const dir = tempDir('mas-broken-bucket-')
-  const app = await buildApp({ database, config: { dataDir: dir, mediaDir: `${dir}/media`, s3: { ...bucket.settings(PREFIX), bucket: 'no-such-bucket' } }, logger: false })
+  const app = await buildApp({
+    database,
+    config: { dataDir: dir, mediaDir: `${dir}/media`, s3: { ...bucket.settings(PREFIX), bucket: 'no-such-bucket' } },
+    logger: false,
+  })
   try {
-    const user = await database.db.insertInto('users').values({
-      username: 'olive', password: 'x', is_admin: false, is_active: true, date_joined: localTimestamp(),
-    }).returning('id').executeTakeFirstOrThrow()
+    const user = await database.db
+      .insertInto('users')
+      .values({
+        username: 'olive',
+        password: 'x',
+        is_admin: false,
+        is_active: true,
+        date_joined: localTimestamp(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     const lib = await makeLibrary(database.db, user)
-    const { payload, headers } = multipart({ file: { data: makeWav({ seconds: 1, sampleRate: 8000 }), filename: 'a.wav' } })
+    const { payload, headers } = multipart({
+      file: { data: makeWav({ seconds: 1, sampleRate: 8000 }), filename: 'a.wav' },
+    })
     const res = await app.inject({
-      method: 'POST', url: `/api/v0/library/${lib}/mediaFiles/import/`, payload,
+      method: 'POST',
+      url: `/api/v0/library/${lib}/mediaFiles/import/`,
+      payload,
       headers: { ...headers, authorization: `Token ${await tokenFor(database.db, user.id)}` },
     })
     assert.is(res.statusCode, 500)
@@ -168,7 +208,9 @@ test('a bucket that refuses the upload is the server\'s failure (500), and no ro
 })
 
 test('the sweep removes objects of a library that no row names, and keeps the ones rows name', async () => {
-  const named = (await t.db.selectFrom('media_files').select('file').where('library_id', '=', library).execute()).map((r) => r.file)
+  const named = (await t.db.selectFrom('media_files').select('file').where('library_id', '=', library).execute()).map(
+    (r) => r.file,
+  )
   assert.ok(named.length > 0)
   // what a server killed between storing an import's object and its commit leaves behind
   const orphan = await storage.receive(Readable.from([Buffer.from('orphan bytes')]))

@@ -83,7 +83,13 @@ test('single ranges answer 206 with Content-Range: first bytes, middle, open end
 
 test('unsatisfiable ranges are 416 with the size; other units, malformed and multiple ranges get the whole file', async () => {
   const size = wav.length
-  for (const range of [`bytes=${size}-`, `bytes=${size + 100}-${size + 200}`, 'bytes=500-100', 'bytes=-0', 'bytes=abc']) {
+  for (const range of [
+    `bytes=${size}-`,
+    `bytes=${size + 100}-${size + 200}`,
+    'bytes=500-100',
+    'bytes=-0',
+    'bytes=abc',
+  ]) {
     const res = await get(path, { ...owner.auth, range })
     assert.is(res.statusCode, 416, range)
     assert.is(res.headers['content-range'], `bytes */${size}`)
@@ -100,8 +106,15 @@ test('unsatisfiable ranges are 416 with the size; other units, malformed and mul
 
 test('names that are not stored names, traversal attempts and unknown names are 404', async () => {
   const attempts = [
-    '/media/', '/media/nothing.wav', '/media/../package.json', '/media/..%2F..%2Fpackage.json',
-    '/media/%2e%2e/%2e%2e/etc/passwd', '/media/.incoming/x.part', `${path}/..`, `${path}%00`, '/media//etc/passwd',
+    '/media/',
+    '/media/nothing.wav',
+    '/media/../package.json',
+    '/media/..%2F..%2Fpackage.json',
+    '/media/%2e%2e/%2e%2e/etc/passwd',
+    '/media/.incoming/x.part',
+    `${path}/..`,
+    `${path}%00`,
+    '/media//etc/passwd',
     `/media/${encodeURIComponent(path.slice('/media/'.length))}`.replace('%2F', '%2f') + 'x',
   ]
   for (const url of attempts) {

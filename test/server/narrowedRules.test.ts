@@ -36,7 +36,11 @@ const refused = async (fetch: () => Promise<unknown>) => {
 /** The caller's flags on the record: all false when it cannot read it. */
 async function flagsOf(def: ResourceDef<any>, caller: Caller, id: number): Promise<Record<Flag, boolean>> {
   let can: ((f: Flag) => boolean) | null = null
-  if (await refused(async () => { can = (await fetchRecord(t.db, def, caller, id, [...FLAGS], t.app.services.fast)).can })) {
+  if (
+    await refused(async () => {
+      can = (await fetchRecord(t.db, def, caller, id, [...FLAGS], t.app.services.fast)).can
+    })
+  ) {
     return Object.fromEntries(FLAGS.map((f) => [f, false])) as Record<Flag, boolean>
   }
   return Object.fromEntries(FLAGS.map((f) => [f, can!(f)])) as Record<Flag, boolean>

@@ -15,7 +15,13 @@ import { Readable } from 'node:stream'
 const RATE = 8000
 const FRAMES = 20 * 60 * RATE
 const wav = Buffer.concat([...recordingWav(FRAMES, { sampleRate: RATE, seed: 9, callEvery: 5 })])
-const settings = (damping: number): SpectraSettings => ({ bands: 64, minFrequency: 0, maxFrequency: 4000, framesPerSecond: 200, damping })
+const settings = (damping: number): SpectraSettings => ({
+  bands: 64,
+  minFrequency: 0,
+  maxFrequency: 4000,
+  framesPerSecond: 200,
+  damping,
+})
 
 for (const damping of [0, 0.1, 0.9]) {
   for (const statistic of STATISTICS) {
@@ -24,7 +30,14 @@ for (const damping of [0, 0.1, 0.9]) {
       const l = frameLayout(RATE, settings(damping))
       const range = { from: 12_345, to: FRAMES - 999 }
       const frames = framesOf(l, range.to - range.from)
-      const plan: StretchPlan = { range, sampleRate: RATE, settings: settings(damping), frames, columns: 1000, statistic }
+      const plan: StretchPlan = {
+        range,
+        sampleRate: RATE,
+        settings: settings(damping),
+        frames,
+        columns: 1000,
+        statistic,
+      }
       const whole = (await foldPart(source, plan, { from: 0, to: frames })).result(decibels)
       const parts = partsOf(frames, 3)
       assert.is(parts.length, 3)
@@ -44,7 +57,11 @@ test('a stretch of fewer frames than columns is folded a frame a column: the spe
   const l = frameLayout(RATE, settings(0.1))
   const range = { from: 100_000, to: 100_000 + 4 * RATE }
   const frames = framesOf(l, range.to - range.from)
-  const fold = await foldPart(source, { range, sampleRate: RATE, settings: settings(0.1), frames, columns: frames, statistic: 'max' }, { from: 0, to: frames })
+  const fold = await foldPart(
+    source,
+    { range, sampleRate: RATE, settings: settings(0.1), frames, columns: frames, statistic: 'max' },
+    { from: 0, to: frames },
+  )
   const samples = (await decodeAudio(Readable.from([wav]))).samples.subarray(range.from, range.to)
   const s = await spectrogram(samples, RATE, settings(0.1))
   assert.is(s.frames, frames)
@@ -53,8 +70,14 @@ test('a stretch of fewer frames than columns is folded a frame a column: the spe
 
 test('parts: one for a stretch of at most 100,000 frames, else one a thread, covering every frame once', () => {
   assert.equal(partsOf(100_000, 2), [{ from: 0, to: 100_000 }])
-  assert.equal(partsOf(100_001, 4), [{ from: 0, to: 50_000 }, { from: 50_000, to: 100_001 }])
-  assert.equal(partsOf(1_000_000, 2), [{ from: 0, to: 500_000 }, { from: 500_000, to: 1_000_000 }])
+  assert.equal(partsOf(100_001, 4), [
+    { from: 0, to: 50_000 },
+    { from: 50_000, to: 100_001 },
+  ])
+  assert.equal(partsOf(1_000_000, 2), [
+    { from: 0, to: 500_000 },
+    { from: 500_000, to: 1_000_000 },
+  ])
 })
 
 test.run()

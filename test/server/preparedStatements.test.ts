@@ -12,11 +12,17 @@ import { testDatabase } from '../helpers/db.js'
 
 let database: Database
 
-test.before(async () => { database = await testDatabase() })
-test.after(async () => { await database?.close() })
+test.before(async () => {
+  database = await testDatabase()
+})
+test.after(async () => {
+  await database?.close()
+})
 
 const preparedNames = async (trx: Transaction<DB>) =>
-  (await sql<{ name: string }>`select name from pg_prepared_statements where name like 'mas\_%'`.execute(trx)).rows.map((r) => r.name)
+  (await sql<{ name: string }>`select name from pg_prepared_statements where name like 'mas\_%'`.execute(trx)).rows.map(
+    (r) => r.name,
+  )
 
 test('a parameterised statement is prepared once per connection, under one name, and answers as before', async () => {
   await database.db.transaction().execute(async (trx) => {

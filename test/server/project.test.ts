@@ -17,28 +17,61 @@ test.before(async () => {
   bobLib = await makeLibrary(t.db, bob)
 })
 
-const project = async (as: TestUser, name = 'p') => (await t.call('POST', api('project/'), { as, body: { name } })).data.id as number
-const members = async (id: number) => (await t.db.selectFrom('project_media_files').select('media_file_id')
-  .where('project_id', '=', id).orderBy('media_file_id').execute()).map((r) => r.media_file_id)
+const project = async (as: TestUser, name = 'p') =>
+  (await t.call('POST', api('project/'), { as, body: { name } })).data.id as number
+const members = async (id: number) =>
+  (
+    await t.db
+      .selectFrom('project_media_files')
+      .select('media_file_id')
+      .where('project_id', '=', id)
+      .orderBy('media_file_id')
+      .execute()
+  ).map((r) => r.media_file_id)
 
 test('round trip: create for the caller with defaults, read, PUT, PATCH, delete; every field and type', async () => {
-  const created = await t.call('POST', api('project/'), { as: alice, body: { name: 'birds', user: bob.id, creationDate: '2001-01-01T00:00:00', mediaFiles: [1, 2] } })
+  const created = await t.call('POST', api('project/'), {
+    as: alice,
+    body: { name: 'birds', user: bob.id, creationDate: '2001-01-01T00:00:00', mediaFiles: [1, 2] },
+  })
   assert.is(created.statusCode, 201)
   const p = created.data
   assert.type(p.id, 'number')
   assert.match(p.creationDate, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/)
   assert.is(p.creationDate, '2001-01-01T00:00:00') // kept as given, as the original
   assert.equal(p, {
-    id: p.id, type: 1, name: 'birds', creationDate: p.creationDate, user: alice.id, userSettings: null, mediaFiles: [], notes: '',
-    default_permission_read: false, default_permission_write: false, default_permission_launch_job: false, default_permission_admin: false,
+    id: p.id,
+    type: 1,
+    name: 'birds',
+    creationDate: p.creationDate,
+    user: alice.id,
+    userSettings: null,
+    mediaFiles: [],
+    notes: '',
+    default_permission_read: false,
+    default_permission_write: false,
+    default_permission_launch_job: false,
+    default_permission_admin: false,
   })
 
   const settings = (await t.call('GET', api('userSettings/'), { as: alice })).data.results[0].id
-  const full = { type: 2, name: 'frogs', userSettings: settings, notes: 'wetland', default_permission_read: true, default_permission_write: false, default_permission_launch_job: true, default_permission_admin: false }
+  const full = {
+    type: 2,
+    name: 'frogs',
+    userSettings: settings,
+    notes: 'wetland',
+    default_permission_read: true,
+    default_permission_write: false,
+    default_permission_launch_job: true,
+    default_permission_admin: false,
+  }
   const put = await t.call('PUT', api(`project/${p.id}/`), { as: alice, body: full })
   assert.is(put.statusCode, 200)
   assert.equal(put.data, { id: p.id, creationDate: p.creationDate, user: alice.id, mediaFiles: [], ...full })
-  const patch = await t.call('PATCH', api(`project/${p.id}/`), { as: alice, body: { notes: '', userSettings: null, default_permission_admin: 'true' } })
+  const patch = await t.call('PATCH', api(`project/${p.id}/`), {
+    as: alice,
+    body: { notes: '', userSettings: null, default_permission_admin: 'true' },
+  })
   assert.is(patch.statusCode, 200)
   assert.equal(patch.data, { ...put.data, notes: '', userSettings: null, default_permission_admin: true })
   const read = await t.call('GET', api(`project/${p.id}/`), { as: alice })
@@ -55,11 +88,14 @@ test('round trip: create for the caller with defaults, read, PUT, PATCH, delete;
   assert.is((await t.call('GET', api(`project/${p.id}/`), { as: alice })).statusCode, 404)
 })
 
-test('references: an unknown type, another user\'s settings or a bad value are 400', async () => {
+test("references: an unknown type, another user's settings or a bad value are 400", async () => {
   const bobSettings = (await t.call('GET', api('userSettings/'), { as: bob })).data.results[0].id
   const cases: Array<[Record<string, unknown>, Record<string, string[]>]> = [
     [{ name: 'x', type: 99 }, { type: ['Invalid pk "99" - object does not exist.'] }],
-    [{ name: 'x', userSettings: bobSettings }, { userSettings: [`Invalid pk "${bobSettings}" - object does not exist.`] }],
+    [
+      { name: 'x', userSettings: bobSettings },
+      { userSettings: [`Invalid pk "${bobSettings}" - object does not exist.`] },
+    ],
     [{ name: 'x', type: 'abc' }, { type: ['Incorrect type. Expected pk value, received str.'] }],
     [{ name: 'x', default_permission_read: 'maybe' }, { default_permission_read: ['Must be a valid boolean.'] }],
     [{}, { name: ['This field is required.'] }],
@@ -125,24 +161,40 @@ test('add and remove answer as the original service (goldens 60-68)', async () =
     assert.is(get.headers.allow, 'POST, OPTIONS')
   }
   // form-encoded bodies work too, as in DRF
-  const form = await t.call('POST', `${url}add/`, { as: alice, body: `id=${file}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  const form = await t.call('POST', `${url}add/`, {
+    as: alice,
+    body: `id=${file}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
   assert.is(form.statusCode, 201)
 
   // another user's media file, a missing one, and another user's project: 404
   const bobFile = await makeMediaFile(t.db, bob, bobLib)
-  for (const [projectId, id] of [[p, bobFile], [p, 999999]] as const) {
+  for (const [projectId, id] of [
+    [p, bobFile],
+    [p, 999999],
+  ] as const) {
     const res = await t.call('POST', api(`project/${projectId}/mediaFiles/add/`), { as: alice, body: { id } })
     assert.is(res.statusCode, 404)
     assert.equal(res.data, { detail: 'Not found.' })
   }
   const bobProject = await project(bob)
   for (const action of ['add', 'remove']) {
-    const res = await t.call('POST', api(`project/${bobProject}/mediaFiles/${action}/`), { as: alice, body: { id: file } })
+    const res = await t.call('POST', api(`project/${bobProject}/mediaFiles/${action}/`), {
+      as: alice,
+      body: { id: file },
+    })
     assert.is(res.statusCode, 404)
     assert.equal(res.data, { detail: 'Not found.' })
-    assert.is((await t.call('POST', api(`project/abc/mediaFiles/${action}/`), { as: alice, body: { id: file } })).statusCode, 404)
+    assert.is(
+      (await t.call('POST', api(`project/abc/mediaFiles/${action}/`), { as: alice, body: { id: file } })).statusCode,
+      404,
+    )
   }
-  assert.is((await t.call('POST', api(`project/${p}/mediaFiles/remove/`), { as: alice, body: { id: bobFile } })).statusCode, 404)
+  assert.is(
+    (await t.call('POST', api(`project/${p}/mediaFiles/remove/`), { as: alice, body: { id: bobFile } })).statusCode,
+    404,
+  )
   assert.equal(await members(bobProject), [])
   assert.is((await t.call('POST', `${url}add/`, { body: { id: file } })).statusCode, 401)
 })
@@ -150,8 +202,11 @@ test('add and remove answer as the original service (goldens 60-68)', async () =
 test('20 simultaneous adds of one file: exactly one 201, the rest 200, one row', async () => {
   const p = await project(alice)
   const file = await makeMediaFile(t.db, alice, aliceLib)
-  const answers = await Promise.all(Array.from({ length: 20 }, () =>
-    t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: alice, body: { id: file } })))
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: alice, body: { id: file } }),
+    ),
+  )
   const statuses = answers.map((a) => a.statusCode).sort()
   assert.equal(statuses, [200, ...Array(18).fill(200), 201].sort())
   assert.is(statuses.filter((s) => s === 201).length, 1)
@@ -162,25 +217,51 @@ test('20 simultaneous adds of one file: exactly one 201, the rest 200, one row',
 test('project/{Id}/mediaFiles/ and mediaFile/{Id}/projects/ list memberships the caller may read', async () => {
   const p = await project(alice, 'listed')
   const other = await project(alice, 'other')
-  const files = [await makeMediaFile(t.db, alice, aliceLib), await makeMediaFile(t.db, alice, aliceLib), await makeMediaFile(t.db, alice, aliceLib)]
-  for (const id of files.slice(0, 2)) await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: alice, body: { id } })
+  const files = [
+    await makeMediaFile(t.db, alice, aliceLib),
+    await makeMediaFile(t.db, alice, aliceLib),
+    await makeMediaFile(t.db, alice, aliceLib),
+  ]
+  for (const id of files.slice(0, 2))
+    await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: alice, body: { id } })
   await t.call('POST', api(`project/${other}/mediaFiles/add/`), { as: alice, body: { id: files[0] } })
 
   const list = await t.call('GET', api(`project/${p}/mediaFiles/`), { as: alice })
   assert.is(list.statusCode, 200)
   assert.is(list.headers.allow, 'GET, HEAD, OPTIONS')
   assert.is(list.data.count, 2)
-  assert.equal(list.data.results.map((r: any) => r.id), files.slice(0, 2))
+  assert.equal(
+    list.data.results.map((r: any) => r.id),
+    files.slice(0, 2),
+  )
   assert.is(list.data.results[0].library, aliceLib)
   assert.type(list.data.results[0].url, 'string')
-  assert.is((await t.call('GET', api(`project/${p}/mediaFiles/?page_size=1&page=2`), { as: alice })).data.results[0].id, files[1])
+  assert.is(
+    (await t.call('GET', api(`project/${p}/mediaFiles/?page_size=1&page=2`), { as: alice })).data.results[0].id,
+    files[1],
+  )
 
   const projects = await t.call('GET', api(`mediaFile/${files[0]}/projects/`), { as: alice })
   assert.is(projects.statusCode, 200)
-  assert.equal(projects.data.results.map((r: any) => r.name), ['listed', 'other'])
+  assert.equal(
+    projects.data.results.map((r: any) => r.name),
+    ['listed', 'other'],
+  )
   assert.equal(projects.data.results[0].mediaFiles, files.slice(0, 2))
-  assert.equal(Object.keys(projects.data.results[0]), ['id', 'type', 'name', 'creationDate', 'user', 'userSettings', 'mediaFiles', 'notes',
-    'default_permission_read', 'default_permission_write', 'default_permission_launch_job', 'default_permission_admin'])
+  assert.equal(Object.keys(projects.data.results[0]), [
+    'id',
+    'type',
+    'name',
+    'creationDate',
+    'user',
+    'userSettings',
+    'mediaFiles',
+    'notes',
+    'default_permission_read',
+    'default_permission_write',
+    'default_permission_launch_job',
+    'default_permission_admin',
+  ])
   assert.is((await t.call('GET', api(`mediaFile/${files[2]}/projects/`), { as: alice })).data.count, 0)
 
   assert.is((await t.call('GET', api(`project/${p}/mediaFiles/`), { as: bob })).statusCode, 404)
@@ -214,15 +295,27 @@ test('access matrix over every project endpoint', async () => {
 
   // [who, as, project detail/sub-resources, mediaFile/{id}/projects/ status, projects listed there (-1: all)]
   const rows: Array<[string, TestUser | undefined, number, number, number]> = [
-    ['owner', owner, 200, 200, 1], ['unrelated', stranger, 404, 404, 0], ['grantee by user', grantee, 404, 200, 0],
-    ['grantee by group', member, 404, 200, 0], ['revoked grantee', revoked, 404, 404, 0], ['site admin', admin, 200, 200, -1],
+    ['owner', owner, 200, 200, 1],
+    ['unrelated', stranger, 404, 404, 0],
+    ['grantee by user', grantee, 404, 200, 0],
+    ['grantee by group', member, 404, 200, 0],
+    ['revoked grantee', revoked, 404, 404, 0],
+    ['site admin', admin, 200, 200, -1],
     ['anonymous', undefined, 401, 401, 0],
   ]
   for (const [who, as, status, fileStatus, listed] of rows) {
     const m = `${who}: `
     assert.is((await t.call('GET', api(`project/${p}/`), { as })).statusCode, status, m + 'GET')
-    assert.is((await t.call('PATCH', api(`project/${p}/`), { as, body: { notes: who } })).statusCode, status, m + 'PATCH')
-    assert.is((await t.call('PUT', api(`project/${p}/`), { as, body: { name: 'matrix' } })).statusCode, status, m + 'PUT')
+    assert.is(
+      (await t.call('PATCH', api(`project/${p}/`), { as, body: { notes: who } })).statusCode,
+      status,
+      m + 'PATCH',
+    )
+    assert.is(
+      (await t.call('PUT', api(`project/${p}/`), { as, body: { name: 'matrix' } })).statusCode,
+      status,
+      m + 'PUT',
+    )
     assert.is((await t.call('GET', api(`project/${p}/mediaFiles/`), { as })).statusCode, status, m + 'mediaFiles')
     const add = await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as, body: { id: spare } })
     assert.is(add.statusCode, status === 200 ? 201 : status, m + 'add')
@@ -233,8 +326,11 @@ test('access matrix over every project endpoint', async () => {
     const containing = await t.call('GET', api(`mediaFile/${file}/projects/`), { as })
     assert.is(containing.statusCode, fileStatus, m + 'mediaFile projects')
     // a site admin sees every project holding the file (grantees have added it to theirs by now)
-    const everyProject = (await t.db.selectFrom('project_media_files').select('project_id').where('media_file_id', '=', file).execute()).length
-    if (fileStatus === 200) assert.is(containing.data.count, listed === -1 ? everyProject : listed, m + 'mediaFile projects count')
+    const everyProject = (
+      await t.db.selectFrom('project_media_files').select('project_id').where('media_file_id', '=', file).execute()
+    ).length
+    if (fileStatus === 200)
+      assert.is(containing.data.count, listed === -1 ? everyProject : listed, m + 'mediaFile projects count')
     if (as && as !== owner && as !== admin) {
       // a grantee's own project may hold the files they can read, and only those
       const own = await project(as)
@@ -256,14 +352,23 @@ test('a file added while readable stays a member after the grant goes, but is li
   const file = await makeMediaFile(t.db, owner, lib)
   const g = await grant(t.db, owner, { user: guest.id }, { library: lib }, ['read'])
   const p = await project(guest)
-  assert.is((await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: guest, body: { id: file } })).statusCode, 201)
+  assert.is(
+    (await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: guest, body: { id: file } })).statusCode,
+    201,
+  )
   assert.is((await t.call('GET', api(`project/${p}/mediaFiles/`), { as: guest })).data.count, 1)
   await t.db.deleteFrom('app_permissions').where('id', '=', g).execute()
   assert.is((await t.call('GET', api(`project/${p}/mediaFiles/`), { as: guest })).data.count, 0)
   assert.equal((await t.call('GET', api(`project/${p}/`), { as: guest })).data.mediaFiles, [file])
   // it can still be taken out of the project
-  assert.is((await t.call('POST', api(`project/${p}/mediaFiles/remove/`), { as: guest, body: { id: file } })).statusCode, 204)
-  assert.is((await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: guest, body: { id: file } })).statusCode, 404)
+  assert.is(
+    (await t.call('POST', api(`project/${p}/mediaFiles/remove/`), { as: guest, body: { id: file } })).statusCode,
+    204,
+  )
+  assert.is(
+    (await t.call('POST', api(`project/${p}/mediaFiles/add/`), { as: guest, body: { id: file } })).statusCode,
+    404,
+  )
 })
 
 test.run()

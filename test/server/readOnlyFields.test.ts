@@ -28,7 +28,14 @@ function other(def: FieldDef, was: unknown): unknown {
   return 'sent by the client'
 }
 
-interface Target { name: string; detail: string; list?: string; fields: Record<string, FieldDef>; methods: string[]; listMethods: string[] }
+interface Target {
+  name: string
+  detail: string
+  list?: string
+  fields: Record<string, FieldDef>
+  methods: string[]
+  listMethods: string[]
+}
 
 /** Every record resource with a detail path that can be written, and its list path when it has one. */
 function targets(): Target[] {
@@ -39,19 +46,28 @@ function targets(): Target[] {
     if (!m || !ep.doc?.record || !(ep.methods.PATCH || ep.methods.PUT)) continue
     const listEp = eps.find((e) => e.path === `/api/v0/${m[1]}/`)
     out.push({
-      name: m[1], detail: ep.path, list: listEp?.path, fields: ep.doc.record,
-      methods: Object.keys(ep.methods), listMethods: Object.keys(listEp?.methods ?? {}),
+      name: m[1],
+      detail: ep.path,
+      list: listEp?.path,
+      fields: ep.doc.record,
+      methods: Object.keys(ep.methods),
+      listMethods: Object.keys(listEp?.methods ?? {}),
     })
   }
   return out
 }
 
-const readOnly = (fields: Record<string, FieldDef>) => Object.entries(fields).filter(([, f]) => f.readOnly && !f.writeOnly)
+const readOnly = (fields: Record<string, FieldDef>) =>
+  Object.entries(fields).filter(([, f]) => f.readOnly && !f.writeOnly)
 
 test('the writable resources are found, and each has a record in the test world', () => {
   const found = targets().map((x) => x.name)
   assert.ok(found.length >= 12, found.join(', '))
-  assert.equal(found.filter((n) => !(n in w.ids)), [], 'resources without a record to change')
+  assert.equal(
+    found.filter((n) => !(n in w.ids)),
+    [],
+    'resources without a record to change',
+  )
 })
 
 test('PATCH and PUT ignore every read-only field, whatever it holds', async () => {
@@ -67,13 +83,20 @@ test('PATCH and PUT ignore every read-only field, whatever it holds', async () =
       as = { auth: w.auth.admin }
       before = await t.call('GET', url, { as })
     }
-    if (before.statusCode !== 200) { problems.push(`GET ${url}: ${before.statusCode}`); continue }
+    if (before.statusCode !== 200) {
+      problems.push(`GET ${url}: ${before.statusCode}`)
+      continue
+    }
     const sent: Record<string, unknown> = {}
     for (const [name, def] of readOnly(target.fields)) sent[name] = other(def, before.data[name])
     for (const method of ['PATCH', 'PUT'].filter((m) => target.methods.includes(m))) {
       // PUT sends the record as read, writable fields unchanged, with the read-only ones changed
       // (and a value for each required write-only field, which a read does not show: a user's password)
-      const writeOnly = Object.fromEntries(Object.entries(target.fields).filter(([, f]) => f.writeOnly && f.required && f.type === 'string').map(([n]) => [n, `${n}-Sent-2026`]))
+      const writeOnly = Object.fromEntries(
+        Object.entries(target.fields)
+          .filter(([, f]) => f.writeOnly && f.required && f.type === 'string')
+          .map(([n]) => [n, `${n}-Sent-2026`]),
+      )
       const body = method === 'PUT' ? { ...before.data, ...writeOnly, ...sent } : sent
       let res = await t.call(method, url, { as, body })
       // a record every user reads and only site admins change (model/)
@@ -81,11 +104,20 @@ test('PATCH and PUT ignore every read-only field, whatever it holds', async () =
         as = { auth: w.auth.admin }
         res = await t.call(method, url, { as, body })
       }
-      if (res.statusCode !== 200) { problems.push(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`); continue }
+      if (res.statusCode !== 200) {
+        problems.push(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
+        continue
+      }
       const after = await t.call('GET', url, { as })
       for (const [name] of readOnly(target.fields)) {
-        if (JSON.stringify(res.data[name]) !== JSON.stringify(before.data[name])) problems.push(`${method} ${target.name}.${name}: answered ${JSON.stringify(res.data[name])}, was ${JSON.stringify(before.data[name])}`)
-        if (JSON.stringify(after.data[name]) !== JSON.stringify(before.data[name])) problems.push(`${method} ${target.name}.${name}: stored ${JSON.stringify(after.data[name])}, was ${JSON.stringify(before.data[name])}`)
+        if (JSON.stringify(res.data[name]) !== JSON.stringify(before.data[name]))
+          problems.push(
+            `${method} ${target.name}.${name}: answered ${JSON.stringify(res.data[name])}, was ${JSON.stringify(before.data[name])}`,
+          )
+        if (JSON.stringify(after.data[name]) !== JSON.stringify(before.data[name]))
+          problems.push(
+            `${method} ${target.name}.${name}: stored ${JSON.stringify(after.data[name])}, was ${JSON.stringify(before.data[name])}`,
+          )
       }
     }
   }
@@ -103,14 +135,22 @@ test('a create ignores every read-only field, whatever it holds', async () => {
     for (const [name, def] of Object.entries(target.fields)) {
       if (def.writeOnly) continue
       const was = before[name]
-      body[name] = def.readOnly ? other(def, was) : typeof was === 'string' && /name|alias|username/i.test(name) ? `${was}-copy` : was
+      body[name] = def.readOnly
+        ? other(def, was)
+        : typeof was === 'string' && /name|alias|username/i.test(name)
+          ? `${was}-copy`
+          : was
     }
     const res = await t.call('POST', target.list!, { as: { auth: w.auth.owner }, body })
     if (res.statusCode !== 201) continue // a record that cannot be copied as read (a file upload, a single record a user has); PATCH covers it
     created++
     for (const [name, def] of readOnly(target.fields)) {
-      if (name === 'id') { if (res.data.id === body.id) problems.push(`POST ${target.name}.id: kept the id sent`); continue }
-      if (JSON.stringify(res.data[name]) === JSON.stringify(body[name])) problems.push(`POST ${target.name}.${name} (${def.type}): kept the value sent, ${JSON.stringify(body[name])}`)
+      if (name === 'id') {
+        if (res.data.id === body.id) problems.push(`POST ${target.name}.id: kept the id sent`)
+        continue
+      }
+      if (JSON.stringify(res.data[name]) === JSON.stringify(body[name]))
+        problems.push(`POST ${target.name}.${name} (${def.type}): kept the value sent, ${JSON.stringify(body[name])}`)
     }
   }
   assert.ok(created >= 8, `only ${created} resources could be created from a copy`)

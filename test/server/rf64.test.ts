@@ -32,7 +32,13 @@ test('an uploaded RF64 WAV: its facts from ds64, and its spectrogram', async () 
   assert.is(wav.toString('latin1', 0, 4), 'RF64')
   const res = await importMedia(t, alice, library, wav, { filename: 'long.wav' })
   assert.is(res.statusCode, 201, res.body)
-  assert.equal(meta(res.data), { fileSize: String(wav.length), durationInSeconds: '90.0', sampleRate: '22050', numChannels: '1', bitsPerSample: '16' })
+  assert.equal(meta(res.data), {
+    fileSize: String(wav.length),
+    durationInSeconds: '90.0',
+    sampleRate: '22050',
+    numChannels: '1',
+    bitsPerSample: '16',
+  })
   const s = await t.call('GET', `/api/v0/mediaFile/${res.data.id}/spectra/?startTime=80&endTime=81`, { as: alice })
   assert.is(s.statusCode, 200, s.body)
   assert.is(s.data.numFrames, 100)
@@ -46,7 +52,13 @@ test('a 4.5 GiB RF64 WAV: its facts, and a minute from its end read by one range
     const path = (storage.inner as LocalStorage).pathOf(name)
     const dataBytes = 4.5 * 2 ** 30
     const header = pcmWavHeader({ sampleRate: 48000, channels: 1, bitsPerSample: 16, dataBytes })
-    await (storage.inner as LocalStorage).receive((async function* () { yield header })()).then((p) => p.commit(name))
+    await (storage.inner as LocalStorage)
+      .receive(
+        (async function* () {
+          yield header
+        })(),
+      )
+      .then((p) => p.commit(name))
     const fd = openSync(path, 'r+')
     try {
       ftruncateSync(fd, header.length + dataBytes)
@@ -55,12 +67,18 @@ test('a 4.5 GiB RF64 WAV: its facts, and a minute from its end read by one range
       closeSync(fd)
     }
     const pending: Pending = {
-      size: header.length + dataBytes, md5: '', localPath: path, read: () => createReadStream(path),
-      commit: async () => {}, discard: async () => {},
+      size: header.length + dataBytes,
+      md5: '',
+      localPath: path,
+      read: () => createReadStream(path),
+      commit: async () => {},
+      discard: async () => {},
     }
     const facts = await readFacts(pending)
-    assert.equal([facts.ext, facts.sampleRate, facts.numChannels, facts.bitsPerSample, facts.durationInSeconds],
-      ['wav', 48000, 1, 16, dataBytes / 2 / 48000])
+    assert.equal(
+      [facts.ext, facts.sampleRate, facts.numChannels, facts.bitsPerSample, facts.durationInSeconds],
+      ['wav', 48000, 1, 16, dataBytes / 2 / 48000],
+    )
 
     const source = await openAudio(storage, name)
     assert.equal([source.info.frames, source.info.sampleRate], [dataBytes / 2, 48000])
@@ -68,7 +86,9 @@ test('a 4.5 GiB RF64 WAV: its facts, and a minute from its end read by one range
     const last: Float32Array[] = []
     for await (const c of source.chunks({ from: source.info.frames - 60 * 48000 })) last.push(c.samples)
     assert.is(storage.bytesRead, 60 * 48000 * 2)
-    assert.equal(storage.reads, [{ start: header.length + dataBytes - 60 * 48000 * 2, end: header.length + dataBytes - 1 }])
+    assert.equal(storage.reads, [
+      { start: header.length + dataBytes - 60 * 48000 * 2, end: header.length + dataBytes - 1 },
+    ])
     const tail = last[last.length - 1]
     assert.equal([tail[tail.length - 2], tail[tail.length - 1]], [1000 / 32768, -1000 / 32768].map(Math.fround))
   } finally {
@@ -77,4 +97,3 @@ test('a 4.5 GiB RF64 WAV: its facts, and a minute from its end read by one range
 })
 
 test.run()
-

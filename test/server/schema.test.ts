@@ -6,16 +6,62 @@ import { suiteApp, type TestUser } from '../helpers/app.js'
 // spec is in them, and they agree with each other.
 
 const SPEC_PATHS = [
-  'mediaFile/', 'mediaFile/{id}/', 'project/', 'project/{id}/', 'tag/', 'tag/{id}/', 'tagClass/', 'tagClass/{id}/',
-  'tagExample/', 'tagExample/{id}/', 'tagSet/', 'tagSet/{id}/', 'sensor/', 'sensor/{id}/', 'sensorArray/', 'sensorArray/{id}/',
-  'jobResultFile/', 'jobResultFile/{id}/', 'library/', 'library/{id}/', 'user/', 'user/{id}/', 'userSettings/', 'userSettings/{id}/',
-  'jobs/', 'jobs/{id}/', 'jobParameters/', 'jobParameters/{id}/', 'appPermission/', 'appPermission/{id}/',
-  'appUserGroup/', 'appUserGroup/{id}/', 'mediaFileUserMetaData/', 'mediaFileUserMetaData/{id}/',
-  'mediaFileUserMetaDataField/', 'mediaFileUserMetaDataField/{id}/', 'mediaFileMetaData/', 'mediaFileMetaData/{id}/',
-  'randomWindow/', 'randomWindow/{id}/', 'jobTypes/', 'jobTypes/{id}/', 'jobStatusTypes/', 'jobStatusTypes/{id}/',
-  'projectTypes/', 'projectTypes/{id}/', 'mediaTypes/', 'mediaTypes/{id}/',
-  'mediaFile/{id}/userMetaData/', 'mediaFile/{id}/projects/', 'project/{id}/mediaFiles/', 'project/{id}/mediaFiles/add/',
-  'project/{id}/mediaFiles/remove/', 'tagSet/{id}/tags/', 'library/{id}/mediaFiles/', 'library/{id}/userMetaDataFields/',
+  'mediaFile/',
+  'mediaFile/{id}/',
+  'project/',
+  'project/{id}/',
+  'tag/',
+  'tag/{id}/',
+  'tagClass/',
+  'tagClass/{id}/',
+  'tagExample/',
+  'tagExample/{id}/',
+  'tagSet/',
+  'tagSet/{id}/',
+  'sensor/',
+  'sensor/{id}/',
+  'sensorArray/',
+  'sensorArray/{id}/',
+  'jobResultFile/',
+  'jobResultFile/{id}/',
+  'library/',
+  'library/{id}/',
+  'user/',
+  'user/{id}/',
+  'userSettings/',
+  'userSettings/{id}/',
+  'jobs/',
+  'jobs/{id}/',
+  'jobParameters/',
+  'jobParameters/{id}/',
+  'appPermission/',
+  'appPermission/{id}/',
+  'appUserGroup/',
+  'appUserGroup/{id}/',
+  'mediaFileUserMetaData/',
+  'mediaFileUserMetaData/{id}/',
+  'mediaFileUserMetaDataField/',
+  'mediaFileUserMetaDataField/{id}/',
+  'mediaFileMetaData/',
+  'mediaFileMetaData/{id}/',
+  'randomWindow/',
+  'randomWindow/{id}/',
+  'jobTypes/',
+  'jobTypes/{id}/',
+  'jobStatusTypes/',
+  'jobStatusTypes/{id}/',
+  'projectTypes/',
+  'projectTypes/{id}/',
+  'mediaTypes/',
+  'mediaTypes/{id}/',
+  'mediaFile/{id}/userMetaData/',
+  'mediaFile/{id}/projects/',
+  'project/{id}/mediaFiles/',
+  'project/{id}/mediaFiles/add/',
+  'project/{id}/mediaFiles/remove/',
+  'tagSet/{id}/tags/',
+  'library/{id}/mediaFiles/',
+  'library/{id}/userMetaDataFields/',
 ].map((p) => `/api/v0/${p}`)
 
 const t = suiteApp(test)
@@ -78,13 +124,24 @@ test('the OpenAPI 3.1 document has every spec path and agrees with the coreapi d
   for (const l of core) assert.ok(paths[l.url]?.[l.action], `${l.action} ${l.url} only in coreapi`)
   let operations = 0
   // paths only in the OpenAPI document (the coreapi document keeps the original's shape)
-  const openapiOnly = new Set(['/api/', '/api/openapi.json', '/api/v0/', '/healthz', '/api-auth/login/', '/api-auth/logout/',
-    '/api/v0/loginCode/', '/api-auth/code/'])
+  const openapiOnly = new Set([
+    '/api/',
+    '/api/openapi.json',
+    '/api/v0/',
+    '/healthz',
+    '/api-auth/login/',
+    '/api-auth/logout/',
+    '/api/v0/loginCode/',
+    '/api-auth/code/',
+  ])
   for (const [path, item] of Object.entries<any>(paths)) {
     if (openapiOnly.has(path)) continue
     for (const method of Object.keys(item)) {
       operations++
-      assert.ok(core.some((l) => l.url === path && l.action === method), `${method} ${path} only in openapi`)
+      assert.ok(
+        core.some((l) => l.url === path && l.action === method),
+        `${method} ${path} only in openapi`,
+      )
     }
   }
   assert.is(operations, core.length)
@@ -98,7 +155,10 @@ test('the OpenAPI 3.1 document has every spec path and agrees with the coreapi d
 
 test('the OpenAPI document states what the server answers and enforces', async () => {
   const doc = (await t.call('GET', '/api/openapi.json', { as: alice })).data
-  const ok = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).filter((s) => s < '300').sort()
+  const ok = (path: string, method: string) =>
+    Object.keys(doc.paths[path][method].responses)
+      .filter((s) => s < '300')
+      .sort()
   assert.equal(ok('/api-token-auth/', 'post'), ['200'])
   assert.equal(ok('/api/v0/project/{id}/mediaFiles/add/', 'post'), ['200', '201'])
   assert.equal(ok('/api/v0/project/{id}/mediaFiles/remove/', 'post'), ['200', '204'])
@@ -117,9 +177,13 @@ test('the OpenAPI document states what the server answers and enforces', async (
   assert.equal(Object.keys(upload.content), ['multipart/form-data'])
   assert.is(upload.required, true)
   const parts = upload.content['multipart/form-data'].schema
-  assert.equal([parts.properties.file.type, parts.properties.file.contentMediaType], ['string', 'application/octet-stream'])
+  assert.equal(
+    [parts.properties.file.type, parts.properties.file.contentMediaType],
+    ['string', 'application/octet-stream'],
+  )
   assert.ok(parts.required.includes('file'))
-  for (const field of ['alias', 'sensor', 'realStartTime', 'md5', 'startTimeFrom', 'timeOffset', 'strict']) assert.ok(parts.properties[field], field)
+  for (const field of ['alias', 'sensor', 'realStartTime', 'md5', 'startTimeFrom', 'timeOffset', 'strict'])
+    assert.ok(parts.properties[field], field)
   // timestamps have no zone: a pattern, never format date-time
   const text = JSON.stringify(doc)
   assert.not.ok(text.includes('date-time'))

@@ -16,7 +16,9 @@ import { tempDir } from '../helpers/tempDir.js'
 
 /** the apps' data folders, removed when the suite ends */
 const dataDirs: string[] = []
-test.after(() => { for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true }) })
+test.after(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+})
 
 function appDataDir(): string {
   const dir = tempDir('mas-test-')
@@ -59,22 +61,46 @@ test('a request under way when the app closes is answered, with its connection c
   const database = await testDatabase()
   const dataDir = appDataDir()
   const app = await buildApp({ database, ownsDatabase: true, config: { dataDir, mediaDir: join(dataDir, 'media') } })
-  const user = await database.db.insertInto('users').values({
-    username: 'alice', password: await hashPassword('alice-pass'), is_admin: false, is_active: true, date_joined: localTimestamp(),
-  }).returning('id').executeTakeFirstOrThrow()
+  const user = await database.db
+    .insertInto('users')
+    .values({
+      username: 'alice',
+      password: await hashPassword('alice-pass'),
+      is_admin: false,
+      is_active: true,
+      date_joined: localTimestamp(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const token = await tokenFor(database.db, user.id)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
 
   const body = JSON.stringify({ name: 'written during shutdown' })
   const answered = new Promise<{ status: number; text: string; connection: string | undefined }>((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, method: 'POST', path: '/api/v0/library/', agent: new Agent({ keepAlive: true }),
-      headers: { authorization: `Token ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-    }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (c) => { text += c }).on('end', () => resolve({ status: res.statusCode!, text, connection: res.headers.connection }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v0/library/',
+        agent: new Agent({ keepAlive: true }),
+        headers: {
+          authorization: `Token ${token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        let text = ''
+        res
+          .setEncoding('utf8')
+          .on('data', (c) => {
+            text += c
+          })
+          .on('end', () => resolve({ status: res.statusCode!, text, connection: res.headers.connection }))
+      },
+    )
     req.on('error', reject)
     req.write(body.slice(0, 5))
     setTimeout(() => req.end(body.slice(5)), 300)

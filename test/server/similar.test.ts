@@ -19,7 +19,9 @@ const API = '/api/v0'
 let counting: CountingStorage | undefined
 const t = suiteApp(test, {}, { storage: (configured) => (counting = new CountingStorage(configured)) })
 const D = 16
-const STEP = 0.5, LENGTH = 1, WINDOWS = 20
+const STEP = 0.5,
+  LENGTH = 1,
+  WINDOWS = 20
 
 type Cluster = 'A' | 'B' | 'C'
 const AXIS: Record<Cluster, number> = { A: 0, B: 1, C: 2 }
@@ -28,7 +30,10 @@ const random = seededRandom(45)
 const windowVector = (cluster: Cluster, t: number, d = D) => {
   const v = new Float32Array(d)
   let norm = 0
-  for (let j = 3; j < d; j++) { v[j] = random() - 0.5; norm += v[j] * v[j] }
+  for (let j = 3; j < d; j++) {
+    v[j] = random() - 0.5
+    norm += v[j] * v[j]
+  }
   for (let j = 3; j < d; j++) v[j] *= t / Math.sqrt(norm)
   v[AXIS[cluster]] = 1
   return v
@@ -41,12 +46,26 @@ let other: number, otherFile: number
 /** cluster and t of each window of each file */
 const layout = new Map<number, Array<{ cluster: Cluster; t: number }>>()
 
-async function store(mediaFile: number, library: number, windows: Array<{ cluster: Cluster; t: number }>, kind = BUILTIN_KIND, d = D) {
+async function store(
+  mediaFile: number,
+  library: number,
+  windows: Array<{ cluster: Cluster; t: number }>,
+  kind = BUILTIN_KIND,
+  d = D,
+) {
   const vectors = new Float32Array(windows.length * d)
   windows.forEach((w, i) => vectors.set(windowVector(w.cluster, w.t, d), i * d))
   await storeEmbeddings(t.db, {
-    mediaFile, library, kind, windowSeconds: LENGTH, hopSeconds: STEP, lengthSeconds: LENGTH, stepSeconds: STEP,
-    duration: (windows.length - 1) * STEP + LENGTH, dimensions: d, vectors,
+    mediaFile,
+    library,
+    kind,
+    windowSeconds: LENGTH,
+    hopSeconds: STEP,
+    lengthSeconds: LENGTH,
+    stepSeconds: STEP,
+    duration: (windows.length - 1) * STEP + LENGTH,
+    dimensions: d,
+    vectors,
   })
 }
 
@@ -63,9 +82,29 @@ test.before(async () => {
   f1 = first
   f2 = await makeMediaFile(t.db, c.owner, lib, { alias: 'site-2.wav' })
   f3 = await makeMediaFile(t.db, c.owner, lib, { alias: 'site-3.wav' })
-  layout.set(f1, windowsOf([[0, 5, 'A', () => 0], [6, 19, 'C', small]]))
-  layout.set(f2, windowsOf([[0, 9, 'B', small], [10, 14, 'A', (i) => 0.1 + 0.2 * (i - 10)], [15, 19, 'C', small]]))
-  layout.set(f3, windowsOf([[0, 1, 'C', small], [2, 6, 'A', (i) => 0.2 + 0.2 * (i - 2)], [7, 19, 'B', small]]))
+  layout.set(
+    f1,
+    windowsOf([
+      [0, 5, 'A', () => 0],
+      [6, 19, 'C', small],
+    ]),
+  )
+  layout.set(
+    f2,
+    windowsOf([
+      [0, 9, 'B', small],
+      [10, 14, 'A', (i) => 0.1 + 0.2 * (i - 10)],
+      [15, 19, 'C', small],
+    ]),
+  )
+  layout.set(
+    f3,
+    windowsOf([
+      [0, 1, 'C', small],
+      [2, 6, 'A', (i) => 0.2 + 0.2 * (i - 2)],
+      [7, 19, 'B', small],
+    ]),
+  )
   for (const [file, windows] of layout) await store(file, lib, windows)
   // another library, not granted: its windows lie exactly on A's axis, nearer than any of lib's
   other = await makeLibrary(t.db, c.stranger)
@@ -74,9 +113,19 @@ test.before(async () => {
 })
 
 /** lib's A windows outside f1's first three seconds, nearest first: f2's and f3's alternate by t */
-const expectedA = () => [
-  [f2, 10], [f3, 2], [f2, 11], [f3, 3], [f2, 12], [f3, 4], [f2, 13], [f3, 5], [f2, 14], [f3, 6],
-].map(([file, i]) => ({ mediaFile: file, startTime: i * STEP, endTime: i * STEP + LENGTH }))
+const expectedA = () =>
+  [
+    [f2, 10],
+    [f3, 2],
+    [f2, 11],
+    [f3, 3],
+    [f2, 12],
+    [f3, 4],
+    [f2, 13],
+    [f3, 5],
+    [f2, 14],
+    [f3, 6],
+  ].map(([file, i]) => ({ mediaFile: file, startTime: i * STEP, endTime: i * STEP + LENGTH }))
 
 const places = (results: Array<{ mediaFile: number; startTime: number; endTime: number }>) =>
   results.map((r) => ({ mediaFile: r.mediaFile, startTime: r.startTime, endTime: r.endTime }))
@@ -96,7 +145,10 @@ test('by a tag: the nearest windows of its library, nearest first, in the list e
   assert.is(found.count, 10)
   assert.equal(places(found.results), expectedA())
   const distances = found.results.map((r: { distance: number }) => r.distance)
-  assert.equal(distances, [...distances].sort((a, b) => a - b))
+  assert.equal(
+    distances,
+    [...distances].sort((a, b) => a - b),
+  )
   // the first is f2's window at t = 0.1: 1 − 1/√1.01
   assert.ok(Math.abs(distances[0] - (1 - 1 / Math.sqrt(1.01))) < 1e-3, String(distances[0]))
   // a reader of the library sees the same; the stranger's library's windows, nearer still, never appear
@@ -105,7 +157,7 @@ test('by a tag: the nearest windows of its library, nearest first, in the list e
   assert.is(read.count, 3 * WINDOWS - 6)
 })
 
-test('by a stretch of a stored file and exactly: the same answer; the index\'s candidates re-ranked put the exact nearest first', async () => {
+test("by a stretch of a stored file and exactly: the same answer; the index's candidates re-ranked put the exact nearest first", async () => {
   const body = { mediaFile: f1, startTime: 0, endTime: 3, k: 10 }
   const res = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body })
   assert.is(res.statusCode, 200, res.body)
@@ -113,21 +165,34 @@ test('by a stretch of a stored file and exactly: the same answer; the index\'s c
   const exact = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { ...body, exact: true } })
   assert.is(exact.statusCode, 200, exact.body)
   assert.equal(places(exact.data.results), expectedA())
-  res.data.results.forEach((r: { distance: number }, i: number) => assert.ok(Math.abs(r.distance - exact.data.results[i].distance) < 1e-6))
+  res.data.results.forEach((r: { distance: number }, i: number) =>
+    assert.ok(Math.abs(r.distance - exact.data.results[i].distance) < 1e-6),
+  )
   // over every window, approximate and exact agree on the order
   const all = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { ...body, k: 54 } })
-  const allExact = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { ...body, k: 54, exact: true } })
-  assert.equal(all.data.results.map((r: { distance: number }) => r.distance.toFixed(5)), allExact.data.results.map((r: { distance: number }) => r.distance.toFixed(5)))
+  const allExact = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { ...body, k: 54, exact: true },
+  })
+  assert.equal(
+    all.data.results.map((r: { distance: number }) => r.distance.toFixed(5)),
+    allExact.data.results.map((r: { distance: number }) => r.distance.toFixed(5)),
+  )
 })
 
-test('exclude=tagged leaves out windows already tagged in the tag\'s tag set', async () => {
+test("exclude=tagged leaves out windows already tagged in the tag's tag set", async () => {
   const tagSet = await makeTagSet(t.db, c.owner, lib)
   const tagClass = await makeTagClass(t.db, c.owner, lib)
   const tag = await makeTag(t.db, c.owner, { tagSet, mediaFile: f1, tagClass }, { startTime: 0, endTime: 3 })
   await makeTag(t.db, c.owner, { tagSet, mediaFile: f2, tagClass }, { startTime: 5, endTime: 6 })
   const found = await similarToTag(tag, 'k=3&exclude=tagged')
   // f2's windows at 5 and 5.5 hold half or more of the tag (and the one at 4.5 is of cluster B)
-  assert.equal(places(found.results), expectedA().filter((w) => !(w.mediaFile === f2 && w.startTime <= 5.5)).slice(0, 3))
+  assert.equal(
+    places(found.results),
+    expectedA()
+      .filter((w) => !(w.mediaFile === f2 && w.startTime <= 5.5))
+      .slice(0, 3),
+  )
 })
 
 test('a caller who may not read the library gets 404, and bad input 400', async () => {
@@ -135,14 +200,28 @@ test('a caller who may not read the library gets 404, and bad input 400', async 
   const tagClass = await makeTagClass(t.db, c.owner, lib)
   const tag = await makeTag(t.db, c.owner, { tagSet, mediaFile: f1, tagClass }, { startTime: 0, endTime: 3 })
   assert.is((await t.call('GET', `${API}/tag/${tag}/similar/`, { as: c.stranger })).statusCode, 404)
-  assert.is((await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.stranger, body: { mediaFile: f1, startTime: 0, endTime: 3 } })).statusCode, 404)
+  assert.is(
+    (
+      await t.call('POST', `${API}/library/${lib}/similar/`, {
+        as: c.stranger,
+        body: { mediaFile: f1, startTime: 0, endTime: 3 },
+      })
+    ).statusCode,
+    404,
+  )
   assert.is((await t.call('GET', `${API}/tag/${tag}/similar/`)).statusCode, 401)
   // the stranger's own library answers from its own windows only
-  const own = await t.call('POST', `${API}/library/${other}/similar/`, { as: c.stranger, body: { mediaFile: otherFile, startTime: 0, endTime: 2, k: 100 } })
+  const own = await t.call('POST', `${API}/library/${other}/similar/`, {
+    as: c.stranger,
+    body: { mediaFile: otherFile, startTime: 0, endTime: 2, k: 100 },
+  })
   assert.is(own.statusCode, 200, own.body)
   assert.ok(own.data.results.every((r: { mediaFile: number }) => r.mediaFile === otherFile))
   // a media file of another library, a bad k, an unknown kind
-  const wrong = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: otherFile, startTime: 0, endTime: 2 } })
+  const wrong = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: otherFile, startTime: 0, endTime: 2 },
+  })
   assert.is(wrong.statusCode, 400)
   assert.ok(wrong.data.mediaFile, wrong.body)
   assert.is((await t.call('GET', `${API}/tag/${tag}/similar/?k=0`, { as: c.owner })).statusCode, 400)
@@ -153,29 +232,79 @@ test('a caller who may not read the library gets 404, and bad input 400', async 
 
 test('refusals name the library and the media file as people know them, and give seconds to the millisecond', async () => {
   const { name } = await t.db.selectFrom('libraries').select('name').where('id', '=', lib).executeTakeFirstOrThrow()
-  const wrong = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: otherFile, startTime: 0, endTime: 2 } })
-  assert.equal([wrong.statusCode, wrong.data], [400, { mediaFile: [`Media file ${otherFile} is not in library ${lib} (${name}).`] }])
-  const beyond = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f2, startTime: 100.123456, endTime: 200.98765 } })
-  assert.equal([beyond.statusCode, beyond.data], [400, { startTime: [`No stored window of media file ${f2} (site-2.wav) overlaps 100.123-200.988 s.`] }])
+  const wrong = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: otherFile, startTime: 0, endTime: 2 },
+  })
+  assert.equal(
+    [wrong.statusCode, wrong.data],
+    [400, { mediaFile: [`Media file ${otherFile} is not in library ${lib} (${name}).`] }],
+  )
+  const beyond = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: f2, startTime: 100.123456, endTime: 200.98765 },
+  })
+  assert.equal(
+    [beyond.statusCode, beyond.data],
+    [400, { startTime: [`No stored window of media file ${f2} (site-2.wav) overlaps 100.123-200.988 s.`] }],
+  )
 })
 
-test('two kinds do not mix: a model\'s embeddings are searched apart from the built-in ones', async () => {
-  const model = await t.db.insertInto('models').values({
-    name: 'sim-model', file: 'models/none.onnx', md5: '0'.repeat(32), size: 1, manifest: JSON.stringify({}), user_id: c.owner.id, creation_date: localTimestamp(),
-  }).returning('id').executeTakeFirstOrThrow()
+test("two kinds do not mix: a model's embeddings are searched apart from the built-in ones", async () => {
+  const model = await t.db
+    .insertInto('models')
+    .values({
+      name: 'sim-model',
+      file: 'models/none.onnx',
+      md5: '0'.repeat(32),
+      size: 1,
+      manifest: JSON.stringify({}),
+      user_id: c.owner.id,
+      creation_date: localTimestamp(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   // in the model's kind, f3's windows are all B but for window 9, the only one near f2's query stretch (its A windows)
   await store(f2, lib, windowsOf([[0, WINDOWS - 1, 'A', () => 0]]), modelKind(model.id), 8)
-  await store(f3, lib, windowsOf([[0, 8, 'B', small], [9, 9, 'A', () => 0.3], [10, 19, 'B', small]]), modelKind(model.id), 8)
-  const res = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f2, startTime: 0, endTime: 10.5, k: 2, kind: 'sim-model' } })
+  await store(
+    f3,
+    lib,
+    windowsOf([
+      [0, 8, 'B', small],
+      [9, 9, 'A', () => 0.3],
+      [10, 19, 'B', small],
+    ]),
+    modelKind(model.id),
+    8,
+  )
+  const res = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: f2, startTime: 0, endTime: 10.5, k: 2, kind: 'sim-model' },
+  })
   assert.is(res.statusCode, 200, res.body)
   assert.equal(places(res.data.results)[0], { mediaFile: f3, startTime: 4.5, endTime: 5.5 })
   assert.ok(res.data.results[1].distance > 0.5, JSON.stringify(res.data.results))
   // a file without the model's embeddings: the refusal names the model as the caller gave it
-  const none = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f1, startTime: 0, endTime: 3, kind: 'sim-model' } })
-  assert.equal([none.statusCode, none.data], [400, { mediaFile: [
-    `media file ${f1} (${(await t.db.selectFrom('media_files').select('alias').where('id', '=', f1).executeTakeFirstOrThrow()).alias}) has no stored embeddings of kind model ${model.id} (sim-model): run an EmbedAudio job over it first.`] }])
+  const none = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: f1, startTime: 0, endTime: 3, kind: 'sim-model' },
+  })
+  assert.equal(
+    [none.statusCode, none.data],
+    [
+      400,
+      {
+        mediaFile: [
+          `media file ${f1} (${(await t.db.selectFrom('media_files').select('alias').where('id', '=', f1).executeTakeFirstOrThrow()).alias}) has no stored embeddings of kind model ${model.id} (sim-model): run an EmbedAudio job over it first.`,
+        ],
+      },
+    ],
+  )
   // the built-in kind is as before
-  const builtin = await t.call('POST', `${API}/library/${lib}/similar/`, { as: c.owner, body: { mediaFile: f1, startTime: 0, endTime: 3, k: 10, kind: 'builtin' } })
+  const builtin = await t.call('POST', `${API}/library/${lib}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: f1, startTime: 0, endTime: 3, k: 10, kind: 'builtin' },
+  })
   assert.equal(places(builtin.data.results), expectedA())
 })
 
@@ -195,7 +324,9 @@ test('an index deleted, or of another version, is rebuilt from the stored embedd
   assert.ok(await storage.stat(indexFileName(lib, BUILTIN_KIND)), 'the index is stored again')
   // a manifest of another version: rebuilt when next needed
   const manifestName = indexFileName(lib, BUILTIN_KIND).replace(/\.usearch$/, '.json')
-  const pending = await storage.receive([Buffer.from(JSON.stringify({ version: 0, kind: BUILTIN_KIND, rows: [] }))] as unknown as AsyncIterable<Buffer>)
+  const pending = await storage.receive([
+    Buffer.from(JSON.stringify({ version: 0, kind: BUILTIN_KIND, rows: [] })),
+  ] as unknown as AsyncIterable<Buffer>)
   await pending.commit(manifestName)
   await refreshIndex(t.db, storage, lib, BUILTIN_KIND)
   const chunks: Buffer[] = []
@@ -213,36 +344,83 @@ test('train: a classifier from decisions on stored embeddings tags the windows o
   const source = await makeTagSet(t.db, c.owner, lib, 'sim-decided')
   const destination = await makeTagSet(t.db, c.owner, lib, 'sim-found')
   const call = await makeTagClass(t.db, c.owner, lib, 'sim-call')
-  const yes = await makeTag(t.db, c.owner, { tagSet: source, mediaFile: f2, tagClass: call }, { startTime: 5.1, endTime: 7.9 })
-  const no = await makeTag(t.db, c.owner, { tagSet: source, mediaFile: f2, tagClass: call }, { startTime: 1.1, endTime: 3.9 })
-  for (const [tag, decision] of [[yes, 'yes'], [no, 'no']] as const) {
+  const yes = await makeTag(
+    t.db,
+    c.owner,
+    { tagSet: source, mediaFile: f2, tagClass: call },
+    { startTime: 5.1, endTime: 7.9 },
+  )
+  const no = await makeTag(
+    t.db,
+    c.owner,
+    { tagSet: source, mediaFile: f2, tagClass: call },
+    { startTime: 1.1, endTime: 3.9 },
+  )
+  for (const [tag, decision] of [
+    [yes, 'yes'],
+    [no, 'no'],
+  ] as const) {
     const r = await t.call('POST', `${API}/tagReview/`, { as: c.owner, body: { tag, decision } })
     assert.is(r.statusCode, 201, r.body)
   }
-  assert.is((await t.call('POST', `${API}/tagSet/${source}/train/`, { as: c.stranger, body: { destinationTagSet: destination } })).statusCode, 404)
+  assert.is(
+    (
+      await t.call('POST', `${API}/tagSet/${source}/train/`, {
+        as: c.stranger,
+        body: { destinationTagSet: destination },
+      })
+    ).statusCode,
+    404,
+  )
   assert.is((await t.call('POST', `${API}/tagSet/${source}/train/`, { as: c.owner, body: {} })).statusCode, 400)
-  const res = await t.call('POST', `${API}/tagSet/${source}/train/`, { as: c.owner, body: { destinationTagSet: destination } })
+  const res = await t.call('POST', `${API}/tagSet/${source}/train/`, {
+    as: c.owner,
+    body: { destinationTagSet: destination },
+  })
   assert.is(res.statusCode, 202, res.body)
   assert.is(res.data.type, 15)
   assert.is(res.data.name, `train from tag set ${source} (sim-decided)`)
   // a tag set nobody decided on: the job's error names it
   const undecided = await makeTagSet(t.db, c.owner, lib, 'sim-undecided')
-  const idle = await t.call('POST', `${API}/tagSet/${undecided}/train/`, { as: c.owner, body: { destinationTagSet: destination } })
+  const idle = await t.call('POST', `${API}/tagSet/${undecided}/train/`, {
+    as: c.owner,
+    body: { destinationTagSet: destination },
+  })
   assert.is(idle.statusCode, 202, idle.body)
   counting!.reset()
   const worker = new Worker({ db: t.db, config: t.app.config, storage: counting, pollMs: 20 }).start()
   try {
     const job = await waitForStatus(t.db, res.data.id, [4, 5, 6], 60)
-    assert.is(job.status_id, 6, JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job.id).execute()))
+    assert.is(
+      job.status_id,
+      6,
+      JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', job.id).execute()),
+    )
     assert.is((await waitForStatus(t.db, idle.data.id, [4, 5, 6], 60)).status_id, 4)
-    const error = await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', idle.data.id).executeTakeFirstOrThrow()
-    assert.is(error.notes, `tag set ${undecided} (sim-undecided) has no tag decided yes: mark the calls sought yes (tagReview) first.`)
+    const error = await t.db
+      .selectFrom('job_result_files')
+      .select('notes')
+      .where('job_id', '=', idle.data.id)
+      .executeTakeFirstOrThrow()
+    assert.is(
+      error.notes,
+      `tag set ${undecided} (sim-undecided) has no tag decided yes: mark the calls sought yes (tagReview) first.`,
+    )
   } finally {
     await worker.stop()
   }
   assert.is(counting!.reads.length, 0, 'no stored file was read')
-  const found = await t.db.selectFrom('tags').selectAll().where('tag_set_id', '=', destination).orderBy('media_file_id').orderBy('start_time').execute()
-  assert.ok(found.length >= 3, `${found.length} tags: ${JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', res.data.id).execute())}`)
+  const found = await t.db
+    .selectFrom('tags')
+    .selectAll()
+    .where('tag_set_id', '=', destination)
+    .orderBy('media_file_id')
+    .orderBy('start_time')
+    .execute()
+  assert.ok(
+    found.length >= 3,
+    `${found.length} tags: ${JSON.stringify(await t.db.selectFrom('job_result_files').select('notes').where('job_id', '=', res.data.id).execute())}`,
+  )
   for (const g of found) {
     const windows = layout.get(g.media_file_id)!
     const i = Math.round(g.start_time / STEP)

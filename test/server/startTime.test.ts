@@ -1,6 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { audioMothTime, bextTime, guanoTime, nameStartTime, parseTimeOffset, shiftTime, startTimeOf } from '../../server/media/startTime.js'
+import {
+  audioMothTime,
+  bextTime,
+  guanoTime,
+  nameStartTime,
+  parseTimeOffset,
+  shiftTime,
+  startTimeOf,
+} from '../../server/media/startTime.js'
 
 // Start times as recorders write them (README, "Recording start times").
 
@@ -24,7 +32,10 @@ test('file names: the usual recorder patterns, the time as written; no date, or 
 })
 
 test('metadata: AudioMoth comment (day/month/year), GUANO, bext', () => {
-  assert.is(audioMothTime('Recorded at 05:00:00 01/05/2026 (UTC) by AudioMoth 24A04F085FDF2793 at medium gain'), '2026-05-01T05:00:00')
+  assert.is(
+    audioMothTime('Recorded at 05:00:00 01/05/2026 (UTC) by AudioMoth 24A04F085FDF2793 at medium gain'),
+    '2026-05-01T05:00:00',
+  )
   assert.is(audioMothTime('Recorded at 23:59:59 31/12/2025 (UTC+2) by AudioMoth'), '2025-12-31T23:59:59')
   assert.is(audioMothTime('Recorded at 05:00:00 31/02/2026'), null)
   assert.is(audioMothTime('a comment'), null)
@@ -36,7 +47,15 @@ test('metadata: AudioMoth comment (day/month/year), GUANO, bext', () => {
 })
 
 test('offsets and shifts, across midnight and the year', () => {
-  assert.equal(['+02:00', '-05:30', '+0200', 'Z', '+24:00', '2h', ''].map(parseTimeOffset), [120, -330, 120, 0, null, null, null])
+  assert.equal(['+02:00', '-05:30', '+0200', 'Z', '+24:00', '2h', ''].map(parseTimeOffset), [
+    120,
+    -330,
+    120,
+    0,
+    null,
+    null,
+    null,
+  ])
   assert.is(shiftTime('2026-12-31T23:30:00', 120), '2027-01-01T01:30:00')
   assert.is(shiftTime('2026-03-01T01:00:00', -330), '2026-02-28T19:30:00')
   assert.is(startTimeOf('metadata', '2026-05-01T05:00:00', '20990101_000000.WAV', 60), '2026-05-01T06:00:00')

@@ -21,7 +21,14 @@ test.before(async () => {
   refs = tagRefs(records)
 })
 
-const body = (extra: Record<string, unknown> = {}) => ({ ...refs, startTime: 1, endTime: 1.5, minFrequency: 200, maxFrequency: 2200, ...extra })
+const body = (extra: Record<string, unknown> = {}) => ({
+  ...refs,
+  startTime: 1,
+  endTime: 1.5,
+  minFrequency: 200,
+  maxFrequency: 2200,
+  ...extra,
+})
 
 /** The stored row rendered by the server (toJson), as an answer carries it. */
 async function rendered(id: number): Promise<unknown> {
@@ -29,7 +36,13 @@ async function rendered(id: number): Promise<unknown> {
   return JSON.parse(JSON.stringify(toJson(tags.fields, row)))
 }
 
-const notes = { Notes: 'faint, "behind" the wren\tby the stream', 'Call type': 'song', Verdict: '', 'Begin Clock Time': '05:00:01.250', 'é 鳥': '🐦' }
+const notes = {
+  Notes: 'faint, "behind" the wren\tby the stream',
+  'Call type': 'song',
+  Verdict: '',
+  'Begin Clock Time': '05:00:01.250',
+  'é 鳥': '🐦',
+}
 
 test('a create keeps the annotations; detail, list and create answer them alike, in the order given; none is {}', async () => {
   const created = await t.call('POST', `${API}/tag/`, { as: owner, body: body({ annotations: notes }) })
@@ -46,22 +59,43 @@ test('a create keeps the annotations; detail, list and create answer them alike,
   assert.equal(plain.data.annotations, {})
   assert.equal(plain.data, await rendered(plain.data.id))
   const listed = (await t.call('GET', `${API}/tag/?tagSet=${refs.tagSet}`, { as: owner })).data.results
-  assert.equal(listed.find((r: { id: number }) => r.id === created.data.id), created.data)
-  assert.equal(listed.find((r: { id: number }) => r.id === plain.data.id), plain.data)
+  assert.equal(
+    listed.find((r: { id: number }) => r.id === created.data.id),
+    created.data,
+  )
+  assert.equal(
+    listed.find((r: { id: number }) => r.id === plain.data.id),
+    plain.data,
+  )
 })
 
 test('bulk creates (one statement of arrays), creates arriving together (one batch) and updates keep them', async () => {
-  const many = await t.call('POST', `${API}/tag/`, { as: owner, body: [
-    body({ startTime: 4, endTime: 5, annotations: { Notes: 'first' } }),
-    body({ startTime: 5, endTime: 6, annotations: { Notes: 'second', Extra: 'x' } }),
-    body({ startTime: 6, endTime: 7 }),
-  ] })
+  const many = await t.call('POST', `${API}/tag/`, {
+    as: owner,
+    body: [
+      body({ startTime: 4, endTime: 5, annotations: { Notes: 'first' } }),
+      body({ startTime: 5, endTime: 6, annotations: { Notes: 'second', Extra: 'x' } }),
+      body({ startTime: 6, endTime: 7 }),
+    ],
+  })
   assert.is(many.statusCode, 201, many.body)
-  assert.equal(many.data.map((r: { annotations: unknown }) => r.annotations), [{ Notes: 'first' }, { Notes: 'second', Extra: 'x' }, {}])
+  assert.equal(
+    many.data.map((r: { annotations: unknown }) => r.annotations),
+    [{ Notes: 'first' }, { Notes: 'second', Extra: 'x' }, {}],
+  )
   for (const r of many.data) assert.equal(r, await rendered(r.id))
-  const together = await Promise.all([0, 1, 2, 3, 4, 5].map((i) =>
-    t.call('POST', `${API}/tag/`, { as: owner, body: body({ startTime: 10 + i, endTime: 10.5 + i, annotations: { Notes: `n${i}` } }) })))
-  assert.equal(together.map((r) => [r.statusCode, r.data.annotations]), [0, 1, 2, 3, 4, 5].map((i) => [201, { Notes: `n${i}` }]))
+  const together = await Promise.all(
+    [0, 1, 2, 3, 4, 5].map((i) =>
+      t.call('POST', `${API}/tag/`, {
+        as: owner,
+        body: body({ startTime: 10 + i, endTime: 10.5 + i, annotations: { Notes: `n${i}` } }),
+      }),
+    ),
+  )
+  assert.equal(
+    together.map((r) => [r.statusCode, r.data.annotations]),
+    [0, 1, 2, 3, 4, 5].map((i) => [201, { Notes: `n${i}` }]),
+  )
   for (const r of together) assert.equal(r.data, await rendered(r.data.id))
   const id = many.data[0].id
   const patched = await t.call('PATCH', `${API}/tag/${id}/`, { as: owner, body: { annotations: { Notes: 'changed' } } })

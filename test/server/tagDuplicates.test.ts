@@ -22,10 +22,25 @@ test.before(async () => {
   refs = { mediaFile: r.mediaFile, tagClass: r.tagClass }
 })
 
-const tag = (tagSet: number, startTime: number, extra: Record<string, unknown> = {}) =>
-  ({ ...refs, tagSet, startTime, endTime: startTime + 0.25, minFrequency: 1000, maxFrequency: 4000.5, ...extra })
+const tag = (tagSet: number, startTime: number, extra: Record<string, unknown> = {}) => ({
+  ...refs,
+  tagSet,
+  startTime,
+  endTime: startTime + 0.25,
+  minFrequency: 1000,
+  maxFrequency: 4000.5,
+  ...extra,
+})
 const count = async (tagSet: number) =>
-  Number((await t.db.selectFrom('tags').select((eb) => eb.fn.countAll().as('n')).where('tag_set_id', '=', tagSet).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await t.db
+        .selectFrom('tags')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('tag_set_id', '=', tagSet)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 test('a re-run of a bulk create with onDuplicate=skip creates nothing and names every item skipped', async () => {
   const set = await makeTagSet(t.db, alice, library)
@@ -33,7 +48,10 @@ test('a re-run of a bulk create with onDuplicate=skip creates nothing and names 
   const first = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
   assert.is(first.statusCode, 201, first.body)
   assert.equal(first.data.skipped, [])
-  assert.equal(first.data.results.map((r: any) => r.startTime), [0.1, 1.7, 2.3])
+  assert.equal(
+    first.data.results.map((r: any) => r.startTime),
+    [0.1, 1.7, 2.3],
+  )
   const again = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
   assert.is(again.statusCode, 201)
   assert.equal(again.data.skipped, [0, 1, 2])
@@ -46,14 +64,24 @@ test('only identical items are skipped: another class, time, frequency or tag se
   const other = await makeTagSet(t.db, alice, library)
   const otherClass = await makeTagClass(t.db, alice, library)
   const stored = (await t.call('POST', `${API}/tag/`, { as: alice, body: tag(set, 5) })).data
-  const items = [tag(set, 4), tag(set, 5), tag(set, 5, { tagClass: otherClass }), tag(set, 5, { endTime: 5.5 }),
-    tag(set, 5, { maxFrequency: 4000 }), tag(other, 5), tag(set, 5, { strength: 0.5, machineTagged: true })]
+  const items = [
+    tag(set, 4),
+    tag(set, 5),
+    tag(set, 5, { tagClass: otherClass }),
+    tag(set, 5, { endTime: 5.5 }),
+    tag(set, 5, { maxFrequency: 4000 }),
+    tag(other, 5),
+    tag(set, 5, { strength: 0.5, machineTagged: true }),
+  ]
   const res = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
   assert.is(res.statusCode, 201, res.body)
   // strength and flags are not what makes a tag the same one
   assert.equal(res.data.skipped, [1, 6])
   assert.equal([res.data.results[1].id, res.data.results[6].id], [stored.id, stored.id])
-  assert.equal(res.data.results.map((r: any) => r.tagSet), [set, set, set, set, set, other, set])
+  assert.equal(
+    res.data.results.map((r: any) => r.tagSet),
+    [set, set, set, set, set, other, set],
+  )
   assert.is(await count(set), 5)
   assert.is(await count(other), 1)
 })
@@ -74,7 +102,10 @@ test('a bad onDuplicate is 400 naming it; errors in items are answered as withou
   const set = await makeTagSet(t.db, alice, library)
   const bad = await t.call('POST', `${API}/tag/?onDuplicate=merge`, { as: alice, body: [tag(set, 1)] })
   assert.equal([bad.statusCode, Object.keys(bad.data)], [400, ['onDuplicate']])
-  const invalid = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: [tag(set, 1), tag(set, 2, { endTime: 1 })] })
+  const invalid = await t.call('POST', `${API}/tag/?onDuplicate=skip`, {
+    as: alice,
+    body: [tag(set, 1), tag(set, 2, { endTime: 1 })],
+  })
   assert.is(invalid.statusCode, 400)
   assert.equal(invalid.data[0], {})
   assert.ok(invalid.data[1].endTime)
@@ -88,13 +119,28 @@ test('the OpenAPI document declares onDuplicate on POST tag/ and the answer with
   assert.ok(post.responses['201'].content['application/json'].schema.anyOf.some((s: any) => s.properties?.skipped))
 })
 
-test('an item identical to an earlier item of the same request is skipped as that item\'s tag', async () => {
+test("an item identical to an earlier item of the same request is skipped as that item's tag", async () => {
   const set = await makeTagSet(t.db, alice, library)
-  const items = [tag(set, 1), tag(set, 2), tag(set, 1), tag(set, 1, { strength: 0.7, machineTagged: true }), tag(set, 3)]
+  const items = [
+    tag(set, 1),
+    tag(set, 2),
+    tag(set, 1),
+    tag(set, 1, { strength: 0.7, machineTagged: true }),
+    tag(set, 3),
+  ]
   const res = await t.call('POST', `${API}/tag/?onDuplicate=skip`, { as: alice, body: items })
   assert.is(res.statusCode, 201, res.body)
   assert.equal(res.data.skipped, [2, 3])
-  assert.equal(res.data.results.map((r: any) => r.id), [res.data.results[0].id, res.data.results[1].id, res.data.results[0].id, res.data.results[0].id, res.data.results[4].id])
+  assert.equal(
+    res.data.results.map((r: any) => r.id),
+    [
+      res.data.results[0].id,
+      res.data.results[1].id,
+      res.data.results[0].id,
+      res.data.results[0].id,
+      res.data.results[4].id,
+    ],
+  )
   assert.is(await count(set), 3)
   // without onDuplicate=skip every item is created, as before
   const plain = await t.call('POST', `${API}/tag/`, { as: alice, body: [tag(set, 9), tag(set, 9)] })
@@ -109,31 +155,51 @@ test('looking for duplicates reads a few index pages a row, however many tags of
   const set = await makeTagSet(t.db, alice, library)
   /** buffers PostgreSQL reads to look up 100 new tags (none stored), from EXPLAIN (ANALYZE, BUFFERS) of the statement
    * prepared and planned for any values, as the server's prepared statements are after their first runs */
-  const buffersFor100 = (offset: number) => t.db.connection().execute(async (db) => {
-    const rows = Array.from({ length: 100 }, (_, i) => ({ tag_set_id: set, media_file_id: refs.mediaFile, tag_class_id: refs.tagClass,
-      start_time: offset + i + 0.5, end_time: offset + i + 0.75, min_frequency: 1000, max_frequency: 4000.5 }))
-    const query = duplicatesQuery(tags, rows).compile(db)
-    await sql`set plan_cache_mode = force_generic_plan`.execute(db)
-    await sql.raw(`prepare duplicates as ${query.sql}`).execute(db)
-    try {
-      const plan = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }> }>`explain (analyze, buffers, format json)
+  const buffersFor100 = (offset: number) =>
+    t.db.connection().execute(async (db) => {
+      const rows = Array.from({ length: 100 }, (_, i) => ({
+        tag_set_id: set,
+        media_file_id: refs.mediaFile,
+        tag_class_id: refs.tagClass,
+        start_time: offset + i + 0.5,
+        end_time: offset + i + 0.75,
+        min_frequency: 1000,
+        max_frequency: 4000.5,
+      }))
+      const query = duplicatesQuery(tags, rows).compile(db)
+      await sql`set plan_cache_mode = force_generic_plan`.execute(db)
+      await sql.raw(`prepare duplicates as ${query.sql}`).execute(db)
+      try {
+        const plan = await sql<{
+          'QUERY PLAN': Array<{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }>
+        }>`explain (analyze, buffers, format json)
         execute duplicates(${sql.join(query.parameters.map(arrayLiteral))})`.execute(db)
-      const top = plan.rows[0]['QUERY PLAN'][0].Plan
-      return top['Shared Hit Blocks'] + top['Shared Read Blocks']
-    } finally {
-      await sql`deallocate duplicates`.execute(db)
-      await sql`reset plan_cache_mode`.execute(db)
-    }
-  })
+        const top = plan.rows[0]['QUERY PLAN'][0].Plan
+        return top['Shared Hit Blocks'] + top['Shared Read Blocks']
+      } finally {
+        await sql`deallocate duplicates`.execute(db)
+        await sql`reset plan_cache_mode`.execute(db)
+      }
+    })
   const before = await buffersFor100(100_000)
   // a season's detections, as a detector's table gives them: 6,000 tags over 60 recordings and 10 classes, none
   // like the rows looked up
-  const files = [refs.mediaFile, ...await Promise.all(Array.from({ length: 59 }, () => makeMediaFile(t.db, alice, library)))]
-  const classes = [refs.tagClass, ...await Promise.all(Array.from({ length: 9 }, () => makeTagClass(t.db, alice, library)))]
+  const files = [
+    refs.mediaFile,
+    ...(await Promise.all(Array.from({ length: 59 }, () => makeMediaFile(t.db, alice, library)))),
+  ]
+  const classes = [
+    refs.tagClass,
+    ...(await Promise.all(Array.from({ length: 9 }, () => makeTagClass(t.db, alice, library)))),
+  ]
   for (let n = 0; n < 6; n++) {
     const body = Array.from({ length: 1000 }, (_, j) => {
       const i = n * 1000 + j
-      return tag(set, Math.floor(i / 60) * 3, { mediaFile: files[i % 60], tagClass: classes[(i * 7) % 10], endTime: Math.floor(i / 60) * 3 + 3 })
+      return tag(set, Math.floor(i / 60) * 3, {
+        mediaFile: files[i % 60],
+        tagClass: classes[(i * 7) % 10],
+        endTime: Math.floor(i / 60) * 3 + 3,
+      })
     })
     const res = await t.call('POST', `${API}/tag/`, { as: alice, body })
     assert.is(res.statusCode, 201, res.body)

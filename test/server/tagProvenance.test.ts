@@ -19,33 +19,61 @@ test.before(async () => {
   records = await makeRecords(t, alice)
 })
 
-const body = (more: Record<string, unknown> = {}) => ({ ...tagRefs(records), startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 200, ...more })
+const body = (more: Record<string, unknown> = {}) => ({
+  ...tagRefs(records),
+  startTime: 1,
+  endTime: 2,
+  minFrequency: 100,
+  maxFrequency: 200,
+  ...more,
+})
 const birdnet = { source: 'BirdNET-Analyzer', version: '2.4', parameters: { minConfidence: 0.25 } }
 
 test('a tag made by hand has none; one given on create keeps it, single or in bulk, in its detail, lists and export', async () => {
   const hand = await t.call('POST', `${API}/tag/`, { as: alice, body: body() })
   assert.is(hand.statusCode, 201, hand.body)
   assert.is(hand.data.provenance, null)
-  const one = await t.call('POST', `${API}/tag/`, { as: alice, body: body({ machineTagged: true, strength: 0.8, provenance: birdnet }) })
+  const one = await t.call('POST', `${API}/tag/`, {
+    as: alice,
+    body: body({ machineTagged: true, strength: 0.8, provenance: birdnet }),
+  })
   assert.is(one.statusCode, 201, one.body)
   assert.equal(one.data.provenance, birdnet)
-  const bulk = await t.call('POST', `${API}/tag/`, { as: alice, body: [body({ provenance: birdnet }), body({ startTime: 3, endTime: 4 })] })
+  const bulk = await t.call('POST', `${API}/tag/`, {
+    as: alice,
+    body: [body({ provenance: birdnet }), body({ startTime: 3, endTime: 4 })],
+  })
   assert.is(bulk.statusCode, 201, bulk.body)
-  assert.equal(bulk.data.map((r: { provenance: unknown }) => r.provenance), [birdnet, null])
+  assert.equal(
+    bulk.data.map((r: { provenance: unknown }) => r.provenance),
+    [birdnet, null],
+  )
 
   assert.equal((await t.call('GET', `${API}/tag/${one.data.id}/`, { as: alice })).data.provenance, birdnet)
   const listed = await t.call('GET', `${API}/tag/?tagSet=${records.tagSet}`, { as: alice })
-  assert.equal(Object.fromEntries(listed.data.results.map((r: { id: number; provenance: unknown }) => [r.id, r.provenance])), {
-    [hand.data.id]: null, [one.data.id]: birdnet, [bulk.data[0].id]: birdnet, [bulk.data[1].id]: null,
-  })
+  assert.equal(
+    Object.fromEntries(listed.data.results.map((r: { id: number; provenance: unknown }) => [r.id, r.provenance])),
+    {
+      [hand.data.id]: null,
+      [one.data.id]: birdnet,
+      [bulk.data[0].id]: birdnet,
+      [bulk.data[1].id]: null,
+    },
+  )
   const exported = await t.call('GET', `${API}/tagSet/${records.tagSet}/tags.ndjson`, { as: alice })
-  const lines = exported.body.trim().split('\n').map((l) => JSON.parse(l) as { id: number; provenance: unknown })
+  const lines = exported.body
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: number; provenance: unknown })
   assert.equal(lines.find((l) => l.id === one.data.id)?.provenance, birdnet)
 })
 
 test('an update never changes it: PATCH and PUT keep what made the tag', async () => {
   const made = await t.call('POST', `${API}/tag/`, { as: alice, body: body({ provenance: birdnet }) })
-  const patched = await t.call('PATCH', `${API}/tag/${made.data.id}/`, { as: alice, body: { provenance: { source: 'me' }, startTime: 1.5 } })
+  const patched = await t.call('PATCH', `${API}/tag/${made.data.id}/`, {
+    as: alice,
+    body: { provenance: { source: 'me' }, startTime: 1.5 },
+  })
   assert.is(patched.statusCode, 200, patched.body)
   assert.equal([patched.data.startTime, patched.data.provenance], [1.5, birdnet])
   const put = await t.call('PUT', `${API}/tag/${made.data.id}/`, { as: alice, body: body({ provenance: null }) })
@@ -63,10 +91,13 @@ test('a provenance that is not an object, or too long, is refused with the field
   const bulk = await t.call('POST', `${API}/tag/`, { as: alice, body: [body(), body({ provenance: 'x' })] })
   assert.is(bulk.statusCode, 400)
   assert.equal(bulk.data[0], {})
-  assert.is((await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', records.tagSet).execute()).length, before.length)
+  assert.is(
+    (await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', records.tagSet).execute()).length,
+    before.length,
+  )
 })
 
-test('a job writes its type, mas\'s version, the job and its parameters (with the seed it chose) on every tag it makes', async () => {
+test("a job writes its type, mas's version, the job and its parameters (with the seed it chose) on every tag it makes", async () => {
   const library = records.library
   const media = await makeMediaFile(t.db, alice, library, { alias: 'site/a.wav' })
   await makeMetaData(t.db, media, 'durationInSeconds', '10')
@@ -74,7 +105,16 @@ test('a job writes its type, mas\'s version, the job and its parameters (with th
   await makeTag(t.db, alice, { ...tagRefs(records), tagSet: destination })
   const created = await t.call('POST', `${API}/jobs/`, {
     as: alice,
-    body: { name: 'windows', type: 2, parameters: { numWindowsToTag: '5', windowSizeInSeconds: '1', library: String(library), destinationTagSet: String(destination) } },
+    body: {
+      name: 'windows',
+      type: 2,
+      parameters: {
+        numWindowsToTag: '5',
+        windowSizeInSeconds: '1',
+        library: String(library),
+        destinationTagSet: String(destination),
+      },
+    },
   })
   assert.is(created.statusCode, 201, created.body)
   const worker = new Worker({ db: t.db, config: t.app.config, pollMs: 20 }).start()
@@ -83,20 +123,44 @@ test('a job writes its type, mas\'s version, the job and its parameters (with th
   } finally {
     await worker.stop()
   }
-  const made = await t.db.selectFrom('tags').select(['provenance', 'randomly_chosen']).where('tag_set_id', '=', destination)
-    .where('randomly_chosen', '=', true).execute()
+  const made = await t.db
+    .selectFrom('tags')
+    .select(['provenance', 'randomly_chosen'])
+    .where('tag_set_id', '=', destination)
+    .where('randomly_chosen', '=', true)
+    .execute()
   assert.is(made.length, 5)
-  const seed = (await t.db.selectFrom('job_parameters').select('value').where('job_id', '=', created.data.id).where('name', '=', 'seed')
-    .executeTakeFirstOrThrow()).value
+  const seed = (
+    await t.db
+      .selectFrom('job_parameters')
+      .select('value')
+      .where('job_id', '=', created.data.id)
+      .where('name', '=', 'seed')
+      .executeTakeFirstOrThrow()
+  ).value
   for (const { provenance } of made) {
     assert.is(provenance?.source, 'mas RandomWindowTagging')
     assert.is(provenance?.job, created.data.id)
     assert.match(String(provenance?.version), /^\d+\.\d+\.\d+/)
-    assert.equal(provenance?.parameters, { numWindowsToTag: 5, windowSizeInSeconds: 1, library, destinationTagSet: destination, seed: Number(seed) })
+    assert.equal(provenance?.parameters, {
+      numWindowsToTag: 5,
+      windowSizeInSeconds: 1,
+      library,
+      destinationTagSet: destination,
+      seed: Number(seed),
+    })
   }
   // the tag made by hand in the same set has none
-  assert.ok((await t.db.selectFrom('tags').select('provenance').where('tag_set_id', '=', destination).where('randomly_chosen', '=', false)
-    .execute()).every((r) => r.provenance === null))
+  assert.ok(
+    (
+      await t.db
+        .selectFrom('tags')
+        .select('provenance')
+        .where('tag_set_id', '=', destination)
+        .where('randomly_chosen', '=', false)
+        .execute()
+    ).every((r) => r.provenance === null),
+  )
 })
 
 test.run()

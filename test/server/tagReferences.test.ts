@@ -47,10 +47,22 @@ test('a tag cannot be stored with a user, tag class, tag set or media file that 
   await failsWith('23503', () => makeTag(t.db, { id: 999_999 }, refs))
   // a bulk statement with one bad row stores none of its rows
   const row = (mediaFile: number) => ({
-    user_id: owner.id, creation_date: '2026-01-01 00:00:00', tag_class_id: refs.tagClass, tag_set_id: refs.tagSet,
-    media_file_id: mediaFile, start_time: 1, end_time: 2, min_frequency: 0, max_frequency: 100,
+    user_id: owner.id,
+    creation_date: '2026-01-01 00:00:00',
+    tag_class_id: refs.tagClass,
+    tag_set_id: refs.tagSet,
+    media_file_id: mediaFile,
+    start_time: 1,
+    end_time: 2,
+    min_frequency: 0,
+    max_frequency: 100,
   })
-  await failsWith('23503', () => t.db.insertInto('tags').values([row(refs.mediaFile), row(999_999), row(refs.mediaFile)]).execute())
+  await failsWith('23503', () =>
+    t.db
+      .insertInto('tags')
+      .values([row(refs.mediaFile), row(999_999), row(refs.mediaFile)])
+      .execute(),
+  )
   assert.is((await tagsOf('tag_set_id', refs.tagSet)).length, before)
   await makeTag(t.db, owner, refs)
   assert.is((await tagsOf('tag_set_id', refs.tagSet)).length, before + 1)
@@ -60,7 +72,9 @@ test('an update may not point a tag at a missing record; other updates do not lo
   const refs = await newRefs()
   const tag = await makeTag(t.db, owner, refs)
   await failsWith('23503', () => t.db.updateTable('tags').set({ tag_set_id: 999_999 }).where('id', '=', tag).execute())
-  await failsWith('23503', () => t.db.updateTable('tags').set({ media_file_id: 999_999 }).where('id', '=', tag).execute())
+  await failsWith('23503', () =>
+    t.db.updateTable('tags').set({ media_file_id: 999_999 }).where('id', '=', tag).execute(),
+  )
   const other = await newRefs()
   await t.db.updateTable('tags').set({ tag_set_id: other.tagSet, strength: 0.5 }).where('id', '=', tag).execute()
   assert.equal(await tagsOf('tag_set_id', other.tagSet), [tag])
@@ -81,7 +95,8 @@ test('deleting a user, tag class, tag set or media file deletes its tags and no 
   const byClass = [await makeTag(t.db, owner, a), await makeTag(t.db, owner, a)]
   await t.db.deleteFrom('tag_classes').where('id', '=', a.tagClass).execute()
   assert.equal(await tagsOf('tag_class_id', a.tagClass), [])
-  for (const id of byClass) assert.is(await t.db.selectFrom('tags').select('id').where('id', '=', id).executeTakeFirst(), undefined)
+  for (const id of byClass)
+    assert.is(await t.db.selectFrom('tags').select('id').where('id', '=', id).executeTakeFirst(), undefined)
 
   const cls = await makeTagClass(t.db, owner, a.library)
   await makeTag(t.db, owner, { ...a, tagClass: cls })
@@ -138,7 +153,10 @@ test('PostgreSQL: tags sent for a media file being deleted are refused once the 
   let inserting: Promise<unknown> | undefined
   await t.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('media_files').where('id', '=', refs.mediaFile).execute()
-    inserting = makeTag(t.db, owner, refs).then(() => 'stored', (e) => e)
+    inserting = makeTag(t.db, owner, refs).then(
+      () => 'stored',
+      (e) => e,
+    )
     await untilWaiting('insert into "tags"')
   })
   const outcome = await inserting

@@ -22,21 +22,44 @@ test.before(async () => {
 
 test('a decision is a record; deciding again changes it', async () => {
   const tag = await newTag()
-  const first = await t.call('POST', `${API}/tagReview/`, { as: c.writer, body: { tag, decision: 'no', user: c.owner.id } })
+  const first = await t.call('POST', `${API}/tagReview/`, {
+    as: c.writer,
+    body: { tag, decision: 'no', user: c.owner.id },
+  })
   assert.is(first.statusCode, 201)
   const d = first.data
   assert.equal(Object.keys(d), ['id', 'tag', 'user', 'decision', 'tagClass', 'note', 'creationDate'])
   assert.match(d.creationDate, TIMESTAMP)
-  assert.equal(d, { id: d.id, tag, user: c.writer.id, decision: 'no', tagClass: null, note: '', creationDate: d.creationDate })
+  assert.equal(d, {
+    id: d.id,
+    tag,
+    user: c.writer.id,
+    decision: 'no',
+    tagClass: null,
+    note: '',
+    creationDate: d.creationDate,
+  })
   const other = await makeTagClass(t.db, c.owner, lib, 'robin')
-  const again = await t.call('POST', `${API}/tagReview/`, { as: c.writer, body: { tag, decision: 'no', tagClass: other, note: 'a robin' } })
+  const again = await t.call('POST', `${API}/tagReview/`, {
+    as: c.writer,
+    body: { tag, decision: 'no', tagClass: other, note: 'a robin' },
+  })
   assert.equal([again.statusCode, again.data], [200, { ...d, tagClass: other, note: 'a robin' }])
   const owners = await t.call('POST', `${API}/tagReview/`, { as: c.owner, body: { tag, decision: 'yes' } })
   assert.is(owners.statusCode, 201)
   const list = await t.call('GET', `${API}/tagReview/?tag=${tag}`, { as: c.reader })
-  assert.equal(list.data.results.map((r: any) => [r.user, r.decision]), [[c.writer.id, 'no'], [c.owner.id, 'yes']])
+  assert.equal(
+    list.data.results.map((r: any) => [r.user, r.decision]),
+    [
+      [c.writer.id, 'no'],
+      [c.owner.id, 'yes'],
+    ],
+  )
   assert.equal((await t.call('GET', `${API}/tagReview/${d.id}/`, { as: c.reader })).data, again.data)
-  const patched = await t.call('PATCH', `${API}/tagReview/${d.id}/`, { as: c.writer, body: { decision: 'unsure', tag: 1 } })
+  const patched = await t.call('PATCH', `${API}/tagReview/${d.id}/`, {
+    as: c.writer,
+    body: { decision: 'unsure', tag: 1 },
+  })
   assert.equal([patched.statusCode, patched.data.decision, patched.data.tag], [200, 'unsure', tag])
 })
 
@@ -57,19 +80,40 @@ test('bad input is a 400 naming the field', async () => {
 })
 
 test('who may decide: writers of the tag set; readers read; each changes only their own', async () => {
-  await statusMatrix(t, c, { owner: 201, stranger: 400, reader: 403, writer: 201, member: 201, grantAdmin: 201, admin: 201, anonymous: 401 },
-    async () => ({ method: 'POST', url: `${API}/tagReview/`, body: { tag: await newTag(), decision: 'yes' } }))
+  await statusMatrix(
+    t,
+    c,
+    { owner: 201, stranger: 400, reader: 403, writer: 201, member: 201, grantAdmin: 201, admin: 201, anonymous: 401 },
+    async () => ({ method: 'POST', url: `${API}/tagReview/`, body: { tag: await newTag(), decision: 'yes' } }),
+  )
   const tag = await newTag()
   const mine = (await t.call('POST', `${API}/tagReview/`, { as: c.writer, body: { tag, decision: 'yes' } })).data.id
   const url = `${API}/tagReview/${mine}/`
-  await statusMatrix(t, c, { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 },
-    async () => ({ method: 'GET', url }))
+  await statusMatrix(
+    t,
+    c,
+    { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 },
+    async () => ({ method: 'GET', url }),
+  )
   // another writer may not change the writer's decision; the reviewer and site admins may
-  await statusMatrix(t, c, { owner: 403, stranger: 404, reader: 403, writer: 200, member: 403, grantAdmin: 403, admin: 200, anonymous: 401 },
-    async () => ({ method: 'PATCH', url, body: { decision: 'no' } }))
-  await statusMatrix(t, c, { owner: 403, stranger: 404, reader: 403, writer: 204, member: 403, grantAdmin: 403, admin: 204, anonymous: 401 },
-    async (role) => ({ method: 'DELETE', url: role === 'admin' || role === 'writer'
-      ? `${API}/tagReview/${(await t.call('POST', `${API}/tagReview/`, { as: c.writer, body: { tag: await newTag(), decision: 'yes' } })).data.id}/` : url }))
+  await statusMatrix(
+    t,
+    c,
+    { owner: 403, stranger: 404, reader: 403, writer: 200, member: 403, grantAdmin: 403, admin: 200, anonymous: 401 },
+    async () => ({ method: 'PATCH', url, body: { decision: 'no' } }),
+  )
+  await statusMatrix(
+    t,
+    c,
+    { owner: 403, stranger: 404, reader: 403, writer: 204, member: 403, grantAdmin: 403, admin: 204, anonymous: 401 },
+    async (role) => ({
+      method: 'DELETE',
+      url:
+        role === 'admin' || role === 'writer'
+          ? `${API}/tagReview/${(await t.call('POST', `${API}/tagReview/`, { as: c.writer, body: { tag: await newTag(), decision: 'yes' } })).data.id}/`
+          : url,
+    }),
+  )
 })
 
 test('lists show the decisions of readable tag sets, filtered by tag, tagSet, user and decision', async () => {
@@ -86,9 +130,15 @@ test('lists show the decisions of readable tag sets, filtered by tag, tagSet, us
   const rw = await decide(cast.writer, a, 'no')
   const rb = await decide(cast.owner, b, 'skip')
   await listMatrix(t, cast, `${API}/tagReview/?page_size=1000`, {
-    owner: [ra, rw, rb], stranger: [], reader: [ra, rw], writer: [ra, rw], member: [ra, rw], grantAdmin: [ra, rw],
+    owner: [ra, rw, rb],
+    stranger: [],
+    reader: [ra, rw],
+    writer: [ra, rw],
+    member: [ra, rw],
+    grantAdmin: [ra, rw],
   })
-  const ids = async (q: string) => (await t.call('GET', `${API}/tagReview/?${q}`, { as: cast.owner })).data.results.map((r: any) => r.id)
+  const ids = async (q: string) =>
+    (await t.call('GET', `${API}/tagReview/?${q}`, { as: cast.owner })).data.results.map((r: any) => r.id)
   assert.equal(await ids(`tagSet=${setA}`), [ra, rw])
   assert.equal(await ids(`tagSet=${setB}`), [rb])
   assert.equal(await ids(`tagSet=${setA}&user=${cast.writer.id}`), [rw])
@@ -109,41 +159,66 @@ test('decisions sent at once are made together, each with its own answer', async
   // tag decided twice, a tag the writer cannot see and one that does not exist among them
   const answers = await Promise.all([
     ...tags.map((tag, i) => post(tag, i % 2 ? 'no' : 'yes', `n${i}`)),
-    post(tags[5], 'unsure', 'again'), post(hidden, 'yes'), post(999999, 'yes'),
+    post(tags[5], 'unsure', 'again'),
+    post(hidden, 'yes'),
+    post(999999, 'yes'),
   ])
   const made = answers.slice(0, tags.length)
-  assert.equal(made.map((a, i) => [a.data.tag, a.data.user, a.data.note]), tags.map((tag, i) => [tag, c.writer.id, `n${i}`]))
+  assert.equal(
+    made.map((a, i) => [a.data.tag, a.data.user, a.data.note]),
+    tags.map((tag, i) => [tag, c.writer.id, `n${i}`]),
+  )
   const again = answers[tags.length]
   assert.equal([again.data.tag, again.data.decision, again.data.note], [tags[5], 'unsure', 'again'])
   // of the two decisions on one tag, one made it (201) and the other changed it (200)
   assert.equal([made[5].statusCode, again.statusCode].sort(), [200, 201])
   assert.ok(made.every((a, i) => a.statusCode === (i === 5 ? made[5].statusCode : 201)))
-  assert.equal(answers.slice(-2).map((a) => [a.statusCode, a.data]), [
-    [400, { tag: [`Invalid pk "${hidden}" - object does not exist.`] }], [400, { tag: ['Invalid pk "999999" - object does not exist.'] }]])
-  const list = (await t.call('GET', `${API}/tagReview/?user=${c.writer.id}&page_size=1000`, { as: c.writer })).data.results
-    .filter((r: any) => tags.includes(r.tag))
+  assert.equal(
+    answers.slice(-2).map((a) => [a.statusCode, a.data]),
+    [
+      [400, { tag: [`Invalid pk "${hidden}" - object does not exist.`] }],
+      [400, { tag: ['Invalid pk "999999" - object does not exist.'] }],
+    ],
+  )
+  const list = (
+    await t.call('GET', `${API}/tagReview/?user=${c.writer.id}&page_size=1000`, { as: c.writer })
+  ).data.results.filter((r: any) => tags.includes(r.tag))
   assert.equal(list.map((r: any) => r.tag).sort(), [...tags].sort())
   const ids = new Set(made.map((a) => a.data.id))
   assert.is(ids.size, tags.length)
   assert.ok(ids.has(again.data.id))
   // the reader's decisions, at once with the writer's, are refused each
-  const refused = await Promise.all(tags.slice(0, 6).map((tag) => t.call('POST', `${API}/tagReview/`, { as: c.reader, body: { tag, decision: 'yes' } })))
-  assert.equal(refused.map((a) => a.statusCode), Array(6).fill(403))
+  const refused = await Promise.all(
+    tags
+      .slice(0, 6)
+      .map((tag) => t.call('POST', `${API}/tagReview/`, { as: c.reader, body: { tag, decision: 'yes' } })),
+  )
+  assert.equal(
+    refused.map((a) => a.statusCode),
+    Array(6).fill(403),
+  )
 })
 
 test('a decision follows its tag to another tag set, class and strength', async () => {
   const tag = await newTag()
   await t.call('POST', `${API}/tagReview/`, { as: c.owner, body: { tag, decision: 'yes' } })
   const set = await makeTagSet(t.db, c.owner, lib)
-  const ids = async (q: string) => (await t.call('GET', `${API}/tagReview/?${q}`, { as: c.owner })).data.results.map((r: any) => r.tag)
+  const ids = async (q: string) =>
+    (await t.call('GET', `${API}/tagReview/?${q}`, { as: c.owner })).data.results.map((r: any) => r.tag)
   assert.equal(await ids(`tagSet=${set}`), [])
   const other = await makeTagClass(t.db, c.owner, lib, 'moved')
-  const moved = await t.call('PATCH', `${API}/tag/${tag}/`, { as: c.owner, body: { tagSet: set, tagClass: other, strength: 0.97 } })
+  const moved = await t.call('PATCH', `${API}/tag/${tag}/`, {
+    as: c.owner,
+    body: { tagSet: set, tagClass: other, strength: 0.97 },
+  })
   assert.is(moved.statusCode, 200, JSON.stringify(moved.data))
   assert.equal(await ids(`tagSet=${set}`), [tag])
   assert.ok(!(await ids(`tagSet=${refs.tagSet}`)).includes(tag))
   const s = (await t.call('GET', `${API}/tagSet/${set}/reviewSummary/`, { as: c.owner })).data
-  assert.equal(s.classes.map((k: any) => [k.tagClass, k.tags, k.consensus.yes, k.bands[9].yes]), [[other, 1, 1, 1]])
+  assert.equal(
+    s.classes.map((k: any) => [k.tagClass, k.tags, k.consensus.yes, k.bands[9].yes]),
+    [[other, 1, 1, 1]],
+  )
 })
 
 test('tagReview is in both schema documents', async () => {

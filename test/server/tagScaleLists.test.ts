@@ -45,12 +45,24 @@ test.before(async () => {
   stranger = await t.user('scale-stranger')
   lib = await makeLibrary(t.db, owner)
   otherLib = await makeLibrary(t.db, other)
-  files = [await makeMediaFile(t.db, owner, lib), await makeMediaFile(t.db, owner, lib), await makeMediaFile(t.db, owner, lib),
-    await makeMediaFile(t.db, other, otherLib)]
-  classes = [await makeTagClass(t.db, owner, lib), await makeTagClass(t.db, owner, lib), await makeTagClass(t.db, other, otherLib)]
+  files = [
+    await makeMediaFile(t.db, owner, lib),
+    await makeMediaFile(t.db, owner, lib),
+    await makeMediaFile(t.db, owner, lib),
+    await makeMediaFile(t.db, other, otherLib),
+  ]
+  classes = [
+    await makeTagClass(t.db, owner, lib),
+    await makeTagClass(t.db, owner, lib),
+    await makeTagClass(t.db, other, otherLib),
+  ]
   // owner's two sets in its library, other's set in its library and one in none
-  sets = [await makeTagSet(t.db, owner, lib), await makeTagSet(t.db, owner, lib), await makeTagSet(t.db, other, otherLib),
-    await makeTagSet(t.db, other, null)]
+  sets = [
+    await makeTagSet(t.db, owner, lib),
+    await makeTagSet(t.db, owner, lib),
+    await makeTagSet(t.db, other, otherLib),
+    await makeTagSet(t.db, other, null),
+  ]
   liveFiles = [...files]
   liveClasses = [...classes]
   await grant(t.db, other, { user: setReader.id }, { tagSet: sets[3] }, ['read'])
@@ -64,16 +76,30 @@ test.before(async () => {
 
 /** strengths at and around the edges of the review summary's bands, besides random ones */
 const EDGE_STRENGTHS = [0, 0.1, 0.3, 0.7, 0.9, 0.99999, 1, 1.5, -0.25]
-const randomStrength = () => rand() < 0.5 ? pick(EDGE_STRENGTHS) : rand()
+const randomStrength = () => (rand() < 0.5 ? pick(EDGE_STRENGTHS) : rand())
 
 /** `n` tags of random class, media file, strength and flags in `set`, in one statement. */
 async function insertRandom(set: number, n: number) {
   const now = localTimestamp()
-  await t.db.insertInto('tags').values(Array.from({ length: n }, () => ({
-    user_id: owner.id, creation_date: now, tag_class_id: pick(liveClasses), tag_set_id: set,
-    media_file_id: rand() < 0.5 ? liveFiles[0] : pick(liveFiles), start_time: Math.floor(rand() * 100), end_time: 200, min_frequency: 100,
-    max_frequency: 2000, machine_tagged: rand() < 0.7, user_tagged: rand() < 0.2, strength: randomStrength(),
-  }))).execute()
+  await t.db
+    .insertInto('tags')
+    .values(
+      Array.from({ length: n }, () => ({
+        user_id: owner.id,
+        creation_date: now,
+        tag_class_id: pick(liveClasses),
+        tag_set_id: set,
+        media_file_id: rand() < 0.5 ? liveFiles[0] : pick(liveFiles),
+        start_time: Math.floor(rand() * 100),
+        end_time: 200,
+        min_frequency: 100,
+        max_frequency: 2000,
+        machine_tagged: rand() < 0.7,
+        user_tagged: rand() < 0.2,
+        strength: randomStrength(),
+      })),
+    )
+    .execute()
 }
 
 /** The ids of the tags `as` may read (an independent statement of the rule: docs/decisions.md §6) under `where`, by id. */
@@ -92,31 +118,68 @@ async function expectedIds(as: TestUser, where: Record<string, number | boolean>
 }
 
 const FILTER_COLUMNS: Record<string, string> = {
-  tagSet: 'tag_set_id', tagClass: 'tag_class_id', mediaFile: 'media_file_id', machineTagged: 'machine_tagged', userTagged: 'user_tagged',
+  tagSet: 'tag_set_id',
+  tagClass: 'tag_class_id',
+  mediaFile: 'media_file_id',
+  machineTagged: 'machine_tagged',
+  userTagged: 'user_tagged',
 }
 
 /** The filters asked of every caller: none, each pair the issue names, and single ones. */
 function filterCases(): Array<Record<string, number | boolean>> {
   const [s, c, f] = [sets[0], classes[0], files[0]]
-  return [{}, { tagSet: s }, { tagSet: s, tagClass: c }, { tagSet: s, mediaFile: f }, { tagSet: s, machineTagged: true }, { tagSet: s, machineTagged: false }, { tagSet: s, userTagged: true },
-    { mediaFile: f }, { mediaFile: f, tagClass: c }, { tagSet: sets[2] }, { tagSet: sets[3], tagClass: classes[2] }]
+  return [
+    {},
+    { tagSet: s },
+    { tagSet: s, tagClass: c },
+    { tagSet: s, mediaFile: f },
+    { tagSet: s, machineTagged: true },
+    { tagSet: s, machineTagged: false },
+    { tagSet: s, userTagged: true },
+    { mediaFile: f },
+    { mediaFile: f, tagClass: c },
+    { tagSet: sets[2] },
+    { tagSet: sets[3], tagClass: classes[2] },
+  ]
 }
 
 async function assertListsAsPlainQueries(round: string) {
   for (const as of [owner, other, setReader, member, admin, stranger]) {
     for (const filters of filterCases()) {
-      const ids = await expectedIds(as, Object.fromEntries(Object.entries(filters).map(([k, v]) => [FILTER_COLUMNS[k], v])))
+      const ids = await expectedIds(
+        as,
+        Object.fromEntries(Object.entries(filters).map(([k, v]) => [FILTER_COLUMNS[k], v])),
+      )
       const pages = Math.max(1, Math.ceil(ids.length / SIZE))
-      const qs = Object.entries(filters).map(([k, v]) => `${k}=${v}`).join('&')
+      const qs = Object.entries(filters)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('&')
       // deep pages twice: the second may seek to where the first was found
-      for (const page of <Array<number | 'last'>>[1, 2, 21, 22, 21, 22, Math.floor(pages / 4) + 1, Math.floor(pages / 2) + 1, pages, 'last', 'last', pages - 1]) {
+      for (const page of <Array<number | 'last'>>[
+        1,
+        2,
+        21,
+        22,
+        21,
+        22,
+        Math.floor(pages / 4) + 1,
+        Math.floor(pages / 2) + 1,
+        pages,
+        'last',
+        'last',
+        pages - 1,
+      ]) {
         const number = page === 'last' ? pages : page
         if (number < 1 || number > pages) continue
         const what = `${round}: ${as.username} ${qs} page ${page}`
         const res = await t.call('GET', `${API}/tag/?${qs}&page_size=${SIZE}&page=${page}`, { as })
         assert.is(res.statusCode, 200, `${what}: ${res.body}`)
         assert.is(res.data.count, ids.length, what)
-        assert.equal(res.data.results.map((r: { id: number }) => r.id), ids.slice((number - 1) * SIZE, number * SIZE), what)
+        assert.equal(
+          res.data.results.map((r: { id: number }) => r.id),
+          ids.slice((number - 1) * SIZE, number * SIZE),
+          what,
+        )
         assert.is(res.data.next === null, number === pages, what)
         assert.is(res.data.previous === null, number === 1, what)
       }
@@ -129,33 +192,65 @@ async function assertListsAsPlainQueries(round: string) {
 /** Every kept count (per tag set, per class in a set, per media file in a set) equals count(*). */
 async function assertKeptExact(round: string) {
   const kept = async (table: 'tag_set_tag_counts' | 'tag_class_counts' | 'tag_file_counts', column: string | null) =>
-    (await sql<{ k: string; n: string }>`select tag_set_id || ':' || ${column ? sql.ref(column) : sql.lit('')} as k, sum(delta) as n
-      from ${sql.table(table)} group by 1 having sum(delta) <> 0 order by 1`.execute(t.db)).rows.map((r) => `${r.k}=${r.n}`)
+    (
+      await sql<{
+        k: string
+        n: string
+      }>`select tag_set_id || ':' || ${column ? sql.ref(column) : sql.lit('')} as k, sum(delta) as n
+      from ${sql.table(table)} group by 1 having sum(delta) <> 0 order by 1`.execute(t.db)
+    ).rows.map((r) => `${r.k}=${r.n}`)
   const counted = async (column: string | null) =>
-    (await sql<{ k: string; n: string }>`select tag_set_id || ':' || ${column ? sql.ref(column) : sql.lit('')} as k, count(*) as n
-      from tags group by 1 order by 1`.execute(t.db)).rows.map((r) => `${r.k}=${r.n}`)
+    (
+      await sql<{
+        k: string
+        n: string
+      }>`select tag_set_id || ':' || ${column ? sql.ref(column) : sql.lit('')} as k, count(*) as n
+      from tags group by 1 order by 1`.execute(t.db)
+    ).rows.map((r) => `${r.k}=${r.n}`)
   assert.equal(await kept('tag_set_tag_counts', null), await counted(null), `${round}: per tag set`)
-  const flags = async (kept: boolean) => (await sql<{ k: string }>`select tag_set_id || ':' || ${kept
-    ? sql`sum(machine_delta) || ':' || sum(user_delta) from tag_set_tag_counts group by tag_set_id having sum(delta) <> 0`
-    : sql`count(*) filter (where machine_tagged) || ':' || count(*) filter (where user_tagged) from tags group by tag_set_id`} order by 1`
-    .execute(t.db)).rows.map((r) => r.k)
+  const flags = async (kept: boolean) =>
+    (
+      await sql<{ k: string }>`select tag_set_id || ':' || ${
+        kept
+          ? sql`sum(machine_delta) || ':' || sum(user_delta) from tag_set_tag_counts group by tag_set_id having sum(delta) <> 0`
+          : sql`count(*) filter (where machine_tagged) || ':' || count(*) filter (where user_tagged) from tags group by tag_set_id`
+      } order by 1`.execute(t.db)
+    ).rows.map((r) => r.k)
   assert.equal(await flags(true), await flags(false), `${round}: machine- and user-tagged per tag set`)
   assert.equal(await kept('tag_class_counts', 'tag_class_id'), await counted('tag_class_id'), `${round}: per class`)
-  assert.equal(await kept('tag_file_counts', 'media_file_id'), await counted('media_file_id'), `${round}: per media file`)
+  assert.equal(
+    await kept('tag_file_counts', 'media_file_id'),
+    await counted('media_file_id'),
+    `${round}: per media file`,
+  )
   // the per-file rows have no foreign keys (migration 2026_11_29_3501): those of a deleted file or tag set go with it all the same
-  const orphans = await sql<{ n: string }>`select count(*) as n from tag_file_counts k where not exists (select 1 from media_files f where f.id = k.media_file_id)
+  const orphans = await sql<{
+    n: string
+  }>`select count(*) as n from tag_file_counts k where not exists (select 1 from media_files f where f.id = k.media_file_id)
     or not exists (select 1 from tag_sets s where s.id = k.tag_set_id)`.execute(t.db)
   assert.is(Number(orphans.rows[0].n), 0, `${round}: per-file count rows of deleted media files or tag sets`)
   // the review summary's ten bands, written out here on their own: [0, 0.1) … [0.9, 1], below 0 in the first, 1 and up in the last
   const band = sql`case when strength >= 1 then 9 when strength < 0 then 0 else floor(strength * 10)::integer end`
-  const keptBands = (await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || band || '=' || sum(delta) as k
-    from tag_band_counts group by tag_set_id, tag_class_id, band having sum(delta) <> 0 order by 1`.execute(t.db)).rows.map((r) => r.k)
-  const countedBands = (await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || ${band} || '=' || count(*) as k
-    from tags group by tag_set_id, tag_class_id, ${band} order by 1`.execute(t.db)).rows.map((r) => r.k)
+  const keptBands = (
+    await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || band || '=' || sum(delta) as k
+    from tag_band_counts group by tag_set_id, tag_class_id, band having sum(delta) <> 0 order by 1`.execute(t.db)
+  ).rows.map((r) => r.k)
+  const countedBands = (
+    await sql<{ k: string }>`select tag_set_id || ':' || tag_class_id || ':' || ${band} || '=' || count(*) as k
+    from tags group by tag_set_id, tag_class_id, ${band} order by 1`.execute(t.db)
+  ).rows.map((r) => r.k)
   assert.equal(keptBands, countedBands, `${round}: per class and strength band`)
 }
 
-const body = (set: number) => ({ tagSet: set, mediaFile: files[1], tagClass: classes[1], startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })
+const body = (set: number) => ({
+  tagSet: set,
+  mediaFile: files[1],
+  tagClass: classes[1],
+  startTime: 1,
+  endTime: 2,
+  minFrequency: 100,
+  maxFrequency: 2000,
+})
 
 test('as written: every caller and filter answers as count(*) and OFFSET over the rule', async () => {
   await assertKeptExact('seeded')
@@ -169,24 +264,51 @@ test('single and bulk creates, updates that move a tag, deletes: kept counts exa
   // a strength is never null: omitted it is 0 (the first band, as above), null is refused
   const nothing = await t.call('POST', `${API}/tag/`, { as: owner, body: { ...body(sets[0]), strength: null } })
   assert.equal([nothing.statusCode, nothing.data], [400, { strength: ['This field may not be null.'] }])
-  const bulk = await t.call('POST', `${API}/tag/`, { as: owner, body: Array.from({ length: 30 }, (_, i) => ({ ...body(sets[0]), startTime: i, endTime: i + 1 })) })
+  const bulk = await t.call('POST', `${API}/tag/`, {
+    as: owner,
+    body: Array.from({ length: 30 }, (_, i) => ({ ...body(sets[0]), startTime: i, endTime: i + 1 })),
+  })
   assert.is(bulk.statusCode, 201, bulk.body)
   await assertKeptExact('bulk create')
   const ids: number[] = bulk.data.map((r: { id: number }) => r.id)
-  for (const [i, change] of [{ tagClass: classes[0] }, { mediaFile: files[0] }, { tagSet: sets[1] }, { tagClass: classes[0], mediaFile: files[2] },
-    { machineTagged: true }, { userTagged: true, tagSet: sets[1] }, { strength: 0.95 }, { strength: 1 }, { strength: 0.05, tagClass: classes[0] },
-    { strength: 0.55, tagSet: sets[1] }, { strength: 0.51 }].entries()) {
+  for (const [i, change] of [
+    { tagClass: classes[0] },
+    { mediaFile: files[0] },
+    { tagSet: sets[1] },
+    { tagClass: classes[0], mediaFile: files[2] },
+    { machineTagged: true },
+    { userTagged: true, tagSet: sets[1] },
+    { strength: 0.95 },
+    { strength: 1 },
+    { strength: 0.05, tagClass: classes[0] },
+    { strength: 0.55, tagSet: sets[1] },
+    { strength: 0.51 },
+  ].entries()) {
     const res = await t.call('PATCH', `${API}/tag/${ids[i]}/`, { as: owner, body: change })
     assert.is(res.statusCode, 200, `${JSON.stringify(change)}: ${res.body}`)
     await assertKeptExact(`update ${JSON.stringify(change)}`)
   }
   // an update of many tags in one statement, moving them between classes both ways
-  await t.db.updateTable('tags').set({ machine_tagged: sql<boolean>`not machine_tagged`, tag_class_id: sql<number>`case when tag_class_id = ${classes[0]} then ${classes[1]}::integer else ${classes[0]}::integer end` })
-    .where('tag_set_id', '=', sets[0]).where('tag_class_id', 'in', [classes[0], classes[1]]).where('start_time', '<', 10).execute()
+  await t.db
+    .updateTable('tags')
+    .set({
+      machine_tagged: sql<boolean>`not machine_tagged`,
+      tag_class_id: sql<number>`case when tag_class_id = ${classes[0]} then ${classes[1]}::integer else ${classes[0]}::integer end`,
+    })
+    .where('tag_set_id', '=', sets[0])
+    .where('tag_class_id', 'in', [classes[0], classes[1]])
+    .where('start_time', '<', 10)
+    .execute()
   await assertKeptExact('bulk update')
   // strengths moved in one statement: some to another band, some within theirs, some to the last band's edge
-  await t.db.updateTable('tags').set({ strength: sql<number>`case when id % 3 = 0 then 1 - strength when id % 3 = 1 then strength * 0.999 else 1 end` })
-    .where('tag_set_id', 'in', [sets[0], sets[2]]).where('start_time', '<', 30).execute()
+  await t.db
+    .updateTable('tags')
+    .set({
+      strength: sql<number>`case when id % 3 = 0 then 1 - strength when id % 3 = 1 then strength * 0.999 else 1 end`,
+    })
+    .where('tag_set_id', 'in', [sets[0], sets[2]])
+    .where('start_time', '<', 30)
+    .execute()
   await assertKeptExact('bulk update of strengths')
   assert.is((await t.call('DELETE', `${API}/tag/${ids[10]}/`, { as: owner })).statusCode, 204)
   await t.db.deleteFrom('tags').where('tag_set_id', '=', sets[0]).where('start_time', '=', 50).execute()
@@ -216,7 +338,6 @@ test('cascades from deleting a media file, a class, a tag set and a library keep
   await assertListsAsPlainQueries('after the library and grants changed')
 })
 
-
 test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them, in id order, to its readers only', async () => {
   // more than two batches of the server's (5,000 tags), read by a grantee of the tag set
   await grant(t.db, owner, { user: setReader.id }, { tagSet: sets[0] }, ['read'])
@@ -233,12 +354,17 @@ test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them,
   assert.is(Number(res.headers['x-total-count']), listed.length)
   const lines = res.body.split('\n')
   assert.is(lines.pop(), '', 'every line ends with a newline')
-  assert.equal(lines.map((l: string) => JSON.parse(l)), listed)
+  assert.equal(
+    lines.map((l: string) => JSON.parse(l)),
+    listed,
+  )
   // six exports at once share EXPORT_STATEMENTS connections (the rest of the pool stays for other requests):
   // each answers the whole set, none is refused, and a list read meanwhile answers too
   const permits = t.app.services.exportPermits
   let most = 0
-  const watch = setInterval(() => { most = Math.max(most, permits.inUse) }, 1)
+  const watch = setInterval(() => {
+    most = Math.max(most, permits.inUse)
+  }, 1)
   const [list, ...many] = await Promise.all([
     t.call('GET', `${API}/tag/?tagSet=${sets[0]}`, { as: setReader }),
     ...Array.from({ length: 6 }, () => t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: setReader })),

@@ -18,7 +18,15 @@ test.before(async () => {
   ;({ owner, library: lib, mediaFile: file, tagClass: cls } = await makeRecords(t, 'counter'))
 })
 
-const tagBody = (tagSet: number) => ({ tagSet, mediaFile: file, tagClass: cls, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 })
+const tagBody = (tagSet: number) => ({
+  tagSet,
+  mediaFile: file,
+  tagClass: cls,
+  startTime: 1,
+  endTime: 2,
+  minFrequency: 100,
+  maxFrequency: 2000,
+})
 
 async function listed(set: number, query = ''): Promise<number> {
   const res = await t.call('GET', `${API}/tagSet/${set}/tags/${query}`, { as: owner })
@@ -27,7 +35,11 @@ async function listed(set: number, query = ''): Promise<number> {
 }
 
 async function counted(set: number): Promise<number> {
-  const r = await t.db.selectFrom('tags').select((eb) => eb.fn.countAll<string>().as('n')).where('tag_set_id', '=', set).executeTakeFirstOrThrow()
+  const r = await t.db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tag_set_id', '=', set)
+    .executeTakeFirstOrThrow()
   return Number(r.n)
 }
 
@@ -49,18 +61,30 @@ async function assertExact(set: number) {
 test('the counts and the references are kept by statement triggers: no trigger of tags fires per row on an insert or a delete', async () => {
   // tgtype: bit 1 a row trigger, bit 4 on INSERT, 8 on DELETE, 16 on UPDATE; the foreign keys' own (internal)
   // triggers are left out: only the two references that keep theirs, null on almost every tag, have them
-  const triggers = (await sql<{ name: string; type: number }>`select tgname as name, tgtype as type from pg_trigger
-    where tgrelid = 'tags'::regclass and not tgisinternal order by tgname`.execute(t.db)).rows
+  const triggers = (
+    await sql<{ name: string; type: number }>`select tgname as name, tgtype as type from pg_trigger
+    where tgrelid = 'tags'::regclass and not tgisinternal order by tgname`.execute(t.db)
+  ).rows
   const fires = (type: number, event: number) => (type & event) !== 0
   const perRow = triggers.filter((tr) => (tr.type & 1) !== 0)
-  assert.equal(perRow.filter((tr) => fires(tr.type, 4) || fires(tr.type, 8)).map((tr) => tr.name), [])
+  assert.equal(
+    perRow.filter((tr) => fires(tr.type, 4) || fires(tr.type, 8)).map((tr) => tr.name),
+    [],
+  )
   // the review copies follow a tag's changes row by row (migration 2026_11_27_3401), on UPDATE alone
-  assert.equal(perRow.map((tr) => tr.name), ['tags_review_copies'])
-  assert.ok(triggers.some((tr) => fires(tr.type, 4)), 'an insert trigger keeps the counts')
+  assert.equal(
+    perRow.map((tr) => tr.name),
+    ['tags_review_copies'],
+  )
+  assert.ok(
+    triggers.some((tr) => fires(tr.type, 4)),
+    'an insert trigger keeps the counts',
+  )
 })
 
 test('the tag list count follows creates, bulk creates, deletes and moves', async () => {
-  const a = await makeTagSet(t.db, owner, lib), b = await makeTagSet(t.db, owner, lib)
+  const a = await makeTagSet(t.db, owner, lib),
+    b = await makeTagSet(t.db, owner, lib)
   await assertExact(a)
   assert.is((await t.call('POST', `${API}/tag/`, { as: owner, body: tagBody(a) })).statusCode, 201)
   const bulk = await t.call('POST', `${API}/tag/`, { as: owner, body: Array.from({ length: 30 }, () => tagBody(a)) })
@@ -80,7 +104,10 @@ test('the tag list count follows creates, bulk creates, deletes and moves', asyn
   assert.is(await listed(a), 29)
   assert.is(await listed(b), 1)
   // an update that keeps the tag set changes no count
-  assert.is((await t.call('PATCH', `${API}/tag/${bulk.data[2].id}/`, { as: owner, body: { strength: 0.5 } })).statusCode, 200)
+  assert.is(
+    (await t.call('PATCH', `${API}/tag/${bulk.data[2].id}/`, { as: owner, body: { strength: 0.5 } })).statusCode,
+    200,
+  )
   await assertExact(a)
   await assertExact(b)
 })
@@ -98,9 +125,10 @@ test('writes straight to the table are counted too, and a filtered list counts i
   assert.is(await listed(set), 1)
 })
 
-test('tag/?tagSet= counts the tag set\'s tags for whoever may read it, and nothing for the others', async () => {
+test("tag/?tagSet= counts the tag set's tags for whoever may read it, and nothing for the others", async () => {
   const set = await makeTagSet(t.db, owner, lib)
-  for (let i = 0; i < 7; i++) await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls }, { startTime: i })
+  for (let i = 0; i < 7; i++)
+    await makeTag(t.db, owner, { tagSet: set, mediaFile: file, tagClass: cls }, { startTime: i })
   const other = await makeMediaFile(t.db, owner, lib)
   await makeTag(t.db, owner, { tagSet: set, mediaFile: other, tagClass: cls }, { startTime: 9 })
   const reader = await t.user('count-reader')
@@ -137,16 +165,28 @@ test('tag sets written to but never listed are folded by the periodic sweep, exa
   const small = await makeTagSet(t.db, owner, lib)
   for (let i = 0; i < 80; i++) await makeTag(t.db, owner, { tagSet: quiet, mediaFile: file, tagClass: cls })
   for (let i = 0; i < 3; i++) await makeTag(t.db, owner, { tagSet: small, mediaFile: file, tagClass: cls })
-  const rowsOf = async (set: number) => Number((await t.db.selectFrom('tag_set_tag_counts').select((eb) => eb.fn.countAll().as('n'))
-    .where('tag_set_id', '=', set).executeTakeFirstOrThrow()).n)
+  const rowsOf = async (set: number) =>
+    Number(
+      (
+        await t.db
+          .selectFrom('tag_set_tag_counts')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('tag_set_id', '=', set)
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
   assert.is(await rowsOf(quiet), 80)
-  assert.ok(await foldCrowdedTagSets(t.db) >= 1)
+  assert.ok((await foldCrowdedTagSets(t.db)) >= 1)
   assert.is(await rowsOf(quiet), 1)
   assert.is(await rowsOf(small), 3)
   // the per-class and per-file rows of the quiet set's one class and file, folded too (their parents locked meanwhile)
   for (const table of ['tag_class_counts', 'tag_file_counts'] as const) {
-    const rows = await t.db.selectFrom(table).select((eb) => eb.fn.sum<string>('delta').as('n')).select((eb) => eb.fn.countAll<string>().as('rows'))
-      .where('tag_set_id', '=', quiet).executeTakeFirstOrThrow()
+    const rows = await t.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.sum<string>('delta').as('n'))
+      .select((eb) => eb.fn.countAll<string>().as('rows'))
+      .where('tag_set_id', '=', quiet)
+      .executeTakeFirstOrThrow()
     assert.equal([Number(rows.rows), Number(rows.n)], [1, 80], table)
   }
   await assertExact(quiet)
@@ -155,9 +195,13 @@ test('tag sets written to but never listed are folded by the periodic sweep, exa
 
 test('simultaneous writers and folds keep the count exact', async () => {
   const set = await makeTagSet(t.db, owner, lib)
-  await Promise.all(Array.from({ length: 40 }, (_, i) => i % 4 === 0
-    ? tagSetTagCount(t.db, set)
-    : t.call('POST', `${API}/tag/`, { as: owner, body: [tagBody(set), tagBody(set)] })))
+  await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 0
+        ? tagSetTagCount(t.db, set)
+        : t.call('POST', `${API}/tag/`, { as: owner, body: [tagBody(set), tagBody(set)] }),
+    ),
+  )
   await assertExact(set)
   assert.is(await listed(set), 60)
 })
@@ -175,7 +219,10 @@ test('deleting a tag set, or its library, takes its count rows along', async () 
   assert.is((await t.call('DELETE', `${API}/mediaFile/${f}/`, { as: owner })).statusCode, 204)
   await assertExact(set2)
   assert.is((await t.call('DELETE', `${API}/library/${ownLib}/`, { as: owner })).statusCode, 204)
-  assert.is((await t.db.selectFrom('tag_set_tag_counts').select('id').where('tag_set_id', '=', set2).execute()).length, 0)
+  assert.is(
+    (await t.db.selectFrom('tag_set_tag_counts').select('id').where('tag_set_id', '=', set2).execute()).length,
+    0,
+  )
 })
 
 test.run()

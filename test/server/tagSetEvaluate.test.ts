@@ -18,13 +18,19 @@ test.before(async () => {
   files = [first, await makeMediaFile(t.db, c.owner, lib), await makeMediaFile(t.db, c.owner, lib)]
 })
 
-const near = (a: number | null, b: number, what: string) => assert.ok(a !== null && Math.abs(a - b) < 1e-9, `${what}: ${a} is not ${b}`)
+const near = (a: number | null, b: number, what: string) =>
+  assert.ok(a !== null && Math.abs(a - b) < 1e-9, `${what}: ${a} is not ${b}`)
 
 type Tag = { file: number; tagClass: number; start: number; end: number; strength?: number }
 async function tagSetOf(tags: Tag[], library: number = lib): Promise<number> {
   const tagSet = await makeTagSet(t.db, c.owner, library)
   for (const g of tags) {
-    await makeTag(t.db, c.owner, { tagSet, mediaFile: g.file, tagClass: g.tagClass }, { startTime: g.start, endTime: g.end, strength: g.strength ?? 1 })
+    await makeTag(
+      t.db,
+      c.owner,
+      { tagSet, mediaFile: g.file, tagClass: g.tagClass },
+      { startTime: g.start, endTime: g.end, strength: g.strength ?? 1 },
+    )
   }
   return tagSet
 }
@@ -40,8 +46,10 @@ test('a constructed case: counts, precision, recall, F and AP per class and pool
   const b = await makeTagClass(t.db, c.owner, lib, 'ev-b')
   const [f1, f2, f3] = files
   const gold = await tagSetOf([
-    { file: f1, tagClass: a, start: 0, end: 1 }, { file: f1, tagClass: a, start: 2, end: 3 },
-    { file: f2, tagClass: a, start: 0, end: 1 }, { file: f2, tagClass: a, start: 5, end: 6 },
+    { file: f1, tagClass: a, start: 0, end: 1 },
+    { file: f1, tagClass: a, start: 2, end: 3 },
+    { file: f2, tagClass: a, start: 0, end: 1 },
+    { file: f2, tagClass: a, start: 5, end: 6 },
   ])
   const detector = await tagSetOf([
     { file: f1, tagClass: a, start: 0, end: 1, strength: 0.9 }, // matches
@@ -53,15 +61,35 @@ test('a constructed case: counts, precision, recall, F and AP per class and pool
     { file: f2, tagClass: b, start: 5, end: 6, strength: 0.4 }, // another class: no gold tag of it
   ])
   const e = await evaluate(detector, `against=${gold}`)
-  assert.equal([e.tagSet, e.against, e.iou, e.minimumStrength, e.classesMatchedBy, e.mediaFiles], [detector, gold, 0.3, null, 'id', 2])
-  assert.equal(e.classes.map((k: any) => [k.tagClass, k.className]), [[a, 'ev-a'], [b, 'ev-b']])
+  assert.equal(
+    [e.tagSet, e.against, e.iou, e.minimumStrength, e.classesMatchedBy, e.mediaFiles],
+    [detector, gold, 0.3, null, 'id', 2],
+  )
+  assert.equal(
+    e.classes.map((k: any) => [k.tagClass, k.className]),
+    [
+      [a, 'ev-a'],
+      [b, 'ev-b'],
+    ],
+  )
   const [ka, kb] = e.classes
   assert.equal([ka.gold, ka.detections, ka.tp, ka.fp, ka.fn, ka.precision, ka.recall], [4, 5, 3, 2, 1, 0.6, 0.75])
   near(ka.fMeasure, 2 / 3, 'F')
   near(ka.averagePrecision, (1 + 2 / 3 + 3 / 5) / 4, 'AP')
-  assert.equal(ka.curve.map((p: any) => [p.threshold, p.precision, p.recall]),
-    [[0.9, 1, 0.25], [0.8, 0.5, 0.25], [0.7, 2 / 3, 0.5], [0.6, 0.5, 0.5], [0.5, 0.6, 0.75]])
-  assert.equal([kb.gold, kb.detections, kb.tp, kb.fp, kb.fn, kb.precision, kb.recall, kb.fMeasure, kb.averagePrecision], [0, 1, 0, 1, 0, 0, null, null, null])
+  assert.equal(
+    ka.curve.map((p: any) => [p.threshold, p.precision, p.recall]),
+    [
+      [0.9, 1, 0.25],
+      [0.8, 0.5, 0.25],
+      [0.7, 2 / 3, 0.5],
+      [0.6, 0.5, 0.5],
+      [0.5, 0.6, 0.75],
+    ],
+  )
+  assert.equal(
+    [kb.gold, kb.detections, kb.tp, kb.fp, kb.fn, kb.precision, kb.recall, kb.fMeasure, kb.averagePrecision],
+    [0, 1, 0, 1, 0, 0, null, null, null],
+  )
   // pooled: the six tags ranked together, a's and then b's
   const o = e.overall
   assert.equal([o.gold, o.detections, o.tp, o.fp, o.fn, o.precision, o.recall], [4, 6, 3, 3, 1, 0.5, 0.75])
@@ -93,7 +121,10 @@ test('each gold tag is matched once, by the strongest tag; a tag takes the unmat
   const k = await makeTagClass(t.db, c.owner, lib)
   const f = files[1]
   const once = await tagSetOf([{ file: f, tagClass: k, start: 10, end: 14 }])
-  const two = await tagSetOf([{ file: f, tagClass: k, start: 10, end: 11.9, strength: 0.9 }, { file: f, tagClass: k, start: 12, end: 14, strength: 0.8 }])
+  const two = await tagSetOf([
+    { file: f, tagClass: k, start: 10, end: 11.9, strength: 0.9 },
+    { file: f, tagClass: k, start: 12, end: 14, strength: 0.8 },
+  ])
   const e = await evaluate(two, `against=${once}`)
   assert.equal([e.overall.tp, e.overall.fp, e.overall.fn], [1, 1, 0])
   // the stronger (first) tag matched: precision 1 at its strength, AP 1
@@ -101,9 +132,18 @@ test('each gold tag is matched once, by the strongest tag; a tag takes the unmat
   assert.is(e.classes[0].averagePrecision, 1)
 
   // the long tag overlaps both gold tags (IoU 0.31 and 0.4), the short one the second only (0.35)
-  const calls = await tagSetOf([{ file: f, tagClass: k, start: 20, end: 22 }, { file: f, tagClass: k, start: 22, end: 24 }])
-  const longFirst = await tagSetOf([{ file: f, tagClass: k, start: 21, end: 23.2, strength: 0.9 }, { file: f, tagClass: k, start: 23.3, end: 24, strength: 0.5 }])
-  const shortFirst = await tagSetOf([{ file: f, tagClass: k, start: 21, end: 23.2, strength: 0.5 }, { file: f, tagClass: k, start: 23.3, end: 24, strength: 0.9 }])
+  const calls = await tagSetOf([
+    { file: f, tagClass: k, start: 20, end: 22 },
+    { file: f, tagClass: k, start: 22, end: 24 },
+  ])
+  const longFirst = await tagSetOf([
+    { file: f, tagClass: k, start: 21, end: 23.2, strength: 0.9 },
+    { file: f, tagClass: k, start: 23.3, end: 24, strength: 0.5 },
+  ])
+  const shortFirst = await tagSetOf([
+    { file: f, tagClass: k, start: 21, end: 23.2, strength: 0.5 },
+    { file: f, tagClass: k, start: 23.3, end: 24, strength: 0.9 },
+  ])
   assert.equal((await evaluate(longFirst, `against=${calls}`)).overall.tp, 1)
   assert.equal((await evaluate(shortFirst, `against=${calls}`)).overall.tp, 2)
 })
@@ -113,19 +153,33 @@ test('sets of different libraries: classes matched by name', async () => {
   const here = await makeTagClass(t.db, c.owner, lib, 'ev-robin')
   const there = await makeTagClass(t.db, c.owner, other, 'ev-robin')
   const thereOnly = await makeTagClass(t.db, c.owner, other, 'ev-wren')
-  const gold = await tagSetOf([{ file: files[2], tagClass: here, start: 1, end: 2 }, { file: files[2], tagClass: here, start: 4, end: 5 }])
-  const detector = await tagSetOf([
-    { file: files[2], tagClass: there, start: 1, end: 2, strength: 0.8 }, { file: files[2], tagClass: thereOnly, start: 4, end: 5, strength: 0.7 },
-  ], other)
+  const gold = await tagSetOf([
+    { file: files[2], tagClass: here, start: 1, end: 2 },
+    { file: files[2], tagClass: here, start: 4, end: 5 },
+  ])
+  const detector = await tagSetOf(
+    [
+      { file: files[2], tagClass: there, start: 1, end: 2, strength: 0.8 },
+      { file: files[2], tagClass: thereOnly, start: 4, end: 5, strength: 0.7 },
+    ],
+    other,
+  )
   const e = await evaluate(detector, `against=${gold}`)
   assert.is(e.classesMatchedBy, 'className')
-  assert.equal(e.classes.map((k: any) => [k.tagClass, k.className, k.gold, k.tp, k.fp, k.fn]), [[here, 'ev-robin', 2, 1, 0, 1], [thereOnly, 'ev-wren', 0, 0, 1, 0]])
+  assert.equal(
+    e.classes.map((k: any) => [k.tagClass, k.className, k.gold, k.tp, k.fp, k.fn]),
+    [
+      [here, 'ev-robin', 2, 1, 0, 1],
+      [thereOnly, 'ev-wren', 0, 0, 1, 0],
+    ],
+  )
 })
 
 test('bad, missing and unreadable: 400 naming the parameter, 404 for a tag set the caller cannot read', async () => {
   const k = await makeTagClass(t.db, c.owner, lib)
   const mine = await tagSetOf([{ file: files[0], tagClass: k, start: 1, end: 2 }])
-  const call = (q: string, tagSet = mine, as: TestUser = c.owner) => t.call('GET', `${API}/tagSet/${tagSet}/evaluate/${q}`, { as })
+  const call = (q: string, tagSet = mine, as: TestUser = c.owner) =>
+    t.call('GET', `${API}/tagSet/${tagSet}/evaluate/${q}`, { as })
   const refused = async (q: string, body: unknown) => {
     const res = await call(q)
     assert.is(res.statusCode, 400, q)
@@ -141,8 +195,12 @@ test('bad, missing and unreadable: 400 naming the parameter, 404 for a tag set t
 
   const strangers = await makeTagSet(t.db, c.stranger, null)
   // the library's roles read both sets; a stranger neither
-  await statusMatrix(t, c, { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 },
-    async () => ({ method: 'GET', url: `${API}/tagSet/${mine}/evaluate/?against=${mine}` }))
+  await statusMatrix(
+    t,
+    c,
+    { owner: 200, stranger: 404, reader: 200, writer: 200, member: 200, grantAdmin: 200, admin: 200, anonymous: 401 },
+    async () => ({ method: 'GET', url: `${API}/tagSet/${mine}/evaluate/?against=${mine}` }),
+  )
   assert.is((await call(`?against=${strangers}`)).statusCode, 404, 'the gold set unreadable')
   assert.is((await call(`?against=999999`)).statusCode, 404, 'no such gold set')
 })
@@ -155,7 +213,14 @@ test('OPTIONS and Allow come from the shared endpoint code; the query is in the 
   assert.is((await t.call('POST', `${API}/tagSet/1/evaluate/`, { as: c.owner, body: {} })).statusCode, 405)
   const doc = (await t.call('GET', '/api/openapi.json', { as: c.owner })).data
   const get = doc.paths['/api/v0/tagSet/{id}/evaluate/'].get
-  assert.equal(get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, !!p.required]), [['against', true], ['iou', false], ['minimumStrength', false]])
+  assert.equal(
+    get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, !!p.required]),
+    [
+      ['against', true],
+      ['iou', false],
+      ['minimumStrength', false],
+    ],
+  )
 })
 
 test.run()

@@ -28,20 +28,44 @@ test.before(async () => {
 
 async function insertTags(sets: number[]) {
   const now = localTimestamp()
-  await t.db.insertInto('tags').values(sets.map((tagSet, i) => ({
-    user_id: owner.id, creation_date: now, tag_class_id: i % 3 ? cls : otherClass, tag_set_id: tagSet,
-    media_file_id: i % 5 ? file : other, start_time: 1, end_time: 2, min_frequency: 100, max_frequency: 2000, strength: 0,
-  }))).execute()
+  await t.db
+    .insertInto('tags')
+    .values(
+      sets.map((tagSet, i) => ({
+        user_id: owner.id,
+        creation_date: now,
+        tag_class_id: i % 3 ? cls : otherClass,
+        tag_set_id: tagSet,
+        media_file_id: i % 5 ? file : other,
+        start_time: 1,
+        end_time: 2,
+        min_frequency: 100,
+        max_frequency: 2000,
+        strength: 0,
+      })),
+    )
+    .execute()
 }
 
 /** The ids LIMIT/OFFSET gives, straight from the table. */
 async function expected(offset: number, limit = 100): Promise<number[]> {
-  const rows = await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', set).orderBy('id').limit(limit).offset(offset).execute()
+  const rows = await t.db
+    .selectFrom('tags')
+    .select('id')
+    .where('tag_set_id', '=', set)
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute()
   return rows.map((r) => r.id)
 }
 
 async function total(): Promise<number> {
-  const r = await t.db.selectFrom('tags').select((eb) => eb.fn.countAll<string>().as('n')).where('tag_set_id', '=', set).executeTakeFirstOrThrow()
+  const r = await t.db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tag_set_id', '=', set)
+    .executeTakeFirstOrThrow()
   return Number(r.n)
 }
 
@@ -57,7 +81,11 @@ async function assertDeepPages() {
   for (let round = 0; round < 2; round++) {
     for (const n of [11, 12, 13]) {
       const data = await page(`page=${n}`)
-      assert.equal(data.results.map((r: any) => r.id), await expected((n - 1) * 100), `page ${n}, round ${round}`)
+      assert.equal(
+        data.results.map((r: any) => r.id),
+        await expected((n - 1) * 100),
+        `page ${n}, round ${round}`,
+      )
       assert.is(data.count, count)
     }
   }
@@ -66,7 +94,10 @@ async function assertDeepPages() {
 test('deep pages equal OFFSET, asked again', async () => {
   await assertDeepPages()
   const data = await page('page=11&page_size=50')
-  assert.equal(data.results.map((r: any) => r.id), await expected(500, 50))
+  assert.equal(
+    data.results.map((r: any) => r.id),
+    await expected(500, 50),
+  )
 })
 
 test('deep pages follow tags deleted before the boundary', async () => {
@@ -83,7 +114,16 @@ test('deep pages follow tags deleted before the boundary', async () => {
 test('deep pages follow tags added and tags moved to another set', async () => {
   await assertDeepPages()
   const created = await t.call('POST', `${API}/tag/`, {
-    as: owner, body: { tagSet: set, mediaFile: file, tagClass: cls, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 2000 },
+    as: owner,
+    body: {
+      tagSet: set,
+      mediaFile: file,
+      tagClass: cls,
+      startTime: 1,
+      endTime: 2,
+      minFrequency: 100,
+      maxFrequency: 2000,
+    },
   })
   assert.is(created.statusCode, 201)
   await assertDeepPages()
@@ -92,8 +132,22 @@ test('deep pages follow tags added and tags moved to another set', async () => {
   assert.is(patched.statusCode, 200)
   await assertDeepPages()
   // tags moved into the set from its neighbour land before the boundary
-  const back = await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', neighbour).orderBy('id').limit(5).execute()
-  await t.db.updateTable('tags').set({ tag_set_id: set }).where('id', 'in', back.map((r) => r.id)).execute()
+  const back = await t.db
+    .selectFrom('tags')
+    .select('id')
+    .where('tag_set_id', '=', neighbour)
+    .orderBy('id')
+    .limit(5)
+    .execute()
+  await t.db
+    .updateTable('tags')
+    .set({ tag_set_id: set })
+    .where(
+      'id',
+      'in',
+      back.map((r) => r.id),
+    )
+    .execute()
   await assertDeepPages()
 })
 
@@ -109,15 +163,38 @@ test('deep pages stay exact when the neighbour changes and when the count rows a
 
 test('filtered and reordered deep pages are plain OFFSET', async () => {
   const byClass = await page(`tagClass=${cls}&page=8`)
-  const rows = await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', set).where('tag_class_id', '=', cls)
-    .orderBy('id').limit(100).offset(700).execute()
-  assert.equal(byClass.results.map((r: any) => r.id), rows.map((r) => r.id))
+  const rows = await t.db
+    .selectFrom('tags')
+    .select('id')
+    .where('tag_set_id', '=', set)
+    .where('tag_class_id', '=', cls)
+    .orderBy('id')
+    .limit(100)
+    .offset(700)
+    .execute()
+  assert.equal(
+    byClass.results.map((r: any) => r.id),
+    rows.map((r) => r.id),
+  )
   const descending = await page('ordering=-id&page=11')
-  const desc = await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', set).orderBy('id', 'desc').limit(100).offset(1000).execute()
-  assert.equal(descending.results.map((r: any) => r.id), desc.map((r) => r.id))
+  const desc = await t.db
+    .selectFrom('tags')
+    .select('id')
+    .where('tag_set_id', '=', set)
+    .orderBy('id', 'desc')
+    .limit(100)
+    .offset(1000)
+    .execute()
+  assert.equal(
+    descending.results.map((r: any) => r.id),
+    desc.map((r) => r.id),
+  )
   const last = await page('page=last')
   const count = await total()
-  assert.equal(last.results.map((r: any) => r.id), await expected(Math.floor((count - 1) / 100) * 100))
+  assert.equal(
+    last.results.map((r: any) => r.id),
+    await expected(Math.floor((count - 1) / 100) * 100),
+  )
   const past = await t.call('GET', `${API}/tagSet/${set}/tags/?page=${Math.ceil(count / 100) + 1}`, { as: owner })
   assert.is(past.statusCode, 404)
   assert.equal(past.data, { detail: 'Invalid page.' })

@@ -12,7 +12,10 @@ test('16 GiB by default, 5 GiB by default with a bucket, and what MAS_MAX_UPLOAD
   assert.ok(configFromEnv({}).maxUploadBytes > 24 * 3600 * 48000 * 2, 'a day at 48 kHz fits')
   assert.is(configFromEnv({ MAS_STORAGE_URL: 's3://bucket/prefix' }).maxUploadBytes, 5 * GiB)
   assert.is(configFromEnv({ MAS_MAX_UPLOAD_BYTES: '1000' }).maxUploadBytes, 1000)
-  assert.is(configFromEnv({ MAS_STORAGE_URL: 's3://bucket/prefix', MAS_MAX_UPLOAD_BYTES: String(20 * GiB) }).maxUploadBytes, 20 * GiB)
+  assert.is(
+    configFromEnv({ MAS_STORAGE_URL: 's3://bucket/prefix', MAS_MAX_UPLOAD_BYTES: String(20 * GiB) }).maxUploadBytes,
+    20 * GiB,
+  )
 })
 
 test.run()

@@ -44,15 +44,22 @@ test('a stranger learns only its own name, whatever ids it asks for', async () =
   assert.equal(await names(stranger, `?id=${owner.id},${reader.id},${admin.id},999999`), [])
 })
 
-test('a reader of a library names its owner, its grantees (members of a bearer group too), and its own groups\' people', async () => {
-  assert.equal(await names(reader), ['un_owner', 'un_reader', 'un_grantee', 'un_group_member', 'un_group_creator', 'un_bearer_member'])
+test("a reader of a library names its owner, its grantees (members of a bearer group too), and its own groups' people", async () => {
+  assert.equal(await names(reader), [
+    'un_owner',
+    'un_reader',
+    'un_grantee',
+    'un_group_member',
+    'un_group_creator',
+    'un_bearer_member',
+  ])
 })
 
 test('a reader of a tag set names its owner and its grantees, nobody of the library it does not read', async () => {
   assert.equal(await names(tagSetReader), ['un_owner', 'un_tagset_reader'])
 })
 
-test('a group member names the group\'s creator and members, not the library its fellow member reads', async () => {
+test("a group member names the group's creator and members, not the library its fellow member reads", async () => {
   assert.equal(await names(groupMember), ['un_reader', 'un_group_member', 'un_group_creator'])
 })
 
@@ -70,7 +77,7 @@ test('?id= narrows the answer to those ids; a bad id is a 400 naming the field; 
   assert.is((await t.call('GET', api('usernames/'))).statusCode, 401)
 })
 
-test('the original\'s user/ stays for site admins only', async () => {
+test("the original's user/ stays for site admins only", async () => {
   assert.is((await t.call('GET', api('user/'), { as: reader })).statusCode, 403)
   assert.is((await t.call('GET', api(`user/${owner.id}/`), { as: reader })).statusCode, 403)
 })

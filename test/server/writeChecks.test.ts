@@ -30,20 +30,40 @@ async function grantedLibrary(how: Revoke) {
   const records = await makeRecords(t, alice)
   const refs = tagRefs(records)
   const group = how === 'membership ended' ? await makeGroup(t.db, alice, [bob]) : null
-  const grantId = await grant(t.db, alice, group ? { group } : { user: bob.id }, { library: records.library }, ['read', 'write'])
+  const grantId = await grant(t.db, alice, group ? { group } : { user: bob.id }, { library: records.library }, [
+    'read',
+    'write',
+  ])
   const tag = await makeTag(t.db, bob, refs)
-  const revoke = () => t.db.transaction().execute(async (trx) => {
-    if (group) await trx.deleteFrom('app_user_group_users').where('group_id', '=', group).where('user_id', '=', bob.id).execute()
-    else await trx.deleteFrom('app_permissions').where('id', '=', grantId).execute()
-  })
+  const revoke = () =>
+    t.db.transaction().execute(async (trx) => {
+      if (group)
+        await trx
+          .deleteFrom('app_user_group_users')
+          .where('group_id', '=', group)
+          .where('user_id', '=', bob.id)
+          .execute()
+      else await trx.deleteFrom('app_permissions').where('id', '=', grantId).execute()
+    })
   return { refs, tag, revoke }
 }
 
-const tagBody = (refs: ReturnType<typeof tagRefs>) => ({ ...refs, startTime: 1, endTime: 2, minFrequency: 100, maxFrequency: 200 })
+const tagBody = (refs: ReturnType<typeof tagRefs>) => ({
+  ...refs,
+  startTime: 1,
+  endTime: 2,
+  minFrequency: 100,
+  maxFrequency: 200,
+})
 
 /** Sessions of this database waiting for a lock. */
-const lockWaits = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity
-  where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db)).rows[0].n)
+const lockWaits = async () =>
+  Number(
+    (
+      await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+  where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db)
+    ).rows[0].n,
+  )
 
 async function until(what: string, ok: () => Promise<boolean>) {
   for (let i = 0; i < 500; i++) {
@@ -60,20 +80,24 @@ for (const how of ['grant deleted', 'membership ended'] as Revoke[]) {
       // a lock the write needs and its checks do not: the tag set row for an INSERT (its reference trigger
       // takes KEY SHARE), the tag's row for an UPDATE or DELETE
       const hold: ControlledTransaction<DB> = await t.db.startTransaction().execute()
-      const request = (() => {
+      const request = () => {
         if (write === 'create') return t.call('POST', `${API}/tag/`, { as: bob, body: tagBody(refs) })
-        if (write === 'bulk create') return t.call('POST', `${API}/tag/`, { as: bob, body: [tagBody(refs), tagBody(refs)] })
+        if (write === 'bulk create')
+          return t.call('POST', `${API}/tag/`, { as: bob, body: [tagBody(refs), tagBody(refs)] })
         if (write === 'update') return t.call('PATCH', `${API}/tag/${tag}/`, { as: bob, body: { startTime: 0.5 } })
         return t.call('DELETE', `${API}/tag/${tag}/`, { as: bob })
-      })
+      }
       try {
-        if (write.endsWith('create')) await sql`select id from tag_sets where id = ${refs.tagSet} for update`.execute(hold)
+        if (write.endsWith('create'))
+          await sql`select id from tag_sets where id = ${refs.tagSet} for update`.execute(hold)
         else await sql`select id from tags where id = ${tag} for update`.execute(hold)
         const answer = request()
         await until('the write to reach the held lock', async () => (await lockWaits()) >= 1)
 
         let revoked = false
-        const revoking = revoke().then(() => { revoked = true })
+        const revoking = revoke().then(() => {
+          revoked = true
+        })
         await until('the revoke to commit or wait', async () => revoked || (await lockWaits()) >= 2)
         const revokedFirst = revoked
         await hold.rollback().execute()
@@ -81,12 +105,19 @@ for (const how of ['grant deleted', 'membership ended'] as Revoke[]) {
         await revoking
 
         if (res.statusCode >= 200 && res.statusCode < 300) {
-          assert.not.ok(revokedFirst, `${write} answered ${res.statusCode} though its right was revoked before it could commit`)
+          assert.not.ok(
+            revokedFirst,
+            `${write} answered ${res.statusCode} though its right was revoked before it could commit`,
+          )
         } else {
           assert.ok([403, 404].includes(res.statusCode), `${write}: ${res.statusCode} ${res.body}`)
         }
         // either way the tag is as the answer says
-        const stored = await t.db.selectFrom('tags').select(['id', 'start_time']).where('id', '=', tag).executeTakeFirst()
+        const stored = await t.db
+          .selectFrom('tags')
+          .select(['id', 'start_time'])
+          .where('id', '=', tag)
+          .executeTakeFirst()
         if (write === 'delete') assert.is(!stored, res.statusCode === 204)
         if (write === 'update') assert.is(stored?.start_time, res.statusCode === 200 ? 0.5 : 1)
       } finally {
@@ -105,9 +136,17 @@ test('a write whose right was revoked before it began is refused, and stores not
     await t.call('POST', `${API}/tag/`, { as: bob, body: [tagBody(refs)] }),
     await t.call('PATCH', `${API}/tag/${tag}/`, { as: bob, body: { startTime: 0.5 } }),
     await t.call('DELETE', `${API}/tag/${tag}/`, { as: bob }),
-  ]) assert.ok([400, 403, 404].includes(res.statusCode), `${res.statusCode} ${res.body}`)
-  const after = await t.db.selectFrom('tags').select(['id', 'start_time']).where('tag_set_id', '=', refs.tagSet).execute()
-  assert.equal(after.map((r) => r.id), before.map((r) => r.id))
+  ])
+    assert.ok([400, 403, 404].includes(res.statusCode), `${res.statusCode} ${res.body}`)
+  const after = await t.db
+    .selectFrom('tags')
+    .select(['id', 'start_time'])
+    .where('tag_set_id', '=', refs.tagSet)
+    .execute()
+  assert.equal(
+    after.map((r) => r.id),
+    before.map((r) => r.id),
+  )
   assert.is(after.find((r) => r.id === tag)?.start_time, 1)
 })
 

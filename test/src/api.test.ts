@@ -13,11 +13,16 @@ type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void
 async function serve(handler: Handler): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     let body = ''
-    req.on('data', (c) => { body += c })
+    req.on('data', (c) => {
+      body += c
+    })
     req.on('end', () => handler(req, res, body))
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((r) => server.close(() => r())),
+  }
 }
 
 const html = (res: ServerResponse, status: number, data: unknown) => {
@@ -27,12 +32,17 @@ const html = (res: ServerResponse, status: number, data: unknown) => {
 
 test('JSON sent as text/html is parsed; the token goes in the Authorization header', async () => {
   let auth: string | undefined
-  const s = await serve((req, res) => { auth = req.headers.authorization; html(res, 200, { id: 1, name: 'x' }) })
+  const s = await serve((req, res) => {
+    auth = req.headers.authorization
+    html(res, 200, { id: 1, name: 'x' })
+  })
   try {
     const api = new ApiClient({ server: s.url, token: 'abc' })
     assert.equal(await api.get('library/1/'), { id: 1, name: 'x' })
     assert.is(auth, 'Token abc')
-  } finally { await s.close() }
+  } finally {
+    await s.close()
+  }
 })
 
 test('all() follows next links across every page', async () => {
@@ -44,12 +54,17 @@ test('all() follows next links across every page', async () => {
   })
   try {
     assert.equal(await new ApiClient({ server: s.url }).all('tag/'), [1, 2, 3, 4, 5])
-  } finally { await s.close() }
+  } finally {
+    await s.close()
+  }
 })
 
 test('502/503/504 are retried for idempotent requests and not for a plain POST', async () => {
   let calls = 0
-  const s = await serve((_req, res) => { calls++; calls < 3 ? html(res, 503, { detail: 'busy' }) : html(res, 200, { ok: true }) })
+  const s = await serve((_req, res) => {
+    calls++
+    calls < 3 ? html(res, 503, { detail: 'busy' }) : html(res, 200, { ok: true })
+  })
   try {
     const api = new ApiClient({ server: s.url, retries: 4, backoffMs: 1 })
     assert.equal(await api.get('x/'), { ok: true })
@@ -65,7 +80,9 @@ test('502/503/504 are retried for idempotent requests and not for a plain POST',
     assert.is(calls, 1)
     calls = 0
     assert.equal(await api.post('x/', {}, { retry: true }), { ok: true })
-  } finally { await s.close() }
+  } finally {
+    await s.close()
+  }
 })
 
 test('an unreachable server is a ConnectionError naming it', async () => {
@@ -89,7 +106,12 @@ test('upload sends the multipart form with the token, retries 503 and a dropped 
     req.on('end', () => {
       calls++
       const body = Buffer.concat(chunks)
-      received.push({ auth: req.headers.authorization, type: req.headers['content-type'], length: Number(req.headers['content-length']), hasFile: body.includes(bytes) })
+      received.push({
+        auth: req.headers.authorization,
+        type: req.headers['content-type'],
+        length: Number(req.headers['content-length']),
+        hasFile: body.includes(bytes),
+      })
       if (calls === 1) return html(res, 503, { detail: 'busy' })
       if (calls === 2) return req.socket.destroy()
       html(res, 201, { id: 42, alias: 'a.wav' })
@@ -100,13 +122,17 @@ test('upload sends the multipart form with the token, retries 503 and a dropped 
   try {
     const api = new ApiClient({ server: url, token: 'abc', retries: 4, backoffMs: 1 })
     let built = 0
-    const answer = await api.upload('library/1/mediaFiles/import/', () => {
-      built++
-      const form = new FormData()
-      form.append('alias', 'a.wav')
-      form.append('file', bytes, { filename: 'a.wav', knownLength: bytes.length })
-      return form
-    }, { retry: true })
+    const answer = await api.upload(
+      'library/1/mediaFiles/import/',
+      () => {
+        built++
+        const form = new FormData()
+        form.append('alias', 'a.wav')
+        form.append('file', bytes, { filename: 'a.wav', knownLength: bytes.length })
+        return form
+      },
+      { retry: true },
+    )
     assert.is(answer.status, 201)
     assert.equal(answer.data, { id: 42, alias: 'a.wav' })
     assert.is(built, 3)
@@ -118,10 +144,16 @@ test('upload sends the multipart form with the token, retries 503 and a dropped 
     }
     // without retry, the first answer is the answer
     calls = 0
-    const plain = () => { const form = new FormData(); form.append('alias', 'b.wav'); return form }
+    const plain = () => {
+      const form = new FormData()
+      form.append('alias', 'b.wav')
+      return form
+    }
     assert.is((await api.upload('x/', plain)).status, 503)
     assert.is(calls, 1)
-  } finally { await new Promise((r) => server.close(r)) }
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
 })
 
 test('an upload to an unreachable server is a ConnectionError naming it', async () => {
@@ -140,16 +172,25 @@ test('error answers become one line: 401 says run mas login, field errors per fi
   assert.is(describeError(403, { detail: 'No.' }), 'Forbidden: No.')
   assert.is(describeError(404, { detail: 'Not found.' }), 'Not found.')
   // a 404 on a record's path names the record
-  const missing = (path: string, body: unknown = { detail: 'Not found.' }) => new ApiError(404, body, 'GET', `http://h/api/v0/${path}`).message
+  const missing = (path: string, body: unknown = { detail: 'Not found.' }) =>
+    new ApiError(404, body, 'GET', `http://h/api/v0/${path}`).message
   assert.is(missing('mediaFile/99999/'), 'media file 99999 not found')
   assert.is(missing('library/3/mediaFiles/'), 'library 3 not found')
   assert.is(missing('userSettings/4/'), 'user settings 4 not found')
   assert.is(missing('jobs/7/', undefined), 'job 7 not found')
-  assert.is(missing('tag/5/', { detail: 'Tag class 9 is not in this library.' }), 'Not found: Tag class 9 is not in this library.')
+  assert.is(
+    missing('tag/5/', { detail: 'Tag class 9 is not in this library.' }),
+    'Not found: Tag class 9 is not in this library.',
+  )
   assert.is(missing('tag/'), 'Not found.')
-  assert.is(describeError(400, { name: ['This field is required.'], library: ['Invalid pk "9" - object does not exist.'] }),
-    'Rejected (400): name: This field is required.; library: Invalid pk "9" - object does not exist.')
-  assert.is(describeError(400, [{}, { startTime: ['A valid number is required.'] }]), 'Rejected (400): item 2: startTime: A valid number is required.')
+  assert.is(
+    describeError(400, { name: ['This field is required.'], library: ['Invalid pk "9" - object does not exist.'] }),
+    'Rejected (400): name: This field is required.; library: Invalid pk "9" - object does not exist.',
+  )
+  assert.is(
+    describeError(400, [{}, { startTime: ['A valid number is required.'] }]),
+    'Rejected (400): item 2: startTime: A valid number is required.',
+  )
   assert.is(describeError(500, '<html>oops</html>'), 'Server error (500)')
 })
 

@@ -14,19 +14,57 @@ import { tableRows, type TableItem } from '../../src/tableRows.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'mas-detector-formats-'))
 test.after(() => rmSync(dir, { recursive: true, force: true }))
-const file = (name: string, content: string | Buffer) => { const path = join(dir, name); writeFileSync(path, content); return path }
+const file = (name: string, content: string | Buffer) => {
+  const path = join(dir, name)
+  writeFileSync(path, content)
+  return path
+}
 
 test('each format is told from its first line', () => {
-  assert.is(detectTable('\uFEFFStart (s),End (s),Scientific name,Common name,Confidence,File\r\n0,3,A b,C,0.5,x.wav'), 'birdnet')
-  assert.is(detectTable('filepath,start,end,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity,min_conf,species_list,model\n'), 'birdnet')
-  assert.is(detectTable('Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tCommon Name\tSpecies Code\tConfidence\tBegin Path\tFile Offset (s)\n'), 'birdnet-raven')
-  assert.is(detectTable('Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies\n'), 'raven')
-  assert.is(detectTable('INDIR,FOLDER,IN FILE,CHANNEL,OFFSET,DURATION,FMIN,FMEAN,FMAX,TOP1MATCH,TOP1DIST\r\n'), 'kaleidoscope')
-  assert.is(detectTable('INDIR,FOLDER,IN FILE,OFFSET,DURATION,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity\n'), 'kaleidoscope')
+  assert.is(
+    detectTable('\uFEFFStart (s),End (s),Scientific name,Common name,Confidence,File\r\n0,3,A b,C,0.5,x.wav'),
+    'birdnet',
+  )
+  assert.is(
+    detectTable(
+      'filepath,start,end,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity,min_conf,species_list,model\n',
+    ),
+    'birdnet',
+  )
+  assert.is(
+    detectTable(
+      'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tCommon Name\tSpecies Code\tConfidence\tBegin Path\tFile Offset (s)\n',
+    ),
+    'birdnet-raven',
+  )
+  assert.is(
+    detectTable('Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies\n'),
+    'raven',
+  )
+  assert.is(
+    detectTable('INDIR,FOLDER,IN FILE,CHANNEL,OFFSET,DURATION,FMIN,FMEAN,FMAX,TOP1MATCH,TOP1DIST\r\n'),
+    'kaleidoscope',
+  )
+  assert.is(
+    detectTable(
+      'INDIR,FOLDER,IN FILE,OFFSET,DURATION,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity\n',
+    ),
+    'kaleidoscope',
+  )
   assert.is(detectTable('1.500000\t2.250000\tChiffchaff\n\\\t3000.000000\t6500.000000\n'), 'audacity')
   assert.is(detectTable('0.5\t0.5\t\n'), 'audacity')
-  assert.is(detectTable('{"version": "1.1.0", "created_on": "2025-06-02", "data": {"uuid": "x", "collection_type": "annotation_set"}}'), 'aoef')
-  assert.is(detectTable('{"mediaFile": 1, "tagClass": 2, "startTime": 0, "endTime": 1, "minFrequency": 0, "maxFrequency": 1}\n'), 'ndjson')
+  assert.is(
+    detectTable(
+      '{"version": "1.1.0", "created_on": "2025-06-02", "data": {"uuid": "x", "collection_type": "annotation_set"}}',
+    ),
+    'aoef',
+  )
+  assert.is(
+    detectTable(
+      '{"mediaFile": 1, "tagClass": 2, "startTime": 0, "endTime": 1, "minFrequency": 0, "maxFrequency": 1}\n',
+    ),
+    'ndjson',
+  )
   assert.is(detectTable('[{"mediaFile": 1}]'), 'json')
   assert.is(detectTable('mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n'), 'csv')
 })
@@ -43,22 +81,52 @@ test('records over chunks: UTF-16 with its mark, CRLF, a quoted field over lines
   const records = []
   for await (const batch of recordBatches(path, ',')) records.push(...batch)
   assert.equal(records, [
-    { line: 1, fields: ['a', 'b'] }, { line: 2, fields: ['x,1', 'two\nlines'] }, { line: 5, fields: ['last', 'say "hi"'] },
+    { line: 1, fields: ['a', 'b'] },
+    { line: 2, fields: ['x,1', 'two\nlines'] },
+    { line: 5, fields: ['last', 'say "hi"'] },
   ])
 })
 
 test('a BirdNET row: class the scientific name, strength the confidence, the file named, machine tag, settings in the provenance', async () => {
-  const path = file('rtable.csv', 'filepath,start,end,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity,min_conf,species_list,model\n'
-    + 'C:\\rec\\x.wav,3.0,6.0,Parus major,Great Tit,0.91,52.1,5.2,22,0.0,1.0,0.1,,BirdNET_GLOBAL_6K_V2.4_Model_FP32\n'
-    + 'C:\\rec\\x.wav,6.0,oops,Parus major,Great Tit,0.5,52.1,5.2,22,0.0,1.0,0.1,,BirdNET_GLOBAL_6K_V2.4_Model_FP32\n')
+  const path = file(
+    'rtable.csv',
+    'filepath,start,end,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity,min_conf,species_list,model\n' +
+      'C:\\rec\\x.wav,3.0,6.0,Parus major,Great Tit,0.91,52.1,5.2,22,0.0,1.0,0.1,,BirdNET_GLOBAL_6K_V2.4_Model_FP32\n' +
+      'C:\\rec\\x.wav,6.0,oops,Parus major,Great Tit,0.5,52.1,5.2,22,0.0,1.0,0.1,,BirdNET_GLOBAL_6K_V2.4_Model_FP32\n',
+  )
   const items: TableItem[] = []
-  for await (const batch of tableRows({ name: 'rtable.csv', file: path, format: 'birdnet' }, { provenance: { source: 'BirdNET-Analyzer', format: 'birdnet' } })) items.push(...batch)
+  for await (const batch of tableRows(
+    { name: 'rtable.csv', file: path, format: 'birdnet' },
+    { provenance: { source: 'BirdNET-Analyzer', format: 'birdnet' } },
+  ))
+    items.push(...batch)
   assert.equal(items[0], {
-    line: 2, displayName: 'Great Tit',
-    row: { mediaFile: { name: 'C:\\rec\\x.wav' }, tagClass: { name: 'Parus major' }, startTime: 3, endTime: 6, minFrequency: 0, maxFrequency: 0, strength: 0.91,
-      machineTagged: true, annotations: { common_name: 'Great Tit' },
-      provenance: { source: 'BirdNET-Analyzer', format: 'birdnet', parameters: { lat: 52.1, lon: 5.2, week: 22, overlap: 0, sensitivity: 1, min_conf: 0.1,
-        model: 'BirdNET_GLOBAL_6K_V2.4_Model_FP32' } } },
+    line: 2,
+    displayName: 'Great Tit',
+    row: {
+      mediaFile: { name: 'C:\\rec\\x.wav' },
+      tagClass: { name: 'Parus major' },
+      startTime: 3,
+      endTime: 6,
+      minFrequency: 0,
+      maxFrequency: 0,
+      strength: 0.91,
+      machineTagged: true,
+      annotations: { common_name: 'Great Tit' },
+      provenance: {
+        source: 'BirdNET-Analyzer',
+        format: 'birdnet',
+        parameters: {
+          lat: 52.1,
+          lon: 5.2,
+          week: 22,
+          overlap: 0,
+          sensitivity: 1,
+          min_conf: 0.1,
+          model: 'BirdNET_GLOBAL_6K_V2.4_Model_FP32',
+        },
+      },
+    },
   })
   assert.equal(items[1], { error: 'line 3: endTime must be a number, not "oops"' })
 })
@@ -66,19 +134,51 @@ test('a BirdNET row: class the scientific name, strength the confidence, the fil
 test('AOEF geometries as boxes', () => {
   assert.equal(boxOf({ type: 'BoundingBox', coordinates: [1, 200, 2, 800] }), { start: 1, end: 2, low: 200, high: 800 })
   assert.equal(boxOf({ type: 'TimeInterval', coordinates: [1, 2] }), { start: 1, end: 2, low: 0, high: 0 })
-  assert.equal(boxOf({ type: 'Polygon', coordinates: [[[1, 300], [2, 900], [1.5, 100]]] }), { start: 1, end: 2, low: 100, high: 900 })
+  assert.equal(
+    boxOf({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [1, 300],
+          [2, 900],
+          [1.5, 100],
+        ],
+      ],
+    }),
+    { start: 1, end: 2, low: 100, high: 900 },
+  )
   assert.is(boxOf({ type: 'Polygon', coordinates: [] }), undefined)
 })
 
 test('--per durations, and --min-score with --top 2 --per 1h keeping the strongest of each file and hour', () => {
-  assert.equal([parseDuration('1h'), parseDuration('30min'), parseDuration('10m'), parseDuration('90s'), parseDuration('1d'), parseDuration('45')],
-    [3600, 1800, 600, 90, 86_400, 45])
+  assert.equal(
+    [
+      parseDuration('1h'),
+      parseDuration('30min'),
+      parseDuration('10m'),
+      parseDuration('90s'),
+      parseDuration('1d'),
+      parseDuration('45'),
+    ],
+    [3600, 1800, 600, 90, 86_400, 45],
+  )
   assert.is(parseDuration('soon'), undefined)
   const filter = new RowFilter({ minScore: 0.2, top: 2, per: 3600 })
-  const rows: Array<[number, number, number | undefined]> = [[1, 0, 0.5], [1, 10, 0.9], [1, 20, 0.5], [1, 30, 0.1], [1, 4000, 0.3], [2, 0, undefined], [2, 5, 0.25]]
+  const rows: Array<[number, number, number | undefined]> = [
+    [1, 0, 0.5],
+    [1, 10, 0.9],
+    [1, 20, 0.5],
+    [1, 30, 0.1],
+    [1, 4000, 0.3],
+    [2, 0, undefined],
+    [2, 5, 0.25],
+  ]
   rows.forEach(([file, start, strength], n) => filter.see(n, file, start, strength))
   filter.finish(rows.length)
-  assert.equal(rows.map((_r, n) => filter.keeps(n)), [true, true, false, false, true, false, true])
+  assert.equal(
+    rows.map((_r, n) => filter.keeps(n)),
+    [true, true, false, false, true, false, true],
+  )
   assert.is(filter.keptCount(), 4)
   assert.is(filter.belowScore, 2)
   const all = new RowFilter({})

@@ -16,13 +16,19 @@ const OURS = /^(src|commands)\//
 
 test('src/ and commands/ have no import cycle', async () => {
   const graph = await madge([join(ROOT, 'src'), join(ROOT, 'commands')], {
-    baseDir: ROOT, fileExtensions: ['ts'], tsConfig: join(ROOT, 'tsconfig.json'), detectiveOptions: { ts: { skipTypeImports: false } },
+    baseDir: ROOT,
+    fileExtensions: ['ts'],
+    tsConfig: join(ROOT, 'tsconfig.json'),
+    detectiveOptions: { ts: { skipTypeImports: false } },
   })
   const files = Object.keys(graph.obj())
   assert.ok(files.filter((f) => OURS.test(f)).length >= 100, `only ${files.length} files read`)
   assert.ok(graph.depends('src/api.ts').length > 10, 'no imports of src/api.ts found: the reader read nothing')
   const cycles = graph.circular().filter((cycle) => cycle.some((f) => OURS.test(f)))
-  assert.equal(cycles.map((c) => c.join(' → ')), [])
+  assert.equal(
+    cycles.map((c) => c.join(' → ')),
+    [],
+  )
 })
 
 test('the check finds a cycle where there is one, through a type-only import', async () => {
@@ -30,7 +36,11 @@ test('the check finds a cycle where there is one, through a type-only import', a
   try {
     writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.js'\nexport type A = B[]\n")
     writeFileSync(join(dir, 'b.ts'), "import type { A } from './a.js'\nexport interface B { a: A }\n")
-    const graph = await madge(dir, { fileExtensions: ['ts'], tsConfig: join(ROOT, 'tsconfig.json'), detectiveOptions: { ts: { skipTypeImports: false } } })
+    const graph = await madge(dir, {
+      fileExtensions: ['ts'],
+      tsConfig: join(ROOT, 'tsconfig.json'),
+      detectiveOptions: { ts: { skipTypeImports: false } },
+    })
     assert.equal(graph.circular(), [['a.ts', 'b.ts']])
   } finally {
     rmSync(dir, { recursive: true, force: true })

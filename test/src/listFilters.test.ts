@@ -10,7 +10,10 @@ const media = [
   { id: 2, alias: 'siteA/b.wav', realStartTime: '2026-05-01T08:00:00', library: 2, sensor: null, active: false },
   { id: 3, alias: 'siteB/c.wav', realStartTime: null, library: 1, sensor: 3, active: true },
 ]
-const kept = (query: Record<string, string | number | boolean | undefined>) => filterCheck(query).keep(media).map((m) => m.id)
+const kept = (query: Record<string, string | number | boolean | undefined>) =>
+  filterCheck(query)
+    .keep(media)
+    .map((m) => m.id)
 
 test('startswith, gte and lte (timestamps, a date alone meaning its midnight), equality of ids, booleans and null', () => {
   assert.equal(kept({ alias__startswith: 'siteA/' }), [1, 2])
@@ -28,8 +31,10 @@ test('paging and ordering are not filters; parameters left undefined are not sen
 })
 
 test('a filter on a field the records do not carry is refused, naming the flag that asked for it', () => {
-  assert.throws(() => filterCheck({ project: 4 }, { project: '--project' }).keep(media),
-    (e: unknown) => e instanceof UncheckedFilter && /^--project: the server did not filter by project/.test(e.message))
+  assert.throws(
+    () => filterCheck({ project: 4 }, { project: '--project' }).keep(media),
+    (e: unknown) => e instanceof UncheckedFilter && /^--project: the server did not filter by project/.test(e.message),
+  )
   assert.throws(() => filterCheck({ tagSet__in: '1' }).keep(media), /^\?tagSet__in=: /)
   assert.equal(filterCheck({ project: 4 }).keep([]), [], 'nothing to check in an empty answer')
 })

@@ -14,7 +14,9 @@ test('a missing file is no profiles; saving creates a 0700 folder and a 0600 fil
   assert.is(statSync(dir).mode & 0o777, 0o700)
   assert.is(statSync(join(dir, 'config.json')).mode & 0o777, 0o600)
   assert.equal(readdirSync(dir), ['config.json'])
-  assert.equal(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')), { profiles: { default: { server: 'http://a', username: 'alice', token: 't1' } } })
+  assert.equal(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')), {
+    profiles: { default: { server: 'http://a', username: 'alice', token: 't1' } },
+  })
 })
 
 test('profiles are kept side by side; forgetting a token keeps server and username', async () => {
@@ -24,7 +26,10 @@ test('profiles are kept side by side; forgetting a token keeps server and userna
   assert.equal(await readProfile(dir, 'lab'), { server: 'http://b', username: 'bob', token: 't2' })
   assert.ok(await forgetToken(dir, 'default'))
   assert.not.ok(await forgetToken(dir, 'default'))
-  assert.equal((await readProfiles(dir)).profiles, { default: { server: 'http://a', username: 'alice' }, lab: { server: 'http://b', username: 'bob', token: 't2' } })
+  assert.equal((await readProfiles(dir)).profiles, {
+    default: { server: 'http://a', username: 'alice' },
+    lab: { server: 'http://b', username: 'bob', token: 't2' },
+  })
 })
 
 test('a broken file is a clear error, not a crash', async () => {

@@ -16,8 +16,20 @@ test('what an import created survives a reload, per input and tag set, and goes 
   assert.is(TagImportMemory.keyOf(tags, 3), key)
   assert.is(TagImportMemory.at(dir).created(key).size, 0)
 
-  TagImportMemory.at(dir).save(key, new Map([[0, 17], [2, 19]]))
-  assert.equal([...TagImportMemory.at(dir).created(key)], [[0, 17], [2, 19]])
+  TagImportMemory.at(dir).save(
+    key,
+    new Map([
+      [0, 17],
+      [2, 19],
+    ]),
+  )
+  assert.equal(
+    [...TagImportMemory.at(dir).created(key)],
+    [
+      [0, 17],
+      [2, 19],
+    ],
+  )
   assert.is(TagImportMemory.at(dir).created(TagImportMemory.keyOf(tags, 4)).size, 0)
   assert.is(statSync(join(dir, 'tag-import-memory.json')).mode & 0o777, 0o600)
 

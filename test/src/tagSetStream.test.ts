@@ -10,11 +10,20 @@ import { tagSetTagPages } from '../../src/tagSetStream.js'
 
 const TAGS = Array.from({ length: 2500 }, (_, i) => ({ id: i + 1, tagSet: 7, startTime: i }))
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; paths: string[]; close: () => Promise<void> }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; paths: string[]; close: () => Promise<void> }> {
   const paths: string[] = []
-  const server = createServer((req, res) => { paths.push(req.url!.split('?')[0]); handler(req, res) })
+  const server = createServer((req, res) => {
+    paths.push(req.url!.split('?')[0])
+    handler(req, res)
+  })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, close: () => new Promise((r) => server.close(() => r())) }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    close: () => new Promise((r) => server.close(() => r())),
+  }
 }
 
 /** The original's pages of tagSet/7/tags/, 1,000 a page (what the client asks for), and a 404 elsewhere. */
@@ -27,15 +36,23 @@ function paged(req: IncomingMessage, res: ServerResponse) {
   }
   const page = Number(url.searchParams.get('page') ?? 1)
   const size = Number(url.searchParams.get('page_size'))
-  const next = page * size < TAGS.length ? `http://${req.headers.host}/api/v0/tagSet/7/tags/?page=${page + 1}&page_size=${size}` : null
+  const next =
+    page * size < TAGS.length
+      ? `http://${req.headers.host}/api/v0/tagSet/7/tags/?page=${page + 1}&page_size=${size}`
+      : null
   res.writeHead(200, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ count: TAGS.length, next, previous: null, results: TAGS.slice((page - 1) * size, page * size) }))
+  res.end(
+    JSON.stringify({ count: TAGS.length, next, previous: null, results: TAGS.slice((page - 1) * size, page * size) }),
+  )
 }
 
 async function exported(url: string): Promise<{ tags: unknown[]; count?: number }> {
   const tags: unknown[] = []
   let count: number | undefined
-  for await (const batch of tagSetTagPages(new ApiClient({ server: url, token: 't' }), 7, (n) => { count = n })) tags.push(...batch)
+  for await (const batch of tagSetTagPages(new ApiClient({ server: url, token: 't' }), 7, (n) => {
+    count = n
+  }))
+    tags.push(...batch)
   return { tags, count }
 }
 
@@ -57,7 +74,12 @@ test('a server without it (404) is paged through tagSet/{id}/tags/', async () =>
   const s = await serve(paged)
   try {
     assert.equal(await exported(s.url), { tags: TAGS, count: TAGS.length })
-    assert.equal(s.paths, ['/api/v0/tagSet/7/tags.ndjson', '/api/v0/tagSet/7/tags/', '/api/v0/tagSet/7/tags/', '/api/v0/tagSet/7/tags/'])
+    assert.equal(s.paths, [
+      '/api/v0/tagSet/7/tags.ndjson',
+      '/api/v0/tagSet/7/tags/',
+      '/api/v0/tagSet/7/tags/',
+      '/api/v0/tagSet/7/tags/',
+    ])
   } finally {
     await s.close()
   }

@@ -133,7 +133,7 @@ function contract(backend: Backend) {
     const live = await sweeper.receive(source(randomBytes(size + 1), 1024 * 1024))
     assert.is(await sweeper.sweepIncoming(60_000), 0, 'a fresh upload is not abandoned')
     await sleep(1100)
-    assert.is(await sweeper.sweepIncoming(500), 1, 'the other process\'s upload, older than the age, goes')
+    assert.is(await sweeper.sweepIncoming(500), 1, "the other process's upload, older than the age, goes")
     assert.is(await sweeper.sweepIncoming(0), 0)
     await rejects(() => abandoned.commit('s/abandoned.bin'))
     await live.commit('s/live.bin')

@@ -16,7 +16,7 @@ import { startTestBucket, type TestBucket } from '../helpers/s3.js'
 const MiB = 1024 * 1024
 const HOUR = 3_600_000
 /** the sweep's threshold for multipart uploads at the default slowest body (1024 B/s): 2 × 8 MiB / 1024 B/s */
-const PART_SILENCE_MS = 2 * 8 * MiB / 1024 * 1000
+const PART_SILENCE_MS = ((2 * 8 * MiB) / 1024) * 1000
 
 const test = suite('s3 storage: multipart uploads left open')
 
@@ -65,15 +65,22 @@ async function crashMidUploads(settings: S3Settings, sizes: number[]): Promise<T
       storage.receive((async function* () { yield Buffer.alloc(size, 1); await new Promise(() => {}) })())
         .catch((e) => { console.error(e); process.exit(3) })
     }`
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(settings), JSON.stringify(sizes)], {
-    env: process.env, stdio: ['ignore', 'ignore', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', script, JSON.stringify(settings), JSON.stringify(sizes)],
+    {
+      env: process.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  )
   let stderr = ''
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString()
+  })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const partsOf = (size: number) => Math.floor(size / (8 * MiB))
   try {
-    return await until('the uploads\' parts', () => {
+    return await until("the uploads' parts", () => {
       if (child.exitCode !== null) throw new Error(`the uploading process exited with ${child.exitCode}: ${stderr}`)
       const mine = front.open().filter(under(settings))
       const want = sizes.map(partsOf).sort()
@@ -97,11 +104,22 @@ test('a multipart upload abandoned by a killed process is aborted by the sweep o
   const sweeper = new S3Storage(settings)
   // the sweeper's own upload, still receiving: never swept, whatever its age
   let finish!: () => void
-  const finished = new Promise<void>((resolve) => { finish = resolve })
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve
+  })
   const data = randomBytes(9 * MiB)
-  const own = sweeper.receive((async function* () { yield data; await finished })())
-  const ownUpload = await until('the sweeper\'s own part', () =>
-    front.open().filter(under(settings)).find((u) => !crashed.includes(u) && u.parts.size === 1))
+  const own = sweeper.receive(
+    (async function* () {
+      yield data
+      await finished
+    })(),
+  )
+  const ownUpload = await until("the sweeper's own part", () =>
+    front
+      .open()
+      .filter(under(settings))
+      .find((u) => !crashed.includes(u) && u.parts.size === 1),
+  )
 
   assert.is(await sweeper.sweepIncoming(60_000), 0, 'nothing is old enough yet')
 
@@ -113,15 +131,33 @@ test('a multipart upload abandoned by a killed process is aborted by the sweep o
   front.age(ownUpload.uploadId, PART_SILENCE_MS + HOUR, [PART_SILENCE_MS + HOUR])
 
   assert.is(await sweeper.sweepIncoming(60_000), 1, 'only the old abandoned upload goes')
-  assert.equal(front.aborted.map((u) => u.uploadId), [old.uploadId])
-  assert.equal(front.open().filter(under(settings)).map((u) => u.uploadId).sort(),
-    [young.uploadId, longRunning.uploadId, ownUpload.uploadId].sort())
+  assert.equal(
+    front.aborted.map((u) => u.uploadId),
+    [old.uploadId],
+  )
+  assert.equal(
+    front
+      .open()
+      .filter(under(settings))
+      .map((u) => u.uploadId)
+      .sort(),
+    [young.uploadId, longRunning.uploadId, ownUpload.uploadId].sort(),
+  )
 
   front.age(young.uploadId, PART_SILENCE_MS + HOUR, [PART_SILENCE_MS + HOUR])
   front.age(longRunning.uploadId, PART_SILENCE_MS + HOUR, [PART_SILENCE_MS + HOUR, PART_SILENCE_MS + 1000])
   assert.is(await sweeper.sweepIncoming(60_000), 2, 'once old enough, the others go too')
-  assert.equal(new Set(front.aborted.map((u) => u.uploadId)), new Set([old.uploadId, young.uploadId, longRunning.uploadId]))
-  assert.equal(front.open().filter(under(settings)).map((u) => u.uploadId), [ownUpload.uploadId])
+  assert.equal(
+    new Set(front.aborted.map((u) => u.uploadId)),
+    new Set([old.uploadId, young.uploadId, longRunning.uploadId]),
+  )
+  assert.equal(
+    front
+      .open()
+      .filter(under(settings))
+      .map((u) => u.uploadId),
+    [ownUpload.uploadId],
+  )
 
   finish()
   const pending = await own
@@ -148,7 +184,7 @@ test('an upload that breaks off aborts its multipart upload', async () => {
     assert.match(String((e as Error).message), /connection reset/)
   }
   const aborted = front.aborted.slice(before).filter(under(settings))
-  assert.is(aborted.length, 1, 'the upload\'s multipart upload was aborted')
+  assert.is(aborted.length, 1, "the upload's multipart upload was aborted")
   assert.ok(aborted[0].parts.size >= 1, `it had parts when aborted (${aborted[0].parts.size})`)
   assert.equal(front.open().filter(under(settings)), [], 'nothing of it is left open')
   assert.is(await storage.sweepIncoming(0), 0, 'nothing is left to sweep')

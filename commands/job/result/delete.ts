@@ -10,9 +10,14 @@ export default class JobResultDelete extends AuthCommand<typeof JobResultDelete>
 
   async run() {
     const result = await this.api.get(`jobResultFile/${this.args.id}/`)
-    const name = String(result.resultFile ?? '').split('/').pop()
+    const name = String(result.resultFile ?? '')
+      .split('/')
+      .pop()
     await refuseIfNotPermitted(this.api, `jobResultFile/${result.id}/`, `result file ${result.id}`, this.flags.yes)
-    await confirmDestructive(`delete result file ${result.id} of job ${result.job}${name ? ` (${decodeURIComponent(name)})` : ''}?`, this.flags.yes)
+    await confirmDestructive(
+      `delete result file ${result.id} of job ${result.job}${name ? ` (${decodeURIComponent(name)})` : ''}?`,
+      this.flags.yes,
+    )
     await this.api.delete(`jobResultFile/${result.id}/`)
     this.logToStderr(`Deleted result file ${result.id}`)
     return { id: result.id, deleted: true }

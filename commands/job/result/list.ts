@@ -6,7 +6,8 @@ import { resultFilesOf } from '../../../src/jobResults.js'
 
 export default class JobResultList extends AuthCommand<typeof JobResultList> {
   static summary = 'List the result files of a job and of its child jobs'
-  static description = 'A job that splits its work (a discovery over several media files) keeps the results in its children: they are listed with it, the JOB column saying whose each is.'
+  static description =
+    'A job that splits its work (a discovery over several media files) keeps the results in its children: they are listed with it, the JOB column saying whose each is.'
   static examples = ['<%= config.bin %> job result list 1', '<%= config.bin %> job result list 1 --json']
   static flags = listFlags
   static args = { job: Args.integer({ description: 'job id', required: true, min: 1 }) }

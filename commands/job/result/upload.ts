@@ -24,19 +24,27 @@ export default class JobResultUpload extends AuthCommand<typeof JobResultUpload>
     const info = await stat(this.args.file).catch(() => undefined)
     if (!info?.isFile()) usageError(`FILE: no such file: ${this.args.file}`)
     const progress = new Progress(info.size, {
-      unit: 'bytes', quiet: this.jsonEnabled(),
-      interrupted: (done, total) => `interrupted: ${done} of ${total} bytes sent, nothing was stored; re-run to upload the file`,
+      unit: 'bytes',
+      quiet: this.jsonEnabled(),
+      interrupted: (done, total) =>
+        `interrupted: ${done} of ${total} bytes sent, nothing was stored; re-run to upload the file`,
     })
-    const answer = await this.api.upload('jobResultFile/', () => {
-      const form = new FormData()
-      form.append('job', String(this.args.job))
-      form.append('notes', this.flags.notes ?? '')
-      // the bytes pass through a counter on their way to the request: the bar moves as they are read for sending
-      const counted = createReadStream(this.args.file).pipe(new PassThrough())
-      counted.on('data', (chunk: Buffer) => progress.tick(chunk.length))
-      form.append('resultFile', counted, { filename: basename(this.args.file), knownLength: info.size })
-      return form
-    }, { retry: false }).finally(() => progress.stop())
+    const answer = await this.api
+      .upload(
+        'jobResultFile/',
+        () => {
+          const form = new FormData()
+          form.append('job', String(this.args.job))
+          form.append('notes', this.flags.notes ?? '')
+          // the bytes pass through a counter on their way to the request: the bar moves as they are read for sending
+          const counted = createReadStream(this.args.file).pipe(new PassThrough())
+          counted.on('data', (chunk: Buffer) => progress.tick(chunk.length))
+          form.append('resultFile', counted, { filename: basename(this.args.file), knownLength: info.size })
+          return form
+        },
+        { retry: false },
+      )
+      .finally(() => progress.stop())
     if (answer.status >= 400) throw new ApiError(answer.status, answer.data, 'POST', this.api.url('jobResultFile/'))
     this.log(String(answer.data.id))
     return answer.data

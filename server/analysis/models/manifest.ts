@@ -42,38 +42,56 @@ export function parseManifest(raw: unknown): { manifest: Manifest } | { error: s
   if (typeof window !== 'number' || !(window > 0) || window > MAX_WINDOW_SECONDS) {
     return fail(`windowSeconds must be a number of seconds above 0 and at most ${MAX_WINDOW_SECONDS}`)
   }
-  if (!Number.isInteger(Math.round(window * rate * 1e6) / 1e6)) return fail(`windowSeconds × sampleRate (${window * rate}) must be a whole number of samples`)
+  if (!Number.isInteger(Math.round(window * rate * 1e6) / 1e6))
+    return fail(`windowSeconds × sampleRate (${window * rate}) must be a whole number of samples`)
   const input = m.input as Record<string, unknown> | undefined
-  if (!input || typeof input !== 'object' || typeof input.name !== 'string' || input.name === '') return fail('input.name must name the input tensor')
+  if (!input || typeof input !== 'object' || typeof input.name !== 'string' || input.name === '')
+    return fail('input.name must name the input tensor')
   const layout = input.layout ?? 'batch,samples'
-  if (!INPUT_LAYOUTS.includes(layout as InputLayout)) return fail(`input.layout must be one of ${INPUT_LAYOUTS.join(', ')}`)
+  if (!INPUT_LAYOUTS.includes(layout as InputLayout))
+    return fail(`input.layout must be one of ${INPUT_LAYOUTS.join(', ')}`)
   const outputs = m.outputs as Record<string, unknown> | undefined
   if (!outputs || typeof outputs !== 'object') return fail('outputs must name the scores and/or the embedding output')
-  const named = (key: 'scores' | 'embedding') => outputs[key] === undefined ? undefined : outputs[key]
+  const named = (key: 'scores' | 'embedding') => (outputs[key] === undefined ? undefined : outputs[key])
   for (const key of ['scores', 'embedding'] as const) {
     const v = named(key)
     if (v !== undefined && (typeof v !== 'string' || v === '')) return fail(`outputs.${key} must name an output tensor`)
   }
-  if (named('scores') === undefined && named('embedding') === undefined) return fail('outputs must name the scores and/or the embedding output')
+  if (named('scores') === undefined && named('embedding') === undefined)
+    return fail('outputs must name the scores and/or the embedding output')
   const labels = m.labels ?? []
-  if (!Array.isArray(labels) || labels.some((l) => typeof l !== 'string' || l.trim() === '') || labels.length > MAX_LABELS) {
+  if (
+    !Array.isArray(labels) ||
+    labels.some((l) => typeof l !== 'string' || l.trim() === '') ||
+    labels.length > MAX_LABELS
+  ) {
     return fail(`labels must be a list of at most ${MAX_LABELS} names`)
   }
   if (named('scores') !== undefined && labels.length === 0) return fail('labels must name the class of each score')
-  if (new Set(labels).size !== labels.length) return fail(`labels must differ: ${labels.find((l, i) => labels.indexOf(l) !== i)} is there twice`)
+  if (new Set(labels).size !== labels.length)
+    return fail(`labels must differ: ${labels.find((l, i) => labels.indexOf(l) !== i)} is there twice`)
   const thresholds = m.thresholds ?? {}
-  if (typeof thresholds !== 'object' || thresholds === null || Array.isArray(thresholds)) return fail('thresholds must map labels to scores')
+  if (typeof thresholds !== 'object' || thresholds === null || Array.isArray(thresholds))
+    return fail('thresholds must map labels to scores')
   for (const [label, t] of Object.entries(thresholds)) {
     if (!labels.includes(label)) return fail(`thresholds name ${JSON.stringify(label)}, which is not one of the labels`)
-    if (typeof t !== 'number' || !Number.isFinite(t)) return fail(`the threshold of ${JSON.stringify(label)} must be a number`)
+    if (typeof t !== 'number' || !Number.isFinite(t))
+      return fail(`the threshold of ${JSON.stringify(label)} must be a number`)
   }
   const version = m.version ?? ''
   if (typeof version !== 'string') return fail('version must be a text')
   return {
     manifest: {
-      sampleRate: rate, windowSeconds: window, input: { name: input.name, layout: layout as InputLayout },
-      outputs: { ...(named('scores') ? { scores: named('scores') as string } : {}), ...(named('embedding') ? { embedding: named('embedding') as string } : {}) },
-      labels: labels as string[], ...(Object.keys(thresholds).length ? { thresholds: thresholds as Record<string, number> } : {}), version,
+      sampleRate: rate,
+      windowSeconds: window,
+      input: { name: input.name, layout: layout as InputLayout },
+      outputs: {
+        ...(named('scores') ? { scores: named('scores') as string } : {}),
+        ...(named('embedding') ? { embedding: named('embedding') as string } : {}),
+      },
+      labels: labels as string[],
+      ...(Object.keys(thresholds).length ? { thresholds: thresholds as Record<string, number> } : {}),
+      version,
     },
   }
 }

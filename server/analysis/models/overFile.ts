@@ -17,12 +17,21 @@ export const hopSamples = (manifest: Manifest, hopSeconds: number | undefined) =
   Math.max(1, Math.round((hopSeconds ?? manifest.windowSeconds) * manifest.sampleRate))
 
 /** Every window of the recording through the model; `each` gets each batch with the model's outputs by name. */
-export async function modelOverFile(source: AudioSource, session: InferenceSession, manifest: Manifest, hop: number,
-  each: (batch: WindowBatch, out: InferenceSession.OnnxValueMapType) => void, signal?: AbortSignal): Promise<void> {
+export async function modelOverFile(
+  source: AudioSource,
+  session: InferenceSession,
+  manifest: Manifest,
+  hop: number,
+  each: (batch: WindowBatch, out: InferenceSession.OnnxValueMapType) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   const cutter = new WindowCutter(windowSamples(manifest), hop, MODEL_BATCH)
   const resample = await resampler(source.info.sampleRate, manifest.sampleRate)
   const run = async (batch: WindowBatch) => {
-    each(batch, await session.run({ [manifest.input.name]: await inputTensor(manifest, batch.samples, batch.starts.length) }))
+    each(
+      batch,
+      await session.run({ [manifest.input.name]: await inputTensor(manifest, batch.samples, batch.starts.length) }),
+    )
   }
   for await (const chunk of source.chunks({ signal })) {
     for (const batch of cutter.push(resample.push(chunk.samples))) await run(batch)

@@ -18,7 +18,10 @@ export type ResampleQuality = 'medium' | 'fastest'
 /** A resampler from `from` Hz to `to` Hz (the same rate: samples pass as they are). */
 export async function resampler(from: number, to: number, quality: ResampleQuality = 'medium'): Promise<Resampler> {
   if (from === to) return { push: (chunk) => chunk, end: () => new Float32Array(0) }
-  const converterType = quality === 'fastest' ? libsamplerate.ConverterType.SRC_SINC_FASTEST : libsamplerate.ConverterType.SRC_SINC_MEDIUM_QUALITY
+  const converterType =
+    quality === 'fastest'
+      ? libsamplerate.ConverterType.SRC_SINC_FASTEST
+      : libsamplerate.ConverterType.SRC_SINC_MEDIUM_QUALITY
   const src = await libsamplerate.create(1, from, to, { converterType })
   // the converter's delay, in target samples: about its filter's half-length; silence pushed at the end flushes it
   const flush = new Float32Array(Math.ceil(from * 0.05))
@@ -32,7 +35,7 @@ export async function resampler(from: number, to: number, quality: ResampleQuali
       return out
     },
     end() {
-      const expected = Math.round(pushed * to / from)
+      const expected = Math.round((pushed * to) / from)
       const parts: Float32Array[] = []
       for (let i = 0; i < 20 && given < expected; i++) {
         const out = src.full(flush)
@@ -42,7 +45,10 @@ export async function resampler(from: number, to: number, quality: ResampleQuali
       src.destroy()
       const tail = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
       let at = 0
-      for (const p of parts) { tail.set(p, at); at += p.length }
+      for (const p of parts) {
+        tail.set(p, at)
+        at += p.length
+      }
       return tail
     },
   }

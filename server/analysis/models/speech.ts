@@ -33,26 +33,42 @@ export async function openSpeechModel(provider: ExecutionProvider = 'cpu'): Prom
   return openModel(weightsPath(), 1, provider)
 }
 
-export interface SpeechSpan { start: number; end: number; probability: number }
+export interface SpeechSpan {
+  start: number
+  end: number
+  probability: number
+}
 
 /** How a recording's steps are run a batch at a time: the recording is cut into blocks of `blockSteps` steps, and
  * `lanes` successive blocks run side by side as one batch, each lane with a state of its own that first runs over
  * the `warmSteps` steps before its block (whose chances are dropped), so a block starts in the state the sound
  * before it leaves. The file's first block has nothing before it: its lane starts from the empty state, as a
  * step-by-step run does, so a recording of one block gets the same chances either way. */
-export interface SpeechBatches { lanes: number; blockSteps: number; warmSteps: number }
+export interface SpeechBatches {
+  lanes: number
+  blockSteps: number
+  warmSteps: number
+}
 
 /** 16 lanes of 32 s blocks, each warmed up on the 4 s before it (docs/decisions.md §31) */
 export const SPEECH_BATCHES: SpeechBatches = { lanes: 16, blockSteps: 1000, warmSteps: 128 }
 
 /** The spans of speech in `source`, in seconds, with the mean chance over each. */
-export async function speechSpans(session: InferenceSession, source: AudioSource, signal?: AbortSignal): Promise<SpeechSpan[]> {
+export async function speechSpans(
+  session: InferenceSession,
+  source: AudioSource,
+  signal?: AbortSignal,
+): Promise<SpeechSpan[]> {
   return spansOf(await speechChances(session, source, SPEECH_BATCHES, signal), source.info.duration)
 }
 
 /** The chance of speech of every 32 ms step of `source`, the steps run in batches as `batches` says. */
-export async function speechChances(session: InferenceSession, source: AudioSource, batches: SpeechBatches,
-  signal?: AbortSignal): Promise<number[]> {
+export async function speechChances(
+  session: InferenceSession,
+  source: AudioSource,
+  batches: SpeechBatches,
+  signal?: AbortSignal,
+): Promise<number[]> {
   const ort = await runtime()
   // the fastest sinc: it passes 6.4 kHz of the detector's 8, where speech is, at a third of the medium one's cost
   const resample = await resampler(source.info.sampleRate, SPEECH_RATE, 'fastest')
@@ -83,7 +99,9 @@ export async function speechChances(session: InferenceSession, source: AudioSour
         else input.set(region.subarray(from, from + width), k * width)
       }
       const out = await session.run({
-        input: new ort.Tensor('float32', input, [used, width]), state: new ort.Tensor('float32', state, [2, used, 128]), sr: rate,
+        input: new ort.Tensor('float32', input, [used, width]),
+        state: new ort.Tensor('float32', state, [2, used, 128]),
+        sr: rate,
       })
       state = Float32Array.from(out.stateN.data as Float32Array)
       const output = out.output.data as Float32Array
@@ -135,12 +153,19 @@ export function spansOf(chances: readonly number[], duration: number): SpeechSpa
   }
   chances.forEach((p, i) => {
     if (start < 0) {
-      if (p >= START) { start = i; sum = p; steps = 1 }
+      if (p >= START) {
+        start = i
+        sum = p
+        steps = 1
+      }
       return
     }
     sum += p
     steps++
-    if (p >= END) { quietSince = -1; return }
+    if (p >= END) {
+      quietSince = -1
+      return
+    }
     if (quietSince < 0) quietSince = i
     if ((i + 1 - quietSince) * seconds >= MIN_SILENCE) close(quietSince)
   })
@@ -148,10 +173,16 @@ export function spansOf(chances: readonly number[], duration: number): SpeechSpa
   // padded, and merged where the padding meets
   const out: SpeechSpan[] = []
   for (const s of spans) {
-    const padded = { start: Math.max(0, s.start - PAD), end: Math.min(duration, s.end + PAD), probability: s.probability }
+    const padded = {
+      start: Math.max(0, s.start - PAD),
+      end: Math.min(duration, s.end + PAD),
+      probability: s.probability,
+    }
     const last = out[out.length - 1]
     if (last && padded.start <= last.end) {
-      last.probability = (last.probability * (last.end - last.start) + padded.probability * (padded.end - padded.start)) / (padded.end - last.start)
+      last.probability =
+        (last.probability * (last.end - last.start) + padded.probability * (padded.end - padded.start)) /
+        (padded.end - last.start)
       last.end = padded.end
     } else out.push(padded)
   }

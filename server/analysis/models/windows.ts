@@ -17,7 +17,11 @@ export class WindowCutter {
   #next = 0
   #pending: number[] = []
 
-  constructor(readonly size: number, readonly hop: number, readonly batch: number) {}
+  constructor(
+    readonly size: number,
+    readonly hop: number,
+    readonly batch: number,
+  ) {}
 
   /** the batches `samples` completes */
   push(samples: Float32Array): WindowBatch[] {

@@ -3,7 +3,16 @@ import { RIDGE, WEIGHTS } from '../detector.js'
 import { decision, fitLogistic, sigmoid, type LabelledRow, type Logistic } from '../logistic.js'
 import type { ReviewedTag } from '../reviews.js'
 import { strongestApart, type Candidate } from '../scan.js'
-import { eachRowVectors, embeddingRows, embeddingRowsOfFile, windowSpan, windowsCovering, windowVectors, type EmbeddingRow, type WindowRef } from './store.js'
+import {
+  eachRowVectors,
+  embeddingRows,
+  embeddingRowsOfFile,
+  windowSpan,
+  windowsCovering,
+  windowVectors,
+  type EmbeddingRow,
+  type WindowRef,
+} from './store.js'
 
 // A classifier learnt from reviewers' decisions on stored embeddings (docs/decisions.md §35): per class of the
 // tags decided `yes`, the logistic regression of discovery (logistic.ts, its penalty and its weights of each kind
@@ -14,30 +23,54 @@ import { eachRowVectors, embeddingRows, embeddingRowsOfFile, windowSpan, windows
 /** weak negatives sampled from the library's stored windows */
 export const WEAK_NEGATIVES = 2000
 
-export interface ClassClassifier { tagClass: number; model: Logistic; minFrequency: number; maxFrequency: number; positives: number }
+export interface ClassClassifier {
+  tagClass: number
+  model: Logistic
+  minFrequency: number
+  maxFrequency: number
+  positives: number
+}
 
-interface Located { row: EmbeddingRow; index: number }
+interface Located {
+  row: EmbeddingRow
+  index: number
+}
 
 /** The stored windows on a decided tag (those at least half within it, else the one overlapping it most). */
-async function windowsOn(db: Db, kind: string, tag: ReviewedTag, rowsOfFile: Map<number, EmbeddingRow | null>): Promise<Located[]> {
-  if (!rowsOfFile.has(tag.mediaFile)) rowsOfFile.set(tag.mediaFile, (await embeddingRowsOfFile(db, tag.mediaFile, kind))[0] ?? null)
+async function windowsOn(
+  db: Db,
+  kind: string,
+  tag: ReviewedTag,
+  rowsOfFile: Map<number, EmbeddingRow | null>,
+): Promise<Located[]> {
+  if (!rowsOfFile.has(tag.mediaFile))
+    rowsOfFile.set(tag.mediaFile, (await embeddingRowsOfFile(db, tag.mediaFile, kind))[0] ?? null)
   const row = rowsOfFile.get(tag.mediaFile)
   return row ? windowsCovering(row, tag.startTime, tag.endTime).map((index) => ({ row, index })) : []
 }
 
 async function vectorsOf(db: Db, windows: Located[]): Promise<Float32Array[]> {
   if (!windows.length) return []
-  return windowVectors(db, windows.map((w): WindowRef => ({ id: w.row.id, index: w.index })), windows[0].row.dimensions)
+  return windowVectors(
+    db,
+    windows.map((w): WindowRef => ({ id: w.row.id, index: w.index })),
+    windows[0].row.dimensions,
+  )
 }
 
 /** `n` windows drawn evenly at random from every stored window of the rows (without those `avoid` says). */
-function sampleWindows(rows: EmbeddingRow[], n: number, random: () => number, avoid: (w: Located) => boolean): Located[] {
+function sampleWindows(
+  rows: EmbeddingRow[],
+  n: number,
+  random: () => number,
+  avoid: (w: Located) => boolean,
+): Located[] {
   const total = rows.reduce((s, r) => s + r.windows, 0)
   const out: Located[] = []
   const seen = new Set<string>()
   for (let tries = 0; out.length < Math.min(n, total) && tries < 4 * n; tries++) {
     let at = Math.floor(random() * total)
-    const row = rows.find((r) => (at < r.windows ? true : (at -= r.windows, false)))!
+    const row = rows.find((r) => (at < r.windows ? true : ((at -= r.windows), false)))!
     const w = { row, index: at }
     const key = `${row.id}/${at}`
     if (seen.has(key) || avoid(w)) continue
@@ -54,13 +87,24 @@ const overlaps = (w: Located, t: ReviewedTag) => {
 }
 
 /** The classifiers learnt from the decided tags, one per class with a `yes` tag on a stored window. */
-export async function learnFromDecisions(db: Db, library: number, kind: string, decided: ReviewedTag[], random: () => number): Promise<ClassClassifier[]> {
+export async function learnFromDecisions(
+  db: Db,
+  library: number,
+  kind: string,
+  decided: ReviewedTag[],
+  random: () => number,
+): Promise<ClassClassifier[]> {
   const rowsOfFile = new Map<number, EmbeddingRow | null>()
   const on = new Map<number, Float32Array[]>()
   for (const t of decided) on.set(t.tag, await vectorsOf(db, await windowsOn(db, kind, t, rowsOfFile)))
   const yes = decided.filter((t) => t.consensus === 'yes')
   const no = decided.filter((t) => t.consensus === 'no')
-  const weak = await vectorsOf(db, sampleWindows(await embeddingRows(db, library, kind), WEAK_NEGATIVES, random, (w) => yes.some((t) => overlaps(w, t))))
+  const weak = await vectorsOf(
+    db,
+    sampleWindows(await embeddingRows(db, library, kind), WEAK_NEGATIVES, random, (w) =>
+      yes.some((t) => overlaps(w, t)),
+    ),
+  )
   const out: ClassClassifier[] = []
   for (const tagClass of [...new Set(yes.map((t) => t.tagClass))]) {
     const own = yes.filter((t) => t.tagClass === tagClass)
@@ -69,12 +113,17 @@ export async function learnFromDecisions(db: Db, library: number, kind: string, 
     const counter = yes.filter((t) => t.tagClass !== tagClass).flatMap((t) => on.get(t.tag) ?? [])
     const rejected = no.flatMap((t) => on.get(t.tag) ?? [])
     const rows: Array<{ x: Float32Array; y: 0 | 1; weight: number }> = [
-      ...weighted(positives, 1, WEIGHTS.positives), ...weighted(counter, 0, WEIGHTS.counter),
-      ...weighted(rejected, 0, WEIGHTS.rejected), ...weighted(weak, 0, WEIGHTS.weak),
+      ...weighted(positives, 1, WEIGHTS.positives),
+      ...weighted(counter, 0, WEIGHTS.counter),
+      ...weighted(rejected, 0, WEIGHTS.rejected),
+      ...weighted(weak, 0, WEIGHTS.weak),
     ]
     out.push({
-      tagClass, model: standardisedFit(rows), positives: positives.length,
-      minFrequency: Math.min(...own.map((t) => t.minFrequency)), maxFrequency: Math.max(...own.map((t) => t.maxFrequency)),
+      tagClass,
+      model: standardisedFit(rows),
+      positives: positives.length,
+      minFrequency: Math.min(...own.map((t) => t.minFrequency)),
+      maxFrequency: Math.max(...own.map((t) => t.maxFrequency)),
     })
   }
   return out
@@ -87,34 +136,55 @@ function weighted(xs: Float32Array[], y: 0 | 1, total: number) {
 /** The penalised fit on standardised features, folded back into one linear model over the raw vector. */
 function standardisedFit(rows: Array<{ x: Float32Array; y: 0 | 1; weight: number }>): Logistic {
   const d = rows[0].x.length
-  const mean = new Float64Array(d), sd = new Float64Array(d)
+  const mean = new Float64Array(d),
+    sd = new Float64Array(d)
   for (const r of rows) for (let j = 0; j < d; j++) mean[j] += r.x[j] / rows.length
   for (const r of rows) for (let j = 0; j < d; j++) sd[j] += (r.x[j] - mean[j]) ** 2 / rows.length
   for (let j = 0; j < d; j++) sd[j] = Math.max(Math.sqrt(sd[j]), 1e-3)
-  const scaled: LabelledRow[] = rows.map((r) => ({ y: r.y, weight: r.weight, x: Float32Array.from(r.x, (v, j) => (v - mean[j]) / sd[j]) }))
+  const scaled: LabelledRow[] = rows.map((r) => ({
+    y: r.y,
+    weight: r.weight,
+    x: Float32Array.from(r.x, (v, j) => (v - mean[j]) / sd[j]),
+  }))
   const fitted = fitLogistic(scaled, RIDGE)
   // the penalty shrinks the decision values of a few rows towards the prior; a one-feature logistic model (Platt's)
   // of the rows' decision values against their labels, with the same weights, puts the strength back on the scale
   // of a probability (it orders the windows as before)
-  const platt = fitLogistic(scaled.map((r) => ({ x: [decision(fitted, r.x)], y: r.y, weight: r.weight })), 1e-3)
+  const platt = fitLogistic(
+    scaled.map((r) => ({ x: [decision(fitted, r.x)], y: r.y, weight: r.weight })),
+    1e-3,
+  )
   const a = Math.max(1e-3, platt.weights[0])
   const weights = new Float32Array(d)
   let bias = a * fitted.bias + platt.bias
   for (let j = 0; j < d; j++) {
-    weights[j] = a * fitted.weights[j] / sd[j]
+    weights[j] = (a * fitted.weights[j]) / sd[j]
     bias -= weights[j] * mean[j]
   }
   return { weights, bias }
 }
 
-export interface Found { mediaFile: number; start: number; end: number; tagClass: number; strength: number }
+export interface Found {
+  mediaFile: number
+  start: number
+  end: number
+  tagClass: number
+  strength: number
+}
 
 /**
  * Every stored window of the rows scored by each classifier: at most `keep` windows of at least `minimumStrength`,
  * strongest first, windows of one file not overlapping each other, none overlapping a decided tag.
  */
-export async function scoreStored(db: Db, rows: EmbeddingRow[], classes: ClassClassifier[], keep: number, minimumStrength: number,
-  decided: ReviewedTag[], signal?: AbortSignal): Promise<{ found: Found[]; scored: number }> {
+export async function scoreStored(
+  db: Db,
+  rows: EmbeddingRow[],
+  classes: ClassClassifier[],
+  keep: number,
+  minimumStrength: number,
+  decided: ReviewedTag[],
+  signal?: AbortSignal,
+): Promise<{ found: Found[]; scored: number }> {
   let all: Found[] = []
   let scored = 0
   for await (const { row, vectors } of eachRowVectors(db, rows)) {
@@ -135,10 +205,18 @@ export async function scoreStored(db: Db, rows: EmbeddingRow[], classes: ClassCl
         candidates.push({ start: span.start, end: span.end, classIndex: c, strength })
       }
     }
-    for (const c of strongestApart(candidates, keep)) all.push({ mediaFile: row.mediaFile, start: c.start, end: c.end, tagClass: classes[c.classIndex].tagClass, strength: c.strength })
+    for (const c of strongestApart(candidates, keep))
+      all.push({
+        mediaFile: row.mediaFile,
+        start: c.start,
+        end: c.end,
+        tagClass: classes[c.classIndex].tagClass,
+        strength: c.strength,
+      })
     if (all.length > 4 * keep) all = strongest(all, keep)
   }
   return { found: strongest(all, keep), scored }
 }
 
-const strongest = (xs: Found[], n: number) => [...xs].sort((a, b) => b.strength - a.strength || a.mediaFile - b.mediaFile || a.start - b.start).slice(0, n)
+const strongest = (xs: Found[], n: number) =>
+  [...xs].sort((a, b) => b.strength - a.strength || a.mediaFile - b.mediaFile || a.start - b.start).slice(0, n)

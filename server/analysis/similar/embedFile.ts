@@ -31,7 +31,9 @@ export interface FileEmbeddings {
 export class EmbeddingRows {
   data: Float32Array
   count = 0
-  constructor(readonly dimensions: number) { this.data = new Float32Array(dimensions * 64) }
+  constructor(readonly dimensions: number) {
+    this.data = new Float32Array(dimensions * 64)
+  }
   push(v: ArrayLike<number>, from = 0): void {
     if ((this.count + 1) * this.dimensions > this.data.length) {
       const bigger = new Float32Array(this.data.length * 2)
@@ -45,26 +47,49 @@ export class EmbeddingRows {
 }
 
 /** The built-in embedding of every window of `windowSeconds`, one every `hopSeconds` (rounded to the file's frames). */
-export async function embedBuiltin(source: AudioSource, windowSeconds: number, hopSeconds: number, signal?: AbortSignal): Promise<FileEmbeddings> {
+export async function embedBuiltin(
+  source: AudioSource,
+  windowSeconds: number,
+  hopSeconds: number,
+  signal?: AbortSignal,
+): Promise<FileEmbeddings> {
   const plan = planFile(source.info.sampleRate, source.info.frames, windowSeconds)
   const step = Math.max(1, Math.round(hopSeconds / plan.grid.frameSeconds))
   const rows = new EmbeddingRows(EMBEDDING_SIZE)
   const expected: number[] = []
-  await forEachWindow(source, BUILTIN_RANGE, plan, 0, plan.blocks, step, (frame, embedding) => {
-    expected.push(frame)
-    rows.push(embedding)
-  }, signal)
+  await forEachWindow(
+    source,
+    BUILTIN_RANGE,
+    plan,
+    0,
+    plan.blocks,
+    step,
+    (frame, embedding) => {
+      expected.push(frame)
+      rows.push(embedding)
+    },
+    signal,
+  )
   // windows come in time order, every `step` frames from 0
-  for (let i = 0; i < expected.length; i++) if (expected[i] !== i * step) throw new Error(`window ${i} starts at frame ${expected[i]}, not ${i * step}`)
+  for (let i = 0; i < expected.length; i++)
+    if (expected[i] !== i * step) throw new Error(`window ${i} starts at frame ${expected[i]}, not ${i * step}`)
   return {
-    dimensions: EMBEDDING_SIZE, vectors: rows.done(), windows: rows.count,
-    lengthSeconds: plan.windowFrames * plan.grid.frameSeconds, stepSeconds: step * plan.grid.frameSeconds,
+    dimensions: EMBEDDING_SIZE,
+    vectors: rows.done(),
+    windows: rows.count,
+    lengthSeconds: plan.windowFrames * plan.grid.frameSeconds,
+    stepSeconds: step * plan.grid.frameSeconds,
   }
 }
 
 /** A model's embedding of each of its windows, one every `hopSeconds` (default: its window), at the model's rate. */
-export async function embedWithModel(source: AudioSource, session: InferenceSession, manifest: Manifest, hopSeconds: number | undefined,
-  signal?: AbortSignal): Promise<FileEmbeddings> {
+export async function embedWithModel(
+  source: AudioSource,
+  session: InferenceSession,
+  manifest: Manifest,
+  hopSeconds: number | undefined,
+  signal?: AbortSignal,
+): Promise<FileEmbeddings> {
   const output = manifest.outputs.embedding
   if (!output) throw new Error('the model has no embedding output (its manifest names none)')
   const hop = hopSamples(manifest, hopSeconds)
@@ -88,8 +113,11 @@ export class ModelEmbeddings {
   result(manifest: Manifest, hop: number): FileEmbeddings {
     const rows = this.#rows
     return {
-      dimensions: rows?.dimensions ?? 0, vectors: rows ? rows.done() : new Float32Array(0), windows: rows?.count ?? 0,
-      lengthSeconds: manifest.windowSeconds, stepSeconds: hop / manifest.sampleRate,
+      dimensions: rows?.dimensions ?? 0,
+      vectors: rows ? rows.done() : new Float32Array(0),
+      windows: rows?.count ?? 0,
+      lengthSeconds: manifest.windowSeconds,
+      stepSeconds: hop / manifest.sampleRate,
     }
   }
 }

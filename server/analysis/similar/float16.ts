@@ -21,12 +21,12 @@ export function toHalf(value: number): number {
     const half = 1 << (shift - 1)
     const rest = mantissa & ((1 << shift) - 1)
     let m = mantissa >>> shift
-    if (rest > half || (rest === half && (m & 1))) m++
+    if (rest > half || (rest === half && m & 1)) m++
     return sign | m
   }
   const rest = mantissa & 0x1fff
   let bits = sign | (e << 10) | (mantissa >>> 13)
-  if (rest > 0x1000 || (rest === 0x1000 && (bits & 1))) bits++ // may carry into the exponent: still right
+  if (rest > 0x1000 || (rest === 0x1000 && bits & 1)) bits++ // may carry into the exponent: still right
   return bits
 }
 
@@ -50,7 +50,12 @@ export function encodeHalves(values: ArrayLike<number>): Buffer {
 }
 
 /** `count` half floats of `bytes` from value `from`, as float32 (into `into` when given). */
-export function decodeHalves(bytes: Uint8Array, from = 0, count = (bytes.length >> 1) - from, into = new Float32Array(count)): Float32Array {
+export function decodeHalves(
+  bytes: Uint8Array,
+  from = 0,
+  count = (bytes.length >> 1) - from,
+  into = new Float32Array(count),
+): Float32Array {
   for (let i = 0, at = from * 2; i < count; i++, at += 2) into[i] = TABLE[bytes[at] | (bytes[at + 1] << 8)]
   return into
 }

@@ -37,22 +37,29 @@ export interface IndexManifest {
 
 export const keyOf = (row: number, window: number): bigint => BigInt(row) * BigInt(WINDOWS_PER_ROW) + BigInt(window)
 export const keyParts = (key: bigint): { id: number; index: number } => ({
-  id: Number(key / BigInt(WINDOWS_PER_ROW)), index: Number(key % BigInt(WINDOWS_PER_ROW)),
+  id: Number(key / BigInt(WINDOWS_PER_ROW)),
+  index: Number(key % BigInt(WINDOWS_PER_ROW)),
 })
 
 /** How every index is made (its manifest records the same). */
 export async function indexOptions(dimensions: number) {
   const { MetricKind, ScalarKind } = await loadUsearch()
   return {
-    dimensions, metric: MetricKind.Cos, quantization: ScalarKind.I8, connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD,
-    expansion_search: EXPANSION_SEARCH, multi: false,
+    dimensions,
+    metric: MetricKind.Cos,
+    quantization: ScalarKind.I8,
+    connectivity: CONNECTIVITY,
+    expansion_add: EXPANSION_ADD,
+    expansion_search: EXPANSION_SEARCH,
+    multi: false,
   }
 }
 
 /** The candidates asked of the index for the k nearest: more than k, re-ranked by the stored vectors. */
 export const candidatesFor = (k: number) => Math.max(2 * k, k + EXPANSION_SEARCH / 2)
 
-const storedName = (library: number, kind: string, ext: 'usearch' | 'json') => `similar/library-${library}/${kind}.${ext}`
+const storedName = (library: number, kind: string, ext: 'usearch' | 'json') =>
+  `similar/library-${library}/${kind}.${ext}`
 
 /** An index ready to search, and the rows it holds. */
 export interface LibraryIndex {
@@ -94,11 +101,17 @@ const covers = (m: IndexManifest, rows: number[]) => {
   return rows.every((r) => held.has(r))
 }
 
-const isCurrent = (m: IndexManifest | null, kind: string, dimensions: number): m is IndexManifest => !!m && m.version === INDEX_VERSION
-  && m.kind === kind && m.dimensions === dimensions && m.metric === 'cos' && m.quantization === 'i8' && m.connectivity === CONNECTIVITY
+const isCurrent = (m: IndexManifest | null, kind: string, dimensions: number): m is IndexManifest =>
+  !!m &&
+  m.version === INDEX_VERSION &&
+  m.kind === kind &&
+  m.dimensions === dimensions &&
+  m.metric === 'cos' &&
+  m.quantization === 'i8' &&
+  m.connectivity === CONNECTIVITY
 
 async function readManifest(storage: Storage, library: number, kind: string): Promise<IndexManifest | null> {
-  if (!await storage.stat(storedName(library, kind, 'json'))) return null
+  if (!(await storage.stat(storedName(library, kind, 'json')))) return null
   try {
     return JSON.parse((await readWhole(storage, storedName(library, kind, 'json'))).toString('utf8')) as IndexManifest
   } catch {
@@ -107,9 +120,13 @@ async function readManifest(storage: Storage, library: number, kind: string): Pr
 }
 
 /** A local copy of the stored index file, in a folder of its own (removed on close). */
-async function localCopy(storage: Storage, library: number, kind: string): Promise<{ folder: string; path: string } | null> {
+async function localCopy(
+  storage: Storage,
+  library: number,
+  kind: string,
+): Promise<{ folder: string; path: string } | null> {
   const name = storedName(library, kind, 'usearch')
-  if (!await storage.stat(name)) return null
+  if (!(await storage.stat(name))) return null
   const folder = await mkdtemp(join(tmpdir(), 'mas-similar-'))
   const path = join(folder, 'index.usearch')
   await pipeline(storage.read(name, undefined, { chunkBytes: 1 << 20 }), createWriteStream(path))
@@ -121,7 +138,13 @@ async function localCopy(storage: Storage, library: number, kind: string): Promi
  * all; else the stored one extended with the rows it lacks (or a new one, when there is none or it is of another
  * version), stored again (the file first, then its manifest) and served. Null when no row is stored.
  */
-async function currentIndex(db: Db, storage: Storage, library: number, kind: string, rows: number[]): Promise<LibraryIndex | null> {
+async function currentIndex(
+  db: Db,
+  storage: Storage,
+  library: number,
+  kind: string,
+  rows: number[],
+): Promise<LibraryIndex | null> {
   if (!rows.length) return null
   const { Index } = await loadUsearch()
   const first = (await embeddingRows(db, library, kind, [rows[0]]))[0]
@@ -141,13 +164,23 @@ async function currentIndex(db: Db, storage: Storage, library: number, kind: str
       index.load(copy.path)
       held = stored.rows
     }
-    const missing = await embeddingRows(db, library, kind, rows.filter((r) => !held.includes(r)))
+    const missing = await embeddingRows(
+      db,
+      library,
+      kind,
+      rows.filter((r) => !held.includes(r)),
+    )
     await addRows(db, index, missing)
     const manifest: IndexManifest = {
-      version: INDEX_VERSION, kind, dimensions, metric: 'cos', quantization: 'i8', connectivity: CONNECTIVITY,
+      version: INDEX_VERSION,
+      kind,
+      dimensions,
+      metric: 'cos',
+      quantization: 'i8',
+      connectivity: CONNECTIVITY,
       rows: [...held, ...missing.map((r) => r.id)].sort((a, b) => a - b),
     }
-    const folder = copy?.folder ?? await mkdtemp(join(tmpdir(), 'mas-similar-'))
+    const folder = copy?.folder ?? (await mkdtemp(join(tmpdir(), 'mas-similar-')))
     const path = join(folder, 'built.usearch')
     index.save(path)
     await storeFile(storage, storedName(library, kind, 'usearch'), createReadStream(path))
@@ -172,7 +205,8 @@ async function storeFile(storage: Storage, name: string, bytes: AsyncIterable<Bu
 /** Add every window of `rows` to `index`, a row at a time. */
 async function addRows(db: Db, index: UsearchIndex, rows: EmbeddingRow[]): Promise<void> {
   for (const row of rows) {
-    if (row.windows >= WINDOWS_PER_ROW) throw new Error(`stored row ${row.id} holds ${row.windows} windows, more than an index key can name`)
+    if (row.windows >= WINDOWS_PER_ROW)
+      throw new Error(`stored row ${row.id} holds ${row.windows} windows, more than an index key can name`)
     if (!row.windows) continue
     const vectors = normalised(await rowVectors(db, row.id), row.dimensions)
     const keys = new BigUint64Array(row.windows)
@@ -181,9 +215,17 @@ async function addRows(db: Db, index: UsearchIndex, rows: EmbeddingRow[]): Promi
   }
 }
 
-function served(library: number, kind: string, manifest: IndexManifest, index: UsearchIndex, folder: string): LibraryIndex {
+function served(
+  library: number,
+  kind: string,
+  manifest: IndexManifest,
+  index: UsearchIndex,
+  folder: string,
+): LibraryIndex {
   return {
-    library, kind, manifest,
+    library,
+    kind,
+    manifest,
     search(query, n) {
       if (index.size() === 0 || n < 1) return []
       const found = index.search(query, Math.min(n, index.size()), 0)

@@ -13,7 +13,8 @@ export function normalised(flat: Float32Array, dimensions: number): Float32Array
 
 /** 1 − cos(a, b) for `a` of unit length and `b` of any; 1 when `b` is zero. */
 export function cosineDistance(a: ArrayLike<number>, b: ArrayLike<number>, from = 0, dimensions = a.length): number {
-  let dot = 0, norm = 0
+  let dot = 0,
+    norm = 0
   for (let j = 0; j < dimensions; j++) {
     const v = b[from + j]
     dot += a[j] * v

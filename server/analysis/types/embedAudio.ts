@@ -18,7 +18,12 @@ import { kindText } from '../similar/search.js'
 // per media file, kind, window and hop (a re-run, or a second job over the same files, skips what is stored), then
 // each library's index of the kind brought up to date. One step a file; a resumed job goes on from the next.
 
-interface FileRow { mediaFile: number; alias: string; windows: number; note: string }
+interface FileRow {
+  mediaFile: number
+  alias: string
+  windows: number
+  note: string
+}
 
 /** What embeds a file, and the kind, window and hop it is stored under. */
 interface Embedder {
@@ -36,7 +41,9 @@ async function embedderOf(job: RunningJob): Promise<Embedder> {
     const window = job.params.windowSizeInSeconds as number
     const hopSeconds = hop ?? window / 2
     return {
-      kind: BUILTIN_KIND, windowSeconds: window, hopSeconds,
+      kind: BUILTIN_KIND,
+      windowSeconds: window,
+      hopSeconds,
       embed: async (j, file) => embedBuiltin(await openAudio(j.storage, file), window, hopSeconds, j.signal),
       release: async () => {},
     }
@@ -44,10 +51,16 @@ async function embedderOf(job: RunningJob): Promise<Embedder> {
   const model = await job.db.selectFrom('models').selectAll().where('id', '=', modelId).executeTakeFirst()
   if (!model) throw new Error(`Model ${modelId} (model) was deleted before the job ran.`)
   const manifest: Manifest = model.manifest
-  if (!manifest.outputs.embedding) throw new Error(`Model ${model.name} has no embedding output: its manifest names none (outputs.embedding).`)
-  const session: InferenceSession = await openModel(await readWhole(job.storage, model.file), Math.max(1, availableParallelism() - 1))
+  if (!manifest.outputs.embedding)
+    throw new Error(`Model ${model.name} has no embedding output: its manifest names none (outputs.embedding).`)
+  const session: InferenceSession = await openModel(
+    await readWhole(job.storage, model.file),
+    Math.max(1, availableParallelism() - 1),
+  )
   return {
-    kind: modelKind(model.id), windowSeconds: manifest.windowSeconds, hopSeconds: hop ?? manifest.windowSeconds,
+    kind: modelKind(model.id),
+    windowSeconds: manifest.windowSeconds,
+    hopSeconds: hop ?? manifest.windowSeconds,
     embed: async (j, file) => embedWithModel(await openAudio(j.storage, file), session, manifest, hop, j.signal),
     release: () => session.release(),
   }
@@ -57,7 +70,10 @@ export const embedAudioJob: JobType = {
   ...EMBED_AUDIO,
   async run(job) {
     const media = await targetMedia(job)
-    if (!media.length) throw new Error('This job has no media file to embed: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
+    if (!media.length)
+      throw new Error(
+        'This job has no media file to embed: give mediaFileId, a library (and folder) holding media files, or add media files to its project.',
+      )
     await job.setTotal(media.length)
     const embedder = await embedderOf(job)
     const rows: FileRow[] = []
@@ -86,8 +102,16 @@ export const embedAudioJob: JobType = {
           if (!found) return
           row.windows = found.windows
           const id = await storeEmbeddings(trx, {
-            mediaFile: m.id, library: m.library_id, kind: embedder.kind, windowSeconds: embedder.windowSeconds, hopSeconds: embedder.hopSeconds,
-            lengthSeconds: found.lengthSeconds, stepSeconds: found.stepSeconds, duration, dimensions: found.dimensions, vectors: found.vectors,
+            mediaFile: m.id,
+            library: m.library_id,
+            kind: embedder.kind,
+            windowSeconds: embedder.windowSeconds,
+            hopSeconds: embedder.hopSeconds,
+            lengthSeconds: found.lengthSeconds,
+            stepSeconds: found.stepSeconds,
+            duration,
+            dimensions: found.dimensions,
+            vectors: found.vectors,
           })
           if (id === null) row.note = 'stored already'
           else stored++
@@ -97,9 +121,17 @@ export const embedAudioJob: JobType = {
       await embedder.release()
     }
     // every library whose files this job covers: its index holds what is stored now
-    for (const library of new Set(media.map((m) => m.library_id))) await refreshIndex(job.db, job.storage, library, embedder.kind)
+    for (const library of new Set(media.map((m) => m.library_id)))
+      await refreshIndex(job.db, job.storage, library, embedder.kind)
     const windows = rows.reduce((n, r) => n + r.windows, 0)
-    await recordResult(job, 'embeddings.csv', csvText(['mediaFile', 'alias', 'windows', 'note'], rows.map((r) => [r.mediaFile, r.alias, r.windows, r.note])),
-      `${await kindText(job.db, embedder.kind)}: ${stored} file${stored === 1 ? '' : 's'} embedded (${windows} windows), ${rows.length - stored} skipped or stored already`)
+    await recordResult(
+      job,
+      'embeddings.csv',
+      csvText(
+        ['mediaFile', 'alias', 'windows', 'note'],
+        rows.map((r) => [r.mediaFile, r.alias, r.windows, r.note]),
+      ),
+      `${await kindText(job.db, embedder.kind)}: ${stored} file${stored === 1 ? '' : 's'} embedded (${windows} windows), ${rows.length - stored} skipped or stored already`,
+    )
   },
 }

@@ -36,7 +36,12 @@ export const importAudioFileJob: JobType = {
       }
       const pending = await storage.receive(createReadStream(confined.path))
       try {
-        await importReceived(job.db, pending, { library, user: job.owner.id, alias: name.slice(0, 1024), uniqueAlias: true })
+        await importReceived(job.db, pending, {
+          library,
+          user: job.owner.id,
+          alias: name.slice(0, 1024),
+          uniqueAlias: true,
+        })
       } catch (e) {
         if (!(e instanceof NotMediaError || e instanceof AliasTakenError)) throw e
         skipped.push(`${name}: ${e.message}`)
@@ -46,8 +51,12 @@ export const importAudioFileJob: JobType = {
       await job.step()
     }
     if (skipped.length) {
-      await recordResult(job, 'skipped.txt', `${skipped.join('\n')}\n`,
-        `${skipped.length} file${skipped.length === 1 ? ' was' : 's were'} not imported (not readable media).`)
+      await recordResult(
+        job,
+        'skipped.txt',
+        `${skipped.join('\n')}\n`,
+        `${skipped.length} file${skipped.length === 1 ? ' was' : 's were'} not imported (not readable media).`,
+      )
     }
   },
 }
@@ -60,7 +69,7 @@ async function filesBelow(dir: string): Promise<string[]> {
   for (const e of entries) {
     if (e.name.startsWith('.')) continue
     const path = join(dir, e.name)
-    if (e.isDirectory()) out.push(...await filesBelow(path))
+    if (e.isDirectory()) out.push(...(await filesBelow(path)))
     else if (e.isFile() || e.isSymbolicLink()) out.push(path)
   }
   return out

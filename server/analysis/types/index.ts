@@ -27,5 +27,8 @@ const runs: Record<RunnableTypeName, JobType['run']> = {
 
 /** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. */
 export const jobTypes = new Map<number, JobType>(
-  (Object.entries(RUNNABLE_TYPES) as Array<[RunnableTypeName, TypeParams]>).map(([name, t]) => [t.id, { ...t, run: runs[name] }]),
+  (Object.entries(RUNNABLE_TYPES) as Array<[RunnableTypeName, TypeParams]>).map(([name, t]) => [
+    t.id,
+    { ...t, run: runs[name] },
+  ]),
 )

@@ -55,22 +55,48 @@ class Detections {
   }
 }
 
-interface Scanned { detections: Detections; windows: number; sampleRate: number; duration: number; embeddings: FileEmbeddings | null }
-interface FileRow { media: MediaRow; windows: number; detections: number; written: number; unclassed: number; note: string }
+interface Scanned {
+  detections: Detections
+  windows: number
+  sampleRate: number
+  duration: number
+  embeddings: FileEmbeddings | null
+}
+interface FileRow {
+  media: MediaRow
+  windows: number
+  detections: number
+  written: number
+  unclassed: number
+  note: string
+}
 
 export const modelInferenceJob: JobType = {
   ...MODEL_INFERENCE,
   async run(job) {
-    const model = await job.db.selectFrom('models').selectAll().where('id', '=', job.params.model as number).executeTakeFirst()
+    const model = await job.db
+      .selectFrom('models')
+      .selectAll()
+      .where('id', '=', job.params.model as number)
+      .executeTakeFirst()
     if (!model) throw new Error(`Model ${job.params.model} (model) was deleted before the job ran.`)
     const manifest = model.manifest
     const wanted = await speciesOf(job, manifest)
     if (keepsEmbeddings(job) && !manifest.outputs.embedding) {
-      throw new Error(`Model ${model.name} has no embedding output to keep: its manifest names none (outputs.embedding); run it without keepEmbeddings.`)
+      throw new Error(
+        `Model ${model.name} has no embedding output to keep: its manifest names none (outputs.embedding); run it without keepEmbeddings.`,
+      )
     }
-    const destination = await job.db.selectFrom('tag_sets').select(['id', 'library_id']).where('id', '=', job.params.destinationTagSet as number).executeTakeFirstOrThrow()
+    const destination = await job.db
+      .selectFrom('tag_sets')
+      .select(['id', 'library_id'])
+      .where('id', '=', job.params.destinationTagSet as number)
+      .executeTakeFirstOrThrow()
     const media = await targetMedia(job)
-    if (!media.length) throw new Error('This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
+    if (!media.length)
+      throw new Error(
+        'This job has no media file to run the model on: give mediaFileId, a library (and folder) holding media files, or add media files to its project.',
+      )
     await job.setTotal(media.length)
     const bytes = await readWhole(job.storage, model.file)
     const session = await openModel(bytes, Math.max(1, availableParallelism() - 1), job.executionProvider)
@@ -98,9 +124,16 @@ export const modelInferenceJob: JobType = {
           const e = scanned?.embeddings
           if (e && e.windows) {
             await storeEmbeddings(trx, {
-              mediaFile: m.id, library: m.library_id, kind: modelKind(model.id), windowSeconds: manifest.windowSeconds,
+              mediaFile: m.id,
+              library: m.library_id,
+              kind: modelKind(model.id),
+              windowSeconds: manifest.windowSeconds,
               hopSeconds: (job.params.hopInSeconds as number | undefined) ?? manifest.windowSeconds,
-              lengthSeconds: e.lengthSeconds, stepSeconds: e.stepSeconds, duration: scanned!.duration, dimensions: e.dimensions, vectors: e.vectors,
+              lengthSeconds: e.lengthSeconds,
+              stepSeconds: e.stepSeconds,
+              duration: scanned!.duration,
+              dimensions: e.dimensions,
+              vectors: e.vectors,
             })
           }
           row.written = written
@@ -112,12 +145,20 @@ export const modelInferenceJob: JobType = {
       await session.release()
     }
     // kept embeddings: each library's index of the model's kind holds what is stored now, as after EmbedAudio
-    if (keepsEmbeddings(job)) for (const library of new Set(media.map((m) => m.library_id))) await refreshIndex(job.db, job.storage, library, modelKind(model.id))
+    if (keepsEmbeddings(job))
+      for (const library of new Set(media.map((m) => m.library_id)))
+        await refreshIndex(job.db, job.storage, library, modelKind(model.id))
     const total = rows.reduce((n, r) => n + r.written, 0)
     const unclassed = rows.reduce((n, r) => n + r.unclassed, 0)
-    await recordResult(job, 'detections.csv', report(rows),
-      `${model.name}: ${rows.length} file${rows.length === 1 ? '' : 's'}, ${total} tag${total === 1 ? '' : 's'} written`
-      + (unclassed ? `; ${unclassed} detections of labels the library has no class for were not written (createClasses=1 creates them)` : ''))
+    await recordResult(
+      job,
+      'detections.csv',
+      report(rows),
+      `${model.name}: ${rows.length} file${rows.length === 1 ? '' : 's'}, ${total} tag${total === 1 ? '' : 's'} written` +
+        (unclassed
+          ? `; ${unclassed} detections of labels the library has no class for were not written (createClasses=1 creates them)`
+          : ''),
+    )
   },
 }
 
@@ -130,13 +171,21 @@ async function speciesOf(job: RunningJob, manifest: Manifest): Promise<Set<strin
   if (!labels.length) throw new Error(`species names no label: ${String(given)} is empty.`)
   const known = new Set(manifest.labels)
   const unknown = labels.filter((l) => !known.has(l))
-  if (unknown.length) throw new Error(`species names ${unknown.length === 1 ? 'a label' : 'labels'} the model does not have: ${unknown.slice(0, 5).join('; ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`)
+  if (unknown.length)
+    throw new Error(
+      `species names ${unknown.length === 1 ? 'a label' : 'labels'} the model does not have: ${unknown.slice(0, 5).join('; ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`,
+    )
   return new Set(labels)
 }
 
 /** The detections in one media file, and how many windows were scored. */
-async function scanFile(job: RunningJob, session: Awaited<ReturnType<typeof openModel>>, manifest: Manifest, m: MediaRow,
-  wanted: Set<string> | null): Promise<Scanned> {
+async function scanFile(
+  job: RunningJob,
+  session: Awaited<ReturnType<typeof openModel>>,
+  manifest: Manifest,
+  m: MediaRow,
+  wanted: Set<string> | null,
+): Promise<Scanned> {
   const source = await openAudio(job.storage, m.file)
   const rate = manifest.sampleRate
   const hop = hopSamples(manifest, job.params.hopInSeconds as number | undefined)
@@ -145,24 +194,37 @@ async function scanFile(job: RunningJob, session: Awaited<ReturnType<typeof open
   const detections = new Detections()
   const kept = keepsEmbeddings(job) ? new ModelEmbeddings(manifest.outputs.embedding!) : null
   let windows = 0
-  await modelOverFile(source, session, manifest, hop, (batch, out) => {
-    windows += batch.starts.length
-    kept?.add(batch, out)
-    if (!manifest.outputs.scores) return
-    const scores = out[manifest.outputs.scores].data as Float32Array
-    const classes = manifest.labels.length
-    batch.starts.forEach((s, w) => {
-      const start = s / rate
-      const end = Math.min(start + manifest.windowSeconds, duration)
-      if (end <= start) return
-      for (let c = 0; c < classes; c++) {
-        const label = manifest.labels[c]
-        const score = scores[w * classes + c]
-        if (score >= threshold(label) && (!wanted || wanted.has(label))) detections.push(start, end, c, score)
-      }
-    })
-  }, job.signal)
-  return { detections, windows, sampleRate: source.info.sampleRate, duration, embeddings: kept?.result(manifest, hop) ?? null }
+  await modelOverFile(
+    source,
+    session,
+    manifest,
+    hop,
+    (batch, out) => {
+      windows += batch.starts.length
+      kept?.add(batch, out)
+      if (!manifest.outputs.scores) return
+      const scores = out[manifest.outputs.scores].data as Float32Array
+      const classes = manifest.labels.length
+      batch.starts.forEach((s, w) => {
+        const start = s / rate
+        const end = Math.min(start + manifest.windowSeconds, duration)
+        if (end <= start) return
+        for (let c = 0; c < classes; c++) {
+          const label = manifest.labels[c]
+          const score = scores[w * classes + c]
+          if (score >= threshold(label) && (!wanted || wanted.has(label))) detections.push(start, end, c, score)
+        }
+      })
+    },
+    job.signal,
+  )
+  return {
+    detections,
+    windows,
+    sampleRate: source.info.sampleRate,
+    duration,
+    embeddings: kept?.result(manifest, hop) ?? null,
+  }
 }
 
 /** With keepEmbeddings: each window's embedding is stored as EmbedAudio stores a model's (docs/decisions.md §35). */
@@ -170,15 +232,28 @@ const keepsEmbeddings = (job: RunningJob) => job.params.keepEmbeddings === 1
 
 /** The detections as machine tags in the destination tag set, each of its label's class; the number written.
  * Labels without a class in the file's library are created with createClasses=1, else left out. */
-async function writeTags(trx: Transaction<DB>, job: RunningJob, model: ModelRow, destination: { id: number; library_id: number | null },
-  m: MediaRow, found: Detections, nyquist: number, labels: readonly string[]): Promise<number> {
+async function writeTags(
+  trx: Transaction<DB>,
+  job: RunningJob,
+  model: ModelRow,
+  destination: { id: number; library_id: number | null },
+  m: MediaRow,
+  found: Detections,
+  nyquist: number,
+  labels: readonly string[],
+): Promise<number> {
   if (!found.length) return 0
   const tagSet = destination.id
   const library = destination.library_id ?? m.library_id
   const create = job.params.createClasses === 1
   const classOf = new Map<number, number | null>()
   for (const c of new Set(found.labels.subarray(0, found.length))) {
-    classOf.set(c, create ? await tagClassNamed(trx, job.job.user_id, library, labels[c]) : await existingClass(trx, library, labels[c]))
+    classOf.set(
+      c,
+      create
+        ? await tagClassNamed(trx, job.job.user_id, library, labels[c])
+        : await existingClass(trx, library, labels[c]),
+    )
   }
   const provenance = modelProvenance(model, job)
   const now = localTimestamp()
@@ -190,9 +265,18 @@ async function writeTags(trx: Transaction<DB>, job: RunningJob, model: ModelRow,
       const tagClass = classOf.get(found.labels[i])
       if (tagClass == null) continue
       rows.push({
-        user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: m.id, tag_class_id: tagClass,
-        start_time: round(found.starts[i]), end_time: round(found.ends[i]), min_frequency: 0, max_frequency: nyquist,
-        machine_tagged: true, strength: found.scores[i], provenance,
+        user_id: job.job.user_id,
+        creation_date: now,
+        tag_set_id: tagSet,
+        media_file_id: m.id,
+        tag_class_id: tagClass,
+        start_time: round(found.starts[i]),
+        end_time: round(found.ends[i]),
+        min_frequency: 0,
+        max_frequency: nyquist,
+        machine_tagged: true,
+        strength: found.scores[i],
+        provenance,
       })
     }
     if (rows.length) await trx.insertInto('tags').values(rows).execute()
@@ -203,15 +287,28 @@ async function writeTags(trx: Transaction<DB>, job: RunningJob, model: ModelRow,
 
 /** The library's class named `label`, or the one class differing from it only in case; null when there is none. */
 async function existingClass(trx: Transaction<DB>, library: number, label: string): Promise<number | null> {
-  const alike = await trx.selectFrom('tag_classes').select(['id', 'class_name']).where('library_id', '=', library)
-    .where((eb) => eb(eb.fn('lower', ['class_name']), '=', label.toLowerCase())).execute()
+  const alike = await trx
+    .selectFrom('tag_classes')
+    .select(['id', 'class_name'])
+    .where('library_id', '=', library)
+    .where((eb) => eb(eb.fn('lower', ['class_name']), '=', label.toLowerCase()))
+    .execute()
   return (alike.find((c) => c.class_name === label) ?? (alike.length === 1 ? alike[0] : undefined))?.id ?? null
 }
 
 function report(rows: FileRow[]): string {
-  return csvText(['mediaFile', 'alias', 'windowsScored', 'detections', 'tagsWritten', 'withoutClass', 'note'],
-    rows.map((r) => [r.media.id, r.media.alias, r.windows, r.detections, r.written, r.unclassed, r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '']))
+  return csvText(
+    ['mediaFile', 'alias', 'windowsScored', 'detections', 'tagsWritten', 'withoutClass', 'note'],
+    rows.map((r) => [
+      r.media.id,
+      r.media.alias,
+      r.windows,
+      r.detections,
+      r.written,
+      r.unclassed,
+      r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '',
+    ]),
+  )
 }
 
 const round = (seconds: number) => Math.round(seconds * 1e6) / 1e6
-

@@ -18,8 +18,16 @@ import { newSeed, seededRandom } from '../random.js'
 const CHUNK = 200
 export const DEFAULT_CLASS = 'randomWindow'
 
-interface Media { id: number; libraryId: number; duration: number; maxFrequency: number }
-interface Window { media: Media; start: number }
+interface Media {
+  id: number
+  libraryId: number
+  duration: number
+  maxFrequency: number
+}
+interface Window {
+  media: Media
+  start: number
+}
 
 export const randomWindowTaggingJob: JobType = {
   ...RANDOM_WINDOW_TAGGING,
@@ -28,11 +36,16 @@ export const randomWindowTaggingJob: JobType = {
     const size = job.params.windowSizeInSeconds as number
     const tagSet = job.params.destinationTagSet as number
     const media = await mediaOf(job, size)
-    if (!media.length) throw new Error(`No media file of this job is longer than the window size (${size} s) with a known duration.`)
-    const seed = job.params.seed as number | undefined ?? await keepSeed(job)
+    if (!media.length)
+      throw new Error(`No media file of this job is longer than the window size (${size} s) with a known duration.`)
+    const seed = (job.params.seed as number | undefined) ?? (await keepSeed(job))
     const windows = chooseWindows(media, size, count, seed)
     await job.setTotal(count)
-    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
+    const set = await job.db
+      .selectFrom('tag_sets')
+      .select('library_id')
+      .where('id', '=', tagSet)
+      .executeTakeFirstOrThrow()
     const classes = new Map<number, number>()
     const provenance = jobProvenance(RANDOM_WINDOW_TAGGING.name, job, { seed })
     for (let from = job.job.num_completed; from < count; from += CHUNK) {
@@ -43,15 +56,35 @@ export const randomWindowTaggingJob: JobType = {
           const library = set.library_id ?? w.media.libraryId
           if (!classes.has(library)) classes.set(library, await tagClassFor(trx, job, library))
         }
-        await trx.insertInto('random_windows').values(part.map((w) => ({
-          job_id: job.job.id, media_file_id: w.media.id, start_time: w.start, end_time: w.start + size,
-        }))).execute()
-        await trx.insertInto('tags').values(part.map((w) => ({
-          user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: w.media.id,
-          tag_class_id: classes.get(set.library_id ?? w.media.libraryId)!,
-          start_time: w.start, end_time: w.start + size, min_frequency: 0, max_frequency: w.media.maxFrequency,
-          randomly_chosen: true, provenance,
-        }))).execute()
+        await trx
+          .insertInto('random_windows')
+          .values(
+            part.map((w) => ({
+              job_id: job.job.id,
+              media_file_id: w.media.id,
+              start_time: w.start,
+              end_time: w.start + size,
+            })),
+          )
+          .execute()
+        await trx
+          .insertInto('tags')
+          .values(
+            part.map((w) => ({
+              user_id: job.job.user_id,
+              creation_date: now,
+              tag_set_id: tagSet,
+              media_file_id: w.media.id,
+              tag_class_id: classes.get(set.library_id ?? w.media.libraryId)!,
+              start_time: w.start,
+              end_time: w.start + size,
+              min_frequency: 0,
+              max_frequency: w.media.maxFrequency,
+              randomly_chosen: true,
+              provenance,
+            })),
+          )
+          .execute()
       })
     }
   },
@@ -66,7 +99,10 @@ export function chooseWindows(media: Media[], size: number, count: number, seed:
   for (let i = 0; i < count; i++) {
     let at = random() * total
     let k = 0
-    while (k < media.length - 1 && at >= spans[k]) { at -= spans[k]; k++ }
+    while (k < media.length - 1 && at >= spans[k]) {
+      at -= spans[k]
+      k++
+    }
     out.push({ media: media[k], start: Math.round(Math.min(at, spans[k]) * 1000) / 1000 })
   }
   return out
@@ -74,13 +110,20 @@ export function chooseWindows(media: Media[], size: number, count: number, seed:
 
 async function mediaOf(job: RunningJob, size: number): Promise<Media[]> {
   const rows = await jobMediaQuery(job)
-    .innerJoin('media_file_metadata as d', (j) => j.onRef('d.media_file_id', '=', 'm.id').on('d.name', '=', 'durationInSeconds'))
-    .leftJoin('media_file_metadata as r', (j) => j.onRef('r.media_file_id', '=', 'm.id').on('r.name', '=', 'sampleRate'))
+    .innerJoin('media_file_metadata as d', (j) =>
+      j.onRef('d.media_file_id', '=', 'm.id').on('d.name', '=', 'durationInSeconds'),
+    )
+    .leftJoin('media_file_metadata as r', (j) =>
+      j.onRef('r.media_file_id', '=', 'm.id').on('r.name', '=', 'sampleRate'),
+    )
     .select(['m.id', 'm.library_id', 'd.value as duration', 'r.value as rate'])
-    .orderBy('m.id').execute()
+    .orderBy('m.id')
+    .execute()
   return rows
     .map((r) => ({
-      id: r.id, libraryId: r.library_id, duration: Number(r.duration),
+      id: r.id,
+      libraryId: r.library_id,
+      duration: Number(r.duration),
       maxFrequency: Number(r.rate) > 0 ? Number(r.rate) / 2 : 0,
     }))
     .filter((m) => Number.isFinite(m.duration) && m.duration >= size)
@@ -90,7 +133,10 @@ async function mediaOf(job: RunningJob, size: number): Promise<Media[]> {
 async function keepSeed(job: RunningJob): Promise<number> {
   const seed = newSeed()
   await job.step(0, async (trx) => {
-    await trx.insertInto('job_parameters').values({ job_id: job.job.id, name: 'seed', value: String(seed) }).execute()
+    await trx
+      .insertInto('job_parameters')
+      .values({ job_id: job.job.id, name: 'seed', value: String(seed) })
+      .execute()
   })
   return seed
 }

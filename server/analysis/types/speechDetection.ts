@@ -16,7 +16,12 @@ import { secondsText } from '../../media/facts.js'
 // (media_files.speech_scanned_at), which a library's speech policy waits for (docs/decisions.md, "Speech policy");
 // with unscannedOnly, the job listens only to files not marked, as the scans that policy queues do.
 
-interface FileRow { media: MediaRow; spans: number; seconds: number; note: string }
+interface FileRow {
+  media: MediaRow
+  spans: number
+  seconds: number
+  note: string
+}
 
 export const speechDetectionJob: JobType = {
   ...SPEECH_DETECTION,
@@ -32,10 +37,17 @@ export const speechDetectionJob: JobType = {
         return
       }
     }
-    if (!media.length) throw new Error('This job has no media file to listen to: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
+    if (!media.length)
+      throw new Error(
+        'This job has no media file to listen to: give mediaFileId, a library (and folder) holding media files, or add media files to its project.',
+      )
     await job.setTotal(unscannedOnly ? job.job.num_completed + media.length : media.length)
     const tagSet = job.params.destinationTagSet as number
-    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', tagSet).executeTakeFirstOrThrow()
+    const set = await job.db
+      .selectFrom('tag_sets')
+      .select('library_id')
+      .where('id', '=', tagSet)
+      .executeTakeFirstOrThrow()
     const provenance = builtInModelProvenance(SPEECH_DETECTION.name, SPEECH_MODEL, job)
     const session = await openSpeechModel(job.executionProvider)
     const rows: FileRow[] = []
@@ -57,15 +69,34 @@ export const speechDetectionJob: JobType = {
         row.spans = spans.length
         row.seconds = spans.reduce((n, s) => n + s.end - s.start, 0)
         await job.step(1, async (trx) => {
-          if (!row.note) await trx.updateTable('media_files').set({ speech_scanned_at: localTimestamp() }).where('id', '=', m.id).execute()
+          if (!row.note)
+            await trx
+              .updateTable('media_files')
+              .set({ speech_scanned_at: localTimestamp() })
+              .where('id', '=', m.id)
+              .execute()
           if (!spans.length) return
           const speech = await tagClassNamed(trx, job.job.user_id, set.library_id ?? m.library_id, SPEECH_CLASS)
           const now = localTimestamp()
-          await trx.insertInto('tags').values(spans.map((s) => ({
-            user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: m.id, tag_class_id: speech,
-            start_time: round(s.start), end_time: round(s.end), min_frequency: 0, max_frequency: nyquist,
-            machine_tagged: true, strength: s.probability, provenance,
-          }))).execute()
+          await trx
+            .insertInto('tags')
+            .values(
+              spans.map((s) => ({
+                user_id: job.job.user_id,
+                creation_date: now,
+                tag_set_id: tagSet,
+                media_file_id: m.id,
+                tag_class_id: speech,
+                start_time: round(s.start),
+                end_time: round(s.end),
+                min_frequency: 0,
+                max_frequency: nyquist,
+                machine_tagged: true,
+                strength: s.probability,
+                provenance,
+              })),
+            )
+            .execute()
         })
         rows.push(row)
       }
@@ -74,14 +105,26 @@ export const speechDetectionJob: JobType = {
     }
     const spans = rows.reduce((n, r) => n + r.spans, 0)
     const seconds = rows.reduce((n, r) => n + r.seconds, 0)
-    await recordResult(job, 'speech.csv', report(rows),
-      `${rows.length} file${rows.length === 1 ? '' : 's'} listened to: ${spans} span${spans === 1 ? '' : 's'} of speech, ${secondsText(seconds)} s in all`)
+    await recordResult(
+      job,
+      'speech.csv',
+      report(rows),
+      `${rows.length} file${rows.length === 1 ? '' : 's'} listened to: ${spans} span${spans === 1 ? '' : 's'} of speech, ${secondsText(seconds)} s in all`,
+    )
   },
 }
 
 function report(rows: FileRow[]): string {
-  return csvText(['mediaFile', 'alias', 'spans', 'seconds', 'note'],
-    rows.map((r) => [r.media.id, r.media.alias, r.spans, r.seconds.toFixed(3), r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '']))
+  return csvText(
+    ['mediaFile', 'alias', 'spans', 'seconds', 'note'],
+    rows.map((r) => [
+      r.media.id,
+      r.media.alias,
+      r.spans,
+      r.seconds.toFixed(3),
+      r.note ? `${mediaFileNamed(r.media)}: ${r.note}` : '',
+    ]),
+  )
 }
 
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000
@@ -90,8 +133,16 @@ const round = (seconds: number) => Math.round(seconds * 1000) / 1000
 async function unscannedOf(db: RunningJob['db'], media: MediaRow[]): Promise<Set<number>> {
   const ids = new Set<number>()
   for (let i = 0; i < media.length; i += 1000) {
-    const rows = await db.selectFrom('media_files').select('id').where('speech_scanned_at', 'is', null)
-      .where('id', 'in', media.slice(i, i + 1000).map((m) => m.id)).execute()
+    const rows = await db
+      .selectFrom('media_files')
+      .select('id')
+      .where('speech_scanned_at', 'is', null)
+      .where(
+        'id',
+        'in',
+        media.slice(i, i + 1000).map((m) => m.id),
+      )
+      .execute()
     for (const r of rows) ids.add(r.id)
   }
   return ids

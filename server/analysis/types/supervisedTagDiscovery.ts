@@ -4,7 +4,14 @@ import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
 import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
-import { alreadyWritten, describeFailure, discoveryReport, secondsOf, tagSetNamedIn, targetMedia } from '../discovery.js'
+import {
+  alreadyWritten,
+  describeFailure,
+  discoveryReport,
+  secondsOf,
+  tagSetNamedIn,
+  targetMedia,
+} from '../discovery.js'
 import { mediaFileNamed } from '../../named.js'
 import { learnDetector, type ExampleTag, type Learned } from '../examples.js'
 import { audioSteps, FileProgress } from '../fileProgress.js'
@@ -34,18 +41,30 @@ export const supervisedTagDiscoveryJob: JobType = {
   ...SUPERVISED_TAG_DISCOVERY,
   async run(job) {
     const media = await targetMedia(job)
-    if (!media.length) throw new Error('This job has no media file to search: give mediaFileId, a library (and folder) holding media files, or add media files to its project.')
-    const examples = await job.db.selectFrom('tags').select('id').where('tag_set_id', '=', job.params.sourceTagSet as number)
-      .limit(1).execute()
-    if (!examples.length) throw new Error(`The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags to learn from.`)
+    if (!media.length)
+      throw new Error(
+        'This job has no media file to search: give mediaFileId, a library (and folder) holding media files, or add media files to its project.',
+      )
+    const examples = await job.db
+      .selectFrom('tags')
+      .select('id')
+      .where('tag_set_id', '=', job.params.sourceTagSet as number)
+      .limit(1)
+      .execute()
+    if (!examples.length)
+      throw new Error(
+        `The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags to learn from.`,
+      )
     const given = Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)]))
     const seconds = await secondsOf(job, media)
-    await job.spawnChildren(media.map((m) => ({
-      name: `${job.job.name || 'discovery'}: ${mediaFileNamed(m)}`.slice(0, 255),
-      typeId: CHILD_TYPE,
-      parameters: { ...given, mediaFileId: String(m.id) },
-      numToComplete: childSteps(seconds.get(m.id) ?? 0),
-    })))
+    await job.spawnChildren(
+      media.map((m) => ({
+        name: `${job.job.name || 'discovery'}: ${mediaFileNamed(m)}`.slice(0, 255),
+        typeId: CHILD_TYPE,
+        parameters: { ...given, mediaFileId: String(m.id) },
+        numToComplete: childSteps(seconds.get(m.id) ?? 0),
+      })),
+    )
   },
 }
 
@@ -70,8 +89,12 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     } catch (e) {
       // a file that cannot be decoded is reported, and the job goes on with the others
       const reason = describeFailure(e)
-      await recordResult(job, 'discovery.csv', discoveryReport([{ mediaFile: target.id, alias: target.alias, windows: 0, best: null, tags: 0, note: reason }]),
-        `${mediaFileNamed(target)}: not analysed: ${reason}`)
+      await recordResult(
+        job,
+        'discovery.csv',
+        discoveryReport([{ mediaFile: target.id, alias: target.alias, windows: 0, best: null, tags: 0, note: reason }]),
+        `${mediaFileNamed(target)}: not analysed: ${reason}`,
+      )
       return
     }
     const { info } = source
@@ -81,41 +104,81 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     const total = job.job.num_to_complete > 0 ? job.job.num_to_complete : childSteps(info.duration)
     await job.setTotal(total, true)
     const progress = new FileProgress(job, plan.blocks, total - 1)
-    let windows = 0, best = -1
+    let windows = 0,
+      best = -1
     const candidates: Candidate[] = []
-    await Promise.all(parts.map(async ([fromBlock, toBlock]) => {
-      const r = await job.analysis.scan({
-        storage: job.config, file: target.file, detector: learned.detector, plan, fromBlock, toBlock, keep, minimumStrength, taken,
-      }, job.signal, (blocks) => progress.blocksScanned(blocks))
-      windows += r.windows
-      best = Math.max(best, r.best)
-      candidates.push(...r.candidates)
-    }))
+    await Promise.all(
+      parts.map(async ([fromBlock, toBlock]) => {
+        const r = await job.analysis.scan(
+          {
+            storage: job.config,
+            file: target.file,
+            detector: learned.detector,
+            plan,
+            fromBlock,
+            toBlock,
+            keep,
+            minimumStrength,
+            taken,
+          },
+          job.signal,
+          (blocks) => progress.blocksScanned(blocks),
+        )
+        windows += r.windows
+        best = Math.max(best, r.best)
+        candidates.push(...r.candidates)
+      }),
+    )
     await progress.finish()
     const chosen = strongestApart(candidates, keep)
     const nyquist = info.sampleRate / 2
     const tagSet = job.params.destinationTagSet as number
     const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
-    const report = discoveryReport([{ mediaFile: target.id, alias: target.alias, windows, best: best < 0 ? null : best, tags: chosen.length, note }])
+    const report = discoveryReport([
+      { mediaFile: target.id, alias: target.alias, windows, best: best < 0 ? null : best, tags: chosen.length, note },
+    ])
     await job.step(1, async (trx) => {
-      if (await underReview(job)) await replaceUndecided(trx, tagSet, target.id, learned.detector.classes.map((c) => c.tagClass))
+      if (await underReview(job))
+        await replaceUndecided(
+          trx,
+          tagSet,
+          target.id,
+          learned.detector.classes.map((c) => c.tagClass),
+        )
       if (chosen.length) {
         const now = localTimestamp()
         const provenance = jobProvenance(SUPERVISED_TAG_DISCOVERY.name, job)
-        await trx.insertInto('tags').values(chosen.map((c) => {
-          const model = learned.detector.classes[c.classIndex]
-          const banded = model.maxFrequency > model.minFrequency
-          return {
-            user_id: job.job.user_id, creation_date: now, tag_set_id: tagSet, media_file_id: target.id,
-            tag_class_id: model.tagClass, start_time: round(c.start), end_time: round(Math.min(c.end, info.duration)),
-            min_frequency: banded ? Math.min(model.minFrequency, nyquist) : 0, max_frequency: banded ? Math.min(model.maxFrequency, nyquist) : nyquist,
-            machine_tagged: true, strength: c.strength * (job.params.weight as number), provenance,
-          }
-        })).execute()
+        await trx
+          .insertInto('tags')
+          .values(
+            chosen.map((c) => {
+              const model = learned.detector.classes[c.classIndex]
+              const banded = model.maxFrequency > model.minFrequency
+              return {
+                user_id: job.job.user_id,
+                creation_date: now,
+                tag_set_id: tagSet,
+                media_file_id: target.id,
+                tag_class_id: model.tagClass,
+                start_time: round(c.start),
+                end_time: round(Math.min(c.end, info.duration)),
+                min_frequency: banded ? Math.min(model.minFrequency, nyquist) : 0,
+                max_frequency: banded ? Math.min(model.maxFrequency, nyquist) : nyquist,
+                machine_tagged: true,
+                strength: c.strength * (job.params.weight as number),
+                provenance,
+              }
+            }),
+          )
+          .execute()
       }
     })
-    await recordResult(job, 'discovery.csv', report,
-      `${mediaFileNamed(target)}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tag${chosen.length === 1 ? '' : 's'}${note ? `; ${note}` : ''}`)
+    await recordResult(
+      job,
+      'discovery.csv',
+      report,
+      `${mediaFileNamed(target)}: ${windows} windows scored, best ${best < 0 ? '-' : best.toFixed(3)}, ${chosen.length} tag${chosen.length === 1 ? '' : 's'}${note ? `; ${note}` : ''}`,
+    )
   },
 }
 
@@ -129,19 +192,29 @@ const learnsFromReviews = (job: RunningJob) => job.params.learnFromReviews === 1
 /** The tags of the destination on a media file that a reviewer decided (none when the job does not learn from reviews). */
 async function decidedTags(job: RunningJob, mediaFile: number) {
   if (!learnsFromReviews(job)) return []
-  return job.db.selectFrom('tags as t').select(['t.id', 't.start_time', 't.end_time'])
-    .where('t.tag_set_id', '=', job.params.destinationTagSet as number).where('t.media_file_id', '=', mediaFile)
-    .where(({ exists, selectFrom }) => exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')))
+  return job.db
+    .selectFrom('tags as t')
+    .select(['t.id', 't.start_time', 't.end_time'])
+    .where('t.tag_set_id', '=', job.params.destinationTagSet as number)
+    .where('t.media_file_id', '=', mediaFile)
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')),
+    )
     .execute()
 }
 
 /** Whether a reviewer decided any tag of the destination (never, when the job does not learn from reviews). */
 async function underReview(job: RunningJob): Promise<boolean> {
   if (!learnsFromReviews(job)) return false
-  const found = await job.db.selectFrom('tags as t').select('t.id')
+  const found = await job.db
+    .selectFrom('tags as t')
+    .select('t.id')
     .where('t.tag_set_id', '=', job.params.destinationTagSet as number)
-    .where(({ exists, selectFrom }) => exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')))
-    .limit(1).executeTakeFirst()
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')),
+    )
+    .limit(1)
+    .executeTakeFirst()
   return found !== undefined
 }
 
@@ -149,10 +222,21 @@ async function underReview(job: RunningJob): Promise<boolean> {
  * A run on a destination under review replaces, in each file it searches, the machine tags of its classes that
  * nobody decided (docs/decisions.md §20), whether or not that file holds a decided tag: re-running writes nothing twice.
  */
-async function replaceUndecided(trx: Transaction<DB>, tagSet: number, mediaFile: number, classes: number[]): Promise<void> {
-  await trx.deleteFrom('tags').where('tag_set_id', '=', tagSet).where('media_file_id', '=', mediaFile).where('machine_tagged', '=', true)
+async function replaceUndecided(
+  trx: Transaction<DB>,
+  tagSet: number,
+  mediaFile: number,
+  classes: number[],
+): Promise<void> {
+  await trx
+    .deleteFrom('tags')
+    .where('tag_set_id', '=', tagSet)
+    .where('media_file_id', '=', mediaFile)
+    .where('machine_tagged', '=', true)
     .where('tag_class_id', 'in', classes)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 'tags.id'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 'tags.id'))),
+    )
     .execute()
 }
 
@@ -165,10 +249,15 @@ async function replaceUndecided(trx: Transaction<DB>, tagSet: number, mediaFile:
 const detectorsByDatabase = new WeakMap<object, Map<string, Promise<Learned>>>()
 
 function sharedDetector(job: RunningJob): Promise<Learned> {
-  const key = [job.job.parent_job_id ?? `self-${job.job.id}`, job.params.sourceTagSet, job.params.destinationTagSet,
-    job.params.windowSizeInSeconds, job.params.learnFromReviews].join(':')
+  const key = [
+    job.job.parent_job_id ?? `self-${job.job.id}`,
+    job.params.sourceTagSet,
+    job.params.destinationTagSet,
+    job.params.windowSizeInSeconds,
+    job.params.learnFromReviews,
+  ].join(':')
   let detectors = detectorsByDatabase.get(job.db)
-  if (!detectors) detectorsByDatabase.set(job.db, detectors = new Map())
+  if (!detectors) detectorsByDatabase.set(job.db, (detectors = new Map()))
   let found = detectors.get(key)
   if (!found) {
     found = learnFromTagSet(job)
@@ -182,28 +271,55 @@ function sharedDetector(job: RunningJob): Promise<Learned> {
 
 /** Every tag of the source tag set on media the owner can read is an example (at most 10,000). */
 async function learnFromTagSet(job: RunningJob): Promise<Learned> {
-  const rows = await job.db.selectFrom('tags as t').innerJoin('media_files as m', 'm.id', 't.media_file_id')
+  const rows = await job.db
+    .selectFrom('tags as t')
+    .innerJoin('media_files as m', 'm.id', 't.media_file_id')
     .select(['t.tag_class_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'm.id', 'm.file'])
     .where('t.tag_set_id', '=', job.params.sourceTagSet as number)
     .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
-    .orderBy('m.id').orderBy('t.id').limit(10_000).execute()
-  if (!rows.length) throw new Error(`The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags on readable media to learn from.`)
+    .orderBy('m.id')
+    .orderBy('t.id')
+    .limit(10_000)
+    .execute()
+  if (!rows.length)
+    throw new Error(
+      `The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags on readable media to learn from.`,
+    )
   const examples: ExampleTag[] = rows.map((t) => ({
-    mediaFile: t.id, file: t.file, tagClass: t.tag_class_id, start: t.start_time, end: t.end_time,
-    minFrequency: t.min_frequency, maxFrequency: t.max_frequency,
+    mediaFile: t.id,
+    file: t.file,
+    tagClass: t.tag_class_id,
+    start: t.start_time,
+    end: t.end_time,
+    minFrequency: t.min_frequency,
+    maxFrequency: t.max_frequency,
   }))
   const rejected: ExampleTag[] = []
   if (learnsFromReviews(job)) {
     const reviewed = await reviewedTags(job.db, job.params.destinationTagSet as number)
-    const files = new Map((reviewed.length ? await job.db.selectFrom('media_files as m').select(['m.id', 'm.file'])
-      .where('m.id', 'in', [...new Set(reviewed.map((r) => r.mediaFile))])
-      .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read')).execute() : []).map((m) => [m.id, m.file]))
+    const files = new Map(
+      (reviewed.length
+        ? await job.db
+            .selectFrom('media_files as m')
+            .select(['m.id', 'm.file'])
+            .where('m.id', 'in', [...new Set(reviewed.map((r) => r.mediaFile))])
+            .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
+            .execute()
+        : []
+      ).map((m) => [m.id, m.file]),
+    )
     for (const r of reviewed) {
       const file = files.get(r.mediaFile)
       if (!file || r.consensus === 'unsure') continue
       const tag: ExampleTag = {
-        mediaFile: r.mediaFile, file, tagClass: r.namedClass ?? r.tagClass, start: r.startTime, end: r.endTime,
-        minFrequency: r.minFrequency, maxFrequency: r.maxFrequency, alone: true,
+        mediaFile: r.mediaFile,
+        file,
+        tagClass: r.namedClass ?? r.tagClass,
+        start: r.startTime,
+        end: r.endTime,
+        minFrequency: r.minFrequency,
+        maxFrequency: r.maxFrequency,
+        alone: true,
       }
       // yes: an example of its class; no: a counter-example, or an example of the class the reviewers named
       if (r.consensus === 'yes' || r.namedClass !== null) examples.push(tag)
@@ -212,13 +328,38 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
   }
   const skipped: Array<{ file: number; reason: Error }> = []
   const searched = await targetMedia(job, { wholeSearch: true })
-  const learned = await learnDetector(job.storage, examples, rejected, job.params.windowSizeInSeconds as number, searched,
-    (file, reason) => skipped.push({ file, reason }), job.signal)
+  const learned = await learnDetector(
+    job.storage,
+    examples,
+    rejected,
+    job.params.windowSizeInSeconds as number,
+    searched,
+    (file, reason) => skipped.push({ file, reason }),
+    job.signal,
+  )
   if (skipped.length) {
-    const aliases = new Map((await job.db.selectFrom('media_files').select(['id', 'alias']).where('id', 'in', skipped.map((s) => s.file)).execute())
-      .map((m) => [m.id, m.alias]))
-    const lines = skipped.map((s) => `${mediaFileNamed({ id: s.file, alias: aliases.get(s.file) })}: ${describeFailure(s.reason)}`)
-    await recordResult(job, 'examples-skipped.txt', `${lines.join('\n')}\n`, `${skipped.length} example file(s) could not be decoded`)
+    const aliases = new Map(
+      (
+        await job.db
+          .selectFrom('media_files')
+          .select(['id', 'alias'])
+          .where(
+            'id',
+            'in',
+            skipped.map((s) => s.file),
+          )
+          .execute()
+      ).map((m) => [m.id, m.alias]),
+    )
+    const lines = skipped.map(
+      (s) => `${mediaFileNamed({ id: s.file, alias: aliases.get(s.file) })}: ${describeFailure(s.reason)}`,
+    )
+    await recordResult(
+      job,
+      'examples-skipped.txt',
+      `${lines.join('\n')}\n`,
+      `${skipped.length} example file(s) could not be decoded`,
+    )
   }
   return learned
 }

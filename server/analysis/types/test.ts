@@ -12,15 +12,17 @@ export const testJob: JobType = {
     const perStep = job.params.secondsPerStep as number
     const children = job.params.numChildren as number
     if (children > 0) {
-      await job.spawnChildren(Array.from({ length: children }, (_, i) => {
-        const share = Math.floor(total / children) + (i < total % children ? 1 : 0)
-        return {
-          name: `${job.job.name || 'test'} part ${i + 1}`,
-          typeId: TEST.id,
-          parameters: { numToComplete: String(share), secondsPerStep: String(perStep) },
-          numToComplete: share,
-        }
-      }))
+      await job.spawnChildren(
+        Array.from({ length: children }, (_, i) => {
+          const share = Math.floor(total / children) + (i < total % children ? 1 : 0)
+          return {
+            name: `${job.job.name || 'test'} part ${i + 1}`,
+            typeId: TEST.id,
+            parameters: { numToComplete: String(share), secondsPerStep: String(perStep) },
+            numToComplete: share,
+          }
+        }),
+      )
       return
     }
     await job.setTotal(total)

@@ -30,40 +30,72 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     const k = job.params.numberOfTagsToDiscover as number
     const size = job.params.windowSizeInSeconds as number
     const media = await targetMedia(job)
-    if (!media.length) throw new Error('This job has no media file to analyse: its mediaFileId, project or library (within its folder) names none its owner may read.')
+    if (!media.length)
+      throw new Error(
+        'This job has no media file to analyse: its mediaFileId, project or library (within its folder) names none its owner may read.',
+      )
     const settings = await spectraSettingsOf(job.db, job.owner.id)
     const windows: Array<{ media: MediaRow; start: number; end: number; vector: Float64Array }> = []
     const sources = []
     for (const m of media) {
-      try { sources.push({ media: m, source: await openAudio(job.storage, m.file) }) } catch (e) {
+      try {
+        sources.push({ media: m, source: await openAudio(job.storage, m.file) })
+      } catch (e) {
         throw new Error(`${mediaFileNamed(m)}: ${describeFailure(e)}.`)
       }
     }
     await job.setTotal(sources.reduce((sum, s) => sum + audioSteps(s.source.info.duration), 0) + 1, true)
     // the bands every file has: the settings' range within the lowest half sample rate
     const nyquist = Math.min(...sources.map((s) => s.source.info.sampleRate / 2))
-    const range = { lo: Math.min(settings.minFrequency, nyquist / 2), hi: settings.maxFrequency > settings.minFrequency ? Math.min(settings.maxFrequency, nyquist) : nyquist }
+    const range = {
+      lo: Math.min(settings.minFrequency, nyquist / 2),
+      hi: settings.maxFrequency > settings.minFrequency ? Math.min(settings.maxFrequency, nyquist) : nyquist,
+    }
     for (const { media: m, source } of sources) {
       const plan = planFile(source.info.sampleRate, source.info.frames, size)
       const { frameSeconds } = plan.grid
       const step = Math.max(1, Math.round(plan.windowFrames / 2))
       const progress = new FileProgress(job, plan.blocks, audioSteps(source.info.duration))
-      await forEachWindow(source, range, plan, 0, plan.blocks, step, (w, embedding) => {
-        const start = Math.round(w * frameSeconds * 1000) / 1000
-        windows.push({ media: m, start, end: Math.round(Math.min(source.info.duration, (w + plan.windowFrames) * frameSeconds) * 1000) / 1000, vector: Float64Array.from(shapeOf(embedding)) })
-      }, job.signal, () => progress.blocksScanned(1))
+      await forEachWindow(
+        source,
+        range,
+        plan,
+        0,
+        plan.blocks,
+        step,
+        (w, embedding) => {
+          const start = Math.round(w * frameSeconds * 1000) / 1000
+          windows.push({
+            media: m,
+            start,
+            end: Math.round(Math.min(source.info.duration, (w + plan.windowFrames) * frameSeconds) * 1000) / 1000,
+            vector: Float64Array.from(shapeOf(embedding)),
+          })
+        },
+        job.signal,
+        () => progress.blocksScanned(1),
+      )
       await progress.finish()
     }
-    if (windows.length < k) throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
+    if (windows.length < k)
+      throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
     const seed = (job.params.seed as number | undefined) ?? newSeed()
-    const { assignment, centres } = kMeans(windows.map((w) => w.vector), k, seededRandom(seed))
-    const set = await job.db.selectFrom('tag_sets').select('library_id').where('id', '=', job.params.destinationTagSet as number)
+    const { assignment, centres } = kMeans(
+      windows.map((w) => w.vector),
+      k,
+      seededRandom(seed),
+    )
+    const set = await job.db
+      .selectFrom('tag_sets')
+      .select('library_id')
+      .where('id', '=', job.params.destinationTagSet as number)
       .executeTakeFirstOrThrow()
     await job.step(1, async (trx) => {
       const classes = new Map<string, number>()
       const classOf = async (library: number, cluster: number) => {
         const key = `${library}/${cluster}`
-        if (!classes.has(key)) classes.set(key, await tagClassNamed(trx, job.job.user_id, library, `cluster-${cluster + 1}`))
+        if (!classes.has(key))
+          classes.set(key, await tagClassNamed(trx, job.job.user_id, library, `cluster-${cluster + 1}`))
         return classes.get(key)!
       }
       const now = localTimestamp()
@@ -73,17 +105,28 @@ export const unsupervisedTagDiscoveryJob: JobType = {
         const w = windows[i]
         const c = assignment[i]
         rows.push({
-          user_id: job.job.user_id, creation_date: now, tag_set_id: job.params.destinationTagSet as number,
-          media_file_id: w.media.id, tag_class_id: await classOf(set.library_id ?? w.media.library_id, c),
-          start_time: w.start, end_time: w.end, min_frequency: range.lo, max_frequency: range.hi,
-          machine_tagged: true, strength: 1 / (1 + distance(w.vector, centres[c]) / Math.sqrt(w.vector.length)), provenance,
+          user_id: job.job.user_id,
+          creation_date: now,
+          tag_set_id: job.params.destinationTagSet as number,
+          media_file_id: w.media.id,
+          tag_class_id: await classOf(set.library_id ?? w.media.library_id, c),
+          start_time: w.start,
+          end_time: w.end,
+          min_frequency: range.lo,
+          max_frequency: range.hi,
+          machine_tagged: true,
+          strength: 1 / (1 + distance(w.vector, centres[c]) / Math.sqrt(w.vector.length)),
+          provenance,
         })
       }
-      for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('tags').values(rows.slice(i, i + 1000)).execute()
+      for (let i = 0; i < rows.length; i += 1000)
+        await trx
+          .insertInto('tags')
+          .values(rows.slice(i, i + 1000))
+          .execute()
     })
   },
 }
-
 
 /** k-means with k-means++ starting centres; clusters numbered by their first window, so the result reads in time order. */
 export function kMeans(points: Float64Array[], k: number, random: () => number) {
@@ -91,8 +134,12 @@ export function kMeans(points: Float64Array[], k: number, random: () => number) 
   while (centres.length < k) {
     const d = points.map((p) => Math.min(...centres.map((c) => distance(p, c))) ** 2)
     const total = d.reduce((a, b) => a + b, 0)
-    let at = random() * total, i = 0
-    while (i < points.length - 1 && at >= d[i]) { at -= d[i]; i++ }
+    let at = random() * total,
+      i = 0
+    while (i < points.length - 1 && at >= d[i]) {
+      at -= d[i]
+      i++
+    }
     centres.push(Float64Array.from(points[total > 0 ? i : centres.length % points.length]))
   }
   let assignment = new Array<number>(points.length).fill(0)

@@ -7,31 +7,59 @@ const id = (c: any) => c.primaryKey().generatedByDefaultAsIdentity()
 const ts = 'timestamp(0)' as any
 
 async function lookup(db: Kysely<any>, table: string, rows: Array<[number, string]>) {
-  await db.schema.createTable(table)
+  await db.schema
+    .createTable(table)
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
     .execute()
-  await db.insertInto(table).values(rows.map(([id, name]) => ({ id, name }))).execute()
+  await db
+    .insertInto(table)
+    .values(rows.map(([id, name]) => ({ id, name })))
+    .execute()
 }
 
 async function index(db: Kysely<any>, table: string, columns: string[]) {
-  await db.schema.createIndex(`${table}_${columns.join('_')}_idx`).on(table).columns(columns).execute()
+  await db.schema
+    .createIndex(`${table}_${columns.join('_')}_idx`)
+    .on(table)
+    .columns(columns)
+    .execute()
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
   await lookup(db, 'job_types', [
-    [1, 'SupervisedTagDiscovery'], [2, 'RandomWindowTagging'], [3, 'TagAnalysis'], [4, 'AdaptAnalysis'],
-    [5, 'Transcription'], [6, 'UnknownTagDiscovery'], [7, 'UnsupervisedTagDiscovery'], [8, 'Test'],
-    [9, 'ImportAudioFile'], [10, 'SupervisedTagDiscoveryParent'], [11, 'SupervisedTagDiscoveryChild'],
+    [1, 'SupervisedTagDiscovery'],
+    [2, 'RandomWindowTagging'],
+    [3, 'TagAnalysis'],
+    [4, 'AdaptAnalysis'],
+    [5, 'Transcription'],
+    [6, 'UnknownTagDiscovery'],
+    [7, 'UnsupervisedTagDiscovery'],
+    [8, 'Test'],
+    [9, 'ImportAudioFile'],
+    [10, 'SupervisedTagDiscoveryParent'],
+    [11, 'SupervisedTagDiscoveryChild'],
   ])
   await lookup(db, 'job_status_types', [
-    [1, 'Unknown'], [2, 'Queued'], [3, 'Running'], [4, 'Error'], [5, 'Stopped'], [6, 'Complete'],
+    [1, 'Unknown'],
+    [2, 'Queued'],
+    [3, 'Running'],
+    [4, 'Error'],
+    [5, 'Stopped'],
+    [6, 'Complete'],
   ])
-  const mediaKinds: Array<[number, string]> = [[1, 'audio'], [2, 'image'], [3, 'movement'], [4, 'text'], [5, 'video']]
+  const mediaKinds: Array<[number, string]> = [
+    [1, 'audio'],
+    [2, 'image'],
+    [3, 'movement'],
+    [4, 'text'],
+    [5, 'video'],
+  ]
   await lookup(db, 'project_types', mediaKinds)
   await lookup(db, 'media_types', mediaKinds)
 
-  await db.schema.createTable('users')
+  await db.schema
+    .createTable('users')
     .addColumn('id', 'integer', id)
     .addColumn('username', 'varchar(150)', (c) => c.notNull().unique())
     .addColumn('password', 'varchar(255)', (c) => c.notNull())
@@ -41,30 +69,35 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
 
   // authentication-framework groups, shown as `groups` in user/ output
-  await db.schema.createTable('auth_groups')
+  await db.schema
+    .createTable('auth_groups')
     .addColumn('id', 'integer', id)
     .addColumn('name', 'varchar(150)', (c) => c.notNull().unique())
     .execute()
-  await db.schema.createTable('user_auth_groups')
+  await db.schema
+    .createTable('user_auth_groups')
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('group_id', 'integer', (c) => c.notNull().references('auth_groups.id').onDelete('cascade'))
     .addPrimaryKeyConstraint('user_auth_groups_pk', ['user_id', 'group_id'])
     .execute()
 
-  await db.schema.createTable('tokens')
+  await db.schema
+    .createTable('tokens')
     .addColumn('key', 'char(40)', (c) => c.primaryKey())
     .addColumn('user_id', 'integer', (c) => c.notNull().unique().references('users.id').onDelete('cascade'))
     .addColumn('created', ts, (c) => c.notNull())
     .execute()
 
-  await db.schema.createTable('sessions')
+  await db.schema
+    .createTable('sessions')
     .addColumn('key', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('expires', ts, (c) => c.notNull())
     .execute()
   await index(db, 'sessions', ['user_id'])
 
-  await db.schema.createTable('libraries')
+  await db.schema
+    .createTable('libraries')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -72,7 +105,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'libraries', ['user_id'])
 
-  await db.schema.createTable('sensor_arrays')
+  await db.schema
+    .createTable('sensor_arrays')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -81,7 +115,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'sensor_arrays', ['user_id'])
 
-  await db.schema.createTable('sensors')
+  await db.schema
+    .createTable('sensors')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('sensor_array_id', 'integer', (c) => c.references('sensor_arrays.id').onDelete('cascade'))
@@ -95,7 +130,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'sensors', ['user_id'])
   await index(db, 'sensors', ['sensor_array_id'])
 
-  await db.schema.createTable('media_files')
+  await db.schema
+    .createTable('media_files')
     .addColumn('id', 'integer', id)
     .addColumn('file', 'varchar(1024)', (c) => c.notNull())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
@@ -115,7 +151,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'media_files', ['sensor_id'])
   await index(db, 'media_files', ['library_id', 'md5'])
 
-  await db.schema.createTable('media_file_metadata')
+  await db.schema
+    .createTable('media_file_metadata')
     .addColumn('id', 'integer', id)
     .addColumn('media_file_id', 'integer', (c) => c.notNull().references('media_files.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -124,7 +161,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'media_file_metadata', ['media_file_id'])
 
-  await db.schema.createTable('media_file_user_metadata_fields')
+  await db.schema
+    .createTable('media_file_user_metadata_fields')
     .addColumn('id', 'integer', id)
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
     .addColumn('library_id', 'integer', (c) => c.notNull().references('libraries.id').onDelete('cascade'))
@@ -132,16 +170,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('media_file_user_metadata_fields_library_name_key', ['library_id', 'name'])
     .execute()
 
-  await db.schema.createTable('media_file_user_metadata')
+  await db.schema
+    .createTable('media_file_user_metadata')
     .addColumn('id', 'integer', id)
     .addColumn('media_file_id', 'integer', (c) => c.notNull().references('media_files.id').onDelete('cascade'))
-    .addColumn('metadata_field_id', 'integer', (c) => c.notNull().references('media_file_user_metadata_fields.id').onDelete('cascade'))
+    .addColumn('metadata_field_id', 'integer', (c) =>
+      c.notNull().references('media_file_user_metadata_fields.id').onDelete('cascade'),
+    )
     .addColumn('value', 'text', (c) => c.notNull().defaultTo(''))
     .addUniqueConstraint('media_file_user_metadata_file_field_key', ['media_file_id', 'metadata_field_id'])
     .execute()
   await index(db, 'media_file_user_metadata', ['metadata_field_id'])
 
-  await db.schema.createTable('user_settings')
+  await db.schema
+    .createTable('user_settings')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -159,7 +201,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('transcript_format', 'varchar(255)', (c) => c.notNull())
     .$call((t) => {
       for (const view of ['file_view', 'catalog_view', 'tag_view']) {
-        t = t.addColumn(`${view}_window_size_in_seconds`, 'double precision', (c) => c.notNull())
+        t = t
+          .addColumn(`${view}_window_size_in_seconds`, 'double precision', (c) => c.notNull())
           .addColumn(`${view}_spectra_minimum_band_frequency`, 'double precision', (c) => c.notNull())
           .addColumn(`${view}_spectra_maximum_band_frequency`, 'double precision', (c) => c.notNull())
           .addColumn(`${view}_spectra_damping_factor`, 'double precision', (c) => c.notNull())
@@ -171,7 +214,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('user_settings_user_name_key', ['user_id', 'name'])
     .execute()
 
-  await db.schema.createTable('projects')
+  await db.schema
+    .createTable('projects')
     .addColumn('id', 'integer', id)
     .addColumn('type_id', 'integer', (c) => c.notNull().references('project_types.id'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -186,14 +230,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'projects', ['user_id'])
 
-  await db.schema.createTable('project_media_files')
+  await db.schema
+    .createTable('project_media_files')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id').onDelete('cascade'))
     .addColumn('media_file_id', 'integer', (c) => c.notNull().references('media_files.id').onDelete('cascade'))
     .addPrimaryKeyConstraint('project_media_files_pk', ['project_id', 'media_file_id'])
     .execute()
   await index(db, 'project_media_files', ['media_file_id'])
 
-  await db.schema.createTable('tag_sets')
+  await db.schema
+    .createTable('tag_sets')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -203,7 +249,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'tag_sets', ['user_id'])
   await index(db, 'tag_sets', ['library_id'])
 
-  await db.schema.createTable('tag_classes')
+  await db.schema
+    .createTable('tag_classes')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('library_id', 'integer', (c) => c.notNull().references('libraries.id').onDelete('cascade'))
@@ -212,7 +259,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'tag_classes', ['library_id'])
 
-  await db.schema.createTable('tag_examples')
+  await db.schema
+    .createTable('tag_examples')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
@@ -226,7 +274,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'tag_examples', ['tag_set_id'])
   await index(db, 'tag_examples', ['media_file_id'])
 
-  await db.schema.createTable('tags')
+  await db.schema
+    .createTable('tags')
     .addColumn('id', 'integer', id)
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('creation_date', ts, (c) => c.notNull())
@@ -251,7 +300,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'tags', ['parent_tag_id'])
   await index(db, 'tags', ['tag_example_id'])
 
-  await db.schema.createTable('jobs')
+  await db.schema
+    .createTable('jobs')
     .addColumn('id', 'integer', id)
     .addColumn('name', 'varchar(255)', (c) => c.notNull().defaultTo(''))
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
@@ -279,7 +329,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'jobs', ['parent_job_id'])
   await index(db, 'jobs', ['status_id'])
 
-  await db.schema.createTable('job_parameters')
+  await db.schema
+    .createTable('job_parameters')
     .addColumn('id', 'integer', id)
     .addColumn('job_id', 'integer', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -287,7 +338,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'job_parameters', ['job_id'])
 
-  await db.schema.createTable('job_result_files')
+  await db.schema
+    .createTable('job_result_files')
     .addColumn('id', 'integer', id)
     .addColumn('job_id', 'integer', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
     .addColumn('creation_date', ts, (c) => c.notNull())
@@ -296,7 +348,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'job_result_files', ['job_id'])
 
-  await db.schema.createTable('random_windows')
+  await db.schema
+    .createTable('random_windows')
     .addColumn('id', 'integer', id)
     .addColumn('job_id', 'integer', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
     .addColumn('media_file_id', 'integer', (c) => c.notNull().references('media_files.id').onDelete('cascade'))
@@ -306,7 +359,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index(db, 'random_windows', ['job_id'])
   await index(db, 'random_windows', ['media_file_id'])
 
-  await db.schema.createTable('app_user_groups')
+  await db.schema
+    .createTable('app_user_groups')
     .addColumn('id', 'integer', id)
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
     .addColumn('creation_date', ts, (c) => c.notNull())
@@ -314,18 +368,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await index(db, 'app_user_groups', ['created_by'])
 
-  await db.schema.createTable('app_user_group_users')
+  await db.schema
+    .createTable('app_user_group_users')
     .addColumn('group_id', 'integer', (c) => c.notNull().references('app_user_groups.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addPrimaryKeyConstraint('app_user_group_users_pk', ['group_id', 'user_id'])
     .execute()
   await index(db, 'app_user_group_users', ['user_id'])
 
-  await db.schema.createTable('app_permissions')
+  await db.schema
+    .createTable('app_permissions')
     .addColumn('id', 'integer', id)
     .addColumn('bearer_type', 'varchar(32)', (c) => c.notNull().check(sql`bearer_type in ('user', 'appusergroup')`))
     .addColumn('bearer_id', 'integer', (c) => c.notNull())
-    .addColumn('target_type', 'varchar(32)', (c) => c.notNull().check(sql`target_type in ('tagset', 'library', 'appusergroup')`))
+    .addColumn('target_type', 'varchar(32)', (c) =>
+      c.notNull().check(sql`target_type in ('tagset', 'library', 'appusergroup')`),
+    )
     .addColumn('target_id', 'integer', (c) => c.notNull())
     .addColumn('creation_date', ts, (c) => c.notNull())
     .addColumn('created_by', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
@@ -340,10 +398,36 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const t of [
-    'app_permissions', 'app_user_group_users', 'app_user_groups', 'random_windows', 'job_result_files',
-    'job_parameters', 'jobs', 'tags', 'tag_examples', 'tag_classes', 'tag_sets', 'project_media_files',
-    'projects', 'user_settings', 'media_file_user_metadata', 'media_file_user_metadata_fields',
-    'media_file_metadata', 'media_files', 'sensors', 'sensor_arrays', 'libraries', 'sessions', 'tokens',
-    'user_auth_groups', 'auth_groups', 'users', 'media_types', 'project_types', 'job_status_types', 'job_types',
-  ]) await db.schema.dropTable(t).execute()
+    'app_permissions',
+    'app_user_group_users',
+    'app_user_groups',
+    'random_windows',
+    'job_result_files',
+    'job_parameters',
+    'jobs',
+    'tags',
+    'tag_examples',
+    'tag_classes',
+    'tag_sets',
+    'project_media_files',
+    'projects',
+    'user_settings',
+    'media_file_user_metadata',
+    'media_file_user_metadata_fields',
+    'media_file_metadata',
+    'media_files',
+    'sensors',
+    'sensor_arrays',
+    'libraries',
+    'sessions',
+    'tokens',
+    'user_auth_groups',
+    'auth_groups',
+    'users',
+    'media_types',
+    'project_types',
+    'job_status_types',
+    'job_types',
+  ])
+    await db.schema.dropTable(t).execute()
 }

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely'
 // (database clock, so every worker agrees) says when another may take it over.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('jobs')
+  await db.schema
+    .alterTable('jobs')
     .addColumn('worker_id', 'varchar(255)')
     .addColumn('lease_expires', 'timestamptz')
     .execute()

@@ -8,12 +8,17 @@ import { sql, type Kysely } from 'kysely'
 // by server/resources/tagSetCount.ts). Rows of a deleted tag set go with it.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('tag_set_tag_counts')
+  await db.schema
+    .createTable('tag_set_tag_counts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
     .addColumn('delta', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('tag_set_tag_counts_tag_set_id_idx').on('tag_set_tag_counts').columns(['tag_set_id', 'id']).execute()
+  await db.schema
+    .createIndex('tag_set_tag_counts_tag_set_id_idx')
+    .on('tag_set_tag_counts')
+    .columns(['tag_set_id', 'id'])
+    .execute()
 
   // a tag set being deleted takes its tags along (cascade): it gets no rows, its own go with it
   await sql`create function tag_set_counts_inserted() returns trigger language plpgsql as $$
@@ -47,13 +52,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger tags_counted_delete after delete on tags
     referencing old table as old_tags for each statement execute function tag_set_counts_deleted()`.execute(db)
   await sql`create trigger tags_counted_update after update on tags
-    referencing old table as old_tags new table as new_tags for each statement execute function tag_set_counts_moved()`.execute(db)
+    referencing old table as old_tags new table as new_tags for each statement execute function tag_set_counts_moved()`.execute(
+    db,
+  )
 
-  await sql`insert into tag_set_tag_counts (tag_set_id, delta) select tag_set_id, count(*) from tags group by tag_set_id`.execute(db)
+  await sql`insert into tag_set_tag_counts (tag_set_id, delta) select tag_set_id, count(*) from tags group by tag_set_id`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['insert', 'delete', 'update']) await sql`drop trigger ${sql.raw(`tags_counted_${t}`)} on tags`.execute(db)
-  for (const f of ['inserted', 'deleted', 'moved']) await sql`drop function ${sql.raw(`tag_set_counts_${f}`)}()`.execute(db)
+  for (const t of ['insert', 'delete', 'update'])
+    await sql`drop trigger ${sql.raw(`tags_counted_${t}`)} on tags`.execute(db)
+  for (const f of ['inserted', 'deleted', 'moved'])
+    await sql`drop function ${sql.raw(`tag_set_counts_${f}`)}()`.execute(db)
   await db.schema.dropTable('tag_set_tag_counts').execute()
 }

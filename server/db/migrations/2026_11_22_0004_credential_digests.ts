@@ -8,8 +8,14 @@ import { Kysely, sql } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('tokens').addColumn('digest', 'char(64)').execute()
-  await db.updateTable('tokens').set({ digest: sql`encode(sha256(convert_to(key, 'UTF8')), 'hex')` }).execute()
-  await db.schema.alterTable('tokens').alterColumn('digest', (c) => c.setNotNull()).execute()
+  await db
+    .updateTable('tokens')
+    .set({ digest: sql`encode(sha256(convert_to(key, 'UTF8')), 'hex')` })
+    .execute()
+  await db.schema
+    .alterTable('tokens')
+    .alterColumn('digest', (c) => c.setNotNull())
+    .execute()
   await db.schema.createIndex('tokens_digest_key').unique().on('tokens').column('digest').execute()
   await db.deleteFrom('sessions').execute()
 }

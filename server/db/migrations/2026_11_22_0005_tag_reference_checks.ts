@@ -59,7 +59,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger tags_references_insert after insert on tags
     referencing new table as new_tags for each statement execute function tags_references_inserted()`.execute(db)
   await sql`create trigger tags_references_update after update on tags
-    referencing old table as old_tags new table as new_tags for each statement execute function tags_references_updated()`.execute(db)
+    referencing old table as old_tags new table as new_tags for each statement execute function tags_references_updated()`.execute(
+    db,
+  )
 
   await sql`create function tags_deleted_with_parent() returns trigger language plpgsql as $$
     begin
@@ -78,13 +80,22 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const { parent } of REFERENCES) await sql`drop trigger ${sql.id(`${parent}_delete_tags`)} on ${sql.table(parent)}`.execute(db)
+  for (const { parent } of REFERENCES)
+    await sql`drop trigger ${sql.id(`${parent}_delete_tags`)} on ${sql.table(parent)}`.execute(db)
   await sql`drop trigger tags_references_insert on tags`.execute(db)
   await sql`drop trigger tags_references_update on tags`.execute(db)
-  for (const f of ['tags_deleted_with_parent()', 'tags_references_inserted()', 'tags_references_updated()',
-    'tag_parents_locked(integer[], integer[], integer[], integer[])']) await sql`drop function ${sql.raw(f)}`.execute(db)
+  for (const f of [
+    'tags_deleted_with_parent()',
+    'tags_references_inserted()',
+    'tags_references_updated()',
+    'tag_parents_locked(integer[], integer[], integer[], integer[])',
+  ])
+    await sql`drop function ${sql.raw(f)}`.execute(db)
   for (const { column, parent } of REFERENCES) {
-    await db.schema.alterTable('tags').addForeignKeyConstraint(`tags_${column}_fkey`, [column], parent, ['id'])
-      .onDelete('cascade').execute()
+    await db.schema
+      .alterTable('tags')
+      .addForeignKeyConstraint(`tags_${column}_fkey`, [column], parent, ['id'])
+      .onDelete('cascade')
+      .execute()
   }
 }

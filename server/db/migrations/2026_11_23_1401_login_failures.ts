@@ -7,7 +7,8 @@ import { Kysely, sql } from 'kysely'
 // typed in the wrong field) are not kept as they were typed.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('login_failures')
+  await db.schema
+    .createTable('login_failures')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
     .addColumn('address', 'text', (c) => c.notNull())
     .addColumn('pair', 'char(64)', (c) => c.notNull())

@@ -5,7 +5,11 @@ import { sql, type Kysely } from 'kysely'
 // channel `mas_callers` with the user's id as payload, and every server drops what it remembers of that
 // user. A TRUNCATE announces an empty payload: forget everyone.
 
-const TABLES = [['users', 'id'], ['tokens', 'user_id'], ['sessions', 'user_id']] as const
+const TABLES = [
+  ['users', 'id'],
+  ['tokens', 'user_id'],
+  ['sessions', 'user_id'],
+] as const
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`

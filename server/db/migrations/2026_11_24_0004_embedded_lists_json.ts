@@ -23,17 +23,38 @@ interface Embedded {
 
 const EMBEDDED: Embedded[] = [
   {
-    child: 'media_file_metadata', parent: 'media_files', parentColumn: 'media_file_id', column: 'metadata_json',
-    fields: [['id', 'id'], ['media_file_id', 'mediaFile'], ['name', 'name'], ['value', 'value'], ['user_editable', 'userEditable']],
+    child: 'media_file_metadata',
+    parent: 'media_files',
+    parentColumn: 'media_file_id',
+    column: 'metadata_json',
+    fields: [
+      ['id', 'id'],
+      ['media_file_id', 'mediaFile'],
+      ['name', 'name'],
+      ['value', 'value'],
+      ['user_editable', 'userEditable'],
+    ],
   },
   {
-    child: 'job_parameters', parent: 'jobs', parentColumn: 'job_id', column: 'parameters_json',
-    fields: [['id', 'id'], ['job_id', 'job'], ['name', 'name'], ['value', 'value']],
+    child: 'job_parameters',
+    parent: 'jobs',
+    parentColumn: 'job_id',
+    column: 'parameters_json',
+    fields: [
+      ['id', 'id'],
+      ['job_id', 'job'],
+      ['name', 'name'],
+      ['value', 'value'],
+    ],
   },
 ]
 
 /** names of an embedded list's functions and triggers */
-const named = (e: Embedded) => ({ write: `${e.parent}_${e.column}`, changed: `${e.child}_changed`, trigger: (event: string) => `${e.child}_${event}_json` })
+const named = (e: Embedded) => ({
+  write: `${e.parent}_${e.column}`,
+  changed: `${e.child}_changed`,
+  trigger: (event: string) => `${e.child}_${event}_json`,
+})
 
 export async function up(db: Kysely<any>): Promise<void> {
   for (const e of EMBEDDED) {
@@ -69,13 +90,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create trigger ${sql.id(n.trigger('insert'))} after insert on ${sql.table(e.child)}
       referencing new table as new_rows for each statement execute function ${sql.id(n.changed)}()`.execute(db)
     await sql`create trigger ${sql.id(n.trigger('update'))} after update on ${sql.table(e.child)}
-      referencing old table as old_rows new table as new_rows for each statement execute function ${sql.id(n.changed)}()`.execute(db)
+      referencing old table as old_rows new table as new_rows for each statement execute function ${sql.id(n.changed)}()`.execute(
+      db,
+    )
     await sql`create trigger ${sql.id(n.trigger('delete'))} after delete on ${sql.table(e.child)}
       referencing old table as old_rows for each statement execute function ${sql.id(n.changed)}()`.execute(db)
     await sql`create trigger ${sql.id(n.trigger('truncate'))} after truncate on ${sql.table(e.child)}
       for each statement execute function ${sql.id(n.changed)}()`.execute(db)
     // the records already there
-    await sql`select ${sql.id(n.write)}(array(select distinct ${sql.id(e.parentColumn)} from ${sql.table(e.child)}))`.execute(db)
+    await sql`select ${sql.id(n.write)}(array(select distinct ${sql.id(e.parentColumn)} from ${sql.table(e.child)}))`.execute(
+      db,
+    )
   }
 }
 

@@ -4,10 +4,16 @@ import type { Kysely } from 'kysely'
 // type reads the project's media files waits for one before any worker claims it.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('jobs').alterColumn('project_id', (c) => c.dropNotNull()).execute()
+  await db.schema
+    .alterTable('jobs')
+    .alterColumn('project_id', (c) => c.dropNotNull())
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('jobs').where('project_id', 'is', null).execute()
-  await db.schema.alterTable('jobs').alterColumn('project_id', (c) => c.setNotNull()).execute()
+  await db.schema
+    .alterTable('jobs')
+    .alterColumn('project_id', (c) => c.setNotNull())
+    .execute()
 }

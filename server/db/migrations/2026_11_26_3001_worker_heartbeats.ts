@@ -7,7 +7,8 @@ import { Kysely, sql } from 'kysely'
 // which stops counting once it is no longer renewed.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('worker_heartbeats')
+  await db.schema
+    .createTable('worker_heartbeats')
     .addColumn('worker_id', 'text', (c) => c.primaryKey())
     .addColumn('started', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('renewed', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))

@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely'
 // A login code: a one-time, short-lived secret (kept as its sha256) that a page exchanges for a session.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('tag_reviews')
+  await db.schema
+    .createTable('tag_reviews')
     .addColumn('id', 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_id', 'integer', (c) => c.notNull().references('tags.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
@@ -17,12 +18,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await db.schema.createIndex('tag_reviews_user_id_idx').on('tag_reviews').column('user_id').execute()
   await db.schema.createIndex('tag_reviews_tag_class_id_idx').on('tag_reviews').column('tag_class_id').execute()
-  await db.schema.createTable('login_codes')
+  await db.schema
+    .createTable('login_codes')
     .addColumn('digest', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('expires', 'timestamp(0)' as any, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('tags_tag_set_id_strength_idx').on('tags').columns(['tag_set_id', 'strength', 'id']).execute()
+  await db.schema
+    .createIndex('tags_tag_set_id_strength_idx')
+    .on('tags')
+    .columns(['tag_set_id', 'strength', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -7,7 +7,10 @@ import { sql, type Kysely } from 'kysely'
 // default adds the column without rewriting the table; no trigger reads it.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('tags').addColumn('annotations', 'json', (c) => c.notNull().defaultTo(sql`'{}'::json`)).execute()
+  await db.schema
+    .alterTable('tags')
+    .addColumn('annotations', 'json', (c) => c.notNull().defaultTo(sql`'{}'::json`))
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -31,10 +31,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const [table, columns] of NAMED) {
     // a row whose name (or library) really changed; every delete statement
     const changed = columns.map((c) => `old.${c} is distinct from new.${c}`).join(' or ')
-    await sql.raw(`create trigger ${table}_renamed after update of ${columns.join(', ')} on ${table}
-      for each row when (${changed}) execute function names_changed()`).execute(db)
-    await sql.raw(`create trigger ${table}_deleted after delete on ${table}
-      for each statement execute function names_changed()`).execute(db)
+    await sql
+      .raw(
+        `create trigger ${table}_renamed after update of ${columns.join(', ')} on ${table}
+      for each row when (${changed}) execute function names_changed()`,
+      )
+      .execute(db)
+    await sql
+      .raw(
+        `create trigger ${table}_deleted after delete on ${table}
+      for each statement execute function names_changed()`,
+      )
+      .execute(db)
   }
 }
 

@@ -8,14 +8,19 @@ import { sql, type Kysely } from 'kysely'
 // a row about to be refused for naming no tag (its foreign key's error stays the one raised).
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('tag_reviews')
+  await db.schema
+    .alterTable('tag_reviews')
     .addColumn('tag_set_id', 'integer')
     .addColumn('tagged_class_id', 'integer')
     .addColumn('tag_strength', 'double precision')
     .execute()
   await sql`update tag_reviews r set tag_set_id = t.tag_set_id, tagged_class_id = t.tag_class_id, tag_strength = t.strength
     from tags t where t.id = r.tag_id`.execute(db)
-  await db.schema.createIndex('tag_reviews_tag_set_id_idx').on('tag_reviews').columns(['tag_set_id', 'tag_id']).execute()
+  await db.schema
+    .createIndex('tag_reviews_tag_set_id_idx')
+    .on('tag_reviews')
+    .columns(['tag_set_id', 'tag_id'])
+    .execute()
 
   await sql`create function tag_review_tag_copied() returns trigger language plpgsql as $$
     begin
@@ -48,5 +53,10 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop trigger tag_reviews_tag_copied on tag_reviews`.execute(db)
   await sql`drop function tag_review_tag_copied()`.execute(db)
   await db.schema.dropIndex('tag_reviews_tag_set_id_idx').execute()
-  await db.schema.alterTable('tag_reviews').dropColumn('tag_set_id').dropColumn('tagged_class_id').dropColumn('tag_strength').execute()
+  await db.schema
+    .alterTable('tag_reviews')
+    .dropColumn('tag_set_id')
+    .dropColumn('tagged_class_id')
+    .dropColumn('tag_strength')
+    .execute()
 }

@@ -94,33 +94,63 @@ const moved = sql`
     end`
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('tag_set_tag_counts').addColumn('machine_delta', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
-  await db.schema.alterTable('tag_set_tag_counts').addColumn('user_delta', 'bigint', (c) => c.notNull().defaultTo(0)).execute()
-  await db.schema.createTable('tag_class_counts')
+  await db.schema
+    .alterTable('tag_set_tag_counts')
+    .addColumn('machine_delta', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute()
+  await db.schema
+    .alterTable('tag_set_tag_counts')
+    .addColumn('user_delta', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute()
+  await db.schema
+    .createTable('tag_class_counts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
     .addColumn('tag_class_id', 'integer', (c) => c.notNull().references('tag_classes.id').onDelete('cascade'))
     .addColumn('delta', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('tag_class_counts_key_idx').on('tag_class_counts').columns(['tag_set_id', 'tag_class_id', 'id']).execute()
+  await db.schema
+    .createIndex('tag_class_counts_key_idx')
+    .on('tag_class_counts')
+    .columns(['tag_set_id', 'tag_class_id', 'id'])
+    .execute()
   // the cascade from a deleted class
-  await db.schema.createIndex('tag_class_counts_tag_class_id_idx').on('tag_class_counts').column('tag_class_id').execute()
-  await db.schema.createTable('tag_file_counts')
+  await db.schema
+    .createIndex('tag_class_counts_tag_class_id_idx')
+    .on('tag_class_counts')
+    .column('tag_class_id')
+    .execute()
+  await db.schema
+    .createTable('tag_file_counts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
     .addColumn('media_file_id', 'integer', (c) => c.notNull().references('media_files.id').onDelete('cascade'))
     .addColumn('delta', 'bigint', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('tag_file_counts_key_idx').on('tag_file_counts').columns(['tag_set_id', 'media_file_id', 'id']).execute()
+  await db.schema
+    .createIndex('tag_file_counts_key_idx')
+    .on('tag_file_counts')
+    .columns(['tag_set_id', 'media_file_id', 'id'])
+    .execute()
   // ?mediaFile= (over every tag set) and the cascade from a deleted media file
-  await db.schema.createIndex('tag_file_counts_media_file_id_idx').on('tag_file_counts').columns(['media_file_id', 'tag_set_id']).execute()
+  await db.schema
+    .createIndex('tag_file_counts_media_file_id_idx')
+    .on('tag_file_counts')
+    .columns(['media_file_id', 'tag_set_id'])
+    .execute()
 
   await sql`create or replace function tags_inserted() returns trigger language plpgsql as $$${inserted}$$`.execute(db)
-  await sql`create or replace function tag_set_counts_deleted() returns trigger language plpgsql as $$${deleted}$$`.execute(db)
-  await sql`create or replace function tag_set_counts_moved() returns trigger language plpgsql as $$${moved}$$`.execute(db)
+  await sql`create or replace function tag_set_counts_deleted() returns trigger language plpgsql as $$${deleted}$$`.execute(
+    db,
+  )
+  await sql`create or replace function tag_set_counts_moved() returns trigger language plpgsql as $$${moved}$$`.execute(
+    db,
+  )
 
   await sql`insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
-    select tag_set_id, 0, count(*) filter (where machine_tagged), count(*) filter (where user_tagged) from tags group by tag_set_id`.execute(db)
+    select tag_set_id, 0, count(*) filter (where machine_tagged), count(*) filter (where user_tagged) from tags group by tag_set_id`.execute(
+    db,
+  )
   await sql`insert into tag_class_counts (tag_set_id, tag_class_id, delta)
     select tag_set_id, tag_class_id, count(*) from tags group by tag_set_id, tag_class_id`.execute(db)
   await sql`insert into tag_file_counts (tag_set_id, media_file_id, delta)

@@ -5,7 +5,11 @@ import type { Kysely } from 'kysely'
 // (docs/decisions.md, "Lists at scale").
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('tags_tag_set_id_machine_tagged_id_idx').on('tags').columns(['tag_set_id', 'machine_tagged', 'id']).execute()
+  await db.schema
+    .createIndex('tags_tag_set_id_machine_tagged_id_idx')
+    .on('tags')
+    .columns(['tag_set_id', 'machine_tagged', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -47,8 +47,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The strength is brought into [0, 1] before it is multiplied: times 10, a strength near the largest double
   // would overflow, an error in PostgreSQL, not an infinity.
   await sql`create function tag_strength_band(strength double precision) returns smallint
-    language sql immutable parallel safe as $$ select least(floor(least(greatest(strength, 0), 1) * 10), 9)::smallint $$`.execute(db)
-  await db.schema.createTable('tag_band_counts')
+    language sql immutable parallel safe as $$ select least(floor(least(greatest(strength, 0), 1) * 10), 9)::smallint $$`.execute(
+    db,
+  )
+  await db.schema
+    .createTable('tag_band_counts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('tag_set_id', 'integer', (c) => c.notNull().references('tag_sets.id').onDelete('cascade'))
     .addColumn('tag_class_id', 'integer', (c) => c.notNull().references('tag_classes.id').onDelete('cascade'))
@@ -67,15 +70,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger tags_strength_bands_delete after delete on tags
     referencing old table as old_tags for each statement execute function tag_band_counts_deleted()`.execute(db)
   await sql`create trigger tags_strength_bands_update after update on tags
-    referencing old table as old_tags new table as new_tags for each statement execute function tag_band_counts_moved()`.execute(db)
+    referencing old table as old_tags new table as new_tags for each statement execute function tag_band_counts_moved()`.execute(
+    db,
+  )
 
   await sql`insert into tag_band_counts (tag_set_id, tag_class_id, band, delta)
     select tag_set_id, tag_class_id, tag_strength_band(strength), count(*) from tags group by 1, 2, 3`.execute(db)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['insert', 'delete', 'update']) await sql`drop trigger ${sql.raw(`tags_strength_bands_${t}`)} on tags`.execute(db)
-  for (const f of ['inserted', 'deleted', 'moved']) await sql`drop function ${sql.raw(`tag_band_counts_${f}`)}()`.execute(db)
+  for (const t of ['insert', 'delete', 'update'])
+    await sql`drop trigger ${sql.raw(`tags_strength_bands_${t}`)} on tags`.execute(db)
+  for (const f of ['inserted', 'deleted', 'moved'])
+    await sql`drop function ${sql.raw(`tag_band_counts_${f}`)}()`.execute(db)
   await db.schema.dropTable('tag_band_counts').execute()
   await sql`drop function tag_strength_band(double precision)`.execute(db)
 }

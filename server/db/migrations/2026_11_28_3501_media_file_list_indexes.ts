@@ -11,7 +11,11 @@ import type { Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('media_files_library_id_id_idx').on('media_files').columns(['library_id', 'id']).execute()
-  await db.schema.createIndex('media_files_sensor_id_library_id_idx').on('media_files').columns(['sensor_id', 'library_id']).execute()
+  await db.schema
+    .createIndex('media_files_sensor_id_library_id_idx')
+    .on('media_files')
+    .columns(['sensor_id', 'library_id'])
+    .execute()
   await db.schema.dropIndex('media_files_library_id_idx').execute()
   await db.schema.dropIndex('media_files_sensor_id_idx').execute()
 }

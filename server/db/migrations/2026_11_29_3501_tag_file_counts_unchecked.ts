@@ -18,8 +18,12 @@ const parentsDeleted = (column: 'tag_set_id' | 'media_file_id') => sql`
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table tag_file_counts drop constraint tag_file_counts_tag_set_id_fkey`.execute(db)
   await sql`alter table tag_file_counts drop constraint tag_file_counts_media_file_id_fkey`.execute(db)
-  await sql`create function tag_file_counts_of_tag_sets_deleted() returns trigger language plpgsql as $$${parentsDeleted('tag_set_id')}$$`.execute(db)
-  await sql`create function tag_file_counts_of_media_files_deleted() returns trigger language plpgsql as $$${parentsDeleted('media_file_id')}$$`.execute(db)
+  await sql`create function tag_file_counts_of_tag_sets_deleted() returns trigger language plpgsql as $$${parentsDeleted('tag_set_id')}$$`.execute(
+    db,
+  )
+  await sql`create function tag_file_counts_of_media_files_deleted() returns trigger language plpgsql as $$${parentsDeleted('media_file_id')}$$`.execute(
+    db,
+  )
   await sql`create trigger tag_file_counts_gone after delete on tag_sets referencing old table as old_parents
     for each statement execute function tag_file_counts_of_tag_sets_deleted()`.execute(db)
   await sql`create trigger tag_file_counts_gone after delete on media_files referencing old table as old_parents

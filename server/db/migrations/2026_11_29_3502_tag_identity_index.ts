@@ -9,11 +9,19 @@ import type { Kysely } from 'kysely'
 // a deleted media file) are its prefix.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('tags_media_file_id_tag_class_id_start_time_idx').on('tags').columns(['media_file_id', 'tag_class_id', 'start_time']).execute()
+  await db.schema
+    .createIndex('tags_media_file_id_tag_class_id_start_time_idx')
+    .on('tags')
+    .columns(['media_file_id', 'tag_class_id', 'start_time'])
+    .execute()
   await db.schema.dropIndex('tags_media_file_id_tag_class_id_idx').execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('tags_media_file_id_tag_class_id_idx').on('tags').columns(['media_file_id', 'tag_class_id']).execute()
+  await db.schema
+    .createIndex('tags_media_file_id_tag_class_id_idx')
+    .on('tags')
+    .columns(['media_file_id', 'tag_class_id'])
+    .execute()
   await db.schema.dropIndex('tags_media_file_id_tag_class_id_start_time_idx').execute()
 }

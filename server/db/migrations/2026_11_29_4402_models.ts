@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely'
 // manifest that says how to run it (json, kept as written). Names are unique, so users and jobs name a model.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('models')
+  await db.schema
+    .createTable('models')
     .addColumn('id', 'serial', (c) => c.primaryKey())
     .addColumn('name', 'varchar(255)', (c) => c.notNull().unique())
     .addColumn('version', 'varchar(255)', (c) => c.notNull().defaultTo(''))

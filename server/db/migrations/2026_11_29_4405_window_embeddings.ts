@@ -7,8 +7,15 @@ import { sql, type Kysely } from 'kysely'
 // uncompressed out of line (float16 does not compress), so that a few vectors are read by substring without the rest.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.insertInto('job_types').values([{ id: 14, name: 'EmbedAudio' }, { id: 15, name: 'TrainClassifier' }]).execute()
-  await db.schema.createTable('window_embeddings')
+  await db
+    .insertInto('job_types')
+    .values([
+      { id: 14, name: 'EmbedAudio' },
+      { id: 15, name: 'TrainClassifier' },
+    ])
+    .execute()
+  await db.schema
+    .createTable('window_embeddings')
     .addColumn('id', 'serial', (c) => c.primaryKey())
     .addColumn('media_file_id', 'integer', (c) => c.notNull().references('media_files.id').onDelete('cascade'))
     .addColumn('library_id', 'integer', (c) => c.notNull().references('libraries.id').onDelete('cascade'))
@@ -25,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('window_embeddings_once', ['media_file_id', 'kind', 'window_seconds', 'hop_seconds'])
     .execute()
   await sql`alter table window_embeddings alter column vectors set storage external`.execute(db)
-  await db.schema.createIndex('window_embeddings_library_kind').on('window_embeddings').columns(['library_id', 'kind', 'id']).execute()
+  await db.schema
+    .createIndex('window_embeddings_library_kind')
+    .on('window_embeddings')
+    .columns(['library_id', 'kind', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

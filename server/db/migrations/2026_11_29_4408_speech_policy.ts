@@ -6,8 +6,14 @@ import { sql, type Kysely } from 'kysely'
 // not been listened to is withheld from readers, so the column starts null for every file.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('libraries')
-    .addColumn('speech_policy', 'varchar(8)', (c) => c.notNull().defaultTo('keep').check(sql`speech_policy in ('keep', 'mute', 'withhold')`))
+  await db.schema
+    .alterTable('libraries')
+    .addColumn('speech_policy', 'varchar(8)', (c) =>
+      c
+        .notNull()
+        .defaultTo('keep')
+        .check(sql`speech_policy in ('keep', 'mute', 'withhold')`),
+    )
     .execute()
   await db.schema.alterTable('media_files').addColumn('speech_scanned_at', 'timestamp').execute()
 }

@@ -69,5 +69,7 @@ const migrations: Record<string, Migration> = {
 }
 
 export const migrationProvider: MigrationProvider = {
-  async getMigrations() { return migrations },
+  async getMigrations() {
+    return migrations
+  },
 }

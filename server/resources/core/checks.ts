@@ -15,32 +15,61 @@ import { readable } from './read.js'
  * On update (`existing` given) a reference left as it is stored is not checked again: a caller who may
  * change a shared record can send it back whole even when it points at something only its owner can read.
  * All fields are checked in one statement. */
-export async function checkReferences<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[],
-  existing: Rec<T> | null = null, fast?: Accelerators): Promise<Record<string, string[]>[]> {
+export async function checkReferences<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  caller: Caller,
+  items: Record<string, unknown>[],
+  existing: Rec<T> | null = null,
+  fast?: Accelerators,
+): Promise<Record<string, string[]>[]> {
   return (await checkAccess(db, def, caller, items, existing, undefined, fast)).errors
 }
 
 /** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
-export interface ScopeAsk { scope: Scope; flag: Flag; rows: AnyRow[] }
+export interface ScopeAsk {
+  scope: Scope
+  flag: Flag
+  rows: AnyRow[]
+}
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
-async function checkAccess<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, items: Record<string, unknown>[], existing: Rec<T> | null,
-  scopeAsk?: ScopeAsk, fast?: Accelerators): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
+async function checkAccess<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  caller: Caller,
+  items: Record<string, unknown>[],
+  existing: Rec<T> | null,
+  scopeAsk?: ScopeAsk,
+  fast?: Accelerators,
+): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
   const asks = asksOf(def, items, existing)
   const keys = scopeAsk ? scopeKeys(scopeAsk.scope, scopeAsk.rows) : []
   if (!asks.length && !keys.length) return { errors, allowed: scopeAsk ? true : null }
-  const { found, allowed } = await readableIds(db, def, caller, asks, scopeAsk ? { ...scopeAsk, rows: keys } : undefined, fast)
+  const { found, allowed } = await readableIds(
+    db,
+    def,
+    caller,
+    asks,
+    scopeAsk ? { ...scopeAsk, rows: keys } : undefined,
+    fast,
+  )
   asks.forEach(({ name, kept }, a) => {
     items.forEach((v, i) => {
-      if (typeof v[name] === 'number' && v[name] !== kept && !found[a].has(v[name] as number)) errors[i][name] = [MSG.pkMissing(v[name])]
+      if (typeof v[name] === 'number' && v[name] !== kept && !found[a].has(v[name] as number))
+        errors[i][name] = [MSG.pkMissing(v[name])]
     })
   })
   return { errors, allowed: scopeAsk ? allowed : null }
 }
 
 /** The references to check: per pk field, the distinct ids the items give (on update, but the one kept). */
-export function asksOf<T extends TableName>(def: ResourceDef<T>, items: Record<string, unknown>[], existing: Rec<T> | null = null): Array<Ask & { kept: number | null }> {
+export function asksOf<T extends TableName>(
+  def: ResourceDef<T>,
+  items: Record<string, unknown>[],
+  existing: Rec<T> | null = null,
+): Array<Ask & { kept: number | null }> {
   const asks: Array<Ask & { kept: number | null }> = []
   for (const [name, f] of Object.entries(def.fields)) {
     if (f.type !== 'pk' || !f.target || f.readOnly) continue
@@ -79,12 +108,20 @@ export const checkCount = (asks: Array<{ ids: number[] }>, scopeAsk: ScopeAsk | 
 
 /** Which of `ids` of each target the caller can read, and whether it holds the flag on every scope row:
  * one statement (a union of one select per target and one per scope row). */
-async function readableIds<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, asks: Ask[],
-  scopeAsk?: ScopeAsk, fast?: Accelerators): Promise<{ found: Set<number>[]; allowed: boolean }> {
+async function readableIds<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  caller: Caller,
+  asks: Ask[],
+  scopeAsk?: ScopeAsk,
+  fast?: Accelerators,
+): Promise<{ found: Set<number>[]; allowed: boolean }> {
   const found = asks.map(() => new Set<number>())
   let allowedRows = 0
   const planned = fast?.checks(def, caller, asks, scopeAsk)
-  const rows = planned ? (await db.executeQuery<AnyRow>(planned)).rows : await checkUnion(anyTable(db), caller, asks, scopeAsk).execute()
+  const rows = planned
+    ? (await db.executeQuery<AnyRow>(planned)).rows
+    : await checkUnion(anyTable(db), caller, asks, scopeAsk).execute()
   for (const r of rows) {
     if (r.ask === -1) allowedRows++
     else found[r.ask as number].add(Number(r.id))
@@ -94,14 +131,24 @@ async function readableIds<T extends TableName>(db: Db, def: ResourceDef<T>, cal
 
 /** The check statement, not compiled: a row (ask, id) per readable id, and (-1, k) per allowed scope row k.
  * At least one ask or scope row. */
-export function checkUnion(db: Kysely<AnyTables>, caller: Caller, asks: Array<{ target: Referent; ids: number[] }>, scopeAsk?: ScopeAsk) {
-  const selects = asks.map(({ target, ids }, a) => readable(db, target, caller)
-    .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
-    .where(sql<boolean>`r.id = any(${ids}::int[])`))
+export function checkUnion(
+  db: Kysely<AnyTables>,
+  caller: Caller,
+  asks: Array<{ target: Referent; ids: number[] }>,
+  scopeAsk?: ScopeAsk,
+) {
+  const selects = asks.map(({ target, ids }, a) =>
+    readable(db, target, caller)
+      .select([sql<number>`${a}::int`.as('ask'), 'r.id'])
+      .where(sql<boolean>`r.id = any(${ids}::int[])`),
+  )
   // a scope row answers (-1, its index) when allowed
   for (const [k, row] of (scopeAsk?.rows ?? []).entries()) {
-    selects.push(db.selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
-      .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)))
+    selects.push(
+      db
+        .selectNoFrom([sql<number>`-1`.as('ask'), sql<number>`${k}::int`.as('id')])
+        .where((eb) => scopeAsk!.scope.allows(eb, caller, valueColumns(row), scopeAsk!.flag)),
+    )
   }
   return selects.slice(1).reduce((u, q) => u.unionAll(q), selects[0])
 }
@@ -114,7 +161,8 @@ export async function scopeAllows(db: Db, scope: Scope, caller: Caller, rows: An
     const key = scopeKey(scope, row)
     if (seen.has(key)) continue
     seen.add(key)
-    const r = await anyTable(db).selectNoFrom((eb) => sql<boolean>`${scope.allows(eb, caller, valueColumns(row), flag)}`.as('ok'))
+    const r = await anyTable(db)
+      .selectNoFrom((eb) => sql<boolean>`${scope.allows(eb, caller, valueColumns(row), flag)}`.as('ok'))
       .executeTakeFirst()
     if (!r?.ok) return false
   }
@@ -126,12 +174,26 @@ export function hasErrors(errors: Record<string, unknown>[]): boolean {
 }
 
 /** `scopeOf`: the scope check the caller's write will need, made with the reference checks (see createRecords). */
-export async function validateItems<T extends TableName>(ctx: Context, def: ResourceDef<T>, data: unknown[], mode: InputMode, existing: Rec<T> | null,
-  scopeOf?: (values: Record<string, unknown>[]) => ScopeAsk) {
+export async function validateItems<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  data: unknown[],
+  mode: InputMode,
+  existing: Rec<T> | null,
+  scopeOf?: (values: Record<string, unknown>[]) => ScopeAsk,
+) {
   const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
   const scopeAsk = scopeOf?.(parsed.filter((p) => !Object.keys(p.errors).length).map((p) => p.values))
-  const checked = await checkAccess(ctx.db, def, ctx.caller, parsed.map((p) => p.values), existing, scopeAsk, ctx.services.fast)
+  const checked = await checkAccess(
+    ctx.db,
+    def,
+    ctx.caller,
+    parsed.map((p) => p.values),
+    existing,
+    scopeAsk,
+    ctx.services.fast,
+  )
   checked.errors.forEach((e, i) => Object.assign(errors[i], e))
   const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null
   for (let i = 0; i < parsed.length; i++) {
@@ -146,7 +208,13 @@ export async function validateItems<T extends TableName>(ctx: Context, def: Reso
   }
   if (def.checkStored) {
     const passed = parsed.map((_p, i) => i).filter((i) => !Object.keys(errors[i]).length)
-    const found = passed.length ? await def.checkStored(ctx.db, passed.map((i) => parsed[i].values), existing) : []
+    const found = passed.length
+      ? await def.checkStored(
+          ctx.db,
+          passed.map((i) => parsed[i].values),
+          existing,
+        )
+      : []
     passed.forEach((i, k) => Object.assign(errors[i], found[k]))
   }
   return { values: parsed.map((p) => p.values), errors, scope }
@@ -157,13 +225,24 @@ const updatableFields = new WeakMap<object, Fields>()
 function writableFields<T extends TableName>(def: ResourceDef<T>, mode: InputMode): Fields {
   if (mode === 'create' || !def.updatable) return def.fields
   let fields = updatableFields.get(def)
-  if (!fields) updatableFields.set(def, fields = Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n))))
+  if (!fields)
+    updatableFields.set(
+      def,
+      (fields = Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n)))),
+    )
   return fields
 }
 
 /** The items whose fields naming the scope's target have no errors (the target exists and is readable), so
  * whether the caller may write it can be said without revealing anything. */
-export function targetKnown<T extends TableName>(def: ResourceDef<T>, scope: Scope, values: Record<string, unknown>[], errors: Record<string, string[]>[]) {
-  const names = Object.entries(def.fields).filter(([, f]) => f.column && scope.columns.includes(f.column)).map(([n]) => n)
+export function targetKnown<T extends TableName>(
+  def: ResourceDef<T>,
+  scope: Scope,
+  values: Record<string, unknown>[],
+  errors: Record<string, string[]>[],
+) {
+  const names = Object.entries(def.fields)
+    .filter(([, f]) => f.column && scope.columns.includes(f.column))
+    .map(([n]) => n)
   return values.filter((v, i) => names.every((n) => !errors[i][n] && n in v))
 }

@@ -33,7 +33,10 @@ export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
 
 /** A list read another way (ResourceDef.listVia): the records the caller may read before the request's
  * filters, as `r`, and the count and pages of the filtered list (ListOptions, with `filtered`). */
-export interface ListVia { base: Query<{}>; options: ListOptions }
+export interface ListVia {
+  base: Query<{}>
+  options: ListOptions
+}
 
 export interface ResourceDef<T extends TableName = TableName> {
   /** path segment and schema key, e.g. 'tag' */
@@ -80,7 +83,11 @@ export interface ResourceDef<T extends TableName = TableName> {
   checkValues?: (values: Record<string, unknown>, existing: Rec<T> | null) => void
   /** checks of the values against stored records (e.g. a media file's length), every item at once; per item,
    * its field errors. Run on every create and update, over the items that passed the other checks, after them. */
-  checkStored?: (db: Db, items: Record<string, unknown>[], existing: Rec<T> | null) => Promise<Record<string, string[]>[]>
+  checkStored?: (
+    db: Db,
+    items: Record<string, unknown>[],
+    existing: Rec<T> | null,
+  ) => Promise<Record<string, string[]>[]>
   /** checkStored of a new record as an SQL condition over its columns' values, so that a single create makes it in
    * its one statement (fast/create.ts). It must be false wherever checkStored finds something wrong, and may be
    * false where it does not: such a create is made again the ordinary way, which runs checkStored. */
@@ -89,7 +96,13 @@ export interface ResourceDef<T extends TableName = TableName> {
    * Run after checkValues. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void
   /** after the row is written, in the same transaction */
-  afterWrite?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context, created: boolean) => Promise<void>
+  afterWrite?: (
+    trx: Transaction<DB>,
+    row: Rec<T>,
+    values: Record<string, unknown>,
+    ctx: Context,
+    created: boolean,
+  ) => Promise<void>
   /** like afterWrite, for updates alone: a create stays one statement (and may be accelerated) */
   afterUpdate?: (trx: Transaction<DB>, row: Rec<T>, values: Record<string, unknown>, ctx: Context) => Promise<void>
   /** before the row is deleted, in the same transaction; may answer what to do once the deletion
@@ -138,8 +151,10 @@ export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
 /** A resource's declaration, its types checked against its table. */
 export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
   if (def.listVia && !allReadableWith(def.scope, def.listVia.readableWith)) {
-    throw new Error(`${def.name}: listVia checks the rule once for ${def.listVia.readableWith}, but its access rule does not make ` +
-      'every record readable with it (server/access.ts, readableWith)')
+    throw new Error(
+      `${def.name}: listVia checks the rule once for ${def.listVia.readableWith}, but its access rule does not make ` +
+        'every record readable with it (server/access.ts, readableWith)',
+    )
   }
   return def
 }

@@ -21,7 +21,11 @@ export function onDuplicateOf<T extends TableName>(ctx: Context, def: ResourceDe
 }
 
 /** For each new row identical to a stored record: its index → that record's id (the oldest of several). */
-export async function storedDuplicates<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[]): Promise<Map<number, number>> {
+export async function storedDuplicates<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  rows: AnyRow[],
+): Promise<Map<number, number>> {
   const found = await duplicatesQuery(def, rows).execute(db)
   return new Map(found.rows.map((r) => [Number(r.i) - 1, r.id]))
 }
@@ -30,7 +34,13 @@ export async function storedDuplicates<T extends TableName>(db: Db, def: Resourc
 export function duplicatesQuery<T extends TableName>(def: ResourceDef<T>, rows: AnyRow[]) {
   const columns: string[] = def.identity ?? []
   const types = columnTypes(def)
-  const arrays = columns.map((c) => sql`${arrayParameter(types.get(c)!, rows.map((r) => r[c]))}::${sql.raw(types.get(c)!)}[]`)
+  const arrays = columns.map(
+    (c) =>
+      sql`${arrayParameter(
+        types.get(c)!,
+        rows.map((r) => r[c]),
+      )}::${sql.raw(types.get(c)!)}[]`,
+  )
   const keys = columns.map((_c, i) => sql.raw(`c${i}`))
   // each row looked up by itself (a lateral aggregate is never turned into a join): with the arrays' values in
   // view, the planner chose a merge join on the leading identity columns for 10,000 rows, comparing each with
@@ -41,6 +51,9 @@ export function duplicatesQuery<T extends TableName>(def: ResourceDef<T>, rows: 
   return sql<{ i: string; id: number }>`select k.i, d.id
     from unnest(${sql.join(arrays)}) with ordinality as k(${sql.join(keys)}, i)
     cross join lateral (select min(t.id + 0) as id from ${sql.table(def.table)} t
-      where ${sql.join(columns.map((c, i) => sql`t.${sql.ref(c)} = k.${keys[i]}`), sql` and `)}) d
+      where ${sql.join(
+        columns.map((c, i) => sql`t.${sql.ref(c)} = k.${keys[i]}`),
+        sql` and `,
+      )}) d
     where d.id is not null`
 }

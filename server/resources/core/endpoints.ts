@@ -18,9 +18,10 @@ import { createRecords, deleteRecord, updateRecord } from './write.js'
 /** The fields an update's documents describe: those it may change, and the read-only ones (which the
  * documents leave out, or list as ignored). */
 function documentedFields<T extends TableName>(def: ResourceDef<T>): Fields {
-  return def.updatable ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n))) : def.fields
+  return def.updatable
+    ? Object.fromEntries(Object.entries(def.fields).filter(([n, f]) => f.readOnly || def.updatable!.includes(n)))
+    : def.fields
 }
-
 
 export const API = '/api/v0'
 
@@ -71,9 +72,16 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
   if (detailMethods.PUT) Object.assign(detailActions, { PUT: 'update', PATCH: 'partial_update' })
   if (detailMethods.DELETE) detailActions.DELETE = 'delete'
 
-  if (def.siteAdminsOnly) { guardAll(listMethods); guardAll(detailMethods) }
-  const listAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(listActions) as Method[] : def.list === 'admin' ? ['GET'] : []
-  const detailAdminOnly: Method[] = def.siteAdminsOnly ? Object.keys(detailActions) as Method[] : []
+  if (def.siteAdminsOnly) {
+    guardAll(listMethods)
+    guardAll(detailMethods)
+  }
+  const listAdminOnly: Method[] = def.siteAdminsOnly
+    ? (Object.keys(listActions) as Method[])
+    : def.list === 'admin'
+      ? ['GET']
+      : []
+  const detailAdminOnly: Method[] = def.siteAdminsOnly ? (Object.keys(detailActions) as Method[]) : []
 
   return [
     {
@@ -83,8 +91,16 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       methods: listMethods,
       options: async () => (listMethods.POST ? { POST: def.fields } : undefined),
       doc: {
-        keys: [def.name], actions: listActions, fields: { POST: def.fields }, record, list: true, filters: def.listFilterParams, description: def.description,
-        adminOnly: listAdminOnly, bulk: !!def.bulk, skipsDuplicates: !!def.identity,
+        keys: [def.name],
+        actions: listActions,
+        fields: { POST: def.fields },
+        record,
+        list: true,
+        filters: def.listFilterParams,
+        description: def.description,
+        adminOnly: listAdminOnly,
+        bulk: !!def.bulk,
+        skipsDuplicates: !!def.identity,
       },
     },
     {
@@ -95,12 +111,25 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       options: async (ctx) => {
         if (!detailMethods.PUT) return undefined
         try {
-          const { can } = await fetchRecord(ctx.db, def, ctx.caller, ctx.params.id, [def.update || 'write'], ctx.services.fast)
+          const { can } = await fetchRecord(
+            ctx.db,
+            def,
+            ctx.caller,
+            ctx.params.id,
+            [def.update || 'write'],
+            ctx.services.fast,
+          )
           return can(def.update || 'write') ? { PUT: def.fields } : undefined
-        } catch { return undefined }
+        } catch {
+          return undefined
+        }
       },
       doc: {
-        keys: [def.name], actions: detailActions, record, description: def.description, adminOnly: detailAdminOnly,
+        keys: [def.name],
+        actions: detailActions,
+        record,
+        description: def.description,
+        adminOnly: detailAdminOnly,
         fields: { PUT: documentedFields(def), PATCH: documentedFields(def) },
       },
     },
@@ -118,13 +147,23 @@ function guardAll(methods: Endpoint['methods']) {
 
 /** A read-only list of `child` records belonging to a readable `parent` record, e.g. tagSet/{id}/tags/. */
 export function subListEndpoint<P extends TableName, C extends TableName>(opts: {
-  parent: ResourceDef<P>; child: ResourceDef<C>; segment: string; name: string
+  parent: ResourceDef<P>
+  child: ResourceDef<C>
+  segment: string
+  name: string
   /** the child's column holding the parent's id, or a condition limiting the child query to the parent's records */
   where: string | ((qb: Query<{}>, parentId: number) => Query<{}>)
   /** the number of children when the request has no filters (see ListOptions.count) */
   count?: (ctx: Context, parentId: number) => Promise<number>
   /** a page of children in the default order without filters (see ListOptions.page) */
-  page?: (ctx: Context, parentId: number, ordered: Query, limit: number, offset: number, run: PageRun) => Promise<PageRows>
+  page?: (
+    ctx: Context,
+    parentId: number,
+    ordered: Query,
+    limit: number,
+    offset: number,
+    run: PageRun,
+  ) => Promise<PageRows>
 }): Endpoint {
   return {
     path: `${API}/${opts.parent.name}/:id/${opts.segment}/`,
@@ -136,20 +175,38 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         if (id === null) throw notFound()
         const { where, count, page } = opts
         // the children of a readable parent, when its rule says they are all readable with it (access.ts)
-        const base = typeof where === 'string' && allReadableWith(opts.child.scope, where)
-          ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
-          : readable(ctx.db, opts.child, ctx.caller, 'read', ctx.services.fast)
+        const base =
+          typeof where === 'string' && allReadableWith(opts.child.scope, where)
+            ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
+            : readable(ctx.db, opts.child, ctx.caller, 'read', ctx.services.fast)
         const ofParent = typeof where === 'string' ? base.where(`r.${where}`, '=', id) : where(base, id)
-        return listOf(ctx, opts.child, ofParent, {
-          ...(count ? { count: () => count(ctx, id) } : {}),
-          ...(page ? { page: (ordered: Query, limit: number, offset: number, run: PageRun) => page(ctx, id, ordered, limit, offset, run) } : {}),
-        }, {
-          readable: (qb) => qb.where((eb) => eb.exists(
-            readableRecord(ctx.db, opts.parent, ctx.caller, id, ctx.services.fast))),
-          fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read'], ctx.services.fast),
-        })
+        return listOf(
+          ctx,
+          opts.child,
+          ofParent,
+          {
+            ...(count ? { count: () => count(ctx, id) } : {}),
+            ...(page
+              ? {
+                  page: (ordered: Query, limit: number, offset: number, run: PageRun) =>
+                    page(ctx, id, ordered, limit, offset, run),
+                }
+              : {}),
+          },
+          {
+            readable: (qb) =>
+              qb.where((eb) => eb.exists(readableRecord(ctx.db, opts.parent, ctx.caller, id, ctx.services.fast))),
+            fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read'], ctx.services.fast),
+          },
+        )
       },
     },
-    doc: { keys: [opts.parent.name], actions: { GET: opts.segment }, record: opts.child.fields, list: true, filters: opts.child.listFilterParams },
+    doc: {
+      keys: [opts.parent.name],
+      actions: { GET: opts.segment },
+      record: opts.child.fields,
+      list: true,
+      filters: opts.child.listFilterParams,
+    },
   }
 }

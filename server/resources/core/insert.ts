@@ -11,20 +11,38 @@ import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js
  * BulkPlan), only what the database adds comes back: the id and the columns not given; sending the
  * rest back and parsing it again was a fifth of the work. `asArrays`: insertsAsArrays of these rows, when the
  * caller has asked it already. */
-export async function insertRows<T extends TableName>(db: Db, def: ResourceDef<T>, rows: AnyRow[],
-  asArrays = insertsAsArrays(def, rows)): Promise<Rec<T>[]> {
+export async function insertRows<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  rows: AnyRow[],
+  asArrays = insertsAsArrays(def, rows),
+): Promise<Rec<T>[]> {
   const columns = Object.keys(rows[0])
   const plan = bulkPlanOf(def)
   const types = columns.map((c) => plan.arrayTypes.get(c))
   if (!asArrays) {
     const out: Rec<T>[] = []
     for (let i = 0; i < rows.length; i += VALUES_CHUNK) {
-      out.push(...recs<T>(await anyTable(db).insertInto(def.table).values(rows.slice(i, i + VALUES_CHUNK)).returningAll().execute()))
+      out.push(
+        ...recs<T>(
+          await anyTable(db)
+            .insertInto(def.table)
+            .values(rows.slice(i, i + VALUES_CHUNK))
+            .returningAll()
+            .execute(),
+        ),
+      )
     }
     return out
   }
   const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
-  const arrays = columns.map((c, i) => sql`${arrayParameter(types[i]!, rows.map((r) => r[c]))}::${sql.raw(types[i]!)}[]`)
+  const arrays = columns.map(
+    (c, i) =>
+      sql`${arrayParameter(
+        types[i]!,
+        rows.map((r) => r[c]),
+      )}::${sql.raw(types[i]!)}[]`,
+  )
   const result = await sql<AnyRow>`insert into ${sql.table(def.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     select * from unnest(${sql.join(arrays)})
     returning ${added ? sql.join(added.map((c) => sql.ref(c))) : sql`*`}`.execute(db)
@@ -46,7 +64,13 @@ export function insertsAsArrays<T extends TableName>(def: ResourceDef<T>, rows: 
 /** The array element type of each field type, wide enough for every column of it (an assignment cast
  * narrows it to the column's own type). */
 const ARRAY_TYPES: Partial<Record<FieldType, string>> = {
-  pk: 'int4', integer: 'int8', float: 'float8', boolean: 'bool', datetime: 'timestamp', string: 'text', choice: 'text',
+  pk: 'int4',
+  integer: 'int8',
+  float: 'float8',
+  boolean: 'bool',
+  datetime: 'timestamp',
+  string: 'text',
+  choice: 'text',
   // an object column holds the JSON text toColumns made of it (http/fields.ts)
   object: 'json',
 }
@@ -59,11 +83,12 @@ function unquotedArray(values: unknown[]): string {
   // join writes each number and boolean as String() does, without an array of their texts; only a null or
   // missing value (which join would leave empty) needs its NULL written
   if (!values.some((v) => v === null || v === undefined)) return `{${values.join(',')}}`
-  return `{${values.map((v) => v === null || v === undefined ? 'NULL' : String(v)).join(',')}}`
+  return `{${values.map((v) => (v === null || v === undefined ? 'NULL' : String(v))).join(',')}}`
 }
 
 /** A column's values as the parameter of an array of element type `type`. */
-export const arrayParameter = (type: string, values: unknown[]): unknown => UNQUOTED.has(type) ? unquotedArray(values) : values
+export const arrayParameter = (type: string, values: unknown[]): unknown =>
+  UNQUOTED.has(type) ? unquotedArray(values) : values
 
 /** What a bulk insert needs of a resource's declaration, worked out once. */
 interface BulkPlan {
@@ -82,7 +107,8 @@ interface BulkPlan {
 const bulkPlans = new WeakMap<object, BulkPlan>()
 
 /** The SQL type of each column a create may give (none for list fields). */
-export const columnTypes = <T extends TableName>(def: ResourceDef<T>): ReadonlyMap<string, string> => bulkPlanOf(def).arrayTypes
+export const columnTypes = <T extends TableName>(def: ResourceDef<T>): ReadonlyMap<string, string> =>
+  bulkPlanOf(def).arrayTypes
 
 function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {
   let plan = bulkPlans.get(def)
@@ -95,17 +121,28 @@ function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {
     if (def.owner) arrayTypes.set(def.owner, 'int4')
     const stamps: readonly string[] = def.stamps ?? []
     for (const s of stamps) arrayTypes.set(s, 'timestamp')
-    const exact = new Set(def.computed || def.embed || def.afterWrite ? []
-      : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || stamps.includes(c)).map(([c]) => c))
-    const columns = [...new Set(['id', ...Object.values(def.fields).flatMap((f) => f.column ? [f.column] : []),
-      ...(def.owner ? [def.owner] : []), ...(def.stamps ?? [])])]
-    bulkPlans.set(def, plan = { arrayTypes, exact, columns })
+    const exact = new Set(
+      def.computed || def.embed || def.afterWrite
+        ? []
+        : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || stamps.includes(c)).map(([c]) => c),
+    )
+    const columns = [
+      ...new Set([
+        'id',
+        ...Object.values(def.fields).flatMap((f) => (f.column ? [f.column] : [])),
+        ...(def.owner ? [def.owner] : []),
+        ...(def.stamps ?? []),
+      ]),
+    ]
+    bulkPlans.set(def, (plan = { arrayTypes, exact, columns }))
   }
   return plan
 }
 
 function sameKeys(row: AnyRow, columns: string[]): boolean {
   let n = 0
-  for (const k in row) { if (k !== columns[n++]) return false }
+  for (const k in row) {
+    if (k !== columns[n++]) return false
+  }
   return n === columns.length
 }

@@ -24,7 +24,10 @@ export interface ListOptions {
 }
 
 /** A page's rows, and the number of records of the whole list when the statement read it beside them. */
-export interface PageRows { rows: AnyRow[]; count?: number }
+export interface PageRows {
+  rows: AnyRow[]
+  count?: number
+}
 
 /** Runs a page's query (a query over the records as `r`, limited to the page): its rows, each with `id`,
  * the record (its columns, or its JSON text as `__json`) and the named `extras` the query selects. */
@@ -44,21 +47,37 @@ export interface ParentCheck {
  * empty page, or a bad filter or page, has the parent fetched first (404 before 400, an empty page of a
  * readable parent) and the list read again. The records are rendered here (toJson, their computed fields selected
  * by the page's statement), or written as JSON by the database when the accelerators take the list (fast/, `pages`). */
-export async function listOf<T extends TableName>(ctx: Context, def: ResourceDef<T>, base: Query<{}> | CallerBase, opts: ListOptions = {},
-  parent?: ParentCheck): Promise<Result> {
+export async function listOf<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  base: Query<{}> | CallerBase,
+  opts: ListOptions = {},
+  parent?: ParentCheck,
+): Promise<Result> {
   const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
   const built = typeof base === 'function' ? () => base(ctx.db, ctx.caller) : () => base
   const compilable = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
   const json = ctx.services.fast.pages(ctx.db, def, req, compilable ? base : undefined)
-  if (json) return { body: envelopeText(await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, json.run, json.texts, json.planned))) }
+  if (json)
+    return {
+      body: envelopeText(
+        await listPage(ctx, parent, built, (b) =>
+          listReads(ctx, def, b, req, opts, json.run, json.texts, json.planned),
+        ),
+      ),
+    }
   // a page read with its count carries it in every row (listReads): not a column of the record
   const rendered = async (rows: AnyRow[]) => renderSelected(ctx, def, recs<T>(rows.map(({ __count, ...row }) => row)))
   const run: PageRun = (page) => selectComputed(page, def, req).execute()
   return { body: await listPage(ctx, parent, built, (b) => listReads(ctx, def, b, req, opts, run, rendered)) }
 }
 
-async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: () => Query<{}>,
-  readsOf: (base: () => Query<{}>) => ListReads<R>): Promise<Envelope<R>> {
+async function listPage<R>(
+  ctx: Context,
+  parent: ParentCheck | undefined,
+  base: () => Query<{}>,
+  readsOf: (base: () => Query<{}>) => ListReads<R>,
+): Promise<Envelope<R>> {
   if (parent) {
     try {
       const found = await pageIfAny(ctx, readsOf(() => parent.readable(base())).countedRows)
@@ -73,10 +92,18 @@ async function listPage<R>(ctx: Context, parent: ParentCheck | undefined, base: 
 
 /** The reads of a list whose pages `run` reads and `out` turns into records; `planned`, where given, is the
  * compiled statement of a page with its count (or null: build it). */
-function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, base: () => Query<{}>, req: ListRequest, opts: ListOptions,
-  run: PageRun, out: (rows: AnyRow[]) => Promise<R[]>, planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null): ListReads<R> {
+function listReads<T extends TableName, R>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  base: () => Query<{}>,
+  req: ListRequest,
+  opts: ListOptions,
+  run: PageRun,
+  out: (rows: AnyRow[]) => Promise<R[]>,
+  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null,
+): ListReads<R> {
   let built: ListQueries | null = null
-  const queries = (): ListQueries => built ??= listQueries(ctx.db, def, base(), req)
+  const queries = (): ListQueries => (built ??= listQueries(ctx.db, def, base(), req))
   // a bad filter is answered before the page is looked at; a planned list has none, and is built only when
   // its statement is not planned
   if (!planned) queries()
@@ -84,27 +111,34 @@ function listReads<T extends TableName, R>(ctx: Context, def: ResourceDef<T>, ba
   const byId = served && (req.query.ordering ?? 'id') === 'id'
   const cheapCount = opts.count && served ? opts.count : null
   const ownPage = opts.page && byId ? opts.page : null
-  const page = ownPage ?? (async (q: Query, limit: number, offset: number): Promise<PageRows> => ({ rows: await run(pageOf(q, limit, offset)) }))
-  const count = async () => cheapCount ? cheapCount() : Number((await queries().counter.executeTakeFirst())?.count ?? 0)
+  const page =
+    ownPage ??
+    (async (q: Query, limit: number, offset: number): Promise<PageRows> => ({
+      rows: await run(pageOf(q, limit, offset)),
+    }))
+  const count = async () =>
+    cheapCount ? cheapCount() : Number((await queries().counter.executeTakeFirst())?.count ?? 0)
   const rows = async (limit: number, offset: number) => out((await page(queries().ordered, limit, offset, run)).rows)
   return {
     count,
     rows,
     countedRows: cheapCount
       ? async (limit, offset) => {
-        if (!ownPage) {
-          const [total, results] = await Promise.all([count(), rows(limit, offset)])
-          return { rows: results, count: total }
+          if (!ownPage) {
+            const [total, results] = await Promise.all([count(), rows(limit, offset)])
+            return { rows: results, count: total }
+          }
+          // the resource's own page may read the count in its statement
+          const found = await ownPage(queries().ordered, limit, offset, run)
+          return { rows: await out(found.rows), count: found.count ?? (await count()) }
         }
-        // the resource's own page may read the count in its statement
-        const found = await ownPage(queries().ordered, limit, offset, run)
-        return { rows: await out(found.rows), count: found.count ?? await count() }
-      }
       : async (limit, offset) => {
-        const compiled = planned?.(limit, offset)
-        const found = compiled ? (await ctx.db.executeQuery(compiled)).rows : await run(countedPage(queries(), limit, offset), ['__count'])
-        const total = found.length ? Number(found[0].__count) : null
-        return { rows: await out(found), count: total }
-      },
+          const compiled = planned?.(limit, offset)
+          const found = compiled
+            ? (await ctx.db.executeQuery(compiled)).rows
+            : await run(countedPage(queries(), limit, offset), ['__count'])
+          const total = found.length ? Number(found[0].__count) : null
+          return { rows: await out(found), count: total }
+        },
   }
 }

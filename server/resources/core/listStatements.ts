@@ -10,10 +10,12 @@ import { type Db, type ListRequest, type ResourceDef } from './define.js'
 const PAGING_PARAMS = new Set(['page', 'page_size', 'ordering', 'format'])
 
 /** Whether a list request has no filters (only paging parameters). */
-export const unfiltered = (query: Record<string, string>): boolean => Object.keys(query).every((k) => PAGING_PARAMS.has(k))
+export const unfiltered = (query: Record<string, string>): boolean =>
+  Object.keys(query).every((k) => PAGING_PARAMS.has(k))
 
 /** The names of a list request's parameters other than paging ones (its filters, known or not). */
-export const filterNames = (query: Record<string, string>): string[] => Object.keys(query).filter((k) => !PAGING_PARAMS.has(k))
+export const filterNames = (query: Record<string, string>): string[] =>
+  Object.keys(query).filter((k) => !PAGING_PARAMS.has(k))
 
 /** The records a top-level list shows before its filters, as `r`, for any caller (the caller's read rule):
  * its page statement may then be compiled once per shape with a stand-in caller (fast/page.ts). It must use nothing of the
@@ -27,8 +29,12 @@ export interface ListQueries {
 }
 
 /** The queries of a list over `base` for a request. */
-export function listQueries<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, base: Query<{}>,
-  req: Pick<ListRequest, 'caller' | 'query'>): ListQueries {
+export function listQueries<T extends TableName>(
+  db: Db | Kysely<AnyTables>,
+  def: ResourceDef<T>,
+  base: Query<{}>,
+  req: Pick<ListRequest, 'caller' | 'query'>,
+): ListQueries {
   const filtered = applyFilters(base, def.fields, req.query)
   const narrowed = def.listFilter ? def.listFilter(filtered, req) : filtered
   return {
@@ -39,5 +45,8 @@ export function listQueries<T extends TableName>(db: Db | Kysely<AnyTables>, def
 
 /** A page of the list with the number of its records in each row, as `__count`. */
 export const countedPage = (q: ListQueries, limit: number, offset: number): Query =>
-  pageOf(q.ordered.select(() => q.counter.as('__count')), limit, offset)
-
+  pageOf(
+    q.ordered.select(() => q.counter.as('__count')),
+    limit,
+    offset,
+  )

@@ -13,14 +13,26 @@ import { anyTable, recs, type Db, type Rec, type RecordRequest, type ResourceDef
 // (docs/architecture.md, "The plain path and the accelerators").
 
 /** The records of `def` the caller holds `flag` on, as `r`: the access rule (access.ts) as a condition. */
-export function readable(db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, flag: Flag = 'read', fast?: Accelerators): Query<{}> {
-  return anyTable(db).selectFrom(`${def.table} as r`)
+export function readable(
+  db: Db | Kysely<AnyTables>,
+  def: Referent,
+  caller: Caller,
+  flag: Flag = 'read',
+  fast?: Accelerators,
+): Query<{}> {
+  return anyTable(db)
+    .selectFrom(`${def.table} as r`)
     .where(fast?.rule(def, caller, flag) ?? ((eb) => def.scope.allows(eb, caller, rowColumns('r'), flag)))
 }
 
 /** The record `id` of `def`, as one row, when the caller holds `flag` on it (for an `exists`). */
-export const readableRecord = (db: Db | Kysely<AnyTables>, def: Referent, caller: Caller, id: number, fast?: Accelerators) =>
-  readable(db, def, caller, 'read', fast).select(sql.lit(1).as('one')).where('r.id', '=', id)
+export const readableRecord = (
+  db: Db | Kysely<AnyTables>,
+  def: Referent,
+  caller: Caller,
+  id: number,
+  fast?: Accelerators,
+) => readable(db, def, caller, 'read', fast).select(sql.lit(1).as('one')).where('r.id', '=', id)
 
 /** The request a record's computed fields are made for: the caller's origin, and now. */
 export const recordRequest = (ctx: Pick<Context, 'origin'>): RecordRequest => ({ origin: ctx.origin, now: new Date() })
@@ -29,19 +41,30 @@ export const recordRequest = (ctx: Pick<Context, 'origin'>): RecordRequest => ({
 const computedNames = new WeakMap<object, string[]>()
 function computedOf<T extends TableName>(def: ResourceDef<T>): string[] {
   let names = computedNames.get(def)
-  if (!names) computedNames.set(def, names = Object.keys(def.computed?.({ origin: '', now: new Date(0) }) ?? {}))
+  if (!names) computedNames.set(def, (names = Object.keys(def.computed?.({ origin: '', now: new Date(0) }) ?? {})))
   return names
 }
 
 /** `qb`, a query of records as `r`, with the resource's computed fields selected under their wire names. */
-export function selectComputed<T extends TableName, O>(qb: Query<O>, def: ResourceDef<T>, req: RecordRequest): Query<O> {
+export function selectComputed<T extends TableName, O>(
+  qb: Query<O>,
+  def: ResourceDef<T>,
+  req: RecordRequest,
+): Query<O> {
   const computed = def.computed?.(req)
-  return computed ? qb.select(Object.entries(computed).map(([name, value]) => sql`${value}`.as(name))) as Query<O> : qb
+  return computed
+    ? (qb.select(Object.entries(computed).map(([name, value]) => sql`${value}`.as(name))) as Query<O>)
+    : qb
 }
 
 /** Rows read with their computed fields (selectComputed) -> JSON records: each field from its column, a
  * computed one as the statement gave it, and `embed`'s fields read for them. */
-export async function renderSelected<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+export async function renderSelected<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  rows: Rec<T>[],
+  db: Db = ctx.db,
+): Promise<Record<string, unknown>[]> {
   if (def.embed && rows.length) await def.embed(db, rows, ctx)
   const computed = computedOf(def)
   return rows.map((row) => {
@@ -53,7 +76,12 @@ export async function renderSelected<T extends TableName>(ctx: Context, def: Res
 
 /** Rows read without their computed fields (a detail, a write's answer) -> JSON records: the computed fields
  * are read for them in one statement. */
-export async function render<T extends TableName>(ctx: Context, def: ResourceDef<T>, rows: Rec<T>[], db: Db = ctx.db): Promise<Record<string, unknown>[]> {
+export async function render<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  rows: Rec<T>[],
+  db: Db = ctx.db,
+): Promise<Record<string, unknown>[]> {
   if (def.computed && rows.length) {
     const ids = rows.map((r) => r.id as number)
     const records: Query<{}> = anyTable(db).selectFrom(`${def.table} as r`)
@@ -71,18 +99,28 @@ export function parseId(raw: string | undefined): number | null {
   return n >= 1 && n <= INT_MAX ? n : null
 }
 
-export interface Fetched<T extends TableName> { row: Rec<T>; can: (flag: Flag) => boolean }
+export interface Fetched<T extends TableName> {
+  row: Rec<T>
+  can: (flag: Flag) => boolean
+}
 
 const ALL_FLAGS: Flag[] = ['read', 'write', 'launch_job', 'admin']
 
 /** The record `id` with the caller's flags on it; 404 when it is missing or not readable.
  * `need`: the flags `can` will be asked about (each is a subquery to plan and run; read is always checked). */
-export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined,
-  need: Flag[] = ALL_FLAGS, fast?: Accelerators): Promise<Fetched<T>> {
+export async function fetchRecord<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  caller: Caller,
+  rawId: string | number | undefined,
+  need: Flag[] = ALL_FLAGS,
+  fast?: Accelerators,
+): Promise<Fetched<T>> {
   const id = typeof rawId === 'number' ? rawId : parseId(rawId)
   if (id === null) throw notFound()
   const flags: Flag[] = need.includes('read') ? need : ['read', ...need]
-  const row = await (fast?.fetch(db, def, caller, id, flags) ?? flaggedRecord(db, def, caller, id, flags).executeTakeFirst())
+  const row = await (fast?.fetch(db, def, caller, id, flags) ??
+    flaggedRecord(db, def, caller, id, flags).executeTakeFirst())
   if (!row || !row.__can_read) throw notFound()
   const can = Object.fromEntries(flags.map((f) => [f, !!row[`__can_${f}`]]))
   for (const f of flags) delete row[`__can_${f}`]
@@ -97,15 +135,24 @@ export async function fetchRecord<T extends TableName>(db: Db, def: ResourceDef<
 
 /** The record `id` with, for each flag, whether the caller holds it (`__can_<flag>`). */
 function flaggedRecord(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]) {
-  return anyTable(db).selectFrom(`${def.table} as r`)
-    .select((eb) => flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)))
+  return anyTable(db)
+    .selectFrom(`${def.table} as r`)
+    .select((eb) =>
+      flags.map((f) => sql<boolean>`${def.scope.allows(eb, caller, rowColumns('r'), f)}`.as(`__can_${f}`)),
+    )
     .selectAll('r')
     .where('r.id', '=', id) as Query<AnyRow>
 }
 
 /** fetchRecord, then 403 unless the caller holds `flag`. */
-export async function fetchFor<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, rawId: string | number | undefined, flag: Flag,
-  fast?: Accelerators): Promise<Rec<T>> {
+export async function fetchFor<T extends TableName>(
+  db: Db,
+  def: ResourceDef<T>,
+  caller: Caller,
+  rawId: string | number | undefined,
+  flag: Flag,
+  fast?: Accelerators,
+): Promise<Rec<T>> {
   const { row, can } = await fetchRecord(db, def, caller, rawId, [flag], fast)
   if (!can(flag)) throw forbidden()
   return row

@@ -23,8 +23,11 @@ import { fetchFor, parseId, render } from './read.js'
  * the other's write may change (a member replacing the group that holds their own membership, a grant
  * changed by the caller it is held by), so they queue instead of deadlocking; a deadlock met all the same is
  * run again (docs/decisions.md §37). */
-async function checkedWrite<R>(ctx: Context, write: (ctx: Context, trx: Transaction<DB>) => Promise<R>,
-  target?: { table: TableName; id: string | undefined; deleting: boolean }): Promise<R> {
+async function checkedWrite<R>(
+  ctx: Context,
+  write: (ctx: Context, trx: Transaction<DB>) => Promise<R>,
+  target?: { table: TableName; id: string | undefined; deleting: boolean },
+): Promise<R> {
   const targetId = target ? parseId(target.id) : null
   return retryingTransaction(ctx.db, async (trx) => {
     if (!ctx.caller.isAdmin) {
@@ -46,41 +49,69 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
   const body = await ctx.body()
   const many = Array.isArray(body)
   if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
-  const items = many ? body as unknown[] : [body]
+  const items = many ? (body as unknown[]) : [body]
   if (many && items.length === 0) throw badRequest({ non_field_errors: ['This list may not be empty.'] })
   const now = localTimestamp()
-  const rowsOf = (values: Record<string, unknown>[]) => values.map((v) => {
-    const cols = toColumns(def.fields, v)
-    if (def.owner) cols[def.owner] = ctx.caller.id
-    // a stamp given (a creationDate kept from elsewhere) is written as given
-    for (const s of def.stamps ?? []) cols[s] ??= now
-    return cols
-  })
+  const rowsOf = (values: Record<string, unknown>[]) =>
+    values.map((v) => {
+      const cols = toColumns(def.fields, v)
+      if (def.owner) cols[def.owner] = ctx.caller.id
+      // a stamp given (a creationDate kept from elsewhere) is written as given
+      for (const s of def.stamps ?? []) cols[s] ??= now
+      return cols
+    })
   const createScope = def.createScope === undefined ? def.scope : def.createScope
   const flag = def.create || 'write'
   const checkScope = createScope && !ctx.caller.isAdmin ? createScope : null
   // the scope's columns of each new row (what rowsOf would give them), without building whole rows twice
   const stamps: readonly string[] = def.stamps ?? []
-  const columnField = new Map<string, string>(Object.entries(def.fields).filter(([, f]) => f.column).map(([n, f]) => [f.column!, n]))
-  const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) => values.map((v) => {
-    const row: AnyRow = {}
-    for (const c of scope.columns) row[c] = c === def.owner ? ctx.caller.id : stamps.includes(c) ? v[columnField.get(c) ?? ''] ?? now : v[columnField.get(c) ?? '']
-    return row
-  })
+  const columnField = new Map<string, string>(
+    Object.entries(def.fields)
+      .filter(([, f]) => f.column)
+      .map(([n, f]) => [f.column!, n]),
+  )
+  const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) =>
+    values.map((v) => {
+      const row: AnyRow = {}
+      for (const c of scope.columns)
+        row[c] =
+          c === def.owner
+            ? ctx.caller.id
+            : stamps.includes(c)
+              ? (v[columnField.get(c) ?? ''] ?? now)
+              : v[columnField.get(c) ?? '']
+      return row
+    })
   if (!many && onDuplicate === 'create') {
     const fast = await ctx.services.fast.create(ctx, def, body, {
       row: (v) => rowsOf([v])[0],
-      scopeAsk: (v) => checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined,
+      scopeAsk: (v) => (checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined),
     })
     if (fast) return fast
   }
   return checkedWrite(ctx, async (ctx, trx) => {
-    const { values, errors, scope } = await validateItems(ctx, def, items, 'create', null,
-      checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined)
+    const { values, errors, scope } = await validateItems(
+      ctx,
+      def,
+      items,
+      'create',
+      null,
+      checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined,
+    )
     if (hasErrors(errors)) {
       // readable but not writable is 403, before any field error about references (docs/decisions.md §6)
-      if (checkScope && scope && !scope.allowed
-        && !(await scopeAllows(ctx.db, checkScope, ctx.caller, scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)), flag))) {
+      if (
+        checkScope &&
+        scope &&
+        !scope.allowed &&
+        !(await scopeAllows(
+          ctx.db,
+          checkScope,
+          ctx.caller,
+          scopeRowsOf(checkScope, targetKnown(def, checkScope, values, errors)),
+          flag,
+        ))
+      ) {
         throw forbidden()
       }
       throw badRequest(many ? errors : errors[0])
@@ -96,11 +127,17 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     if (onDuplicate === 'skip') return createSkippingDuplicates(ctx, trx, def, rows, values)
     const json = await render(ctx, def, await insertAll(ctx, trx, def, rows, values))
     return { status: 201, body: many ? json : json[0] }
-    })
+  })
 }
 
 /** INSERT the rows, with the resource's afterWrite, in the transaction of `ctx` (checkedWrite). */
-async function insertAll<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, rows: AnyRow[], values: Record<string, unknown>[]): Promise<Rec<T>[]> {
+async function insertAll<T extends TableName>(
+  ctx: Context,
+  trx: Transaction<DB>,
+  def: ResourceDef<T>,
+  rows: AnyRow[],
+  values: Record<string, unknown>[],
+): Promise<Rec<T>[]> {
   if (!rows.length) return []
   const out = await insertRows(trx, def, rows, insertsAsArrays(def, rows))
   if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
@@ -108,8 +145,13 @@ async function insertAll<T extends TableName>(ctx: Context, trx: Transaction<DB>
 }
 
 /** The create of `?onDuplicate=skip`: rows identical to a stored record are answered with that record. */
-async function createSkippingDuplicates<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, rows: AnyRow[],
-  values: Record<string, unknown>[]): Promise<Result> {
+async function createSkippingDuplicates<T extends TableName>(
+  ctx: Context,
+  trx: Transaction<DB>,
+  def: ResourceDef<T>,
+  rows: AnyRow[],
+  values: Record<string, unknown>[],
+): Promise<Result> {
   const stored = await storedDuplicates(ctx.db, def, rows)
   // a row identical to an earlier one of the same request (one table given twice in an import) is that row's
   // record, as it would be on a re-run
@@ -120,48 +162,100 @@ async function createSkippingDuplicates<T extends TableName>(ctx: Context, trx: 
     if (stored.has(i)) return
     const key = JSON.stringify((def.identity ?? []).map((c) => row[c]))
     const first = firstOf.get(key)
-    if (first === undefined) { firstOf.set(key, i); fresh.push(i) } else repeats.set(i, first)
+    if (first === undefined) {
+      firstOf.set(key, i)
+      fresh.push(i)
+    } else repeats.set(i, first)
   })
-  const created = await render(ctx, def, await insertAll(ctx, trx, def, fresh.map((i) => rows[i]), fresh.map((i) => values[i])))
+  const created = await render(
+    ctx,
+    def,
+    await insertAll(
+      ctx,
+      trx,
+      def,
+      fresh.map((i) => rows[i]),
+      fresh.map((i) => values[i]),
+    ),
+  )
   const table: string = def.table
   const ids = [...new Set(stored.values())]
-  const existing = ids.length ? recs<T>(await anyTable(ctx.db).selectFrom(table).selectAll().where('id', 'in', ids).execute()) : []
+  const existing = ids.length
+    ? recs<T>(await anyTable(ctx.db).selectFrom(table).selectAll().where('id', 'in', ids).execute())
+    : []
   const existingJson = new Map((await render(ctx, def, existing)).map((r, k) => [existing[k].id as number, r]))
   const results: unknown[] = new Array(rows.length)
-  fresh.forEach((i, k) => { results[i] = created[k] })
+  fresh.forEach((i, k) => {
+    results[i] = created[k]
+  })
   for (const [i, id] of stored) results[i] = existingJson.get(id)
   for (const [i, first] of repeats) results[i] = results[first]
   return { status: 201, body: { results, skipped: [...stored.keys(), ...repeats.keys()].sort((a, b) => a - b) } }
 }
 
 /** PUT (all required fields) or PATCH (any subset). */
-export function updateRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>, partial: boolean): Promise<Result> {
-  return checkedWrite(ctx, (ctx, trx) => update(ctx, trx, def, partial), { table: def.table, id: ctx.params.id, deleting: false })
+export function updateRecord<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  partial: boolean,
+): Promise<Result> {
+  return checkedWrite(ctx, (ctx, trx) => update(ctx, trx, def, partial), {
+    table: def.table,
+    id: ctx.params.id,
+    deleting: false,
+  })
 }
 
-async function update<T extends TableName>(ctx: Context, trx: Transaction<DB>, def: ResourceDef<T>, partial: boolean): Promise<Result> {
+async function update<T extends TableName>(
+  ctx: Context,
+  trx: Transaction<DB>,
+  def: ResourceDef<T>,
+  partial: boolean,
+): Promise<Result> {
   const flag = def.update || 'write'
   const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.services.fast)
-  const { values, errors } = await validateItems(ctx, def, [await ctx.body()], partial ? 'partial' : 'replace', existing)
+  const { values, errors } = await validateItems(
+    ctx,
+    def,
+    [await ctx.body()],
+    partial ? 'partial' : 'replace',
+    existing,
+  )
   const createScope = def.createScope === undefined ? def.scope : def.createScope
   if (hasErrors(errors)) {
     // moved to a target the caller may read but not write: 403, before field errors about other references
     const known = createScope && targetKnown(def, createScope, values, errors)
-    if (known?.length && Object.keys(toColumns(def.fields, values[0])).some((c) => createScope!.columns.includes(c))
-      && !(await scopeAllows(ctx.db, createScope!, ctx.caller, [{ ...existing, ...toColumns(def.fields, values[0]) }], flag))) {
+    if (
+      known?.length &&
+      Object.keys(toColumns(def.fields, values[0])).some((c) => createScope!.columns.includes(c)) &&
+      !(await scopeAllows(
+        ctx.db,
+        createScope!,
+        ctx.caller,
+        [{ ...existing, ...toColumns(def.fields, values[0]) }],
+        flag,
+      ))
+    ) {
       throw forbidden()
     }
     throw badRequest(errors[0])
   }
   const changes = toColumns(def.fields, values[0])
   const merged = { ...existing, ...changes }
-  if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag))) throw forbidden()
-  if (createScope === def.scope && Object.keys(changes).some((c) => def.scope.columns.includes(c))
-    && !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))) throw forbidden()
+  if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag)))
+    throw forbidden()
+  if (
+    createScope === def.scope &&
+    Object.keys(changes).some((c) => def.scope.columns.includes(c)) &&
+    !(await scopeAllows(ctx.db, def.scope, ctx.caller, [merged], flag))
+  )
+    throw forbidden()
   if (def.transform) await def.transform(changes, values[0], ctx)
   const table: string = def.table
   const row = Object.keys(changes).length
-    ? recs<T>(await anyTable(ctx.db).updateTable(table).set(changes).where('id', '=', existing.id).returningAll().execute())[0]
+    ? recs<T>(
+        await anyTable(ctx.db).updateTable(table).set(changes).where('id', '=', existing.id).returningAll().execute(),
+      )[0]
     : existing
   // deleted by a simultaneous request since it was read
   if (!row) throw notFound()
@@ -172,12 +266,16 @@ async function update<T extends TableName>(ctx: Context, trx: Transaction<DB>, d
 
 export async function deleteRecord<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
   const table: string = def.table
-  const afterCommit = await checkedWrite(ctx, async (ctx, trx) => {
-    const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.services.fast)
-    const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
-    await anyTable(ctx.db).deleteFrom(table).where('id', '=', row.id).execute()
-    return then
-  }, { table: def.table, id: ctx.params.id, deleting: true })
+  const afterCommit = await checkedWrite(
+    ctx,
+    async (ctx, trx) => {
+      const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.services.fast)
+      const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
+      await anyTable(ctx.db).deleteFrom(table).where('id', '=', row.id).execute()
+      return then
+    },
+    { table: def.table, id: ctx.params.id, deleting: true },
+  )
   if (afterCommit) await afterCommit()
   return { status: 204 }
 }

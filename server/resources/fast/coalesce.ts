@@ -8,21 +8,32 @@
 /** Runs a batch: one answer (or error) per request, in the requests' order. */
 export type RunBatch<M, R> = (members: M[]) => Array<Promise<R>>
 
-interface Waiting<M, R> { member: M; run: RunBatch<M, R>; resolve: (r: R) => void; reject: (e: unknown) => void }
+interface Waiting<M, R> {
+  member: M
+  run: RunBatch<M, R>
+  resolve: (r: R) => void
+  reject: (e: unknown) => void
+}
 
-interface Group<M, R> { running: number; waiting: Array<Waiting<M, R>> }
+interface Group<M, R> {
+  running: number
+  waiting: Array<Waiting<M, R>>
+}
 
 export class Coalescer<M, R> {
   readonly #groups = new Map<string, Group<M, R>>()
 
   /** `inFlight`: batches of one group running at once; `maxBatch`: most requests in one batch. */
-  constructor(readonly inFlight: number, readonly maxBatch: number) {}
+  constructor(
+    readonly inFlight: number,
+    readonly maxBatch: number,
+  ) {}
 
   /** The answer to `member`, run alone or in a batch with the other requests of `key`. Every request of a
    * key must be one `run` can make with any other of the key: a batch is run by its first request's `run`. */
   submit(key: string, member: M, run: RunBatch<M, R>): Promise<R> {
     let group = this.#groups.get(key)
-    if (!group) this.#groups.set(key, group = { running: 0, waiting: [] })
+    if (!group) this.#groups.set(key, (group = { running: 0, waiting: [] }))
     return new Promise<R>((resolve, reject) => {
       group.waiting.push({ member, run, resolve, reject })
       if (group.running < this.inFlight || group.waiting.length >= this.maxBatch) this.#start(key, group)
@@ -35,7 +46,8 @@ export class Coalescer<M, R> {
     let answers: Array<Promise<R>>
     try {
       answers = batch[0].run(batch.map((w) => w.member))
-      if (answers.length !== batch.length) throw new Error(`a batch of ${batch.length} requests gave ${answers.length} answers`)
+      if (answers.length !== batch.length)
+        throw new Error(`a batch of ${batch.length} requests gave ${answers.length} answers`)
     } catch (e) {
       answers = batch.map(() => Promise.reject(e))
     }
@@ -53,13 +65,16 @@ export class Coalescer<M, R> {
 export class Coalescers<M, R> {
   readonly #byDb = new WeakMap<object, WeakMap<object, Coalescer<M, R>>>()
 
-  constructor(readonly inFlight: number, readonly maxBatch: number) {}
+  constructor(
+    readonly inFlight: number,
+    readonly maxBatch: number,
+  ) {}
 
   of(db: object, resource: object): Coalescer<M, R> {
     let byResource = this.#byDb.get(db)
-    if (!byResource) this.#byDb.set(db, byResource = new WeakMap())
+    if (!byResource) this.#byDb.set(db, (byResource = new WeakMap()))
     let coalescer = byResource.get(resource)
-    if (!coalescer) byResource.set(resource, coalescer = new Coalescer(this.inFlight, this.maxBatch))
+    if (!coalescer) byResource.set(resource, (coalescer = new Coalescer(this.inFlight, this.maxBatch)))
     return coalescer
   }
 }

@@ -12,7 +12,15 @@ import { checkSlots, kindsOf, standInChecks } from './checks.js'
 import { cacheableKinds, isSlot, valueKind } from './valueKinds.js'
 import { Coalescers, type Coalescer } from './coalesce.js'
 import { asksOver, batchable, insertBatch } from './createBatch.js'
-import { bind, callerKey, compiler, planStatement, type CallerKind, type Plan, type StatementCache } from './statements.js'
+import {
+  bind,
+  callerKey,
+  compiler,
+  planStatement,
+  type CallerKind,
+  type Plan,
+  type StatementCache,
+} from './statements.js'
 import { ownRecordColumns } from './jsonRecord.js'
 import type { NarrowedFirst } from './narrowed.js'
 
@@ -26,11 +34,18 @@ import type { NarrowedFirst } from './narrowed.js'
 // It is made first for the caller narrowed to what it owns (narrowed.ts).
 
 /** What a single create needs of its accelerators: the plans and the narrowed-first memory. */
-export interface CreateState { plans: StatementCache<Plan>; narrowed: NarrowedFirst; batches: CreateBatches }
+export interface CreateState {
+  plans: StatementCache<Plan>
+  narrowed: NarrowedFirst
+  batches: CreateBatches
+}
 
 /** What the plain create (core/write.ts) gives a fast one for the parsed values: the new row's columns as
  * stored, and the access check of the new record (none for a site admin, or a resource anyone may create in). */
-export interface CreateOf { row: (values: Record<string, unknown>) => AnyRow; scopeAsk: (values: Record<string, unknown>) => ScopeAsk | undefined }
+export interface CreateOf {
+  row: (values: Record<string, unknown>) => AnyRow
+  scopeAsk: (values: Record<string, unknown>) => ScopeAsk | undefined
+}
 
 /** Whether a resource's single creates may be made in one statement: none of the hooks that run between the
  * checks and the INSERT, or after it (transform, validate, afterWrite), nor a handler of its own. */
@@ -40,18 +55,41 @@ export const createsInOne = <T extends TableName>(def: ResourceDef<T>): boolean 
 /** The answer of a single create (`body`, not an array) made in one statement with its checks; null when the
  * resource or the request does not fit one, or a check did not pass (nothing was written: the plain create says
  * what failed). */
-export async function fastCreate<T extends TableName>(state: CreateState, ctx: Context, def: ResourceDef<T>, body: unknown,
-  of: CreateOf): Promise<Result | null> {
+export async function fastCreate<T extends TableName>(
+  state: CreateState,
+  ctx: Context,
+  def: ResourceDef<T>,
+  body: unknown,
+  of: CreateOf,
+): Promise<Result | null> {
   if (!createsInOne(def)) return null
   const parsed = parseInput(def.fields, body, 'create')
-  if (Object.keys(parsed.errors).length || !valuesPass(def, parsed.values)
+  if (
+    Object.keys(parsed.errors).length ||
+    !valuesPass(def, parsed.values) ||
     // the checks against stored records are made by the statement itself when the resource says how (storedCondition)
-    || (!def.storedCondition && hasErrors(await def.checkStored?.(ctx.db, [parsed.values], null) ?? []))) return null
-  const created = await insertChecked(state, ctx.db, def, ctx.caller, parsed.values, of.row(parsed.values), of.scopeAsk(parsed.values))
+    (!def.storedCondition && hasErrors((await def.checkStored?.(ctx.db, [parsed.values], null)) ?? []))
+  )
+    return null
+  const created = await insertChecked(
+    state,
+    ctx.db,
+    def,
+    ctx.caller,
+    parsed.values,
+    of.row(parsed.values),
+    of.scopeAsk(parsed.values),
+  )
     // a record referred to went while the statement ran (its trigger found it gone): the plain create says which
-    .catch((e: unknown) => { if ((e as { code?: unknown } | null)?.code === '23503') return null; throw e })
+    .catch((e: unknown) => {
+      if ((e as { code?: unknown } | null)?.code === '23503') return null
+      throw e
+    })
   if (!created) return null
-  return { status: 201, body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0] }
+  return {
+    status: 201,
+    body: 'json' in created ? new JsonText(created.json) : (await render(ctx, def, [created.row]))[0],
+  }
 }
 
 /** Do the values pass the resource's checks of values alone (checkValues)? The plain path runs them after the
@@ -76,25 +114,46 @@ export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
 
 /** The record inserted, or null when a check did not pass or the create does not fit one statement
  * (then nothing was written). `values`: the parsed wire values; `row`: their columns as stored. */
-export async function insertChecked<T extends TableName>(state: CreateState, db: Db, def: ResourceDef<T>, caller: Caller, values: Record<string, unknown>,
-  row: AnyRow, scopeAsk: ScopeAsk | undefined): Promise<Inserted<T> | null> {
+export async function insertChecked<T extends TableName>(
+  state: CreateState,
+  db: Db,
+  def: ResourceDef<T>,
+  caller: Caller,
+  values: Record<string, unknown>,
+  row: AnyRow,
+  scopeAsk: ScopeAsk | undefined,
+): Promise<Inserted<T> | null> {
   const shape = shapeOf(def, values, row, scopeAsk)
   if (!shape) return null
   const insert = (as: Caller): Promise<Inserted<T> | null> => {
     if (!batchable(def)) return insertOne(state.plans, db, def, as, shape, row)
     // made with the creates of the same caller, shape and scope values that arrive meanwhile (createBatch.ts)
     const key = `${as.id}|${callerKey(as)}|${shapeKey(shape)}|${scopeAsk?.rows.map((r) => scopeKey(scopeAsk.scope, r)).join('|') ?? ''}`
-    return (state.batches.of(db, def) as Coalescer<AnyRow, Inserted<T> | null>).submit(key, row, (rows) => insertRows(state.plans, db, def, as, shape, rows))
+    return (state.batches.of(db, def) as Coalescer<AnyRow, Inserted<T> | null>).submit(key, row, (rows) =>
+      insertRows(state.plans, db, def, as, shape, rows),
+    )
   }
   // a record inserted is the answer; nothing inserted is asked again under the whole rule
-  return state.narrowed.ask(caller, insert, (created) => created !== null, (created) => created !== null)
+  return state.narrowed.ask(
+    caller,
+    insert,
+    (created) => created !== null,
+    (created) => created !== null,
+  )
 }
 
 /** One create alone: its checks and INSERT in one statement. */
-async function insertOne<T extends TableName>(plans: StatementCache<Plan>, db: Db, def: ResourceDef<T>, as: Caller, shape: Shape,
-  row: AnyRow): Promise<Inserted<T> | null> {
+async function insertOne<T extends TableName>(
+  plans: StatementCache<Plan>,
+  db: Db,
+  def: ResourceDef<T>,
+  as: Caller,
+  shape: Shape,
+  row: AnyRow,
+): Promise<Inserted<T> | null> {
   const plan = planOf(plans, def, as, shape)
-  const query: CompiledQuery<AnyRow> = plan ? bind(plan, slotValues(as, shape, shape.scopeAsk, row))
+  const query: CompiledQuery<AnyRow> = plan
+    ? bind(plan, slotValues(as, shape, shape.scopeAsk, row))
     : compileInsert(def, as, shape.asks, shape.scopeAsk, row, shape.columns)
   const inserted = (await db.executeQuery(query)).rows[0]
   if (!inserted) return null
@@ -104,15 +163,24 @@ async function insertOne<T extends TableName>(plans: StatementCache<Plan>, db: D
 /** The creates of a batch (rows of one caller, shape and scope values): one alone, several in one
  * statement; when that inserts nothing (a check of one of them did not pass) or fails, each alone, so
  * that each gets its own answer or error. */
-function insertRows<T extends TableName>(plans: StatementCache<Plan>, db: Db, def: ResourceDef<T>, as: Caller, shape: Shape,
-  rows: AnyRow[]): Array<Promise<Inserted<T> | null>> {
+function insertRows<T extends TableName>(
+  plans: StatementCache<Plan>,
+  db: Db,
+  def: ResourceDef<T>,
+  as: Caller,
+  shape: Shape,
+  rows: AnyRow[],
+): Array<Promise<Inserted<T> | null>> {
   if (rows.length === 1) return [insertOne(plans, db, def, as, shape, rows[0])]
   // each row's own shape: the same, with the ids its references name
   const own = (row: AnyRow): Shape => ({ ...shape, asks: asksOver(def, shape.asks, [row]) })
   const batch = insertBatch(plans, db, def, shapeKey(shape), { ...shape, caller: as }, rows)
-  return rows.map((row, i) => batch.then(
-    (answers) => answers ? { json: answers[i] } : insertOne(plans, db, def, as, own(row), row),
-    (e: unknown) => rowError(e) ? insertOne(plans, db, def, as, own(row), row) : Promise.reject(e)))
+  return rows.map((row, i) =>
+    batch.then(
+      (answers) => (answers ? { json: answers[i] } : insertOne(plans, db, def, as, own(row), row)),
+      (e: unknown) => (rowError(e) ? insertOne(plans, db, def, as, own(row), row) : Promise.reject(e)),
+    ),
+  )
 }
 
 /** Did the batch fail for what one of its rows holds, as a whole (nothing of it written)? PostgreSQL's
@@ -129,10 +197,21 @@ export type CreateBatches = ReturnType<typeof createBatches>
 
 /** What a create's statement is compiled for: the references checked, the kind of each scope value and
  * of each column's value. */
-interface Shape { asks: Ask[]; kinds: string[]; columns: string[]; rowKinds: string; scopeAsk: ScopeAsk | undefined }
+interface Shape {
+  asks: Ask[]
+  kinds: string[]
+  columns: string[]
+  rowKinds: string
+  scopeAsk: ScopeAsk | undefined
+}
 
 /** The create's shape, or null when it does not fit one statement. */
-function shapeOf<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>, row: AnyRow, scopeAsk: ScopeAsk | undefined): Shape | null {
+function shapeOf<T extends TableName>(
+  def: ResourceDef<T>,
+  values: Record<string, unknown>,
+  row: AnyRow,
+  scopeAsk: ScopeAsk | undefined,
+): Shape | null {
   const asks = asksOf(def, [values])
   const rows = scopeAsk?.rows ?? []
   if (!asks.length && !rows.length) return null
@@ -148,13 +227,23 @@ function shapeOf<T extends TableName>(def: ResourceDef<T>, values: Record<string
 
 /** The cached plan of a create's statement (see insertChecked); null when it may not be cached, or the
  * create does not fit one statement. */
-export function insertPlan<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, values: Record<string, unknown>, row: AnyRow,
-  scopeAsk?: ScopeAsk): Plan | null {
+export function insertPlan<T extends TableName>(
+  def: ResourceDef<T>,
+  kind: CallerKind,
+  values: Record<string, unknown>,
+  row: AnyRow,
+  scopeAsk?: ScopeAsk,
+): Plan | null {
   const shape = shapeOf(def, values, row, scopeAsk)
   return shape && planInsert(def, kind, shape)
 }
 
-function planOf<T extends TableName>(plans: StatementCache<Plan>, def: ResourceDef<T>, kind: CallerKind, shape: Shape): Plan | null {
+function planOf<T extends TableName>(
+  plans: StatementCache<Plan>,
+  def: ResourceDef<T>,
+  kind: CallerKind,
+  shape: Shape,
+): Plan | null {
   return plans.get(def, kind, `create|${shapeKey(shape)}`, () => planInsert(def, kind, shape))
 }
 
@@ -166,7 +255,9 @@ function shapeKey({ asks, kinds, columns, rowKinds, scopeAsk }: Shape): string {
 /** The slots of a shape: the check's (checkSlots), then the row's numbers and texts, in that order. */
 function slotValues(caller: Caller, shape: Shape, scopeAsk: ScopeAsk | undefined, row: AnyRow): unknown[] {
   const out = checkSlots(caller, shape.asks, scopeAsk, shape.kinds)
-  shape.columns.forEach((c, i) => { if (isSlot(shape.rowKinds[i])) out.push(row[c]) })
+  shape.columns.forEach((c, i) => {
+    if (isSlot(shape.rowKinds[i])) out.push(row[c])
+  })
   return out
 }
 
@@ -177,26 +268,42 @@ function planInsert<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, 
     const row = Object.fromEntries(columns.map((c, i) => [c, checks.value(rowKinds[i])]))
     return { ...checks, shape: { ...shape, asks: checks.asks }, row }
   })
-  return planStatement([sets[0], sets[1]],
+  return planStatement(
+    [sets[0], sets[1]],
     (s) => slotValues(s.caller, s.shape, s.scopeAsk, s.row),
-    (s) => compileInsert(def, s.caller, s.shape.asks, s.scopeAsk, s.row, columns))
+    (s) => compileInsert(def, s.caller, s.shape.asks, s.scopeAsk, s.row, columns),
+  )
 }
 
-function compileInsert<T extends TableName>(def: ResourceDef<T>, caller: Caller, asks: Ask[], scopeAsk: ScopeAsk | undefined,
-  row: AnyRow, columns: string[]): CompiledQuery<AnyRow> {
+function compileInsert<T extends TableName>(
+  def: ResourceDef<T>,
+  caller: Caller,
+  asks: Ask[],
+  scopeAsk: ScopeAsk | undefined,
+  row: AnyRow,
+  columns: string[],
+): CompiledQuery<AnyRow> {
   const types = columnTypes(def)
   const checks = checkCount(asks, scopeAsk)
   const table: string = def.table
   // a column's value as the row gives it, of its column's type (null when the row does not give it)
-  const value = (c: string) => c in row ? sql`${row[c]}::${sql.raw(types.get(c)!)}` : sql`null::${sql.raw(types.get(c)!)}`
-  const insert = compiler.with('chk', () => checkUnion(compiler, caller, asks, scopeAsk))
+  const value = (c: string) =>
+    c in row ? sql`${row[c]}::${sql.raw(types.get(c)!)}` : sql`null::${sql.raw(types.get(c)!)}`
+  const insert = compiler
+    .with('chk', () => checkUnion(compiler, caller, asks, scopeAsk))
     .insertInto(table)
     .columns(columns)
-    .expression(compiler.selectNoFrom(columns.map((c) => value(c).as(c)))
-      .where(sql<boolean>`(select count(*) from chk) = ${checks}`)
-      .$if(def.storedCondition !== undefined, (q) => q.where(def.storedCondition!(value))))
+    .expression(
+      compiler
+        .selectNoFrom(columns.map((c) => value(c).as(c)))
+        .where(sql<boolean>`(select count(*) from chk) = ${checks}`)
+        .$if(def.storedCondition !== undefined, (q) => q.where(def.storedCondition!(value))),
+    )
   // the inserted row is named by its table in RETURNING
   const json = ownRecordColumns(def, table)
-  return (json ? insert.returning(sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')) : insert.returningAll())
-    .compile() as CompiledQuery<AnyRow>
+  return (
+    json
+      ? insert.returning(sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json'))
+      : insert.returningAll()
+  ).compile() as CompiledQuery<AnyRow>
 }

@@ -24,18 +24,37 @@ import { VALUE_KIND } from './valueKinds.js'
 
 /** What every create of a batch shares: the caller, the references checked, the scope row, the columns
  * given and the kind of each value. */
-export interface BatchShape { caller: Caller; asks: Ask[]; scopeAsk: ScopeAsk | undefined; columns: string[]; rowKinds: string }
+export interface BatchShape {
+  caller: Caller
+  asks: Ask[]
+  scopeAsk: ScopeAsk | undefined
+  columns: string[]
+  rowKinds: string
+}
 
 /** Inserts one row per create of the batch, each with the one id each of its references names, when
  * every check passes: their answers' JSON, in the rows' order; null when a check did not pass (then
  * nothing was written). `key`: the shape, without the kind of caller. */
-export async function insertBatch<T extends TableName>(plans: StatementCache<Plan>, db: Db, def: ResourceDef<T>, key: string, shape: BatchShape, rows: AnyRow[]): Promise<string[] | null> {
+export async function insertBatch<T extends TableName>(
+  plans: StatementCache<Plan>,
+  db: Db,
+  def: ResourceDef<T>,
+  key: string,
+  shape: BatchShape,
+  rows: AnyRow[],
+): Promise<string[] | null> {
   const asks = asksOver(def, shape.asks, rows)
   const checks = checkCount(asks, shape.scopeAsk)
   const types = columnTypes(def)
-  const arrays = shape.columns.map((c) => arrayParameter(types.get(c)!, rows.map((r) => r[c])))
+  const arrays = shape.columns.map((c) =>
+    arrayParameter(
+      types.get(c)!,
+      rows.map((r) => r[c]),
+    ),
+  )
   const plan = plans.get(def, shape.caller, `batch|${key}`, () => planBatch(def, shape.caller, shape))
-  const query = plan ? bind(plan, [...checkSlots(shape.caller, asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
+  const query = plan
+    ? bind(plan, [...checkSlots(shape.caller, asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
     : compileBatch(def, { ...shape, asks }, arrays, checks)
   const inserted = (await db.executeQuery(query)).rows
   if (!inserted.length) return null
@@ -49,7 +68,8 @@ export async function insertBatch<T extends TableName>(plans: StatementCache<Pla
 }
 
 /** Can the resource's creates be made in batches? Its answers are written by the database (ownRecordColumns). */
-export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => ownRecordColumns(def, def.table) !== null
+export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean =>
+  ownRecordColumns(def, def.table) !== null
 
 /** The asks of these rows: each reference's distinct ids over them (a single create's ask has one). */
 export function asksOver<T extends TableName>(def: ResourceDef<T>, asks: Ask[], rows: AnyRow[]): Ask[] {
@@ -66,12 +86,25 @@ function planBatch<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, s
     // each column's array is found by identity; the count of checks is a stand-in number
     return { checks, arrays: shape.columns.map((): unknown[] => []), count: checks.value(VALUE_KIND.number) as number }
   })
-  return planStatement([sets[0], sets[1]],
+  return planStatement(
+    [sets[0], sets[1]],
     (s) => [...checkSlots(s.checks.caller, s.checks.asks, s.checks.scopeAsk, kinds), ...s.arrays, s.count],
-    (s) => compileBatch(def, { ...shape, caller: s.checks.caller, asks: s.checks.asks, scopeAsk: s.checks.scopeAsk }, s.arrays, s.count))
+    (s) =>
+      compileBatch(
+        def,
+        { ...shape, caller: s.checks.caller, asks: s.checks.asks, scopeAsk: s.checks.scopeAsk },
+        s.arrays,
+        s.count,
+      ),
+  )
 }
 
-function compileBatch<T extends TableName>(def: ResourceDef<T>, shape: BatchShape, arrays: unknown[], checks: number): CompiledQuery<AnyRow> {
+function compileBatch<T extends TableName>(
+  def: ResourceDef<T>,
+  shape: BatchShape,
+  arrays: unknown[],
+  checks: number,
+): CompiledQuery<AnyRow> {
   const types = columnTypes(def)
   const table: string = def.table
   const { columns } = shape
@@ -80,17 +113,36 @@ function compileBatch<T extends TableName>(def: ResourceDef<T>, shape: BatchShap
   // the inserted row is named by its table in RETURNING
   const json = ownRecordColumns(def, table)!
   // every row, or none, passes the checks against stored records (a single create's storedCondition)
-  const stored = def.storedCondition?.((c) => columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`)
-  return compiler
-    .with('input', () => sql<AnyRow>`(select nextval((select pg_get_serial_sequence(${sql.lit(table)}, 'id'))::regclass) as id, u.*
-      from unnest(${unnest}) with ordinality as u(${names}, ord))`)
-    .with('chk', () => checkUnion(compiler, shape.caller, shape.asks, shape.scopeAsk))
-    .with('ins', (db) => db.insertInto(table).columns(['id', ...columns])
-      .expression(db.selectFrom('input').select(['id', ...columns]).where(sql<boolean>`(select count(*) from chk) = ${checks}`)
-        .$if(stored !== undefined, (q) => q.where(sql<boolean>`not exists (select 1 from input as i where not ${stored})`)))
-      .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]))
-    // every inserted row, even one without its place (which would fail the batch rather than answer wrongly)
-    .selectFrom('ins').leftJoin('input', 'input.id', 'ins.id')
-    .select(['input.ord', 'ins.__json'])
-    .compile() as CompiledQuery<AnyRow>
+  const stored = def.storedCondition?.((c) =>
+    columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`,
+  )
+  return (
+    compiler
+      .with(
+        'input',
+        () => sql<AnyRow>`(select nextval((select pg_get_serial_sequence(${sql.lit(table)}, 'id'))::regclass) as id, u.*
+      from unnest(${unnest}) with ordinality as u(${names}, ord))`,
+      )
+      .with('chk', () => checkUnion(compiler, shape.caller, shape.asks, shape.scopeAsk))
+      .with('ins', (db) =>
+        db
+          .insertInto(table)
+          .columns(['id', ...columns])
+          .expression(
+            db
+              .selectFrom('input')
+              .select(['id', ...columns])
+              .where(sql<boolean>`(select count(*) from chk) = ${checks}`)
+              .$if(stored !== undefined, (q) =>
+                q.where(sql<boolean>`not exists (select 1 from input as i where not ${stored})`),
+              ),
+          )
+          .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]),
+      )
+      // every inserted row, even one without its place (which would fail the batch rather than answer wrongly)
+      .selectFrom('ins')
+      .leftJoin('input', 'input.id', 'ins.id')
+      .select(['input.ord', 'ins.__json'])
+      .compile() as CompiledQuery<AnyRow>
+  )
 }

@@ -47,7 +47,13 @@ export interface Accelerators {
   fetch(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]): Promise<AnyRow | undefined> | null
   /** a detail's answer written by the database (undefined: missing or unreadable), read with the caller's
    * details that arrive meanwhile (alone, when its computed fields read the request's origin and clock) */
-  detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number, req: RecordRequest): Promise<string | undefined> | null
+  detail<T extends TableName>(
+    db: Db,
+    def: ResourceDef<T>,
+    caller: Caller,
+    id: number,
+    req: RecordRequest,
+  ): Promise<string | undefined> | null
   /** a write's check statement (core/checks.ts) from its compiled plan */
   checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> | null
   /** a single create made in one statement with its checks (batched with others of its shape) */
@@ -57,8 +63,14 @@ export interface Accelerators {
   /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`
    * with stand-ins (statements.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
    * `slots`; null when it cannot be planned so (then the endpoint compiles it for this request) */
-  statement(owner: object, caller: Caller, shape: string, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
-    compile: (caller: Caller, slots: unknown[]) => CompiledQuery): CompiledQuery<AnyRow> | null
+  statement(
+    owner: object,
+    caller: Caller,
+    shape: string,
+    slots: unknown[],
+    standIns: (set: 0 | 1) => unknown[],
+    compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
+  ): CompiledQuery<AnyRow> | null
 }
 
 const zeroCounts = (): PathCounts => Object.fromEntries(PATHS.map((p) => [p, { fast: 0, plain: 0 }])) as PathCounts
@@ -72,14 +84,31 @@ export function accelerators(on: boolean): Accelerators {
 class Declining implements Accelerators {
   readonly on = false
   readonly answered = zeroCounts()
-  #plain<R>(path: Path): R | null { this.answered[path].plain++; return null }
-  rule() { return this.#plain<RawBuilder<SqlBool>>('rule') }
-  fetch() { return this.#plain<Promise<AnyRow | undefined>>('fetch') }
-  detail() { return this.#plain<Promise<string | undefined>>('detail') }
-  checks() { return this.#plain<CompiledQuery<AnyRow>>('checks') }
-  async create() { return this.#plain<Result>('create') }
-  pages() { return this.#plain<JsonPages>('page') }
-  statement() { return this.#plain<CompiledQuery<AnyRow>>('statement') }
+  #plain<R>(path: Path): R | null {
+    this.answered[path].plain++
+    return null
+  }
+  rule() {
+    return this.#plain<RawBuilder<SqlBool>>('rule')
+  }
+  fetch() {
+    return this.#plain<Promise<AnyRow | undefined>>('fetch')
+  }
+  detail() {
+    return this.#plain<Promise<string | undefined>>('detail')
+  }
+  checks() {
+    return this.#plain<CompiledQuery<AnyRow>>('checks')
+  }
+  async create() {
+    return this.#plain<Result>('create')
+  }
+  pages() {
+    return this.#plain<JsonPages>('page')
+  }
+  statement() {
+    return this.#plain<CompiledQuery<AnyRow>>('statement')
+  }
 }
 
 class Accelerated implements Accelerators {
@@ -112,8 +141,13 @@ class Accelerated implements Accelerators {
 
   detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number, req: RecordRequest) {
     const json = detailJson(def)
-    return this.#count('detail', json && fetchFlaggedRow(this.#fetchState, db, def, caller, id, ['read'], { json, req })
-      .then((row) => row?.__json as string | undefined))
+    return this.#count(
+      'detail',
+      json &&
+        fetchFlaggedRow(this.#fetchState, db, def, caller, id, ['read'], { json, req }).then(
+          (row) => row?.__json as string | undefined,
+        ),
+    )
   }
 
   checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk) {
@@ -130,17 +164,29 @@ class Accelerated implements Accelerators {
     // OFFSET skips too)
     let json: ((page: Query, extras: string[]) => Query) | null = null
     return this.#count('page', {
-      run: (page: Query, extras: string[] = []) => jsonPage(json ??= listPageJson(db, def, req), def, req, page, extras).execute(),
+      run: (page: Query, extras: string[] = []) =>
+        jsonPage((json ??= listPageJson(db, def, req)), def, req, page, extras).execute(),
       texts: async (rows: AnyRow[]) => rows.map((r) => r.__json as string),
-      planned: base && ((limit: number, offset: number) => plannedCountedPage(this.#pages, def, base, req, limit, offset)),
+      planned:
+        base && ((limit: number, offset: number) => plannedCountedPage(this.#pages, def, base, req, limit, offset)),
     })
   }
 
-  statement(owner: object, caller: Caller, shape: string, slots: unknown[], standIns: (set: 0 | 1) => unknown[],
-    compile: (caller: Caller, slots: unknown[]) => CompiledQuery) {
+  statement(
+    owner: object,
+    caller: Caller,
+    shape: string,
+    slots: unknown[],
+    standIns: (set: 0 | 1) => unknown[],
+    compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
+  ) {
     const plan = this.#statements.get(owner, caller, shape, () => {
       const sets = ([0, 1] as const).map((set) => ({ caller: standInCaller(set, caller), slots: standIns(set) }))
-      return planStatement([sets[0], sets[1]], (s) => [s.caller.id, ...s.slots], (s) => compile(s.caller, s.slots))
+      return planStatement(
+        [sets[0], sets[1]],
+        (s) => [s.caller.id, ...s.slots],
+        (s) => compile(s.caller, s.slots),
+      )
     })
     return this.#count('statement', plan && bind(plan, [caller.id, ...slots]))
   }
@@ -152,17 +198,26 @@ export type AcceleratedPath = 'create' | 'detail' | 'list'
 /** Which of `expected` the accelerators cannot take for this declaration, each with why: a hook or a field they
  * do not handle. Checked where the resource is defined (core/define.ts), so that a change that would leave a
  * fast path fails at start-up instead of silently running slower. */
-export function unacceleratedPaths<T extends TableName>(def: ResourceDef<T>, expected: readonly AcceleratedPath[]): string[] {
+export function unacceleratedPaths<T extends TableName>(
+  def: ResourceDef<T>,
+  expected: readonly AcceleratedPath[],
+): string[] {
   const out: string[] = []
   for (const path of expected) {
     if (path === 'create' && !createsInOne(def)) {
-      out.push('create: a single create is made in one statement only without transform, validate, afterWrite or createHandler')
+      out.push(
+        'create: a single create is made in one statement only without transform, validate, afterWrite or createHandler',
+      )
     }
     if (path === 'detail' && !detailJson(def)) {
-      out.push('detail: written by the database only without embed, and with every field computed or a column of a JSON scalar type (fast/jsonRecord.ts)')
+      out.push(
+        'detail: written by the database only without embed, and with every field computed or a column of a JSON scalar type (fast/jsonRecord.ts)',
+      )
     }
     if (path === 'list' && !listsWrittenByDatabase(def)) {
-      out.push('list: written by the database only without embed, and with every field a column of a JSON scalar type or computed (fast/jsonRecord.ts)')
+      out.push(
+        'list: written by the database only without embed, and with every field a column of a JSON scalar type or computed (fast/jsonRecord.ts)',
+      )
     }
   }
   return out

@@ -1,7 +1,14 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { FieldDef, Fields } from '../../http/fields.js'
 import { compiler } from './statements.js'
-import { anyTable, type Db, type ListRequest, type Query, type RecordRequest, type ResourceDef } from '../core/define.js'
+import {
+  anyTable,
+  type Db,
+  type ListRequest,
+  type Query,
+  type RecordRequest,
+  type ResourceDef,
+} from '../core/define.js'
 import type { AnyTables, TableName } from '../../db/schema.js'
 
 // A resource's JSON record written by PostgreSQL: the SQL twin of toJson (http/fields.ts), built from the
@@ -25,11 +32,16 @@ const SCALAR = new Set(['integer', 'float', 'boolean', 'string', 'datetime', 'pk
 /** `select <value> as "<wire name>", ...` of a record with these fields over the row `alias`, the fields
  * without a column (or given another value) taken from `computed`: joined LATERAL as `j`, row_to_json(j) is
  * the record, written without spaces as JSON.stringify writes it; null when a readable field has no SQL form. */
-export function recordColumns(fields: Fields, alias: string, computed: Record<string, Expression<unknown>> = {}): RawBuilder<unknown> | null {
+export function recordColumns(
+  fields: Fields,
+  alias: string,
+  computed: Record<string, Expression<unknown>> = {},
+): RawBuilder<unknown> | null {
   const values: Expression<unknown>[] = []
   for (const [name, f] of Object.entries(fields)) {
     if (f.writeOnly) continue
-    const value = computed[name] ?? (f.column && SCALAR.has(f.type) ? columnJson(alias, { ...f, column: f.column }) : undefined)
+    const value =
+      computed[name] ?? (f.column && SCALAR.has(f.type) ? columnJson(alias, { ...f, column: f.column }) : undefined)
     if (value === undefined) return null
     values.push(sql`${value} as ${sql.id(name)}`)
   }
@@ -44,15 +56,19 @@ const ownColumns = new WeakMap<object, Map<string, RawBuilder<unknown> | null>>(
  * built for each) or an `embed` (its records are rendered by toJson), or a field without an SQL form. */
 export function ownRecordColumns<T extends TableName>(def: ResourceDef<T>, alias: string): RawBuilder<unknown> | null {
   let byAlias = ownColumns.get(def)
-  if (!byAlias) ownColumns.set(def, byAlias = new Map())
+  if (!byAlias) ownColumns.set(def, (byAlias = new Map()))
   let columns = byAlias.get(alias)
-  if (columns === undefined) byAlias.set(alias, columns = def.embed || def.computed ? null : recordColumns(def.fields, alias))
+  if (columns === undefined)
+    byAlias.set(alias, (columns = def.embed || def.computed ? null : recordColumns(def.fields, alias)))
   return columns
 }
 
 /** A detail's JSON record as the database writes it: its columns for a request, and whether they depend on the
  * request (computed fields read its origin and clock). */
-export interface DetailJson { columns: (req: RecordRequest) => RawBuilder<unknown>; ofRequest: boolean }
+export interface DetailJson {
+  columns: (req: RecordRequest) => RawBuilder<unknown>
+  ofRequest: boolean
+}
 
 /** per resource: how the database writes its details, made once (a detail is the most frequent request) */
 const detailJsons = new WeakMap<object, DetailJson | null>()
@@ -61,7 +77,7 @@ const detailJsons = new WeakMap<object, DetailJson | null>()
  * when it cannot (an `embed`, a field without an SQL form). */
 export function detailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | null {
   let json = detailJsons.get(def)
-  if (json === undefined) detailJsons.set(def, json = makeDetailJson(def))
+  if (json === undefined) detailJsons.set(def, (json = makeDetailJson(def)))
   return json
 }
 
@@ -72,8 +88,12 @@ function makeDetailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | 
     const own = ownRecordColumns(def, 'r')
     return own && { columns: () => own, ofRequest: false }
   }
-  return recordColumns(def.fields, 'r', computed({ origin: '', now: new Date(0) }))
-    && { columns: (req) => recordColumns(def.fields, 'r', computed(req))!, ofRequest: true }
+  return (
+    recordColumns(def.fields, 'r', computed({ origin: '', now: new Date(0) })) && {
+      columns: (req) => recordColumns(def.fields, 'r', computed(req))!,
+      ofRequest: true,
+    }
+  )
 }
 
 /** per resource: whether its lists' records are written by the database (pageJson gives a statement) */
@@ -83,15 +103,19 @@ const writesLists = new WeakMap<object, boolean>()
  * `computed` gives does not depend on the request it is given. */
 export function listsWrittenByDatabase<T extends TableName>(def: ResourceDef<T>): boolean {
   let writes = writesLists.get(def)
-  if (writes === undefined) writesLists.set(def, writes = pageJson(compiler, def, { origin: '', now: new Date(0) }) !== null)
+  if (writes === undefined)
+    writesLists.set(def, (writes = pageJson(compiler, def, { origin: '', now: new Date(0) }) !== null))
   return writes
 }
 
 /** How the records of a page of `def`, whose lists the database writes (listsWrittenByDatabase), are written
  * as JSON: the statement for `page` (a query of records as `r`, limited to a page), with rows of `id`, the
  * named `extras` of `page` and `__json`, unordered. */
-export function listPageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
-  (page: Query, extras: string[]) => Query {
+export function listPageJson<T extends TableName>(
+  db: Db | Kysely<AnyTables>,
+  def: ResourceDef<T>,
+  req: Pick<ListRequest, 'origin' | 'now'>,
+): (page: Query, extras: string[]) => Query {
   const json = pageJson(db, def, req)
   if (!json) throw new Error(`the records of ${def.name} are not written by the database`)
   return json
@@ -99,8 +123,11 @@ export function listPageJson<T extends TableName>(db: Db | Kysely<AnyTables>, de
 
 /** listPageJson, or null when the resource's lists are rendered by toJson (an `embed`, or a field without an
  * SQL form). */
-function pageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: ResourceDef<T>, req: Pick<ListRequest, 'origin' | 'now'>):
-  ((page: Query, extras: string[]) => Query) | null {
+function pageJson<T extends TableName>(
+  db: Db | Kysely<AnyTables>,
+  def: ResourceDef<T>,
+  req: Pick<ListRequest, 'origin' | 'now'>,
+): ((page: Query, extras: string[]) => Query) | null {
   // a record without computed fields is the one a detail writes, built once; computed fields are of the request
   // (the origin, the clock), built for each
   if (def.embed) return null
@@ -109,7 +136,13 @@ function pageJson<T extends TableName>(db: Db | Kysely<AnyTables>, def: Resource
 }
 
 function pageStatement(db: Db | Kysely<AnyTables>, page: Query, extras: string[], columns: RawBuilder<unknown>): Query {
-  return anyTable(db).with('page', () => page).selectFrom('page as r')
+  return anyTable(db)
+    .with('page', () => page)
+    .selectFrom('page as r')
     .innerJoinLateral(sql`(${columns})`.as('j'), (join) => join.onTrue())
-    .select(['r.id', ...extras.map((e) => `r.${e}`), sql<string>`row_to_json(j)::text`.as('__json')]) as unknown as Query
+    .select([
+      'r.id',
+      ...extras.map((e) => `r.${e}`),
+      sql<string>`row_to_json(j)::text`.as('__json'),
+    ]) as unknown as Query
 }

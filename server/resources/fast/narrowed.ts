@@ -18,8 +18,12 @@ export class NarrowedFirst {
   /** The answer of `ask` for the caller: first for the caller narrowed to what it owns (unless it is a site
    * admin or is remembered as needing grants), then, unless `final` says the narrowed answer is the whole
    * one, under the whole rule. `gained`: did the whole rule allow what the narrowed one refused? */
-  async ask<A>(caller: Caller, ask: (as: Caller) => Promise<A>,
-    final: (narrowed: A) => boolean, gained: (whole: A, narrowed: A) => boolean): Promise<A> {
+  async ask<A>(
+    caller: Caller,
+    ask: (as: Caller) => Promise<A>,
+    final: (narrowed: A) => boolean,
+    gained: (whole: A, narrowed: A) => boolean,
+  ): Promise<A> {
     if (caller.isAdmin || caller.ownedOnly || this.#usesGrants.has(caller.id)) return ask(caller)
     const narrowed = await ask(ownedOnly(caller))
     if (final(narrowed)) return narrowed

@@ -4,7 +4,17 @@ import { applyOrdering, type Query } from '../../http/list.js'
 import type { ListRequest, ResourceDef } from '../core/define.js'
 import { countedPage, listQueries, unfiltered, type CallerBase } from '../core/listStatements.js'
 import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
-import { bind, compiler, planStatement, standInCaller, standInNumber, standInText, type CallerKind, type Plan, type StatementCache } from './statements.js'
+import {
+  bind,
+  compiler,
+  planStatement,
+  standInCaller,
+  standInNumber,
+  standInText,
+  type CallerKind,
+  type Plan,
+  type StatementCache,
+} from './statements.js'
 
 // A page of a list as the database writes its records (jsonRecord.ts), and the most frequent page, an
 // unfiltered page of a top-level list read with the list's count, compiled once per shape (statements.ts,
@@ -12,31 +22,57 @@ import { bind, compiler, planStatement, standInCaller, standInNumber, standInTex
 
 /** The statement whose rows carry the JSON records (`__json`, jsonRecord.ts) of `page` (a query of records as
  * `r`) with its `extras`, in the list's order. */
-export const jsonPage = <T extends TableName>(json: (page: Query, extras: string[]) => Query, def: ResourceDef<T>,
-  req: Pick<ListRequest, 'query'>, page: Query, extras: string[]): Query => applyOrdering(json(page, extras), def.fields, req.query)
+export const jsonPage = <T extends TableName>(
+  json: (page: Query, extras: string[]) => Query,
+  def: ResourceDef<T>,
+  req: Pick<ListRequest, 'query'>,
+  page: Query,
+  extras: string[],
+): Query => applyOrdering(json(page, extras), def.fields, req.query)
 
-interface StandIn extends ListRequest { offset: number }
+interface StandIn extends ListRequest {
+  offset: number
+}
 
 /** The slots of a planned page: the caller's id, the origin, the clock, the offset. */
 const slots = (s: StandIn): unknown[] => [s.caller.id, s.origin, s.now, s.offset]
 
 /** Two sets of stand-ins (statements.ts): a new clock for each, found by identity as the parameter it becomes. */
-const standIns = (kind: CallerKind, query: Record<string, string>): [StandIn, StandIn] => ([0, 1] as const).map((set) => ({
-  caller: standInCaller(set, kind), query, origin: standInText(set, 1), now: new Date(standInNumber(set, 2)), offset: standInNumber(set, 3),
-})) as [StandIn, StandIn]
+const standIns = (kind: CallerKind, query: Record<string, string>): [StandIn, StandIn] =>
+  ([0, 1] as const).map((set) => ({
+    caller: standInCaller(set, kind),
+    query,
+    origin: standInText(set, 1),
+    now: new Date(standInNumber(set, 2)),
+    offset: standInNumber(set, 3),
+  })) as [StandIn, StandIn]
 
 /** The JSON page with its count (countedPage, jsonPage) of an unfiltered request for a top-level list whose
  * records the database writes, from a statement compiled once per shape; null when the request has filters,
  * the records are rendered by the server, or the statement uses more of the request than the slots (then it
  * is built for every request). */
-export function plannedCountedPage<T extends TableName>(plans: StatementCache<Plan>, def: ResourceDef<T>, base: CallerBase, req: ListRequest,
-  limit: number, offset: number): CompiledQuery<AnyRow> | null {
+export function plannedCountedPage<T extends TableName>(
+  plans: StatementCache<Plan>,
+  def: ResourceDef<T>,
+  base: CallerBase,
+  req: ListRequest,
+  limit: number,
+  offset: number,
+): CompiledQuery<AnyRow> | null {
   if (!unfiltered(req.query) || !listsWrittenByDatabase(def)) return null
   // the page is the offset; the rest of the query is the shape (a query's ordering may be any text: the cache's
   // bound keeps their number finite)
   const { page: _page, ...query } = req.query
-  const plan = plans.get(def, req.caller, `page|${limit}|${JSON.stringify(Object.entries(query).sort())}`,
-    () => planStatement(standIns(req.caller, query), slots, (s) => jsonPage(listPageJson(compiler, def, s), def, s,
-      countedPage(listQueries(compiler, def, base(compiler, s.caller), s), limit, s.offset), ['__count']).compile()))
+  const plan = plans.get(def, req.caller, `page|${limit}|${JSON.stringify(Object.entries(query).sort())}`, () =>
+    planStatement(standIns(req.caller, query), slots, (s) =>
+      jsonPage(
+        listPageJson(compiler, def, s),
+        def,
+        s,
+        countedPage(listQueries(compiler, def, base(compiler, s.caller), s), limit, s.offset),
+        ['__count'],
+      ).compile(),
+    ),
+  )
   return plan && bind(plan, [req.caller.id, req.origin, req.now, offset])
 }

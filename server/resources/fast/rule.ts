@@ -11,11 +11,19 @@ import { compiler, planStatement, standInCaller, type Plan, type StatementCache 
 // the caller than its id is built at every use.
 
 /** A rule compiled once: its SQL between its parameters, and each parameter (null where the caller's id goes). */
-export interface CompiledRule { pieces: string[]; values: Array<RawBuilder<unknown> | null> }
+export interface CompiledRule {
+  pieces: string[]
+  values: Array<RawBuilder<unknown> | null>
+}
 
 /** The rule of `def` on the record `r` for `caller` and `flag` as one SQL expression (in parentheses), or null
  * when it cannot be compiled once (the caller builds it: `def.scope.allows`). */
-export function compiledRule(rules: StatementCache<CompiledRule>, def: Referent, caller: Caller, flag: Flag): RawBuilder<SqlBool> | null {
+export function compiledRule(
+  rules: StatementCache<CompiledRule>,
+  def: Referent,
+  caller: Caller,
+  flag: Flag,
+): RawBuilder<SqlBool> | null {
   const rule = rules.get(def, caller, flag, () => compileRule(def, caller, flag))
   if (!rule) return null
   const parts: RawBuilder<unknown>[] = [sql.raw(rule.pieces[0])]
@@ -26,8 +34,11 @@ export function compiledRule(rules: StatementCache<CompiledRule>, def: Referent,
 function compileRule(def: Referent, kind: Caller, flag: Flag): CompiledRule | null {
   const records = compiler.selectFrom(`${def.table} as r`).selectAll('r')
   const prefix = `${records.compile().sql} where `
-  const plan: Plan | null = planStatement(([0, 1] as const).map((set) => standInCaller(set, kind)) as [Caller, Caller], (c) => [c.id],
-    (c) => records.where((eb) => def.scope.allows(eb, c, rowColumns('r'), flag)).compile())
+  const plan: Plan | null = planStatement(
+    ([0, 1] as const).map((set) => standInCaller(set, kind)) as [Caller, Caller],
+    (c) => [c.id],
+    (c) => records.where((eb) => def.scope.allows(eb, c, rowColumns('r'), flag)).compile(),
+  )
   if (!plan || !plan.query.sql.startsWith(prefix)) return null
   const text = plan.query.sql.slice(prefix.length)
   // the text between $1, $2, ... in their order; anything else (a `$` of the rule's own) is not split here

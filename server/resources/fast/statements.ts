@@ -1,5 +1,10 @@
 import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type CompiledQuery,
 } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, AnyTables } from '../../db/schema.js'
@@ -25,7 +30,10 @@ export const compiler = new Kysely<AnyTables>({
 })
 
 /** A statement compiled once: for each slot (a value each request gives), its parameter positions. */
-export interface Plan { query: CompiledQuery<AnyRow>; at: number[][] }
+export interface Plan {
+  query: CompiledQuery<AnyRow>
+  at: number[][]
+}
 
 /** The stand-in for slot `k` of stand-in set `set` (0 or 1): distinct from every other stand-in and from
  * any id or value a request gives (ids are positive; negative values this size are not written). */
@@ -33,17 +41,25 @@ export const standInNumber = (set: 0 | 1, k: number): number => -1_987_654_321 -
 export const standInText = (set: 0 | 1, k: number): string => `stand-in ${set} value ${k}`
 /** What a statement may depend on of its caller besides the caller's id: part of every plan's key. */
 export type CallerKind = Pick<Caller, 'isAdmin' | 'ownedOnly'>
-export const callerKey = (caller: CallerKind): string => caller.isAdmin ? 'admin' : caller.ownedOnly ? 'owned' : 'any'
+export const callerKey = (caller: CallerKind): string => (caller.isAdmin ? 'admin' : caller.ownedOnly ? 'owned' : 'any')
 
 /** The stand-in caller of a set, of the given kind: its id is slot 0's stand-in number; its username
  * differs between sets. */
-export const standInCaller = (set: 0 | 1, kind: CallerKind): Caller =>
-  ({ id: standInNumber(set, 0), username: `stand-in caller ${set}`, isAdmin: kind.isAdmin, ownedOnly: kind.ownedOnly })
+export const standInCaller = (set: 0 | 1, kind: CallerKind): Caller => ({
+  id: standInNumber(set, 0),
+  username: `stand-in caller ${set}`,
+  isAdmin: kind.isAdmin,
+  ownedOnly: kind.ownedOnly,
+})
 
 /** Compiles `compile(set)` for both stand-in sets; the plan, or null when the statement depends on the
  * request beyond the slots' parameters. `slots(set)` are the stand-in values compile put in, compared by
  * identity (an array stand-in is found as the very array given). */
-export function planStatement<S>(sets: readonly [S, S], slots: (set: S) => readonly unknown[], compile: (set: S) => CompiledQuery): Plan | null {
+export function planStatement<S>(
+  sets: readonly [S, S],
+  slots: (set: S) => readonly unknown[],
+  compile: (set: S) => CompiledQuery,
+): Plan | null {
   const [a, b] = sets.map(compile)
   if (a.sql !== b.sql || a.parameters.length !== b.parameters.length) return null
   const [sa, sb] = sets.map(slots)
@@ -62,7 +78,9 @@ export function planStatement<S>(sets: readonly [S, S], slots: (set: S) => reado
 /** The plan's statement with each slot's value of this request. */
 export function bind(plan: Plan, values: readonly unknown[]): CompiledQuery<AnyRow> {
   const parameters = plan.query.parameters.slice()
-  plan.at.forEach((positions, k) => { for (const i of positions) parameters[i] = values[k] })
+  plan.at.forEach((positions, k) => {
+    for (const i of positions) parameters[i] = values[k]
+  })
   return { ...plan.query, parameters }
 }
 
@@ -79,12 +97,12 @@ export class StatementCache<V> {
    * so a statement made for one kind is never served to another. */
   get(owner: object, kind: CallerKind, shape: string, make: () => V | null): V | null {
     let entries = this.#byOwner.get(owner)
-    if (!entries) this.#byOwner.set(owner, entries = new Map())
+    if (!entries) this.#byOwner.set(owner, (entries = new Map()))
     const key = `${callerKey(kind)}|${shape}`
     let entry = entries.get(key)
     if (entry === undefined) {
       if (entries.size >= this.max) return null
-      entries.set(key, entry = make())
+      entries.set(key, (entry = make()))
     }
     return entry
   }

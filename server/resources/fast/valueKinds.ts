@@ -7,8 +7,17 @@ export const VALUE_KIND = { null: 'z', number: 'n', text: 's', true: 't', false:
 export type ValueKind = (typeof VALUE_KIND)[keyof typeof VALUE_KIND]
 
 export function valueKind(v: unknown): ValueKind {
-  return v === null || v === undefined ? VALUE_KIND.null : typeof v === 'number' ? VALUE_KIND.number
-    : typeof v === 'string' ? VALUE_KIND.text : v === true ? VALUE_KIND.true : v === false ? VALUE_KIND.false : VALUE_KIND.other
+  return v === null || v === undefined
+    ? VALUE_KIND.null
+    : typeof v === 'number'
+      ? VALUE_KIND.number
+      : typeof v === 'string'
+        ? VALUE_KIND.text
+        : v === true
+          ? VALUE_KIND.true
+          : v === false
+            ? VALUE_KIND.false
+            : VALUE_KIND.other
 }
 
 /** Values of these kinds are slots of a plan; null and booleans are written into its key instead. */
