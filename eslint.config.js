@@ -24,4 +24,11 @@ export default tseslint.config(
     files: ['server/db/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // Not yet: the API client's answers default to `any` until it is typed by path from the server's declarations,
+    // and the tests and benchmarks read those answers by the shape they assert (docs/architecture.md, "Checks of
+    // the code", says what is left)
+    files: ['src/api.ts', 'test/**', 'bench/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 )

@@ -55,7 +55,7 @@ async function writeBirdnet(path: string): Promise<void> {
   await once(out, 'finish')
 }
 
-runBench(async () => {
+void runBench(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mas-interchange-'))
   const w = await cliWorld()
   try {

@@ -6,5 +6,5 @@ import { startTestBucket } from '../test/helpers/s3.js'
 const bucket = await startTestBucket('mas-bench')
 process.stdout.write(`${JSON.stringify(bucket.env('bench'))}\n`)
 process.on('SIGTERM', () => {
-  bucket.close().finally(() => process.exit(0))
+  void bucket.close().finally(() => process.exit(0))
 })

@@ -366,14 +366,14 @@ function lengthOf(form: FormData): number {
 }
 
 function isRetryable(err: unknown): boolean {
-  const code = (err as any)?.code
+  const code = (err as NodeJS.ErrnoException | null)?.code
   return typeof code === 'string' && (RETRY_CODES.has(code) || code === 'ETIMEDOUT')
 }
 
 function connectionError(url: string, err: unknown): Error {
   if (err instanceof ApiError || err instanceof ConnectionError) return err
-  if ((err as any)?.code) {
-    const code = (err as any).code as string | undefined
+  const code = (err as NodeJS.ErrnoException | null)?.code
+  if (code) {
     const origin = safeOrigin(url)
     return new ConnectionError(
       url,

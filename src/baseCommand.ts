@@ -103,7 +103,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return Names.none
   }
 
-  async catch(err: any): Promise<any> {
+  async catch(err: Error & { exitCode?: number }): Promise<never> {
     if (err instanceof Errors.ExitError) throw err
     const exit = exitCodeOf(err)
     const message =
@@ -162,13 +162,13 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
   }
 }
 
-function exitCodeOf(err: any): number {
+function exitCodeOf(err: Error & { oclif?: { exit?: unknown } }): number {
   if (err instanceof ApiError || err instanceof ConnectionError) return 1
   const exit = err?.oclif?.exit
   return typeof exit === 'number' ? exit : 1
 }
 
-function messageOf(err: any): string {
+function messageOf(err: Error): string {
   if (err instanceof ApiError || err instanceof ConnectionError) return err.message
   const message = typeof err?.message === 'string' && err.message ? err.message : String(err)
   return message.replace(/\n+See more help with --help$/, ' (see --help)')

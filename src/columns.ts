@@ -19,7 +19,10 @@ import { hasStrength } from './tagFormats.js'
 // Table columns of the records commands list, in one place. Columns that refer to other records show
 // their names (src/names.ts); each table says which kinds of names it needs.
 
-type R = Record<string, any>
+type R = Record<string, unknown>
+/** A model's manifest, as much of it as the table shows. */
+const manifestOf = (r: R) =>
+  r.manifest as { sampleRate?: number; windowSeconds?: number; labels?: unknown[] } | null | undefined
 const c = (header: string, key = header): Column<R> => ({ header, get: (r) => r[key] })
 /** A column of references shown by name. */
 const named = (n: Names, kind: NameSource, header: string, key = header): Column<R> => ({
@@ -49,7 +52,7 @@ export const LIBRARY: Table = {
     c('id'),
     c('name'),
     named(n, USERS, 'user'),
-    { header: 'media', get: (r) => r.mediaFiles?.length ?? '' },
+    { header: 'media', get: (r) => (r.mediaFiles as unknown[] | undefined)?.length ?? '' },
     c('created', 'creationDate'),
   ],
 }
@@ -99,12 +102,15 @@ export const MODEL: Table = {
     c('id'),
     c('name'),
     c('version'),
-    { header: 'rate', get: (r) => r.manifest?.sampleRate ?? '' },
+    { header: 'rate', get: (r) => manifestOf(r)?.sampleRate ?? '' },
     {
       header: 'window',
-      get: (r) => (typeof r.manifest?.windowSeconds === 'number' ? `${r.manifest.windowSeconds} s` : ''),
+      get: (r) => {
+        const seconds = manifestOf(r)?.windowSeconds
+        return typeof seconds === 'number' ? `${seconds} s` : ''
+      },
     },
-    { header: 'classes', get: (r) => r.manifest?.labels?.length ?? 0 },
+    { header: 'classes', get: (r) => manifestOf(r)?.labels?.length ?? 0 },
     c('embedding', 'embeddingSize'),
     c('created', 'creationDate'),
   ],
@@ -129,7 +135,7 @@ export const PROJECT: Table = {
     c('id'),
     c('name'),
     named(n, PROJECT_TYPES, 'type'),
-    { header: 'media', get: (r) => r.mediaFiles?.length ?? '' },
+    { header: 'media', get: (r) => (r.mediaFiles as unknown[] | undefined)?.length ?? '' },
     c('created', 'creationDate'),
   ],
 }
@@ -148,7 +154,7 @@ export const JOB: Table = {
     c('name'),
     named(n, PROJECTS, 'project'),
     named(n, JOB_TYPES, 'type'),
-    { header: 'status', get: (r) => JOB_STATUS[r.status] ?? r.status },
+    { header: 'status', get: (r) => JOB_STATUS[r.status as number] ?? r.status },
     {
       header: 'done',
       get: (r) => (typeof r.fractionCompleted === 'number' ? `${Math.round(r.fractionCompleted * 100)}%` : ''),
@@ -196,8 +202,8 @@ export const PERMISSION: Table = {
   kinds: [USERS, GROUPS, LIBRARIES, TAG_SETS],
   columns: (n) => [
     c('id'),
-    { header: 'bearer', get: (r) => ref(n, BEARER, r.bearer_type, r.bearer_id) },
-    { header: 'target', get: (r) => ref(n, TARGET, r.target_type, r.target_id) },
+    { header: 'bearer', get: (r) => ref(n, BEARER, String(r.bearer_type), r.bearer_id) },
+    { header: 'target', get: (r) => ref(n, TARGET, String(r.target_type), r.target_id) },
     { header: 'flags', get: (r) => ['read', 'write', 'launch_job', 'admin'].filter((f) => r[f]).join(',') },
     named(n, USERS, 'createdBy'),
     c('created', 'creationDate'),

@@ -94,7 +94,8 @@ export async function findMediaFiles(
     let info
     try {
       info = await stat(path)
-    } catch (err: any) {
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException
       return [
         { skipped: { path, reason: err.code === 'ENOENT' ? 'no such file or folder' : err.message, failed: true } },
       ]

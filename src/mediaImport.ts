@@ -185,8 +185,13 @@ async function hashAll(
   await mapLimit(missing, opts.concurrency, async (f) => {
     try {
       cache.set(f.path, f.size, f.mtimeMs, await md5File(f.path, f.size, (bytes) => readAhead.keep(f.path, bytes)))
-    } catch (err: any) {
-      records.set(f.path, { path: f.path, outcome: 'failed', id: null, reason: `cannot read: ${err.message}` })
+    } catch (err) {
+      records.set(f.path, {
+        path: f.path,
+        outcome: 'failed',
+        id: null,
+        reason: `cannot read: ${(err as Error).message}`,
+      })
     }
   })
   return files.flatMap((f) => {
@@ -283,7 +288,7 @@ async function uploadAll(
       try {
         // Safe to re-send: the server answers the same bytes with the record it already holds.
         const kept = readAhead.take(f.path)
-        const answer = await api.upload<any>(
+        const answer = await api.upload<{ id?: number } | null>(
           path,
           async () => {
             resend()
@@ -329,12 +334,12 @@ async function uploadAll(
                 ? { path: f.path, outcome: 'alias-taken', id: null, reason: aliasTaken(answer.data) }
                 : { path: f.path, outcome: 'failed', id: null, reason: describeError(answer.status, answer.data) }
         unreachable = 0
-      } catch (err: any) {
+      } catch (err) {
         record = {
           path: f.path,
           outcome: 'failed',
           id: null,
-          reason: err instanceof ConnectionError ? err.message : String(err?.message ?? err),
+          reason: err instanceof Error ? err.message : String(err),
         }
         if (err instanceof ConnectionError && ++unreachable >= UNREACHABLE_AFTER && !fatal) {
           fatal = unreachableServer(

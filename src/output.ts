@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import type cliProgress from 'cli-progress'
+import type CliProgress from 'cli-progress'
 
 // cli-progress (about 20 modules) is loaded only when a bar is drawn, on a terminal (docs/decisions.md, "Fast per command")
 const require = createRequire(import.meta.url)
@@ -89,8 +89,8 @@ export const INTERRUPTED_EXIT = 130
  * runs, Ctrl-C or SIGTERM stops the bar, prints what was done and how to finish, and exits 130.
  */
 export class Progress {
-  private readonly bars?: cliProgress.MultiBar
-  private readonly bar?: cliProgress.SingleBar
+  private readonly bars?: CliProgress.MultiBar
+  private readonly bar?: CliProgress.SingleBar
   private done = 0
   private bytes = 0
   /** bytes of the units done by the work itself (`tick`), not found done already (`skip`): what the rate is of */
@@ -109,7 +109,7 @@ export class Progress {
   ) {
     this.statusText = opts.status ?? ''
     if (!opts.quiet && process.stderr.isTTY && total > 0) {
-      const cliProgress = require('cli-progress') as typeof import('cli-progress')
+      const cliProgress = require('cli-progress') as typeof CliProgress
       this.bars = new cliProgress.MultiBar(
         {
           stream: process.stderr,
@@ -253,8 +253,8 @@ export function bytesEta(o: { totalBytes: number; doneBytes: number; workedBytes
 
 /** Seconds as the bar's ETA shows them (cli-progress's form: 45s, 3m20s, 2h5m). */
 function formatEta(seconds: number): string {
-  const cliProgress = require('cli-progress') as typeof import('cli-progress')
-  return cliProgress.Format.TimeFormat(Math.round(seconds), { autopaddingChar: '' } as cliProgress.Options, 5)
+  const cliProgress = require('cli-progress') as typeof CliProgress
+  return cliProgress.Format.TimeFormat(Math.round(seconds), { autopaddingChar: '' } as CliProgress.Options, 5)
 }
 
 /** Writes `text` to stdout, resolved once it is handed on (so a pipe's back-pressure paces the writer). */

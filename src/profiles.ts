@@ -25,8 +25,8 @@ export async function readProfiles(configDir: string): Promise<ProfileFile> {
   let text: string
   try {
     text = await readFile(profilePath(configDir), 'utf8')
-  } catch (err: any) {
-    if (err.code === 'ENOENT') return { profiles: {} }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} }
     throw err
   }
   try {

@@ -30,10 +30,24 @@ export interface SendOptions {
 /** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
  * stored tag), how many of them an earlier run made, and how many were already in the tag set. */
 export interface Sent {
-  records: any[]
+  records: TagAnswer[]
   earlier: number
   skipped: number
 }
+
+/** A created tag as the server answers it (or `{id}` where only its id is kept). */
+export interface TagAnswer {
+  id: number
+  [field: string]: unknown
+}
+
+/** What a create answers: one tag, several, or `{results, skipped}` where the server skipped duplicates. */
+type CreateAnswer = TagAnswer | TagAnswer[] | SkippingAnswer
+interface SkippingAnswer {
+  results: TagAnswer[]
+  skipped: unknown[]
+}
+const isSkipping = (a: CreateAnswer): a is SkippingAnswer => Array.isArray((a as Partial<SkippingAnswer>).results)
 
 /** Single creates at once when the server takes no arrays (at least, whatever --concurrency says). */
 const SINGLE_CONCURRENCY = 8
@@ -41,7 +55,7 @@ const SINGLE_CONCURRENCY = 8
 export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOptions): Promise<Sent> {
   const key = TagImportMemory.keyOf(parsed.tags, opts.tagSet)
   const created = opts.memory.created(key)
-  const records: any[] = new Array(parsed.tags.length)
+  const records: TagAnswer[] = new Array(parsed.tags.length)
   for (const [i, id] of created) records[i] = { id }
   const earlier = created.size
   const pending = parsed.tags.map((_t, i) => i).filter((i) => !created.has(i))
@@ -53,7 +67,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   /** a request of this import, tracked so an interrupt can wait for the answers of those under way */
   const post = (body: string, onStatus?: (status: number) => void) => {
     const query = opts.skipDuplicates ? { onDuplicate: 'skip' } : undefined
-    const request = api.request<any>('POST', 'tag/', { jsonText: body, retry: false, onStatus, query })
+    const request = api.request<CreateAnswer>('POST', 'tag/', { jsonText: body, retry: false, onStatus, query })
     underWay.add(request)
     request.finally(() => underWay.delete(request)).catch(() => {})
     return request
@@ -77,10 +91,9 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   let failed: Error | undefined
   const stopped = () => interrupted || failed !== undefined
   const bodyOf = (rows: number[]) => JSON.stringify(rows.map((i) => ({ ...parsed.tags[i], tagSet: opts.tagSet })))
-  const took = (rows: number[], answer: any) => {
-    // `{results, skipped}` where the server skipped duplicates; the records themselves elsewhere
-    const answered: any[] = Array.isArray(answer) ? answer : Array.isArray(answer?.results) ? answer.results : [answer]
-    if (Array.isArray(answer?.skipped)) skipped += answer.skipped.length
+  const took = (rows: number[], answer: CreateAnswer) => {
+    const answered = Array.isArray(answer) ? answer : isSkipping(answer) ? answer.results : [answer]
+    if (isSkipping(answer) && Array.isArray(answer.skipped)) skipped += answer.skipped.length
     rows.forEach((row, k) => {
       records[row] = opts.wholeRecords || !answered[k] ? answered[k] : { id: answered[k].id }
       created.set(row, answered[k]?.id)

@@ -15,7 +15,8 @@ import { loginLimits, type LoginLimits } from './throttle.js'
 // The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
 // session cookie (in that order, as DRF tries its authentication classes).
 
-const SCHEME = Symbol('auth scheme')
+/** How each request's caller was authenticated (a session's writes must echo the CSRF cookie). */
+const schemes = new WeakMap<FastifyRequest, Scheme>()
 type Scheme = 'basic' | 'token' | 'session'
 
 export const SESSION_COOKIE = 'sessionid'
@@ -81,7 +82,7 @@ async function remembered<C extends Caller | null>(
 }
 
 function mark(req: FastifyRequest, scheme: Scheme, caller: Caller): Caller {
-  ;(req as any)[SCHEME] = scheme
+  schemes.set(req, scheme)
   return caller
 }
 
@@ -140,7 +141,7 @@ async function sessionUser(db: Kysely<DB>, key: string): Promise<Caller | null> 
 
 /** Session-authenticated writes must echo the csrftoken cookie in X-CSRFToken. */
 export function checkCsrf(req: FastifyRequest): void {
-  if ((req as any)[SCHEME] !== 'session') return
+  if (schemes.get(req) !== 'session') return
   requireCsrf(req)
 }
 

@@ -34,15 +34,16 @@ export interface Database {
 
 /** A pool over the PostgreSQL at `url`: timestamps stay the strings they are, statements are prepared (prepared.ts). */
 function pool(url: string, opts: DatabaseOptions): { db: Kysely<DB>; statements: StatementCount } {
-  const types = {
-    getTypeParser(oid: number, format?: any) {
-      return oid === TIMESTAMP_OID ? (s: string) => s : pg.types.getTypeParser(oid, format)
-    },
+  const types: pg.CustomTypesConfig = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === TIMESTAMP_OID
+        ? (s: string) => s
+        : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
   }
   const p = new pg.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
-    types: types as any,
+    types,
     // a database that accepts no connection in this time counts as unavailable (a 503), not as slow
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),

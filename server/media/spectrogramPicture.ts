@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import type * as CanvasModule from '@napi-rs/canvas'
 import type { SKRSContext2D } from '@napi-rs/canvas'
 import type { Spectrogram } from '../analysis/spectra.js'
 import { ColumnFold } from './pictureColumns.js'
@@ -31,7 +32,7 @@ export interface PictureOptions {
 
 const FONT = 'DejaVu Sans'
 
-type Canvas = typeof import('@napi-rs/canvas')
+type Canvas = typeof CanvasModule
 interface Tools {
   canvas: Canvas
   viridis: Array<[number, number, number, number]>

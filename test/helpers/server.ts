@@ -84,7 +84,7 @@ export async function serverHome(
             resolve(Number(m[1]))
           }
         }, 50)
-        exited.then((code) => {
+        void exited.then((code) => {
           clearInterval(timer)
           reject(new Error(`server exited (${code}): ${out}`))
         })

@@ -314,7 +314,8 @@ test('a body sent a byte a second is cut off, while a slow but steady upload com
       }
     })
     s.on('error', reject)
-    s.once('connect', async () => {
+    s.once('connect', () => void sendSlowly().catch(reject))
+    const sendSlowly = async () => {
       s.write(
         `POST /api/v0/library/ HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${alice.auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${steady.length}\r\n\r\n`,
       )
@@ -322,7 +323,7 @@ test('a body sent a byte a second is cut off, while a slow but steady upload com
         s.write(steady.slice(i, i + 200))
         await delay(100)
       }
-    })
+    }
   })
   assert.match(res, /^HTTP\/1\.1 201/)
 })

@@ -1,3 +1,4 @@
+import type usearch from 'usearch'
 import type { Index } from 'usearch'
 
 // usearch (HNSW over quantised vectors, save/load/view) is loaded when an index is first needed, so mas and the
@@ -5,6 +6,6 @@ import type { Index } from 'usearch'
 
 export type UsearchIndex = Index
 
-export async function loadUsearch(): Promise<typeof import('usearch').default> {
+export async function loadUsearch(): Promise<typeof usearch> {
   return (await import('usearch')).default
 }

@@ -1,4 +1,4 @@
-import { Kysely, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 // Every table of the API, with the references, NOT NULLs and unique constraints
 // that keep the data honest. Timestamps are server-local `timestamp(0)`.

@@ -1,4 +1,4 @@
-import { Kysely, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 // Tokens and sessions are looked up by the sha256 of the secret, so the time a
 // lookup takes says nothing about how much of a guessed secret was right. A

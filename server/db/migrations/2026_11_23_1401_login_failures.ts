@@ -1,4 +1,4 @@
-import { Kysely, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 // Failed password presentations (Basic, token login, session login), shared by
 // every server process and host on this database, so the brute-force limit

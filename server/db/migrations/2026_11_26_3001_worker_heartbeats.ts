@@ -1,4 +1,4 @@
-import { Kysely, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 // One row per running job worker (in a server process or `mas worker start`),
 // renewed every few seconds by the worker and removed when it stops, so the

@@ -51,7 +51,7 @@ export class Coalescer<M, R> {
     } catch (e) {
       answers = batch.map(() => Promise.reject(e))
     }
-    answers.forEach((answer, i) => answer.then(batch[i].resolve, batch[i].reject))
+    for (const [i, answer] of answers.entries()) answer.then(batch[i].resolve, batch[i].reject)
     void Promise.allSettled(answers).then(() => {
       group.running--
       if (group.waiting.length) this.#start(key, group)
