@@ -6,6 +6,7 @@ import { cliWorld, type Run } from '../test/cli/cli.js'
 import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
 import { benchArgs, runBench } from './args.js'
 import { peakRssMiB } from './memory.js'
+import { profileHook, startProfile } from './profile.js'
 
 // Detectors' tables in and out (docs/decisions.md §32): the real `mas` against a real server (the tests' app on a
 // port, its embedded database) with a library of --files recordings.
@@ -15,13 +16,20 @@ import { peakRssMiB } from './memory.js'
 //      rows/s each
 // Figures are printed; targets (issue 46: ≥ 50,000 rows/s in, ≤ 200 MB, ≥ 150,000 rows/s out) are shown beside them.
 
-const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N]
-  --quick     100,000 rows over 1,000 files, unless given
-  --rows N    BirdNET rows imported (1000000)
-  --files N   recordings in the library (10000)`
+const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N] [--cpu-prof DIR]
+  --quick         100,000 rows over 1,000 files, unless given
+  --rows N        BirdNET rows imported (1000000)
+  --files N       recordings in the library (10000)
+  --cpu-prof DIR  CPU profiles of the import into DIR: the CLI's (cli-import.cpuprofile) and the server's
+                  (server-import.cpuprofile, this process, which serves), to open in Chrome's DevTools`
 
 const { values: opts } = benchArgs(USAGE, {
-  options: { quick: { type: 'boolean', default: false }, rows: { type: 'string' }, files: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    rows: { type: 'string' },
+    files: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+  },
 })
 const ROWS = Number(opts.rows ?? (opts.quick ? 100_000 : 1_000_000))
 const FILES = Number(opts.files ?? (opts.quick ? 1_000 : 10_000))
@@ -72,8 +80,11 @@ void runBench(async () => {
 
     let peak = 0
     let timer: NodeJS.Timeout | undefined
+    const profileDir = opts['cpu-prof']
+    const serverProfile = profileDir ? await startProfile() : undefined
     const started = process.hrtime.bigint()
     const run: Run = await w.mas(['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'], {
+      env: profileDir ? { NODE_OPTIONS: `--require ${profileHook(profileDir, 'cli-import.cpuprofile')}` } : {},
       onSpawn: (child) => {
         timer = setInterval(() => {
           peak = Math.max(peak, peakRssMiB(child.pid!))
@@ -85,6 +96,7 @@ void runBench(async () => {
     })
     clearInterval(timer)
     const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    if (serverProfile && profileDir) await serverProfile.stop(join(profileDir, 'server-import.cpuprofile'))
     if (run.code !== 0) throw new Error(`mas tag import exited with ${run.code}: ${run.stderr.slice(-2000)}`)
     process.stdout.write(
       `import   ${(ROWS / seconds).toFixed(0).padStart(8)} rows/s  (${seconds.toFixed(1)} s; target ≥ ${TARGETS.importRowsPerSecond})` +
