@@ -15,8 +15,9 @@ import { loginLimits, type LoginLimits } from './throttle.js'
 // The request's user, from HTTP Basic, `Authorization: Token <key>`, or the
 // session cookie (in that order, as DRF tries its authentication classes).
 
-/** How each request's caller was authenticated (a session's writes must echo the CSRF cookie). */
-const schemes = new WeakMap<FastifyRequest, Scheme>()
+/** How a request's caller was authenticated (a session's writes must echo the CSRF cookie), kept on the request. */
+const SCHEME = Symbol('auth scheme')
+type SchemeMarked = FastifyRequest & { [SCHEME]?: Scheme }
 type Scheme = 'basic' | 'token' | 'session'
 
 export const SESSION_COOKIE = 'sessionid'
@@ -82,7 +83,7 @@ async function remembered<C extends Caller | null>(
 }
 
 function mark(req: FastifyRequest, scheme: Scheme, caller: Caller): Caller {
-  schemes.set(req, scheme)
+  ;(req as SchemeMarked)[SCHEME] = scheme
   return caller
 }
 
@@ -141,7 +142,7 @@ async function sessionUser(db: Kysely<DB>, key: string): Promise<Caller | null> 
 
 /** Session-authenticated writes must echo the csrftoken cookie in X-CSRFToken. */
 export function checkCsrf(req: FastifyRequest): void {
-  if (schemes.get(req) !== 'session') return
+  if ((req as SchemeMarked)[SCHEME] !== 'session') return
   requireCsrf(req)
 }
 
