@@ -32,13 +32,36 @@ export interface TypeParams {
   childOnly?: boolean
 }
 
+/** The value of a parameter of each kind once checked (parameters.ts): a number or record id, a text, or for a tag
+ * class its id or the name of a class to use. */
+interface KindValue {
+  integer: number
+  float: number
+  library: number
+  tagSet: number
+  mediaFile: number
+  model: number
+  string: string
+  path: string
+  labels: string
+  tagClass: number | string
+}
+
+/** A job type's parameters as its run reads them: those required or with a default are always there (the worker
+ * fills in defaults), the others when given. */
+export type ParamsOf<T extends TypeParams> = {
+  readonly [N in keyof T['params']]: T['params'][N] extends { required: true } | { default: number }
+    ? KindValue[T['params'][N]['kind']]
+    : KindValue[T['params'][N]['kind']] | undefined
+}
+
 /** A type of the original known by its id and name only: mas runs none of them (a job of one ends in Error). */
 export interface NamedType {
   id: number
   name: string
 }
 
-export const TEST: TypeParams = {
+export const TEST = {
   id: 8,
   name: 'Test',
   params: {
@@ -52,9 +75,9 @@ export const TEST: TypeParams = {
       description: 'split the count over this many child Test jobs',
     },
   },
-}
+} as const satisfies TypeParams
 
-export const IMPORT_AUDIO_FILE: TypeParams = {
+export const IMPORT_AUDIO_FILE = {
   id: 9,
   name: 'ImportAudioFile',
   params: {
@@ -65,7 +88,7 @@ export const IMPORT_AUDIO_FILE: TypeParams = {
     },
     library: { kind: 'library', required: true, description: 'library to import into' },
   },
-}
+} as const satisfies TypeParams
 
 /** Where a job that reads media searches besides (or instead of) its project: every type that reads media takes these. */
 const mediaSearch = {
@@ -79,11 +102,11 @@ const mediaSearch = {
     needs: 'library',
     description: "only the library's media files whose alias starts with this, e.g. site-A/2024/",
   },
-} satisfies Record<string, ParamSpec>
+} as const satisfies Record<string, ParamSpec>
 
 const ONE_FILE = 'one media file (default: every media file of the project and/or library)'
 
-export const RANDOM_WINDOW_TAGGING: TypeParams = {
+export const RANDOM_WINDOW_TAGGING = {
   id: 2,
   name: 'RandomWindowTagging',
   params: {
@@ -96,7 +119,7 @@ export const RANDOM_WINDOW_TAGGING: TypeParams = {
     seed: { kind: 'integer', min: 0, description: 'random seed (default: chosen and kept as a parameter)' },
   },
   projectMedia: true,
-}
+} as const satisfies TypeParams
 
 const discovery = {
   sourceTagSet: { kind: 'tagSet', required: true, description: 'tag set whose tags are the examples' },
@@ -134,23 +157,23 @@ const discovery = {
     description:
       "learn from reviewers' decisions on the destination tag set's tags (yes: examples; no: counter-examples, or examples of the class named), keep the decided tags and replace the undecided machine tags (1), or not (0)",
   },
-} satisfies Record<string, ParamSpec>
+} as const satisfies Record<string, ParamSpec>
 
-export const SUPERVISED_TAG_DISCOVERY: TypeParams = {
+export const SUPERVISED_TAG_DISCOVERY = {
   id: 1,
   name: 'SupervisedTagDiscovery',
   params: discovery,
   projectMedia: true,
-}
+} as const satisfies TypeParams
 
-export const SUPERVISED_TAG_DISCOVERY_CHILD: TypeParams = {
+export const SUPERVISED_TAG_DISCOVERY_CHILD = {
   id: 11,
   name: 'SupervisedTagDiscoveryChild',
   params: { ...discovery, mediaFileId: { kind: 'mediaFile', required: true, description: 'the media file to search' } },
   childOnly: true,
-}
+} as const satisfies TypeParams
 
-export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
+export const UNSUPERVISED_TAG_DISCOVERY = {
   id: 7,
   name: 'UnsupervisedTagDiscovery',
   params: {
@@ -168,9 +191,9 @@ export const UNSUPERVISED_TAG_DISCOVERY: TypeParams = {
     seed: { kind: 'integer', min: 0, description: 'random seed (default: a new one)' },
   },
   projectMedia: true,
-}
+} as const satisfies TypeParams
 
-export const MODEL_INFERENCE: TypeParams = {
+export const MODEL_INFERENCE = {
   id: 12,
   name: 'ModelInference',
   params: {
@@ -214,9 +237,9 @@ export const MODEL_INFERENCE: TypeParams = {
     },
   },
   projectMedia: true,
-}
+} as const satisfies TypeParams
 
-export const SPEECH_DETECTION: TypeParams = {
+export const SPEECH_DETECTION = {
   id: 13,
   name: 'SpeechDetection',
   params: {
@@ -237,12 +260,12 @@ export const SPEECH_DETECTION: TypeParams = {
     },
   },
   projectMedia: true,
-}
+} as const satisfies TypeParams
 
 /** the class SpeechDetection tags speech with, and whose machine tags a library's speech policy silences */
 export const SPEECH_CLASS = 'speech'
 
-export const EMBED_AUDIO: TypeParams = {
+export const EMBED_AUDIO = {
   id: 14,
   name: 'EmbedAudio',
   params: {
@@ -269,9 +292,9 @@ export const EMBED_AUDIO: TypeParams = {
     ...mediaSearch,
   },
   projectMedia: true,
-}
+} as const satisfies TypeParams
 
-export const TRAIN_CLASSIFIER: TypeParams = {
+export const TRAIN_CLASSIFIER = {
   id: 15,
   name: 'TrainClassifier',
   params: {
@@ -303,7 +326,7 @@ export const TRAIN_CLASSIFIER: TypeParams = {
       description: 'random seed of the weak negatives (default: chosen and kept in the provenance)',
     },
   },
-}
+} as const satisfies TypeParams
 
 /** Every type a worker runs, each declared once above: the runners (types/index.ts) are found by these names. */
 export const RUNNABLE_TYPES = {

@@ -13,14 +13,22 @@ export interface MediaSearchOptions {
   wholeSearch?: boolean
 }
 
+/** The parameters of every type that reads media (the catalog's media search, and a child's one file). */
+interface MediaSearchParams {
+  readonly [name: string]: number | string | undefined
+  readonly mediaFileId?: number
+  readonly library?: number
+  readonly folder?: string
+}
+
 /** What of a running job names its media. */
-export type JobSearch = Pick<RunningJob, 'db' | 'job' | 'params' | 'owner'>
+export type JobSearch = Pick<RunningJob<MediaSearchParams>, 'db' | 'job' | 'params' | 'owner'>
 
 /** The job's media files as a query over `media_files as m`, for its caller to join and select from. */
 export function jobMediaQuery(job: JobSearch, options: MediaSearchOptions = {}) {
-  const one = options.wholeSearch ? undefined : (job.params.mediaFileId as number | undefined)
-  const library = job.params.library as number | undefined
-  const folder = job.params.folder as string | undefined
+  const one = options.wholeSearch ? undefined : job.params.mediaFileId
+  const library = job.params.library
+  const folder = job.params.folder
   const project = job.job.project_id
   const readable = job.db
     .selectFrom('media_files as m')

@@ -3,7 +3,7 @@ import type { Caller } from '../access.js'
 import type { AppConfig } from '../config.js'
 import type { Storage } from '../storage/index.js'
 import type { DB, JobsTable } from '../db/schema.js'
-import type { ParamSpec } from './catalog.js'
+import type { ParamsOf, TypeParams } from './catalog.js'
 import type { ExecutionProvider } from './models/onnx.js'
 import type { Analysis } from './threads.js'
 
@@ -14,7 +14,7 @@ export type JobRow = Selectable<JobsTable>
 
 export type { ParamKind, ParamSpec } from './catalog.js'
 
-export type ParamValues = Record<string, number | string>
+export type ParamValues = Record<string, number | string | undefined>
 
 export interface ChildJob {
   name: string
@@ -24,12 +24,13 @@ export interface ChildJob {
   numToComplete?: number
 }
 
-/** A job as its type sees it while running: validated parameters, and the only ways to record progress. */
-export interface RunningJob {
+/** A job as its type sees it while running: validated parameters (`P`: of its type, ParamsOf), and the only ways
+ * to record progress. */
+export interface RunningJob<P extends ParamValues = ParamValues> {
   readonly db: Kysely<DB>
   /** the row as claimed: numCompleted tells how far an earlier run got */
   readonly job: JobRow
-  readonly params: ParamValues
+  readonly params: P
   /** the job's owner: whose access the job runs with */
   readonly owner: Caller
   readonly config: AppConfig
@@ -51,9 +52,7 @@ export interface RunningJob {
   sleep(ms: number): Promise<void>
 }
 
-export interface JobType {
-  id: number
-  name: string
-  params: Record<string, ParamSpec>
-  run(job: RunningJob): Promise<void>
+/** A job type: its declaration in the catalog, and its run, which reads the parameters that declaration gives. */
+export type JobType<T extends TypeParams = TypeParams> = T & {
+  run: (job: RunningJob<ParamsOf<T>>) => Promise<void>
 }

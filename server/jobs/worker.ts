@@ -9,7 +9,7 @@ import type { DB } from '../db/schema.js'
 import { isConnectionLost } from '../db/connectionLost.js'
 import { localTimestamp } from '../db/time.js'
 import { named } from '../named.js'
-import type { ChildJob, JobRow, RunningJob } from '../analysis/jobType.js'
+import type { ChildJob, JobRow, ParamValues, RunningJob } from '../analysis/jobType.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { recordFailure } from '../analysis/results.js'
 import {
@@ -360,7 +360,7 @@ class Running implements RunningJob {
   constructor(
     readonly db: Kysely<DB>,
     readonly job: JobRow,
-    readonly params: Record<string, number | string>,
+    readonly params: ParamValues,
     readonly owner: Caller,
     readonly config: AppConfig,
     readonly storage: Storage,

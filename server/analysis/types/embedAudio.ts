@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import type { InferenceSession } from 'onnxruntime-node'
 import { readWhole } from '../../storage/index.js'
 import { openAudio } from '../audioSource.js'
-import { EMBED_AUDIO } from '../catalog.js'
+import { EMBED_AUDIO, type ParamsOf } from '../catalog.js'
 import { describeFailure, targetMedia } from '../discovery.js'
 import { mediaFileNamed } from '../../named.js'
 import type { JobType, RunningJob } from '../jobType.js'
@@ -13,6 +13,9 @@ import { embedBuiltin, embedWithModel, type FileEmbeddings } from '../similar/em
 import { refreshIndex } from '../similar/libraryIndex.js'
 import { BUILTIN_KIND, isStored, modelKind, storeEmbeddings } from '../similar/store.js'
 import { kindText } from '../similar/search.js'
+
+/** An EmbedAudio job, its parameters as the catalog declares them. */
+type EmbedJob = RunningJob<ParamsOf<typeof EMBED_AUDIO>>
 
 // EmbedAudio (docs/decisions.md §35): every window's embedding of the job's media files, stored as float16 once
 // per media file, kind, window and hop (a re-run, or a second job over the same files, skips what is stored), then
@@ -34,11 +37,11 @@ interface Embedder {
   release(): Promise<void>
 }
 
-async function embedderOf(job: RunningJob): Promise<Embedder> {
-  const modelId = job.params.model as number | undefined
-  const hop = job.params.hopInSeconds as number | undefined
+async function embedderOf(job: EmbedJob): Promise<Embedder> {
+  const modelId = job.params.model
+  const hop = job.params.hopInSeconds
   if (modelId === undefined) {
-    const window = job.params.windowSizeInSeconds as number
+    const window = job.params.windowSizeInSeconds
     const hopSeconds = hop ?? window / 2
     return {
       kind: BUILTIN_KIND,
@@ -66,7 +69,7 @@ async function embedderOf(job: RunningJob): Promise<Embedder> {
   }
 }
 
-export const embedAudioJob: JobType = {
+export const embedAudioJob: JobType<typeof EMBED_AUDIO> = {
   ...EMBED_AUDIO,
   async run(job) {
     const media = await targetMedia(job)

@@ -15,11 +15,11 @@ import { recordResult } from '../results.js'
 // file not counted yet, and files imported before are found by their md5.
 // Files that are not readable media are skipped and listed in skipped.txt.
 
-export const importAudioFileJob: JobType = {
+export const importAudioFileJob: JobType<typeof IMPORT_AUDIO_FILE> = {
   ...IMPORT_AUDIO_FILE,
   async run(job) {
-    const root = job.params.path as string
-    const library = job.params.library as number
+    const root = job.params.path
+    const library = job.params.library
     const files = (await stat(root)).isDirectory() ? await filesBelow(root) : [root]
     await job.setTotal(files.length)
     const storage = job.storage

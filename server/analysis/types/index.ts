@@ -12,7 +12,7 @@ import { unsupervisedTagDiscoveryJob } from './unsupervisedTagDiscovery.js'
 
 // What each type the catalog declares does, by its name there: a type declared without a runner, or a runner
 // of no declared type, is a compile error. A job of any other type ends in Error saying so.
-const runs: Record<RunnableTypeName, JobType['run']> = {
+const runs: { [N in RunnableTypeName]: JobType<(typeof RUNNABLE_TYPES)[N]>['run'] } = {
   Test: testJob.run,
   ImportAudioFile: importAudioFileJob.run,
   RandomWindowTagging: randomWindowTaggingJob.run,
@@ -25,10 +25,12 @@ const runs: Record<RunnableTypeName, JobType['run']> = {
   TrainClassifier: trainClassifierJob.run,
 }
 
-/** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. */
+/** The job types this server's workers run, by JobTypes id: each the catalog's declaration with its run. A run reads
+ * its type's parameters (ParamsOf); the worker hands it those it checked against that same declaration
+ * (parameters.ts), which is what lets each run be held here as a run of any parameters. */
 export const jobTypes = new Map<number, JobType>(
   (Object.entries(RUNNABLE_TYPES) as Array<[RunnableTypeName, TypeParams]>).map(([name, t]) => [
     t.id,
-    { ...t, run: runs[name] },
+    { ...t, run: runs[name] as JobType['run'] },
   ]),
 )

@@ -4,7 +4,7 @@ import type { DB, ModelsTable } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { readWhole } from '../../storage/index.js'
 import { openAudio } from '../audioSource.js'
-import { MODEL_INFERENCE } from '../catalog.js'
+import { MODEL_INFERENCE, type ParamsOf } from '../catalog.js'
 import { describeFailure, tagClassNamed, targetMedia, type MediaRow } from '../discovery.js'
 import { mediaFileNamed } from '../../named.js'
 import type { JobType, RunningJob } from '../jobType.js'
@@ -17,6 +17,9 @@ import { refreshIndex } from '../similar/libraryIndex.js'
 import { modelKind, storeEmbeddings } from '../similar/store.js'
 import { modelProvenance } from '../provenance.js'
 import { csvText, recordResult } from '../results.js'
+
+/** A ModelInference job, its parameters as the catalog declares them. */
+type InferenceJob = RunningJob<ParamsOf<typeof MODEL_INFERENCE>>
 
 // ModelInference (docs/decisions.md, "Models"): an operator's ONNX model over the job's media files. Each file is
 // decoded chunk by chunk, resampled to the model's rate, cut into windows every `hopInSeconds`, and run through the
@@ -71,14 +74,10 @@ interface FileRow {
   note: string
 }
 
-export const modelInferenceJob: JobType = {
+export const modelInferenceJob: JobType<typeof MODEL_INFERENCE> = {
   ...MODEL_INFERENCE,
   async run(job) {
-    const model = await job.db
-      .selectFrom('models')
-      .selectAll()
-      .where('id', '=', job.params.model as number)
-      .executeTakeFirst()
+    const model = await job.db.selectFrom('models').selectAll().where('id', '=', job.params.model).executeTakeFirst()
     if (!model) throw new Error(`Model ${job.params.model} (model) was deleted before the job ran.`)
     const manifest = model.manifest
     const wanted = await speciesOf(job, manifest)
@@ -90,7 +89,7 @@ export const modelInferenceJob: JobType = {
     const destination = await job.db
       .selectFrom('tag_sets')
       .select(['id', 'library_id'])
-      .where('id', '=', job.params.destinationTagSet as number)
+      .where('id', '=', job.params.destinationTagSet)
       .executeTakeFirstOrThrow()
     const media = await targetMedia(job)
     if (!media.length)
@@ -128,7 +127,7 @@ export const modelInferenceJob: JobType = {
               library: m.library_id,
               kind: modelKind(model.id),
               windowSeconds: manifest.windowSeconds,
-              hopSeconds: (job.params.hopInSeconds as number | undefined) ?? manifest.windowSeconds,
+              hopSeconds: job.params.hopInSeconds ?? manifest.windowSeconds,
               lengthSeconds: e.lengthSeconds,
               stepSeconds: e.stepSeconds,
               duration: scanned!.duration,
@@ -180,7 +179,7 @@ async function speciesOf(job: RunningJob, manifest: Manifest): Promise<Set<strin
 
 /** The detections in one media file, and how many windows were scored. */
 async function scanFile(
-  job: RunningJob,
+  job: InferenceJob,
   session: Awaited<ReturnType<typeof openModel>>,
   manifest: Manifest,
   m: MediaRow,
@@ -188,8 +187,8 @@ async function scanFile(
 ): Promise<Scanned> {
   const source = await openAudio(job.storage, m.file)
   const rate = manifest.sampleRate
-  const hop = hopSamples(manifest, job.params.hopInSeconds as number | undefined)
-  const threshold = (label: string) => manifest.thresholds?.[label] ?? (job.params.minimumStrength as number)
+  const hop = hopSamples(manifest, job.params.hopInSeconds)
+  const threshold = (label: string) => manifest.thresholds?.[label] ?? job.params.minimumStrength
   const duration = source.info.duration
   const detections = new Detections()
   const kept = keepsEmbeddings(job) ? new ModelEmbeddings(manifest.outputs.embedding!) : null

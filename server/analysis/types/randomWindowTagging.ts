@@ -29,16 +29,16 @@ interface Window {
   start: number
 }
 
-export const randomWindowTaggingJob: JobType = {
+export const randomWindowTaggingJob: JobType<typeof RANDOM_WINDOW_TAGGING> = {
   ...RANDOM_WINDOW_TAGGING,
   async run(job) {
-    const count = job.params.numWindowsToTag as number
-    const size = job.params.windowSizeInSeconds as number
-    const tagSet = job.params.destinationTagSet as number
+    const count = job.params.numWindowsToTag
+    const size = job.params.windowSizeInSeconds
+    const tagSet = job.params.destinationTagSet
     const media = await mediaOf(job, size)
     if (!media.length)
       throw new Error(`No media file of this job is longer than the window size (${size} s) with a known duration.`)
-    const seed = (job.params.seed as number | undefined) ?? (await keepSeed(job))
+    const seed = job.params.seed ?? (await keepSeed(job))
     const windows = chooseWindows(media, size, count, seed)
     await job.setTotal(count)
     const set = await job.db

@@ -23,7 +23,7 @@ interface FileRow {
   note: string
 }
 
-export const speechDetectionJob: JobType = {
+export const speechDetectionJob: JobType<typeof SPEECH_DETECTION> = {
   ...SPEECH_DETECTION,
   async run(job) {
     const media = await targetMedia(job)
@@ -42,7 +42,7 @@ export const speechDetectionJob: JobType = {
         'This job has no media file to listen to: give mediaFileId, a library (and folder) holding media files, or add media files to its project.',
       )
     await job.setTotal(unscannedOnly ? job.job.num_completed + media.length : media.length)
-    const tagSet = job.params.destinationTagSet as number
+    const tagSet = job.params.destinationTagSet
     const set = await job.db
       .selectFrom('tag_sets')
       .select('library_id')

@@ -3,7 +3,7 @@ import { libraryAllows } from '../../access.js'
 import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { openAudio } from '../audioSource.js'
-import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD } from '../catalog.js'
+import { SUPERVISED_TAG_DISCOVERY, SUPERVISED_TAG_DISCOVERY_CHILD, type ParamsOf } from '../catalog.js'
 import {
   alreadyWritten,
   describeFailure,
@@ -22,6 +22,9 @@ import { reviewedTags } from '../reviews.js'
 import { planFile, strongestApart, type Candidate } from '../scan.js'
 import { splitBlocks } from '../threads.js'
 
+/** A SupervisedTagDiscovery job or one of its children (the same parameters, and the child's media file). */
+type DiscoveryJob = RunningJob<ParamsOf<typeof SUPERVISED_TAG_DISCOVERY>>
+
 // SupervisedTagDiscovery (1): learns from the tags of sourceTagSet (labelled examples, and what is not a
 // call: docs/decisions.md §20) and finds, in each target media file, at most numberOfTagsToDiscover windows
 // of windowSizeInSeconds whose strength (the probability that they are a call of an example's class) is at
@@ -37,7 +40,7 @@ const CHILD_TYPE = SUPERVISED_TAG_DISCOVERY_CHILD.id
 /** tasks per analysis thread a long file is cut into (so threads finish together, and progress moves) */
 const TASKS_PER_THREAD = 4
 
-export const supervisedTagDiscoveryJob: JobType = {
+export const supervisedTagDiscoveryJob: JobType<typeof SUPERVISED_TAG_DISCOVERY> = {
   ...SUPERVISED_TAG_DISCOVERY,
   async run(job) {
     const media = await targetMedia(job)
@@ -48,12 +51,12 @@ export const supervisedTagDiscoveryJob: JobType = {
     const examples = await job.db
       .selectFrom('tags')
       .select('id')
-      .where('tag_set_id', '=', job.params.sourceTagSet as number)
+      .where('tag_set_id', '=', job.params.sourceTagSet)
       .limit(1)
       .execute()
     if (!examples.length)
       throw new Error(
-        `The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags to learn from.`,
+        `The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet)}, has no tags to learn from.`,
       )
     const given = Object.fromEntries(Object.entries(job.params).map(([k, v]) => [k, String(v)]))
     const seconds = await secondsOf(job, media)
@@ -68,14 +71,14 @@ export const supervisedTagDiscoveryJob: JobType = {
   },
 }
 
-export const supervisedTagDiscoveryChildJob: JobType = {
+export const supervisedTagDiscoveryChildJob: JobType<typeof SUPERVISED_TAG_DISCOVERY_CHILD> = {
   ...SUPERVISED_TAG_DISCOVERY_CHILD,
   async run(job) {
     if (alreadyWritten(job)) return
     const [target] = await targetMedia(job)
-    const windowSeconds = job.params.windowSizeInSeconds as number
-    const keep = job.params.numberOfTagsToDiscover as number
-    const minimumStrength = job.params.minimumStrength as number
+    const windowSeconds = job.params.windowSizeInSeconds
+    const keep = job.params.numberOfTagsToDiscover
+    const minimumStrength = job.params.minimumStrength
     const learned = await sharedDetector(job)
     const decided = await decidedTags(job, target.id)
     // a window on a tag a reviewer decided is that tag: it is kept, never written again; the examples are tagged already
@@ -132,7 +135,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
     await progress.finish()
     const chosen = strongestApart(candidates, keep)
     const nyquist = info.sampleRate / 2
-    const tagSet = job.params.destinationTagSet as number
+    const tagSet = job.params.destinationTagSet
     const note = plan.fitted ? `the file is shorter than the window: one window of ${round(plan.windowSeconds)} s` : ''
     const report = discoveryReport([
       { mediaFile: target.id, alias: target.alias, windows, best: best < 0 ? null : best, tags: chosen.length, note },
@@ -165,7 +168,7 @@ export const supervisedTagDiscoveryChildJob: JobType = {
                 min_frequency: banded ? Math.min(model.minFrequency, nyquist) : 0,
                 max_frequency: banded ? Math.min(model.maxFrequency, nyquist) : nyquist,
                 machine_tagged: true,
-                strength: c.strength * (job.params.weight as number),
+                strength: c.strength * job.params.weight,
                 provenance,
               }
             }),
@@ -187,15 +190,15 @@ const round = (seconds: number) => Math.round(seconds * 1000) / 1000
 /** A child's steps: a second of its file's audio each, and one for writing its tags. */
 const childSteps = (seconds: number) => audioSteps(seconds) + 1
 
-const learnsFromReviews = (job: RunningJob) => job.params.learnFromReviews === 1
+const learnsFromReviews = (job: DiscoveryJob) => job.params.learnFromReviews === 1
 
 /** The tags of the destination on a media file that a reviewer decided (none when the job does not learn from reviews). */
-async function decidedTags(job: RunningJob, mediaFile: number) {
+async function decidedTags(job: DiscoveryJob, mediaFile: number) {
   if (!learnsFromReviews(job)) return []
   return job.db
     .selectFrom('tags as t')
     .select(['t.id', 't.start_time', 't.end_time'])
-    .where('t.tag_set_id', '=', job.params.destinationTagSet as number)
+    .where('t.tag_set_id', '=', job.params.destinationTagSet)
     .where('t.media_file_id', '=', mediaFile)
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')),
@@ -204,12 +207,12 @@ async function decidedTags(job: RunningJob, mediaFile: number) {
 }
 
 /** Whether a reviewer decided any tag of the destination (never, when the job does not learn from reviews). */
-async function underReview(job: RunningJob): Promise<boolean> {
+async function underReview(job: DiscoveryJob): Promise<boolean> {
   if (!learnsFromReviews(job)) return false
   const found = await job.db
     .selectFrom('tags as t')
     .select('t.id')
-    .where('t.tag_set_id', '=', job.params.destinationTagSet as number)
+    .where('t.tag_set_id', '=', job.params.destinationTagSet)
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('tag_reviews as r').select('r.id').whereRef('r.tag_id', '=', 't.id')),
     )
@@ -248,7 +251,7 @@ async function replaceUndecided(
  */
 const detectorsByDatabase = new WeakMap<object, Map<string, Promise<Learned>>>()
 
-function sharedDetector(job: RunningJob): Promise<Learned> {
+function sharedDetector(job: DiscoveryJob): Promise<Learned> {
   const key = [
     job.job.parent_job_id ?? `self-${job.job.id}`,
     job.params.sourceTagSet,
@@ -270,12 +273,12 @@ function sharedDetector(job: RunningJob): Promise<Learned> {
 }
 
 /** Every tag of the source tag set on media the owner can read is an example (at most 10,000). */
-async function learnFromTagSet(job: RunningJob): Promise<Learned> {
+async function learnFromTagSet(job: DiscoveryJob): Promise<Learned> {
   const rows = await job.db
     .selectFrom('tags as t')
     .innerJoin('media_files as m', 'm.id', 't.media_file_id')
     .select(['t.tag_class_id', 't.start_time', 't.end_time', 't.min_frequency', 't.max_frequency', 'm.id', 'm.file'])
-    .where('t.tag_set_id', '=', job.params.sourceTagSet as number)
+    .where('t.tag_set_id', '=', job.params.sourceTagSet)
     .where((eb) => libraryAllows(eb, job.owner, eb.ref('m.library_id'), 'read'))
     .orderBy('m.id')
     .orderBy('t.id')
@@ -283,7 +286,7 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
     .execute()
   if (!rows.length)
     throw new Error(
-      `The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet as number)}, has no tags on readable media to learn from.`,
+      `The sourceTagSet, ${await tagSetNamedIn(job.db, job.params.sourceTagSet)}, has no tags on readable media to learn from.`,
     )
   const examples: ExampleTag[] = rows.map((t) => ({
     mediaFile: t.id,
@@ -296,7 +299,7 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
   }))
   const rejected: ExampleTag[] = []
   if (learnsFromReviews(job)) {
-    const reviewed = await reviewedTags(job.db, job.params.destinationTagSet as number)
+    const reviewed = await reviewedTags(job.db, job.params.destinationTagSet)
     const files = new Map(
       (reviewed.length
         ? await job.db
@@ -332,7 +335,7 @@ async function learnFromTagSet(job: RunningJob): Promise<Learned> {
     job.storage,
     examples,
     rejected,
-    job.params.windowSizeInSeconds as number,
+    job.params.windowSizeInSeconds,
     searched,
     (file, reason) => skipped.push({ file, reason }),
     job.signal,

@@ -5,12 +5,12 @@ import type { JobType } from '../jobType.js'
 // numChildren it splits the count over that many child Test jobs instead.
 // It does nothing else, which makes it the way to exercise the machinery.
 
-export const testJob: JobType = {
+export const testJob: JobType<typeof TEST> = {
   ...TEST,
   async run(job) {
-    const total = job.params.numToComplete as number
-    const perStep = job.params.secondsPerStep as number
-    const children = job.params.numChildren as number
+    const total = job.params.numToComplete
+    const perStep = job.params.secondsPerStep
+    const children = job.params.numChildren
     if (children > 0) {
       await job.spawnChildren(
         Array.from({ length: children }, (_, i) => {

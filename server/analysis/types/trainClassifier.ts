@@ -15,13 +15,13 @@ import { embeddingRows } from '../similar/store.js'
 // tags over the library's stored embeddings of a kind, every stored window of the library scored, and the strongest
 // written to the destination tag set as machine tags. Stored vectors only: no audio is read. One step.
 
-export const trainClassifierJob: JobType = {
+export const trainClassifierJob: JobType<typeof TRAIN_CLASSIFIER> = {
   ...TRAIN_CLASSIFIER,
   async run(job) {
     if (job.job.num_to_complete > 0 && job.job.num_completed >= job.job.num_to_complete) return
-    const source = job.params.sourceTagSet as number
-    const destination = job.params.destinationTagSet as number
-    const kind = await kindNamed(job.db, job.params.kind as string | undefined)
+    const source = job.params.sourceTagSet
+    const destination = job.params.destinationTagSet
+    const kind = await kindNamed(job.db, job.params.kind)
     if (!kind) throw new Error(`kind names no model: "${job.params.kind}" (builtin, or a model's name or id).`)
     const set = await job.db
       .selectFrom('tag_sets')
@@ -53,7 +53,7 @@ export const trainClassifierJob: JobType = {
         `The job's owner may not read library ${libraryId}, whose windows the decisions of ${sourceNamed} are on.`,
       )
     await job.setTotal(1)
-    const seed = (job.params.seed as number | undefined) ?? newSeed()
+    const seed = job.params.seed ?? newSeed()
     const classes = await learnFromDecisions(job.db, libraryId, kind, decided, seededRandom(seed))
     if (!classes.length)
       throw new Error(
@@ -64,8 +64,8 @@ export const trainClassifierJob: JobType = {
       job.db,
       rows,
       classes,
-      job.params.numberOfTagsToWrite as number,
-      job.params.minimumStrength as number,
+      job.params.numberOfTagsToWrite,
+      job.params.minimumStrength,
       decided,
       job.signal,
     )

@@ -23,12 +23,12 @@ import { distance, spectraSettingsOf } from '../spectra.js'
 // strength closer to 1 the nearer it lies to its cluster's centre. Its progress counts a step per second of
 // each file's audio, as its blocks are read, and one for writing the tags.
 
-export const unsupervisedTagDiscoveryJob: JobType = {
+export const unsupervisedTagDiscoveryJob: JobType<typeof UNSUPERVISED_TAG_DISCOVERY> = {
   ...UNSUPERVISED_TAG_DISCOVERY,
   async run(job) {
     if (alreadyWritten(job)) return
-    const k = job.params.numberOfTagsToDiscover as number
-    const size = job.params.windowSizeInSeconds as number
+    const k = job.params.numberOfTagsToDiscover
+    const size = job.params.windowSizeInSeconds
     const media = await targetMedia(job)
     if (!media.length)
       throw new Error(
@@ -79,7 +79,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     }
     if (windows.length < k)
       throw new Error(`Only ${windows.length} windows of ${size} s were found: too few for ${k} clusters.`)
-    const seed = (job.params.seed as number | undefined) ?? newSeed()
+    const seed = job.params.seed ?? newSeed()
     const { assignment, centres } = kMeans(
       windows.map((w) => w.vector),
       k,
@@ -88,7 +88,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
     const set = await job.db
       .selectFrom('tag_sets')
       .select('library_id')
-      .where('id', '=', job.params.destinationTagSet as number)
+      .where('id', '=', job.params.destinationTagSet)
       .executeTakeFirstOrThrow()
     await job.step(1, async (trx) => {
       const classes = new Map<string, number>()
@@ -107,7 +107,7 @@ export const unsupervisedTagDiscoveryJob: JobType = {
         rows.push({
           user_id: job.job.user_id,
           creation_date: now,
-          tag_set_id: job.params.destinationTagSet as number,
+          tag_set_id: job.params.destinationTagSet,
           media_file_id: w.media.id,
           tag_class_id: await classOf(set.library_id ?? w.media.library_id, c),
           start_time: w.start,
