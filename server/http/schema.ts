@@ -1,122 +1,12 @@
 import type { Endpoint, EndpointDoc, Method, SuccessDoc } from './endpoint.js'
+import { coreapiDocument, hasId, pathOf, WRITE_METHODS, type Json } from './coreapiDocument.js'
 import { filterFields, INT_MAX, INT_MIN, labelOf, type FieldDef, type Fields } from './fields.js'
 
 // The two schema documents, generated from the same endpoint table that
-// registers the routes: the coreapi document DRF clients read at /api/, and an
+// registers the routes: the coreapi document DRF clients read at /api/ (./coreapiDocument.ts), and an
 // OpenAPI 3.1 document at /api/openapi.json. Nothing here is written by hand
 // per resource.
 
-type Json = Record<string, unknown>
-
-const PAGE_FIELD = {
-  name: 'page',
-  location: 'query',
-  schema: { _type: 'integer', title: 'Page', description: 'A page number within the paginated result set.' },
-}
-
-const pathOf = (ep: Endpoint) => ep.path.replace(/:(\w+)/g, '{$1}')
-const hasId = (ep: Endpoint) => ep.path.includes(':id')
-const WRITE_METHODS: Method[] = ['POST', 'PUT', 'PATCH']
-
-function coreType(f: FieldDef): Json {
-  switch (f.type) {
-    case 'integer':
-    case 'pk':
-      return { _type: 'integer' }
-    case 'float':
-      return { _type: 'number' }
-    case 'boolean':
-      return { _type: 'boolean' }
-    case 'choice':
-      return { _type: 'enum', enum: [...(f.choices ?? [])] }
-    case 'list':
-      return { _type: 'array' }
-    case 'object':
-      return { _type: 'object' }
-    default:
-      return { _type: 'string' }
-  }
-}
-
-function formFields(fields: Fields, method: Method): Json[] {
-  return Object.entries(fields)
-    .filter(([, f]) => !f.readOnly || f.inForms)
-    .map(([name, f]) => ({
-      name,
-      // a file part (inForms) the upload needs is required as the original's document says
-      ...(f.required && (!f.readOnly || (f.inForms && method === 'POST')) && method !== 'PATCH'
-        ? { required: true }
-        : {}),
-      location: 'form',
-      schema: { ...coreType(f), title: labelOf(name, f), description: f.description ?? '' },
-    }))
-}
-
-function coreLink(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
-  const fields: Json[] = []
-  if (hasId(ep)) {
-    fields.push({
-      name: 'id',
-      required: true,
-      location: 'path',
-      schema: { _type: 'integer', title: 'ID', description: 'A unique integer value identifying this record.' },
-    })
-  }
-  if (doc.list && method === 'GET') fields.push(PAGE_FIELD)
-  const body = doc.fields?.[method]
-  if (body && WRITE_METHODS.includes(method)) fields.push(...formFields(body, method))
-  return {
-    _type: 'link',
-    url: pathOf(ep),
-    action: method.toLowerCase(),
-    ...(WRITE_METHODS.includes(method) ? { encoding: 'application/json' } : {}),
-    ...(doc.description || ep.description ? { description: doc.description ?? ep.description } : {}),
-    fields,
-  }
-}
-
-/** Put `value` at `keys` in `tree`; a link and a group meeting at one key keep both, the link as `key_0`. */
-function place(tree: Json, keys: string[], value: Json) {
-  let node = tree
-  for (let i = 0; i < keys.length - 1; i++) {
-    const k = keys[i]
-    let next = node[k] as Json | undefined
-    if (next?._type === 'link') {
-      node[`${k}_0`] = next
-      next = undefined
-    }
-    if (next === undefined) node[k] = next = {}
-    node = next
-  }
-  const last = keys[keys.length - 1]
-  const there = node[last] as Json | undefined
-  if (there && there._type !== 'link' && value._type === 'link') node[`${last}_0`] = value
-  else node[last] = value
-}
-
-/** The coreapi document as `caller` sees it: like the original's, without the links only site admins may
- * use (user/, the project list) unless the caller is one. The links of the original keep its names;
- * extensions have keys of their own (library > importMediaFiles, library > checkMediaFiles, ...). */
-export function coreapiDocument(endpoints: Endpoint[], origin: string, caller: { isAdmin: boolean }): Json {
-  const doc: Json = { _type: 'document', _meta: { url: `${origin}/api/`, title: 'mas API' } }
-  const api: Json = {}
-  for (const ep of endpoints) {
-    if (!ep.doc || ep.doc.openapiOnly) continue
-    for (const [method, action] of Object.entries(ep.doc.actions) as Array<[Method, string]>) {
-      if (!caller.isAdmin && ep.doc.adminOnly?.includes(method)) continue
-      const link = coreLink(ep, ep.doc, method)
-      if (ep.path.startsWith('/api/v0/')) place(api, [...ep.doc.keys, action], link)
-      else place(doc, [...ep.doc.keys, action], link)
-    }
-  }
-  doc.api = { v0: api }
-  return doc
-}
-
-// ---- OpenAPI 3.1 ----
-
-// Timestamps are server-local times without a zone (design: wire conventions), so not `format: date-time`,
-// which requires an offset: records show whole seconds; input may have fractional seconds and a space.
 const TIMESTAMP_OUT = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$'
 const TIMESTAMP_IN = '^\\s*\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?\\s*$'
 /** A string that is not blank (the server refuses one of only white space). */

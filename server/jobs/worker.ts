@@ -7,9 +7,8 @@ import type { AppConfig } from '../config.js'
 import { openStorage, type Storage } from '../storage/index.js'
 import type { DB } from '../db/schema.js'
 import { isConnectionLost } from '../db/connectionLost.js'
-import { localTimestamp } from '../db/time.js'
 import { named } from '../named.js'
-import type { ChildJob, JobRow, ParamValues, RunningJob } from '../analysis/jobType.js'
+import type { JobRow } from '../analysis/jobType.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { recordFailure } from '../analysis/results.js'
 import {
@@ -26,13 +25,13 @@ import {
   renewLease,
   RUNNING,
   STOPPED,
-  toMilliseconds,
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
 import type { ExecutionProvider } from '../analysis/models/onnx.js'
 import { analysisThreads, type Analysis } from '../analysis/threads.js'
 import { HEARTBEAT_SECONDS, removeHeartbeat, renewHeartbeat } from './heartbeat.js'
+import { LeaseLost, Running } from './running.js'
 
 // A worker runs queued jobs: each of its `concurrency` slots claims one job at
 // a time (SELECT ... FOR UPDATE SKIP LOCKED, so workers sharing a database
@@ -65,7 +64,6 @@ export interface WorkerOptions {
 const REQUEUE_RETRY_MS = 500
 
 class Stop extends Error {}
-class LeaseLost extends Error {}
 class ShuttingDown extends Error {}
 /** A parameter was removed after the job was claimed: it waits again in the queue, never fails for it. */
 class Waiting extends Error {
@@ -344,141 +342,5 @@ export class Worker {
   private async typeName(id: number): Promise<string> {
     const t = await this.db.selectFrom('job_types').select('name').where('id', '=', id).executeTakeFirst()
     return t?.name ?? 'unknown'
-  }
-}
-
-/** The running job handed to a job type: progress, children and stop checks, all tied to this worker's claim. */
-class Running implements RunningJob {
-  waiting = false
-  private done: number
-  private total: number
-  /** the progress shown before a restart: a job that redoes its work shows no less until it has done more */
-  private shownBefore = 0
-  private readonly startedAt = Date.now()
-  private readonly elapsedBefore: number
-
-  constructor(
-    readonly db: Kysely<DB>,
-    readonly job: JobRow,
-    readonly params: ParamValues,
-    readonly owner: Caller,
-    readonly config: AppConfig,
-    readonly storage: Storage,
-    readonly analysis: Analysis,
-    readonly executionProvider: ExecutionProvider,
-    readonly signal: AbortSignal,
-    private readonly holder: string,
-  ) {
-    this.done = job.num_completed
-    this.total = job.num_to_complete
-    this.elapsedBefore = job.elapsed_real_time
-  }
-
-  async setTotal(n: number, restart = false): Promise<void> {
-    this.total = n
-    if (restart) {
-      this.shownBefore = Math.min(this.done, n)
-      this.done = 0
-    }
-    await this.step(0)
-  }
-
-  async step(n = 1, write?: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
-    this.signal.throwIfAborted()
-    const done = this.done + n
-    const shown = Math.max(done, this.shownBefore)
-    const elapsed = toMilliseconds(this.elapsedBefore + (Date.now() - this.startedAt) / 1000)
-    const held = await this.db.transaction().execute(async (trx) => {
-      await lockAncestors(trx, this.job.parent_job_id)
-      const r = await trx
-        .updateTable('jobs')
-        .set({
-          num_completed: shown,
-          num_to_complete: this.total,
-          fraction_completed: this.total > 0 ? Math.min(1, shown / this.total) : 0,
-          elapsed_real_time: elapsed,
-          time_to_completion: shown > 0 ? toMilliseconds((elapsed / shown) * Math.max(0, this.total - shown)) : -1,
-          last_status_date: localTimestamp(),
-        })
-        .where('id', '=', this.job.id)
-        .where('worker_id', '=', this.holder)
-        .returning('parent_job_id')
-        .executeTakeFirst()
-      if (!r) return false
-      if (write) await write(trx)
-      if (r.parent_job_id !== null) await refreshParent(trx, r.parent_job_id)
-      return true
-    })
-    if (!held) throw new LeaseLost('taken over by another worker')
-    this.done = done
-  }
-
-  async spawnChildren(children: ChildJob[]): Promise<void> {
-    this.signal.throwIfAborted()
-    await this.db.transaction().execute(async (trx) => {
-      const mine = await trx
-        .selectFrom('jobs')
-        .select('id')
-        .where('id', '=', this.job.id)
-        .where('worker_id', '=', this.holder)
-        .forUpdate()
-        .executeTakeFirst()
-      if (!mine) throw new LeaseLost('taken over by another worker')
-      const existing = await trx
-        .selectFrom('jobs')
-        .select(['id', 'status_id'])
-        .where('parent_job_id', '=', this.job.id)
-        .execute()
-      if (existing.length) {
-        // resumed or re-queued: children that stopped or failed run again, finished ones stay
-        const again = existing.filter((c) => c.status_id === STOPPED || c.status_id === ERROR).map((c) => c.id)
-        if (again.length) {
-          await trx
-            .updateTable('jobs')
-            .set({
-              status_id: QUEUED,
-              requested_status_id: null,
-              was_stopped: false,
-              is_running: false,
-              last_status_date: localTimestamp(),
-            })
-            .where('id', 'in', again)
-            .execute()
-        }
-      } else {
-        const now = localTimestamp()
-        // the parent's total is its children's, known before any of them runs (so its progress never falls)
-        const total = children.reduce((sum, c) => sum + (c.numToComplete ?? 0), 0)
-        await trx
-          .updateTable('jobs')
-          .set({ num_to_complete: total, num_completed: 0, fraction_completed: 0, time_to_completion: -1 })
-          .where('id', '=', this.job.id)
-          .execute()
-        for (const c of children) {
-          const row = await trx
-            .insertInto('jobs')
-            .values({
-              name: c.name,
-              user_id: this.job.user_id,
-              project_id: this.job.project_id,
-              type_id: c.typeId,
-              creation_date: now,
-              parent_job_id: this.job.id,
-              priority: this.job.priority,
-              status_id: QUEUED,
-              num_to_complete: c.numToComplete ?? 0,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-          const params = Object.entries(c.parameters).map(([name, value]) => ({ job_id: row.id, name, value }))
-          if (params.length) await trx.insertInto('job_parameters').values(params).execute()
-        }
-      }
-    })
-    this.waiting = true
-  }
-
-  async sleep(ms: number): Promise<void> {
-    await delay(ms, undefined, { signal: this.signal })
   }
 }

@@ -1,6 +1,5 @@
 import {
   REPORTS,
-  accumulationReport,
   coverageReport,
   dailyReport,
   dielReport,
@@ -10,6 +9,7 @@ import {
   type ReportName,
   type ReportScope,
 } from '../analysis/activityReports.js'
+import { accumulationReport } from '../analysis/accumulationReport.js'
 import { chartSvg } from '../analysis/charts.js'
 import { densityReport } from '../analysis/densityReport.js'
 import { chartTitle, reportChart, type Report, type ReportCommon } from '../analysis/reportCharts.js'

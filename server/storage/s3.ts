@@ -13,15 +13,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
-import {
-  hashing,
-  isStoredName,
-  StorageError,
-  type ByteRange,
-  type Pending,
-  type Storage,
-  type StoredFileInfo,
-} from './storage.js'
+import { hashing, isStoredName, type ByteRange, type Pending, type Storage, type StoredFileInfo } from './storage.js'
+import { asStorageError, isMissing, notImplemented } from './s3Errors.js'
 
 // Storage in an S3-compatible bucket (docs/architecture.md, "Storage"). Uploads larger than one part
 // stream, hashed on the way, into a multipart upload under `<prefix>/.incoming/` (a few parts in memory,
@@ -384,21 +377,4 @@ class MemoryPending implements Pending {
   async discard(): Promise<void> {
     this.done = true
   }
-}
-
-/** the bucket's own failures, told from the source's (a client that broke off): the server's trouble */
-function asStorageError(e: unknown): unknown {
-  return (e as { $metadata?: unknown }).$metadata
-    ? new StorageError(`the bucket refused: ${(e as Error).message}`, { cause: e })
-    : e
-}
-
-function isMissing(e: unknown): boolean {
-  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } }
-  return err.name === 'NotFound' || err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404
-}
-
-function notImplemented(e: unknown): boolean {
-  const err = e as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } }
-  return err.name === 'NotImplemented' || err.Code === 'NotImplemented' || err.$metadata?.httpStatusCode === 501
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import type { Selectable, Transaction } from 'kysely'
-import type { DB, ModelsTable } from '../../db/schema.js'
+import type { ModelsTable } from '../../db/analysisTables.js'
+import type { DB } from '../../db/schema.js'
 import { localTimestamp } from '../../db/time.js'
 import { readWhole } from '../../storage/index.js'
 import { openAudio } from '../audioSource.js'
