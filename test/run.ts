@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url'
 
 // `npm test`: the compiled tests whose path below dist/test matches PATTERN, run by uvu in shards side by side
 // (MAS_TEST_SHARDS, default: the machine's cores, at most 2). The command line's tests mostly wait on the
-// `mas` processes and servers they start, so two shards use the cores one leaves idle. The files are shared out
-// largest first, each to the shard with the fewest bytes of tests so far (a file's size is the best guess of its
-// time there is without running it: by the per-file times of one run of every file in turn, the shards' shares
-// would be 0.47/0.53 this way, and 0.60/0.40 dealt out in turn). Each shard's output is printed whole when it ends, then one summary in
-// uvu's words for all of them (what .ci/run counts). Every shard is one uvu process with its own embedded
-// PostgreSQL, as a run of uvu alone is (test/helpers/db.ts).
+// `mas` processes and servers they start, so two shards use the cores one leaves idle. The files are shared
+// out largest first, each to the shard with the fewest bytes of tests so far: a file's size is the best guess
+// of its time there is without running it (by the per-file times of one run of every file in turn, the
+// shards' shares would be 0.47/0.53 this way, and 0.60/0.40 dealt out in turn). Each shard's output is
+// printed whole when it ends, then one summary in uvu's words for all of them (what .ci/run counts). Every
+// shard is one uvu process with its own embedded PostgreSQL, as a run of uvu alone is (test/helpers/db.ts).
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..')
 const UVU = resolve(ROOT, '../../node_modules/uvu/bin.js')
