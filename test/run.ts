@@ -24,13 +24,14 @@ interface ShardResult {
   skipped: number
 }
 
+/** The compiled test files below `dir` whose path matches `pattern` (never the declarations beside them). */
 function testFiles(dir: string, pattern: RegExp): string[] {
   const found: string[] = []
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {
       const path = join(d, name)
       if (statSync(path).isDirectory()) walk(path)
-      else if (pattern.test(relative(ROOT, path))) found.push(relative(ROOT, path))
+      else if (name.endsWith('.test.js') && pattern.test(relative(ROOT, path))) found.push(relative(ROOT, path))
     }
   }
   walk(dir)
@@ -66,7 +67,8 @@ async function main(): Promise<void> {
   const count = Math.max(1, Math.min(Number.isInteger(wanted) ? wanted : 1, files.length))
   const shards: string[][] = Array.from({ length: count }, () => [])
   const bytes = new Array<number>(count).fill(0)
-  const sizeOf = (f: string) => statSync(join(ROOT, f)).size
+  const sizes = new Map(files.map((f) => [f, statSync(join(ROOT, f)).size]))
+  const sizeOf = (f: string) => sizes.get(f)!
   for (const f of [...files].sort((a, b) => sizeOf(b) - sizeOf(a) || a.localeCompare(b))) {
     const k = bytes.indexOf(Math.min(...bytes))
     shards[k].push(f)
