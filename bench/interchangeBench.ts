@@ -1,4 +1,4 @@
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +6,7 @@ import { cliWorld, type Run } from '../test/cli/cli.js'
 import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
 import { benchArgs, runBench } from './args.js'
 import { peakRssMiB } from './memory.js'
-import { profileHook, startProfile } from './profile.js'
+import { startProfile } from './profile.js'
 
 // Detectors' tables in and out (docs/decisions.md §32): the real `mas` against a real server (the tests' app on a
 // port, its embedded database) with a library of --files recordings.
@@ -81,10 +81,13 @@ void runBench(async () => {
     let peak = 0
     let timer: NodeJS.Timeout | undefined
     const profileDir = opts['cpu-prof']
+    if (profileDir) mkdirSync(profileDir, { recursive: true })
     const serverProfile = profileDir ? await startProfile() : undefined
     const started = process.hrtime.bigint()
     const run: Run = await w.mas(['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'], {
-      env: profileDir ? { NODE_OPTIONS: `--require ${profileHook(profileDir, 'cli-import.cpuprofile')}` } : {},
+      nodeArgs: profileDir
+        ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'cli-import.cpuprofile']
+        : [],
       onSpawn: (child) => {
         timer = setInterval(() => {
           peak = Math.max(peak, peakRssMiB(child.pid!))

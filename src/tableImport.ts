@@ -122,7 +122,8 @@ export async function checkTables(
 }
 
 /** The second reading: the tags the filter keeps, `chunk` at a time, to `send`; the classes looked up afresh (some
- * may have been created). */
+ * may have been created). The next chunk is read while the one before is being sent, and handed over when that
+ * send is done: one send at a time, in order, and the reading no longer waits for the server. */
 export async function readTags(
   sources: readonly TableSource[],
   lookups: Lookups,
@@ -134,6 +135,13 @@ export async function readTags(
   let classes: Directory<TagClass> | undefined
   let n = 0
   let chunk: ParsedTags = { tags: [], lines: [], errors: [] }
+  let sending: Promise<void> = Promise.resolve()
+  const handOver = async (tags: ParsedTags) => {
+    await sending
+    sending = send(tags)
+    // a failed send is met by the next handOver or the last await; until then it is not an unhandled rejection
+    sending.catch(() => {})
+  }
   for (const source of sources) {
     if (source.passedOver !== undefined) continue
     for await (const items of tableRows(source, {
@@ -152,11 +160,12 @@ export async function readTags(
         chunk.tags.push(found.tag)
         chunk.lines.push(item.line)
         if (chunk.tags.length >= opts.chunk) {
-          await send(chunk)
+          await handOver(chunk)
           chunk = { tags: [], lines: [], errors: [] }
         }
       }
     }
   }
-  if (chunk.tags.length) await send(chunk)
+  if (chunk.tags.length) await handOver(chunk)
+  await sending
 }

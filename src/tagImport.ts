@@ -66,7 +66,12 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   const underWay = new Set<Promise<unknown>>()
   /** a request of this import, tracked so an interrupt can wait for the answers of those under way */
   const post = (body: string, onStatus?: (status: number) => void) => {
-    const query = opts.skipDuplicates ? { onDuplicate: 'skip' } : undefined
+    // without --json only the ids are kept: the server is asked for them alone (one that ignores `fields`, as the
+    // original does, answers whole records, of which the ids are taken)
+    const query = {
+      ...(opts.skipDuplicates ? { onDuplicate: 'skip' } : {}),
+      ...(opts.wholeRecords ? {} : { fields: 'id' }),
+    }
     const request = api.request<CreateAnswer>('POST', 'tag/', { jsonText: body, retry: false, onStatus, query })
     underWay.add(request)
     request.finally(() => underWay.delete(request)).catch(() => {})

@@ -144,6 +144,14 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       description: 'skip: records identical to a stored one are not created again; the answer is {results, skipped}',
     })
   }
+  if (doc.bulk && method === 'POST') {
+    parameters.push({
+      name: 'fields',
+      in: 'query',
+      schema: { type: 'string' },
+      description: "comma-separated: the answer's records hold only these fields (fields=id: the ids alone)",
+    })
+  }
   const record = doc.record ? recordSchema(doc.record) : { type: 'object' }
   const okBody = isList
     ? {
@@ -159,6 +167,9 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
     : record
   const bulk = !!doc.bulk && method === 'POST'
   const json = (schema: Json) => ({ 'application/json': { schema } })
+  // with ?fields=: each record holds only the fields named, so a bulk resource's create answers records that may
+  // lack any of them
+  const picked = bulk ? { ...(okBody as Json), required: [], minProperties: 1 } : okBody
   const answer = ({ status, description, body = 'record', also = [] }: SuccessDoc) => {
     const skipped = {
       type: 'object',
@@ -167,7 +178,7 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       properties: {
         results: {
           type: 'array',
-          items: okBody,
+          items: picked,
           description: 'in input order; a skipped item answered with the stored record',
         },
         skipped: {
@@ -182,8 +193,8 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
       body === 'record'
         ? bulk
           ? skips
-            ? { anyOf: [okBody, { type: 'array', items: okBody }, skipped] }
-            : { oneOf: [okBody, { type: 'array', items: okBody }] }
+            ? { anyOf: [picked, { type: 'array', items: picked }, skipped] }
+            : { oneOf: [picked, { type: 'array', items: picked }] }
           : okBody
         : body
     const binary = Object.fromEntries(

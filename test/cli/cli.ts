@@ -96,13 +96,15 @@ export function runMas(
     onStderr?: (text: string, child: ChildProcess) => void
     /** hears the child as soon as it is started (to watch it, e.g. its memory in /proc) */
     onSpawn?: (child: ChildProcess) => void
+    /** node's own options before the script (a benchmark's `--cpu-prof`) */
+    nodeArgs?: string[]
   } = {},
 ): Promise<Run> {
   return new Promise((resolveRun, reject) => {
     const env: Record<string, string | undefined> = { ...process.env }
     for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
     Object.assign(env, opts.env ?? {})
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     })

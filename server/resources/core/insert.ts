@@ -10,12 +10,14 @@ import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js
  * and the driver serialize, one by one. When every column given stores exactly the value given (see
  * BulkPlan), only what the database adds comes back: the id and the columns not given; sending the
  * rest back and parsing it again was a fifth of the work. `asArrays`: insertsAsArrays of these rows, when the
- * caller has asked it already. */
+ * caller has asked it already. `idsOnly`: the caller uses nothing of the new records but their ids, and only the
+ * ids come back (the rows given, each with its id). */
 export async function insertRows<T extends TableName>(
   db: Db,
   def: ResourceDef<T>,
   rows: AnyRow[],
   asArrays = insertsAsArrays(def, rows),
+  idsOnly = false,
 ): Promise<Rec<T>[]> {
   const columns = Object.keys(rows[0])
   const plan = bulkPlanOf(def)
@@ -35,7 +37,11 @@ export async function insertRows<T extends TableName>(
     }
     return out
   }
-  const added = columns.every((c) => plan.exact.has(c)) ? plan.columns.filter((c) => !columns.includes(c)) : null
+  const added = idsOnly
+    ? ['id']
+    : columns.every((c) => plan.exact.has(c))
+      ? plan.columns.filter((c) => !columns.includes(c))
+      : null
   const arrays = columns.map(
     (c, i) =>
       sql`${arrayParameter(

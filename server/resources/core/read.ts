@@ -38,10 +38,10 @@ export const readableRecord = (
 export const recordRequest = (ctx: Pick<Context, 'origin'>): RecordRequest => ({ origin: ctx.origin, now: new Date() })
 
 /** The names of a resource's computed fields (which do not depend on the request). */
-const computedNames = new WeakMap<object, string[]>()
-function computedOf<T extends TableName>(def: ResourceDef<T>): string[] {
-  let names = computedNames.get(def)
-  if (!names) computedNames.set(def, (names = Object.keys(def.computed?.({ origin: '', now: new Date(0) }) ?? {})))
+const computedOfDef = new WeakMap<object, string[]>()
+export function computedNames<T extends TableName>(def: ResourceDef<T>): string[] {
+  let names = computedOfDef.get(def)
+  if (!names) computedOfDef.set(def, (names = Object.keys(def.computed?.({ origin: '', now: new Date(0) }) ?? {})))
   return names
 }
 
@@ -66,7 +66,7 @@ export async function renderSelected<T extends TableName>(
   db: Db = ctx.db,
 ): Promise<Record<string, unknown>[]> {
   if (def.embed && rows.length) await def.embed(db, rows, ctx)
-  const computed = computedOf(def)
+  const computed = computedNames(def)
   return rows.map((row) => {
     const json = toJson(def.fields, row)
     for (const name of computed) if (name in json) json[name] = row[name]

@@ -9,6 +9,7 @@ import { toColumns } from '../../http/fields.js'
 import { heldRights } from '../../access.js'
 import { anyTable, recs, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
+import { answerFieldsOf, answerRecords, idsOnly } from './answerFields.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows, insertsAsArrays } from './insert.js'
 import { fetchFor, parseId, render } from './read.js'
@@ -46,6 +47,7 @@ async function checkedWrite<R>(
  * `{results, skipped}`, results in input order (the stored record for a skipped row), skipped their indexes. */
 export async function createRecords<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
   const onDuplicate = onDuplicateOf(ctx, def)
+  const fields = def.bulk ? answerFieldsOf(ctx, def) : null
   const body = await ctx.body()
   const many = Array.isArray(body)
   if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
@@ -82,7 +84,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
               : v[columnField.get(c) ?? '']
       return row
     })
-  if (!many && onDuplicate === 'create') {
+  if (!many && onDuplicate === 'create' && !fields) {
     const fast = await ctx.services.fast.create(ctx, def, body, {
       row: (v) => rowsOf([v])[0],
       scopeAsk: (v) => (checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined),
@@ -124,8 +126,8 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
       if (!(same ? scope.allowed : await scopeAllows(ctx.db, checkScope, ctx.caller, rows, flag))) throw forbidden()
     }
     if (def.transform) for (let i = 0; i < rows.length; i++) await def.transform(rows[i], values[i], ctx)
-    if (onDuplicate === 'skip') return createSkippingDuplicates(ctx, trx, def, rows, values)
-    const json = await render(ctx, def, await insertAll(ctx, trx, def, rows, values))
+    if (onDuplicate === 'skip') return createSkippingDuplicates(ctx, trx, def, rows, values, fields)
+    const json = await answerRecords(ctx, def, await insertAll(ctx, trx, def, rows, values, idsOnly(fields)), fields)
     return { status: 201, body: many ? json : json[0] }
   })
 }
@@ -137,9 +139,11 @@ async function insertAll<T extends TableName>(
   def: ResourceDef<T>,
   rows: AnyRow[],
   values: Record<string, unknown>[],
+  answerIdsOnly = false,
 ): Promise<Rec<T>[]> {
   if (!rows.length) return []
-  const out = await insertRows(trx, def, rows, insertsAsArrays(def, rows))
+  // the hooks read whole records; without them, an answer of ids needs nothing else back
+  const out = await insertRows(trx, def, rows, insertsAsArrays(def, rows), answerIdsOnly && !def.afterWrite)
   if (def.afterWrite) for (let i = 0; i < out.length; i++) await def.afterWrite(trx, out[i], values[i], ctx, true)
   return out
 }
@@ -151,6 +155,7 @@ async function createSkippingDuplicates<T extends TableName>(
   def: ResourceDef<T>,
   rows: AnyRow[],
   values: Record<string, unknown>[],
+  fields: readonly string[] | null,
 ): Promise<Result> {
   const stored = await storedDuplicates(ctx.db, def, rows)
   // a row identical to an earlier one of the same request (one table given twice in an import) is that row's
@@ -167,7 +172,7 @@ async function createSkippingDuplicates<T extends TableName>(
       fresh.push(i)
     } else repeats.set(i, first)
   })
-  const created = await render(
+  const created = await answerRecords(
     ctx,
     def,
     await insertAll(
@@ -176,14 +181,19 @@ async function createSkippingDuplicates<T extends TableName>(
       def,
       fresh.map((i) => rows[i]),
       fresh.map((i) => values[i]),
+      idsOnly(fields),
     ),
+    fields,
   )
   const table: string = def.table
   const ids = [...new Set(stored.values())]
-  const existing = ids.length
-    ? recs<T>(await anyTable(ctx.db).selectFrom(table).selectAll().where('id', 'in', ids).execute())
-    : []
-  const existingJson = new Map((await render(ctx, def, existing)).map((r, k) => [existing[k].id as number, r]))
+  const existing =
+    ids.length && !idsOnly(fields)
+      ? recs<T>(await anyTable(ctx.db).selectFrom(table).selectAll().where('id', 'in', ids).execute())
+      : ids.map((id) => ({ id }) as Rec<T>)
+  const existingJson = new Map(
+    (await answerRecords(ctx, def, existing, fields)).map((r, k) => [existing[k].id as number, r]),
+  )
   const results: unknown[] = new Array(rows.length)
   fresh.forEach((i, k) => {
     results[i] = created[k]
