@@ -45,8 +45,11 @@ export function homeEnv(h: string): Record<string, string> {
   }
 }
 
-export async function cliWorld(config: Parameters<typeof testApp>[0] = {}): Promise<CliWorld> {
-  const t = await testApp(config)
+export async function cliWorld(
+  config: Parameters<typeof testApp>[0] = {},
+  options: Parameters<typeof testApp>[1] = {},
+): Promise<CliWorld> {
+  const t = await testApp(config, options)
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
   const homes: string[] = []
   const newHome = () => {
