@@ -2,7 +2,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cliWorld, type Run } from '../test/cli/cli.js'
+import { cliWorld, type CliWorld, type Run } from '../test/cli/cli.js'
 import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
 import { benchArgs, runBench } from './args.js'
 import { peakRssMiB } from './memory.js'
@@ -13,7 +13,7 @@ import { startProfile } from './profile.js'
 //   1. `mas tag import` of a generated BirdNET-Analyzer CSV of --rows rows, end to end (both readings, the classes
 //      created, every tag sent): rows/s and the CLI's peak resident memory (VmHWM, read from /proc while it runs)
 //   2. `mas tag export --format F` of the same tag set for csv, birdnet, kaleidoscope, aoef and audacity (--per-file):
-//      rows/s each
+//      rows/s and peak memory each, written to a file as `> FILE` would
 // Figures are printed; targets (issue 46: ≥ 50,000 rows/s in, ≤ 200 MB, ≥ 150,000 rows/s out) are shown beside them.
 
 const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N] [--cpu-prof DIR]
@@ -63,6 +63,32 @@ async function writeBirdnet(path: string): Promise<void> {
   await once(out, 'finish')
 }
 
+/** `mas args`: its run, wall time, and peak resident memory (the kernel's VmHWM, read while it runs). */
+async function measured(
+  w: CliWorld,
+  args: string[],
+  nodeArgs: string[],
+  stdoutFile?: string,
+): Promise<{ run: Run; seconds: number; peak: number }> {
+  let peak = 0
+  let timer: NodeJS.Timeout | undefined
+  const started = process.hrtime.bigint()
+  const run = await w.mas(args, {
+    nodeArgs,
+    stdoutFile,
+    onSpawn: (child) => {
+      timer = setInterval(() => {
+        peak = Math.max(peak, peakRssMiB(child.pid!))
+      }, 25)
+    },
+    onStderr: (_text, child) => {
+      peak = Math.max(peak, peakRssMiB(child.pid!))
+    },
+  })
+  clearInterval(timer)
+  return { run, seconds: Number(process.hrtime.bigint() - started) / 1e9, peak }
+}
+
 void runBench(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mas-interchange-'))
   // the server as it ships: without the tests' check of every answer against the OpenAPI document
@@ -79,27 +105,14 @@ void runBench(async () => {
       `interchange: ${ROWS} BirdNET rows over ${FILES} recordings; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(1)}\n`,
     )
 
-    let peak = 0
-    let timer: NodeJS.Timeout | undefined
     const profileDir = opts['cpu-prof']
     if (profileDir) mkdirSync(profileDir, { recursive: true })
     const serverProfile = profileDir ? await startProfile() : undefined
-    const started = process.hrtime.bigint()
-    const run: Run = await w.mas(['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'], {
-      nodeArgs: profileDir
-        ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'cli-import.cpuprofile']
-        : [],
-      onSpawn: (child) => {
-        timer = setInterval(() => {
-          peak = Math.max(peak, peakRssMiB(child.pid!))
-        }, 25)
-      },
-      onStderr: (_text, child) => {
-        peak = Math.max(peak, peakRssMiB(child.pid!))
-      },
-    })
-    clearInterval(timer)
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    const { run, seconds, peak } = await measured(
+      w,
+      ['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'],
+      profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'cli-import.cpuprofile'] : [],
+    )
     if (serverProfile && profileDir) await serverProfile.stop(join(profileDir, 'server-import.cpuprofile'))
     if (run.code !== 0) throw new Error(`mas tag import exited with ${run.code}: ${run.stderr.slice(-2000)}`)
     process.stdout.write(
@@ -117,13 +130,13 @@ void runBench(async () => {
         format,
         ...(format === 'audacity' ? ['--per-file', join(dir, 'tracks')] : []),
       ]
-      const t0 = process.hrtime.bigint()
-      const out = await w.mas(args)
-      const s = Number(process.hrtime.bigint() - t0) / 1e9
-      if (out.code !== 0)
-        throw new Error(`mas tag export --format ${format} exited with ${out.code}: ${out.stderr.slice(-2000)}`)
+      // to a file, as a user's `> FILE`: an AOEF document of 10^6 tags is longer than a string may be
+      const out = await measured(w, args, [], join(dir, `export.${format}`))
+      if (out.run.code !== 0)
+        throw new Error(`mas tag export --format ${format} exited with ${out.run.code}: ${out.run.stderr.slice(-2000)}`)
       process.stdout.write(
-        `export ${format.padEnd(13)} ${(ROWS / s).toFixed(0).padStart(8)} rows/s  (${s.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})\n`,
+        `export ${format.padEnd(13)} ${(ROWS / out.seconds).toFixed(0).padStart(8)} rows/s  (${out.seconds.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})` +
+          `  peak CLI memory ${out.peak.toFixed(0)} MB\n`,
       )
     }
   } finally {

@@ -1,6 +1,5 @@
 import type { RawRow } from './detectorFormats.js'
 import { nameRef } from './detectorFormats.js'
-import type { TagRecord } from './tagFormats.js'
 
 // AOEF, the JSON document of the soundevent library (Whombat's export): `{version, created_on, data}`, where
 // `data` is a collection (`collection_type` annotation_set, annotation_project, prediction_set, model_run…)
@@ -14,7 +13,7 @@ export const AOEF_VERSION = '1.1.0'
 /** Tag keys that name a sound's class, in the order preferred. */
 const CLASS_KEYS = ['class', 'species', 'label', 'call', 'call_type', 'event']
 /** The note an export writes with each tag's provenance, and reads back. */
-const PROVENANCE_NOTE = 'mas provenance: '
+export const PROVENANCE_NOTE = 'mas provenance: '
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -134,84 +133,4 @@ export function aoefRows(
     })
   })
   return { rows, errors }
-}
-
-/** A uuid of a mas record, the same at each export (so a re-export is the same document). */
-const uuidOf = (kind: number, id: number) => `00000000-0000-4000-8${kind}00-${id.toString(16).padStart(12, '0')}`
-
-/** The tags as an AOEF annotation set: a recording per tagged media file (its alias as its path), a sound event per
- * tag (a BoundingBox, its strength a feature), a `class` tag with its class's name, a tag per annotation, a `review`
- * tag with the reviewers' decisions where there are any, and its notes and provenance as notes. */
-export function aoefDocument(
-  tags: readonly TagRecord[],
-  opts: {
-    alias: (id: number) => string
-    duration: (id: number) => number | undefined
-    sampleRate: (id: number) => number | undefined
-    className: (id: number) => string | undefined
-    review: (tagId: number) => string | undefined
-    now: string
-  },
-): string {
-  const tagIds = new Map<string, number>()
-  const tagId = (key: string, value: string) => {
-    const k = `${key}\u0000${value}`
-    if (!tagIds.has(k)) tagIds.set(k, tagIds.size)
-    return tagIds.get(k)!
-  }
-  const files = [...new Set(tags.map((t) => Number(t.mediaFile)))]
-  const recordings = files.map((id) => ({
-    uuid: uuidOf(1, id),
-    path: opts.alias(id),
-    duration: opts.duration(id) ?? 0,
-    channels: 1,
-    samplerate: opts.sampleRate(id) ?? 0,
-  }))
-  const events = tags.map((t) => ({
-    uuid: uuidOf(2, Number(t.id)),
-    recording: uuidOf(1, Number(t.mediaFile)),
-    geometry: { type: 'BoundingBox', coordinates: [t.startTime, t.minFrequency, t.endTime, t.maxFrequency] },
-    ...(typeof t.strength === 'number' ? { features: { strength: t.strength } } : {}),
-  }))
-  const annotations = tags.map((t) => {
-    const review = opts.review(Number(t.id))
-    const ids = [tagId('class', opts.className(Number(t.tagClass)) ?? String(t.tagClass))]
-    const annotations =
-      t.annotations !== null && typeof t.annotations === 'object' ? (t.annotations as Record<string, unknown>) : {}
-    for (const [key, value] of Object.entries(annotations))
-      if (key !== 'notes' && key !== 'review') ids.push(tagId(key, String(value)))
-    if (review !== undefined) ids.push(tagId('review', review))
-    const note = (n: number, message: string) => ({
-      uuid: uuidOf(n, Number(t.id)),
-      message,
-      is_issue: false,
-      created_on: opts.now,
-    })
-    const notes = [
-      ...(typeof annotations.notes === 'string' ? [note(6, annotations.notes)] : []),
-      ...(t.provenance ? [note(4, PROVENANCE_NOTE + JSON.stringify(t.provenance))] : []),
-    ]
-    return {
-      uuid: uuidOf(3, Number(t.id)),
-      sound_event: uuidOf(2, Number(t.id)),
-      tags: ids,
-      ...(notes.length ? { notes } : {}),
-      created_on: opts.now,
-    }
-  })
-  const data = {
-    uuid: uuidOf(5, 0),
-    collection_type: 'annotation_set',
-    tags: [...tagIds.keys()].map((k, id) => {
-      const [key, value] = k.split('\u0000')
-      return { id, key, value }
-    }),
-    recordings,
-    sound_events: events,
-    sound_event_annotations: annotations,
-    clips: [],
-    clip_annotations: [],
-    created_on: opts.now,
-  }
-  return JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }, null, 1) + '\n'
 }

@@ -1,13 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { ApiClient } from './api.js'
-import { aoefDocument } from './aoef.js'
+import { AoefWriter } from './aoefWriter.js'
 import { usageError } from './exits.js'
 import { mediaFiles, tagClasses, type TagSet } from './lookup.js'
 import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { ReviewRecord } from './reviewFiles.js'
 import { csvField, type TagRecord } from './tagFormats.js'
+import { Spool } from './spool.js'
 import { tagSetNamed } from '../server/named.js'
 
 // `mas tag export` in the detectors' and labelling tools' formats (docs/decisions.md §32), read back by `mas tag
@@ -33,90 +34,163 @@ const annotationsOf = (t: TagRecord): Record<string, unknown> =>
     ? (t.annotations as Record<string, unknown>)
     : {}
 
-/** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
- * tags have, then mas_review and mas_provenance. */
-function csvTable(
-  tags: readonly TagRecord[],
-  columns: ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>,
-  ctx: ExportContext,
-): string {
-  const fixed = new Set(columns.map(([c]) => c))
-  const extra = [...new Set(tags.flatMap((t) => Object.keys(annotationsOf(t))))].filter(
-    (c) => !fixed.has(c) && c !== 'mas_review' && c !== 'mas_provenance',
-  )
-  const header = [...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance']
-  let out = header.map(csvField).join(',') + '\r\n'
-  for (const t of tags) {
-    const notes = annotationsOf(t)
-    const cells = columns.map(([c, get]) => get?.(t) ?? notes[c])
-    for (const c of extra) cells.push(notes[c])
-    cells.push(ctx.review(Number(t.id)), t.provenance ? JSON.stringify(t.provenance) : '')
-    out += cells.map(csvField).join(',') + '\r\n'
-  }
-  return out
-}
+type CsvColumns = ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>
 
 /** BirdNET-Analyzer's CSV: the class's name as the scientific name, the common name the tag came with (else the class's
  * display name), the strength as Confidence, the alias as File. */
-export function birdnetCsv(tags: readonly TagRecord[], ctx: ExportContext): string {
-  return csvTable(
-    tags,
-    [
-      ['Start (s)', (t) => t.startTime],
-      ['End (s)', (t) => t.endTime],
-      ['Scientific name', (t) => ctx.className(Number(t.tagClass))],
-      ['Common name', (t) => annotationsOf(t)['Common name'] ?? ctx.displayName(Number(t.tagClass))],
-      ['Confidence', (t) => t.strength],
-      ['File', (t) => ctx.alias(Number(t.mediaFile))],
-    ],
-    ctx,
-  )
-}
+const birdnetColumns = (ctx: ExportContext): CsvColumns => [
+  ['Start (s)', (t) => t.startTime],
+  ['End (s)', (t) => t.endTime],
+  ['Scientific name', (t) => ctx.className(Number(t.tagClass))],
+  ['Common name', (t) => annotationsOf(t)['Common name'] ?? ctx.displayName(Number(t.tagClass))],
+  ['Confidence', (t) => t.strength],
+  ['File', (t) => ctx.alias(Number(t.mediaFile))],
+]
 
 const folderOf = (alias: string) => alias.replace(/\\/g, '/').split('/').slice(0, -1).join('/')
 const nameOf = (alias: string) => alias.replace(/\\/g, '/').split('/').pop() ?? alias
 
 /** Kaleidoscope's CSV: FOLDER and IN FILE from the alias, OFFSET and DURATION, FMIN and FMAX, the class as TOP1MATCH. */
-export function kaleidoscopeCsv(tags: readonly TagRecord[], ctx: ExportContext): string {
-  const duration = (t: TagRecord) => Math.round((Number(t.endTime) - Number(t.startTime)) * 1e6) / 1e6
-  return csvTable(
-    tags,
-    [
-      ['INDIR', undefined],
-      ['FOLDER', (t) => folderOf(ctx.alias(Number(t.mediaFile)))],
-      ['IN FILE', (t) => nameOf(ctx.alias(Number(t.mediaFile)))],
-      ['OFFSET', (t) => t.startTime],
-      ['DURATION', duration],
-      ['FMIN', (t) => t.minFrequency],
-      ['FMAX', (t) => t.maxFrequency],
-      ['TOP1MATCH', (t) => ctx.className(Number(t.tagClass))],
-      ['TOP1DIST', undefined],
-    ],
-    ctx,
-  )
+const kaleidoscopeColumns = (ctx: ExportContext): CsvColumns => [
+  ['INDIR', undefined],
+  ['FOLDER', (t) => folderOf(ctx.alias(Number(t.mediaFile)))],
+  ['IN FILE', (t) => nameOf(ctx.alias(Number(t.mediaFile)))],
+  ['OFFSET', (t) => t.startTime],
+  ['DURATION', (t) => Math.round((Number(t.endTime) - Number(t.startTime)) * 1e6) / 1e6],
+  ['FMIN', (t) => t.minFrequency],
+  ['FMAX', (t) => t.maxFrequency],
+  ['TOP1MATCH', (t) => ctx.className(Number(t.tagClass))],
+  ['TOP1DIST', undefined],
+]
+
+/** An export in a detector's format: the tags are handed to `add` as they are downloaded, and written by `finish`;
+ * `close` lets go of what the export kept on disk. */
+export interface DetectorExport {
+  add(tags: readonly TagRecord[]): Promise<void>
+  finish(): Promise<void>
+  close(): void
+}
+
+/** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
+ * tags have, then mas_review and mas_provenance. The header names every annotation of every tag, so the tags are
+ * kept on disk (src/spool.ts) until the last is seen. */
+function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
+  const spool = Spool.open<TagRecord>()
+  const keys = new Set<string>()
+  return {
+    async add(tags) {
+      for (const t of tags) for (const k of Object.keys(annotationsOf(t))) keys.add(k)
+      await spool.add(tags)
+    },
+    async finish() {
+      const fixed = new Set(columns.map(([c]) => c))
+      const extra = [...keys].filter((c) => !fixed.has(c) && c !== 'mas_review' && c !== 'mas_provenance')
+      const header = [...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance']
+      await writeStdout(header.map(csvField).join(',') + '\r\n')
+      for await (const batch of spool.batches()) {
+        let out = ''
+        for (const t of batch) {
+          const notes = annotationsOf(t)
+          const cells = columns.map(([c, get]) => get?.(t) ?? notes[c])
+          for (const c of extra) cells.push(notes[c])
+          cells.push(ctx.review(Number(t.id)), t.provenance ? JSON.stringify(t.provenance) : '')
+          out += cells.map(csvField).join(',') + '\r\n'
+        }
+        await writeStdout(out)
+      }
+    },
+    close: () => spool.close(),
+  }
+}
+
+/** An AOEF document (src/aoefWriter.ts), its tags kept on disk between its two readings. */
+function aoefExport(writer: AoefWriter): DetectorExport {
+  const spool = Spool.open<TagRecord>()
+  return {
+    async add(tags) {
+      for (const t of tags) writer.see(t)
+      await spool.add(tags)
+    },
+    finish: () => writer.write(() => spool.batches(), writeStdout),
+    close: () => spool.close(),
+  }
+}
+
+/** What a label track says of a tag. */
+interface Label {
+  id: number
+  startTime: number
+  endTime: number
+  minFrequency: number
+  maxFrequency: number
+  tagClass: number
 }
 
 /** An Audacity label track of one recording's tags, in time order: a frequency line after each label with a band. */
-export function audacityLabels(tags: readonly TagRecord[], ctx: ExportContext): string {
-  const sorted = [...tags].sort((a, b) => Number(a.startTime) - Number(b.startTime) || Number(a.id) - Number(b.id))
+export function audacityLabels(labels: readonly Label[], ctx: ExportContext): string {
+  const sorted = [...labels].sort((a, b) => a.startTime - b.startTime || a.id - b.id)
   let out = ''
   for (const t of sorted) {
-    out += `${Number(t.startTime).toFixed(6)}\t${Number(t.endTime).toFixed(6)}\t${ctx.className(Number(t.tagClass)).replace(/[\t\r\n]+/g, ' ')}\n`
-    if (Number(t.maxFrequency) > 0)
-      out += `\\\t${Number(t.minFrequency).toFixed(6)}\t${Number(t.maxFrequency).toFixed(6)}\n`
+    out += `${t.startTime.toFixed(6)}\t${t.endTime.toFixed(6)}\t${ctx.className(t.tagClass).replace(/[\t\r\n]+/g, ' ')}\n`
+    if (t.maxFrequency > 0) out += `\\\t${t.minFrequency.toFixed(6)}\t${t.maxFrequency.toFixed(6)}\n`
   }
   return out
 }
 
-/** Writes the tags of a tag set in `format`: to stdout, or, for Audacity's tracks of several recordings, a file each
- * below `perFile` (the alias with .txt, as an import of that folder reads them back). */
-export async function writeDetectorTables(
+/** Audacity label tracks: a recording's labels kept in memory by recording (what a track says, not whole records),
+ * written to stdout for one recording, or a file each below `perFile` (the alias with .txt, as an import of that folder
+ * reads them back). */
+function audacityExport(ctx: ExportContext, perFile: string | undefined): DetectorExport {
+  const byFile = new Map<number, Label[]>()
+  return {
+    async add(tags) {
+      for (const t of tags) {
+        const label: Label = {
+          id: Number(t.id),
+          startTime: Number(t.startTime),
+          endTime: Number(t.endTime),
+          minFrequency: Number(t.minFrequency),
+          maxFrequency: Number(t.maxFrequency),
+          tagClass: Number(t.tagClass),
+        }
+        const own = byFile.get(Number(t.mediaFile))
+        if (own) own.push(label)
+        else byFile.set(Number(t.mediaFile), [label])
+      }
+    },
+    async finish() {
+      if (perFile === undefined) {
+        if (byFile.size > 1)
+          usageError(
+            `the tags lie on ${byFile.size} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`,
+          )
+        return writeStdout(audacityLabels([...byFile.values()].flat(), ctx))
+      }
+      for (const [id, own] of byFile) {
+        const path = join(
+          perFile,
+          ...`${ctx.alias(id)}.txt`
+            .replace(/\\/g, '/')
+            .split('/')
+            .filter((p) => p !== '' && p !== '.' && p !== '..'),
+        )
+        await mkdir(dirname(path), { recursive: true })
+        await writeFile(path, audacityLabels(own, ctx))
+      }
+      stderr(`Wrote ${byFile.size} label track${byFile.size === 1 ? '' : 's'} below ${perFile}`)
+    },
+    close: () => byFile.clear(),
+  }
+}
+
+/** The export of a tag set's tags in `format` (to stdout, or for Audacity's tracks of several recordings, below
+ * `perFile`), with what it names fetched: the library's media files and classes, and the decisions on the tags. */
+export async function detectorExport(
   api: ApiClient,
-  tags: readonly TagRecord[],
   tagSet: TagSet,
   format: ExportDetectorFormat,
   perFile: string | undefined,
-): Promise<void> {
+): Promise<DetectorExport> {
   if (!tagSet.library)
     usageError(`${tagSetNamed(tagSet)} belongs to no library: a ${format} table names each tag's recording and class`)
   const [media, classes, reviews] = await Promise.all([
@@ -138,12 +212,12 @@ export async function writeDetectorTables(
     displayName: (id) => classes.byId(id)?.displayName || undefined,
     review: (id) => decisions.get(id)?.join(';'),
   }
-  if (format === 'birdnet') return writeStdout(birdnetCsv(tags, ctx))
-  if (format === 'kaleidoscope') return writeStdout(kaleidoscopeCsv(tags, ctx))
+  if (format === 'birdnet') return csvExport(birdnetColumns(ctx), ctx)
+  if (format === 'kaleidoscope') return csvExport(kaleidoscopeColumns(ctx), ctx)
   if (format === 'aoef') {
     const files = new Map(media.records.map((m) => [m.id, ravenFile(m)]))
-    return writeStdout(
-      aoefDocument(tags, {
+    return aoefExport(
+      new AoefWriter({
         ...ctx,
         duration: (id) => files.get(id)?.duration,
         sampleRate: (id) => files.get(id)?.sampleRate,
@@ -151,29 +225,5 @@ export async function writeDetectorTables(
       }),
     )
   }
-  const byFile = new Map<number, TagRecord[]>()
-  for (const t of tags) {
-    const own = byFile.get(Number(t.mediaFile))
-    if (own) own.push(t)
-    else byFile.set(Number(t.mediaFile), [t])
-  }
-  if (perFile === undefined) {
-    if (byFile.size > 1)
-      usageError(
-        `the tags lie on ${byFile.size} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`,
-      )
-    return writeStdout(audacityLabels(tags, ctx))
-  }
-  for (const [id, own] of byFile) {
-    const path = join(
-      perFile,
-      ...`${ctx.alias(id)}.txt`
-        .replace(/\\/g, '/')
-        .split('/')
-        .filter((p) => p !== '' && p !== '.' && p !== '..'),
-    )
-    await mkdir(dirname(path), { recursive: true })
-    await writeFile(path, audacityLabels(own, ctx))
-  }
-  stderr(`Wrote ${byFile.size} label track${byFile.size === 1 ? '' : 's'} below ${perFile}`)
+  return audacityExport(ctx, perFile)
 }

@@ -1,5 +1,5 @@
-import { StringDecoder } from 'node:string_decoder'
 import { ApiError, type ApiClient } from './api.js'
+import { ndjsonBatches } from './ndjson.js'
 
 // The tags of a tag set, a batch at a time, for an export: read in one answer from the NDJSON export of a
 // mas server (GET tagSet/{id}/tags.ndjson, an extension), which costs the server one pass over the set;
@@ -23,24 +23,5 @@ export async function* tagSetTagPages<T>(
   }
   const total = stream.response?.headers['x-total-count']
   if (typeof total === 'string') onCount?.(Number(total))
-  // lines are cut from each chunk as it comes (readline's events cost more than the parse of the records)
-  const decoder = new StringDecoder('utf8')
-  let batch: T[] = []
-  let rest = ''
-  const take = (line: string) => {
-    if (line && line !== '\r') batch.push(JSON.parse(line) as T)
-  }
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    const text = rest + decoder.write(chunk)
-    let start = 0
-    for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start))
-      take(text.slice(start, end))
-    rest = text.slice(start)
-    if (batch.length >= BATCH) {
-      yield batch
-      batch = []
-    }
-  }
-  take(rest + decoder.end())
-  if (batch.length) yield batch
+  yield* ndjsonBatches<T>(stream as AsyncIterable<Buffer>, BATCH)
 }

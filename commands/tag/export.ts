@@ -15,7 +15,7 @@ import { Progress, stderr, writeStdout } from '../../src/output.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
-import { EXPORT_DETECTOR_FORMATS, isDetectorExport, writeDetectorTables } from '../../src/detectorExport.js'
+import { EXPORT_DETECTOR_FORMATS, isDetectorExport, detectorExport } from '../../src/detectorExport.js'
 import { tagSetTagPages } from '../../src/tagSetStream.js'
 import {
   CAMTRAP_DP_HELP,
@@ -65,6 +65,11 @@ ${CAMTRAP_DP_HELP}`
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     if (format === 'camtrap-dp') return this.camtrapDp(tagSet)
     const all: TagRecord[] = []
+    // a detector's format needs the library's names before the tags, and may keep the tags on disk until the last
+    const detector =
+      isDetectorExport(format) && !json
+        ? await detectorExport(this.api, tagSet, format, this.flags['per-file'])
+        : undefined
     const writer =
       format === 'raven' || isDetectorExport(format) || json
         ? undefined
@@ -81,6 +86,10 @@ ${CAMTRAP_DP_HELP}`
     try {
       for await (const page of tagSetTagPages<TagRecord>(this.api, tagSet.id, counted)) {
         progress?.tick(page.length)
+        if (detector) {
+          await detector.add(page)
+          continue
+        }
         if (!writer) {
           all.push(...page)
           continue
@@ -91,11 +100,13 @@ ${CAMTRAP_DP_HELP}`
         }
         await writeStdout(writer.rows(page))
       }
+      await detector?.finish()
     } finally {
       progress?.stop()
+      detector?.close()
     }
     if (json) return all
-    if (isDetectorExport(format)) return writeDetectorTables(this.api, all, tagSet, format, this.flags['per-file'])
+    if (detector) return undefined
     if (writer) {
       if (!started) await writeStdout(writer.header)
       await writeStdout(writer.footer())

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -101,31 +101,35 @@ export function runMas(
     onSpawn?: (child: ChildProcess) => void
     /** node's own options before the script (a benchmark's `--cpu-prof`) */
     nodeArgs?: string[]
+    /** stdout written to this file, as `> FILE` does (the run's `stdout` is then empty) */
+    stdoutFile?: string
   } = {},
 ): Promise<Run> {
   return new Promise((resolveRun, reject) => {
     const env: Record<string, string | undefined> = { ...process.env }
     for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
     Object.assign(env, opts.env ?? {})
+    const file = opts.stdoutFile === undefined ? undefined : openSync(opts.stdoutFile, 'w')
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
       env: env as NodeJS.ProcessEnv,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', file ?? 'pipe', 'pipe'],
     })
+    if (file !== undefined) closeSync(file)
     opts.onSpawn?.(child)
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c) => {
+    child.stdout?.setEncoding('utf8').on('data', (c) => {
       stdout += c
-      if (opts.stdoutUpTo !== undefined && stdout.length >= opts.stdoutUpTo) child.stdout.destroy()
+      if (opts.stdoutUpTo !== undefined && stdout.length >= opts.stdoutUpTo) child.stdout?.destroy()
     })
-    child.stderr.setEncoding('utf8').on('data', (c) => {
+    child.stderr!.setEncoding('utf8').on('data', (c) => {
       stderr += c
       opts.onStderr?.(stderr, child)
     })
     child.on('error', reject)
     child.on('close', (code) => resolveRun({ code, stdout, stderr }))
-    child.stdin.on('error', () => {})
-    child.stdin.end(opts.input ?? '')
+    child.stdin!.on('error', () => {})
+    child.stdin!.end(opts.input ?? '')
   })
 }
 

@@ -1,0 +1,62 @@
+import { once } from 'node:events'
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ndjsonBatches } from './ndjson.js'
+
+// Records kept on disk between the readings of an export that needs all of them before its first line (a header
+// naming every annotation column, a document listing its vocabulary first): a JSON line each in a temporary file, so
+// the export's memory does not grow with the tag set, and every reading sees the same records (a second download
+// could see tags added meanwhile, whose columns the header would lack). The file goes when the spool is closed.
+
+const BATCH = 1000
+
+export class Spool<T> {
+  private readonly out: WriteStream
+  /** the file goes also when the process ends first (an interrupted export) */
+  private readonly remove = () => rmSync(this.dir, { recursive: true, force: true })
+
+  private constructor(
+    private readonly dir: string,
+    private readonly path: string,
+  ) {
+    this.out = createWriteStream(path)
+    // a write that fails (a full disk) fails the export at its next step; after close, nothing is wanted of the file
+    this.out.on('error', (err) => {
+      this.failed ??= err
+    })
+    process.once('exit', this.remove)
+  }
+
+  private failed: Error | undefined
+
+  static open<T>(): Spool<T> {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-export-'))
+    return new Spool<T>(dir, join(dir, 'records.ndjson'))
+  }
+
+  /** Keeps `records`, after those kept before. */
+  async add(records: readonly T[]): Promise<void> {
+    if (this.failed) throw this.failed
+    if (!records.length) return
+    let text = ''
+    for (const r of records) text += JSON.stringify(r) + '\n'
+    if (!this.out.write(text)) await Promise.race([once(this.out, 'drain'), once(this.out, 'close')])
+  }
+
+  /** Every record kept, in order, a batch at a time; the first reading ends the writing. */
+  async *batches(): AsyncGenerator<T[]> {
+    if (!this.out.closed) {
+      this.out.end()
+      await once(this.out, 'close')
+    }
+    if (this.failed) throw this.failed
+    yield* ndjsonBatches<T>(createReadStream(this.path), BATCH)
+  }
+
+  close(): void {
+    this.out.destroy()
+    process.off('exit', this.remove)
+    this.remove()
+  }
+}

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { Readable } from 'node:stream'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { AoefWriter } from '../../src/aoefWriter.js'
+import { aoefRows } from '../../src/aoef.js'
+import { ndjsonBatches } from '../../src/ndjson.js'
+import { Spool } from '../../src/spool.js'
+import type { TagRecord } from '../../src/tagFormats.js'
+
+// What a streamed export keeps between its readings: the spool gives back every record, in order, as written (text
+// with line ends and quotes too), and leaves nothing on disk once closed; the AOEF writer writes, from two readings,
+// the document JSON.stringify would (indented by one), with its vocabulary and recordings first.
+
+const collect = async <T>(batches: AsyncIterable<T[]>) => {
+  const all: T[] = []
+  for await (const b of batches) all.push(...b)
+  return all
+}
+
+test('the spool gives back every record in order, however many, each time it is read; closed, its file is gone', async () => {
+  const spool = Spool.open<{ id: number; note: string }>()
+  const records = Array.from({ length: 2503 }, (_, i) => ({ id: i, note: i % 2 ? 'line\nend, "quoted" é' : '' }))
+  for (let i = 0; i < records.length; i += 700) await spool.add(records.slice(i, i + 700))
+  await spool.add([])
+  assert.equal(await collect(spool.batches()), records)
+  assert.equal(await collect(spool.batches()), records)
+  const file = (spool as unknown as { path: string }).path
+  assert.ok(existsSync(file))
+  spool.close()
+  assert.not.ok(existsSync(dirname(file)))
+})
+
+test('a spool closed before it is read, or never given a record, leaves nothing behind', async () => {
+  const unread = Spool.open<number>()
+  await unread.add([1, 2, 3])
+  const file = (unread as unknown as { path: string }).path
+  unread.close()
+  assert.not.ok(existsSync(dirname(file)))
+  const empty = Spool.open<number>()
+  assert.equal(await collect(empty.batches()), [])
+  empty.close()
+})
+
+test('NDJSON cut across chunks anywhere, with CRLF and blank lines, parses to the records', async () => {
+  const text = '{"a":1}\r\n\n{"b":"é"}\n{"c":[1,2]}'
+  const bytes = Buffer.from(text)
+  const chunks = Array.from(bytes, (_b, i) => bytes.subarray(i, i + 1))
+  assert.equal(await collect(ndjsonBatches(Readable.from(chunks), 2)), [{ a: 1 }, { b: 'é' }, { c: [1, 2] }])
+})
+
+const TAGS: TagRecord[] = [
+  {
+    id: 11,
+    mediaFile: 2,
+    tagClass: 5,
+    startTime: 1.5,
+    endTime: 3,
+    minFrequency: 1000,
+    maxFrequency: 4000,
+    strength: 0.8,
+    annotations: { 'Common name': 'Blackbird', notes: 'faint' },
+    provenance: { source: 'BirdNET-Analyzer' },
+  },
+  { id: 12, mediaFile: 3, tagClass: 6, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 0, annotations: {} },
+  { id: 13, mediaFile: 2, tagClass: 5, startTime: 7, endTime: 9, minFrequency: 200, maxFrequency: 900, strength: 0.1 },
+]
+
+async function aoefOf(tags: TagRecord[], batch: number): Promise<string> {
+  const writer = new AoefWriter({
+    alias: (id) => `site/rec${id}.WAV`,
+    duration: (id) => id * 60,
+    sampleRate: () => 48000,
+    className: (id) => (id === 5 ? 'Turdus merula' : 'Parus major'),
+    review: (id) => (id === 12 ? 'yes' : undefined),
+    now: '2026-06-01T05:00:00.000Z',
+  })
+  for (const t of tags) writer.see(t)
+  let out = ''
+  await writer.write(
+    async function* () {
+      for (let i = 0; i < tags.length; i += batch) yield tags.slice(i, i + batch)
+    },
+    async (text) => {
+      out += text
+    },
+  )
+  return out
+}
+
+test('the AOEF document written in pieces is the one JSON.stringify writes, and reads back as the tags', async () => {
+  for (const batch of [1, 2, 10]) {
+    const out = await aoefOf(TAGS, batch)
+    const doc = JSON.parse(out)
+    assert.is(JSON.stringify(doc, null, 1) + '\n', out)
+    assert.equal(
+      doc.data.recordings.map((r: { path: string; duration: number }) => [r.path, r.duration]),
+      [
+        ['site/rec2.WAV', 120],
+        ['site/rec3.WAV', 180],
+      ],
+    )
+    assert.equal(
+      doc.data.tags.map((t: { key: string; value: string }) => `${t.key}=${t.value}`),
+      ['class=Turdus merula', 'Common name=Blackbird', 'class=Parus major', 'review=yes'],
+    )
+    assert.is(doc.data.sound_events.length, 3)
+    assert.equal(doc.data.sound_event_annotations[1].tags, [2, 3])
+    const read = aoefRows(out, {})
+    assert.equal(read.errors, [])
+    assert.equal(
+      read.rows.map((r) => [r.raw.startTime, r.raw.endTime, r.raw.strength, r.raw.annotations]),
+      [
+        [1.5, 3, 0.8, { 'Common name': 'Blackbird', notes: 'faint' }],
+        [0, 1, undefined, {}],
+        [7, 9, 0.1, {}],
+      ],
+    )
+    assert.equal(read.rows[0].raw.provenance, { source: 'BirdNET-Analyzer' })
+  }
+})
+
+test('an AOEF document of no tags still has its lists, empty', async () => {
+  const doc = JSON.parse(await aoefOf([], 5))
+  assert.equal(doc.data.sound_events, [])
+  assert.equal(doc.data.sound_event_annotations, [])
+  assert.equal(doc.data.recordings, [])
+})
+
+test.run()
