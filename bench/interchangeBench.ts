@@ -20,8 +20,9 @@ const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files
   --quick         100,000 rows over 1,000 files, unless given
   --rows N        BirdNET rows imported (1000000)
   --files N       recordings in the library (10000)
-  --cpu-prof DIR  CPU profiles of the import into DIR: the CLI's (cli-import.cpuprofile) and the server's
-                  (server-import.cpuprofile, this process, which serves), to open in Chrome's DevTools`
+  --cpu-prof DIR  CPU profiles into DIR: the import's, the CLI's (cli-import.cpuprofile) and the server's
+                  (server-import.cpuprofile, this process, which serves), and each export's CLI's
+                  (cli-export-FORMAT.cpuprofile), to open in Chrome's DevTools`
 
 const { values: opts } = benchArgs(USAGE, {
   options: {
@@ -131,7 +132,10 @@ void runBench(async () => {
         ...(format === 'audacity' ? ['--per-file', join(dir, 'tracks')] : []),
       ]
       // to a file, as a user's `> FILE`: an AOEF document of 10^6 tags is longer than a string may be
-      const out = await measured(w, args, [], join(dir, `export.${format}`))
+      const prof = profileDir
+        ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `cli-export-${format}.cpuprofile`]
+        : []
+      const out = await measured(w, args, prof, join(dir, `export.${format}`))
       if (out.run.code !== 0)
         throw new Error(`mas tag export --format ${format} exited with ${out.run.code}: ${out.run.stderr.slice(-2000)}`)
       process.stdout.write(
