@@ -9,18 +9,20 @@ import { makeRecords } from '../helpers/world.js'
 
 const API = '/api/v0'
 const t = suiteApp(test)
+/** alice's library, with a media file and a class to tag */
+let world: Awaited<ReturnType<typeof makeRecords>>
 let alice: TestUser
-let refs: { mediaFile: number; tagClass: number }
 let library: number
 
 test.before(async () => {
-  const r = await makeRecords(t, 'alice')
-  ;({ owner: alice, library } = r)
-  refs = { mediaFile: r.mediaFile, tagClass: r.tagClass }
+  world = await makeRecords(t, 'alice')
+  alice = world.owner
+  library = world.library
 })
 
 const tag = (tagSet: number, startTime: number) => ({
-  ...refs,
+  mediaFile: world.mediaFile,
+  tagClass: world.tagClass,
   tagSet,
   startTime,
   endTime: startTime + 0.5,
