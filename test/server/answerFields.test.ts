@@ -104,6 +104,9 @@ test('an unknown field is a 400 naming it, and nothing is created', async () => 
   const res = await t.call('POST', `${API}/tag/?fields=id,colour`, { as: alice, body: [tag(set, 1)] })
   assert.is(res.statusCode, 400)
   assert.equal(res.data, { fields: ['"colour" is not a field of Tag records.'] })
+  const blank = await t.call('POST', `${API}/tag/?fields=`, { as: alice, body: [tag(set, 1)] })
+  assert.is(blank.statusCode, 400)
+  assert.equal(blank.data, { fields: ['This field may not be blank.'] })
   assert.equal(await stored(set), [])
 })
 

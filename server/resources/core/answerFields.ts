@@ -11,12 +11,15 @@ import type { Rec, ResourceDef } from './define.js'
 export function answerFieldsOf<T extends TableName>(ctx: Context, def: ResourceDef<T>): readonly string[] | null {
   const given = ctx.query.fields
   if (given === undefined) return null
+  if (!given.trim()) throw badRequest({ fields: ['This field may not be blank.'] })
   const known = ['id', ...Object.keys(def.fields).filter((n) => n !== 'id'), ...computedNames(def)]
   const asked = given.split(',').map((n) => n.trim())
   const unknown = asked.filter((n) => !known.includes(n))
-  if (unknown.length || !asked.length)
+  if (unknown.length)
     throw badRequest({
-      fields: [`${unknown.map((n) => `"${n}"`).join(', ') || '""'} is not a field of ${def.title} records.`],
+      fields: [
+        `${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is not a field' : 'are not fields'} of ${def.title} records.`,
+      ],
     })
   return known.filter((n) => asked.includes(n))
 }
