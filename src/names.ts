@@ -47,6 +47,7 @@ export const USERS: NameSource = {
 export const GROUPS = source('appUserGroup/', 'name')
 export const JOB_TYPES = source('jobTypes/', 'name')
 export const PROJECT_TYPES = source('projectTypes/', 'name')
+export const MEDIA_TYPES = source('mediaTypes/', 'name')
 export const PROJECTS = source('project/', 'name')
 
 export class Names {

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { LIBRARY_SCOPE_DESCRIPTION, mediaFileId, scopeLibrary } from '../../src/lookup.js'
-import { LIBRARIES, SENSORS, USERS } from '../../src/names.js'
+import { LIBRARIES, MEDIA_TYPES, SENSORS, USERS } from '../../src/names.js'
 import { record, thousandths } from '../../src/output.js'
 
 export default class MediaGet extends AuthCommand<typeof MediaGet> {
@@ -23,13 +23,14 @@ export default class MediaGet extends AuthCommand<typeof MediaGet> {
     )
     if (this.jsonEnabled()) return media
     const { mediafilemetadata_set: meta, ...rest } = media
-    // its library, sensor and uploader by name, as tables show them (docs/decisions.md §10); --json keeps the ids
-    const names = await this.names([LIBRARIES, SENSORS, USERS], {})
+    // its library, sensor, uploader and type by name, as tables show them (docs/decisions.md §10); --json keeps the ids
+    const names = await this.names([LIBRARIES, SENSORS, USERS, MEDIA_TYPES], {})
     const shownRest = { ...rest }
     for (const [key, kind] of [
       ['library', LIBRARIES],
       ['sensor', SENSORS],
       ['user', USERS],
+      ['type', MEDIA_TYPES],
     ] as const)
       if (key in rest) shownRest[key] = names.of(kind, rest[key])
     const metadata = Object.fromEntries(
