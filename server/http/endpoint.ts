@@ -211,8 +211,8 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
   })
 }
 
-/** A read whose database connection was lost runs once more, on a new connection (a restarted database, a
- * terminated session); a second loss is answered 503 (docs/decisions.md §16). */
+/** A read whose database connection was lost (a restarted database, a terminated session) runs once more, on the
+ * connection the pool gives next; a second loss is answered 503 (docs/decisions.md §16). */
 async function retriedOnceIfConnectionLost(run: () => Promise<Result>, reply: FastifyReply): Promise<Result> {
   try {
     return await run()
