@@ -1,5 +1,5 @@
 import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
-import type { TagRecord } from './tagFormats.js'
+import { annotationsOf, type TagRecord } from './tagFormats.js'
 
 // A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
 // as its path), a sound event per tag (a BoundingBox, its strength a feature), and an annotation per tag with a
@@ -24,9 +24,6 @@ const uuidOf = (kind: number, id: number) => `00000000-0000-4000-8${kind}00-${id
 /** Stand-ins for the two long lists in the document's skeleton, where their items are written as they are read. */
 const EVENTS = '\u0000sound_events\u0000'
 const ANNOTATIONS = '\u0000sound_event_annotations\u0000'
-
-const annotationsOf = (t: TagRecord): Record<string, unknown> =>
-  t.annotations !== null && typeof t.annotations === 'object' ? (t.annotations as Record<string, unknown>) : {}
 
 export class AoefWriter {
   private readonly tagIds = new Map<string, number>()

@@ -7,7 +7,7 @@ import { mediaFiles, tagClasses, type TagSet } from './lookup.js'
 import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { ReviewRecord } from './reviewFiles.js'
-import { csvField, type TagRecord } from './tagFormats.js'
+import { annotationsOf, csvField, type TagRecord } from './tagFormats.js'
 import { Spool } from './spool.js'
 import { tagSetNamed } from '../server/named.js'
 
@@ -28,11 +28,6 @@ export interface ExportContext {
   displayName: (tagClass: number) => string | undefined
   review: (tag: number) => string | undefined
 }
-
-const annotationsOf = (t: TagRecord): Record<string, unknown> =>
-  t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations)
-    ? (t.annotations as Record<string, unknown>)
-    : {}
 
 type CsvColumns = ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>
 

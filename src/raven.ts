@@ -2,6 +2,7 @@ import type { MediaFile } from './lookup.js'
 import { parseRef } from './refs.js'
 import {
   addRow,
+  annotationsOf,
   csvRecords,
   emptyRows,
   hasStrength,
@@ -294,12 +295,6 @@ export function sumAsWritten(a: number, b: number): number {
   const db = decimalsOf(b)
   return da === undefined || db === undefined ? a + b : Number((a + b).toFixed(Math.max(da, db)))
 }
-
-/** A tag's annotations, when it has any (an object of texts). */
-const annotationsOf = (t: TagRecord): Record<string, unknown> =>
-  t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations)
-    ? (t.annotations as Record<string, unknown>)
-    : {}
 
 /** Raven Pro writes its selection tables with Windows line ends on every system, and so does mas. */
 const EOL = '\r\n'

@@ -33,6 +33,12 @@ export interface TagRecord extends Partial<TagInput> {
   [k: string]: unknown
 }
 
+/** A tag's annotations, when it has any (an object of texts); {} otherwise. */
+export const annotationsOf = (t: TagRecord): Record<string, unknown> =>
+  t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations)
+    ? (t.annotations as Record<string, unknown>)
+    : {}
+
 /** Tags ready to send, each with the input line it came from. */
 export interface ParsedTags {
   tags: TagInput[]
