@@ -7,7 +7,7 @@ import type { ResourceDef } from './resource.js'
 // their records are the child resource's fields. Triggers keep them as JSON in the parent's row, which every
 // answer reads (the parents' `computed` fields; migration 2026_11_24_0004, docs/decisions.md §11); the
 // migration imports no app code: a test
-// (test/server/embeddedListsJson.test.ts) checks that its triggers write exactly these fields, so a field added
+// (test/server/resources/embeddedListsJson.test.ts) checks that its triggers write exactly these fields, so a field added
 // here without a new migration replacing the triggers fails it.
 
 export interface EmbeddedList {

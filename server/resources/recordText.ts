@@ -6,7 +6,7 @@ import type { FieldDef, Fields } from '../http/fields.js'
 // tag set, docs/decisions.md "Lists at scale"): measured on 10^6 tags, the database spends a quarter less time
 // on it than on row_to_json over a lateral row, which looks up each column's JSON kind for every record; and
 // writing the text in node from plain columns costs node twice the database's time (a string and a parse a
-// column). test/server/recordText.test.ts compares the two, record for record, on values chosen to differ.
+// column). test/server/resources/recordText.test.ts compares the two, record for record, on values chosen to differ.
 
 /** The JSON text of a column of a field's type, as row_to_json writes it; undefined: no form here. */
 function valueText(f: FieldDef, column: RawBuilder<unknown>): RawBuilder<string> | undefined {

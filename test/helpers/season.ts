@@ -3,7 +3,7 @@ import { localTimestamp } from '../../server/db/time.js'
 import { addToProject, makeProject } from './jobs.js'
 import { makeLibrary, makeMetaData, makeMediaFile, makeTag, makeTagClass, makeTagSet } from './records.js'
 
-// A small recording season whose activity reports are known in advance (test/server/activityReport.test.ts,
+// A small recording season whose activity reports are known in advance (test/server/resources/activityReport.test.ts,
 // test/cli/report.test.ts):
 //
 //   north (sensor)  2026-05-01 22:00, 4 h   → 2 h on 05-01, 2 h on 05-02 (across midnight)

@@ -43,7 +43,7 @@ const KIND: Record<string, Kind> = {
   loginCode: 'owner',
   appUserGroup: 'group',
   appPermission: 'permission',
-  // answered to every caller, with the people that caller shares something with (test/server/usernames.test.ts)
+  // answered to every caller, with the people that caller shares something with (test/server/resources/usernames.test.ts)
   usernames: 'document',
   // read by every signed-in user, changed by site admins only (an operator's models)
   model: 'catalog',

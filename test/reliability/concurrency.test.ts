@@ -5,8 +5,8 @@ import { grant } from '../helpers/records.js'
 import { makeRecords } from '../helpers/world.js'
 
 // Requests racing each other. (20 simultaneous adds of one file to a project:
-// test/server/project.test.ts; simultaneous first token requests:
-// test/server/auth.test.ts; concurrent imports of one file: mediaImport.test.ts.)
+// test/server/resources/project.test.ts; simultaneous first token requests:
+// test/server/auth/auth.test.ts; concurrent imports of one file: mediaImport.test.ts.)
 
 const t = suiteApp(test)
 let alice: TestUser

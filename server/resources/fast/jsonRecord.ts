@@ -15,7 +15,7 @@ import type { AnyTables, TableName } from '../../db/schema.js'
 // same field declarations. Lists use it, so that a page reaches the server as one JSON text per record,
 // which it joins into the answer without reading the rows into objects and serialising them again, and so
 // do the details of resources without a query of their own (`embed`), and the single creates of those whose
-// records do not depend on the request either (no `computed` fields) (detail.ts, create.ts; docs/decisions.md §11). The answers of other writes keep toJson; test/server/listRendering.test.ts checks that the two agree,
+// records do not depend on the request either (no `computed` fields) (detail.ts, create.ts; docs/decisions.md §11). The answers of other writes keep toJson; test/server/resources/listRendering.test.ts checks that the two agree,
 // record for record.
 
 /** The JSON form of a column of `alias`, as toJson gives it: the column itself. Timestamps are stored to the
