@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -7,7 +7,9 @@ import { decodeHalves, encodeHalves } from '../server/analysis/similar/float16.j
 import { loadUsearch } from '../server/analysis/similar/usearch.js'
 import { cosineDistance, meanDirection, normalised } from '../server/analysis/similar/vectors.js'
 import { seededRandom } from '../server/analysis/random.js'
+import { clusteredEmbeddings, WITHIN_CLUSTER } from './clusteredEmbeddings.js'
 import { currawongPrecision } from './similarCurrawong.js'
+import { trainAndRescore } from './similarTrain.js'
 
 // npm run bench:similar [-- --windows 100000 --dimensions 1536 --queries 500 | --currawong]
 //
@@ -27,23 +29,21 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 
-function gaussian(random: () => number): () => number {
-  return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random())
+/** This process's anonymous resident memory (heap, buffers; not the mapped index file's pages), bytes. */
+function anonymousResident(): number {
+  const line = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))
+  return line ? Number(line[1]) * 1024 : NaN
 }
 
 async function main(): Promise<void> {
   if (process.argv.includes('--currawong')) return currawongPrecision()
+  if (process.argv.includes('--train')) return trainAndRescore(arg('windows', 1_000_000), arg('dimensions', 261))
   const n = arg('windows', 100_000),
     d = arg('dimensions', 1536),
     queries = arg('queries', 500),
     k = 100
-  const clusters = 1000
-  const uniform = seededRandom(35)
-  const normal = gaussian(uniform)
-  const scale = Float32Array.from({ length: d }, (_, j) => Math.sqrt(1 / (1 + j)))
-  const centres = Array.from({ length: clusters }, () =>
-    Float32Array.from({ length: d }, (_, j) => normal() * scale[j]),
-  )
+  const generator = clusteredEmbeddings(d)
+  const clusters = generator.clusters
   const clusterOf = new Uint16Array(n)
   const { Index, exactSearch, MetricKind } = await loadUsearch()
   const index = new Index(await indexOptions(d))
@@ -58,11 +58,7 @@ async function main(): Promise<void> {
   for (let from = 0; from < n; from += batch) {
     const m = Math.min(batch, n - from)
     const vectors = new Float32Array(m * d)
-    for (let i = 0; i < m; i++) {
-      const c = Math.floor(uniform() * clusters)
-      clusterOf[from + i] = c
-      for (let j = 0; j < d; j++) vectors[i * d + j] = centres[c][j] + 0.7 * normal() * scale[j]
-    }
+    clusterOf.set(generator.draw(vectors), from)
     parts.push(encodeHalves(vectors))
     const stored = decodeHalves(parts[parts.length - 1])
     normalised(stored, d)
@@ -78,7 +74,8 @@ async function main(): Promise<void> {
   const path = join(dir, 'index.usearch')
   index.save(path)
   const indexBytes = statSync(path).size
-  const before = process.memoryUsage().rss
+  const before = process.memoryUsage().rss,
+    anonymousBefore = anonymousResident()
   const served = new Index(await indexOptions(d))
   served.view(path)
   const rssMapped = process.memoryUsage().rss - before
@@ -111,6 +108,8 @@ async function main(): Promise<void> {
       asked.set(query, q * d)
     }
   }
+  const rssSearched = process.memoryUsage().rss - before,
+    anonymousAdded = anonymousResident() - anonymousBefore
   // the exact top k of the first queries, over every vector, a million at a time: each query's best of each chunk,
   // merged
   const best: Array<Array<{ i: number; distance: number }>> = Array.from({ length: checked }, () => [])
@@ -140,10 +139,10 @@ async function main(): Promise<void> {
   cpuTimes.sort((a, b) => a - b)
   const at = (p: number, xs = times) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1)
   process.stdout.write(
-    `similar: ${n.toLocaleString('en')} windows of ${d} dimensions in ${clusters} clusters (spectrum 1/(1+j), within-cluster 0.7)\n` +
+    `similar: ${n.toLocaleString('en')} windows of ${d} dimensions in ${clusters} clusters (spectrum 1/(1+j), within-cluster ${WITHIN_CLUSTER})\n` +
       `  build: ${(n / (building / 1000)).toFixed(0)} windows/s of wall time (${(building / 1000).toFixed(1)} s), ${(n / (buildingCpu / 1000)).toFixed(0)} windows per CPU-second (${(buildingCpu / 1000).toFixed(1)} CPU-s; load average ${loadavg()[0].toFixed(1)} at the end)\n` +
       `  disk: index ${(indexBytes / 2 ** 20).toFixed(0)} MiB + float16 vectors ${(parts.reduce((b, p) => b + p.length, 0) / 2 ** 20).toFixed(0)} MiB\n` +
-      `  resident memory added by the mapped index: ${(rssMapped / 2 ** 20).toFixed(0)} MiB (pages come in as searches touch them)\n` +
+      `  resident memory added by the mapped index: ${(rssMapped / 2 ** 20).toFixed(0)} MiB once opened, ${(rssSearched / 2 ** 20).toFixed(0)} MiB after the queries (pages come in as searches touch them); anonymous memory added: ${(anonymousAdded / 2 ** 20).toFixed(0)} MiB\n` +
       `  top-${k} of ${candidatesFor(k)} candidates re-ranked, ${queries} queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (CPU: p50 ${at(0.5, cpuTimes)} ms, p99 ${at(0.99, cpuTimes)} ms)\n` +
       `  recall@${k} against exact search, after re-ranking: ${(recalled / exactChecked).toFixed(3)} (${exactChecked} queries)\n` +
       `  process RSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (the float16 vectors included)\n`,
