@@ -1,10 +1,10 @@
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
 import { cpus, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { cliWorld, type CliWorld, type Run } from '../test/cli/cli.js'
 import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
-import { benchArgs, runBench } from './args.js'
+import { benchArgs, runBench, usageError } from './args.js'
 import { peakRssMiB } from './memory.js'
 import { startProfile } from './profile.js'
 
@@ -16,10 +16,13 @@ import { startProfile } from './profile.js'
 //      rows/s and peak memory each, written to a file as `> FILE` would
 // Figures are printed; targets (issue 46: ≥ 50,000 rows/s in, ≤ 200 MB, ≥ 150,000 rows/s out) are shown beside them.
 
-const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N] [--cpu-prof DIR]
+const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N] [--compare-with DIR] [--cpu-prof DIR]
   --quick         100,000 rows over 1,000 files, unless given
   --rows N        BirdNET rows imported (1000000)
   --files N       recordings in the library (10000)
+  --compare-with DIR
+                  each export also made by the \`mas\` of the checkout DIR (built), and the two files compared
+                  byte for byte: the benchmark fails when they differ
   --cpu-prof DIR  CPU profiles into DIR: the import's, the CLI's (cli-import.cpuprofile) and the server's
                   (server-import.cpuprofile, this process, which serves), and each export's CLI's
                   (cli-export-FORMAT.cpuprofile), to open in Chrome's DevTools`
@@ -30,22 +33,26 @@ const { values: opts } = benchArgs(USAGE, {
     rows: { type: 'string' },
     files: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'compare-with': { type: 'string' },
   },
 })
 const ROWS = Number(opts.rows ?? (opts.quick ? 100_000 : 1_000_000))
 const FILES = Number(opts.files ?? (opts.quick ? 1_000 : 10_000))
+/** scientific and common names, as BirdNET-Analyzer writes both */
 const SPECIES = [
-  'Turdus merula',
-  'Erithacus rubecula',
-  'Parus major',
-  'Fringilla coelebs',
-  'Sylvia atricapilla',
-  'Phylloscopus collybita',
-  'Troglodytes troglodytes',
-  'Columba palumbus',
-  'Strix aluco',
-  'Dendrocopos major',
+  ['Turdus merula', 'Eurasian Blackbird'],
+  ['Erithacus rubecula', 'European Robin'],
+  ['Parus major', 'Great Tit'],
+  ['Fringilla coelebs', 'Common Chaffinch'],
+  ['Sylvia atricapilla', 'Eurasian Blackcap'],
+  ['Phylloscopus collybita', 'Common Chiffchaff'],
+  ['Troglodytes troglodytes', 'Eurasian Wren'],
+  ['Columba palumbus', 'Common Wood-Pigeon'],
+  ['Strix aluco', 'Tawny Owl'],
+  ['Dendrocopos major', 'Great Spotted Woodpecker'],
 ]
+const OTHER_MAS = opts['compare-with'] === undefined ? undefined : resolve(opts['compare-with'], 'bin/run.js')
+if (OTHER_MAS && !existsSync(OTHER_MAS)) usageError(USAGE, `--compare-with: no ${OTHER_MAS}`)
 const TARGETS = { importRowsPerSecond: 50_000, peakMB: 200, exportRowsPerSecond: 150_000 }
 
 const alias = (i: number) =>
@@ -57,7 +64,7 @@ async function writeBirdnet(path: string): Promise<void> {
   for (let i = 0; i < ROWS; i++) {
     const file = i % FILES
     const start = Math.floor(i / FILES) * 3
-    const line = `${start}.0,${start + 3}.0,${SPECIES[(i * 7) % SPECIES.length]},,${(0.1 + ((i * 37) % 900) / 1000).toFixed(4)},D:\\Season\\${alias(file).replace('/', '\\')}\r\n`
+    const line = `${start}.0,${start + 3}.0,${SPECIES[(i * 7) % SPECIES.length].join(',')},${(0.1 + ((i * 37) % 900) / 1000).toFixed(4)},D:\\Season\\${alias(file).replace('/', '\\')}\r\n`
     if (!out.write(line)) await once(out, 'drain')
   }
   out.end()
@@ -88,6 +95,23 @@ async function measured(
   })
   clearInterval(timer)
   return { run, seconds: Number(process.hrtime.bigint() - started) / 1e9, peak }
+}
+
+/** Whether two files hold the same bytes, read a chunk at a time (an export of 10^6 tags is hundreds of MB). */
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  const ra = createReadStream(a, { highWaterMark: 1 << 20 })[Symbol.asyncIterator]()
+  const rb = createReadStream(b, { highWaterMark: 1 << 20 })[Symbol.asyncIterator]()
+  let left: Buffer = Buffer.alloc(0),
+    right: Buffer = Buffer.alloc(0)
+  for (;;) {
+    if (!left.length) left = ((await ra.next()).value as Buffer | undefined) ?? Buffer.alloc(0)
+    if (!right.length) right = ((await rb.next()).value as Buffer | undefined) ?? Buffer.alloc(0)
+    if (!left.length || !right.length) return !left.length && !right.length
+    const n = Math.min(left.length, right.length)
+    if (!left.subarray(0, n).equals(right.subarray(0, n))) return false
+    left = left.subarray(n)
+    right = right.subarray(n)
+  }
 }
 
 void runBench(async () => {
@@ -138,9 +162,18 @@ void runBench(async () => {
       const out = await measured(w, args, prof, join(dir, `export.${format}`))
       if (out.run.code !== 0)
         throw new Error(`mas tag export --format ${format} exited with ${out.run.code}: ${out.run.stderr.slice(-2000)}`)
+      let compared = ''
+      if (OTHER_MAS && format !== 'audacity') {
+        const theirs = join(dir, `export.${format}.other`)
+        const other = await w.mas(args, { bin: OTHER_MAS, stdoutFile: theirs })
+        if (other.code !== 0) throw new Error(`the other mas's export of ${format} failed: ${other.stderr.slice(-500)}`)
+        if (!(await sameBytes(join(dir, `export.${format}`), theirs)))
+          throw new Error(`the exports of ${format} by this mas and by ${OTHER_MAS} differ`)
+        compared = '  (the same bytes as the other mas)'
+      }
       process.stdout.write(
         `export ${format.padEnd(13)} ${(ROWS / out.seconds).toFixed(0).padStart(8)} rows/s  (${out.seconds.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})` +
-          `  peak CLI memory ${out.peak.toFixed(0)} MB\n`,
+          `  peak CLI memory ${out.peak.toFixed(0)} MB${compared}\n`,
       )
     }
   } finally {

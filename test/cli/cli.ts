@@ -103,6 +103,8 @@ export function runMas(
     nodeArgs?: string[]
     /** stdout written to this file, as `> FILE` does (the run's `stdout` is then empty) */
     stdoutFile?: string
+    /** another build's `mas` (its bin/run.js), for a benchmark comparing two builds; default this checkout's */
+    bin?: string
   } = {},
 ): Promise<Run> {
   return new Promise((resolveRun, reject) => {
@@ -110,7 +112,7 @@ export function runMas(
     for (const k of Object.keys(env)) if (k.startsWith('MAS_') || k === 'DEBUG' || k.startsWith('XDG_')) delete env[k]
     Object.assign(env, opts.env ?? {})
     const file = opts.stdoutFile === undefined ? undefined : openSync(opts.stdoutFile, 'w')
-    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? BIN, ...args], {
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', file ?? 'pipe', 'pipe'],
     })
