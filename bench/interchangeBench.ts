@@ -1,5 +1,6 @@
 import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
+import { createInterface } from 'node:readline'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { cliWorld, type CliWorld, type Run } from '../test/cli/cli.js'
@@ -16,13 +17,15 @@ import { startProfile } from './profile.js'
 //      rows/s and peak memory each, written to a file as `> FILE` would
 // Figures are printed; targets (issue 46: ≥ 50,000 rows/s in, ≤ 200 MB, ≥ 150,000 rows/s out) are shown beside them.
 
-const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N] [--compare-with DIR] [--cpu-prof DIR]
+const USAGE = `usage: npm run bench:interchange -- [--quick] [--rows N] [--files N] [--concurrency N] [--compare-with DIR] [--cpu-prof DIR]
   --quick         100,000 rows over 1,000 files, unless given
   --rows N        BirdNET rows imported (1000000)
   --files N       recordings in the library (10000)
+  --concurrency N the import's --concurrency (1: its default, batches one at a time)
   --compare-with DIR
-                  each export also made by the \`mas\` of the checkout DIR (built), and the two files compared
-                  byte for byte: the benchmark fails when they differ
+                  each export also made, and timed, by the \`mas\` of the checkout DIR (built): this mas, that one
+                  twice, this one again; the files compared line by line, an AOEF document's creation times aside (the benchmark fails when
+                  they differ)
   --cpu-prof DIR  CPU profiles into DIR: the import's, the CLI's (cli-import.cpuprofile) and the server's
                   (server-import.cpuprofile, this process, which serves), and each export's CLI's
                   (cli-export-FORMAT.cpuprofile), to open in Chrome's DevTools`
@@ -34,6 +37,7 @@ const { values: opts } = benchArgs(USAGE, {
     files: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'compare-with': { type: 'string' },
+    concurrency: { type: 'string', default: '1' },
   },
 })
 const ROWS = Number(opts.rows ?? (opts.quick ? 100_000 : 1_000_000))
@@ -77,6 +81,7 @@ async function measured(
   args: string[],
   nodeArgs: string[],
   stdoutFile?: string,
+  bin?: string,
 ): Promise<{ run: Run; seconds: number; peak: number }> {
   let peak = 0
   let timer: NodeJS.Timeout | undefined
@@ -84,6 +89,7 @@ async function measured(
   const run = await w.mas(args, {
     nodeArgs,
     stdoutFile,
+    bin,
     onSpawn: (child) => {
       timer = setInterval(() => {
         peak = Math.max(peak, peakRssMiB(child.pid!))
@@ -97,22 +103,20 @@ async function measured(
   return { run, seconds: Number(process.hrtime.bigint() - started) / 1e9, peak }
 }
 
-/** Whether two files hold the same bytes, read a chunk at a time (an export of 10^6 tags is hundreds of MB). */
-async function sameBytes(a: string, b: string): Promise<boolean> {
-  const ra = createReadStream(a, { highWaterMark: 1 << 20 })[Symbol.asyncIterator]()
-  const rb = createReadStream(b, { highWaterMark: 1 << 20 })[Symbol.asyncIterator]()
-  let left: Buffer = Buffer.alloc(0),
-    right: Buffer = Buffer.alloc(0)
+/** Whether two files hold the same lines (an export of 10^6 tags is hundreds of MB: read a line at a time), each
+ * line taken as `same` gives it. */
+async function sameLines(a: string, b: string, same: (line: string) => string = (line) => line): Promise<boolean> {
+  const left = createInterface({ input: createReadStream(a), crlfDelay: Infinity })[Symbol.asyncIterator]()
+  const right = createInterface({ input: createReadStream(b), crlfDelay: Infinity })[Symbol.asyncIterator]()
   for (;;) {
-    if (!left.length) left = ((await ra.next()).value as Buffer | undefined) ?? Buffer.alloc(0)
-    if (!right.length) right = ((await rb.next()).value as Buffer | undefined) ?? Buffer.alloc(0)
-    if (!left.length || !right.length) return !left.length && !right.length
-    const n = Math.min(left.length, right.length)
-    if (!left.subarray(0, n).equals(right.subarray(0, n))) return false
-    left = left.subarray(n)
-    right = right.subarray(n)
+    const [l, r] = await Promise.all([left.next(), right.next()])
+    if (l.done || r.done) return !!l.done && !!r.done
+    if (same(l.value) !== same(r.value)) return false
   }
 }
+
+/** An AOEF document's line with its creation time (the time of the export) left out. */
+const withoutCreationTime = (line: string) => line.replace(/"created_on": "[^"]*"/, '"created_on": ""')
 
 void runBench(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mas-interchange-'))
@@ -135,7 +139,7 @@ void runBench(async () => {
     const serverProfile = profileDir ? await startProfile() : undefined
     const { run, seconds, peak } = await measured(
       w,
-      ['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes'],
+      ['tag', 'import', csv, '--tag-set', 'BirdNET', '--create-classes', '--concurrency', opts.concurrency],
       profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'cli-import.cpuprofile'] : [],
     )
     if (serverProfile && profileDir) await serverProfile.stop(join(profileDir, 'server-import.cpuprofile'))
@@ -164,12 +168,24 @@ void runBench(async () => {
         throw new Error(`mas tag export --format ${format} exited with ${out.run.code}: ${out.run.stderr.slice(-2000)}`)
       let compared = ''
       if (OTHER_MAS && format !== 'audacity') {
+        // this mas, the other twice, this mas again (ABBA, so neither gains from going first or last): their means
         const theirs = join(dir, `export.${format}.other`)
-        const other = await w.mas(args, { bin: OTHER_MAS, stdoutFile: theirs })
-        if (other.code !== 0) throw new Error(`the other mas's export of ${format} failed: ${other.stderr.slice(-500)}`)
-        if (!(await sameBytes(join(dir, `export.${format}`), theirs)))
+        const timesOther: number[] = []
+        for (let k = 0; k < 2; k++) {
+          const other = await measured(w, args, [], theirs, OTHER_MAS)
+          if (other.run.code !== 0)
+            throw new Error(`the other mas's export of ${format} failed: ${other.run.stderr.slice(-500)}`)
+          timesOther.push(other.seconds)
+        }
+        const again = await measured(w, args, [], join(dir, `export.${format}`))
+        if (again.run.code !== 0) throw new Error(`mas tag export --format ${format} failed: ${again.run.stderr}`)
+        if (
+          !(await sameLines(join(dir, `export.${format}`), theirs, format === 'aoef' ? withoutCreationTime : undefined))
+        )
           throw new Error(`the exports of ${format} by this mas and by ${OTHER_MAS} differ`)
-        compared = '  (the same bytes as the other mas)'
+        const ours = (out.seconds + again.seconds) / 2
+        const other = (timesOther[0] + timesOther[1]) / 2
+        compared = `  (the same text as the other mas; ABBA means: this ${(ROWS / ours).toFixed(0)}, the other ${(ROWS / other).toFixed(0)} rows/s, ×${(other / ours).toFixed(2)})`
       }
       process.stdout.write(
         `export ${format.padEnd(13)} ${(ROWS / out.seconds).toFixed(0).padStart(8)} rows/s  (${out.seconds.toFixed(1)} s; target ≥ ${TARGETS.exportRowsPerSecond})` +
