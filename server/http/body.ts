@@ -138,18 +138,13 @@ export function nestingBeyond(text: string, max: number): number {
  * and, when it is an array, how many items it has (-1 for anything else). */
 export function scanJson(text: string, maxDepth: number): { deeperAt: number; items: number } {
   let depth = 0
-  let inString = false
   let items = -1
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-      continue
-    }
     if (items === 0 && depth === 1 && c > 0x20 && c !== CLOSE_ARRAY) items = 1
     if (c === QUOTE) {
-      inString = true
+      // a string, passed over to its closing quote (found by the engine's search: a bulk body is mostly strings)
+      i = stringEnd(text, i)
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (depth === 0 && c === OPEN_ARRAY && items === -1) items = 0
       if (++depth > maxDepth) return { deeperAt: i + 1, items }
@@ -160,4 +155,15 @@ export function scanJson(text: string, maxDepth: number): { deeperAt: number; it
     }
   }
   return { deeperAt: 0, items }
+}
+
+/** Where the string opened at `open` ends: its next quote not escaped (after an even number of backslashes), or the
+ * text's end when it is not closed (JSON.parse then says so). */
+function stringEnd(text: string, open: number): number {
+  for (let end = text.indexOf('"', open + 1); end >= 0; end = text.indexOf('"', end + 1)) {
+    let slashes = 0
+    while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++
+    if (slashes % 2 === 0) return end
+  }
+  return text.length
 }
