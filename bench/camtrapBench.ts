@@ -9,6 +9,7 @@ import { localTimestamp } from '../server/db/time.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench } from './args.js'
 import { ROOT } from './processes.js'
+import { seasonOwner } from './seasonOwner.js'
 
 // Camtrap DP export benchmark (npm run bench:camtrap): `mas tag export --format camtrap-dp -o DIR` end to end (the
 // real binary against a server on an embedded PostgreSQL of its own) over tag sets of 10^5 and 10^6 machine tags
@@ -29,16 +30,7 @@ const FILES = 10_000
 async function seed(database: Database): Promise<{ sets: { size: number; id: number }[]; token: string }> {
   const db = database.db
   const now = localTimestamp()
-  const user = await db
-    .insertInto('users')
-    .values({ username: 'publisher', password: 'x', date_joined: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  const library = await db
-    .insertInto('libraries')
-    .values({ user_id: user.id, name: 'season', creation_date: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const { user, library } = await seasonOwner(db, 'publisher', now)
   const rows = Array.from({ length: FILES }, (_, i) => ({
     file: `f${i}.wav`,
     alias: `site${i % 20}/2026${String(5 + Math.floor(i / 5000)).padStart(2, '0')}01_${String(i % 24).padStart(2, '0')}0000_${i}.WAV`,

@@ -9,6 +9,7 @@ import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { benchArgs, runBench } from './args.js'
+import { seasonOwner } from './seasonOwner.js'
 
 // Activity reports benchmark (npm run bench:reports), the figure of issue 46: each report
 // (GET tagSet/{id}/report/{name}/, and the library's) over a tag set of BENCH_TAGS (10^6) machine tags, a season of
@@ -34,16 +35,7 @@ const REVIEWED = 10_000
 async function seed(database: Database): Promise<{ tagSet: number; library: number; token: string }> {
   const db = database.db
   const now = localTimestamp()
-  const user = await db
-    .insertInto('users')
-    .values({ username: 'ecologist', password: 'x', date_joined: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  const library = await db
-    .insertInto('libraries')
-    .values({ user_id: user.id, name: 'season', creation_date: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const { user, library } = await seasonOwner(db, 'ecologist', now)
   const sensors = await db
     .insertInto('sensors')
     .values(Array.from({ length: SENSORS }, (_, i) => ({ user_id: user.id, name: `site${i}`, sensor_array_id: null })))

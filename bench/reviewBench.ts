@@ -14,6 +14,7 @@ import { benchArgs, runBench } from './args.js'
 import { cpuSeconds } from './importServer.js'
 import { load, parseWrk, wrkInstalled, type Measure } from './load.js'
 import { postmasterOf, processTree } from './memory.js'
+import { seasonOwner } from './seasonOwner.js'
 
 // Review benchmark (npm run bench:review), the figures of issue 34 on a tag set of BENCH_TAGS (10^6) machine tags:
 //   the next 20 of the review queue (strata) at 8 connections: p99 (target < 30 ms)
@@ -60,16 +61,7 @@ async function openBenchDatabase(): Promise<{ database: Database; dataDir: strin
 async function seed(database: Database): Promise<{ tagSet: number; firstTag: number; lastTag: number; token: string }> {
   const db = database.db
   const now = localTimestamp()
-  const user = await db
-    .insertInto('users')
-    .values({ username: 'reviewer', password: 'x', date_joined: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  const library = await db
-    .insertInto('libraries')
-    .values({ user_id: user.id, name: 'season', creation_date: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const { user, library } = await seasonOwner(db, 'reviewer', now)
   const files = await db
     .insertInto('media_files')
     .values(

@@ -11,6 +11,7 @@ import { benchArgs, runBench, usageError } from './args.js'
 import { load, wrkInstalled } from './load.js'
 import { cpuSecondsOf, ownCpuSeconds } from './cpu.js'
 import { postmasterOf, processTree, rssMiB } from './memory.js'
+import { seasonOwner } from './seasonOwner.js'
 
 // Scale benchmark (npm run bench:scale), the table of issue 35: one tag set grown by bulk SQL to 10^5, 10^6
 // (and 10^7) tags over 10^4 media files and 10 classes; at each size, p50 and p99 of the lists and counts at
@@ -82,16 +83,9 @@ async function world(database: Database): Promise<World> {
   const now = localTimestamp()
   let user = await db.selectFrom('users').select('id').where('username', '=', 'scale').executeTakeFirst()
   if (!user) {
-    user = await db
-      .insertInto('users')
-      .values({ username: 'scale', password: 'x', date_joined: now })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const library = await db
-      .insertInto('libraries')
-      .values({ user_id: user.id, name: 'season', creation_date: now })
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const owner = await seasonOwner(db, 'scale', now)
+    user = owner.user
+    const library = owner.library
     await db
       .insertInto('media_files')
       .columns(['file', 'alias', 'user_id', 'library_id', 'type_id', 'upload_date', 'active', 'has_transcript'])

@@ -10,6 +10,7 @@ import { Worker } from '../server/jobs/worker.js'
 import { waitForStatus } from '../test/helpers/jobs.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { clusteredEmbeddings } from './clusteredEmbeddings.js'
+import { seasonOwner } from './seasonOwner.js'
 
 // Training from decisions and rescoring a library's stored windows (issue 45's last figure, docs/decisions.md §35):
 // `windows` stored windows of generated embeddings (clusteredEmbeddings.ts) in recordings of 1,000 windows each
@@ -39,16 +40,7 @@ interface Season {
 async function seed(database: Database, windows: number, d: number): Promise<Season> {
   const db = database.db
   const now = localTimestamp()
-  const user = await db
-    .insertInto('users')
-    .values({ username: 'ecologist', password: 'x', date_joined: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  const library = await db
-    .insertInto('libraries')
-    .values({ user_id: user.id, name: 'season', creation_date: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const { user, library } = await seasonOwner(db, 'ecologist', now)
   const fileCount = Math.ceil(windows / PER_FILE)
   const files = await db
     .insertInto('media_files')
