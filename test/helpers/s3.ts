@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import S3rver from 's3rver'
 import type { S3Settings } from '../../server/storage/s3.js'
 import { tempDir } from './tempDir.js'
@@ -20,11 +21,12 @@ export interface TestBucket {
 const ACCESS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' }
 
 export async function startTestBucket(bucket = 'mas-test'): Promise<TestBucket> {
+  const directory = tempDir('mas-s3-')
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,
     silent: true,
-    directory: tempDir('mas-s3-'),
+    directory,
     configureBuckets: [{ name: bucket, configs: [] }],
   })
   const { port } = await server.run()
@@ -49,6 +51,9 @@ export async function startTestBucket(bucket = 'mas-test'): Promise<TestBucket> 
       MAS_S3_PATH_STYLE: 'true',
       MAS_S3_CHECKSUMS: 'when_required',
     }),
-    close: () => server.close(),
+    close: async () => {
+      await server.close()
+      rmSync(directory, { recursive: true, force: true })
+    },
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +19,9 @@ import { tempDir } from '../../helpers/tempDir.js'
 // size, equals the whole decode (or the generated samples) over that range, and reads only what it needs.
 
 const FIXTURES = resolve(fileURLToPath(import.meta.url), '../../../../../test/fixtures')
-const storage = new CountingStorage(new LocalStorage(tempDir('mas-audio-source-')))
+const stored = tempDir('mas-audio-source-')
+const storage = new CountingStorage(new LocalStorage(stored))
+test.after(() => rmSync(stored, { recursive: true, force: true }))
 const RATE = 8000
 const FRAMES = 90 * RATE + 1234 // 90 s and a bit: not a whole number of chunks nor of FLAC blocks
 

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -64,11 +65,13 @@ async function bothListening(): Promise<void> {
   })
 }
 
+let dir: string | undefined
+
 test.before(async () => {
   fresh = await freshDatabase()
   dbA = await openDatabase({ url: fresh.url, poolSize: 3 })
   dbB = await openDatabase({ url: fresh.url, poolSize: 3 })
-  const dir = tempDir('mas-two-servers-')
+  dir = tempDir('mas-two-servers-')
   a = await buildApp({ database: dbA, config: { dataDir: dir, mediaDir: `${dir}/media` }, logger: silent })
   b = await buildApp({ database: dbB, config: { dataDir: dir, mediaDir: `${dir}/media` }, logger: silent })
   await a.ready()
@@ -81,6 +84,7 @@ test.after(async () => {
   await dbA?.close()
   await dbB?.close()
   await fresh?.drop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
 test('a user deactivated through one server is refused by the other within a second', async () => {

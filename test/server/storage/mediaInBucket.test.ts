@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { test } from 'uvu'
@@ -121,18 +122,23 @@ test('audio facts of files larger than one part, read by ranges from the bucket,
     bext: bextWav('2026-05-02', '06:30:00', { ...long, frequency: 900 }),
     truncated: truncated(makeWav({ ...long, frequency: 1100 }), 0.8),
   }
-  const local = new LocalStorage(tempDir('mas-facts-'))
-  for (const [name, bytes] of Object.entries(files)) {
-    assert.ok(bytes.length > 9 * 1024 * 1024, `${name} is larger than one part`)
-    const inBucket = await storage.receive(Readable.from([bytes]))
-    const onDisk = await local.receive(Readable.from([bytes]))
-    try {
-      assert.ok(inBucket.readRange && !inBucket.localPath, `${name}: read by ranges`)
-      assert.equal(await readFacts(inBucket), await readFacts(onDisk), name)
-    } finally {
-      await inBucket.discard()
-      await onDisk.discard()
+  const localDir = tempDir('mas-facts-')
+  const local = new LocalStorage(localDir)
+  try {
+    for (const [name, bytes] of Object.entries(files)) {
+      assert.ok(bytes.length > 9 * 1024 * 1024, `${name} is larger than one part`)
+      const inBucket = await storage.receive(Readable.from([bytes]))
+      const onDisk = await local.receive(Readable.from([bytes]))
+      try {
+        assert.ok(inBucket.readRange && !inBucket.localPath, `${name}: read by ranges`)
+        assert.equal(await readFacts(inBucket), await readFacts(onDisk), name)
+      } finally {
+        await inBucket.discard()
+        await onDisk.discard()
+      }
     }
+  } finally {
+    rmSync(localDir, { recursive: true, force: true })
   }
 })
 
@@ -204,6 +210,7 @@ test("a bucket that refuses the upload is the server's failure (500), and no row
   } finally {
     await app.close()
     await database.close()
+    rmSync(dir, { recursive: true, force: true })
   }
 })
 
