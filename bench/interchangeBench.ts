@@ -11,8 +11,9 @@ import { startProfile } from './profile.js'
 
 // Detectors' tables in and out (docs/decisions.md §32): the real `mas` against a real server (the tests' app on a
 // port, its embedded database, without the tests' OpenAPI check of each answer) with a library of --files recordings.
-//   1. `mas tag import` of a generated BirdNET-Analyzer CSV of --rows rows, end to end (both readings, the classes
-//      created, every tag sent): rows/s and the CLI's peak resident memory (VmHWM, read from /proc while it runs)
+//   1. `mas tag import` of a generated combined BirdNET-Analyzer CSV of --rows rows (each recording's rows together),
+//      end to end (both readings, the classes created, every tag sent): rows/s and the CLI's peak resident memory
+//      (VmHWM, read from /proc while it runs)
 //   2. `mas tag export --format F` of the same tag set for csv, birdnet, kaleidoscope, aoef and audacity (--per-file):
 //      rows/s and peak memory each, written to a file as `> FILE` would
 // Figures are printed; targets (issue 46: ≥ 50,000 rows/s in, ≤ 200 MB, ≥ 150,000 rows/s out) are shown beside them.
@@ -62,12 +63,15 @@ const TARGETS = { importRowsPerSecond: 50_000, peakMB: 200, exportRowsPerSecond:
 const alias = (i: number) =>
   `site${String(i % 50).padStart(2, '0')}/2025${String(5 + (i % 3)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}_${String(i).padStart(6, '0')}.WAV`
 
+/** A combined table as BirdNET-Analyzer writes one (its --combine_results): each recording's detections together, in
+ * time order, the recordings one after another (the rows spread evenly over them). */
 async function writeBirdnet(path: string): Promise<void> {
   const out = createWriteStream(path)
   out.write('Start (s),End (s),Scientific name,Common name,Confidence,File\r\n')
+  const perFile = Math.ceil(ROWS / FILES)
   for (let i = 0; i < ROWS; i++) {
-    const file = i % FILES
-    const start = Math.floor(i / FILES) * 3
+    const file = Math.floor(i / perFile)
+    const start = (i % perFile) * 3
     const line = `${start}.0,${start + 3}.0,${SPECIES[(i * 7) % SPECIES.length].join(',')},${(0.1 + ((i * 37) % 900) / 1000).toFixed(4)},D:\\Season\\${alias(file).replace('/', '\\')}\r\n`
     if (!out.write(line)) await once(out, 'drain')
   }
