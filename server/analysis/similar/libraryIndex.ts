@@ -66,6 +66,8 @@ export interface LibraryIndex {
   library: number
   kind: string
   manifest: IndexManifest
+  /** the windows it holds */
+  size: number
   /** the nearest `n` windows to `query` (unit length), nearest first: HNSW's beam is the larger of n and EXPANSION_SEARCH */
   search(query: Float32Array, n: number): Array<{ key: bigint; distance: number }>
   close(): Promise<void>
@@ -226,6 +228,7 @@ function served(
     library,
     kind,
     manifest,
+    size: index.size(),
     search(query, n) {
       if (index.size() === 0 || n < 1) return []
       const found = index.search(query, Math.min(n, index.size()), 0)

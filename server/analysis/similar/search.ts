@@ -148,9 +148,12 @@ export async function nearestWindows(
       `The query has ${s.query.length} dimensions, the library's ${s.kind} embeddings ${index.manifest.dimensions}.`,
     )
   // ask for more candidates than k: re-ranking by the stored vectors, and leaving some out, may reorder them;
-  // until k remain after leaving some out, or the index has no more
+  // until k remain after leaving some out, or the index has no more. Asked for every window it holds, the index may
+  // answer fewer: HNSW's graph need not reach every node (its pruning can leave a window among identical ones
+  // without an edge to it); every stored window is then measured, as an answer that should hold them all must.
   for (let n = candidatesFor(s.k); ; n *= 4) {
     const found = index.search(s.query, n)
+    if (n >= index.size && found.length < index.size) return exactNearest(db, s)
     const kept = await keep(
       db,
       s,

@@ -308,6 +308,36 @@ test("two kinds do not mix: a model's embeddings are searched apart from the bui
   assert.equal(places(builtin.data.results), expectedA())
 })
 
+test('asked for every window, the answer holds every window, though the graph reaches only some among identical ones', async () => {
+  // 1,000 windows in three groups of identical vectors: HNSW's pruning leaves some without an edge to them (a search
+  // of this index for all of them comes up short every time it was tried), so the answer is measured exactly
+  const crowded = await makeLibrary(t.db, c.owner)
+  const clusters: Cluster[] = ['A', 'B', 'C']
+  let first = 0
+  for (let f = 0; f < 50; f++) {
+    const file = await makeMediaFile(t.db, c.owner, crowded, { alias: `crowd-${f}.wav` })
+    if (f === 0) first = file
+    await store(
+      file,
+      crowded,
+      Array.from({ length: WINDOWS }, (_, i) => ({ cluster: clusters[(f * WINDOWS + i) % 3], t: 0 })),
+    )
+  }
+  const res = await t.call('POST', `${API}/library/${crowded}/similar/`, {
+    as: c.owner,
+    body: { mediaFile: first, startTime: 0, endTime: 0.5, k: 1000 },
+  })
+  assert.is(res.statusCode, 200, res.body)
+  // every window but the query's own (the first of its file; the second begins where the stretch ends)
+  assert.is(res.data.count, 50 * WINDOWS - 1)
+  const distances = res.data.results.map((r: { distance: number }) => r.distance)
+  assert.equal(
+    distances,
+    [...distances].sort((a, b) => a - b),
+  )
+  assert.ok(distances[0] < 1e-6, String(distances[0]))
+})
+
 test('an index deleted, or of another version, is rebuilt from the stored embeddings', async () => {
   const storage = counting!
   await refreshIndex(t.db, storage, lib, BUILTIN_KIND)
