@@ -1,15 +1,12 @@
 import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
-import { TextSpool } from './spool.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
 // A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
 // as its path), a sound event per tag (a BoundingBox, its strength a feature), and an annotation per tag with a
 // `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
 // any, and its notes and provenance as notes. The document lists its recordings and tag vocabulary before the events,
-// so each tag's event and annotation are written as text, as JSON.stringify(…, null, 1) would, when the tag is added
-// (`add`), and kept on disk (src/spool.ts) until the vocabulary is complete; the document is then its skeleton with
-// that text copied in (`write`): any number of tags is written with the memory of its vocabulary and files alone,
-// and each tag is read and rendered once.
+// so each tag is seen once (`see`) before the document is written from a second reading of them: any number of tags
+// is written with the memory of its vocabulary and files alone.
 
 export interface AoefContext {
   alias: (id: number) => string
@@ -31,28 +28,17 @@ const ANNOTATIONS = '\u0000sound_event_annotations\u0000'
 export class AoefWriter {
   private readonly tagIds = new Map<string, number>()
   private readonly files = new Set<number>()
-  private readonly events = TextSpool.open()
-  private readonly annotations = TextSpool.open()
-  private added = 0
 
   constructor(private readonly opts: AoefContext) {}
 
-  /** Tags of the document, in its order. */
-  async add(tags: readonly TagRecord[]): Promise<void> {
-    let events = '',
-      annotations = ''
-    for (const t of tags) {
-      this.files.add(Number(t.mediaFile))
-      const before = this.added++ ? ',\n   ' : '[\n   '
-      events += before + item(this.event(t))
-      annotations += before + item(this.annotation(t))
-    }
-    await this.events.write(events)
-    await this.annotations.write(annotations)
+  /** A tag of the document, in the order they will be read again. */
+  see(t: TagRecord): void {
+    this.files.add(Number(t.mediaFile))
+    this.tagsOf(t)
   }
 
-  /** The whole document. */
-  async write(out: (text: string) => Promise<void>): Promise<void> {
+  /** The whole document, its events and annotations from `tags()`, which reads the tags seen again, in that order. */
+  async write(tags: () => AsyncIterable<readonly TagRecord[]>, out: (text: string) => Promise<void>): Promise<void> {
     const { opts } = this
     const data = {
       uuid: uuidOf(5, 0),
@@ -77,18 +63,11 @@ export class AoefWriter {
     const skeleton = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }, null, 1) + '\n'
     const [head, rest] = skeleton.split(JSON.stringify(EVENTS))
     const [middle, tail] = rest.split(JSON.stringify(ANNOTATIONS))
-    const end = this.added ? '\n  ]' : '[]'
     await out(head)
-    for await (const text of this.events.text()) await out(text)
-    await out(end + middle)
-    for await (const text of this.annotations.text()) await out(text)
-    await out(end + tail)
-  }
-
-  /** Lets go of what was kept on disk. */
-  close(): void {
-    this.events.close()
-    this.annotations.close()
+    await writeList(tags(), (t) => this.event(t), out)
+    await out(middle)
+    await writeList(tags(), (t) => this.annotation(t), out)
+    await out(tail)
   }
 
   private tagId(key: string, value: string): number {
@@ -138,5 +117,20 @@ export class AoefWriter {
   }
 }
 
-/** An item of a list of the document's `data` (two levels deep), as JSON.stringify(…, null, 1) writes it there. */
-const item = (value: unknown) => JSON.stringify(value, null, 1).replace(/\n/g, '\n   ')
+/** A list of the document's `data` (two levels deep), as JSON.stringify(…, null, 1) writes it, a batch at a time. */
+async function writeList(
+  batches: AsyncIterable<readonly TagRecord[]>,
+  item: (t: TagRecord) => unknown,
+  out: (text: string) => Promise<void>,
+): Promise<void> {
+  let first = true
+  for await (const batch of batches) {
+    let text = ''
+    for (const t of batch) {
+      text += (first ? '[\n   ' : ',\n   ') + JSON.stringify(item(t), null, 1).replace(/\n/g, '\n   ')
+      first = false
+    }
+    await out(text)
+  }
+  await out(first ? '[]' : '\n  ]')
+}

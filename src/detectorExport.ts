@@ -66,45 +66,30 @@ export interface DetectorExport {
   close(): void
 }
 
-/** What a CSV export keeps of a tag between its readings: the cells of its format's columns as CSV text, the
- * annotations that may fill columns of their own (null when none), its id (for the decisions on it) and its
- * provenance's JSON text. Short to write and to read back, where the whole record was both. */
-type CsvRow = [cells: string, others: Record<string, unknown> | null, id: number, provenance: string]
-
 /** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
  * tags have, then mas_review and mas_provenance. The header names every annotation of every tag, so the tags are
- * kept on disk (src/spool.ts) until the last is seen, each as its row's cells so far (CsvRow). */
+ * kept on disk (src/spool.ts) until the last is seen. */
 function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
-  const spool = Spool.open<CsvRow>()
+  const spool = Spool.open<TagRecord>()
   const keys = new Set<string>()
-  const fixed = new Set(columns.map(([c]) => c))
-  const own = (k: string) => !fixed.has(k) && k !== 'mas_review' && k !== 'mas_provenance'
   return {
     async add(tags) {
-      const rows: CsvRow[] = new Array(tags.length)
-      tags.forEach((t, i) => {
-        const notes = annotationsOf(t)
-        let others: Record<string, unknown> | null = null
-        for (const k of Object.keys(notes)) {
-          keys.add(k)
-          // no prototype: an annotation named __proto__ is kept as any other
-          if (own(k)) (others ??= Object.create(null) as Record<string, unknown>)[k] = notes[k]
-        }
-        const cells = columns.map(([c, get]) => csvField(get?.(t) ?? notes[c])).join(',')
-        rows[i] = [cells, others, Number(t.id), t.provenance ? JSON.stringify(t.provenance) : '']
-      })
-      await spool.add(rows)
+      for (const t of tags) for (const k of Object.keys(annotationsOf(t))) keys.add(k)
+      await spool.add(tags)
     },
     async finish() {
-      const extra = [...keys].filter(own)
+      const fixed = new Set(columns.map(([c]) => c))
+      const extra = [...keys].filter((c) => !fixed.has(c) && c !== 'mas_review' && c !== 'mas_provenance')
       const header = [...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance']
       await writeStdout(header.map(csvField).join(',') + '\r\n')
       for await (const batch of spool.batches()) {
         let out = ''
-        for (const [cells, others, id, provenance] of batch) {
-          out += cells
-          for (const c of extra) out += ',' + csvField(others?.[c])
-          out += ',' + csvField(ctx.review(id)) + ',' + csvField(provenance) + '\r\n'
+        for (const t of batch) {
+          const notes = annotationsOf(t)
+          const cells = columns.map(([c, get]) => get?.(t) ?? notes[c])
+          for (const c of extra) cells.push(notes[c])
+          cells.push(ctx.review(Number(t.id)), t.provenance ? JSON.stringify(t.provenance) : '')
+          out += cells.map(csvField).join(',') + '\r\n'
         }
         await writeStdout(out)
       }
@@ -113,12 +98,16 @@ function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
   }
 }
 
-/** An AOEF document (src/aoefWriter.ts), its events and annotations kept on disk until its vocabulary is known. */
+/** An AOEF document (src/aoefWriter.ts), its tags kept on disk between its two readings. */
 function aoefExport(writer: AoefWriter): DetectorExport {
+  const spool = Spool.open<TagRecord>()
   return {
-    add: (tags) => writer.add(tags),
-    finish: () => writer.write(writeStdout),
-    close: () => writer.close(),
+    async add(tags) {
+      for (const t of tags) writer.see(t)
+      await spool.add(tags)
+    },
+    finish: () => writer.write(() => spool.batches(), writeStdout),
+    close: () => spool.close(),
   }
 }
 

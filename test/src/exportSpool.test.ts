@@ -26,7 +26,7 @@ test('the spool gives back every record in order, however many, each time it is 
   await spool.add([])
   assert.equal(await collect(spool.batches()), records)
   assert.equal(await collect(spool.batches()), records)
-  const file = (spool as unknown as { file: { path: string } }).file.path
+  const file = (spool as unknown as { path: string }).path
   assert.ok(existsSync(file))
   spool.close()
   assert.not.ok(existsSync(dirname(file)))
@@ -35,7 +35,7 @@ test('the spool gives back every record in order, however many, each time it is 
 test('a spool closed before it is read, or never given a record, leaves nothing behind', async () => {
   const unread = Spool.open<number>()
   await unread.add([1, 2, 3])
-  const file = (unread as unknown as { file: { path: string } }).file.path
+  const file = (unread as unknown as { path: string }).path
   unread.close()
   assert.not.ok(existsSync(dirname(file)))
   const empty = Spool.open<number>()
@@ -76,16 +76,17 @@ async function aoefOf(tags: TagRecord[], batch: number): Promise<string> {
     review: (id) => (id === 12 ? 'yes' : undefined),
     now: '2026-06-01T05:00:00.000Z',
   })
-  try {
-    for (let i = 0; i < tags.length; i += batch) await writer.add(tags.slice(i, i + batch))
-    let out = ''
-    await writer.write(async (text) => {
+  for (const t of tags) writer.see(t)
+  let out = ''
+  await writer.write(
+    async function* () {
+      for (let i = 0; i < tags.length; i += batch) yield tags.slice(i, i + batch)
+    },
+    async (text) => {
       out += text
-    })
-    return out
-  } finally {
-    writer.close()
-  }
+    },
+  )
+  return out
 }
 
 test('the AOEF document written in pieces is the one JSON.stringify writes, and reads back as the tags', async () => {
