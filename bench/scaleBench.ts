@@ -11,7 +11,7 @@ import { benchArgs, runBench, usageError } from './args.js'
 import { load, wrkInstalled } from './load.js'
 import { cpuSecondsOf, ownCpuSeconds } from './cpu.js'
 import { postmasterOf, processTree, rssMiB } from './memory.js'
-import { seasonOwner } from './seasonOwner.js'
+import { seasonOwner, seasonRecordings } from './seasonOwner.js'
 
 // Scale benchmark (npm run bench:scale), the table of issue 35: one tag set grown by bulk SQL to 10^5, 10^6
 // (and 10^7) tags over 10^4 media files and 10 classes; at each size, p50 and p99 of the lists and counts at
@@ -86,24 +86,7 @@ async function world(database: Database): Promise<World> {
     const owner = await seasonOwner(db, 'scale', now)
     user = owner.user
     const library = owner.library
-    await db
-      .insertInto('media_files')
-      .columns(['file', 'alias', 'user_id', 'library_id', 'type_id', 'upload_date', 'active', 'has_transcript'])
-      .expression(
-        db
-          .selectFrom(sql<{ g: number }>`generate_series(0, ${FILES - 1})`.as('g'))
-          .select([
-            sql<string>`'f' || g || '.wav'`.as('file'),
-            sql<string>`'site/f' || g || '.wav'`.as('alias'),
-            sql<number>`${user.id}::integer`.as('user_id'),
-            sql<number>`${library.id}::integer`.as('library_id'),
-            sql<number>`1`.as('type_id'),
-            sql<string>`${now}::timestamp`.as('upload_date'),
-            sql<boolean>`true`.as('active'),
-            sql<boolean>`false`.as('has_transcript'),
-          ]),
-      )
-      .execute()
+    await seasonRecordings(db, owner, FILES, now)
     await db
       .insertInto('tag_classes')
       .values(

@@ -10,7 +10,7 @@ import { Worker } from '../server/jobs/worker.js'
 import { waitForStatus } from '../test/helpers/jobs.js'
 import { tempDir } from '../test/helpers/tempDir.js'
 import { clusteredEmbeddings } from './clusteredEmbeddings.js'
-import { seasonOwner } from './seasonOwner.js'
+import { seasonOwner, seasonRecordings } from './seasonOwner.js'
 
 // Training from decisions and rescoring a library's stored windows (issue 45's last figure, docs/decisions.md §35):
 // `windows` stored windows of generated embeddings (clusteredEmbeddings.ts) in recordings of 1,000 windows each
@@ -42,23 +42,7 @@ async function seed(database: Database, windows: number, d: number): Promise<Sea
   const now = localTimestamp()
   const { user, library } = await seasonOwner(db, 'ecologist', now)
   const fileCount = Math.ceil(windows / PER_FILE)
-  const files = await db
-    .insertInto('media_files')
-    .columns(['file', 'alias', 'user_id', 'library_id', 'type_id', 'upload_date'])
-    .expression(
-      db
-        .selectFrom(sql<{ g: number }>`generate_series(0, ${fileCount - 1})`.as('g'))
-        .select([
-          sql<string>`'f' || g || '.wav'`.as('file'),
-          sql<string>`'site/f' || g || '.wav'`.as('alias'),
-          sql<number>`${user.id}::integer`.as('user_id'),
-          sql<number>`${library.id}::integer`.as('library_id'),
-          sql<number>`1`.as('type_id'),
-          sql<string>`${now}::timestamp`.as('upload_date'),
-        ]),
-    )
-    .returning('id')
-    .execute()
+  const files = await seasonRecordings(db, { user, library }, fileCount, now)
   const generator = clusteredEmbeddings(d)
   const clusterOf = new Map<number, Uint16Array>()
   const started = Date.now()
