@@ -28,7 +28,6 @@ const PER_FILE = 1000,
 
 interface Season {
   token: string
-  library: number
   source: number
   destination: number
   /** each stored window's cluster, by media file */
@@ -114,7 +113,6 @@ async function seed(database: Database, windows: number, d: number): Promise<Sea
   )
   return {
     token,
-    library: library.id,
     source: source.id,
     destination: destination.id,
     clusterOf,
