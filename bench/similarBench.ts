@@ -1,8 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { candidatesFor, indexOptions } from '../server/analysis/similar/libraryIndex.js'
+import { fileURLToPath } from 'node:url'
+import { candidatesFor } from '../server/analysis/similar/libraryIndex.js'
+import { InvertedFile } from '../server/analysis/similar/invertedFile.js'
+import {
+  InvertedFileBuilder,
+  listCountFor,
+  SAMPLE_PER_LIST,
+  trainCentres,
+} from '../server/analysis/similar/invertedFileBuild.js'
 import { decodeHalves, encodeHalves } from '../server/analysis/similar/float16.js'
 import { loadUsearch } from '../server/analysis/similar/usearch.js'
 import { cosineDistance, meanDirection, normalised } from '../server/analysis/similar/vectors.js'
@@ -17,10 +26,10 @@ import { trainAndRescore } from './similarTrain.js'
 // per-dimension variance decays as a real embedding's spectrum does, λ_j = 1 / (1 + j) for dimension j; cluster
 // centres drawn from N(0, diag λ), each window its cluster's centre plus N(0, 0.7² diag λ) (clusters overlap, so
 // approximate search is neither trivial nor hopeless). Built, saved and served as the server does (libraryIndex.ts:
-// HNSW, cosine, 8-bit, connectivity 16), each query a tag's stretch (the mean of 3 windows of one cluster); its
+// an inverted file over about 2√n centres learnt from a sample, 8-bit codes, the nearest 32 lists read), each query a tag's stretch (the mean of 3 windows of one cluster); its
 // top 100 asked with the server's candidate count and re-ranked by the float16 vectors (held in memory here: the
 // server reads them from the database, one statement). Reported: build rate, disk, resident memory with the index
-// mapped, p50/p99 latency of a top-100 search with re-ranking, and recall@100 of the first 100 queries against exact
+// open, p50/p99 latency of a top-100 search with re-ranking, and recall@100 of the first 100 queries against exact
 // search (over every vector, a million at a time). Only the float16 vectors are kept, in parts, so 10^7 windows of the
 // built-in kind fit in memory (5.2 GB at d = 261).
 
@@ -29,10 +38,58 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
 
-/** This process's anonymous resident memory (heap, buffers; not the mapped index file's pages), bytes. */
-function anonymousResident(): number {
-  const line = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))
-  return line ? Number(line[1]) * 1024 : NaN
+/**
+ * Built as the server builds a library's index (libraryIndex.ts): centres learnt from a sample of windows drawn at
+ * random, then every window put in its list, a stored row (here a batch) at a time; timed from the sample's first
+ * read to the file written. A function of its own, so that nothing of the build is still referenced when the open
+ * index's memory is measured.
+ */
+async function buildIndex(
+  n: number,
+  d: number,
+  parts: Buffer[],
+  batch: number,
+  vectorOf: (i: number, into?: Float32Array<ArrayBuffer>) => Float32Array,
+  dir: string,
+  path: string,
+) {
+  const t0 = performance.now(),
+    c0 = process.cpuUsage()
+  const lists = listCountFor(n)
+  const sampled = Math.min(n, SAMPLE_PER_LIST * lists)
+  const sample = new Float32Array(sampled * d)
+  const pick = seededRandom(11)
+  for (let s = 0; s < sampled; s++)
+    vectorOf(Math.floor(pick() * n), sample.subarray(s * d, (s + 1) * d) as Float32Array<ArrayBuffer>)
+  normalised(sample, d)
+  const centres = await trainCentres(sample, d, lists)
+  const trained = performance.now() - t0
+  const builder = await InvertedFileBuilder.start(centres, d, join(dir, 'spill'))
+  for (let from = 0, b = 0; from < n; from += batch, b++) {
+    const m = Math.min(batch, n - from)
+    await builder.add(
+      BigUint64Array.from({ length: m }, (_, i) => BigInt(from + i)),
+      normalised(decodeHalves(parts[b]), d),
+    )
+  }
+  await builder.finish(path)
+  const building = performance.now() - t0
+  const spent = process.cpuUsage(c0)
+  return { building, buildingCpu: (spent.user + spent.system) / 1000, trained, lists, sampled }
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0)
+
+/** The anonymous memory of a process of its own that opens the index at `path` and searches it for `queries`. */
+function servedMemory(path: string, queries: Float32Array, d: number, candidates: number, dir: string) {
+  const file = join(dir, 'queries.f32')
+  writeFileSync(file, new Uint8Array(queries.buffer, queries.byteOffset, queries.byteLength))
+  const serve = join(dirname(fileURLToPath(import.meta.url)), 'similarServe.js')
+  const out = execFileSync(process.execPath, [serve, path, file, String(d), String(candidates)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+  return JSON.parse(out) as { before: number; opened: number; searched: number }
 }
 
 async function main(): Promise<void> {
@@ -45,40 +102,23 @@ async function main(): Promise<void> {
   const generator = clusteredEmbeddings(d)
   const clusters = generator.clusters
   const clusterOf = new Uint16Array(n)
-  const { Index, exactSearch, MetricKind } = await loadUsearch()
-  const index = new Index(await indexOptions(d))
+  const { exactSearch, MetricKind } = await loadUsearch()
   const batch = 10_000
   // the float16 vectors as stored, a part per batch (one Buffer cannot hold 10^7 of them); nothing else of the
   // generator is kept, so the size is bounded by what the server would store
   const parts: Buffer[] = []
   const vectorOf = (i: number, into?: Float32Array<ArrayBuffer>) =>
     decodeHalves(parts[Math.floor(i / batch)], (i % batch) * d, d, into)
-  let building = 0,
-    buildingCpu = 0
   for (let from = 0; from < n; from += batch) {
-    const m = Math.min(batch, n - from)
-    const vectors = new Float32Array(m * d)
+    const vectors = new Float32Array(Math.min(batch, n - from) * d)
     clusterOf.set(generator.draw(vectors), from)
     parts.push(encodeHalves(vectors))
-    const stored = decodeHalves(parts[parts.length - 1])
-    normalised(stored, d)
-    const keys = BigUint64Array.from({ length: m }, (_, i) => BigInt(from + i))
-    const t0 = performance.now(),
-      c0 = process.cpuUsage()
-    index.add(keys, stored)
-    building += performance.now() - t0
-    const spent = process.cpuUsage(c0)
-    buildingCpu += (spent.user + spent.system) / 1000
   }
   const dir = mkdtempSync(join(tmpdir(), 'mas-similar-bench-'))
-  const path = join(dir, 'index.usearch')
-  index.save(path)
+  const path = join(dir, 'index.ivf')
+  const { building, buildingCpu, trained, lists, sampled } = await buildIndex(n, d, parts, batch, vectorOf, dir, path)
   const indexBytes = statSync(path).size
-  const before = process.memoryUsage().rss,
-    anonymousBefore = anonymousResident()
-  const served = new Index(await indexOptions(d))
-  served.view(path)
-  const rssMapped = process.memoryUsage().rss - before
+  const served = await InvertedFile.open(path)
   const random = seededRandom(7)
   const times: number[] = [],
     cpuTimes: number[] = []
@@ -93,11 +133,12 @@ async function main(): Promise<void> {
     const query = meanDirection(members, d)
     const t0 = performance.now(),
       c0 = process.cpuUsage()
-    const found = served.search(query, candidatesFor(k), 0)
-    const ranked = Array.from(found.keys, (key) => {
-      const i = Number(key)
-      return { i, distance: cosineDistance(query, vectorOf(i), 0, d) }
-    })
+    const found = await served.search(query, candidatesFor(k))
+    const ranked = found
+      .map(({ key }) => {
+        const i = Number(key)
+        return { i, distance: cosineDistance(query, vectorOf(i), 0, d) }
+      })
       .sort((a, b) => a.distance - b.distance)
       .slice(0, k)
     times.push(performance.now() - t0)
@@ -108,8 +149,7 @@ async function main(): Promise<void> {
       asked.set(query, q * d)
     }
   }
-  const rssSearched = process.memoryUsage().rss - before,
-    anonymousAdded = anonymousResident() - anonymousBefore
+  const memory = servedMemory(path, asked, d, candidatesFor(k), dir)
   // the exact top k of the first queries, over every vector, a million at a time: each query's best of each chunk,
   // merged
   const best: Array<Array<{ i: number; distance: number }>> = Array.from({ length: checked }, () => [])
@@ -140,13 +180,14 @@ async function main(): Promise<void> {
   const at = (p: number, xs = times) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1)
   process.stdout.write(
     `similar: ${n.toLocaleString('en')} windows of ${d} dimensions in ${clusters} clusters (spectrum 1/(1+j), within-cluster ${WITHIN_CLUSTER})\n` +
-      `  build: ${(n / (building / 1000)).toFixed(0)} windows/s of wall time (${(building / 1000).toFixed(1)} s), ${(n / (buildingCpu / 1000)).toFixed(0)} windows per CPU-second (${(buildingCpu / 1000).toFixed(1)} CPU-s; load average ${loadavg()[0].toFixed(1)} at the end)\n` +
+      `  build: ${(n / (building / 1000)).toFixed(0)} windows/s of wall time (${(building / 1000).toFixed(1)} s, of which ${(trained / 1000).toFixed(1)} s learning ${lists} centres from ${sampled.toLocaleString('en')} windows), ${(n / (buildingCpu / 1000)).toFixed(0)} windows per CPU-second (${(buildingCpu / 1000).toFixed(1)} CPU-s; load average ${loadavg()[0].toFixed(1)} at the end)\n` +
       `  disk: index ${(indexBytes / 2 ** 20).toFixed(0)} MiB + float16 vectors ${(parts.reduce((b, p) => b + p.length, 0) / 2 ** 20).toFixed(0)} MiB\n` +
-      `  resident memory added by the mapped index: ${(rssMapped / 2 ** 20).toFixed(0)} MiB once opened, ${(rssSearched / 2 ** 20).toFixed(0)} MiB after the queries (pages come in as searches touch them); anonymous memory added: ${(anonymousAdded / 2 ** 20).toFixed(0)} MiB\n` +
+      `  anonymous resident memory of a process serving the index (similarServe.ts): ${mib(memory.before)} MiB before opening it, ${mib(memory.opened)} MiB open, ${mib(memory.searched)} MiB after ${checked} searches\n` +
       `  top-${k} of ${candidatesFor(k)} candidates re-ranked, ${queries} queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (CPU: p50 ${at(0.5, cpuTimes)} ms, p99 ${at(0.99, cpuTimes)} ms)\n` +
       `  recall@${k} against exact search, after re-ranking: ${(recalled / exactChecked).toFixed(3)} (${exactChecked} queries)\n` +
       `  process RSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (the float16 vectors included)\n`,
   )
+  await served.close()
   rmSync(dir, { recursive: true, force: true })
 }
 

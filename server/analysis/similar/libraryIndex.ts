@@ -4,25 +4,28 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { Db } from '../../db/schema.js'
+import { seededRandom } from '../random.js'
 import { readWhole, type Storage } from '../../storage/index.js'
-import { embeddingRows, rowVectors, type EmbeddingRow } from './store.js'
-import { loadUsearch, type UsearchIndex } from './usearch.js'
+import { InvertedFile, type Candidate } from './invertedFile.js'
+import { InvertedFileBuilder, listCountFor, SAMPLE_PER_LIST, trainCentres } from './invertedFileBuild.js'
+import { embeddingRows, rowVectors, windowVectors, type EmbeddingRow } from './store.js'
 import { normalised } from './vectors.js'
 
-// One approximate nearest-neighbour index per library and embedding kind (docs/decisions.md §35): HNSW over the
-// stored windows (usearch), cosine distance on 8-bit quantised vectors, each window's key its stored row and its
-// place in the row. Stored beside the media (`similar/library-<id>/<kind>.usearch`) with a manifest saying which
-// rows it holds and how it was built; served memory-mapped (usearch's view). Missing, of another version, or
+// One nearest-neighbour index per library and embedding kind (docs/decisions.md §35): an inverted file
+// (invertedFile.ts) over the stored windows, cosine distance on 8-bit codes, each window's key its stored row and its
+// place in the row. Stored beside the media (`similar/library-<id>/<kind>.ivf`) with a manifest saying which rows it
+// holds and how it was built; served from a local copy, read a list at a time. Missing, of another version, or
 // behind the stored rows, it is rebuilt or extended from the stored embeddings. One library's index never holds
 // another's windows, so what a caller may read decides which index is searched.
 
-export const INDEX_VERSION = 1
-/** HNSW's graph degree and its beam while building; the beam while searching is set per search. */
-const CONNECTIVITY = 16
-const EXPANSION_ADD = 128
-export const EXPANSION_SEARCH = 128
+export const INDEX_VERSION = 2
 /** key = row id × 2^24 + window: a row holds fewer windows than this */
 export const WINDOWS_PER_ROW = 2 ** 24
+/**
+ * An index is extended with new windows put in the lists of its centres until it holds this many times the windows
+ * its centres were learnt for; then it is built again, with more centres learnt from all of them.
+ */
+const GROWTH_BEFORE_REBUILD = 2
 
 export interface IndexManifest {
   version: number
@@ -30,7 +33,10 @@ export interface IndexManifest {
   dimensions: number
   metric: 'cos'
   quantization: 'i8'
-  connectivity: number
+  structure: 'ivf'
+  /** its lists (centres), and the windows they were learnt for */
+  lists: number
+  trainedFor: number
   /** the stored rows whose windows it holds */
   rows: number[]
 }
@@ -41,25 +47,12 @@ export const keyParts = (key: bigint): { id: number; index: number } => ({
   index: Number(key % BigInt(WINDOWS_PER_ROW)),
 })
 
-/** How every index is made (its manifest records the same). */
-export async function indexOptions(dimensions: number) {
-  const { MetricKind, ScalarKind } = await loadUsearch()
-  return {
-    dimensions,
-    metric: MetricKind.Cos,
-    quantization: ScalarKind.I8,
-    connectivity: CONNECTIVITY,
-    expansion_add: EXPANSION_ADD,
-    expansion_search: EXPANSION_SEARCH,
-    multi: false,
-  }
-}
-
 /** The candidates asked of the index for the k nearest: more than k, re-ranked by the stored vectors. */
-export const candidatesFor = (k: number) => Math.max(2 * k, k + EXPANSION_SEARCH / 2)
+export const candidatesFor = (k: number) => Math.max(2 * k, k + 64)
 
-const storedName = (library: number, kind: string, ext: 'usearch' | 'json') =>
-  `similar/library-${library}/${kind}.${ext}`
+const storedName = (library: number, kind: string, ext: 'ivf' | 'json') => `similar/library-${library}/${kind}.${ext}`
+/** The file an index of version 1 (HNSW) was stored in: removed when its library's index is built again. */
+const formerName = (library: number, kind: string) => `similar/library-${library}/${kind}.usearch`
 
 /** An index ready to search, and the rows it holds. */
 export interface LibraryIndex {
@@ -68,8 +61,13 @@ export interface LibraryIndex {
   manifest: IndexManifest
   /** the windows it holds */
   size: number
-  /** the nearest `n` windows to `query` (unit length), nearest first: HNSW's beam is the larger of n and EXPANSION_SEARCH */
-  search(query: Float32Array, n: number): Array<{ key: bigint; distance: number }>
+  /** the nearest `n` windows to `query` (unit length) of the lists searched, nearest first (invertedFile.ts) */
+  search(query: Float32Array, n: number): Promise<Candidate[]>
+  /** one caller more searching it (OpenIndexes.get takes one for its caller) */
+  acquire(): void
+  /** that caller done: a closed index's file is closed when the last is */
+  release(): Promise<void>
+  /** no new caller; its file closed (and its local folder removed) once the callers searching it release it */
   close(): Promise<void>
 }
 
@@ -77,16 +75,23 @@ export interface LibraryIndex {
 export class OpenIndexes {
   private readonly open = new Map<string, Promise<LibraryIndex | null>>()
 
-  /** The library's index of `kind`, holding every row stored now (null when none is): opened once, extended or rebuilt when behind. */
+  /**
+   * The library's index of `kind`, holding every row stored now (null when none is): opened once, extended or rebuilt
+   * when behind. Acquired for the caller, who releases it when done (another caller may replace it meanwhile).
+   */
   async get(db: Db, storage: Storage, library: number, kind: string): Promise<LibraryIndex | null> {
     const key = `${library}/${kind}`
     const rows = (await embeddingRows(db, library, kind)).map((r) => r.id)
     const held = await this.open.get(key)?.catch(() => null)
-    if (held && covers(held.manifest, rows)) return held
+    if (held && covers(held.manifest, rows)) {
+      held.acquire()
+      return held
+    }
     const opening = currentIndex(db, storage, library, kind, rows)
     this.open.set(key, opening)
     opening.catch(() => this.open.delete(key))
     const index = await opening
+    index?.acquire()
     if (held && held !== index) await held.close()
     return index
   }
@@ -110,7 +115,7 @@ const isCurrent = (m: IndexManifest | null, kind: string, dimensions: number): m
   m.dimensions === dimensions &&
   m.metric === 'cos' &&
   m.quantization === 'i8' &&
-  m.connectivity === CONNECTIVITY
+  m.structure === 'ivf'
 
 async function readManifest(storage: Storage, library: number, kind: string): Promise<IndexManifest | null> {
   if (!(await storage.stat(storedName(library, kind, 'json')))) return null
@@ -121,24 +126,21 @@ async function readManifest(storage: Storage, library: number, kind: string): Pr
   }
 }
 
-/** A local copy of the stored index file, in a folder of its own (removed on close). */
-async function localCopy(
-  storage: Storage,
-  library: number,
-  kind: string,
-): Promise<{ folder: string; path: string } | null> {
-  const name = storedName(library, kind, 'usearch')
+/** A local copy of the stored index file in `folder`, or null when none is stored. */
+async function localCopy(storage: Storage, library: number, kind: string, folder: string): Promise<string | null> {
+  const name = storedName(library, kind, 'ivf')
   if (!(await storage.stat(name))) return null
-  const folder = await mkdtemp(join(tmpdir(), 'mas-similar-'))
-  const path = join(folder, 'index.usearch')
+  const path = join(folder, 'stored.ivf')
   await pipeline(storage.read(name, undefined, { chunkBytes: 1 << 20 }), createWriteStream(path))
-  return { folder, path }
+  return path
 }
 
 /**
  * The library's index of `kind` holding at least `rows` (the rows stored now): the stored one when it holds them
- * all; else the stored one extended with the rows it lacks (or a new one, when there is none or it is of another
- * version), stored again (the file first, then its manifest) and served. Null when no row is stored.
+ * all; else the stored one extended with the rows it lacks, put in the lists of its centres, while it holds less than
+ * GROWTH_BEFORE_REBUILD times the windows they were learnt for; else one built anew from every stored row (also when
+ * there is none or it is of another version). A new one is stored (the file first, then its manifest) and served.
+ * Null when no row is stored.
  */
 async function currentIndex(
   db: Db,
@@ -148,50 +150,120 @@ async function currentIndex(
   rows: number[],
 ): Promise<LibraryIndex | null> {
   if (!rows.length) return null
-  const { Index } = await loadUsearch()
-  const first = (await embeddingRows(db, library, kind, [rows[0]]))[0]
-  const dimensions = first.dimensions
-  const stored = await readManifest(storage, library, kind)
-  const copy = await localCopy(storage, library, kind)
-  const options = await indexOptions(dimensions)
+  const all = await embeddingRows(db, library, kind, rows)
+  const dimensions = all[0].dimensions
+  const folder = await mkdtemp(join(tmpdir(), 'mas-similar-'))
   try {
-    if (copy && isCurrent(stored, kind, dimensions) && covers(stored, rows)) {
-      const index = new Index(options)
-      index.view(copy.path)
-      return served(library, kind, stored, index, copy.folder)
+    const stored = await readManifest(storage, library, kind)
+    const copy = await localCopy(storage, library, kind, folder)
+    const current = copy && isCurrent(stored, kind, dimensions) ? stored : null
+    if (copy && current && covers(current, rows))
+      return served(library, kind, current, await InvertedFile.open(copy), folder)
+    const held = new Set(current?.rows ?? [])
+    const missing = all.filter((r) => !held.has(r.id) && r.dimensions === dimensions)
+    const windows = (rs: EmbeddingRow[]) => rs.reduce((n, r) => n + r.windows, 0)
+    const path = join(folder, 'built.ivf')
+    let manifest: IndexManifest | undefined
+    if (copy && current) {
+      const old = await InvertedFile.open(copy)
+      try {
+        if (old.size + windows(missing) <= GROWTH_BEFORE_REBUILD * current.trainedFor) {
+          await extend(db, old, missing, path, folder)
+          manifest = { ...current, rows: [...current.rows, ...missing.map((r) => r.id)].sort((a, b) => a - b) }
+        }
+      } finally {
+        await old.close()
+      }
     }
-    const index = new Index(options)
-    let held: number[] = []
-    if (copy && isCurrent(stored, kind, dimensions)) {
-      index.load(copy.path)
-      held = stored.rows
-    }
-    const missing = await embeddingRows(
+    manifest ??= await build(
       db,
-      library,
-      kind,
-      rows.filter((r) => !held.includes(r)),
-    )
-    await addRows(db, index, missing)
-    const manifest: IndexManifest = {
-      version: INDEX_VERSION,
+      all.filter((r) => r.dimensions === dimensions),
       kind,
       dimensions,
-      metric: 'cos',
-      quantization: 'i8',
-      connectivity: CONNECTIVITY,
-      rows: [...held, ...missing.map((r) => r.id)].sort((a, b) => a - b),
-    }
-    const folder = copy?.folder ?? (await mkdtemp(join(tmpdir(), 'mas-similar-')))
-    const path = join(folder, 'built.usearch')
-    index.save(path)
-    await storeFile(storage, storedName(library, kind, 'usearch'), createReadStream(path))
+      path,
+      folder,
+    )
+    await storeFile(storage, storedName(library, kind, 'ivf'), createReadStream(path))
     await storeFile(storage, storedName(library, kind, 'json'), [Buffer.from(JSON.stringify(manifest))])
-    return served(library, kind, manifest, index, folder)
+    await storage.remove(formerName(library, kind))
+    return served(library, kind, manifest, await InvertedFile.open(path), folder)
   } catch (e) {
-    if (copy) await rm(copy.folder, { recursive: true, force: true })
+    await rm(folder, { recursive: true, force: true })
     throw e
   }
+}
+
+/** An index of every window of `rows` written to `path`: centres learnt from a sample of them drawn at random, then each row's windows put in their lists. */
+async function build(
+  db: Db,
+  rows: EmbeddingRow[],
+  kind: string,
+  dimensions: number,
+  path: string,
+  folder: string,
+): Promise<IndexManifest> {
+  const total = rows.reduce((n, r) => n + r.windows, 0)
+  const lists = listCountFor(total)
+  const centres = await trainCentres(await sampleOf(db, rows, total, lists * SAMPLE_PER_LIST), dimensions, lists)
+  const builder = await InvertedFileBuilder.start(centres, dimensions, join(folder, 'spill'))
+  try {
+    await addRows(db, builder, rows)
+    await builder.finish(path)
+  } catch (e) {
+    await builder.abandon()
+    throw e
+  }
+  return {
+    version: INDEX_VERSION,
+    kind,
+    dimensions,
+    metric: 'cos',
+    quantization: 'i8',
+    structure: 'ivf',
+    lists,
+    trainedFor: total,
+    rows: rows.map((r) => r.id).sort((a, b) => a - b),
+  }
+}
+
+/** `old`'s windows, list by list, and those of `rows` put in the lists of `old`'s centres, written to `path`. */
+async function extend(db: Db, old: InvertedFile, rows: EmbeddingRow[], path: string, folder: string): Promise<void> {
+  const builder = await InvertedFileBuilder.start(old.centres, old.shape.dimensions, join(folder, 'spill'))
+  try {
+    for (let list = 0; list < old.shape.lists; list++) {
+      const { keys, codes } = await old.list(list)
+      await builder.addToList(keys, codes, list)
+    }
+    await addRows(db, builder, rows)
+    await builder.finish(path)
+  } catch (e) {
+    await builder.abandon()
+    throw e
+  }
+}
+
+/** `count` windows of `rows` (of `total`) drawn at random without replacement, seeded, as unit vectors one after another. */
+async function sampleOf(db: Db, rows: EmbeddingRow[], total: number, count: number): Promise<Float32Array> {
+  const random = seededRandom(35)
+  const picked = new Set<number>()
+  const wanted = Math.min(count, total)
+  while (picked.size < wanted) picked.add(Math.floor(random() * total))
+  const places = [...picked].sort((a, b) => a - b)
+  const d = rows[0].dimensions
+  const out = new Float32Array(places.length * d)
+  const refs: Array<{ id: number; index: number }> = []
+  let row = 0,
+    before = 0
+  for (const p of places) {
+    while (p >= before + rows[row].windows) before += rows[row++].windows
+    refs.push({ id: rows[row].id, index: p - before })
+  }
+  const chunk = 20_000
+  for (let from = 0; from < refs.length; from += chunk) {
+    const vectors = await windowVectors(db, refs.slice(from, from + chunk), d)
+    vectors.forEach((v, i) => out.set(v, (from + i) * d))
+  }
+  return normalised(out, d)
 }
 
 async function storeFile(storage: Storage, name: string, bytes: AsyncIterable<Buffer> | Buffer[]): Promise<void> {
@@ -204,8 +276,8 @@ async function storeFile(storage: Storage, name: string, bytes: AsyncIterable<Bu
   }
 }
 
-/** Add every window of `rows` to `index`, a row at a time. */
-async function addRows(db: Db, index: UsearchIndex, rows: EmbeddingRow[]): Promise<void> {
+/** Add every window of `rows` to `builder`, a row at a time. */
+async function addRows(db: Db, builder: InvertedFileBuilder, rows: EmbeddingRow[]): Promise<void> {
   for (const row of rows) {
     if (row.windows >= WINDOWS_PER_ROW)
       throw new Error(`stored row ${row.id} holds ${row.windows} windows, more than an index key can name`)
@@ -213,31 +285,44 @@ async function addRows(db: Db, index: UsearchIndex, rows: EmbeddingRow[]): Promi
     const vectors = normalised(await rowVectors(db, row.id), row.dimensions)
     const keys = new BigUint64Array(row.windows)
     for (let i = 0; i < row.windows; i++) keys[i] = keyOf(row.id, i)
-    index.add(keys, vectors)
+    await builder.add(keys, vectors)
   }
 }
 
+/** An opened index, searched by those who acquired it; closed, its file is closed once the last of them releases it. */
 function served(
   library: number,
   kind: string,
   manifest: IndexManifest,
-  index: UsearchIndex,
+  file: InvertedFile,
   folder: string,
 ): LibraryIndex {
+  let callers = 0,
+    closed = false,
+    ended = false
+  const endWhenUnused = async () => {
+    if (!closed || callers > 0 || ended) return
+    ended = true
+    await file.close()
+    await rm(folder, { recursive: true, force: true })
+  }
   return {
     library,
     kind,
     manifest,
-    size: index.size(),
-    search(query, n) {
-      if (index.size() === 0 || n < 1) return []
-      const found = index.search(query, Math.min(n, index.size()), 0)
-      const out: Array<{ key: bigint; distance: number }> = []
-      for (let i = 0; i < found.keys.length; i++) out.push({ key: found.keys[i], distance: found.distances[i] })
-      return out
+    size: file.size,
+    search: (query, n) => file.search(query, n),
+    acquire() {
+      if (ended) throw new Error(`the index of library ${library} was closed`)
+      callers++
+    },
+    async release() {
+      callers--
+      await endWhenUnused()
     },
     async close() {
-      await rm(folder, { recursive: true, force: true })
+      closed = true
+      await endWhenUnused()
     },
   }
 }
@@ -246,7 +331,7 @@ function served(
 export async function refreshIndex(db: Db, storage: Storage, library: number, kind: string): Promise<void> {
   const indexes = new OpenIndexes()
   try {
-    await indexes.get(db, storage, library, kind)
+    await (await indexes.get(db, storage, library, kind))?.release()
   } finally {
     await indexes.closeAll()
   }
@@ -254,8 +339,10 @@ export async function refreshIndex(db: Db, storage: Storage, library: number, ki
 
 /** Remove a library's stored index of `kind` (its file and manifest). */
 export async function removeIndex(storage: Storage, library: number, kind: string): Promise<void> {
-  await storage.remove(storedName(library, kind, 'usearch'))
+  await storage.remove(formerName(library, kind))
+  await storage.remove(storedName(library, kind, 'ivf'))
   await storage.remove(storedName(library, kind, 'json'))
 }
 
-export const indexFileName = (library: number, kind: string) => storedName(library, kind, 'usearch')
+export const indexFileName = (library: number, kind: string) => storedName(library, kind, 'ivf')
+export const manifestFileName = (library: number, kind: string) => storedName(library, kind, 'json')

@@ -142,32 +142,33 @@ export async function nearestWindows(
   if (s.exact) return exactNearest(db, s)
   const index = await indexes.get(db, storage, s.library, s.kind)
   if (!index) return []
-  if (index.manifest.dimensions !== s.query.length)
-    throw new NothingToSearch(
-      'kind',
-      `The query has ${s.query.length} dimensions, the library's ${s.kind} embeddings ${index.manifest.dimensions}.`,
-    )
-  // ask for more candidates than k: re-ranking by the stored vectors, and leaving some out, may reorder them;
-  // until k remain after leaving some out, or the index has no more. Asked for every window it holds, the index may
-  // answer fewer: HNSW's graph need not reach every node (its pruning can leave a window among identical ones
-  // without an edge to it); every stored window is then measured, as an answer that should hold them all must.
-  for (let n = candidatesFor(s.k); ; n *= 4) {
-    const found = index.search(s.query, n)
-    if (n >= index.size && found.length < index.size) return exactNearest(db, s)
-    const kept = await keep(
-      db,
-      s,
-      found.map((f) => keyParts(f.key)),
-    )
-    const vectors = await windowVectors(
-      db,
-      kept.map((w) => w.ref),
-      index.manifest.dimensions,
-    )
-    const ranked = kept
-      .map((w, i) => ({ ...w.window, distance: cosineDistance(s.query, vectors[i]) }))
-      .sort((a, b) => a.distance - b.distance || a.mediaFile - b.mediaFile || a.startTime - b.startTime)
-    if (ranked.length >= s.k || found.length < n) return ranked.slice(0, s.k).map(rounded)
+  try {
+    if (index.manifest.dimensions !== s.query.length)
+      throw new NothingToSearch(
+        'kind',
+        `The query has ${s.query.length} dimensions, the library's ${s.kind} embeddings ${index.manifest.dimensions}.`,
+      )
+    // ask for more candidates than k: re-ranking by the stored vectors, and leaving some out, may reorder them;
+    // until k remain after leaving some out, or the index has no more
+    for (let n = candidatesFor(s.k); ; n *= 4) {
+      const found = await index.search(s.query, n)
+      const kept = await keep(
+        db,
+        s,
+        found.map((f) => keyParts(f.key)),
+      )
+      const vectors = await windowVectors(
+        db,
+        kept.map((w) => w.ref),
+        index.manifest.dimensions,
+      )
+      const ranked = kept
+        .map((w, i) => ({ ...w.window, distance: cosineDistance(s.query, vectors[i]) }))
+        .sort((a, b) => a.distance - b.distance || a.mediaFile - b.mediaFile || a.startTime - b.startTime)
+      if (ranked.length >= s.k || found.length < n) return ranked.slice(0, s.k).map(rounded)
+    }
+  } finally {
+    await index.release()
   }
 }
 
