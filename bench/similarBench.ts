@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { candidatesFor } from '../server/analysis/similar/libraryIndex.js'
-import { InvertedFile } from '../server/analysis/similar/invertedFile.js'
+import { InvertedFile, PROBES } from '../server/analysis/similar/invertedFile.js'
 import {
   InvertedFileBuilder,
   listCountFor,
@@ -20,7 +20,7 @@ import { clusteredEmbeddings, WITHIN_CLUSTER } from './clusteredEmbeddings.js'
 import { currawongPrecision } from './similarCurrawong.js'
 import { trainAndRescore } from './similarTrain.js'
 
-// npm run bench:similar [-- --windows 100000 --dimensions 1536 --queries 500 | --currawong]
+// npm run bench:similar [-- --windows 100000 --dimensions 1536 --queries 500 --probes 8,16 | --currawong | --train]
 //
 // Search by example at scale (docs/decisions.md §35), on generated embeddings: 1,000 Gaussian clusters whose
 // per-dimension variance decays as a real embedding's spectrum does, λ_j = 1 / (1 + j) for dimension j; cluster
@@ -33,6 +33,10 @@ import { trainAndRescore } from './similarTrain.js'
 // search (over every vector, a million at a time). Only the float16 vectors are kept, in parts, so 10^7 windows of the
 // built-in kind fit in memory (5.2 GB at d = 261).
 
+const text = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? process.argv[i + 1] : undefined
+}
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
@@ -98,6 +102,7 @@ async function main(): Promise<void> {
   const n = arg('windows', 100_000),
     d = arg('dimensions', 1536),
     queries = arg('queries', 500),
+    probesList = [...new Set([PROBES, ...(text('probes')?.split(',').map(Number) ?? [])])],
     k = 100
   const generator = clusteredEmbeddings(d)
   const clusters = generator.clusters
@@ -119,37 +124,18 @@ async function main(): Promise<void> {
   const { building, buildingCpu, trained, lists, sampled } = await buildIndex(n, d, parts, batch, vectorOf, dir, path)
   const indexBytes = statSync(path).size
   const served = await InvertedFile.open(path)
+  // the queries, each a tag's stretch: the mean of 3 windows of one cluster
   const random = seededRandom(7)
-  const times: number[] = [],
-    cpuTimes: number[] = []
-  const checked = Math.min(queries, 100)
-  const answers: number[][] = []
-  const asked = new Float32Array(checked * d)
+  const asked = new Float32Array(queries * d)
   for (let q = 0; q < queries; q++) {
     const c = clusterOf[Math.floor(random() * n)]
     const members: Float32Array[] = []
     for (let i = Math.floor(random() * n); members.length < 3; i = (i + 1) % n)
       if (clusterOf[i] === c) members.push(normalised(vectorOf(i), d))
-    const query = meanDirection(members, d)
-    const t0 = performance.now(),
-      c0 = process.cpuUsage()
-    const found = await served.search(query, candidatesFor(k))
-    const ranked = found
-      .map(({ key }) => {
-        const i = Number(key)
-        return { i, distance: cosineDistance(query, vectorOf(i), 0, d) }
-      })
-      .sort((a, b) => a.distance - b.distance)
-      .slice(0, k)
-    times.push(performance.now() - t0)
-    const spent = process.cpuUsage(c0)
-    cpuTimes.push((spent.user + spent.system) / 1000)
-    if (q < checked) {
-      answers.push(ranked.map((r) => r.i))
-      asked.set(query, q * d)
-    }
+    asked.set(meanDirection(members, d), q * d)
   }
-  const memory = servedMemory(path, asked, d, candidatesFor(k), dir)
+  const checked = Math.min(queries, 100)
+  const memory = servedMemory(path, asked.subarray(0, checked * d), d, candidatesFor(k), dir)
   // the exact top k of the first queries, over every vector, a million at a time: each query's best of each chunk,
   // merged
   const best: Array<Array<{ i: number; distance: number }>> = Array.from({ length: checked }, () => [])
@@ -158,7 +144,7 @@ async function main(): Promise<void> {
     const m = Math.min(chunk, n - from)
     const vectors = new Float32Array(m * d)
     for (let i = 0; i < m; i++) normalised(vectorOf(from + i, vectors.subarray(i * d, (i + 1) * d)), d)
-    const exact = exactSearch(vectors, asked, d, Math.min(k, m), MetricKind.Cos) as {
+    const exact = exactSearch(vectors, asked.slice(0, checked * d), d, Math.min(k, m), MetricKind.Cos) as {
       keys: BigUint64Array
       distances: Float32Array
       counts: BigUint64Array
@@ -169,22 +155,45 @@ async function main(): Promise<void> {
         best[q].push({ i: from + Number(exact.keys[q * exact.k + r]), distance: exact.distances[q * exact.k + r] })
     for (const list of best) list.sort((a, b) => a.distance - b.distance).splice(k)
   }
-  let recalled = 0
-  for (let q = 0; q < checked; q++) {
-    const truth = new Set(best[q].map((b) => b.i))
-    recalled += answers[q].filter((i) => truth.has(i)).length / k
+  const truth = best.map((b) => new Set(b.map((x) => x.i)))
+  // each count of lists read, the server's first: latency of a top-k with re-ranking, and recall
+  const measure = async (probes: number): Promise<string> => {
+    const times: number[] = [],
+      cpuTimes: number[] = []
+    let recalled = 0
+    for (let q = 0; q < queries; q++) {
+      const query = asked.subarray(q * d, (q + 1) * d)
+      const t0 = performance.now(),
+        c0 = process.cpuUsage()
+      const found = await served.search(query, candidatesFor(k), probes)
+      const ranked = found
+        .map(({ key }) => {
+          const i = Number(key)
+          return { i, distance: cosineDistance(query, vectorOf(i), 0, d) }
+        })
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, k)
+      times.push(performance.now() - t0)
+      const spent = process.cpuUsage(c0)
+      cpuTimes.push((spent.user + spent.system) / 1000)
+      if (q < checked) recalled += ranked.filter((r) => truth[q].has(r.i)).length / k
+    }
+    times.sort((a, b) => a - b)
+    cpuTimes.sort((a, b) => a - b)
+    const at = (p: number, xs = times) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1)
+    return (
+      `  reading ${probes} lists, top-${k} of ${candidatesFor(k)} candidates re-ranked, ${queries} queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (CPU: p50 ${at(0.5, cpuTimes)} ms, p99 ${at(0.99, cpuTimes)} ms); ` +
+      `recall@${k} against exact search, after re-ranking: ${(recalled / checked).toFixed(3)} (${checked} queries)\n`
+    )
   }
-  const exactChecked = checked
-  times.sort((a, b) => a - b)
-  cpuTimes.sort((a, b) => a - b)
-  const at = (p: number, xs = times) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1)
+  const lines: string[] = []
+  for (const probes of probesList) lines.push(await measure(probes))
   process.stdout.write(
     `similar: ${n.toLocaleString('en')} windows of ${d} dimensions in ${clusters} clusters (spectrum 1/(1+j), within-cluster ${WITHIN_CLUSTER})\n` +
       `  build: ${(n / (building / 1000)).toFixed(0)} windows/s of wall time (${(building / 1000).toFixed(1)} s, of which ${(trained / 1000).toFixed(1)} s learning ${lists} centres from ${sampled.toLocaleString('en')} windows), ${(n / (buildingCpu / 1000)).toFixed(0)} windows per CPU-second (${(buildingCpu / 1000).toFixed(1)} CPU-s; load average ${loadavg()[0].toFixed(1)} at the end)\n` +
       `  disk: index ${(indexBytes / 2 ** 20).toFixed(0)} MiB + float16 vectors ${(parts.reduce((b, p) => b + p.length, 0) / 2 ** 20).toFixed(0)} MiB\n` +
       `  anonymous resident memory of a process serving the index (similarServe.ts): ${mib(memory.before)} MiB before opening it, ${mib(memory.opened)} MiB open, ${mib(memory.searched)} MiB after ${checked} searches\n` +
-      `  top-${k} of ${candidatesFor(k)} candidates re-ranked, ${queries} queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (CPU: p50 ${at(0.5, cpuTimes)} ms, p99 ${at(0.99, cpuTimes)} ms)\n` +
-      `  recall@${k} against exact search, after re-ranking: ${(recalled / exactChecked).toFixed(3)} (${exactChecked} queries)\n` +
+      lines.join('') +
       `  process RSS at the end: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (the float16 vectors included)\n`,
   )
   await served.close()

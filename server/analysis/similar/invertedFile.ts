@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { loadUsearch } from './usearch.js'
 
@@ -75,6 +76,15 @@ export async function readFully(file: FileHandle, into: ArrayBufferView, positio
   }
 }
 
+function readFullySync(fd: number, into: ArrayBufferView, position: number): void {
+  const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength)
+  for (let done = 0; done < bytes.length;) {
+    const read = readSync(fd, bytes, done, bytes.length - done, position + done)
+    if (read === 0) throw new Error(`the file ends ${bytes.length - done} bytes early`)
+    done += read
+  }
+}
+
 export interface Candidate {
   key: bigint
   /** 1 − cosine of the 8-bit codes: approximate, re-ranked by the stored vectors */
@@ -132,33 +142,33 @@ export class InvertedFile {
     return { keys, codes }
   }
 
-  /** The `n` windows nearest `query` (unit length) among those of the nearest PROBES lists (or more, to hold n), nearest first. */
-  async search(query: Float32Array, n: number): Promise<Candidate[]> {
+  /** The `n` windows nearest `query` (unit length) among those of the nearest `probes` lists (or more, to hold n), nearest first. */
+  async search(query: Float32Array, n: number, probes = PROBES): Promise<Candidate[]> {
     const { dimensions: d, lists } = this.shape
     if (this.size === 0 || n < 1) return []
     const { exactSearch, MetricKind } = await loadUsearch()
     const ranked = exactSearch(this.centres, ownBuffer(query), d, lists, MetricKind.Cos)
     const chosen: number[] = []
     let windows = 0
-    for (let i = 0; i < ranked.keys.length && (chosen.length < PROBES || windows < n); i++) {
+    for (let i = 0; i < ranked.keys.length && (chosen.length < probes || windows < n); i++) {
       const list = Number(ranked.keys[i])
       chosen.push(list)
       windows += this.offsets[list + 1] - this.offsets[list]
     }
     if (windows === 0) return []
+    // read in this thread: each list is a copy from the page cache, a few milliseconds in all, where the thread pool's
+    // round trips cost three times as much (BENCHMARKS.md); the codes' buffer is not zeroed first, every byte is read
     const keys = new BigUint64Array(windows)
-    const codes = new Int8Array(windows * d)
+    const codes = new Int8Array(Buffer.allocUnsafeSlow(windows * d).buffer, 0, windows * d)
     const at = regions(this.shape)
     let into = 0
-    const reads: Array<Promise<void>> = []
     for (const list of chosen) {
       const from = this.offsets[list],
         count = this.offsets[list + 1] - from
-      reads.push(readFully(this.file, keys.subarray(into, into + count), at.keys + from * 8))
-      reads.push(readFully(this.file, codes.subarray(into * d, (into + count) * d), at.codes + from * d))
+      readFullySync(this.file.fd, keys.subarray(into, into + count), at.keys + from * 8)
+      readFullySync(this.file.fd, codes.subarray(into * d, (into + count) * d), at.codes + from * d)
       into += count
     }
-    await Promise.all(reads)
     const found = exactSearch(codes, quantised(query, d), d, Math.min(n, windows), MetricKind.Cos)
     const out: Candidate[] = []
     for (let i = 0; i < found.keys.length; i++)
