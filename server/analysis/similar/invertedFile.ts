@@ -16,8 +16,10 @@ import { loadUsearch } from './usearch.js'
 
 const MAGIC = 'MASIVF01'
 const HEADER_BYTES = 32
-/** The lists a search measures at least (more when they hold fewer windows than it asks for). */
-export const PROBES = 32
+/** The lists a search reads at least: the nearest 16 (BENCHMARKS.md: 32 found no more at 10^6 and 10^7 windows) */
+export const PROBES = 16
+/** and more while they hold fewer windows than this (or than asked for): a small library's lists are short */
+export const LEAST_WINDOWS = 8192
 
 export interface InvertedFileShape {
   dimensions: number
@@ -142,7 +144,10 @@ export class InvertedFile {
     return { keys, codes }
   }
 
-  /** The `n` windows nearest `query` (unit length) among those of the nearest `probes` lists (or more, to hold n), nearest first. */
+  /**
+   * The `n` windows nearest `query` (unit length), nearest first, among those of the nearest `probes` lists, or of
+   * more, until they hold LEAST_WINDOWS windows and `n`.
+   */
   async search(query: Float32Array, n: number, probes = PROBES): Promise<Candidate[]> {
     const { dimensions: d, lists } = this.shape
     if (this.size === 0 || n < 1) return []
@@ -150,7 +155,7 @@ export class InvertedFile {
     const ranked = exactSearch(this.centres, ownBuffer(query), d, lists, MetricKind.Cos)
     const chosen: number[] = []
     let windows = 0
-    for (let i = 0; i < ranked.keys.length && (chosen.length < probes || windows < n); i++) {
+    for (let i = 0; i < ranked.keys.length && (chosen.length < probes || windows < Math.max(n, LEAST_WINDOWS)); i++) {
       const list = Number(ranked.keys[i])
       chosen.push(list)
       windows += this.offsets[list + 1] - this.offsets[list]

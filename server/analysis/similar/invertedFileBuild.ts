@@ -10,7 +10,7 @@ import { loadUsearch, type UsearchIndex } from './usearch.js'
 
 /** The lists for a library of `windows` windows: about 2√n, so a list holds about √n / 2. */
 export const listCountFor = (windows: number): number =>
-  Math.max(1, Math.min(windows, 16_384, Math.round(2 * Math.sqrt(windows))))
+  windows < 1 ? 0 : Math.max(1, Math.min(windows, 16_384, Math.round(2 * Math.sqrt(windows))))
 
 /** The sample k-means learns the centres from: this many windows a list. */
 export const SAMPLE_PER_LIST = 32
@@ -21,11 +21,13 @@ const GROUP_BYTES = 256 * 2 ** 20
 /** Assigns windows to their nearest centre: an HNSW graph over the centres (usearch), all cores. */
 export class CentreAssigner {
   private constructor(
-    private readonly graph: UsearchIndex,
+    /** null when there is no centre (an index of no window) */
+    private readonly graph: UsearchIndex | null,
     private readonly dimensions: number,
   ) {}
 
   static async over(centres: Float32Array, dimensions: number): Promise<CentreAssigner> {
+    if (centres.length === 0) return new CentreAssigner(null, dimensions)
     const { Index, MetricKind, ScalarKind } = await loadUsearch()
     const graph = new Index({
       dimensions,
@@ -51,6 +53,7 @@ export class CentreAssigner {
   nearest(vectors: Float32Array): Uint32Array {
     const count = vectors.length / this.dimensions
     if (count === 0) return new Uint32Array(0)
+    if (!this.graph) throw new Error('there is no centre to put a window near')
     const found = this.graph.search(vectors, 1, 0)
     const out = new Uint32Array(count)
     for (let i = 0; i < count; i++) out[i] = Number(found.keys[i])

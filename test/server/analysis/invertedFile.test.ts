@@ -120,6 +120,18 @@ test("extended: the old windows keep their lists, new ones join their centres' l
   await extended.close()
 })
 
+test('an index of no window (every file too short for one): no list, and every search answers nothing', async () => {
+  assert.is(listCountFor(0), 0)
+  const none = new Float32Array(0)
+  const builder = await InvertedFileBuilder.start(await trainCentres(none, D, 0), D, join(dir, 'none.spill'))
+  await builder.add(new BigUint64Array(0), none)
+  await builder.finish(join(dir, 'none.ivf'))
+  const file = await InvertedFile.open(join(dir, 'none.ivf'))
+  assert.is(file.size, 0)
+  assert.equal(await file.search(vectorAt(data, 0), 10), [])
+  await file.close()
+})
+
 const refusal = (path: string) =>
   InvertedFile.open(path).then(
     () => 'opened',
