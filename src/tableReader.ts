@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs'
+import { createReadStream, createWriteStream, rmSync } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -108,10 +108,19 @@ export async function* recordBatches(file: string, separator: string): AsyncGene
   if (open !== '') yield [{ line: openLine, fields: csvRecords(open, separator)[0]?.fields ?? [] }]
 }
 
-/** Standard input in a temporary file (read twice as any file); `done` removes it. */
+/** Standard input in a temporary file (read twice as any file); `done` removes it, as does the process's exit
+ * (an import interrupted with Ctrl-C exits at once, and must not leave a copy of the table behind). */
 export async function spoolStdin(): Promise<{ file: string; done: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'mas-import-'))
+  const removeNow = () => rmSync(dir, { recursive: true, force: true })
+  process.once('exit', removeNow)
   const file = join(dir, 'stdin')
   await pipeline(process.stdin, createWriteStream(file))
-  return { file, done: () => rm(dir, { recursive: true, force: true }) }
+  return {
+    file,
+    done: async () => {
+      process.off('exit', removeNow)
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
 }

@@ -1,7 +1,9 @@
+import { readdirSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { makeLibrary, makeMediaFile, makeTag, makeTagClass } from '../helpers/records.js'
+import { tempDir } from '../helpers/tempDir.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // Tag sets, tag classes, one tag, and bulk tags: CSV, NDJSON and Raven in, the same out.
@@ -287,8 +289,11 @@ test('an interrupted import says what was created; a re-run of the same input cr
   for (let i = 0; i < 300; i++) rows.push(`${media[i % 2]},${classes[0]},${i},${i + 0.5},0,10`)
   const input = rows.join('\n') + '\n'
   let signalled = false
+  // standard input is spooled to a temporary folder: the interrupted process removes it as it exits
+  const temporary = tempDir('mas-spool-')
   const first = await w.mas(['tag', 'import', '-', '--tag-set', String(set), '--batch-size', '1'], {
     input,
+    env: { TMPDIR: temporary },
     onStderr: (text, child) => {
       if (!signalled && /sent (5\d|[6-9]\d|\d{3})\/300 tags/.test(text)) {
         signalled = true
@@ -298,6 +303,7 @@ test('an interrupted import says what was created; a re-run of the same input cr
   })
   assert.ok(signalled, first.stderr)
   assert.is(first.code, 130, first.stderr)
+  assert.equal(readdirSync(temporary), [], 'the spooled input is removed')
   const done = Number(
     /interrupted: (\d+) of 300 tags created; re-run the same command to create the rest/.exec(first.stderr)?.[1],
   )

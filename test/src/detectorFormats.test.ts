@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -8,11 +7,12 @@ import { audacityMediaName, detectTable } from '../../src/detectorFormats.js'
 import { parseDuration, RowFilter } from '../../src/importFilters.js'
 import { readHead, recordBatches } from '../../src/tableReader.js'
 import { tableRows, type TableItem } from '../../src/tableRows.js'
+import { tempDir } from '../helpers/tempDir.js'
 
 // The detectors' formats told apart by their beginnings, files read a chunk at a time in their encodings, and the
 // import's filters (issue 46).
 
-const dir = mkdtempSync(join(tmpdir(), 'mas-detector-formats-'))
+const dir = tempDir('mas-detector-formats-')
 test.after(() => rmSync(dir, { recursive: true, force: true }))
 const file = (name: string, content: string | Buffer) => {
   const path = join(dir, name)

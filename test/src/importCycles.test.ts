@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join, resolve } from 'node:path'
 import madge from 'madge'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { tempDir } from '../helpers/tempDir.js'
 
 // No import cycle among the command line's modules (src/ and commands/), type-only imports counted: a reader
 // follows those too (docs/architecture.md). Read from the TypeScript sources by madge. The server's own modules,
@@ -32,7 +32,7 @@ test('src/ and commands/ have no import cycle', async () => {
 })
 
 test('the check finds a cycle where there is one, through a type-only import', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mas-cycle-'))
+  const dir = tempDir('mas-cycle-')
   try {
     writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.js'\nexport type A = B[]\n")
     writeFileSync(join(dir, 'b.ts'), "import type { A } from './a.js'\nexport interface B { a: A }\n")

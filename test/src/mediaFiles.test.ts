@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { findMediaFiles, isMediaFile, md5File } from '../../src/mediaFiles.js'
+import { tempDir } from '../helpers/tempDir.js'
 
 test('media files are recognised by extension, in any case', () => {
   for (const p of [
@@ -26,7 +26,7 @@ test('media files are recognised by extension, in any case', () => {
 })
 
 test('folders are walked (subfolders with recursive), non-media and hidden files left out, each file once', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'mas-walk-'))
+  const root = tempDir('mas-walk-')
   mkdirSync(join(root, 'sub'))
   for (const f of ['b.wav', 'a.flac', 'readme.md', '.hidden.wav', 'sub/c.wav']) writeFileSync(join(root, f), f)
   const flat = await findMediaFiles([root, join(root, 'b.wav')], false)
@@ -51,7 +51,7 @@ test('folders are walked (subfolders with recursive), non-media and hidden files
 })
 
 test('md5 of a file read as a stream equals the md5 of its bytes', async () => {
-  const path = join(mkdtempSync(join(tmpdir(), 'mas-md5-')), 'x.wav')
+  const path = join(tempDir('mas-md5-'), 'x.wav')
   const bytes = Buffer.alloc(3 * 1024 * 1024 + 17, 7)
   writeFileSync(path, bytes)
   assert.is(await md5File(path), createHash('md5').update(bytes).digest('hex'))

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { forgetToken, readProfile, readProfiles, saveProfile } from '../../src/profiles.js'
+import { tempDir } from '../helpers/tempDir.js'
 
-const fresh = () => join(mkdtempSync(join(tmpdir(), 'mas-profiles-')), 'mas')
+const fresh = () => join(tempDir('mas-profiles-'), 'mas')
 
 test('a missing file is no profiles; saving creates a 0700 folder and a 0600 file, nothing left over', async () => {
   const dir = fresh()

@@ -1,14 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
+import { tempDir } from '../helpers/tempDir.js'
 
 const tags = [{ mediaFile: 1, tagClass: 2, startTime: 0, endTime: 1, minFrequency: 0, maxFrequency: 10 }]
 
 test('what an import created survives a reload, per input and tag set, and goes once the import is done', () => {
-  const root = mkdtempSync(join(tmpdir(), 'mas-memory-'))
+  const root = tempDir('mas-memory-')
   const dir = join(root, 'data')
   const key = TagImportMemory.keyOf(tags, 3)
   assert.is.not(key, TagImportMemory.keyOf(tags, 4))
@@ -40,7 +40,7 @@ test('what an import created survives a reload, per input and tag set, and goes 
 })
 
 test('an unreadable memory file remembers nothing; nothing to forget writes nothing', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mas-memory-'))
+  const dir = tempDir('mas-memory-')
   writeFileSync(join(dir, 'tag-import-memory.json'), 'garbage')
   assert.is(TagImportMemory.at(dir).created(TagImportMemory.keyOf(tags, 1)).size, 0)
   const empty = join(dir, 'fresh')

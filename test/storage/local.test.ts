@@ -1,13 +1,13 @@
-import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { LocalStorage } from '../../server/storage/local.js'
+import { tempDir } from '../helpers/tempDir.js'
 
 test('sweepIncoming removes only uploads left untouched longer than the limit', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'mas-storage-'))
+  const root = tempDir('mas-storage-')
   const storage = new LocalStorage(root)
   const live = await storage.receive(Readable.from([Buffer.from('still arriving')]))
   const incoming = join(root, '.incoming')
@@ -27,7 +27,7 @@ test('sweepIncoming removes only uploads left untouched longer than the limit', 
 })
 
 test('sweepIncoming on a storage that never received anything removes nothing', async () => {
-  const storage = new LocalStorage(mkdtempSync(join(tmpdir(), 'mas-storage-')))
+  const storage = new LocalStorage(tempDir('mas-storage-'))
   assert.is(await storage.sweepIncoming(0), 0)
 })
 
