@@ -87,7 +87,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('db', opts.database.db)
   app.decorate('storage', opts.storage ? opts.storage(openStorage(config)) : openStorage(config))
   app.decorate('services', appServices(config.accelerators))
-  app.addHook('onClose', async () => closeServices(app.services))
+  app.addHook('onClose', () => closeServices(app.services))
   await app.register(routeTable)
   await app.register(inFlightTracking)
   await app.register(refusalReasons)

@@ -37,9 +37,10 @@ export function appServices(accelerated: boolean): AppServices {
   }
 }
 
-/** Forgets what the app remembered (its callers, its page boundaries) once it has closed. */
-export function closeServices(services: AppServices): void {
+/** Forgets what the app remembered (its callers, its page boundaries) once it has closed, and closes the indexes it
+ * opened (their local copies removed before the app's close ends, so a process exiting next leaves none behind). */
+export async function closeServices(services: AppServices): Promise<void> {
   services.callers.forget()
   services.tagSetPages.clear()
-  void services.similarIndexes.closeAll()
+  await services.similarIndexes.closeAll()
 }
