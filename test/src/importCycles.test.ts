@@ -8,8 +8,7 @@ import { tempDir } from '../helpers/tempDir.js'
 
 // No import cycle among the command line's modules (src/ and commands/), type-only imports counted: a reader
 // follows those too (docs/architecture.md). Read from the TypeScript sources by madge. The server's own modules,
-// which the command line reaches through `mas server start`, still have one cycle, and are left out here until
-// it is gone.
+// which the command line reaches through `mas server start`, still have one tangle of cycles: it may only shrink.
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..')
 const OURS = /^(src|commands)\//
@@ -29,6 +28,118 @@ test('src/ and commands/ have no import cycle', async () => {
     cycles.map((c) => c.join(' → ')),
     [],
   )
+})
+
+/**
+ * The server's modules that are in an import cycle today (one tangle, docs/architecture.md: the resources refer to
+ * each other, `http/endpoint` reaches them through `services`). No other file may join it; when a change takes a
+ * file out, it comes off this list too, so the list only shrinks.
+ */
+const TANGLED_TODAY = [
+  'server/http/endpoint.ts',
+  'server/http/list.ts',
+  'server/resources/core/answerFields.ts',
+  'server/resources/core/checks.ts',
+  'server/resources/core/define.ts',
+  'server/resources/core/duplicates.ts',
+  'server/resources/core/endpoints.ts',
+  'server/resources/core/insert.ts',
+  'server/resources/core/list.ts',
+  'server/resources/core/listStatements.ts',
+  'server/resources/core/read.ts',
+  'server/resources/core/write.ts',
+  'server/resources/embeddedLists.ts',
+  'server/resources/fast/checks.ts',
+  'server/resources/fast/create.ts',
+  'server/resources/fast/createBatch.ts',
+  'server/resources/fast/detail.ts',
+  'server/resources/fast/index.ts',
+  'server/resources/fast/jsonRecord.ts',
+  'server/resources/fast/page.ts',
+  'server/resources/jobParameters.ts',
+  'server/resources/jobs.ts',
+  'server/resources/library.ts',
+  'server/resources/lookups.ts',
+  'server/resources/mediaFile.ts',
+  'server/resources/mediaFileFilters.ts',
+  'server/resources/mediaMetadata.ts',
+  'server/resources/permittedMethods.ts',
+  'server/resources/project.ts',
+  'server/resources/resource.ts',
+  'server/resources/sensor.ts',
+  'server/resources/tag.ts',
+  'server/resources/tagBounds.ts',
+  'server/resources/tagClass.ts',
+  'server/resources/tagExample.ts',
+  'server/resources/tagLists.ts',
+  'server/resources/tagReview.ts',
+  'server/resources/tagSet.ts',
+  'server/resources/tagSetCount.ts',
+  'server/resources/tagSetExport.ts',
+  'server/resources/tagSetPages.ts',
+  'server/resources/userSettings.ts',
+  'server/resources/users.ts',
+  'server/services.ts',
+]
+
+/** The files of `graph` (file → the files it imports) that lie on some cycle: its strongly connected components of two or more (Tarjan's). */
+function filesOnCycles(graph: Record<string, string[]>): string[] {
+  let next = 0
+  const order = new Map<string, number>(),
+    reach = new Map<string, number>(),
+    open = new Set<string>(),
+    stack: string[] = [],
+    found: string[] = []
+  const visit = (file: string) => {
+    order.set(file, next)
+    reach.set(file, next++)
+    stack.push(file)
+    open.add(file)
+    for (const used of graph[file] ?? []) {
+      if (!order.has(used)) {
+        visit(used)
+        reach.set(file, Math.min(reach.get(file)!, reach.get(used)!))
+      } else if (open.has(used)) reach.set(file, Math.min(reach.get(file)!, order.get(used)!))
+    }
+    if (reach.get(file) !== order.get(file)) return
+    const component: string[] = []
+    for (let f = stack.pop()!; ; f = stack.pop()!) {
+      open.delete(f)
+      component.push(f)
+      if (f === file) break
+    }
+    if (component.length > 1) found.push(...component)
+  }
+  for (const file of Object.keys(graph)) if (!order.has(file)) visit(file)
+  return found.sort()
+}
+
+test("the server's modules: no file joins the import tangle left, and a file taken out of it comes off its list", async () => {
+  const graph = await madge(join(ROOT, 'server'), {
+    baseDir: ROOT,
+    fileExtensions: ['ts'],
+    tsConfig: join(ROOT, 'tsconfig.json'),
+    detectiveOptions: { ts: { skipTypeImports: false } },
+  })
+  const files = Object.keys(graph.obj())
+  assert.ok(files.length >= 200, `only ${files.length} files read`)
+  const tangled = filesOnCycles(graph.obj())
+  assert.equal(
+    tangled.filter((f) => !TANGLED_TODAY.includes(f)),
+    [],
+    'files that joined an import cycle',
+  )
+  assert.equal(
+    TANGLED_TODAY.filter((f) => !tangled.includes(f)),
+    [],
+    'files no longer in a cycle: take them off TANGLED_TODAY',
+  )
+})
+
+test('files on cycles: every file of a ring, none of a chain', () => {
+  assert.equal(filesOnCycles({ a: ['b'], b: ['c'], c: ['a'], d: ['a'], e: [] }), ['a', 'b', 'c'])
+  assert.equal(filesOnCycles({ a: ['b'], b: ['c'], c: [] }), [])
+  assert.equal(filesOnCycles({ a: ['b'], b: ['a'], c: ['d'], d: ['c', 'a'] }), ['a', 'b', 'c', 'd'])
 })
 
 test('the check finds a cycle where there is one, through a type-only import', async () => {
