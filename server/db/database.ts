@@ -115,12 +115,28 @@ async function createDatabaseOnce(maintenanceUrl: string, name: string): Promise
 export async function migrate(db: Kysely<DB>, opts: { schema?: string } = {}): Promise<void> {
   const schema =
     opts.schema ?? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema })
+    const { error, results } = await migrator.migrateToLatest()
+    if (!error) return
+    if (attempt < MIGRATION_ATTEMPTS && isAnotherSchemaGone(error, schema)) continue
     const failed = results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, {
       cause: error,
     })
   }
+}
+
+/** How often a migration is tried while other schemas of the database vanish under it (docs/decisions.md §38). */
+const MIGRATION_ATTEMPTS = 20
+const INVALID_SCHEMA_NAME = '3F000'
+
+/**
+ * kysely's migrator lists the tables of every schema of the database (to find its own), naming each schema to
+ * PostgreSQL's functions as it goes; a schema dropped meanwhile by someone else fails that listing with "schema …
+ * does not exist". Nothing was changed by then: it is tried again. Our own schema gone is an error like any other.
+ */
+function isAnotherSchemaGone(error: unknown, schema: string): boolean {
+  const e = error as { code?: string; message?: string }
+  return e.code === INVALID_SCHEMA_NAME && !(e.message ?? '').includes(`"${schema}"`)
 }
