@@ -8,9 +8,11 @@ import { makeLibrary, makeMediaFile } from '../test/helpers/records.js'
 import { benchArgs, runBench, usageError } from './args.js'
 import { peakRssMiB } from './memory.js'
 import { startProfile } from './profile.js'
+import { boundServerHeap } from '../server/heap.js'
 
 // Detectors' tables in and out (docs/decisions.md §32): the real `mas` against a real server (the tests' app on a
-// port, its embedded database, without the tests' OpenAPI check of each answer) with a library of --files recordings.
+// port in this process, with the server's heap flags, its embedded database, without the tests' OpenAPI check of
+// each answer) with a library of --files recordings.
 //   1. `mas tag import` of a generated combined BirdNET-Analyzer CSV of --rows rows (each recording's rows together),
 //      end to end (both readings, the classes created, every tag sent): rows/s and the CLI's peak resident memory
 //      (VmHWM, read from /proc while it runs)
@@ -123,6 +125,8 @@ async function sameLines(a: string, b: string, same: (line: string) => string = 
 const withoutCreationTime = (line: string) => line.replace(/"created_on": "[^"]*"/, '"created_on": ""')
 
 void runBench(async () => {
+  // this process serves: with the heap `mas server start` gives its server (docs/decisions.md §17), set before the load
+  boundServerHeap()
   const dir = mkdtempSync(join(tmpdir(), 'mas-interchange-'))
   // the server as it ships: without the tests' check of every answer against the OpenAPI document
   const w = await cliWorld({}, { checkAnswers: false })
