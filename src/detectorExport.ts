@@ -58,10 +58,11 @@ const kaleidoscopeColumns = (ctx: ExportContext): CsvColumns => [
   ['TOP1DIST', undefined],
 ]
 
-/** An export in a detector's format: the tags are handed to `add` as they are downloaded, and written by `finish`;
- * `close` lets go of what the export kept on disk. */
+/** An export in a detector's format: the tags are handed to `add` as they are downloaded (with their JSON lines when
+ * they came so, kept as they are instead of written again), and written by `finish`; `close` lets go of what the
+ * export kept on disk. */
 export interface DetectorExport {
-  add(tags: readonly TagRecord[]): Promise<void>
+  add(tags: readonly TagRecord[], lines?: string): Promise<void>
   finish(): Promise<void>
   close(): void
 }
@@ -73,9 +74,9 @@ function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
   const spool = Spool.open<TagRecord>()
   const keys = new Set<string>()
   return {
-    async add(tags) {
+    async add(tags, lines) {
       for (const t of tags) for (const k of Object.keys(annotationsOf(t))) keys.add(k)
-      await spool.add(tags)
+      await spool.add(tags, lines)
     },
     async finish() {
       const fixed = new Set(columns.map(([c]) => c))
@@ -102,9 +103,9 @@ function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
 function aoefExport(writer: AoefWriter): DetectorExport {
   const spool = Spool.open<TagRecord>()
   return {
-    async add(tags) {
+    async add(tags, lines) {
       for (const t of tags) writer.see(t)
-      await spool.add(tags)
+      await spool.add(tags, lines)
     },
     finish: () => writer.write(() => spool.batches(), writeStdout),
     close: () => spool.close(),

@@ -35,12 +35,12 @@ export class Spool<T> {
     return new Spool<T>(dir, join(dir, 'records.ndjson'))
   }
 
-  /** Keeps `records`, after those kept before. */
-  async add(records: readonly T[]): Promise<void> {
+  /** Keeps `records`, after those kept before; `lines`, their JSON lines as they came, are kept as they are. */
+  async add(records: readonly T[], lines?: string): Promise<void> {
     if (this.failed) throw this.failed
     if (!records.length) return
-    let text = ''
-    for (const r of records) text += JSON.stringify(r) + '\n'
+    let text = lines ?? ''
+    if (lines === undefined) for (const r of records) text += JSON.stringify(r) + '\n'
     if (!this.out.write(text)) await Promise.race([once(this.out, 'drain'), once(this.out, 'close')])
   }
 

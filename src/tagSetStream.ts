@@ -1,5 +1,5 @@
 import { ApiError, type ApiClient } from './api.js'
-import { ndjsonBatches } from './ndjson.js'
+import { ndjsonBatchesWithText } from './ndjson.js'
 
 // The tags of a tag set, a batch at a time, for an export: read in one answer from the NDJSON export of a
 // mas server (GET tagSet/{id}/tags.ndjson, an extension), which costs the server one pass over the set;
@@ -7,21 +7,38 @@ import { ndjsonBatches } from './ndjson.js'
 
 const BATCH = 1000
 
+/** A batch of a tag set's tags, with the JSON lines they came as when the server sent them so. */
+export interface TagBatch<T> {
+  records: T[]
+  text?: string
+}
+
 /** The tag set's tags in id order; `onCount` hears their number when the server tells it. */
 export async function* tagSetTagPages<T>(
   api: ApiClient,
   tagSetId: number,
   onCount?: (count: number) => void,
 ): AsyncGenerator<T[]> {
+  for await (const batch of tagSetTagBatches<T>(api, tagSetId, onCount, false)) yield batch.records
+}
+
+/** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText`. */
+export async function* tagSetTagBatches<T>(
+  api: ApiClient,
+  tagSetId: number,
+  onCount: ((count: number) => void) | undefined,
+  keepText: boolean,
+): AsyncGenerator<TagBatch<T>> {
   let stream: Awaited<ReturnType<ApiClient['download']>>
   try {
     stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`)
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 404)) throw e
-    yield* api.pages<T>(`tagSet/${tagSetId}/tags/`, {}, onCount)
+    for await (const records of api.pages<T>(`tagSet/${tagSetId}/tags/`, {}, onCount)) yield { records }
     return
   }
   const total = stream.response?.headers['x-total-count']
   if (typeof total === 'string') onCount?.(Number(total))
-  yield* ndjsonBatches<T>(stream as AsyncIterable<Buffer>, BATCH)
+  for await (const { records, text } of ndjsonBatchesWithText<T>(stream as AsyncIterable<Buffer>, BATCH, keepText))
+    yield keepText ? { records, text } : { records }
 }

@@ -5,12 +5,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { AoefWriter } from '../../src/aoefWriter.js'
 import { aoefRows } from '../../src/aoef.js'
-import { ndjsonBatches } from '../../src/ndjson.js'
+import { ndjsonBatches, ndjsonBatchesWithText } from '../../src/ndjson.js'
 import { Spool } from '../../src/spool.js'
 import type { TagRecord } from '../../src/tagFormats.js'
 
 // What a streamed export keeps between its readings: the spool gives back every record, in order, as written (text
-// with line ends and quotes too), and leaves nothing on disk once closed; the AOEF writer writes, from two readings,
+// with line ends and quotes too), whether given as records or as the JSON lines they came as, and leaves nothing on
+// disk once closed; the AOEF writer writes, from two readings,
 // the document JSON.stringify would (indented by one), with its vocabulary and recordings first.
 
 const collect = async <T>(batches: AsyncIterable<T[]>) => {
@@ -48,6 +49,54 @@ test('NDJSON cut across chunks anywhere, with CRLF and blank lines, parses to th
   const bytes = Buffer.from(text)
   const chunks = Array.from(bytes, (_b, i) => bytes.subarray(i, i + 1))
   assert.equal(await collect(ndjsonBatches(Readable.from(chunks), 2)), [{ a: 1 }, { b: 'é' }, { c: [1, 2] }])
+})
+
+test('each batch of NDJSON comes with the text of its lines, however the chunks cut them', async () => {
+  const records = Array.from({ length: 57 }, (_, i) => ({ id: i, note: i % 3 ? `é "${i}"\\n` : '' }))
+  const text = records
+    .map((r, i) => JSON.stringify(r) + (i % 5 ? '\n' : '\r\n\n'))
+    .join('')
+    .slice(0, -1)
+  const bytes = Buffer.from(text)
+  for (const size of [1, 7, 64, bytes.length]) {
+    const chunks: Buffer[] = []
+    for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size))
+    const batches = []
+    for await (const b of ndjsonBatchesWithText<{ id: number }>(Readable.from(chunks), 10, true)) batches.push(b)
+    assert.equal(
+      batches.flatMap((b) => b.records),
+      records,
+      `chunks of ${size}`,
+    )
+    for (const b of batches)
+      assert.equal(await collect(ndjsonBatches(Readable.from([Buffer.from(b.text)]), 1000)), b.records)
+    assert.ok(batches.every((b) => b.text.endsWith('\n')))
+    const without = []
+    for await (const b of ndjsonBatchesWithText(Readable.from(chunks), 10, false)) without.push(b)
+    assert.ok(without.every((b) => b.text === ''))
+  }
+})
+
+test('a spool given the JSON lines the records came as gives back the same records', async () => {
+  const spool = Spool.open<{ id: number; note: string }>()
+  const records = Array.from({ length: 30 }, (_, i) => ({ id: i, note: `a, "b"\n${i}` }))
+  await spool.add(
+    records.slice(0, 10),
+    records
+      .slice(0, 10)
+      .map((r) => JSON.stringify(r) + '\r\n')
+      .join(''),
+  )
+  await spool.add(records.slice(10, 20))
+  await spool.add(
+    records.slice(20),
+    records
+      .slice(20)
+      .map((r) => JSON.stringify(r) + '\n')
+      .join(''),
+  )
+  assert.equal(await collect(spool.batches()), records)
+  spool.close()
 })
 
 const TAGS: TagRecord[] = [
