@@ -3,18 +3,18 @@ import { StringDecoder } from 'node:string_decoder'
 // Records of a stream of JSON lines (NDJSON), parsed a batch at a time. Lines are cut from each chunk as it comes
 // (readline's events cost more than the parse of the records); an empty line, or a lone CR, is passed over.
 
-/** A batch of records with the text of the lines they were read from (any empty line among them included). */
+/** A batch of records, with the text of the lines they were read from (any empty line among them included) when
+ * it was asked for. */
 export interface NdjsonBatch<T> {
   records: T[]
-  text: string
+  text?: string
 }
 
 export async function* ndjsonBatches<T>(chunks: AsyncIterable<Buffer>, batchSize: number): AsyncGenerator<T[]> {
   for await (const batch of ndjsonBatchesWithText<T>(chunks, batchSize, false)) yield batch.records
 }
 
-/** As ndjsonBatches, each batch with its lines' text too when `keepText` (for a copy kept as it came, src/spool.ts);
- * without, the text is empty. */
+/** As ndjsonBatches, each batch with its lines' text too when `keepText` (for a copy kept as it came, src/spool.ts). */
 export async function* ndjsonBatchesWithText<T>(
   chunks: AsyncIterable<Buffer>,
   batchSize: number,
@@ -35,7 +35,7 @@ export async function* ndjsonBatchesWithText<T>(
     rest = chunkText.slice(start)
     if (keepText && start > 0) text += chunkText.slice(0, start)
     if (records.length >= batchSize) {
-      yield { records, text }
+      yield keepText ? { records, text } : { records }
       records = []
       text = ''
     }
@@ -43,5 +43,5 @@ export async function* ndjsonBatchesWithText<T>(
   const last = rest + decoder.end()
   take(last)
   if (keepText && last) text += `${last}\n`
-  if (records.length) yield { records, text }
+  if (records.length) yield keepText ? { records, text } : { records }
 }

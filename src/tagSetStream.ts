@@ -1,17 +1,11 @@
 import { ApiError, type ApiClient } from './api.js'
-import { ndjsonBatchesWithText } from './ndjson.js'
+import { ndjsonBatchesWithText, type NdjsonBatch } from './ndjson.js'
 
 // The tags of a tag set, a batch at a time, for an export: read in one answer from the NDJSON export of a
 // mas server (GET tagSet/{id}/tags.ndjson, an extension), which costs the server one pass over the set;
 // from a server without it (the original answers 404), by paging tagSet/{id}/tags/.
 
 const BATCH = 1000
-
-/** A batch of a tag set's tags, with the JSON lines they came as when the server sent them so. */
-export interface TagBatch<T> {
-  records: T[]
-  text?: string
-}
 
 /** The tag set's tags in id order; `onCount` hears their number when the server tells it. */
 export async function* tagSetTagPages<T>(
@@ -22,13 +16,13 @@ export async function* tagSetTagPages<T>(
   for await (const batch of tagSetTagBatches<T>(api, tagSetId, onCount, false)) yield batch.records
 }
 
-/** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText`. */
+/** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText` (no text from pages). */
 export async function* tagSetTagBatches<T>(
   api: ApiClient,
   tagSetId: number,
   onCount: ((count: number) => void) | undefined,
   keepText: boolean,
-): AsyncGenerator<TagBatch<T>> {
+): AsyncGenerator<NdjsonBatch<T>> {
   let stream: Awaited<ReturnType<ApiClient['download']>>
   try {
     stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`)
@@ -39,6 +33,5 @@ export async function* tagSetTagBatches<T>(
   }
   const total = stream.response?.headers['x-total-count']
   if (typeof total === 'string') onCount?.(Number(total))
-  for await (const { records, text } of ndjsonBatchesWithText<T>(stream as AsyncIterable<Buffer>, BATCH, keepText))
-    yield keepText ? { records, text } : { records }
+  yield* ndjsonBatchesWithText<T>(stream as AsyncIterable<Buffer>, BATCH, keepText)
 }

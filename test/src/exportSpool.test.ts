@@ -69,11 +69,11 @@ test('each batch of NDJSON comes with the text of its lines, however the chunks 
       `chunks of ${size}`,
     )
     for (const b of batches)
-      assert.equal(await collect(ndjsonBatches(Readable.from([Buffer.from(b.text)]), 1000)), b.records)
-    assert.ok(batches.every((b) => b.text.endsWith('\n')))
+      assert.equal(await collect(ndjsonBatches(Readable.from([Buffer.from(b.text ?? '')]), 1000)), b.records)
+    assert.ok(batches.every((b) => b.text?.endsWith('\n')))
     const without = []
     for await (const b of ndjsonBatchesWithText(Readable.from(chunks), 10, false)) without.push(b)
-    assert.ok(without.every((b) => b.text === ''))
+    assert.ok(without.every((b) => b.text === undefined))
   }
 })
 
