@@ -1,8 +1,8 @@
 import { once } from 'node:events'
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs'
 import { join } from 'node:path'
 import { ndjsonBatches } from './ndjson.js'
+import { temporaryFolder, type TemporaryFolder } from './temporaryFolder.js'
 
 // Records kept on disk between the readings of an export that needs all of them before its first line (a header
 // naming every annotation column, a document listing its vocabulary first): a JSON line each in a temporary file, so
@@ -13,11 +13,10 @@ const BATCH = 1000
 
 export class Spool<T> {
   private readonly out: WriteStream
-  /** the file goes also when the process ends first (an interrupted export) */
-  private readonly remove = () => rmSync(this.dir, { recursive: true, force: true })
 
+  /** `folder` goes also when the process ends first (an interrupted export) */
   private constructor(
-    private readonly dir: string,
+    private readonly folder: TemporaryFolder,
     private readonly path: string,
   ) {
     this.out = createWriteStream(path)
@@ -25,14 +24,13 @@ export class Spool<T> {
     this.out.on('error', (err) => {
       this.failed ??= err
     })
-    process.once('exit', this.remove)
   }
 
   private failed: Error | undefined
 
   static open<T>(): Spool<T> {
-    const dir = mkdtempSync(join(tmpdir(), 'mas-export-'))
-    return new Spool<T>(dir, join(dir, 'records.ndjson'))
+    const folder = temporaryFolder('mas-export-')
+    return new Spool<T>(folder, join(folder.path, 'records.ndjson'))
   }
 
   /** Keeps `records`, after those kept before; `lines`, their JSON lines as they came, are kept as they are. */
@@ -56,7 +54,6 @@ export class Spool<T> {
 
   close(): void {
     this.out.destroy()
-    process.off('exit', this.remove)
-    this.remove()
+    this.folder.remove()
   }
 }

@@ -1,10 +1,10 @@
-import { createReadStream, createWriteStream, rmSync } from 'node:fs'
-import { mkdtemp, open, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { StringDecoder } from 'node:string_decoder'
 import { csvRecords } from './tagFormats.js'
+import { temporaryFolder } from './temporaryFolder.js'
 
 // Reading a table file a piece at a time (docs/decisions.md §32): its text decoded as its byte order mark says
 // (UTF-8, with or without one, or UTF-16 little-endian, as Windows tools save "Unicode text"), cut into lines
@@ -111,16 +111,8 @@ export async function* recordBatches(file: string, separator: string): AsyncGene
 /** Standard input in a temporary file (read twice as any file); `done` removes it, as does the process's exit
  * (an import interrupted with Ctrl-C exits at once, and must not leave a copy of the table behind). */
 export async function spoolStdin(): Promise<{ file: string; done: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'mas-import-'))
-  const removeNow = () => rmSync(dir, { recursive: true, force: true })
-  process.once('exit', removeNow)
-  const file = join(dir, 'stdin')
+  const folder = temporaryFolder('mas-import-')
+  const file = join(folder.path, 'stdin')
   await pipeline(process.stdin, createWriteStream(file))
-  return {
-    file,
-    done: async () => {
-      process.off('exit', removeNow)
-      await rm(dir, { recursive: true, force: true })
-    },
-  }
+  return { file, done: async () => folder.remove() }
 }
