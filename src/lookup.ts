@@ -173,7 +173,7 @@ export interface MediaFile {
   library: number
   realStartTime?: string | null
   file?: string
-  mediafilemetadata_set?: { name: string; value: string }[]
+  mediafilemetadata_set?: { name: string; value: string; userEditable?: boolean }[]
 }
 export interface User {
   id: number

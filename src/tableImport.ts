@@ -1,3 +1,4 @@
+import { EXTENT_FACTS, extentOfFacts, outOfBounds, type Extent } from '../server/media/extent.js'
 import type { Directory, MediaFile, TagClass } from './lookup.js'
 import { resolveRow } from './lookup.js'
 import type { RowFilter } from './importFilters.js'
@@ -13,6 +14,9 @@ import type { ParsedTags } from './tagFormats.js'
 export interface Lookups {
   media(): Promise<Directory<MediaFile>>
   classes(): Promise<Directory<TagClass>>
+  /** does the server refuse tags past their recording's end or above half its sample rate (mas does,
+   * docs/decisions.md §18; the original service does not) */
+  keepsTagsInRecordings(): Promise<boolean>
 }
 
 export interface ReadOptions {
@@ -64,6 +68,24 @@ export async function checkTables(
   }
   let media: Directory<MediaFile> | undefined
   let classes: Directory<TagClass> | undefined
+  // the server's rule for a tag's region, applied here so that a table it would refuse part-way is refused before
+  // anything is sent, and a dry run says so
+  let bounded: boolean | undefined
+  const extents = new Map<number, Extent | undefined>()
+  const regionsOutside = async (row: { endTime?: number; maxFrequency?: number }, mediaFile: number) => {
+    if (row.endTime === undefined && row.maxFrequency === undefined) return []
+    bounded ??= await lookups.keepsTagsInRecordings()
+    if (!bounded) return []
+    if (!extents.has(mediaFile)) {
+      media ??= await lookups.media()
+      const record = media.byId(mediaFile)
+      extents.set(mediaFile, record && extentOfRecord(record))
+    }
+    // a media file outside the tag set's library: the server says what is wrong with that
+    const extent = extents.get(mediaFile)
+    if (!extent) return []
+    return Object.entries(outOfBounds(mediaFile, extent, row)).map(([field, [why]]) => `${field}: ${why}`)
+  }
   const keep = (list: string[], error: string) => {
     result.errorCount++
     if (list.length < SHOWN) list.push(error)
@@ -102,10 +124,13 @@ export async function checkTables(
           result.missingClasses.set(found.missing, item.displayName)
         if (found.problems.length) {
           check.errors++
-          keep(
-            result.lookupErrors,
-            `${prefix}${source.format === 'aoef' || source.format === 'json' ? 'item' : 'line'} ${item.line}: ${found.problems.join('; ')}`,
-          )
+          keep(result.lookupErrors, `${prefix}${unitOf(source)} ${item.line}: ${found.problems.join('; ')}`)
+          continue
+        }
+        const outside = await regionsOutside(item.row, found.mediaFile!)
+        if (outside.length) {
+          check.errors++
+          keep(result.lookupErrors, `${prefix}${unitOf(source)} ${item.line}: ${outside.join('; ')}`)
           continue
         }
         check.matched++
@@ -119,6 +144,16 @@ export async function checkTables(
   }
   filter.finish(result.rows)
   return result
+}
+
+const unitOf = (source: TableSource) => (source.format === 'aoef' || source.format === 'json' ? 'item' : 'line')
+
+/** A media file's extent from its record: the facts its import stored, as the server reads them. */
+function extentOfRecord(record: MediaFile): Extent {
+  const facts = (record.mediafilemetadata_set ?? []).filter(
+    (m) => m.userEditable === false && (EXTENT_FACTS as readonly string[]).includes(m.name),
+  )
+  return extentOfFacts({ file: record.file ?? '', alias: record.alias }, facts)
 }
 
 /** The second reading: the tags the filter keeps, `chunk` at a time, to `send`; the classes looked up afresh (some

@@ -17,6 +17,7 @@ import {
   type TagSet,
 } from '../../src/lookup.js'
 import { stderr, table, warn } from '../../src/output.js'
+import { offersExtensions } from '../../src/serverOffers.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
 import { checkTables, readTags, type Checked, type Lookups } from '../../src/tableImport.js'
 import { spoolStdin } from '../../src/tableReader.js'
@@ -239,6 +240,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       media: () => (media ??= mediaFiles(this.api, libraryOf(tagSet, '--tag-set'))),
       classes: () =>
         (classes ??= tagClasses(this.api, libraryOf(tagSet, '--tag-set'), { ignoreCase: !this.flags.force })),
+      keepsTagsInRecordings: () => offersExtensions(this.api),
     }
   }
 

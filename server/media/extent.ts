@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { DB } from '../db/schema.js'
 import { mediaFileNamed } from '../named.js'
-import { pythonFloat, secondsText } from './facts.js'
+import { pythonFloat, secondsText } from './numberText.js'
 
 // How long a media file lasts and up to what frequency it holds sound, from the facts its import
 // stored as metadata (durationInSeconds, sampleRate; a `warning` for a damaged file), and the limits
@@ -31,24 +31,44 @@ export async function extentsOf(db: Db, mediaFiles: number[]): Promise<Map<numbe
   const out = new Map<number, Extent>()
   if (!ids.length) return out
   const files = await db.selectFrom('media_files').select(['id', 'file', 'alias']).where('id', 'in', ids).execute()
-  for (const f of files) out.set(f.id, { estimate: /\.mp3$/i.test(f.file), alias: f.alias })
   const facts = await db
     .selectFrom('media_file_metadata')
     .select(['media_file_id', 'name', 'value'])
     .where('media_file_id', 'in', ids)
     .where('user_editable', '=', false)
-    .where('name', 'in', ['durationInSeconds', 'sampleRate', 'warning'])
+    .where('name', 'in', [...EXTENT_FACTS])
     .orderBy('id')
     .execute()
+  const factsOf = new Map<number, Fact[]>()
   for (const d of facts) {
-    const e = out.get(d.media_file_id)
-    if (!e) continue
+    const list = factsOf.get(d.media_file_id)
+    if (list) list.push(d)
+    else factsOf.set(d.media_file_id, [d])
+  }
+  for (const f of files) out.set(f.id, extentOfFacts(f, factsOf.get(f.id) ?? []))
+  return out
+}
+
+/** The metadata an extent is read from (the import's, not a user's). */
+export const EXTENT_FACTS = ['durationInSeconds', 'sampleRate', 'warning'] as const
+
+export interface Fact {
+  name: string
+  value: string
+}
+
+/** The extent of a media file (its stored name and alias) from its import's facts, in the order they were stored:
+ * the first duration and sample rate that are positive numbers count. The command line reads the same facts from a
+ * media file's record (mediafilemetadata_set) to check a table before it sends it. */
+export function extentOfFacts(file: { file: string; alias: string | null }, facts: readonly Fact[]): Extent {
+  const e: Extent = { estimate: /\.mp3$/i.test(file.file), alias: file.alias ?? undefined }
+  for (const d of facts) {
     const n = Number(d.value)
     if (d.name === 'warning') e.estimate = true
     else if (d.name === 'durationInSeconds' && e.duration === undefined && Number.isFinite(n) && n > 0) e.duration = n
     else if (d.name === 'sampleRate' && e.sampleRate === undefined && Number.isFinite(n) && n > 0) e.sampleRate = n
   }
-  return out
+  return e
 }
 
 /** The latest time a region on the file may end at: its duration (with the tolerance of an estimate: 1 s or

@@ -4,6 +4,7 @@ import { NeedBytes, wavLayout } from '../analysis/wavLayout.js'
 import type { Pending } from '../storage/storage.js'
 import { RangeTokenizer } from './rangeTokenizer.js'
 import { metadataStartTime } from './startTime.js'
+import { pythonFloat } from './numberText.js'
 
 // What the server learns from a media file's content: its kind (MediaTypes
 // id), a file name extension and Content-Type, and the audio facts stored as
@@ -185,16 +186,6 @@ function reason(e: unknown): string {
 }
 
 const finite = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) ? n : undefined)
-
-/** A float as Python prints it ('60.0', '2.5'), as the original service stored durations. */
-export function pythonFloat(n: number): string {
-  return Number.isInteger(n) ? n.toFixed(1) : String(n)
-}
-
-/** Seconds as messages print them: to the millisecond, as the command line's tables do (26.999433106575964 → '26.999'). */
-export function secondsText(n: number): string {
-  return pythonFloat(Math.round(n * 1000) / 1000)
-}
 
 /** The read-only MediaFileMetaData rows of these facts, in a fixed order. */
 export function metaDataRows(facts: MediaFacts, fileSize: number): Array<{ name: string; value: string }> {

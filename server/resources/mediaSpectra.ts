@@ -15,7 +15,7 @@ import {
 } from '../analysis/spectra.js'
 import { outOfBounds } from '../media/extent.js'
 import { mediaFileNamed } from '../named.js'
-import { pythonFloat, secondsText } from '../media/facts.js'
+import { pythonFloat, secondsText } from '../media/numberText.js'
 import { overviewColumns } from '../media/overview.js'
 import { frameSpans, silencedChunks } from '../media/silence.js'
 import { hearingOf } from '../media/speechPolicy.js'

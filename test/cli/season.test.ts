@@ -70,6 +70,58 @@ test('mas tag create past the end of the recording, or above half its sample rat
   assert.match(inside.stdout, /^\d+\n$/)
 })
 
+test('mas tag import holds a table to the same limits before it sends anything: a dry run names the rows, a batched import creates nothing', async () => {
+  const dir = w.newHome()
+  const table = join(dir, 'season.csv')
+  // BirdNET's CSV: rows 3 and 5 (lines 4 and 6) end past the 34 s recording; a user's metadata does not move the limit
+  await makeMetaData(w.t.db, recording, 'durationInSeconds', '3600', true)
+  const rows = [
+    [0, 3],
+    [3, 6],
+    [30, 36],
+    [31, 34],
+    [40, 43],
+  ]
+  writeFileSync(
+    table,
+    'Start (s),End (s),Scientific name,Common name,Confidence,File\n' +
+      rows.map(([a, b]) => `${a},${b},wren,Wren,0.9,siteA/20260501_050000.WAV`).join('\n') +
+      '\n',
+  )
+  const tags = async () =>
+    (await w.t.db.selectFrom('tags').select('id').where('media_file_id', '=', recording).execute()).length
+  const before = await tags()
+  const dry = await w.mas(['tag', 'import', table, '--tag-set', 'season tags', '--dry-run'])
+  assert.is(dry.code, 1, dry.stdout + dry.stderr)
+  const said = dry.stdout + dry.stderr
+  assert.match(
+    said,
+    new RegExp(
+      `line 4: endTime: endTime 36\\.0 is past the end of media file ${recording} \\(siteA/20260501_050000\\.WAV\\), at 34\\.0 s\\.`,
+    ),
+  )
+  assert.match(said, /line 6: endTime: endTime 43\.0 is past the end/)
+  assert.not.match(said, /line [235]:/)
+  // in batches of two, the first two rows would be created before the server refused the second batch
+  const run = await w.mas(['tag', 'import', table, '--tag-set', 'season tags', '--batch-size', '2'])
+  assert.is(run.code, 1, run.stderr)
+  assert.match(run.stderr, /line 4: endTime: endTime 36\.0 is past the end/)
+  assert.is(await tags(), before, 'nothing was created')
+  // the good rows alone import
+  writeFileSync(
+    table,
+    'Start (s),End (s),Scientific name,Common name,Confidence,File\n' +
+      rows
+        .filter(([, b]) => b <= 34)
+        .map(([a, b]) => `${a},${b},wren,Wren,0.9,siteA/20260501_050000.WAV`)
+        .join('\n') +
+      '\n',
+  )
+  const good = await w.mas(['tag', 'import', table, '--tag-set', 'season tags', '--batch-size', '2'])
+  assert.is(good.code, 0, good.stderr)
+  assert.is(await tags(), before + 3)
+})
+
 test('mas media list shows duration, sample rate and channels, in recording-time order; --sort and --columns', async () => {
   const lib = Number((await w.mas(['library', 'create', 'Durations'])).stdout.trim())
   const root = join(w.newHome(), 'season')

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/schema.js'
-import { secondsText } from '../../media/facts.js'
+import { secondsText } from '../../media/numberText.js'
 import { mediaFileNamed, named } from '../../named.js'
 import type { Storage } from '../../storage/index.js'
 import type { AudioSource } from '../audioSource.js'

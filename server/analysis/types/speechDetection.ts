@@ -7,7 +7,7 @@ import type { JobType, RunningJob } from '../jobType.js'
 import { openSpeechModel, SPEECH_MODEL, speechSpans, type SpeechSpan } from '../models/speech.js'
 import { builtInModelProvenance } from '../provenance.js'
 import { csvText, recordResult } from '../results.js'
-import { secondsText } from '../../media/facts.js'
+import { secondsText } from '../../media/numberText.js'
 
 // SpeechDetection (docs/decisions.md, "Speech"): the spans of human speech in the job's media files, found by the
 // bundled speech detector (server/analysis/models/speech.ts), written as machine tags of the class `speech` (made
