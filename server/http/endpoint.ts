@@ -10,7 +10,6 @@ import { methodNotAllowed } from './errors.js'
 import { readBody } from './body.js'
 import { JsonText } from './jsonText.js'
 import { labelOf, type FieldDef } from './fields.js'
-import type { AppServices } from '../services.js'
 
 // One path of the API with the methods it accepts. Registering it gives every
 // path the same conventions: Allow on every answer, OPTIONS metadata without
@@ -35,8 +34,10 @@ export interface Context {
   origin: string
   /** the parsed request body: JSON, form or multipart fields */
   body(): Promise<unknown>
-  /** what the app keeps between requests: its caller cache, accelerators, batches and page boundaries */
-  services: AppServices
+  /** what the app keeps between requests: its caller cache, accelerators, batches and page boundaries. Its type is
+   * the one app.ts decorates the app with (server/services.ts), named through fastify's declaration of the
+   * instance so that this layer names nothing of the resources above it (docs/architecture.md, "Per-app state") */
+  services: FastifyInstance['services']
 }
 
 export interface Result {
@@ -50,7 +51,7 @@ export interface EndpointDeps {
   db: Kysely<DB>
   config: AppConfig
   storage: Storage
-  services: AppServices
+  services: Context['services']
 }
 
 export type Handler = (ctx: Context) => Promise<Result>

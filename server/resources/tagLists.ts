@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import type { Caller } from '../access.js'
+import type { Context } from '../http/endpoint.js'
 import { parseValue } from '../http/fields.js'
 import type { ListVia } from './core/define.js'
-import type { AppServices } from '../services.js'
 import { filterNames } from './core/listStatements.js'
 import { parseId } from './core/read.js'
 import { readable, readableRecord, type Db, type ResourceDef } from './resource.js'
@@ -23,7 +23,7 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
     db: Db,
     caller: Caller,
     query: Record<string, string>,
-    { fast, tagSetPages }: AppServices,
+    { fast, tagSetPages }: Context['services'],
   ): ListVia | null => {
     // an empty value filters nothing (applyFilters)
     const names = filterNames(query).filter((n) => query[n] !== '')

@@ -9,7 +9,6 @@ import { parseInput, parseValue, type TableFields } from '../http/fields.js'
 import { Coalescers } from './fast/coalesce.js'
 import { callerKey, compiler, standInNumber, standInText } from './fast/statements.js'
 import type { Accelerators } from './fast/index.js'
-import type { AppServices } from '../services.js'
 import { rowError } from './fast/create.js'
 import type { Rec } from './core/define.js'
 import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
@@ -222,7 +221,7 @@ export type DecisionBatches = ReturnType<typeof decisionBatches>
 /** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null
  * when a check fails (nothing written for it). */
 function decideTogether(
-  { fast, reviewDecisions }: AppServices,
+  { fast, reviewDecisions }: Context['services'],
   db: Db,
   caller: Caller,
   v: DecisionValues,

@@ -5,7 +5,6 @@ import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { AcceleratedPath } from '../fast/index.js'
-import type { AppServices } from '../../services.js'
 import type { ListOptions } from './list.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
@@ -129,7 +128,7 @@ export interface ResourceDef<T extends TableName = TableName> {
     /** the column whose record, once readable, makes every record readable (`allReadableWith`, access.ts): the
      * list checks the rule once for it; a rule that does not say so is refused where the resource is defined */
     readableWith: string
-    list: (db: Db, caller: Caller, query: Record<string, string>, services: AppServices) => ListVia | null
+    list: (db: Db, caller: Caller, query: Record<string, string>, services: Context['services']) => ListVia | null
   }
   /** the query parameters listFilter reads, for the OpenAPI document */
   listFilterParams?: Fields
