@@ -16,7 +16,7 @@ import { isStoredName } from '../storage/index.js'
 import { jobResultFiles } from './jobResultFile.js'
 import { mediaFiles } from './mediaFile.js'
 import { readable } from './resource.js'
-import type { Accelerators } from './fast/index.js'
+import type { Accelerators } from './core/accelerators.js'
 
 // GET /media/<name>: the bytes of a stored file, to whoever may read the
 // record that names it (a media file: read on its library; a job result file:

@@ -9,14 +9,20 @@ import type { TableName } from '../db/schema.js'
 import type { Endpoint } from '../http/endpoint.js'
 import type { ResourceDef } from './core/define.js'
 import { resourceEndpoints as coreEndpoints } from './core/endpoints.js'
+import { unacceleratedPaths } from './fast/index.js'
 import { withPermittedMethods } from './permittedMethods.js'
 
 export { defineResource, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
-export type { PageRows, PageRun } from './core/list.js'
+export type { PageRows, PageRun } from './core/define.js'
 export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
 export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/checks.js'
 export { API, subListEndpoint } from './core/endpoints.js'
 
-/** A resource's list and detail endpoints (core/endpoints.ts), the detail telling the caller's permitted methods. */
-export const resourceEndpoints = <T extends TableName>(def: ResourceDef<T>): Endpoint[] =>
-  withPermittedMethods(def, coreEndpoints(def))
+/** A resource's list and detail endpoints (core/endpoints.ts), the detail telling the caller's permitted methods;
+ * made only when the accelerators can take every path the declaration expects them to (`accelerated`), so that a
+ * change that would leave a fast path fails at start-up instead of silently running slower. */
+export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
+  const unaccelerated = unacceleratedPaths(def, def.accelerated ?? [])
+  if (unaccelerated.length) throw new Error(`${def.name} is declared accelerated, but: ${unaccelerated.join('; ')}`)
+  return withPermittedMethods(def, coreEndpoints(def))
+}

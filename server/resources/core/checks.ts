@@ -5,7 +5,7 @@ import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
 import { parseInput, type Fields, type InputMode, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
-import type { Accelerators } from '../fast/index.js'
+import type { Accelerators, Ask, ScopeAsk } from './accelerators.js'
 import { readable } from './read.js'
 
 // The checks of a write before it is made: every reference names a record the caller can read,
@@ -24,13 +24,6 @@ export async function checkReferences<T extends TableName>(
   fast?: Accelerators,
 ): Promise<Record<string, string[]>[]> {
   return (await checkAccess(db, def, caller, items, existing, undefined, fast)).errors
-}
-
-/** A scope check to make in the same statement as the reference checks: may the caller hold `flag` on every row? */
-export interface ScopeAsk {
-  scope: Scope
-  flag: Flag
-  rows: AnyRow[]
 }
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
@@ -99,8 +92,6 @@ export function scopeKey(scope: Scope, row: AnyRow): string {
   }
   return key
 }
-
-export type Ask = { name: string; target: Referent; ids: number[] }
 
 /** How many rows the check statement answers when every check passes: one per id asked, one per scope row. */
 export const checkCount = (asks: Array<{ ids: number[] }>, scopeAsk: ScopeAsk | undefined): number =>

@@ -4,8 +4,6 @@ import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/sch
 import type { Context, Handler, Result } from '../../http/endpoint.js'
 import type { Fields, TableFields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import type { AcceleratedPath } from '../fast/index.js'
-import type { ListOptions } from './list.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
 // hooks (docs/architecture.md, "Why resources are declared as data").
@@ -30,12 +28,36 @@ export type RecordRequest = Pick<ListRequest, 'origin' | 'now'>
 /** A stored record of table T as the hooks see it, with any computed fields under their wire names. */
 export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
 
+export interface ListOptions {
+  /** the number of records of `base` when the request has no filters, cheaper than counting them */
+  count?: () => Promise<number>
+  /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
+   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `pageOf(ordered, limit, offset)`, with what `count`
+   * would answer when the page's statement read it too */
+  page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<PageRows>
+  /** `count` and `page` answer for the request's filters too (ResourceDef.listVia), not only without them */
+  filtered?: boolean
+}
+
+/** A page's rows, and the number of records of the whole list when the statement read it beside them. */
+export interface PageRows {
+  rows: AnyRow[]
+  count?: number
+}
+
+/** Runs a page's query (a query over the records as `r`, limited to the page): its rows, each with `id`,
+ * the record (its columns, or its JSON text as `__json`) and the named `extras` the query selects. */
+export type PageRun = (page: Query, extras?: string[]) => Promise<AnyRow[]>
+
 /** A list read another way (ResourceDef.listVia): the records the caller may read before the request's
  * filters, as `r`, and the count and pages of the filtered list (ListOptions, with `filtered`). */
 export interface ListVia {
   base: Query<{}>
   options: ListOptions
 }
+
+/** The paths a resource may expect to be accelerated (ResourceDef.accelerated). */
+export type AcceleratedPath = 'create' | 'detail' | 'list'
 
 export interface ResourceDef<T extends TableName = TableName> {
   /** path segment and schema key, e.g. 'tag' */

@@ -5,10 +5,9 @@ import { forbidden, notFound } from '../../http/errors.js'
 import type { Fields } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
 import type { Query } from '../../http/list.js'
-import { anyTable, type ResourceDef } from './define.js'
-import { listOf, type PageRows, type PageRun } from './list.js'
+import { anyTable, type PageRows, type PageRun, type ResourceDef } from './define.js'
+import { listOf } from './list.js'
 import type { CallerBase } from './listStatements.js'
-import { unacceleratedPaths } from '../fast/index.js'
 import { fetchRecord, parseId, readable, readableRecord, recordRequest, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
@@ -26,8 +25,6 @@ function documentedFields<T extends TableName>(def: ResourceDef<T>): Fields {
 export const API = '/api/v0'
 
 export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
-  const unaccelerated = unacceleratedPaths(def, def.accelerated ?? [])
-  if (unaccelerated.length) throw new Error(`${def.name} is declared accelerated, but: ${unaccelerated.join('; ')}`)
   const listMethods: Endpoint['methods'] = {}
   if (def.list !== false) {
     listMethods.GET = async (ctx) => {

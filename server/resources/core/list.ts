@@ -5,33 +5,12 @@ import { ApiError } from '../../http/errors.js'
 import { envelopeText } from '../../http/jsonText.js'
 import type { Envelope } from '../../http/jsonText.js'
 import { pageIfAny, paginate, pageOf, type ListReads, type Query } from '../../http/list.js'
-import { recs, type ListRequest, type ResourceDef } from './define.js'
+import { recs, type ListOptions, type ListRequest, type PageRows, type PageRun, type ResourceDef } from './define.js'
 import { countedPage, listQueries, unfiltered, type CallerBase, type ListQueries } from './listStatements.js'
 import { renderSelected, selectComputed } from './read.js'
 
 // A list of a resource's records: the one implementation behind every list endpoint, top-level
 // (tag/) and sub-list (tagSet/{Id}/tags/).
-
-export interface ListOptions {
-  /** the number of records of `base` when the request has no filters, cheaper than counting them */
-  count?: () => Promise<number>
-  /** a page of `ordered` (all of `base`, by id) when the request has no filters or ordering, cheaper than
-   * LIMIT/OFFSET (e.g. a keyset seek); the same rows as `pageOf(ordered, limit, offset)`, with what `count`
-   * would answer when the page's statement read it too */
-  page?: (ordered: Query, limit: number, offset: number, run: PageRun) => Promise<PageRows>
-  /** `count` and `page` answer for the request's filters too (ResourceDef.listVia), not only without them */
-  filtered?: boolean
-}
-
-/** A page's rows, and the number of records of the whole list when the statement read it beside them. */
-export interface PageRows {
-  rows: AnyRow[]
-  count?: number
-}
-
-/** Runs a page's query (a query over the records as `r`, limited to the page): its rows, each with `id`,
- * the record (its columns, or its JSON text as `__json`) and the named `extras` the query selects. */
-export type PageRun = (page: Query, extras?: string[]) => Promise<AnyRow[]>
 
 /** What a sub-list checks of its parent: the parent's read rule as a condition of the list's own statement,
  * and the parent fetched on its own (404 when it cannot be read). */

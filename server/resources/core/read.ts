@@ -5,7 +5,7 @@ import type { Context } from '../../http/endpoint.js'
 import { forbidden, notFound } from '../../http/errors.js'
 import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import type { Accelerators } from '../fast/index.js'
+import type { Accelerators } from './accelerators.js'
 import { anyTable, recs, type Db, type Rec, type RecordRequest, type ResourceDef } from './define.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and

@@ -1,7 +1,8 @@
 import type { CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow } from '../../db/schema.js'
-import { checkUnion, type Ask, type ScopeAsk } from '../core/checks.js'
+import { checkUnion } from '../core/checks.js'
+import type { Ask, ScopeAsk } from '../core/accelerators.js'
 import {
   bind,
   compiler,

@@ -4,7 +4,8 @@ import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { parseInput } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
-import { asksOf, checkCount, checkUnion, hasErrors, scopeKey, type Ask, type ScopeAsk } from '../core/checks.js'
+import { asksOf, checkCount, checkUnion, hasErrors, scopeKey } from '../core/checks.js'
+import type { Ask, ScopeAsk, CreateOf } from '../core/accelerators.js'
 import { recs, type Db, type Rec, type ResourceDef } from '../core/define.js'
 import { columnTypes } from '../core/insert.js'
 import { render } from '../core/read.js'
@@ -38,13 +39,6 @@ export interface CreateState {
   plans: StatementCache<Plan>
   narrowed: NarrowedFirst
   batches: CreateBatches
-}
-
-/** What the plain create (core/write.ts) gives a fast one for the parsed values: the new row's columns as
- * stored, and the access check of the new record (none for a site admin, or a resource anyone may create in). */
-export interface CreateOf {
-  row: (values: Record<string, unknown>) => AnyRow
-  scopeAsk: (values: Record<string, unknown>) => ScopeAsk | undefined
 }
 
 /** Whether a resource's single creates may be made in one statement: none of the hooks that run between the

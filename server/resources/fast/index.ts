@@ -4,11 +4,20 @@ import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import type { Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import type { Ask, ScopeAsk } from '../core/checks.js'
-import type { Db, ListRequest, RecordRequest, ResourceDef } from '../core/define.js'
+import {
+  PATHS,
+  type Accelerators,
+  type Ask,
+  type JsonPages,
+  type Path,
+  type PathCounts,
+  type ScopeAsk,
+  type CreateOf,
+} from '../core/accelerators.js'
+import type { AcceleratedPath, Db, ListRequest, RecordRequest, ResourceDef } from '../core/define.js'
 import type { CallerBase } from '../core/listStatements.js'
 import { plannedCheck } from './checks.js'
-import { createBatches, createsInOne, fastCreate, type CreateOf, type CreateState } from './create.js'
+import { createBatches, createsInOne, fastCreate, type CreateState } from './create.js'
 import { detailBatches, fetchFlaggedRow, type FetchState } from './detail.js'
 import { detailJson, listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
 import { NarrowedFirst } from './narrowed.js'
@@ -21,57 +30,6 @@ import { bind, planStatement, standInCaller, StatementCache, type Plan } from '.
 // them first at a few points; each function answers, or says "not for this request" (null) and the plain path
 // runs. One set per app, made from its configuration (MAS_ACCELERATORS): `accelerators(false)` declines
 // everything. Each keeps a count of which path answered, which tests assert (never a time).
-
-/** The points where an accelerator may answer in the plain path's place. */
-export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const
-export type Path = (typeof PATHS)[number]
-
-/** How many times each path answered: the accelerator's (`fast`), or the plain one after it declined. */
-export type PathCounts = Record<Path, { fast: number; plain: number }>
-
-/** A page of a list whose records the database writes as JSON: how to run a page's query, how its rows become
- * the records' texts, and, for an unfiltered top-level list, its page with its count from a compiled statement. */
-export interface JsonPages {
-  run: (page: Query, extras?: string[]) => Promise<AnyRow[]>
-  texts: (rows: AnyRow[]) => Promise<string[]>
-  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null
-}
-
-export interface Accelerators {
-  readonly on: boolean
-  readonly answered: PathCounts
-  /** the access rule of `r` for the caller, compiled once per resource, flag and kind of caller */
-  rule(def: Referent, caller: Caller, flag: Flag): RawBuilder<SqlBool> | null
-  /** the record `id` with `__can_<flag>` for each flag (undefined: missing or unreadable): a compiled statement,
-   * made narrowed first */
-  fetch(db: Db, def: Referent, caller: Caller, id: number, flags: Flag[]): Promise<AnyRow | undefined> | null
-  /** a detail's answer written by the database (undefined: missing or unreadable), read with the caller's
-   * details that arrive meanwhile (alone, when its computed fields read the request's origin and clock) */
-  detail<T extends TableName>(
-    db: Db,
-    def: ResourceDef<T>,
-    caller: Caller,
-    id: number,
-    req: RecordRequest,
-  ): Promise<string | undefined> | null
-  /** a write's check statement (core/checks.ts) from its compiled plan */
-  checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> | null
-  /** a single create made in one statement with its checks (batched with others of its shape) */
-  create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf): Promise<Result | null>
-  /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
-  pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null
-  /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`
-   * with stand-ins (statements.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
-   * `slots`; null when it cannot be planned so (then the endpoint compiles it for this request) */
-  statement(
-    owner: object,
-    caller: Caller,
-    shape: string,
-    slots: unknown[],
-    standIns: (set: 0 | 1) => unknown[],
-    compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
-  ): CompiledQuery<AnyRow> | null
-}
 
 const zeroCounts = (): PathCounts => Object.fromEntries(PATHS.map((p) => [p, { fast: 0, plain: 0 }])) as PathCounts
 
@@ -192,11 +150,8 @@ class Accelerated implements Accelerators {
   }
 }
 
-/** The paths a resource may expect to be accelerated (ResourceDef.accelerated). */
-export type AcceleratedPath = 'create' | 'detail' | 'list'
-
 /** Which of `expected` the accelerators cannot take for this declaration, each with why: a hook or a field they
- * do not handle. Checked where the resource is defined (core/define.ts), so that a change that would leave a
+ * do not handle. Checked where a resource's endpoints are made (resource.ts), so that a change that would leave a
  * fast path fails at start-up instead of silently running slower. */
 export function unacceleratedPaths<T extends TableName>(
   def: ResourceDef<T>,
