@@ -15,8 +15,8 @@ export interface FieldDef<C extends string = string> {
   type: FieldType
   /** database column; absent for computed or embedded fields (filled in by the resource) */
   column?: C
-  /** pk: the resource the id refers to (the caller must be able to read it); a function, so that
-   * resources may refer to each other whatever the order their modules load in */
+  /** pk: the resource the id refers to (the caller must be able to read it); a function, read once every module
+   * has loaded, so that a declaration may name itself */
   target?: () => Referent
   required?: boolean
   readOnly?: boolean

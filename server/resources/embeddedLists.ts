@@ -1,18 +1,17 @@
 import type { TableName } from '../db/schema.js'
-import { jobParameters } from './jobParameters.js'
-import { metaData } from './mediaMetadata.js'
 import type { ResourceDef } from './resource.js'
 
 // The lists embedded in their parents' records (a media file's metadata, a job's parameters), declared once:
 // their records are the child resource's fields. Triggers keep them as JSON in the parent's row, which every
 // answer reads (the parents' `computed` fields; migration 2026_11_24_0004, docs/decisions.md §11); the
-// migration imports no app code: a test
-// (test/server/resources/embeddedListsJson.test.ts) checks that its triggers write exactly these fields, so a field added
-// here without a new migration replacing the triggers fails it.
+// migration imports no app code: a test (test/server/resources/embeddedListsJson.test.ts) pairs each list with
+// its child's declaration and checks that the triggers write exactly its fields, so a field added to the child
+// without a new migration replacing the triggers fails it. The lists do not import their children: a child
+// names its parent (a media file's metadata its media file), which reads the list.
 
 export interface EmbeddedList {
-  /** the resource whose records are embedded (a function: the modules refer to each other) */
-  child: () => ResourceDef<TableName>
+  /** the child's table, whose records are embedded */
+  childTable: TableName
   /** the child's column holding its parent's id */
   parentColumn: string
   parentTable: TableName
@@ -23,7 +22,7 @@ export interface EmbeddedList {
 }
 
 export const MEDIA_FILE_METADATA: EmbeddedList = {
-  child: () => metaData as unknown as ResourceDef<TableName>,
+  childTable: 'media_file_metadata',
   parentColumn: 'media_file_id',
   parentTable: 'media_files',
   jsonColumn: 'metadata_json',
@@ -31,7 +30,7 @@ export const MEDIA_FILE_METADATA: EmbeddedList = {
 }
 
 export const JOB_PARAMETERS: EmbeddedList = {
-  child: () => jobParameters as unknown as ResourceDef<TableName>,
+  childTable: 'job_parameters',
   parentColumn: 'job_id',
   parentTable: 'jobs',
   jsonColumn: 'parameters_json',
@@ -41,8 +40,6 @@ export const JOB_PARAMETERS: EmbeddedList = {
 export const EMBEDDED_LISTS: readonly EmbeddedList[] = [MEDIA_FILE_METADATA, JOB_PARAMETERS]
 
 /** The child's columns and their names in the records, in the order of its field declarations. */
-export function recordFields(list: EmbeddedList): Array<[column: string, name: string]> {
-  return Object.entries(list.child().fields).flatMap(([name, f]) =>
-    f.column ? [[f.column, name] as [string, string]] : [],
-  )
+export function recordFields(child: ResourceDef): Array<[column: string, name: string]> {
+  return Object.entries(child.fields).flatMap(([name, f]) => (f.column ? [[f.column, name] as [string, string]] : []))
 }

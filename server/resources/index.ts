@@ -28,8 +28,8 @@ import * as mediaSpectra from './mediaSpectra.js'
 import * as usernames from './usernames.js'
 import * as model from './model.js'
 
-// Every resource module's endpoints, asked for once every module has loaded (resources refer to each
-// other, so a module may load before one it names). A new resource adds one line here.
+// Every resource module's endpoints, asked for once every module has loaded; a sub-list of a parent's records of
+// another resource comes with the child's (tagSet/{Id}/tags/ with tag.ts). A new resource adds one line here.
 export const resourceEndpoints: Endpoint[] = [
   ...lookups.endpoints(),
   ...users.endpoints(),

@@ -2,9 +2,8 @@ import { sql } from 'kysely'
 import { onLibrary } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
 import { queueSpeechScan, SPEECH_POLICIES } from '../media/speechPolicy.js'
-import { mediaFiles, removeStoredMediaFiles } from './mediaFile.js'
-import { userMetaDataFields } from './mediaMetadata.js'
-import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
+import { defineResource, resourceEndpoints } from './resource.js'
+import { removeStoredMediaFiles } from './storedMediaFiles.js'
 import { users } from './users.js'
 
 // library/: a collection of media files with its tag sets, tag classes and
@@ -69,20 +68,4 @@ export const libraries = defineResource({
   },
 })
 
-export const endpoints = () => [
-  ...resourceEndpoints(libraries),
-  subListEndpoint({
-    parent: libraries,
-    child: mediaFiles,
-    segment: 'mediaFiles',
-    name: 'Library Media Files',
-    where: 'library_id',
-  }),
-  subListEndpoint({
-    parent: libraries,
-    child: userMetaDataFields,
-    segment: 'userMetaDataFields',
-    name: 'Library User Meta Data Fields',
-    where: 'library_id',
-  }),
-]
+export const endpoints = () => resourceEndpoints(libraries)

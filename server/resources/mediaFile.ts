@@ -1,14 +1,13 @@
 import { sql, type RawBuilder } from 'kysely'
 import { onLibrary } from '../access.js'
-import type { Context } from '../http/endpoint.js'
 import type { TableFields } from '../http/fields.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { MEDIA_FILE_METADATA } from './embeddedLists.js'
-import { userMetaData } from './mediaMetadata.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
 import { mediaTypes } from './lookups.js'
 import { sensors } from './sensor.js'
+import { removeStoredMediaFiles } from './storedMediaFiles.js'
 import { users } from './users.js'
 
 // mediaFile/: the media files of the libraries the caller can read. No create
@@ -38,14 +37,6 @@ const fields: TableFields<'media_files'> = {
 export const storedFileUrl = (origin: string, column: string): RawBuilder<string> =>
   sql<string>`${origin}::text || '/media/' || mas_uri_path(${sql.ref(`r.${column}`)})`
 
-/** Remove the stored bytes of media files whose rows were deleted, one by one (mediaFile/{Id}/) or with
- * their library; run after the deletion committed. A file that cannot be removed is logged and left. */
-export async function removeStoredMediaFiles(files: Array<{ file: string }>, ctx: Context): Promise<void> {
-  const storage = ctx.storage
-  for (const f of files)
-    await storage.remove(f.file).catch((e) => ctx.req.log.warn({ err: e, file: f.file }, 'stored file not removed'))
-}
-
 export const mediaFiles = defineResource({
   name: 'mediaFile',
   accelerated: ['detail', 'list'],
@@ -72,10 +63,10 @@ export const mediaFiles = defineResource({
 export const endpoints = () => [
   ...resourceEndpoints(mediaFiles),
   subListEndpoint({
-    parent: mediaFiles,
-    child: userMetaData,
-    segment: 'userMetaData',
-    name: 'Media File User Meta Data',
-    where: 'media_file_id',
+    parent: libraries,
+    child: mediaFiles,
+    segment: 'mediaFiles',
+    name: 'Library Media Files',
+    where: 'library_id',
   }),
 ]

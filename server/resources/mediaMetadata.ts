@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { onLibrary, onLibraryVia } from '../access.js'
 import { badRequest, fieldError } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
-import { defineResource, resourceEndpoints } from './resource.js'
+import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
 import { mediaFiles } from './mediaFile.js'
 
@@ -104,4 +104,18 @@ export const endpoints = () => [
   ...resourceEndpoints(metaData),
   ...resourceEndpoints(userMetaDataFields),
   ...resourceEndpoints(userMetaData),
+  subListEndpoint({
+    parent: libraries,
+    child: userMetaDataFields,
+    segment: 'userMetaDataFields',
+    name: 'Library User Meta Data Fields',
+    where: 'library_id',
+  }),
+  subListEndpoint({
+    parent: mediaFiles,
+    child: userMetaData,
+    segment: 'userMetaData',
+    name: 'Media File User Meta Data',
+    where: 'media_file_id',
+  }),
 ]

@@ -1,6 +1,6 @@
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
-import { defineResource, resourceEndpoints, type ResourceDef } from './resource.js'
+import { defineResource, resourceEndpoints, subListEndpoint, type ResourceDef } from './resource.js'
 import { checkBounds, regionFits } from './tagBounds.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
@@ -8,6 +8,8 @@ import { tagClasses } from './tagClass.js'
 import { tagExamples } from './tagExample.js'
 import { tagSets } from './tagSet.js'
 import { tagListVia } from './tagLists.js'
+import { tagSetTagCount } from './tagSetCount.js'
+import { tagSetPage } from './tagSetPages.js'
 import { users } from './users.js'
 
 // tag/: a labelled time/frequency region of a media file, in a tag set. Read on
@@ -87,4 +89,19 @@ export const tags: ResourceDef<'tags'> = defineResource({
   storedCondition: regionFits,
 })
 
-export const endpoints = () => resourceEndpoints(tags)
+export const endpoints = () => [
+  ...resourceEndpoints(tags),
+  subListEndpoint({
+    parent: tagSets,
+    child: tags,
+    segment: 'tags',
+    name: 'Tag Set Tags',
+    // (tag_set_id, id) serves the default order
+    where: 'tag_set_id',
+    // kept by triggers: no count(*) over a tag set of millions on every page
+    count: async (ctx, id) => (await tagSetTagCount(ctx.db, id)).count,
+    // deep pages seek to a remembered first id instead of skipping every tag before them
+    page: (ctx, id, ordered, limit, offset, run) =>
+      tagSetPage(ctx.services.tagSetPages, ctx.db, { tagSetId: id }, ordered, limit, offset, run),
+  }),
+]

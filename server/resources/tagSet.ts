@@ -1,10 +1,7 @@
 import { onLibrary, onTagSet } from '../access.js'
 import { forbidden } from '../http/errors.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
-import { tags } from './tag.js'
-import { defineResource, resourceEndpoints, scopeAllows, subListEndpoint } from './resource.js'
-import { tagSetTagCount } from './tagSetCount.js'
-import { tagSetPage } from './tagSetPages.js'
+import { defineResource, resourceEndpoints, scopeAllows } from './resource.js'
 import { libraries } from './library.js'
 import { users } from './users.js'
 
@@ -50,19 +47,4 @@ export const tagSets = defineResource({
   },
 })
 
-export const endpoints = () => [
-  ...resourceEndpoints(tagSets),
-  subListEndpoint({
-    parent: tagSets,
-    child: tags,
-    segment: 'tags',
-    name: 'Tag Set Tags',
-    // (tag_set_id, id) serves the default order
-    where: 'tag_set_id',
-    // kept by triggers: no count(*) over a tag set of millions on every page
-    count: async (ctx, id) => (await tagSetTagCount(ctx.db, id)).count,
-    // deep pages seek to a remembered first id instead of skipping every tag before them
-    page: (ctx, id, ordered, limit, offset, run) =>
-      tagSetPage(ctx.services.tagSetPages, ctx.db, { tagSetId: id }, ordered, limit, offset, run),
-  }),
-]
+export const endpoints = () => resourceEndpoints(tagSets)

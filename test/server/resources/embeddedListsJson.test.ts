@@ -4,9 +4,16 @@ import * as assert from 'uvu/assert'
 import * as migration from '../../../server/db/migrations/2026_11_24_0004_embedded_lists_json.js'
 import type { DB } from '../../../server/db/schema.js'
 import { toJson } from '../../../server/http/fields.js'
-import { EMBEDDED_LISTS, recordFields } from '../../../server/resources/embeddedLists.js'
+import {
+  EMBEDDED_LISTS,
+  JOB_PARAMETERS,
+  MEDIA_FILE_METADATA,
+  recordFields,
+  type EmbeddedList,
+} from '../../../server/resources/embeddedLists.js'
 import { jobParameters } from '../../../server/resources/jobParameters.js'
 import { metaData } from '../../../server/resources/mediaMetadata.js'
+import type { ResourceDef } from '../../../server/resources/resource.js'
 import { suiteApp, type TestUser } from '../../helpers/app.js'
 import { makeJob, makeProject } from '../../helpers/jobs.js'
 import { makeLibrary, makeMediaFile, makeMetaData } from '../../helpers/records.js'
@@ -68,15 +75,29 @@ async function agrees(
   assert.is(stored, rendered, what)
 }
 
+/** Each embedded list with the declaration of its child resource. */
+const CHILDREN: Array<[EmbeddedList, ResourceDef]> = [
+  [MEDIA_FILE_METADATA, metaData as unknown as ResourceDef],
+  [JOB_PARAMETERS, jobParameters as unknown as ResourceDef],
+]
+
+test('every embedded list is paired with its child declaration, of its table', () => {
+  assert.equal(
+    CHILDREN.map(([list]) => list),
+    [...EMBEDDED_LISTS],
+  )
+  for (const [list, child] of CHILDREN) assert.is(child.table, list.childTable)
+})
+
 test('the triggers write the fields declared for each embedded list, in their order (server/resources/embeddedLists.ts)', async () => {
-  for (const list of EMBEDDED_LISTS) {
+  for (const [list, child] of CHILDREN) {
     const fn = `${list.parentTable}_${list.jsonColumn}`
     const source = await sql<{ src: string }>`select prosrc as src from pg_proc where proname = ${fn}`.execute(t.db)
     assert.is(source.rows.length, 1, `the function ${fn} of the migration`)
     const written = [...source.rows[0].src.matchAll(/x\."([^"]+)" as "([^"]+)"/g)].map((m) => [m[1], m[2]])
     assert.equal(
       written,
-      recordFields(list),
+      recordFields(child),
       `${list.field}: a changed declaration needs a new migration replacing ${fn}`,
     )
   }
