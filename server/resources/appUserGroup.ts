@@ -83,9 +83,9 @@ export const appUserGroups = defineResource({
       .execute()
     await trx.deleteFrom('app_user_group_users').where('group_id', '=', row.id).execute()
   },
-  computed: () => ({
+  computed: {
     users: sql`array(select m.user_id from app_user_group_users m where m.group_id = r.id order by m.user_id)`,
-  }),
+  },
 })
 
 export const endpoints = () => resourceEndpoints(appUserGroups)

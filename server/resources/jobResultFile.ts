@@ -71,9 +71,9 @@ export const jobResultFiles = defineResource({
   destroy: 'write',
   updatable: ['job', 'creationDate', 'notes'],
   createHandler: createResultFile,
-  computed: (req) => ({
-    resultFile: sql`case when r.result_file <> '' then ${storedFileUrl(req.origin, 'result_file')} end`,
-  }),
+  computed: {
+    resultFile: (req) => sql`case when r.result_file <> '' then ${storedFileUrl(req.origin, 'result_file')} end`,
+  },
   beforeDelete: async (_trx, row, ctx) => async () => {
     if (row.result_file) await ctx.storage.remove(row.result_file)
   },

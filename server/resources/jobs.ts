@@ -10,7 +10,7 @@ import { jobTypes } from '../analysis/types/index.js'
 import { waitingForSql } from '../analysis/waiting.js'
 import { sql, type Transaction } from 'kysely'
 import { JOB_PARAMETERS } from './embeddedLists.js'
-import { defineResource, resourceEndpoints, type Db, type Rec } from './resource.js'
+import { defineResource, resourceEndpoints, type ComputedField, type Db, type Rec } from './resource.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
 import { users } from './users.js'
@@ -97,13 +97,12 @@ const fields: TableFields<'jobs'> = {
  * instead of looking Running until some worker takes it over. The server's clock is compared with the lease
  * the database's clock set, which hosts kept in time agree on to well under the lease.
  */
-function unattendedFields(now: Date) {
-  const unattended = sql<boolean>`(r.status_id = ${RUNNING} and r.lease_expires < ${now}::timestamptz)`
-  return {
-    isRunning: sql`case when ${unattended} then false else r.is_running end`,
-    workerSilentSeconds: sql`case when ${unattended}
+const unattended = (now: Date) => sql<boolean>`(r.status_id = ${RUNNING} and r.lease_expires < ${now}::timestamptz)`
+
+const UNATTENDED_FIELDS: Record<string, ComputedField> = {
+  isRunning: ({ now }) => sql`case when ${unattended(now)} then false else r.is_running end`,
+  workerSilentSeconds: ({ now }) => sql`case when ${unattended(now)}
       then round(extract(epoch from ${now}::timestamptz - coalesce(r.lease_renewed, r.lease_expires)))::integer end`,
-  }
 }
 
 async function validateJob(ctx: Context, values: Record<string, unknown>, existing: Rec<'jobs'> | null) {
@@ -178,12 +177,12 @@ export const jobs = defineResource({
   createScope: null,
   owner: 'user_id',
   stamps: ['creation_date'],
-  computed: ({ now }) => ({
-    ...unattendedFields(now),
+  computed: {
+    ...UNATTENDED_FIELDS,
     // kept in the job's row (migration 2026_11_24_0004)
     [JOB_PARAMETERS.field]: sql.ref(`r.${JOB_PARAMETERS.jsonColumn}`),
     waitingFor: waitingForSql('r'),
-  }),
+  },
   validate: validateJob,
   afterWrite: async (trx, row, values) => {
     if (values.parameters !== undefined) {

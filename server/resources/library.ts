@@ -48,7 +48,7 @@ export const libraries = defineResource({
     if (values.speechPolicy !== undefined && values.speechPolicy !== 'keep') await queueSpeechScan(trx, row.id)
   },
   // the media file ids of a whole page of libraries in one query
-  computed: () => ({ mediaFiles: sql`array(select f.id from media_files f where f.library_id = r.id order by f.id)` }),
+  computed: { mediaFiles: sql`array(select f.id from media_files f where f.library_id = r.id order by f.id)` },
   // the stored bytes of its media files are removed once the deletion committed
   beforeDelete: async (trx, row, ctx) => {
     const tagSets = trx.selectFrom('tag_sets').select('id').where('library_id', '=', row.id)

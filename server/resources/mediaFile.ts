@@ -53,10 +53,10 @@ export const mediaFiles = defineResource({
   listFilter: mediaFileListFilter,
   listFilterParams: mediaFileFilterParams,
   // its address, and its metadata records kept as JSON in its row (migration 2026_11_24_0004)
-  computed: (req) => ({
-    url: storedFileUrl(req.origin, 'file'),
+  computed: {
+    url: (req) => storedFileUrl(req.origin, 'file'),
     [MEDIA_FILE_METADATA.field]: sql.ref(`r.${MEDIA_FILE_METADATA.jsonColumn}`),
-  }),
+  },
   beforeDelete: async (_trx, row, ctx) => () => removeStoredMediaFiles([row], ctx),
 })
 

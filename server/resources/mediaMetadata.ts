@@ -95,9 +95,9 @@ export const userMetaData = defineResource({
     }
   },
   // the field names of a whole page in one query
-  computed: () => ({
+  computed: {
     metaDataFieldName: sql`coalesce((select f.name from media_file_user_metadata_fields f where f.id = r.metadata_field_id), '')`,
-  }),
+  },
 })
 
 export const endpoints = () => [

@@ -39,9 +39,9 @@ export const projects = defineResource({
   stamps: ['creation_date'],
   list: 'admin',
   description: 'Projects. Listing is for admin users only; creating is for any user.',
-  computed: () => ({
+  computed: {
     mediaFiles: sql`array(select m.media_file_id from project_media_files m where m.project_id = r.id order by m.media_file_id)`,
-  }),
+  },
 })
 
 // ---- membership ----

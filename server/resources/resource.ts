@@ -12,7 +12,7 @@ import { resourceEndpoints as coreEndpoints } from './core/endpoints.js'
 import { unacceleratedPaths } from './fast/index.js'
 import { withPermittedMethods } from './permittedMethods.js'
 
-export { defineResource, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
+export { defineResource, type ComputedField, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
 export type { PageRows, PageRun } from './core/define.js'
 export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
 export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/checks.js'

@@ -67,9 +67,9 @@ export const users = defineResource({
       ctx.services.callers.forget()
     }
   },
-  computed: () => ({
+  computed: {
     groups: sql`array(select g.group_id from user_auth_groups g where g.user_id = r.id order by g.group_id)`,
-  }),
+  },
 })
 
 export const endpoints = () => resourceEndpoints(users)

@@ -1,8 +1,8 @@
 import type { TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { badRequest } from '../../http/errors.js'
-import { computedNames, render } from './read.js'
-import type { Rec, ResourceDef } from './define.js'
+import { render } from './read.js'
+import { computedNames, type Rec, type ResourceDef } from './define.js'
 
 // `?fields=` on a create of a bulk resource (docs/decisions.md §9): the answer's records hold only the fields named.
 // An import that keeps only the ids asks for `fields=id`, and the records are then neither read back nor rendered.

@@ -25,6 +25,28 @@ export interface ListRequest {
 /** What a record's computed fields (ResourceDef.computed) may use of their request. */
 export type RecordRequest = Pick<ListRequest, 'origin' | 'now'>
 
+/** A computed field's SQL over the record `r`: one expression, or, when it reads the request (its origin, its
+ * clock), a function making it for each request. */
+export type ComputedField = Expression<unknown> | ((req: RecordRequest) => Expression<unknown>)
+
+/** The names of a resource's computed fields, known from its declaration. */
+export const computedNames = (def: Pick<ResourceDef, 'computed'>): string[] => Object.keys(def.computed ?? {})
+
+/** Whether some computed field of the resource reads the request (then its records' SQL is made for each). */
+export const computedOfRequest = (def: Pick<ResourceDef, 'computed'>): boolean =>
+  Object.values(def.computed ?? {}).some((f) => typeof f === 'function')
+
+/** A resource's computed fields' SQL for a request (undefined when it has none). */
+export function computedFor(
+  def: Pick<ResourceDef, 'computed'>,
+  req: RecordRequest,
+): Record<string, Expression<unknown>> | undefined {
+  if (!def.computed) return undefined
+  const out: Record<string, Expression<unknown>> = {}
+  for (const [name, f] of Object.entries(def.computed)) out[name] = typeof f === 'function' ? f(req) : f
+  return out
+}
+
 /** A stored record of table T as the hooks see it, with any computed fields under their wire names. */
 export type Rec<T extends TableName> = Row<T> & { [computed: string]: unknown }
 
@@ -87,12 +109,13 @@ export interface ResourceDef<T extends TableName = TableName> {
   identity?: Column<T>[]
   /** wire names that an update may change; default: every writable field */
   updatable?: string[]
-  /** fields the database computes for each record, under their wire names: SQL expressions over the record
-   * `r` for a request (its origin, its clock), e.g. an address or a json column the database keeps in the
-   * record's row (an embedded list, migration 2026_11_24_0004). A field given here is rendered as the
-   * expression's value, whether or not it has a column. Every path selects them: a list's statement, a
-   * detail's and a write's answer (read.ts, render), and the JSON the database writes (fast/jsonRecord.ts). */
-  computed?: (req: RecordRequest) => Record<string, Expression<unknown>>
+  /** fields the database computes for each record, by wire name: SQL expressions over the record `r` (or, for
+   * one that reads the request's origin or clock, a function making it), e.g. an address or a json column the
+   * database keeps in the record's row (an embedded list, migration 2026_11_24_0004). A field given here is
+   * rendered as the expression's value, whether or not it has a column. Every path selects them: a list's
+   * statement, a detail's and a write's answer (read.ts, render), and the JSON the database writes
+   * (fast/jsonRecord.ts). */
+  computed?: Record<string, ComputedField>
   /** fields read for a page of records in one more query, under their wire names, where SQL cannot give them
    * as the API renders them (a sensor array's sensors are whole sensor records, rendered by their declaration);
    * a resource with it has its records rendered by the server (toJson), never by the database */

@@ -6,7 +6,16 @@ import { forbidden, notFound } from '../../http/errors.js'
 import { toJson, INT_MAX, type Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { Accelerators } from './accelerators.js'
-import { anyTable, recs, type Db, type Rec, type RecordRequest, type ResourceDef } from './define.js'
+import {
+  anyTable,
+  computedFor,
+  computedNames,
+  recs,
+  type Db,
+  type Rec,
+  type RecordRequest,
+  type ResourceDef,
+} from './define.js'
 
 // Reading records: the records a caller may read, one record with the caller's flags on it, and
 // rendering rows as JSON records. `fast`, where given, may answer in the plain path's place
@@ -37,21 +46,13 @@ export const readableRecord = (
 /** The request a record's computed fields are made for: the caller's origin, and now. */
 export const recordRequest = (ctx: Pick<Context, 'origin'>): RecordRequest => ({ origin: ctx.origin, now: new Date() })
 
-/** The names of a resource's computed fields (which do not depend on the request). */
-const computedOfDef = new WeakMap<object, string[]>()
-export function computedNames<T extends TableName>(def: ResourceDef<T>): string[] {
-  let names = computedOfDef.get(def)
-  if (!names) computedOfDef.set(def, (names = Object.keys(def.computed?.({ origin: '', now: new Date(0) }) ?? {})))
-  return names
-}
-
 /** `qb`, a query of records as `r`, with the resource's computed fields selected under their wire names. */
 export function selectComputed<T extends TableName, O>(
   qb: Query<O>,
   def: ResourceDef<T>,
   req: RecordRequest,
 ): Query<O> {
-  const computed = def.computed?.(req)
+  const computed = computedFor(def, req)
   return computed
     ? (qb.select(Object.entries(computed).map(([name, value]) => sql`${value}`.as(name))) as Query<O>)
     : qb

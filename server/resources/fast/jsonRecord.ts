@@ -1,8 +1,10 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { FieldDef, Fields } from '../../http/fields.js'
-import { compiler } from './statements.js'
 import {
   anyTable,
+  computedFor,
+  computedNames,
+  computedOfRequest,
   type Db,
   type ListRequest,
   type Query,
@@ -83,18 +85,26 @@ export function detailJson<T extends TableName>(def: ResourceDef<T>): DetailJson
 
 function makeDetailJson<T extends TableName>(def: ResourceDef<T>): DetailJson | null {
   if (def.embed) return null
-  const computed = def.computed
-  if (!computed) {
+  if (!def.computed) {
     const own = ownRecordColumns(def, 'r')
     return own && { columns: () => own, ofRequest: false }
   }
-  return (
-    recordColumns(def.fields, 'r', computed({ origin: '', now: new Date(0) })) && {
-      columns: (req) => recordColumns(def.fields, 'r', computed(req))!,
-      ofRequest: true,
-    }
-  )
+  if (!recordColumns(def.fields, 'r', standInComputed(def))) return null
+  // computed fields that do not read the request: the record's SQL is made once
+  if (!computedOfRequest(def)) {
+    const columns = recordColumns(def.fields, 'r', computedFor(def, NO_REQUEST))!
+    return { columns: () => columns, ofRequest: false }
+  }
+  return { columns: (req) => recordColumns(def.fields, 'r', computedFor(def, req))!, ofRequest: true }
 }
+
+/** The request given to computed fields that read none of it. */
+const NO_REQUEST: RecordRequest = { origin: '', now: new Date(0) }
+
+/** Each computed field as a stand-in value: whether a record has an SQL form depends on which fields are computed,
+ * not on their SQL. */
+const standInComputed = (def: Pick<ResourceDef, 'computed'>): Record<string, Expression<unknown>> =>
+  Object.fromEntries(computedNames(def).map((name) => [name, sql`null`]))
 
 /** per resource: whether its lists' records are written by the database (pageJson gives a statement) */
 const writesLists = new WeakMap<object, boolean>()
@@ -104,7 +114,7 @@ const writesLists = new WeakMap<object, boolean>()
 export function listsWrittenByDatabase<T extends TableName>(def: ResourceDef<T>): boolean {
   let writes = writesLists.get(def)
   if (writes === undefined)
-    writesLists.set(def, (writes = pageJson(compiler, def, { origin: '', now: new Date(0) }) !== null))
+    writesLists.set(def, (writes = !def.embed && recordColumns(def.fields, 'r', standInComputed(def)) !== null))
   return writes
 }
 
@@ -131,7 +141,7 @@ function pageJson<T extends TableName>(
   // a record without computed fields is the one a detail writes, built once; computed fields are of the request
   // (the origin, the clock), built for each
   if (def.embed) return null
-  const columns = def.computed ? recordColumns(def.fields, 'r', def.computed(req)) : ownRecordColumns(def, 'r')
+  const columns = def.computed ? recordColumns(def.fields, 'r', computedFor(def, req)) : ownRecordColumns(def, 'r')
   return columns && ((page, extras) => pageStatement(db, page, extras, columns))
 }
 

@@ -217,7 +217,7 @@ test('a resource declared accelerated is refused at start-up when it adds what t
   assert.throws(() => resourceEndpoints({ ...tags, embed: hook }), /detail.*list/)
   // a computed field (of the request's origin and clock) is written by the database in lists and details alike
   assert.ok(
-    resourceEndpoints({ ...tags, computed: ({ now }) => ({ strength: sql`extract(epoch from ${now}::timestamptz)` }) })
+    resourceEndpoints({ ...tags, computed: { strength: ({ now }) => sql`extract(epoch from ${now}::timestamptz)` } })
       .length,
   )
   assert.throws(
