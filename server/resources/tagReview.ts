@@ -280,7 +280,7 @@ async function decide(ctx: Context): Promise<Result> {
   const { values, errors, scope } = await validateItems(
     ctx,
     tagReviews,
-    [body],
+    [parsed],
     'create',
     null,
     ctx.caller.isAdmin

@@ -2,7 +2,7 @@ import type { CompiledQuery, RawBuilder, SqlBool } from 'kysely'
 import type { Caller, Flag, Scope } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
-import type { Referent } from '../../http/fields.js'
+import type { ParsedInput, Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import type { Db, ListRequest, RecordRequest, ResourceDef } from './define.js'
 import type { CallerBase } from './listStatements.js'
@@ -62,8 +62,13 @@ export interface Accelerators {
   ): Promise<string | undefined> | null
   /** a write's check statement (core/checks.ts) from its compiled plan */
   checks(owner: object, caller: Caller, asks: Ask[], scopeAsk?: ScopeAsk): CompiledQuery<AnyRow> | null
-  /** a single create made in one statement with its checks (batched with others of its shape) */
-  create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf): Promise<Result | null>
+  /** a single create, its body parsed, made in one statement with its checks (batched with others of its shape) */
+  create<T extends TableName>(
+    ctx: Context,
+    def: ResourceDef<T>,
+    parsed: ParsedInput,
+    of: CreateOf,
+  ): Promise<Result | null>
   /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null
   /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`

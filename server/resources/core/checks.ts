@@ -3,7 +3,7 @@ import { valueColumns, type Caller, type Flag, type Scope } from '../../access.j
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
-import { parseInput, type Fields, type InputMode, type Referent } from '../../http/fields.js'
+import { parseInput, type Fields, type InputMode, type ParsedInput, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
 import type { Accelerators, Ask, ScopeAsk } from './accelerators.js'
 import { readable } from './read.js'
@@ -164,16 +164,20 @@ export function hasErrors(errors: Record<string, unknown>[]): boolean {
   return errors.some((e) => Object.keys(e).length > 0)
 }
 
+/** The items of a write's body parsed by the fields it may set: once, for the accelerators' attempt and the checks
+ * alike (validateItems). */
+export const parseItems = <T extends TableName>(def: ResourceDef<T>, data: unknown[], mode: InputMode): ParsedInput[] =>
+  data.map((d) => parseInput(writableFields(def, mode), d, mode))
+
 /** `scopeOf`: the scope check the caller's write will need, made with the reference checks (see createRecords). */
 export async function validateItems<T extends TableName>(
   ctx: Context,
   def: ResourceDef<T>,
-  data: unknown[],
+  parsed: ParsedInput[],
   mode: InputMode,
   existing: Rec<T> | null,
   scopeOf?: (values: Record<string, unknown>[]) => ScopeAsk,
 ) {
-  const parsed = data.map((d) => parseInput(writableFields(def, mode), d, mode))
   const errors = parsed.map((p) => ({ ...p.errors }) as Record<string, string[]>)
   const scopeAsk = scopeOf?.(parsed.filter((p) => !Object.keys(p.errors).length).map((p) => p.values))
   const checked = await checkAccess(

@@ -8,7 +8,7 @@ import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
 import { toColumns } from '../../http/fields.js'
 import { heldRights } from '../../access.js'
 import { anyTable, recs, type Rec, type ResourceDef } from './define.js'
-import { hasErrors, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
+import { hasErrors, parseItems, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { answerFieldsOf, answerRecords, idsOnly } from './answerFields.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows, insertsAsArrays } from './insert.js'
@@ -84,8 +84,9 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
               : v[columnField.get(c) ?? '']
       return row
     })
+  const parsed = parseItems(def, items, 'create')
   if (!many && onDuplicate === 'create' && !fields) {
-    const fast = await ctx.services.fast.create(ctx, def, body, {
+    const fast = await ctx.services.fast.create(ctx, def, parsed[0], {
       row: (v) => rowsOf([v])[0],
       scopeAsk: (v) => (checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined),
     })
@@ -95,7 +96,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     const { values, errors, scope } = await validateItems(
       ctx,
       def,
-      items,
+      parsed,
       'create',
       null,
       checkScope ? (valid) => ({ scope: checkScope, flag, rows: scopeRowsOf(checkScope, valid) }) : undefined,
@@ -224,13 +225,8 @@ async function update<T extends TableName>(
 ): Promise<Result> {
   const flag = def.update || 'write'
   const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.services.fast)
-  const { values, errors } = await validateItems(
-    ctx,
-    def,
-    [await ctx.body()],
-    partial ? 'partial' : 'replace',
-    existing,
-  )
+  const mode = partial ? 'partial' : 'replace'
+  const { values, errors } = await validateItems(ctx, def, parseItems(def, [await ctx.body()], mode), mode, existing)
   const createScope = def.createScope === undefined ? def.scope : def.createScope
   if (hasErrors(errors)) {
     // moved to a target the caller may read but not write: 403, before field errors about other references

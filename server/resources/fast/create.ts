@@ -2,7 +2,7 @@ import { sql, type CompiledQuery } from 'kysely'
 import type { Caller } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
-import { parseInput } from '../../http/fields.js'
+import type { ParsedInput } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
 import { asksOf, checkCount, checkUnion, hasErrors, scopeKey } from '../core/checks.js'
 import type { Ask, ScopeAsk, CreateOf } from '../core/accelerators.js'
@@ -46,18 +46,17 @@ export interface CreateState {
 export const createsInOne = <T extends TableName>(def: ResourceDef<T>): boolean =>
   !def.transform && !def.afterWrite && !def.validate && !def.createHandler
 
-/** The answer of a single create (`body`, not an array) made in one statement with its checks; null when the
- * resource or the request does not fit one, or a check did not pass (nothing was written: the plain create says
- * what failed). */
+/** The answer of a single create (its body, not an array, as the plain create parsed it) made in one statement
+ * with its checks; null when the resource or the request does not fit one, or a check did not pass (nothing was
+ * written: the plain create, with the same parsed values, says what failed). */
 export async function fastCreate<T extends TableName>(
   state: CreateState,
   ctx: Context,
   def: ResourceDef<T>,
-  body: unknown,
+  parsed: ParsedInput,
   of: CreateOf,
 ): Promise<Result | null> {
   if (!createsInOne(def)) return null
-  const parsed = parseInput(def.fields, body, 'create')
   if (
     Object.keys(parsed.errors).length ||
     !valuesPass(def, parsed.values) ||

@@ -2,7 +2,7 @@ import type { CompiledQuery, RawBuilder, SqlBool } from 'kysely'
 import type { Caller, Flag } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
-import type { Referent } from '../../http/fields.js'
+import type { ParsedInput, Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 import {
   PATHS,
@@ -112,8 +112,8 @@ class Accelerated implements Accelerators {
     return this.#count('checks', plannedCheck(this.#checks, owner, caller, asks, scopeAsk))
   }
 
-  async create<T extends TableName>(ctx: Context, def: ResourceDef<T>, body: unknown, of: CreateOf) {
-    return this.#count('create', await fastCreate(this.#createState, ctx, def, body, of))
+  async create<T extends TableName>(ctx: Context, def: ResourceDef<T>, parsed: ParsedInput, of: CreateOf) {
+    return this.#count('create', await fastCreate(this.#createState, ctx, def, parsed, of))
   }
 
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase) {
