@@ -6,7 +6,9 @@ import * as assert from 'uvu/assert'
 
 // The domain layer (docs/architecture.md, the layers of the server): server/analysis/, server/media/ and
 // the worker in server/jobs/ never import server/resources/ nor server/http/; resources and jobs import the
-// domain, and the HTTP layer maps the domain's errors.
+// domain, and the HTTP layer maps the domain's errors. Within the HTTP side, server/http/ imports nothing of
+// server/resources/ (nor server/services.ts, which names them), and the resources' plain path (core/) never imports
+// the accelerators (fast/): they are plugged in by server/services.ts and resources/resource.ts alone.
 // Read from the sources themselves, every import and re-export specifier, static or dynamic.
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..')
@@ -62,5 +64,23 @@ for (const [layer, imports] of [
     assert.equal(wrong, [])
   })
 }
+
+test('server/http imports nothing of the resources, nor the services that name them', () => {
+  const files = sources(join(SERVER, 'http'))
+  assert.ok(files.length >= 10, `only ${files.length} source files found under server/http`)
+  const wrong = files.flatMap((f) =>
+    importsOf(f)
+      .filter((p) => p.startsWith('server/resources/') || p === 'server/services.js')
+      .map((p) => `${relative(ROOT, f)} imports ${p}`),
+  )
+  assert.equal(wrong, [])
+})
+
+test('the accelerators (resources/fast/) are imported by server/services.ts and resources/resource.ts alone', () => {
+  const plugs = ['server/services.ts', 'server/resources/resource.ts']
+  const files = sources(SERVER).filter((f) => !relative(ROOT, f).startsWith('server/resources/fast/'))
+  const importers = files.filter((f) => importsOf(f).some((p) => p.startsWith('server/resources/fast/')))
+  assert.equal(importers.map((f) => relative(ROOT, f)).sort(), plugs)
+})
 
 test.run()

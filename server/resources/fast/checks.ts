@@ -3,17 +3,8 @@ import type { Caller } from '../../access.js'
 import type { AnyRow } from '../../db/schema.js'
 import { checkUnion } from '../core/checks.js'
 import type { Ask, ScopeAsk } from '../core/accelerators.js'
-import {
-  bind,
-  compiler,
-  planStatement,
-  standInCaller,
-  standInNumber,
-  standInText,
-  type CallerKind,
-  type Plan,
-  type StatementCache,
-} from './statements.js'
+import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
+import { compiler, standInCaller, standInNumber, standInText, type CallerKind } from '../core/standIns.js'
 import { cacheableKinds, isSlot, VALUE_KIND, valueKind } from './valueKinds.js'
 
 // The check statement of a write (core/checks.ts: references readable, the rule on the new values) compiled once

@@ -11,17 +11,11 @@ import { columnTypes } from '../core/insert.js'
 import { render } from '../core/read.js'
 import { checkSlots, kindsOf, standInChecks } from './checks.js'
 import { cacheableKinds, isSlot, valueKind } from './valueKinds.js'
-import { Coalescers, type Coalescer } from './coalesce.js'
+import { Coalescers, type Coalescer } from '../../db/coalesce.js'
+import { rowError } from '../../db/rowError.js'
 import { asksOver, batchable, insertBatch } from './createBatch.js'
-import {
-  bind,
-  callerKey,
-  compiler,
-  planStatement,
-  type CallerKind,
-  type Plan,
-  type StatementCache,
-} from './statements.js'
+import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
+import { callerKey, compiler, type CallerKind } from '../core/standIns.js'
 import { ownRecordColumns } from './jsonRecord.js'
 import type { NarrowedFirst } from './narrowed.js'
 
@@ -174,14 +168,6 @@ function insertRows<T extends TableName>(
       (e: unknown) => (rowError(e) ? insertOne(plans, db, def, as, own(row), row) : Promise.reject(e)),
     ),
   )
-}
-
-/** Did the batch fail for what one of its rows holds, as a whole (nothing of it written)? PostgreSQL's
- * errors of data (22), integrity (23), a transaction rolled back (40) and those raised by a trigger (P0);
- * anything else (a lost connection, a fault of the statement itself) is every request's error. */
-export function rowError(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code
-  return typeof code === 'string' && ['22', '23', '40', 'P0'].includes(code.slice(0, 2))
 }
 
 /** the batches of single creates being made: one of a key at once, at most 250 creates each (docs/decisions.md §13) */

@@ -4,20 +4,10 @@ import type { AnyRow } from '../../db/schema.js'
 import type { Referent } from '../../http/fields.js'
 import type { Db, RecordRequest } from '../core/define.js'
 import type { DetailJson } from './jsonRecord.js'
-import { Coalescers } from './coalesce.js'
+import { Coalescers } from '../../db/coalesce.js'
 import type { NarrowedFirst } from './narrowed.js'
-import {
-  bind,
-  callerKey,
-  compiler,
-  planStatement,
-  standInCaller,
-  standInNumber,
-  standInText,
-  type CallerKind,
-  type Plan,
-  type StatementCache,
-} from './statements.js'
+import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
+import { callerKey, compiler, standInCaller, standInNumber, standInText, type CallerKind } from '../core/standIns.js'
 
 // A record fetch, the most frequent statement: its SQL (the access rule's subqueries included) compiled once per
 // resource, flags, form (columns or JSON) and kind of caller, with stand-ins for the caller's id, the record's

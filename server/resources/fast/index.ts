@@ -23,7 +23,8 @@ import { detailJson, listPageJson, listsWrittenByDatabase } from './jsonRecord.j
 import { NarrowedFirst } from './narrowed.js'
 import { jsonPage, plannedCountedPage } from './page.js'
 import { compiledRule, type CompiledRule } from './rule.js'
-import { bind, planStatement, standInCaller, StatementCache, type Plan } from './statements.js'
+import { bind, planStatement, StatementCache, type Plan } from './statements.js'
+import { standInCaller } from '../core/standIns.js'
 
 // The accelerators: every speed-up of the resource core in one place, behind one small interface
 // (docs/architecture.md, "The plain path and the accelerators"). The plain path (server/resources/core/) asks

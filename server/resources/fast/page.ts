@@ -4,17 +4,8 @@ import { applyOrdering, type Query } from '../../http/list.js'
 import type { ListRequest, ResourceDef } from '../core/define.js'
 import { countedPage, listQueries, unfiltered, type CallerBase } from '../core/listStatements.js'
 import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
-import {
-  bind,
-  compiler,
-  planStatement,
-  standInCaller,
-  standInNumber,
-  standInText,
-  type CallerKind,
-  type Plan,
-  type StatementCache,
-} from './statements.js'
+import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
+import { compiler, standInCaller, standInNumber, standInText, type CallerKind } from '../core/standIns.js'
 
 // A page of a list as the database writes its records (jsonRecord.ts), and the most frequent page, an
 // unfiltered page of a top-level list read with the list's count, compiled once per shape (statements.ts,

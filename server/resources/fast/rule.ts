@@ -1,7 +1,8 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import { rowColumns, type Caller, type Flag } from '../../access.js'
 import type { Referent } from '../../http/fields.js'
-import { compiler, planStatement, standInCaller, type Plan, type StatementCache } from './statements.js'
+import { planStatement, type Plan, type StatementCache } from './statements.js'
+import { compiler, standInCaller } from '../core/standIns.js'
 
 // A resource's access rule for a caller, as SQL compiled once per resource, flag and kind of caller
 // (statements.ts): the rule of a record `r` is the largest part of most statements (a tag set's is an owner,

@@ -1,13 +1,6 @@
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type CompiledQuery,
-} from 'kysely'
-import type { Caller } from '../../access.js'
-import type { AnyRow, AnyTables } from '../../db/schema.js'
+import type { CompiledQuery } from 'kysely'
+import type { AnyRow } from '../../db/schema.js'
+import { callerKey, type CallerKind } from '../core/standIns.js'
 
 // The one cache of statements compiled once per shape, and the stand-in technique it rests on (docs/decisions.md
 // §14). The most frequent statements (a record fetch, the reference and
@@ -19,38 +12,11 @@ import type { AnyRow, AnyTables } from '../../db/schema.js'
 // statement that uses anything else of the request (the caller's username, or a value written into the
 // SQL) is compiled again for every request (docs/decisions.md §6).
 
-/** Builds and compiles PostgreSQL statements; never connects (both database kinds speak PostgreSQL's SQL). */
-export const compiler = new Kysely<AnyTables>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-})
-
 /** A statement compiled once: for each slot (a value each request gives), its parameter positions. */
 export interface Plan {
   query: CompiledQuery<AnyRow>
   at: number[][]
 }
-
-/** The stand-in for slot `k` of stand-in set `set` (0 or 1): distinct from every other stand-in and from
- * any id or value a request gives (ids are positive; negative values this size are not written). */
-export const standInNumber = (set: 0 | 1, k: number): number => -1_987_654_321 - 2 * k - set
-export const standInText = (set: 0 | 1, k: number): string => `stand-in ${set} value ${k}`
-/** What a statement may depend on of its caller besides the caller's id: part of every plan's key. */
-export type CallerKind = Pick<Caller, 'isAdmin' | 'ownedOnly'>
-export const callerKey = (caller: CallerKind): string => (caller.isAdmin ? 'admin' : caller.ownedOnly ? 'owned' : 'any')
-
-/** The stand-in caller of a set, of the given kind: its id is slot 0's stand-in number; its username
- * differs between sets. */
-export const standInCaller = (set: 0 | 1, kind: CallerKind): Caller => ({
-  id: standInNumber(set, 0),
-  username: `stand-in caller ${set}`,
-  isAdmin: kind.isAdmin,
-  ownedOnly: kind.ownedOnly,
-})
 
 /** Compiles `compile(set)` for both stand-in sets; the plan, or null when the statement depends on the
  * request beyond the slots' parameters. `slots(set)` are the stand-in values compile put in, compared by
