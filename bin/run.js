@@ -18,11 +18,14 @@ if (!serving) {
   v8.setFlagsFromString('--optimize-for-size')
 }
 
-// a reader that stops early (mas tag export | head) ends the command quietly, whatever was writing
-process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(0)
-  throw err
-})
+// a reader that stops early (mas tag export | head) ends the command quietly, whatever was writing; a server whose
+// log reader went (Ctrl-C on `npm start | tee log` ends tee too) goes on to stop as the signal asks, its embedded
+// PostgreSQL with it, its last lines unread
+for (const stream of serving ? [process.stdout, process.stderr] : [process.stdout])
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err
+    if (!serving) process.exit(0)
+  })
 
 // as @oclif/core's execute() does, but a flag the command lacks is refused in one line naming the nearest it has,
 // for the commands outside BaseCommand too (which refuses so itself)

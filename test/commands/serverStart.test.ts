@@ -3,7 +3,7 @@ import { ALL_JOB_TYPES } from '../../server/analysis/catalog.js'
 import { request } from 'node:http'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { BIN, serverHome } from '../helpers/server.js'
+import { BIN, postgresOf, serverHome } from '../helpers/server.js'
 
 // `mas server start` as a user runs it: a child process, a real port, a signal to stop.
 
@@ -111,6 +111,23 @@ test('server start: Ctrl-C ends with one line saying what stopped: the address, 
       `stopped: server on ${s.url} and its job worker (job ${job.id} back in the queue); 3 health checks answered`,
     )
     assert.not.match(s.output(), /healthz/)
+  } finally {
+    if (s.child.exitCode === null) s.child.kill('SIGKILL')
+    await home.cleanup()
+  }
+})
+
+test('server start: Ctrl-C after its log reader went (npm start | tee) still stops the embedded PostgreSQL', async () => {
+  const home = await serverHome({ embedded: true })
+  const s = await home.start()
+  try {
+    assert.ok(postgresOf(home.dataDir).length > 0, 'the embedded PostgreSQL runs')
+    // the reader of its output ends, as tee does on Ctrl-C: the server's next lines meet a closed pipe
+    s.child.stdout!.destroy()
+    s.child.stderr!.destroy()
+    s.child.kill('SIGINT')
+    assert.is(await s.exited, 0)
+    assert.equal(postgresOf(home.dataDir), [], 'no PostgreSQL left running on its data directory')
   } finally {
     if (s.child.exitCode === null) s.child.kill('SIGKILL')
     await home.cleanup()
