@@ -17,6 +17,8 @@ export interface Lookups {
   /** does the server refuse tags past their recording's end or above half its sample rate (mas does,
    * docs/decisions.md §18; the original service does not) */
   keepsTagsInRecordings(): Promise<boolean>
+  /** the record of media file `id` (with its facts), as the caller reads it; undefined when it cannot */
+  mediaRecord(id: number): Promise<MediaFile | undefined>
 }
 
 export interface ReadOptions {
@@ -77,11 +79,10 @@ export async function checkTables(
     bounded ??= await lookups.keepsTagsInRecordings()
     if (!bounded) return []
     if (!extents.has(mediaFile)) {
-      media ??= await lookups.media()
-      const record = media.byId(mediaFile)
+      const record = await lookups.mediaRecord(mediaFile)
       extents.set(mediaFile, record && extentOfRecord(record))
     }
-    // a media file outside the tag set's library: the server says what is wrong with that
+    // a media file the caller cannot read, or outside the tag set's library: the server says what is wrong with that
     const extent = extents.get(mediaFile)
     if (!extent) return []
     return Object.entries(outOfBounds(mediaFile, extent, row)).map(([field, [why]]) => `${field}: ${why}`)

@@ -241,6 +241,13 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       classes: () =>
         (classes ??= tagClasses(this.api, libraryOf(tagSet, '--tag-set'), { ignoreCase: !this.flags.force })),
       keepsTagsInRecordings: () => offersExtensions(this.api),
+      // the library's list when the tag set has a library (names are looked up in it), else each file by its id
+      mediaRecord: async (id) =>
+        tagSet.library != null
+          ? (await (media ??= mediaFiles(this.api, libraryOf(tagSet, '--tag-set')))).byId(id)
+          : await this.api
+              .request<MediaFile>('GET', `mediaFile/${id}/`)
+              .then((answer) => (answer.status === 200 ? answer.data : undefined)),
     }
   }
 

@@ -120,6 +120,26 @@ test('mas tag import holds a table to the same limits before it sends anything: 
   const good = await w.mas(['tag', 'import', table, '--tag-set', 'season tags', '--batch-size', '2'])
   assert.is(good.code, 0, good.stderr)
   assert.is(await tags(), before + 3)
+  // a tag set of no library: its rows give ids, and each file's facts are read by its id
+  const loose = await w.mas(['tagset', 'create', 'loose tags'])
+  assert.is(loose.code, 0, loose.stderr)
+  const tagClass = (
+    await w.t.db.selectFrom('tag_classes').select('id').where('class_name', '=', 'wren').executeTakeFirstOrThrow()
+  ).id
+  const ids = join(dir, 'loose.json')
+  const tag = (start: number, end: number) => ({
+    mediaFile: recording,
+    tagClass,
+    startTime: start,
+    endTime: end,
+    minFrequency: 1000,
+    maxFrequency: 4000,
+  })
+  writeFileSync(ids, JSON.stringify([tag(1, 2), tag(3, 4), tag(30, 36)]))
+  const refused = await w.mas(['tag', 'import', ids, '--tag-set', 'loose tags', '--batch-size', '2'])
+  assert.is(refused.code, 1, refused.stderr)
+  assert.match(refused.stderr, /item 3: endTime: endTime 36\.0 is past the end/, refused.stderr)
+  assert.is(await tags(), before + 3, 'nothing was created')
 })
 
 test('mas media list shows duration, sample rate and channels, in recording-time order; --sort and --columns', async () => {
