@@ -3,6 +3,7 @@ import { failure } from './exits.js'
 import { Progress } from './output.js'
 import { TagImportMemory } from './tagImportMemory.js'
 import type { ParsedTags } from './tagFormats.js'
+import type { Tag } from './records.js'
 
 // Sending validated tags to POST tag/: in batches (arrays, each all-or-nothing on the server, a
 // mas extension), or, where the server takes one tag a request (the original service answers an
@@ -36,10 +37,7 @@ export interface Sent {
 }
 
 /** A created tag as the server answers it (or `{id}` where only its id is kept). */
-export interface TagAnswer {
-  id: number
-  [field: string]: unknown
-}
+export type TagAnswer = Pick<Tag, 'id'> & Partial<Tag>
 
 /** What a create answers: one tag, several, or `{results, skipped}` where the server skipped duplicates. */
 type CreateAnswer = TagAnswer | TagAnswer[] | SkippingAnswer

@@ -12,10 +12,9 @@ import {
   mediaFiles,
   tagClasses,
   type Directory,
-  type MediaFile,
-  type TagClass,
-  type TagSet,
+  type FoundTagSet,
 } from '../../src/lookup.js'
+import type { MediaFile, TagClass } from '../../src/records.js'
 import { stderr, table, warn } from '../../src/output.js'
 import { offersExtensions } from '../../src/serverOffers.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
@@ -233,7 +232,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
 
   /** The library's media files and classes (each list fetched once per reading, when a row names one). With --force,
    * class names match exactly. */
-  private lookups(tagSet: TagSet): Lookups {
+  private lookups(tagSet: FoundTagSet): Lookups {
     let media: Promise<Directory<MediaFile>> | undefined
     let classes: Promise<Directory<TagClass>> | undefined
     return {
