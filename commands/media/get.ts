@@ -34,7 +34,7 @@ export default class MediaGet extends AuthCommand<typeof MediaGet> {
       ['type', MEDIA_TYPES],
     ] as const)
       if (key in rest) shownRest[key] = names.of(kind, rest[key])
-    const metadata = Object.fromEntries((meta ?? []).map((m) => [`  ${m.name}`, shown(m)]))
+    const metadata = Object.fromEntries((Array.isArray(meta) ? meta : []).map((m) => [`  ${m.name}`, shown(m)]))
     this.log(record({ ...shownRest, ...(Object.keys(metadata).length ? { metadata: '' } : {}), ...metadata }))
     return media
   }
