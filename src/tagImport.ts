@@ -53,7 +53,7 @@ const SINGLE_CONCURRENCY = 8
 export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOptions): Promise<Sent> {
   const key = TagImportMemory.keyOf(parsed.tags, opts.tagSet)
   const created = opts.memory.created(key)
-  const records: TagAnswer[] = new Array(parsed.tags.length)
+  const records = new Array<TagAnswer>(parsed.tags.length)
   for (const [i, id] of created) records[i] = { id }
   const earlier = created.size
   const pending = parsed.tags.map((_t, i) => i).filter((i) => !created.has(i))
@@ -237,7 +237,7 @@ function bulkLimitOf(data: unknown): number | undefined {
 /** A rejected batch: per-item errors mapped back to the lines of the input. */
 function batchError(status: number, body: unknown, lines: number[], url: string): Error {
   if (status === 400 && Array.isArray(body)) {
-    const problems = body
+    const problems = (body as unknown[])
       .map((item, i) => {
         if (!item || typeof item !== 'object' || Object.keys(item).length === 0) return ''
         const text = Object.entries(item as Record<string, unknown>)

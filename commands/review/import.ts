@@ -46,7 +46,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     }
     let passedOver = 0
     for (const { name, belowFolder } of files) {
-      const text = await readInput(name).catch((err) => unreadable(name, err))
+      const text = await readInput(name).catch((err: NodeJS.ErrnoException) => unreadable(name, err))
       const one = parseReviews(text, this.flags['verdict-column'])
       const at = files.length > 1 ? `${name}: ` : ''
       // below a folder, a table without a verdict column is no decisions file: passed over, and said so
@@ -159,7 +159,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
   private async files(): Promise<Array<{ name: string; belowFolder: boolean }>> {
     const out: Array<{ name: string; belowFolder: boolean }> = []
     for (const arg of this.positionals) {
-      if (arg === '-' || !(await stat(arg).catch((err) => unreadable(arg, err))).isDirectory()) {
+      if (arg === '-' || !(await stat(arg).catch((err: NodeJS.ErrnoException) => unreadable(arg, err))).isDirectory()) {
         out.push({ name: arg, belowFolder: false })
         continue
       }

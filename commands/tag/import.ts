@@ -139,7 +139,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       format: this.flags.format,
       mediaFile: this.flags['media-file'],
       stdin,
-    }).catch((err) => unreadable(err.path ?? args.join(' '), err))
+    }).catch((err: NodeJS.ErrnoException) => unreadable(err.path ?? args.join(' '), err))
     for (const p of passed) warn(`${p.name}: passed over: ${p.why}`)
     if (!sources.length) failure(`no table to import in ${args.join(' ')}`)
     const names = sources.length === 1 ? sources[0].name : `${sources.length} tables`
