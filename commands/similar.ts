@@ -54,8 +54,8 @@ export default class Similar extends AuthCommand<typeof Similar> {
     let library: number
     let answer: SimilarAnswer
     if (f.tag !== undefined) {
-      const tag = await this.api.get<{ mediaFile: number }>(`tag/${f.tag}/`)
-      library = (await this.api.get<{ library: number }>(`mediaFile/${tag.mediaFile}/`)).library
+      const tag = await this.api.get(`tag/${f.tag}/`)
+      library = (await this.api.get(`mediaFile/${tag.mediaFile}/`)).library
       answer = await this.api.get<SimilarAnswer>(`tag/${f.tag}/similar/`, {
         ...common,
         ...(f['exclude-tagged'] ? { exclude: 'tagged' } : {}),
@@ -67,7 +67,7 @@ export default class Similar extends AuthCommand<typeof Similar> {
         failure(`--start and --end must be seconds with --end after --start (got ${f.start} and ${f.end})`)
       const inLibrary = f.library === undefined ? undefined : await libraryId(this.api, '--library', f.library)
       const file = await mediaFileId(this.api, '--media-file', f['media-file']!, inLibrary)
-      library = inLibrary ?? (await this.api.get<{ library: number }>(`mediaFile/${file}/`)).library
+      library = inLibrary ?? (await this.api.get(`mediaFile/${file}/`)).library
       answer = await this.api.post<SimilarAnswer>(`library/${library}/similar/`, {
         mediaFile: file,
         startTime: start,

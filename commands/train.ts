@@ -2,12 +2,7 @@ import { Flags } from '@oclif/core'
 import { AuthCommand } from '../src/baseCommand.js'
 import { findTagSet } from '../src/lookup.js'
 import { stderr } from '../src/output.js'
-
-interface Job {
-  id: number
-  name: string
-  status: number
-}
+import type { Job } from '../src/records.js'
 
 export default class Train extends AuthCommand<typeof Train> {
   static summary = "Learn a classifier from the decisions on a tag set's tags and tag the library's strongest windows"

@@ -81,7 +81,7 @@ export function aoefRows(
     a,
     machine: true,
     score: a.score,
-    tagIds: Array.isArray(a.tags) ? a.tags.map((p: unknown) => (Array.isArray(p) ? p[0] : p)) : [],
+    tagIds: Array.isArray(a.tags) ? (a.tags as unknown[]).map((p) => (Array.isArray(p) ? (p as unknown[])[0] : p)) : [],
   }))
   ;[...annotations, ...predictions].forEach(({ a, machine, score, tagIds }, i) => {
     const item = i + 1

@@ -5,9 +5,12 @@ import { exchange, exchangeText, httpAgent, httpsAgent } from './http.js'
 import { filterCheck } from './listFilters.js'
 import type { Query } from './query.js'
 import { NAMES_VERSION_HEADER, type NameMemory } from './nameMemory.js'
+import type { ListPath, ListRecord, RecordAt, RecordPath } from './apiPaths.js'
 
 // The API client: node's HTTP client underneath (src/http.ts), one place for URLs, auth, JSON (also
-// when the original service labels it text/html), retries and pagination.
+// when the original service labels it text/html), retries and pagination. Its answers are typed by path
+// (src/apiPaths.ts): a record's path answers that record; any other path, the type the call names (unknown
+// unless it names one).
 
 export type Method = 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -145,7 +148,7 @@ export class ApiClient {
     }
   }
 
-  async request<T = any>(method: Method, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
+  async request<T = unknown>(method: Method, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const url = this.url(path, opts.query)
     const retry = opts.retry ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method)
     const headers = this.headers({
@@ -182,7 +185,17 @@ export class ApiClient {
   /** Multipart upload; `form` builds a fresh body for each attempt since a stream cannot be re-read.
    * Sent by form-data's own submit (node's http client, connections kept alive): got costs twice its
    * CPU a request, which on a bulk import of small files is taken from the server beside it. */
-  async upload<T = any>(
+  upload<P extends ListPath>(
+    path: P,
+    form: () => FormData | Promise<FormData>,
+    opts?: { retry?: boolean },
+  ): Promise<Answer<ListRecord<P>>>
+  upload<T = unknown>(
+    path: string,
+    form: () => FormData | Promise<FormData>,
+    opts?: { retry?: boolean },
+  ): Promise<Answer<T>>
+  async upload<T>(
     path: string,
     form: () => FormData | Promise<FormData>,
     opts: { retry?: boolean } = {},
@@ -264,53 +277,87 @@ export class ApiClient {
     return `${this.server}/api-token-auth/`
   }
 
-  async get<T = any>(path: string, query?: Query): Promise<T> {
-    return this.ok(await this.request<T>('GET', path, { query }), 'GET', path)
+  /** The record at a record's path; at another path, an answer of the type named. */
+  get<P extends RecordPath>(path: P, query?: Query): Promise<RecordAt<P>>
+  get<T = unknown>(path: string, query?: Query): Promise<T>
+  async get(path: string, query?: Query): Promise<unknown> {
+    return this.ok(await this.request('GET', path, { query }), 'GET', path)
   }
 
-  async post<T = any>(path: string, json: unknown, opts: { retry?: boolean } = {}): Promise<T> {
-    return this.ok(await this.request<T>('POST', path, { json, retry: opts.retry }), 'POST', path)
+  /** The record created in a list; at another path, an answer of the type named. */
+  post<P extends ListPath>(path: P, json: unknown, opts?: { retry?: boolean }): Promise<ListRecord<P>>
+  post<T = unknown>(path: string, json: unknown, opts?: { retry?: boolean }): Promise<T>
+  async post(path: string, json: unknown, opts: { retry?: boolean } = {}): Promise<unknown> {
+    return this.ok(await this.request('POST', path, { json, retry: opts.retry }), 'POST', path)
   }
 
-  async patch<T = any>(path: string, json: unknown): Promise<T> {
-    return this.ok(await this.request<T>('PATCH', path, { json, retry: true }), 'PATCH', path)
+  /** The record changed; at another path, an answer of the type named. */
+  patch<P extends RecordPath>(path: P, json: unknown): Promise<RecordAt<P>>
+  patch<T = unknown>(path: string, json: unknown): Promise<T>
+  async patch(path: string, json: unknown): Promise<unknown> {
+    return this.ok(await this.request('PATCH', path, { json, retry: true }), 'PATCH', path)
   }
 
   async delete(path: string): Promise<void> {
     this.ok(await this.request('DELETE', path), 'DELETE', path)
   }
 
-  /** Every record of a list, following `next` links across all pages. */
   /** Every record of a list, across its pages. `flags` names the flag behind each filter of `query`, for the
    * refusal when the server ignored one that the records cannot be checked against (listFilters.ts); `ownFilters`
    * are filters of an extension path, applied by any server that answers it. */
-  async all<T = any>(
+  all<P extends ListPath>(
+    path: P,
+    query?: Query,
+    flags?: Record<string, string>,
+    ownFilters?: readonly string[],
+  ): Promise<ListRecord<P>[]>
+  all<T = unknown>(
+    path: string,
+    query?: Query,
+    flags?: Record<string, string>,
+    ownFilters?: readonly string[],
+  ): Promise<T[]>
+  async all(
     path: string,
     query: Query = {},
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
-  ): Promise<T[]> {
-    const records: T[] = []
-    for await (const page of this.pages<T>(path, query, undefined, flags, ownFilters)) records.push(...page)
+  ): Promise<unknown[]> {
+    const records: unknown[] = []
+    for await (const page of this.pages(path, query, undefined, flags, ownFilters)) records.push(...page)
     return records
   }
 
   /** The pages of a list, one array of records at a time, each record checked against the filters of `query`
    * (a server that ignores a filter answers every record: those that do not match are dropped here);
    * `onCount` hears the total the first page announces */
-  async *pages<T = any>(
+  pages<P extends ListPath>(
+    path: P,
+    query?: Query,
+    onCount?: (count: number) => void,
+    flags?: Record<string, string>,
+    ownFilters?: readonly string[],
+  ): AsyncGenerator<ListRecord<P>[]>
+  pages<T = unknown>(
+    path: string,
+    query?: Query,
+    onCount?: (count: number) => void,
+    flags?: Record<string, string>,
+    ownFilters?: readonly string[],
+  ): AsyncGenerator<T[]>
+  async *pages(
     path: string,
     query: Query = {},
     onCount?: (count: number) => void,
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
-  ): AsyncGenerator<T[]> {
+  ): AsyncGenerator<unknown[]> {
     const check = filterCheck(query, flags, ownFilters)
     let next: string | null = this.url(path, { page_size: 1000, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {
       seen.add(next)
-      const data: Page<T> | T[] = await this.get(next)
+      const data: Page<unknown> | unknown[] = await this.get(next)
       if (Array.isArray(data)) {
         onCount?.(data.length)
         yield check.keep(data)

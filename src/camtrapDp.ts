@@ -4,11 +4,12 @@ import { mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from 'node:fs/p
 import { basename, dirname, join, resolve } from 'node:path'
 import * as Flags from '@oclif/core/flags'
 import { ApiError, mapLimit, type ApiClient } from './api.js'
+import type { RecordAt, RecordPath } from './apiPaths.js'
 import { failure, usageError } from './exits.js'
-import type { MediaFile, TagClass, TagSet } from './lookup.js'
+import type { FoundTagSet } from './lookup.js'
+import type { MediaFile, Review } from './records.js'
 import { loadNames, SENSORS, TAG_CLASSES, USERS } from './names.js'
 import { ravenFile, type RavenFile } from './raven.js'
-import type { ReviewRecord } from './reviewFiles.js'
 import { csvField, type TagRecord } from './tagFormats.js'
 import { tagSetTagPages } from './tagSetStream.js'
 
@@ -177,8 +178,8 @@ export interface TagStatus {
   namedClass: number | null
 }
 
-export function reviewStatuses(reviews: readonly ReviewRecord[]): Map<number, TagStatus> {
-  const byTag = new Map<number, ReviewRecord[]>()
+export function reviewStatuses(reviews: readonly Review[]): Map<number, TagStatus> {
+  const byTag = new Map<number, Review[]>()
   for (const r of reviews) {
     if (r.decision === 'skip') continue
     let list = byTag.get(r.tag)
@@ -268,7 +269,7 @@ function stampOf(text: string | undefined): string {
 
 export interface CamtrapExport {
   api: ApiClient
-  tagSet: TagSet
+  tagSet: FoundTagSet
   flags: CamtrapFlags
   /** the caller's username (user lists name the caller `me`) */
   me?: string
@@ -339,8 +340,8 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   const { contentTypeOf } = await import('../server/media/facts.js')
   const [names, libraryFiles, reviews] = await Promise.all([
     loadNames(api, [USERS, SENSORS, TAG_CLASSES], { library }),
-    library ? api.all<MediaFile & { sensor?: number | null }>(`library/${library}/mediaFiles/`) : Promise.resolve([]),
-    api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']),
+    library ? api.all(`library/${library}/mediaFiles/`) : Promise.resolve([]),
+    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']),
   ])
   const userName = (id: number) => {
     const n = names.of(USERS, id)
@@ -371,7 +372,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
     return d
   }
   const recordings = new Map<number, Recording>()
-  const addRecording = (m: MediaFile & { sensor?: number | null; file?: string }) => {
+  const addRecording = (m: MediaFile) => {
     const file = ravenFile(m)
     const meta = (name: string) => {
       const v = m.mediafilemetadata_set?.find((d) => d.name.toLowerCase() === name)?.value
@@ -414,11 +415,9 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
     }
     if (!media.size && !tagClasses.size) return
     await Promise.all([
-      mapLimit([...media], 8, async (id) =>
-        addRecording(await readable<MediaFile>(api, `mediaFile/${id}/`, 'media file')),
-      ),
+      mapLimit([...media], 8, async (id) => addRecording(await readable(api, `mediaFile/${id}/`, 'media file'))),
       mapLimit([...tagClasses], 8, async (id) => {
-        classes.set(id, (await readable<TagClass>(api, `tagClass/${id}/`, 'tag class')).className)
+        classes.set(id, (await readable(api, `tagClass/${id}/`, 'tag class')).className)
       }),
     ])
   }
@@ -529,9 +528,9 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   return { deployments: deployments.size, media: recordings.size, observations: rows, tags: tagCount, unlocated }
 }
 
-async function readable<T>(api: ApiClient, path: string, kind: string): Promise<T> {
+async function readable<P extends RecordPath>(api: ApiClient, path: P, kind: string): Promise<RecordAt<P>> {
   try {
-    return await api.get<T>(path)
+    return await api.get(path)
   } catch (e) {
     if (e instanceof ApiError && (e.status === 403 || e.status === 404))
       failure(`a tag is on a ${kind} you cannot read (${path}): the package needs it, so nothing was written`)
@@ -627,7 +626,7 @@ function descriptor(
   x: CamtrapExport,
   deployments: readonly Deployment[],
   taxa: readonly string[],
-  reviews: readonly ReviewRecord[],
+  reviews: readonly Review[],
   userName: (id: number) => string,
 ): Record<string, unknown> {
   const created = new Date()

@@ -1,5 +1,7 @@
 import { ApiError, type ApiClient } from './api.js'
+import type { ListPath, ListRecord } from './apiPaths.js'
 import type { Query } from './query.js'
+import type { Grant, Library, Project } from './records.js'
 import { ownId } from './names.js'
 import { stderr } from './output.js'
 
@@ -8,37 +10,32 @@ import { stderr } from './output.js'
 // create would have put it (the caller's own library; a tag set or tag class of that library) is answered
 // instead of a new one, whose name every later lookup would find twice.
 
-export interface Named {
-  id: number
-  [k: string]: unknown
-}
-
-/** The record of `list` that `same` picks (the first, by id), or undefined. */
-export async function existing(
+/** The record of the list at `path` that `same` picks (the first, by id), or undefined. */
+export async function existing<P extends ListPath>(
   api: ApiClient,
-  path: string,
+  path: P,
   query: Query,
-  same: (r: Named) => boolean,
-): Promise<Named | undefined> {
-  return firstById(await api.all<Named>(path, query), same)
+  same: (r: ListRecord<P>) => boolean,
+): Promise<ListRecord<P> | undefined> {
+  return firstById(await api.all(path, query), same)
 }
 
 /** The first by id of the records `same` picks. */
-const firstById = (records: Named[], same: (r: Named) => boolean): Named | undefined =>
+const firstById = <R extends { id: number }>(records: R[], same: (r: R) => boolean): R | undefined =>
   records.filter(same).sort((a, b) => a.id - b.id)[0]
 
 /** A library of this name the caller owns. */
-export async function ownLibraryNamed(api: ApiClient, name: string): Promise<Named | undefined> {
-  const [me, found] = await Promise.all([ownId(api), api.all<Named>('library/', { name })])
+export async function ownLibraryNamed(api: ApiClient, name: string): Promise<Library | undefined> {
+  const [me, found] = await Promise.all([ownId(api), api.all('library/', { name })])
   return firstById(found, (l) => l.name === name && l.user === me)
 }
 
 /** A project of this name the caller owns, where the caller may list projects (site admins: the API lists projects
  * to them alone, so anyone else's re-run makes another). */
-export async function ownProjectNamed(api: ApiClient, name: string): Promise<Named | undefined> {
+export async function ownProjectNamed(api: ApiClient, name: string): Promise<Project | undefined> {
   const [me, found] = await Promise.all([
     ownId(api),
-    api.all<Named>('project/', { name }).catch((e) => {
+    api.all('project/', { name }).catch((e: unknown) => {
       if (e instanceof ApiError && e.status === 403) return []
       throw e
     }),
@@ -47,11 +44,10 @@ export async function ownProjectNamed(api: ApiClient, name: string): Promise<Nam
 }
 
 /** Says that `what` exists already and nothing was created. */
-export function alreadyThere(what: string, record: Named): void {
+export function alreadyThere(what: string, record: { id: number }): void {
   stderr(`${what} exists already (id ${record.id}): nothing was created`)
 }
 
-type Grant = Named & { bearer_type: string; bearer_id: number; target_type: string; target_id: number }
 const RIGHTS = ['read', 'write', 'launch_job', 'admin'] as const
 
 /** A grant on the target to the bearer (by id, or by username: the bearers of the target's grants are people the
@@ -61,8 +57,8 @@ export async function sameGrant(
   target: { target_type: string; target_id: number },
   bearer: Record<string, unknown>,
   rights: Record<(typeof RIGHTS)[number], boolean>,
-): Promise<Named | undefined> {
-  const grants = (await api.all<Grant>('appPermission/', target)).filter(
+): Promise<Grant | undefined> {
+  const grants = (await api.all('appPermission/', target)).filter(
     (g) =>
       g.target_type === target.target_type &&
       g.target_id === target.target_id &&

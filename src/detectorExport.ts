@@ -3,10 +3,10 @@ import { dirname, join } from 'node:path'
 import type { ApiClient } from './api.js'
 import { AoefWriter } from './aoefWriter.js'
 import { usageError } from './exits.js'
-import { mediaFiles, tagClasses, type TagSet } from './lookup.js'
+import { mediaFiles, tagClasses, type FoundTagSet } from './lookup.js'
 import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
-import type { ReviewRecord } from './reviewFiles.js'
+import type { Review } from './records.js'
 import { annotationsOf, csvField, type TagRecord } from './tagFormats.js'
 import { Spool } from './spool.js'
 import { tagSetNamed } from '../server/named.js'
@@ -183,7 +183,7 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
  * `perFile`), with what it names fetched: the library's media files and classes, and the decisions on the tags. */
 export async function detectorExport(
   api: ApiClient,
-  tagSet: TagSet,
+  tagSet: FoundTagSet,
   format: ExportDetectorFormat,
   perFile: string | undefined,
 ): Promise<DetectorExport> {
@@ -192,9 +192,7 @@ export async function detectorExport(
   const [media, classes, reviews] = await Promise.all([
     mediaFiles(api, tagSet.library),
     tagClasses(api, tagSet.library),
-    api
-      .all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
-      .catch(() => [] as ReviewRecord[]),
+    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']).catch(() => [] as Review[]),
   ])
   const decisions = new Map<number, string[]>()
   for (const r of [...reviews].sort((a, b) => (a.creationDate < b.creationDate ? -1 : 1))) {

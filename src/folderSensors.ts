@@ -5,17 +5,6 @@ import type { ApiClient } from './api.js'
 // (the caller's own, as sensors are private to their owner), so re-running an import maps the same folders
 // to the same sensors.
 
-interface SensorRecord {
-  id: number
-  name: string
-  sensorArray: number | null
-}
-interface SensorArrayRecord {
-  id: number
-  name: string
-  sensor_set?: SensorRecord[]
-}
-
 /** The sensor id of each folder, created where missing. */
 export async function sensorsForFolders(
   api: ApiClient,
@@ -24,15 +13,14 @@ export async function sensorsForFolders(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>()
   if (!folders.length) return out
-  const arrays = await api.all<SensorArrayRecord>('sensorArray/')
+  const arrays = await api.all('sensorArray/')
   const array =
-    arrays.find((a) => a.name === arrayName) ??
-    (await api.post<SensorArrayRecord>('sensorArray/', { name: arrayName.slice(0, 255) }))
-  const members = (await api.all<SensorRecord>('sensor/')).filter((s) => s.sensorArray === array.id)
+    arrays.find((a) => a.name === arrayName) ?? (await api.post('sensorArray/', { name: arrayName.slice(0, 255) }))
+  const members = (await api.all('sensor/')).filter((s) => s.sensorArray === array.id)
   for (const folder of [...new Set(folders)].sort()) {
     const sensor =
       members.find((s) => s.name === folder) ??
-      (await api.post<SensorRecord>('sensor/', { name: folder.slice(0, 255), sensorArray: array.id }))
+      (await api.post('sensor/', { name: folder.slice(0, 255), sensorArray: array.id }))
     out.set(folder, sensor.id)
   }
   return out

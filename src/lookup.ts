@@ -1,9 +1,10 @@
-import { ApiError, type ApiClient } from './api.js'
+import { ApiError, type ApiClient, type Page } from './api.js'
 import type { Query } from './query.js'
 import { failure } from './exits.js'
 import { closest } from './closest.js'
 import { parseRef, type Ref } from './refs.js'
 import type { TagInput, TagRow } from './tagFormats.js'
+import type { Group, Library, MediaFile, Project, TagClass, TagSet, User } from './records.js'
 import { JOB_TYPE_PARAMS } from '../server/analysis/catalog.js'
 import { tagSetNamed } from '../server/named.js'
 
@@ -151,44 +152,17 @@ function matchMedia<R>(aliasOf: (r: R) => string) {
 
 // ---- the kinds of records ----
 
+/** A record found by its name (a library, a project, a sensor…). */
 export interface Named {
   id: number
   name: string
 }
-export interface TagSet {
-  id: number
-  name: string
-  library: number | null
-  user?: number
-}
-export interface TagClass {
-  id: number
-  className: string
-  displayName?: string
-  library: number
-}
-export interface MediaFile {
-  id: number
-  alias: string | null
-  library: number
-  realStartTime?: string | null
-  file?: string
-  mediafilemetadata_set?: { name: string; value: string; userEditable?: boolean }[]
-}
-export interface User {
-  id: number
-  username: string
-}
-export interface Group {
-  id: number
-  name: string
-  users: number[]
-  creationDate?: string
-  createdBy?: number
-}
 
-export async function libraries(api: ApiClient): Promise<Directory<Named>> {
-  return new Directory('library', '', await api.all<Named>('library/'), (r) => r.name)
+/** A tag set as findTagSet answers it (and a later command recalls it, src/nameMemory.ts). */
+export type FoundTagSet = Pick<TagSet, 'id' | 'name' | 'library' | 'user'>
+
+export async function libraries(api: ApiClient): Promise<Directory<Library>> {
+  return new Directory('library', '', await api.all('library/'), (r) => r.name)
 }
 
 /** A library as the command line's messages name it: by its name (`library "Season"`), by its id where the name is not known. */
@@ -197,13 +171,13 @@ export const libraryText = (library: { id: number; name?: string }): string =>
 
 /** Library `id` as messages name it (libraryText), read from the server; its id where the caller cannot read it. */
 export async function libraryNamed(api: ApiClient, id: number): Promise<string> {
-  const library = await api.get<Named>(`library/${id}/`).catch(() => undefined)
+  const library = await api.get(`library/${id}/`).catch(() => undefined)
   return libraryText({ id, name: library?.name })
 }
 
 export async function tagSets(api: ApiClient, library?: number): Promise<Directory<TagSet>> {
   const [records, where] = await Promise.all([
-    api.all<TagSet>('tagSet/', { library }),
+    api.all('tagSet/', { library }),
     library ? libraryNamed(api, library) : undefined,
   ])
   return new Directory('tag set', where ? ` of ${where}` : '', records, (r) => r.name)
@@ -216,13 +190,13 @@ export async function tagClasses(
   library: number,
   { ignoreCase = true } = {},
 ): Promise<Directory<TagClass>> {
-  const [records, where] = await Promise.all([api.all<TagClass>('tagClass/', { library }), libraryNamed(api, library)])
+  const [records, where] = await Promise.all([api.all('tagClass/', { library }), libraryNamed(api, library)])
   return new Directory('tag class', ` in ${where}`, records, (r) => r.className, { ignoreCase })
 }
 
 /** How a candidate from any library is told apart: its library, by name where the caller can list it. */
 async function libraryAside(api: ApiClient): Promise<(r: { library: number }) => string> {
-  const names = new Map((await api.all<Named>('library/').catch(() => [])).map((l) => [l.id, l.name]))
+  const names = new Map((await api.all('library/').catch(() => [])).map((l) => [l.id, l.name]))
   return (r) => libraryText({ id: r.library, name: names.get(r.library) })
 }
 
@@ -230,7 +204,7 @@ async function libraryAside(api: ApiClient): Promise<(r: { library: number }) =>
  * library), found by alias or file name. */
 export async function mediaFiles(api: ApiClient, library?: number, query: Query = {}): Promise<Directory<MediaFile>> {
   const [records, aside, where] = await Promise.all([
-    api.all<MediaFile>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
+    api.all(library ? `library/${library}/mediaFiles/` : 'mediaFile/', query),
     library ? undefined : libraryAside(api),
     library ? libraryNamed(api, library) : undefined,
   ])
@@ -240,8 +214,8 @@ export async function mediaFiles(api: ApiClient, library?: number, query: Query 
   })
 }
 
-export async function projects(api: ApiClient): Promise<Directory<Named>> {
-  const records = await api.all<Named>('project/').catch((e) => {
+export async function projects(api: ApiClient): Promise<Directory<Project>> {
+  const records = await api.all('project/').catch((e) => {
     if (e instanceof ApiError && e.status === 403)
       failure(
         'Only site admins may look projects up by name (the API lists projects to them alone): give the project id',
@@ -252,11 +226,11 @@ export async function projects(api: ApiClient): Promise<Directory<Named>> {
 }
 
 export async function users(api: ApiClient): Promise<Directory<User>> {
-  return new Directory('user', '', await api.all<User>('user/'), (r) => r.username)
+  return new Directory('user', '', await api.all('user/'), (r) => r.username)
 }
 
 export async function groups(api: ApiClient): Promise<Directory<Group>> {
-  return new Directory('group', '', await api.all<Group>('appUserGroup/'), (r) => r.name)
+  return new Directory('group', '', await api.all('appUserGroup/'), (r) => r.name)
 }
 
 /** The id a flag (or argument) names, or a one-line error naming the flag and the candidates. `remembered`:
@@ -294,23 +268,19 @@ export const libraryId = (api: ApiClient, flag: string, value: string) => flagId
 export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => tagSets(api))
 export const projectId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => projects(api))
 export const sensorId = (api: ApiClient, flag: string, value: string) =>
-  flagId(flag, value, async () => new Directory('sensor', '', await api.all<Named>('sensor/'), (r) => r.name))
+  flagId(flag, value, async () => new Directory('sensor', '', await api.all('sensor/'), (r) => r.name))
 export const sensorArrayId = (api: ApiClient, flag: string, value: string) =>
-  flagId(
-    flag,
-    value,
-    async () => new Directory('sensor array', '', await api.all<Named>('sensorArray/'), (r) => r.name),
-  )
+  flagId(flag, value, async () => new Directory('sensor array', '', await api.all('sensorArray/'), (r) => r.name))
 /** A media file by alias or file name among those the caller can read (or those of one library): an
  * alias the server finds itself (`?alias=`) needs no list of every file. */
 export async function mediaFileId(api: ApiClient, flag: string, value: string, library?: number): Promise<number> {
   const ref = parseRef(value)
   if ('id' in ref) return ref.id
   return recalled(api, memoryKey('mediaFile', library, ref.name), async () => {
-    const exact = await api.get<{ count?: number; results?: MediaFile[] }>(
-      library ? `library/${library}/mediaFiles/` : 'mediaFile/',
-      { alias: ref.name, page_size: 2 },
-    )
+    const exact = await api.get<Partial<Page<MediaFile>>>(library ? `library/${library}/mediaFiles/` : 'mediaFile/', {
+      alias: ref.name,
+      page_size: 2,
+    })
     // the answer of a server that ignored ?alias= holds other files: only a file of that alias is taken
     if (exact.count === 1 && exact.results?.length === 1 && exact.results[0].alias === ref.name)
       return exact.results[0].id
@@ -340,18 +310,16 @@ export const tagClassId = (api: ApiClient, flag: string, value: string, library?
     value,
     async () => {
       if (library) return tagClasses(api, library)
-      const [records, aside] = await Promise.all([api.all<TagClass>('tagClass/'), libraryAside(api)])
+      const [records, aside] = await Promise.all([api.all('tagClass/'), libraryAside(api)])
       return new Directory('tag class', '', records, (r) => r.className, { aside, ignoreCase: true })
     },
     { api, key: memoryKey('tagClass', library, value) },
   )
 
 /** A tag set by name or id, with its library (tag classes and media files are found in it). */
-export async function findTagSet(api: ApiClient, flag: string, value: string): Promise<TagSet> {
+export async function findTagSet(api: ApiClient, flag: string, value: string): Promise<FoundTagSet> {
   return recalled(api, memoryKey('tagSet', undefined, value), async () => {
-    const { id, name, library, user } = await api.get<TagSet>(
-      `tagSet/${await flagId(flag, value, () => tagSets(api))}/`,
-    )
+    const { id, name, library, user } = await api.get(`tagSet/${await flagId(flag, value, () => tagSets(api))}/`)
     return { id, name, library, user }
   })
 }
@@ -365,7 +333,7 @@ export async function scopeLibrary(api: ApiClient, value: string | undefined): P
 export const LIBRARY_SCOPE_DESCRIPTION = 'look media files up by alias or file name in this library only (name or id)'
 
 /** The library of a tag set, needed to find classes and files by name. */
-export function libraryOf(tagSet: TagSet, flag: string): number {
+export function libraryOf(tagSet: FoundTagSet, flag: string): number {
   if (!tagSet.library)
     failure(`${flag}: ${tagSetNamed(tagSet)} belongs to no library, so names cannot be looked up in it: give ids`)
   return tagSet.library
@@ -381,7 +349,7 @@ export async function userId(api: ApiClient, nameOrId: string, flag = 'user'): P
 /** A group by id or by name among the groups the caller can see. */
 export async function findGroup(api: ApiClient, nameOrId: string, flag = 'group'): Promise<Group> {
   const ref = parseRef(nameOrId)
-  if ('id' in ref) return api.get<Group>(`appUserGroup/${ref.id}/`)
+  if ('id' in ref) return api.get(`appUserGroup/${ref.id}/`)
   const directory = await groups(api)
   const found = directory.find(ref)
   if ('error' in found) failure(`${flag}: ${found.error}`)
@@ -397,7 +365,7 @@ const CREATABLE = new Set(JOB_TYPE_PARAMS.map((t) => t.name))
 
 /** A job type id from its name (case-insensitive) or id, checked against jobTypes/. */
 export async function jobTypeId(api: ApiClient, nameOrId: string): Promise<number> {
-  const types = await api.all<{ id: number; name: string }>('jobTypes/')
+  const types = await api.all('jobTypes/')
   const type = types.find((t) => String(t.id) === nameOrId || t.name.toLowerCase() === nameOrId.toLowerCase())
   if (!type) {
     // a name within a few edits, or one holding what was typed (or held by it)

@@ -107,7 +107,7 @@ export async function importMedia(
         })
       }
     } finally {
-      await cache.save().catch((err) => stderr(`Warning: the import cache was not saved: ${err.message}`))
+      await cache.save().catch((err: Error) => stderr(`Warning: the import cache was not saved: ${err.message}`))
       uploads.end()
     }
     if (present > 0) progress.note(`${present} file(s) already in ${libraryText(opts.library)}`)

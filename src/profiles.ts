@@ -30,7 +30,7 @@ export async function readProfiles(configDir: string): Promise<ProfileFile> {
     throw err
   }
   try {
-    const data = JSON.parse(text)
+    const data = JSON.parse(text) as Partial<ProfileFile> | null
     const profiles =
       data && typeof data === 'object' && data.profiles && typeof data.profiles === 'object' ? data.profiles : {}
     return { ...data, profiles }

@@ -1,4 +1,4 @@
-import type { MediaFile } from './lookup.js'
+import type { MediaFile } from './records.js'
 import { parseRef } from './refs.js'
 import {
   addRow,
@@ -204,7 +204,7 @@ export interface RavenOptions {
 }
 
 /** A media file as a Raven table places it: its duration and sample rate from its metadata. */
-export function ravenFile(m: MediaFile & { sensor?: number | null }): RavenFile {
+export function ravenFile(m: MediaFile): RavenFile {
   const number = (name: string) => {
     const value = m.mediafilemetadata_set?.find((d) => d.name === name)?.value
     return value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined

@@ -130,7 +130,7 @@ export async function writeRavenTables(
 /** The names of the sensors that recorded `files`, where the caller may read them (else the sequence is `sensor-ID`). */
 async function sensorNames(api: ApiClient, files: readonly RavenFile[]): Promise<(id: number) => string | undefined> {
   if (!files.some((f) => f.sensor != null)) return () => undefined
-  const sensors = await api.all<{ id: number; name: string }>('sensor/').catch(() => [])
+  const sensors = await api.all('sensor/').catch(() => [])
   const names = new Map(sensors.map((s) => [s.id, s.name]))
   return (id) => names.get(id)
 }

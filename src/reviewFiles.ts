@@ -1,3 +1,4 @@
+import type { Review, Tag } from './records.js'
 import { csvRecords } from './tagFormats.js'
 
 // Decisions on tags as files (README, "Reviewing machine tags"): `mas review export` writes them as CSV, or as a
@@ -7,29 +8,15 @@ import { csvRecords } from './tagFormats.js'
 export const DECISIONS = ['yes', 'no', 'unsure', 'skip'] as const
 export type Decision = (typeof DECISIONS)[number]
 
-export interface ReviewRecord {
-  id: number
-  tag: number
-  user: number
-  decision: Decision
-  tagClass: number | null
-  note: string
-  creationDate: string
-}
-export interface ReviewTag {
-  id: number
-  mediaFile: number
-  tagClass: number
-  startTime: number
-  endTime: number
-  minFrequency: number
-  maxFrequency: number
-  strength: number
-}
+/** What a review file tells of a decision's tag. */
+export type ReviewTag = Pick<
+  Tag,
+  'id' | 'mediaFile' | 'tagClass' | 'startTime' | 'endTime' | 'minFrequency' | 'maxFrequency' | 'strength'
+>
 
 /** A decision with what a person reading the file needs: names beside the ids. */
 export interface ExportRow {
-  review: ReviewRecord
+  review: Review
   tag: ReviewTag
   mediaFile: string
   tagClass: string

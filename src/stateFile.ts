@@ -9,8 +9,9 @@ import { dirname } from 'node:path'
 /** The entries of a state file; empty when it is missing, unreadable or of another version. */
 export function readEntries<T>(file: string): Record<string, T> {
   try {
-    const data = JSON.parse(readFileSync(file, 'utf8'))
-    if (data && data.version === 1 && data.entries && typeof data.entries === 'object') return data.entries
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown; entries?: unknown } | null
+    if (data && data.version === 1 && data.entries && typeof data.entries === 'object')
+      return data.entries as Record<string, T>
   } catch {
     /* missing or unreadable: start empty */
   }

@@ -1,5 +1,6 @@
 import { EXTENT_FACTS, extentOfFacts, outOfBounds, type Extent } from '../server/media/extent.js'
-import type { Directory, MediaFile, TagClass } from './lookup.js'
+import type { Directory } from './lookup.js'
+import type { MediaFile, TagClass } from './records.js'
 import { resolveRow } from './lookup.js'
 import type { RowFilter } from './importFilters.js'
 import { provenanceOf, tableRows, type TableSource } from './tableRows.js'

@@ -384,10 +384,10 @@ function annotationsValue(v: unknown): Record<string, string> | undefined | null
 /** What made a tag: an object, or its JSON text (a CSV cell); undefined when absent, null when neither. */
 function provenanceValue(v: unknown): Record<string, unknown> | undefined | null {
   if (v === undefined || v === null || v === '') return undefined
-  let value = v
+  let value: unknown = v
   if (typeof v === 'string') {
     try {
-      value = JSON.parse(v)
+      value = JSON.parse(v) as unknown
     } catch {
       return null
     }

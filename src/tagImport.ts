@@ -3,6 +3,7 @@ import { failure } from './exits.js'
 import { Progress } from './output.js'
 import { TagImportMemory } from './tagImportMemory.js'
 import type { ParsedTags } from './tagFormats.js'
+import type { Tag } from './records.js'
 
 // Sending validated tags to POST tag/: in batches (arrays, each all-or-nothing on the server, a
 // mas extension), or, where the server takes one tag a request (the original service answers an
@@ -36,10 +37,7 @@ export interface Sent {
 }
 
 /** A created tag as the server answers it (or `{id}` where only its id is kept). */
-export interface TagAnswer {
-  id: number
-  [field: string]: unknown
-}
+export type TagAnswer = Pick<Tag, 'id'> & Partial<Tag>
 
 /** What a create answers: one tag, several, or `{results, skipped}` where the server skipped duplicates. */
 type CreateAnswer = TagAnswer | TagAnswer[] | SkippingAnswer
@@ -55,7 +53,7 @@ const SINGLE_CONCURRENCY = 8
 export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOptions): Promise<Sent> {
   const key = TagImportMemory.keyOf(parsed.tags, opts.tagSet)
   const created = opts.memory.created(key)
-  const records: TagAnswer[] = new Array(parsed.tags.length)
+  const records = new Array<TagAnswer>(parsed.tags.length)
   for (const [i, id] of created) records[i] = { id }
   const earlier = created.size
   const pending = parsed.tags.map((_t, i) => i).filter((i) => !created.has(i))
@@ -239,7 +237,7 @@ function bulkLimitOf(data: unknown): number | undefined {
 /** A rejected batch: per-item errors mapped back to the lines of the input. */
 function batchError(status: number, body: unknown, lines: number[], url: string): Error {
   if (status === 400 && Array.isArray(body)) {
-    const problems = body
+    const problems = (body as unknown[])
       .map((item, i) => {
         if (!item || typeof item !== 'object' || Object.keys(item).length === 0) return ''
         const text = Object.entries(item as Record<string, unknown>)

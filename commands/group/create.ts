@@ -20,7 +20,7 @@ export default class GroupCreate extends AuthCommand<typeof GroupCreate> {
 
   async run() {
     const members = await resolveMembers(this.api, this.flags.user ?? [])
-    const group = await this.api.post<{ id: number; users: number[] }>('appUserGroup/', {
+    const group = await this.api.post('appUserGroup/', {
       name: this.args.name,
       ...membersBody([], members),
     })

@@ -87,7 +87,7 @@ export default class JobCreate extends AuthCommand<typeof JobCreate> {
       usageError(`${known.name} reads media files: give --project, --library or --param mediaFileId`)
     }
     const named = await paramsWithIds(this.api, type, parameters, library)
-    const name = this.flags.name ?? defaultJobName((await this.api.get<{ name: string }>(`jobTypes/${type}/`)).name)
+    const name = this.flags.name ?? defaultJobName((await this.api.get(`jobTypes/${type}/`)).name)
     const project =
       this.flags.project === undefined ? undefined : await projectId(this.api, '--project', this.flags.project)
     const job = await createJob(this.api, { project, type, name, priority: this.flags.priority, parameters: named })

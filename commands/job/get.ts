@@ -36,7 +36,7 @@ export default class JobGet extends AuthCommand<typeof JobGet> {
             : kind === 'tagSet'
               ? names.of(TAG_SETS, id)
               : kind === 'mediaFile'
-                ? await this.api.get<{ alias?: string }>(`mediaFile/${id}/`).then(
+                ? await this.api.get(`mediaFile/${id}/`).then(
                     (m) => m.alias,
                     () => undefined,
                   )

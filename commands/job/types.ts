@@ -18,7 +18,7 @@ export default class JobTypes extends AuthCommand<typeof JobTypes> {
   static flags = listFlags
 
   async run(): Promise<JobTypeRow[]> {
-    const types = await this.api.all<{ id: number; name: string }>('jobTypes/')
+    const types = await this.api.all('jobTypes/')
     const rows = types.map((t) => {
       const known = JOB_TYPE_PARAMS.find((p) => p.id === t.id)
       return { id: t.id, name: t.name, parameters: known?.params ?? {}, runs: known !== undefined }

@@ -90,9 +90,7 @@ A file's alias is its path below the folder given (siteA/2026-05-01/20260501_050
     // what --include/--exclude leave out was asked for: counted, not listed
     for (const s of found.skipped)
       if ((!quiet && !s.chosen) || s.failed) warn(`${s.failed ? 'refusing' : 'skipping'} ${s.path}: ${s.reason}`)
-    const library = await this.api.get<{ id: number; name: string }>(
-      `library/${await libraryId(this.api, '--library', this.flags.library)}/`,
-    )
+    const library = await this.api.get(`library/${await libraryId(this.api, '--library', this.flags.library)}/`)
     const sensor = this.flags.sensor === undefined ? undefined : await sensorId(this.api, '--sensor', this.flags.sensor)
     const folders = found.files.flatMap((f) => recorderFolder(f) ?? [])
     const folderSensors =

@@ -13,7 +13,8 @@ export default class PermsRevoke extends AuthCommand<typeof PermsRevoke> {
     if (!this.flags.yes) {
       const grant = await this.api.get(`appPermission/${this.args.id}/`)
       await refuseIfNotPermitted(this.api, `appPermission/${grant.id}/`, `grant ${grant.id}`, false, 'revoke')
-      const rights = ['read', 'write', 'launch_job', 'admin'].filter((r) => grant[r]).join(', ') || 'no rights'
+      const rights =
+        (['read', 'write', 'launch_job', 'admin'] as const).filter((r) => grant[r]).join(', ') || 'no rights'
       await confirmDestructive(
         `revoke grant ${grant.id} (${rights} on ${grant.target_type} ${grant.target_id} for ${grant.bearer_type} ${grant.bearer_id})?`,
         false,

@@ -6,7 +6,7 @@ import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
 import { MEDIA_FILES, TAG_CLASSES, USERS } from '../../src/names.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
-import { reviewCsv, type ExportRow, type ReviewRecord, type ReviewTag } from '../../src/reviewFiles.js'
+import { reviewCsv, type ExportRow } from '../../src/reviewFiles.js'
 import { tagSetNamed } from '../../server/named.js'
 
 export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
@@ -34,11 +34,9 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
   async run(): Promise<ExportRow[]> {
     checkRavenFlags(this.flags, this.flags.format)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const reviews = await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, [
-      'tagSet',
-    ])
+    const reviews = await this.api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
     const ids = [...new Set(reviews.map((r) => r.tag))]
-    const tags = new Map((await mapLimit(ids, 8, (id) => this.api.get<ReviewTag>(`tag/${id}/`))).map((t) => [t.id, t]))
+    const tags = new Map((await mapLimit(ids, 8, (id) => this.api.get(`tag/${id}/`))).map((t) => [t.id, t]))
     const library = tagSet.library ?? undefined
     const names = await this.names([USERS, TAG_CLASSES, MEDIA_FILES], { library })
     const username = this.profile?.username

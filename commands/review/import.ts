@@ -7,14 +7,7 @@ import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
 import { parseRef } from '../../src/refs.js'
 import { ownId } from '../../src/names.js'
 import { stderr, thousandths } from '../../src/output.js'
-import {
-  parseReviews,
-  TagFinder,
-  VERDICT_COLUMNS,
-  type ParsedReviews,
-  type ReviewRecord,
-  type ReviewTag,
-} from '../../src/reviewFiles.js'
+import { parseReviews, TagFinder, VERDICT_COLUMNS, type ParsedReviews } from '../../src/reviewFiles.js'
 import { tableFilesBelow } from '../../src/tableSources.js'
 import { readInput } from '../../src/stdin.js'
 import { mediaFileNamed, tagSetNamed } from '../../server/named.js'
@@ -53,7 +46,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     }
     let passedOver = 0
     for (const { name, belowFolder } of files) {
-      const text = await readInput(name).catch((err) => unreadable(name, err))
+      const text = await readInput(name).catch((err: NodeJS.ErrnoException) => unreadable(name, err))
       const one = parseReviews(text, this.flags['verdict-column'])
       const at = files.length > 1 ? `${name}: ` : ''
       // below a folder, a table without a verdict column is no decisions file: passed over, and said so
@@ -82,7 +75,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
       needsNames ? mediaFiles(this.api, library!) : undefined,
       needsNames ? tagClasses(this.api, library!) : undefined,
       parsed.rows.some((r) => r.tagId === undefined)
-        ? this.api.all<ReviewTag>(`tagSet/${tagSet.id}/tags/`, { page_size: 1000 })
+        ? this.api.all(`tagSet/${tagSet.id}/tags/`, { page_size: 1000 })
         : [],
       ownId(this.api),
     ])
@@ -138,11 +131,9 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     }
     // what the caller has already decided as the file says is not sent again
     const mine = new Map(
-      (
-        await this.api.all<ReviewRecord>('tagReview/', { tagSet: tagSet.id, user: me, page_size: 1000 }, undefined, [
-          'tagSet',
-        ])
-      ).map((r) => [r.tag, r]),
+      (await this.api.all('tagReview/', { tagSet: tagSet.id, user: me, page_size: 1000 }, undefined, ['tagSet'])).map(
+        (r) => [r.tag, r],
+      ),
     )
     const same = (b: (typeof decisions)[number]['body']) => {
       const r = mine.get(b.tag)
@@ -151,7 +142,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     const todo = decisions.filter((d) => !same(d.body))
     const answers = await mapLimit(todo, 8, async (d) => {
       try {
-        return await this.api.post<ReviewRecord>('tagReview/', d.body)
+        return await this.api.post('tagReview/', d.body)
       } catch (err) {
         failure(`${d.where}: ${(err as Error).message}`)
       }
@@ -168,7 +159,7 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
   private async files(): Promise<Array<{ name: string; belowFolder: boolean }>> {
     const out: Array<{ name: string; belowFolder: boolean }> = []
     for (const arg of this.positionals) {
-      if (arg === '-' || !(await stat(arg).catch((err) => unreadable(arg, err))).isDirectory()) {
+      if (arg === '-' || !(await stat(arg).catch((err: NodeJS.ErrnoException) => unreadable(arg, err))).isDirectory()) {
         out.push({ name: arg, belowFolder: false })
         continue
       }

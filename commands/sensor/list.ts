@@ -35,10 +35,8 @@ export default class SensorList extends AuthCommand<typeof SensorList> {
 
   /** The array the folder sensors of a library's import belong to: named after the library. */
   private async libraryArray(value: string): Promise<number> {
-    const library = await this.api.get<{ id: number; name: string }>(
-      `library/${await libraryId(this.api, '--library', value)}/`,
-    )
-    const arrays = await this.api.all<{ id: number; name: string }>('sensorArray/')
+    const library = await this.api.get(`library/${await libraryId(this.api, '--library', value)}/`)
+    const arrays = await this.api.all('sensorArray/')
     const array = arrays.find((a) => a.name === library.name)
     if (!array)
       this.error(`--library: no sensor array named "${library.name}" (an import with --sensor-per-folder makes one)`, {

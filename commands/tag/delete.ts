@@ -15,15 +15,14 @@ export default class TagDelete extends AuthCommand<typeof TagDelete> {
     await refuseIfNotPermitted(this.api, `tag/${tag.id}/`, `tag ${tag.id}`, this.flags.yes)
     if (!this.flags.yes) {
       // the question names what people know the tag by; a record the caller cannot read stays an id
-      const [tagSet, tagClass, file] = await Promise.all(
-        [`tagSet/${tag.tagSet}/`, `tagClass/${tag.tagClass}/`, `mediaFile/${tag.mediaFile}/`].map((path) =>
-          this.api.get<Record<string, unknown>>(path).catch(() => undefined),
-        ),
-      )
-      const text = (v: unknown) => (typeof v === 'string' ? v : undefined)
+      const [tagSet, tagClass, file] = await Promise.all([
+        this.api.get(`tagSet/${tag.tagSet}/`).catch(() => undefined),
+        this.api.get(`tagClass/${tag.tagClass}/`).catch(() => undefined),
+        this.api.get(`mediaFile/${tag.mediaFile}/`).catch(() => undefined),
+      ])
       await confirmDestructive(
-        `delete tag ${tag.id} of ${tagSetNamed({ id: tag.tagSet, name: text(tagSet?.name) })}: ` +
-          `${named('tag class', tag.tagClass, text(tagClass?.className))} on ${mediaFileNamed({ id: tag.mediaFile, alias: text(file?.alias) })}, ` +
+        `delete tag ${tag.id} of ${tagSetNamed({ id: tag.tagSet, name: tagSet?.name })}: ` +
+          `${named('tag class', tag.tagClass, tagClass?.className)} on ${mediaFileNamed({ id: tag.mediaFile, alias: file?.alias })}, ` +
           `${thousandths(tag.startTime)}-${thousandths(tag.endTime)} s?`,
         false,
       )

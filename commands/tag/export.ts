@@ -2,15 +2,8 @@ import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { failure } from '../../src/exits.js'
 import { ApiError, mapLimit } from '../../src/api.js'
-import {
-  findTagSet,
-  libraryNamed,
-  mediaFiles,
-  tagClasses,
-  type MediaFile,
-  type TagClass,
-  type TagSet,
-} from '../../src/lookup.js'
+import { findTagSet, libraryNamed, mediaFiles, tagClasses, type FoundTagSet } from '../../src/lookup.js'
+import type { MediaFile, TagClass } from '../../src/records.js'
 import { Progress, stderr, writeStdout } from '../../src/output.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
@@ -122,7 +115,7 @@ ${CAMTRAP_DP_HELP}`
   }
 
   /** --format camtrap-dp: a Camtrap DP package in the folder -o (src/camtrapDp.ts); a line of what it holds on stderr. */
-  private async camtrapDp(tagSet: TagSet) {
+  private async camtrapDp(tagSet: FoundTagSet) {
     let progress: Progress | undefined
     const quiet = this.jsonEnabled()
     try {
@@ -145,7 +138,7 @@ ${CAMTRAP_DP_HELP}`
   }
 
   /** The aliases and class names a CSV carries beside the ids: those of the tag set's library. */
-  private async exportNames(tagSet: TagSet): Promise<ExportNames | undefined> {
+  private async exportNames(tagSet: FoundTagSet): Promise<ExportNames | undefined> {
     if (!tagSet.library) return undefined
     const [media, classes] = await Promise.all([
       mediaFiles(this.api, tagSet.library),
@@ -156,7 +149,7 @@ ${CAMTRAP_DP_HELP}`
 
   /** The tags as Raven tables (src/ravenTables.ts) over the library's recordings (start time, alias, duration, sensor)
    * and those of other libraries the tag set's tags lie on, with the class names. */
-  private async writeRaven(tags: TagRecord[], tagSet: TagSet): Promise<void> {
+  private async writeRaven(tags: TagRecord[], tagSet: FoundTagSet): Promise<void> {
     if (!tagSet.library) failure(`${tagSetNamed(tagSet)} belongs to no library: a Raven table needs its recordings`)
     const [media, classes] = await Promise.all([
       mediaFiles(this.api, tagSet.library),

@@ -12,10 +12,9 @@ import {
   mediaFiles,
   tagClasses,
   type Directory,
-  type MediaFile,
-  type TagClass,
-  type TagSet,
+  type FoundTagSet,
 } from '../../src/lookup.js'
+import type { MediaFile, TagClass } from '../../src/records.js'
 import { stderr, table, warn } from '../../src/output.js'
 import { offersExtensions } from '../../src/serverOffers.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
@@ -140,7 +139,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       format: this.flags.format,
       mediaFile: this.flags['media-file'],
       stdin,
-    }).catch((err) => unreadable(err.path ?? args.join(' '), err))
+    }).catch((err: NodeJS.ErrnoException) => unreadable(err.path ?? args.join(' '), err))
     for (const p of passed) warn(`${p.name}: passed over: ${p.why}`)
     if (!sources.length) failure(`no table to import in ${args.join(' ')}`)
     const names = sources.length === 1 ? sources[0].name : `${sources.length} tables`
@@ -233,7 +232,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
 
   /** The library's media files and classes (each list fetched once per reading, when a row names one). With --force,
    * class names match exactly. */
-  private lookups(tagSet: TagSet): Lookups {
+  private lookups(tagSet: FoundTagSet): Lookups {
     let media: Promise<Directory<MediaFile>> | undefined
     let classes: Promise<Directory<TagClass>> | undefined
     return {

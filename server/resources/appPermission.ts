@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { groupAllows, libraryAllows, onPermission, tagSetAllows, type Caller } from '../access.js'
 import { badRequest, MSG } from '../http/errors.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { appUserGroups } from './appUserGroup.js'
 import { defineResource, resourceEndpoints, readable, type Db } from './resource.js'
 import { resolveUsernames } from './userRefs.js'
@@ -14,7 +15,7 @@ import { users } from './users.js'
 // its new target. As an extension a user bearer may be named by
 // `bearer_username` (write-only) instead of `bearer_id`.
 
-const fields: TableFields<'app_permissions'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   bearer_type: { type: 'choice', column: 'bearer_type', choices: ['user', 'appusergroup'], filter: true },
   bearer_id: { type: 'integer', column: 'bearer_id', min: 1, filter: true },
@@ -33,7 +34,10 @@ const fields: TableFields<'app_permissions'> = {
   write: { type: 'boolean', column: 'write', default: false },
   launch_job: { type: 'boolean', column: 'launch_job', default: false },
   admin: { type: 'boolean', column: 'admin', default: false },
-}
+} satisfies TableFields<'app_permissions'>
+
+/** A grant (appPermission/) as the API answers it. */
+export type AppPermissionRecord = WireRecord<typeof fields>
 
 type Allows = typeof libraryAllows
 const TARGETS: Record<string, { table: 'libraries' | 'tag_sets' | 'app_user_groups'; allows: Allows }> = {

@@ -3,6 +3,7 @@ import { onGroup } from '../access.js'
 import type { DB } from '../db/schema.js'
 import { badRequest, notFound } from '../http/errors.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { resolveUserIds, resolveUsernames } from './userRefs.js'
 import { users } from './users.js'
@@ -13,14 +14,17 @@ import { users } from './users.js'
 // extension, by name (`usernames`, write-only); a write that names members
 // replaces the membership in the same transaction.
 
-const fields: TableFields<'app_user_groups'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   users: { type: 'list', items: 'integer', default: [] },
   usernames: { type: 'list', items: 'string', writeOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
   createdBy: { type: 'pk', column: 'created_by', target: () => users, readOnly: true },
-}
+} satisfies TableFields<'app_user_groups'>
+
+/** A group (appUserGroup/) as the API answers it. */
+export type AppUserGroupRecord = WireRecord<typeof fields>
 
 async function replaceMembers(trx: Transaction<DB>, groupId: number, userIds: number[]) {
   // two simultaneous replacements run one after the other, so neither sees half of the other

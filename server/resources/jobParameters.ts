@@ -2,6 +2,7 @@ import { ownedVia } from '../access.js'
 import type { Context } from '../http/endpoint.js'
 import { fieldError } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { checkParameters } from '../analysis/parameters.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { defineResource, resourceEndpoints, type Rec } from './resource.js'
@@ -11,12 +12,15 @@ import { jobs } from './jobs.js'
 // the job's owner (and site admins). A value the job's type knows is checked
 // as it would be on the job itself.
 
-const fields: TableFields<'job_parameters'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
-}
+} satisfies TableFields<'job_parameters'>
+
+/** A job's parameter (jobParameters/) as the API answers it. */
+export type JobParametersRecord = WireRecord<typeof fields>
 
 async function validateParameter(
   ctx: Context,

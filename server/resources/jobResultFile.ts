@@ -4,6 +4,7 @@ import { insertWithFile, resultName } from '../analysis/resultFiles.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { CREATION_DATE, parseInput, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { receiveUpload } from '../http/upload.js'
 import { storedFileUrl } from './mediaFile.js'
 import { checkReferences, defineResource, render, resourceEndpoints } from './resource.js'
@@ -15,7 +16,7 @@ import { jobs } from './jobs.js'
 // worker through storeResultFile() (server/analysis/resultFiles.ts); `resultFile` is the absolute URL that
 // serves the bytes (GET /media/...) to the same people.
 
-const fields: TableFields<'job_result_files'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   job: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', label: 'CreationDate', description: CREATION_DATE },
@@ -28,7 +29,10 @@ const fields: TableFields<'job_result_files'> = {
     description: 'the file (multipart file part on create); read as its URL',
   },
   notes: { type: 'string', column: 'notes', allowBlank: true, default: '' },
-}
+} satisfies TableFields<'job_result_files'>
+
+/** A job's result file (jobResultFile/) as the API answers it. */
+export type JobResultFileRecord = WireRecord<typeof fields>
 
 /** POST jobResultFile/: multipart only; JSON or no file part is 400 {"resultFile": ["No file was submitted."]}. */
 async function createResultFile(ctx: Context): Promise<Result> {

@@ -3,6 +3,7 @@ import type { DB } from '../db/schema.js'
 import type { Context } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { describeParams, JOB_TYPE_PARAMS } from '../analysis/catalog.js'
 import { checkParameters, parametersFrom } from '../analysis/parameters.js'
 import { applyRequestedStatus, QUEUED, RUNNING, STOPPED } from '../analysis/state.js'
@@ -10,7 +11,14 @@ import { jobTypes } from '../analysis/types/index.js'
 import { waitingForSql } from '../analysis/waiting.js'
 import { sql, type Transaction } from 'kysely'
 import { JOB_PARAMETERS } from './embeddedLists.js'
-import { defineResource, resourceEndpoints, type ComputedField, type Db, type Rec } from './resource.js'
+import {
+  defineResource,
+  resourceEndpoints,
+  type ComputedField,
+  type Db,
+  type Rec,
+  type ResourceDef,
+} from './resource.js'
 import { jobStatusTypes, jobTypes as jobTypeRecords } from './lookups.js'
 import { projects } from './project.js'
 import { users } from './users.js'
@@ -23,7 +31,7 @@ import { users } from './users.js'
 // stops a job, 2 re-queues a stopped or failed one; what needs no worker is
 // applied at once (server/analysis/state.ts).
 
-const fields: TableFields<'jobs'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', maxLength: 255, required: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
@@ -90,7 +98,10 @@ const fields: TableFields<'jobs'> = {
       ...JOB_TYPE_PARAMS.map((t) => `${t.name} (${t.id}): ${describeParams(t).join('; ')}.`),
     ].join(' '),
   },
-}
+} satisfies TableFields<'jobs'>
+
+/** A job (jobs/) as the API answers it. */
+export type JobRecord = WireRecord<typeof fields>
 
 /**
  * A Running job whose lease has run out has no live worker: it says so (isRunning false, workerSilentSeconds)
@@ -165,7 +176,8 @@ async function writeParameters(trx: Transaction<DB>, jobId: number, params: Reco
   }
 }
 
-export const jobs = defineResource({
+// annotated: its own fields name it (parentJob), so its type cannot be inferred from them
+export const jobs: ResourceDef<'jobs'> = defineResource({
   name: 'jobs',
   accelerated: ['detail', 'list'],
   title: 'Jobs',

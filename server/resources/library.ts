@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { onLibrary } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { queueSpeechScan, SPEECH_POLICIES } from '../media/speechPolicy.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { removeStoredMediaFiles } from './storedMediaFiles.js'
@@ -12,7 +13,7 @@ import { users } from './users.js'
 // takes everything in it along (foreign keys cascade) and the grants that
 // pointed at it or at its tag sets (polymorphic, so no foreign key).
 
-const fields: TableFields<'libraries'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
@@ -28,7 +29,10 @@ const fields: TableFields<'libraries'> = {
       'mute (the spans of machine tags of the class speech silenced) or withhold (recordings with any refused); ' +
       'mute and withhold queue a SpeechDetection job for the files not yet checked, which are withheld until it has',
   },
-}
+} satisfies TableFields<'libraries'>
+
+/** A library as the API answers it. */
+export type LibraryRecord = WireRecord<typeof fields>
 
 export const libraries = defineResource({
   name: 'library',

@@ -1,13 +1,17 @@
 import { everyone } from '../access.js'
 import type { TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // The read-only lookup tables: any authenticated user lists and reads them; writes are 405.
 
-const fields: TableFields<LookupTable> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', maxLength: 255, required: true },
-}
+} satisfies TableFields<LookupTable>
+
+/** A record of a lookup table (jobTypes/, mediaTypes/…) as the API answers it. */
+export type LookupRecord = WireRecord<typeof fields>
 
 type LookupTable = 'job_types' | 'job_status_types' | 'project_types' | 'media_types'
 

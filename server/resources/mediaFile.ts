@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import { onLibrary } from '../access.js'
 import type { TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { mediaFileFilterParams, mediaFileListFilter } from './mediaFileFilters.js'
 import { MEDIA_FILE_METADATA } from './embeddedLists.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
@@ -16,7 +17,7 @@ import { users } from './users.js'
 // original stores them); the rest describes the stored bytes. `file` is the stored
 // relative name, `url` its absolute address under /media/ (docs/decisions.md §7).
 
-const fields: TableFields<'media_files'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   file: { type: 'string', column: 'file', readOnly: true },
   url: { type: 'string', readOnly: true },
@@ -30,7 +31,10 @@ const fields: TableFields<'media_files'> = {
   library: { type: 'pk', column: 'library_id', target: () => libraries, readOnly: true, inForms: true },
   realStartTime: { type: 'datetime', column: 'real_start_time', nullable: true },
   mediafilemetadata_set: { type: 'list', items: 'object', readOnly: true },
-}
+} satisfies TableFields<'media_files'>
+
+/** A media file as the API answers it. */
+export type MediaFileRecord = WireRecord<typeof fields>
 
 /** SQL: the absolute address of the stored file named in `column` of the record `r`, each path segment escaped
  * as encodeURIComponent escapes it (mas_uri_path: migration 2026_11_24_0002). */

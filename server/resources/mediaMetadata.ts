@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { onLibrary, onLibraryVia } from '../access.js'
 import { badRequest, fieldError } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints, subListEndpoint } from './resource.js'
 import { libraries } from './library.js'
 import { mediaFiles } from './mediaFile.js'
@@ -14,13 +15,16 @@ import { mediaFiles } from './mediaFile.js'
 
 const onMediaFileLibrary = onLibraryVia('media_file_id', 'media_files')
 
-const metaDataFields: TableFields<'media_file_metadata'> = {
+const metaDataFields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
   userEditable: { type: 'boolean', column: 'user_editable', default: true },
-}
+} satisfies TableFields<'media_file_metadata'>
+
+/** A media file's metadata (mediaFileMetaData/) as the API answers it. */
+export type MediaFileMetaDataRecord = WireRecord<typeof metaDataFields>
 
 export const metaData = defineResource({
   name: 'mediaFileMetaData',
@@ -30,12 +34,15 @@ export const metaData = defineResource({
   scope: onMediaFileLibrary,
 })
 
-const userMetaDataFieldFields: TableFields<'media_file_user_metadata_fields'> = {
+const userMetaDataFieldFields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   library: { type: 'pk', column: 'library_id', target: () => libraries, required: true },
   description: { type: 'string', column: 'description', allowBlank: true, default: '' },
-}
+} satisfies TableFields<'media_file_user_metadata_fields'>
+
+/** A library's user metadata field (mediaFileUserMetaDataField/) as the API answers it. */
+export type UserMetaDataFieldRecord = WireRecord<typeof userMetaDataFieldFields>
 
 export const userMetaDataFields = defineResource({
   name: 'mediaFileUserMetaDataField',
@@ -58,13 +65,16 @@ export const userMetaDataFields = defineResource({
   },
 })
 
-const userMetaDataValueFields: TableFields<'media_file_user_metadata'> = {
+const userMetaDataValueFields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   metaDataField: { type: 'pk', column: 'metadata_field_id', target: () => userMetaDataFields, required: true },
   value: { type: 'string', column: 'value', allowBlank: true, default: '' },
   metaDataFieldName: { type: 'string', readOnly: true },
-}
+} satisfies TableFields<'media_file_user_metadata'>
+
+/** A media file's user metadata value (mediaFileUserMetaData/) as the API answers it. */
+export type UserMetaDataValueRecord = WireRecord<typeof userMetaDataValueFields>
 
 export const userMetaData = defineResource({
   name: 'mediaFileUserMetaData',

@@ -6,6 +6,7 @@ import { newStoredName } from '../storage/storage.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden } from '../http/errors.js'
 import { CREATION_DATE, parseInput, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { receiveUpload } from '../http/upload.js'
 import { defineResource, render, resourceEndpoints } from './resource.js'
 import { users } from './users.js'
@@ -15,7 +16,7 @@ import { users } from './users.js'
 // and `name`), rename or delete it; every authenticated user lists and reads them. The file is stored as media
 // are, with its md5; a file that does not load, or does not do what its manifest says, is refused with the reason.
 
-const fields: TableFields<'models'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   name: {
     type: 'string',
@@ -56,7 +57,10 @@ const fields: TableFields<'models'> = {
   },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, description: CREATION_DATE },
-}
+} satisfies TableFields<'models'>
+
+/** A model (model/) as the API answers it. */
+export type ModelRecord = WireRecord<typeof fields>
 
 /** POST model/: multipart, parts `file`, `manifest` and `name`; the model is loaded and one window run before it is kept. */
 async function createModel(ctx: Context): Promise<Result> {

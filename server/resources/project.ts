@@ -3,6 +3,7 @@ import { ownedBy } from '../access.js'
 import type { Context, Endpoint, EndpointDoc } from '../http/endpoint.js'
 import { badRequest, notFound } from '../http/errors.js'
 import { CREATION_DATE, parseInput, type Fields, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
 import { projectTypes } from './lookups.js'
@@ -14,7 +15,7 @@ import { users } from './users.js'
 // admin) reads and changes one. Membership is changed only through
 // project/{Id}/mediaFiles/add/ and remove/, one row per project and file.
 
-const fields: TableFields<'projects'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   type: { type: 'pk', column: 'type_id', target: () => projectTypes, default: 1 },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
@@ -27,7 +28,10 @@ const fields: TableFields<'projects'> = {
   default_permission_write: { type: 'boolean', column: 'default_permission_write', default: false },
   default_permission_launch_job: { type: 'boolean', column: 'default_permission_launch_job', default: false },
   default_permission_admin: { type: 'boolean', column: 'default_permission_admin', default: false },
-}
+} satisfies TableFields<'projects'>
+
+/** A project as the API answers it. */
+export type ProjectRecord = WireRecord<typeof fields>
 
 export const projects = defineResource({
   name: 'project',

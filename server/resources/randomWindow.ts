@@ -1,6 +1,7 @@
 import { ownedVia } from '../access.js'
 import { checkRegion } from './tagRegion.js'
 import type { TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { jobs } from './jobs.js'
 import { mediaFiles } from './mediaFile.js'
@@ -8,13 +9,16 @@ import { mediaFiles } from './mediaFile.js'
 // randomWindow/: the windows a RandomWindowTagging job chose, seen and changed
 // only by the job's owner (and site admins).
 
-const fields: TableFields<'random_windows'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   randomWindowTaggingJob: { type: 'pk', column: 'job_id', target: () => jobs, required: true },
   mediaFile: { type: 'pk', column: 'media_file_id', target: () => mediaFiles, required: true },
   startTime: { type: 'float', column: 'start_time', required: true },
   endTime: { type: 'float', column: 'end_time', required: true },
-}
+} satisfies TableFields<'random_windows'>
+
+/** A random window (randomWindow/) as the API answers it. */
+export type RandomWindowRecord = WireRecord<typeof fields>
 
 export const randomWindows = defineResource({
   name: 'randomWindow',

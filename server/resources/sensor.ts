@@ -1,5 +1,6 @@
 import { ownedBy, sensorOwnedOrRecorded } from '../access.js'
 import { toJson, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { users } from './users.js'
 
@@ -9,7 +10,7 @@ import { users } from './users.js'
 // the reference check of `sensorArray` enforces. A sensor array embeds its
 // sensors as `sensor_set`.
 
-const sensorFields: TableFields<'sensors'> = {
+const sensorFields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   // required, as the original requires it; null (a sensor in no array) is our extension
   sensorArray: { type: 'pk', column: 'sensor_array_id', target: () => sensorArrays, nullable: true, required: true },
@@ -19,7 +20,10 @@ const sensorFields: TableFields<'sensors'> = {
   z: { type: 'float', column: 'z', default: 0 },
   layoutRow: { type: 'integer', column: 'layout_row', default: 0, min: 0 },
   layoutColumn: { type: 'integer', column: 'layout_column', default: 0, min: 0 },
-}
+} satisfies TableFields<'sensors'>
+
+/** A sensor as the API answers it. */
+export type SensorRecord = WireRecord<typeof sensorFields>
 
 export const sensors = defineResource({
   name: 'sensor',
@@ -30,13 +34,18 @@ export const sensors = defineResource({
   owner: 'user_id',
 })
 
-const sensorArrayFields: TableFields<'sensor_arrays'> = {
+const sensorArrayFields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   layoutRows: { type: 'integer', column: 'layout_rows', default: 1, min: 1 },
   layoutColumns: { type: 'integer', column: 'layout_columns', default: 1, min: 1 },
   sensor_set: { type: 'list', items: 'object', readOnly: true, label: 'Sensor set' },
+} satisfies TableFields<'sensor_arrays'>
+
+/** A sensor array as the API answers it, its sensors embedded. */
+export type SensorArrayRecord = Omit<WireRecord<typeof sensorArrayFields>, 'sensor_set'> & {
+  sensor_set: SensorRecord[]
 }
 
 export const sensorArrays = defineResource({

@@ -1,5 +1,6 @@
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints, subListEndpoint, type ResourceDef } from './resource.js'
 import { checkBounds, regionFits } from './tagBounds.js'
 import { checkRegion } from './tagRegion.js'
@@ -22,7 +23,7 @@ export const ANNOTATIONS_MAX = 10_000
 /** the most characters of a tag's provenance as JSON */
 export const PROVENANCE_MAX = 10_000
 
-const fields: TableFields<'tags'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
@@ -58,10 +59,13 @@ const fields: TableFields<'tags'> = {
     description:
       'a mas extension: what made a machine tag — source (the job type, model or tool), version, checksum of the model, job, parameters; given when the tag is created and never changed; null for a tag made by hand',
   },
-}
+} satisfies TableFields<'tags'>
+
+/** A tag as the API answers it. */
+export type TagRecord = WireRecord<typeof fields>
 
 /** the wire names an update may change: all but provenance, which stays what made the tag */
-const updatable = Object.keys(fields).filter((n) => n !== 'provenance' && !fields[n].readOnly)
+const updatable = Object.keys(fields).filter((n) => n !== 'provenance' && !(fields as TableFields<'tags'>)[n].readOnly)
 
 export const tags: ResourceDef<'tags'> = defineResource({
   name: 'tag',

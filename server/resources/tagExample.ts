@@ -1,5 +1,6 @@
 import { onTagSet } from '../access.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 import { checkRegion } from './tagRegion.js'
 import { mediaFiles } from './mediaFile.js'
@@ -9,7 +10,7 @@ import { users } from './users.js'
 // tagExample/ (deprecated, merged into tag/): a region of a media file in a
 // tag set, under the same rules as a tag.
 
-const fields: TableFields<'tag_examples'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   tagSet: { type: 'pk', column: 'tag_set_id', target: () => tagSets, required: true },
@@ -19,7 +20,10 @@ const fields: TableFields<'tag_examples'> = {
   endTime: { type: 'float', column: 'end_time', required: true, min: 0 },
   minFrequency: { type: 'float', column: 'min_frequency', required: true, min: 0 },
   maxFrequency: { type: 'float', column: 'max_frequency', required: true, min: 0 },
-}
+} satisfies TableFields<'tag_examples'>
+
+/** A tag example (tagExample/) as the API answers it. */
+export type TagExampleRecord = WireRecord<typeof fields>
 
 export const tagExamples = defineResource({
   name: 'tagExample',

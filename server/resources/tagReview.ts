@@ -6,6 +6,7 @@ import type { AnyRow, DB, Db } from '../db/schema.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
 import { parseInput, parseValue, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { Coalescers } from '../db/coalesce.js'
 import { callerKey, compiler, standInNumber, standInText } from './core/standIns.js'
 import type { Accelerators } from './core/accelerators.js'
@@ -21,7 +22,7 @@ import { users } from './users.js'
 // of adding one (201). Readers of the tag's tag set read decisions; whoever may write it decides, and changes
 // or deletes only their own. Deleting a tag deletes its decisions.
 
-const fields: TableFields<'tag_reviews'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   tag: { type: 'pk', column: 'tag_id', target: () => tags, required: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
@@ -36,7 +37,10 @@ const fields: TableFields<'tag_reviews'> = {
   },
   note: { type: 'string', column: 'note', allowBlank: true, default: '', maxLength: 10_000 },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true },
-}
+} satisfies TableFields<'tag_reviews'>
+
+/** A review of a tag (tagReview/) as the API answers it. */
+export type TagReviewRecord = WireRecord<typeof fields>
 
 export const tagReviews = defineResource({
   name: 'tagReview',

@@ -1,6 +1,7 @@
 import { onLibrary, onTagSet } from '../access.js'
 import { forbidden } from '../http/errors.js'
 import { CREATION_DATE, type TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints, scopeAllows } from './resource.js'
 import { libraries } from './library.js'
 import { users } from './users.js'
@@ -10,14 +11,17 @@ import { users } from './users.js'
 // change it, admin to delete it (its tags go with it, and the grants on it).
 // Creating one, or moving it into a library, needs write on that library.
 
-const fields: TableFields<'tag_sets'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   name: { type: 'string', column: 'name', required: true, maxLength: 255 },
   // required, as the original requires it; null (a tag set of no library) is our extension
   library: { type: 'pk', column: 'library_id', target: () => libraries, nullable: true, required: true },
   creationDate: { type: 'datetime', column: 'creation_date', description: CREATION_DATE },
-}
+} satisfies TableFields<'tag_sets'>
+
+/** A tag set as the API answers it. */
+export type TagSetRecord = WireRecord<typeof fields>
 
 export const tagSets = defineResource({
   name: 'tagSet',

@@ -3,6 +3,7 @@ import { adminsOnly } from '../access.js'
 import { hashPassword } from '../auth/passwords.js'
 import { fieldError } from '../http/errors.js'
 import type { TableFields } from '../http/fields.js'
+import type { WireRecord } from '../http/wireRecord.js'
 import { defineResource, resourceEndpoints } from './resource.js'
 
 // user/ and user/{Id}/: site admins only (403 for everyone else, even on their
@@ -10,7 +11,7 @@ import { defineResource, resourceEndpoints } from './resource.js'
 // is_admin and is_active; those fields are write-only. A changed password or a
 // deactivation removes the user's tokens and sessions.
 
-const fields: TableFields<'users'> = {
+const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },
   username: {
     type: 'string',
@@ -24,7 +25,10 @@ const fields: TableFields<'users'> = {
   password: { type: 'string', column: 'password', required: true, writeOnly: true, maxLength: 4096 },
   is_admin: { type: 'boolean', column: 'is_admin', writeOnly: true, default: false, label: 'Is admin' },
   is_active: { type: 'boolean', column: 'is_active', writeOnly: true, default: true, label: 'Is active' },
-}
+} satisfies TableFields<'users'>
+
+/** A user as the API answers it (its password and flags are never answered). */
+export type UserRecord = WireRecord<typeof fields>
 
 export const users = defineResource({
   name: 'user',

@@ -45,7 +45,9 @@ const place = () =>
     const tagSet = await made(['tagset', 'create', w.unique('tags'), '--library', String(library)])
     const tagClass = await made(['tagclass', 'create', w.unique('bird'), '--library', String(library)])
     // the original creates no media files through the API: its seed.py writes them as rows
-    const media = (await w.alice.api.get('mediaFile/', { page_size: 2 })).results.map((m: { id: number }) => m.id)
+    const media = (await w.alice.api.get<{ results: { id: number }[] }>('mediaFile/', { page_size: 2 })).results.map(
+      (m) => m.id,
+    )
     if (media.length < 2)
       throw new Error(
         `${w.alice.username} has fewer than 2 media files on ${w.url}: run the original service's seed.py first`,

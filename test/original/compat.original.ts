@@ -91,7 +91,7 @@ test('tagclass list and tagset list --library, and a tag class name used in two 
   ok(setList)
   assert.equal(ids(json(setList)), [sets[0]])
   // the class is found by name in the tag set's library, not called ambiguous
-  const media = (await w.alice.api.get('mediaFile/', { page_size: 1 })).results[0].id
+  const media = (await w.alice.api.get<{ results: { id: number }[] }>('mediaFile/', { page_size: 1 })).results[0].id
   const tag = await w.mas(w.alice, [
     'tag',
     'create',
@@ -169,7 +169,8 @@ test('job watch after job stop on the original (nothing applies the stop): says 
 test('project add-media of a media file the caller cannot read names the media file, not the project', async () => {
   const w = await setup()
   const project = (await w.alice.api.post('project/', { name: w.unique('p') })).id
-  const bobs = (await w.bob.api.get('mediaFile/', { page_size: 1 })).results[0]?.id ?? 999999999
+  const bobs =
+    (await w.bob.api.get<{ results: { id: number }[] }>('mediaFile/', { page_size: 1 })).results[0]?.id ?? 999999999
   const run = await w.mas(w.alice, ['project', 'add-media', String(project), String(bobs)])
   assert.is(run.code, 1, run.stderr)
   assert.match(run.stderr, new RegExp(`^Error: media file ${bobs} not found\\n$`))

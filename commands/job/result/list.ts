@@ -22,7 +22,7 @@ export default class JobResultList extends AuthCommand<typeof JobResultList> {
   private async family(root: number): Promise<number[]> {
     const out = [root]
     for (let i = 0; i < out.length; i++) {
-      const children = await this.api.all<{ id: number; parentJob?: number | null }>('jobs/', { parentJob: out[i] })
+      const children = await this.api.all('jobs/', { parentJob: out[i] })
       out.push(...children.filter((c) => c.parentJob === out[i]).map((c) => c.id))
     }
     return out
