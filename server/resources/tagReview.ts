@@ -83,7 +83,7 @@ type DecisionValues = { tag: number; decision: (typeof DECISIONS)[number]; tagCl
 /** a decision as written, and whether the statement made it (rather than changed it) */
 type Decided = Rec<'tag_reviews'> & { created: boolean }
 
-/** Builds statements for compiling (statements.ts): typed by our tables, never connected. */
+/** Builds statements for compiling (core/standIns.ts): typed by our tables, never connected. */
 const builder = compiler as unknown as Kysely<DB>
 
 /** INSERT … ON CONFLICT DO UPDATE of the rows `checked` selects, answering each row written and whether it was made. */

@@ -72,7 +72,7 @@ export interface Accelerators {
   /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null
   /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`
-   * with stand-ins (statements.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
+   * with stand-ins (standIns.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
    * `slots`; null when it cannot be planned so (then the endpoint compiles it for this request) */
   statement(
     owner: object,
