@@ -77,7 +77,7 @@ test('server/http imports nothing of the resources, nor the services that name t
 })
 
 test('the accelerators (resources/fast/) are imported by server/services.ts and resources/resource.ts alone', () => {
-  const plugs = ['server/services.ts', 'server/resources/resource.ts']
+  const plugs = ['server/resources/resource.ts', 'server/services.ts']
   const files = sources(SERVER).filter((f) => !relative(ROOT, f).startsWith('server/resources/fast/'))
   const importers = files.filter((f) => importsOf(f).some((p) => p.startsWith('server/resources/fast/')))
   assert.equal(importers.map((f) => relative(ROOT, f)).sort(), plugs)
