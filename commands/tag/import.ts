@@ -235,15 +235,16 @@ A row identical to a tag already in the tag set (the same media file, class, tim
   private lookups(tagSet: FoundTagSet): Lookups {
     let media: Promise<Directory<MediaFile>> | undefined
     let classes: Promise<Directory<TagClass>> | undefined
+    const libraryMedia = () => (media ??= mediaFiles(this.api, libraryOf(tagSet, '--tag-set')))
     return {
-      media: () => (media ??= mediaFiles(this.api, libraryOf(tagSet, '--tag-set'))),
+      media: libraryMedia,
       classes: () =>
         (classes ??= tagClasses(this.api, libraryOf(tagSet, '--tag-set'), { ignoreCase: !this.flags.force })),
       keepsTagsInRecordings: () => offersExtensions(this.api),
       // the library's list when the tag set has a library (names are looked up in it), else each file by its id
       mediaRecord: async (id) =>
         tagSet.library != null
-          ? (await (media ??= mediaFiles(this.api, libraryOf(tagSet, '--tag-set')))).byId(id)
+          ? (await libraryMedia()).byId(id)
           : await this.api
               .request<MediaFile>('GET', `mediaFile/${id}/`)
               .then((answer) => (answer.status === 200 ? answer.data : undefined)),
