@@ -5,7 +5,9 @@ import type { Storage } from '../storage/index.js'
 import type { JobsTable } from '../db/analysisTables.js'
 import type { DB } from '../db/schema.js'
 import type { ParamsOf, TypeParams } from './catalog.js'
+import type { Learned } from './examples.js'
 import type { ExecutionProvider } from './models/onnx.js'
+import type { SharedWork } from './sharedWork.js'
 import type { Analysis } from './threads.js'
 
 // What a job type is: the parameters it takes (validated when the job is
@@ -41,6 +43,8 @@ export interface RunningJob<P extends ParamValues = ParamValues> {
   readonly analysis: Analysis
   /** where models run (mas worker start --execution-provider) */
   readonly executionProvider: ExecutionProvider
+  /** detectors learned by this worker, shared by the jobs it runs that learn from the same examples */
+  readonly learned: SharedWork<Learned>
   /** aborted when a stop is requested or another worker took the job over */
   readonly signal: AbortSignal
   /** set numToComplete; `restart`: count from zero again (a resumed job that redoes its work) */

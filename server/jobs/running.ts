@@ -6,7 +6,9 @@ import type { Storage } from '../storage/index.js'
 import type { DB } from '../db/schema.js'
 import { localTimestamp } from '../db/time.js'
 import type { ChildJob, JobRow, ParamValues, RunningJob } from '../analysis/jobType.js'
+import type { Learned } from '../analysis/examples.js'
 import type { ExecutionProvider } from '../analysis/models/onnx.js'
+import type { SharedWork } from '../analysis/sharedWork.js'
 import type { Analysis } from '../analysis/threads.js'
 import { ERROR, lockAncestors, QUEUED, refreshParent, STOPPED, toMilliseconds } from '../analysis/state.js'
 
@@ -35,6 +37,7 @@ export class Running implements RunningJob {
     readonly storage: Storage,
     readonly analysis: Analysis,
     readonly executionProvider: ExecutionProvider,
+    readonly learned: SharedWork<Learned>,
     readonly signal: AbortSignal,
     private readonly holder: string,
   ) {

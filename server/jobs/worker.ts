@@ -28,7 +28,9 @@ import {
 } from '../analysis/state.js'
 import { jobTypes } from '../analysis/types/index.js'
 import { waitingFor } from '../analysis/waiting.js'
+import type { Learned } from '../analysis/examples.js'
 import type { ExecutionProvider } from '../analysis/models/onnx.js'
+import { SharedWork } from '../analysis/sharedWork.js'
 import { analysisThreads, type Analysis } from '../analysis/threads.js'
 import { HEARTBEAT_SECONDS, removeHeartbeat, renewHeartbeat } from './heartbeat.js'
 import { LeaseLost, Running } from './running.js'
@@ -79,6 +81,8 @@ export class Worker {
   private readonly storage: Storage
   private readonly analysis: Analysis
   private readonly executionProvider: ExecutionProvider
+  /** detectors learned here: a worker's, since job and tag set ids are only unique within its database */
+  private readonly learned = new SharedWork<Learned>(8)
   private readonly concurrency: number
   private readonly pollMs: number
   private readonly log: (message: string) => void
@@ -183,6 +187,7 @@ export class Worker {
         this.storage,
         this.analysis,
         this.executionProvider,
+        this.learned,
         control.signal,
         this.id,
       )

@@ -243,14 +243,8 @@ async function replaceUndecided(
     .execute()
 }
 
-/**
- * The children of one discovery job learn from the same examples: a worker learns them once for all the
- * children it runs (as the tag set was when the first of them started). Kept per database handle: job and tag
- * set ids are only unique within one database, and a process may run workers on several (the tests do), so a
- * detector learned on one is never served to a job of another.
- */
-const detectorsByDatabase = new WeakMap<object, Map<string, Promise<Learned>>>()
-
+/** The children of one discovery job learn from the same examples: the worker learns them once for all the children
+ * it runs (as the tag set was when the first of them started). */
 function sharedDetector(job: DiscoveryJob): Promise<Learned> {
   const key = [
     job.job.parent_job_id ?? `self-${job.job.id}`,
@@ -259,17 +253,7 @@ function sharedDetector(job: DiscoveryJob): Promise<Learned> {
     job.params.windowSizeInSeconds,
     job.params.learnFromReviews,
   ].join(':')
-  let detectors = detectorsByDatabase.get(job.db)
-  if (!detectors) detectorsByDatabase.set(job.db, (detectors = new Map()))
-  let found = detectors.get(key)
-  if (!found) {
-    found = learnFromTagSet(job)
-    const learned = detectors
-    found.catch(() => learned.delete(key))
-    detectors.set(key, found)
-    while (detectors.size > 8) detectors.delete(detectors.keys().next().value!)
-  }
-  return found
+  return job.learned.once(key, () => learnFromTagSet(job))
 }
 
 /** Every tag of the source tag set on media the owner can read is an example (at most 10,000). */
