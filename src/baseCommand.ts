@@ -92,7 +92,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const output = listOutput(this.flags as ListFlags, this.jsonEnabled())
     const shown = output.records(rows, columns)
     if (this.jsonEnabled()) return shown
-    const { text, more } = await output.text(shown, columns, rows.length)
+    const { text, more } = output.text(shown, columns, rows.length)
     if (text) this.log(text)
     if (more) stderr(more)
     return shown

@@ -1,9 +1,10 @@
 import * as Flags from '@oclif/core/flags'
 import type { Column } from './output.js'
 import { usageError } from './exits.js'
+import { textTable } from './textTable.js'
 
 // The one implementation of list output, used by every list command: which records (--sort,
-// --limit), which columns (--columns), and how (a table through @oclif/table, --csv, --no-header;
+// --limit), which columns (--columns), and how (a table, src/textTable.ts; --csv, --no-header;
 // --json is the command's result). On a terminal a screenful is shown, and a line says how to see more.
 
 /** records shown on a terminal when --limit is not given */
@@ -33,7 +34,7 @@ export interface ListOutput {
   /** the records to print (and, under --json, to return) */
   records<R>(rows: readonly R[], columns: readonly Column<R>[]): R[]
   /** the table or CSV text for those records, and the line (for stderr) saying what was left out */
-  text<R>(rows: readonly R[], columns: readonly Column<R>[], all: number): Promise<{ text: string; more?: string }>
+  text<R>(rows: readonly R[], columns: readonly Column<R>[], all: number): { text: string; more?: string }
 }
 
 export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(process.stdout.isTTY)): ListOutput {
@@ -43,7 +44,7 @@ export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(p
       const sorted = flags.sort ? sortBy(rows, columns, flags.sort) : [...rows]
       return limit > 0 ? sorted.slice(0, limit) : sorted
     },
-    async text(rows, columns, all) {
+    text(rows, columns, all) {
       const shown = chosen(columns, flags.columns)
       const cells = rows.map((r) => shown.map((c) => cell(c.get(r))))
       const headers = shown.map((c) => c.header.toUpperCase())
@@ -56,26 +57,14 @@ export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(p
           text: [...(flags['no-header'] ? [] : [headers]), ...cells].map((r) => r.map(csvField).join(',')).join('\n'),
           more,
         }
-      const { makeTable } = await import('@oclif/table') // loaded only when a table is drawn
-      const data = cells.map((r) => Object.fromEntries(r.map((v, i) => [`c${i}`, v])))
-      const rendered = makeTable({
-        data,
-        columns: shown.map((_c, i) => ({ key: `c${i}`, name: headers[i] })),
-        borderStyle: 'headers-only',
-        noStyle: true, // plain columns, as gh and heroku print them (styled, this border style boxes the header)
-        padding: 1,
-        overflow: terminal ? 'truncate' : 'wrap',
-        ...(terminal ? {} : { maxWidth: 'none' as const }),
-      })
-      // @oclif/table frames the table with a blank line and a margin: scripts and readers get it from column 0
-      const lines = rendered
-        .split('\n')
-        .filter((l) => l.trim())
-        .map((l) => l.replace(/^ {2}/, '').trimEnd())
-      return { text: (flags['no-header'] ? lines.slice(1) : lines).join('\n'), more }
+      const lines = textTable(flags['no-header'] ? null : headers, cells, terminal ? terminalWidth() : undefined)
+      return { text: lines.join('\n'), more }
     },
   }
 }
+
+/** the terminal's width in cells (80 when it does not say) */
+const terminalWidth = () => process.stdout.columns || 80
 
 function chosen<R>(columns: readonly Column<R>[], wanted: string | undefined): Column<R>[] {
   if (!wanted) return [...columns]

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
-// Every list prints through one implementation: a table (@oclif/table), --columns, --sort,
+// Every list prints through one implementation: a table (src/textTable.ts), --columns, --sort,
 // --no-header, --csv, --limit; a screenful on a terminal with a line saying how to see more.
 
 let w: CliWorld
