@@ -47,6 +47,8 @@ const CONNECT_TIMEOUT_MS = 15_000
 export const DEFAULT_TIMEOUT_SECONDS = 60
 /** an upload's answer waits this much longer per MiB sent (the server hashes, reads and stores the file first) */
 const UPLOAD_MS_PER_MIB = 1000
+/** the largest page a list answers (the API's max page size): the size every list is read in */
+export const MAX_PAGE_SIZE = 1000
 
 const RETRY_STATUS = new Set([502, 503, 504])
 const RETRY_CODES = new Set([
@@ -353,7 +355,7 @@ export class ApiClient {
     ownFilters?: readonly string[],
   ): AsyncGenerator<unknown[]> {
     const check = filterCheck(query, flags, ownFilters)
-    let next: string | null = this.url(path, { page_size: 1000, ...query })
+    let next: string | null = this.url(path, { page_size: MAX_PAGE_SIZE, ...query })
     const seen = new Set<string>()
     while (next && !seen.has(next)) {
       seen.add(next)

@@ -3,7 +3,8 @@ import * as Errors from '@oclif/core/errors'
 import { failure, usageError } from './exits.js'
 import * as Flags from '@oclif/core/flags'
 import type { Interfaces } from '@oclif/core'
-import { ApiClient, ApiError, ConnectionError, DEFAULT_TIMEOUT_SECONDS, describeError } from './api.js'
+import { ApiClient, ApiError, ConnectionError, DEFAULT_TIMEOUT_SECONDS, describeError, MAX_PAGE_SIZE } from './api.js'
+import type { ListPath, ListRecord } from './apiPaths.js'
 import type { Table } from './columns.js'
 import { listOutput, type ListFlags } from './listOutput.js'
 import { loadNames, Names, type NameScope, type NameSource } from './names.js'
@@ -83,6 +84,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     rows: readonly R[],
     columns: readonly Column<R>[] | Table,
     scope: NameScope = {},
+    all = rows.length,
   ): Promise<R[]> {
     if (!Array.isArray(columns)) {
       const table = columns as Table
@@ -92,7 +94,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const output = listOutput(this.flags as ListFlags, this.jsonEnabled())
     const shown = output.records(rows, columns)
     if (this.jsonEnabled()) return shown
-    const { text, more } = output.text(shown, columns, rows.length)
+    const { text, more } = output.text(shown, columns, all)
     if (text) this.log(text)
     if (more) stderr(more)
     return shown
@@ -159,6 +161,35 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
 
   protected async names(kinds: readonly NameSource[], scope: NameScope): Promise<Names> {
     return loadNames(this.api, kinds, scope)
+  }
+
+  /** The list at `path` shown in the server's order (showList), read only as far as the output shows it. */
+  protected async showListed<P extends ListPath>(
+    path: P,
+    columns: readonly Column<ListRecord<P>>[] | Table,
+    scope: NameScope = {},
+  ): Promise<ListRecord<P>[]> {
+    const { rows, all } = await this.listedRecords(path)
+    return this.showList(rows, columns, scope, all)
+  }
+
+  /** The records of a list command that shows them in the server's order, and how many the list holds: only its
+   * first pages when the output shows no more (--limit, or a screenful on a terminal, without --sort), so that
+   * `mas tag list` of 10^6 tags on a terminal reads 50 of them; every record otherwise. */
+  private async listedRecords<P extends ListPath>(path: P): Promise<{ rows: ListRecord<P>[]; all: number }> {
+    const wanted = listOutput(this.flags as ListFlags, this.jsonEnabled()).wanted
+    if (wanted === undefined) {
+      const rows = await this.api.all(path)
+      return { rows, all: rows.length }
+    }
+    const rows: ListRecord<P>[] = []
+    let all = 0
+    const pageSize = String(Math.min(wanted, MAX_PAGE_SIZE))
+    for await (const page of this.api.pages(path, { page_size: pageSize }, (count) => (all = count))) {
+      rows.push(...page)
+      if (rows.length >= wanted) break
+    }
+    return { rows: rows.slice(0, wanted), all: Math.max(all, rows.length) }
   }
 }
 

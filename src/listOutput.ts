@@ -31,6 +31,9 @@ export interface ListFlags {
 }
 
 export interface ListOutput {
+  /** how many records the output shows when they come in the server's order (no --sort): the first pages are
+   * enough; undefined when every record is needed */
+  wanted: number | undefined
   /** the records to print (and, under --json, to return) */
   records<R>(rows: readonly R[], columns: readonly Column<R>[]): R[]
   /** the table or CSV text for those records, and the line (for stderr) saying what was left out */
@@ -40,6 +43,7 @@ export interface ListOutput {
 export function listOutput(flags: ListFlags, json: boolean, terminal = Boolean(process.stdout.isTTY)): ListOutput {
   const limit = flags.limit ?? (json || !terminal || flags.csv ? 0 : SCREENFUL)
   return {
+    wanted: limit > 0 && !flags.sort ? limit : undefined,
     records(rows, columns) {
       const sorted = flags.sort ? sortBy(rows, columns, flags.sort) : [...rows]
       return limit > 0 ? sorted.slice(0, limit) : sorted

@@ -8,7 +8,6 @@ export default class GroupList extends AuthCommand<typeof GroupList> {
   static flags = listFlags
 
   async run() {
-    const groups = await this.api.all('appUserGroup/')
-    return this.showList(groups, GROUP)
+    return this.showListed('appUserGroup/', GROUP)
   }
 }

@@ -8,7 +8,6 @@ export default class LibraryList extends AuthCommand<typeof LibraryList> {
   static flags = listFlags
 
   async run() {
-    const libraries = await this.api.all('library/')
-    return this.showList(libraries, LIBRARY)
+    return this.showListed('library/', LIBRARY)
   }
 }

@@ -8,6 +8,6 @@ export default class ModelList extends AuthCommand<typeof ModelList> {
   static flags = listFlags
 
   async run() {
-    return this.showList(await this.api.all('model/'), MODEL)
+    return this.showListed('model/', MODEL)
   }
 }

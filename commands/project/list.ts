@@ -12,7 +12,6 @@ export default class ProjectList extends AuthCommand<typeof ProjectList> {
   static flags = listFlags
 
   async run() {
-    const projects = await this.api.all('project/')
-    return this.showList(projects, PROJECT)
+    return this.showListed('project/', PROJECT)
   }
 }

@@ -10,6 +10,6 @@ export default class SensorArrayList extends AuthCommand<typeof SensorArrayList>
   static flags = listFlags
 
   async run() {
-    return this.showList(await this.api.all('sensorArray/'), SENSOR_ARRAY)
+    return this.showListed('sensorArray/', SENSOR_ARRAY)
   }
 }

@@ -19,7 +19,6 @@ export default class TagList extends AuthCommand<typeof TagList> {
 
   async run() {
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const tags = await this.api.all(`tagSet/${tagSet.id}/tags/`)
-    return this.showList(tags, TAG, { library: tagSet.library ?? undefined })
+    return this.showListed(`tagSet/${tagSet.id}/tags/`, TAG, { library: tagSet.library ?? undefined })
   }
 }

@@ -7,8 +7,7 @@ export default class UserList extends AuthCommand<typeof UserList> {
   static flags = listFlags
 
   async run() {
-    const users = await this.api.all('user/')
-    return this.showList(users, [
+    return this.showListed('user/', [
       { header: 'id', get: (u) => u.id },
       { header: 'username', get: (u) => u.username },
     ])

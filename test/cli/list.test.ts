@@ -1,10 +1,14 @@
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
+import { makeLibrary, makeMediaFile, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 
 // Every list prints through one implementation: a table (src/textTable.ts), --columns, --sort,
-// --no-header, --csv, --limit; a screenful on a terminal with a line saying how to see more.
+// --no-header, --csv, --limit; a screenful on a terminal with a line saying how to see more. A list shown in the
+// server's order is read only as far as it is shown.
 
 let w: CliWorld
 let alice: TestUser
@@ -93,6 +97,87 @@ test('tag list --tag-set shows the tags of one tag set', async () => {
   assert.is(empty.code, 0, empty.stderr)
   assert.match(empty.stdout, /^ID +TAGSET +MEDIAFILE +TAGCLASS +START +END +MINFREQ +MAXFREQ +STRENGTH\n$/)
   assert.equal(json(await w.mas(['tag', 'list', '--tag-set', String(tagSet), '--json'])), [])
+})
+
+/** A proxy in front of the test's server that remembers every path asked of it. */
+async function countingProxy(target: string): Promise<{ url: string; asked: string[]; close: () => Promise<void> }> {
+  const asked: string[] = []
+  const { hostname, port } = new URL(target)
+  const proxy: Server = createServer((req, res) => {
+    asked.push(req.url ?? '')
+    const forward = request({ hostname, port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(res)
+    })
+    req.pipe(forward)
+  })
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done))
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    asked,
+    close: () => new Promise((done) => proxy.close(() => done())),
+  }
+}
+
+test('tag list of a large tag set reads only the pages it shows: --limit, a screenful on a terminal; --sort reads all', async () => {
+  const TAGS = 2500
+  const library = await makeLibrary(w.t.db, alice)
+  const tagSet = await makeTagSet(w.t.db, alice, library, 'season')
+  const [mediaFile, tagClass] = [
+    await makeMediaFile(w.t.db, alice, library),
+    await makeTagClass(w.t.db, alice, library),
+  ]
+  for (let from = 0; from < TAGS; from += 1000) {
+    const body = Array.from({ length: Math.min(1000, TAGS - from) }, (_, k) => ({
+      tagSet,
+      mediaFile,
+      tagClass,
+      startTime: from + k,
+      endTime: from + k + 0.5,
+      minFrequency: 100,
+      maxFrequency: 2000,
+      strength: ((from + k) % 97) / 100,
+    }))
+    const res = await w.t.call('POST', '/api/v0/tag/', { as: alice, body })
+    assert.is(res.statusCode, 201, res.body)
+  }
+  const proxy = await countingProxy(w.server)
+  const env = { MAS_SERVER: proxy.url, MAS_TOKEN: alice.token }
+  const tagPages = () => proxy.asked.splice(0).filter((p) => p.startsWith(`/api/v0/tagSet/${tagSet}/tags/`))
+  try {
+    const first = await w.mas(['tag', 'list', '--tag-set', String(tagSet), '--limit', '3', '--columns', 'start'], {
+      env,
+    })
+    assert.is(first.code, 0, first.stderr)
+    assert.equal(first.stdout.trimEnd().split('\n'), ['START', '0', '1', '2'])
+    assert.match(first.stderr, new RegExp(`^3 of ${TAGS} shown: --limit 6 or --limit 0 for all`))
+    assert.equal(tagPages(), [`/api/v0/tagSet/${tagSet}/tags/?page_size=3`], 'one page of three')
+
+    const strongest = await w.mas(
+      ['tag', 'list', '--tag-set', String(tagSet), '--limit', '2', '--sort', '-strength', '--json'],
+      { env },
+    )
+    assert.equal(
+      json(strongest).map((t: { strength: number }) => t.strength),
+      [0.96, 0.96],
+    )
+    assert.is(tagPages().length, 3, 'sorted by strength: every page read')
+
+    const every = await w.mas(['tag', 'list', '--tag-set', String(tagSet), '--csv', '--columns', 'id'], { env })
+    assert.is(every.stdout.trimEnd().split('\n').length, 1 + TAGS)
+    assert.is(tagPages().length, 3, 'on a pipe: every tag, in pages of 1,000')
+
+    const tty = await w.tty(['tag', 'list', '--tag-set', String(tagSet), '--columns', 'id,start'], { env })
+    try {
+      assert.is(await tty.exited(), 0)
+      assert.match(await tty.screen(), new RegExp(`\\d+ +49\n50 of ${TAGS} shown: --limit 100 or --limit 0 for all`))
+    } finally {
+      await tty.close()
+    }
+    assert.equal(tagPages(), [`/api/v0/tagSet/${tagSet}/tags/?page_size=50`], 'on a terminal: one page of a screenful')
+  } finally {
+    await proxy.close()
+  }
 })
 
 test.run()
