@@ -39,7 +39,7 @@ export class Spool<T> {
     if (!records.length) return
     let text = lines ?? ''
     if (lines === undefined) for (const r of records) text += JSON.stringify(r) + '\n'
-    if (!this.out.write(text)) await Promise.race([once(this.out, 'drain'), once(this.out, 'close')])
+    if (!this.out.write(text)) await drainedOrClosed(this.out)
   }
 
   /** Every record kept, in order, a batch at a time; the first reading ends the writing. */
@@ -55,5 +55,19 @@ export class Spool<T> {
   close(): void {
     this.out.destroy()
     this.folder.remove()
+  }
+}
+
+/** Waits until `out` takes writes again or has closed; the wait that loses is called off, so that no listener is
+ * left behind on the stream (one per full buffer: over a large export, Node's warning of a listener leak). */
+async function drainedOrClosed(out: WriteStream): Promise<void> {
+  const calledOff = new AbortController()
+  try {
+    await Promise.race([
+      once(out, 'drain', { signal: calledOff.signal }),
+      once(out, 'close', { signal: calledOff.signal }),
+    ])
+  } finally {
+    calledOff.abort()
   }
 }

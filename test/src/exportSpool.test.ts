@@ -33,6 +33,23 @@ test('the spool gives back every record in order, however many, each time it is 
   assert.not.ok(existsSync(dirname(file)))
 })
 
+test('a spool given many batches larger than its buffer warns of no listener leak (each wait for the disk called off)', async () => {
+  const warnings: string[] = []
+  const heard = (w: Error) => warnings.push(`${w.name}: ${w.message}`)
+  process.on('warning', heard)
+  const spool = Spool.open<{ id: number; note: string }>()
+  try {
+    const note = 'x'.repeat(100)
+    for (let b = 0; b < 30; b++) await spool.add(Array.from({ length: 1000 }, (_, i) => ({ id: b * 1000 + i, note })))
+    assert.is((await collect(spool.batches())).length, 30_000)
+    await new Promise((done) => setImmediate(done)) // a warning is emitted on the next tick
+    assert.equal(warnings, [])
+  } finally {
+    process.off('warning', heard)
+    spool.close()
+  }
+})
+
 test('a spool closed before it is read, or never given a record, leaves nothing behind', async () => {
   const unread = Spool.open<number>()
   await unread.add([1, 2, 3])
