@@ -249,9 +249,9 @@ export class ApiClient {
    * the server takes long to make (a whole recording's picture), the least time it may take to begin. */
   async download(
     url: string,
-    opts: { waitAtLeastMs?: number } = {},
+    opts: { waitAtLeastMs?: number; query?: Query } = {},
   ): Promise<Readable & { response?: { headers: Record<string, string | string[] | undefined> } }> {
-    const abs = this.url(url)
+    const abs = this.url(url, opts.query)
     const res = await exchange({
       method: 'GET',
       url: abs,

@@ -427,6 +427,8 @@ export interface TagWriter {
   rows: (tags: TagRecord[]) => string
   /** what ends the output, after the last rows */
   footer: () => string
+  /** the only fields of a tag record `rows` reads (undefined: it writes whole records) */
+  fields?: readonly string[]
 }
 
 /** Writes tags a page at a time: the header once, then rows, then the footer (the closing bracket of a
@@ -443,5 +445,10 @@ export function tagWriter(format: Exclude<TagFormat, 'raven'>, names?: ExportNam
       footer: () => `${written ? '\n' : ''}]\n`,
     }
   }
-  return { header: csvHeader(names), rows: (tags) => csvRows(tags, names), footer: none }
+  return {
+    header: csvHeader(names),
+    rows: (tags) => csvRows(tags, names),
+    footer: none,
+    fields: [...CSV_COLUMNS, CSV_PROVENANCE],
+  }
 }

@@ -16,16 +16,19 @@ export async function* tagSetTagPages<T>(
   for await (const batch of tagSetTagBatches<T>(api, tagSetId, onCount, false)) yield batch.records
 }
 
-/** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText` (no text from pages). */
+/** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText` (no text from pages).
+ * `fields`: the only fields the caller reads, which a mas server then leaves out of the others (its records from
+ * pages, or from an earlier mas, hold every field). */
 export async function* tagSetTagBatches<T>(
   api: ApiClient,
   tagSetId: number,
   onCount: ((count: number) => void) | undefined,
   keepText: boolean,
+  fields?: readonly string[],
 ): AsyncGenerator<NdjsonBatch<T>> {
   let stream: Awaited<ReturnType<ApiClient['download']>>
   try {
-    stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`)
+    stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`, { query: { fields: fields?.join(',') } })
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 404)) throw e
     for await (const records of api.pages<T>(`tagSet/${tagSetId}/tags/`, {}, onCount)) yield { records }

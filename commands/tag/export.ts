@@ -82,6 +82,7 @@ ${CAMTRAP_DP_HELP}`
         tagSet.id,
         counted,
         detector !== undefined,
+        writer?.fields,
       )) {
         progress?.tick(page.length)
         if (detector) {

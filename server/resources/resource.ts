@@ -17,6 +17,7 @@ export type { PageRows, PageRun } from './core/define.js'
 export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
 export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/checks.js'
 export { API, subListEndpoint } from './core/endpoints.js'
+export { answerFieldsOf } from './core/answerFields.js'
 
 /** A resource's list and detail endpoints (core/endpoints.ts), the detail telling the caller's permitted methods;
  * made only when the accelerators can take every path the declaration expects them to (`accelerated`), so that a

@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream'
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Permits } from '../db/permits.js'
 import type { Endpoint } from '../http/endpoint.js'
+import type { Fields } from '../http/fields.js'
 import { recordText } from './recordText.js'
-import { API, fetchRecord, type Db } from './resource.js'
+import { answerFieldsOf, API, fetchRecord, type Db } from './resource.js'
 import { tags } from './tag.js'
 import { tagSets } from './tagSet.js'
 import { tagSetTagCount } from './tagSetCount.js'
@@ -15,7 +16,9 @@ import { tagSetTagCount } from './tagSetCount.js'
 // connections, while the client takes the one before: the server holds three batches at most whatever the size
 // of the set, and reads on only as the client takes them (a pull stream). The batches are separate
 // statements: tags written meanwhile may or may not be in the answer, as with paging. X-Total-Count is the
-// number of tags when the answer began. `mas tag export` reads it when the server offers it. The statements of
+// number of tags when the answer began. `?fields=` (as on a bulk create, docs/decisions.md §9) keeps only the fields
+// named in each line: a CSV export asks for its columns, a third of a record's text. `mas tag export` reads this
+// answer when the server offers it. The statements of
 // all exports at once are bounded (EXPORT_STATEMENTS): more exports share those connections and are slower,
 // none is refused, and other requests keep the rest of the pool.
 
@@ -33,17 +36,27 @@ export const tagSetExportEndpoint: Endpoint = {
     'Every tag of the tag set as newline-delimited JSON, one tag record a line, ordered by id; X-Total-Count gives their number.',
   methods: {
     GET: async (ctx) => {
+      const asked = answerFieldsOf(ctx, tags)
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
       const total = (await tagSetTagCount(ctx.db, tagSet.id)).count
+      const fields: Fields = asked ? Object.fromEntries(asked.map((name) => [name, tags.fields[name]])) : tags.fields
+      const text = recordText(fields, 'r')
+      if (!text) throw new Error('every field of a tag has a column of a type recordText writes')
       return {
         headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'x-total-count': String(total) },
-        body: Readable.from(batches(ctx.services.exportPermits, ctx.db, tagSet.id), { objectMode: false }),
+        body: Readable.from(batches(ctx.services.exportPermits, ctx.db, tagSet.id, text), { objectMode: false }),
       }
     },
   },
   doc: {
     keys: ['tagSet'],
     actions: { GET: 'tags.ndjson' },
+    filters: {
+      fields: {
+        type: 'string',
+        description: 'comma-separated: each line holds only these fields of the tag record (e.g. id,startTime,endTime)',
+      },
+    },
     list: false,
     success: {
       GET: [
@@ -77,11 +90,15 @@ async function batchEnd(db: Db, tagSetId: number, after: number): Promise<number
   return row?.id ?? null
 }
 
-/** The NDJSON text of the set's tags after `after` up to `upto` (or BATCH of them when null), with their number
- * and the last id. */
-async function batch(db: Db, tagSetId: number, after: number, upto: number | null): Promise<Batch> {
-  const text = recordText(tags.fields, 'r')
-  if (!text) throw new Error('every field of a tag has a column of a type recordText writes')
+/** The NDJSON text of the set's tags after `after` up to `upto` (or BATCH of them when null), each record's text
+ * `text`, with their number and the last id. */
+async function batch(
+  db: Db,
+  tagSetId: number,
+  after: number,
+  upto: number | null,
+  text: RawBuilder<string>,
+): Promise<Batch> {
   let page = db.selectFrom('tags as r').selectAll('r').where('r.tag_set_id', '=', tagSetId).where('r.id', '>', after)
   if (upto !== null) page = page.where('r.id', '<=', upto)
   return db
@@ -95,7 +112,12 @@ async function batch(db: Db, tagSetId: number, after: number, upto: number | nul
 }
 
 /** The NDJSON text of the tag set's tags, a batch at a time, AHEAD batches being read. */
-async function* batches(permits: Permits, db: Db, tagSetId: number): AsyncGenerator<string> {
+async function* batches(
+  permits: Permits,
+  db: Db,
+  tagSetId: number,
+  record: RawBuilder<string>,
+): AsyncGenerator<string> {
   const reading: Array<{ open: boolean; batch: Promise<Batch> }> = []
   let after = 0
   let ended = false
@@ -105,7 +127,7 @@ async function* batches(permits: Permits, db: Db, tagSetId: number): AsyncGenera
         const from = after
         const upto = await permits.run(() => batchEnd(db, tagSetId, from))
         // the last batch has no end: it reads to the end of the set, or BATCH tags when more were added since
-        reading.push({ open: upto === null, batch: permits.run(() => batch(db, tagSetId, from, upto)) })
+        reading.push({ open: upto === null, batch: permits.run(() => batch(db, tagSetId, from, upto, record)) })
         if (upto === null) ended = true
         else after = upto
       }

@@ -377,4 +377,34 @@ test('tagSet/{id}/tags.ndjson answers every tag of the set, as tag/ writes them,
   assert.is((await t.call('GET', `${API}/tagSet/2000000000/tags.ndjson`, { as: admin })).statusCode, 404)
 })
 
+test('tagSet/{id}/tags.ndjson?fields= keeps only the fields named, in the record order; an unknown field is a 400', async () => {
+  const whole = await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson`, { as: setReader })
+  const records = whole.body
+    .trimEnd()
+    .split('\n')
+    .map((l: string) => JSON.parse(l) as Record<string, unknown>)
+  assert.ok(records.length > 10_000, 'the tags of the test before: more than two batches')
+  const res = await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson?fields=strength,mediaFile,startTime`, {
+    as: setReader,
+  })
+  assert.is(res.statusCode, 200)
+  assert.is(Number(res.headers['x-total-count']), records.length)
+  const lines = res.body.split('\n')
+  assert.is(lines.pop(), '')
+  const picked = lines.map((l: string) => JSON.parse(l) as Record<string, unknown>)
+  assert.equal(
+    picked,
+    records.map((r) => ({ mediaFile: r.mediaFile, startTime: r.startTime, strength: r.strength })),
+    'the same values',
+  )
+  assert.equal(Object.keys(picked[0]), ['mediaFile', 'startTime', 'strength'], 'in the order of the record')
+  const unknown = await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson?fields=id,colour`, { as: setReader })
+  assert.is(unknown.statusCode, 400)
+  assert.equal(unknown.data, { fields: ['"colour" is not a field of Tag records.'] })
+  const blank = await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson?fields=`, { as: setReader })
+  assert.equal([blank.statusCode, blank.data], [400, { fields: ['This field may not be blank.'] }])
+  const hidden = await t.call('GET', `${API}/tagSet/${sets[0]}/tags.ndjson?fields=id`, { as: stranger })
+  assert.is(hidden.statusCode, 404, 'fields= does not open a set to who may not read it')
+})
+
 test.run()
