@@ -65,7 +65,24 @@ export interface DetectorExport {
   add(tags: readonly TagRecord[], lines?: string): Promise<void>
   finish(): Promise<void>
   close(): void
+  /** the only fields of a tag record it reads (undefined: whole records) */
+  fields?: readonly string[]
 }
+
+/** What a CSV export reads of a tag: its columns', its annotations (columns of their own), id (for the decisions)
+ * and provenance. */
+const CSV_EXPORT_FIELDS = [
+  'id',
+  'tagClass',
+  'mediaFile',
+  'startTime',
+  'endTime',
+  'minFrequency',
+  'maxFrequency',
+  'strength',
+  'annotations',
+  'provenance',
+] as const
 
 /** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
  * tags have, then mas_review and mas_provenance. The header names every annotation of every tag, so the tags are
@@ -96,6 +113,7 @@ function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
       }
     },
     close: () => spool.close(),
+    fields: CSV_EXPORT_FIELDS,
   }
 }
 
@@ -176,6 +194,7 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
       stderr(`Wrote ${byFile.size} label track${byFile.size === 1 ? '' : 's'} below ${perFile}`)
     },
     close: () => byFile.clear(),
+    fields: ['id', 'mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'],
   }
 }
 

@@ -82,7 +82,7 @@ ${CAMTRAP_DP_HELP}`
         tagSet.id,
         counted,
         detector !== undefined,
-        writer?.fields,
+        (detector ?? writer)?.fields,
       )) {
         progress?.tick(page.length)
         if (detector) {
