@@ -69,9 +69,9 @@ export interface DetectorExport {
   fields?: readonly string[]
 }
 
-/** What a CSV export reads of a tag: its columns', its annotations (columns of their own), id (for the decisions)
- * and provenance. */
-const CSV_EXPORT_FIELDS = [
+/** What a detector's table (BirdNET's, Kaleidoscope's) or an AOEF document reads of a tag: its place, class and
+ * strength, its annotations (columns or tags of their own), id (for the decisions) and provenance. */
+const DETECTOR_EXPORT_FIELDS = [
   'id',
   'tagClass',
   'mediaFile',
@@ -113,7 +113,7 @@ function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
       }
     },
     close: () => spool.close(),
-    fields: CSV_EXPORT_FIELDS,
+    fields: DETECTOR_EXPORT_FIELDS,
   }
 }
 
@@ -127,6 +127,7 @@ function aoefExport(writer: AoefWriter): DetectorExport {
     },
     finish: () => writer.write(() => spool.batches(), writeStdout),
     close: () => spool.close(),
+    fields: DETECTOR_EXPORT_FIELDS,
   }
 }
 
