@@ -428,7 +428,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   let tagCount = 0
   try {
     await put(observations, [...OBSERVATION_COLUMNS, ...OBSERVATION_EXTENSIONS].join(',') + '\n')
-    for await (const page of tagSetTagPages<TagRecord>(api, tagSet.id, x.onCount)) {
+    for await (const page of tagSetTagPages<TagRecord>(api, tagSet.id, x.onCount, OBSERVATION_FIELDS)) {
       tagCount += page.length
       await readOthers(page)
       let text = ''
@@ -553,6 +553,23 @@ function csvTable(
 
 /** One tag as an observation (docs/decisions.md §33): the review's consensus decides its type, class and who
  * classified it; a tag nobody decided is its maker's word (a machine's or a person's). */
+/** What an observation (observationRow) and the recordings and classes it names (readOthers) read of a tag. */
+const OBSERVATION_FIELDS = [
+  'id',
+  'user',
+  'creationDate',
+  'tagClass',
+  'mediaFile',
+  'startTime',
+  'endTime',
+  'minFrequency',
+  'maxFrequency',
+  'machineTagged',
+  'userTagged',
+  'strength',
+  'provenance',
+] as const
+
 function observationRow(
   tag: TagRecord,
   status: TagStatus | undefined,

@@ -7,13 +7,15 @@ import { ndjsonBatchesWithText, type NdjsonBatch } from './ndjson.js'
 
 const BATCH = 1000
 
-/** The tag set's tags in id order; `onCount` hears their number when the server tells it. */
+/** The tag set's tags in id order; `onCount` hears their number when the server tells it; `fields` as in
+ * tagSetTagBatches. */
 export async function* tagSetTagPages<T>(
   api: ApiClient,
   tagSetId: number,
   onCount?: (count: number) => void,
+  fields?: readonly string[],
 ): AsyncGenerator<T[]> {
-  for await (const batch of tagSetTagBatches<T>(api, tagSetId, onCount, false)) yield batch.records
+  for await (const batch of tagSetTagBatches<T>(api, tagSetId, onCount, false, fields)) yield batch.records
 }
 
 /** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText` (no text from pages).
