@@ -10,7 +10,7 @@ import type { FoundTagSet } from './lookup.js'
 import type { MediaFile, Review } from './records.js'
 import { loadNames, SENSORS, TAG_CLASSES, USERS } from './names.js'
 import { ravenFile, type RavenFile } from './raven.js'
-import { csvField, type TagRecord } from './tagFormats.js'
+import { CSV_COLUMNS, csvField, type TagRecord } from './tagFormats.js'
 import { tagSetTagPages } from './tagSetStream.js'
 
 // `mas tag export --format camtrap-dp -o DIR`: a Camera Trap Data Package (Camtrap DP 1.0.2) of a tag set's tags,
@@ -551,25 +551,19 @@ function csvTable(
   return [all.join(','), ...rows.map((r) => all.map((c) => csvField(r[c])).join(','))].join('\n') + '\n'
 }
 
-/** One tag as an observation (docs/decisions.md §33): the review's consensus decides its type, class and who
- * classified it; a tag nobody decided is its maker's word (a machine's or a person's). */
 /** What an observation (observationRow) and the recordings and classes it names (readOthers) read of a tag. */
 const OBSERVATION_FIELDS = [
   'id',
   'user',
   'creationDate',
-  'tagClass',
-  'mediaFile',
-  'startTime',
-  'endTime',
-  'minFrequency',
-  'maxFrequency',
+  ...CSV_COLUMNS,
   'machineTagged',
   'userTagged',
-  'strength',
   'provenance',
 ] as const
 
+/** One tag as an observation (docs/decisions.md §33): the review's consensus decides its type, class and who
+ * classified it; a tag nobody decided is its maker's word (a machine's or a person's). */
 function observationRow(
   tag: TagRecord,
   status: TagStatus | undefined,

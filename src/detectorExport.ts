@@ -7,7 +7,7 @@ import { mediaFiles, tagClasses, type FoundTagSet } from './lookup.js'
 import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { Review } from './records.js'
-import { annotationsOf, csvField, type TagRecord } from './tagFormats.js'
+import { annotationsOf, CSV_COLUMNS, csvField, type TagRecord } from './tagFormats.js'
 import { Spool } from './spool.js'
 import { tagSetNamed } from '../server/named.js'
 
@@ -71,18 +71,7 @@ export interface DetectorExport {
 
 /** What a detector's table (BirdNET's, Kaleidoscope's) or an AOEF document reads of a tag: its place, class and
  * strength, its annotations (columns or tags of their own), id (for the decisions) and provenance. */
-const DETECTOR_EXPORT_FIELDS = [
-  'id',
-  'tagClass',
-  'mediaFile',
-  'startTime',
-  'endTime',
-  'minFrequency',
-  'maxFrequency',
-  'strength',
-  'annotations',
-  'provenance',
-] as const
+const DETECTOR_EXPORT_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
 
 /** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
  * tags have, then mas_review and mas_provenance. The header names every annotation of every tag, so the tags are
