@@ -9,7 +9,7 @@ module.enableCompileCache?.()
 // The commands stream (imports and exports read and send a chunk, a batch at a time), so what they hold live is
 // small (12-27 MB through a 10^6-row tag import), but V8 let the heap grow to 60-108 MB between full collections
 // and the young generation to 48 MB, and the process's peak to 200-220 MB. Small semi-spaces and an old generation
-// grown by a quarter of what it holds keep that import near 145 MB (test/cli/importMemory.test.ts; docs/decisions.md
+// grown by a quarter of what it holds keep that import near 145 MB (npm run bench:interchange; docs/decisions.md
 // §32); V8's small-device sizing (--optimize-for-size), used before, kept it 15 MB lower but collected the old
 // generation over and over, an export of a Camtrap DP package taking twice as long.
 // Not for the processes that serve (server start, worker start): their heap is sized in server/heap.ts.
