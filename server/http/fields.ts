@@ -192,54 +192,51 @@ export interface ParsedInput {
 
 // What the per-row functions below need of a Fields declaration, worked out once per declaration:
 // they run for every record of every request (1,000 times for a bulk create).
-interface FieldPlan {
+/** What parsing, storing and rendering a set of fields need of it, worked out once (planFields): a resource's when it
+ * is defined (resources/core/compile.ts), an endpoint's own body fields where they are declared. */
+export interface FieldPlan {
+  readonly fields: Fields
   /** fields a body may set, in declaration order */
-  writable: Array<[string, FieldDef]>
+  readonly writable: ReadonlyArray<readonly [string, FieldDef]>
   /** wire name -> column, for the fields that have one */
-  columns: Map<string, string>
+  readonly columns: ReadonlyMap<string, string>
   /** the object fields with a column: stored as their JSON text */
-  jsonColumns: Set<string>
+  readonly jsonColumns: ReadonlySet<string>
   /** the fields of a rendered record, with how each value is turned into its wire form */
-  readable: Array<{ name: string; column: string | undefined; convert: 'timestamp' | 'number' | null }>
+  readonly readable: ReadonlyArray<{ name: string; column: string | undefined; convert: 'timestamp' | 'number' | null }>
 }
 
-const plans = new WeakMap<Fields, FieldPlan>()
-
-function planOf(fields: Fields): FieldPlan {
-  let plan = plans.get(fields)
-  if (!plan) {
-    const entries = Object.entries(fields)
-    plan = {
-      writable: entries.filter(([, f]) => !f.readOnly),
-      columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
-      jsonColumns: new Set(entries.filter(([, f]) => f.column && f.type === 'object').map(([n]) => n)),
-      readable: entries
-        .filter(([, f]) => !f.writeOnly)
-        .map(([name, f]) => ({
-          name,
-          column: f.column,
-          convert:
-            f.type === 'datetime'
-              ? ('timestamp' as const)
-              : f.type === 'integer' || f.type === 'float' || f.type === 'pk'
-                ? ('number' as const)
-                : null,
-        })),
-    }
-    plans.set(fields, plan)
+export function planFields(fields: Fields): FieldPlan {
+  const entries = Object.entries(fields)
+  return {
+    fields,
+    writable: entries.filter(([, f]) => !f.readOnly),
+    columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
+    jsonColumns: new Set(entries.filter(([, f]) => f.column && f.type === 'object').map(([n]) => n)),
+    readable: entries
+      .filter(([, f]) => !f.writeOnly)
+      .map(([name, f]) => ({
+        name,
+        column: f.column,
+        convert:
+          f.type === 'datetime'
+            ? ('timestamp' as const)
+            : f.type === 'integer' || f.type === 'float' || f.type === 'pk'
+              ? ('number' as const)
+              : null,
+      })),
   }
-  return plan
 }
 
 /** Validate a request body against the writable fields. Read-only and unknown fields are ignored. */
-export function parseInput(fields: Fields, data: unknown, mode: InputMode): ParsedInput {
+export function parseInput(plan: FieldPlan, data: unknown, mode: InputMode): ParsedInput {
   const values: Record<string, unknown> = {}
   const errors: Record<string, string[]> = {}
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     return { values, errors: { non_field_errors: [MSG.notDict(pyType(data))] } }
   }
   const body = data as Record<string, unknown>
-  for (const [name, f] of planOf(fields).writable) {
+  for (const [name, f] of plan.writable) {
     if (!Object.prototype.hasOwnProperty.call(body, name)) {
       if (mode !== 'partial' && f.required) errors[name] = [MSG.required]
       else if (mode === 'create' && f.default !== undefined) values[name] = f.default
@@ -260,8 +257,8 @@ export function parseInput(fields: Fields, data: unknown, mode: InputMode): Pars
 
 /** Wire values -> column values, for the fields that have a column; an object as its JSON text, so that
  * a create of one keeps the statements of text values (resources/fast/create.ts, resources/core/insert.ts). */
-export function toColumns(fields: Fields, values: Record<string, unknown>): Record<string, unknown> {
-  const { columns, jsonColumns } = planOf(fields)
+export function toColumns(plan: FieldPlan, values: Record<string, unknown>): Record<string, unknown> {
+  const { columns, jsonColumns } = plan
   const out: Record<string, unknown> = {}
   for (const name in values) {
     const col = columns.get(name)
@@ -271,9 +268,9 @@ export function toColumns(fields: Fields, values: Record<string, unknown>): Reco
 }
 
 /** A database row (plus any computed properties under their wire names) -> the JSON record. */
-export function toJson(fields: Fields, row: Record<string, unknown>): Record<string, unknown> {
+export function toJson(plan: FieldPlan, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const { name, column, convert } of planOf(fields).readable) {
+  for (const { name, column, convert } of plan.readable) {
     if (column === undefined) {
       out[name] = row[name]
       continue

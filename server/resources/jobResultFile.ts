@@ -39,7 +39,7 @@ async function createResultFile(ctx: Context): Promise<Result> {
   const upload = await receiveUpload(ctx, ctx.storage, 'resultFile')
   const pending = upload.file
   try {
-    const { values, errors } = parseInput(fields, upload.fields, 'create')
+    const { values, errors } = parseInput(jobResultFiles.compiled.fields, upload.fields, 'create')
     if (!errors.job) Object.assign(errors, (await checkReferences(ctx.db, jobResultFiles, ctx.caller, [values]))[0])
     if (!pending) errors.resultFile = ['No file was submitted.']
     if (Object.keys(errors).length) {

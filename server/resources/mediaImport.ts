@@ -1,6 +1,6 @@
 import type { Context, Endpoint, Result } from '../http/endpoint.js'
 import { badRequest, MSG } from '../http/errors.js'
-import { parseInput, type Fields } from '../http/fields.js'
+import { parseInput, planFields, type Fields } from '../http/fields.js'
 import { NotMediaError } from '../media/facts.js'
 import { AliasTakenError, DamagedMediaError, importReceived } from '../media/import.js'
 import { MD5_MESSAGE, parseMd5 } from '../media/md5.js'
@@ -56,6 +56,7 @@ const importFields: Fields = {
   },
 }
 const valueFields: Fields = Object.fromEntries(Object.entries(importFields).filter(([n]) => n !== 'file'))
+const VALUE_PLAN = planFields(valueFields)
 
 export const MAX_CHECK_ITEMS = 1000
 
@@ -122,7 +123,7 @@ async function parseImportFields(
   raw: Record<string, unknown>,
   file: Pending | null,
 ): Promise<ImportValues> {
-  const { values, errors } = parseInput(valueFields, raw, 'create')
+  const { values, errors } = parseInput(VALUE_PLAN, raw, 'create')
   if (!file) errors.file = ['No file was submitted.']
   if (typeof values.md5 === 'string' && values.md5 !== '') {
     const md5 = parseMd5(values.md5)

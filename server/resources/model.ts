@@ -5,7 +5,7 @@ import { parseManifest } from '../analysis/models/manifest.js'
 import { newStoredName } from '../storage/storage.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden } from '../http/errors.js'
-import { CREATION_DATE, parseInput, type TableFields } from '../http/fields.js'
+import { CREATION_DATE, parseInput, planFields, type TableFields } from '../http/fields.js'
 import type { WireRecord } from '../http/wireRecord.js'
 import { receiveUpload } from '../http/upload.js'
 import { defineResource, render, resourceEndpoints } from './resource.js'
@@ -58,6 +58,7 @@ const fields = {
   user: { type: 'pk', column: 'user_id', target: () => users, readOnly: true },
   creationDate: { type: 'datetime', column: 'creation_date', readOnly: true, description: CREATION_DATE },
 } satisfies TableFields<'models'>
+const NAME_BODY = planFields({ name: fields.name })
 
 /** A model (model/) as the API answers it. */
 export type ModelRecord = WireRecord<typeof fields>
@@ -69,7 +70,7 @@ async function createModel(ctx: Context): Promise<Result> {
   const upload = await receiveUpload(ctx, ctx.storage, 'file')
   const pending = upload.file
   try {
-    const { values, errors } = parseInput({ name: fields.name }, upload.fields, 'create')
+    const { values, errors } = parseInput(NAME_BODY, upload.fields, 'create')
     const manifestText = upload.fields.manifest
     let manifest = null
     if (typeof manifestText !== 'string' || manifestText.trim() === '')

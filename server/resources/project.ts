@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { ownedBy } from '../access.js'
 import type { Context, Endpoint, EndpointDoc } from '../http/endpoint.js'
 import { badRequest, notFound } from '../http/errors.js'
-import { CREATION_DATE, parseInput, type Fields, type TableFields } from '../http/fields.js'
+import { CREATION_DATE, parseInput, planFields, type Fields, type TableFields } from '../http/fields.js'
 import type { WireRecord } from '../http/wireRecord.js'
 import { mediaFiles } from './mediaFile.js'
 import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
@@ -51,11 +51,12 @@ export const projects = defineResource({
 // ---- membership ----
 
 const idField: Fields = { id: { type: 'integer', required: true, min: 1 } }
+const ID_PLAN = planFields(idField)
 
 /** The caller's project (404 otherwise) and the media file id of the body (400 when missing or not an integer). */
 async function membershipRequest(ctx: Context) {
   const project = await fetchFor(ctx.db, projects, ctx.caller, ctx.params.id, 'write', ctx.services.fast)
-  const { values, errors } = parseInput(idField, await ctx.body(), 'create')
+  const { values, errors } = parseInput(ID_PLAN, await ctx.body(), 'create')
   if (Object.keys(errors).length) throw badRequest(errors)
   const mediaFileId = values.id as number
   const fileReadable = async () =>

@@ -29,19 +29,9 @@ function valueText(f: FieldDef, column: RawBuilder<unknown>): RawBuilder<string>
   }
 }
 
-const made = new WeakMap<Fields, Map<string, RawBuilder<string> | null>>()
-
-/** The text of the JSON record of `fields` over the row `alias`, made once per alias; null when a readable
- * field has no column or no form here. */
+/** The text of the JSON record of `fields` over the row `alias`; null when a readable field has no column or no
+ * form here. */
 export function recordText(fields: Fields, alias: string): RawBuilder<string> | null {
-  let byAlias = made.get(fields)
-  if (!byAlias) made.set(fields, (byAlias = new Map()))
-  let text = byAlias.get(alias)
-  if (text === undefined) byAlias.set(alias, (text = makeRecordText(fields, alias)))
-  return text
-}
-
-function makeRecordText(fields: Fields, alias: string): RawBuilder<string> | null {
   const parts: RawBuilder<string>[] = []
   for (const [name, f] of Object.entries(fields)) {
     if (f.writeOnly) continue

@@ -12,7 +12,8 @@ import { resourceEndpoints as coreEndpoints } from './core/endpoints.js'
 import { unacceleratedPaths } from './fast/index.js'
 import { withPermittedMethods } from './permittedMethods.js'
 
-export { defineResource, type ComputedField, type Db, type Query, type Rec, type ResourceDef } from './core/define.js'
+export { defineResource } from './core/compile.js'
+export type { ComputedField, Db, Query, Rec, ResourceDeclaration, ResourceDef } from './core/define.js'
 export type { PageRows, PageRun } from './core/define.js'
 export { fetchFor, fetchRecord, readable, readableRecord, render } from './core/read.js'
 export { checkReferences, hasErrors, scopeAllows, validateItems } from './core/checks.js'
@@ -23,6 +24,8 @@ export { answerFieldsOf } from './core/answerFields.js'
  * made only when the accelerators can take every path the declaration expects them to (`accelerated`), so that a
  * change that would leave a fast path fails at start-up instead of silently running slower. */
 export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): Endpoint[] {
+  if (!Object.hasOwn(def, 'compiled'))
+    throw new Error(`${def.name}: a copy of a definition; define it (defineResource)`)
   const unaccelerated = unacceleratedPaths(def, def.accelerated ?? [])
   if (unaccelerated.length) throw new Error(`${def.name} is declared accelerated, but: ${unaccelerated.join('; ')}`)
   return withPermittedMethods(def, coreEndpoints(def))

@@ -71,7 +71,7 @@ export const reviewQueueEndpoint: Endpoint = {
         minStrength: q.minStrength,
         maxStrength: q.maxStrength,
       })
-      return { body: { strategy, results: rows.map((r) => toJson(tags.fields, r)) } }
+      return { body: { strategy, results: rows.map((r) => toJson(tags.compiled.fields, r)) } }
     },
   },
   doc: {

@@ -68,7 +68,7 @@ export const sensorArrays = defineResource({
       .orderBy('id')
       .execute()
     const byArray = new Map<number, unknown[]>(rows.map((r) => [r.id, []]))
-    for (const s of members) byArray.get(s.sensor_array_id!)?.push(toJson(sensorFields, s))
+    for (const s of members) byArray.get(s.sensor_array_id!)?.push(toJson(sensors.compiled.fields, s))
     for (const r of rows) r.sensor_set = byArray.get(r.id)
   },
 })

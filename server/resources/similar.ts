@@ -18,7 +18,7 @@ import { TRAIN_CLASSIFIER } from '../analysis/catalog.js'
 import { jobTypes } from '../analysis/types/index.js'
 import type { Context, Endpoint } from '../http/endpoint.js'
 import { badRequest, fieldError, notFound } from '../http/errors.js'
-import { parseInput, type Fields } from '../http/fields.js'
+import { parseInput, planFields, type Fields } from '../http/fields.js'
 import { parseQuery } from '../http/query.js'
 import { receiveUpload } from '../http/upload.js'
 import { named, tagSetNamed } from '../named.js'
@@ -63,6 +63,7 @@ const clipBody: Fields = {
   startTime: { type: 'float', min: 0 },
   endTime: { type: 'float', min: 0 },
 }
+const CLIP_PLAN = planFields(clipBody)
 
 const windowJson = {
   type: 'object',
@@ -193,7 +194,7 @@ export const librarySimilarEndpoint: Endpoint = {
       const upload = await receiveUpload(ctx, ctx.storage, 'file')
       const pending = upload.file
       try {
-        const { values, errors } = parseInput(clipBody, upload.fields, 'create')
+        const { values, errors } = parseInput(CLIP_PLAN, upload.fields, 'create')
         if (Object.keys(errors).length) throw badRequest(errors)
         const v = values as {
           k?: number
@@ -278,6 +279,7 @@ const trainBody: Fields = {
   },
   name: { type: 'string', description: "the job's name (default: train from tag set N (its name))" },
 }
+const TRAIN_PLAN = planFields(trainBody)
 
 export const trainEndpoint: Endpoint = {
   path: `${API}/tagSet/:id/train/`,
@@ -289,7 +291,7 @@ export const trainEndpoint: Endpoint = {
   methods: {
     POST: async (ctx) => {
       const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
-      const { values, errors } = parseInput(trainBody, await ctx.body(), 'create')
+      const { values, errors } = parseInput(TRAIN_PLAN, await ctx.body(), 'create')
       if (Object.keys(errors).length) throw badRequest(errors)
       const v = values as {
         destinationTagSet: number

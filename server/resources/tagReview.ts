@@ -272,7 +272,7 @@ function decideBatch(
 async function decide(ctx: Context): Promise<Result> {
   const body = await ctx.body()
   if (Array.isArray(body)) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
-  const parsed = parseInput(fields, body, 'create')
+  const parsed = parseInput(tagReviews.compiled.fields, body, 'create')
   // with the accelerators on, decisions that arrive together are made together; off, each goes through the checks
   if (ctx.services.fast.on && !Object.keys(parsed.errors).length) {
     const row = await decideTogether(ctx.services, ctx.db, ctx.caller, parsed.values as DecisionValues)

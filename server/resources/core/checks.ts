@@ -3,7 +3,7 @@ import { valueColumns, type Caller, type Flag, type Scope } from '../../access.j
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
-import { parseInput, type Fields, type InputMode, type ParsedInput, type Referent } from '../../http/fields.js'
+import { parseInput, type InputMode, type ParsedInput, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
 import type { Accelerators, Ask, ScopeAsk } from './accelerators.js'
 import { readable } from './read.js'
@@ -167,7 +167,7 @@ export function hasErrors(errors: Record<string, unknown>[]): boolean {
 /** The items of a write's body parsed by the fields it may set: once, for the accelerators' attempt and the checks
  * alike (validateItems). */
 export const parseItems = <T extends TableName>(def: ResourceDef<T>, data: unknown[], mode: InputMode): ParsedInput[] =>
-  data.map((d) => parseInput(writableFields(def, mode), d, mode))
+  data.map((d) => parseInput(mode === 'create' ? def.compiled.fields : def.compiled.updatable, d, mode))
 
 /** `scopeOf`: the scope check the caller's write will need, made with the reference checks (see createRecords). */
 export async function validateItems<T extends TableName>(
@@ -213,19 +213,6 @@ export async function validateItems<T extends TableName>(
     passed.forEach((i, k) => Object.assign(errors[i], found[k]))
   }
   return { values: parsed.map((p) => p.values), errors, scope }
-}
-
-const updatableFields = new WeakMap<object, Fields>()
-
-function writableFields<T extends TableName>(def: ResourceDef<T>, mode: InputMode): Fields {
-  if (mode === 'create' || !def.updatable) return def.fields
-  let fields = updatableFields.get(def)
-  if (!fields)
-    updatableFields.set(
-      def,
-      (fields = Object.fromEntries(Object.entries(def.fields).filter(([n]) => def.updatable!.includes(n)))),
-    )
-  return fields
 }
 
 /** The items whose fields naming the scope's target have no errors (the target exists and is readable), so

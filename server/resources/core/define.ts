@@ -1,12 +1,13 @@
-import type { Expression, Kysely, Transaction } from 'kysely'
-import { allReadableWith, type Caller, type Flag, type Scope } from '../../access.js'
+import type { Expression, Kysely, RawBuilder, Transaction } from 'kysely'
+import type { Caller, Flag, Scope } from '../../access.js'
 import type { AnyRow, AnyTables, Column, DB, Row, TableName } from '../../db/schema.js'
 import type { Context, Handler, Result } from '../../http/endpoint.js'
-import type { Fields, TableFields } from '../../http/fields.js'
+import type { FieldPlan, Fields, TableFields } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
 
 // The declaration of a resource of the API, typed over its table: its wire fields, access rule and
-// hooks (docs/architecture.md, "Why resources are declared as data").
+// hooks (docs/architecture.md, "Why resources are declared as data"); and what is worked out of it once, when it
+// is defined (compile.ts), for every request to use.
 
 export type Db = Kysely<DB> | Transaction<DB>
 export type { Query }
@@ -81,7 +82,8 @@ export interface ListVia {
 /** The paths a resource may expect to be accelerated (ResourceDef.accelerated). */
 export type AcceleratedPath = 'create' | 'detail' | 'list'
 
-export interface ResourceDef<T extends TableName = TableName> {
+/** A resource as its module declares it (defineResource makes it a ResourceDef). */
+export interface ResourceDeclaration<T extends TableName = TableName> {
   /** path segment and schema key, e.g. 'tag' */
   name: string
   /** 'Tag' -> OPTIONS names 'Tag List' / 'Tag Instance' */
@@ -182,6 +184,59 @@ export interface ResourceDef<T extends TableName = TableName> {
   accelerated?: AcceleratedPath[]
 }
 
+/** A declared resource with what compile.ts worked out of its declaration when it was defined. */
+export interface ResourceDef<T extends TableName = TableName> extends ResourceDeclaration<T> {
+  /** not enumerable, so that a copy of a definition (`{ ...tags, embed }`) is not mistaken for one: it must be
+   * defined again */
+  readonly compiled: CompiledResource
+}
+
+/** What every request uses of a declaration, worked out once when it is defined (compile.ts). */
+export interface CompiledResource {
+  /** its fields: a create's body, a record's columns and its rendering */
+  readonly fields: FieldPlan
+  /** the fields an update may set (`updatable`, else every writable field) */
+  readonly updatable: FieldPlan
+  /** how many records at a time are inserted (insert.ts) */
+  readonly bulk: BulkPlan
+  /** its records as JSON written by the database (recordJson.ts) */
+  readonly json: RecordJson
+}
+
+export interface BulkPlan {
+  /** the array type of each column a create may give: its fields', its owner's and its stamps' (list
+   * fields have none, and rows with them go through kysely) */
+  readonly arrayTypes: ReadonlyMap<string, string>
+  /** the columns that store exactly the value given, so a row as given is the row as stored: numbers
+   * (validated finite, and integers in range), booleans and ids, and the stamps (timestamps to the
+   * second, as the columns keep them); none when the records get more than their columns (computed, embed) or
+   * the writes do more (afterWrite) */
+  readonly exact: ReadonlySet<string>
+  /** the columns the records are made of */
+  readonly columns: readonly string[]
+}
+
+/** A resource's records as the database writes them, as JSON (recordJson.ts). */
+export interface RecordJson {
+  /** the columns of a record over the row `r` (a detail's, a list's); null when the resource has `computed` fields
+   * (of the request, built for each) or an `embed` (its records are rendered by toJson), or a field without an SQL
+   * form */
+  readonly own: RawBuilder<unknown> | null
+  /** the same over the row named by its table (a create's RETURNING) */
+  readonly ownReturned: RawBuilder<unknown> | null
+  /** how a detail is written; null when it cannot be (an `embed`, a field without an SQL form) */
+  readonly detail: DetailJson | null
+  /** whether its lists' records are written by the database */
+  readonly listsWritten: boolean
+}
+
+/** A detail's JSON record as the database writes it: its columns for a request, and whether they depend on the
+ * request (computed fields read its origin and clock). */
+export interface DetailJson {
+  columns: (req: RecordRequest) => RawBuilder<unknown>
+  ofRequest: boolean
+}
+
 /** Work that must wait until a transaction committed (e.g. removing stored files of deleted rows). */
 export type AfterCommit = () => Promise<void>
 
@@ -191,14 +246,3 @@ export const anyTable = (db: Db | Kysely<AnyTables>) => db as unknown as Kysely<
 
 /** Rows read from table T by code written for every table. */
 export const recs = <T extends TableName>(rows: AnyRow[]) => rows as Rec<T>[]
-
-/** A resource's declaration, its types checked against its table. */
-export function defineResource<T extends TableName>(def: ResourceDef<T>): ResourceDef<T> {
-  if (def.listVia && !allReadableWith(def.scope, def.listVia.readableWith)) {
-    throw new Error(
-      `${def.name}: listVia checks the rule once for ${def.listVia.readableWith}, but its access rule does not make ` +
-        'every record readable with it (server/access.ts, readableWith)',
-    )
-  }
-  return def
-}

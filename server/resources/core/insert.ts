@@ -1,14 +1,22 @@
 import { sql } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { FieldType } from '../../http/fields.js'
-import { anyTable, recs, type Db, type Rec, type ResourceDef } from './define.js'
+import {
+  anyTable,
+  recs,
+  type BulkPlan,
+  type Db,
+  type Rec,
+  type ResourceDeclaration,
+  type ResourceDef,
+} from './define.js'
 
 // INSERT of new records, many at a time as arrays (bulk creation).
 
 /** INSERT … RETURNING. Many rows with the same columns go as one array parameter per column, turned
  * back into rows by unnest: 15 parameters for 1,000 tags instead of 15,000, which kysely would build,
  * and the driver serialize, one by one. When every column given stores exactly the value given (see
- * BulkPlan), only what the database adds comes back: the id and the columns not given; sending the
+ * BulkPlan, define.ts), only what the database adds comes back: the id and the columns not given; sending the
  * rest back and parsing it again was a fifth of the work. `asArrays`: insertsAsArrays of these rows, when the
  * caller has asked it already. `idsOnly`: the caller uses nothing of the new records but their ids, and only the
  * ids come back (the rows given, each with its id). */
@@ -20,7 +28,7 @@ export async function insertRows<T extends TableName>(
   idsOnly = false,
 ): Promise<Rec<T>[]> {
   const columns = Object.keys(rows[0])
-  const plan = bulkPlanOf(def)
+  const plan = def.compiled.bulk
   const types = columns.map((c) => plan.arrayTypes.get(c))
   if (!asArrays) {
     const out: Rec<T>[] = []
@@ -63,7 +71,7 @@ const VALUES_CHUNK = 1000
 export function insertsAsArrays<T extends TableName>(def: ResourceDef<T>, rows: AnyRow[]): boolean {
   if (rows.length < 2) return false
   const columns = Object.keys(rows[0])
-  const types = bulkPlanOf(def).arrayTypes
+  const types = def.compiled.bulk.arrayTypes
   return columns.every((c) => types.has(c)) && rows.every((r) => sameKeys(r, columns))
 }
 
@@ -96,53 +104,34 @@ function unquotedArray(values: unknown[]): string {
 export const arrayParameter = (type: string, values: unknown[]): unknown =>
   UNQUOTED.has(type) ? unquotedArray(values) : values
 
-/** What a bulk insert needs of a resource's declaration, worked out once. */
-interface BulkPlan {
-  /** the array type of each column a create may give: its fields', its owner's and its stamps' (list
-   * fields have none, and rows with them go through kysely) */
-  arrayTypes: Map<string, string>
-  /** the columns that store exactly the value given, so a row as given is the row as stored: numbers
-   * (validated finite, and integers in range), booleans and ids, and the stamps (timestamps to the
-   * second, as the columns keep them); none when the records get more than their columns (computed, embed) or
-   * the writes do more (afterWrite) */
-  exact: Set<string>
-  /** the columns the records are made of */
-  columns: string[]
-}
-
-const bulkPlans = new WeakMap<object, BulkPlan>()
-
 /** The SQL type of each column a create may give (none for list fields). */
 export const columnTypes = <T extends TableName>(def: ResourceDef<T>): ReadonlyMap<string, string> =>
-  bulkPlanOf(def).arrayTypes
+  def.compiled.bulk.arrayTypes
 
-function bulkPlanOf<T extends TableName>(def: ResourceDef<T>): BulkPlan {
-  let plan = bulkPlans.get(def)
-  if (!plan) {
-    const arrayTypes = new Map<string, string>()
-    for (const f of Object.values(def.fields)) {
-      const type = ARRAY_TYPES[f.type]
-      if (f.column && type) arrayTypes.set(f.column, type)
-    }
-    if (def.owner) arrayTypes.set(def.owner, 'int4')
-    const stamps: readonly string[] = def.stamps ?? []
-    for (const s of stamps) arrayTypes.set(s, 'timestamp')
-    const exact = new Set(
-      def.computed || def.embed || def.afterWrite
-        ? []
-        : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || stamps.includes(c)).map(([c]) => c),
-    )
-    const columns = [
-      ...new Set([
-        'id',
-        ...Object.values(def.fields).flatMap((f) => (f.column ? [f.column] : [])),
-        ...(def.owner ? [def.owner] : []),
-        ...(def.stamps ?? []),
-      ]),
-    ]
-    bulkPlans.set(def, (plan = { arrayTypes, exact, columns }))
+/** What a bulk insert needs of a resource's declaration, worked out when it is defined (compile.ts). */
+export function bulkPlan<T extends TableName>(def: ResourceDeclaration<T>): BulkPlan {
+  const arrayTypes = new Map<string, string>()
+  for (const f of Object.values(def.fields)) {
+    const type = ARRAY_TYPES[f.type]
+    if (f.column && type) arrayTypes.set(f.column, type)
   }
-  return plan
+  if (def.owner) arrayTypes.set(def.owner, 'int4')
+  const stamps: readonly string[] = def.stamps ?? []
+  for (const s of stamps) arrayTypes.set(s, 'timestamp')
+  const exact = new Set(
+    def.computed || def.embed || def.afterWrite
+      ? []
+      : [...arrayTypes].filter(([c, type]) => UNQUOTED.has(type) || stamps.includes(c)).map(([c]) => c),
+  )
+  const columns = [
+    ...new Set([
+      'id',
+      ...Object.values(def.fields).flatMap((f) => (f.column ? [f.column] : [])),
+      ...(def.owner ? [def.owner] : []),
+      ...stamps,
+    ]),
+  ]
+  return { arrayTypes, exact, columns }
 }
 
 function sameKeys(row: AnyRow, columns: string[]): boolean {

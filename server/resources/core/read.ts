@@ -69,7 +69,7 @@ export async function renderSelected<T extends TableName>(
   if (def.embed && rows.length) await def.embed(db, rows, ctx)
   const computed = computedNames(def)
   return rows.map((row) => {
-    const json = toJson(def.fields, row)
+    const json = toJson(def.compiled.fields, row)
     for (const name of computed) if (name in json) json[name] = row[name]
     return json
   })

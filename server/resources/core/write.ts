@@ -56,7 +56,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
   const now = localTimestamp()
   const rowsOf = (values: Record<string, unknown>[]) =>
     values.map((v) => {
-      const cols = toColumns(def.fields, v)
+      const cols = toColumns(def.compiled.fields, v)
       if (def.owner) cols[def.owner] = ctx.caller.id
       // a stamp given (a creationDate kept from elsewhere) is written as given
       for (const s of def.stamps ?? []) cols[s] ??= now
@@ -233,12 +233,12 @@ async function update<T extends TableName>(
     const known = createScope && targetKnown(def, createScope, values, errors)
     if (
       known?.length &&
-      Object.keys(toColumns(def.fields, values[0])).some((c) => createScope!.columns.includes(c)) &&
+      Object.keys(toColumns(def.compiled.fields, values[0])).some((c) => createScope!.columns.includes(c)) &&
       !(await scopeAllows(
         ctx.db,
         createScope!,
         ctx.caller,
-        [{ ...existing, ...toColumns(def.fields, values[0]) }],
+        [{ ...existing, ...toColumns(def.compiled.fields, values[0]) }],
         flag,
       ))
     ) {
@@ -246,7 +246,7 @@ async function update<T extends TableName>(
     }
     throw badRequest(errors[0])
   }
-  const changes = toColumns(def.fields, values[0])
+  const changes = toColumns(def.compiled.fields, values[0])
   const merged = { ...existing, ...changes }
   if (createScope && createScope !== def.scope && !(await scopeAllows(ctx.db, createScope, ctx.caller, [merged], flag)))
     throw forbidden()

@@ -16,7 +16,6 @@ import { rowError } from '../../db/rowError.js'
 import { asksOver, batchable, insertBatch } from './createBatch.js'
 import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
 import { callerKey, compiler, type CallerKind } from '../core/standIns.js'
-import { ownRecordColumns } from './jsonRecord.js'
 import type { NarrowedFirst } from './narrowed.js'
 
 // The common success case of creating one record in one round trip: the reference and access checks
@@ -96,7 +95,7 @@ function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<str
 const SCOPE_ROWS = 1
 
 /** A record a single create inserted: as the JSON text of its answer, written by the database, when the
- * resource's records are written so (ownRecordColumns, as a detail is, detail.ts), else as its row. */
+ * resource's records are written so (`compiled.json.ownReturned`, as a detail is, detail.ts), else as its row. */
 export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
 
 /** The record inserted, or null when a check did not pass or the create does not fit one statement
@@ -279,7 +278,7 @@ function compileInsert<T extends TableName>(
         .$if(def.storedCondition !== undefined, (q) => q.where(def.storedCondition!(value))),
     )
   // the inserted row is named by its table in RETURNING
-  const json = ownRecordColumns(def, table)
+  const json = def.compiled.json.ownReturned
   return (
     json
       ? insert.returning(sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json'))

@@ -8,7 +8,6 @@ import { arrayParameter, columnTypes } from '../core/insert.js'
 import { checkSlots, kindsOf, standInChecks } from './checks.js'
 import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
 import { compiler, type CallerKind } from '../core/standIns.js'
-import { ownRecordColumns } from './jsonRecord.js'
 import { VALUE_KIND } from './valueKinds.js'
 
 // Single creates of one caller, of one shape and scope, that arrived together, made as one statement
@@ -69,9 +68,8 @@ export async function insertBatch<T extends TableName>(
   return answers
 }
 
-/** Can the resource's creates be made in batches? Its answers are written by the database (ownRecordColumns). */
-export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean =>
-  ownRecordColumns(def, def.table) !== null
+/** Can the resource's creates be made in batches? Its answers are written by the database (`compiled.json.ownReturned`). */
+export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => def.compiled.json.ownReturned !== null
 
 /** The asks of these rows: each reference's distinct ids over them (a single create's ask has one). */
 export function asksOver<T extends TableName>(def: ResourceDef<T>, asks: Ask[], rows: AnyRow[]): Ask[] {
@@ -113,7 +111,7 @@ function compileBatch<T extends TableName>(
   const unnest = sql.join(arrays.map((a, i) => sql`${a}::${sql.raw(types.get(columns[i])!)}[]`))
   const names = sql.join(columns.map((c) => sql.id(c)))
   // the inserted row is named by its table in RETURNING
-  const json = ownRecordColumns(def, table)!
+  const json = def.compiled.json.ownReturned!
   // every row, or none, passes the checks against stored records (a single create's storedCondition)
   const stored = def.storedCondition?.((c) =>
     columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`,

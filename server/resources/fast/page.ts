@@ -3,7 +3,7 @@ import type { AnyRow, TableName } from '../../db/schema.js'
 import { applyOrdering, type Query } from '../../http/list.js'
 import type { ListRequest, ResourceDef } from '../core/define.js'
 import { countedPage, listQueries, unfiltered, type CallerBase } from '../core/listStatements.js'
-import { listPageJson, listsWrittenByDatabase } from './jsonRecord.js'
+import { listPageJson } from './jsonRecord.js'
 import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
 import { compiler, standInCaller, standInNumber, standInText, type CallerKind } from '../core/standIns.js'
 
@@ -50,7 +50,7 @@ export function plannedCountedPage<T extends TableName>(
   limit: number,
   offset: number,
 ): CompiledQuery<AnyRow> | null {
-  if (!unfiltered(req.query) || !listsWrittenByDatabase(def)) return null
+  if (!unfiltered(req.query) || !def.compiled.json.listsWritten) return null
   // the page is the offset; the rest of the query is the shape (a query's ordering may be any text: the cache's
   // bound keeps their number finite)
   const { page: _page, ...query } = req.query

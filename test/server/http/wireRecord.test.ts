@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { toJson, type Fields } from '../../../server/http/fields.js'
+import { planFields, toJson, type Fields } from '../../../server/http/fields.js'
 import type { JsonObject, WireRecord } from '../../../server/http/wireRecord.js'
 
 // The record type derived from a declaration (server/http/wireRecord.ts) is the record toJson renders: checked
@@ -53,7 +53,7 @@ test("a declaration's record type is what toJson renders: every kind, null where
     provenance: null,
     password: 'never answered',
   }
-  const record: Expected = toJson(fields, row) as WireRecord<typeof fields>
+  const record: Expected = toJson(planFields(fields), row) as WireRecord<typeof fields>
   assert.equal(record, {
     id: 7,
     library: null,

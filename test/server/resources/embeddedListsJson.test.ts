@@ -49,7 +49,7 @@ async function metadataOf(db: Kysely<DB>, id: number): Promise<{ stored: string;
     .where('media_file_id', '=', id)
     .orderBy('id')
     .execute()
-  return { stored: file.stored, rendered: JSON.stringify(rows.map((r) => toJson(metaData.fields, r))) }
+  return { stored: file.stored, rendered: JSON.stringify(rows.map((r) => toJson(metaData.compiled.fields, r))) }
 }
 
 async function parametersOf(db: Kysely<DB>, id: number): Promise<{ stored: string; rendered: string }> {
@@ -64,7 +64,7 @@ async function parametersOf(db: Kysely<DB>, id: number): Promise<{ stored: strin
     .where('job_id', '=', id)
     .orderBy('id')
     .execute()
-  return { stored: job.stored, rendered: JSON.stringify(rows.map((r) => toJson(jobParameters.fields, r))) }
+  return { stored: job.stored, rendered: JSON.stringify(rows.map((r) => toJson(jobParameters.compiled.fields, r))) }
 }
 
 async function agrees(

@@ -43,7 +43,7 @@ async function renderedByServer<T extends TableName>(def: ResourceDef<T>, id: nu
     .selectAll()
     .where('r.id', '=', id)
     .executeTakeFirstOrThrow()
-  return JSON.parse(JSON.stringify(toJson(def.fields, row)))
+  return JSON.parse(JSON.stringify(toJson(def.compiled.fields, row)))
 }
 
 /** GET a list (every page) and each of its records' details; the two must agree record for record. With

@@ -33,7 +33,7 @@ const body = (extra: Record<string, unknown> = {}) => ({
 /** The stored row rendered by the server (toJson), as an answer carries it. */
 async function rendered(id: number): Promise<unknown> {
   const row = await t.db.selectFrom('tags').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-  return JSON.parse(JSON.stringify(toJson(tags.fields, row)))
+  return JSON.parse(JSON.stringify(toJson(tags.compiled.fields, row)))
 }
 
 const notes = {
@@ -109,9 +109,13 @@ test('bulk creates (one statement of arrays), creates arriving together (one bat
 
 test('a create with annotations keeps the one-statement create: its shape has a compiled plan, as one without', () => {
   for (const extra of [{}, { annotations: { Notes: 'x' } }]) {
-    const parsed = parseInput(tags.fields, body(extra), 'create')
+    const parsed = parseInput(tags.compiled.fields, body(extra), 'create')
     assert.equal(parsed.errors, {})
-    const row = { ...toColumns(tags.fields, parsed.values), user_id: owner.id, creation_date: '2026-11-27 00:00:00' }
+    const row = {
+      ...toColumns(tags.compiled.fields, parsed.values),
+      user_id: owner.id,
+      creation_date: '2026-11-27 00:00:00',
+    }
     assert.ok(insertPlan(tags, { isAdmin: false }, parsed.values, row) !== null, JSON.stringify(extra))
   }
 })

@@ -4,7 +4,8 @@ import * as assert from 'uvu/assert'
 import type { LightMyRequestResponse } from 'fastify'
 import { openDatabase } from '../../../../server/db/database.js'
 import { seededRandom } from '../../../../server/analysis/random.js'
-import { resourceEndpoints } from '../../../../server/resources/resource.js'
+import type { TableName } from '../../../../server/db/schema.js'
+import { defineResource, resourceEndpoints, type ResourceDeclaration } from '../../../../server/resources/resource.js'
 import { tags } from '../../../../server/resources/tag.js'
 import { tagSets } from '../../../../server/resources/tagSet.js'
 import { api, testApp, type TestApp } from '../../../helpers/app.js'
@@ -213,23 +214,33 @@ test('the accelerated and the plain app answer a generated sequence of requests 
 
 test('a resource declared accelerated is refused at start-up when it adds what the accelerators cannot take', () => {
   const hook = async () => {}
-  assert.throws(() => resourceEndpoints({ ...tags, afterWrite: hook }), /tag is declared accelerated, but: create/)
-  assert.throws(() => resourceEndpoints({ ...tags, embed: hook }), /detail.*list/)
+  const endpointsOf = <T extends TableName>(declaration: ResourceDeclaration<T>) =>
+    resourceEndpoints(defineResource(declaration))
+  assert.throws(() => endpointsOf({ ...tags, afterWrite: hook }), /tag is declared accelerated, but: create/)
+  assert.throws(() => endpointsOf({ ...tags, embed: hook }), /detail.*list/)
   // a computed field (of the request's origin and clock) is written by the database in lists and details alike
   assert.ok(
-    resourceEndpoints({ ...tags, computed: { strength: ({ now }) => sql`extract(epoch from ${now}::timestamptz)` } })
-      .length,
+    endpointsOf({ ...tags, computed: { strength: ({ now }) => sql`extract(epoch from ${now}::timestamptz)` } }).length,
   )
   assert.throws(
     () =>
-      resourceEndpoints({
+      endpointsOf({
         ...tagSets,
         fields: { ...tagSets.fields, tags: { type: 'list', items: 'integer', readOnly: true } },
       }),
     /detail/,
   )
   // without the declaration, the same resource is made (and answered by the plain path where the accelerators decline)
-  assert.ok(resourceEndpoints({ ...tags, afterWrite: hook, accelerated: [] }).length)
+  assert.ok(endpointsOf({ ...tags, afterWrite: hook, accelerated: [] }).length)
+})
+
+test('a copy of a definition is refused until it is defined again: what was worked out of the original is not its', () => {
+  const copy = { ...tags, embed: async () => {} }
+  assert.throws(() => resourceEndpoints(copy), /tag: a copy of a definition; define it/)
+  assert.not.ok('compiled' in copy)
+  const defined = defineResource(copy)
+  assert.is(defined.compiled.json.detail, null, 'an embed: its details are rendered by the server')
+  assert.ok(tags.compiled.json.detail, "the original's are still written by the database")
 })
 
 test.run()
