@@ -195,7 +195,6 @@ export interface ParsedInput {
 /** What parsing, storing and rendering a set of fields need of it, worked out once (planFields): a resource's when it
  * is defined (resources/core/compile.ts), an endpoint's own body fields where they are declared. */
 export interface FieldPlan {
-  readonly fields: Fields
   /** fields a body may set, in declaration order */
   readonly writable: ReadonlyArray<readonly [string, FieldDef]>
   /** wire name -> column, for the fields that have one */
@@ -209,7 +208,6 @@ export interface FieldPlan {
 export function planFields(fields: Fields): FieldPlan {
   const entries = Object.entries(fields)
   return {
-    fields,
     writable: entries.filter(([, f]) => !f.readOnly),
     columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
     jsonColumns: new Set(entries.filter(([, f]) => f.column && f.type === 'object').map(([n]) => n)),

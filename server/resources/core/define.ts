@@ -218,21 +218,17 @@ export interface BulkPlan {
 
 /** A resource's records as the database writes them, as JSON (recordJson.ts). */
 export interface RecordJson {
-  /** the columns of a record over the row `r` (a detail's, a list's); null when the resource has `computed` fields
-   * (of the request, built for each) or an `embed` (its records are rendered by toJson), or a field without an SQL
-   * form */
-  readonly own: RawBuilder<unknown> | null
-  /** the same over the row named by its table (a create's RETURNING) */
-  readonly ownReturned: RawBuilder<unknown> | null
-  /** how a detail is written; null when it cannot be (an `embed`, a field without an SQL form) */
-  readonly detail: DetailJson | null
-  /** whether its lists' records are written by the database */
-  readonly listsWritten: boolean
+  /** how a record read over the row `r` (a detail, a list's page) is written; null when the database cannot write
+   * it (an `embed`, a field without an SQL form): then its details and lists are rendered by toJson */
+  readonly record: RecordColumns | null
+  /** the columns of a record over the row named by its table (a create's RETURNING); null when it has `computed`
+   * fields or an `embed`, or a field without an SQL form */
+  readonly returned: RawBuilder<unknown> | null
 }
 
-/** A detail's JSON record as the database writes it: its columns for a request, and whether they depend on the
- * request (computed fields read its origin and clock). */
-export interface DetailJson {
+/** The columns of a record as the database writes it, for a request, and whether they depend on the request
+ * (computed fields read its origin and clock). */
+export interface RecordColumns {
   columns: (req: RecordRequest) => RawBuilder<unknown>
   ofRequest: boolean
 }

@@ -4,7 +4,7 @@ import {
   computedFor,
   computedNames,
   computedOfRequest,
-  type DetailJson,
+  type RecordColumns,
   type RecordJson,
   type RecordRequest,
   type ResourceDeclaration,
@@ -33,7 +33,7 @@ const SCALAR = new Set(['integer', 'float', 'boolean', 'string', 'datetime', 'pk
 /** `select <value> as "<wire name>", ...` of a record with these fields over the row `alias`, the fields
  * without a column (or given another value) taken from `computed`: joined LATERAL as `j`, row_to_json(j) is
  * the record, written without spaces as JSON.stringify writes it; null when a readable field has no SQL form. */
-export function recordColumns(
+function recordColumns(
   fields: Fields,
   alias: string,
   computed: Record<string, Expression<unknown>> = {},
@@ -51,34 +51,26 @@ export function recordColumns(
 
 /** How the database writes the records of `def`. */
 export function recordJson<T extends TableName>(def: ResourceDeclaration<T>): RecordJson {
-  const own = (alias: string) => (def.embed || def.computed ? null : recordColumns(def.fields, alias))
   return {
-    own: own('r'),
-    ownReturned: own(def.table),
-    detail: detailJson(def),
-    listsWritten: !def.embed && recordColumns(def.fields, 'r', standInComputed(def)) !== null,
+    record: def.embed ? null : readColumns(def),
+    returned: def.embed || def.computed ? null : recordColumns(def.fields, def.table),
   }
 }
 
-function detailJson<T extends TableName>(def: ResourceDeclaration<T>): DetailJson | null {
-  if (def.embed) return null
-  if (!def.computed) {
-    const own = recordColumns(def.fields, 'r')
-    return own && { columns: () => own, ofRequest: false }
-  }
-  if (!recordColumns(def.fields, 'r', standInComputed(def))) return null
-  // computed fields that do not read the request: the record's SQL is made once
-  if (!computedOfRequest(def)) {
-    const columns = recordColumns(def.fields, 'r', computedFor(def, NO_REQUEST))!
-    return { columns: () => columns, ofRequest: false }
-  }
+/** The columns of a record of `def` read over `r` (it has no `embed`); null when a field has no SQL form. */
+function readColumns<T extends TableName>(def: ResourceDeclaration<T>): RecordColumns | null {
+  // whether a record has an SQL form depends on which fields are computed, not on their SQL
+  const fixed = computedOfRequest(def) ? standInComputed(def) : computedFor(def, NO_REQUEST)
+  const columns = recordColumns(def.fields, 'r', fixed)
+  if (!columns) return null
+  // computed fields that do not read the request (or none): the record's SQL is made once
+  if (!computedOfRequest(def)) return { columns: () => columns, ofRequest: false }
   return { columns: (req) => recordColumns(def.fields, 'r', computedFor(def, req))!, ofRequest: true }
 }
 
 /** The request given to computed fields that read none of it. */
 const NO_REQUEST: RecordRequest = { origin: '', now: new Date(0) }
 
-/** Each computed field as a stand-in value: whether a record has an SQL form depends on which fields are computed,
- * not on their SQL. */
+/** Each computed field as a stand-in value. */
 const standInComputed = (def: Pick<ResourceDeclaration, 'computed'>): Record<string, Expression<unknown>> =>
   Object.fromEntries(computedNames(def).map((name) => [name, sql`null`]))

@@ -95,7 +95,7 @@ function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<str
 const SCOPE_ROWS = 1
 
 /** A record a single create inserted: as the JSON text of its answer, written by the database, when the
- * resource's records are written so (`compiled.json.ownReturned`, as a detail is, detail.ts), else as its row. */
+ * resource's records are written so (`compiled.json.returned`, as a detail is, detail.ts), else as its row. */
 export type Inserted<T extends TableName> = { json: string } | { row: Rec<T> }
 
 /** The record inserted, or null when a check did not pass or the create does not fit one statement
@@ -278,7 +278,7 @@ function compileInsert<T extends TableName>(
         .$if(def.storedCondition !== undefined, (q) => q.where(def.storedCondition!(value))),
     )
   // the inserted row is named by its table in RETURNING
-  const json = def.compiled.json.ownReturned
+  const json = def.compiled.json.returned
   return (
     json
       ? insert.returning(sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json'))

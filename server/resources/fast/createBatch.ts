@@ -68,8 +68,8 @@ export async function insertBatch<T extends TableName>(
   return answers
 }
 
-/** Can the resource's creates be made in batches? Its answers are written by the database (`compiled.json.ownReturned`). */
-export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => def.compiled.json.ownReturned !== null
+/** Can the resource's creates be made in batches? Its answers are written by the database (`compiled.json.returned`). */
+export const batchable = <T extends TableName>(def: ResourceDef<T>): boolean => def.compiled.json.returned !== null
 
 /** The asks of these rows: each reference's distinct ids over them (a single create's ask has one). */
 export function asksOver<T extends TableName>(def: ResourceDef<T>, asks: Ask[], rows: AnyRow[]): Ask[] {
@@ -111,7 +111,7 @@ function compileBatch<T extends TableName>(
   const unnest = sql.join(arrays.map((a, i) => sql`${a}::${sql.raw(types.get(columns[i])!)}[]`))
   const names = sql.join(columns.map((c) => sql.id(c)))
   // the inserted row is named by its table in RETURNING
-  const json = def.compiled.json.ownReturned!
+  const json = def.compiled.json.returned!
   // every row, or none, passes the checks against stored records (a single create's storedCondition)
   const stored = def.storedCondition?.((c) =>
     columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`,

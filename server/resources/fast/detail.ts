@@ -3,7 +3,7 @@ import { rowColumns, type Caller, type Flag } from '../../access.js'
 import type { AnyRow } from '../../db/schema.js'
 import type { Referent } from '../../http/fields.js'
 import type { Db, RecordRequest } from '../core/define.js'
-import type { DetailJson } from '../core/define.js'
+import type { RecordColumns } from '../core/define.js'
 import { Coalescers } from '../../db/coalesce.js'
 import type { NarrowedFirst } from './narrowed.js'
 import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
@@ -29,7 +29,7 @@ export type DetailBatches = ReturnType<typeof detailBatches>
 
 /** A detail's JSON record (jsonRecord.ts) for one request. */
 export interface JsonFor {
-  json: DetailJson
+  json: RecordColumns
   req: RecordRequest
 }
 
@@ -145,7 +145,7 @@ export function planFetch(
   def: Referent,
   kind: CallerKind,
   flags: Flag[],
-  json: DetailJson | null = null,
+  json: RecordColumns | null = null,
   many = false,
 ): Plan | null {
   const plan = planStatement(

@@ -99,7 +99,7 @@ class Accelerated implements Accelerators {
   }
 
   detail<T extends TableName>(db: Db, def: ResourceDef<T>, caller: Caller, id: number, req: RecordRequest) {
-    const json = def.compiled.json.detail
+    const json = def.compiled.json.record
     return this.#count(
       'detail',
       json &&
@@ -118,7 +118,7 @@ class Accelerated implements Accelerators {
   }
 
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase) {
-    if (!def.compiled.json.listsWritten) return this.#count<JsonPages>('page', null)
+    if (!def.compiled.json.record) return this.#count<JsonPages>('page', null)
     // the JSON is written over the page's rows only (in the page's statement it would be written for every row
     // OFFSET skips too)
     let json: ((page: Query, extras: string[]) => Query) | null = null
@@ -165,14 +165,9 @@ export function unacceleratedPaths<T extends TableName>(
         'create: a single create is made in one statement only without transform, validate, afterWrite or createHandler',
       )
     }
-    if (path === 'detail' && !def.compiled.json.detail) {
+    if ((path === 'detail' || path === 'list') && !def.compiled.json.record) {
       out.push(
-        'detail: written by the database only without embed, and with every field computed or a column of a JSON scalar type (fast/jsonRecord.ts)',
-      )
-    }
-    if (path === 'list' && !def.compiled.json.listsWritten) {
-      out.push(
-        'list: written by the database only without embed, and with every field a column of a JSON scalar type or computed (fast/jsonRecord.ts)',
+        `${path}: written by the database only without embed, and with every field computed or a column of a JSON scalar type (core/recordJson.ts)`,
       )
     }
   }

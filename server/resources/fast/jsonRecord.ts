@@ -1,12 +1,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import { anyTable, computedFor, type Db, type ListRequest, type Query, type ResourceDef } from '../core/define.js'
-import { recordColumns } from '../core/recordJson.js'
+import { anyTable, type Db, type ListRequest, type Query, type ResourceDef } from '../core/define.js'
 import type { AnyTables, TableName } from '../../db/schema.js'
 
 // A page of a list whose records the database writes as JSON, from the SQL of its records worked out when the
 // resource was defined (core/recordJson.ts; docs/decisions.md §11).
 
-/** How the records of a page of `def`, whose lists the database writes (`compiled.json.listsWritten`), are written
+/** How the records of a page of `def`, whose records the database writes (`compiled.json.record`), are written
  * as JSON: the statement for `page` (a query of records as `r`, limited to a page), with rows of `id`, the
  * named `extras` of `page` and `__json`, unordered. */
 export function listPageJson<T extends TableName>(
@@ -14,23 +13,11 @@ export function listPageJson<T extends TableName>(
   def: ResourceDef<T>,
   req: Pick<ListRequest, 'origin' | 'now'>,
 ): (page: Query, extras: string[]) => Query {
-  const json = pageJson(db, def, req)
-  if (!json) throw new Error(`the records of ${def.name} are not written by the database`)
-  return json
-}
-
-/** listPageJson, or null when the resource's lists are rendered by toJson (an `embed`, or a field without an
- * SQL form). */
-function pageJson<T extends TableName>(
-  db: Db | Kysely<AnyTables>,
-  def: ResourceDef<T>,
-  req: Pick<ListRequest, 'origin' | 'now'>,
-): ((page: Query, extras: string[]) => Query) | null {
-  // a record without computed fields is the one a detail writes, built once; computed fields are of the request
-  // (the origin, the clock), built for each
-  if (def.embed) return null
-  const columns = def.computed ? recordColumns(def.fields, 'r', computedFor(def, req)) : def.compiled.json.own
-  return columns && ((page, extras) => pageStatement(db, page, extras, columns))
+  const record = def.compiled.json.record
+  if (!record) throw new Error(`the records of ${def.name} are not written by the database`)
+  // the record a detail writes: made once, or for each request when its computed fields read the origin or clock
+  const columns = record.columns(req)
+  return (page, extras) => pageStatement(db, page, extras, columns)
 }
 
 function pageStatement(db: Db | Kysely<AnyTables>, page: Query, extras: string[], columns: RawBuilder<unknown>): Query {

@@ -50,7 +50,7 @@ export function plannedCountedPage<T extends TableName>(
   limit: number,
   offset: number,
 ): CompiledQuery<AnyRow> | null {
-  if (!unfiltered(req.query) || !def.compiled.json.listsWritten) return null
+  if (!unfiltered(req.query) || !def.compiled.json.record) return null
   // the page is the offset; the rest of the query is the shape (a query's ordering may be any text: the cache's
   // bound keeps their number finite)
   const { page: _page, ...query } = req.query

@@ -239,8 +239,8 @@ test('a copy of a definition is refused until it is defined again: what was work
   assert.throws(() => resourceEndpoints(copy), /tag: a copy of a definition; define it/)
   assert.not.ok('compiled' in copy)
   const defined = defineResource(copy)
-  assert.is(defined.compiled.json.detail, null, 'an embed: its details are rendered by the server')
-  assert.ok(tags.compiled.json.detail, "the original's are still written by the database")
+  assert.is(defined.compiled.json.record, null, 'an embed: its details are rendered by the server')
+  assert.ok(tags.compiled.json.record, "the original's are still written by the database")
 })
 
 test.run()
