@@ -1,7 +1,7 @@
 import { CallerCache } from './auth/callerCache.js'
 import { Permits } from './db/permits.js'
 import { OpenIndexes } from './analysis/similar/libraryIndex.js'
-import type { Accelerators } from './resources/core/accelerators.js'
+import { Records } from './resources/core/records.js'
 import { accelerators } from './resources/fast/index.js'
 import { decisionBatches, type DecisionBatches } from './resources/tagReview.js'
 import { EXPORT_STATEMENTS } from './resources/tagSetExport.js'
@@ -14,8 +14,9 @@ import { PageBoundaries } from './resources/tagSetPages.js'
 export interface AppServices {
   /** who each recent credential belongs to (auth/callerCache.ts) */
   readonly callers: CallerCache
-  /** the accelerated paths, with their compiled statements and batches of creates and details (resources/fast/) */
-  readonly fast: Accelerators
+  /** the records as each caller may read and make them, through the app's accelerators (their compiled statements
+   * and batches of creates and details, resources/fast/), which only this holds (resources/core/records.ts) */
+  readonly records: Records
   /** the caller's review decisions made together (tagReview.ts) */
   readonly reviewDecisions: DecisionBatches
   /** where deep pages of a tag set's tags begin (tagSetPages.ts) */
@@ -30,7 +31,7 @@ export interface AppServices {
 export function appServices(accelerated: boolean): AppServices {
   return {
     callers: new CallerCache(),
-    fast: accelerators(accelerated),
+    records: new Records(accelerators(accelerated)),
     reviewDecisions: decisionBatches(),
     tagSetPages: new PageBoundaries(),
     exportPermits: new Permits(EXPORT_STATEMENTS),

@@ -19,7 +19,7 @@ import { badRequest, fieldError } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
 import { parseQuery } from '../http/query.js'
 import type { Db } from './resource.js'
-import { API, fetchRecord, readable } from './resource.js'
+import { API } from './resource.js'
 import { libraries } from './library.js'
 import { projects } from './project.js'
 import { tagSets } from './tagSet.js'
@@ -211,14 +211,14 @@ type ScopeKind = keyof typeof SCOPES
 async function scopeOf(ctx: Context, kind: ScopeKind): Promise<{ scope: ReportScope; name: string }> {
   const name = (record: { name: string }) => `${SCOPES[kind].label} ${record.name}`
   if (kind === 'tagSet') {
-    const { row } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+    const { row } = await ctx.services.records.fetch(ctx, tagSets, ctx.params.id, ['read'])
     return { scope: { kind, id: row.id, library: row.library_id }, name: name(row) }
   }
   const { row } =
     kind === 'library'
-      ? await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
-      : await fetchRecord(ctx.db, projects, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
-  const sets = await readable(ctx.db, tagSets, ctx.caller, 'read', ctx.services.fast).select('r.id').execute()
+      ? await ctx.services.records.fetch(ctx, libraries, ctx.params.id, ['read'])
+      : await ctx.services.records.fetch(ctx, projects, ctx.params.id, ['read'])
+  const sets = await ctx.services.records.readable(ctx, tagSets, 'read').select('r.id').execute()
   return { scope: { kind, id: row.id, tagSets: sets.map((s) => (s as { id: number }).id) }, name: name(row) }
 }
 

@@ -4,7 +4,7 @@ import type { Endpoint } from '../http/endpoint.js'
 import { fieldError } from '../http/errors.js'
 import type { Fields } from '../http/fields.js'
 import { parseQuery } from '../http/query.js'
-import { API, fetchRecord } from './resource.js'
+import { API } from './resource.js'
 import { tagSets } from './tagSet.js'
 
 // GET tagSet/{id}/evaluate/?against= (extension, docs/decisions.md §25): a readable tag set's tags (a detector's)
@@ -51,10 +51,10 @@ export const evaluateEndpoint: Endpoint = {
     `divided by the number of gold tags. curve: precision and recall at each distinct strength, at most ${MAX_CURVE_POINTS} points.`,
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+      const { row: tagSet } = await ctx.services.records.fetch(ctx, tagSets, ctx.params.id, ['read'])
       const q = parseQuery(ctx, evaluateQuery) as { against: number; iou?: number; minimumStrength?: number }
       if (q.iou === 0) throw fieldError('iou', 'Ensure this value is greater than 0.')
-      const { row: gold } = await fetchRecord(ctx.db, tagSets, ctx.caller, q.against, ['read'], ctx.services.fast)
+      const { row: gold } = await ctx.services.records.fetch(ctx, tagSets, q.against, ['read'])
       const iou = q.iou ?? DEFAULT_IOU
       const classesMatchedBy = tagSet.library_id !== null && tagSet.library_id === gold.library_id ? 'id' : 'className'
       const result = await evaluateTagSet(ctx.db, {

@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
 import type { Caller } from '../access.js'
 import { authenticate } from '../auth/authenticate.js'
-import type { DB } from '../db/schema.js'
 import { ApiError, notAuthenticated, notFound } from '../http/errors.js'
 import { parseRange } from '../http/range.js'
 import { openAudio } from '../analysis/audioSource.js'
@@ -15,8 +13,7 @@ import type { EndpointDeps } from '../http/endpoint.js'
 import { isStoredName } from '../storage/index.js'
 import { jobResultFiles } from './jobResultFile.js'
 import { mediaFiles } from './mediaFile.js'
-import { readable } from './resource.js'
-import type { Accelerators } from './core/accelerators.js'
+import type { Reader, Records } from './core/records.js'
 
 // GET /media/<name>: the bytes of a stored file, to whoever may read the
 // record that names it (a media file: read on its library; a job result file:
@@ -34,8 +31,9 @@ type Owner =
   | { mediaFile: { id: number; library_id: number; alias: string; speech_scanned_at: string | null } }
   | { resultFile: number }
 
-async function readableOwner(db: Kysely<DB>, fast: Accelerators, caller: Caller, name: string): Promise<Owner | null> {
-  const m = await readable(db, mediaFiles, caller, 'read', fast)
+async function readableOwner(records: Records, as: Reader, name: string): Promise<Owner | null> {
+  const m = await records
+    .readable(as, mediaFiles)
     .select(['r.id', 'r.library_id', 'r.alias', 'r.speech_scanned_at'])
     .where('r.file', '=', name)
     .limit(1)
@@ -51,7 +49,8 @@ async function readableOwner(db: Kysely<DB>, fast: Accelerators, caller: Caller,
       },
     }
   }
-  const resultFile = await readable(db, jobResultFiles, caller, 'read', fast)
+  const resultFile = await records
+    .readable(as, jobResultFiles)
     .select('r.id')
     .where('r.result_file', '=', name)
     .limit(1)
@@ -92,7 +91,9 @@ export function registerMediaRoutes(app: FastifyInstance, deps: EndpointDeps) {
       const caller = await authenticate(req, deps.db, deps.config, deps.services.callers)
       if (!caller) throw notAuthenticated()
       const name = (req.params as Record<string, string>)['*'] ?? ''
-      const owner = isStoredName(name) ? await readableOwner(deps.db, deps.services.fast, caller, name) : null
+      const owner = isStoredName(name)
+        ? await readableOwner(deps.services.records, { db: deps.db, caller }, name)
+        : null
       if (!owner) throw notFound()
       const info = await storage.stat(name)
       if (!info) throw notFound()

@@ -9,7 +9,7 @@ import { receiveUpload } from '../http/upload.js'
 import { type Pending } from '../storage/index.js'
 import { libraries } from './library.js'
 import { mediaFiles } from './mediaFile.js'
-import { API, checkReferences, fetchFor, fetchRecord, render } from './resource.js'
+import { API, checkReferences, render } from './resource.js'
 import { sensors } from './sensor.js'
 
 // Media import (docs/decisions.md §7): POST library/{Id}/mediaFiles/import/ streams one
@@ -63,7 +63,7 @@ export const MAX_CHECK_ITEMS = 1000
 // ---- import ----
 
 async function importMediaFile(ctx: Context): Promise<Result> {
-  const library = await fetchFor(ctx.db, libraries, ctx.caller, ctx.params.id, 'write', ctx.services.fast)
+  const library = await ctx.services.records.fetchFor(ctx, libraries, ctx.params.id, 'write')
   const storage = ctx.storage
   const upload = await receiveUpload(ctx, storage, 'file')
   const pending = upload.file
@@ -153,7 +153,7 @@ function ordered(errors: Record<string, string[]>): Record<string, string[]> {
 // ---- check ----
 
 async function checkMediaFiles(ctx: Context): Promise<Result> {
-  const { row: library } = await fetchRecord(ctx.db, libraries, ctx.caller, ctx.params.id, undefined, ctx.services.fast)
+  const { row: library } = await ctx.services.records.fetch(ctx, libraries, ctx.params.id, undefined)
   const body = await ctx.body()
   if (!Array.isArray(body)) {
     throw badRequest({

@@ -29,7 +29,7 @@ import {
   type PictureTag,
 } from '../media/spectrogramPicture.js'
 import { mediaFiles } from './mediaFile.js'
-import { API, fetchRecord, type Db } from './resource.js'
+import { API, type Db } from './resource.js'
 import { tagSets } from './tagSet.js'
 
 // GET mediaFile/{Id}/spectra/?startTime=&endTime=&format=json|png&tagSet=&width=&statistic= (extension):
@@ -144,7 +144,7 @@ export const spectraEndpoint: Endpoint = {
     "The spectrogram of the media file (WAV, FLAC or MP3) between startTime and endTime (default: all of it), with the caller's spectra settings: as JSON, at most 100,000 frames; as a PNG picture (format=png), a stretch of any length, each pixel column the loudest (or mean) of the frames it covers.",
   methods: {
     GET: async (ctx) => {
-      const { row } = await fetchRecord(ctx.db, mediaFiles, ctx.caller, ctx.params.id, undefined, ctx.services.fast)
+      const { row } = await ctx.services.records.fetch(ctx, mediaFiles, ctx.params.id, undefined)
       const values: Asked = {}
       const errors: Record<string, string[]> = {}
       for (const [name, f] of Object.entries(query)) {
@@ -160,7 +160,7 @@ export const spectraEndpoint: Endpoint = {
       let tagSet: { id: number; name: string } | null = null
       if (!errors.tagSet && values.tagSet !== undefined) {
         // a tag set the caller cannot read is like a missing one (README: references)
-        tagSet = await fetchRecord(ctx.db, tagSets, ctx.caller, values.tagSet, ['read'], ctx.services.fast).then(
+        tagSet = await ctx.services.records.fetch(ctx, tagSets, values.tagSet, ['read']).then(
           (f) => f.row,
           (e) => {
             if (e instanceof ApiError && e.statusCode === 404) return null

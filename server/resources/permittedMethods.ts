@@ -3,7 +3,6 @@ import type { TableName } from '../db/schema.js'
 import type { Context, Endpoint, Method } from '../http/endpoint.js'
 import type { ResourceDef } from './core/define.js'
 import { API } from './core/endpoints.js'
-import { fetchRecord } from './core/read.js'
 
 // What the caller may do with one record, told on OPTIONS of its detail path to a client that asks
 // (docs/decisions.md §22): `mas ... delete` asks "are you sure?" only of a caller the server would let delete.
@@ -26,14 +25,9 @@ async function permittedOn<T extends TableName>(ctx: Context, def: ResourceDef<T
   ]
   const offered = needs.filter(([method]) => ep.methods[method])
   try {
-    const { can } = await fetchRecord(
-      ctx.db,
-      def,
-      ctx.caller,
-      ctx.params.id,
-      [...new Set(offered.map(([, flag]) => flag))],
-      ctx.services.fast,
-    )
+    const { can } = await ctx.services.records.fetch(ctx, def, ctx.params.id, [
+      ...new Set(offered.map(([, flag]) => flag)),
+    ])
     return offered.filter(([, flag]) => can(flag)).map(([method]) => method)
   } catch {
     return [] // missing, or not readable: nothing may be done with it

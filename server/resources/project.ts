@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../http/errors.js'
 import { CREATION_DATE, parseInput, planFields, type Fields, type TableFields } from '../http/fields.js'
 import type { WireRecord } from '../http/wireRecord.js'
 import { mediaFiles } from './mediaFile.js'
-import { API, defineResource, fetchFor, readable, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
+import { API, defineResource, resourceEndpoints, subListEndpoint, type Query } from './resource.js'
 import { projectTypes } from './lookups.js'
 import { userSettings } from './userSettings.js'
 import { users } from './users.js'
@@ -55,12 +55,13 @@ const ID_PLAN = planFields(idField)
 
 /** The caller's project (404 otherwise) and the media file id of the body (400 when missing or not an integer). */
 async function membershipRequest(ctx: Context) {
-  const project = await fetchFor(ctx.db, projects, ctx.caller, ctx.params.id, 'write', ctx.services.fast)
+  const project = await ctx.services.records.fetchFor(ctx, projects, ctx.params.id, 'write')
   const { values, errors } = parseInput(ID_PLAN, await ctx.body(), 'create')
   if (Object.keys(errors).length) throw badRequest(errors)
   const mediaFileId = values.id as number
   const fileReadable = async () =>
-    !!(await readable(ctx.db, mediaFiles, ctx.caller, 'read', ctx.services.fast)
+    !!(await ctx.services.records
+      .readable(ctx, mediaFiles, 'read')
       .select('r.id')
       .where('r.id', '=', mediaFileId)
       .executeTakeFirst())

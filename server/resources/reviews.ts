@@ -5,7 +5,7 @@ import type { Endpoint } from '../http/endpoint.js'
 import { badRequest } from '../http/errors.js'
 import { toJson, type Fields } from '../http/fields.js'
 import { parseQuery } from '../http/query.js'
-import { API, fetchRecord } from './resource.js'
+import { API } from './resource.js'
 import { tags } from './tag.js'
 import { tagSets } from './tagSet.js'
 
@@ -43,7 +43,7 @@ export const reviewQueueEndpoint: Endpoint = {
     'filters tagClass, mediaFile, minStrength, maxStrength.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+      const { row: tagSet } = await ctx.services.records.fetch(ctx, tagSets, ctx.params.id, ['read'])
       const q = parseQuery(ctx, queueQuery) as {
         n?: number
         strategy?: Strategy
@@ -104,7 +104,7 @@ export const reviewSummaryEndpoint: Endpoint = {
     'edge, the lowest thresholds with a precision of at least 0.9 and 0.95 and the tags they keep, and how often reviewers disagree.',
   methods: {
     GET: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+      const { row: tagSet } = await ctx.services.records.fetch(ctx, tagSets, ctx.params.id, ['read'])
       const classes = await reviewSummary(ctx.db, tagSet.id)
       const names = classes.length
         ? new Map(

@@ -24,7 +24,7 @@ import { receiveUpload } from '../http/upload.js'
 import { named, tagSetNamed } from '../named.js'
 import { jobs } from './jobs.js'
 import { libraries } from './library.js'
-import { API, fetchRecord, render } from './resource.js'
+import { API, render } from './resource.js'
 import { tags } from './tag.js'
 import { tagSets } from './tagSet.js'
 
@@ -142,7 +142,7 @@ export const tagSimilarEndpoint: Endpoint = {
     "stored window. The tag's own stretch is left out.",
   methods: {
     GET: async (ctx) => {
-      const { row: tag } = await fetchRecord(ctx.db, tags, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+      const { row: tag } = await ctx.services.records.fetch(ctx, tags, ctx.params.id, ['read'])
       const file = await ctx.db
         .selectFrom('media_files')
         .select(['id', 'alias', 'library_id'])
@@ -183,14 +183,7 @@ export const librarySimilarEndpoint: Endpoint = {
   bodyLimit: MAX_CLIP_BYTES + 64 * 1024,
   methods: {
     POST: async (ctx) => {
-      const { row: library } = await fetchRecord(
-        ctx.db,
-        libraries,
-        ctx.caller,
-        ctx.params.id,
-        ['read'],
-        ctx.services.fast,
-      )
+      const { row: library } = await ctx.services.records.fetch(ctx, libraries, ctx.params.id, ['read'])
       const upload = await receiveUpload(ctx, ctx.storage, 'file')
       const pending = upload.file
       try {
@@ -290,7 +283,7 @@ export const trainEndpoint: Endpoint = {
     'to destinationTagSet as machine tags. No audio is read.',
   methods: {
     POST: async (ctx) => {
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+      const { row: tagSet } = await ctx.services.records.fetch(ctx, tagSets, ctx.params.id, ['read'])
       const { values, errors } = parseInput(TRAIN_PLAN, await ctx.body(), 'create')
       if (Object.keys(errors).length) throw badRequest(errors)
       const v = values as {

@@ -5,7 +5,7 @@ import { parseValue } from '../http/fields.js'
 import type { ListVia } from './core/define.js'
 import { filterNames } from './core/listStatements.js'
 import { parseId } from './core/read.js'
-import { readable, readableRecord, type Db, type ResourceDef } from './resource.js'
+import type { Db, ResourceDef } from './resource.js'
 import { tagSetPage } from './tagSetPages.js'
 import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './tagSetCount.js'
 
@@ -23,14 +23,14 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
     db: Db,
     caller: Caller,
     query: Record<string, string>,
-    { fast, tagSetPages }: Context['services'],
+    { records, tagSetPages }: Context['services'],
   ): ListVia | null => {
     // an empty value filters nothing (applyFilters)
     const names = filterNames(query).filter((n) => query[n] !== '')
-    const readableSets = () => readable(db, tagSetDef(), caller, 'read', fast).select(sql<number>`r.id`.as('id'))
+    const readableSets = () => records.readable({ db, caller }, tagSetDef()).select(sql<number>`r.id`.as('id'))
     if (!names.length) {
       return {
-        base: readable(db, tagDef(), caller, 'read', fast),
+        base: records.readable({ db, caller }, tagDef()),
         options: {
           count: async () =>
             Number(
@@ -50,7 +50,7 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
       const fileId = names.length === 1 && names[0] === 'mediaFile' ? parseId(query.mediaFile) : null
       if (fileId === null) return null
       return {
-        base: readable(db, tagDef(), caller, 'read', fast),
+        base: records.readable({ db, caller }, tagDef()),
         options: {
           count: async () =>
             Number(
@@ -66,7 +66,7 @@ export function tagListVia(tagDef: () => ResourceDef<'tags'>, tagSetDef: () => R
         },
       }
     }
-    const setReadable = () => readableRecord(db, tagSetDef(), caller, tagSetId, fast)
+    const setReadable = () => records.readableRecord({ db, caller }, tagSetDef(), tagSetId)
     // an uncorrelated condition: PostgreSQL evaluates it once per statement
     const base = db.selectFrom('tags as r').where((eb) => eb.exists(setReadable()))
     const key = keptKey(tagSetId, names, query)

@@ -1,15 +1,15 @@
-import { sql, type CompiledQuery, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { onReviewOfTag, valueColumns, type Caller } from '../access.js'
 import { DECISIONS } from '../analysis/reviews.js'
 import { localTimestamp } from '../db/time.js'
-import type { AnyRow, DB, Db } from '../db/schema.js'
+import type { DB, Db } from '../db/schema.js'
 import type { Context, Result } from '../http/endpoint.js'
 import { badRequest, forbidden, MSG } from '../http/errors.js'
 import { parseInput, parseValue, type TableFields } from '../http/fields.js'
 import type { WireRecord } from '../http/wireRecord.js'
 import { Coalescers } from '../db/coalesce.js'
 import { callerKey, compiler, standInNumber, standInText } from './core/standIns.js'
-import type { Accelerators } from './core/accelerators.js'
+import type { Records } from './core/records.js'
 import { rowError } from '../db/rowError.js'
 import type { Rec } from './core/define.js'
 import { defineResource, hasErrors, readableRecord, render, resourceEndpoints, validateItems } from './resource.js'
@@ -102,30 +102,14 @@ const upsert = (checked: Parameters<ReturnType<Kysely<DB>['insertInto']>['expres
     .returningAll()
     .returning(sql<boolean>`xmax = 0`.as('created'))
 
-/** The statement of `shape` for the caller: compiled once per kind of caller with stand-ins by the accelerators
- * (the caller is slot 0, `slots` the others) and bound to this request's values, or compiled for this request. */
-function planned(
-  fast: Accelerators,
-  shape: string,
-  caller: Caller,
-  slots: unknown[],
-  standIns: (set: 0 | 1) => unknown[],
-  compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
-): CompiledQuery<AnyRow> {
-  return (
-    fast.statement(tagReviews, caller, shape, slots, standIns, compile) ??
-    (compile(caller, slots) as CompiledQuery<AnyRow>)
-  )
-}
-
 /** The decision made or changed, in one statement with its checks (the tag exists and the caller may decide on
  * it, the class it names is readable); null when a check fails. */
-async function decideChecked(fast: Accelerators, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
+async function decideChecked(records: Records, db: Db, caller: Caller, v: DecisionValues): Promise<Decided | null> {
   const named = Boolean(v.tagClass)
-  const query = planned(
-    fast,
-    named ? 'one, named' : 'one',
+  const query = records.statement(
+    tagReviews,
     caller,
+    named ? 'one, named' : 'one',
     [v.tag, v.decision, v.note ?? '', localTimestamp(), ...(named ? [v.tagClass] : [])],
     (set) => [
       standInNumber(set, 1),
@@ -166,16 +150,16 @@ async function decideChecked(fast: Accelerators, db: Db, caller: Caller, v: Deci
  * its custom plans and keeps the generic one: with unnest() of the arrays it planned every batch again
  * (0.35 ms, more than the statement ran; BENCHMARKS.md, "Reviewing machine tags"). */
 async function decideMany(
-  fast: Accelerators,
+  records: Records,
   db: Db,
   caller: Caller,
   decisions: DecisionValues[],
 ): Promise<Map<number, Decided>> {
   const rows = Math.max(2, 2 ** Math.ceil(Math.log2(decisions.length)))
-  const query = planned(
-    fast,
-    `many ${rows}`,
+  const query = records.statement(
+    tagReviews,
     caller,
+    `many ${rows}`,
     [
       decisions.map((d) => d.tag),
       decisions.map((d) => d.decision),
@@ -225,32 +209,32 @@ export type DecisionBatches = ReturnType<typeof decisionBatches>
 /** The decision made or changed with its checks, alone or with the caller's others that arrive meanwhile; null
  * when a check fails (nothing written for it). */
 function decideTogether(
-  { fast, reviewDecisions }: Context['services'],
+  { records, reviewDecisions }: Context['services'],
   db: Db,
   caller: Caller,
   v: DecisionValues,
 ): Promise<Decided | null> {
   // a named class is checked readable by a statement of its own shape
-  if (v.tagClass) return decideChecked(fast, db, caller, v)
+  if (v.tagClass) return decideChecked(records, db, caller, v)
   return reviewDecisions
     .of(db, tagReviews)
-    .submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(fast, db, caller, batch))
+    .submit(`${caller.id}|${callerKey(caller)}`, v, (batch) => decideBatch(records, db, caller, batch))
 }
 
 /** A batch's decisions: one alone; several in one statement, a tag's second decision after it alone. A batch
  * that PostgreSQL refuses for what a row holds (a tag deleted meanwhile) is made again decision by decision,
  * each with its own answer or error. */
 function decideBatch(
-  fast: Accelerators,
+  records: Records,
   db: Db,
   caller: Caller,
   batch: DecisionValues[],
 ): Array<Promise<Decided | null>> {
-  const alone = (v: DecisionValues) => decideChecked(fast, db, caller, v)
+  const alone = (v: DecisionValues) => decideChecked(records, db, caller, v)
   if (batch.length === 1) return [alone(batch[0])]
   const seen = new Set<number>()
   const first = batch.filter((v) => !seen.has(v.tag) && seen.add(v.tag))
-  const made = decideMany(fast, db, caller, first)
+  const made = decideMany(records, db, caller, first)
   const done = made.then(
     () => undefined,
     () => undefined,
@@ -274,7 +258,7 @@ async function decide(ctx: Context): Promise<Result> {
   if (Array.isArray(body)) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
   const parsed = parseInput(tagReviews.compiled.fields, body, 'create')
   // with the accelerators on, decisions that arrive together are made together; off, each goes through the checks
-  if (ctx.services.fast.on && !Object.keys(parsed.errors).length) {
+  if (ctx.services.records.accelerated && !Object.keys(parsed.errors).length) {
     const row = await decideTogether(ctx.services, ctx.db, ctx.caller, parsed.values as DecisionValues)
     if (row) {
       const { created, ...record } = row
@@ -299,7 +283,7 @@ async function decide(ctx: Context): Promise<Result> {
   if (scope && !scope.allowed && !errors[0].tag && scope.keys.length) throw forbidden()
   if (hasErrors(errors)) throw badRequest(errors[0])
   // the checks passed now: the one statement refused a moment ago (the tag or a grant was changing)
-  const row = await decideChecked(ctx.services.fast, ctx.db, ctx.caller, values[0] as DecisionValues)
+  const row = await decideChecked(ctx.services.records, ctx.db, ctx.caller, values[0] as DecisionValues)
   if (!row) throw forbidden()
   const { created, ...record } = row
   return { status: created ? 201 : 200, body: (await render(ctx, tagReviews, [record]))[0] }

@@ -3,7 +3,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Permits } from '../db/permits.js'
 import type { Endpoint } from '../http/endpoint.js'
 import { recordText } from './recordText.js'
-import { answerFieldsOf, API, fetchRecord, type Db } from './resource.js'
+import { answerFieldsOf, API, type Db } from './resource.js'
 import { tags } from './tag.js'
 import { tagSets } from './tagSet.js'
 import { tagSetTagCount } from './tagSetCount.js'
@@ -39,7 +39,7 @@ export const tagSetExportEndpoint: Endpoint = {
   methods: {
     GET: async (ctx) => {
       const asked = answerFieldsOf(ctx, tags)
-      const { row: tagSet } = await fetchRecord(ctx.db, tagSets, ctx.caller, ctx.params.id, ['read'], ctx.services.fast)
+      const { row: tagSet } = await ctx.services.records.fetch(ctx, tagSets, ctx.params.id, ['read'])
       const total = (await tagSetTagCount(ctx.db, tagSet.id)).count
       const text = asked
         ? recordText(Object.fromEntries(asked.map((name) => [name, tags.fields[name]])), 'r')

@@ -5,7 +5,8 @@ import type { Context } from '../../http/endpoint.js'
 import { ApiError, MSG } from '../../http/errors.js'
 import { parseInput, type InputMode, type ParsedInput, type Referent } from '../../http/fields.js'
 import { anyTable, type Db, type Rec, type ResourceDef } from './define.js'
-import type { Accelerators, Ask, ScopeAsk } from './accelerators.js'
+import type { Ask, ScopeAsk } from './accelerators.js'
+import type { Records } from './records.js'
 import { readable } from './read.js'
 
 // The checks of a write before it is made: every reference names a record the caller can read,
@@ -21,9 +22,9 @@ export async function checkReferences<T extends TableName>(
   caller: Caller,
   items: Record<string, unknown>[],
   existing: Rec<T> | null = null,
-  fast?: Accelerators,
+  records?: Records,
 ): Promise<Record<string, string[]>[]> {
-  return (await checkAccess(db, def, caller, items, existing, undefined, fast)).errors
+  return (await checkAccess(db, def, caller, items, existing, undefined, records)).errors
 }
 
 /** checkReferences and, in the same statement, a scope check (`allowed`: null when none was asked). */
@@ -34,7 +35,7 @@ async function checkAccess<T extends TableName>(
   items: Record<string, unknown>[],
   existing: Rec<T> | null,
   scopeAsk?: ScopeAsk,
-  fast?: Accelerators,
+  records?: Records,
 ): Promise<{ errors: Record<string, string[]>[]; allowed: boolean | null }> {
   const errors: Record<string, string[]>[] = items.map(() => ({}))
   const asks = asksOf(def, items, existing)
@@ -46,7 +47,7 @@ async function checkAccess<T extends TableName>(
     caller,
     asks,
     scopeAsk ? { ...scopeAsk, rows: keys } : undefined,
-    fast,
+    records,
   )
   asks.forEach(({ name, kept }, a) => {
     items.forEach((v, i) => {
@@ -105,11 +106,11 @@ async function readableIds<T extends TableName>(
   caller: Caller,
   asks: Ask[],
   scopeAsk?: ScopeAsk,
-  fast?: Accelerators,
+  records?: Records,
 ): Promise<{ found: Set<number>[]; allowed: boolean }> {
   const found = asks.map(() => new Set<number>())
   let allowedRows = 0
-  const planned = fast?.checks(def, caller, asks, scopeAsk)
+  const planned = records?.checks(def, caller, asks, scopeAsk)
   const rows = planned
     ? (await db.executeQuery<AnyRow>(planned)).rows
     : await checkUnion(anyTable(db), caller, asks, scopeAsk).execute()
@@ -187,7 +188,7 @@ export async function validateItems<T extends TableName>(
     parsed.map((p) => p.values),
     existing,
     scopeAsk,
-    ctx.services.fast,
+    ctx.services.records,
   )
   checked.errors.forEach((e, i) => Object.assign(errors[i], e))
   const scope = scopeAsk ? { keys: scopeKeys(scopeAsk.scope, scopeAsk.rows), allowed: checked.allowed! } : null

@@ -8,7 +8,7 @@ import type { Query } from '../../http/list.js'
 import { anyTable, type PageRows, type PageRun, type ResourceDef } from './define.js'
 import { listOf } from './list.js'
 import type { CallerBase } from './listStatements.js'
-import { fetchRecord, parseId, readable, readableRecord, recordRequest, render } from './read.js'
+import { parseId, recordRequest, render } from './read.js'
 import { createRecords, deleteRecord, updateRecord } from './write.js'
 
 // The list and detail endpoints generated from a declaration, and sub-lists (a parent record's
@@ -31,7 +31,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       if (def.list === 'admin' && !ctx.caller.isAdmin) throw forbidden()
       if (def.beforeList) await def.beforeList(ctx)
       const via = def.listVia?.list(ctx.db, ctx.caller, ctx.query, ctx.services)
-      const base: CallerBase = (db, caller) => readable(db, def, caller, 'read', ctx.services.fast)
+      const base: CallerBase = (db, caller) => ctx.services.records.readable({ db, caller }, def)
       return via ? listOf(ctx, def, via.base, { ...via.options, filtered: true }) : listOf(ctx, def, base)
     }
   }
@@ -45,13 +45,13 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
     GET: async (ctx) => {
       const id = parseId(ctx.params.id)
       if (id === null) throw notFound()
-      const fast = ctx.services.fast.detail(ctx.db, def, ctx.caller, id, recordRequest(ctx))
-      if (fast) {
-        const text = await fast
+      const written = ctx.services.records.detail(ctx, def, id, recordRequest(ctx))
+      if (written) {
+        const text = await written
         if (text === undefined) throw notFound()
         return { body: new JsonText(text) }
       }
-      const { row } = await fetchRecord(ctx.db, def, ctx.caller, id, ['read'], ctx.services.fast)
+      const { row } = await ctx.services.records.fetch(ctx, def, id, ['read'])
       return { body: (await render(ctx, def, [row]))[0] }
     },
   }
@@ -108,14 +108,7 @@ export function resourceEndpoints<T extends TableName>(def: ResourceDef<T>): End
       options: async (ctx) => {
         if (!detailMethods.PUT) return undefined
         try {
-          const { can } = await fetchRecord(
-            ctx.db,
-            def,
-            ctx.caller,
-            ctx.params.id,
-            [def.update || 'write'],
-            ctx.services.fast,
-          )
+          const { can } = await ctx.services.records.fetch(ctx, def, ctx.params.id, [def.update || 'write'])
           return can(def.update || 'write') ? { PUT: def.fields } : undefined
         } catch {
           return undefined
@@ -175,7 +168,7 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         const base =
           typeof where === 'string' && allReadableWith(opts.child.scope, where)
             ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
-            : readable(ctx.db, opts.child, ctx.caller, 'read', ctx.services.fast)
+            : ctx.services.records.readable(ctx, opts.child, 'read')
         const ofParent = typeof where === 'string' ? base.where(`r.${where}`, '=', id) : where(base, id)
         return listOf(
           ctx,
@@ -191,9 +184,8 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
               : {}),
           },
           {
-            readable: (qb) =>
-              qb.where((eb) => eb.exists(readableRecord(ctx.db, opts.parent, ctx.caller, id, ctx.services.fast))),
-            fetch: () => fetchRecord(ctx.db, opts.parent, ctx.caller, id, ['read'], ctx.services.fast),
+            readable: (qb) => qb.where((eb) => eb.exists(ctx.services.records.readableRecord(ctx, opts.parent, id))),
+            fetch: () => ctx.services.records.fetch(ctx, opts.parent, id, ['read']),
           },
         )
       },

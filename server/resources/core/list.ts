@@ -36,7 +36,7 @@ export async function listOf<T extends TableName>(
   const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
   const built = typeof base === 'function' ? () => base(ctx.db, ctx.caller) : () => base
   const compilable = typeof base === 'function' && !parent && !opts.count && !opts.page && unfiltered(req.query)
-  const json = ctx.services.fast.pages(ctx.db, def, req, compilable ? base : undefined)
+  const json = ctx.services.records.pages(ctx.db, def, req, compilable ? base : undefined)
   if (json)
     return {
       body: envelopeText(

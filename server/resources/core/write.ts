@@ -12,7 +12,7 @@ import { hasErrors, parseItems, scopeAllows, scopeKey, scopeKeys, targetKnown, v
 import { answerFieldsOf, answerRecords, idsOnly } from './answerFields.js'
 import { onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows, insertsAsArrays } from './insert.js'
-import { fetchFor, parseId, render } from './read.js'
+import { parseId, render } from './read.js'
 
 // Create, update and delete of a resource's records, with their hooks. On this path each write is one transaction
 // with its checks (checkedWrite): the references and rights it checks are those it commits under.
@@ -86,11 +86,11 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     })
   const parsed = parseItems(def, items, 'create')
   if (!many && onDuplicate === 'create' && !fields) {
-    const fast = await ctx.services.fast.create(ctx, def, parsed[0], {
+    const made = await ctx.services.records.create(ctx, def, parsed[0], {
       row: (v) => rowsOf([v])[0],
       scopeAsk: (v) => (checkScope ? { scope: checkScope, flag, rows: scopeRowsOf(checkScope, [v]) } : undefined),
     })
-    if (fast) return fast
+    if (made) return made
   }
   return checkedWrite(ctx, async (ctx, trx) => {
     const { values, errors, scope } = await validateItems(
@@ -224,7 +224,7 @@ async function update<T extends TableName>(
   partial: boolean,
 ): Promise<Result> {
   const flag = def.update || 'write'
-  const existing = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, flag, ctx.services.fast)
+  const existing = await ctx.services.records.fetchFor(ctx, def, ctx.params.id, flag)
   const mode = partial ? 'partial' : 'replace'
   const { values, errors } = await validateItems(ctx, def, parseItems(def, [await ctx.body()], mode), mode, existing)
   const createScope = def.createScope === undefined ? def.scope : def.createScope
@@ -275,7 +275,7 @@ export async function deleteRecord<T extends TableName>(ctx: Context, def: Resou
   const afterCommit = await checkedWrite(
     ctx,
     async (ctx, trx) => {
-      const row = await fetchFor(ctx.db, def, ctx.caller, ctx.params.id, def.destroy || 'write', ctx.services.fast)
+      const row = await ctx.services.records.fetchFor(ctx, def, ctx.params.id, def.destroy || 'write')
       const then = def.beforeDelete ? await def.beforeDelete(trx, row, ctx) : undefined
       await anyTable(ctx.db).deleteFrom(table).where('id', '=', row.id).execute()
       return then

@@ -4,6 +4,7 @@ import type { Caller, Scope } from '../../../../server/access.js'
 import type { Database } from '../../../../server/db/database.js'
 import { checkReferences } from '../../../../server/resources/core/checks.js'
 import { accelerators } from '../../../../server/resources/fast/index.js'
+import { Records } from '../../../../server/resources/core/records.js'
 import { planCheck } from '../../../../server/resources/fast/checks.js'
 import { appPermissions } from '../../../../server/resources/appPermission.js'
 import { defineResource, type ResourceDef } from '../../../../server/resources/resource.js'
@@ -41,11 +42,11 @@ function referring(name: string, rule: Scope): ResourceDef<'users'> {
 }
 
 /** the accelerators the checks are made with: the statement cache is theirs */
-const fast = accelerators(true)
+const records = new Records(accelerators(true))
 
 /** the errors of naming `id` as `caller` (empty when the reference is readable) */
 async function named(def: ResourceDef<'users'>, caller: Caller, id: number): Promise<Record<string, string[]>> {
-  return (await checkReferences(database.db, def, caller, [{ friend: id }], null, fast))[0]
+  return (await checkReferences(database.db, def, caller, [{ friend: id }], null, records))[0]
 }
 
 test("a rule using the caller's username is not cached: each caller may name only its own record", async () => {

@@ -7,7 +7,8 @@ import { planFetch } from '../../../../server/resources/fast/detail.js'
 import { accelerators } from '../../../../server/resources/fast/index.js'
 import { libraries } from '../../../../server/resources/library.js'
 import { mediaFiles } from '../../../../server/resources/mediaFile.js'
-import { fetchRecord, type ResourceDef } from '../../../../server/resources/resource.js'
+import type { ResourceDef } from '../../../../server/resources/resource.js'
+import { Records } from '../../../../server/resources/core/records.js'
 import { tags } from '../../../../server/resources/tag.js'
 import { tagSets } from '../../../../server/resources/tagSet.js'
 import { users } from '../../../../server/resources/users.js'
@@ -28,13 +29,13 @@ test.after(async () => {
   await database?.close()
 })
 
-/** the accelerators the fetches are made with: the statement cache is theirs */
-const fast = accelerators(true)
+/** the records the fetches are made through, with accelerators of their own: the statement cache is theirs */
+const records = new Records(accelerators(true))
 
 /** the user record of `id` as `caller` fetches it, or 404 */
 async function fetched(def: ResourceDef<'users'>, caller: Caller, id: number): Promise<number | 404> {
   try {
-    return (await fetchRecord(database.db, def, caller, id, ['read'], fast)).row.id
+    return (await records.fetch({ db: database.db, caller }, def, id, ['read'])).row.id
   } catch (e) {
     if (e instanceof ApiError && e.statusCode === 404) return 404
     throw e

@@ -4,7 +4,6 @@ import { FLAGS, ownedOnly, type Caller, type Flag } from '../../../../server/acc
 import { ApiError } from '../../../../server/http/errors.js'
 import { appPermissions } from '../../../../server/resources/appPermission.js'
 import { appUserGroups } from '../../../../server/resources/appUserGroup.js'
-import { fetchRecord } from '../../../../server/resources/core/read.js'
 import type { ResourceDef } from '../../../../server/resources/resource.js'
 import { libraries } from '../../../../server/resources/library.js'
 import { mediaFiles } from '../../../../server/resources/mediaFile.js'
@@ -38,7 +37,7 @@ async function flagsOf(def: ResourceDef<any>, caller: Caller, id: number): Promi
   let can: ((f: Flag) => boolean) | null = null
   if (
     await refused(async () => {
-      can = (await fetchRecord(t.db, def, caller, id, [...FLAGS], t.app.services.fast)).can
+      can = (await t.app.services.records.fetch({ db: t.db, caller }, def, id, [...FLAGS])).can
     })
   ) {
     return Object.fromEntries(FLAGS.map((f) => [f, false])) as Record<Flag, boolean>

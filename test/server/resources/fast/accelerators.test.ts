@@ -168,7 +168,7 @@ test("a tag's create, detail and page are answered by the accelerators, and by t
   // at the fixed clock of the sequence below, so that both databases keep the same tag
   for (const t of [fast, plain])
     await atFixedTime(async () => {
-      const counts = t.app.services.fast.answered
+      const counts = t.app.services.records.answered
       const before = JSON.parse(JSON.stringify(counts)) as typeof counts
       const created = await t.call('POST', api('tag/'), { as: owner, body })
       assert.is(created.statusCode, 201)
@@ -205,10 +205,10 @@ test('the accelerated and the plain app answer a generated sequence of requests 
   })
   assert.is(differences.length, 0, differences.slice(0, 5).join('\n'))
   // the sequence reached every accelerator, and the plain app never left its path
-  const counts = fast.app.services.fast.answered
+  const counts = fast.app.services.records.answered
   for (const path of ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const)
     assert.ok(counts[path].fast > 0, `${path} was accelerated`)
-  for (const [path, n] of Object.entries(plain.app.services.fast.answered))
+  for (const [path, n] of Object.entries(plain.app.services.records.answered))
     assert.is(n.fast, 0, `${path}: the plain app took no accelerator`)
 })
 

@@ -55,7 +55,7 @@ test("a single create is one statement, its media file's bounds checked in it; o
   const timed = await makeMediaFile(t.db, owner, lib, { file: 'timed.wav' })
   await makeMetaData(t.db, timed, 'durationInSeconds', '30.0')
   await makeMetaData(t.db, timed, 'sampleRate', '16000')
-  const created = t.app.services.fast.answered.create
+  const created = t.app.services.records.answered.create
   assert.is((await post(owner, tagBody(1, { mediaFile: timed }))).statusCode, 201)
   const [sent, fast] = [t.database.statements.sent, created.fast]
   const res = await post(owner, tagBody(2, { mediaFile: timed }))
