@@ -40,11 +40,7 @@ const classNames = async () =>
     .map((c: any) => c.className)
     .sort()
 
-async function newTagSet(name: string): Promise<number> {
-  const run = await w.mas(['tagset', 'create', name, '--library', 'Dawn chorus'])
-  assert.is(run.code, 0, run.stderr)
-  return Number(run.stdout.trim())
-}
+const newTagSet = (name: string): Promise<number> => w.tagSet(alice, name, library)
 
 test.before(async () => {
   w = await cliWorld()

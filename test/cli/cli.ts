@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { DEFAULT_PROFILE, saveProfile } from '../../src/profiles.js'
 import { testApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { terminal, type Terminal } from './terminal.js'
 
@@ -29,8 +30,12 @@ export interface CliWorld {
   newHome(): string
   /** logs `user` in within `home` */
   login(user: TestUser, home?: string): Promise<Run>
-  /** a new user named `username`, logged in within this world's HOME (or `home`): the usual start of a CLI test */
+  /** a new user named `username`, with the profile `mas login` would save within this world's HOME (or `home`): the
+   * usual start of a CLI test */
   loggedIn(username: string, home?: string): Promise<TestUser>
+  /** a tag set named `name` of the library named or numbered `library`, made by `user` through the API as `mas tagset
+   * create NAME --library LIBRARY` makes it: for the tests whose subject is another command (its id) */
+  tagSet(user: TestUser, name: string, library: string | number): Promise<number>
   close(): Promise<void>
 }
 
@@ -76,9 +81,27 @@ export async function cliWorld(
     login,
     async loggedIn(username, h) {
       const user = await t.user(username)
-      const run = await login(user, h)
-      if (run.code !== 0) throw new Error(`mas login as ${username} failed: ${run.stderr}`)
+      // the profile `mas login` would save (commands/login.ts: the token api-token-auth answers, the user's one),
+      // written by the command line's own profile store: a test's start needs no process of its own (test/cli/auth.test.ts
+      // runs `mas login` itself)
+      await saveProfile(join(h ?? home, 'config', 'mas'), DEFAULT_PROFILE, {
+        server: address,
+        username: user.username,
+        token: user.token,
+      })
       return user
+    },
+    async tagSet(user, name, library) {
+      const libraryId =
+        typeof library === 'number'
+          ? library
+          : (await t.call('GET', `/api/v0/library/?page_size=1000`, { as: user })).data.results.find(
+              (l: { name: string }) => l.name === library,
+            )?.id
+      if (libraryId === undefined) throw new Error(`no library named ${library} for ${user.username}`)
+      const made = await t.call('POST', '/api/v0/tagSet/', { as: user, body: { name, library: libraryId } })
+      if (made.statusCode !== 201) throw new Error(`tag set ${name}: ${made.statusCode} ${made.body}`)
+      return made.data.id as number
     },
     async close() {
       await t.close()

@@ -23,8 +23,7 @@ const tagsOf = async (set: string) => {
   return (json(run) as any[]).sort((a, b) => a.mediaFile - b.mediaFile || a.startTime - b.startTime)
 }
 async function newTagSet(name: string): Promise<void> {
-  const run = await w.mas(['tagset', 'create', name, '--library', 'Season'])
-  assert.is(run.code, 0, run.stderr)
+  await w.tagSet(alice, name, 'Season')
 }
 const write = (name: string, content: string | Buffer) => {
   const path = join(dir, name)

@@ -26,11 +26,7 @@ const regions = (tags: any[]) =>
 const tagsOf = async (set: number) =>
   (await w.t.call('GET', `/api/v0/tagSet/${set}/tags/?page_size=1000`, { as: alice })).data.results
 
-async function newTagSet(name: string, lib = library): Promise<number> {
-  const run = await w.mas(['tagset', 'create', name, '--library', String(lib)])
-  assert.is(run.code, 0, run.stderr)
-  return Number(run.stdout.trim())
-}
+const newTagSet = (name: string, lib = library): Promise<number> => w.tagSet(alice, name, lib)
 
 test.before(async () => {
   w = await cliWorld()

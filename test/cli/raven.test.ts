@@ -161,8 +161,7 @@ const contents = (tags: any[]) =>
     .sort()
 
 async function tagSet(name: string): Promise<void> {
-  const run = await w.mas(['tagset', 'create', name, '--library', 'Season'])
-  assert.is(run.code, 0, run.stderr)
+  await w.tagSet(alice, name, 'Season')
 }
 
 test('Raven table → import → export against the folders on disk → import: every column and value comes back', async () => {

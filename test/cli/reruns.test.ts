@@ -16,8 +16,7 @@ let csv: string
 
 const count = async (set: number) =>
   (await w.t.call('GET', `/api/v0/tagSet/${set}/tags/`, { as: alice })).data.count as number
-const newTagSet = async (name: string) =>
-  Number((await w.mas(['tagset', 'create', name, '--library', String(library)])).stdout.trim())
+const newTagSet = (name: string) => w.tagSet(alice, name, library)
 
 test.before(async () => {
   w = await cliWorld()
