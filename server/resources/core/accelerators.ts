@@ -74,12 +74,16 @@ export interface Accelerators {
   /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`
    * with stand-ins (standIns.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
    * `slots`; null when it cannot be planned so (then the endpoint compiles it for this request) */
-  statement(
-    owner: object,
-    caller: Caller,
-    shape: string,
-    slots: unknown[],
-    standIns: (set: 0 | 1) => unknown[],
-    compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
-  ): CompiledQuery<AnyRow> | null
+  statement(...args: OwnStatement): CompiledQuery<AnyRow> | null
 }
+
+/** An endpoint's own statement as it is asked for: whose it is, for whom, its shape, this request's values (`slots`),
+ * the stand-ins of each of two compilations, and how to compile it for a caller and slots. */
+export type OwnStatement = [
+  owner: object,
+  caller: Caller,
+  shape: string,
+  slots: unknown[],
+  standIns: (set: 0 | 1) => unknown[],
+  compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
+]

@@ -4,7 +4,7 @@ import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import type { ParsedInput, Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import type { Accelerators, Ask, CreateOf, JsonPages, PathCounts, ScopeAsk } from './accelerators.js'
+import type { Accelerators, Ask, CreateOf, JsonPages, OwnStatement, PathCounts, ScopeAsk } from './accelerators.js'
 import type { Db, ListRequest, Rec, RecordRequest, ResourceDef } from './define.js'
 import type { CallerBase } from './listStatements.js'
 import { fetchFor, fetchRecord, readable, readableRecord, type Fetched } from './read.js'
@@ -97,17 +97,8 @@ export class Records {
 
   /** An endpoint's own statement of `shape` for the caller (core/accelerators.ts, `statement`), compiled once with
    * stand-ins and bound to `slots`, or compiled for this request. */
-  statement(
-    owner: object,
-    caller: Caller,
-    shape: string,
-    slots: unknown[],
-    standIns: (set: 0 | 1) => unknown[],
-    compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
-  ): CompiledQuery<AnyRow> {
-    return (
-      this.#fast.statement(owner, caller, shape, slots, standIns, compile) ??
-      (compile(caller, slots) as CompiledQuery<AnyRow>)
-    )
+  statement(...args: OwnStatement): CompiledQuery<AnyRow> {
+    const [, caller, , slots, , compile] = args
+    return this.#fast.statement(...args) ?? (compile(caller, slots) as CompiledQuery<AnyRow>)
   }
 }

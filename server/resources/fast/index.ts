@@ -13,6 +13,7 @@ import {
   type PathCounts,
   type ScopeAsk,
   type CreateOf,
+  type OwnStatement,
 } from '../core/accelerators.js'
 import type { AcceleratedPath, Db, ListRequest, RecordRequest, ResourceDef } from '../core/define.js'
 import type { CallerBase } from '../core/listStatements.js'
@@ -131,14 +132,7 @@ class Accelerated implements Accelerators {
     })
   }
 
-  statement(
-    owner: object,
-    caller: Caller,
-    shape: string,
-    slots: unknown[],
-    standIns: (set: 0 | 1) => unknown[],
-    compile: (caller: Caller, slots: unknown[]) => CompiledQuery,
-  ) {
+  statement(...[owner, caller, shape, slots, standIns, compile]: OwnStatement) {
     const plan = this.#statements.get(owner, caller, shape, () => {
       const sets = ([0, 1] as const).map((set) => ({ caller: standInCaller(set, caller), slots: standIns(set) }))
       return planStatement(
