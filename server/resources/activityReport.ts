@@ -218,7 +218,7 @@ async function scopeOf(ctx: Context, kind: ScopeKind): Promise<{ scope: ReportSc
     kind === 'library'
       ? await ctx.services.records.fetch(ctx, libraries, ctx.params.id, ['read'])
       : await ctx.services.records.fetch(ctx, projects, ctx.params.id, ['read'])
-  const sets = await ctx.services.records.readable(ctx, tagSets, 'read').select('r.id').execute()
+  const sets = await ctx.services.records.readable(ctx, tagSets).select('r.id').execute()
   return { scope: { kind, id: row.id, tagSets: sets.map((s) => (s as { id: number }).id) }, name: name(row) }
 }
 

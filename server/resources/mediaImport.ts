@@ -153,7 +153,7 @@ function ordered(errors: Record<string, string[]>): Record<string, string[]> {
 // ---- check ----
 
 async function checkMediaFiles(ctx: Context): Promise<Result> {
-  const { row: library } = await ctx.services.records.fetch(ctx, libraries, ctx.params.id, undefined)
+  const { row: library } = await ctx.services.records.fetch(ctx, libraries, ctx.params.id)
   const body = await ctx.body()
   if (!Array.isArray(body)) {
     throw badRequest({

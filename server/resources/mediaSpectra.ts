@@ -144,7 +144,7 @@ export const spectraEndpoint: Endpoint = {
     "The spectrogram of the media file (WAV, FLAC or MP3) between startTime and endTime (default: all of it), with the caller's spectra settings: as JSON, at most 100,000 frames; as a PNG picture (format=png), a stretch of any length, each pixel column the loudest (or mean) of the frames it covers.",
   methods: {
     GET: async (ctx) => {
-      const { row } = await ctx.services.records.fetch(ctx, mediaFiles, ctx.params.id, undefined)
+      const { row } = await ctx.services.records.fetch(ctx, mediaFiles, ctx.params.id)
       const values: Asked = {}
       const errors: Record<string, string[]> = {}
       for (const [name, f] of Object.entries(query)) {

@@ -168,7 +168,7 @@ export function subListEndpoint<P extends TableName, C extends TableName>(opts: 
         const base =
           typeof where === 'string' && allReadableWith(opts.child.scope, where)
             ? anyTable(ctx.db).selectFrom(`${opts.child.table} as r`)
-            : ctx.services.records.readable(ctx, opts.child, 'read')
+            : ctx.services.records.readable(ctx, opts.child)
         const ofParent = typeof where === 'string' ? base.where(`r.${where}`, '=', id) : where(base, id)
         return listOf(
           ctx,

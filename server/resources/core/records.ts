@@ -60,8 +60,13 @@ export class Records {
   }
 
   /** fetch, then 403 unless the reader holds `flag`. */
-  fetchFor<T extends TableName>(as: Reader, def: ResourceDef<T>, rawId: string | number | undefined, flag: Flag) {
-    return fetchFor<T>(as.db, def, as.caller, rawId, flag, this.#fast) as Promise<Rec<T>>
+  fetchFor<T extends TableName>(
+    as: Reader,
+    def: ResourceDef<T>,
+    rawId: string | number | undefined,
+    flag: Flag,
+  ): Promise<Rec<T>> {
+    return fetchFor(as.db, def, as.caller, rawId, flag, this.#fast)
   }
 
   /** A detail's answer written by the database (undefined: missing or unreadable), or null when the
