@@ -26,7 +26,20 @@ export interface SendOptions {
   /** where these tags are in a larger import sent a part at a time: the tags of the parts before, all of them (the
    * progress shows the whole import), and how many the parts before created (said when this part fails) */
   part?: { before: number; total: number; created: number }
+  /** what the server was found to take, by the parts before (one import's parts share it) */
+  server?: BulkServer
 }
+
+/** What a server was found to take: arrays of tags or one a request (unknown until its first answer), and the most
+ * items of an array, once a 413 has said so (MAS_MAX_BULK_ITEMS). Found by the first part of an import, so that
+ * the batches of every later part go `concurrency` at once from their first. */
+export interface BulkServer {
+  takesArrays?: boolean
+  limit: number
+}
+
+/** What is known of a server before its first answer. */
+export const unknownServer = (): BulkServer => ({ limit: Infinity })
 
 /** The tags in input order (rows created by an earlier run as `{id}`, rows already in the tag set as the
  * stored tag), how many of them an earlier run made, and how many were already in the tag set. */
@@ -104,26 +117,26 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     sent += rows.length
   }
 
-  /** the most items the server takes in one request, once a 413 has said so (MAS_MAX_BULK_ITEMS) */
-  let serverLimit = Infinity
+  const server = opts.server ?? unknownServer()
   /** One batch as an array; false when the server takes no arrays. A batch over the server's limit goes
    * as batches within it, one after another (in input order). */
   const sendBatch = async (rows: number[], body?: string, onStatus?: (status: number) => void): Promise<boolean> => {
-    if (rows.length > serverLimit) {
-      for (let i = 0; i < rows.length && !stopped(); i += serverLimit) {
-        const part = rows.slice(i, i + serverLimit)
-        await sendBatch(part, undefined, i + serverLimit >= rows.length ? onStatus : undefined)
+    if (rows.length > server.limit) {
+      for (let i = 0; i < rows.length && !stopped(); i += server.limit) {
+        const part = rows.slice(i, i + server.limit)
+        await sendBatch(part, undefined, i + server.limit >= rows.length ? onStatus : undefined)
       }
       return true
     }
     const answer = await post(body ?? bodyOf(rows), onStatus)
     const limit = answer.status === 413 ? bulkLimitOf(answer.data) : undefined
     if (limit !== undefined && limit > 0 && limit < rows.length) {
-      serverLimit = Math.min(serverLimit, limit)
+      server.limit = Math.min(server.limit, limit)
       return sendBatch(rows, undefined, onStatus)
     }
     if (answer.status === 400 && !Array.isArray(answer.data) && /expected a dictionary/i.test(errorDetail(answer.data)))
       return false
+    if (answer.status < 400) server.takesArrays = true
     if (answer.status >= 400) {
       failed ??= batchError(
         answer.status,
@@ -159,8 +172,13 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   try {
     const batches: number[][] = []
     for (let i = 0; i < pending.length; i += opts.batchSize) batches.push(pending.slice(i, i + opts.batchSize))
-    // the first batch alone: its answer says whether the server takes arrays
-    if (batches.length && !(await sendBatch(batches[0]))) {
+    if (server.takesArrays === true) {
+      await sendBatches(batches, opts.concurrency, stopped, bodyOf, sendBatch)
+    } else if (server.takesArrays === false) {
+      await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
+    } else if (batches.length && !(await sendBatch(batches[0]))) {
+      // the first batch of the import alone: its answer says whether the server takes arrays
+      server.takesArrays = false
       await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
     } else if (!failed) {
       await sendBatches(batches.slice(1), opts.concurrency, stopped, bodyOf, sendBatch)

@@ -22,7 +22,7 @@ import { checkTables, readTags, type Checked, type Lookups } from '../../src/tab
 import { spoolStdin } from '../../src/tableReader.js'
 import { tableSources } from '../../src/tableSources.js'
 import { numberValue } from '../../src/tagFormats.js'
-import { sendTags } from '../../src/tagImport.js'
+import { sendTags, unknownServer } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
 import { tagSetNamed } from '../../server/named.js'
 
@@ -195,22 +195,26 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     let imported = 0
     let earlier = 0
     let skipped = 0
-    // the tags handed to the sender at a time (at least a batch for each of --concurrency): what an import holds beyond
-    // the lists of media files and classes; the same whatever the batch size, so a re-run with another finds what an
-    // interrupted run created (docs/decisions.md §32)
-    const chunk = Math.max(PART, this.flags['batch-size'] * this.flags.concurrency)
+    // the tags handed to the sender at a time (at least a batch for each of --concurrency, and above one at once two, so
+    // that most of a part's batches go while others are under way; a part's last are waited for before the next part's
+    // go): what an import holds beyond the lists of media files and classes; the same whatever the batch size up to
+    // PART, so a re-run with another finds what an interrupted run created (docs/decisions.md §32)
+    const { concurrency } = this.flags
+    const chunk = Math.max(PART, this.flags['batch-size'] * concurrency * (concurrency > 1 ? 2 : 1))
+    const server = unknownServer()
     const total = filter.active ? filter.keptCount() : checked.rows
     let handed = 0
     await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
       const sent = await sendTags(this.api, tags, {
         tagSet: tagSet.id,
         batchSize: this.flags['batch-size'],
-        concurrency: this.flags.concurrency,
+        concurrency,
         quiet: this.jsonEnabled(),
         memory,
         skipDuplicates: !this.flags.again,
         wholeRecords: this.jsonEnabled(),
         part: { before: handed, total, created: imported },
+        server,
       })
       handed += tags.tags.length
       if (this.jsonEnabled()) records.push(...sent.records)

@@ -29,7 +29,13 @@ test.before(async () => {
   w = await cliWorld()
   alice = await w.loggedIn('alice')
   library = await makeLibrary(w.t.db, alice)
-  media = [await makeMediaFile(w.t.db, alice, library), await makeMediaFile(w.t.db, alice, library)]
+  // named in the order they were made: a Raven table lists a library's files in name order, and warns of a file of no
+  // known duration before a tagged one (the tests' own counter's names, media-9 then media-10, would not sort so
+  // whatever ran before in the same process)
+  media = [
+    await makeMediaFile(w.t.db, alice, library, { file: 'dawn-1.wav' }),
+    await makeMediaFile(w.t.db, alice, library, { file: 'dawn-2.wav' }),
+  ]
 })
 test.after(async () => {
   await w.close()
