@@ -195,12 +195,11 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     let imported = 0
     let earlier = 0
     let skipped = 0
-    // the tags handed to the sender at a time (at least a batch for each of --concurrency, and above one at once two, so
-    // that most of a part's batches go while others are under way; a part's last are waited for before the next part's
-    // go): what an import holds beyond the lists of media files and classes; the same whatever the batch size up to
-    // PART, so a re-run with another finds what an interrupted run created (docs/decisions.md §32)
+    // the tags handed to the sender at a time (at least a batch for each of --concurrency): what an import holds beyond
+    // the lists of media files and classes; the same whatever the batch size up to PART, so a re-run with another finds
+    // what an interrupted run created (docs/decisions.md §32)
     const { concurrency } = this.flags
-    const chunk = Math.max(PART, this.flags['batch-size'] * concurrency * (concurrency > 1 ? 2 : 1))
+    const chunk = Math.max(PART, this.flags['batch-size'] * concurrency)
     const server = unknownServer()
     const total = filter.active ? filter.keptCount() : checked.rows
     let handed = 0
