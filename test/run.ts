@@ -5,8 +5,9 @@ import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 // `npm test`: the compiled tests whose path below dist/test matches PATTERN, run by uvu in shards side by side
-// (MAS_TEST_SHARDS, default: the machine's cores, at most 2). The command line's tests mostly wait on the
-// `mas` processes and servers they start, so two shards use the cores one leaves idle. The files are shared
+// (MAS_TEST_SHARDS, default: the machine's cores, at most 2). One shard keeps about one core busy (its test, its
+// server and the `mas` processes it starts mostly take turns), so two shards use the core one leaves idle; a third
+// made a run on two cores no shorter (docs/architecture.md, "Tests"). The files are shared
 // out largest first, each to the shard with the fewest bytes of tests so far: a file's size is the best guess
 // of its time there is without running it (by the per-file times of one run of every file in turn, the
 // shards' shares would be 0.47/0.53 this way, and 0.60/0.40 dealt out in turn). Each shard's output is
