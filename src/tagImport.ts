@@ -28,6 +28,42 @@ export interface SendOptions {
   part?: { before: number; total: number; created: number }
   /** what the server was found to take, by the parts before (one import's parts share it) */
   server?: BulkServer
+  /** the import's progress bar, when its parts share one (else the part draws its own) */
+  progress?: ImportProgress
+}
+
+/** The one progress bar of an import sent a part at a time, shared by its parts (a bar each would leave a line of
+ * its own on the terminal per 10,000 tags): Ctrl-C is answered by the part under way, which waits for its requests
+ * and remembers what they created. */
+export class ImportProgress {
+  readonly bar: Progress
+  private part: PartInterrupt | undefined
+
+  constructor(total: number, quiet: boolean) {
+    this.bar = new Progress(total, {
+      unit: 'tags',
+      quiet,
+      settle: async () => this.part?.settle(),
+      interrupted: (done, all) =>
+        this.part?.interrupted(done, all) ??
+        `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`,
+    })
+  }
+
+  /** The part under way from now on. */
+  enter(part: PartInterrupt): void {
+    this.part = part
+  }
+
+  stop(): void {
+    this.bar.stop()
+  }
+}
+
+/** What a part does on Ctrl-C: lets its requests under way end, then says what was created (and remembers it). */
+interface PartInterrupt {
+  settle(): Promise<void>
+  interrupted(done: number, all: number): string
 }
 
 /** What a server was found to take: arrays of tags or one a request (unknown until its first answer), and the most
@@ -88,9 +124,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     request.finally(() => underWay.delete(request)).catch(() => {})
     return request
   }
-  const progress = new Progress(overall, {
-    unit: 'tags',
-    quiet: opts.quiet,
+  const onInterrupt: PartInterrupt = {
     // no more requests; the answers of those under way are waited for, so what they created is remembered
     settle: async () => {
       interrupted = true
@@ -100,8 +134,10 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       opts.memory.save(key, created)
       return `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`
     },
-  })
-  if (before) progress.skip(before)
+  }
+  const progress = opts.progress?.bar ?? new Progress(overall, { unit: 'tags', quiet: opts.quiet, ...onInterrupt })
+  if (opts.progress) opts.progress.enter(onInterrupt)
+  else if (before) progress.skip(before)
   let sent = 0
   let skipped = 0
   let failed: Error | undefined
@@ -187,7 +223,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     opts.memory.save(key, created)
     throw err
   } finally {
-    progress.stop()
+    if (!opts.progress) progress.stop()
   }
   // interrupted: Progress remembers what was created, says so and ends the process
   if (interrupted) return new Promise<never>(() => {})

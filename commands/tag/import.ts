@@ -22,7 +22,7 @@ import { checkTables, readTags, type Checked, type Lookups } from '../../src/tab
 import { spoolStdin } from '../../src/tableReader.js'
 import { tableSources } from '../../src/tableSources.js'
 import { numberValue } from '../../src/tagFormats.js'
-import { sendTags, unknownServer } from '../../src/tagImport.js'
+import { ImportProgress, sendTags, unknownServer } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
 import { tagSetNamed } from '../../server/named.js'
 
@@ -203,24 +203,30 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const server = unknownServer()
     const total = filter.active ? filter.keptCount() : checked.rows
     let handed = 0
-    await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
-      const sent = await sendTags(this.api, tags, {
-        tagSet: tagSet.id,
-        batchSize: this.flags['batch-size'],
-        concurrency,
-        quiet: this.jsonEnabled(),
-        memory,
-        skipDuplicates: !this.flags.again,
-        wholeRecords: this.jsonEnabled(),
-        part: { before: handed, total, created: imported },
-        server,
+    const progress = new ImportProgress(total, this.jsonEnabled())
+    try {
+      await readTags(sources, this.lookups(tagSet), filter, { ...read, chunk }, async (tags) => {
+        const sent = await sendTags(this.api, tags, {
+          tagSet: tagSet.id,
+          batchSize: this.flags['batch-size'],
+          concurrency,
+          quiet: this.jsonEnabled(),
+          memory,
+          skipDuplicates: !this.flags.again,
+          wholeRecords: this.jsonEnabled(),
+          part: { before: handed, total, created: imported },
+          server,
+          progress,
+        })
+        handed += tags.tags.length
+        if (this.jsonEnabled()) records.push(...sent.records)
+        imported += sent.records.length - sent.skipped
+        earlier += sent.earlier
+        skipped += sent.skipped
       })
-      handed += tags.tags.length
-      if (this.jsonEnabled()) records.push(...sent.records)
-      imported += sent.records.length - sent.skipped
-      earlier += sent.earlier
-      skipped += sent.skipped
-    })
+    } finally {
+      progress.stop()
+    }
     const before = earlier ? `; ${earlier} of them were created by an earlier run` : ''
     const left = filter.active
       ? ` (${checked.rows - filter.keptCount()} of ${checked.rows} rows left out by ${this.filterNames()})`

@@ -12,7 +12,8 @@ import { cliWorld, type CliWorld } from './cli.js'
 // `mas tag import --concurrency N` keeps N batches under way across the parts it reads a table in: only the
 // import's first batch goes alone (its answer says whether the server takes arrays), not the first of every part.
 // Seen from a proxy between the CLI and the server that holds each batch (a POST tag/) until another is under way
-// beside it, or, when none comes within HELD_MS, lets it go alone and counts it.
+// beside it, or, when none comes within HELD_MS, lets it go alone and counts it. On a terminal, the parts share one
+// progress bar.
 
 const HELD_MS = 3000
 
@@ -20,6 +21,7 @@ let w: CliWorld
 let proxy: Server
 let proxyUrl: string
 let tagSet: number
+let newTagSet: (name: string) => Promise<number>
 let dir: string
 let batches = 0
 let alone = 0
@@ -73,7 +75,8 @@ test.before(async () => {
   const library = await makeLibrary(w.t.db, alice, 'Season')
   const media = await makeMediaFile(w.t.db, alice, library, { file: 'dawn.wav' })
   const tagClass = await makeTagClass(w.t.db, alice, library, 'blackbird')
-  tagSet = await w.tagSet(alice, 'detections', library)
+  newTagSet = (name) => w.tagSet(alice, name, library)
+  tagSet = await newTagSet('detections')
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -121,6 +124,33 @@ test('--concurrency 2: every batch after the first goes beside another, in the l
     .where('tag_set_id', '=', tagSet)
     .executeTakeFirstOrThrow()
   assert.is(Number(stored.n), 13_000)
+})
+
+test('on a terminal, the parts of an import share one progress bar', async () => {
+  await newTagSet('on a terminal')
+  const tty = await w.tty(
+    [
+      'tag',
+      'import',
+      join(dir, 'tags.csv'),
+      '--tag-set',
+      'on a terminal',
+      '--batch-size',
+      '2000',
+      '--concurrency',
+      '2',
+    ],
+    { cwd: dir },
+  )
+  try {
+    const screen = await tty.waitFor(/Imported 13000 tags/, 60_000)
+    assert.is(await tty.exited(), 0)
+    const bars = screen.split('\n').filter((line) => /\d+\/13000 tags/.test(line))
+    assert.is(bars.length, 1, screen)
+    assert.match(bars[0], /13000\/13000 tags/)
+  } finally {
+    await tty.close()
+  }
 })
 
 test.run()
