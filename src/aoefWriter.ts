@@ -1,12 +1,14 @@
 import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
+import { Spool } from './spool.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
 // A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
 // as its path), a sound event per tag (a BoundingBox, its strength a feature), and an annotation per tag with a
 // `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
 // any, and its notes and provenance as notes. The document lists its recordings and tag vocabulary before the events,
-// so each tag is seen once (`see`) before the document is written from a second reading of them: any number of tags
-// is written with the memory of its vocabulary and files alone.
+// so each tag's event and annotation are written as it is added, into two spools on disk (src/spool.ts), and the
+// document is written from them once every tag is seen: any number of tags is written with the memory of its
+// vocabulary and files alone, each tag read once.
 
 export interface AoefContext {
   alias: (id: number) => string
@@ -28,17 +30,34 @@ const ANNOTATIONS = '\u0000sound_event_annotations\u0000'
 export class AoefWriter {
   private readonly tagIds = new Map<string, number>()
   private readonly files = new Set<number>()
+  /** the items of the document's two long lists, as JSON.stringify(…, null, 1) writes them there */
+  private readonly events = Spool.open<never>()
+  private readonly annotations = Spool.open<never>()
+  private added = 0
 
   constructor(private readonly opts: AoefContext) {}
 
-  /** A tag of the document, in the order they will be read again. */
-  see(t: TagRecord): void {
-    this.files.add(Number(t.mediaFile))
-    this.tagsOf(t)
+  /** Tags of the document, in its order. */
+  async add(tags: readonly TagRecord[]): Promise<void> {
+    let events = ''
+    let annotations = ''
+    for (const t of tags) {
+      this.files.add(Number(t.mediaFile))
+      const before = this.added++ === 0 ? '[\n   ' : ',\n   '
+      annotations += before + this.annotationText(t)
+      events += before + this.eventText(t)
+    }
+    await Promise.all([this.events.addText(events), this.annotations.addText(annotations)])
   }
 
-  /** The whole document, its events and annotations from `tags()`, which reads the tags seen again, in that order. */
-  async write(tags: () => AsyncIterable<readonly TagRecord[]>, out: (text: string) => Promise<void>): Promise<void> {
+  /** Lets go of the tags kept on disk. */
+  close(): void {
+    this.events.close()
+    this.annotations.close()
+  }
+
+  /** The whole document, of every tag added. */
+  async write(out: (text: string | Uint8Array) => Promise<void>): Promise<void> {
     const { opts } = this
     const data = {
       uuid: uuidOf(5, 0),
@@ -63,11 +82,12 @@ export class AoefWriter {
     const skeleton = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }, null, 1) + '\n'
     const [head, rest] = skeleton.split(JSON.stringify(EVENTS))
     const [middle, tail] = rest.split(JSON.stringify(ANNOTATIONS))
+    const end = this.added ? '\n  ]' : '[]'
     await out(head)
-    await writeList(tags(), (t) => this.event(t), out)
-    await out(middle)
-    await writeList(tags(), (t) => this.annotation(t), out)
-    await out(tail)
+    for await (const bytes of this.events.bytes()) await out(bytes)
+    await out(end + middle)
+    for await (const bytes of this.annotations.bytes()) await out(bytes)
+    await out(end + tail)
   }
 
   private tagId(key: string, value: string): number {
@@ -86,51 +106,40 @@ export class AoefWriter {
     return ids
   }
 
-  private event(t: TagRecord) {
-    return {
-      uuid: uuidOf(2, Number(t.id)),
-      recording: uuidOf(1, Number(t.mediaFile)),
-      geometry: { type: 'BoundingBox', coordinates: [t.startTime, t.minFrequency, t.endTime, t.maxFrequency] },
-      ...(typeof t.strength === 'number' ? { features: { strength: t.strength } } : {}),
-    }
+  // An event and an annotation as JSON.stringify(…, null, 1) writes them as items of the document's lists (three spaces
+  // deep), written out here: that call and the indenting of its text were most of an export's time
+  // (test/src/exportSpool.test.ts holds the document to the one JSON.stringify writes).
+
+  private eventText(t: TagRecord): string {
+    const features =
+      typeof t.strength === 'number' ? `,\n    "features": {\n     "strength": ${arrayItem(t.strength)}\n    }` : ''
+    return (
+      `{\n    "uuid": "${uuidOf(2, Number(t.id))}",\n    "recording": "${uuidOf(1, Number(t.mediaFile))}",` +
+      `\n    "geometry": {\n     "type": "BoundingBox",\n     "coordinates": [` +
+      `\n      ${arrayItem(t.startTime)},\n      ${arrayItem(t.minFrequency)},` +
+      `\n      ${arrayItem(t.endTime)},\n      ${arrayItem(t.maxFrequency)}\n     ]\n    }${features}\n   }`
+    )
   }
 
-  private annotation(t: TagRecord) {
+  private annotationText(t: TagRecord): string {
+    const id = Number(t.id)
     const annotations = annotationsOf(t)
-    const note = (n: number, message: string) => ({
-      uuid: uuidOf(n, Number(t.id)),
-      message,
-      is_issue: false,
-      created_on: this.opts.now,
-    })
+    const now = JSON.stringify(this.opts.now)
+    const note = (n: number, message: string) =>
+      `{\n      "uuid": "${uuidOf(n, id)}",\n      "message": ${JSON.stringify(message)},` +
+      `\n      "is_issue": false,\n      "created_on": ${now}\n     }`
     const notes = [
       ...(typeof annotations.notes === 'string' ? [note(6, annotations.notes)] : []),
       ...(t.provenance ? [note(4, PROVENANCE_NOTE + JSON.stringify(t.provenance))] : []),
     ]
-    return {
-      uuid: uuidOf(3, Number(t.id)),
-      sound_event: uuidOf(2, Number(t.id)),
-      tags: this.tagsOf(t),
-      ...(notes.length ? { notes } : {}),
-      created_on: this.opts.now,
-    }
+    return (
+      `{\n    "uuid": "${uuidOf(3, id)}",\n    "sound_event": "${uuidOf(2, id)}",` +
+      `\n    "tags": [\n     ${this.tagsOf(t).join(',\n     ')}\n    ],` +
+      (notes.length ? `\n    "notes": [\n     ${notes.join(',\n     ')}\n    ],` : '') +
+      `\n    "created_on": ${now}\n   }`
+    )
   }
 }
 
-/** A list of the document's `data` (two levels deep), as JSON.stringify(…, null, 1) writes it, a batch at a time. */
-async function writeList(
-  batches: AsyncIterable<readonly TagRecord[]>,
-  item: (t: TagRecord) => unknown,
-  out: (text: string) => Promise<void>,
-): Promise<void> {
-  let first = true
-  for await (const batch of batches) {
-    let text = ''
-    for (const t of batch) {
-      text += (first ? '[\n   ' : ',\n   ') + JSON.stringify(item(t), null, 1).replace(/\n/g, '\n   ')
-      first = false
-    }
-    await out(text)
-  }
-  await out(first ? '[]' : '\n  ]')
-}
+/** A value as JSON.stringify writes it in an array (where undefined is null). */
+const arrayItem = (value: unknown): string => (value === undefined ? 'null' : (JSON.stringify(value) ?? 'null'))

@@ -106,16 +106,12 @@ function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
   }
 }
 
-/** An AOEF document (src/aoefWriter.ts), its tags kept on disk between its two readings. */
+/** An AOEF document (src/aoefWriter.ts), its events and annotations kept on disk until every tag is seen. */
 function aoefExport(writer: AoefWriter): DetectorExport {
-  const spool = Spool.open<TagRecord>()
   return {
-    async add(tags, lines) {
-      for (const t of tags) writer.see(t)
-      await spool.add(tags, lines)
-    },
-    finish: () => writer.write(() => spool.batches(), writeStdout),
-    close: () => spool.close(),
+    add: (tags) => writer.add(tags),
+    finish: () => writer.write(writeStdout),
+    close: () => writer.close(),
     fields: DETECTOR_EXPORT_FIELDS,
   }
 }

@@ -258,7 +258,7 @@ function formatEta(seconds: number): string {
 }
 
 /** Writes `text` to stdout, resolved once it is handed on (so a pipe's back-pressure paces the writer). */
-export function writeStdout(text: string): Promise<void> {
-  if (!text) return Promise.resolve()
+export function writeStdout(text: string | Uint8Array): Promise<void> {
+  if (!text.length) return Promise.resolve()
   return new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())))
 }

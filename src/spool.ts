@@ -35,21 +35,37 @@ export class Spool<T> {
 
   /** Keeps `records`, after those kept before; `lines`, their JSON lines as they came, are kept as they are. */
   async add(records: readonly T[], lines?: string): Promise<void> {
-    if (this.failed) throw this.failed
     if (!records.length) return
     let text = lines ?? ''
     if (lines === undefined) for (const r of records) text += JSON.stringify(r) + '\n'
-    if (!this.out.write(text)) await drainedOrClosed(this.out)
+    await this.addText(text)
+  }
+
+  /** Keeps `text` as it is, after what was kept before (read back by `bytes`, or by `batches` when it is JSON lines). */
+  async addText(text: string): Promise<void> {
+    if (this.failed) throw this.failed
+    if (text && !this.out.write(text)) await drainedOrClosed(this.out)
   }
 
   /** Every record kept, in order, a batch at a time; the first reading ends the writing. */
   async *batches(): AsyncGenerator<T[]> {
+    await this.written()
+    yield* ndjsonBatches<T>(createReadStream(this.path), BATCH)
+  }
+
+  /** Everything kept, the bytes of the text it was given (UTF-8), a piece at a time; the first reading ends the writing. */
+  async *bytes(): AsyncGenerator<Buffer> {
+    await this.written()
+    yield* createReadStream(this.path) as AsyncIterable<Buffer>
+  }
+
+  /** Ends the writing (once), every byte on disk; the first write that failed, if one did. */
+  private async written(): Promise<void> {
     if (!this.out.closed) {
       this.out.end()
       await once(this.out, 'close')
     }
     if (this.failed) throw this.failed
-    yield* ndjsonBatches<T>(createReadStream(this.path), BATCH)
   }
 
   close(): void {

@@ -142,17 +142,16 @@ async function aoefOf(tags: TagRecord[], batch: number): Promise<string> {
     review: (id) => (id === 12 ? 'yes' : undefined),
     now: '2026-06-01T05:00:00.000Z',
   })
-  for (const t of tags) writer.see(t)
-  let out = ''
-  await writer.write(
-    async function* () {
-      for (let i = 0; i < tags.length; i += batch) yield tags.slice(i, i + batch)
-    },
-    async (text) => {
-      out += text
-    },
-  )
-  return out
+  try {
+    for (let i = 0; i < tags.length; i += batch) await writer.add(tags.slice(i, i + batch))
+    const out: Buffer[] = []
+    await writer.write(async (text) => {
+      out.push(Buffer.from(text))
+    })
+    return Buffer.concat(out).toString('utf8')
+  } finally {
+    writer.close()
+  }
 }
 
 test('the AOEF document written in pieces is the one JSON.stringify writes, and reads back as the tags', async () => {
@@ -184,6 +183,29 @@ test('the AOEF document written in pieces is the one JSON.stringify writes, and 
       ],
     )
     assert.equal(read.rows[0].raw.provenance, { source: 'BirdNET-Analyzer' })
+  }
+})
+
+test('an AOEF document of notes and provenance with quotes, line breaks and any script is the one JSON.stringify writes', async () => {
+  const odd: TagRecord = {
+    id: 14,
+    mediaFile: 2,
+    tagClass: 6,
+    startTime: 1e-7,
+    endTime: 0.123456789,
+    minFrequency: 0,
+    maxFrequency: 22050.5,
+    strength: 0,
+    annotations: { notes: 'a "loud" call\non two lines \\ — 鳥の声', 'Common name': 'Great Tit' },
+    provenance: { source: 'BirdNET-Analyzer', parameters: { min_conf: 0.1, species_list: 'list "A".txt' } },
+  }
+  for (const batch of [1, 3]) {
+    const out = await aoefOf([...TAGS, odd], batch)
+    const doc = JSON.parse(out)
+    assert.is(JSON.stringify(doc, null, 1) + '\n', out)
+    assert.equal(doc.data.sound_events[3].geometry.coordinates, [1e-7, 0, 0.123456789, 22050.5])
+    assert.equal(doc.data.sound_events[3].features, { strength: 0 })
+    assert.is(doc.data.sound_event_annotations[3].notes[0].message, 'a "loud" call\non two lines \\ — 鳥の声')
   }
 })
 
