@@ -412,6 +412,16 @@ test('--media-file names the recording of an Audacity label track from stdin; --
       [file['siteB/20250601_050000.WAV'], 2, 3, 0, 0],
     ],
   )
+  // a tag set of one recording is exported as its track on stdout, labels in time order; of several, refused in one line
+  const track = await w.mas(['tag', 'export', '--tag-set', 'stdin', '--format', 'audacity'])
+  assert.is(track.code, 0, track.stderr)
+  assert.is(track.stdout, '0.500000\t1.000000\tBlackcap\n\\\t2000.000000\t8000.000000\n2.000000\t3.000000\tBlackcap\n')
+  const several = await w.mas(['tag', 'export', '--tag-set', 'mixed', '--format', 'audacity'])
+  assert.is(several.code, 2, several.stderr)
+  assert.match(
+    several.stderr,
+    /the tags lie on 3 recordings, and an Audacity label track is of one: give --per-file DIR/,
+  )
 })
 
 test.run()
