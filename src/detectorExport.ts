@@ -164,23 +164,21 @@ class LabelStore {
     floats[4 * i + 3] = Number(t.maxFrequency)
   }
 
-  /** Each recording's labels, the recordings in the order their first tag came. */
-  *byFile(): Generator<[number, Label[]]> {
-    const order = new Map<number, number[]>()
+  /** Each recording's labels (their places in the store), the recordings in the order their first tag came. */
+  byFile(): Map<number, number[]> {
+    const files = new Map<number, number[]>()
     for (let i = 0; i < this.size; i++) {
       const file = this.ints[3 * i + 1]
-      const own = order.get(file)
+      const own = files.get(file)
       if (own) own.push(i)
-      else order.set(file, [i])
+      else files.set(file, [i])
     }
-    for (const [file, rows] of order) yield [file, rows.map((i) => this.label(i))]
+    return files
   }
 
-  /** How many recordings the labels lie on. */
-  files(): number {
-    const files = new Set<number>()
-    for (let i = 0; i < this.size; i++) files.add(this.ints[3 * i + 1])
-    return files.size
+  /** The labels at these places. */
+  labels(places: readonly number[]): Label[] {
+    return places.map((i) => this.label(i))
   }
 
   clear(): void {
@@ -211,17 +209,16 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
       for (const t of tags) labels.add(t)
     },
     async finish() {
+      const files = labels.byFile()
       if (perFile === undefined) {
-        const files = labels.files()
-        if (files > 1)
+        if (files.size > 1)
           usageError(
-            `the tags lie on ${files} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`,
+            `the tags lie on ${files.size} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`,
           )
-        for (const [, own] of labels.byFile()) await writeStdout(audacityLabels(own, ctx))
+        for (const own of files.values()) await writeStdout(audacityLabels(labels.labels(own), ctx))
         return
       }
-      let written = 0
-      for (const [id, own] of labels.byFile()) {
+      for (const [id, own] of files) {
         const path = join(
           perFile,
           ...`${ctx.alias(id)}.txt`
@@ -230,10 +227,9 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
             .filter((p) => p !== '' && p !== '.' && p !== '..'),
         )
         await mkdir(dirname(path), { recursive: true })
-        await writeFile(path, audacityLabels(own, ctx))
-        written++
+        await writeFile(path, audacityLabels(labels.labels(own), ctx))
       }
-      stderr(`Wrote ${written} label track${written === 1 ? '' : 's'} below ${perFile}`)
+      stderr(`Wrote ${files.size} label track${files.size === 1 ? '' : 's'} below ${perFile}`)
     },
     close: () => labels.clear(),
     fields: ['id', 'mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'],

@@ -17,7 +17,6 @@ export interface SendOptions {
   tagSet: number
   batchSize: number
   concurrency: number
-  quiet: boolean
   memory: TagImportMemory
   skipDuplicates: boolean
   /** keep each created record as the server answered it (for --json); otherwise `{id}` alone, so the memory an
@@ -27,9 +26,9 @@ export interface SendOptions {
    * progress shows the whole import), and how many the parts before created (said when this part fails) */
   part?: { before: number; total: number; created: number }
   /** what the server was found to take, by the parts before (one import's parts share it) */
-  server?: BulkServer
-  /** the import's progress bar, when its parts share one (else the part draws its own) */
-  progress?: ImportProgress
+  server: BulkServer
+  /** the import's progress bar, which its parts share */
+  progress: ImportProgress
 }
 
 /** The one progress bar of an import sent a part at a time, shared by its parts (a bar each would leave a line of
@@ -44,9 +43,7 @@ export class ImportProgress {
       unit: 'tags',
       quiet,
       settle: async () => this.part?.settle(),
-      interrupted: (done, all) =>
-        this.part?.interrupted(done, all) ??
-        `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`,
+      interrupted: (done, all) => this.part?.interrupted(done, all) ?? interruptedLine(done, all),
     })
   }
 
@@ -59,6 +56,10 @@ export class ImportProgress {
     this.bar.stop()
   }
 }
+
+/** What an interrupted import says. */
+const interruptedLine = (done: number, all: number) =>
+  `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`
 
 /** What a part does on Ctrl-C: lets its requests under way end, then says what was created (and remembers it). */
 interface PartInterrupt {
@@ -132,12 +133,11 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     },
     interrupted: (done, all) => {
       opts.memory.save(key, created)
-      return `interrupted: ${done} of ${all} tags created; re-run the same command to create the rest`
+      return interruptedLine(done, all)
     },
   }
-  const progress = opts.progress?.bar ?? new Progress(overall, { unit: 'tags', quiet: opts.quiet, ...onInterrupt })
-  if (opts.progress) opts.progress.enter(onInterrupt)
-  else if (before) progress.skip(before)
+  const progress = opts.progress.bar
+  opts.progress.enter(onInterrupt)
   let sent = 0
   let skipped = 0
   let failed: Error | undefined
@@ -153,7 +153,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     sent += rows.length
   }
 
-  const server = opts.server ?? unknownServer()
+  const { server } = opts
   /** One batch as an array; false when the server takes no arrays. A batch over the server's limit goes
    * as batches within it, one after another (in input order). */
   const sendBatch = async (rows: number[], body?: string, onStatus?: (status: number) => void): Promise<boolean> => {
@@ -208,22 +208,17 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   try {
     const batches: number[][] = []
     for (let i = 0; i < pending.length; i += opts.batchSize) batches.push(pending.slice(i, i + opts.batchSize))
-    if (server.takesArrays === true) {
-      await sendBatches(batches, opts.concurrency, stopped, bodyOf, sendBatch)
-    } else if (server.takesArrays === false) {
-      await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
-    } else if (batches.length && !(await sendBatch(batches[0]))) {
+    let rest = batches
+    if (server.takesArrays === undefined && batches.length) {
       // the first batch of the import alone: its answer says whether the server takes arrays
-      server.takesArrays = false
-      await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
-    } else if (!failed) {
-      await sendBatches(batches.slice(1), opts.concurrency, stopped, bodyOf, sendBatch)
+      if (!(await sendBatch(batches[0]))) server.takesArrays = false
+      rest = batches.slice(1)
     }
+    if (server.takesArrays === false) await mapLimit(pending, Math.max(opts.concurrency, SINGLE_CONCURRENCY), sendOne)
+    else if (!failed) await sendBatches(rest, opts.concurrency, stopped, bodyOf, sendBatch)
   } catch (err) {
     opts.memory.save(key, created)
     throw err
-  } finally {
-    if (!opts.progress) progress.stop()
   }
   // interrupted: Progress remembers what was created, says so and ends the process
   if (interrupted) return new Promise<never>(() => {})

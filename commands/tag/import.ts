@@ -210,7 +210,6 @@ A row identical to a tag already in the tag set (the same media file, class, tim
           tagSet: tagSet.id,
           batchSize: this.flags['batch-size'],
           concurrency,
-          quiet: this.jsonEnabled(),
           memory,
           skipDuplicates: !this.flags.again,
           wholeRecords: this.jsonEnabled(),
