@@ -33,25 +33,29 @@ export function waitingFor(typeId: number, projectId: number | null, names: Iter
   return missing
 }
 
-/** The same as SQL over the job `job` (an alias of the jobs table): a text[] of what it waits for. */
+/** The same as SQL over the job `job` (an alias of the jobs table): a text[] of what it waits for. Only the
+ * rules of the job's own type are evaluated, each a containment test of the parameters kept in the job's row
+ * (`parameters_json`, written in the same statement as any change to them), so the statement holds no
+ * subquery: a lookup of job_parameters per rule made every execution of a job list set up some forty
+ * subplans, most of its cost (BENCHMARKS.md, "The job list's waitingFor"). */
 export function waitingForSql(job: string): RawBuilder<string[]> {
-  const id = sql.ref(`${job}.id`)
-  const type = sql.ref(`${job}.type_id`)
-  const lacks = (name: string) =>
-    sql`not exists (select 1 from job_parameters wp where wp.job_id = ${id} and wp.name = ${name})`
-  const items: Expression<unknown>[] = []
+  const has = (name: string) => sql`${sql.ref(`${job}.parameters_json`)}::jsonb @> ${JSON.stringify([{ name }])}::jsonb`
+  const byType: Expression<unknown>[] = []
   for (const t of RUNNABLE_TYPE_PARAMS) {
-    for (const name of requiredOf(t))
-      items.push(sql`case when ${type} = ${t.id} and ${lacks(name)} then ${name}::text end`)
-    for (const [name, needs] of needsOf(t)) {
-      items.push(sql`case when ${type} = ${t.id} and not ${lacks(name)} and ${lacks(needs)} then ${needs}::text end`)
-    }
+    const items: Expression<unknown>[] = []
+    for (const name of requiredOf(t)) items.push(sql`case when not ${has(name)} then ${name}::text end`)
+    for (const [name, needs] of needsOf(t))
+      items.push(sql`case when ${has(name)} and not ${has(needs)} then ${needs}::text end`)
     if (t.projectMedia) {
-      items.push(sql`case when ${type} = ${t.id} and ${sql.ref(`${job}.project_id`)} is null
-        and ${sql.join(MEDIA_WITHOUT_PROJECT.map(lacks), sql` and `)} then ${PROJECT}::text end`)
+      const noMedia = sql.join(
+        MEDIA_WITHOUT_PROJECT.map((n) => sql`not ${has(n)}`),
+        sql` and `,
+      )
+      items.push(sql`case when ${sql.ref(`${job}.project_id`)} is null and ${noMedia} then ${PROJECT}::text end`)
     }
+    if (items.length) byType.push(sql`when ${t.id} then array_remove(array[${sql.join(items)}]::text[], null)`)
   }
-  return sql<string[]>`array_remove(array[${sql.join(items)}]::text[], null)`
+  return sql<string[]>`case ${sql.ref(`${job}.type_id`)} ${sql.join(byType, sql` `)} else '{}'::text[] end`
 }
 
 /** SQL: the job `job` waits for nothing. */
