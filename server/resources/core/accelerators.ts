@@ -36,11 +36,12 @@ export type Path = (typeof PATHS)[number]
 export type PathCounts = Record<Path, { fast: number; plain: number }>
 
 /** A page of a list whose records the database writes as JSON: how to run a page's query, how its rows become
- * the records' texts, and, for an unfiltered top-level list, its page with its count from a compiled statement. */
+ * the records' texts, and, for an unfiltered top-level list, the rows of its page with its count, read by a
+ * compiled statement (null: it could not be planned; build it). */
 export interface JsonPages {
   run: (page: Query, extras?: string[]) => Promise<AnyRow[]>
   texts: (rows: AnyRow[]) => Promise<string[]>
-  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null
+  planned?: (limit: number, offset: number) => Promise<AnyRow[]> | null
 }
 
 export interface Accelerators {

@@ -1,4 +1,3 @@
-import type { CompiledQuery } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ApiError } from '../../http/errors.js'
@@ -69,8 +68,8 @@ async function listPage<R>(
   return paginate(ctx, readsOf(base))
 }
 
-/** The reads of a list whose pages `run` reads and `out` turns into records; `planned`, where given, is the
- * compiled statement of a page with its count (or null: build it). */
+/** The reads of a list whose pages `run` reads and `out` turns into records; `planned`, where given, reads the
+ * rows of a page with its count by a compiled statement (or gives null: build it). */
 function listReads<T extends TableName, R>(
   ctx: Context,
   def: ResourceDef<T>,
@@ -79,7 +78,7 @@ function listReads<T extends TableName, R>(
   opts: ListOptions,
   run: PageRun,
   out: (rows: AnyRow[]) => Promise<R[]>,
-  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null,
+  planned?: (limit: number, offset: number) => Promise<AnyRow[]> | null,
 ): ListReads<R> {
   let built: ListQueries | null = null
   const queries = (): ListQueries => (built ??= listQueries(ctx.db, def, base(), req))
@@ -112,10 +111,8 @@ function listReads<T extends TableName, R>(
           return { rows: await out(found.rows), count: found.count ?? (await count()) }
         }
       : async (limit, offset) => {
-          const compiled = planned?.(limit, offset)
-          const found = compiled
-            ? (await ctx.db.executeQuery(compiled)).rows
-            : await run(countedPage(queries(), limit, offset), ['__count'])
+          const plannedRows = planned?.(limit, offset)
+          const found = plannedRows ? await plannedRows : await run(countedPage(queries(), limit, offset), ['__count'])
           const total = found.length ? Number(found[0].__count) : null
           return { rows: await out(found), count: total }
         },

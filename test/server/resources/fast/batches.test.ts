@@ -250,6 +250,48 @@ test('details of one caller asked together are read in batches, each answered as
   })
 })
 
+test('one caller asking the same page together has it read once for those that waited, each answered as alone', async () => {
+  const page = api('mediaFile/?page_size=2')
+  const alone = await t.call('GET', page, { as: owner })
+  const strangers = await t.call('GET', page, { as: stranger })
+  assert.is(alone.statusCode, 200)
+  assert.ok((alone.data.count as number) >= 2 && alone.body !== strangers.body)
+  const sent = t.database.statements.sent
+  let together: Promise<Awaited<ReturnType<typeof t.call>>[]> | undefined
+  let reached = 0
+  const side = new pg.Client({ connectionString: t.database.url })
+  await side.connect()
+  try {
+    await side.query('begin')
+    await side.query('lock table media_files in access exclusive mode')
+    together = Promise.all(
+      Array.from({ length: 30 }, (_, i) => t.call('GET', page, { as: i % 3 === 2 ? stranger : owner })),
+    )
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      await side.query('select pg_stat_clear_snapshot()')
+      const r = await side.query(`select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`)
+      reached = Math.max(reached, Number(r.rows[0].n))
+    }
+    await side.query('commit')
+  } finally {
+    await side.end()
+  }
+  // the first page of each caller reached the database; the others waited in the server for it
+  assert.is(reached, 2, `${reached} pages reached the database at once`)
+  ;(await together!).forEach((res, i) => {
+    assert.is(res.statusCode, 200)
+    assert.is(res.body, i % 3 === 2 ? strangers.body : alone.body)
+  })
+  // one more statement for each caller's page asked while the first ran, whatever their number
+  assert.ok(t.database.statements.sent - sent <= 4, `${t.database.statements.sent - sent} statements for 30 pages`)
+  // and a page asked after a write is read after it
+  const made = await makeMediaFile(t.db, owner, lib)
+  const after = await Promise.all([1, 2, 3].map(() => t.call('GET', page, { as: owner })))
+  for (const res of after) assert.is(res.data.count, (alone.data.count as number) + 1, `media file ${made} counted`)
+})
+
 test('the coalescer runs a request alone when its key is idle, and those that wait as one batch', async () => {
   const c = new Coalescer<number, string>(1, 3)
   const batches: number[][] = []
