@@ -29,19 +29,18 @@ export interface CreateOf {
 }
 
 /** The points where an accelerator may answer in the plain path's place. */
-export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const
+export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'list', 'statement'] as const
 export type Path = (typeof PATHS)[number]
 
 /** How many times each path answered: the accelerator's (`fast`), or the plain one after it declined. */
 export type PathCounts = Record<Path, { fast: number; plain: number }>
 
 /** A page of a list whose records the database writes as JSON: how to run a page's query, how its rows become
- * the records' texts, and, for an unfiltered top-level list, the rows of its page with its count, read by a
- * compiled statement (null: it could not be planned; build it). */
+ * the records' texts, and, for an unfiltered top-level list, its page with its count from a compiled statement. */
 export interface JsonPages {
   run: (page: Query, extras?: string[]) => Promise<AnyRow[]>
   texts: (rows: AnyRow[]) => Promise<string[]>
-  planned?: (limit: number, offset: number) => Promise<AnyRow[]> | null
+  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null
 }
 
 export interface Accelerators {
@@ -72,6 +71,9 @@ export interface Accelerators {
   ): Promise<Result | null>
   /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null
+  /** A list's answer, read by `read` or with the same list asked meanwhile by the same caller: the same path,
+   * query and host (`key`, which holds them with the caller's id and kind); null when `read` alone answers it */
+  list(db: Db, def: object, key: string, read: () => Promise<Result>): Promise<Result> | null
   /** a statement of an endpoint's own (a review decision's), compiled once per `owner`, kind of caller and `shape`
    * with stand-ins (standIns.ts: the caller is slot 0, `standIns(set)` the others), bound to this request's
    * `slots`; null when it cannot be planned so (then the endpoint compiles it for this request) */

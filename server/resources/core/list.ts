@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ApiError } from '../../http/errors.js'
@@ -24,12 +25,24 @@ export interface ParentCheck {
  * under the parent's read rule in the same statement: a page with records proves the parent readable. Only an
  * empty page, or a bad filter or page, has the parent fetched first (404 before 400, an empty page of a
  * readable parent) and the list read again. The records are rendered here (toJson, their computed fields selected
- * by the page's statement), or written as JSON by the database when the accelerators take the list (fast/, `pages`). */
-export async function listOf<T extends TableName>(
+ * by the page's statement), or written as JSON by the database when the accelerators take the list (fast/, `pages`).
+ * The same list asked by the same caller while it is read is read once more for every such request
+ * (`records.list`, docs/decisions.md §13). */
+export function listOf<T extends TableName>(
   ctx: Context,
   def: ResourceDef<T>,
   base: Query<{}> | CallerBase,
   opts: ListOptions = {},
+  parent?: ParentCheck,
+): Promise<Result> {
+  return ctx.services.records.list(ctx, def, () => readList(ctx, def, base, opts, parent))
+}
+
+async function readList<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  base: Query<{}> | CallerBase,
+  opts: ListOptions,
   parent?: ParentCheck,
 ): Promise<Result> {
   const req: ListRequest = { caller: ctx.caller, query: ctx.query, origin: ctx.origin, now: new Date() }
@@ -68,8 +81,8 @@ async function listPage<R>(
   return paginate(ctx, readsOf(base))
 }
 
-/** The reads of a list whose pages `run` reads and `out` turns into records; `planned`, where given, reads the
- * rows of a page with its count by a compiled statement (or gives null: build it). */
+/** The reads of a list whose pages `run` reads and `out` turns into records; `planned`, where given, is the
+ * compiled statement of a page with its count (or null: build it). */
 function listReads<T extends TableName, R>(
   ctx: Context,
   def: ResourceDef<T>,
@@ -78,7 +91,7 @@ function listReads<T extends TableName, R>(
   opts: ListOptions,
   run: PageRun,
   out: (rows: AnyRow[]) => Promise<R[]>,
-  planned?: (limit: number, offset: number) => Promise<AnyRow[]> | null,
+  planned?: (limit: number, offset: number) => CompiledQuery<AnyRow> | null,
 ): ListReads<R> {
   let built: ListQueries | null = null
   const queries = (): ListQueries => (built ??= listQueries(ctx.db, def, base(), req))
@@ -111,8 +124,10 @@ function listReads<T extends TableName, R>(
           return { rows: await out(found.rows), count: found.count ?? (await count()) }
         }
       : async (limit, offset) => {
-          const plannedRows = planned?.(limit, offset)
-          const found = plannedRows ? await plannedRows : await run(countedPage(queries(), limit, offset), ['__count'])
+          const compiled = planned?.(limit, offset)
+          const found = compiled
+            ? (await ctx.db.executeQuery(compiled)).rows
+            : await run(countedPage(queries(), limit, offset), ['__count'])
           const total = found.length ? Number(found[0].__count) : null
           return { rows: await out(found), count: total }
         },

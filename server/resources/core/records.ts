@@ -8,6 +8,7 @@ import type { Accelerators, Ask, CreateOf, JsonPages, OwnStatement, PathCounts, 
 import type { Db, ListRequest, Rec, RecordRequest, ResourceDef } from './define.js'
 import type { CallerBase } from './listStatements.js'
 import { fetchFor, fetchRecord, readable, readableRecord, type Fetched } from './read.js'
+import { callerKey } from './standIns.js'
 
 // The records of an app as its callers may read and make them (docs/architecture.md, "The plain path and the
 // accelerators"): one per app, made by server/services.ts with the app's accelerators, which nothing else holds.
@@ -83,6 +84,13 @@ export class Records {
   /** The pages of a list written by the database, or null when the plain path renders them. */
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null {
     return this.#fast.pages(db, def, req, base)
+  }
+
+  /** A list's answer, read by `read`, or with the same list (path, query and host) asked by the same caller while
+   * it is read (docs/decisions.md §13). */
+  list(ctx: Context, def: object, read: () => Promise<Result>): Promise<Result> {
+    const key = `${ctx.caller.id}|${callerKey(ctx.caller)}|${ctx.origin}|${ctx.req.url}`
+    return this.#fast.list(ctx.db, def, key, read) ?? read()
   }
 
   /** A single create made in one statement with its checks, or null when the plain path makes it. */

@@ -22,7 +22,7 @@ import { createBatches, createsInOne, fastCreate, type CreateState } from './cre
 import { detailBatches, fetchFlaggedRow, type FetchState } from './detail.js'
 import { listPageJson } from './jsonRecord.js'
 import { NarrowedFirst } from './narrowed.js'
-import { jsonPage, pageReads, plannedCountedPage } from './page.js'
+import { jsonPage, listReads, plannedCountedPage, sameList } from './page.js'
 import { compiledRule, type CompiledRule } from './rule.js'
 import { bind, planStatement, StatementCache, type Plan } from './statements.js'
 import { standInCaller } from '../core/standIns.js'
@@ -66,6 +66,9 @@ class Declining implements Accelerators {
   pages() {
     return this.#plain<JsonPages>('page')
   }
+  list() {
+    return this.#plain<Promise<Result>>('list')
+  }
   statement() {
     return this.#plain<CompiledQuery<AnyRow>>('statement')
   }
@@ -80,7 +83,7 @@ class Accelerated implements Accelerators {
   readonly #checks = new StatementCache<Plan>(256)
   readonly #creates = new StatementCache<Plan>(256)
   readonly #pages = new StatementCache<Plan>(64)
-  readonly #pageReads = pageReads()
+  readonly #lists = listReads()
   // one and one naming a class, and batches of 2, 4 … 256 rows, for three kinds of caller (tagReview.ts)
   readonly #statements = new StatementCache<Plan>(32)
   readonly #narrowed = new NarrowedFirst()
@@ -129,10 +132,12 @@ class Accelerated implements Accelerators {
         jsonPage((json ??= listPageJson(db, def, req)), def, req, page, extras).execute(),
       texts: async (rows: AnyRow[]) => rows.map((r) => r.__json as string),
       planned:
-        base &&
-        ((limit: number, offset: number) =>
-          plannedCountedPage(this.#pages, this.#pageReads, db, def, base, req, limit, offset)),
+        base && ((limit: number, offset: number) => plannedCountedPage(this.#pages, def, base, req, limit, offset)),
     })
+  }
+
+  list(db: Db, def: object, key: string, read: () => Promise<Result>) {
+    return this.#count('list', sameList(this.#lists, db, def, key, read))
   }
 
   statement(...[owner, caller, shape, slots, standIns, compile]: OwnStatement) {

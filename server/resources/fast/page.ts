@@ -1,21 +1,32 @@
+import type { CompiledQuery } from 'kysely'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import { Coalescers } from '../../db/coalesce.js'
+import type { Result } from '../../http/endpoint.js'
 import { applyOrdering, type Query } from '../../http/list.js'
 import type { Db, ListRequest, ResourceDef } from '../core/define.js'
 import { countedPage, listQueries, unfiltered, type CallerBase } from '../core/listStatements.js'
 import { listPageJson } from './jsonRecord.js'
 import { bind, planStatement, type Plan, type StatementCache } from './statements.js'
-import { callerKey, compiler, standInCaller, standInNumber, standInText, type CallerKind } from '../core/standIns.js'
+import { compiler, standInCaller, standInNumber, standInText, type CallerKind } from '../core/standIns.js'
 
 // A page of a list as the database writes its records (jsonRecord.ts), and the most frequent page, an
 // unfiltered page of a top-level list read with the list's count, compiled once per shape (statements.ts,
-// docs/decisions.md §14); the same page asked again by its caller while it is being read is read once more
-// for every request that waited (docs/decisions.md §13).
+// docs/decisions.md §14); and the same list asked again by its caller while it is being read, read once more for
+// every request that waited (docs/decisions.md §13).
 
-/** The pages being read: one of a caller's same page at once; those asked meanwhile wait and are read together
- * (the key is the caller's and the page's; the clock the one value left out). */
-export const pageReads = () => new Coalescers<Date, AnyRow[]>(1, 1000)
-export type PageReads = ReturnType<typeof pageReads>
+/** The lists being read: one read of a key at once, the requests of the key that arrive meanwhile waiting for it
+ * to end and then answered by one read, started after each of them arrived. */
+export const listReads = () => new Coalescers<null, Result>(1, 1000)
+export type ListReads = ReturnType<typeof listReads>
+
+/** The answer of `read`, made alone or once for every request of `key` that waited: each answer is then of a
+ * moment after its request arrived and before it is answered, as alone. */
+export function sameList(reads: ListReads, db: Db, def: object, key: string, read: () => Promise<Result>) {
+  return reads.of(db, def).submit(key, null, (waited) => {
+    const answer = read()
+    return waited.map(() => answer)
+  })
+}
 
 /** The statement whose rows carry the JSON records (`__json`, jsonRecord.ts) of `page` (a query of records as
  * `r`) with its `extras`, in the list's order. */
@@ -44,23 +55,23 @@ const standIns = (kind: CallerKind, query: Record<string, string>): [StandIn, St
     offset: standInNumber(set, 3),
   })) as [StandIn, StandIn]
 
-/** The statement of the JSON page with its count (countedPage, jsonPage) of an unfiltered request for a
- * top-level list whose records the database writes, compiled once per shape, with the shape it was planned for;
- * null when the request has filters, the records are rendered by the server, or the statement uses more of the
- * request than the slots (then it is built for every request). */
-export function countedPagePlan<T extends TableName>(
+/** The JSON page with its count (countedPage, jsonPage) of an unfiltered request for a top-level list whose
+ * records the database writes, from a statement compiled once per shape; null when the request has filters,
+ * the records are rendered by the server, or the statement uses more of the request than the slots (then it
+ * is built for every request). */
+export function plannedCountedPage<T extends TableName>(
   plans: StatementCache<Plan>,
   def: ResourceDef<T>,
   base: CallerBase,
   req: ListRequest,
   limit: number,
-): { plan: Plan; shape: string } | null {
+  offset: number,
+): CompiledQuery<AnyRow> | null {
   if (!unfiltered(req.query) || !def.compiled.json.record) return null
   // the page is the offset; the rest of the query is the shape (a query's ordering may be any text: the cache's
   // bound keeps their number finite)
   const { page: _page, ...query } = req.query
-  const shape = `page|${limit}|${JSON.stringify(Object.entries(query).sort())}`
-  const plan = plans.get(def, req.caller, shape, () =>
+  const plan = plans.get(def, req.caller, `page|${limit}|${JSON.stringify(Object.entries(query).sort())}`, () =>
     planStatement(standIns(req.caller, query), slots, (s) =>
       jsonPage(
         listPageJson(compiler, def, s),
@@ -71,29 +82,5 @@ export function countedPagePlan<T extends TableName>(
       ).compile(),
     ),
   )
-  return plan && { plan, shape }
-}
-
-/** The rows of that page (countedPagePlan), or null when it is not planned. The same page of the same caller
- * asked while it is read waits, and is read with every other that waited, at the clock of the latest of them:
- * each request's answer is then of a moment after it arrived and before it is answered, as alone. */
-export function plannedCountedPage<T extends TableName>(
-  plans: StatementCache<Plan>,
-  reads: PageReads,
-  db: Db,
-  def: ResourceDef<T>,
-  base: CallerBase,
-  req: ListRequest,
-  limit: number,
-  offset: number,
-): Promise<AnyRow[]> | null {
-  const planned = countedPagePlan(plans, def, base, req, limit)
-  if (!planned) return null
-  const { plan, shape } = planned
-  const key = `${req.caller.id}|${callerKey(req.caller)}|${shape}|${offset}|${req.origin}`
-  return reads.of(db, def).submit(key, req.now, (clocks) => {
-    const now = new Date(Math.max(...clocks.map((c) => c.getTime())))
-    const rows = db.executeQuery(bind(plan, [req.caller.id, req.origin, now, offset])).then((r) => r.rows)
-    return clocks.map(() => rows.then((r) => r.slice()))
-  })
+  return plan && bind(plan, [req.caller.id, req.origin, req.now, offset])
 }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import type { Caller } from '../../../../server/access.js'
 import type { TableName } from '../../../../server/db/schema.js'
 import type { CallerBase } from '../../../../server/resources/core/listStatements.js'
-import { countedPagePlan } from '../../../../server/resources/fast/page.js'
+import { plannedCountedPage } from '../../../../server/resources/fast/page.js'
 import { StatementCache, type Plan } from '../../../../server/resources/fast/statements.js'
 import { readable } from '../../../../server/resources/core/read.js'
 import type { ResourceDef } from '../../../../server/resources/core/define.js'
@@ -45,24 +45,24 @@ test('the lists of the resources are planned for callers of every kind; filtered
   for (const def of [mediaFiles, jobs, tags, tagSets, tagClasses] as ResourceDef<TableName>[]) {
     for (const caller of [alice, { ...alice, isAdmin: true }]) {
       assert.ok(
-        countedPagePlan(plans, def, base(def), request(caller, { page: '2' }), 100),
+        plannedCountedPage(plans, def, base(def), request(caller, { page: '2' }), 100, 100),
         `${def.name} (admin: ${caller.isAdmin})`,
       )
     }
   }
   assert.is(
-    countedPagePlan(plans, mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100),
+    plannedCountedPage(plans, mediaFiles, base(mediaFiles), request(alice, { alias: 'a' }), 100, 0),
     null,
     'a filtered list',
   )
   assert.is(
-    countedPagePlan(plans, sensorArrays, base(sensorArrays), request(alice), 100),
+    plannedCountedPage(plans, sensorArrays, base(sensorArrays), request(alice), 100, 0),
     null,
     'a list rendered by the server',
   )
   for (const rule of [usernameRule, inlinedIdRule]) {
     const def = usersUnder(`users by ${rule === usernameRule ? 'username' : 'inlined id'}`, rule)
-    assert.is(countedPagePlan(plans, def, base(def), request(alice), 100), null)
+    assert.is(plannedCountedPage(plans, def, base(def), request(alice), 100, 0), null)
   }
 })
 
