@@ -91,6 +91,7 @@ export const tags: ResourceDef<'tags'> = defineResource({
   checkValues: checkRegion,
   checkStored: checkBounds,
   storedCondition: regionFits,
+  storedConditionGroups: { by: ['media_file_id'], greatest: ['end_time', 'max_frequency'] },
 })
 
 export const endpoints = () => [

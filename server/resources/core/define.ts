@@ -138,6 +138,11 @@ export interface ResourceDeclaration<T extends TableName = TableName> {
    * its one statement (fast/create.ts). It must be false wherever checkStored finds something wrong, and may be
    * false where it does not: such a create is made again the ordinary way, which runs checkStored. */
   storedCondition?: (column: (name: Column<T>) => Expression<unknown>) => Expression<boolean>
+  /** The columns storedCondition reads, when it holds for every row of a group sharing the `by` columns wherever it
+   * holds for the group's greatest value of each `greatest` column (a tag fits its media file when the latest end
+   * and the highest frequency among the file's new tags do): a batch of creates (fast/createBatch.ts) then makes it
+   * once a group instead of once a row. */
+  storedConditionGroups?: { by: Column<T>[]; greatest: Column<T>[] }
   /** checks beyond field types that may read the database or the caller (e.g. a job's parameters); throw a 400.
    * Run after checkValues. `existing` is the stored row on update. */
   validate?: (ctx: Context, values: Record<string, unknown>, existing: Rec<T> | null) => Promise<void> | void

@@ -18,7 +18,8 @@ import { VALUE_KIND } from './valueKinds.js'
 //   with input as (select nextval(<sequence>) as id, u.* from unnest($columns…) with ordinality u(…, ord)),
 //        chk as (<the checks>),
 //        ins as (insert into t (id, …) select id, … from input where (select count(*) from chk) = $n
-//                  [and not exists (a row of input that fails the resource's storedCondition)]
+//                  [and not exists (a row of input, or a group's greatest values, that fails the resource's
+//                   storedCondition)]
 //                returning id, <the record's JSON>)
 //   select input.ord, ins.__json from ins left join input on input.id = ins.id
 // Compiled once per shape with stand-ins (statements.ts), as a single create's statement is.
@@ -112,10 +113,19 @@ function compileBatch<T extends TableName>(
   const names = sql.join(columns.map((c) => sql.id(c)))
   // the inserted row is named by its table in RETURNING
   const json = def.compiled.json.returned!
-  // every row, or none, passes the checks against stored records (a single create's storedCondition)
+  // every row, or none, passes the checks against stored records (a single create's storedCondition): made over
+  // each group's greatest values where the resource says it may (storedConditionGroups), else over every row
   const stored = def.storedCondition?.((c) =>
     columns.includes(c) ? sql.ref(`i.${c}`) : sql`null::${sql.raw(types.get(c)!)}`,
   )
+  const groups = def.storedConditionGroups
+  const storedOver =
+    groups && [...groups.by, ...groups.greatest].every((c) => columns.includes(c))
+      ? sql`(select ${sql.join([
+          ...groups.by.map((c) => sql.ref(c)),
+          ...groups.greatest.map((c) => sql`max(${sql.ref(c)}) as ${sql.id(c)}`),
+        ])} from input group by ${sql.join(groups.by.map((c) => sql.ref(c)))})`
+      : sql`input`
   return (
     compiler
       .with(
@@ -134,7 +144,7 @@ function compileBatch<T extends TableName>(
               .select(['id', ...columns])
               .where(sql<boolean>`(select count(*) from chk) = ${checks}`)
               .$if(stored !== undefined, (q) =>
-                q.where(sql<boolean>`not exists (select 1 from input as i where not ${stored})`),
+                q.where(sql<boolean>`not exists (select 1 from ${storedOver} as i where not ${stored})`),
               ),
           )
           .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]),

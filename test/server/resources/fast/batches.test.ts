@@ -134,6 +134,49 @@ test('a create whose check fails among others is refused alone, with the error i
   }
 })
 
+test("creates of several media files made together are held each to its own file's bounds", async () => {
+  const short = await makeMediaFile(t.db, owner, lib, { file: 'short.wav' })
+  await makeMetaData(t.db, short, 'durationInSeconds', '30.0')
+  const long = await makeMediaFile(t.db, owner, lib, { file: 'long.wav' })
+  await makeMetaData(t.db, long, 'durationInSeconds', '100.0')
+  const pastEnd = await post(owner, tagBody(39, { mediaFile: short }))
+  assert.is(pastEnd.statusCode, 400)
+  // tags of the short file within its 30 s and of the long one up to 90 s are made, in batches
+  const within = (i: number) => ({ mediaFile: i % 2 ? short : long, start: i % 2 ? 20 + i / 10 : 80 + i / 10 })
+  const before = await t.db.selectFrom('tag_set_tag_counts').select('id').where('tag_set_id', '=', set).execute()
+  const made = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => post(owner, tagBody(within(i).start, { mediaFile: within(i).mediaFile }))),
+  )
+  for (const res of made) assert.is(res.statusCode, 201, res.body)
+  const deltas = await t.db
+    .selectFrom('tag_set_tag_counts')
+    .select('delta')
+    .where('tag_set_id', '=', set)
+    .where(
+      'id',
+      'not in',
+      before.map((r) => r.id),
+    )
+    .execute()
+  assert.ok(
+    deltas.some((d) => Number(d.delta) > 1),
+    `made in batches: ${deltas.map((d) => d.delta).join(',')}`,
+  )
+  // a tag of the short file ending at 40 s would fit the long file: checked against its own, it is refused among
+  // the others, with the error it gets alone
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      i === 17
+        ? post(owner, tagBody(39, { mediaFile: short }))
+        : post(owner, tagBody(within(i).start + 0.05, { mediaFile: within(i).mediaFile })),
+    ),
+  )
+  for (const [i, res] of answers.entries()) {
+    if (i === 17) assert.equal([res.statusCode, res.data], [400, pastEnd.data])
+    else assert.is(res.statusCode, 201, res.body)
+  }
+})
+
 test('creates of different callers are made for each caller: its own rights, its own records', async () => {
   const calls = Array.from({ length: 45 }, (_, i) => ({ as: [owner, writer, reader][i % 3], start: 3000 + i }))
   const answers = await Promise.all(calls.map((c) => post(c.as, tagBody(c.start))))
