@@ -233,6 +233,35 @@ test('a batch the database refuses for one of its rows is made again create by c
   }
 })
 
+/** The answers of `ask` made while `table` is locked, and the most statements seen waiting for the lock at once:
+ * those that reached the database. The lock is held, and the waiting statements counted, on a connection of its
+ * own: the app's pool is left to the requests. */
+async function whileLocked<R>(table: string, ask: () => Promise<R>): Promise<{ answers: R; reached: number }> {
+  let answers: Promise<R> | undefined
+  let reached = 0
+  const side = new pg.Client({ connectionString: t.database.url })
+  await side.connect()
+  try {
+    await side.query('begin')
+    await side.query(`lock table ${table} in access exclusive mode`)
+    answers = ask()
+    // awaited once the lock is let go: a refusal meanwhile is not left unhandled
+    answers.catch(() => {})
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      // the activity view is read once per transaction unless its snapshot is cleared
+      await side.query('select pg_stat_clear_snapshot()')
+      const r = await side.query(`select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`)
+      reached = Math.max(reached, Number(r.rows[0].n))
+    }
+    await side.query('commit')
+  } finally {
+    await side.end()
+  }
+  return { answers: await answers!, reached }
+}
+
 test('details of one caller asked together are read in batches, each answered as alone', async () => {
   const mine = (await Promise.all([5000, 5001, 5002].map((s) => post(owner, tagBody(s))))).map(
     (r) => r.data.id as number,
@@ -255,30 +284,11 @@ test('details of one caller asked together are read in batches, each answered as
   )
   // with tags locked, the statements that reach the database wait there: only the caller's first two do, the
   // others waiting in the server to be read together
-  let together: Promise<Awaited<ReturnType<typeof t.call>>[]> | undefined
-  let reached = 0
-  // the lock is held, and the waiting statements counted, on a connection of its own: the app's pool is left
-  // to the requests
-  const side = new pg.Client({ connectionString: t.database.url })
-  await side.connect()
-  try {
-    await side.query('begin')
-    await side.query('lock table tags in access exclusive mode')
-    together = Promise.all(asked.map((id) => t.call('GET', api(`tag/${id}/`), { as: owner })))
-    for (let i = 0; i < 20; i++) {
-      await new Promise((r) => setTimeout(r, 25))
-      // the activity view is read once per transaction unless its snapshot is cleared
-      await side.query('select pg_stat_clear_snapshot()')
-      const r = await side.query(`select count(*) as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and query like 'select %'`)
-      reached = Math.max(reached, Number(r.rows[0].n))
-    }
-    await side.query('commit')
-  } finally {
-    await side.end()
-  }
+  const { answers: together, reached } = await whileLocked('tags', () =>
+    Promise.all(asked.map((id) => t.call('GET', api(`tag/${id}/`), { as: owner }))),
+  )
   assert.ok(reached >= 1 && reached <= 2, `${reached} of ${asked.length} details reached the database at once`)
-  ;(await together!).forEach((res, i) => {
+  together.forEach((res, i) => {
     assert.is(res.statusCode, alone[i].status)
     assert.is(res.body, alone[i].body)
   })
@@ -306,30 +316,12 @@ for (const [name, path, table] of [
     assert.is(alone.statusCode, 200)
     assert.ok((alone.data.count as number) >= 2 && alone.body !== strangers.body)
     const [sent, lists] = [t.database.statements.sent, t.app.services.records.answered.list.fast]
-    let together: Promise<Awaited<ReturnType<typeof t.call>>[]> | undefined
-    let reached = 0
-    const side = new pg.Client({ connectionString: t.database.url })
-    await side.connect()
-    try {
-      await side.query('begin')
-      await side.query(`lock table ${table} in access exclusive mode`)
-      together = Promise.all(
-        Array.from({ length: 30 }, (_, i) => t.call('GET', page, { as: i % 3 === 2 ? stranger : owner })),
-      )
-      for (let i = 0; i < 20; i++) {
-        await new Promise((r) => setTimeout(r, 25))
-        await side.query('select pg_stat_clear_snapshot()')
-        const r = await side.query(`select count(*) as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`)
-        reached = Math.max(reached, Number(r.rows[0].n))
-      }
-      await side.query('commit')
-    } finally {
-      await side.end()
-    }
+    const { answers: together, reached } = await whileLocked(table, () =>
+      Promise.all(Array.from({ length: 30 }, (_, i) => t.call('GET', page, { as: i % 3 === 2 ? stranger : owner }))),
+    )
     // at most the first read of each caller reached the database; the others waited in the server for it
     assert.ok(reached >= 1 && reached <= 2, `${reached} reads reached the database at once`)
-    ;(await together!).forEach((res, i) => {
+    together.forEach((res, i) => {
       assert.is(res.body, i % 3 === 2 ? strangers.body : alone.body)
       assert.is(res.statusCode, i % 3 === 2 ? strangers.statusCode : 200)
     })
