@@ -31,8 +31,8 @@ export class AoefWriter {
   private readonly tagIds = new Map<string, number>()
   private readonly files = new Set<number>()
   /** the items of the document's two long lists, as JSON.stringify(…, null, 1) writes them there */
-  private readonly events = Spool.open<never>()
-  private readonly annotations = Spool.open<never>()
+  private readonly events = Spool.open()
+  private readonly annotations = Spool.open()
   private added = 0
 
   constructor(private readonly opts: AoefContext) {}

@@ -7,8 +7,8 @@ import { mediaFiles, tagClasses, type FoundTagSet } from './lookup.js'
 import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { Review } from './records.js'
-import { annotationsOf, CSV_COLUMNS, csvField, type TagRecord } from './tagFormats.js'
-import { Spool } from './spool.js'
+import { DetectorTable, type CsvColumns } from './detectorTable.js'
+import { annotationsOf, CSV_COLUMNS, type TagRecord } from './tagFormats.js'
 import { tagSetNamed } from '../server/named.js'
 
 // `mas tag export` in the detectors' and labelling tools' formats (docs/decisions.md §32), read back by `mas tag
@@ -28,8 +28,6 @@ export interface ExportContext {
   displayName: (tagClass: number) => string | undefined
   review: (tag: number) => string | undefined
 }
-
-type CsvColumns = ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>
 
 /** BirdNET-Analyzer's CSV: the class's name as the scientific name, the common name the tag came with (else the class's
  * display name), the strength as Confidence, the alias as File. */
@@ -58,11 +56,10 @@ const kaleidoscopeColumns = (ctx: ExportContext): CsvColumns => [
   ['TOP1DIST', undefined],
 ]
 
-/** An export in a detector's format: the tags are handed to `add` as they are downloaded (with their JSON lines when
- * they came so, kept as they are instead of written again), and written by `finish`; `close` lets go of what the
- * export kept on disk. */
+/** An export in a detector's format: the tags are handed to `add` as they are downloaded, and written by `finish`;
+ * `close` lets go of what the export kept on disk. */
 export interface DetectorExport {
-  add(tags: readonly TagRecord[], lines?: string): Promise<void>
+  add(tags: readonly TagRecord[]): Promise<void>
   finish(): Promise<void>
   close(): void
   /** the only fields of a tag record it reads (undefined: whole records) */
@@ -73,35 +70,13 @@ export interface DetectorExport {
  * strength, its annotations (columns or tags of their own), id (for the decisions) and provenance. */
 const DETECTOR_EXPORT_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
 
-/** A CSV of `columns` (each cell computed, else the tag's annotation of that name), then every other annotation the
- * tags have, then mas_review and mas_provenance. The header names every annotation of every tag, so the tags are
- * kept on disk (src/spool.ts) until the last is seen. */
+/** A detector's CSV (src/detectorTable.ts): its rows made as the tags come, kept on disk until the header is known. */
 function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
-  const spool = Spool.open<TagRecord>()
-  const keys = new Set<string>()
+  const table = new DetectorTable(columns, ctx.review)
   return {
-    async add(tags, lines) {
-      for (const t of tags) for (const k of Object.keys(annotationsOf(t))) keys.add(k)
-      await spool.add(tags, lines)
-    },
-    async finish() {
-      const fixed = new Set(columns.map(([c]) => c))
-      const extra = [...keys].filter((c) => !fixed.has(c) && c !== 'mas_review' && c !== 'mas_provenance')
-      const header = [...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance']
-      await writeStdout(header.map(csvField).join(',') + '\r\n')
-      for await (const batch of spool.batches()) {
-        let out = ''
-        for (const t of batch) {
-          const notes = annotationsOf(t)
-          const cells = columns.map(([c, get]) => get?.(t) ?? notes[c])
-          for (const c of extra) cells.push(notes[c])
-          cells.push(ctx.review(Number(t.id)), t.provenance ? JSON.stringify(t.provenance) : '')
-          out += cells.map(csvField).join(',') + '\r\n'
-        }
-        await writeStdout(out)
-      }
-    },
-    close: () => spool.close(),
+    add: (tags) => table.add(tags),
+    finish: () => table.write(writeStdout),
+    close: () => table.close(),
     fields: DETECTOR_EXPORT_FIELDS,
   }
 }

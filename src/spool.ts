@@ -1,17 +1,14 @@
 import { once } from 'node:events'
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs'
 import { join } from 'node:path'
-import { ndjsonBatches } from './ndjson.js'
 import { temporaryFolder, type TemporaryFolder } from './temporaryFolder.js'
 
-// Records kept on disk between the readings of an export that needs all of them before its first line (a header
-// naming every annotation column, a document listing its vocabulary first): a JSON line each in a temporary file, so
-// the export's memory does not grow with the tag set, and every reading sees the same records (a second download
-// could see tags added meanwhile, whose columns the header would lack). The file goes when the spool is closed.
+// Text kept on disk by an export that needs all of its tags before its first line (a header naming every annotation
+// column, a document listing its vocabulary first): what follows that line, made as the tags come, in a temporary
+// file, so the export's memory does not grow with the tag set and the tags are read once (a second download could
+// see tags added meanwhile, whose columns the header would lack). The file goes when the spool is closed.
 
-const BATCH = 1000
-
-export class Spool<T> {
+export class Spool {
   private readonly out: WriteStream
 
   /** `folder` goes also when the process ends first (an interrupted export) */
@@ -28,35 +25,23 @@ export class Spool<T> {
 
   private failed: Error | undefined
 
-  static open<T>(): Spool<T> {
+  static open(): Spool {
     const folder = temporaryFolder('mas-export-')
-    return new Spool<T>(folder, join(folder.path, 'records.ndjson'))
+    return new Spool(folder, join(folder.path, 'spool.txt'))
   }
 
-  /** Keeps `records`, after those kept before; `lines`, their JSON lines as they came, are kept as they are. */
-  async add(records: readonly T[], lines?: string): Promise<void> {
-    if (!records.length) return
-    let text = lines ?? ''
-    if (lines === undefined) for (const r of records) text += JSON.stringify(r) + '\n'
-    await this.addText(text)
-  }
-
-  /** Keeps `text` as it is, after what was kept before (read back by `bytes`, or by `batches` when it is JSON lines). */
+  /** Keeps `text` as it is, after what was kept before. */
   async addText(text: string): Promise<void> {
     if (this.failed) throw this.failed
     if (text && !this.out.write(text)) await drainedOrClosed(this.out)
   }
 
-  /** Every record kept, in order, a batch at a time; the first reading ends the writing. */
-  async *batches(): AsyncGenerator<T[]> {
+  /** What was kept, as the bytes of its text (UTF-8) from byte `start` to before `end` (else to the last), a piece
+   * at a time; the first reading ends the writing. */
+  async *bytes(start = 0, end?: number): AsyncGenerator<Buffer> {
     await this.written()
-    yield* ndjsonBatches<T>(createReadStream(this.path), BATCH)
-  }
-
-  /** Everything kept, the bytes of the text it was given (UTF-8), a piece at a time; the first reading ends the writing. */
-  async *bytes(): AsyncGenerator<Buffer> {
-    await this.written()
-    yield* createReadStream(this.path) as AsyncIterable<Buffer>
+    if (end !== undefined && end <= start) return
+    yield* createReadStream(this.path, { start, end: end === undefined ? undefined : end - 1 }) as AsyncIterable<Buffer>
   }
 
   /** Ends the writing (once), every byte on disk; the first write that failed, if one did. */

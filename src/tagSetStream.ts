@@ -1,5 +1,5 @@
 import { ApiError, type ApiClient } from './api.js'
-import { ndjsonBatchesWithText, type NdjsonBatch } from './ndjson.js'
+import { ndjsonBatches } from './ndjson.js'
 
 // The tags of a tag set, a batch at a time, for an export: read in one answer from the NDJSON export of a
 // mas server (GET tagSet/{id}/tags.ndjson, an extension), which costs the server one pass over the set;
@@ -7,36 +7,24 @@ import { ndjsonBatchesWithText, type NdjsonBatch } from './ndjson.js'
 
 const BATCH = 1000
 
-/** The tag set's tags in id order; `onCount` hears their number when the server tells it; `fields` as in
- * tagSetTagBatches. */
+/** The tag set's tags in id order, a batch at a time; `onCount` hears their number when the server tells it.
+ * `fields`: the only fields the caller reads, which a mas server then leaves out of the others (its records from
+ * pages, or from an earlier mas, hold every field). */
 export async function* tagSetTagPages<T>(
   api: ApiClient,
   tagSetId: number,
   onCount?: (count: number) => void,
   fields?: readonly string[],
 ): AsyncGenerator<T[]> {
-  for await (const batch of tagSetTagBatches<T>(api, tagSetId, onCount, false, fields)) yield batch.records
-}
-
-/** As tagSetTagPages, each batch with its text when it came as JSON lines and `keepText` (no text from pages).
- * `fields`: the only fields the caller reads, which a mas server then leaves out of the others (its records from
- * pages, or from an earlier mas, hold every field). */
-export async function* tagSetTagBatches<T>(
-  api: ApiClient,
-  tagSetId: number,
-  onCount: ((count: number) => void) | undefined,
-  keepText: boolean,
-  fields?: readonly string[],
-): AsyncGenerator<NdjsonBatch<T>> {
   let stream: Awaited<ReturnType<ApiClient['download']>>
   try {
     stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`, { query: { fields: fields?.join(',') } })
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 404)) throw e
-    for await (const records of api.pages<T>(`tagSet/${tagSetId}/tags/`, {}, onCount)) yield { records }
+    yield* api.pages<T>(`tagSet/${tagSetId}/tags/`, {}, onCount)
     return
   }
   const total = stream.response?.headers['x-total-count']
   if (typeof total === 'string') onCount?.(Number(total))
-  yield* ndjsonBatchesWithText<T>(stream as AsyncIterable<Buffer>, BATCH, keepText)
+  yield* ndjsonBatches<T>(stream as AsyncIterable<Buffer>, BATCH)
 }

@@ -9,7 +9,7 @@ import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
 import { EXPORT_DETECTOR_FORMATS, isDetectorExport, detectorExport } from '../../src/detectorExport.js'
-import { tagSetTagBatches } from '../../src/tagSetStream.js'
+import { tagSetTagPages } from '../../src/tagSetStream.js'
 import {
   CAMTRAP_DP_HELP,
   camtrapFlags,
@@ -77,16 +77,10 @@ ${CAMTRAP_DP_HELP}`
       })
     }
     try {
-      for await (const { records: page, text } of tagSetTagBatches<TagRecord>(
-        this.api,
-        tagSet.id,
-        counted,
-        detector !== undefined,
-        (detector ?? writer)?.fields,
-      )) {
+      for await (const page of tagSetTagPages<TagRecord>(this.api, tagSet.id, counted, (detector ?? writer)?.fields)) {
         progress?.tick(page.length)
         if (detector) {
-          await detector.add(page, text)
+          await detector.add(page)
           continue
         }
         if (!writer) {

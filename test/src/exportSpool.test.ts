@@ -5,9 +5,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { AoefWriter } from '../../src/aoefWriter.js'
 import { aoefRows } from '../../src/aoef.js'
-import { ndjsonBatches, ndjsonBatchesWithText } from '../../src/ndjson.js'
+import { ndjsonBatches } from '../../src/ndjson.js'
 import { Spool } from '../../src/spool.js'
-import type { TagRecord } from '../../src/tagFormats.js'
+import { DetectorTable, type CsvColumns } from '../../src/detectorTable.js'
+import { annotationsOf, csvField, type TagRecord } from '../../src/tagFormats.js'
 
 // What a streamed export keeps between its readings: the spool gives back every record, in order, as written (text
 // with line ends and quotes too), whether given as records or as the JSON lines they came as, and leaves nothing on
@@ -20,28 +21,39 @@ const collect = async <T>(batches: AsyncIterable<T[]>) => {
   return all
 }
 
-test('the spool gives back every record in order, however many, each time it is read; closed, its file is gone', async () => {
-  const spool = Spool.open<{ id: number; note: string }>()
-  const records = Array.from({ length: 2503 }, (_, i) => ({ id: i, note: i % 2 ? 'line\nend, "quoted" é' : '' }))
-  for (let i = 0; i < records.length; i += 700) await spool.add(records.slice(i, i + 700))
-  await spool.add([])
-  assert.equal(await collect(spool.batches()), records)
-  assert.equal(await collect(spool.batches()), records)
+const textOf = async (chunks: AsyncIterable<Buffer>) => {
+  const all: Buffer[] = []
+  for await (const c of chunks) all.push(c)
+  return Buffer.concat(all).toString('utf8')
+}
+
+test('the spool gives back its text, whole or from one byte to before another, each time it is read; closed, its file is gone', async () => {
+  const spool = Spool.open()
+  const pieces = Array.from({ length: 2503 }, (_, i) => (i % 2 ? 'line\nend, "quoted" é\n' : `${i}\n`))
+  for (let i = 0; i < pieces.length; i += 700) await spool.addText(pieces.slice(i, i + 700).join(''))
+  await spool.addText('')
+  const text = pieces.join('')
+  assert.is(await textOf(spool.bytes()), text)
+  assert.is(await textOf(spool.bytes()), text)
+  const bytes = Buffer.from(text)
+  assert.is(await textOf(spool.bytes(5, 100_000)), bytes.subarray(5, 100_000).toString('utf8'))
+  assert.is(await textOf(spool.bytes(100_000)), bytes.subarray(100_000).toString('utf8'))
+  assert.is(await textOf(spool.bytes(7, 7)), '')
   const file = (spool as unknown as { path: string }).path
   assert.ok(existsSync(file))
   spool.close()
   assert.not.ok(existsSync(dirname(file)))
 })
 
-test('a spool given many batches larger than its buffer warns of no listener leak (each wait for the disk called off)', async () => {
+test('a spool given many pieces larger than its buffer warns of no listener leak (each wait for the disk called off)', async () => {
   const warnings: string[] = []
   const heard = (w: Error) => warnings.push(`${w.name}: ${w.message}`)
   process.on('warning', heard)
-  const spool = Spool.open<{ id: number; note: string }>()
+  const spool = Spool.open()
   try {
-    const note = 'x'.repeat(100)
-    for (let b = 0; b < 30; b++) await spool.add(Array.from({ length: 1000 }, (_, i) => ({ id: b * 1000 + i, note })))
-    assert.is((await collect(spool.batches())).length, 30_000)
+    const piece = 'x'.repeat(100_000)
+    for (let b = 0; b < 30; b++) await spool.addText(piece)
+    assert.is((await textOf(spool.bytes())).length, 3_000_000)
     await new Promise((done) => setImmediate(done)) // a warning is emitted on the next tick
     assert.equal(warnings, [])
   } finally {
@@ -50,14 +62,14 @@ test('a spool given many batches larger than its buffer warns of no listener lea
   }
 })
 
-test('a spool closed before it is read, or never given a record, leaves nothing behind', async () => {
-  const unread = Spool.open<number>()
-  await unread.add([1, 2, 3])
+test('a spool closed before it is read, or never given any text, leaves nothing behind', async () => {
+  const unread = Spool.open()
+  await unread.addText('1\n2\n')
   const file = (unread as unknown as { path: string }).path
   unread.close()
   assert.not.ok(existsSync(dirname(file)))
-  const empty = Spool.open<number>()
-  assert.equal(await collect(empty.batches()), [])
+  const empty = Spool.open()
+  assert.is(await textOf(empty.bytes()), '')
   empty.close()
 })
 
@@ -66,54 +78,6 @@ test('NDJSON cut across chunks anywhere, with CRLF and blank lines, parses to th
   const bytes = Buffer.from(text)
   const chunks = Array.from(bytes, (_b, i) => bytes.subarray(i, i + 1))
   assert.equal(await collect(ndjsonBatches(Readable.from(chunks), 2)), [{ a: 1 }, { b: 'é' }, { c: [1, 2] }])
-})
-
-test('each batch of NDJSON comes with the text of its lines, however the chunks cut them', async () => {
-  const records = Array.from({ length: 57 }, (_, i) => ({ id: i, note: i % 3 ? `é "${i}"\\n` : '' }))
-  const text = records
-    .map((r, i) => JSON.stringify(r) + (i % 5 ? '\n' : '\r\n\n'))
-    .join('')
-    .slice(0, -1)
-  const bytes = Buffer.from(text)
-  for (const size of [1, 7, 64, bytes.length]) {
-    const chunks: Buffer[] = []
-    for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size))
-    const batches = []
-    for await (const b of ndjsonBatchesWithText<{ id: number }>(Readable.from(chunks), 10, true)) batches.push(b)
-    assert.equal(
-      batches.flatMap((b) => b.records),
-      records,
-      `chunks of ${size}`,
-    )
-    for (const b of batches)
-      assert.equal(await collect(ndjsonBatches(Readable.from([Buffer.from(b.text ?? '')]), 1000)), b.records)
-    assert.ok(batches.every((b) => b.text?.endsWith('\n')))
-    const without = []
-    for await (const b of ndjsonBatchesWithText(Readable.from(chunks), 10, false)) without.push(b)
-    assert.ok(without.every((b) => b.text === undefined))
-  }
-})
-
-test('a spool given the JSON lines the records came as gives back the same records', async () => {
-  const spool = Spool.open<{ id: number; note: string }>()
-  const records = Array.from({ length: 30 }, (_, i) => ({ id: i, note: `a, "b"\n${i}` }))
-  await spool.add(
-    records.slice(0, 10),
-    records
-      .slice(0, 10)
-      .map((r) => JSON.stringify(r) + '\r\n')
-      .join(''),
-  )
-  await spool.add(records.slice(10, 20))
-  await spool.add(
-    records.slice(20),
-    records
-      .slice(20)
-      .map((r) => JSON.stringify(r) + '\n')
-      .join(''),
-  )
-  assert.equal(await collect(spool.batches()), records)
-  spool.close()
 })
 
 const TAGS: TagRecord[] = [
@@ -214,6 +178,91 @@ test('an AOEF document of no tags still has its lists, empty', async () => {
   assert.equal(doc.data.sound_events, [])
   assert.equal(doc.data.sound_event_annotations, [])
   assert.equal(doc.data.recordings, [])
+})
+
+
+/** A detector's CSV as the format says it is, made from every tag at once: the format's columns, every other
+ * annotation in the order first seen, mas_review and mas_provenance. */
+function tableOf(columns: CsvColumns, tags: TagRecord[], review: (id: number) => string | undefined): string {
+  const fixed = new Set(columns.map(([c]) => c))
+  const extra = [...new Set(tags.flatMap((t) => Object.keys(annotationsOf(t))))].filter(
+    (k) => !fixed.has(k) && k !== 'mas_review' && k !== 'mas_provenance',
+  )
+  const rows = tags.map((t) => {
+    const notes = annotationsOf(t)
+    return [
+      ...columns.map(([c, cell]) => cell?.(t) ?? notes[c]),
+      ...extra.map((c) => notes[c]),
+      review(Number(t.id)),
+      t.provenance ? JSON.stringify(t.provenance) : '',
+    ]
+  })
+  return [[...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance'], ...rows]
+    .map((cells) => cells.map(csvField).join(',') + '\r\n')
+    .join('')
+}
+
+async function detectorTableOf(
+  columns: CsvColumns,
+  tags: TagRecord[],
+  review: (id: number) => string | undefined,
+  batch: number,
+) {
+  const table = new DetectorTable(columns, review)
+  try {
+    for (let i = 0; i < tags.length; i += batch) await table.add(tags.slice(i, i + batch))
+    const out: Buffer[] = []
+    await table.write(async (text) => {
+      out.push(Buffer.from(text))
+    })
+    return Buffer.concat(out).toString('utf8')
+  } finally {
+    table.close()
+  }
+}
+
+test("a detector's CSV made as its tags come is the one made from all of them: columns first seen late are put into the rows before", async () => {
+  const columns: CsvColumns = [
+    ['Start (s)', (t) => t.startTime],
+    ['Common name', (t) => (t.id === 3 ? undefined : `name "${t.tagClass}", é`)],
+    ['TOP1DIST', undefined],
+  ]
+  const late = (id: number) => ({ 5: 'site', 1800: 'notes', 2999: 'last' })[id]
+  const tags: TagRecord[] = Array.from({ length: 3000 }, (_, id) => ({
+    id,
+    mediaFile: 1,
+    tagClass: id % 7,
+    startTime: id / 3,
+    endTime: id / 3 + 1,
+    minFrequency: 0,
+    maxFrequency: 0,
+    strength: id % 2 ? 0.5 : undefined,
+    annotations:
+      id === 4
+        ? undefined
+        : {
+            ...(id % 3 ? { TOP1DIST: '0.1' } : {}),
+            ...(id >= 3 ? { 'Common name': 'own', mas_review: 'not a column' } : {}),
+            ...(late(id) ? { [late(id)!]: `line one\r\nline "two" 鳥 ${id}, ${'x'.repeat(id % 50)}` } : {}),
+            ...(id > 2000 && id % 11 === 0 ? { site: `s${id}` } : {}),
+          },
+    provenance: id % 5 ? { source: 'BirdNET-Analyzer', version: `2.${id % 4}` } : undefined,
+  }))
+  const review = (id: number) => (id % 13 === 0 ? 'yes;no' : id % 17 === 0 ? 'unsure' : undefined)
+  const expected = tableOf(columns, tags, review)
+  assert.match(
+    expected.split('\r\n')[0],
+    /^Start \(s\),Common name,TOP1DIST,site,notes,last,mas_review,mas_provenance$/,
+  )
+  for (const batch of [1, 7, 1000, 5000])
+    assert.is(await detectorTableOf(columns, tags, review, batch), expected, `batches of ${batch}`)
+  // no late column: the rows are copied as made
+  const early = tags.slice(0, 5)
+  assert.is(await detectorTableOf(columns, early, review, 2), tableOf(columns, early, review))
+  assert.is(
+    await detectorTableOf(columns, [], review, 2),
+    'Start (s),Common name,TOP1DIST,mas_review,mas_provenance\r\n',
+  )
 })
 
 test.run()

@@ -1,0 +1,121 @@
+import { StringDecoder } from 'node:string_decoder'
+import { Spool } from './spool.js'
+import { annotationsOf, csvField, type TagRecord } from './tagFormats.js'
+
+// A detector's CSV (BirdNET-Analyzer's, Kaleidoscope's: docs/decisions.md §32) written as its tags come: the format's
+// columns, then every annotation the tags have that is not one of them, then mas_review and mas_provenance. The
+// header names every annotation of every tag, so each row is made when its tag comes, with the annotation columns
+// seen by then, and kept on disk (src/spool.ts) until the last tag is seen; then the header is written and the rows
+// copied. A column first seen on a later tag is a gap in the rows made before it: those rows are read back as text
+// and given its empty cell where it belongs, in front of their mas_review, by the lengths kept of each row.
+
+/** A column of the format: its name and its cell, or (undefined, or a cell of null) the tag's annotation of that name. */
+export type CsvColumns = ReadonlyArray<[string, ((t: TagRecord) => unknown) | undefined]>
+
+/** mas's own columns, after every annotation; an annotation of either name is not written */
+const OWN = ['mas_review', 'mas_provenance']
+
+export class DetectorTable {
+  private readonly spool = Spool.open()
+  private readonly fixed: Set<string>
+  /** the annotation columns after the format's, in the order first seen */
+  private readonly extra: string[] = []
+  private readonly known = new Set<string>()
+  private rows = 0
+  private bytes = 0
+  /** of each row: the length of its text before its mas_review cell's comma, and of its whole text (UTF-16 units) */
+  private lengths = new Uint32Array(2 * 1024)
+  /** where the rows made with each number of annotation columns begin: [row, byte] when the count became k+1 */
+  private readonly widened: Array<{ row: number; byte: number }> = []
+
+  constructor(
+    private readonly columns: CsvColumns,
+    private readonly review: (tag: number) => string | undefined,
+  ) {
+    this.fixed = new Set(columns.map(([c]) => c))
+  }
+
+  /** Makes the rows of `tags`, after those before, and keeps them. */
+  async add(tags: readonly TagRecord[]): Promise<void> {
+    let text = ''
+    for (const t of tags) {
+      const notes = annotationsOf(t)
+      for (const k in notes)
+        if (!this.known.has(k)) {
+          this.known.add(k)
+          if (this.fixed.has(k) || OWN.includes(k)) continue
+          // rows from here on have this column: the text so far is kept, so that the place where they begin is known
+          await this.keep(text)
+          text = ''
+          this.extra.push(k)
+          this.widened.push({ row: this.rows, byte: this.bytes })
+        }
+      let row = ''
+      for (let i = 0; i < this.columns.length; i++) {
+        const [name, cell] = this.columns[i]
+        row += (i ? ',' : '') + csvField(cell?.(t) ?? notes[name])
+      }
+      for (const c of this.extra) row += `,${csvField(notes[c])}`
+      const before = row.length
+      row += `,${csvField(this.review(Number(t.id)))},${t.provenance ? csvField(JSON.stringify(t.provenance)) : ''}\r\n`
+      this.remember(before, row.length)
+      text += row
+    }
+    await this.keep(text)
+  }
+
+  /** The header, then every row, to `out`. */
+  async write(out: (text: string | Uint8Array) => Promise<void>): Promise<void> {
+    const header = [...this.columns.map(([c]) => c), ...this.extra, ...OWN]
+    await out(header.map(csvField).join(',') + '\r\n')
+    const last = this.widened.at(-1) ?? { row: 0, byte: 0 }
+    if (last.row > 0) await this.writeNarrower(last.byte, out)
+    for await (const chunk of this.spool.bytes(last.byte)) await out(chunk)
+  }
+
+  close(): void {
+    this.spool.close()
+  }
+
+  /** The rows made before the last column was first seen, the cells of the columns each lacks put in. */
+  private async writeNarrower(end: number, write: (text: string) => Promise<void>): Promise<void> {
+    const decoder = new StringDecoder('utf8')
+    const all = this.extra.length
+    let row = 0
+    let width = 0 // annotation columns of the row at hand
+    let text = ''
+    for await (const chunk of this.spool.bytes(0, end)) {
+      text += decoder.write(chunk)
+      let at = 0
+      let out = ''
+      while (row < this.widened[all - 1].row) {
+        const before = this.lengths[2 * row]
+        const length = this.lengths[2 * row + 1]
+        if (at + length > text.length) break
+        while (width < all && this.widened[width].row <= row) width++
+        out += text.slice(at, at + before) + ','.repeat(all - width) + text.slice(at + before, at + length)
+        at += length
+        row++
+      }
+      text = text.slice(at)
+      await write(out)
+    }
+  }
+
+  private remember(before: number, length: number): void {
+    if (2 * (this.rows + 1) > this.lengths.length) {
+      const more = new Uint32Array(this.lengths.length * 2)
+      more.set(this.lengths)
+      this.lengths = more
+    }
+    this.lengths[2 * this.rows] = before
+    this.lengths[2 * this.rows + 1] = length
+    this.rows++
+  }
+
+  private async keep(text: string): Promise<void> {
+    if (!text) return
+    this.bytes += Buffer.byteLength(text)
+    await this.spool.addText(text)
+  }
+}
