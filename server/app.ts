@@ -86,7 +86,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('db', opts.database.db)
   app.decorate('storage', opts.storage ? opts.storage(openStorage(config)) : openStorage(config))
-  app.decorate('services', appServices(config.accelerators))
+  app.decorate('services', appServices(config.accelerators, opts.database.copyOut))
   app.addHook('onClose', () => closeServices(app.services))
   await app.register(routeTable)
   await app.register(inFlightTracking)

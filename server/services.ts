@@ -1,4 +1,5 @@
 import { CallerCache } from './auth/callerCache.js'
+import type { CopyOut } from './db/copyOut.js'
 import { Permits } from './db/permits.js'
 import { OpenIndexes } from './analysis/similar/libraryIndex.js'
 import { Records } from './resources/core/records.js'
@@ -23,18 +24,21 @@ export interface AppServices {
   readonly tagSetPages: PageBoundaries
   /** the statements every tag export may run at once (tagSetExport.ts) */
   readonly exportPermits: Permits
+  /** the app's database's COPY … TO STDOUT, by which a tag export reads its batches (db/copyOut.ts) */
+  readonly copyOut: CopyOut
   /** the libraries' nearest-neighbour indexes opened for search by example (analysis/similar/libraryIndex.ts) */
   readonly similarIndexes: OpenIndexes
 }
 
-/** The services of a new app; `accelerated`: the configuration's MAS_ACCELERATORS. */
-export function appServices(accelerated: boolean): AppServices {
+/** The services of a new app; `accelerated`: the configuration's MAS_ACCELERATORS; `copyOut`: its database's. */
+export function appServices(accelerated: boolean, copyOut: CopyOut): AppServices {
   return {
     callers: new CallerCache(),
     records: new Records(accelerators(accelerated)),
     reviewDecisions: decisionBatches(),
     tagSetPages: new PageBoundaries(),
     exportPermits: new Permits(EXPORT_STATEMENTS),
+    copyOut,
     similarIndexes: new OpenIndexes(),
   }
 }

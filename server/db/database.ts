@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { attachCluster, DATABASE, type ClusterOptions } from './cluster.js'
 import { migrationProvider } from './migrations/index.js'
+import { copyOutOf, type CopyOut } from './copyOut.js'
 import { preparingPool, type StatementCount } from './prepared.js'
 import type { DB } from './schema.js'
 
@@ -29,11 +30,13 @@ export interface Database {
   url: string
   /** the statements sent to it since it was opened */
   readonly statements: StatementCount
+  /** COPY … TO STDOUT's bytes (copyOut.ts) */
+  readonly copyOut: CopyOut
   close(): Promise<void>
 }
 
 /** A pool over the PostgreSQL at `url`: timestamps stay the strings they are, statements are prepared (prepared.ts). */
-function pool(url: string, opts: DatabaseOptions): { db: Kysely<DB>; statements: StatementCount } {
+function pool(url: string, opts: DatabaseOptions): { db: Kysely<DB>; statements: StatementCount; copyOut: CopyOut } {
   const types: pg.CustomTypesConfig = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === TIMESTAMP_OID
@@ -50,7 +53,11 @@ function pool(url: string, opts: DatabaseOptions): { db: Kysely<DB>; statements:
   })
   survivingLostConnections(p)
   const statements: StatementCount = { sent: 0 }
-  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(p, statements) }) }), statements }
+  return {
+    db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(p, statements) }) }),
+    statements,
+    copyOut: copyOutOf(p, statements),
+  }
 }
 
 /**
@@ -68,8 +75,8 @@ export function survivingLostConnections(pool: pg.Pool): void {
 
 export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database> {
   if (opts.url) {
-    const { db, statements } = pool(opts.url, opts)
-    return { db, statements, kind: 'postgres', url: opts.url, close: () => db.destroy() }
+    const { db, statements, copyOut } = pool(opts.url, opts)
+    return { db, statements, copyOut, kind: 'postgres', url: opts.url, close: () => db.destroy() }
   }
   if (!opts.dataDir) throw new Error('openDatabase needs a url or a data directory')
   const cluster = await attachCluster(opts.dataDir, opts.cluster)
@@ -80,10 +87,11 @@ export async function openDatabase(opts: DatabaseOptions = {}): Promise<Database
     throw e
   }
   const url = cluster.url()
-  const { db, statements } = pool(url, opts)
+  const { db, statements, copyOut } = pool(url, opts)
   return {
     db,
     statements,
+    copyOut,
     kind: 'embedded',
     url,
     close: async () => {

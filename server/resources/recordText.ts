@@ -37,7 +37,8 @@ export function recordText(fields: Fields, alias: string): RawBuilder<string> | 
     if (f.writeOnly) continue
     const value = f.column ? valueText(f, sql.ref(`${alias}.${f.column}`)) : undefined
     if (!value) return null
-    parts.push(sql<string>`${`${parts.length ? ',' : '{'}${JSON.stringify(name)}:`}::text || ${value}`)
+    // the name is written into the statement, not a parameter, so that a COPY may hold it (db/copyOut.ts)
+    parts.push(sql<string>`${sql.lit(`${parts.length ? ',' : '{'}${JSON.stringify(name)}:`)}::text || ${value}`)
   }
   return parts.length ? sql<string>`${sql.join(parts, sql` || `)} || '}'` : sql<string>`'{}'`
 }

@@ -407,4 +407,21 @@ test('tagSet/{id}/tags.ndjson?fields= keeps only the fields named, in the record
   assert.is(hidden.statusCode, 404, 'fields= does not open a set to who may not read it')
 })
 
+test('tagSet/{id}/tags.ndjson of a set of exactly two batches, or of none, answers its tags and nothing more, a batch in two statements', async () => {
+  const ids = async (set: number) =>
+    (await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', set).orderBy('id').execute()).map((r) => r.id)
+  const [two, none] = [await makeTagSet(t.db, owner, lib), await makeTagSet(t.db, owner, lib)]
+  await insertRandom(two, 5000)
+  await insertRandom(two, 5000)
+  const before = t.database.statements.sent
+  const res = await t.call('GET', `${API}/tagSet/${two}/tags.ndjson?fields=id`, { as: owner })
+  const sent = t.database.statements.sent - before
+  assert.is(res.statusCode, 200)
+  assert.is(res.body, (await ids(two)).map((id) => `{"id":${id}}\n`).join(''))
+  // the caller and the set read, the count, then for each batch its end and its COPY, and the end found after the last
+  assert.ok(sent <= 8, `${sent} statements`)
+  const empty = await t.call('GET', `${API}/tagSet/${none}/tags.ndjson`, { as: owner })
+  assert.equal([empty.statusCode, empty.body, empty.headers['x-total-count']], [200, '', '0'])
+})
+
 test.run()
