@@ -38,16 +38,13 @@ export class AoefWriter {
   constructor(private readonly opts: AoefContext) {}
 
   /** Tags of the document, in its order. */
-  async add(tags: readonly TagRecord[]): Promise<void> {
-    let events = ''
-    let annotations = ''
+  add(tags: readonly TagRecord[]): void {
     for (const t of tags) {
       this.files.add(Number(t.mediaFile))
       const before = this.added++ === 0 ? '[\n   ' : ',\n   '
-      annotations += before + this.annotationText(t)
-      events += before + this.eventText(t)
+      this.annotations.append(before + this.annotationText(t))
+      this.events.append(before + this.eventText(t))
     }
-    await Promise.all([this.events.addText(events), this.annotations.addText(annotations)])
   }
 
   /** Lets go of the tags kept on disk. */

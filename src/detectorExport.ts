@@ -59,7 +59,7 @@ const kaleidoscopeColumns = (ctx: ExportContext): CsvColumns => [
 /** An export in a detector's format: the tags are handed to `add` as they are downloaded, and written by `finish`;
  * `close` lets go of what the export kept on disk. */
 export interface DetectorExport {
-  add(tags: readonly TagRecord[]): Promise<void>
+  add(tags: readonly TagRecord[]): void
   finish(): Promise<void>
   close(): void
   /** the only fields of a tag record it reads (undefined: whole records) */
@@ -180,7 +180,7 @@ class LabelStore {
 function audacityExport(ctx: ExportContext, perFile: string | undefined): DetectorExport {
   const labels = new LabelStore()
   return {
-    async add(tags) {
+    add(tags) {
       for (const t of tags) labels.add(t)
     },
     async finish() {

@@ -22,7 +22,6 @@ export class DetectorTable {
   private readonly extra: string[] = []
   private readonly known = new Set<string>()
   private rows = 0
-  private bytes = 0
   /** of each row: the length of its text before its mas_review cell's comma, and of its whole text (UTF-16 units) */
   private lengths = new Uint32Array(2 * 1024)
   /** where the rows made with each number of annotation columns begin: [row, byte] when the count became k+1 */
@@ -36,19 +35,15 @@ export class DetectorTable {
   }
 
   /** Makes the rows of `tags`, after those before, and keeps them. */
-  async add(tags: readonly TagRecord[]): Promise<void> {
-    let text = ''
+  add(tags: readonly TagRecord[]): void {
     for (const t of tags) {
       const notes = annotationsOf(t)
       for (const k in notes)
         if (!this.known.has(k)) {
           this.known.add(k)
           if (this.fixed.has(k) || OWN.includes(k)) continue
-          // rows from here on have this column: the text so far is kept, so that the place where they begin is known
-          await this.keep(text)
-          text = ''
           this.extra.push(k)
-          this.widened.push({ row: this.rows, byte: this.bytes })
+          this.widened.push({ row: this.rows, byte: this.spool.length })
         }
       let row = ''
       for (let i = 0; i < this.columns.length; i++) {
@@ -59,9 +54,8 @@ export class DetectorTable {
       const before = row.length
       row += `,${csvField(this.review(Number(t.id)))},${t.provenance ? csvField(JSON.stringify(t.provenance)) : ''}\r\n`
       this.remember(before, row.length)
-      text += row
+      this.spool.append(row)
     }
-    await this.keep(text)
   }
 
   /** The header, then every row, to `out`. */
@@ -111,11 +105,5 @@ export class DetectorTable {
     this.lengths[2 * this.rows] = before
     this.lengths[2 * this.rows + 1] = length
     this.rows++
-  }
-
-  private async keep(text: string): Promise<void> {
-    if (!text) return
-    this.bytes += Buffer.byteLength(text)
-    await this.spool.addText(text)
   }
 }

@@ -80,7 +80,7 @@ ${CAMTRAP_DP_HELP}`
       for await (const page of tagSetTagPages<TagRecord>(this.api, tagSet.id, counted, (detector ?? writer)?.fields)) {
         progress?.tick(page.length)
         if (detector) {
-          await detector.add(page)
+          detector.add(page)
           continue
         }
         if (!writer) {
