@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { ApiClient } from './api.js'
 import { AoefWriter } from './aoefWriter.js'
@@ -193,6 +193,9 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
         for (const own of files.values()) await writeStdout(audacityLabels(labels.labels(own), ctx))
         return
       }
+      // written one after another, each at once: the command has nothing else to do meanwhile, and a write handed to
+      // the thread pool and awaited cost a track about a millisecond of waiting (BENCHMARKS.md)
+      const made = new Set<string>()
       for (const [id, own] of files) {
         const path = join(
           perFile,
@@ -201,8 +204,10 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
             .split('/')
             .filter((p) => p !== '' && p !== '.' && p !== '..'),
         )
-        await mkdir(dirname(path), { recursive: true })
-        await writeFile(path, audacityLabels(labels.labels(own), ctx))
+        const folder = dirname(path)
+        if (!made.has(folder)) mkdirSync(folder, { recursive: true })
+        made.add(folder)
+        writeFileSync(path, audacityLabels(labels.labels(own), ctx))
       }
       stderr(`Wrote ${files.size} label track${files.size === 1 ? '' : 's'} below ${perFile}`)
     },
