@@ -99,15 +99,16 @@ const TAGS: TagRecord[] = [
   { id: 13, mediaFile: 2, tagClass: 5, startTime: 7, endTime: 9, minFrequency: 200, maxFrequency: 900, strength: 0.1 },
 ]
 
-async function aoefOf(tags: TagRecord[], batch: number): Promise<string> {
-  const writer = new AoefWriter({
-    alias: (id) => `site/rec${id}.WAV`,
-    duration: (id) => id * 60,
-    sampleRate: () => 48000,
-    className: (id) => (id === 5 ? 'Turdus merula' : 'Parus major'),
-    review: (id) => (id === 12 ? 'yes' : undefined),
-    now: '2026-06-01T05:00:00.000Z',
-  })
+/** What a writer of an export that waits for its last tag writes of `tags`, handed to it `batch` at a time. */
+async function textWritten(
+  writer: {
+    add(tags: readonly TagRecord[]): void
+    write(out: (text: string | Uint8Array) => Promise<void>): Promise<void>
+    close(): void
+  },
+  tags: TagRecord[],
+  batch: number,
+): Promise<string> {
   try {
     for (let i = 0; i < tags.length; i += batch) writer.add(tags.slice(i, i + batch))
     const out: Buffer[] = []
@@ -119,6 +120,20 @@ async function aoefOf(tags: TagRecord[], batch: number): Promise<string> {
     writer.close()
   }
 }
+
+const aoefOf = (tags: TagRecord[], batch: number) =>
+  textWritten(
+    new AoefWriter({
+      alias: (id) => `site/rec${id}.WAV`,
+      duration: (id) => id * 60,
+      sampleRate: () => 48000,
+      className: (id) => (id === 5 ? 'Turdus merula' : 'Parus major'),
+      review: (id) => (id === 12 ? 'yes' : undefined),
+      now: '2026-06-01T05:00:00.000Z',
+    }),
+    tags,
+    batch,
+  )
 
 test('the AOEF document written in pieces is the one JSON.stringify writes, and reads back as the tags', async () => {
   for (const batch of [1, 2, 10]) {
@@ -203,24 +218,12 @@ function tableOf(columns: CsvColumns, tags: TagRecord[], review: (id: number) =>
     .join('')
 }
 
-async function detectorTableOf(
+const detectorTableOf = (
   columns: CsvColumns,
   tags: TagRecord[],
   review: (id: number) => string | undefined,
   batch: number,
-) {
-  const table = new DetectorTable(columns, review)
-  try {
-    for (let i = 0; i < tags.length; i += batch) table.add(tags.slice(i, i + batch))
-    const out: Buffer[] = []
-    await table.write(async (text) => {
-      out.push(Buffer.from(text))
-    })
-    return Buffer.concat(out).toString('utf8')
-  } finally {
-    table.close()
-  }
-}
+) => textWritten(new DetectorTable(columns, review), tags, batch)
 
 test("a detector's CSV made as its tags come is the one made from all of them: columns first seen late are put into the rows before", async () => {
   const columns: CsvColumns = [
