@@ -28,22 +28,32 @@ const EVENTS = '\u0000sound_events\u0000'
 const ANNOTATIONS = '\u0000sound_event_annotations\u0000'
 
 export class AoefWriter {
-  private readonly tagIds = new Map<string, number>()
+  /** the document's tags: their ids by key, then value, and their keys and values in the order of their ids */
+  private readonly tagIds = new Map<string, Map<string, number>>()
+  private readonly tagList: Array<{ key: string; value: string }> = []
+  /** a recording's uuid, by media file */
+  private readonly recordingUuids = new Map<number, string>()
+  /** a provenance note's message as JSON, by the provenance's JSON (the tags of one import share theirs) */
+  private readonly provenanceMessages = new Map<string, string>()
+  private readonly nowText: string
   private readonly files = new Set<number>()
   /** the items of the document's two long lists, as JSON.stringify(…, null, 1) writes them there */
   private readonly events = Spool.open()
   private readonly annotations = Spool.open()
   private added = 0
 
-  constructor(private readonly opts: AoefContext) {}
+  constructor(private readonly opts: AoefContext) {
+    this.nowText = JSON.stringify(opts.now)
+  }
 
   /** Tags of the document, in its order. */
   add(tags: readonly TagRecord[]): void {
     for (const t of tags) {
       this.files.add(Number(t.mediaFile))
       const before = this.added++ === 0 ? '[\n   ' : ',\n   '
-      this.annotations.append(before + this.annotationText(t))
-      this.events.append(before + this.eventText(t))
+      const event = uuidOf(2, Number(t.id))
+      this.annotations.append(before + this.annotationText(t, event))
+      this.events.append(before + this.eventText(t, event))
     }
   }
 
@@ -59,10 +69,7 @@ export class AoefWriter {
     const data = {
       uuid: uuidOf(5, 0),
       collection_type: 'annotation_set',
-      tags: [...this.tagIds.keys()].map((k, id) => {
-        const [key, value] = k.split('\u0000')
-        return { id, key, value }
-      }),
+      tags: this.tagList.map(({ key, value }, id) => ({ id, key, value })),
       recordings: [...this.files].map((id) => ({
         uuid: uuidOf(1, id),
         path: opts.alias(id),
@@ -88,10 +95,30 @@ export class AoefWriter {
   }
 
   private tagId(key: string, value: string): number {
-    const k = `${key}\u0000${value}`
-    let id = this.tagIds.get(k)
-    if (id === undefined) this.tagIds.set(k, (id = this.tagIds.size))
+    let values = this.tagIds.get(key)
+    if (values === undefined) this.tagIds.set(key, (values = new Map<string, number>()))
+    let id = values.get(value)
+    if (id === undefined) {
+      values.set(value, (id = this.tagList.length))
+      this.tagList.push({ key, value })
+    }
     return id
+  }
+
+  private recordingUuid(mediaFile: number): string {
+    let uuid = this.recordingUuids.get(mediaFile)
+    if (uuid === undefined) this.recordingUuids.set(mediaFile, (uuid = uuidOf(1, mediaFile)))
+    return uuid
+  }
+
+  private provenanceMessage(provenance: unknown): string {
+    const text = JSON.stringify(provenance)
+    let message = this.provenanceMessages.get(text)
+    if (message === undefined) {
+      if (this.provenanceMessages.size >= 1000) this.provenanceMessages.clear()
+      this.provenanceMessages.set(text, (message = JSON.stringify(PROVENANCE_NOTE + text)))
+    }
+    return message
   }
 
   private tagsOf(t: TagRecord): number[] {
@@ -107,36 +134,43 @@ export class AoefWriter {
   // deep), written out here: that call and the indenting of its text were most of an export's time
   // (test/src/exportSpool.test.ts holds the document to the one JSON.stringify writes).
 
-  private eventText(t: TagRecord): string {
+  private eventText(t: TagRecord, uuid: string): string {
     const features =
       typeof t.strength === 'number' ? `,\n    "features": {\n     "strength": ${arrayItem(t.strength)}\n    }` : ''
     return (
-      `{\n    "uuid": "${uuidOf(2, Number(t.id))}",\n    "recording": "${uuidOf(1, Number(t.mediaFile))}",` +
+      `{\n    "uuid": "${uuid}",\n    "recording": "${this.recordingUuid(Number(t.mediaFile))}",` +
       `\n    "geometry": {\n     "type": "BoundingBox",\n     "coordinates": [` +
       `\n      ${arrayItem(t.startTime)},\n      ${arrayItem(t.minFrequency)},` +
       `\n      ${arrayItem(t.endTime)},\n      ${arrayItem(t.maxFrequency)}\n     ]\n    }${features}\n   }`
     )
   }
 
-  private annotationText(t: TagRecord): string {
+  private annotationText(t: TagRecord, event: string): string {
     const id = Number(t.id)
     const annotations = annotationsOf(t)
-    const now = JSON.stringify(this.opts.now)
+    const now = this.nowText
+    // a note whose message is given as its JSON
     const note = (n: number, message: string) =>
-      `{\n      "uuid": "${uuidOf(n, id)}",\n      "message": ${JSON.stringify(message)},` +
+      `{\n      "uuid": "${uuidOf(n, id)}",\n      "message": ${message},` +
       `\n      "is_issue": false,\n      "created_on": ${now}\n     }`
-    const notes = [
-      ...(typeof annotations.notes === 'string' ? [note(6, annotations.notes)] : []),
-      ...(t.provenance ? [note(4, PROVENANCE_NOTE + JSON.stringify(t.provenance))] : []),
-    ]
+    let notes = ''
+    if (typeof annotations.notes === 'string') notes = note(6, JSON.stringify(annotations.notes))
+    if (t.provenance) notes += (notes ? ',\n     ' : '') + note(4, this.provenanceMessage(t.provenance))
     return (
-      `{\n    "uuid": "${uuidOf(3, id)}",\n    "sound_event": "${uuidOf(2, id)}",` +
+      `{\n    "uuid": "${uuidOf(3, id)}",\n    "sound_event": "${event}",` +
       `\n    "tags": [\n     ${this.tagsOf(t).join(',\n     ')}\n    ],` +
-      (notes.length ? `\n    "notes": [\n     ${notes.join(',\n     ')}\n    ],` : '') +
+      (notes ? `\n    "notes": [\n     ${notes}\n    ],` : '') +
       `\n    "created_on": ${now}\n   }`
     )
   }
 }
 
 /** A value as JSON.stringify writes it in an array (where undefined is null). */
-const arrayItem = (value: unknown): string => (value === undefined ? 'null' : (JSON.stringify(value) ?? 'null'))
+const arrayItem = (value: unknown): string =>
+  typeof value === 'number'
+    ? Number.isFinite(value)
+      ? String(value) // what JSON.stringify writes of a finite number, without its generic path
+      : 'null'
+    : value === undefined
+      ? 'null'
+      : (JSON.stringify(value) ?? 'null')
