@@ -10,6 +10,7 @@ import type { Review } from './records.js'
 import { DetectorTable, type CsvColumns } from './detectorTable.js'
 import { annotationsOf, CSV_COLUMNS, type TagRecord } from './tagFormats.js'
 import { tagSetNamed } from '../server/named.js'
+import { withRoom } from '../server/typedArrays.js'
 
 // `mas tag export` in the detectors' and labelling tools' formats (docs/decisions.md §32), read back by `mas tag
 // import`: BirdNET-Analyzer's CSV and Kaleidoscope's CSV (their columns, the tags' annotations in the columns they
@@ -120,14 +121,8 @@ class LabelStore {
   private floats = new Float64Array(4 * 1024) // startTime, endTime, minFrequency, maxFrequency
 
   add(t: TagRecord): void {
-    if (3 * (this.size + 1) > this.ints.length) {
-      const ints = new Int32Array(this.ints.length * 2)
-      ints.set(this.ints)
-      this.ints = ints
-      const floats = new Float64Array(this.floats.length * 2)
-      floats.set(this.floats)
-      this.floats = floats
-    }
+    this.ints = withRoom(this.ints, 3 * (this.size + 1))
+    this.floats = withRoom(this.floats, 4 * (this.size + 1))
     const i = this.size++
     const { ints, floats } = this
     ints[3 * i] = Number(t.id)

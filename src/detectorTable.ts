@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder'
+import { withRoom } from '../server/typedArrays.js'
 import { Spool } from './spool.js'
 import { annotationsOf, csvField, type TagRecord } from './tagFormats.js'
 
@@ -97,11 +98,7 @@ export class DetectorTable {
   }
 
   private remember(before: number, length: number): void {
-    if (2 * (this.rows + 1) > this.lengths.length) {
-      const more = new Uint32Array(this.lengths.length * 2)
-      more.set(this.lengths)
-      this.lengths = more
-    }
+    this.lengths = withRoom(this.lengths, 2 * (this.rows + 1))
     this.lengths[2 * this.rows] = before
     this.lengths[2 * this.rows + 1] = length
     this.rows++

@@ -1,5 +1,6 @@
 import { open, rm, type FileHandle } from 'node:fs/promises'
 import { seededRandom } from '../random.js'
+import { withRoom } from '../../typedArrays.js'
 import { headerBytes, quantised, readFully, regions, type InvertedFileShape } from './invertedFile.js'
 import { loadUsearch, type UsearchIndex } from './usearch.js'
 
@@ -108,13 +109,7 @@ class Column<T extends Uint32Array | BigUint64Array> {
   length = 0
   constructor(private values: T) {}
   push(from: T): void {
-    if (this.length + from.length > this.values.length) {
-      const grown = new (this.values.constructor as new (n: number) => T)(
-        Math.max(2 * this.values.length, this.length + from.length),
-      )
-      grown.set(this.values.subarray(0, this.length) as never)
-      this.values = grown
-    }
+    this.values = withRoom(this.values, this.length + from.length)
     this.values.set(from as never, this.length)
     this.length += from.length
   }
