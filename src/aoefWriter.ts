@@ -31,12 +31,11 @@ export class AoefWriter {
   /** the document's tags: their ids by key, then value, and their keys and values in the order of their ids */
   private readonly tagIds = new Map<string, Map<string, number>>()
   private readonly tagList: Array<{ key: string; value: string }> = []
-  /** a recording's uuid, by media file */
-  private readonly recordingUuids = new Map<number, string>()
+  /** the document's recordings: each tagged media file's uuid, in the order of their first tags */
+  private readonly recordings = new Map<number, string>()
   /** a provenance note's message as JSON, by the provenance's JSON (the tags of one import share theirs) */
   private readonly provenanceMessages = new Map<string, string>()
   private readonly nowText: string
-  private readonly files = new Set<number>()
   /** the items of the document's two long lists, as JSON.stringify(…, null, 1) writes them there */
   private readonly events = Spool.open()
   private readonly annotations = Spool.open()
@@ -49,7 +48,6 @@ export class AoefWriter {
   /** Tags of the document, in its order. */
   add(tags: readonly TagRecord[]): void {
     for (const t of tags) {
-      this.files.add(Number(t.mediaFile))
       const before = this.added++ === 0 ? '[\n   ' : ',\n   '
       const event = uuidOf(2, Number(t.id))
       this.annotations.append(before + this.annotationText(t, event))
@@ -70,8 +68,8 @@ export class AoefWriter {
       uuid: uuidOf(5, 0),
       collection_type: 'annotation_set',
       tags: this.tagList.map(({ key, value }, id) => ({ id, key, value })),
-      recordings: [...this.files].map((id) => ({
-        uuid: uuidOf(1, id),
+      recordings: [...this.recordings].map(([id, uuid]) => ({
+        uuid,
         path: opts.alias(id),
         duration: opts.duration(id) ?? 0,
         channels: 1,
@@ -105,9 +103,10 @@ export class AoefWriter {
     return id
   }
 
+  /** The uuid of a tag's recording, which is then one of the document's. */
   private recordingUuid(mediaFile: number): string {
-    let uuid = this.recordingUuids.get(mediaFile)
-    if (uuid === undefined) this.recordingUuids.set(mediaFile, (uuid = uuidOf(1, mediaFile)))
+    let uuid = this.recordings.get(mediaFile)
+    if (uuid === undefined) this.recordings.set(mediaFile, (uuid = uuidOf(1, mediaFile)))
     return uuid
   }
 
