@@ -13,6 +13,8 @@ const BAND_COUNTS: KeptDeltas = {
   keys: ['tag_class_id', 'band'],
   deltas: ['delta'],
   dropZero: true,
+  // no foreign key to the tag set (migration 2026_12_01_4201); its classes' keys stay
+  parents: { tag_set_id: 'tag_sets' },
 }
 
 export interface BandRow {
