@@ -13,8 +13,9 @@ const BAND_COUNTS: KeptDeltas = {
   keys: ['tag_class_id', 'band'],
   deltas: ['delta'],
   dropZero: true,
-  // no foreign key to the tag set (migration 2026_12_01_4201); its classes' keys stay
+  // no foreign key to the tag set or the class (migrations 2026_12_01_4201, 4202)
   parents: { tag_set_id: 'tag_sets' },
+  keyParents: { tag_class_id: 'tag_classes' },
 }
 
 export interface BandRow {

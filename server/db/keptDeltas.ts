@@ -23,6 +23,9 @@ export interface KeptDeltas {
   /** for a table without foreign keys: the table each scope column refers to, whose records the fold locks
    * against deletion until it commits and without which it writes nothing (their deletion removes the rows) */
   parents?: Record<string, string>
+  /** likewise for key columns: the table each refers to, whose records of the folded rows the fold locks; a
+   * key whose record is gone keeps no row (its deletion removes the rows) */
+  keyParents?: Record<string, string>
 }
 
 /** Whether a fold's scope read to have `rows` rows, over `keys` distinct keys, has gathered enough to fold. */
@@ -45,6 +48,22 @@ export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<
         )}
         for key share)`
     : sql``
+  const keyParents = Object.entries(kept.keyParents ?? {})
+  const lockKeyParents = sql.join(
+    keyParents.map(
+      ([column, table], i) => sql`, ${sql.id(`k${i}`)} as (select p.id from ${sql.table(table)} as p
+        where p.id in (select g.${sql.ref(column)} from gone g) for key share of p)`,
+    ),
+    sql``,
+  )
+  const keyParentsLocked = keyParents.length
+    ? sql`where ${sql.join(
+        keyParents.map(
+          ([column], i) => sql`${sql.ref(column)} in (select ${sql.id(`k${i}`)}.id from ${sql.id(`k${i}`)})`,
+        ),
+        sql` and `,
+      )}`
+    : sql``
   const conditions = [
     ...(kept.dropZero ? [sql`sum(${sql.ref(kept.deltas[0])}) <> 0`] : []),
     ...(parents.length ? [sql`exists (select from parents)`] : []),
@@ -52,9 +71,11 @@ export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<
   const having = conditions.length ? sql`having ${sql.join(conditions, sql` and `)}` : sql``
   try {
     await sql`with gone as (delete from ${sql.table(kept.table)} where ${where}
-        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})${lockParents}
+        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})${lockParents}${lockKeyParents}
       insert into ${sql.table(kept.table)} (${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})
-      select ${sql.join([...grouped, ...sums])} from gone group by ${sql.join(grouped)} ${having}`.execute(db)
+      select ${sql.join([...grouped, ...sums])} from gone ${keyParentsLocked} group by ${sql.join(grouped)} ${having}`.execute(
+      db,
+    )
   } catch {
     // a record of the scope deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
   }

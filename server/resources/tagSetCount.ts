@@ -82,8 +82,8 @@ export function parseKeptCount(key: KeptKey, text: unknown): TagSetCount & { ver
 }
 
 /** The rows kept per tag set, and per tag set and class or media file (a KeptKey's `by`). */
-// the kept-count tables have no foreign key to the tag set (migration 2026_12_01_4201), nor tag_file_counts to
-// the media file (2026_11_29_3501): a fold locks them instead
+// the kept-count tables have no foreign key to the tag set (migration 2026_12_01_4201), to the class
+// (2026_12_01_4202) or to the media file (2026_11_29_3501): a fold locks them instead
 const TAG_SET_COUNTS: KeptDeltas = {
   table: 'tag_set_tag_counts',
   scope: ['tag_set_id'],
@@ -99,7 +99,7 @@ const keyCounts = (column: keyof typeof KEPT_TABLES, parents?: KeptDeltas['paren
   parents,
 })
 const KEY_COUNTS = {
-  tag_class_id: keyCounts('tag_class_id', { tag_set_id: 'tag_sets' }),
+  tag_class_id: keyCounts('tag_class_id', { tag_set_id: 'tag_sets', tag_class_id: 'tag_classes' }),
   media_file_id: keyCounts('media_file_id', { tag_set_id: 'tag_sets', media_file_id: 'media_files' }),
 }
 

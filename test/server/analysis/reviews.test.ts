@@ -441,4 +441,28 @@ test('the kept counts by band: many single writes are folded by the summary and 
   )
 })
 
+test('a fold of the band counts keeps no row of a class that is gone, and locks those it keeps', async () => {
+  const strengths = Array.from({ length: 80 }, (_, i) => (i % 20) / 20)
+  const { tagSet, tagClass } = await tagSetWith(strengths)
+  // the kept rows have no foreign key to the class (migration 2026_12_01_4202): rows of a class deleted while a
+  // fold ran are the case, made here directly
+  const gone =
+    (
+      await t.db
+        .selectFrom('tag_classes')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirstOrThrow()
+    ).id! + 1000
+  await t.db
+    .insertInto('tag_band_counts')
+    .values(Array.from({ length: 5 }, () => ({ tag_set_id: tagSet, tag_class_id: gone, band: 3, delta: 1 })))
+    .execute()
+  assert.ok((await foldCrowdedBandCounts(t.db)) >= 1)
+  const byBand = (await tagsByBand(t.db, tagSet)).sort((x, y) => x.band - y.band)
+  assert.equal(
+    byBand,
+    Array.from({ length: 10 }, (_, band) => ({ tag_class_id: tagClass, band, tags: 8 })),
+  )
+})
+
 test.run()

@@ -225,51 +225,56 @@ async function keptRows(set: number): Promise<number[]> {
   )
 }
 
-test("a create's kept-count rows are not checked against the tag set again: no foreign key to it, no unread key", async () => {
+test("a create's kept-count rows are not checked against their parents again: no foreign key, no unread key", async () => {
   const keys = (
     await sql<{ table: string; type: string; refers: string | null }>`select c.conrelid::regclass::text as table,
       c.contype as type, c.confrelid::regclass::text as refers from pg_constraint c
       where c.conrelid = any(${sql.val([...KEPT_TABLES])}::regclass[]) and c.contype in ('f', 'p')
       order by 1, 2, 3`.execute(t.db)
   ).rows
-  // the class keys stay (a fold of the band rows writes them without locking the classes); the set's pages'
-  // version is tag_set_tag_counts' id
-  assert.equal(keys, [
-    { table: 'tag_band_counts', type: 'f', refers: 'tag_classes' },
-    { table: 'tag_class_counts', type: 'f', refers: 'tag_classes' },
-    { table: 'tag_set_tag_counts', type: 'p', refers: '-' },
-  ])
+  // the set's pages' version is tag_set_tag_counts' id
+  assert.equal(keys, [{ table: 'tag_set_tag_counts', type: 'p', refers: '-' }])
 })
 
-test("a tag deleted while its tag set is deleted leaves none of the set's kept-count rows behind", async () => {
-  const { tagSet: set, mediaFile: f, tagClass: k } = await makeRecords(t, owner)
-  const tag = await makeTag(t.db, owner, { tagSet: set, mediaFile: f, tagClass: k })
-  await makeTag(t.db, owner, { tagSet: set, mediaFile: f, tagClass: k })
-  let release!: () => void
-  const held = new Promise<void>((r) => (release = r))
-  let deleted!: () => void
-  const tagDeleted = new Promise<void>((r) => (deleted = r))
-  // the tag's delete appends its rows (-1) while the set still exists, and commits after the set's delete began
-  const writer = t.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('tags').where('id', '=', tag).execute()
-    deleted()
-    await held
+for (const parent of ['tagSet', 'tagClass'] as const)
+  test(`a tag deleted while its ${parent} is deleted leaves none of the kept-count rows behind`, async () => {
+    const { tagSet: set, mediaFile: f, tagClass: k } = await makeRecords(t, owner)
+    const tag = await makeTag(t.db, owner, { tagSet: set, mediaFile: f, tagClass: k })
+    await makeTag(t.db, owner, { tagSet: set, mediaFile: f, tagClass: k })
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let deleted!: () => void
+    const tagDeleted = new Promise<void>((r) => (deleted = r))
+    // the tag's delete appends its rows (-1) while the parent still exists, and commits after the parent's
+    // delete began
+    const writer = t.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('tags').where('id', '=', tag).execute()
+      deleted()
+      await held
+    })
+    await tagDeleted
+    const parentDelete = t.call('DELETE', `${API}/${parent}/${parent === 'tagSet' ? set : k}/`, { as: owner })
+    let waited = false
+    for (let i = 0; i < 100 && !waited; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+        where wait_event_type = 'Lock' and query ilike '%delete%'`.execute(t.db)
+      waited = Number(waiting.rows[0].n) > 0
+    }
+    release()
+    await writer
+    assert.is((await parentDelete).statusCode, 204)
+    assert.ok(waited, "the parent's delete waited for the tag's")
+    if (parent === 'tagSet') assert.equal(await keptRows(set), [0, 0, 0, 0])
+    // the class's rows, and the set's other rows (the file's, the set's) exact
+    else {
+      for (const table of ['tag_class_counts', 'tag_band_counts'] as const) {
+        const left = await t.db.selectFrom(table).select('tag_set_id').where('tag_class_id', '=', k).execute()
+        assert.is(left.length, 0, table)
+      }
+      await assertExact(set)
+    }
   })
-  await tagDeleted
-  const setDelete = t.call('DELETE', `${API}/tagSet/${set}/`, { as: owner })
-  let waited = false
-  for (let i = 0; i < 100 && !waited; i++) {
-    await new Promise((r) => setTimeout(r, 50))
-    const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
-      where wait_event_type = 'Lock' and query ilike '%delete%'`.execute(t.db)
-    waited = Number(waiting.rows[0].n) > 0
-  }
-  release()
-  await writer
-  assert.is((await setDelete).statusCode, 204)
-  assert.ok(waited, "the set's delete waited for the tag's")
-  assert.equal(await keptRows(set), [0, 0, 0, 0])
-})
 
 test('deleting a tag set, or its library, takes its count rows along', async () => {
   const { library: ownLib, tagSet: set, mediaFile: f, tagClass: k } = await makeRecords(t, owner)
