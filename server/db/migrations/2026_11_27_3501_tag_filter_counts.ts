@@ -14,7 +14,8 @@ import { sql, type Kysely } from 'kysely'
 // Rows of a deleted tag set, class or media file go with it (cascade); the delete and update triggers append
 // none for them.
 
-const inserted = sql`
+/** the insert trigger's body this migration made (migration 2026_12_01_4202 goes back to it) */
+export const inserted = sql`
     declare
       user_ids integer[]; tag_class_ids integer[]; tag_set_ids integer[]; media_file_ids integer[];
     begin

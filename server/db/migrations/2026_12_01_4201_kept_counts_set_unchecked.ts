@@ -14,12 +14,36 @@ import { sql, type Kysely } from 'kysely'
 // deleted (the triggers of one event fire in the order of their names): a tag deleted by another transaction
 // meanwhile has committed its own row by then, so it goes too. It replaces the trigger of 2026_11_29_3501 that
 // did this for tag_file_counts alone, before the tags. tag_set_tag_counts keeps its id, the version of a tag
-// set's pages (server/resources/tagSetCount.ts), and the class foreign keys stay: a fold of a tag set's band
-// rows writes a row for each class without locking them.
+// set's pages (server/resources/tagSetCount.ts), and the class foreign keys stay (until 2026_12_01_4202): a fold of
+// a tag set's band rows wrote a row for each class without locking them.
 
 const KEPT = ['tag_set_tag_counts', 'tag_class_counts', 'tag_file_counts', 'tag_band_counts'] as const
 const SET_CHECKED = ['tag_set_tag_counts', 'tag_class_counts', 'tag_band_counts'] as const
 const UNREAD_IDS = ['tag_class_counts', 'tag_file_counts', 'tag_band_counts'] as const
+
+/** A statement trigger `<parents>_emptied_counts` (and its function `kept_counts_of_<parents>_deleted`) that deletes
+ * the rows of `tables` whose `column` names a deleted record of `parents`. By its name it runs after the parent's
+ * other delete triggers, among them the one that deletes its tags. */
+export async function keptRowsGoWith(
+  db: Kysely<any>,
+  parents: 'tag_sets' | 'tag_classes',
+  column: 'tag_set_id' | 'tag_class_id',
+  tables: readonly string[],
+): Promise<void> {
+  const fn = sql.id(`kept_counts_of_${parents}_deleted`)
+  await sql`create function ${fn}() returns trigger language plpgsql as $$
+    begin
+      ${sql.join(
+        tables.map(
+          (t) => sql`delete from ${sql.table(t)} k where k.${sql.id(column)} in (select o.id from old_parents o);`,
+        ),
+        sql` `,
+      )}
+      return null;
+    end$$`.execute(db)
+  await sql`create trigger ${sql.id(`${parents}_emptied_counts`)} after delete on ${sql.table(parents)}
+    referencing old table as old_parents for each statement execute function ${fn}()`.execute(db)
+}
 
 export async function up(db: Kysely<any>): Promise<void> {
   for (const table of SET_CHECKED)
@@ -28,17 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_pkey`)}`.execute(db)
   await sql`drop trigger tag_file_counts_gone on tag_sets`.execute(db)
   await sql`drop function tag_file_counts_of_tag_sets_deleted()`.execute(db)
-  await sql`create function kept_counts_of_tag_sets_deleted() returns trigger language plpgsql as $$
-    begin
-      ${sql.join(
-        KEPT.map((t) => sql`delete from ${sql.table(t)} k where k.tag_set_id in (select o.id from old_parents o);`),
-        sql` `,
-      )}
-      return null;
-    end$$`.execute(db)
-  // after tag_sets_delete_tags and tag_sets_deleted, by name
-  await sql`create trigger tag_sets_emptied_counts after delete on tag_sets referencing old table as old_parents
-    for each statement execute function kept_counts_of_tag_sets_deleted()`.execute(db)
+  await keptRowsGoWith(db, 'tag_sets', 'tag_set_id', KEPT)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely'
+import { inserted as insertedByKind } from './2026_11_27_3501_tag_filter_counts.js'
+import { keptRowsGoWith } from './2026_12_01_4201_kept_counts_set_unchecked.js'
 
 // A create's parents locked in one statement, and the kept counts without their foreign keys to the class
 // (docs/decisions.md, "Writes that cost what one insert costs"; BENCHMARKS.md has the figures).
@@ -48,40 +50,13 @@ const lockedOnce = sql`
       end if;${counted}
     end`
 
-// as migration 2026_11_27_3501 left it
-const lockedByKind = sql`
-    declare
-      user_ids integer[]; tag_class_ids integer[]; tag_set_ids integer[]; media_file_ids integer[];
-    begin
-      select array_agg(distinct n.user_id), array_agg(distinct n.tag_class_id), array_agg(distinct n.tag_set_id),
-          array_agg(distinct n.media_file_id)
-        into user_ids, tag_class_ids, tag_set_ids, media_file_ids from new_tags n;
-      if user_ids is null then
-        return null; -- nothing was inserted
-      end if;
-      -- the references' check of migration 2026_11_22_0005 (each parent locked against deletion until the commit)
-      perform tag_parents_locked(user_ids, tag_class_ids, tag_set_ids, media_file_ids);${counted}
-    end`
-
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create or replace function tags_inserted() returns trigger language plpgsql as $$${lockedOnce}$$`.execute(
     db,
   )
   for (const table of CLASS_CHECKED)
     await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_tag_class_id_fkey`)}`.execute(db)
-  await sql`create function kept_counts_of_tag_classes_deleted() returns trigger language plpgsql as $$
-    begin
-      ${sql.join(
-        CLASS_CHECKED.map(
-          (t) => sql`delete from ${sql.table(t)} k where k.tag_class_id in (select o.id from old_parents o);`,
-        ),
-        sql` `,
-      )}
-      return null;
-    end$$`.execute(db)
-  // after tag_classes_delete_tags and tag_classes_deleted, by name
-  await sql`create trigger tag_classes_emptied_counts after delete on tag_classes referencing old table as old_parents
-    for each statement execute function kept_counts_of_tag_classes_deleted()`.execute(db)
+  await keptRowsGoWith(db, 'tag_classes', 'tag_class_id', CLASS_CHECKED)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -94,7 +69,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_tag_class_id_fkey`)}
       foreign key (tag_class_id) references tag_classes (id) on delete cascade`.execute(db)
   }
-  await sql`create or replace function tags_inserted() returns trigger language plpgsql as $$${lockedByKind}$$`.execute(
+  await sql`create or replace function tags_inserted() returns trigger language plpgsql as $$${insertedByKind}$$`.execute(
     db,
   )
 }
