@@ -14,8 +14,7 @@ const BAND_COUNTS: KeptDeltas = {
   deltas: ['delta'],
   dropZero: true,
   // no foreign key to the tag set or the class (migrations 2026_12_01_4201, 4202)
-  parents: { tag_set_id: 'tag_sets' },
-  keyParents: { tag_class_id: 'tag_classes' },
+  parents: { tag_set_id: 'tag_sets', tag_class_id: 'tag_classes' },
 }
 
 export interface BandRow {

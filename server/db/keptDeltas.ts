@@ -20,12 +20,10 @@ export interface KeptDeltas {
   deltas: string[]
   /** a folded key whose first delta sums to zero keeps no row */
   dropZero?: boolean
-  /** for a table without foreign keys: the table each scope column refers to, whose records the fold locks
-   * against deletion until it commits and without which it writes nothing (their deletion removes the rows) */
+  /** for a table without foreign keys: the table each scope or key column refers to. The fold locks the records
+   * its rows name against deletion until it commits, and writes no row naming one that is gone (their deletion
+   * removes the rows). */
   parents?: Record<string, string>
-  /** likewise for key columns: the table each refers to, whose records of the folded rows the fold locks; a
-   * key whose record is gone keeps no row (its deletion removes the rows) */
-  keyParents?: Record<string, string>
 }
 
 /** Whether a fold's scope read to have `rows` rows, over `keys` distinct keys, has gathered enough to fold. */
@@ -39,45 +37,31 @@ export async function foldKept(db: Db, kept: KeptDeltas, at: number[]): Promise<
     sql` and `,
   )
   const sums = kept.deltas.map((d) => sql`sum(${sql.ref(d)})`)
+  // each parent's records that the rows name, locked; a row naming one that is gone is left out
   const parents = Object.entries(kept.parents ?? {})
-  const lockParents = parents.length
-    ? sql`, parents as (select from ${sql.join(parents.map(([, table], i) => sql`${sql.table(table)} as ${sql.id(`p${i}`)}`))}
-        where ${sql.join(
-          parents.map(([column], i) => sql`${sql.id(`p${i}`)}.id = ${at[kept.scope.indexOf(column)]}`),
-          sql` and `,
-        )}
-        for key share)`
-    : sql``
-  const keyParents = Object.entries(kept.keyParents ?? {})
-  const lockKeyParents = sql.join(
-    keyParents.map(
-      ([column, table], i) => sql`, ${sql.id(`k${i}`)} as (select p.id from ${sql.table(table)} as p
+  const lockParents = sql.join(
+    parents.map(
+      ([column, table], i) => sql`, ${sql.id(`p${i}`)} as (select p.id from ${sql.table(table)} as p
         where p.id in (select g.${sql.ref(column)} from gone g) for key share of p)`,
     ),
     sql``,
   )
-  const keyParentsLocked = keyParents.length
+  const parentsLocked = parents.length
     ? sql`where ${sql.join(
-        keyParents.map(
-          ([column], i) => sql`${sql.ref(column)} in (select ${sql.id(`k${i}`)}.id from ${sql.id(`k${i}`)})`,
-        ),
+        parents.map(([column], i) => sql`${sql.ref(column)} in (select ${sql.id(`p${i}`)}.id from ${sql.id(`p${i}`)})`),
         sql` and `,
       )}`
     : sql``
-  const conditions = [
-    ...(kept.dropZero ? [sql`sum(${sql.ref(kept.deltas[0])}) <> 0`] : []),
-    ...(parents.length ? [sql`exists (select from parents)`] : []),
-  ]
-  const having = conditions.length ? sql`having ${sql.join(conditions, sql` and `)}` : sql``
+  const having = kept.dropZero ? sql`having sum(${sql.ref(kept.deltas[0])}) <> 0` : sql``
   try {
     await sql`with gone as (delete from ${sql.table(kept.table)} where ${where}
-        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})${lockParents}${lockKeyParents}
+        returning ${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})${lockParents}
       insert into ${sql.table(kept.table)} (${sql.join([...grouped, ...kept.deltas.map((d) => sql.ref(d))])})
-      select ${sql.join([...grouped, ...sums])} from gone ${keyParentsLocked} group by ${sql.join(grouped)} ${having}`.execute(
+      select ${sql.join([...grouped, ...sums])} from gone ${parentsLocked} group by ${sql.join(grouped)} ${having}`.execute(
       db,
     )
   } catch {
-    // a record of the scope deleted meanwhile, or two folds meeting: the rows stay as they are, still exact
+    // two folds meeting, or a fold and a parent's deletion in a deadlock: the rows stay as they are, still exact
   }
 }
 

@@ -81,9 +81,9 @@ export function parseKeptCount(key: KeptKey, text: unknown): TagSetCount & { ver
   return { count: Number(count), rows: Number(rows), version: parseTagSetCount(set.join(':')).version }
 }
 
-/** The rows kept per tag set, and per tag set and class or media file (a KeptKey's `by`). */
 // the kept-count tables have no foreign key to the tag set (migration 2026_12_01_4201), to the class
 // (2026_12_01_4202) or to the media file (2026_11_29_3501): a fold locks them instead
+/** The rows kept per tag set, and per tag set and class or media file (a KeptKey's `by`). */
 const TAG_SET_COUNTS: KeptDeltas = {
   table: 'tag_set_tag_counts',
   scope: ['tag_set_id'],
@@ -91,16 +91,17 @@ const TAG_SET_COUNTS: KeptDeltas = {
   deltas: ['delta', 'machine_delta', 'user_delta'],
   parents: { tag_set_id: 'tag_sets' },
 }
-const keyCounts = (column: keyof typeof KEPT_TABLES, parents?: KeptDeltas['parents']): KeptDeltas => ({
+/** `column`'s kept counts, whose fold locks the tag set and the record of `parent` each names */
+const keyCounts = (column: keyof typeof KEPT_TABLES, parent: string): KeptDeltas => ({
   table: KEPT_TABLES[column],
   scope: ['tag_set_id', column],
   keys: [],
   deltas: ['delta'],
-  parents,
+  parents: { tag_set_id: 'tag_sets', [column]: parent },
 })
 const KEY_COUNTS = {
-  tag_class_id: keyCounts('tag_class_id', { tag_set_id: 'tag_sets', tag_class_id: 'tag_classes' }),
-  media_file_id: keyCounts('media_file_id', { tag_set_id: 'tag_sets', media_file_id: 'media_files' }),
+  tag_class_id: keyCounts('tag_class_id', 'tag_classes'),
+  media_file_id: keyCounts('media_file_id', 'media_files'),
 }
 
 /** Fold the rows of `key` read to have `rows` of them, when they are many. */

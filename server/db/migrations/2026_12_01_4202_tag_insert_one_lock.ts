@@ -15,7 +15,7 @@ import { keptRowsGoWith } from './2026_12_01_4201_kept_counts_set_unchecked.js'
 //
 // tag_class_counts and tag_band_counts kept a foreign key to the class, each a locking lookup of the class the
 // statement had just locked. Their rows are written by the tags' triggers after that lock, or by a fold that
-// locks the classes it writes rows for (server/db/keptDeltas.ts, `parents` and `keyParents`). A deleted
+// locks the classes it writes rows for (server/db/keptDeltas.ts, `parents`). A deleted
 // class's rows are removed by a statement trigger on tag_classes after its tags are, as 2026_12_01_4201 does
 // for a tag set.
 
