@@ -14,6 +14,18 @@ import { sql, type Kysely } from 'kysely'
 // Rows of a deleted tag set, class or media file go with it (cascade); the delete and update triggers append
 // none for them.
 
+/** the insert trigger's kept counts, one row a tag set, class and media file of the new tags (migration
+ * 2026_12_01_4202's trigger appends them too) */
+export const countsInserted = sql`
+      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
+        select n.tag_set_id, count(*), count(*) filter (where n.machine_tagged), count(*) filter (where n.user_tagged)
+        from new_tags n group by n.tag_set_id;
+      insert into tag_class_counts (tag_set_id, tag_class_id, delta)
+        select n.tag_set_id, n.tag_class_id, count(*) from new_tags n group by n.tag_set_id, n.tag_class_id;
+      insert into tag_file_counts (tag_set_id, media_file_id, delta)
+        select n.tag_set_id, n.media_file_id, count(*) from new_tags n group by n.tag_set_id, n.media_file_id;
+      return null;`
+
 /** the insert trigger's body this migration made (migration 2026_12_01_4202 goes back to it) */
 export const inserted = sql`
     declare
@@ -26,15 +38,7 @@ export const inserted = sql`
         return null; -- nothing was inserted
       end if;
       -- the references' check of migration 2026_11_22_0005 (each parent locked against deletion until the commit)
-      perform tag_parents_locked(user_ids, tag_class_ids, tag_set_ids, media_file_ids);
-      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
-        select n.tag_set_id, count(*), count(*) filter (where n.machine_tagged), count(*) filter (where n.user_tagged)
-        from new_tags n group by n.tag_set_id;
-      insert into tag_class_counts (tag_set_id, tag_class_id, delta)
-        select n.tag_set_id, n.tag_class_id, count(*) from new_tags n group by n.tag_set_id, n.tag_class_id;
-      insert into tag_file_counts (tag_set_id, media_file_id, delta)
-        select n.tag_set_id, n.media_file_id, count(*) from new_tags n group by n.tag_set_id, n.media_file_id;
-      return null;
+      perform tag_parents_locked(user_ids, tag_class_ids, tag_set_ids, media_file_ids);${countsInserted}
     end`
 
 const deleted = sql`

@@ -9,7 +9,8 @@ import { sql, type Kysely } from 'kysely'
 // removal of a deleted tag set's or media file's rows, is done by a statement trigger on each, after the
 // cascade of their tags.
 
-const parentsDeleted = (column: 'tag_set_id' | 'media_file_id') => sql`
+/** the body of the trigger that removes a deleted parent's rows (migration 2026_12_01_4201 goes back to it) */
+export const parentsDeleted = (column: 'tag_set_id' | 'media_file_id') => sql`
     begin
       delete from tag_file_counts k where k.${sql.raw(column)} in (select o.id from old_parents o);
       return null;

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { parentsDeleted } from './2026_11_29_3501_tag_file_counts_unchecked.js'
 
 // The kept counts' rows without the checks a tag's create paid for again (docs/decisions.md, "Writes that cost
 // what one insert costs"). Every statement that creates tags appends one row to each of four kept-count tables
@@ -58,11 +59,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop trigger tag_sets_emptied_counts on tag_sets`.execute(db)
   await sql`drop function kept_counts_of_tag_sets_deleted()`.execute(db)
-  await sql`create function tag_file_counts_of_tag_sets_deleted() returns trigger language plpgsql as $$
-    begin
-      delete from tag_file_counts k where k.tag_set_id in (select o.id from old_parents o);
-      return null;
-    end$$`.execute(db)
+  await sql`create function tag_file_counts_of_tag_sets_deleted() returns trigger language plpgsql as $$${parentsDeleted('tag_set_id')}$$`.execute(
+    db,
+  )
   await sql`create trigger tag_file_counts_gone after delete on tag_sets referencing old table as old_parents
     for each statement execute function tag_file_counts_of_tag_sets_deleted()`.execute(db)
   for (const table of UNREAD_IDS) await sql`alter table ${sql.table(table)} add primary key (id)`.execute(db)

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { inserted as insertedByKind } from './2026_11_27_3501_tag_filter_counts.js'
+import { countsInserted, inserted as insertedByKind } from './2026_11_27_3501_tag_filter_counts.js'
 import { keptRowsGoWith } from './2026_12_01_4201_kept_counts_set_unchecked.js'
 
 // A create's parents locked in one statement, and the kept counts without their foreign keys to the class
@@ -21,16 +21,6 @@ import { keptRowsGoWith } from './2026_12_01_4201_kept_counts_set_unchecked.js'
 
 const CLASS_CHECKED = ['tag_class_counts', 'tag_band_counts'] as const
 
-const counted = sql`
-      insert into tag_set_tag_counts (tag_set_id, delta, machine_delta, user_delta)
-        select n.tag_set_id, count(*), count(*) filter (where n.machine_tagged), count(*) filter (where n.user_tagged)
-        from new_tags n group by n.tag_set_id;
-      insert into tag_class_counts (tag_set_id, tag_class_id, delta)
-        select n.tag_set_id, n.tag_class_id, count(*) from new_tags n group by n.tag_set_id, n.tag_class_id;
-      insert into tag_file_counts (tag_set_id, media_file_id, delta)
-        select n.tag_set_id, n.media_file_id, count(*) from new_tags n group by n.tag_set_id, n.media_file_id;
-      return null;`
-
 const lockedOnce = sql`
     begin
       if (with users_locked as (select p.id from users p where p.id in (select n.user_id from new_tags n)
@@ -47,7 +37,7 @@ const lockedOnce = sql`
           or n.media_file_id not in (select l.id from files_locked l))) then
         raise exception using errcode = 'foreign_key_violation',
           message = 'a tag refers to a user, tag class, tag set or media file that does not exist';
-      end if;${counted}
+      end if;${countsInserted}
     end`
 
 export async function up(db: Kysely<any>): Promise<void> {
