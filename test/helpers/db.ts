@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { attachCluster, THROWAWAY_SETTINGS, LAPTOP_SETTINGS } from '../../server/db/cluster.js'
 import { migrate, openDatabase, type Database } from '../../server/db/database.js'
+import type { DB } from '../../server/db/schema.js'
 import { tempDir } from './tempDir.js'
 
 // One PostgreSQL for the whole test run: an embedded cluster started once in a temporary folder (or, with
@@ -96,4 +97,15 @@ export async function testDatabase(from?: string): Promise<Database> {
       await fresh.drop()
     },
   }
+}
+
+/** Until a session of `db`'s database waits for a lock in a statement that holds `text` (five seconds at most). */
+export async function untilLockWait(db: Kysely<DB>, text: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and position(${text} in query) > 0`.execute(db)
+    if (r.rows[0].n > 0) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`no statement waits: ${text}`)
 }

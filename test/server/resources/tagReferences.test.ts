@@ -1,10 +1,10 @@
-import { sql } from 'kysely'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tagSetTagCount } from '../../../server/resources/tagSetCount.js'
 import { suiteApp, type TestUser } from '../../helpers/app.js'
 import { makeMediaFile, makeTag, makeTagClass } from '../../helpers/records.js'
 import { makeRecords, tagRefs } from '../../helpers/world.js'
+import { untilLockWait } from '../../helpers/db.js'
 
 // A tag's user, tag class, tag set and media file are checked by statement triggers, not foreign
 // keys (migration 0005): a tag can never refer to a missing record, and deleting a record deletes
@@ -123,17 +123,6 @@ test('deleting a library deletes the tags of its tag sets and media files', asyn
   assert.equal(await tagsOf('media_file_id', refs.mediaFile), [])
 })
 
-/** Until a statement of another connection waits for a lock. */
-async function untilWaiting(text: string) {
-  for (let i = 0; i < 500; i++) {
-    const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where wait_event_type = 'Lock' and position(${text} in query) > 0`.execute(t.db)
-    if (r.rows[0].n > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  assert.unreachable(`no statement waits: ${text}`)
-}
-
 // Concurrent transactions. The media file is the parent here: a tag set is also locked by the count row
 // its tags add.
 test('PostgreSQL: a media file deleted while its tags go in waits for them and takes them along', async () => {
@@ -142,7 +131,7 @@ test('PostgreSQL: a media file deleted while its tags go in waits for them and t
   await t.db.transaction().execute(async (trx) => {
     await makeTag(trx as any, owner, refs)
     deleting = t.db.deleteFrom('media_files').where('id', '=', refs.mediaFile).execute()
-    await untilWaiting('delete from "media_files"')
+    await untilLockWait(t.db, 'delete from "media_files"')
   })
   await deleting
   assert.equal(await tagsOf('media_file_id', refs.mediaFile), [])
@@ -157,7 +146,7 @@ test('PostgreSQL: tags sent for a media file being deleted are refused once the 
       () => 'stored',
       (e) => e,
     )
-    await untilWaiting('insert into "tags"')
+    await untilLockWait(t.db, 'insert into "tags"')
   })
   const outcome = await inserting
   assert.is((outcome as { code?: string }).code, '23503', String(outcome))

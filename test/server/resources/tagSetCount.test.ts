@@ -5,6 +5,7 @@ import { foldCrowdedTagSets, tagSetTagCount } from '../../../server/resources/ta
 import { suiteApp, type TestUser } from '../../helpers/app.js'
 import { grant, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../../helpers/records.js'
 import { makeRecords } from '../../helpers/world.js'
+import { untilLockWait } from '../../helpers/db.js'
 
 // The count of tagSet/{id}/tags/, and of tag/?tagSet={id}, comes from rows kept by triggers, not from
 // count(*): it must equal count(*) after every kind of write, and be the caller's.
@@ -254,17 +255,14 @@ for (const parent of ['tagSet', 'tagClass'] as const)
     })
     await tagDeleted
     const parentDelete = t.call('DELETE', `${API}/${parent}/${parent === 'tagSet' ? set : k}/`, { as: owner })
-    let waited = false
-    for (let i = 0; i < 100 && !waited; i++) {
-      await new Promise((r) => setTimeout(r, 50))
-      const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
-        where wait_event_type = 'Lock' and query ilike '%delete%'`.execute(t.db)
-      waited = Number(waiting.rows[0].n) > 0
+    try {
+      // the parent's delete waits for the tag's
+      await untilLockWait(t.db, `delete from "${parent === 'tagSet' ? 'tag_sets' : 'tag_classes'}"`)
+    } finally {
+      release()
     }
-    release()
     await writer
     assert.is((await parentDelete).statusCode, 204)
-    assert.ok(waited, "the parent's delete waited for the tag's")
     if (parent === 'tagSet') assert.equal(await keptRows(set), [0, 0, 0, 0])
     // the class's rows, and the set's other rows (the file's, the set's) exact
     else {
