@@ -1,5 +1,6 @@
 import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
 import { Spool } from './spool.js'
+import { textMemo } from './textMemo.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
 // A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
@@ -33,8 +34,8 @@ export class AoefWriter {
   private readonly tagList: Array<{ key: string; value: string }> = []
   /** the document's recordings: each tagged media file's uuid, in the order of their first tags */
   private readonly recordings = new Map<number, string>()
-  /** a provenance note's message as JSON, by the provenance's JSON (the tags of one import share theirs) */
-  private readonly provenanceMessages = new Map<string, string>()
+  /** a provenance note's message as JSON, of the provenance's JSON (the tags of one import share theirs) */
+  private readonly provenanceMessage = textMemo((text) => JSON.stringify(PROVENANCE_NOTE + text))
   private readonly nowText: string
   /** the items of the document's two long lists, as JSON.stringify(…, null, 1) writes them there */
   private readonly events = Spool.open()
@@ -110,16 +111,6 @@ export class AoefWriter {
     return uuid
   }
 
-  private provenanceMessage(provenance: unknown): string {
-    const text = JSON.stringify(provenance)
-    let message = this.provenanceMessages.get(text)
-    if (message === undefined) {
-      if (this.provenanceMessages.size >= 1000) this.provenanceMessages.clear()
-      this.provenanceMessages.set(text, (message = JSON.stringify(PROVENANCE_NOTE + text)))
-    }
-    return message
-  }
-
   private tagsOf(t: TagRecord): number[] {
     const ids = [this.tagId('class', this.opts.className(Number(t.tagClass)) ?? String(t.tagClass))]
     for (const [key, value] of Object.entries(annotationsOf(t)))
@@ -154,7 +145,7 @@ export class AoefWriter {
       `\n      "is_issue": false,\n      "created_on": ${now}\n     }`
     let notes = ''
     if (typeof annotations.notes === 'string') notes = note(6, JSON.stringify(annotations.notes))
-    if (t.provenance) notes += (notes ? ',\n     ' : '') + note(4, this.provenanceMessage(t.provenance))
+    if (t.provenance) notes += (notes ? ',\n     ' : '') + note(4, this.provenanceMessage(JSON.stringify(t.provenance)))
     return (
       `{\n    "uuid": "${uuidOf(3, id)}",\n    "sound_event": "${event}",` +
       `\n    "tags": [\n     ${this.tagsOf(t).join(',\n     ')}\n    ],` +

@@ -1,24 +1,22 @@
 import { closeSync, createReadStream, openSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { temporaryFolder, type TemporaryFolder } from './temporaryFolder.js'
+import { Utf8Chunks } from './utf8Chunks.js'
 
 // Text kept on disk by an export that needs all of its tags before its first line (a header naming every annotation
 // column, a document listing its vocabulary first): what follows that line, made as the tags come, in a temporary
 // file, so the export's memory does not grow with the tag set and the tags are read once (a second download could
 // see tags added meanwhile, whose columns the header would lack). The file goes when the spool is closed.
 //
-// Each piece of text is encoded into one buffer, reused, written to the file whenever it is full. A batch's text
-// joined first into one string and written as it was cost more than the rest of an AOEF export: the string's pieces
-// gathered, then encoded, a third of the command's time at 10^6 tags (BENCHMARKS.md); written where the page
-// cache takes it, a megabyte is written in well under a millisecond.
+// Each piece of text is encoded into one buffer, reused, written to the file whenever it is full (src/utf8Chunks.ts):
+// written where the page cache takes it, a megabyte is written in well under a millisecond.
 
-/** the bytes encoded before they are written */
-const BUFFER = 1 << 20
+/** the bytes read back at once: each piece is awaited by its writer, 64 KB pieces cost a tenth of a large AOEF export */
+const READ_CHUNK = 1 << 20
 
 export class Spool {
   private fd: number | undefined
-  private buffer = Buffer.allocUnsafe(BUFFER)
-  private used = 0
+  private readonly text = new Utf8Chunks((bytes) => this.writeOut(bytes), true)
   private written = 0
 
   /** `folder` goes also when the process ends first (an interrupted export) */
@@ -36,26 +34,25 @@ export class Spool {
 
   /** Keeps `text` as it is, after what was kept before. A write that fails (a full disk) throws here. */
   append(text: string): void {
-    // at most 3 bytes of UTF-8 for each UTF-16 unit
-    if (this.used + 3 * text.length > this.buffer.length) {
-      this.writeBuffer()
-      if (3 * text.length > this.buffer.length) this.buffer = Buffer.allocUnsafe(3 * text.length)
-    }
-    this.used += this.buffer.write(text, this.used)
+    this.text.append(text)
   }
 
   /** The bytes kept so far. */
   get length(): number {
-    return this.written + this.used
+    return this.written + this.text.pending
   }
 
   /** What was kept, as the bytes of its text (UTF-8) from byte `start` to before `end` (else to the last), a piece
    * at a time. */
   async *bytes(start = 0, end?: number): AsyncGenerator<Buffer> {
-    this.writeBuffer()
+    this.text.flush()
     if (end !== undefined && end <= start) return
     if (start >= this.written) return
-    yield* createReadStream(this.path, { start, end: end === undefined ? undefined : end - 1 }) as AsyncIterable<Buffer>
+    yield* createReadStream(this.path, {
+      start,
+      end: end === undefined ? undefined : end - 1,
+      highWaterMark: READ_CHUNK,
+    }) as AsyncIterable<Buffer>
   }
 
   close(): void {
@@ -64,10 +61,9 @@ export class Spool {
     this.folder.remove()
   }
 
-  private writeBuffer(): void {
+  private writeOut(bytes: Buffer): void {
     if (this.fd === undefined) throw new Error('the spool is closed')
-    for (let at = 0; at < this.used;) at += writeSync(this.fd, this.buffer, at, this.used - at)
-    this.written += this.used
-    this.used = 0
+    for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at, bytes.length - at)
+    this.written += bytes.length
   }
 }

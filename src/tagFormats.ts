@@ -1,4 +1,5 @@
 import { parseRef, type Ref } from './refs.js'
+import { textMemo } from './textMemo.js'
 
 // Tag files read by `mas tag import` and written by `mas tag export`:
 // CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]),
@@ -249,22 +250,28 @@ export function csvReader(
 }
 
 export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string {
-  return csvHeader(names) + csvRows(tags, names)
+  let out = csvHeader(names)
+  csvRows(tags, (text) => (out += text), textMemo(csvField), names)
+  return out
 }
 
 const csvHeader = (names?: ExportNames) =>
   [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : []), CSV_PROVENANCE].join(',') + '\n'
 
-function csvRows(tags: Iterable<TagRecord>, names?: ExportNames): string {
-  let out = ''
+/** The rows of `tags`, each to `out`; `jsonCell` makes a provenance's cell of its JSON (a textMemo of csvField). */
+function csvRows(
+  tags: Iterable<TagRecord>,
+  out: (row: string) => void,
+  jsonCell: (json: string) => string,
+  names?: ExportNames,
+): void {
   for (const t of tags) {
     let row = csvField(t[CSV_COLUMNS[0]])
     for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${csvField(t[CSV_COLUMNS[i]])}`
     if (names)
       row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
-    out += `${row},${csvField(t.provenance ? JSON.stringify(t.provenance) : '')}\n`
+    out(`${row},${t.provenance ? jsonCell(JSON.stringify(t.provenance)) : ''}\n`)
   }
-  return out
 }
 
 // ---- NDJSON -------------------------------------------------------------
@@ -320,8 +327,12 @@ export function writeJsonArray(tags: TagRecord[]): string {
 
 export function writeNdjson(tags: Iterable<TagRecord>): string {
   let out = ''
-  for (const t of tags) out += JSON.stringify(t) + '\n'
+  ndjsonRows(tags, (line) => (out += line))
   return out
+}
+
+function ndjsonRows(tags: Iterable<TagRecord>, out: (line: string) => void): void {
+  for (const t of tags) out(JSON.stringify(t) + '\n')
 }
 
 // ---- validation ---------------------------------------------------------
@@ -424,7 +435,8 @@ function show(v: unknown): string {
 
 export interface TagWriter {
   header: string
-  rows: (tags: TagRecord[]) => string
+  /** the text of `tags`, a piece at a time to `out` */
+  rows: (tags: TagRecord[], out: (text: string) => void) => void
   /** what ends the output, after the last rows */
   footer: () => string
   /** the only fields of a tag record `rows` reads (undefined: it writes whole records) */
@@ -436,18 +448,21 @@ export interface TagWriter {
  * beside the ids when given. */
 export function tagWriter(format: Exclude<TagFormat, 'raven'>, names?: ExportNames): TagWriter {
   const none = () => ''
-  if (format === 'ndjson') return { header: '', rows: writeNdjson, footer: none }
+  if (format === 'ndjson') return { header: '', rows: ndjsonRows, footer: none }
   if (format === 'json') {
     let written = 0
     return {
       header: '[',
-      rows: (tags) => tags.map((t) => `${written++ ? ',' : ''}\n${JSON.stringify(t)}`).join(''),
+      rows: (tags, out) => {
+        for (const t of tags) out(`${written++ ? ',' : ''}\n${JSON.stringify(t)}`)
+      },
       footer: () => `${written ? '\n' : ''}]\n`,
     }
   }
+  const provenanceCell = textMemo(csvField)
   return {
     header: csvHeader(names),
-    rows: (tags) => csvRows(tags, names),
+    rows: (tags, out) => csvRows(tags, out, provenanceCell, names),
     footer: none,
     fields: [...CSV_COLUMNS, CSV_PROVENANCE],
   }

@@ -4,7 +4,7 @@ import { failure } from '../../src/exits.js'
 import { ApiError, mapLimit } from '../../src/api.js'
 import { findTagSet, libraryNamed, mediaFiles, tagClasses, type FoundTagSet } from '../../src/lookup.js'
 import type { MediaFile, TagClass } from '../../src/records.js'
-import { Progress, stderr, writeStdout } from '../../src/output.js'
+import { Progress, stderr, StdoutText } from '../../src/output.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
@@ -67,6 +67,7 @@ ${CAMTRAP_DP_HELP}`
       format === 'raven' || isDetectorExport(format) || json
         ? undefined
         : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
+    const out = new StdoutText()
     let started = false
     let progress: Progress | undefined
     const counted = (n: number) => {
@@ -88,12 +89,17 @@ ${CAMTRAP_DP_HELP}`
           continue
         }
         if (!started) {
-          await writeStdout(writer.header)
+          out.append(writer.header)
           started = true
         }
-        await writeStdout(writer.rows(page))
+        writer.rows(page, out.append)
+        await out.drain()
       }
       await detector?.finish()
+    } catch (e) {
+      // what came before the failure is written, as it would have been page by page
+      await out.drain(true).catch(() => {})
+      throw e
     } finally {
       progress?.stop()
       detector?.close()
@@ -101,8 +107,9 @@ ${CAMTRAP_DP_HELP}`
     if (json) return all
     if (detector) return undefined
     if (writer) {
-      if (!started) await writeStdout(writer.header)
-      await writeStdout(writer.footer())
+      if (!started) out.append(writer.header)
+      out.append(writer.footer())
+      await out.drain(true)
       return undefined
     }
     await this.writeRaven(all, tagSet)
