@@ -11,6 +11,8 @@ import type { MediaFile, Review } from './records.js'
 import { loadNames, SENSORS, TAG_CLASSES, USERS } from './names.js'
 import { ravenFile, type RavenFile } from './raven.js'
 import { CSV_COLUMNS, csvField, type TagRecord } from './tagFormats.js'
+import { textMemo } from './textMemo.js'
+import { TextWriter } from './utf8Chunks.js'
 import { tagSetTagPages } from './tagSetStream.js'
 
 // `mas tag export --format camtrap-dp -o DIR`: a Camera Trap Data Package (Camtrap DP 1.0.2) of a tag set's tags,
@@ -423,6 +425,8 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   }
 
   const observations = createWriteStream(join(dir, 'observations.csv'))
+  const out = new TextWriter((bytes) => put(observations, bytes))
+  const provenanceCell = textMemo(csvField)
   const taxa = new Set<string>()
   let rows = 0
   let tagCount = 0
@@ -431,7 +435,6 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
     for await (const page of tagSetTagPages<TagRecord>(api, tagSet.id, x.onCount, OBSERVATION_FIELDS)) {
       tagCount += page.length
       await readOthers(page)
-      let text = ''
       for (const tag of page) {
         const status = statuses.get(Number(tag.id))
         if (flags['reviewed-only'] && status?.consensus !== 'yes') continue
@@ -442,14 +445,16 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
           className,
           userName,
           offset.suffix,
+          provenanceCell,
         )
         if (row.taxon) taxa.add(row.taxon)
-        text += row.text
+        out.append(row.text)
         rows++
       }
       x.onPage?.(page.length)
-      if (text) await put(observations, text)
+      await out.drain()
     }
+    await out.drain(true)
   } finally {
     observations.end()
     await once(observations, 'close')
@@ -538,7 +543,7 @@ async function readable<P extends RecordPath>(api: ApiClient, path: P, kind: str
   }
 }
 
-async function put(stream: WriteStream, text: string): Promise<void> {
+async function put(stream: WriteStream, text: string | Buffer): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain')
 }
 
@@ -571,6 +576,7 @@ function observationRow(
   className: (id: number) => string,
   userName: (id: number) => string,
   suffix: string,
+  provenanceCell: (json: string) => string,
 ): { text: string; taxon?: string } {
   const tagged = className(Number(tag.tagClass))
   const start = Number(tag.startTime)
@@ -618,7 +624,7 @@ function observationRow(
     `${tag.id},${csvField(r.deployment.id)},${r.file.id},,${eventStart},${eventEnd},media,${type},,${csvField(taxon)},,,,,,,,,,,,,` +
     `${method},${csvField(by)},${at},${probability ?? ''},,` +
     `,${num(tag.minFrequency)},${num(tag.maxFrequency)},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}` +
-    `,${csvField(tagged)},${provenance ? csvField(JSON.stringify(provenance)) : ''}\n`
+    `,${csvField(tagged)},${provenance ? provenanceCell(JSON.stringify(provenance)) : ''}\n`
   return { text, taxon }
 }
 

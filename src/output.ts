@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module'
 import type CliProgress from 'cli-progress'
-import { Utf8Chunks } from './utf8Chunks.js'
 
 // cli-progress (about 20 modules) is loaded only when a bar is drawn, on a terminal (docs/decisions.md, "Fast per command")
 const require = createRequire(import.meta.url)
@@ -262,18 +261,4 @@ function formatEta(seconds: number): string {
 export function writeStdout(text: string | Uint8Array): Promise<void> {
   if (!text.length) return Promise.resolve()
   return new Promise((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve())))
-}
-
-/** Text for stdout as it is made: encoded into buffers (src/utf8Chunks.ts), written by `drain`. */
-export class StdoutText {
-  private readonly filled: Buffer[] = []
-  private readonly chunks = new Utf8Chunks((bytes) => this.filled.push(bytes))
-
-  readonly append = (text: string): void => this.chunks.append(text)
-
-  /** Writes the buffers filled so far, and with `all` what is appended since too. */
-  async drain(all = false): Promise<void> {
-    if (all) this.chunks.flush()
-    for (let bytes = this.filled.shift(); bytes; bytes = this.filled.shift()) await writeStdout(bytes)
-  }
 }

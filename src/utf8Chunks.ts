@@ -39,3 +39,19 @@ export class Utf8Chunks {
     this.pass(bytes)
   }
 }
+
+/** Text for a writer as it is made: encoded into buffers (Utf8Chunks), each handed to `write` by `drain`. */
+export class TextWriter {
+  private readonly filled: Buffer[] = []
+  private readonly chunks = new Utf8Chunks((bytes) => this.filled.push(bytes))
+
+  constructor(private readonly write: (bytes: Buffer) => Promise<void>) {}
+
+  readonly append = (text: string): void => this.chunks.append(text)
+
+  /** Writes the buffers filled so far, and with `all` what is appended since too. */
+  async drain(all = false): Promise<void> {
+    if (all) this.chunks.flush()
+    for (let bytes = this.filled.shift(); bytes; bytes = this.filled.shift()) await this.write(bytes)
+  }
+}

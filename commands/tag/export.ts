@@ -4,7 +4,8 @@ import { failure } from '../../src/exits.js'
 import { ApiError, mapLimit } from '../../src/api.js'
 import { findTagSet, libraryNamed, mediaFiles, tagClasses, type FoundTagSet } from '../../src/lookup.js'
 import type { MediaFile, TagClass } from '../../src/records.js'
-import { Progress, stderr, StdoutText } from '../../src/output.js'
+import { Progress, stderr, writeStdout } from '../../src/output.js'
+import { TextWriter } from '../../src/utf8Chunks.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { TAG_FORMATS, tagWriter, type ExportNames, type TagRecord } from '../../src/tagFormats.js'
@@ -67,7 +68,7 @@ ${CAMTRAP_DP_HELP}`
       format === 'raven' || isDetectorExport(format) || json
         ? undefined
         : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
-    const out = new StdoutText()
+    const out = new TextWriter(writeStdout)
     let started = false
     let progress: Progress | undefined
     const counted = (n: number) => {
