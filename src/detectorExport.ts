@@ -67,18 +67,28 @@ export interface DetectorExport {
   fields?: readonly string[]
 }
 
-/** What a detector's table (BirdNET's, Kaleidoscope's) or an AOEF document reads of a tag: its place, class and
- * strength, its annotations (columns or tags of their own), id (for the decisions) and provenance. */
-const DETECTOR_EXPORT_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
+/** What an AOEF document reads of a tag: its place, class and strength, its annotations (tags of their own), id (its
+ * uuids, the decisions) and provenance. */
+const AOEF_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
+
+/** What a detector's table reads of a tag: what its columns name, its annotations (columns of their own), its
+ * provenance, and its id where there are decisions to look up. Each field left out is one the server need not write
+ * nor the command parse, for every tag (BENCHMARKS.md). */
+const tableFields = (tagged: readonly (typeof CSV_COLUMNS)[number][], decided: boolean): string[] => [
+  ...(decided ? ['id'] : []),
+  ...tagged,
+  'annotations',
+  'provenance',
+]
 
 /** A detector's CSV (src/detectorTable.ts): its rows made as the tags come, kept on disk until the header is known. */
-function csvExport(columns: CsvColumns, ctx: ExportContext): DetectorExport {
+function csvExport(columns: CsvColumns, ctx: ExportContext, fields: readonly string[]): DetectorExport {
   const table = new DetectorTable(columns, ctx.review)
   return {
     add: (tags) => table.add(tags),
     finish: () => table.write(writeStdout),
     close: () => table.close(),
-    fields: DETECTOR_EXPORT_FIELDS,
+    fields,
   }
 }
 
@@ -88,7 +98,7 @@ function aoefExport(writer: AoefWriter): DetectorExport {
     add: (tags) => writer.add(tags),
     finish: () => writer.write(writeStdout),
     close: () => writer.close(),
-    fields: DETECTOR_EXPORT_FIELDS,
+    fields: AOEF_FIELDS,
   }
 }
 
@@ -238,8 +248,19 @@ export async function detectorExport(
     displayName: (id) => classes.byId(id)?.displayName || undefined,
     review: (id) => decisions.get(id)?.join(';'),
   }
-  if (format === 'birdnet') return csvExport(birdnetColumns(ctx), ctx)
-  if (format === 'kaleidoscope') return csvExport(kaleidoscopeColumns(ctx), ctx)
+  const decided = decisions.size > 0
+  if (format === 'birdnet')
+    return csvExport(
+      birdnetColumns(ctx),
+      ctx,
+      tableFields(['mediaFile', 'tagClass', 'startTime', 'endTime', 'strength'], decided),
+    )
+  if (format === 'kaleidoscope')
+    return csvExport(
+      kaleidoscopeColumns(ctx),
+      ctx,
+      tableFields(['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'], decided),
+    )
   if (format === 'aoef') {
     const files = new Map(media.records.map((m) => [m.id, ravenFile(m)]))
     return aoefExport(
