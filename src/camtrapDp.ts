@@ -10,8 +10,7 @@ import type { FoundTagSet } from './lookup.js'
 import type { MediaFile, Review } from './records.js'
 import { loadNames, SENSORS, TAG_CLASSES, USERS } from './names.js'
 import { ravenFile, type RavenFile } from './raven.js'
-import { CSV_COLUMNS, csvField, type TagRecord } from './tagFormats.js'
-import { textMemo } from './textMemo.js'
+import { CSV_COLUMNS, csvField, provenanceCells, type TagRecord } from './tagFormats.js'
 import { TextWriter } from './utf8Chunks.js'
 import { tagSetTagPages } from './tagSetStream.js'
 
@@ -426,7 +425,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
 
   const observations = createWriteStream(join(dir, 'observations.csv'))
   const out = new TextWriter((bytes) => put(observations, bytes))
-  const provenanceCell = textMemo(csvField)
+  const provenanceCell = provenanceCells()
   const taxa = new Set<string>()
   let rows = 0
   let tagCount = 0
@@ -576,7 +575,7 @@ function observationRow(
   className: (id: number) => string,
   userName: (id: number) => string,
   suffix: string,
-  provenanceCell: (json: string) => string,
+  provenanceCell: (provenance: unknown) => string,
 ): { text: string; taxon?: string } {
   const tagged = className(Number(tag.tagClass))
   const start = Number(tag.startTime)
@@ -624,7 +623,7 @@ function observationRow(
     `${tag.id},${csvField(r.deployment.id)},${r.file.id},,${eventStart},${eventEnd},media,${type},,${csvField(taxon)},,,,,,,,,,,,,` +
     `${method},${csvField(by)},${at},${probability ?? ''},,` +
     `,${num(tag.minFrequency)},${num(tag.maxFrequency)},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}` +
-    `,${csvField(tagged)},${provenance ? provenanceCell(JSON.stringify(provenance)) : ''}\n`
+    `,${csvField(tagged)},${provenanceCell(provenance)}\n`
   return { text, taxon }
 }
 

@@ -1,8 +1,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import { withRoom } from '../server/typedArrays.js'
 import { Spool } from './spool.js'
-import { textMemo } from './textMemo.js'
-import { annotationsOf, csvField, type TagRecord } from './tagFormats.js'
+import { annotationsOf, csvField, provenanceCells, type TagRecord } from './tagFormats.js'
 
 // A detector's CSV (BirdNET-Analyzer's, Kaleidoscope's: docs/decisions.md §32) written as its tags come: the format's
 // columns, then every annotation the tags have that is not one of them, then mas_review and mas_provenance. The
@@ -23,7 +22,7 @@ export class DetectorTable {
   /** the annotation columns after the format's, in the order first seen */
   private readonly extra: string[] = []
   private readonly known = new Set<string>()
-  private readonly provenanceCell = textMemo(csvField)
+  private readonly provenanceCell = provenanceCells()
   private rows = 0
   /** of each row: the length of its text before its mas_review cell's comma, and of its whole text (UTF-16 units) */
   private lengths = new Uint32Array(2 * 1024)
@@ -55,7 +54,7 @@ export class DetectorTable {
       }
       for (const c of this.extra) row += `,${csvField(notes[c])}`
       const before = row.length
-      row += `,${csvField(this.review(Number(t.id)))},${t.provenance ? this.provenanceCell(JSON.stringify(t.provenance)) : ''}\r\n`
+      row += `,${csvField(this.review(Number(t.id)))},${this.provenanceCell(t.provenance)}\r\n`
       this.remember(before, row.length)
       this.spool.append(row)
     }

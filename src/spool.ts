@@ -46,7 +46,6 @@ export class Spool {
    * at a time. */
   async *bytes(start = 0, end?: number): AsyncGenerator<Buffer> {
     this.text.flush()
-    if (end !== undefined && end <= start) return
     const stop = Math.min(end ?? this.written, this.written)
     if (start >= stop) return
     // read at once, as the file was written: the page cache holds what was just written, and a read handed to the

@@ -192,6 +192,13 @@ export function csvRecords(text: string, separator = ','): { line: number; field
   return out
 }
 
+/** The CSV cell of a tag's provenance, its JSON text (empty without one), made once while tags share one: the
+ * tags of one import all do (src/textMemo.ts). One for each export. */
+export function provenanceCells(): (provenance: unknown) => string {
+  const cell = textMemo(csvField)
+  return (provenance) => (provenance ? cell(JSON.stringify(provenance)) : '')
+}
+
 export function csvField(v: unknown): string {
   if (v === undefined || v === null) return ''
   if (typeof v === 'number') return String(v) // most cells of an export: no character to quote
@@ -251,18 +258,18 @@ export function csvReader(
 
 export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string {
   let out = csvHeader(names)
-  csvRows(tags, (text) => (out += text), textMemo(csvField), names)
+  csvRows(tags, (text) => (out += text), provenanceCells(), names)
   return out
 }
 
 const csvHeader = (names?: ExportNames) =>
   [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : []), CSV_PROVENANCE].join(',') + '\n'
 
-/** The rows of `tags`, each to `out`; `jsonCell` makes a provenance's cell of its JSON (a textMemo of csvField). */
+/** The rows of `tags`, each to `out`, their provenance cells made by `provenanceCell` (provenanceCells). */
 function csvRows(
   tags: Iterable<TagRecord>,
   out: (row: string) => void,
-  jsonCell: (json: string) => string,
+  provenanceCell: (provenance: unknown) => string,
   names?: ExportNames,
 ): void {
   for (const t of tags) {
@@ -270,7 +277,7 @@ function csvRows(
     for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${csvField(t[CSV_COLUMNS[i]])}`
     if (names)
       row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
-    out(`${row},${t.provenance ? jsonCell(JSON.stringify(t.provenance)) : ''}\n`)
+    out(`${row},${provenanceCell(t.provenance)}\n`)
   }
 }
 
@@ -459,7 +466,7 @@ export function tagWriter(format: Exclude<TagFormat, 'raven'>, names?: ExportNam
       footer: () => `${written ? '\n' : ''}]\n`,
     }
   }
-  const provenanceCell = textMemo(csvField)
+  const provenanceCell = provenanceCells()
   return {
     header: csvHeader(names),
     rows: (tags, out) => csvRows(tags, out, provenanceCell, names),
