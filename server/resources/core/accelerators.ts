@@ -28,8 +28,18 @@ export interface CreateOf {
   scopeAsk: (values: Record<string, unknown>) => ScopeAsk | undefined
 }
 
+/** What the plain create gives a fast bulk create (an array body): whether rows identical to stored records are to be
+ * skipped, whether the answer holds the new records' ids alone (`?fields=id`) or whole records, the time stamped on
+ * them, and the access check of the new records (none for a site admin, or a resource anyone may create in). */
+export interface CreateManyOf {
+  onDuplicate: 'create' | 'skip'
+  answerIds: boolean
+  now: string
+  scope: { scope: Scope; flag: Flag } | null
+}
+
 /** The points where an accelerator may answer in the plain path's place. */
-export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'list', 'statement'] as const
+export const PATHS = ['rule', 'fetch', 'detail', 'checks', 'create', 'createMany', 'page', 'list', 'statement'] as const
 export type Path = (typeof PATHS)[number]
 
 /** How many times each path answered: the accelerator's (`fast`), or the plain one after it declined. */
@@ -68,6 +78,14 @@ export interface Accelerators {
     def: ResourceDef<T>,
     parsed: ParsedInput,
     of: CreateOf,
+  ): Promise<Result | null>
+  /** a bulk create (the items of an array body) of one shape and scope row made in one statement with its checks;
+   * null when the plain create must make it (then nothing was written) */
+  createMany<T extends TableName>(
+    ctx: Context,
+    def: ResourceDef<T>,
+    items: unknown[],
+    of: CreateManyOf,
   ): Promise<Result | null>
   /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase): JsonPages | null

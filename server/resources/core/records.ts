@@ -4,7 +4,16 @@ import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import type { ParsedInput, Referent } from '../../http/fields.js'
 import type { Query } from '../../http/list.js'
-import type { Accelerators, Ask, CreateOf, JsonPages, OwnStatement, PathCounts, ScopeAsk } from './accelerators.js'
+import type {
+  Accelerators,
+  Ask,
+  CreateManyOf,
+  CreateOf,
+  JsonPages,
+  OwnStatement,
+  PathCounts,
+  ScopeAsk,
+} from './accelerators.js'
 import type { Db, ListRequest, Rec, RecordRequest, ResourceDef } from './define.js'
 import type { CallerBase } from './listStatements.js'
 import { fetchFor, fetchRecord, readable, readableRecord, type Fetched } from './read.js'
@@ -101,6 +110,17 @@ export class Records {
     of: CreateOf,
   ): Promise<Result | null> {
     return this.#fast.create(ctx, def, parsed, of)
+  }
+
+  /** A bulk create (an array body's items) made in one statement with its checks, or null when the plain path makes
+   * it. */
+  createMany<T extends TableName>(
+    ctx: Context,
+    def: ResourceDef<T>,
+    items: unknown[],
+    of: CreateManyOf,
+  ): Promise<Result | null> {
+    return this.#fast.createMany(ctx, def, items, of)
   }
 
   /** A write's check statement compiled once for its shape, or null when the plain path builds it. */

@@ -22,7 +22,9 @@ import { VALUE_KIND } from './valueKinds.js'
 //                   storedCondition)]
 //                returning id, <the record's JSON>)
 //   select input.ord, ins.__json from ins left join input on input.id = ins.id
-// Compiled once per shape with stand-ins (statements.ts), as a single create's statement is.
+// Compiled once per shape with stand-ins (statements.ts), as a single create's statement is. A bulk create of one
+// shape and tag set (an import's batch, createMany.ts) is made by the same statement, given its columns' arrays, and
+// answered with the new ids alone (`RETURNING id`) when only they are asked for.
 
 /** What every create of a batch shares: the caller, the references checked, the scope row, the columns
  * given and the kind of each value. */
@@ -46,26 +48,40 @@ export async function insertBatch<T extends TableName>(
   rows: AnyRow[],
 ): Promise<string[] | null> {
   const asks = asksOver(def, shape.asks, rows)
-  const checks = checkCount(asks, shape.scopeAsk)
+  const values = shape.columns.map((c) => rows.map((r) => r[c]))
+  return (await insertColumns(plans, db, def, key, { ...shape, asks }, values, 'json')) as string[] | null
+}
+
+/** What a batch's INSERT answers of each row: its record's JSON (`compiled.json.returned`), or its id alone. */
+export type BatchAnswer = 'json' | 'id'
+
+/** insertBatch of rows given as one array of values per column of `shape.columns`, whose asks name every id the
+ * rows refer to: each row's answer (its JSON text, or its id), in the rows' order; null when a check did not pass
+ * (then nothing was written). */
+export async function insertColumns<T extends TableName>(
+  plans: StatementCache<Plan>,
+  db: Db,
+  def: ResourceDef<T>,
+  key: string,
+  shape: BatchShape,
+  values: unknown[][],
+  answer: BatchAnswer,
+): Promise<Array<string | number> | null> {
+  const count = values[0]?.length ?? 0
+  const checks = checkCount(shape.asks, shape.scopeAsk)
   const types = columnTypes(def)
-  const arrays = shape.columns.map((c) =>
-    arrayParameter(
-      types.get(c)!,
-      rows.map((r) => r[c]),
-    ),
-  )
-  const plan = plans.get(def, shape.caller, `batch|${key}`, () => planBatch(def, shape.caller, shape))
+  const arrays = shape.columns.map((c, i) => arrayParameter(types.get(c)!, values[i]))
+  const plan = plans.get(def, shape.caller, `batch|${answer}|${key}`, () => planBatch(def, shape.caller, shape, answer))
   const query = plan
-    ? bind(plan, [...checkSlots(shape.caller, asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
-    : compileBatch(def, { ...shape, asks }, arrays, checks)
+    ? bind(plan, [...checkSlots(shape.caller, shape.asks, shape.scopeAsk, kindsOf(shape.scopeAsk)), ...arrays, checks])
+    : compileBatch(def, shape, arrays, checks, answer)
   const inserted = (await db.executeQuery(query)).rows
   if (!inserted.length) return null
-  const answers: string[] = new Array(rows.length)
-  for (const r of inserted) answers[Number(r.ord) - 1] = r.__json as string
+  const answers: Array<string | number> = new Array(count)
+  for (const r of inserted) answers[Number(r.ord) - 1] = answer === 'json' ? (r.__json as string) : Number(r.id)
   // all or none were inserted, each in its own place: anything else is a fault, never answered
-  if (inserted.length !== rows.length || answers.some((a) => typeof a !== 'string')) {
-    throw new Error(`a batch of ${rows.length} creates inserted ${inserted.length} rows`)
-  }
+  if (inserted.length !== count || answers.some((a) => a === undefined || a === null))
+    throw new Error(`a batch of ${count} creates inserted ${inserted.length} rows`)
   return answers
 }
 
@@ -80,7 +96,12 @@ export function asksOver<T extends TableName>(def: ResourceDef<T>, asks: Ask[], 
   })
 }
 
-function planBatch<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, shape: BatchShape): Plan | null {
+function planBatch<T extends TableName>(
+  def: ResourceDef<T>,
+  kind: CallerKind,
+  shape: BatchShape,
+  answer: BatchAnswer,
+): Plan | null {
   const kinds = kindsOf(shape.scopeAsk)
   const sets = ([0, 1] as const).map((set) => {
     const checks = standInChecks(set, kind, shape.asks, shape.scopeAsk, kinds)
@@ -96,6 +117,7 @@ function planBatch<T extends TableName>(def: ResourceDef<T>, kind: CallerKind, s
         { ...shape, caller: s.checks.caller, asks: s.checks.asks, scopeAsk: s.checks.scopeAsk },
         s.arrays,
         s.count,
+        answer,
       ),
   )
 }
@@ -105,6 +127,7 @@ function compileBatch<T extends TableName>(
   shape: BatchShape,
   arrays: unknown[],
   checks: number,
+  answer: BatchAnswer,
 ): CompiledQuery<AnyRow> {
   const types = columnTypes(def)
   const table: string = def.table
@@ -112,7 +135,7 @@ function compileBatch<T extends TableName>(
   const unnest = sql.join(arrays.map((a, i) => sql`${a}::${sql.raw(types.get(columns[i])!)}[]`))
   const names = sql.join(columns.map((c) => sql.id(c)))
   // the inserted row is named by its table in RETURNING
-  const json = def.compiled.json.returned!
+  const json = def.compiled.json.returned
   // every row, or none, passes the checks against stored records (a single create's storedCondition): made over
   // each group's greatest values where the resource says it may (storedConditionGroups), else over every row
   const stored = def.storedCondition?.((c) =>
@@ -147,12 +170,16 @@ function compileBatch<T extends TableName>(
                 q.where(sql<boolean>`not exists (select 1 from ${storedOver} as i where not ${stored})`),
               ),
           )
-          .returning(['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]),
+          .returning(
+            answer === 'json'
+              ? ['id', sql<string>`(select row_to_json(j)::text from (${json}) as j)`.as('__json')]
+              : ['id'],
+          ),
       )
       // every inserted row, even one without its place (which would fail the batch rather than answer wrongly)
       .selectFrom('ins')
       .leftJoin('input', 'input.id', 'ins.id')
-      .select(['input.ord', 'ins.__json'])
+      .select(answer === 'json' ? ['input.ord', 'ins.__json'] : ['input.ord', 'ins.id'])
       .compile() as CompiledQuery<AnyRow>
   )
 }

@@ -13,12 +13,14 @@ import {
   type PathCounts,
   type ScopeAsk,
   type CreateOf,
+  type CreateManyOf,
   type OwnStatement,
 } from '../core/accelerators.js'
 import type { AcceleratedPath, Db, ListRequest, RecordRequest, ResourceDef } from '../core/define.js'
 import type { CallerBase } from '../core/listStatements.js'
 import { plannedCheck } from './checks.js'
 import { createBatches, createsInOne, fastCreate, type CreateState } from './create.js'
+import { fastCreateMany } from './createMany.js'
 import { detailBatches, fetchFlaggedRow, type FetchState } from './detail.js'
 import { listPageJson } from './jsonRecord.js'
 import { NarrowedFirst } from './narrowed.js'
@@ -62,6 +64,9 @@ class Declining implements Accelerators {
   }
   async create() {
     return this.#plain<Result>('create')
+  }
+  async createMany() {
+    return this.#plain<Result>('createMany')
   }
   pages() {
     return this.#plain<JsonPages>('page')
@@ -120,6 +125,10 @@ class Accelerated implements Accelerators {
 
   async create<T extends TableName>(ctx: Context, def: ResourceDef<T>, parsed: ParsedInput, of: CreateOf) {
     return this.#count('create', await fastCreate(this.#createState, ctx, def, parsed, of))
+  }
+
+  async createMany<T extends TableName>(ctx: Context, def: ResourceDef<T>, items: unknown[], of: CreateManyOf) {
+    return this.#count('createMany', await fastCreateMany(this.#createState, ctx, def, items, of))
   }
 
   pages<T extends TableName>(db: Db, def: ResourceDef<T>, req: ListRequest, base?: CallerBase) {

@@ -83,9 +83,19 @@ function requests(random: () => number, count: number): Request[] {
     const as = pick(roles)
     const r = random()
     if (r < 0.2) out.push({ method: 'POST', url: 'tag/', as, body: tag() })
-    else if (r < 0.27)
-      out.push({ method: 'POST', url: 'tag/', as, body: Array.from({ length: 1 + Math.floor(random() * 4) }, tag) })
-    else if (r < 0.32)
+    else if (r < 0.27) {
+      // an array of tags of mixed shapes, or of one shape (an import's batch: fast/createMany.ts), with the answers
+      // an import asks for
+      const many = random() < 0.5
+      const valid = () => ({ ...tag(), tagSet: ids.tagSet, tagClass: ids.tagClass, mediaFile: ids.mediaFile })
+      const items = Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+        many
+          ? { ...valid(), maxFrequency: pick([2000, 2000, 50.5]), strength: 0.25, annotations: { note: 'n' } }
+          : tag(),
+      )
+      const url = pick(['tag/', 'tag/?fields=id', 'tag/?onDuplicate=skip&fields=id', 'tag/?onDuplicate=skip'])
+      out.push({ method: 'POST', url, as, body: items })
+    } else if (r < 0.32)
       out.push({
         method: 'POST',
         url: 'tagClass/',
@@ -206,7 +216,7 @@ test('the accelerated and the plain app answer a generated sequence of requests 
   assert.is(differences.length, 0, differences.slice(0, 5).join('\n'))
   // the sequence reached every accelerator, and the plain app never left its path
   const counts = fast.app.services.records.answered
-  for (const path of ['rule', 'fetch', 'detail', 'checks', 'create', 'page', 'statement'] as const)
+  for (const path of ['rule', 'fetch', 'detail', 'checks', 'create', 'createMany', 'page', 'statement'] as const)
     assert.ok(counts[path].fast > 0, `${path} was accelerated`)
   for (const [path, n] of Object.entries(plain.app.services.records.answered))
     assert.is(n.fast, 0, `${path}: the plain app took no accelerator`)

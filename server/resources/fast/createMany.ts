@@ -1,0 +1,186 @@
+import type { TableName } from '../../db/schema.js'
+import { rowError } from '../../db/rowError.js'
+import type { Context, Result } from '../../http/endpoint.js'
+import { parseValue } from '../../http/fields.js'
+import { JsonText } from '../../http/jsonText.js'
+import type { Ask, CreateManyOf, ScopeAsk } from '../core/accelerators.js'
+import type { ResourceDef } from '../core/define.js'
+import { duplicatesOfColumns } from '../core/duplicates.js'
+import { kindsOf } from './checks.js'
+import { createsInOne, type CreateState } from './create.js'
+import { batchable, insertColumns } from './createBatch.js'
+
+// A bulk create (an array body: an import's batch) made in one statement with its checks, as single creates that
+// arrive together are (createBatch.ts, docs/decisions.md §13). The items are validated field by field as the plain
+// path does (parseInput's rules), each value going straight into its column's array: no record of parsed values,
+// errors and columns is kept per item while the batch is written, which was most of a bulk create's garbage
+// collection (BENCHMARKS.md). It declines (null, nothing written) whenever the plain path would answer anything but
+// the records created (a value, a reference or the caller's right that does not pass, a duplicate to skip), and
+// where the batch is not of one shape (every item gives the same fields) or of one scope row (one tag set): the
+// plain create then runs, with its own checks and errors.
+
+/** The rows of a bulk create as the plain path would store them: one array of values per column. */
+interface Columns {
+  names: string[]
+  values: unknown[][]
+  count: number
+}
+
+/** The answer of a bulk create made in one statement with its checks; null when the plain create must make it. */
+export async function fastCreateMany<T extends TableName>(
+  state: CreateState,
+  ctx: Context,
+  def: ResourceDef<T>,
+  items: unknown[],
+  of: CreateManyOf,
+): Promise<Result | null> {
+  // the checks against stored records must be the statement's own (storedCondition)
+  if (!createsInOne(def) || !batchable(def) || (def.checkStored && !def.storedCondition)) return null
+  const columns = columnsOf(def, items, of.now, ctx.caller.id)
+  if (!columns) return null
+  const scopeAsk = of.scope ? oneScopeRow(columns, of.scope) : undefined
+  if (scopeAsk === null) return null
+  const asks = asksOf(def, columns)
+  if (!asks.length && !scopeAsk) return null
+  if (of.onDuplicate === 'skip' && (await anyDuplicate(ctx, def, columns))) return null
+  const answer = of.answerIds ? 'id' : 'json'
+  const key = `many|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kindsOf(scopeAsk).join(',')}|${columns.names.join(',')}`
+  const shape = { caller: ctx.caller, asks, scopeAsk, columns: columns.names, rowKinds: '' }
+  const answers = await insertColumns(state.plans, ctx.db, def, key, shape, columns.values, answer).catch(
+    // a record referred to went while the statement ran, or a row the database refuses: the plain create says which
+    (e: unknown) => {
+      if (rowError(e)) return null
+      throw e
+    },
+  )
+  if (!answers) return null
+  if (answer === 'json') return { status: 201, body: new JsonText(`[${answers.join(',')}]`) }
+  const results = answers.map((id) => ({ id }))
+  return { status: 201, body: of.onDuplicate === 'skip' ? { results, skipped: [] } : results }
+}
+
+/** The items' columns as the plain create stores them (parseInput's rules in create mode, then toColumns, the
+ * owner and the stamps), with each item's values passing the resource's checkValues; null when an item is not an
+ * object, gives other fields than the first, or has a value the plain path would refuse. */
+function columnsOf<T extends TableName>(
+  def: ResourceDef<T>,
+  items: unknown[],
+  now: string,
+  callerId: number,
+): Columns | null {
+  const plan = def.compiled.fields
+  const count = items.length
+  const first = items[0]
+  if (!isObject(first)) return null
+  // the fields of the first item (or defaulted) in the plain path's order, each with its column's array, if any
+  const given = plan.writable.filter(([name, f]) => has(first, name) || f.default !== undefined || f.required)
+  const names: string[] = []
+  const values: unknown[][] = []
+  const arrayOf = given.map(([name]) => {
+    const column = plan.columns.get(name)
+    if (column === undefined) return null
+    names.push(column)
+    values.push(new Array(count))
+    return values[values.length - 1]
+  })
+  const presence = plan.writable.map(([name]) => has(first, name))
+  for (let i = 0; i < count; i++) {
+    const item = items[i]
+    if (!isObject(item)) return null
+    for (let k = 0; k < presence.length; k++) if (has(item, plan.writable[k][0]) !== presence[k]) return null
+    const parsed: Record<string, unknown> = {}
+    for (let k = 0; k < given.length; k++) {
+      const [name, f] = given[k]
+      let value: unknown
+      if (!has(item, name)) {
+        if (f.required) return null
+        value = f.default
+      } else {
+        const v = item[name]
+        if (v === null || (v === '' && f.nullable && f.type !== 'string')) {
+          if (!f.nullable) return null
+          value = null
+        } else {
+          const r = parseValue(f, v)
+          if (!r.ok) return null
+          value = r.value
+        }
+      }
+      parsed[name] = value
+      const array = arrayOf[k]
+      if (array) array[i] = plan.jsonColumns.has(name) && value !== null ? JSON.stringify(value) : value
+    }
+    if (!passes(def, parsed)) return null
+  }
+  const constant = (column: string, value: unknown, keepGiven: boolean) => {
+    const at = names.indexOf(column)
+    if (at < 0) {
+      names.push(column)
+      values.push(new Array<unknown>(count).fill(value))
+    } else for (let i = 0; i < count; i++) if (!keepGiven || values[at][i] == null) values[at][i] = value
+  }
+  if (def.owner) constant(def.owner, callerId, false)
+  for (const s of def.stamps ?? []) constant(s, now, true)
+  return { names, values, count }
+}
+
+/** Do an item's parsed values pass the resource's checks of values alone (pure, as fast/create.ts runs them)? */
+function passes<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
+  try {
+    def.checkValues?.(values, null)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The one scope row every row is in, or null when they are in several (the plain create checks each). */
+function oneScopeRow(columns: Columns, of: NonNullable<CreateManyOf['scope']>): ScopeAsk | null {
+  const row: Record<string, unknown> = {}
+  for (const c of of.scope.columns) {
+    const at = columns.names.indexOf(c)
+    if (at < 0) return null
+    row[c] = columns.values[at][0]
+  }
+  for (const c of of.scope.columns) {
+    const array = columns.values[columns.names.indexOf(c)]
+    for (let i = 1; i < columns.count; i++) if (array[i] !== array[0]) return null
+  }
+  return { scope: of.scope, flag: of.flag, rows: [row] }
+}
+
+/** The references to check (core/checks.ts, asksOf): per pk field, the distinct ids its column holds. */
+function asksOf<T extends TableName>(def: ResourceDef<T>, columns: Columns): Ask[] {
+  const asks: Ask[] = []
+  for (const [name, f] of Object.entries(def.fields)) {
+    if (f.type !== 'pk' || !f.target || f.readOnly || !f.column) continue
+    const at = columns.names.indexOf(f.column)
+    if (at < 0) continue
+    const ids = new Set<number>()
+    for (const v of columns.values[at]) if (typeof v === 'number') ids.add(v)
+    if (ids.size) asks.push({ name, target: f.target(), ids: [...ids] })
+  }
+  return asks
+}
+
+/** Is a row identical to a stored record, or to an earlier row (core/duplicates.ts)? Then the plain create skips it. */
+async function anyDuplicate<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  columns: Columns,
+): Promise<boolean> {
+  const at = (def.identity ?? []).map((c) => columns.names.indexOf(c))
+  if (at.some((i) => i < 0)) return true
+  const identity = at.map((i) => columns.values[i])
+  const seen = new Set<string>()
+  for (let i = 0; i < columns.count; i++) {
+    const key = JSON.stringify(identity.map((values) => values[i]))
+    if (seen.has(key)) return true
+    seen.add(key)
+  }
+  return (await duplicatesOfColumns(def, identity).execute(ctx.db)).rows.length > 0
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+const has = (item: Record<string, unknown>, name: string) => Object.prototype.hasOwnProperty.call(item, name)
