@@ -32,15 +32,17 @@ export async function storedDuplicates<T extends TableName>(
 
 /** The statement of storedDuplicates: each row's place (from 1) and the id of the oldest stored record like it. */
 export function duplicatesQuery<T extends TableName>(def: ResourceDef<T>, rows: AnyRow[]) {
+  return duplicatesOfColumns(
+    def,
+    (def.identity ?? []).map((c) => rows.map((r) => r[c])),
+  )
+}
+
+/** duplicatesQuery of rows given as one array of values per identity column (in `identity`'s order). */
+export function duplicatesOfColumns<T extends TableName>(def: ResourceDef<T>, values: unknown[][]) {
   const columns: string[] = def.identity ?? []
   const types = columnTypes(def)
-  const arrays = columns.map(
-    (c) =>
-      sql`${arrayParameter(
-        types.get(c)!,
-        rows.map((r) => r[c]),
-      )}::${sql.raw(types.get(c)!)}[]`,
-  )
+  const arrays = columns.map((c, i) => sql`${arrayParameter(types.get(c)!, values[i])}::${sql.raw(types.get(c)!)}[]`)
   const keys = columns.map((_c, i) => sql.raw(`c${i}`))
   // each row looked up by itself (a lateral aggregate is never turned into a join): with the arrays' values in
   // view, the planner chose a merge join on the leading identity columns for 10,000 rows, comparing each with

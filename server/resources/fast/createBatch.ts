@@ -34,8 +34,6 @@ export interface BatchShape {
   scopeAsk: ScopeAsk | undefined
   columns: string[]
   rowKinds: string
-  /** insert nothing when a row is identical to a stored record (the resource's `identity` columns, each given) */
-  unique?: boolean
 }
 
 /** Inserts one row per create of the batch, each with the one id each of its references names, when
@@ -170,8 +168,7 @@ function compileBatch<T extends TableName>(
               .where(sql<boolean>`(select count(*) from chk) = ${checks}`)
               .$if(stored !== undefined, (q) =>
                 q.where(sql<boolean>`not exists (select 1 from ${storedOver} as i where not ${stored})`),
-              )
-              .$if(shape.unique === true, (q) => q.where(noneStored(def))),
+              ),
           )
           .returning(
             answer === 'json'
@@ -185,14 +182,4 @@ function compileBatch<T extends TableName>(
       .select(answer === 'json' ? ['input.ord', 'ins.__json'] : ['input.ord', 'ins.id'])
       .compile() as CompiledQuery<AnyRow>
   )
-}
-
-/** No row of `input` is identical to a stored record: each looked up by itself in an index, as duplicates.ts does
- * (the planner's join of the whole input with the table is what that module's comment warns of). */
-function noneStored<T extends TableName>(def: ResourceDef<T>) {
-  const table: string = def.table
-  const same = (def.identity ?? []).map((c) => sql`t.${sql.ref(c)} = k.${sql.ref(c)}`)
-  return sql<boolean>`not exists (select 1 from input k
-    cross join lateral (select min(t.id + 0) as id from ${sql.table(table)} t where ${sql.join(same, sql` and `)}) d
-    where d.id is not null)`
 }

@@ -4,21 +4,20 @@ import type { Context, Result } from '../../http/endpoint.js'
 import { parseValue } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
 import type { Ask, CreateManyOf, ScopeAsk } from '../core/accelerators.js'
-import type { Db, ResourceDef } from '../core/define.js'
+import type { ResourceDef } from '../core/define.js'
+import { duplicatesOfColumns } from '../core/duplicates.js'
 import { kindsOf } from './checks.js'
 import { createsInOne, type CreateState } from './create.js'
 import { batchable, insertColumns } from './createBatch.js'
 
-// A bulk create (an array body: an import's batch) made with its checks in its INSERT, as single creates that arrive
-// together are (createBatch.ts, docs/decisions.md §13). The items are validated field by field as the plain path
-// does (parseInput's rules), each value going straight into its column's array: no record of parsed values, errors
-// and columns is kept per item while the batch is written, which was most of a bulk create's garbage collection
-// (BENCHMARKS.md). A batch of more than CHUNK items is written a chunk a statement in one transaction, each chunk
-// validated while the one before is being written, so the server's work and the database's overlap. It declines
-// (null, nothing written) whenever the plain path would answer anything but the records created (a value, a
-// reference or the caller's right that does not pass, a row identical to a stored one or to an earlier row, which
-// the plain path skips), and where the batch is not of one shape (every item gives the same fields) or of one scope
-// row (one tag set): the plain create then runs, with its own checks and errors.
+// A bulk create (an array body: an import's batch) made in one statement with its checks, as single creates that
+// arrive together are (createBatch.ts, docs/decisions.md §13). The items are validated field by field as the plain
+// path does (parseInput's rules), each value going straight into its column's array: no record of parsed values,
+// errors and columns is kept per item while the batch is written, which was most of a bulk create's garbage
+// collection (BENCHMARKS.md). It declines (null, nothing written) whenever the plain path would answer anything but
+// the records created (a value, a reference or the caller's right that does not pass, a duplicate to skip), and
+// where the batch is not of one shape (every item gives the same fields) or of one scope row (one tag set): the
+// plain create then runs, with its own checks and errors.
 
 /** The rows of a bulk create as the plain path would store them: one array of values per column. */
 interface Columns {
@@ -27,12 +26,7 @@ interface Columns {
   count: number
 }
 
-/** Items a statement writes: a batch of 10,000 is written in five, each chunk validated while the one before is
- * written, within one transaction. */
-const CHUNK = 2000
-
-/** The answer of a bulk create made in one statement with its checks (a statement a chunk, in one transaction);
- * null when the plain create must make it, nothing written. */
+/** The answer of a bulk create made in one statement with its checks; null when the plain create must make it. */
 export async function fastCreateMany<T extends TableName>(
   state: CreateState,
   ctx: Context,
@@ -42,90 +36,40 @@ export async function fastCreateMany<T extends TableName>(
 ): Promise<Result | null> {
   // the checks against stored records must be the statement's own (storedCondition)
   if (!createsInOne(def) || !batchable(def) || (def.checkStored && !def.storedCondition)) return null
-  const skip = of.onDuplicate === 'skip'
-  // rows seen so far (by their identity), for a row identical to an earlier one, which the plain create skips
-  const seen = new Set<string>()
-  const prepare = (from: number): Columns | null => {
-    const columns = columnsOf(def, items, from, Math.min(items.length, from + CHUNK), of.now, ctx.caller.id)
-    return columns && (!skip || noRepeats(def, columns, seen)) ? columns : null
-  }
-  const first = prepare(0)
-  if (!first) return null
-  const scopeAsk = of.scope ? oneScopeRow(first, of.scope) : undefined
+  const columns = columnsOf(def, items, of.now, ctx.caller.id)
+  if (!columns) return null
+  const scopeAsk = of.scope ? oneScopeRow(columns, of.scope) : undefined
   if (scopeAsk === null) return null
+  const asks = asksOf(def, columns)
+  if (!asks.length && !scopeAsk) return null
+  if (of.onDuplicate === 'skip' && (await anyDuplicate(ctx, def, columns))) return null
   const answer = of.answerIds ? 'id' : 'json'
-  const key = `many|${skip}|${scopeAsk?.flag ?? ''}|${kindsOf(scopeAsk).join(',')}|${first.names.join(',')}`
-  /** one chunk's statement: its answers, or null when it inserted nothing (a check did not pass, a row was stored) */
-  const write = async (db: Db, columns: Columns) => {
-    const asks = asksOf(def, columns)
-    if (!asks.length && !scopeAsk) return null
-    const shape = { caller: ctx.caller, asks, scopeAsk, columns: columns.names, rowKinds: '', unique: skip }
-    return insertColumns(
-      state.plans,
-      db,
-      def,
-      `${key}|${asks.map((a) => a.name).join(',')}`,
-      shape,
-      columns.values,
-      answer,
-    )
-  }
-  const answers = await (
-    items.length <= CHUNK
-      ? write(ctx.db, first)
-      : ctx.db.transaction().execute(async (trx) => {
-          const out: Array<string | number> = []
-          let columns: Columns | null = first
-          for (let from = 0; columns; from += CHUNK) {
-            const writing = write(trx, columns).then(
-              (written) => ({ written }),
-              (error: unknown) => ({ error }),
-            )
-            let next: Columns | null = null
-            if (from + CHUNK < items.length) {
-              // once this chunk's statement is on its way (its promise chain has sent it), the next is validated
-              await new Promise(setImmediate)
-              next = prepare(from + CHUNK)
-              if (!next || !sameScopeRow(next, scopeAsk)) throw DECLINED
-            }
-            const done = await writing
-            if ('error' in done) throw done.error
-            if (!done.written) throw DECLINED
-            out.push(...done.written)
-            columns = next
-          }
-          return out
-        })
-  ).catch(
+  const key = `many|${scopeAsk?.flag ?? ''}|${asks.map((a) => a.name).join(',')}|${kindsOf(scopeAsk).join(',')}|${columns.names.join(',')}`
+  const shape = { caller: ctx.caller, asks, scopeAsk, columns: columns.names, rowKinds: '' }
+  const answers = await insertColumns(state.plans, ctx.db, def, key, shape, columns.values, answer).catch(
     // a record referred to went while the statement ran, or a row the database refuses: the plain create says which
     (e: unknown) => {
-      if (e === DECLINED || rowError(e)) return null
+      if (rowError(e)) return null
       throw e
     },
   )
   if (!answers) return null
   if (answer === 'json') return { status: 201, body: new JsonText(`[${answers.join(',')}]`) }
   const results = answers.map((id) => ({ id }))
-  return { status: 201, body: skip ? { results, skipped: [] } : results }
+  return { status: 201, body: of.onDuplicate === 'skip' ? { results, skipped: [] } : results }
 }
 
-/** Thrown inside the transaction when the plain create must make the batch: what was written is rolled back. */
-const DECLINED = new Error('declined: the plain create makes this batch')
-
-/** Items `from` to `to` (not included) as columns as the plain create stores them (parseInput's rules in create
- * mode, then toColumns, the owner and the stamps), each item's values passing the resource's checkValues; null
- * when an item is not an object, gives other fields than the first item, or has a value the plain path would
- * refuse. */
+/** The items' columns as the plain create stores them (parseInput's rules in create mode, then toColumns, the
+ * owner and the stamps), with each item's values passing the resource's checkValues; null when an item is not an
+ * object, gives other fields than the first, or has a value the plain path would refuse. */
 function columnsOf<T extends TableName>(
   def: ResourceDef<T>,
   items: unknown[],
-  from: number,
-  to: number,
   now: string,
   callerId: number,
 ): Columns | null {
   const plan = def.compiled.fields
-  const count = to - from
+  const count = items.length
   const first = items[0]
   if (!isObject(first)) return null
   // the fields of the first item (or defaulted) in the plain path's order, each with its column's array, if any
@@ -141,7 +85,7 @@ function columnsOf<T extends TableName>(
   })
   const presence = plan.writable.map(([name]) => has(first, name))
   for (let i = 0; i < count; i++) {
-    const item = items[from + i]
+    const item = items[i]
     if (!isObject(item)) return null
     for (let k = 0; k < presence.length; k++) if (has(item, plan.writable[k][0]) !== presence[k]) return null
     const parsed: Record<string, unknown> = {}
@@ -198,20 +142,11 @@ function oneScopeRow(columns: Columns, of: NonNullable<CreateManyOf['scope']>): 
     if (at < 0) return null
     row[c] = columns.values[at][0]
   }
-  const ask = { scope: of.scope, flag: of.flag, rows: [row] }
-  return sameScopeRow(columns, ask) ? ask : null
-}
-
-/** Is every row in the scope row of `ask` (every row, when there is none)? */
-function sameScopeRow(columns: Columns, ask: ScopeAsk | undefined): boolean {
-  if (!ask) return true
-  for (const c of ask.scope.columns) {
-    const at = columns.names.indexOf(c)
-    if (at < 0) return false
-    const array = columns.values[at]
-    for (let i = 0; i < columns.count; i++) if (array[i] !== ask.rows[0][c]) return false
+  for (const c of of.scope.columns) {
+    const array = columns.values[columns.names.indexOf(c)]
+    for (let i = 1; i < columns.count; i++) if (array[i] !== array[0]) return null
   }
-  return true
+  return { scope: of.scope, flag: of.flag, rows: [row] }
 }
 
 /** The references to check (core/checks.ts, asksOf): per pk field, the distinct ids its column holds. */
@@ -228,19 +163,22 @@ function asksOf<T extends TableName>(def: ResourceDef<T>, columns: Columns): Ask
   return asks
 }
 
-/** Are these rows unlike each other and every row `seen` before, by the resource's identity (core/duplicates.ts),
- * each of whose columns they give? A row identical to an earlier one is skipped by the plain create; one identical
- * to a stored record, by the statement (`unique`), which then writes nothing. */
-function noRepeats<T extends TableName>(def: ResourceDef<T>, columns: Columns, seen: Set<string>): boolean {
+/** Is a row identical to a stored record, or to an earlier row (core/duplicates.ts)? Then the plain create skips it. */
+async function anyDuplicate<T extends TableName>(
+  ctx: Context,
+  def: ResourceDef<T>,
+  columns: Columns,
+): Promise<boolean> {
   const at = (def.identity ?? []).map((c) => columns.names.indexOf(c))
-  if (!def.identity || at.some((i) => i < 0)) return false
+  if (at.some((i) => i < 0)) return true
   const identity = at.map((i) => columns.values[i])
+  const seen = new Set<string>()
   for (let i = 0; i < columns.count; i++) {
     const key = JSON.stringify(identity.map((values) => values[i]))
-    if (seen.has(key)) return false
+    if (seen.has(key)) return true
     seen.add(key)
   }
-  return true
+  return (await duplicatesOfColumns(def, identity).execute(ctx.db)).rows.length > 0
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)

@@ -59,7 +59,7 @@ async function storedAt(from: number, to: number) {
     .execute()
 }
 
-test("an import's batch is one statement (its checks, a look for stored duplicates, the INSERT), ids in input order", async () => {
+test("an import's batch is two statements (its duplicates looked for, then its checks and INSERT), ids in input order", async () => {
   const times = starts(0, 200)
   // the caller known first (its token's lookup is a statement of its own)
   assert.is((await t.call('GET', api(`tagSet/${set}/`), { as: writer })).statusCode, 200)
@@ -69,7 +69,7 @@ test("an import's batch is one statement (its checks, a look for stored duplicat
     times.map((s) => row(s)),
   )
   assert.is(res.statusCode, 201, res.body)
-  assert.is(t.database.statements.sent - sent, 1, 'statements sent')
+  assert.is(t.database.statements.sent - sent, 2, 'statements sent')
   assert.is(counts().fast - fast, 1)
   assert.equal(res.data.skipped, [])
   const ids = res.data.results.map((r: { id: number }) => r.id)
@@ -190,55 +190,6 @@ test('batches of several shapes, several tag sets or repeated rows are made by t
   assert.equal(repeated.data.skipped, [2])
   assert.is(repeated.data.results[2].id, repeated.data.results[0].id)
   assert.is(counts().plain - plain, 3)
-})
-
-test('a batch of more than 2,000 is written a chunk at a time in one transaction: all of it, or none', async () => {
-  const times = starts(10_000, 5000)
-  const big = (o: (i: number) => Record<string, unknown> = () => ({})) => times.map((s, i) => row(s, o(i)))
-  const between = () => storedAt(10_000, 10_000 + 3 * 5000)
-  // a bad row in the last chunk: the chunks written before it are rolled back, and the plain path says which
-  const plain = counts().plain
-  const bad = await post(
-    owner,
-    big((i) => (i === 4321 ? { tagClass: foreignClass } : {})),
-  )
-  assert.is(bad.statusCode, 400)
-  assert.equal(bad.data[4321], { tagClass: [`Invalid pk "${foreignClass}" - object does not exist.`] })
-  assert.is(counts().plain - plain, 1)
-  assert.is((await between()).length, 0)
-  // a row of the last chunk identical to one of the first, and then one identical to a stored tag: the plain path
-  // skips each, as it did before
-  const repeated = await post(
-    owner,
-    big((i) => (i === 4999 ? { startTime: times[3], endTime: times[3] + 3 } : {})),
-  )
-  assert.is(repeated.statusCode, 201, repeated.body.slice(0, 300))
-  assert.equal(repeated.data.skipped, [4999])
-  assert.is(repeated.data.results[4999].id, repeated.data.results[3].id)
-  assert.is(counts().plain - plain, 2)
-  assert.is((await between()).length, 4999)
-  // the batch as first sent: each chunk's statement finds rows of it stored and writes nothing; the plain path skips
-  // them and makes the one row that is new (the last, which the batch before replaced)
-  const fast = counts().fast
-  const again = await post(owner, big())
-  assert.is(again.statusCode, 201)
-  assert.is(again.data.skipped.length, 4999)
-  assert.not.ok(again.data.skipped.includes(4999))
-  assert.is(counts().plain - plain, 3)
-  assert.is((await between()).length, 5000)
-  // a batch of new rows: every chunk written, ids in input order
-  const fresh = await post(
-    owner,
-    big((i) => ({ startTime: times[i] + 1, endTime: times[i] + 2 })),
-  )
-  assert.is(fresh.statusCode, 201)
-  assert.is(counts().fast - fast, 1)
-  const ids = fresh.data.results.map((r: { id: number }) => r.id)
-  assert.ok(
-    ids.every((id: number, i: number) => i === 0 || id > ids[i - 1]),
-    'ids follow the input',
-  )
-  assert.is((await between()).length, 10_000)
 })
 
 /** the item without its undefined fields (as JSON would have it) */
