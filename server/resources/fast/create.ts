@@ -82,7 +82,7 @@ export async function fastCreate<T extends TableName>(
  * reference and access checks; being pure, they are run here before the one statement that makes those checks
  * and the INSERT together. When they do not pass, nothing is written, and the plain create runs them again in
  * their place and says what failed, so the errors and their order are the plain path's. */
-function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
+export function valuesPass<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
   try {
     def.checkValues?.(values, null)
     return true

@@ -7,7 +7,7 @@ import type { Ask, CreateManyOf, ScopeAsk } from '../core/accelerators.js'
 import type { ResourceDef } from '../core/define.js'
 import { duplicatesOfColumns } from '../core/duplicates.js'
 import { kindsOf } from './checks.js'
-import { createsInOne, type CreateState } from './create.js'
+import { createsInOne, valuesPass, type CreateState } from './create.js'
 import { batchable, insertColumns } from './createBatch.js'
 
 // A bulk create (an array body: an import's batch) made in one statement with its checks, as single creates that
@@ -110,7 +110,7 @@ function columnsOf<T extends TableName>(
       const array = arrayOf[k]
       if (array) array[i] = plan.jsonColumns.has(name) && value !== null ? JSON.stringify(value) : value
     }
-    if (!passes(def, parsed)) return null
+    if (!valuesPass(def, parsed)) return null
   }
   const constant = (column: string, value: unknown, keepGiven: boolean) => {
     const at = names.indexOf(column)
@@ -122,16 +122,6 @@ function columnsOf<T extends TableName>(
   if (def.owner) constant(def.owner, callerId, false)
   for (const s of def.stamps ?? []) constant(s, now, true)
   return { names, values, count }
-}
-
-/** Do an item's parsed values pass the resource's checks of values alone (pure, as fast/create.ts runs them)? */
-function passes<T extends TableName>(def: ResourceDef<T>, values: Record<string, unknown>): boolean {
-  try {
-    def.checkValues?.(values, null)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** The one scope row every row is in, or null when they are in several (the plain create checks each). */
