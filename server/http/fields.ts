@@ -235,22 +235,32 @@ export function parseInput(plan: FieldPlan, data: unknown, mode: InputMode): Par
   }
   const body = data as Record<string, unknown>
   for (const [name, f] of plan.writable) {
-    if (!Object.prototype.hasOwnProperty.call(body, name)) {
-      if (mode !== 'partial' && f.required) errors[name] = [MSG.required]
-      else if (mode === 'create' && f.default !== undefined) values[name] = f.default
-      continue
-    }
-    const v = body[name]
-    if (v === null || (v === '' && f.nullable && f.type !== 'string')) {
-      if (f.nullable) values[name] = null
-      else errors[name] = [MSG.null]
-      continue
-    }
-    const r = parseValue(f, v)
+    const r = fieldInput(f, body, name, mode)
+    if (r === ABSENT) continue
     if (r.ok) values[name] = r.value
     else errors[name] = [r.error]
   }
   return { values, errors }
+}
+
+/** A field the body does not give and that takes no default: left out of the values. */
+export const ABSENT = Symbol('absent')
+
+/** One writable field of an object body as parseInput reads it: its value (its default, when the body does not give
+ * it on create), its error, or ABSENT. */
+export function fieldInput(
+  f: FieldDef,
+  body: Record<string, unknown>,
+  name: string,
+  mode: InputMode,
+): Parsed | typeof ABSENT {
+  if (!Object.prototype.hasOwnProperty.call(body, name)) {
+    if (mode !== 'partial' && f.required) return err(MSG.required)
+    return mode === 'create' && f.default !== undefined ? ok(f.default) : ABSENT
+  }
+  const v = body[name]
+  if (v === null || (v === '' && f.nullable && f.type !== 'string')) return f.nullable ? ok(null) : err(MSG.null)
+  return parseValue(f, v)
 }
 
 /** Wire values -> column values, for the fields that have a column; an object as its JSON text, so that

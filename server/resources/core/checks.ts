@@ -65,14 +65,17 @@ export function asksOf<T extends TableName>(
   existing: Rec<T> | null = null,
 ): Array<Ask & { kept: number | null }> {
   const asks: Array<Ask & { kept: number | null }> = []
-  for (const [name, f] of Object.entries(def.fields)) {
-    if (f.type !== 'pk' || !f.target || f.readOnly) continue
+  for (const [name, f] of referenceFields(def)) {
     const kept = existing && f.column ? Number(existing[f.column]) : null
     const ids = [...new Set(items.map((v) => v[name]).filter((v): v is number => typeof v === 'number' && v !== kept))]
-    if (ids.length) asks.push({ name, kept, target: f.target(), ids })
+    if (ids.length) asks.push({ name, kept, target: f.target!(), ids })
   }
   return asks
 }
+
+/** The fields whose values are references a write's checks ask about: the pk fields with a target a body may set. */
+export const referenceFields = <T extends TableName>(def: ResourceDef<T>) =>
+  Object.entries(def.fields).filter(([, f]) => f.type === 'pk' && f.target && !f.readOnly)
 
 /** The rows with distinct values in the scope's columns. */
 export function scopeKeys(scope: Scope, rows: AnyRow[]): AnyRow[] {

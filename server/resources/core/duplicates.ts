@@ -20,6 +20,9 @@ export function onDuplicateOf<T extends TableName>(ctx: Context, def: ResourceDe
   return 'skip'
 }
 
+/** What makes two rows of one request identical: their values in the resource's identity columns, in order. */
+export const identityKey = (values: readonly unknown[]): string => JSON.stringify(values)
+
 /** For each new row identical to a stored record: its index → that record's id (the oldest of several). */
 export async function storedDuplicates<T extends TableName>(
   db: Db,

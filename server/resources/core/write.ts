@@ -10,7 +10,7 @@ import { heldRights } from '../../access.js'
 import { anyTable, recs, type Rec, type ResourceDef } from './define.js'
 import { hasErrors, parseItems, scopeAllows, scopeKey, scopeKeys, targetKnown, validateItems } from './checks.js'
 import { answerFieldsOf, answerRecords, idsOnly } from './answerFields.js'
-import { onDuplicateOf, storedDuplicates } from './duplicates.js'
+import { identityKey, onDuplicateOf, storedDuplicates } from './duplicates.js'
 import { insertRows, insertsAsArrays } from './insert.js'
 import { parseId, render } from './read.js'
 
@@ -176,7 +176,7 @@ async function createSkippingDuplicates<T extends TableName>(
   const fresh: number[] = []
   rows.forEach((row, i) => {
     if (stored.has(i)) return
-    const key = JSON.stringify((def.identity ?? []).map((c) => row[c]))
+    const key = identityKey((def.identity ?? []).map((c) => row[c]))
     const first = firstOf.get(key)
     if (first === undefined) {
       firstOf.set(key, i)

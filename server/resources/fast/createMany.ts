@@ -1,11 +1,12 @@
 import type { TableName } from '../../db/schema.js'
 import { rowError } from '../../db/rowError.js'
 import type { Context, Result } from '../../http/endpoint.js'
-import { parseValue } from '../../http/fields.js'
+import { ABSENT, fieldInput } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
 import type { Ask, CreateManyOf, ScopeAsk } from '../core/accelerators.js'
 import type { ResourceDef } from '../core/define.js'
-import { duplicatesOfColumns } from '../core/duplicates.js'
+import { duplicatesOfColumns, identityKey } from '../core/duplicates.js'
+import { referenceFields } from '../core/checks.js'
 import { kindsOf } from './checks.js'
 import { createsInOne, valuesPass, type CreateState } from './create.js'
 import { batchable, insertColumns } from './createBatch.js'
@@ -91,21 +92,9 @@ function columnsOf<T extends TableName>(
     const parsed: Record<string, unknown> = {}
     for (let k = 0; k < given.length; k++) {
       const [name, f] = given[k]
-      let value: unknown
-      if (!has(item, name)) {
-        if (f.required) return null
-        value = f.default
-      } else {
-        const v = item[name]
-        if (v === null || (v === '' && f.nullable && f.type !== 'string')) {
-          if (!f.nullable) return null
-          value = null
-        } else {
-          const r = parseValue(f, v)
-          if (!r.ok) return null
-          value = r.value
-        }
-      }
+      const r = fieldInput(f, item, name, 'create')
+      if (r === ABSENT || !r.ok) return null
+      const value = r.value
       parsed[name] = value
       const array = arrayOf[k]
       if (array) array[i] = plan.jsonColumns.has(name) && value !== null ? JSON.stringify(value) : value
@@ -130,11 +119,9 @@ function oneScopeRow(columns: Columns, of: NonNullable<CreateManyOf['scope']>): 
   for (const c of of.scope.columns) {
     const at = columns.names.indexOf(c)
     if (at < 0) return null
-    row[c] = columns.values[at][0]
-  }
-  for (const c of of.scope.columns) {
-    const array = columns.values[columns.names.indexOf(c)]
+    const array = columns.values[at]
     for (let i = 1; i < columns.count; i++) if (array[i] !== array[0]) return null
+    row[c] = array[0]
   }
   return { scope: of.scope, flag: of.flag, rows: [row] }
 }
@@ -142,13 +129,12 @@ function oneScopeRow(columns: Columns, of: NonNullable<CreateManyOf['scope']>): 
 /** The references to check (core/checks.ts, asksOf): per pk field, the distinct ids its column holds. */
 function asksOf<T extends TableName>(def: ResourceDef<T>, columns: Columns): Ask[] {
   const asks: Ask[] = []
-  for (const [name, f] of Object.entries(def.fields)) {
-    if (f.type !== 'pk' || !f.target || f.readOnly || !f.column) continue
-    const at = columns.names.indexOf(f.column)
+  for (const [name, f] of referenceFields(def)) {
+    const at = f.column ? columns.names.indexOf(f.column) : -1
     if (at < 0) continue
     const ids = new Set<number>()
     for (const v of columns.values[at]) if (typeof v === 'number') ids.add(v)
-    if (ids.size) asks.push({ name, target: f.target(), ids: [...ids] })
+    if (ids.size) asks.push({ name, target: f.target!(), ids: [...ids] })
   }
   return asks
 }
@@ -164,7 +150,7 @@ async function anyDuplicate<T extends TableName>(
   const identity = at.map((i) => columns.values[i])
   const seen = new Set<string>()
   for (let i = 0; i < columns.count; i++) {
-    const key = JSON.stringify(identity.map((values) => values[i]))
+    const key = identityKey(identity.map((values) => values[i]))
     if (seen.has(key)) return true
     seen.add(key)
   }
