@@ -5,9 +5,10 @@ import { CallMatcher, RankedScores, type CurvePoint, type Scores, type Span } fr
 // A tag set's tags scored against a gold tag set's (README, "Evaluating a detector"; docs/decisions.md §25),
 // with the matching and scores of evaluation.ts. Only the media files the gold set has a tag on are evaluated.
 // The gold set is read whole, a page at a time, its tags kept grouped by media file and class; the evaluated
-// set's tags on those files are then read strongest first (the index on tag_set_id, strength, id), a page at
-// a time, each matched as it comes and added to its class's scores and the pooled ones: what is kept is the
-// gold set's spans and a bounded curve per class, whatever the size of the evaluated set.
+// set's tags on those files are then read strongest first (the index on tag_set_id, strength; ties by id after
+// an incremental sort, docs/decisions.md §41), a page at a time, each matched as it comes and added to its
+// class's scores and the pooled ones: what is kept is the gold set's spans and a bounded curve per class,
+// whatever the size of the evaluated set.
 
 const PAGE = 5_000
 

@@ -165,6 +165,46 @@ test('top, uncertain and random; decided tags leave the queue; overlap and filte
   )
 })
 
+test('top: tags of equal strength in id order, among thousands of a few strengths (the index holds the strength alone)', async () => {
+  const tagSet = await makeTagSet(t.db, c.owner, lib)
+  const tagClass = await makeTagClass(t.db, c.owner, lib)
+  const strengths = Array.from({ length: 3000 }, (_, i) => [0.2, 0.8, 0.4, 0.6][(i * 7) % 4])
+  const now = localTimestamp()
+  const ids = (
+    await t.db
+      .insertInto('tags')
+      .values(
+        strengths.map((strength, i) => ({
+          user_id: c.owner.id,
+          creation_date: now,
+          tag_class_id: tagClass,
+          tag_set_id: tagSet,
+          media_file_id: mediaFile,
+          start_time: i / 10,
+          end_time: i / 10 + 0.05,
+          min_frequency: 100,
+          max_frequency: 2000,
+          strength,
+          machine_tagged: true,
+        })),
+      )
+      .returning('id')
+      .execute()
+  ).map((r) => r.id)
+  await sql`analyze tags`.execute(t.db)
+  const strongest = ids.filter((_id, i) => strengths[i] === 0.8).sort((a, b) => a - b)
+  assert.equal(
+    (await queue(tagSet, '?strategy=top&n=60')).map((r) => r.id),
+    strongest.slice(0, 60),
+  )
+  const top = await reviewQueue(t.db, { tagSet, reviewer: c.owner.id, strategy: 'top', n: 800, overlap: true })
+  const next = ids.filter((_id, i) => strengths[i] === 0.6).sort((a, b) => a - b)
+  assert.equal(
+    top.map((r) => r.id),
+    [...strongest, ...next].slice(0, 800),
+  )
+})
+
 test('uncertain: the tags the model is least sure of first, a strength that is no number last (in top too); the default order is strata', async () => {
   // a discovery strength is the probability that the window is a call: 0.5 is where the model is least sure
   // (the tag without a number made first: sorted by id it would come first)
