@@ -180,7 +180,9 @@ export async function tagSets(api: ApiClient, library?: number): Promise<Directo
     api.all('tagSet/', { library }),
     library ? libraryNamed(api, library) : undefined,
   ])
-  return new Directory('tag set', where ? ` of ${where}` : '', records, (r) => r.name)
+  // a server that ignores ?library= answers every readable set
+  const inLibrary = library ? records.filter((r) => r.library === library) : records
+  return new Directory('tag set', where ? ` of ${where}` : '', inLibrary, (r) => r.name)
 }
 
 /** The tag classes of a library, found by name (and, unless `ignoreCase` is false, by a name differing only in case
@@ -265,7 +267,9 @@ const memoryKey = (kind: string, library: number | undefined, name: string) =>
   JSON.stringify([kind, library ?? null, name])
 
 export const libraryId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => libraries(api))
-export const tagSetId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => tagSets(api))
+/** A tag set by name, in one library or (when the name is unique) among those the caller can read; or by id. */
+export const tagSetId = (api: ApiClient, flag: string, value: string, library?: number) =>
+  flagId(flag, value, () => tagSets(api, library))
 export const projectId = (api: ApiClient, flag: string, value: string) => flagId(flag, value, () => projects(api))
 export const sensorId = (api: ApiClient, flag: string, value: string) =>
   flagId(flag, value, async () => new Directory('sensor', '', await api.all('sensor/'), (r) => r.name))

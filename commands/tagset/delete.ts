@@ -1,16 +1,27 @@
 import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { tagSetId } from '../../src/lookup.js'
+import { scopeLibrary, tagSetId } from '../../src/lookup.js'
 import { confirmDestructive, refuseIfNotPermitted, count, recordCount, yesFlag } from '../../src/confirm.js'
 
 export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
   static summary = 'Delete a tag set with its tags (asks first; --yes when not on a terminal)'
-  static examples = ['<%= config.bin %> tagset delete 2', '<%= config.bin %> tagset delete 2 --yes']
-  static args = { id: Args.string({ description: 'tag set (name or id)', required: true }) }
-  static flags = { yes: yesFlag }
+  static examples = [
+    '<%= config.bin %> tagset delete 2',
+    '<%= config.bin %> tagset delete 2 --yes',
+    '<%= config.bin %> tagset delete BirdNET --library "Dawn chorus 2026" --yes',
+  ]
+  static args = {
+    id: Args.string({ description: 'tag set (name when unique among the sets you can read, or id)', required: true }),
+  }
+  static flags = {
+    yes: yesFlag,
+    library: Flags.string({ char: 'l', description: 'look the tag set up by name in this library only (name or id)' }),
+  }
 
   async run() {
-    const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'ID', this.args.id)}/`)
+    const library = await scopeLibrary(this.api, this.flags.library)
+    const tagSet = await this.api.get(`tagSet/${await tagSetId(this.api, 'ID', this.args.id, library)}/`)
     await refuseIfNotPermitted(
       this.api,
       `tagSet/${tagSet.id}/`,

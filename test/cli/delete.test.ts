@@ -126,6 +126,26 @@ test('a class name in several libraries: tagclass delete says which, and --libra
   assert.is((await w.mas(['library', 'delete', String(dusk), '--yes'])).code, 0)
 })
 
+test('a tag set name in several libraries: tagset delete says which, and --library picks one', async () => {
+  const dusk = await id(['library', 'create', 'Dusk'])
+  const duskBirds = await id(['tagset', 'create', 'Birds', '--library', 'Dusk'])
+  const ambiguous = await w.mas(['tagset', 'delete', 'Birds', '--yes'])
+  assert.is(ambiguous.code, 1)
+  assert.is(ambiguous.stderr.trim().split('\n').length, 1, ambiguous.stderr)
+  assert.match(ambiguous.stderr, /Birds/)
+  const run = await w.mas(['tagset', 'delete', 'Birds', '--library', 'Dusk', '--yes', '--json'])
+  assert.is(run.code, 0, run.stderr)
+  assert.is(json(run).id, duskBirds)
+  const gone = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagSet/${duskBirds}/`, headers: alice.auth })
+  assert.is(gone.statusCode, 404)
+  const kept = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagSet/${tagSet}/`, headers: alice.auth })
+  assert.is(kept.statusCode, 200)
+  const none = await w.mas(['tagset', 'delete', 'Birds', '--library', 'Dusk', '--yes'])
+  assert.is(none.code, 1)
+  assert.match(none.stderr, /Birds/)
+  assert.is((await w.mas(['library', 'delete', String(dusk), '--yes'])).code, 0)
+})
+
 test('every record users manage has a delete command', async () => {
   const project = await id(['project', 'create', 'survey'])
   const group = await id(['group', 'create', 'birders'])
