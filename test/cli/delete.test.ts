@@ -22,6 +22,10 @@ const id = async (args: string[]) => {
   return json(run).id as number
 }
 
+/** The status alice's GET of an API path (below /api/v0/) is answered with. */
+const statusOf = async (path: string) =>
+  (await w.t.app.inject({ method: 'GET', url: `/api/v0/${path}`, headers: alice.auth })).statusCode
+
 test.before(async () => {
   w = await cliWorld()
   alice = await w.loggedIn('alice')
@@ -119,10 +123,8 @@ test('a class name in several libraries: tagclass delete says which, and --libra
   const run = await w.mas(['tagclass', 'delete', 'blackbird', '--library', 'Dusk', '--yes', '--json'])
   assert.is(run.code, 0, run.stderr)
   assert.is(json(run).id, duskBlackbird)
-  const gone = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagClass/${duskBlackbird}/`, headers: alice.auth })
-  assert.is(gone.statusCode, 404)
-  const kept = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagClass/${tagClass}/`, headers: alice.auth })
-  assert.is(kept.statusCode, 200)
+  assert.is(await statusOf(`tagClass/${duskBlackbird}/`), 404)
+  assert.is(await statusOf(`tagClass/${tagClass}/`), 200)
   assert.is((await w.mas(['library', 'delete', String(dusk), '--yes'])).code, 0)
 })
 
@@ -136,10 +138,8 @@ test('a tag set name in several libraries: tagset delete says which, and --libra
   const run = await w.mas(['tagset', 'delete', 'Birds', '--library', 'Dusk', '--yes', '--json'])
   assert.is(run.code, 0, run.stderr)
   assert.is(json(run).id, duskBirds)
-  const gone = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagSet/${duskBirds}/`, headers: alice.auth })
-  assert.is(gone.statusCode, 404)
-  const kept = await w.t.app.inject({ method: 'GET', url: `/api/v0/tagSet/${tagSet}/`, headers: alice.auth })
-  assert.is(kept.statusCode, 200)
+  assert.is(await statusOf(`tagSet/${duskBirds}/`), 404)
+  assert.is(await statusOf(`tagSet/${tagSet}/`), 200)
   const none = await w.mas(['tagset', 'delete', 'Birds', '--library', 'Dusk', '--yes'])
   assert.is(none.code, 1)
   assert.match(none.stderr, /Birds/)
@@ -169,8 +169,7 @@ test('every record users manage has a delete command', async () => {
     assert.match(refused.stderr, /Add --yes to do it\n$/)
     const run = await w.mas([...args, '--yes', '--json'])
     assert.is(run.code, 0, `${args.join(' ')}: ${run.stderr}`)
-    const gone = await w.t.app.inject({ method: 'GET', url: `/api/v0/${path}`, headers: alice.auth })
-    assert.is(gone.statusCode, 404, path)
+    assert.is(await statusOf(path), 404, path)
   }
 })
 
