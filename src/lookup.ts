@@ -182,7 +182,12 @@ export async function tagSets(api: ApiClient, library?: number): Promise<Directo
   ])
   // a server that ignores ?library= answers every readable set
   const inLibrary = library ? records.filter((r) => r.library === library) : records
-  return new Directory('tag set', where ? ` of ${where}` : '', inLibrary, (r) => r.name)
+  // the libraries are listed only when two readable sets share a name, to tell them apart
+  const names = new Set(inLibrary.map((r) => r.name))
+  const aside = !library && names.size < inLibrary.length ? await libraryAside(api) : undefined
+  return new Directory('tag set', where ? ` of ${where}` : '', inLibrary, (r) => r.name, {
+    aside: aside && ((r) => (r.library ? aside({ library: r.library }) : 'no library')),
+  })
 }
 
 /** The tag classes of a library, found by name (and, unless `ignoreCase` is false, by a name differing only in case

@@ -134,7 +134,7 @@ test('a tag set name in several libraries: tagset delete says which, and --libra
   const ambiguous = await w.mas(['tagset', 'delete', 'Birds', '--yes'])
   assert.is(ambiguous.code, 1)
   assert.is(ambiguous.stderr.trim().split('\n').length, 1, ambiguous.stderr)
-  assert.match(ambiguous.stderr, /Birds/)
+  assert.match(ambiguous.stderr, /Birds \(id \d+, library "Dawn chorus"\).*Birds \(id \d+, library "Dusk"\)/)
   const run = await w.mas(['tagset', 'delete', 'Birds', '--library', 'Dusk', '--yes', '--json'])
   assert.is(run.code, 0, run.stderr)
   assert.is(json(run).id, duskBirds)

@@ -450,7 +450,7 @@ test('record flags by name: tag create, tag set and class look-ups; ambiguous an
   assert.is(twice.code, 1)
   assert.match(
     twice.stderr,
-    /--tag-set: 2 tag sets match "shared name": shared name \(id \d+\), shared name \(id \d+\); give one of them \(or its id\)/,
+    /--tag-set: 2 tag sets match "shared name": shared name \(id \d+, library "season 2026"\), shared name \(id \d+, library "another"\); give one of them \(or its id\)/,
   )
   const noLibrary = await w.mas(['media', 'list', '--library', 'no such library'])
   assert.is(noLibrary.code, 1)
