@@ -9,7 +9,7 @@ export default class TagSetDelete extends AuthCommand<typeof TagSetDelete> {
   static examples = [
     '<%= config.bin %> tagset delete 2',
     '<%= config.bin %> tagset delete 2 --yes',
-    '<%= config.bin %> tagset delete BirdNET --library "Dawn chorus 2026" --yes',
+    '<%= config.bin %> tagset delete "expert labels" --library "Dawn chorus 2026" --yes',
   ]
   static args = {
     id: Args.string({ description: 'tag set (name when unique among the sets you can read, or id)', required: true }),
