@@ -180,14 +180,10 @@ export async function tagSets(api: ApiClient, library?: number): Promise<Directo
     api.all('tagSet/', { library }),
     library ? libraryNamed(api, library) : undefined,
   ])
-  // a server that ignores ?library= answers every readable set
-  const inLibrary = library ? records.filter((r) => r.library === library) : records
   // the libraries are listed only when two readable sets share a name, to tell them apart
-  const names = new Set(inLibrary.map((r) => r.name))
-  const aside = !library && names.size < inLibrary.length ? await libraryAside(api) : undefined
-  return new Directory('tag set', where ? ` of ${where}` : '', inLibrary, (r) => r.name, {
-    aside: aside && ((r) => (r.library ? aside({ library: r.library }) : 'no library')),
-  })
+  const names = new Set(records.map((r) => r.name))
+  const aside = !library && names.size < records.length ? await libraryAside(api) : undefined
+  return new Directory('tag set', where ? ` of ${where}` : '', records, (r) => r.name, { aside })
 }
 
 /** The tag classes of a library, found by name (and, unless `ignoreCase` is false, by a name differing only in case
@@ -201,10 +197,11 @@ export async function tagClasses(
   return new Directory('tag class', ` in ${where}`, records, (r) => r.className, { ignoreCase })
 }
 
-/** How a candidate from any library is told apart: its library, by name where the caller can list it. */
-async function libraryAside(api: ApiClient): Promise<(r: { library: number }) => string> {
+/** How a candidate from any library is told apart: its library, by name where the caller can list it (a tag set
+ * may belong to none). */
+async function libraryAside(api: ApiClient): Promise<(r: { library: number | null }) => string> {
   const names = new Map((await api.all('library/').catch(() => [])).map((l) => [l.id, l.name]))
-  return (r) => libraryText({ id: r.library, name: names.get(r.library) })
+  return (r) => (r.library === null ? 'no library' : libraryText({ id: r.library, name: names.get(r.library) }))
 }
 
 /** The media files of a library (or every readable one, each candidate of an ambiguous name shown with its

@@ -18,7 +18,7 @@ export default class LibraryDelete extends AuthCommand<typeof LibraryDelete> {
       this.flags.yes,
     )
     if (!this.flags.yes) {
-      const tagSets = (await this.api.all('tagSet/', { library: library.id })).filter((s) => s.library === library.id)
+      const tagSets = await this.api.all('tagSet/', { library: library.id })
       let tags = 0
       for (const s of tagSets) tags += await recordCount(this.api, `tagSet/${s.id}/tags/`)
       await confirmDestructive(

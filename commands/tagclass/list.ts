@@ -16,7 +16,6 @@ export default class TagClassList extends AuthCommand<typeof TagClassList> {
     const library =
       this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
     const classes = await this.api.all('tagClass/', { library }, { library: '--library' })
-    const shown = library ? classes.filter((c) => c.library === library) : classes
-    return this.showList(shown, TAG_CLASS)
+    return this.showList(classes, TAG_CLASS)
   }
 }

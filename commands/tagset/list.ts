@@ -16,7 +16,6 @@ export default class TagSetList extends AuthCommand<typeof TagSetList> {
     const library =
       this.flags.library === undefined ? undefined : await libraryId(this.api, '--library', this.flags.library)
     const sets = await this.api.all('tagSet/', { library }, { library: '--library' })
-    const shown = library ? sets.filter((s) => s.library === library) : sets
-    return this.showList(shown, TAG_SET)
+    return this.showList(sets, TAG_SET)
   }
 }
