@@ -1,12 +1,13 @@
 import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
 import { Spool } from './spool.js'
-import { textMemo } from './textMemo.js'
+import { jsonTextMemo } from './textMemo.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
 // A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
 // as its path), a sound event per tag (a BoundingBox, its strength a feature), and an annotation per tag with a
 // `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
-// any, and its notes and provenance as notes. The document lists its recordings and tag vocabulary before the events,
+// any, and its notes and provenance as notes. The document is JSON without indentation, as soundevent's own `save`
+// writes one (a third fewer bytes than an indented one; docs/decisions.md §32). It lists its recordings and tag vocabulary before the events,
 // so each tag's event and annotation are written as it is added, into two spools on disk (src/spool.ts), and the
 // document is written from them once every tag is seen: any number of tags is written with the memory of its
 // vocabulary and files alone, each tag read once.
@@ -17,7 +18,8 @@ export interface AoefContext {
   sampleRate: (id: number) => number | undefined
   className: (id: number) => string | undefined
   review: (tagId: number) => string | undefined
-  /** the document's created_on, and its annotations' and notes' */
+  /** the document's created_on (its annotations and notes have none: mas does not keep when each was made apart from
+   * its tag, and soundevent reads an absent one as the time it reads it) */
   now: string
 }
 
@@ -35,21 +37,18 @@ export class AoefWriter {
   /** the document's recordings: each tagged media file's uuid, in the order of their first tags */
   private readonly recordings = new Map<number, string>()
   /** a provenance note's message as JSON, of the provenance's JSON (the tags of one import share theirs) */
-  private readonly provenanceMessage = textMemo((text) => JSON.stringify(PROVENANCE_NOTE + text))
-  private readonly nowText: string
-  /** the items of the document's two long lists, as JSON.stringify(…, null, 1) writes them there */
+  private readonly provenanceMessage = jsonTextMemo((text) => JSON.stringify(PROVENANCE_NOTE + text))
+  /** the items of the document's two long lists, as JSON.stringify writes them there */
   private readonly events = Spool.open()
   private readonly annotations = Spool.open()
   private added = 0
 
-  constructor(private readonly opts: AoefContext) {
-    this.nowText = JSON.stringify(opts.now)
-  }
+  constructor(private readonly opts: AoefContext) {}
 
   /** Tags of the document, in its order. */
   add(tags: readonly TagRecord[]): void {
     for (const t of tags) {
-      const before = this.added++ === 0 ? '[\n   ' : ',\n   '
+      const before = this.added++ === 0 ? '[' : ','
       const event = uuidOf(2, Number(t.id))
       this.annotations.append(before + this.annotationText(t, event))
       this.events.append(before + this.eventText(t, event))
@@ -82,10 +81,10 @@ export class AoefWriter {
       clip_annotations: [],
       created_on: opts.now,
     }
-    const skeleton = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }, null, 1) + '\n'
+    const skeleton = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }) + '\n'
     const [head, rest] = skeleton.split(JSON.stringify(EVENTS))
     const [middle, tail] = rest.split(JSON.stringify(ANNOTATIONS))
-    const end = this.added ? '\n  ]' : '[]'
+    const end = this.added ? ']' : '[]'
     await out(head)
     for await (const bytes of this.events.bytes()) await out(bytes)
     await out(end + middle)
@@ -120,37 +119,30 @@ export class AoefWriter {
     return ids
   }
 
-  // An event and an annotation as JSON.stringify(…, null, 1) writes them as items of the document's lists (three spaces
-  // deep), written out here: that call and the indenting of its text were most of an export's time
-  // (test/src/exportSpool.test.ts holds the document to the one JSON.stringify writes).
+  // An event and an annotation as JSON.stringify writes them, written out here: that call was most of an export's
+  // time (test/src/exportSpool.test.ts holds the document to the one JSON.stringify writes).
 
   private eventText(t: TagRecord, uuid: string): string {
-    const features =
-      typeof t.strength === 'number' ? `,\n    "features": {\n     "strength": ${arrayItem(t.strength)}\n    }` : ''
+    const features = typeof t.strength === 'number' ? `,"features":{"strength":${arrayItem(t.strength)}}` : ''
     return (
-      `{\n    "uuid": "${uuid}",\n    "recording": "${this.recordingUuid(Number(t.mediaFile))}",` +
-      `\n    "geometry": {\n     "type": "BoundingBox",\n     "coordinates": [` +
-      `\n      ${arrayItem(t.startTime)},\n      ${arrayItem(t.minFrequency)},` +
-      `\n      ${arrayItem(t.endTime)},\n      ${arrayItem(t.maxFrequency)}\n     ]\n    }${features}\n   }`
+      `{"uuid":"${uuid}","recording":"${this.recordingUuid(Number(t.mediaFile))}",` +
+      `"geometry":{"type":"BoundingBox","coordinates":[${arrayItem(t.startTime)},${arrayItem(t.minFrequency)},` +
+      `${arrayItem(t.endTime)},${arrayItem(t.maxFrequency)}]}${features}}`
     )
   }
 
   private annotationText(t: TagRecord, event: string): string {
     const id = Number(t.id)
     const annotations = annotationsOf(t)
-    const now = this.nowText
-    // a note whose message is given as its JSON
-    const note = (n: number, message: string) =>
-      `{\n      "uuid": "${uuidOf(n, id)}",\n      "message": ${message},` +
-      `\n      "is_issue": false,\n      "created_on": ${now}\n     }`
+    // a note whose message is given as its JSON (is_issue left to its default, false)
+    const note = (n: number, message: string) => `{"uuid":"${uuidOf(n, id)}","message":${message}}`
     let notes = ''
     if (typeof annotations.notes === 'string') notes = note(6, JSON.stringify(annotations.notes))
-    if (t.provenance) notes += (notes ? ',\n     ' : '') + note(4, this.provenanceMessage(JSON.stringify(t.provenance)))
+    if (t.provenance) notes += (notes ? ',' : '') + note(4, this.provenanceMessage(t.provenance))
     return (
-      `{\n    "uuid": "${uuidOf(3, id)}",\n    "sound_event": "${event}",` +
-      `\n    "tags": [\n     ${this.tagsOf(t).join(',\n     ')}\n    ],` +
-      (notes ? `\n    "notes": [\n     ${notes}\n    ],` : '') +
-      `\n    "created_on": ${now}\n   }`
+      `{"uuid":"${uuidOf(3, id)}","sound_event":"${event}","tags":[${this.tagsOf(t).join(',')}]` +
+      (notes ? `,"notes":[${notes}]` : '') +
+      '}'
     )
   }
 }

@@ -1,5 +1,5 @@
 import { parseRef, type Ref } from './refs.js'
-import { textMemo } from './textMemo.js'
+import { jsonTextMemo } from './textMemo.js'
 
 // Tag files read by `mas tag import` and written by `mas tag export`:
 // CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]),
@@ -195,8 +195,8 @@ export function csvRecords(text: string, separator = ','): { line: number; field
 /** The CSV cell of a tag's provenance, its JSON text (empty without one), made once while tags share one: the
  * tags of one import all do (src/textMemo.ts). One for each export. */
 export function provenanceCells(): (provenance: unknown) => string {
-  const cell = textMemo(csvField)
-  return (provenance) => (provenance ? cell(JSON.stringify(provenance)) : '')
+  const cell = jsonTextMemo(csvField)
+  return (provenance) => (provenance ? cell(provenance) : '')
 }
 
 export function csvField(v: unknown): string {

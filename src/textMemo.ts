@@ -19,3 +19,19 @@ export function textMemo(make: (text: string) => string, most = 1000): (text: st
     return result
   }
 }
+
+/** `make` of a JSON value's text, remembered for the value last given, by identity (the records of an NDJSON
+ * stream share a repeated last field's value, src/ndjson.ts), and by text as textMemo does, so that a value shared
+ * by many records is neither written as JSON nor made again for each. */
+export function jsonTextMemo(make: (text: string) => string, most = 1000): (value: unknown) => string {
+  const byText = textMemo(make, most)
+  let lastValue: unknown
+  let lastMade = ''
+  return (value) => {
+    if (value !== lastValue || value === undefined) {
+      lastValue = value
+      lastMade = byText(JSON.stringify(value) ?? 'null')
+    }
+    return lastMade
+  }
+}

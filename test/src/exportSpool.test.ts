@@ -13,7 +13,8 @@ import { annotationsOf, csvField, type TagRecord } from '../../src/tagFormats.js
 // What a streamed export keeps between its readings: the spool gives back every record, in order, as written (text
 // with line ends and quotes too), whether given as records or as the JSON lines they came as, and leaves nothing on
 // disk once closed; the AOEF writer writes, from two readings,
-// the document JSON.stringify would (indented by one), with its vocabulary and recordings first.
+// the document JSON.stringify would (without indentation, as soundevent's own writer), with its vocabulary and
+// recordings first.
 
 const collect = async <T>(batches: AsyncIterable<T[]>) => {
   const all: T[] = []
@@ -82,6 +83,42 @@ test('NDJSON cut across chunks anywhere, with CRLF and blank lines, parses to th
   assert.equal(await collect(ndjsonBatches(Readable.from(chunks), 2)), [{ a: 1 }, { b: 'é' }, { c: [1, 2] }])
 })
 
+test('NDJSON records whose last field repeats share its value, and are each what JSON.parse makes of its line', async () => {
+  const provenance = '{"source":"BirdNET-Analyzer","parameters":{"min_conf":0.1}}'
+  const lines = [
+    `{"id":1,"annotations":{},"provenance":${provenance}}`,
+    `{"id":2,"annotations":{"a":"b"},"provenance":${provenance}}`,
+    `{"id":3,"provenance":${provenance}}`,
+    // the same text closing an object inside the record, and inside a string: not the record's own field
+    `{"id":4,"annotations":{"x":{"y":1,"provenance":${provenance}}}}`,
+    `{"id":5,"note":"a,\\"provenance\\":${provenance.replace(/"/g, '\\"')}}","provenance":${provenance}}`,
+    `{"id":6,"provenance":${provenance}}\r`,
+    // an integer-like key comes first in a parsed record whatever its place in the line
+    `{"id":7,"provenance":{"source":"x"},"12":{"a":1}}`,
+    `{"id":8,"provenance":{"source":"x"},"12":{"a":1}}`,
+    `{"id":9,"provenance":{"source":"x"},"provenance":{"source":"y"}}`,
+    `{"id":10,"provenance":{"source":"x"},"provenance":{"source":"y"}}`,
+    `{"id":11,"provenance":null}`,
+    `{"id":12,"provenance":[1,2]}`,
+    `{"id":13,"provenance":[1,2]}`,
+    `{"id":14,"provenance":[1,2]}`,
+  ]
+  const expected = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+  for (const cut of [1, 7, 100, 100_000]) {
+    const bytes = Buffer.from(lines.join('\n') + '\n')
+    const chunks = Array.from({ length: Math.ceil(bytes.length / cut) }, (_c, i) =>
+      bytes.subarray(i * cut, (i + 1) * cut),
+    )
+    const records = await collect(ndjsonBatches<Record<string, unknown>>(Readable.from(chunks), 4))
+    assert.equal(records, expected)
+    for (let i = 0; i < records.length; i++)
+      assert.equal(Object.keys(records[i]), Object.keys(expected[i]), `keys of ${i + 1}`)
+    // parsed once for the records after the first that ends so
+    assert.ok(records[1].provenance === records[2].provenance)
+    assert.ok(records[12].provenance === records[13].provenance)
+  }
+})
+
 const TAGS: TagRecord[] = [
   {
     id: 11,
@@ -139,7 +176,7 @@ test('the AOEF document written in pieces is the one JSON.stringify writes, and 
   for (const batch of [1, 2, 10]) {
     const out = await aoefOf(TAGS, batch)
     const doc = JSON.parse(out)
-    assert.is(JSON.stringify(doc, null, 1) + '\n', out)
+    assert.is(JSON.stringify(doc) + '\n', out)
     assert.equal(
       doc.data.recordings.map((r: { path: string; duration: number }) => [r.path, r.duration]),
       [
@@ -153,6 +190,9 @@ test('the AOEF document written in pieces is the one JSON.stringify writes, and 
     )
     assert.is(doc.data.sound_events.length, 3)
     assert.equal(doc.data.sound_event_annotations[1].tags, [2, 3])
+    // no annotation or note claims a time of making: mas keeps none apart from the tag's
+    assert.equal(Object.keys(doc.data.sound_event_annotations[0]), ['uuid', 'sound_event', 'tags', 'notes'])
+    assert.equal(Object.keys(doc.data.sound_event_annotations[0].notes[0]), ['uuid', 'message'])
     const read = aoefRows(out, {})
     assert.equal(read.errors, [])
     assert.equal(
@@ -183,7 +223,7 @@ test('an AOEF document of notes and provenance with quotes, line breaks and any 
   for (const batch of [1, 3]) {
     const out = await aoefOf([...TAGS, odd], batch)
     const doc = JSON.parse(out)
-    assert.is(JSON.stringify(doc, null, 1) + '\n', out)
+    assert.is(JSON.stringify(doc) + '\n', out)
     assert.equal(doc.data.sound_events[3].geometry.coordinates, [1e-7, 0, 0.123456789, 22050.5])
     assert.equal(doc.data.sound_events[3].features, { strength: 0 })
     assert.is(doc.data.sound_event_annotations[3].notes[0].message, 'a "loud" call\non two lines \\ — 鳥の声')
