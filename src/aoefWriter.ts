@@ -7,7 +7,8 @@ import { annotationsOf, type TagRecord } from './tagFormats.js'
 // as its path), a sound event per tag (a BoundingBox, its strength a feature), and an annotation per tag with a
 // `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
 // any, and its notes and provenance as notes. The document is JSON without indentation, as soundevent's own `save`
-// writes one (a third fewer bytes than an indented one; docs/decisions.md §32). It lists its recordings and tag vocabulary before the events,
+// writes one (a third fewer bytes than an indented one; docs/decisions.md §32), but for a line break before each
+// item of its two long lists, so that line tools read it a tag at a time. It lists its recordings and tag vocabulary before the events,
 // so each tag's event and annotation are written as it is added, into two spools on disk (src/spool.ts), and the
 // document is written from them once every tag is seen: any number of tags is written with the memory of its
 // vocabulary and files alone, each tag read once.
@@ -38,7 +39,7 @@ export class AoefWriter {
   private readonly recordings = new Map<number, string>()
   /** a provenance note's message as JSON, of the provenance's JSON (the tags of one import share theirs) */
   private readonly provenanceMessage = jsonTextMemo((text) => JSON.stringify(PROVENANCE_NOTE + text))
-  /** the items of the document's two long lists, as JSON.stringify writes them there */
+  /** the items of the document's two long lists, as JSON.stringify writes them there, each on a line */
   private readonly events = Spool.open()
   private readonly annotations = Spool.open()
   private added = 0
@@ -48,7 +49,7 @@ export class AoefWriter {
   /** Tags of the document, in its order. */
   add(tags: readonly TagRecord[]): void {
     for (const t of tags) {
-      const before = this.added++ === 0 ? '[' : ','
+      const before = this.added++ === 0 ? '[\n' : ',\n'
       const event = uuidOf(2, Number(t.id))
       this.annotations.append(before + this.annotationText(t, event))
       this.events.append(before + this.eventText(t, event))
@@ -84,7 +85,7 @@ export class AoefWriter {
     const skeleton = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }) + '\n'
     const [head, rest] = skeleton.split(JSON.stringify(EVENTS))
     const [middle, tail] = rest.split(JSON.stringify(ANNOTATIONS))
-    const end = this.added ? ']' : '[]'
+    const end = this.added ? '\n]' : '[]'
     await out(head)
     for await (const bytes of this.events.bytes()) await out(bytes)
     await out(end + middle)

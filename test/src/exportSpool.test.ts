@@ -13,8 +13,8 @@ import { annotationsOf, csvField, type TagRecord } from '../../src/tagFormats.js
 // What a streamed export keeps between its readings: the spool gives back every record, in order, as written (text
 // with line ends and quotes too), whether given as records or as the JSON lines they came as, and leaves nothing on
 // disk once closed; the AOEF writer writes, from two readings,
-// the document JSON.stringify would (without indentation, as soundevent's own writer), with its vocabulary and
-// recordings first.
+// the document JSON.stringify would (without indentation, as soundevent's own writer; each sound event and
+// annotation on a line), with its vocabulary and recordings first.
 
 const collect = async <T>(batches: AsyncIterable<T[]>) => {
   const all: T[] = []
@@ -176,7 +176,8 @@ test('the AOEF document written in pieces is the one JSON.stringify writes, and 
   for (const batch of [1, 2, 10]) {
     const out = await aoefOf(TAGS, batch)
     const doc = JSON.parse(out)
-    assert.is(JSON.stringify(doc) + '\n', out)
+    assert.is(JSON.stringify(doc) + '\n', out.replace(/\n(?!$)/g, ''))
+    assert.is(out.split('\n').length, 2 * doc.data.sound_events.length + 4)
     assert.equal(
       doc.data.recordings.map((r: { path: string; duration: number }) => [r.path, r.duration]),
       [
@@ -223,7 +224,8 @@ test('an AOEF document of notes and provenance with quotes, line breaks and any 
   for (const batch of [1, 3]) {
     const out = await aoefOf([...TAGS, odd], batch)
     const doc = JSON.parse(out)
-    assert.is(JSON.stringify(doc) + '\n', out)
+    assert.is(JSON.stringify(doc) + '\n', out.replace(/\n(?!$)/g, ''))
+    assert.is(out.split('\n').length, 2 * doc.data.sound_events.length + 4)
     assert.equal(doc.data.sound_events[3].geometry.coordinates, [1e-7, 0, 0.123456789, 22050.5])
     assert.equal(doc.data.sound_events[3].features, { strength: 0 })
     assert.is(doc.data.sound_event_annotations[3].notes[0].message, 'a "loud" call\non two lines \\ — 鳥の声')
