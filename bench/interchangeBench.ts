@@ -141,27 +141,54 @@ async function sameLines(a: string, b: string): Promise<boolean> {
   }
 }
 
-/** An AOEF document's digest, whatever its layout, without its members that say when the export ran (each
- * `created_on`) or a default (`is_issue: false`), which AOEF documents written before 2026-12-02 held: the
- * SHA-256 of its text without whitespace outside its strings and without those members. A document of 10^6 tags is
- * longer than a string may be, so it is read in pieces cut at line breaks, which JSON holds only between values. */
+/** An AOEF document's digest, whatever its layout and the order of its lists, without its members that say when
+ * the export ran (each `created_on`) or a default (`is_issue: false`), which AOEF documents written before
+ * 2026-12-02 held: the SHA-256 of each list of its data (and of what comes before them) in its text without
+ * whitespace outside strings and without those members. A document of 10^6 tags is longer than a string may be, so
+ * it is read in pieces cut at line breaks, which JSON holds only between values. */
 async function aoefDigest(path: string): Promise<string> {
-  const hash = createHash('sha256')
   const compact = (text: string) => text.replace(/("(?:[^"\\]|\\.)*")|\s+/g, (_all, string?: string) => string ?? '')
   const without = (text: string) => text.replace(/,"created_on":"[^"]*"|,"is_issue":false/g, '')
+  // a list's key, which no value of an AOEF document holds but the list itself (a key within a string is escaped; an
+  // annotation's "tags" are numbers, the vocabulary's objects)
+  const LIST = /("(?:sound_event_annotations|sound_events|recordings|clips|clip_annotations)":\[|"tags":\[(?=[{\]]))/
+  const parts = new Map<string, { hash: ReturnType<typeof createHash>; tail: string }>()
+  let current = 'head'
+  // each part's last characters, where a member may be cut, wait for its next text
+  const add = (text: string) => {
+    let part = parts.get(current)
+    if (!part) parts.set(current, (part = { hash: createHash('sha256'), tail: '' }))
+    const kept = without(part.tail + text)
+    part.hash.update(kept.slice(0, Math.max(0, kept.length - 64)))
+    part.tail = kept.slice(Math.max(0, kept.length - 64))
+  }
+  const KEYS = new Set(['sound_event_annotations', 'sound_events', 'recordings', 'clips', 'clip_annotations', 'tags'])
+  // a "tags" key at a piece's end waits for the piece after, which says which it is
+  let held = ''
+  const route = (text: string, last = false) => {
+    let compacted = held + compact(text)
+    held = ''
+    if (!last && compacted.endsWith('"tags":[')) {
+      held = '"tags":['
+      compacted = compacted.slice(0, -held.length)
+    }
+    for (const piece of compacted.split(LIST)) {
+      if (piece.endsWith('":[') && KEYS.has(piece.slice(1, -3))) current = piece
+      add(piece)
+    }
+  }
   let rest = ''
-  // the compact text's last characters, where a member may be cut, wait for the next piece
-  let tail = ''
   for await (const chunk of createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>) {
     const text = rest + chunk
     const cut = text.lastIndexOf('\n') + 1
-    const kept = without(tail + compact(text.slice(0, cut)))
-    hash.update(kept.slice(0, Math.max(0, kept.length - 64)))
-    tail = kept.slice(Math.max(0, kept.length - 64))
+    route(text.slice(0, cut))
     rest = text.slice(cut)
   }
-  hash.update(without(tail + compact(rest)))
-  return hash.digest('hex')
+  route(rest, true)
+  return [...parts]
+    .map(([name, part]) => `${name}${part.hash.update(without(part.tail)).digest('hex')}`)
+    .sort()
+    .join(' ')
 }
 
 void runBench(async () => {

@@ -1,5 +1,6 @@
 import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
 import { Spool } from './spool.js'
+import { TextWriter } from './utf8Chunks.js'
 import { jsonTextMemo } from './textMemo.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
@@ -8,10 +9,10 @@ import { annotationsOf, type TagRecord } from './tagFormats.js'
 // `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
 // any, and its notes and provenance as notes. The document is JSON without indentation, as soundevent's own `save`
 // writes one (a third fewer bytes than an indented one; docs/decisions.md §32), but for a line break before each
-// item of its two long lists, so that line tools read it a tag at a time. It lists its recordings and tag vocabulary before the events,
-// so each tag's event and annotation are written as it is added, into two spools on disk (src/spool.ts), and the
-// document is written from them once every tag is seen: any number of tags is written with the memory of its
-// vocabulary and files alone, each tag read once.
+// item of its two long lists, so that line tools read it a tag at a time. Its annotations come first and are
+// written as their tags come; each tag's sound event is kept in a spool on disk (src/spool.ts) and the events
+// written after the last annotation, then the recordings and the tag vocabulary, known only then: any number of
+// tags is written with the memory of its vocabulary and files alone, each tag read once.
 
 export interface AoefContext {
   alias: (id: number) => string
@@ -24,12 +25,19 @@ export interface AoefContext {
   now: string
 }
 
-/** A uuid of a mas record, the same at each export (so a re-export is the same document). */
-const uuidOf = (kind: number, id: number) => `00000000-0000-4000-8${kind}00-${id.toString(16).padStart(12, '0')}`
+/** A mas id as the last part of its records' uuids. */
+const hexOf = (id: number) => id.toString(16).padStart(12, '0')
 
-/** Stand-ins for the two long lists in the document's skeleton, where their items are written as they are read. */
-const EVENTS = '\u0000sound_events\u0000'
+/** A uuid of a mas record, the same at each export (so a re-export is the same document): of its kind and its id's
+ * hexOf. */
+const uuidFrom = (kind: number, hex: string) => `00000000-0000-4000-8${kind}00-${hex}`
+const uuidOf = (kind: number, id: number) => uuidFrom(kind, hexOf(id))
+
+/** Stand-in for the list of annotations in the document's skeleton, where its items are written as they come. */
 const ANNOTATIONS = '\u0000sound_event_annotations\u0000'
+
+/** Stand-in for the list of sound events in the document's skeleton, where its items are written from the spool. */
+const EVENTS = '\u0000sound_events\u0000'
 
 export class AoefWriter {
   /** the document's tags: their ids by key, then value, and their keys and values in the order of their ids */
@@ -39,35 +47,62 @@ export class AoefWriter {
   private readonly recordings = new Map<number, string>()
   /** a provenance note's message as JSON, of the provenance's JSON (the tags of one import share theirs) */
   private readonly provenanceMessage = jsonTextMemo((text) => JSON.stringify(PROVENANCE_NOTE + text))
-  /** the items of the document's two long lists, as JSON.stringify writes them there, each on a line */
+  /** the document as it is written: its head, then each annotation as its tag comes */
+  private readonly out: TextWriter
+  /** the sound events, as JSON.stringify writes them in their list, each on a line */
   private readonly events = Spool.open()
-  private readonly annotations = Spool.open()
   private added = 0
 
-  constructor(private readonly opts: AoefContext) {}
-
-  /** Tags of the document, in its order. */
-  add(tags: readonly TagRecord[]): void {
-    for (const t of tags) {
-      const before = this.added++ === 0 ? '[\n' : ',\n'
-      const event = uuidOf(2, Number(t.id))
-      this.annotations.append(before + this.annotationText(t, event))
-      this.events.append(before + this.eventText(t, event))
-    }
+  constructor(
+    private readonly opts: AoefContext,
+    private readonly write: (bytes: Buffer) => Promise<void>,
+  ) {
+    this.out = new TextWriter(write)
   }
 
-  /** Lets go of the tags kept on disk. */
+  /** Tags of the document, in its order: their annotations written, their events kept. */
+  async add(tags: readonly TagRecord[]): Promise<void> {
+    for (const t of tags) {
+      const first = this.added++ === 0
+      if (first) this.out.append(this.skeleton().head + '[')
+      const before = first ? '\n' : ',\n'
+      const hex = hexOf(Number(t.id))
+      this.out.append(before + this.annotationText(t, hex))
+      this.events.append(before + this.eventText(t, hex))
+    }
+    await this.out.drain()
+  }
+
+  /** Lets go of the events kept on disk. */
   close(): void {
     this.events.close()
-    this.annotations.close()
   }
 
-  /** The whole document, of every tag added. */
-  async write(out: (text: string | Uint8Array) => Promise<void>): Promise<void> {
+  /** The rest of the document, after the annotations of every tag added. */
+  async finish(): Promise<void> {
+    const { head, afterAnnotations, afterEvents } = this.skeleton()
+    const out = this.out
+    if (this.added === 0) {
+      out.append(head + '[]' + afterAnnotations + '[]' + afterEvents)
+      return out.drain(true)
+    }
+    out.append('\n]' + afterAnnotations + '[')
+    await out.drain(true)
+    for await (const bytes of this.events.bytes()) await this.write(bytes)
+    out.append('\n]' + afterEvents)
+    await out.drain(true)
+  }
+
+  /** The document but for its two long lists: before the annotations, between them and the events, after those. Its
+   * recordings and vocabulary follow the lists, so that the annotations are written as their tags come (a JSON
+   * document's members may come in any order; soundevent reads them whole). */
+  private skeleton(): { head: string; afterAnnotations: string; afterEvents: string } {
     const { opts } = this
     const data = {
       uuid: uuidOf(5, 0),
       collection_type: 'annotation_set',
+      sound_event_annotations: ANNOTATIONS,
+      sound_events: EVENTS,
       tags: this.tagList.map(({ key, value }, id) => ({ id, key, value })),
       recordings: [...this.recordings].map(([id, uuid]) => ({
         uuid,
@@ -76,21 +111,14 @@ export class AoefWriter {
         channels: 1,
         samplerate: opts.sampleRate(id) ?? 0,
       })),
-      sound_events: EVENTS,
-      sound_event_annotations: ANNOTATIONS,
       clips: [],
       clip_annotations: [],
       created_on: opts.now,
     }
-    const skeleton = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }) + '\n'
-    const [head, rest] = skeleton.split(JSON.stringify(EVENTS))
-    const [middle, tail] = rest.split(JSON.stringify(ANNOTATIONS))
-    const end = this.added ? '\n]' : '[]'
-    await out(head)
-    for await (const bytes of this.events.bytes()) await out(bytes)
-    await out(end + middle)
-    for await (const bytes of this.annotations.bytes()) await out(bytes)
-    await out(end + tail)
+    const text = JSON.stringify({ version: AOEF_VERSION, created_on: opts.now, data }) + '\n'
+    const [head, rest] = text.split(JSON.stringify(ANNOTATIONS))
+    const [afterAnnotations, afterEvents] = rest.split(JSON.stringify(EVENTS))
+    return { head, afterAnnotations, afterEvents }
   }
 
   private tagId(key: string, value: string): number {
@@ -123,25 +151,24 @@ export class AoefWriter {
   // An event and an annotation as JSON.stringify writes them, written out here: that call was most of an export's
   // time (test/src/exportSpool.test.ts holds the document to the one JSON.stringify writes).
 
-  private eventText(t: TagRecord, uuid: string): string {
+  private eventText(t: TagRecord, hex: string): string {
     const features = typeof t.strength === 'number' ? `,"features":{"strength":${arrayItem(t.strength)}}` : ''
     return (
-      `{"uuid":"${uuid}","recording":"${this.recordingUuid(Number(t.mediaFile))}",` +
+      `{"uuid":"${uuidFrom(2, hex)}","recording":"${this.recordingUuid(Number(t.mediaFile))}",` +
       `"geometry":{"type":"BoundingBox","coordinates":[${arrayItem(t.startTime)},${arrayItem(t.minFrequency)},` +
       `${arrayItem(t.endTime)},${arrayItem(t.maxFrequency)}]}${features}}`
     )
   }
 
-  private annotationText(t: TagRecord, event: string): string {
-    const id = Number(t.id)
+  private annotationText(t: TagRecord, hex: string): string {
     const annotations = annotationsOf(t)
     // a note whose message is given as its JSON (is_issue left to its default, false)
-    const note = (n: number, message: string) => `{"uuid":"${uuidOf(n, id)}","message":${message}}`
+    const note = (n: number, message: string) => `{"uuid":"${uuidFrom(n, hex)}","message":${message}}`
     let notes = ''
     if (typeof annotations.notes === 'string') notes = note(6, JSON.stringify(annotations.notes))
     if (t.provenance) notes += (notes ? ',' : '') + note(4, this.provenanceMessage(t.provenance))
     return (
-      `{"uuid":"${uuidOf(3, id)}","sound_event":"${event}","tags":[${this.tagsOf(t).join(',')}]` +
+      `{"uuid":"${uuidFrom(3, hex)}","sound_event":"${uuidFrom(2, hex)}","tags":[${this.tagsOf(t).join(',')}]` +
       (notes ? `,"notes":[${notes}]` : '') +
       '}'
     )

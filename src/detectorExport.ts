@@ -57,10 +57,10 @@ const kaleidoscopeColumns = (ctx: ExportContext): CsvColumns => [
   ['TOP1DIST', undefined],
 ]
 
-/** An export in a detector's format: the tags are handed to `add` as they are downloaded, and written by `finish`;
- * `close` lets go of what the export kept on disk. */
+/** An export in a detector's format: the tags are handed to `add` as they are downloaded (awaited when it writes
+ * them), and the rest written by `finish`; `close` lets go of what the export kept on disk. */
 export interface DetectorExport {
-  add(tags: readonly TagRecord[]): void
+  add(tags: readonly TagRecord[]): void | Promise<void>
   finish(): Promise<void>
   close(): void
   /** the only fields of a tag record it reads (undefined: whole records) */
@@ -92,11 +92,12 @@ function csvExport(columns: CsvColumns, ctx: ExportContext, fields: readonly str
   }
 }
 
-/** An AOEF document (src/aoefWriter.ts), its events and annotations kept on disk until every tag is seen. */
+/** An AOEF document (src/aoefWriter.ts), its annotations written as the tags come, its events kept on disk until
+ * every tag is seen. */
 function aoefExport(writer: AoefWriter): DetectorExport {
   return {
     add: (tags) => writer.add(tags),
-    finish: () => writer.write(writeStdout),
+    finish: () => writer.finish(),
     close: () => writer.close(),
     fields: AOEF_FIELDS,
   }
@@ -264,12 +265,15 @@ export async function detectorExport(
   if (format === 'aoef') {
     const files = new Map(media.records.map((m) => [m.id, ravenFile(m)]))
     return aoefExport(
-      new AoefWriter({
-        ...ctx,
-        duration: (id) => files.get(id)?.duration,
-        sampleRate: (id) => files.get(id)?.sampleRate,
-        now: new Date().toISOString(),
-      }),
+      new AoefWriter(
+        {
+          ...ctx,
+          duration: (id) => files.get(id)?.duration,
+          sampleRate: (id) => files.get(id)?.sampleRate,
+          now: new Date().toISOString(),
+        },
+        writeStdout,
+      ),
     )
   }
   return audacityExport(ctx, perFile)

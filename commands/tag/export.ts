@@ -82,7 +82,7 @@ ${CAMTRAP_DP_HELP}`
       for await (const page of tagSetTagPages<TagRecord>(this.api, tagSet.id, counted, (detector ?? writer)?.fields)) {
         progress?.tick(page.length)
         if (detector) {
-          detector.add(page)
+          await detector.add(page)
           continue
         }
         if (!writer) {

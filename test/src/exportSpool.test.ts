@@ -14,7 +14,8 @@ import { annotationsOf, csvField, type TagRecord } from '../../src/tagFormats.js
 // with line ends and quotes too), whether given as records or as the JSON lines they came as, and leaves nothing on
 // disk once closed; the AOEF writer writes, from two readings,
 // the document JSON.stringify would (without indentation, as soundevent's own writer; each sound event and
-// annotation on a line), with its vocabulary and recordings first.
+// annotation on a line), its annotations first, written as their tags come, then the events kept on disk, the
+// recordings and the vocabulary.
 
 const collect = async <T>(batches: AsyncIterable<T[]>) => {
   const all: T[] = []
@@ -158,19 +159,37 @@ async function textWritten(
   }
 }
 
-const aoefOf = (tags: TagRecord[], batch: number) =>
-  textWritten(
-    new AoefWriter({
+/** What the AOEF writer writes of `tags`, handed to it `batch` at a time: its annotations as they come (`early`: the
+ * text written before the last tag was handed over), the rest when it finishes. */
+async function aoefWritten(tags: TagRecord[], batch: number): Promise<{ text: string; early: string }> {
+  const out: Buffer[] = []
+  const writer = new AoefWriter(
+    {
       alias: (id) => `site/rec${id}.WAV`,
       duration: (id) => id * 60,
       sampleRate: () => 48000,
       className: (id) => (id === 5 ? 'Turdus merula' : 'Parus major'),
       review: (id) => (id === 12 ? 'yes' : undefined),
       now: '2026-06-01T05:00:00.000Z',
-    }),
-    tags,
-    batch,
+    },
+    async (bytes) => {
+      out.push(Buffer.from(bytes))
+    },
   )
+  try {
+    let early = ''
+    for (let i = 0; i < tags.length; i += batch) {
+      early = Buffer.concat(out).toString('utf8')
+      await writer.add(tags.slice(i, i + batch))
+    }
+    await writer.finish()
+    return { text: Buffer.concat(out).toString('utf8'), early }
+  } finally {
+    writer.close()
+  }
+}
+
+const aoefOf = async (tags: TagRecord[], batch: number) => (await aoefWritten(tags, batch)).text
 
 test('the AOEF document written in pieces is the one JSON.stringify writes, and reads back as the tags', async () => {
   for (const batch of [1, 2, 10]) {
@@ -230,6 +249,23 @@ test('an AOEF document of notes and provenance with quotes, line breaks and any 
     assert.equal(doc.data.sound_events[3].features, { strength: 0 })
     assert.is(doc.data.sound_event_annotations[3].notes[0].message, 'a "loud" call\non two lines \\ — 鳥の声')
   }
+})
+
+test('an AOEF document is written as its tags come: its annotations before the last tag is read, its events after', async () => {
+  const many: TagRecord[] = Array.from({ length: 5000 }, (_t, i) => ({
+    ...TAGS[0],
+    id: 100 + i,
+    startTime: i,
+    endTime: i + 3,
+  }))
+  const { text, early } = await aoefWritten(many, 1000)
+  assert.ok(early.length > 1_000_000, `written before the last batch: ${early.length} bytes`)
+  assert.ok(text.startsWith(early))
+  assert.ok(early.includes('"sound_event_annotations":[\n{"uuid":"00000000-0000-4000-8300-000000000064"'))
+  assert.not.ok(early.includes('"sound_events"'))
+  const doc = JSON.parse(text)
+  assert.is(doc.data.sound_events.length, 5000)
+  assert.is(doc.data.sound_event_annotations[4999].sound_event, doc.data.sound_events[4999].uuid)
 })
 
 test('an AOEF document of no tags still has its lists, empty', async () => {
