@@ -306,39 +306,46 @@ export class ApiClient {
 
   /** Every record of a list, across its pages. `flags` names the flag behind each filter of `query`, for the
    * refusal when the server ignored one that the records cannot be checked against (listFilters.ts); `ownFilters`
-   * are filters of an extension path, applied by any server that answers it. */
+   * are filters of an extension path, applied by any server that answers it; `ahead`: the pages asked for at once
+   * once the first tells how many there are (pages). */
   all<P extends ListPath>(
     path: P,
     query?: Query,
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
+    ahead?: number,
   ): Promise<ListRecord<P>[]>
   all<T = unknown>(
     path: string,
     query?: Query,
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
+    ahead?: number,
   ): Promise<T[]>
   async all(
     path: string,
     query: Query = {},
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
+    ahead = 1,
   ): Promise<unknown[]> {
     const records: unknown[] = []
-    for await (const page of this.pages(path, query, undefined, flags, ownFilters)) records.push(...page)
+    for await (const page of this.pages(path, query, undefined, flags, ownFilters, ahead)) records.push(...page)
     return records
   }
 
   /** The pages of a list, one array of records at a time, each record checked against the filters of `query`
    * (a server that ignores a filter answers every record: those that do not match are dropped here);
-   * `onCount` hears the total the first page announces */
+   * `onCount` hears the total the first page announces. With `ahead` above 1, a list of numbered pages (DRF's) has
+   * that many of its later pages asked for at once, answered in order: a long list is read in a fraction of the
+   * time its pages take one after another (each waits on the server's count and its offset). */
   pages<P extends ListPath>(
     path: P,
     query?: Query,
     onCount?: (count: number) => void,
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
+    ahead?: number,
   ): AsyncGenerator<ListRecord<P>[]>
   pages<T = unknown>(
     path: string,
@@ -346,6 +353,7 @@ export class ApiClient {
     onCount?: (count: number) => void,
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
+    ahead?: number,
   ): AsyncGenerator<T[]>
   async *pages(
     path: string,
@@ -353,6 +361,7 @@ export class ApiClient {
     onCount?: (count: number) => void,
     flags?: Record<string, string>,
     ownFilters?: readonly string[],
+    ahead = 1,
   ): AsyncGenerator<unknown[]> {
     const check = filterCheck(query, flags, ownFilters)
     let next: string | null = this.url(path, { page_size: MAX_PAGE_SIZE, ...query })
@@ -368,6 +377,12 @@ export class ApiClient {
       if (seen.size === 1 && typeof data.count === 'number') onCount?.(data.count)
       yield check.keep(data.results ?? [])
       next = data.next ?? null
+      const numbered = ahead > 1 && seen.size === 1 && next ? numberedPages(next, data) : undefined
+      if (numbered) {
+        for await (const page of readAhead(numbered, ahead, (url) => this.get<Page<unknown>>(url)))
+          yield check.keep(page.results ?? [])
+        return
+      }
     }
   }
 
@@ -551,4 +566,34 @@ export async function mapLimit<T, R>(
   })
   await Promise.all(workers)
   return results
+}
+
+/** The addresses of a numbered list's pages after the first (the first page's `next` names page 2, as DRF's page
+ * numbers do), from the count and the first page's length; undefined for any other kind of `next`. */
+function numberedPages(next: string, first: Page<unknown>): string[] | undefined {
+  const size = first.results?.length ?? 0
+  if (typeof first.count !== 'number' || size === 0) return undefined
+  const url = new URL(next)
+  if (url.searchParams.get('page') !== '2') return undefined
+  const urls: string[] = []
+  for (let page = 2; page <= Math.ceil(first.count / size); page++) {
+    url.searchParams.set('page', String(page))
+    urls.push(url.toString())
+  }
+  return urls
+}
+
+/** Each address's answer, in order, `ahead` of them asked at once. */
+async function* readAhead<T>(urls: readonly string[], ahead: number, read: (url: string) => Promise<T>) {
+  const reading: Promise<T>[] = []
+  let asked = 0
+  try {
+    while (asked < urls.length || reading.length) {
+      while (asked < urls.length && reading.length < ahead) reading.push(read(urls[asked++]))
+      yield await reading.shift()!
+    }
+  } finally {
+    // a reader that stops early, or a page that failed, leaves answers for nobody: their failures are no one's to hear
+    for (const r of reading) r.catch(() => {})
+  }
 }

@@ -342,7 +342,8 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   const [names, libraryFiles, reviews] = await Promise.all([
     loadNames(api, [USERS, SENSORS, TAG_CLASSES], { library }),
     library ? api.all(`library/${library}/mediaFiles/`) : Promise.resolve([]),
-    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']),
+    // a season's decisions are a hundred pages and more: four asked at once (REVIEW_PAGES_AHEAD)
+    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'], REVIEW_PAGES_AHEAD),
   ])
   const userName = (id: number) => {
     const n = names.of(USERS, id)
@@ -554,6 +555,10 @@ function csvTable(
   const all = [...columns, ...extensions]
   return [all.join(','), ...rows.map((r) => all.map((c) => csvField(r[c])).join(','))].join('\n') + '\n'
 }
+
+/** The pages of decisions asked for at once: their count and offset are the server's work, so a few at once keep
+ * both of its parts busy (BENCHMARKS.md). */
+const REVIEW_PAGES_AHEAD = 4
 
 /** What an observation (observationRow) and the recordings and classes it names (readOthers) read of a tag. */
 const OBSERVATION_FIELDS = [

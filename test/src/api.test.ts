@@ -59,6 +59,58 @@ test('all() follows next links across every page', async () => {
   }
 })
 
+test('all() with pages ahead asks for several numbered pages at once and keeps their order; other lists follow next', async () => {
+  let open = 0
+  let most = 0
+  const asked: number[] = []
+  const s = await serve((req, res) => {
+    const url = new URL(req.url!, 'http://x')
+    const page = Number(url.searchParams.get('page') ?? 1)
+    asked.push(page)
+    open++
+    most = Math.max(most, open)
+    // later pages answer sooner than earlier ones
+    setTimeout(
+      () => {
+        open--
+        const first = (page - 1) * 3 + 1
+        const results = Array.from({ length: Math.min(3, 20 - first + 1) }, (_r, i) => first + i)
+        const next = page < 7 ? `http://${req.headers.host}/api/v0/tagReview/?page=${page + 1}&tagSet=1` : null
+        html(res, 200, { count: 20, next, previous: null, results })
+      },
+      page === 1 ? 0 : 40 - 5 * page,
+    )
+  })
+  const cursor = await serve((req, res) => {
+    const url = new URL(req.url!, 'http://x')
+    const at = url.searchParams.get('cursor')
+    const next = at === null ? `http://${req.headers.host}/api/v0/tagReview/?cursor=b` : null
+    html(res, 200, { count: 4, next, previous: null, results: at === null ? [1, 2] : [3, 4] })
+  })
+  try {
+    const api = new ApiClient({ server: s.url })
+    const all = Array.from({ length: 20 }, (_r, i) => i + 1)
+    assert.equal(await api.all('tagReview/', {}, undefined, undefined, 4), all)
+    assert.is(most, 4)
+    assert.equal(
+      [...asked].sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 7],
+    )
+    asked.length = 0
+    most = 0
+    assert.equal(await api.all('tagReview/'), all)
+    assert.is(most, 1)
+    assert.equal(asked, [1, 2, 3, 4, 5, 6, 7])
+    assert.equal(
+      await new ApiClient({ server: cursor.url }).all('tagReview/', {}, undefined, undefined, 4),
+      [1, 2, 3, 4],
+    )
+  } finally {
+    await s.close()
+    await cursor.close()
+  }
+})
+
 test('502/503/504 are retried for idempotent requests and not for a plain POST', async () => {
   let calls = 0
   const s = await serve((_req, res) => {
