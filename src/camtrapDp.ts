@@ -341,9 +341,9 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   const { contentTypeOf } = await import('../server/media/facts.js')
   const [names, libraryFiles, reviews] = await Promise.all([
     loadNames(api, [USERS, SENSORS, TAG_CLASSES], { library }),
-    library ? api.all(`library/${library}/mediaFiles/`) : Promise.resolve([]),
-    // a season's decisions are a hundred pages and more: four asked at once (REVIEW_PAGES_AHEAD)
-    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'], REVIEW_PAGES_AHEAD),
+    // a season's recordings are tens of pages, its decisions a hundred and more: a few asked at once (PAGES_AHEAD)
+    library ? api.all(`library/${library}/mediaFiles/`, {}, undefined, undefined, PAGES_AHEAD) : Promise.resolve([]),
+    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'], PAGES_AHEAD),
   ])
   const userName = (id: number) => {
     const n = names.of(USERS, id)
@@ -556,9 +556,9 @@ function csvTable(
   return [all.join(','), ...rows.map((r) => all.map((c) => csvField(r[c])).join(','))].join('\n') + '\n'
 }
 
-/** The pages of decisions asked for at once: their count and offset are the server's work, so a few at once keep
- * both of its parts busy (BENCHMARKS.md). */
-const REVIEW_PAGES_AHEAD = 4
+/** The pages of the recordings' and the decisions' lists asked for at once: each page waits on the server's count and
+ * offset, so a few at once keep both of its parts busy (BENCHMARKS.md). */
+const PAGES_AHEAD = 4
 
 /** What an observation (observationRow) and the recordings and classes it names (readOthers) read of a tag. */
 const OBSERVATION_FIELDS = [
