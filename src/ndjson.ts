@@ -91,7 +91,8 @@ function lastFieldOf(line: string, record: unknown): LastField | undefined {
   if (record === null || typeof record !== 'object' || Array.isArray(record)) return undefined
   let name: string | undefined
   for (const key in record) name = key
-  if (name === undefined) return undefined
+  // an own "__proto__" is JSON.parse's alone to make: assigned, it would set the record's prototype
+  if (name === undefined || name === '__proto__') return undefined
   const value = (record as Record<string, unknown>)[name]
   if (value === null || typeof value !== 'object') return undefined
   const at = line.lastIndexOf(`,${JSON.stringify(name)}:`)

@@ -103,6 +103,8 @@ test('NDJSON records whose last field repeats share its value, and are each what
     `{"id":12,"provenance":[1,2]}`,
     `{"id":13,"provenance":[1,2]}`,
     `{"id":14,"provenance":[1,2]}`,
+    `{"id":15,"__proto__":{"polluted":true}}`,
+    `{"id":16,"__proto__":{"polluted":true}}`,
   ]
   const expected = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
   for (const cut of [1, 7, 100, 100_000]) {
@@ -114,6 +116,8 @@ test('NDJSON records whose last field repeats share its value, and are each what
     assert.equal(records, expected)
     for (let i = 0; i < records.length; i++)
       assert.equal(Object.keys(records[i]), Object.keys(expected[i]), `keys of ${i + 1}`)
+    assert.is(Object.getPrototypeOf(records[15]), Object.prototype)
+    assert.equal(Object.getOwnPropertyNames(records[15]), ['id', '__proto__'])
     // parsed once for the records after the first that ends so
     assert.ok(records[1].provenance === records[2].provenance)
     assert.ok(records[12].provenance === records[13].provenance)
