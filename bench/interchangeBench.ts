@@ -162,7 +162,6 @@ async function aoefDigest(path: string): Promise<string> {
     part.hash.update(kept.slice(0, Math.max(0, kept.length - 64)))
     part.tail = kept.slice(Math.max(0, kept.length - 64))
   }
-  const KEYS = new Set(['sound_event_annotations', 'sound_events', 'recordings', 'clips', 'clip_annotations', 'tags'])
   // a "tags" key at a piece's end waits for the piece after, which says which it is
   let held = ''
   const route = (text: string, last = false) => {
@@ -172,10 +171,11 @@ async function aoefDigest(path: string): Promise<string> {
       held = '"tags":['
       compacted = compacted.slice(0, -held.length)
     }
-    for (const piece of compacted.split(LIST)) {
-      if (piece.endsWith('":[') && KEYS.has(piece.slice(1, -3))) current = piece
+    // split by a pattern of one group: each odd piece is a list's key
+    compacted.split(LIST).forEach((piece, i) => {
+      if (i % 2) current = piece
       add(piece)
-    }
+    })
   }
   let rest = ''
   for await (const chunk of createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>) {

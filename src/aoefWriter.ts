@@ -82,14 +82,13 @@ export class AoefWriter {
   async finish(): Promise<void> {
     const { head, afterAnnotations, afterEvents } = this.skeleton()
     const out = this.out
-    if (this.added === 0) {
-      out.append(head + '[]' + afterAnnotations + '[]' + afterEvents)
-      return out.drain(true)
-    }
-    out.append('\n]' + afterAnnotations + '[')
+    // with no tag, nothing was written yet, and the two lists are empty
+    if (this.added === 0) out.append(head + '[')
+    const end = this.added ? '\n]' : ']'
+    out.append(end + afterAnnotations + '[')
     await out.drain(true)
     for await (const bytes of this.events.bytes()) await this.write(bytes)
-    out.append('\n]' + afterEvents)
+    out.append(end + afterEvents)
     await out.drain(true)
   }
 
