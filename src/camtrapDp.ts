@@ -12,7 +12,7 @@ import { loadNames, SENSORS, TAG_CLASSES, USERS } from './names.js'
 import { ravenFile, type RavenFile } from './raven.js'
 import { CSV_COLUMNS, csvField, provenanceCells, type TagRecord } from './tagFormats.js'
 import { TextWriter } from './utf8Chunks.js'
-import { tagSetTagPages } from './tagSetStream.js'
+import { tagSetReviews, tagSetTagPages } from './tagSetStream.js'
 
 // `mas tag export --format camtrap-dp -o DIR`: a Camera Trap Data Package (Camtrap DP 1.0.2) of a tag set's tags,
 // the route of verified detections to GBIF (docs/decisions.md §33). Deployments are the recordings of one sensor
@@ -343,7 +343,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
     loadNames(api, [USERS, SENSORS, TAG_CLASSES], { library }),
     // a season's recordings are tens of pages, its decisions a hundred and more: a few asked at once (PAGES_AHEAD)
     library ? api.all(`library/${library}/mediaFiles/`, {}, undefined, undefined, PAGES_AHEAD) : Promise.resolve([]),
-    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'], PAGES_AHEAD),
+    tagSetReviews(api, tagSet.id, PAGES_AHEAD),
   ])
   const userName = (id: number) => {
     const n = names.of(USERS, id)

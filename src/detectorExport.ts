@@ -9,6 +9,7 @@ import { ravenFile } from './raven.js'
 import type { Review } from './records.js'
 import { DetectorTable, type CsvColumns } from './detectorTable.js'
 import { annotationsOf, CSV_COLUMNS, type TagRecord } from './tagFormats.js'
+import { tagSetReviews } from './tagSetStream.js'
 import { tagSetNamed } from '../server/named.js'
 import { withRoom } from '../server/typedArrays.js'
 
@@ -235,7 +236,7 @@ export async function detectorExport(
   const [media, classes, reviews] = await Promise.all([
     mediaFiles(api, tagSet.library),
     tagClasses(api, tagSet.library),
-    api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet']).catch(() => [] as Review[]),
+    tagSetReviews(api, tagSet.id).catch(() => [] as Review[]),
   ])
   const decisions = new Map<number, string[]>()
   for (const r of [...reviews].sort((a, b) => (a.creationDate < b.creationDate ? -1 : 1))) {

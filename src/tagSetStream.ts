@@ -1,9 +1,11 @@
 import { ApiError, type ApiClient } from './api.js'
 import { ndjsonBatches } from './ndjson.js'
+import type { Review } from './records.js'
 
-// The tags of a tag set, a batch at a time, for an export: read in one answer from the NDJSON export of a
-// mas server (GET tagSet/{id}/tags.ndjson, an extension), which costs the server one pass over the set;
-// from a server without it (the original answers 404), by paging tagSet/{id}/tags/.
+// The tags of a tag set, a batch at a time, and the decisions on them, for an export: read in one answer from the
+// NDJSON exports of a mas server (GET tagSet/{id}/tags.ndjson and reviews.ndjson, extensions), which cost the
+// server one pass over the set; from a server without them (the original answers 404), by paging
+// tagSet/{id}/tags/ and tagReview/?tagSet= (whose pages of a large set each cost the server a count and an offset).
 
 const BATCH = 1000
 
@@ -27,4 +29,20 @@ export async function* tagSetTagPages<T>(
   const total = stream.response?.headers['x-total-count']
   if (typeof total === 'string') onCount?.(Number(total))
   yield* ndjsonBatches<T>(stream as AsyncIterable<Buffer>, BATCH)
+}
+
+/** Every decision on the tag set's tags, in id order as tagReview/ lists them; from a server without the NDJSON
+ * export, `ahead` pages of tagReview/ asked for at once (ApiClient.pages). */
+export async function tagSetReviews(api: ApiClient, tagSetId: number, ahead = 1): Promise<Review[]> {
+  let stream: Awaited<ReturnType<ApiClient['download']>>
+  try {
+    stream = await api.download(`tagSet/${tagSetId}/reviews.ndjson`)
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 404)) throw e
+    return api.all('tagReview/', { tagSet: tagSetId, page_size: BATCH }, undefined, ['tagSet'], ahead)
+  }
+  const reviews: Review[] = []
+  for await (const batch of ndjsonBatches<Review>(stream as AsyncIterable<Buffer>, BATCH)) reviews.push(...batch)
+  // the export holds a tag's decisions together
+  return reviews.sort((a, b) => a.id - b.id)
 }

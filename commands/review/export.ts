@@ -7,6 +7,7 @@ import { MEDIA_FILES, TAG_CLASSES, USERS } from '../../src/names.js'
 import { ravenFile } from '../../src/raven.js'
 import { checkRavenFlags, ravenFlags, writeRavenTables } from '../../src/ravenTables.js'
 import { reviewCsv, type ExportRow } from '../../src/reviewFiles.js'
+import { tagSetReviews } from '../../src/tagSetStream.js'
 import { tagSetNamed } from '../../server/named.js'
 
 export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
@@ -34,7 +35,7 @@ export default class ReviewExport extends AuthCommand<typeof ReviewExport> {
   async run(): Promise<ExportRow[]> {
     checkRavenFlags(this.flags, this.flags.format)
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
-    const reviews = await this.api.all('tagReview/', { tagSet: tagSet.id, page_size: 1000 }, undefined, ['tagSet'])
+    const reviews = await tagSetReviews(this.api, tagSet.id)
     const ids = [...new Set(reviews.map((r) => r.tag))]
     const tags = new Map((await mapLimit(ids, 8, (id) => this.api.get(`tag/${id}/`))).map((t) => [t.id, t]))
     const library = tagSet.library ?? undefined

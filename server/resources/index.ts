@@ -10,7 +10,7 @@ import * as library from './library.js'
 import * as mediaFile from './mediaFile.js'
 import * as mediaMetadata from './mediaMetadata.js'
 import * as tagSet from './tagSet.js'
-import { tagSetExportEndpoint } from './tagSetExport.js'
+import { tagSetExportEndpoint, tagSetReviewsEndpoint } from './tagSetExport.js'
 import * as tagClass from './tagClass.js'
 import * as tag from './tag.js'
 import * as tagExample from './tagExample.js'
@@ -43,6 +43,7 @@ export const resourceEndpoints: Endpoint[] = [
   ...mediaMetadata.endpoints(),
   ...tagSet.endpoints(),
   tagSetExportEndpoint,
+  tagSetReviewsEndpoint,
   ...tagClass.endpoints(),
   ...tag.endpoints(),
   ...tagExample.endpoints(),

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ApiClient } from '../../src/api.js'
-import { tagSetTagPages } from '../../src/tagSetStream.js'
+import { tagSetReviews, tagSetTagPages } from '../../src/tagSetStream.js'
 
-// mas tag export reads a tag set from a mas server's NDJSON export in one answer, and from a server without it
-// (the original, which answers 404 there) by paging tagSet/{id}/tags/: the same tags either way.
+// mas tag export reads a tag set, and the decisions on its tags, from a mas server's NDJSON exports in one answer
+// each, and from a server without them (the original, which answers 404 there) by paging tagSet/{id}/tags/ and
+// tagReview/?tagSet=: the same records either way, the decisions in id order.
 
 const TAGS = Array.from({ length: 2500 }, (_, i) => ({ id: i + 1, tagSet: 7, startTime: i }))
 
@@ -79,6 +80,66 @@ test('a server without it (404) is paged through tagSet/{id}/tags/', async () =>
       '/api/v0/tagSet/7/tags/',
       '/api/v0/tagSet/7/tags/',
       '/api/v0/tagSet/7/tags/',
+    ])
+  } finally {
+    await s.close()
+  }
+})
+
+/** decisions of two reviewers, the second's written later: by id they are not grouped by tag */
+const REVIEWS = [
+  ...Array.from({ length: 1500 }, (_, i) => ({ id: i + 1, tag: i + 1, user: 1, decision: 'yes' })),
+  ...Array.from({ length: 700 }, (_, i) => ({ id: 1501 + i, tag: 700 - i, user: 2, decision: 'no' })),
+]
+
+function reviewPages(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url!, 'http://x')
+  if (url.pathname !== '/api/v0/tagReview/' || url.searchParams.get('tagSet') !== '7') {
+    res.writeHead(404, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ detail: 'Not found.' }))
+    return
+  }
+  const page = Number(url.searchParams.get('page') ?? 1)
+  const size = Number(url.searchParams.get('page_size'))
+  const next =
+    page * size < REVIEWS.length
+      ? `http://${req.headers.host}/api/v0/tagReview/?tagSet=7&page=${page + 1}&page_size=${size}`
+      : null
+  res.writeHead(200, { 'content-type': 'application/json' })
+  res.end(
+    JSON.stringify({
+      count: REVIEWS.length,
+      next,
+      previous: null,
+      results: REVIEWS.slice((page - 1) * size, page * size),
+    }),
+  )
+}
+
+test("a server that answers reviews.ndjson is read in one answer, its decisions (a tag's together) put in id order", async () => {
+  const byTag = [...REVIEWS].sort((a, b) => a.tag - b.tag || a.id - b.id)
+  const s = await serve((req, res) => {
+    if (req.url !== '/api/v0/tagSet/7/reviews.ndjson') return reviewPages(req, res)
+    res.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-total-count': String(REVIEWS.length) })
+    res.end(byTag.map((r) => `${JSON.stringify(r)}\n`).join(''))
+  })
+  try {
+    assert.equal(await tagSetReviews(new ApiClient({ server: s.url, token: 't' }), 7), REVIEWS)
+    assert.equal(s.paths, ['/api/v0/tagSet/7/reviews.ndjson'])
+  } finally {
+    await s.close()
+  }
+})
+
+test('a server without it (404) is paged through tagReview/?tagSet=', async () => {
+  const s = await serve(reviewPages)
+  try {
+    assert.equal(await tagSetReviews(new ApiClient({ server: s.url, token: 't' }), 7, 2), REVIEWS)
+    assert.equal(s.paths, [
+      '/api/v0/tagSet/7/reviews.ndjson',
+      '/api/v0/tagReview/',
+      '/api/v0/tagReview/',
+      '/api/v0/tagReview/',
     ])
   } finally {
     await s.close()

@@ -424,4 +424,68 @@ test('tagSet/{id}/tags.ndjson of a set of exactly two batches, or of none, answe
   assert.equal([empty.statusCode, empty.body, empty.headers['x-total-count']], [200, '', '0'])
 })
 
+test("tagSet/{id}/reviews.ndjson answers every decision on the set's tags, as tagReview/ writes them, a tag's together, to its readers only", async () => {
+  const ids = async (set: number) =>
+    (await t.db.selectFrom('tags').select('id').where('tag_set_id', '=', set).orderBy('id').execute()).map((r) => r.id)
+  const [decided, none] = [await makeTagSet(t.db, owner, lib), await makeTagSet(t.db, owner, lib)]
+  await insertRandom(decided, 4000)
+  const tagIds = await ids(decided)
+  // more than a batch of the server's (5,000 rows): two reviewers on most tags, one on the rest, the second
+  // reviewer's decisions written later so that a tag's decisions are not next to each other by id
+  const now = localTimestamp()
+  const decide = (user: TestUser, tagsOf: number[], from: number) =>
+    t.db
+      .insertInto('tag_reviews')
+      .values(
+        tagsOf.map((tag, i) => ({
+          tag_id: tag,
+          user_id: user.id,
+          decision: (['yes', 'no', 'unsure', 'skip'] as const)[(i + from) % 4],
+          tag_class_id: (i + from) % 4 === 1 ? liveClasses[0] : null,
+          note: i % 7 === 0 ? `note "${i}"\twith\\ a tab` : '',
+          creation_date: now,
+          tag_set_id: decided,
+        })),
+      )
+      .execute()
+  await decide(owner, tagIds, 0)
+  await decide(member, tagIds.slice(0, 3000).reverse(), 1)
+  await grant(t.db, owner, { user: setReader.id }, { tagSet: decided }, ['read'])
+  const listed: Array<{ id: number; tag: number }> = []
+  for (let page = 1; ; page++) {
+    const res = await t.call('GET', `${API}/tagReview/?tagSet=${decided}&page_size=1000&page=${page}`, {
+      as: setReader,
+    })
+    listed.push(...res.data.results)
+    if (!res.data.next) break
+  }
+  assert.is(listed.length, 7000)
+  const res = await t.call('GET', `${API}/tagSet/${decided}/reviews.ndjson`, { as: setReader })
+  assert.is(res.statusCode, 200)
+  assert.match(String(res.headers['content-type']), /^application\/x-ndjson/)
+  assert.is(Number(res.headers['x-total-count']), listed.length)
+  const lines = res.body.split('\n')
+  assert.is(lines.pop(), '', 'every line ends with a newline')
+  const streamed = lines.map((l: string) => JSON.parse(l) as { id: number; tag: number })
+  const byTag = [...listed].sort((a, b) => a.tag - b.tag || a.id - b.id)
+  assert.equal(streamed, byTag, "the records of tagReview/, in the order of their tags, a tag's by id")
+  const picked = await t.call('GET', `${API}/tagSet/${decided}/reviews.ndjson?fields=tag,decision`, { as: setReader })
+  assert.equal(
+    picked.body
+      .trimEnd()
+      .split('\n')
+      .map((l: string) => JSON.parse(l)),
+    byTag.map((r) => ({ tag: r.tag, decision: (r as unknown as { decision: string }).decision })),
+  )
+  const unknown = await t.call('GET', `${API}/tagSet/${decided}/reviews.ndjson?fields=tag,colour`, { as: setReader })
+  assert.equal(
+    [unknown.statusCode, unknown.data],
+    [400, { fields: ['"colour" is not a field of Tag Review records.'] }],
+  )
+  const empty = await t.call('GET', `${API}/tagSet/${none}/reviews.ndjson`, { as: owner })
+  assert.equal([empty.statusCode, empty.body, empty.headers['x-total-count']], [200, '', '0'])
+  assert.is((await t.call('GET', `${API}/tagSet/${decided}/reviews.ndjson`, { as: stranger })).statusCode, 404)
+  assert.is((await t.call('GET', `${API}/tagSet/2000000000/reviews.ndjson`, { as: admin })).statusCode, 404)
+})
+
 test.run()
