@@ -229,15 +229,26 @@ function wallClock(text: string | null | undefined): number | undefined {
 
 const secondsText = (ms: number) => new Date(ms).toISOString().slice(0, 19)
 
-/** secondsText of whole seconds, remembered: a recording's tags fall in few distinct seconds. */
-const seconds = new Map<number, string>()
+const DAY_MS = 86_400_000
+/** two-digit texts of 0–59 */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'))
+/** each day's `YYYY-MM-DDT`, remembered: a season spans a few hundred days */
+const days = new Map<number, string | null>()
+
+/** secondsText of a whole second (ms a multiple of 1,000), made from its day's text and its time of day: the
+ * seconds of a season's tags are nearly all distinct, so remembering each was a miss and a string a tag. */
 function secondText(ms: number): string {
-  let text = seconds.get(ms)
-  if (text === undefined) {
-    if (seconds.size >= 100_000) seconds.clear()
-    seconds.set(ms, (text = secondsText(ms)))
+  const day = Math.floor(ms / DAY_MS)
+  let prefix = days.get(day)
+  if (prefix === undefined) {
+    const text = new Date(day * DAY_MS).toISOString()
+    // years outside 0000–9999 are written with a sign and six digits
+    days.set(day, (prefix = /^\d{4}-/.test(text) ? text.slice(0, 11) : null))
   }
-  return text
+  if (prefix === null) return secondsText(ms)
+  const second = (ms - day * DAY_MS) / 1000
+  const minute = Math.floor(second / 60)
+  return `${prefix}${TWO_DIGITS[Math.floor(minute / 60)]}:${TWO_DIGITS[minute % 60]}:${TWO_DIGITS[second % 60]}`
 }
 
 /** stamp(), remembered: tags imported or made by one job share a few creation times. */
@@ -301,6 +312,8 @@ interface Deployment {
 interface Recording {
   file: RavenFile
   deployment: Deployment
+  /** its observations' deploymentID and mediaID cells */
+  cells: string
   wall?: number
   latitude?: number
   longitude?: number
@@ -380,9 +393,11 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
       const v = m.mediafilemetadata_set?.find((d) => d.name.toLowerCase() === name)?.value
       return v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined
     }
+    const deployment = deploymentOf(file)
     const r: Recording = {
       file,
-      deployment: deploymentOf(file),
+      deployment,
+      cells: `${csvField(deployment.id)},${file.id}`,
       wall: wallClock(file.realStartTime),
       latitude: meta('latitude'),
       longitude: meta('longitude'),
@@ -426,7 +441,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
 
   const observations = createWriteStream(join(dir, 'observations.csv'))
   const out = new TextWriter((bytes) => put(observations, bytes))
-  const provenanceCell = provenanceCells()
+  const cells = sharedCells(className, userName, offset.suffix, provenanceCells())
   const taxa = new Set<string>()
   let rows = 0
   let tagCount = 0
@@ -438,15 +453,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
       for (const tag of page) {
         const status = statuses.get(Number(tag.id))
         if (flags['reviewed-only'] && status?.consensus !== 'yes') continue
-        const row = observationRow(
-          tag,
-          status,
-          recordings.get(Number(tag.mediaFile))!,
-          className,
-          userName,
-          offset.suffix,
-          provenanceCell,
-        )
+        const row = observationRow(tag, status, recordings.get(Number(tag.mediaFile))!, cells, userName)
         if (row.taxon) taxa.add(row.taxon)
         out.append(row.text)
         rows++
@@ -571,49 +578,99 @@ const OBSERVATION_FIELDS = [
   'provenance',
 ] as const
 
+/** The cells many observations share, each made once: a class's name and its cell, a person's or machine's name as
+ * classifiedBy's cell, the time zone's suffix, a provenance's cell. */
+interface SharedCells {
+  className(id: number): string
+  classCell(id: number): string
+  userCell(id: number): string
+  machineCell(provenance: Record<string, unknown> | undefined): string
+  suffix: string
+  provenanceCell(provenance: unknown): string
+}
+
+/** SharedCells over the names of classes and people, each cell remembered. */
+function sharedCells(
+  className: (id: number) => string,
+  userName: (id: number) => string,
+  suffix: string,
+  provenanceCell: (provenance: unknown) => string,
+): SharedCells {
+  const classCells = new Map<number, string>()
+  const userCells = new Map<number, string>()
+  // the tags of one detector share their provenance, parsed once (src/ndjson.ts): the same object tag after tag
+  let lastProvenance: Record<string, unknown> | undefined
+  let lastMachine = csvField(machineName(undefined))
+  return {
+    className,
+    classCell: (id) => {
+      let cell = classCells.get(id)
+      if (cell === undefined) classCells.set(id, (cell = csvField(className(id))))
+      return cell
+    },
+    userCell: (id) => {
+      let cell = userCells.get(id)
+      if (cell === undefined) userCells.set(id, (cell = csvField(userName(id))))
+      return cell
+    },
+    machineCell: (provenance) => {
+      if (provenance !== lastProvenance) {
+        lastProvenance = provenance
+        lastMachine = csvField(machineName(provenance))
+      }
+      return lastMachine
+    },
+    suffix,
+    provenanceCell,
+  }
+}
+
 /** One tag as an observation (docs/decisions.md §33): the review's consensus decides its type, class and who
  * classified it; a tag nobody decided is its maker's word (a machine's or a person's). */
 function observationRow(
   tag: TagRecord,
   status: TagStatus | undefined,
   r: Recording,
-  className: (id: number) => string,
+  cells: SharedCells,
   userName: (id: number) => string,
-  suffix: string,
-  provenanceCell: (provenance: unknown) => string,
 ): { text: string; taxon?: string } {
-  const tagged = className(Number(tag.tagClass))
+  const tagClass = Number(tag.tagClass)
   const start = Number(tag.startTime)
   const end = Number(tag.endTime)
   const strength = typeof tag.strength === 'number' && Number.isFinite(tag.strength) ? tag.strength : undefined
   const provenance = tag.provenance && typeof tag.provenance === 'object' ? tag.provenance : undefined
   const machine = tag.machineTagged === true || (provenance !== undefined && tag.userTagged !== true)
   let type = 'animal'
-  let taxon: string | undefined = tagged
+  let taxon: string | undefined = cells.className(tagClass)
+  let taxonCell = cells.classCell(tagClass)
   let method: string
-  let by: string
+  let byCell: string
   let at: string
   let probability: number | undefined
   if (status) {
     method = 'human'
-    by = status.by.map(userName).join(' | ')
+    byCell = csvField(status.by.map(userName).join(' | '))
     at = stamp(status.at)
     if (status.consensus === 'unsure') {
       type = 'unknown'
       taxon = undefined
+      taxonCell = ''
     } else if (status.consensus === 'no') {
-      if (status.namedClass !== null) taxon = className(status.namedClass)
-      else {
+      if (status.namedClass !== null) {
+        taxon = cells.className(status.namedClass)
+        taxonCell = cells.classCell(status.namedClass)
+      } else {
         type = 'blank'
         taxon = undefined
+        taxonCell = ''
       }
     }
   } else {
     method = machine ? 'machine' : 'human'
-    by = machine
-      ? machineName(provenance)
+    byCell = machine
+      ? cells.machineCell(provenance)
       : tag.user !== undefined && tag.user !== null
-        ? userName(Number(tag.user))
+        ? cells.userCell(Number(tag.user))
         : ''
     at = stamp(typeof tag.creationDate === 'string' ? tag.creationDate : undefined)
     if (machine && strength !== undefined && strength >= 0 && strength <= 1) probability = strength
@@ -621,14 +678,14 @@ function observationRow(
   let eventStart = ''
   let eventEnd = ''
   if (r.wall !== undefined) {
-    eventStart = secondText(Math.floor((r.wall + start * 1000) / 1000) * 1000) + suffix
-    eventEnd = secondText(Math.ceil((r.wall + end * 1000) / 1000) * 1000) + suffix
+    eventStart = secondText(Math.floor((r.wall + start * 1000) / 1000) * 1000) + cells.suffix
+    eventEnd = secondText(Math.ceil((r.wall + end * 1000) / 1000) * 1000) + cells.suffix
   }
   const text =
-    `${tag.id},${csvField(r.deployment.id)},${r.file.id},,${eventStart},${eventEnd},media,${type},,${csvField(taxon)},,,,,,,,,,,,,` +
-    `${method},${csvField(by)},${at},${probability ?? ''},,` +
+    `${tag.id},${r.cells},,${eventStart},${eventEnd},media,${type},,${taxonCell},,,,,,,,,,,,,` +
+    `${method},${byCell},${at},${probability ?? ''},,` +
     `,${num(tag.minFrequency)},${num(tag.maxFrequency)},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}` +
-    `,${csvField(tagged)},${provenanceCell(provenance)}\n`
+    `,${cells.classCell(tagClass)},${cells.provenanceCell(provenance)}\n`
   return { text, taxon }
 }
 
