@@ -354,7 +354,8 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
   const { contentTypeOf } = await import('../server/media/facts.js')
   const [names, libraryFiles, reviews] = await Promise.all([
     loadNames(api, [USERS, SENSORS, TAG_CLASSES], { library }),
-    // a season's recordings are tens of pages, its decisions a hundred and more: a few asked at once (PAGES_AHEAD)
+    // a season's recordings are tens of pages, a few asked at once (PAGES_AHEAD); its decisions one answer from a mas
+    // server, and from another a hundred pages and more, a few at once too
     library ? api.all(`library/${library}/mediaFiles/`, {}, undefined, undefined, PAGES_AHEAD) : Promise.resolve([]),
     tagSetReviews(api, tagSet.id, PAGES_AHEAD),
   ])
@@ -563,8 +564,8 @@ function csvTable(
   return [all.join(','), ...rows.map((r) => all.map((c) => csvField(r[c])).join(','))].join('\n') + '\n'
 }
 
-/** The pages of the recordings' and the decisions' lists asked for at once: each page waits on the server's count and
- * offset, so a few at once keep both of its parts busy (BENCHMARKS.md). */
+/** The pages of the recordings' list (and of the decisions' where they are paged) asked for at once: each page waits
+ * on the server's count and offset, so a few at once keep both of its parts busy (BENCHMARKS.md). */
 const PAGES_AHEAD = 4
 
 /** What an observation (observationRow) and the recordings and classes it names (readOthers) read of a tag. */
