@@ -27,25 +27,34 @@ async function serve(
   }
 }
 
-/** The original's pages of tagSet/7/tags/, 1,000 a page (what the client asks for), and a 404 elsewhere. */
-function paged(req: IncomingMessage, res: ServerResponse) {
-  const url = new URL(req.url!, 'http://x')
-  if (url.pathname !== '/api/v0/tagSet/7/tags/') {
-    res.writeHead(404, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ detail: 'Not found.' }))
-    return
+/** The original's pages of a list at `path` (and `query`), as many a page as the client asks for, and a 404 elsewhere. */
+function pagesOf(path: string, query: Record<string, string>, records: readonly unknown[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url!, 'http://x')
+    if (url.pathname !== path || Object.entries(query).some(([k, v]) => url.searchParams.get(k) !== v)) {
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ detail: 'Not found.' }))
+      return
+    }
+    const page = Number(url.searchParams.get('page') ?? 1)
+    const size = Number(url.searchParams.get('page_size'))
+    const next = new URL(`http://${req.headers.host}${path}`)
+    for (const [k, v] of Object.entries({ ...query, page: String(page + 1), page_size: String(size) }))
+      next.searchParams.set(k, v)
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(
+      JSON.stringify({
+        count: records.length,
+        next: page * size < records.length ? next.toString() : null,
+        previous: null,
+        results: records.slice((page - 1) * size, page * size),
+      }),
+    )
   }
-  const page = Number(url.searchParams.get('page') ?? 1)
-  const size = Number(url.searchParams.get('page_size'))
-  const next =
-    page * size < TAGS.length
-      ? `http://${req.headers.host}/api/v0/tagSet/7/tags/?page=${page + 1}&page_size=${size}`
-      : null
-  res.writeHead(200, { 'content-type': 'application/json' })
-  res.end(
-    JSON.stringify({ count: TAGS.length, next, previous: null, results: TAGS.slice((page - 1) * size, page * size) }),
-  )
 }
+
+/** The original's pages of tagSet/7/tags/. */
+const paged = pagesOf('/api/v0/tagSet/7/tags/', {}, TAGS)
 
 async function exported(url: string): Promise<{ tags: unknown[]; count?: number }> {
   const tags: unknown[] = []
@@ -92,29 +101,8 @@ const REVIEWS = [
   ...Array.from({ length: 700 }, (_, i) => ({ id: 1501 + i, tag: 700 - i, user: 2, decision: 'no' })),
 ]
 
-function reviewPages(req: IncomingMessage, res: ServerResponse) {
-  const url = new URL(req.url!, 'http://x')
-  if (url.pathname !== '/api/v0/tagReview/' || url.searchParams.get('tagSet') !== '7') {
-    res.writeHead(404, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ detail: 'Not found.' }))
-    return
-  }
-  const page = Number(url.searchParams.get('page') ?? 1)
-  const size = Number(url.searchParams.get('page_size'))
-  const next =
-    page * size < REVIEWS.length
-      ? `http://${req.headers.host}/api/v0/tagReview/?tagSet=7&page=${page + 1}&page_size=${size}`
-      : null
-  res.writeHead(200, { 'content-type': 'application/json' })
-  res.end(
-    JSON.stringify({
-      count: REVIEWS.length,
-      next,
-      previous: null,
-      results: REVIEWS.slice((page - 1) * size, page * size),
-    }),
-  )
-}
+/** The original's pages of tagReview/?tagSet=7. */
+const reviewPages = pagesOf('/api/v0/tagReview/', { tagSet: '7' }, REVIEWS)
 
 test("a server that answers reviews.ndjson is read in one answer, its decisions (a tag's together) put in id order", async () => {
   const byTag = [...REVIEWS].sort((a, b) => a.tag - b.tag || a.id - b.id)
