@@ -454,7 +454,7 @@ async function writeInto(dir: string, x: CamtrapExport): Promise<Omit<CamtrapSum
       for (const tag of page) {
         const status = statuses.get(Number(tag.id))
         if (flags['reviewed-only'] && status?.consensus !== 'yes') continue
-        const row = observationRow(tag, status, recordings.get(Number(tag.mediaFile))!, cells, userName)
+        const row = observationRow(tag, status, recordings.get(Number(tag.mediaFile))!, cells)
         if (row.taxon) taxa.add(row.taxon)
         out.append(row.text)
         rows++
@@ -579,11 +579,12 @@ const OBSERVATION_FIELDS = [
   'provenance',
 ] as const
 
-/** The cells many observations share, each made once: a class's name and its cell, a person's or machine's name as
- * classifiedBy's cell, the time zone's suffix, a provenance's cell. */
+/** The cells many observations share, each made once: a class's name and its cell, a person's name and cell, a
+ * machine's name as classifiedBy's cell, the time zone's suffix, a provenance's cell. */
 interface SharedCells {
   className(id: number): string
   classCell(id: number): string
+  userName(id: number): string
   userCell(id: number): string
   machineCell(provenance: Record<string, unknown> | undefined): string
   suffix: string
@@ -604,6 +605,7 @@ function sharedCells(
   let lastMachine = csvField(machineName(undefined))
   return {
     className,
+    userName,
     classCell: (id) => {
       let cell = classCells.get(id)
       if (cell === undefined) classCells.set(id, (cell = csvField(className(id))))
@@ -633,7 +635,6 @@ function observationRow(
   status: TagStatus | undefined,
   r: Recording,
   cells: SharedCells,
-  userName: (id: number) => string,
 ): { text: string; taxon?: string } {
   const tagClass = Number(tag.tagClass)
   const start = Number(tag.startTime)
@@ -650,7 +651,7 @@ function observationRow(
   let probability: number | undefined
   if (status) {
     method = 'human'
-    byCell = csvField(status.by.map(userName).join(' | '))
+    byCell = csvField(status.by.map(cells.userName).join(' | '))
     at = stamp(status.at)
     if (status.consensus === 'unsure') {
       type = 'unknown'

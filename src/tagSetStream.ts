@@ -1,4 +1,5 @@
 import { ApiError, type ApiClient } from './api.js'
+import type { Query } from './query.js'
 import { ndjsonBatches } from './ndjson.js'
 import type { Review } from './records.js'
 
@@ -9,6 +10,18 @@ import type { Review } from './records.js'
 
 const BATCH = 1000
 
+type Download = Awaited<ReturnType<ApiClient['download']>>
+
+/** The answer of a mas server's NDJSON export at `path`; undefined from a server that answers 404 (the original). */
+async function ndjsonExport(api: ApiClient, path: string, query?: Query): Promise<Download | undefined> {
+  try {
+    return await api.download(path, { query })
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return undefined
+    throw e
+  }
+}
+
 /** The tag set's tags in id order, a batch at a time; `onCount` hears their number when the server tells it.
  * `fields`: the only fields the caller reads, which a mas server then leaves out of the others (its records from
  * pages, or from an earlier mas, hold every field). */
@@ -18,11 +31,8 @@ export async function* tagSetTagPages<T>(
   onCount?: (count: number) => void,
   fields?: readonly string[],
 ): AsyncGenerator<T[]> {
-  let stream: Awaited<ReturnType<ApiClient['download']>>
-  try {
-    stream = await api.download(`tagSet/${tagSetId}/tags.ndjson`, { query: { fields: fields?.join(',') } })
-  } catch (e) {
-    if (!(e instanceof ApiError && e.status === 404)) throw e
+  const stream = await ndjsonExport(api, `tagSet/${tagSetId}/tags.ndjson`, { fields: fields?.join(',') })
+  if (!stream) {
     yield* api.pages<T>(`tagSet/${tagSetId}/tags/`, {}, onCount)
     return
   }
@@ -34,13 +44,8 @@ export async function* tagSetTagPages<T>(
 /** Every decision on the tag set's tags, in id order as tagReview/ lists them; from a server without the NDJSON
  * export, `ahead` pages of tagReview/ asked for at once (ApiClient.pages). */
 export async function tagSetReviews(api: ApiClient, tagSetId: number, ahead = 1): Promise<Review[]> {
-  let stream: Awaited<ReturnType<ApiClient['download']>>
-  try {
-    stream = await api.download(`tagSet/${tagSetId}/reviews.ndjson`)
-  } catch (e) {
-    if (!(e instanceof ApiError && e.status === 404)) throw e
-    return api.all('tagReview/', { tagSet: tagSetId, page_size: BATCH }, undefined, ['tagSet'], ahead)
-  }
+  const stream = await ndjsonExport(api, `tagSet/${tagSetId}/reviews.ndjson`)
+  if (!stream) return api.all('tagReview/', { tagSet: tagSetId, page_size: BATCH }, undefined, ['tagSet'], ahead)
   const reviews: Review[] = []
   for await (const batch of ndjsonBatches<Review>(stream as AsyncIterable<Buffer>, BATCH)) reviews.push(...batch)
   // the export holds a tag's decisions together
