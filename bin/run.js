@@ -7,17 +7,15 @@ import v8 from 'node:v8'
 module.enableCompileCache?.()
 
 // The commands stream (imports and exports read and send a chunk, a batch at a time), so what they hold live is
-// small (12-27 MB through a 10^6-row tag import), but V8 let the heap grow to 60-108 MB between full collections
-// and the young generation to 48 MB, and the process's peak to 200-220 MB. Small semi-spaces and an old generation
-// grown by a quarter of what it holds keep that import near 145 MB (npm run bench:interchange; docs/decisions.md
-// §32); V8's small-device sizing (--optimize-for-size), used before, kept it 15 MB lower but collected the old
+// small (12-27 MB through a 10^6-row tag import), but V8 let the heap grow to 60-108 MB between full collections.
+// An old generation grown by a quarter of what it holds after each full collection keeps that import near 145 MB
+// (npm run bench:interchange; docs/decisions.md §32). V8 reads this flag whenever it grows the old generation, so it
+// works set here; the young generation's size (16 MB semi-spaces) it reads only when the heap is made, so it is not
+// set here. V8's small-device sizing (--optimize-for-size), used before, kept it 15 MB lower but collected the old
 // generation over and over, an export of a Camtrap DP package taking twice as long.
 // Not for the processes that serve (server start, worker start): their heap is sized in server/heap.ts.
 const serving = ['server', 'worker'].includes(process.argv[2]) && process.argv[3] === 'start'
-if (!serving) {
-  v8.setFlagsFromString('--max-semi-space-size=2')
-  v8.setFlagsFromString('--heap-growing-percent=25')
-}
+if (!serving) v8.setFlagsFromString('--heap-growing-percent=25')
 
 // a reader that stops early (mas tag export | head) ends the command quietly, whatever was writing; a server whose
 // log reader went (Ctrl-C on `npm start | tee log` ends tee too) goes on to stop as the signal asks, its embedded
