@@ -1,29 +1,40 @@
 import { spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { sql } from 'kysely'
 import { buildApp } from '../server/app.js'
 import { tokenFor } from '../server/auth/routes.js'
 import { migrate, openDatabase, type Database } from '../server/db/database.js'
 import { localTimestamp } from '../server/db/time.js'
 import { tempDir } from '../test/helpers/tempDir.js'
-import { benchArgs, runBench } from './args.js'
+import { benchArgs, runBench, usageError } from './args.js'
 import { ROOT } from './processes.js'
 import { seasonOwner } from './seasonOwner.js'
 
 // Camtrap DP export benchmark (npm run bench:camtrap): `mas tag export --format camtrap-dp -o DIR` end to end (the
 // real binary against a server on an embedded PostgreSQL of its own) over tag sets of 10^5 and 10^6 machine tags
 // (BENCH_SIZES) on 10^4 recordings, a tenth of them reviewed; prints observation rows written a second (issue 46's
-// target: >= 150,000) and the CLI's peak memory.
+// target: >= 150,000) and the CLI's peak memory. With --compare-with, each package is also written by the `mas` of
+// another checkout on the same server and data, in the order this, that, that, this (so neither gains from going
+// first or last), and the two packages compared.
 
 const USAGE = `
-npm run bench:camtrap [-- --cpu-prof DIR]
+npm run bench:camtrap [-- --cpu-prof DIR] [--compare-with DIR] [--rounds N]
 
-  --cpu-prof DIR  write the CLI's CPU profiles into DIR
+  --cpu-prof DIR      write the CLI's CPU profiles into DIR
+  --compare-with DIR  also write each package with the \`mas\` of the checkout DIR (built), alternating
+                      ABBA; the benchmark fails when the two packages differ (datapackage.json's creation time aside)
+  --rounds N          how many times each export is measured (default 1; each an ABBA with --compare-with)
   BENCH_SIZES (default 100000,1000000): the tag sets' sizes
 `
-const { values } = benchArgs(USAGE, { options: { 'cpu-prof': { type: 'string' } } })
+const { values } = benchArgs(USAGE, {
+  options: { 'cpu-prof': { type: 'string' }, 'compare-with': { type: 'string' }, rounds: { type: 'string' } },
+})
 const CPU_PROF = values['cpu-prof']
+const OTHER_MAS = values['compare-with'] === undefined ? undefined : resolve(values['compare-with'], 'bin/run.js')
+if (OTHER_MAS && !existsSync(OTHER_MAS)) usageError(USAGE, `--compare-with: no ${OTHER_MAS}`)
+const ROUNDS = Number(values.rounds ?? 1)
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) usageError(USAGE, '--rounds: a whole number from 1')
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number)
 const FILES = 10_000
 
@@ -123,15 +134,17 @@ async function seed(database: Database): Promise<{ sets: { size: number; id: num
   return { sets, token: await tokenFor(db, user.id) }
 }
 
-/** Runs `mas args`, answering its wall time and peak resident memory (the kernel's VmHWM, read while it runs). */
+/** Runs `mas args` (this checkout's, or `bin`), answering its wall time and peak resident memory (the kernel's
+ * VmHWM, read while it runs). */
 function mas(
   args: string[],
   env: Record<string, string>,
+  bin = join(ROOT, 'bin/run.js'),
 ): Promise<{ seconds: number; peakMb: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const prof = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []
-    const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/run.js'), ...args], {
+    const prof = CPU_PROF && bin === join(ROOT, 'bin/run.js') ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []
+    const child = spawn(process.execPath, [...prof, bin, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     })
@@ -157,6 +170,14 @@ function mas(
   })
 }
 
+/** Fails unless the packages in `a` and `b` hold the same files, byte for byte but for datapackage.json's `created`. */
+function samePackage(a: string, b: string): void {
+  for (const name of ['observations.csv', 'media.csv', 'deployments.csv', 'datapackage.json']) {
+    const text = (dir: string) => readFileSync(join(dir, name), 'utf8').replace(/"created": "[^"]*"/, '')
+    if (text(a) !== text(b)) throw new Error(`${name} differs between this mas's package and the other's`)
+  }
+}
+
 async function main() {
   const dataDir = tempDir('mas-bench-camtrap-')
   const database = await openDatabase({ dataDir })
@@ -178,32 +199,56 @@ async function main() {
         ['every tag', []],
         ['--reviewed-only', ['--reviewed-only']],
       ] as const) {
-        const dir = join(out, `package-${size}-${extra.length}`)
-        const run = await mas(
-          [
-            'tag',
-            'export',
-            '--tag-set',
-            String(id),
-            '--format',
-            'camtrap-dp',
-            '-o',
-            dir,
-            '--latitude',
-            '50.1',
-            '--longitude',
-            '5.2',
-            ...extra,
-          ],
-          env,
-        )
-        const rows = Number(/wrote .*: (\d+) observations?/.exec(run.stderr)?.[1] ?? NaN)
-        console.log(
-          `${size.toLocaleString('en')} tags, ${what}: ${rows.toLocaleString('en')} observation rows in ${run.seconds.toFixed(2)} s: ` +
-            `${Math.round(size / run.seconds).toLocaleString('en')} tags/s read, ${Math.round(rows / run.seconds).toLocaleString('en')} rows/s written; ` +
-            `CLI peak ${run.peakMb.toFixed(0)} MB (target >= 150,000 rows/s)`,
-        )
-        rmSync(dir, { recursive: true, force: true })
+        const args = (dir: string) => [
+          'tag',
+          'export',
+          '--tag-set',
+          String(id),
+          '--format',
+          'camtrap-dp',
+          '-o',
+          dir,
+          '--latitude',
+          '50.1',
+          '--longitude',
+          '5.2',
+          ...extra,
+        ]
+        const line = (run: Awaited<ReturnType<typeof mas>>, who = '') => {
+          const rows = Number(/wrote .*: (\d+) observations?/.exec(run.stderr)?.[1] ?? NaN)
+          console.log(
+            `${size.toLocaleString('en')} tags, ${what}${who}: ${rows.toLocaleString('en')} observation rows in ${run.seconds.toFixed(2)} s: ` +
+              `${Math.round(size / run.seconds).toLocaleString('en')} tags/s read, ${Math.round(rows / run.seconds).toLocaleString('en')} rows/s written; ` +
+              `CLI peak ${run.peakMb.toFixed(0)} MB (target >= 150,000 rows/s)`,
+          )
+        }
+        for (let round = 0; round < ROUNDS; round++) {
+          const dir = join(out, `package-${size}-${extra.length}`)
+          const first = await mas(args(dir), env)
+          line(first)
+          if (!OTHER_MAS) {
+            rmSync(dir, { recursive: true, force: true })
+            continue
+          }
+          const theirs = join(out, `package-${size}-${extra.length}-other`)
+          const others = []
+          for (let k = 0; k < 2; k++) {
+            rmSync(theirs, { recursive: true, force: true })
+            others.push(await mas(args(theirs), env, OTHER_MAS))
+            line(others[k], ' (the other mas)')
+          }
+          rmSync(dir, { recursive: true, force: true })
+          const again = await mas(args(dir), env)
+          line(again)
+          samePackage(dir, theirs)
+          const ours = (first.seconds + again.seconds) / 2
+          const other = (others[0].seconds + others[1].seconds) / 2
+          console.log(
+            `  ABBA means: this ${ours.toFixed(2)} s, the other ${other.toFixed(2)} s, ×${(other / ours).toFixed(2)}; the same package`,
+          )
+          rmSync(dir, { recursive: true, force: true })
+          rmSync(theirs, { recursive: true, force: true })
+        }
       }
     }
   } finally {
