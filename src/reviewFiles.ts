@@ -3,7 +3,8 @@ import { csvRecords } from './tagFormats.js'
 
 // Decisions on tags as files (README, "Reviewing machine tags"): `mas review export` writes them as CSV, or as a
 // Raven table with a Review column; `mas review import` reads either back, or any Raven table or CSV with a
-// verdict column, finding each row's tag by mas_tag_id, else by its file, times and class.
+// verdict column (the mas_review column of mas's BirdNET and Kaleidoscope tables too), finding each row's tag by
+// mas_tag_id, else by its file, times and class (in Raven's, BirdNET-Analyzer's or Kaleidoscope's columns).
 
 export const DECISIONS = ['yes', 'no', 'unsure', 'skip'] as const
 export type Decision = (typeof DECISIONS)[number]
@@ -105,8 +106,17 @@ const VERDICTS: Record<string, Decision> = {
 }
 
 /** The columns a verdict may be in, first found wins. */
-export const VERDICT_COLUMNS = ['decision', 'Review', 'Verdict', 'Validation', 'Decision', 'review', 'verdict'] as const
-const CLASS_COLUMNS = ['tagClass', 'Species', 'Annotation', 'Class', 'Label', 'Tag']
+export const VERDICT_COLUMNS = [
+  'decision',
+  'Review',
+  'Verdict',
+  'Validation',
+  'Decision',
+  'review',
+  'verdict',
+  'mas_review',
+] as const
+const CLASS_COLUMNS = ['tagClass', 'Species', 'Annotation', 'Class', 'Label', 'Tag', 'Scientific name', 'TOP1MATCH']
 
 /** One row of a file to import: its tag, or what finds it, and the decision. */
 export interface ImportRow {
@@ -154,10 +164,13 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
   }
   const col = {
     tag: at(['mas_tag_id']),
-    file: at(['mediaFile', 'Begin Path', 'Begin File']),
+    file: at(['mediaFile', 'Begin Path', 'Begin File', 'File', 'IN FILE']),
+    // Kaleidoscope's: the file's folder below its input folder
+    folder: at(['FOLDER']),
     fileId: at(['mas_media_file_id']),
-    start: at(['startTime']),
-    end: at(['endTime']),
+    start: at(['startTime', 'Start (s)', 'OFFSET']),
+    end: at(['endTime', 'End (s)']),
+    duration: at(['DURATION']),
     offset: at(['File Offset (s)']),
     begin: at(['Begin Time (s)']),
     stop: at(['End Time (s)']),
@@ -177,12 +190,21 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
       continue
     }
     const decision = VERDICTS[said.toLowerCase()]
+    if (!decision && said.includes(';')) {
+      // mas's detector tables list every reviewer's decision in mas_review
+      out.errors.push(
+        `line ${line}: ${JSON.stringify(said)} holds several reviewers' decisions: keep the one to record`,
+      )
+      continue
+    }
     if (!decision) {
       out.errors.push(`line ${line}: ${JSON.stringify(said)} is no verdict (yes, no, unsure or skip)`)
       continue
     }
     let startTime = num(cell(col.start))
-    let endTime = num(cell(col.end))
+    const duration = num(cell(col.duration))
+    let endTime =
+      num(cell(col.end)) ?? (startTime !== undefined && duration !== undefined ? startTime + duration : undefined)
     if (startTime === undefined && col.begin >= 0) {
       // a Raven table: the place in the file, where the table gives it (multi-file tables), else its times
       const begin = num(cell(col.begin))
@@ -195,7 +217,7 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
       line,
       decision,
       tagId: num(cell(col.tag)),
-      mediaFile: text(cell(col.file)),
+      mediaFile: fileName(text(cell(col.folder)), text(cell(col.file))),
       mediaFileId: num(cell(col.fileId)),
       startTime,
       endTime,
@@ -216,6 +238,10 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
   }
   return out
 }
+
+/** A row's file: its name, below its folder where the table gives one (Kaleidoscope's FOLDER and IN FILE). */
+const fileName = (folder: string | undefined, name: string | undefined) =>
+  name !== undefined && folder !== undefined ? `${folder.replace(/[\\/]+$/, '')}/${name}` : name
 
 /** Finds tags by media file, times (to the millisecond) and class. */
 export class TagFinder {

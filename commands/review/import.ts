@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { Args, Flags } from '@oclif/core'
-import { mapLimit } from '../../src/api.js'
+import { mapLimit, type ApiClient } from '../../src/api.js'
 import { AuthCommand } from '../../src/baseCommand.js'
 import { failure, unreadable } from '../../src/exits.js'
 import { findTagSet, mediaFiles, tagClasses } from '../../src/lookup.js'
@@ -9,6 +9,7 @@ import { ownId } from '../../src/names.js'
 import { stderr, thousandths } from '../../src/output.js'
 import { parseReviews, TagFinder, VERDICT_COLUMNS, type ParsedReviews } from '../../src/reviewFiles.js'
 import { tableFilesBelow } from '../../src/tableSources.js'
+import { tagSetTagPages } from '../../src/tagSetStream.js'
 import { readInput } from '../../src/stdin.js'
 import { mediaFileNamed, tagSetNamed } from '../../server/named.js'
 
@@ -71,12 +72,13 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     const library = tagSet.library
     if (needsNames && !library)
       failure(`${tagSetNamed(tagSet)} belongs to no library: rows without mas_tag_id need one to find their files`)
-    const [media, classes, setTags, me] = await Promise.all([
+    const [media, classes, setTags, setIds, me] = await Promise.all([
       needsNames ? mediaFiles(this.api, library!) : undefined,
       needsNames ? tagClasses(this.api, library!) : undefined,
       parsed.rows.some((r) => r.tagId === undefined)
         ? this.api.all(`tagSet/${tagSet.id}/tags/`, { page_size: 1000 })
         : [],
+      parsed.rows.some((r) => r.tagId !== undefined) ? tagIdsOf(this.api, tagSet.id) : new Set<number>(),
       ownId(this.api),
     ])
     const finder = new TagFinder(setTags)
@@ -87,6 +89,11 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     for (const row of parsed.rows) {
       const where = row.where
       let tag = row.tagId
+      // a decision is on a tag of the set named: an id from another set (or none) is refused before anything is sent
+      if (tag !== undefined && !setIds.has(tag)) {
+        errors.push(`${where}: no tag ${tag} in ${tagSetNamed(tagSet)}`)
+        continue
+      }
       if (tag === undefined) {
         const file =
           row.mediaFileId !== undefined &&
@@ -169,4 +176,12 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     }
     return out
   }
+}
+
+/** The ids of the tag set's tags, read in one answer where the server offers it (src/tagSetStream.ts). */
+async function tagIdsOf(api: ApiClient, tagSetId: number): Promise<Set<number>> {
+  const ids = new Set<number>()
+  for await (const page of tagSetTagPages<{ id: number }>(api, tagSetId, undefined, ['id']))
+    for (const t of page) ids.add(t.id)
+  return ids
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TestUser } from '../helpers/app.js'
-import { grant, makeMediaFile, makeTag, makeTagClass } from '../helpers/records.js'
+import { grant, makeMediaFile, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
 import { makeRecords } from '../helpers/world.js'
 
@@ -161,6 +161,60 @@ test('review import finds tags by file, times and class (whatever its case); bad
     /line 4: no tag of tag set \d+ \(detector\) at 99-100 s in media file \d+ \([^)]*20260501_050000\.WAV\) of class blackbird/,
   )
   assert.not.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[1]))
+})
+
+test('review import refuses a tag id of another tag set, or of no tag, and sends nothing', async () => {
+  const { library, mediaFile } = (await w.t.db
+    .selectFrom('tags')
+    .select(['media_file_id as mediaFile'])
+    .innerJoin('tag_sets', 'tag_sets.id', 'tags.tag_set_id')
+    .select('tag_sets.library_id as library')
+    .where('tags.id', '=', tags[0])
+    .executeTakeFirstOrThrow()) as { library: number; mediaFile: number }
+  const other = await makeTagSet(w.t.db, alice, library, 'elsewhere')
+  await grant(w.t.db, alice, { user: bob.id }, { tagSet: other }, ['read', 'write'])
+  const elsewhere = await makeTag(w.t.db, alice, { tagSet: other, mediaFile, tagClass: blackbird })
+  const before = await decisionsOf(bob)
+  const file = join(bobHome, 'ids.csv')
+  writeFileSync(file, `mas_tag_id,decision\n${tags[1]},yes\n${elsewhere},yes\n999999,no\n`)
+  const run = await w.mas(['review', 'import', file, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(run.code, 1)
+  assert.match(run.stderr, /2 rows refused, nothing sent/)
+  assert.match(run.stderr, new RegExp(`line 3: no tag ${elsewhere} in tag set \\d+ \\(detector\\)`))
+  assert.match(run.stderr, /line 4: no tag 999999 in tag set \d+ \(detector\)/)
+  assert.equal(await decisionsOf(bob), before)
+  const mineElsewhere = await w.t.call('GET', `/api/v0/tagReview/?tag=${elsewhere}`, { as: alice })
+  assert.is(mineElsewhere.data.count, 0)
+})
+
+test("review import reads the mas_review column of mas's BirdNET and Kaleidoscope tables, finding tags by their columns", async () => {
+  const birdnet = join(bobHome, 'detections.BirdNET.csv')
+  writeFileSync(
+    birdnet,
+    'Start (s),End (s),Scientific name,Common name,Confidence,File,mas_review,mas_provenance\r\n' +
+      '31.25,32.5,blackbird,Blackbird,0.95,siteA/20260501_050000.WAV,unsure,\r\n',
+  )
+  const run = await w.mas(['review', 'import', birdnet, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(run.code, 0, run.stderr)
+  assert.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[3] && d[1] === 'unsure'))
+  const kaleidoscope = join(bobHome, 'id.csv')
+  writeFileSync(
+    kaleidoscope,
+    'INDIR,FOLDER,IN FILE,OFFSET,DURATION,FMIN,FMAX,TOP1MATCH,TOP1DIST,mas_review\r\n' +
+      ',siteA,20260501_050000.WAV,11.25,1.25,0,0,blackbird,,no\r\n' +
+      ',siteA,20260501_050000.WAV,1.25,1.25,0,0,blackbird,,yes;no\r\n',
+  )
+  const several = await w.mas(['review', 'import', kaleidoscope, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(several.code, 1)
+  assert.match(several.stderr, /line 3: "yes;no" holds several reviewers' decisions/)
+  writeFileSync(
+    kaleidoscope,
+    'INDIR,FOLDER,IN FILE,OFFSET,DURATION,FMIN,FMAX,TOP1MATCH,TOP1DIST,mas_review\r\n' +
+      ',siteA,20260501_050000.WAV,11.25,1.25,0,0,blackbird,,no\r\n',
+  )
+  const one = await w.mas(['review', 'import', kaleidoscope, '--tag-set', 'detector'], { home: bobHome })
+  assert.is(one.code, 0, one.stderr)
+  assert.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[1] && d[1] === 'no'))
 })
 
 test('review open prints the page with a one-time code, which logs a browser in once', async () => {
