@@ -30,6 +30,9 @@ export interface DirectoryOptions<R> {
 }
 
 /** Records of one kind with a way to find them by name. */
+/** A name in quotes as a message shows it: a quote, a line break or a tab escaped, a Windows path's backslashes not. */
+const quoted = (name: string) => `"${name.replace(/["\r\n\t]/g, (c) => JSON.stringify(c).slice(1, -1))}"`
+
 export class Directory<R extends { id: number }> {
   private readonly byName = new Map<string, R[]>()
   private readonly byFoldedName = new Map<string, R[]>()
@@ -64,16 +67,16 @@ export class Directory<R extends { id: number }> {
         ? { id: matches[0].id }
         : matches.length > 1
           ? {
-              error: `${matches.length} ${plural(this.kind)}${this.where} match ${JSON.stringify(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)`,
+              error: `${matches.length} ${plural(this.kind)}${this.where} match ${quoted(ref.name)}: ${this.candidates(matches)}; give one of them (or its id)`,
             }
           : folded.length === 1
             ? { id: folded[0].id }
             : folded.length > 1
               ? {
-                  error: `${folded.length} ${plural(this.kind)}${this.where} differ from ${JSON.stringify(ref.name)} only in case: ${this.candidates(folded)}; give one of them as it is written (or its id)`,
+                  error: `${folded.length} ${plural(this.kind)}${this.where} differ from ${quoted(ref.name)} only in case: ${this.candidates(folded)}; give one of them as it is written (or its id)`,
                 }
               : {
-                  error: `no ${this.kind} named ${JSON.stringify(ref.name)}${this.where}${this.known()}`,
+                  error: `no ${this.kind} named ${quoted(ref.name)}${this.where}${this.known()}`,
                   missing: ref.name,
                 }
     this.cache.set(ref.name, found)

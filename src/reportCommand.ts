@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { writeNamedFile } from './exits.js'
 import { Flags } from '@oclif/core'
 import { AuthCommand } from './baseCommand.js'
 import { findTagSet, libraryId, projectId } from './lookup.js'
@@ -152,7 +152,7 @@ export abstract class ReportCommand extends AuthCommand<typeof ReportCommand> {
     })
     if (f.output) {
       const { chartPng } = await import('./charts.js')
-      await writeFile(f.output, await chartPng(reportChart(r, chartTitle(r, label))))
+      await writeNamedFile('-o', f.output, await chartPng(reportChart(r, chartTitle(r, label))))
     }
     if (this.jsonEnabled()) return r
     if (r.rows.length) this.log(reportTable(r).trimEnd())

@@ -157,6 +157,8 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const checked = await checkTables(sources, this.lookups(tagSet), filter, read)
     for (const s of sources)
       if (s.passedOver !== undefined) warn(`${s.name}: passed over: ${s.passedOver} (${FORMAT_NAMES[s.format].title})`)
+    // every table below the folders passed over (none of the --format asked): as when none is found at all
+    if (sources.every((s) => s.passedOver !== undefined)) failure(`no table to import in ${args.join(' ')}`)
     if (this.flags['dry-run']) return this.dryRun(checked, filter)
     if (checked.rowErrors.length) refuse(checked.rowErrors, checked.errorCount - checked.lookupErrors.length, names)
     const missingClasses = [...checked.missingClasses.keys()]

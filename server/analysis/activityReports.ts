@@ -35,6 +35,8 @@ const OFFSET = /^([+-])(\d{1,2})(?::?(\d{2}))?$/
 /** The local time a `tz` parameter names, or null when it names none: an offset, or a zone PostgreSQL knows. */
 export async function parseLocalTime(db: Db, tz: string | undefined): Promise<LocalTime | null> {
   if (tz === undefined) return { kind: 'stored' }
+  // as `mas tag export --utc-offset` takes it: Z is UTC
+  if (/^z$/i.test(tz)) return { kind: 'offset', minutes: 0 }
   const m = OFFSET.exec(tz)
   if (m) {
     const hours = Number(m[2])

@@ -311,7 +311,7 @@ test('--dry-run says what matches, what does not and why, and writes nothing', a
     /other\.BirdNET\.results\.csv\s+BirdNET-Analyzer CSV\s+3\s+2\s+1\s+1/,
     run.stdout + run.stderr,
   )
-  assert.match(run.stderr, /line 2: mediaFile: no media file named "D:\\\\Field\\\\siteC\\\\20250601_050000.WAV"/)
+  assert.match(run.stderr, /line 2: mediaFile: no media file named "D:\\Field\\siteC\\20250601_050000.WAV"/)
   assert.match(run.stderr, /no tag class named "Sylvia atricapilla" \(--create-classes would create them\)/)
   assert.match(run.stderr, /Dry run: 2 tags would be imported; nothing was sent/)
   assert.equal(await tagsOf('dry'), [])
@@ -422,6 +422,21 @@ test('--media-file names the recording of an Audacity label track from stdin; --
     several.stderr,
     /the tags lie on 3 recordings, and an Audacity label track is of one: give --per-file DIR/,
   )
+})
+
+test('a folder with no table of the --format asked is refused, as one with no table at all, and nothing is imported', async () => {
+  const only = join(dir, 'kaleidoscope-only')
+  mkdirSync(only)
+  writeFileSync(
+    join(only, 'id.csv'),
+    'INDIR,FOLDER,IN FILE,OFFSET,DURATION,TOP1MATCH,TOP1DIST\nD:\\Field,siteA,20250601_050000.WAV,1,2,Turdus merula,0.4\n',
+  )
+  for (const extra of [[], ['--dry-run']]) {
+    const run = await w.mas(['tag', 'import', only, '--tag-set', 'mixed', '--format', 'birdnet', ...extra])
+    assert.is(run.code, 1, run.stderr)
+    assert.match(run.stderr, /id\.csv: passed over: bad header/)
+    assert.match(run.stderr, /Error: no table to import in .*kaleidoscope-only\n$/)
+  }
 })
 
 test.run()

@@ -135,6 +135,16 @@ test('an empty report prints nothing to report and still writes its chart', asyn
   pngSize(matrix)
 })
 
+test('-o makes the folder it names where it is missing, and names itself when it cannot write', async () => {
+  const file = join(out, 'charts', 'season 1', 'diel.png')
+  const run = await w.mas(['report', 'diel', '--tag-set', 'cli-detections', '-o', file])
+  assert.is(run.code, 0, run.stderr)
+  pngSize(file)
+  const onFolder = await w.mas(['report', 'diel', '--tag-set', 'cli-detections', '-o', join(out, 'charts')])
+  assert.is(onFolder.code, 1)
+  assert.match(onFolder.stderr, /^Error: -o .*charts: cannot write it: it is a folder\n$/, onFolder.stderr)
+})
+
 test('refusals: one line naming the flag, non-zero exit', async () => {
   const none = await w.mas(['report', 'diel'])
   assert.is.not(none.code, 0)

@@ -63,6 +63,15 @@ test('diel: detections per hour of the local day and class, every hour listed; m
   // stored in UTC, two hours east: 22:10 is 00:10 the next day
   const east = await report(`tagSet/${s.tagSet}/report/diel/?tz=%2B02:00`)
   assert.equal([hoursOf(east.rows, 'robin'), east.tz], [{ 0: 1, 2: 1, 7: 1 }, '+02:00'])
+  // Z, as the exports' --utc-offset takes it, is UTC: the hours as stored
+  const utc = await report(`tagSet/${s.tagSet}/report/diel/?tz=Z`)
+  assert.equal(
+    [hoursOf(utc.rows, 'robin'), hoursOf(utc.rows, 'robin')],
+    [
+      hoursOf((await report(`tagSet/${s.tagSet}/report/diel/`)).rows, 'robin'),
+      hoursOf((await report(`tagSet/${s.tagSet}/report/diel/?tz=%2B00:00`)).rows, 'robin'),
+    ],
+  )
   const zone = await report(`tagSet/${s.tagSet}/report/diel/?tz=America/New_York`)
   assert.equal(hoursOf(zone.rows, 'robin'), { 18: 1, 20: 1, 1: 1 }, 'UTC−4 in May')
 })
