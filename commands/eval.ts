@@ -1,6 +1,7 @@
-import { writeFile } from 'node:fs/promises'
 import { Flags } from '@oclif/core'
 import { AuthCommand } from '../src/baseCommand.js'
+import { count } from '../src/confirm.js'
+import { writeNamedFile } from '../src/exits.js'
 import { findTagSet } from '../src/lookup.js'
 import { stderr, table } from '../src/output.js'
 import { tagSetNamed } from '../server/named.js'
@@ -70,7 +71,8 @@ export default class Eval extends AuthCommand<typeof Eval> {
     })
     if (this.flags.output) {
       const { precisionRecallPng } = await import('../src/prCurve.js')
-      await writeFile(
+      await writeNamedFile(
+        '-o',
         this.flags.output,
         await precisionRecallPng(`${tagSet.name} against ${gold.name} (IoU ≥ ${e.iou})`, e.classes),
       )
@@ -94,13 +96,15 @@ export default class Eval extends AuthCommand<typeof Eval> {
     const threshold = e.minimumStrength === null ? 'every tag' : `tags of strength >= ${e.minimumStrength}`
     stderr(
       `${tagSetNamed(tagSet)} against ${tagSetNamed(gold)}: ${threshold}, IoU >= ${e.iou}, ` +
-        `${e.mediaFiles} media files, classes matched by ${e.classesMatchedBy === 'id' ? 'id' : 'name'}` +
+        `${count(e.mediaFiles, 'media file')}, classes matched by ${e.classesMatchedBy === 'id' ? 'id' : 'name'}` +
         (this.flags.output ? `; curves written to ${this.flags.output}` : ''),
     )
     if (e.overall.detections === 0 && e.overall.gold > 0) {
       stderr(
-        `none of the tags of ${tagSetNamed(tagSet)} lie on those ${e.mediaFiles} media files: every gold tag is missed. A discovery job ` +
-          "writes no tag on its examples, so score it against people's tags of the recordings it searched",
+        `none of the tags of ${tagSetNamed(tagSet)} lie on ${e.mediaFiles === 1 ? 'that media file' : `those ${e.mediaFiles} media files`}: every gold tag is missed. ` +
+          (gold.library !== tagSet.library
+            ? `The two tag sets are of different libraries, and tags are matched on the same media files only: score against people's tags of the recordings ${tagSet.name} is on`
+            : "A discovery job writes no tag on its examples, so score it against people's tags of the recordings it searched"),
       )
     }
     return e

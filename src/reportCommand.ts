@@ -20,6 +20,7 @@ function pivot<R>(
   columnKey: (r: R) => string,
   value: (r: R) => number,
   rowHeader: string,
+  shown: (n: number) => string | number = (n) => n,
 ) {
   const columns = [...new Set(rows.map(columnKey))].sort()
   const cells = new Map<string, Map<string, number>>()
@@ -35,7 +36,7 @@ function pivot<R>(
     .map(([key, c]) => ({ key, cells: c }))
   const cols: Column<Line>[] = [
     { header: rowHeader, get: (l) => l.key },
-    ...columns.map((c) => ({ header: c, get: (l: Line) => l.cells.get(c) ?? 0 })),
+    ...columns.map((c) => ({ header: c, get: (l: Line) => shown(l.cells.get(c) ?? 0) })),
   ]
   return table(lines, cols)
 }
@@ -78,8 +79,10 @@ export function reportTable(r: Report): string {
         r.rows,
         (x) => x.date,
         (x) => x.site,
-        (x) => Math.round(x.hours * 100) / 100,
+        (x) => x.hours,
         'date',
+        // hours to the hundredth; a few seconds recorded is not a day without recordings
+        (h) => (h > 0 && h < 0.005 ? '<0.01' : Math.round(h * 100) / 100),
       )
     case 'density':
       return table(r.rows, [

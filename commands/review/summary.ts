@@ -37,7 +37,8 @@ interface Summary {
 }
 
 const pct = (p: number | null | undefined) => (p === null || p === undefined ? '-' : `${(p * 100).toFixed(1)}%`)
-const threshold = (t: { threshold: number; tags: number } | null) => (t ? `>= ${t.threshold} (${t.tags} tags)` : '-')
+const threshold = (t: { threshold: number; tags: number } | null) =>
+  t ? `>= ${t.threshold} (${count(t.tags, 'tag')})` : '-'
 const interval = (b: Band) => (b.low === null || b.high === null ? '-' : `${pct(b.low)}-${pct(b.high)}`)
 
 /** A row of the band table: a class's band with its tags, and what keeping the tags from its lower edge up gives. */
