@@ -20,8 +20,11 @@ import { offersExtensions } from '../../src/serverOffers.js'
 import { CLASS_COLUMNS } from '../../src/raven.js'
 import { checkTables, readTags, type Checked, type Lookups } from '../../src/tableImport.js'
 import { spoolStdin } from '../../src/tableReader.js'
+import type { TableSource } from '../../src/tableRows.js'
 import { tableSources } from '../../src/tableSources.js'
+import { tagSetTagPages } from '../../src/tagSetStream.js'
 import { numberValue } from '../../src/tagFormats.js'
+import { IDENTITY, TagIdentities, type TagIdentity } from '../../src/tagIdentities.js'
 import { ImportProgress, sendTags, unknownServer } from '../../src/tagImport.js'
 import { TagImportMemory } from '../../src/tagImportMemory.js'
 import { tagSetNamed } from '../../server/named.js'
@@ -159,7 +162,8 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       if (s.passedOver !== undefined) warn(`${s.name}: passed over: ${s.passedOver} (${FORMAT_NAMES[s.format].title})`)
     // every table below the folders passed over (none of the --format asked): as when none is found at all
     if (sources.every((s) => s.passedOver !== undefined)) failure(`no table to import in ${args.join(' ')}`)
-    if (this.flags['dry-run']) return this.dryRun(checked, filter)
+    if (this.flags['dry-run'])
+      return this.dryRun(checked, filter, () => this.alreadyThere(sources, tagSet, filter, { ...read, chunk: PART }))
     if (checked.rowErrors.length) refuse(checked.rowErrors, checked.errorCount - checked.lookupErrors.length, names)
     const missingClasses = [...checked.missingClasses.keys()]
     const where = missingClasses.length ? (await this.lookups(tagSet).classes()).where : ''
@@ -263,7 +267,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
 
   /** --dry-run: a line per table (its format, its rows, those matched and on how many media files, those not), the
    * errors (why not), the classes that are missing, and what would be imported; exit 1 when something is wrong. */
-  private dryRun(checked: Checked, filter: RowFilter) {
+  private async dryRun(checked: Checked, filter: RowFilter, alreadyThere: () => Promise<number>) {
     const tables = checked.tables.map((t) => ({
       table: t.source.name,
       format: FORMAT_NAMES[t.source.format].title,
@@ -294,10 +298,39 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       )
     const kept = filter.active ? filter.keptCount() : checked.rows
     const left = filter.active ? ` (${checked.rows - kept} of ${checked.rows} left out by ${this.filterNames()})` : ''
-    stderr(`Dry run: ${kept} tag${kept === 1 ? '' : 's'} would be imported${left}; nothing was sent`)
-    if (checked.errorCount)
+    if (checked.errorCount) {
+      stderr(`Dry run: ${kept} tag${kept === 1 ? '' : 's'} would be imported${left}; nothing was sent`)
       failure(`${checked.errorCount} error${checked.errorCount === 1 ? '' : 's'}: the import would be refused`)
-    return { tables, toImport: kept, missingClasses: missing }
+    }
+    // as the import would skip them (unless --again): rows like a tag of the set
+    const there = this.flags.again || kept === 0 ? 0 : await alreadyThere()
+    stderr(
+      `Dry run: ${kept - there} tag${kept - there === 1 ? '' : 's'} would be imported${left}` +
+        (there ? `; ${count(there, 'row')} already in the tag set (--again imports them again)` : '') +
+        '; nothing was sent',
+    )
+    return { tables, toImport: kept - there, alreadyInTagSet: there, missingClasses: missing }
+  }
+
+  /** How many of the tags the tables hold are in the tag set already: the rows an import skips, found as the
+   * server finds them (src/tagIdentities.ts), from the set's tags read in one answer. Rows of a class still to be
+   * created are new. */
+  private async alreadyThere(
+    sources: TableSource[],
+    tagSet: FoundTagSet,
+    filter: RowFilter,
+    read: Parameters<typeof readTags>[3],
+  ): Promise<number> {
+    const stored = new TagIdentities()
+    for await (const page of tagSetTagPages<TagIdentity>(this.api, tagSet.id, undefined, IDENTITY))
+      for (const t of page) stored.add(t)
+    // into an empty set every row is new: the tables are not read again
+    if (!stored.size) return 0
+    let there = 0
+    await readTags(sources, this.lookups(tagSet), filter, read, async ({ tags }) => {
+      for (const t of tags) if (stored.has(t)) there++
+    })
+    return there
   }
 
   private filterOptions(): FilterOptions {

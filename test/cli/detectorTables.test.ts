@@ -160,6 +160,15 @@ test("BirdNET's CSV (BOM, CRLF, Windows paths, quoted names): scientific names a
   const again = await w.mas(['tag', 'import', path, '--tag-set', 'birdnet'])
   assert.is(again.code, 0, again.stderr)
   assert.match(again.stderr, /Imported 0 tags .*\n3 rows were already in the tag set/)
+  // and a dry run says so beforehand, as the server finds them
+  const dry = await w.mas(['tag', 'import', path, '--tag-set', 'birdnet', '--dry-run'])
+  assert.is(dry.code, 0, dry.stderr)
+  assert.match(
+    dry.stderr,
+    /Dry run: 0 tags would be imported; 3 rows already in the tag set \(--again imports them again\); nothing was sent/,
+  )
+  const dryAgain = await w.mas(['tag', 'import', path, '--tag-set', 'birdnet', '--dry-run', '--again'])
+  assert.match(dryAgain.stderr, /Dry run: 3 tags would be imported; nothing was sent/)
 })
 
 test('several files and a folder in one command, each format found on its own: BirdNET table, Kaleidoscope, Audacity, AOEF', async () => {
