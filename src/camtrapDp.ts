@@ -639,7 +639,11 @@ function observationRow(
   const tagClass = Number(tag.tagClass)
   const start = Number(tag.startTime)
   const end = Number(tag.endTime)
-  const strength = typeof tag.strength === 'number' && Number.isFinite(tag.strength) ? tag.strength : undefined
+  // mas stores a tag without a score (a label, Kaleidoscope's clusters) with the strength 0, and one without a band
+  // with the band 0–0: those are no strength and no band here, not a certainty of 0 (docs/decisions.md §33)
+  const strength =
+    typeof tag.strength === 'number' && Number.isFinite(tag.strength) && tag.strength !== 0 ? tag.strength : undefined
+  const banded = Number(tag.minFrequency) !== 0 || Number(tag.maxFrequency) !== 0
   const provenance = tag.provenance && typeof tag.provenance === 'object' ? tag.provenance : undefined
   const machine = tag.machineTagged === true || (provenance !== undefined && tag.userTagged !== true)
   let type = 'animal'
@@ -686,7 +690,7 @@ function observationRow(
   const text =
     `${tag.id},${r.cells},,${eventStart},${eventEnd},media,${type},,${taxonCell},,,,,,,,,,,,,` +
     `${method},${byCell},${at},${probability ?? ''},,` +
-    `,${num(tag.minFrequency)},${num(tag.maxFrequency)},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}` +
+    `,${banded ? num(tag.minFrequency) : ''},${banded ? num(tag.maxFrequency) : ''},${num(start)},${num(end)},${strength ?? ''},${status?.consensus ?? 'unreviewed'}` +
     `,${cells.classCell(tagClass)},${cells.provenanceCell(provenance)}\n`
   return { text, taxon }
 }

@@ -396,6 +396,40 @@ test("--reviewed-only keeps the tags reviewers confirmed; --utc-offset places th
   assert.equal(descriptorOf(dir).taxonomic, [{ scientificName: 'Turdus merula' }])
 })
 
+test("a tag without a score or a band (a cluster's, a label's) leaves its probability, strength and band empty", async () => {
+  await ok(['tagset', 'create', 'clusters', '--library', 'Season 2026'])
+  const csv = join(work, 'clusters.csv')
+  writeFileSync(
+    csv,
+    'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength,machineTagged\n' +
+      'siteA/20260501_050000.WAV,Turdus merula,1,2,0,0,0,true\n' +
+      'siteA/20260501_050000.WAV,Turdus merula,3,4,0,8000,0.5,true\n',
+  )
+  await ok(['tag', 'import', csv, '--tag-set', 'clusters'])
+  const dir = join(work, 'clusters-package')
+  await ok([
+    'tag',
+    'export',
+    '--tag-set',
+    String(await tagSetId('clusters')),
+    '--format',
+    'camtrap-dp',
+    '-o',
+    dir,
+    '--latitude',
+    '50.1',
+    '--longitude',
+    '5.2',
+  ])
+  assert.equal(packageErrors(dir, extensions), [])
+  const cells = (o: Record<string, string>) =>
+    ['classificationProbability', 'detectionStrength', 'frequencyLow', 'frequencyHigh'].map((k) => o[k])
+  assert.equal(tableOf(dir, 'observations').map(cells), [
+    ['', '', '', ''],
+    ['0.5', '0.5', '0', '8000'],
+  ])
+})
+
 test('an empty selection is still a valid package; a deployment without a place is said, and the schema refuses it', async () => {
   const dir = join(work, 'empty')
   mkdirSync(dir)
