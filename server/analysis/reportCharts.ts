@@ -2,7 +2,7 @@ import type { TopLevelSpec } from 'vega-lite'
 import type { AccumulationReport } from './accumulationReport.js'
 import type { CoverageReport, DailyReport, DielReport, MatrixReport, ReportName } from './activityReports.js'
 import type { DensityReport } from './densityReport.js'
-import { COLOURS } from './charts.js'
+import { classColours, COLOURS, LABEL_LIMIT } from './charts.js'
 
 // The Vega-Lite chart of each activity report as the server answers it (GET …/report/{name}/, docs/decisions.md
 // §34): the one specification of each chart, drawn by the server as SVG (`?format=svg`, which the review page shows)
@@ -68,18 +68,94 @@ function empty(title: string, x: string, y: string, what: string): TopLevelSpec 
 /** days on a grid's axis: slanted, so that a season's days fit side by side */
 const DAY_AXIS = { labelAngle: -50 }
 
-const classColour = { field: 'className', type: 'nominal', title: 'class' } as const
+/** The rows of a chart coloured by class, and its colour encoding: a colour per class, never one colour for two
+ * (server/analysis/charts.ts, classColours). When the rarest classes are grouped, their rows of one `key` (hour,
+ * day) are summed as one row of "N other classes", so a stack's height and a line's total stay the counts. */
+function colouredByClass<R extends { className: string; detections: number }>(
+  rows: readonly R[],
+  key: (r: R) => string,
+) {
+  const counts = new Map<string, number>()
+  for (const r of rows) counts.set(r.className, (counts.get(r.className) ?? 0) + r.detections)
+  const c = classColours(counts)
+  const values: R[] = []
+  const others = new Map<string, R>()
+  for (const r of rows) {
+    if (!c.grouped.has(r.className)) values.push(r)
+    else {
+      const other = others.get(key(r))
+      if (other) other.detections += r.detections
+      else {
+        const row = { ...r, className: c.otherLabel }
+        others.set(key(r), row)
+        values.push(row)
+      }
+    }
+  }
+  const color = {
+    field: 'className',
+    type: 'nominal',
+    title: 'class',
+    // the legend's order and the stacks' order are the domain's: classes by name, the grouped ones last
+    sort: c.classes,
+    scale: { domain: c.classes, range: c.colours },
+  } as const
+  return { values, color }
+}
+
+const DAY = 86_400_000
+
+/** Every day from the first date to the last (YYYY-MM-DD), days without rows included. */
+function daysBetween(dates: readonly string[]): string[] {
+  let first = Infinity,
+    last = -Infinity
+  for (const d of dates) {
+    const time = Date.parse(`${d}T00:00:00Z`)
+    first = Math.min(first, time)
+    last = Math.max(last, time)
+  }
+  return Array.from({ length: Math.round((last - first) / DAY) + 1 }, (_, i) =>
+    new Date(first + i * DAY).toISOString().slice(0, 10),
+  )
+}
+
+/** the most day labels side by side on a chart WIDTH wide, and slanted */
+const LEVEL_DAY_LABELS = 9
+const SLANTED_DAY_LABELS = 30
+
+/** The x axis of the daily chart: a band per day of the range (a day without detections is an empty band, not left
+ * out), each labelled once as "01 Jun" (with its year when the days span two years); over more days than labels
+ * fit, every k-th day is labelled, from the first. A temporal axis put its ticks at the days' edges (a tick at the
+ * end of the last day named a day without data) and at noons when the days were few (two labels per day). */
+function dayAxis(dates: readonly string[]) {
+  const days = daysBetween(dates)
+  const level = days.length <= LEVEL_DAY_LABELS
+  const every = Math.ceil(days.length / SLANTED_DAY_LABELS)
+  const format = days[0].slice(0, 4) === days[days.length - 1].slice(0, 4) ? '%d %b' : '%d %b %Y'
+  return {
+    field: 'date',
+    type: 'ordinal',
+    title: 'day',
+    scale: { domain: days },
+    axis: {
+      values: days.filter((_, i) => i % every === 0),
+      labelExpr: `utcFormat(toDate(datum.value + 'T00:00:00Z'), '${format}')`,
+      labelAngle: level ? 0 : DAY_AXIS.labelAngle,
+    },
+  } as const
+}
 
 /** The chart of a report, titled `title`. */
 export function reportChart(r: Report, title: string): TopLevelSpec {
   switch (r.report) {
-    case 'diel':
+    case 'diel': {
       if (!r.rows.length) return empty(title, 'hour of the day (local time)', 'detections', 'detections')
+      const { values, color } = colouredByClass(r.rows, (x) => String(x.hour))
       return {
         title,
         width: WIDTH,
         height: HEIGHT,
-        data: { values: r.rows },
+        data: { values },
         mark: { type: 'line', point: true, interpolate: 'monotone' },
         encoding: {
           x: {
@@ -90,23 +166,26 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
             axis: { tickCount: 24, values: Array.from({ length: 24 }, (_, h) => h) },
           },
           y: { field: 'detections', type: 'quantitative', title: 'detections', axis: { tickMinStep: 1 } },
-          color: classColour,
+          color,
         },
       }
-    case 'daily':
+    }
+    case 'daily': {
       if (!r.rows.length) return empty(title, 'day', 'detections', 'detections')
+      const { values, color } = colouredByClass(r.rows, (x) => x.date)
       return {
         title,
         width: WIDTH,
         height: HEIGHT,
-        data: { values: r.rows },
+        data: { values },
         mark: { type: 'bar' },
         encoding: {
-          x: { field: 'date', type: 'temporal', timeUnit: 'utcyearmonthdate', title: 'day', axis: { format: '%d %b' } },
+          x: dayAxis(r.rows.map((x) => x.date)),
           y: { field: 'detections', type: 'quantitative', title: 'detections', stack: true, axis: { tickMinStep: 1 } },
-          color: classColour,
+          color,
         },
       }
+    }
     case 'accumulation':
       if (!r.rows.length) return empty(title, 'recording day', 'classes detected', 'recording days')
       return {
@@ -178,7 +257,7 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
         width: WIDTH,
         height: { step: 26 },
         data: { values: rows },
-        encoding: { y: { field: 'className', type: 'nominal', title: 'class' } },
+        encoding: { y: { field: 'className', type: 'nominal', title: 'class', axis: { labelLimit: LABEL_LIMIT } } },
         layer: [
           {
             mark: { type: 'bar', color: '#56B4E9' },

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { makeMediaFile, makeTag, makeTagSet } from '../helpers/records.js'
+import { pixels } from '../helpers/png.js'
 import { tempDir } from '../helpers/tempDir.js'
 import { makeRecords } from '../helpers/world.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
@@ -46,6 +47,7 @@ test.before(async () => {
       { startTime: start, endTime: start + 1, strength },
     )
   }
+  await makeTagSet(w.t.db, alice, library, 'unlabelled')
   const elsewhere = await makeTagSet(w.t.db, alice, library, 'elsewhere')
   await makeTag(
     w.t.db,
@@ -117,6 +119,21 @@ test('eval -o writes the precision-recall curves as a PNG', async () => {
   assert.ok(statSync(png).size > 0)
   assert.equal([...readFileSync(png).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   assert.match(run.stderr, `curves written to ${png}`)
+})
+
+test('eval -o against a gold set without tags: the plot says there is no curve to show', async () => {
+  const png = join(out, 'empty.png')
+  const run = await w.mas(['eval', '--tag-set', 'detector', '--against', 'unlabelled', '-o', png])
+  assert.is(run.code, 0, run.stderr)
+  // the note's grey (#666666), in the middle of the plot (src/prCurve.ts: 420 px from x 64, y 40)
+  const p = await pixels(readFileSync(png))
+  let note = 0
+  for (let y = 220; y < 300; y++)
+    for (let x = 124; x < 424; x++) {
+      const [r, g, b] = p.at(x, y)
+      if (Math.abs(r - 0x66) < 30 && Math.abs(g - 0x66) < 30 && Math.abs(b - 0x66) < 30) note++
+    }
+  assert.ok(note > 200, `${note} pixels of the note`)
 })
 
 test('eval: a tag set it cannot find, or a bad --iou, is one line naming the flag, and a non-zero exit', async () => {

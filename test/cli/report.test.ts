@@ -2,7 +2,8 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { makeLibrary, makeTagSet } from '../helpers/records.js'
+import { MANY_COLOURS } from '../../server/analysis/charts.js'
+import { makeLibrary, makeMediaFile, makeMetaData, makeTag, makeTagClass, makeTagSet } from '../helpers/records.js'
 import { makeSeason, type Season } from '../helpers/season.js'
 import { tempDir } from '../helpers/tempDir.js'
 import { pixels } from '../helpers/png.js'
@@ -20,12 +21,46 @@ test.before(async () => {
   const alice = await w.loggedIn('alice')
   s = await makeSeason(w.t.db, alice, [alice, await w.t.user('bob'), await w.t.user('carol')], 'cli')
   await makeTagSet(w.t.db, alice, await makeLibrary(w.t.db, alice, 'quiet-library'), 'nothing-yet')
+  // 14 classes over three days (a recording each): class i has 14 - i detections a day
+  const many = await makeLibrary(w.t.db, alice, 'many-library')
+  const manySet = await makeTagSet(w.t.db, alice, many, 'many-classes')
+  const classes = []
+  for (const name of MANY_NAMES) classes.push(await makeTagClass(w.t.db, alice, many, name))
+  for (const day of ['2026-06-01', '2026-06-02', '2026-06-03']) {
+    const file = await makeMediaFile(w.t.db, alice, many, { realStartTime: `${day} 05:00:00` })
+    await makeMetaData(w.t.db, file, 'durationInSeconds', '3600')
+    for (const [i, tagClass] of classes.entries())
+      for (let k = 0; k < 14 - i; k++)
+        await makeTag(
+          w.t.db,
+          alice,
+          { tagSet: manySet, mediaFile: file, tagClass },
+          { startTime: k * 60 + i, endTime: k * 60 + i + 1 },
+        )
+  }
   out = tempDir('mas-report-')
 })
 test.after(async () => {
   await w.close()
   rmSync(out, { recursive: true, force: true })
 })
+
+const MANY_NAMES = [
+  'Turdus merula',
+  'Erithacus rubecula',
+  'Fringilla coelebs',
+  'Eurasian Blackbird',
+  'Cluster1',
+  'Cluster2',
+  'song',
+  'Parus major',
+  'Cyanistes caeruleus',
+  'Sylvia atricapilla',
+  'Phylloscopus collybita',
+  'Troglodytes troglodytes',
+  'Common Chiffchaff',
+  'Columba palumbus',
+]
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 
@@ -120,6 +155,34 @@ test('report -o writes a PNG chart of each report that reads well', async () => 
       if (Math.abs(r - 0x00) < 12 && Math.abs(g - 0x72) < 12 && Math.abs(b - 0xb2) < 12) blue++
     }
   assert.ok(blue > 20, `the robin's line is drawn (${blue} pixels)`)
+})
+
+test('report -o of 14 classes: a colour of its own for each class in the diel and daily charts', async () => {
+  for (const name of ['diel', 'daily']) {
+    const file = join(out, `many-${name}.png`)
+    const run = await w.mas(['report', name, '--tag-set', 'many-classes', '-o', file])
+    assert.is(run.code, 0, run.stderr)
+    const png = await pixels(readFileSync(file))
+    const counts = MANY_COLOURS.map(() => 0)
+    for (let y = 0; y < png.height; y++)
+      for (let x = 0; x < png.width; x++) {
+        const [r, g, b] = png.at(x, y)
+        MANY_COLOURS.forEach((c, i) => {
+          const [cr, cg, cb] = [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16))
+          if (Math.abs(r - cr) < 4 && Math.abs(g - cg) < 4 && Math.abs(b - cb) < 4) counts[i]++
+        })
+      }
+    // each of the 14 classes drawn in its colour (its legend entry at least, 400 pixels at twice the size), none of
+    // the other 4 colours (but for a few pixels of anti-aliased edges that happen to be near one)
+    assert.ok(
+      counts.slice(0, 14).every((n) => n > 300),
+      `${name}: ${counts.join(' ')}`,
+    )
+    assert.ok(
+      counts.slice(14).every((n) => n < 50),
+      `${name}: ${counts.join(' ')}`,
+    )
+  }
 })
 
 test('an empty report prints nothing to report and still writes its chart', async () => {
