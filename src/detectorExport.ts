@@ -7,16 +7,18 @@ import { mediaFiles, tagClasses, type FoundTagSet } from './lookup.js'
 import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { Review } from './records.js'
-import { DetectorTable, type CsvColumns } from './detectorTable.js'
-import { annotationsOf, CSV_COLUMNS, type TagRecord } from './tagFormats.js'
+import { DetectorTable, type CsvColumns, type TableOptions } from './detectorTable.js'
+import { annotationsOf, CSV_COLUMNS, hasStrength, type TagRecord } from './tagFormats.js'
 import { tagSetReviews } from './tagSetStream.js'
 import { tagSetNamed } from '../server/named.js'
 import { withRoom } from '../server/typedArrays.js'
 
 // `mas tag export` in the detectors' and labelling tools' formats (docs/decisions.md §32), read back by `mas tag
 // import`: BirdNET-Analyzer's CSV and Kaleidoscope's CSV (their columns, the tags' annotations in the columns they
-// came from, then mas_review, the reviewers' decisions, and mas_provenance), Audacity label tracks (a file per
-// recording, its alias with .txt; no room for more than the class) and AOEF JSON (src/aoef.ts).
+// came from, then mas's columns of what the format has no room for, so that an import gives back the same tags:
+// the band, the strength, the flags; then mas_review, the reviewers' decisions, and mas_provenance), Audacity label
+// tracks (a file per recording, its alias with .txt; no room for more than the class and the band) and AOEF JSON
+// (src/aoef.ts).
 
 export const EXPORT_DETECTOR_FORMATS = ['birdnet', 'kaleidoscope', 'audacity', 'aoef'] as const
 export type ExportDetectorFormat = (typeof EXPORT_DETECTOR_FORMATS)[number]
@@ -31,6 +33,12 @@ export interface ExportContext {
   review: (tag: number) => string | undefined
 }
 
+/** The tag's flags, which no detector's table has: true or false. */
+const FLAG_COLUMNS: CsvColumns = [
+  ['mas_machine_tagged', (t) => t.machineTagged],
+  ['mas_user_tagged', (t) => t.userTagged],
+]
+
 /** BirdNET-Analyzer's CSV: the class's name as the scientific name, the common name the tag came with (else the class's
  * display name), the strength as Confidence, the alias as File. */
 const birdnetColumns = (ctx: ExportContext): CsvColumns => [
@@ -41,6 +49,17 @@ const birdnetColumns = (ctx: ExportContext): CsvColumns => [
   ['Confidence', (t) => t.strength],
   ['File', (t) => ctx.alias(Number(t.mediaFile))],
 ]
+
+/** What BirdNET's CSV has no room for: the band (BirdNET's is the whole spectrum), the flags, and whether `Common name`
+ * is the tag's own annotation (`mas_annotation:Common name`, empty where the cell is the class's display name). */
+const BIRDNET_MAS: TableOptions = {
+  masColumns: [
+    ['mas_min_frequency', (t) => t.minFrequency],
+    ['mas_max_frequency', (t) => t.maxFrequency],
+    ...FLAG_COLUMNS,
+  ],
+  annotationColumns: ['Common name'],
+}
 
 const folderOf = (alias: string) => alias.replace(/\\/g, '/').split('/').slice(0, -1).join('/')
 const nameOf = (alias: string) => alias.replace(/\\/g, '/').split('/').pop() ?? alias
@@ -57,6 +76,11 @@ const kaleidoscopeColumns = (ctx: ExportContext): CsvColumns => [
   ['TOP1MATCH', (t) => ctx.className(Number(t.tagClass))],
   ['TOP1DIST', undefined],
 ]
+
+/** What Kaleidoscope's CSV has no room for: the strength (TOP1DIST is a distance, left as it came), and the flags. */
+const KALEIDOSCOPE_MAS: TableOptions = {
+  masColumns: [['mas_strength', (t) => (hasStrength(t) ? t.strength : undefined)], ...FLAG_COLUMNS],
+}
 
 /** An export in a detector's format: the tags are handed to `add` as they are downloaded (awaited when it writes
  * them), and the rest written by `finish`; `close` lets go of what the export kept on disk. */
@@ -78,13 +102,20 @@ const AOEF_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
 const tableFields = (tagged: readonly (typeof CSV_COLUMNS)[number][], decided: boolean): string[] => [
   ...(decided ? ['id'] : []),
   ...tagged,
+  'machineTagged',
+  'userTagged',
   'annotations',
   'provenance',
 ]
 
 /** A detector's CSV (src/detectorTable.ts): its rows made as the tags come, kept on disk until the header is known. */
-function csvExport(columns: CsvColumns, ctx: ExportContext, fields: readonly string[]): DetectorExport {
-  const table = new DetectorTable(columns, ctx.review)
+function csvExport(
+  columns: CsvColumns,
+  options: TableOptions,
+  ctx: ExportContext,
+  fields: readonly string[],
+): DetectorExport {
+  const table = new DetectorTable(columns, ctx.review, options)
   return {
     add: (tags) => table.add(tags),
     finish: () => table.write(writeStdout),
@@ -254,14 +285,22 @@ export async function detectorExport(
   if (format === 'birdnet')
     return csvExport(
       birdnetColumns(ctx),
+      BIRDNET_MAS,
       ctx,
-      tableFields(['mediaFile', 'tagClass', 'startTime', 'endTime', 'strength'], decided),
+      tableFields(
+        ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'],
+        decided,
+      ),
     )
   if (format === 'kaleidoscope')
     return csvExport(
       kaleidoscopeColumns(ctx),
+      KALEIDOSCOPE_MAS,
       ctx,
-      tableFields(['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'], decided),
+      tableFields(
+        ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'],
+        decided,
+      ),
     )
   if (format === 'aoef') {
     const files = new Map(media.records.map((m) => [m.id, ravenFile(m)]))

@@ -1,4 +1,4 @@
-import { detectFormat, type TagFormat } from './tagFormats.js'
+import { annotationColumns, detectFormat, type TagFormat } from './tagFormats.js'
 
 // The tables detectors and labelling tools write, as `mas tag import` reads them (docs/decisions.md §32):
 // BirdNET-Analyzer's CSV (and its R-table, the same columns in other words), Kaleidoscope's CSV (and the
@@ -110,12 +110,12 @@ const BIRDNET_SETTINGS = ['lat', 'lon', 'week', 'overlap', 'sensitivity', 'min_c
 
 /** A row's cells in the columns its format's fields are not made of, as the tag's annotations (an empty cell says
  * nothing, and is left out). */
-function annotationsOf(header: string[], fields: string[], used: Set<number>): Record<string, string> {
+function annotationsOf(columns: ReadonlyArray<[number, string]>, fields: string[]): Record<string, string> {
   const out: Record<string, string> = {}
-  header.forEach((h, i) => {
+  for (const [i, name] of columns) {
     const v = (fields[i] ?? '').trim()
-    if (!used.has(i) && h.trim() !== '' && v !== '') out[h.trim()] = v
-  })
+    if (v !== '') out[name] = v
+  }
   return out
 }
 
@@ -163,6 +163,7 @@ export function birdnetReader(header: string[], ctx: ReaderContext): RowReader |
       (i): i is number => i !== undefined,
     ),
   )
+  const notes = annotationColumns(header, used)
   return {
     row(fields) {
       const common = cellOf(fields, col.common)
@@ -173,12 +174,12 @@ export function birdnetReader(header: string[], ctx: ReaderContext): RowReader |
           tagClass: nameRef(cellOf(fields, col.scientific)),
           startTime: cellOf(fields, col.start),
           endTime: cellOf(fields, col.end),
-          minFrequency: 0,
-          maxFrequency: 0,
+          minFrequency: cellOf(fields, own.minFrequency) || 0,
+          maxFrequency: cellOf(fields, own.maxFrequency) || 0,
           strength: cellOf(fields, col.confidence),
-          machineTagged: true,
-          annotations: annotationsOf(header, fields, used),
-          provenance: cellOf(fields, own.provenance) || withParameters(ctx.provenance, header, fields, settings),
+          ...own.flags(fields),
+          annotations: annotationsOf(notes, fields),
+          provenance: own.provenanceOf(fields, () => withParameters(ctx.provenance, header, fields, settings)),
         },
         displayName: common || undefined,
       }
@@ -186,10 +187,33 @@ export function birdnetReader(header: string[], ctx: ReaderContext): RowReader |
   }
 }
 
-/** The columns a mas export adds to a detector's table: the reviewers' decisions (not read back: a decision is a
- * reviewer's, not the tag's) and the tag's provenance (read back as it). */
-function masColumns(at: Map<string, number>): { provenance?: number; used: Array<number | undefined> } {
-  return { provenance: at.get('mas_provenance'), used: [at.get('mas_provenance'), at.get('mas_review')] }
+/** The columns a mas export adds to a detector's table: what the format has no room for (the band of BirdNET's, the
+ * strength of Kaleidoscope's, the flags), read back as the tag's; the reviewers' decisions (not read back: a decision
+ * is a reviewer's, not the tag's) and the tag's provenance (read back as it; an empty cell is a tag made by hand). A
+ * table without them (the tool's own) gives machine tags made by the tool, as a detector's rows are. */
+function masColumns(at: Map<string, number>) {
+  const machine = at.get('mas_machine_tagged')
+  const user = at.get('mas_user_tagged')
+  const own = {
+    minFrequency: at.get('mas_min_frequency'),
+    maxFrequency: at.get('mas_max_frequency'),
+    strength: at.get('mas_strength'),
+    provenance: at.get('mas_provenance'),
+  }
+  return {
+    ...own,
+    used: [...Object.values(own), machine, user, at.get('mas_review')],
+    /** what made the tag: a mas export's cell (empty: a tag made by hand), else the tool's */
+    provenanceOf(fields: string[], tool: () => Record<string, unknown>): string | Record<string, unknown> {
+      return own.provenance === undefined ? tool() : cellOf(fields, own.provenance)
+    },
+    /** the tag's flags: a mas export's, else a detector's machine tag */
+    flags(fields: string[]): { machineTagged: string | boolean; userTagged?: string } {
+      const machineTagged = cellOf(fields, machine)
+      const userTagged = cellOf(fields, user)
+      return { machineTagged: machineTagged || true, ...(userTagged !== '' ? { userTagged } : {}) }
+    },
+  }
 }
 
 /** Kaleidoscope's CSV (`INDIR,FOLDER,IN FILE,…,OFFSET,DURATION,…,TOP1MATCH,TOP1DIST,…`): the file is FOLDER/IN FILE
@@ -239,6 +263,7 @@ export function kaleidoscopeReader(header: string[], ctx: ReaderContext): RowRea
       ...own.used,
     ].filter((i): i is number => i !== undefined),
   )
+  const notes = annotationColumns(header, used)
   return {
     row(fields) {
       const offset = cellOf(fields, col.offset)
@@ -259,10 +284,10 @@ export function kaleidoscopeReader(header: string[], ctx: ReaderContext): RowRea
           endTime: end,
           minFrequency: low !== '' ? low : 0,
           maxFrequency: high !== '' ? high : 0,
-          strength: birdnet ? cellOf(fields, col.confidence) : undefined,
-          machineTagged: true,
-          annotations: annotationsOf(header, fields, used),
-          provenance: cellOf(fields, own.provenance) || withParameters(provenance, header, fields, settings),
+          strength: birdnet ? cellOf(fields, col.confidence) : cellOf(fields, own.strength),
+          ...own.flags(fields),
+          annotations: annotationsOf(notes, fields),
+          provenance: own.provenanceOf(fields, () => withParameters(provenance, header, fields, settings)),
         },
         displayName: cellOf(fields, col.common) || undefined,
       }

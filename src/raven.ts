@@ -2,6 +2,8 @@ import type { MediaFile } from './records.js'
 import { parseRef } from './refs.js'
 import {
   addRow,
+  ANNOTATION_PREFIX,
+  annotationColumns,
   annotationsOf,
   csvRecords,
   emptyRows,
@@ -16,13 +18,13 @@ import {
 // tab-separated, one row per view of a selection (Spectrogram and Waveform rows repeat each other).
 // A table of several recordings names each selection's file in `Begin File` (or `Begin Path`) and
 // its place in that file in `File Offset (s)`; `Begin Time (s)` runs on across the files. Columns mas has no
-// field for are kept as the tag's annotations and written back as they came.
+// field for are kept as the tag's annotations (an empty cell says nothing) and written back as they came.
 
 /** Columns that name the class, the first present is used unless --class-column says otherwise. */
 export const CLASS_COLUMNS = ['Species', 'Annotation', 'Class', 'Label', 'Tag'] as const
 
-/** The columns mas writes: Raven's own, the class, the strength, ids for an exact round trip, and what made
- * each tag (its provenance as JSON text, empty for a tag made by hand). */
+/** The columns mas writes: Raven's own, the class, the strength, the tag's flags and ids for an exact round trip, and
+ * what made each tag (its provenance as JSON text, empty for a tag made by hand). */
 export const RAVEN_COLUMNS = [
   'Selection',
   'View',
@@ -36,6 +38,8 @@ export const RAVEN_COLUMNS = [
   'File Offset (s)',
   'Species',
   'Strength',
+  'mas_machine_tagged',
+  'mas_user_tagged',
   'mas_tag_id',
   'mas_media_file_id',
   'mas_tag_class_id',
@@ -56,6 +60,8 @@ const KNOWN = [
   'begin path',
   'file offset (s)',
   'strength',
+  'mas_machine_tagged',
+  'mas_user_tagged',
   'mas_tag_id',
   'mas_media_file_id',
   'mas_tag_class_id',
@@ -98,6 +104,8 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
     fileId: at('mas_media_file_id'),
     classId: at('mas_tag_class_id'),
     provenance: at('mas_provenance'),
+    machine: at('mas_machine_tagged'),
+    user: at('mas_user_tagged'),
   }
   const missing = [
     col.begin < 0 && 'Begin Time (s)',
@@ -124,9 +132,13 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
         'in its file; when each Begin Time (s) is already within its file (tables of single recordings joined), give --times-in-file',
     )
   }
-  // every other column (Notes, Call type, a verdict, Raven's measurements) is kept with the tag, as its annotations
-  const extra = header.flatMap((h, i) =>
-    i !== classCol && i !== col.strength && h !== '' && !KNOWN.includes(h.toLowerCase()) ? [i] : [],
+  // every other column (Notes, Call type, a verdict, Raven's measurements) is kept with the tag, as its annotations;
+  // a `mas_annotation:NAME` column (mas's, where NAME is one of the columns above) as the annotation NAME
+  const extra = annotationColumns(
+    header,
+    new Set(
+      header.flatMap((h, i) => (i === classCol || i === col.strength || KNOWN.includes(h.toLowerCase()) ? [i] : [])),
+    ),
   )
 
   // Each view of a selection has its row: keep the spectrogram rows (all rows when there are none).
@@ -151,7 +163,10 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
       minFrequency: get(f, col.low),
       maxFrequency: get(f, col.high),
       strength: get(f, col.strength),
-      annotations: Object.fromEntries(extra.map((i) => [header[i], get(f, i)])),
+      machineTagged: get(f, col.machine),
+      userTagged: get(f, col.user),
+      // an empty cell says nothing: a table names every column for every row, the tags without a note too
+      annotations: Object.fromEntries(extra.flatMap(([i, name]) => (get(f, i) !== '' ? [[name, get(f, i)]] : []))),
       provenance: get(f, col.provenance),
     }
     addRow(result, rec.line, raw)
@@ -331,13 +346,13 @@ export function ravenTable(
         Number(a.id) - Number(b.id),
     )
   const written = [...RAVEN_COLUMNS, ...(extra?.columns ?? [])]
-  const taken = new Set(written.map((c) => c.toLowerCase()))
-  // each annotation in the column it came from, in the order first met; one named like a column mas writes is left out
-  const annotated = [...new Set(rows.flatMap((t) => Object.keys(annotationsOf(t))))].filter(
-    (c) => !taken.has(c.toLowerCase()),
-  )
+  const taken = new Set([...written, 'Tag Class', 'Media File'].map((c) => c.toLowerCase()))
+  // each annotation in the column it came from, in the order first met; one named like a column an import reads as
+  // something else (Kaleidoscope's CHANNEL beside Raven's Channel) in the column `mas_annotation:NAME`
+  const annotated = [...new Set(rows.flatMap((t) => Object.keys(annotationsOf(t))))]
+  const columnOf = (c: string) => (taken.has(c.toLowerCase()) ? ANNOTATION_PREFIX + c : c)
   const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v).replace(/[\t\r\n]+/g, ' '))
-  let out = [...written, ...annotated].join('\t') + EOL
+  let out = [...written, ...annotated.map(columnOf)].join('\t') + EOL
   rows.forEach((t, i) => {
     const p = place.get(Number(t.mediaFile))!
     const s = Number(t.startTime)
@@ -346,6 +361,8 @@ export function ravenTable(
     const after = [
       asName(className(Number(t.tagClass)) ?? ''),
       hasStrength(t) ? t.strength : '',
+      t.machineTagged,
+      t.userTagged,
       t.id,
       t.mediaFile,
       t.tagClass,

@@ -1,8 +1,9 @@
 import { parseRef, type Ref } from './refs.js'
-import { jsonTextMemo } from './textMemo.js'
+import { jsonTextMemo, textMemo } from './textMemo.js'
 
 // Tag files read by `mas tag import` and written by `mas tag export`:
-// CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength]),
+// CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength], then optionally the flags,
+// the names, annotations and provenance an export writes),
 // JSON (one array of tag objects), NDJSON (one tag object a line) and Raven Pro
 // selection tables (tab-separated, src/raven.ts). Media files and tag classes are given by
 // id or by name (src/lookup.ts resolves them after parsing).
@@ -100,12 +101,40 @@ export const CSV_COLUMNS = [
   'strength',
 ] as const
 const REQUIRED = ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency'] as const
-const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
+/** The tag's flags: columns an export writes after `strength` (true or false), read back by an import; a CSV without
+ * them (an older export, a file made by hand) gives tags the API's defaults, false. */
+export const FLAGS = ['machineTagged', 'userTagged', 'randomlyChosen'] as const
 /** What an export writes beside the ids for people to read (the file's alias, the class's name); an
  * import reads the ids and leaves these be. */
 export const CSV_NAME_COLUMNS = ['mediaFileAlias', 'tagClassName'] as const
-/** What made each tag, as JSON text: the last column an export writes, read back by an import. */
+/** The tag's annotations, as the JSON text of their object (empty when it has none), and what made it, as JSON text:
+ * the last two columns an export writes, read back by an import. */
+const CSV_ANNOTATIONS = 'annotations'
 const CSV_PROVENANCE = 'provenance'
+
+/** A column of a table holding the tag's annotation of the name after this prefix (`mas_annotation:Channel`): written
+ * where the annotation's own name is a column the table fills with something else (Raven's `Channel`, BirdNET's
+ * `Common name`), and read back as that annotation; a column of the plain name beside it is then not an annotation. */
+export const ANNOTATION_PREFIX = 'mas_annotation:'
+
+/** The annotation each column of a header holds, by position: its name, or of a `mas_annotation:NAME` column (what a
+ * mas export writes where the format fills a column of that name otherwise) NAME, and then none of the column NAME;
+ * none of the columns `used` for the tag's fields. */
+export function annotationColumns(
+  header: readonly string[],
+  used: ReadonlySet<number> = new Set(),
+): Array<[number, string]> {
+  const names = header.map((h) => h.trim())
+  const prefixed = new Set(
+    names.filter((h) => h.startsWith(ANNOTATION_PREFIX)).map((h) => h.slice(ANNOTATION_PREFIX.length)),
+  )
+  return names.flatMap((h, i): Array<[number, string]> => {
+    if (used.has(i) || h === '') return []
+    if (h.startsWith(ANNOTATION_PREFIX))
+      return h.length > ANNOTATION_PREFIX.length ? [[i, h.slice(ANNOTATION_PREFIX.length)]] : []
+    return prefixed.has(h) ? [] : [[i, h]]
+  })
+}
 
 /** The names an export writes beside the ids. */
 export interface ExportNames {
@@ -230,7 +259,7 @@ export function csvReader(
   const header = headerFields.map((h) => h.trim())
   const index = new Map(header.map((h, i) => [h, i]))
   const missing = REQUIRED.filter((c) => !index.has(c) && !(c === 'mediaFile' && mediaFile !== undefined))
-  const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS, CSV_PROVENANCE]
+  const known: readonly string[] = [...CSV_COLUMNS, ...FLAGS, ...CSV_NAME_COLUMNS, CSV_ANNOTATIONS, CSV_PROVENANCE]
   const unknown = header.filter((h) => !known.includes(h))
   if (missing.length || unknown.length) {
     return {
@@ -263,7 +292,21 @@ export function writeCsv(tags: Iterable<TagRecord>, names?: ExportNames): string
 }
 
 const csvHeader = (names?: ExportNames) =>
-  [...CSV_COLUMNS, ...(names ? CSV_NAME_COLUMNS : []), CSV_PROVENANCE].join(',') + '\n'
+  [...CSV_COLUMNS, ...FLAGS, ...(names ? CSV_NAME_COLUMNS : []), CSV_ANNOTATIONS, CSV_PROVENANCE].join(',') + '\n'
+
+/** A writer of tags' annotations as CSV cells: their JSON text, empty when a tag has none (told without making the
+ * list of its keys); a detector's tags repeat a few annotations (a species' common name), each quoted once. */
+function annotationsCells(): (t: TagRecord) => string {
+  const quoted = textMemo(csvField)
+  return (t) => {
+    const notes = annotationsOf(t)
+    for (const _ in notes) return quoted(JSON.stringify(notes))
+    return ''
+  }
+}
+
+/** A flag's cell: true or false, as csvField writes them, without making a string of the boolean for every tag. */
+const flagCell = (v: unknown) => (v === true ? 'true' : v === false ? 'false' : csvField(v))
 
 /** The rows of `tags`, each to `out`, their provenance cells made by `provenanceCell` (provenanceCells). */
 function csvRows(
@@ -271,13 +314,15 @@ function csvRows(
   out: (row: string) => void,
   provenanceCell: (provenance: unknown) => string,
   names?: ExportNames,
+  annotationsCell = annotationsCells(),
 ): void {
   for (const t of tags) {
     let row = csvField(t[CSV_COLUMNS[0]])
     for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${csvField(t[CSV_COLUMNS[i]])}`
+    for (const f of FLAGS) row += `,${flagCell(t[f])}`
     if (names)
       row += `,${csvField(names.mediaFile(Number(t.mediaFile)))},${csvField(names.tagClass(Number(t.tagClass)))}`
-    out(`${row},${provenanceCell(t.provenance)}\n`)
+    out(`${row},${annotationsCell(t)},${provenanceCell(t.provenance)}\n`)
   }
 }
 
@@ -391,12 +436,26 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   }
 }
 
-/** A tag's annotations: an object of texts, undefined when absent or empty (a tag without any is sent
- * without the field, as the original service takes it), null when not an object of texts. */
+/** A tag's annotations: an object of texts, or its JSON text (a CSV cell); undefined when absent or empty (a tag
+ * without any is sent without the field, as the original service takes it), null when not an object of texts. */
 function annotationsValue(v: unknown): Record<string, string> | undefined | null {
-  if (v === undefined || v === null) return undefined
-  if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) return null
-  return Object.keys(v).length ? (v as Record<string, string>) : undefined
+  if (v === undefined || v === null || v === '') return undefined
+  let value: unknown = v
+  if (typeof v === 'string') {
+    try {
+      value = JSON.parse(v) as unknown
+    } catch {
+      return null
+    }
+  }
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    Object.values(value).some((x) => typeof x !== 'string')
+  )
+    return null
+  return Object.keys(value).length ? (value as Record<string, string>) : undefined
 }
 
 /** What made a tag: an object, or its JSON text (a CSV cell); undefined when absent, null when neither. */
@@ -467,10 +526,11 @@ export function tagWriter(format: Exclude<TagFormat, 'raven'>, names?: ExportNam
     }
   }
   const provenanceCell = provenanceCells()
+  const annotationsCell = annotationsCells()
   return {
     header: csvHeader(names),
-    rows: (tags, out) => csvRows(tags, out, provenanceCell, names),
+    rows: (tags, out) => csvRows(tags, out, provenanceCell, names, annotationsCell),
     footer: none,
-    fields: [...CSV_COLUMNS, CSV_PROVENANCE],
+    fields: [...CSV_COLUMNS, ...FLAGS, CSV_ANNOTATIONS, CSV_PROVENANCE],
   }
 }

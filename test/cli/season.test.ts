@@ -300,9 +300,9 @@ test('human tables round times to the millisecond and strengths to three decimal
   const csv = await w.mas(['tag', 'export', '--tag-set', 'numbers'])
   assert.is(csv.code, 0, csv.stderr)
   assert.equal(csv.stdout.trim().split('\n'), [
-    'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength,mediaFileAlias,tagClassName,provenance',
-    `${second},${robin},48.185,50.158,1000,4000,0.9824250809589824,siteA/20260501_060000.WAV,robin,`,
-    `${second},${robin},5,5.1579999999999995,1000,4000,0,siteA/20260501_060000.WAV,robin,`,
+    'mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency,strength,machineTagged,userTagged,randomlyChosen,mediaFileAlias,tagClassName,annotations,provenance',
+    `${second},${robin},48.185,50.158,1000,4000,0.9824250809589824,false,false,false,siteA/20260501_060000.WAV,robin,,`,
+    `${second},${robin},5,5.1579999999999995,1000,4000,0,false,false,false,siteA/20260501_060000.WAV,robin,,`,
   ])
   // the export imports again (the names are read past, the ids used)
   const copy = await makeTagSet(w.t.db, alice, lib, 'numbers copy')

@@ -187,4 +187,81 @@ test('--per durations, and --min-score with --top 2 --per 1h keeping the stronge
   assert.ok(all.keeps(0))
 })
 
+/** The checked rows of a table file, in order. */
+async function rowsOf(name: string, content: string, format: 'birdnet' | 'kaleidoscope'): Promise<TableItem[]> {
+  const items: TableItem[] = []
+  for await (const batch of tableRows({ name, file: file(name, content), format }, { provenance: { source: 'x' } }))
+    items.push(...batch)
+  return items
+}
+
+test("mas's columns of a BirdNET or Kaleidoscope table it wrote read back as the tag's: band, strength, flags, an annotation beside its format's column", async () => {
+  const birdnet = await rowsOf(
+    'mas.BirdNET.results.csv',
+    'Start (s),End (s),Scientific name,Common name,Confidence,File,site,mas_annotation:Common name,' +
+      'mas_min_frequency,mas_max_frequency,mas_machine_tagged,mas_user_tagged,mas_review,mas_provenance\r\n' +
+      '0,3,Turdus merula,Eurasian Blackbird,0.8123,a.wav,,Eurasian Blackbird,2000,6000,true,false,yes,"{""source"":""BirdNET-Analyzer""}"\r\n' +
+      '1,2,blackbird,blackbird,0,a.wav,A,,0,15000,false,true,,"{""source"":""Audacity""}"\r\n',
+    'birdnet',
+  )
+  assert.equal(
+    birdnet.map((i) => ('row' in i ? i.row : i)),
+    [
+      {
+        mediaFile: { name: 'a.wav' },
+        tagClass: { name: 'Turdus merula' },
+        startTime: 0,
+        endTime: 3,
+        minFrequency: 2000,
+        maxFrequency: 6000,
+        strength: 0.8123,
+        machineTagged: true,
+        userTagged: false,
+        annotations: { 'Common name': 'Eurasian Blackbird' },
+        provenance: { source: 'BirdNET-Analyzer' },
+      },
+      // Common name is the class's display name here, not the tag's annotation: mas_annotation:Common name is empty
+      {
+        mediaFile: { name: 'a.wav' },
+        tagClass: { name: 'blackbird' },
+        startTime: 1,
+        endTime: 2,
+        minFrequency: 0,
+        maxFrequency: 15000,
+        strength: 0,
+        machineTagged: false,
+        userTagged: true,
+        annotations: { site: 'A' },
+        provenance: { source: 'Audacity' },
+      },
+    ],
+  )
+  const kaleidoscope = await rowsOf(
+    'mas.id.csv',
+    'INDIR,FOLDER,IN FILE,OFFSET,DURATION,FMIN,FMAX,TOP1MATCH,TOP1DIST,CHANNEL,mas_strength,mas_machine_tagged,mas_user_tagged,mas_review,mas_provenance\r\n' +
+      ',siteA,a.wav,20.5,1.25,2100,4800,Cluster 3,0.612,0,0.8123,true,false,,\r\n' +
+      ',siteA,a.wav,1,2,0,0,owl,,,,false,true,,\r\n',
+    'kaleidoscope',
+  )
+  assert.equal(
+    kaleidoscope.map((i) =>
+      'row' in i ? [i.row.strength, i.row.machineTagged, i.row.userTagged, i.row.annotations] : i,
+    ),
+    [
+      [0.8123, true, false, { TOP1DIST: '0.612', CHANNEL: '0' }],
+      [undefined, false, true, undefined],
+    ],
+  )
+  // the tools' own tables, without mas's columns: machine tags, as before
+  const own = await rowsOf(
+    'own.csv',
+    'Start (s),End (s),Scientific name,Common name,Confidence,File\n0,3,A b,C d,0.5,a.wav\n',
+    'birdnet',
+  )
+  assert.equal(
+    own.map((i) => ('row' in i ? [i.row.machineTagged, i.row.userTagged, i.row.annotations] : i)),
+    [[true, undefined, { 'Common name': 'C d' }]],
+  )
+})
+
 test.run()

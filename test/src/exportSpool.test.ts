@@ -7,7 +7,7 @@ import { AoefWriter } from '../../src/aoefWriter.js'
 import { aoefRows } from '../../src/aoef.js'
 import { ndjsonBatches } from '../../src/ndjson.js'
 import { Spool } from '../../src/spool.js'
-import { DetectorTable, type CsvColumns } from '../../src/detectorTable.js'
+import { DetectorTable, type CsvColumns, type TableOptions } from '../../src/detectorTable.js'
 import { annotationsOf, csvField, type TagRecord } from '../../src/tagFormats.js'
 
 // What a streamed export keeps between its readings: the spool gives back every record, in order, as written (text
@@ -280,22 +280,45 @@ test('an AOEF document of no tags still has its lists, empty', async () => {
 })
 
 /** A detector's CSV as the format says it is, made from every tag at once: the format's columns, every other
- * annotation in the order first seen, mas_review and mas_provenance. */
-function tableOf(columns: CsvColumns, tags: TagRecord[], review: (id: number) => string | undefined): string {
-  const fixed = new Set(columns.map(([c]) => c))
-  const extra = [...new Set(tags.flatMap((t) => Object.keys(annotationsOf(t))))].filter(
-    (k) => !fixed.has(k) && k !== 'mas_review' && k !== 'mas_provenance',
-  )
+ * annotation in the order first seen (one named like a column the table fills otherwise in its `mas_annotation:`
+ * column), mas's columns, mas_review and mas_provenance. */
+function tableOf(
+  columns: CsvColumns,
+  tags: TagRecord[],
+  review: (id: number) => string | undefined,
+  options: TableOptions = {},
+): string {
+  const mas = options.masColumns ?? []
+  const taken = new Set([
+    ...columns.filter(([, cell]) => cell).map(([c]) => c),
+    ...mas.map(([c]) => c),
+    'mas_review',
+    'mas_provenance',
+  ])
+  const own = new Set(columns.filter(([, cell]) => !cell).map(([c]) => c))
+  const extra = [
+    ...new Set([...(options.annotationColumns ?? []), ...tags.flatMap((t) => Object.keys(annotationsOf(t)))]),
+  ].filter((k) => !own.has(k))
   const rows = tags.map((t) => {
     const notes = annotationsOf(t)
     return [
       ...columns.map(([c, cell]) => cell?.(t) ?? notes[c]),
       ...extra.map((c) => notes[c]),
+      ...mas.map(([, cell]) => cell?.(t)),
       review(Number(t.id)),
       t.provenance ? JSON.stringify(t.provenance) : '',
     ]
   })
-  return [[...columns.map(([c]) => c), ...extra, 'mas_review', 'mas_provenance'], ...rows]
+  return [
+    [
+      ...columns.map(([c]) => c),
+      ...extra.map((k) => (taken.has(k) ? `mas_annotation:${k}` : k)),
+      ...mas.map(([c]) => c),
+      'mas_review',
+      'mas_provenance',
+    ],
+    ...rows,
+  ]
     .map((cells) => cells.map(csvField).join(',') + '\r\n')
     .join('')
 }
@@ -305,7 +328,8 @@ const detectorTableOf = (
   tags: TagRecord[],
   review: (id: number) => string | undefined,
   batch: number,
-) => textWritten(new DetectorTable(columns, review), tags, batch)
+  options?: TableOptions,
+) => textWritten(new DetectorTable(columns, review, options), tags, batch)
 
 test("a detector's CSV made as its tags come is the one made from all of them: columns first seen late are put into the rows before", async () => {
   const columns: CsvColumns = [
@@ -338,10 +362,25 @@ test("a detector's CSV made as its tags come is the one made from all of them: c
   const expected = tableOf(columns, tags, review)
   assert.match(
     expected.split('\r\n')[0],
-    /^Start \(s\),Common name,TOP1DIST,site,notes,last,mas_review,mas_provenance$/,
+    /^Start \(s\),Common name,TOP1DIST,mas_annotation:Common name,mas_annotation:mas_review,site,notes,last,mas_review,mas_provenance$/,
   )
   for (const batch of [1, 7, 1000, 5000])
     assert.is(await detectorTableOf(columns, tags, review, batch), expected, `batches of ${batch}`)
+  // mas's columns after the annotations, and an annotation's column every table has, the first of them
+  const options: TableOptions = {
+    masColumns: [
+      ['mas_strength', (t) => t.strength],
+      ['mas_machine_tagged', (t) => t.id !== 7],
+    ],
+    annotationColumns: ['Common name'],
+  }
+  const withMas = tableOf(columns, tags, review, options)
+  assert.match(
+    withMas.split('\r\n')[0],
+    /^Start \(s\),Common name,TOP1DIST,mas_annotation:Common name,mas_annotation:mas_review,site,notes,last,mas_strength,mas_machine_tagged,mas_review,mas_provenance$/,
+  )
+  for (const batch of [1, 1000])
+    assert.is(await detectorTableOf(columns, tags, review, batch, options), withMas, `batches of ${batch}`)
   // no late column: the rows are copied as made
   const early = tags.slice(0, 5)
   assert.is(await detectorTableOf(columns, early, review, 2), tableOf(columns, early, review))

@@ -162,7 +162,7 @@ test('Raven multi-file table: spectrogram rows only, the place in each file, the
       endTime: 2.5,
       minFrequency: 2000,
       maxFrequency: 6000,
-      annotations: { 'Delta Time (s)': '1.0', Notes: '' },
+      annotations: { 'Delta Time (s)': '1.0' }, // an empty Notes cell says nothing
     },
     {
       mediaFile: 'name:C:\\Data\\siteB\\20260501_050000.WAV',
@@ -243,6 +243,8 @@ test("Raven writing: Begin Time running on within each folder's recordings by st
     'File Offset (s)',
     'Species',
     'Strength',
+    'mas_machine_tagged',
+    'mas_user_tagged',
     'mas_tag_id',
     'mas_media_file_id',
     'mas_tag_class_id',
@@ -250,7 +252,7 @@ test("Raven writing: Begin Time running on within each folder's recordings by st
   ])
   // siteA's two recordings are one sequence (30 s, then 60.5 s); siteB's starts again at 0
   assert.equal(
-    lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[10], l[12]]),
+    lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[10], l[14]]),
     [
       ['1', '0.1', 'siteA/20260430_050000.WAV', '20260430_050000.WAV', '0.1', 'robin', '22'],
       ['2', '30.1', 'siteA/20260501_050000.WAV', '20260501_050000.WAV', '0.1', 'blackbird', '21'],
@@ -326,9 +328,11 @@ test('Raven writing: annotations back in their columns, Waveform rows on asking,
       id: 2,
       startTime: 3,
       endTime: 4,
-      annotations: { Verdict: 'yes', Species: 'left out: mas writes Species' },
+      annotations: { Verdict: 'yes', Species: 'from another class column', CHANNEL: '0' },
+      machineTagged: true,
+      userTagged: false,
     },
-    { ...tag, id: 3, startTime: 5, endTime: 6 },
+    { ...tag, id: 3, startTime: 5, endTime: 6, annotations: { Notes: '' }, userTagged: true },
   ]
   const text = ravenTable(tags, files, () => 'robin', undefined, { pathPrefix: 'D:\\Field', waveformRows: true })
   const lines = text
@@ -336,27 +340,48 @@ test('Raven writing: annotations back in their columns, Waveform rows on asking,
     .slice(0, -1)
     .map((l) => l.split('\t'))
   const at = (name: string) => lines[0].indexOf(name)
-  assert.equal(lines[0].slice(-3), ['Notes', 'Call type', 'Verdict'])
+  // an annotation named like a column mas writes (Species, Kaleidoscope's CHANNEL beside Raven's Channel) in its own
+  // mas_annotation: column
+  assert.equal(lines[0].slice(-5), [
+    'Notes',
+    'Call type',
+    'Verdict',
+    'mas_annotation:Species',
+    'mas_annotation:CHANNEL',
+  ])
   assert.equal(
-    lines.slice(1).map((l) => [l[0], l[1], l[at('Begin Path')], l[at('Notes')], l[at('Call type')], l[at('Verdict')]]),
+    lines
+      .slice(1)
+      .map((l) => [
+        l[0],
+        l[1],
+        l[at('Begin Path')],
+        l[at('Notes')],
+        l[at('Call type')],
+        l[at('Verdict')],
+        l[at('mas_annotation:CHANNEL')],
+        l[at('mas_machine_tagged')],
+        l[at('mas_user_tagged')],
+      ]),
     [
-      ['1', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', 'faint call', 'song', ''],
-      ['1', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', 'faint call', 'song', ''],
-      ['2', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', '', '', 'yes'],
-      ['2', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', '', '', 'yes'],
-      ['3', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', '', '', ''],
-      ['3', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', '', '', ''],
+      ['1', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', 'faint call', 'song', '', '', '', ''],
+      ['1', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', 'faint call', 'song', '', '', '', ''],
+      ['2', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', '', '', 'yes', '0', 'true', 'false'],
+      ['2', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', '', '', 'yes', '0', 'true', 'false'],
+      ['3', 'Waveform 1', 'D:\\Field\\siteA\\x.WAV', '', '', '', '', '', 'true'],
+      ['3', 'Spectrogram 1', 'D:\\Field\\siteA\\x.WAV', '', '', '', '', '', 'true'],
     ],
   )
-  // read back: one tag per selection, the annotations as written (every column, empty ones too)
+  // read back: one tag per selection, its flags, and the annotations it had: an empty cell says nothing (a table
+  // names every column for every row), so an annotation of the empty text does not come back
   const back = parseTags(text)
   assert.equal(back.errors, [])
   assert.equal(
-    plain(back).map((r) => r.annotations),
+    plain(back).map((r) => [r.annotations, r.machineTagged, r.userTagged]),
     [
-      { Notes: 'faint call', 'Call type': 'song', Verdict: '' },
-      { Notes: '', 'Call type': '', Verdict: 'yes' },
-      { Notes: '', 'Call type': '', Verdict: '' },
+      [{ Notes: 'faint call', 'Call type': 'song' }, undefined, undefined],
+      [{ Verdict: 'yes', Species: 'from another class column', CHANNEL: '0' }, true, false],
+      [undefined, undefined, true],
     ],
   )
 })
@@ -383,9 +408,41 @@ test('writers: CSV and NDJSON read back to the same tags', () => {
     assert.equal(back.errors, [])
     assert.equal(plain(back), tags)
   }
-  assert.is(writeCsv([tag]), `${HEADER},provenance\n3,7,0.1,2.25,100,8000.5,0.3,\n`)
+  assert.is(
+    writeCsv([tag]),
+    `${HEADER},machineTagged,userTagged,randomlyChosen,annotations,provenance\n3,7,0.1,2.25,100,8000.5,0.3,,,,,\n`,
+  )
   const csv = tagWriter('csv')
   assert.is(csv.header + rowsText(csv, [tag]), writeCsv([tag]))
+})
+
+test('CSV: the flags and the annotations (one cell of JSON text) read back; a CSV of the first seven columns as before', () => {
+  const tags = [
+    {
+      ...tag,
+      machineTagged: true,
+      userTagged: false,
+      randomlyChosen: false,
+      annotations: { 'Common name': 'Eurasian Blackbird', notes: 'a "quote", a comma\nand a line' },
+    },
+    { ...tag, startTime: 1, machineTagged: false, userTagged: true, randomlyChosen: true },
+  ]
+  const text = writeCsv(tags)
+  assert.match(text, /,true,false,false,"\{""Common name"":""Eurasian Blackbird""/)
+  const back = parseTags(text)
+  assert.equal(back.errors, [])
+  assert.equal(plain(back), tags)
+  // an older export, or a file made by hand: the API's defaults
+  const old = parseTags(`${HEADER}\n3,7,0.1,2.25,100,8000.5,0.3\n`)
+  assert.equal(old.errors, [])
+  assert.equal(plain(old), [tag])
+  const bad = parseTags(
+    `${HEADER},annotations\n3,7,0.1,2.25,100,8000.5,0.3,not json\n3,7,0.1,2.25,100,8000.5,0.3,"{""n"":1}"\n`,
+  )
+  assert.equal(bad.errors, [
+    'line 2: annotations must be an object of texts, not "not json"',
+    'line 3: annotations must be an object of texts, not "{\\"n\\":1}"',
+  ])
 })
 
 test('provenance: kept as given through CSV (one cell of JSON text), JSON and NDJSON; refused when not an object', () => {
