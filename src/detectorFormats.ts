@@ -326,14 +326,19 @@ export class AudacityReader {
     this.pending = undefined
     if (!p) return undefined
     const [start, end, ...label] = p.fields
+    // Audacity writes -1 for a bound left undefined: no low bound is 0 Hz; without a high bound there is no band
+    const undefinedBound = (v: string | undefined) => v === undefined || Number(v) === -1
+    const band = undefinedBound(p.high)
+      ? { low: 0, high: 0 }
+      : { low: undefinedBound(p.low) ? 0 : p.low!, high: p.high! }
     return {
       raw: {
         mediaFile: this.ctx.mediaFile ?? '',
         tagClass: nameRef(label.join('\t')),
         startTime: start ?? '',
         endTime: end ?? '',
-        minFrequency: p.low ?? 0,
-        maxFrequency: p.high ?? 0,
+        minFrequency: band.low,
+        maxFrequency: band.high,
         userTagged: true,
         provenance: this.ctx.provenance,
       },

@@ -126,7 +126,10 @@ export async function checkTables(
           result.missingClasses.set(found.missing, item.displayName)
         if (found.problems.length) {
           check.errors++
-          keep(result.lookupErrors, `${prefix}${unitOf(source)} ${item.line}: ${found.problems.join('; ')}`)
+          keep(
+            result.lookupErrors,
+            `${prefix}${unitOf(source)} ${item.line}: ${found.problems.join('; ')}${hintOf(source, found.mediaFile)}`,
+          )
           continue
         }
         const outside = await regionsOutside(item.row, found.mediaFile!)
@@ -149,6 +152,13 @@ export async function checkTables(
 }
 
 const unitOf = (source: TableSource) => (source.format === 'aoef' || source.format === 'json' ? 'item' : 'line')
+
+/** What an error of a row whose media file was not found adds for an Audacity label file, which names its recording
+ * by its own name only (README, "Tag files"). */
+const hintOf = (source: TableSource, mediaFile: number | undefined) =>
+  source.format === 'audacity' && mediaFile === undefined
+    ? ' (a label file is named after its recording, e.g. siteA/20250601_050000.WAV.txt below the folder imported; else give --media-file)'
+    : ''
 
 /** A media file's extent from its record: the facts its import stored, as the server reads them. */
 function extentOfRecord(record: MediaFile): Extent {

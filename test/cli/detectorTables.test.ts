@@ -448,4 +448,14 @@ test('a folder with no table of the --format asked is refused, as one with no ta
   }
 })
 
+test('an Audacity label file not named after a recording is refused with the way to name it', async () => {
+  const folder = join(dir, 'unnamed-labels')
+  mkdirSync(folder)
+  writeFileSync(join(folder, 'Label 1.txt'), AUDACITY([[1, 2, 'Blackcap']]))
+  const run = await w.mas(['tag', 'import', folder, '--tag-set', 'mixed'])
+  assert.is(run.code, 1, run.stderr)
+  assert.match(run.stderr, /no media file named "Label 1"/)
+  assert.match(run.stderr, /a label file is named after its recording, .*; else give --media-file/)
+})
+
 test.run()

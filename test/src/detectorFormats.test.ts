@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { boxOf } from '../../src/aoef.js'
-import { audacityMediaName, detectTable } from '../../src/detectorFormats.js'
+import { AudacityReader, audacityMediaName, detectTable } from '../../src/detectorFormats.js'
 import { parseDuration, RowFilter } from '../../src/importFilters.js'
 import { readHead, recordBatches } from '../../src/tableReader.js'
 import { tableRows, type TableItem } from '../../src/tableRows.js'
@@ -67,6 +67,29 @@ test('each format is told from its first line', () => {
   )
   assert.is(detectTable('[{"mediaFile": 1}]'), 'json')
   assert.is(detectTable('mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency\n'), 'csv')
+})
+
+test("Audacity's -1 for a bound left undefined: no low bound is 0 Hz, no high bound no band", () => {
+  const reader = new AudacityReader({ mediaFile: 'name:a.wav', provenance: {} })
+  const bands: unknown[] = []
+  const take = (r: ReturnType<AudacityReader['line']>) => {
+    if (r && 'raw' in r) bands.push([r.raw.minFrequency, r.raw.maxFrequency])
+  }
+  for (const line of [
+    ['1', '2', 'a'],
+    ['\\', '-1.000000', '4000.000000'],
+    ['3', '4', 'b'],
+    ['\\', '1500.000000', '-1.000000'],
+    ['5', '6', 'c'],
+    ['\\', '1500.000000', '4000.000000'],
+  ])
+    take(reader.line(line))
+  take(reader.end())
+  assert.equal(bands, [
+    [0, '4000.000000'],
+    [0, 0],
+    ['1500.000000', '4000.000000'],
+  ])
 })
 
 test('an Audacity label file names its recording by its path without .txt', () => {
