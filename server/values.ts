@@ -25,6 +25,7 @@ export const MSG = {
   string: 'Not a valid string.',
   datetime: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]].',
   maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
+  jsonMaxLength: (n: number) => `Ensure this object has no more than ${n} characters as JSON.`,
   pkType: (got: string) => `Incorrect type. Expected pk value, received ${got}.`,
   pkMissing: (v: unknown) => `Invalid pk "${v}" - object does not exist.`,
   maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,

@@ -1,5 +1,7 @@
 import { parseRef, type Ref } from './refs.js'
 import { jsonTextMemo, textMemo } from './textMemo.js'
+import { ANNOTATIONS_MAX, PROVENANCE_MAX } from '../server/resources/tagLimits.js'
+import { MSG } from '../server/values.js'
 
 // Tag files read by `mas tag import` and written by `mas tag export`:
 // CSV (header mediaFile,tagClass,startTime,endTime,minFrequency,maxFrequency[,strength], then optionally the flags,
@@ -418,9 +420,13 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint
   const annotations = annotationsValue(raw.annotations)
   if (annotations === null) problems.push(`annotations must be an object of texts, not ${show(raw.annotations)}`)
+  else if (annotations !== undefined && JSON.stringify(annotations).length > ANNOTATIONS_MAX)
+    problems.push(`annotations: ${MSG.jsonMaxLength(ANNOTATIONS_MAX)}`)
   else if (annotations !== undefined) tag.annotations = annotations
   const provenance = provenanceValue(raw.provenance)
   if (provenance === null) problems.push(`provenance must be a JSON object, not ${show(raw.provenance)}`)
+  else if (provenance !== undefined && !withinSize(provenance))
+    problems.push(`provenance: ${MSG.jsonMaxLength(PROVENANCE_MAX)}`)
   else if (provenance !== undefined) tag.provenance = provenance
   for (const f of FLAGS) {
     const v = raw[f]
@@ -434,6 +440,15 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
     result.rows.push(tag as TagRow)
     result.lines.push(line)
   }
+}
+
+/** Provenances within PROVENANCE_MAX: the rows of one table share one (its format's), measured once. */
+const sizedProvenances = new WeakSet<object>()
+function withinSize(provenance: Record<string, unknown>): boolean {
+  if (sizedProvenances.has(provenance)) return true
+  if (JSON.stringify(provenance).length > PROVENANCE_MAX) return false
+  sizedProvenances.add(provenance)
+  return true
 }
 
 /** A tag's annotations: an object of texts, or its JSON text (a CSV cell); undefined when absent or empty (a tag

@@ -177,8 +177,7 @@ function parseObject(v: unknown, f: FieldDef): Parsed {
       if (value.includes('\0') || key.includes('\0')) return err('Null characters are not allowed.')
     }
   }
-  if (f.maxLength !== undefined && JSON.stringify(v).length > f.maxLength)
-    return err(`Ensure this object has no more than ${f.maxLength} characters as JSON.`)
+  if (f.maxLength !== undefined && JSON.stringify(v).length > f.maxLength) return err(MSG.jsonMaxLength(f.maxLength))
   return ok(v)
 }
 

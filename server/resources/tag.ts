@@ -12,16 +12,14 @@ import { tagListVia } from './tagLists.js'
 import { tagSetTagCount } from './tagSetCount.js'
 import { tagSetPage } from './tagSetPages.js'
 import { users } from './users.js'
+import { ANNOTATIONS_MAX, PROVENANCE_MAX } from './tagLimits.js'
 
 // tag/: a labelled time/frequency region of a media file, in a tag set. Read on
 // the tag set to read; write on it to create, change or delete, and the media
 // file (like every reference) must be readable. POST also takes a JSON array:
 // all tags are created in one transaction, or none with per-item errors.
 
-/** the most characters of a tag's annotations as JSON: a table's notes, not documents */
-export const ANNOTATIONS_MAX = 10_000
-/** the most characters of a tag's provenance as JSON */
-export const PROVENANCE_MAX = 10_000
+export { ANNOTATIONS_MAX, PROVENANCE_MAX }
 
 const fields = {
   id: { type: 'integer', column: 'id', readOnly: true },

@@ -458,4 +458,19 @@ test('an Audacity label file not named after a recording is refused with the way
   assert.match(run.stderr, /a label file is named after its recording, .*; else give --media-file/)
 })
 
+test("a row past the server's size for annotations is refused by the check, dry run or not, and nothing is sent", async () => {
+  const big = write(
+    'big/notes.BirdNET.results.csv',
+    'Start (s),End (s),Scientific name,Common name,Confidence,File,Notes\n' +
+      `0,3,Turdus merula,Eurasian Blackbird,0.9,siteA/20250601_050000.WAV,short\n` +
+      `3,6,Turdus merula,Eurasian Blackbird,0.9,siteA/20250601_050000.WAV,${'x'.repeat(12_000)}\n`,
+  )
+  for (const extra of [['--dry-run'], []]) {
+    const run = await w.mas(['tag', 'import', big, '--tag-set', 'mixed', ...extra])
+    assert.is(run.code, 1, run.stderr)
+    assert.match(run.stderr, /line 3: annotations: Ensure this object has no more than 10000 characters as JSON\./)
+  }
+  assert.not.ok((await tagsOf('mixed')).some((t) => t.annotations?.Notes === 'short'))
+})
+
 test.run()
