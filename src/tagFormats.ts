@@ -451,30 +451,9 @@ function withinSize(provenance: Record<string, unknown>): boolean {
   return true
 }
 
-/** A tag's annotations: an object of texts, or its JSON text (a CSV cell); undefined when absent or empty (a tag
- * without any is sent without the field, as the original service takes it), null when not an object of texts. */
-function annotationsValue(v: unknown): Record<string, string> | undefined | null {
-  if (v === undefined || v === null || v === '') return undefined
-  let value: unknown = v
-  if (typeof v === 'string') {
-    try {
-      value = JSON.parse(v) as unknown
-    } catch {
-      return null
-    }
-  }
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    Array.isArray(value) ||
-    Object.values(value).some((x) => typeof x !== 'string')
-  )
-    return null
-  return Object.keys(value).length ? (value as Record<string, string>) : undefined
-}
-
-/** What made a tag: an object, or its JSON text (a CSV cell); undefined when absent, null when neither. */
-function provenanceValue(v: unknown): Record<string, unknown> | undefined | null {
+/** A JSON object field of a row: the object, or its JSON text (a CSV cell) parsed; undefined when absent or an empty
+ * cell, null when the text is no JSON or the value no object. */
+function objectValue(v: unknown): Record<string, unknown> | undefined | null {
   if (v === undefined || v === null || v === '') return undefined
   let value: unknown = v
   if (typeof v === 'string') {
@@ -488,6 +467,18 @@ function provenanceValue(v: unknown): Record<string, unknown> | undefined | null
     ? (value as Record<string, unknown>)
     : null
 }
+
+/** A tag's annotations: an object of texts (objectValue); undefined when absent or empty (a tag without any is sent
+ * without the field, as the original service takes it), null when not an object of texts. */
+function annotationsValue(v: unknown): Record<string, string> | undefined | null {
+  const value = objectValue(v)
+  if (!value) return value
+  if (Object.values(value).some((x) => typeof x !== 'string')) return null
+  return Object.keys(value).length ? (value as Record<string, string>) : undefined
+}
+
+/** What made a tag: an object (objectValue). */
+const provenanceValue = objectValue
 
 /** A record by id (a positive integer, or digits) or by name (other text); undefined: absent;
  * null: neither (a number that is no id, `name:` with nothing after it, a JSON object). */

@@ -26,6 +26,22 @@ const ok = async (args: string[]) => {
   assert.is(run.code, 0, `mas ${args.join(' ')}: ${run.stderr}`)
   return run
 }
+/** `mas tag export --format camtrap-dp` of the tag set named into `dir`, its deployments placed by the flags. */
+const exportPackage = (tagSet: string, dir: string) =>
+  ok([
+    'tag',
+    'export',
+    '--tag-set',
+    tagSet,
+    '--format',
+    'camtrap-dp',
+    '-o',
+    dir,
+    '--latitude',
+    '50.1',
+    '--longitude',
+    '5.2',
+  ])
 const tableOf = (dir: string, name: string) => readTable(readFileSync(join(dir, `${name}.csv`), 'utf8')).rows
 const descriptorOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8'))
 
@@ -138,20 +154,7 @@ async function tagSetId(name: string): Promise<number> {
 
 test('a season exported as Camtrap DP is valid against the vendored schemas, every tag with its review status', async () => {
   const dir = join(work, 'package')
-  const run = await ok([
-    'tag',
-    'export',
-    '--tag-set',
-    'detector',
-    '--format',
-    'camtrap-dp',
-    '-o',
-    dir,
-    '--latitude',
-    '50.1',
-    '--longitude',
-    '5.2',
-  ])
+  const run = await exportPackage('detector', dir)
   assert.match(run.stderr, new RegExp(`wrote ${dir}: 6 observations of 6 tags, 3 recordings, 2 deployments\\n$`))
   assert.equal(readdirSync(dir).sort(), ['datapackage.json', 'deployments.csv', 'media.csv', 'observations.csv'])
   assert.equal(packageErrors(dir, extensions), [])
@@ -407,20 +410,7 @@ test("a tag without a score or a band (a cluster's, a label's) leaves its probab
   )
   await ok(['tag', 'import', csv, '--tag-set', 'clusters'])
   const dir = join(work, 'clusters-package')
-  await ok([
-    'tag',
-    'export',
-    '--tag-set',
-    String(await tagSetId('clusters')),
-    '--format',
-    'camtrap-dp',
-    '-o',
-    dir,
-    '--latitude',
-    '50.1',
-    '--longitude',
-    '5.2',
-  ])
+  await exportPackage('clusters', dir)
   assert.equal(packageErrors(dir, extensions), [])
   const cells = (o: Record<string, string>) =>
     ['classificationProbability', 'detectionStrength', 'frequencyLow', 'frequencyHigh'].map((k) => o[k])

@@ -8,6 +8,7 @@ import { makeSeason, type Season } from '../helpers/season.js'
 import { tempDir } from '../helpers/tempDir.js'
 import { pixels } from '../helpers/png.js'
 import { cliWorld, json, type CliWorld } from './cli.js'
+import { CLASS_NAMES } from '../helpers/classNames.js'
 
 // mas report NAME against a real server, on the season of test/helpers/season.ts: tables, --json, the scopes by
 // name, -o CHART.png (an empty report too), and what it refuses.
@@ -45,22 +46,8 @@ test.after(async () => {
   rmSync(out, { recursive: true, force: true })
 })
 
-const MANY_NAMES = [
-  'Turdus merula',
-  'Erithacus rubecula',
-  'Fringilla coelebs',
-  'Eurasian Blackbird',
-  'Cluster1',
-  'Cluster2',
-  'song',
-  'Parus major',
-  'Cyanistes caeruleus',
-  'Sylvia atricapilla',
-  'Phylloscopus collybita',
-  'Troglodytes troglodytes',
-  'Common Chiffchaff',
-  'Columba palumbus',
-]
+/** more classes than the Okabe and Ito colours */
+const MANY_NAMES = CLASS_NAMES.slice(0, 14)
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 

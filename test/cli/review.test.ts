@@ -198,20 +198,20 @@ test("review import reads the mas_review column of mas's BirdNET and Kaleidoscop
   assert.is(run.code, 0, run.stderr)
   assert.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[3] && d[1] === 'unsure'))
   const kaleidoscope = join(bobHome, 'id.csv')
-  writeFileSync(
-    kaleidoscope,
-    'INDIR,FOLDER,IN FILE,OFFSET,DURATION,FMIN,FMAX,TOP1MATCH,TOP1DIST,mas_review\r\n' +
-      ',siteA,20260501_050000.WAV,11.25,1.25,0,0,blackbird,,no\r\n' +
-      ',siteA,20260501_050000.WAV,1.25,1.25,0,0,blackbird,,yes;no\r\n',
-  )
+  /** a Kaleidoscope table of mas's with rows of (offset, mas_review) on the blackbird's recording */
+  const kaleidoscopeRows = (...rows: Array<[number, string]>) =>
+    writeFileSync(
+      kaleidoscope,
+      'INDIR,FOLDER,IN FILE,OFFSET,DURATION,FMIN,FMAX,TOP1MATCH,TOP1DIST,mas_review\r\n' +
+        rows
+          .map(([offset, review]) => `,siteA,20260501_050000.WAV,${offset},1.25,0,0,blackbird,,${review}\r\n`)
+          .join(''),
+    )
+  kaleidoscopeRows([11.25, 'no'], [1.25, 'yes;no'])
   const several = await w.mas(['review', 'import', kaleidoscope, '--tag-set', 'detector'], { home: bobHome })
   assert.is(several.code, 1)
   assert.match(several.stderr, /line 3: "yes;no" holds several reviewers' decisions/)
-  writeFileSync(
-    kaleidoscope,
-    'INDIR,FOLDER,IN FILE,OFFSET,DURATION,FMIN,FMAX,TOP1MATCH,TOP1DIST,mas_review\r\n' +
-      ',siteA,20260501_050000.WAV,11.25,1.25,0,0,blackbird,,no\r\n',
-  )
+  kaleidoscopeRows([11.25, 'no'])
   const one = await w.mas(['review', 'import', kaleidoscope, '--tag-set', 'detector'], { home: bobHome })
   assert.is(one.code, 0, one.stderr)
   assert.ok((await decisionsOf(bob)).some((d: any[]) => d[0] === tags[1] && d[1] === 'no'))

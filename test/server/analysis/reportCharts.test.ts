@@ -3,37 +3,11 @@ import * as assert from 'uvu/assert'
 import { chartSvg, classColours, COLOURS, MANY_COLOURS, OTHER_COLOUR } from '../../../server/analysis/charts.js'
 import { reportChart, type Report } from '../../../server/analysis/reportCharts.js'
 import type { DailyRow, DielRow } from '../../../server/analysis/activityReports.js'
+import { CLASS_NAMES as NAMES } from '../../helpers/classNames.js'
 
 // The report charts' specifications (server/analysis/reportCharts.ts) and their SVG (server/analysis/charts.ts), as
 // a reader sees them: a colour for one class only, names whole in the legend and on the class axis, one label per
 // day on the daily chart.
-
-const NAMES = [
-  'Turdus merula',
-  'Erithacus rubecula',
-  'Fringilla coelebs',
-  'Eurasian Blackbird',
-  'Cluster1',
-  'Cluster2',
-  'song',
-  'Parus major',
-  'Cyanistes caeruleus',
-  'Sylvia atricapilla',
-  'Phylloscopus collybita',
-  'Troglodytes troglodytes',
-  'Common Chiffchaff',
-  'Dendrocopos major (drumming)',
-  'Sitta europaea',
-  'Certhia brachydactyla',
-  'Regulus regulus',
-  'Aegithalos caudatus',
-  'Garrulus glandarius',
-  'Pica pica',
-  'Corvus corone',
-  'Strix aluco',
-  'Buteo buteo',
-  'Columba palumbus',
-]
 
 const common = { minimumStrength: null, reviewed: null, tz: null, undated: 0 }
 /** `n` classes over 24 hours, the first the most detected */
