@@ -216,6 +216,15 @@ function masColumns(at: Map<string, number>) {
   }
 }
 
+/** A Kaleidoscope row's recording: IN FILE below FOLDER (its trailing separator dropped), or IN FILE alone. */
+export function kaleidoscopeFile(folder: string, file: string): string {
+  const below = folder.replace(/[\\/]+$/, '')
+  return below !== '' ? `${below}/${file}` : file
+}
+
+/** A Kaleidoscope row's end, OFFSET + DURATION, to the microsecond (the sum of two decimals is not always one). */
+export const kaleidoscopeEnd = (offset: number, duration: number) => Math.round((offset + duration) * 1e6) / 1e6
+
 /** Kaleidoscope's CSV (`INDIR,FOLDER,IN FILE,…,OFFSET,DURATION,…,TOP1MATCH,TOP1DIST,…`): the file is FOLDER/IN FILE
  * below the input folder, the class TOP1MATCH (else AUTO ID*, the bat classifier's), the band FMIN to FMAX where
  * written. TOP1DIST is a distance, not a score: no strength. BirdNET's Kaleidoscope-style CSV has the same file
@@ -270,15 +279,14 @@ export function kaleidoscopeReader(header: string[], ctx: ReaderContext): RowRea
       const duration = cellOf(fields, col.duration)
       const end =
         NUMBER.test(offset) && NUMBER.test(duration)
-          ? String(Math.round((Number(offset) + Number(duration)) * 1e6) / 1e6)
+          ? String(kaleidoscopeEnd(Number(offset), Number(duration)))
           : duration
-      const folder = cellOf(fields, col.folder).replace(/[\\/]+$/, '')
       const file = cellOf(fields, col.file)
       const low = cellOf(fields, col.low)
       const high = cellOf(fields, col.high)
       return {
         raw: {
-          mediaFile: file === '' ? (ctx.mediaFile ?? '') : nameRef(folder !== '' ? `${folder}/${file}` : file),
+          mediaFile: file === '' ? (ctx.mediaFile ?? '') : nameRef(kaleidoscopeFile(cellOf(fields, col.folder), file)),
           tagClass: nameRef(cellOf(fields, col.class)),
           startTime: offset,
           endTime: end,

@@ -1,4 +1,5 @@
 import type { Review, Tag } from './records.js'
+import { kaleidoscopeEnd, kaleidoscopeFile } from './detectorFormats.js'
 import { csvRecords } from './tagFormats.js'
 
 // Decisions on tags as files (README, "Reviewing machine tags"): `mas review export` writes them as CSV, or as a
@@ -204,7 +205,8 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
     let startTime = num(cell(col.start))
     const duration = num(cell(col.duration))
     let endTime =
-      num(cell(col.end)) ?? (startTime !== undefined && duration !== undefined ? startTime + duration : undefined)
+      num(cell(col.end)) ??
+      (startTime !== undefined && duration !== undefined ? kaleidoscopeEnd(startTime, duration) : undefined)
     if (startTime === undefined && col.begin >= 0) {
       // a Raven table: the place in the file, where the table gives it (multi-file tables), else its times
       const begin = num(cell(col.begin))
@@ -213,11 +215,13 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
       startTime = offset ?? begin
       endTime = stop !== undefined && begin !== undefined ? (offset ?? begin) + (stop - begin) : undefined
     }
+    // below its folder where the table gives one (Kaleidoscope's FOLDER and IN FILE)
+    const file = text(cell(col.file))
     const row: ImportRow = {
       line,
       decision,
       tagId: num(cell(col.tag)),
-      mediaFile: fileName(text(cell(col.folder)), text(cell(col.file))),
+      mediaFile: file === undefined ? undefined : kaleidoscopeFile(text(cell(col.folder)) ?? '', file),
       mediaFileId: num(cell(col.fileId)),
       startTime,
       endTime,
@@ -238,10 +242,6 @@ export function parseReviews(input: string, verdictColumn?: string): ParsedRevie
   }
   return out
 }
-
-/** A row's file: its name, below its folder where the table gives one (Kaleidoscope's FOLDER and IN FILE). */
-const fileName = (folder: string | undefined, name: string | undefined) =>
-  name !== undefined && folder !== undefined ? `${folder.replace(/[\\/]+$/, '')}/${name}` : name
 
 /** Finds tags by media file, times (to the millisecond) and class. */
 export class TagFinder {

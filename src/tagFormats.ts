@@ -420,12 +420,12 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint
   const annotations = annotationsValue(raw.annotations)
   if (annotations === null) problems.push(`annotations must be an object of texts, not ${show(raw.annotations)}`)
-  else if (annotations !== undefined && JSON.stringify(annotations).length > ANNOTATIONS_MAX)
+  else if (annotations !== undefined && !withinSize(annotations, ANNOTATIONS_MAX))
     problems.push(`annotations: ${MSG.jsonMaxLength(ANNOTATIONS_MAX)}`)
   else if (annotations !== undefined) tag.annotations = annotations
   const provenance = provenanceValue(raw.provenance)
   if (provenance === null) problems.push(`provenance must be a JSON object, not ${show(raw.provenance)}`)
-  else if (provenance !== undefined && !withinSize(provenance))
+  else if (provenance !== undefined && !withinSize(provenance, PROVENANCE_MAX))
     problems.push(`provenance: ${MSG.jsonMaxLength(PROVENANCE_MAX)}`)
   else if (provenance !== undefined) tag.provenance = provenance
   for (const f of FLAGS) {
@@ -442,14 +442,8 @@ export function addRow(result: ParsedRows, line: number, raw: Record<string, unk
   }
 }
 
-/** Provenances within PROVENANCE_MAX: the rows of one table share one (its format's), measured once. */
-const sizedProvenances = new WeakSet<object>()
-function withinSize(provenance: Record<string, unknown>): boolean {
-  if (sizedProvenances.has(provenance)) return true
-  if (JSON.stringify(provenance).length > PROVENANCE_MAX) return false
-  sizedProvenances.add(provenance)
-  return true
-}
+/** Is a JSON field within the server's size for it (server/http/fields.ts measures it so)? */
+const withinSize = (value: object, max: number) => JSON.stringify(value).length <= max
 
 /** A JSON object field of a row: the object, or its JSON text (a CSV cell) parsed; undefined when absent or an empty
  * cell, null when the text is no JSON or the value no object. */

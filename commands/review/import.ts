@@ -72,15 +72,16 @@ Every row is checked first; if any is bad, the errors are listed and nothing is 
     const library = tagSet.library
     if (needsNames && !library)
       failure(`${tagSetNamed(tagSet)} belongs to no library: rows without mas_tag_id need one to find their files`)
-    const [media, classes, setTags, setIds, me] = await Promise.all([
+    // the set's tags are read once: whole where a row finds its tag by its place, else their ids alone
+    const byPlace = parsed.rows.some((r) => r.tagId === undefined)
+    const [media, classes, setTags, idsAlone, me] = await Promise.all([
       needsNames ? mediaFiles(this.api, library!) : undefined,
       needsNames ? tagClasses(this.api, library!) : undefined,
-      parsed.rows.some((r) => r.tagId === undefined)
-        ? this.api.all(`tagSet/${tagSet.id}/tags/`, { page_size: 1000 })
-        : [],
-      parsed.rows.some((r) => r.tagId !== undefined) ? tagIdsOf(this.api, tagSet.id) : new Set<number>(),
+      byPlace ? this.api.all(`tagSet/${tagSet.id}/tags/`, { page_size: 1000 }) : [],
+      byPlace ? undefined : tagIdsOf(this.api, tagSet.id),
       ownId(this.api),
     ])
+    const setIds = idsAlone ?? new Set(setTags.map((t) => t.id))
     const finder = new TagFinder(setTags)
     const decisions: Array<{
       where: string

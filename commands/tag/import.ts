@@ -298,17 +298,15 @@ A row identical to a tag already in the tag set (the same media file, class, tim
       )
     const kept = filter.active ? filter.keptCount() : checked.rows
     const left = filter.active ? ` (${checked.rows - kept} of ${checked.rows} left out by ${this.filterNames()})` : ''
-    if (checked.errorCount) {
-      stderr(`Dry run: ${kept} tag${kept === 1 ? '' : 's'} would be imported${left}; nothing was sent`)
-      failure(`${checked.errorCount} error${checked.errorCount === 1 ? '' : 's'}: the import would be refused`)
-    }
-    // as the import would skip them (unless --again): rows like a tag of the set
-    const there = this.flags.again || kept === 0 ? 0 : await alreadyThere()
+    // as the import would skip them (unless --again): rows like a tag of the set; an import refused skips none
+    const there = checked.errorCount || this.flags.again || kept === 0 ? 0 : await alreadyThere()
     stderr(
       `Dry run: ${kept - there} tag${kept - there === 1 ? '' : 's'} would be imported${left}` +
         (there ? `; ${count(there, 'row')} already in the tag set (--again imports them again)` : '') +
         '; nothing was sent',
     )
+    if (checked.errorCount)
+      failure(`${checked.errorCount} error${checked.errorCount === 1 ? '' : 's'}: the import would be refused`)
     return { tables, toImport: kept - there, alreadyInTagSet: there, missingClasses: missing }
   }
 
