@@ -86,6 +86,9 @@ export const tags: ResourceDef<'tags'> = defineResource({
   bulk: true,
   // ?onDuplicate=skip: a tag of the same file, class, times and frequencies in the same tag set is not made again
   identity: ['tag_set_id', 'media_file_id', 'tag_class_id', 'start_time', 'end_time', 'min_frequency', 'max_frequency'],
+  // found by (media_file_id, tag_class_id, start_time); by the set and the class, a generic plan walked every tag of
+  // the class in the set (the indexes that lead with the set or the class order their tags by id)
+  identityOnRow: ['tag_set_id'],
   checkValues: checkRegion,
   checkStored: checkBounds,
   storedCondition: regionFits,

@@ -8,7 +8,8 @@ import { foldKeyIfCrowded, keptCountSql, parseKeptCount, type KeptKey } from './
 // without reading every tag before them each time (docs/decisions.md, "Lists at scale"):
 // - the id at a page's first position is remembered with the tag set's version, and so is the id after its
 //   last row (the next page's first position): the next request for either page seeks to it through an index
-//   on (tag_set_id[, tag_class_id], id) (or its part over the tags not machine-made, docs/decisions.md §41)
+//   on (tag_set_id, id), (tag_class_id, tag_set_id, id) (docs/decisions.md §42) or (tag_set_id, id) over the tags not
+//   machine-made (§41)
 //   instead of skipping `offset` entries, so a script paging through a tag set reads every page at the cost of
 //   its first;
 // - a page in the second half of the list, not remembered, is read from the end (id descending, skipping

@@ -34,6 +34,7 @@ import * as speechPolicy from './2026_11_29_4408_speech_policy.js'
 import * as keptCountsSetUnchecked from './2026_12_01_4201_kept_counts_set_unchecked.js'
 import * as tagInsertOneLock from './2026_12_01_4202_tag_insert_one_lock.js'
 import * as tagIndexesSmaller from './2026_12_01_4203_tag_indexes_smaller.js'
+import * as tagIndexesPacked from './2026_12_02_4204_tag_indexes_packed.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_4201_kept_counts_set_unchecked': keptCountsSetUnchecked,
   '2026_12_01_4202_tag_insert_one_lock': tagInsertOneLock,
   '2026_12_01_4203_tag_indexes_smaller': tagIndexesSmaller,
+  '2026_12_02_4204_tag_indexes_packed': tagIndexesPacked,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -109,6 +109,9 @@ export interface ResourceDeclaration<T extends TableName = TableName> {
   bulk?: boolean
   /** the columns whose values make two records the same, for a create's `?onDuplicate=skip` (duplicates.ts) */
   identity?: Column<T>[]
+  /** identity columns the lookup of a stored twin compares on the row only (as `column + 0`), so that the planner
+   * never walks an index that leads with them: the rest of the identity is what finds the twin (duplicates.ts) */
+  identityOnRow?: Column<T>[]
   /** wire names that an update may change; default: every writable field */
   updatable?: string[]
   /** fields the database computes for each record, by wire name: SQL expressions over the record `r` (or, for

@@ -47,18 +47,20 @@ export function duplicatesOfColumns<T extends TableName>(def: ResourceDef<T>, va
   const types = columnTypes(def)
   const arrays = columns.map((c, i) => sql`${arrayParameter(types.get(c)!, values[i])}::${sql.raw(types.get(c)!)}[]`)
   const keys = columns.map((_c, i) => sql.raw(`c${i}`))
+  const onRow = new Set<string>(def.identityOnRow ?? [])
+  const equal = columns.map((c, i) =>
+    onRow.has(c) ? sql`t.${sql.ref(c)} + 0 = k.${keys[i]}` : sql`t.${sql.ref(c)} = k.${keys[i]}`,
+  )
   // each row looked up by itself (a lateral aggregate is never turned into a join): with the arrays' values in
   // view, the planner chose a merge join on the leading identity columns for 10,000 rows, comparing each with
   // every tag of its tag set and class (12 s at 2·10^5 tags); one index lookup a row costs the same at any size.
   // The minimum is of `id + 0`: of `id` itself, PostgreSQL reads it as the first row in id order of an index that
-  // ends in id (tags' (tag_set_id, tag_class_id, id)), walking every tag of the row's set and class to find none
-  // when the row is new, which made each batch of an import slower than the one before
+  // ends in id (tags' (tag_class_id, tag_set_id, id)), walking every tag of the row's set and class to find none
+  // when the row is new, which made each batch of an import slower than the one before; `identityOnRow` keeps a
+  // generic plan off such an index altogether
   return sql<{ i: string; id: number }>`select k.i, d.id
     from unnest(${sql.join(arrays)}) with ordinality as k(${sql.join(keys)}, i)
     cross join lateral (select min(t.id + 0) as id from ${sql.table(def.table)} t
-      where ${sql.join(
-        columns.map((c, i) => sql`t.${sql.ref(c)} = k.${keys[i]}`),
-        sql` and `,
-      )}) d
+      where ${sql.join(equal, sql` and `)}) d
     where d.id is not null`
 }
