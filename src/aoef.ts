@@ -12,6 +12,15 @@ export const AOEF_VERSION = '1.1.0'
 
 /** Tag keys that name a sound's class, in the order preferred. */
 const CLASS_KEYS = ['class', 'species', 'label', 'call', 'call_type', 'event']
+/** The features an export gives each sound event for its tag's flags (AOEF's features are numbers: 1 or 0), read back
+ * as the tag's; a document without them (Whombat's own) gives user tags of its annotations, machine tags of its
+ * predictions. */
+export const FLAG_FEATURES = [
+  ['mas_machine_tagged', 'machineTagged'],
+  ['mas_user_tagged', 'userTagged'],
+  ['mas_randomly_chosen', 'randomlyChosen'],
+] as const
+
 /** The note an export writes with each tag's provenance, and reads back. */
 export const PROVENANCE_NOTE = 'mas provenance: '
 
@@ -40,6 +49,18 @@ export function boxOf(geometry: unknown): { start: number; end: number; low: num
   const fs = pairs.map((p) => p[1])
   return { start: Math.min(...ts), end: Math.max(...ts), low: Math.min(...fs), high: Math.max(...fs) }
 }
+
+/** A tag's flags: its sound event's features where a mas export wrote them, else those of an annotation (a person's) or
+ * a prediction (a machine's). */
+function flagsOf(features: Json, machine: boolean): Record<string, boolean> {
+  if (!fromMas(features)) return machine ? { machineTagged: true } : { userTagged: true }
+  const flags: Record<string, boolean> = {}
+  for (const [name, flag] of FLAG_FEATURES) if (typeof features[name] === 'number') flags[flag] = features[name] !== 0
+  return flags
+}
+
+/** Did a mas export write this sound event (its features hold a tag's flags)? */
+const fromMas = (features: Json): boolean => FLAG_FEATURES.some(([name]) => typeof features[name] === 'number')
 
 /** The rows of an AOEF document, each an item (its place among the annotations and predictions), or what is wrong. */
 export function aoefRows(
@@ -107,7 +128,8 @@ export function aoefRows(
     const annotationsOut: Record<string, string> = {}
     for (const t of named) if (t !== own && t.key !== 'review') annotationsOut[t.key] = t.value
     if (note !== '') annotationsOut.notes = note
-    let rowProvenance: unknown = provenance
+    // a mas export writes a provenance note for each tag that has one: without one, its tag was made by hand
+    let rowProvenance: unknown = fromMas(features) ? undefined : provenance
     if (kept !== undefined) {
       try {
         rowProvenance = JSON.parse(kept.slice(PROVENANCE_NOTE.length))
@@ -126,7 +148,7 @@ export function aoefRows(
         maxFrequency: box.high,
         strength:
           typeof score === 'number' ? score : typeof features.strength === 'number' ? features.strength : undefined,
-        ...(machine ? { machineTagged: true } : { userTagged: true }),
+        ...flagsOf(features, machine),
         annotations: annotationsOut,
         provenance: rowProvenance,
       },

@@ -1,11 +1,12 @@
-import { AOEF_VERSION, PROVENANCE_NOTE } from './aoef.js'
+import { AOEF_VERSION, FLAG_FEATURES, PROVENANCE_NOTE } from './aoef.js'
 import { Spool } from './spool.js'
 import { TextWriter } from './utf8Chunks.js'
 import { jsonTextMemo } from './textMemo.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
 // A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
-// as its path), a sound event per tag (a BoundingBox, its strength a feature), and an annotation per tag with a
+// as its path), a sound event per tag (a BoundingBox; its strength and its flags, as 1 or 0, features), and an
+// annotation per tag with a
 // `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
 // any, and its notes and provenance as notes. The document is JSON without indentation, as soundevent's own `save`
 // writes one (a third fewer bytes than an indented one; docs/decisions.md §32), but for a line break before each
@@ -151,7 +152,9 @@ export class AoefWriter {
   // time (test/src/exportSpool.test.ts holds the document to the one JSON.stringify writes).
 
   private eventText(t: TagRecord, hex: string): string {
-    const features = typeof t.strength === 'number' ? `,"features":{"strength":${arrayItem(t.strength)}}` : ''
+    const strength = typeof t.strength === 'number' ? `"strength":${arrayItem(t.strength)},` : ''
+    const flags = FLAG_FEATURES.map(([name, flag]) => `"${name}":${t[flag] === true ? 1 : 0}`).join(',')
+    const features = `,"features":{${strength}${flags}}`
     return (
       `{"uuid":"${uuidFrom(2, hex)}","recording":"${this.recordingUuid(Number(t.mediaFile))}",` +
       `"geometry":{"type":"BoundingBox","coordinates":[${arrayItem(t.startTime)},${arrayItem(t.minFrequency)},` +

@@ -8,7 +8,7 @@ import { stderr, writeStdout } from './output.js'
 import { ravenFile } from './raven.js'
 import type { Review } from './records.js'
 import { DetectorTable, type CsvColumns, type TableOptions } from './detectorTable.js'
-import { annotationsOf, CSV_COLUMNS, hasStrength, type TagRecord } from './tagFormats.js'
+import { annotationsOf, CSV_COLUMNS, FLAGS, hasStrength, type TagRecord } from './tagFormats.js'
 import { tagSetReviews } from './tagSetStream.js'
 import { tagSetNamed } from '../server/named.js'
 import { withRoom } from '../server/typedArrays.js'
@@ -37,6 +37,7 @@ export interface ExportContext {
 const FLAG_COLUMNS: CsvColumns = [
   ['mas_machine_tagged', (t) => t.machineTagged],
   ['mas_user_tagged', (t) => t.userTagged],
+  ['mas_randomly_chosen', (t) => t.randomlyChosen],
 ]
 
 /** BirdNET-Analyzer's CSV: the class's name as the scientific name, the common name the tag came with (else the class's
@@ -92,9 +93,9 @@ export interface DetectorExport {
   fields?: readonly string[]
 }
 
-/** What an AOEF document reads of a tag: its place, class and strength, its annotations (tags of their own), id (its
- * uuids, the decisions) and provenance. */
-const AOEF_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
+/** What an AOEF document reads of a tag: its place, class and strength, its flags (features), its annotations (tags of
+ * their own), id (its uuids, the decisions) and provenance. */
+const AOEF_FIELDS = ['id', ...CSV_COLUMNS, ...FLAGS, 'annotations', 'provenance'] as const
 
 /** What a detector's table reads of a tag: what its columns name, its annotations (columns of their own), its
  * provenance, and its id where there are decisions to look up. Each field left out is one the server need not write
@@ -102,8 +103,7 @@ const AOEF_FIELDS = ['id', ...CSV_COLUMNS, 'annotations', 'provenance'] as const
 const tableFields = (tagged: readonly (typeof CSV_COLUMNS)[number][], decided: boolean): string[] => [
   ...(decided ? ['id'] : []),
   ...tagged,
-  'machineTagged',
-  'userTagged',
+  ...FLAGS,
   'annotations',
   'provenance',
 ]

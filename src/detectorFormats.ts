@@ -194,6 +194,7 @@ export function birdnetReader(header: string[], ctx: ReaderContext): RowReader |
 function masColumns(at: Map<string, number>) {
   const machine = at.get('mas_machine_tagged')
   const user = at.get('mas_user_tagged')
+  const random = at.get('mas_randomly_chosen')
   const own = {
     minFrequency: at.get('mas_min_frequency'),
     maxFrequency: at.get('mas_max_frequency'),
@@ -202,16 +203,21 @@ function masColumns(at: Map<string, number>) {
   }
   return {
     ...own,
-    used: [...Object.values(own), machine, user, at.get('mas_review')],
+    used: [...Object.values(own), machine, user, random, at.get('mas_review')],
     /** what made the tag: a mas export's cell (empty: a tag made by hand), else the tool's */
     provenanceOf(fields: string[], tool: () => Record<string, unknown>): string | Record<string, unknown> {
       return own.provenance === undefined ? tool() : cellOf(fields, own.provenance)
     },
     /** the tag's flags: a mas export's, else a detector's machine tag */
-    flags(fields: string[]): { machineTagged: string | boolean; userTagged?: string } {
+    flags(fields: string[]): { machineTagged: string | boolean; userTagged?: string; randomlyChosen?: string } {
       const machineTagged = cellOf(fields, machine)
       const userTagged = cellOf(fields, user)
-      return { machineTagged: machineTagged || true, ...(userTagged !== '' ? { userTagged } : {}) }
+      const randomlyChosen = cellOf(fields, random)
+      return {
+        machineTagged: machineTagged || true,
+        ...(userTagged !== '' ? { userTagged } : {}),
+        ...(randomlyChosen !== '' ? { randomlyChosen } : {}),
+      }
     },
   }
 }

@@ -40,6 +40,7 @@ export const RAVEN_COLUMNS = [
   'Strength',
   'mas_machine_tagged',
   'mas_user_tagged',
+  'mas_randomly_chosen',
   'mas_tag_id',
   'mas_media_file_id',
   'mas_tag_class_id',
@@ -62,6 +63,7 @@ const KNOWN = [
   'strength',
   'mas_machine_tagged',
   'mas_user_tagged',
+  'mas_randomly_chosen',
   'mas_tag_id',
   'mas_media_file_id',
   'mas_tag_class_id',
@@ -106,6 +108,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
     provenance: at('mas_provenance'),
     machine: at('mas_machine_tagged'),
     user: at('mas_user_tagged'),
+    random: at('mas_randomly_chosen'),
   }
   const missing = [
     col.begin < 0 && 'Begin Time (s)',
@@ -165,6 +168,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
       strength: get(f, col.strength),
       machineTagged: get(f, col.machine),
       userTagged: get(f, col.user),
+      randomlyChosen: get(f, col.random),
       // an empty cell says nothing: a table names every column for every row, the tags without a note too
       annotations: Object.fromEntries(extra.flatMap(([i, name]) => (get(f, i) !== '' ? [[name, get(f, i)]] : []))),
       provenance: get(f, col.provenance),
@@ -363,6 +367,7 @@ export function ravenTable(
       hasStrength(t) ? t.strength : '',
       t.machineTagged,
       t.userTagged,
+      t.randomlyChosen,
       t.id,
       t.mediaFile,
       t.tagClass,

@@ -217,7 +217,7 @@ test('Raven table → import → export against the folders on disk → import: 
   assert.ok(!/[^\r]\n/.test(exported.stdout), 'every line ends with CRLF, as Raven writes')
   const lines = exported.stdout.split('\r\n').map((l) => l.split('\t'))
   const ids = new Set(lines[0].flatMap((h, i) => (h.startsWith('mas_') ? [i] : [])))
-  assert.is(ids.size, 6)
+  assert.is(ids.size, 7)
   const withoutIds = lines.map((cells) => cells.filter((_c, i) => !ids.has(i)).join('\t')).join('\r\n')
   await tagSet('raven again')
   const again = await w.mas(['tag', 'import', '-', '--tag-set', 'raven again'], { input: withoutIds })

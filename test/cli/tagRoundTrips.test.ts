@@ -49,8 +49,6 @@ const EVERYTHING = [
   'annotations',
   'provenance',
 ] as const
-/** all but randomlyChosen, which only mas's own formats have a column for */
-const DETECTOR = EVERYTHING.filter((f) => f !== 'randomlyChosen')
 
 const importInto = async (paths: string[], set: string) => {
   const run = await w.mas(['tag', 'import', ...paths, '--tag-set', set])
@@ -151,9 +149,10 @@ const FORMATS: Array<[format: string, fields: readonly string[]]> = [
   ['csv', EVERYTHING],
   ['json', EVERYTHING],
   ['ndjson', EVERYTHING],
-  ['raven', DETECTOR],
-  ['birdnet', DETECTOR],
-  ['kaleidoscope', DETECTOR],
+  ['raven', EVERYTHING],
+  ['birdnet', EVERYTHING],
+  ['kaleidoscope', EVERYTHING],
+  ['aoef', EVERYTHING],
 ]
 
 for (const [format, fields] of FORMATS) {
@@ -181,9 +180,7 @@ for (const [format, fields] of FORMATS) {
     } else {
       const run = await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', format])
       assert.is(run.code, 0, run.stderr)
-      paths = [
-        write(`out/${format}.${format === 'json' ? 'json' : format === 'ndjson' ? 'ndjson' : 'csv'}`, run.stdout),
-      ]
+      paths = [write(`out/${format}.${{ json: 'json', aoef: 'json', ndjson: 'ndjson' }[format] ?? 'csv'}`, run.stdout)]
       if (format === 'birdnet')
         // the tools' columns first, as BirdNET writes them
         assert.match(run.stdout, /^Start \(s\),End \(s\),Scientific name,Common name,Confidence,File,/)

@@ -202,7 +202,7 @@ test('export writes the header and formats expected by other tools; --json gives
   const lines = raven.stdout.trim().split('\r\n')
   assert.is(
     lines[0],
-    'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin Path\tBegin File\tFile Offset (s)\tSpecies\tStrength\tmas_machine_tagged\tmas_user_tagged\tmas_tag_id\tmas_media_file_id\tmas_tag_class_id\tmas_provenance',
+    'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tBegin Path\tBegin File\tFile Offset (s)\tSpecies\tStrength\tmas_machine_tagged\tmas_user_tagged\tmas_randomly_chosen\tmas_tag_id\tmas_media_file_id\tmas_tag_class_id\tmas_provenance',
   )
   assert.is(lines[1].split('\t')[0], '1')
   const all = json(await w.mas(['tag', 'export', '--tag-set', String(tagSet), '--json']))

@@ -241,6 +241,7 @@ test('an AOEF document of notes and provenance with quotes, line breaks and any 
     minFrequency: 0,
     maxFrequency: 22050.5,
     strength: 0,
+    machineTagged: true,
     annotations: { notes: 'a "loud" call\non two lines \\ — 鳥の声', 'Common name': 'Great Tit' },
     provenance: { source: 'BirdNET-Analyzer', parameters: { min_conf: 0.1, species_list: 'list "A".txt' } },
   }
@@ -250,7 +251,13 @@ test('an AOEF document of notes and provenance with quotes, line breaks and any 
     assert.is(JSON.stringify(doc) + '\n', out.replace(/\n(?!$)/g, ''))
     assert.is(out.split('\n').length, 2 * doc.data.sound_events.length + 4)
     assert.equal(doc.data.sound_events[3].geometry.coordinates, [1e-7, 0, 0.123456789, 22050.5])
-    assert.equal(doc.data.sound_events[3].features, { strength: 0 })
+    // the flags as numbers, as AOEF's features are (a flag not given is false)
+    assert.equal(doc.data.sound_events[3].features, {
+      strength: 0,
+      mas_machine_tagged: 1,
+      mas_user_tagged: 0,
+      mas_randomly_chosen: 0,
+    })
     assert.is(doc.data.sound_event_annotations[3].notes[0].message, 'a "loud" call\non two lines \\ — 鳥の声')
   }
 })

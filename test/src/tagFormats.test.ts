@@ -245,6 +245,7 @@ test("Raven writing: Begin Time running on within each folder's recordings by st
     'Strength',
     'mas_machine_tagged',
     'mas_user_tagged',
+    'mas_randomly_chosen',
     'mas_tag_id',
     'mas_media_file_id',
     'mas_tag_class_id',
@@ -252,7 +253,7 @@ test("Raven writing: Begin Time running on within each folder's recordings by st
   ])
   // siteA's two recordings are one sequence (30 s, then 60.5 s); siteB's starts again at 0
   assert.equal(
-    lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[10], l[14]]),
+    lines.slice(1).map((l) => [l[0], l[3], l[7], l[8], l[9], l[10], l[15]]),
     [
       ['1', '0.1', 'siteA/20260430_050000.WAV', '20260430_050000.WAV', '0.1', 'robin', '22'],
       ['2', '30.1', 'siteA/20260501_050000.WAV', '20260501_050000.WAV', '0.1', 'blackbird', '21'],
