@@ -210,7 +210,15 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
             field: 'className',
             type: 'nominal',
             title: null,
-            header: { labelAngle: 0, labelAlign: 'left', labelFontSize: 13 },
+            // each class's name above its own rows, from their left edge: beside them, names of different lengths
+            // were placed at different distances from the plot
+            header: {
+              labelOrient: 'top',
+              labelAnchor: 'start',
+              labelAngle: 0,
+              labelAlign: 'left',
+              labelFontSize: 13,
+            },
           },
         },
         spec: {

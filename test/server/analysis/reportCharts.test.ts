@@ -124,6 +124,32 @@ test('legend labels and the class axis show names of up to 30 characters whole',
   assert.ok(densityTexts.includes(long), densityTexts.join(' | '))
 })
 
+test("the matrix names each class above its own rows, from their left edge, whatever the name's length", async () => {
+  const names = ['Sylvia', 'Phylloscopus collybita (song)']
+  const r: Report = {
+    ...common,
+    report: 'matrix',
+    rows: names.flatMap((className) =>
+      ['siteA', 'siteB'].map((site) => ({ className, site, date: '2025-06-01', detections: 2 })),
+    ),
+  }
+  const svg = await chartSvg(reportChart(r, 'matrix'))
+  // each name is the title of its row's cell group: placed by that group's translate, anchored at its start
+  const placed = names.map((name) => {
+    const m = svg.match(
+      new RegExp(
+        `<g transform="translate\\(([^)]*)\\)">(?:(?!<g transform).)*?<text text-anchor="([a-z]+)"[^>]*>${name.replace(/[()]/g, '\\$&')}</text>`,
+        's',
+      ),
+    )
+    assert.ok(m, name)
+    return [m![1], m![2]]
+  })
+  assert.equal(placed[0], placed[1])
+  assert.is(placed[0][1], 'start')
+  assert.ok(Number(placed[0][0].split(',')[1]) < 0, `above the rows: ${placed[0][0]}`)
+})
+
 /** the x axis labels of a daily chart's SVG: those of the day format, in order */
 const dayLabels = async (r: Report) =>
   textsOf(await chartSvg(reportChart(r, 'daily'))).filter((x) => /^\d\d [A-Z][a-z]{2}( \d{4})?$/.test(x))
