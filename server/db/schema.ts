@@ -254,7 +254,8 @@ export interface TagsTable {
   user_tagged: WithDefault<boolean>
   strength: WithDefault<number>
   /** a JSON object of strings (migration 2026_11_27_3301), given and stored as its JSON text */
-  annotations: ColumnType<Record<string, string>, string | undefined, string>
+  /** NULL: none ({} on the wire; migration 2026_12_02_4205) */
+  annotations: ColumnType<Record<string, string> | null, string | null | undefined, string | null>
   /** what made a machine tag, a JSON object (migration 2026_11_29_4401), given and stored as its JSON text; null
    * for a tag made by hand */
   provenance: ColumnType<Provenance | null, string | null | undefined, string | null>

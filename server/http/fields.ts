@@ -39,6 +39,9 @@ export interface FieldDef<C extends string = string> {
   max?: number
   /** list: the type of the items (for documents); object: 'string' when every value must be a string */
   items?: FieldType
+  /** object: stored as NULL when it has no member, and read as {} (docs/decisions.md §42: an empty object is then
+   * no byte of its row) */
+  emptyAsNull?: boolean
   /** equality filter on lists; default: pk and boolean fields with a column */
   filter?: boolean
   label?: string
@@ -198,10 +201,14 @@ export interface FieldPlan {
   readonly writable: ReadonlyArray<readonly [string, FieldDef]>
   /** wire name -> column, for the fields that have one */
   readonly columns: ReadonlyMap<string, string>
-  /** the object fields with a column: stored as their JSON text */
-  readonly jsonColumns: ReadonlySet<string>
+  /** the object fields with a column: stored as their JSON text, or as NULL when empty and `emptyAsNull` */
+  readonly jsonColumns: ReadonlyMap<string, { emptyAsNull: boolean }>
   /** the fields of a rendered record, with how each value is turned into its wire form */
-  readonly readable: ReadonlyArray<{ name: string; column: string | undefined; convert: 'timestamp' | 'number' | null }>
+  readonly readable: ReadonlyArray<{
+    name: string
+    column: string | undefined
+    convert: 'timestamp' | 'number' | 'emptyObject' | null
+  }>
 }
 
 export function planFields(fields: Fields): FieldPlan {
@@ -209,7 +216,9 @@ export function planFields(fields: Fields): FieldPlan {
   return {
     writable: entries.filter(([, f]) => !f.readOnly),
     columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
-    jsonColumns: new Set(entries.filter(([, f]) => f.column && f.type === 'object').map(([n]) => n)),
+    jsonColumns: new Map(
+      entries.filter(([, f]) => f.column && f.type === 'object').map(([n, f]) => [n, { emptyAsNull: !!f.emptyAsNull }]),
+    ),
     readable: entries
       .filter(([, f]) => !f.writeOnly)
       .map(([name, f]) => ({
@@ -220,7 +229,9 @@ export function planFields(fields: Fields): FieldPlan {
             ? ('timestamp' as const)
             : f.type === 'integer' || f.type === 'float' || f.type === 'pk'
               ? ('number' as const)
-              : null,
+              : f.emptyAsNull
+                ? ('emptyObject' as const)
+                : null,
       })),
   }
 }
@@ -265,13 +276,24 @@ export function fieldInput(
 /** Wire values -> column values, for the fields that have a column; an object as its JSON text, so that
  * a create of one keeps the statements of text values (resources/fast/create.ts, resources/core/insert.ts). */
 export function toColumns(plan: FieldPlan, values: Record<string, unknown>): Record<string, unknown> {
-  const { columns, jsonColumns } = plan
   const out: Record<string, unknown> = {}
   for (const name in values) {
-    const col = columns.get(name)
-    if (col) out[col] = jsonColumns.has(name) && values[name] !== null ? JSON.stringify(values[name]) : values[name]
+    const col = plan.columns.get(name)
+    if (col) out[col] = columnValue(plan, name, values[name])
   }
   return out
+}
+
+/** A field's wire value as its column stores it: an object as its JSON text (NULL when empty and `emptyAsNull`). */
+export function columnValue(plan: FieldPlan, name: string, value: unknown): unknown {
+  const json = plan.jsonColumns.get(name)
+  if (json === undefined || value === null) return value
+  return json.emptyAsNull && isEmptyObject(value) ? null : JSON.stringify(value)
+}
+
+const isEmptyObject = (v: unknown): boolean => {
+  for (const _key in v as object) return false
+  return true
 }
 
 /** A database row (plus any computed properties under their wire names) -> the JSON record. */
@@ -284,13 +306,15 @@ export function toJson(plan: FieldPlan, row: Record<string, unknown>): Record<st
     }
     const v = row[column]
     out[name] =
-      v === null || v === undefined
-        ? null
-        : convert === 'timestamp'
-          ? wireTimestamp(String(v))
-          : convert === 'number'
-            ? Number(v)
-            : v
+      convert === 'emptyObject'
+        ? (v ?? {})
+        : v === null || v === undefined
+          ? null
+          : convert === 'timestamp'
+            ? wireTimestamp(String(v))
+            : convert === 'number'
+              ? Number(v)
+              : v
   }
   return out
 }

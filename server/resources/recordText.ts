@@ -11,11 +11,13 @@ import type { FieldDef, Fields } from '../http/fields.js'
 /** The JSON text of a column of a field's type, as row_to_json writes it; undefined: no form here. */
 function valueText(f: FieldDef, column: RawBuilder<unknown>): RawBuilder<string> | undefined {
   switch (f.type) {
+    case 'object':
+      // the json value's own text is what row_to_json writes (an `emptyAsNull` object's NULL is {})
+      return sql<string>`coalesce(${column}::text, ${f.emptyAsNull ? sql.lit('{}') : sql.lit('null')})`
     case 'integer':
     case 'pk':
     case 'boolean':
-    case 'object':
-      // int4out, boolout ('true'/'false') and the json value's own text are what row_to_json writes
+      // int4out and boolout ('true'/'false') are what row_to_json writes
       return sql<string>`coalesce(${column}::text, 'null')`
     case 'float':
       // float8out's text is a JSON number but for NaN and the infinities, which row_to_json (to_json) quotes

@@ -39,10 +39,11 @@ const fields = {
   userTagged: { type: 'boolean', column: 'user_tagged', default: false },
   strength: { type: 'float', column: 'strength', default: 0 },
   // a mas extension: what a Raven table says of the tag that mas has no field for (docs/decisions.md, "Raven round trips");
-  // no default, so a create without it keeps the statements of the original fields (the column's default is {})
+  // no default, so a create without it keeps the statements of the original fields; {} is stored as NULL (§42)
   annotations: {
     type: 'object',
     column: 'annotations',
+    emptyAsNull: true,
     items: 'string',
     maxLength: ANNOTATIONS_MAX,
     description:

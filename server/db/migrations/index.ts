@@ -35,6 +35,7 @@ import * as keptCountsSetUnchecked from './2026_12_01_4201_kept_counts_set_unche
 import * as tagInsertOneLock from './2026_12_01_4202_tag_insert_one_lock.js'
 import * as tagIndexesSmaller from './2026_12_01_4203_tag_indexes_smaller.js'
 import * as tagIndexesPacked from './2026_12_02_4204_tag_indexes_packed.js'
+import * as tagAnnotationsEmptyNull from './2026_12_02_4205_tag_annotations_empty_null.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_4202_tag_insert_one_lock': tagInsertOneLock,
   '2026_12_01_4203_tag_indexes_smaller': tagIndexesSmaller,
   '2026_12_02_4204_tag_indexes_packed': tagIndexesPacked,
+  '2026_12_02_4205_tag_annotations_empty_null': tagAnnotationsEmptyNull,
 }
 
 export const migrationProvider: MigrationProvider = {

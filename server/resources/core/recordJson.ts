@@ -19,11 +19,13 @@ import type { TableName } from '../../db/schema.js'
 // accelerators: fast/detail.ts, fast/create.ts, fast/jsonRecord.ts; docs/decisions.md §11). The answers of other
 // writes keep toJson; test/server/resources/listRendering.test.ts checks that the two agree, record for record.
 
-/** The JSON form of a column of `alias`, as toJson gives it: the column itself. Timestamps are stored to the
+/** The JSON form of a column of `alias`, as toJson gives it: the column itself (an `emptyAsNull` object's NULL as {}).
+ * Timestamps are stored to the
  * second without a zone (timestamp(0)), which row_to_json writes as their wire form 'YYYY-MM-DDThh:mm:ss'
  * (db/time.ts) without a to_char for each (docs/decisions.md §11). */
 function columnJson(alias: string, f: FieldDef & { column: string }): Expression<unknown> {
-  return sql.ref(`${alias}.${f.column}`)
+  const column = sql.ref(`${alias}.${f.column}`)
+  return f.emptyAsNull ? sql`coalesce(${column}, '{}'::json)` : column
 }
 
 /** The fields a declaration can have written by the database: columns of a JSON scalar type, and object

@@ -1,7 +1,7 @@
 import type { TableName } from '../../db/schema.js'
 import { rowError } from '../../db/rowError.js'
 import type { Context, Result } from '../../http/endpoint.js'
-import { ABSENT, fieldInput } from '../../http/fields.js'
+import { ABSENT, columnValue, fieldInput } from '../../http/fields.js'
 import { JsonText } from '../../http/jsonText.js'
 import type { Ask, CreateManyOf, ScopeAsk } from '../core/accelerators.js'
 import type { ResourceDef } from '../core/define.js'
@@ -97,7 +97,7 @@ function columnsOf<T extends TableName>(
       const value = r.value
       parsed[name] = value
       const array = arrayOf[k]
-      if (array) array[i] = plan.jsonColumns.has(name) && value !== null ? JSON.stringify(value) : value
+      if (array) array[i] = columnValue(plan, name, value)
     }
     if (!valuesPass(def, parsed)) return null
   }

@@ -107,6 +107,52 @@ test('bulk creates (one statement of arrays), creates arriving together (one bat
   assert.equal((await t.call('GET', `${API}/tag/${id}/`, { as: owner })).data.annotations, { Notes: 'changed' })
 })
 
+test('none is stored as NULL and answered as {} by every reader: detail, list, export, create and update answers', async () => {
+  const stored = async (id: number) =>
+    (await t.db.selectFrom('tags').select('annotations').where('id', '=', id).executeTakeFirstOrThrow()).annotations
+  const none = await t.call('POST', `${API}/tag/`, { as: owner, body: body({ startTime: 20, endTime: 21 }) })
+  const empty = await t.call('POST', `${API}/tag/`, {
+    as: owner,
+    body: body({ startTime: 21, endTime: 22, annotations: {} }),
+  })
+  const bulk = await t.call('POST', `${API}/tag/`, {
+    as: owner,
+    body: [body({ startTime: 22, endTime: 23, annotations: {} }), body({ startTime: 23, endTime: 24 })],
+  })
+  const ids = [none.data.id, empty.data.id, ...bulk.data.map((r: { id: number }) => r.id)]
+  for (const id of ids) assert.is(await stored(id), null, `tag ${id}`)
+  // an update to {} empties the row's column too; one to annotations keeps them
+  const noted = await t.call('POST', `${API}/tag/`, {
+    as: owner,
+    body: body({ startTime: 24, endTime: 25, annotations: { Notes: 'x' } }),
+  })
+  const emptied = await t.call('PATCH', `${API}/tag/${noted.data.id}/`, { as: owner, body: { annotations: {} } })
+  assert.equal(emptied.data.annotations, {})
+  assert.is(await stored(noted.data.id), null)
+  // a row stored before, with its {} written out, reads the same
+  await t.db.updateTable('tags').set({ annotations: '{}' }).where('id', '=', none.data.id).execute()
+  ids.push(noted.data.id)
+  for (const r of [none, empty, ...bulk.data.map((data: unknown) => ({ data }))]) assert.equal(r.data.annotations, {})
+  const listed = (await t.call('GET', `${API}/tag/?tagSet=${refs.tagSet}&page_size=1000`, { as: owner })).data.results
+  const exported = (await t.call('GET', `${API}/tagSet/${refs.tagSet}/tags.ndjson`, { as: owner })).body
+    .trim()
+    .split('\n')
+    .map((l: string) => JSON.parse(l))
+  for (const id of ids) {
+    const detail = await t.call('GET', `${API}/tag/${id}/`, { as: owner })
+    assert.ok(detail.body.includes('"annotations":{}'), detail.body)
+    assert.equal(await rendered(id), detail.data)
+    assert.equal(
+      listed.find((r: { id: number }) => r.id === id),
+      detail.data,
+    )
+    assert.equal(
+      exported.find((r: { id: number }) => r.id === id),
+      detail.data,
+    )
+  }
+})
+
 test('a create with annotations keeps the one-statement create: its shape has a compiled plan, as one without', () => {
   for (const extra of [{}, { annotations: { Notes: 'x' } }]) {
     const parsed = parseInput(tags.compiled.fields, body(extra), 'create')
