@@ -42,11 +42,12 @@ export interface AppConfig {
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
-  const dataDir = resolve(overrides.dataDir ?? env.MAS_DATA_DIR ?? '.mas')
+  // a folder set but blank is not given: resolve('') would be the current folder, not the default
+  const dataDir = resolve(overrides.dataDir || env.MAS_DATA_DIR || '.mas')
   const s3 = 's3' in overrides ? overrides.s3 : s3FromEnv(env)
   return {
     dataDir,
-    mediaDir: resolve(overrides.mediaDir ?? env.MAS_MEDIA_DIR ?? join(dataDir, 'media')),
+    mediaDir: resolve(overrides.mediaDir || env.MAS_MEDIA_DIR || join(dataDir, 'media')),
     s3,
     databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
     trustProxy: overrides.trustProxy ?? parseTrustProxy(env.MAS_TRUST_PROXY),
