@@ -50,17 +50,17 @@ export function boxOf(geometry: unknown): { start: number; end: number; low: num
   return { start: Math.min(...ts), end: Math.max(...ts), low: Math.min(...fs), high: Math.max(...fs) }
 }
 
-/** A tag's flags: its sound event's features where a mas export wrote them, else those of an annotation (a person's) or
- * a prediction (a machine's). */
-function flagsOf(features: Json, machine: boolean): Record<string, boolean> {
-  if (!fromMas(features)) return machine ? { machineTagged: true } : { userTagged: true }
+/** A tag's flags: its sound event's features where a mas export wrote them (`fromMas`), else those of an annotation (a
+ * person's) or a prediction (a machine's). */
+function flagsOf(features: Json, fromMas: boolean, machine: boolean): Record<string, boolean> {
+  if (!fromMas) return machine ? { machineTagged: true } : { userTagged: true }
   const flags: Record<string, boolean> = {}
   for (const [name, flag] of FLAG_FEATURES) if (typeof features[name] === 'number') flags[flag] = features[name] !== 0
   return flags
 }
 
 /** Did a mas export write this sound event (its features hold a tag's flags)? */
-const fromMas = (features: Json): boolean => FLAG_FEATURES.some(([name]) => typeof features[name] === 'number')
+const writtenByMas = (features: Json): boolean => FLAG_FEATURES.some(([name]) => typeof features[name] === 'number')
 
 /** The rows of an AOEF document, each an item (its place among the annotations and predictions), or what is wrong. */
 export function aoefRows(
@@ -125,11 +125,12 @@ export function aoefRows(
     const kept = notes.find((n) => n.startsWith(PROVENANCE_NOTE))
     const note = notes.filter((n) => !n.startsWith(PROVENANCE_NOTE)).join('\n')
     const features = isObject(event.features) ? event.features : {}
+    const fromMas = writtenByMas(features)
     const annotationsOut: Record<string, string> = {}
     for (const t of named) if (t !== own && t.key !== 'review') annotationsOut[t.key] = t.value
     if (note !== '') annotationsOut.notes = note
     // a mas export writes a provenance note for each tag that has one: without one, its tag was made by hand
-    let rowProvenance: unknown = fromMas(features) ? undefined : provenance
+    let rowProvenance: unknown = fromMas ? undefined : provenance
     if (kept !== undefined) {
       try {
         rowProvenance = JSON.parse(kept.slice(PROVENANCE_NOTE.length))
@@ -148,7 +149,7 @@ export function aoefRows(
         maxFrequency: box.high,
         strength:
           typeof score === 'number' ? score : typeof features.strength === 'number' ? features.strength : undefined,
-        ...flagsOf(features, machine),
+        ...flagsOf(features, fromMas, machine),
         annotations: annotationsOut,
         provenance: rowProvenance,
       },

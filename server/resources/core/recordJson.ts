@@ -20,9 +20,8 @@ import type { TableName } from '../../db/schema.js'
 // writes keep toJson; test/server/resources/listRendering.test.ts checks that the two agree, record for record.
 
 /** The JSON form of a column of `alias`, as toJson gives it: the column itself (an `emptyAsNull` object's NULL as {}).
- * Timestamps are stored to the
- * second without a zone (timestamp(0)), which row_to_json writes as their wire form 'YYYY-MM-DDThh:mm:ss'
- * (db/time.ts) without a to_char for each (docs/decisions.md §11). */
+ * Timestamps are stored to the second without a zone (timestamp(0)), which row_to_json writes as their wire form
+ * 'YYYY-MM-DDThh:mm:ss' (db/time.ts) without a to_char for each (docs/decisions.md §11). */
 function columnJson(alias: string, f: FieldDef & { column: string }): Expression<unknown> {
   const column = sql.ref(`${alias}.${f.column}`)
   return f.emptyAsNull ? sql`coalesce(${column}, '{}'::json)` : column
