@@ -36,6 +36,8 @@ import * as tagInsertOneLock from './2026_12_01_4202_tag_insert_one_lock.js'
 import * as tagIndexesSmaller from './2026_12_01_4203_tag_indexes_smaller.js'
 import * as tagIndexesPacked from './2026_12_02_4204_tag_indexes_packed.js'
 import * as tagAnnotationsEmptyNull from './2026_12_02_4205_tag_annotations_empty_null.js'
+import * as tagColumnsPacked from './2026_12_02_4206_tag_columns_packed.js'
+import * as tagUserSummaries from './2026_12_02_4207_tag_user_summaries.js'
 
 // Listed by hand so the compiled server needs no directory scan; names sort by date.
 const migrations: Record<string, Migration> = {
@@ -76,6 +78,8 @@ const migrations: Record<string, Migration> = {
   '2026_12_01_4203_tag_indexes_smaller': tagIndexesSmaller,
   '2026_12_02_4204_tag_indexes_packed': tagIndexesPacked,
   '2026_12_02_4205_tag_annotations_empty_null': tagAnnotationsEmptyNull,
+  '2026_12_02_4206_tag_columns_packed': tagColumnsPacked,
+  '2026_12_02_4207_tag_user_summaries': tagUserSummaries,
 }
 
 export const migrationProvider: MigrationProvider = {
