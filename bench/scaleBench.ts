@@ -237,6 +237,14 @@ async function measure(origin: string, w: World, size: number, database: Databas
     .offset(Math.floor(inSet / 2))
     .limit(1)
     .executeTakeFirstOrThrow()
+  // a user who wrote none of the set's tags: ?user= finds that out from the tags' user summaries (decisions §43)
+  const stranger =
+    (await database.db.selectFrom('users').select('id').where('username', '=', 'scale-stranger').executeTakeFirst()) ??
+    (await database.db
+      .insertInto('users')
+      .values({ username: 'scale-stranger', password: 'x', date_joined: localTimestamp() })
+      .returning('id')
+      .executeTakeFirstOrThrow())
   // pages never asked for before, in the first half of the list (a quarter of the way in, one after another; their
   // remembered boundaries do not help, so each is read as a first-time deep page)
   const quarter = Math.max(2, Math.floor(inSet / 100 / 4))
@@ -259,6 +267,8 @@ async function measure(origin: string, w: World, size: number, database: Databas
     ['GET tag/?tagSet&tagClass last', `${api}/tag/?tagSet=${s}&tagClass=${w.classes[3]}&page=last`],
     ['GET tag/?tagSet&mediaFile first', `${api}/tag/?tagSet=${s}&mediaFile=${w.files[17]}`],
     ['GET tag/?tagSet&machineTagged first', `${api}/tag/?tagSet=${s}&machineTagged=true`],
+    ['GET tag/?tagSet&user first, its writer', `${api}/tag/?tagSet=${s}&user=${w.user}`],
+    ['GET tag/?tagSet&user first, a user without tags', `${api}/tag/?tagSet=${s}&user=${stranger.id}`],
     ['GET tag/?mediaFile&tagClass first', `${api}/tag/?mediaFile=${w.files[17]}&tagClass=${w.classes[7]}`],
     ['GET tag/?page_size=1 (count)', `${api}/tag/?page_size=1`],
     // no tag set named: the readable tags in id order, read by OFFSET past the first thousand (docs/decisions.md §23)
