@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import { openDatabase, type Database } from '../../../server/db/database.js'
 import { migrationProvider } from '../../../server/db/migrations/index.js'
 import type { DB } from '../../../server/db/schema.js'
+import { seasonOwner, seasonRecordings } from '../../../bench/seasonOwner.js'
 import { freshDatabase } from '../../helpers/db.js'
 
 // The tags' columns moved into an order without alignment padding (migration 2026_12_02_4206, docs/decisions.md
@@ -58,31 +59,10 @@ test('tags stored before the columns moved keep every value, in rows 8 bytes sma
     const db = one.db
     const to = await migrator(db).migrateTo(BEFORE)
     assert.not.ok(to.error, String(to.error))
-    const now = sql<string>`localtimestamp(0)`
-    const user = await db
-      .insertInto('users')
-      .values({ username: 'keeper', password: 'x', date_joined: now })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const library = await db
-      .insertInto('libraries')
-      .values({ user_id: user.id, name: 'season', creation_date: now })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const files = await db
-      .insertInto('media_files')
-      .values(
-        [1, 2].map((n) => ({
-          file: `f${n}.wav`,
-          alias: `site/f${n}.wav`,
-          user_id: user.id,
-          library_id: library.id,
-          type_id: 1,
-          upload_date: now,
-        })),
-      )
-      .returning('id')
-      .execute()
+    const now = '2026-12-02 12:00:00'
+    const owner = await seasonOwner(db, 'keeper', now)
+    const user = owner.user
+    const files = await seasonRecordings(db, owner, 2, now)
     const set = await db
       .insertInto('tag_sets')
       .values({ user_id: user.id, name: 'calls', creation_date: now })
@@ -90,7 +70,7 @@ test('tags stored before the columns moved keep every value, in rows 8 bytes sma
       .executeTakeFirstOrThrow()
     const cls = await db
       .insertInto('tag_classes')
-      .values({ user_id: user.id, library_id: library.id, class_name: 'owl' })
+      .values({ user_id: user.id, library_id: owner.library.id, class_name: 'owl' })
       .returning('id')
       .executeTakeFirstOrThrow()
     const tag = (n: number) => ({
