@@ -51,7 +51,19 @@ export async function prepare(
 }
 
 async function prepareOn(database: Database, config: AppConfig, opts: { bootstrap?: boolean }): Promise<Prepared> {
-  await migrate(database.db)
+  const started = Date.now()
+  let upgrading = false
+  await migrate(database.db, {
+    // a migration may rewrite a table of millions of rows (docs/decisions.md §43): say why the start waits
+    onUpgrade: (pending) => {
+      upgrading = true
+      process.stderr.write(
+        `upgrading the database: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply; ` +
+          'one that rewrites a large table can take minutes\n',
+      )
+    },
+  })
+  if (upgrading) process.stderr.write(`database upgraded in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
   await checkJobTypeRows(database.db)
   let adminCreated: string | undefined
   if (opts.bootstrap !== false) {

@@ -119,12 +119,22 @@ async function createDatabaseOnce(maintenanceUrl: string, name: string): Promise
 }
 
 /** `schema`: the schema the migration tables live in; default: the connection's current schema. Named,
- * because kysely otherwise takes another schema's migration tables in the same database for this one's. */
-export async function migrate(db: Kysely<DB>, opts: { schema?: string } = {}): Promise<void> {
+ * because kysely otherwise takes another schema's migration tables in the same database for this one's.
+ * `onUpgrade`: told the names of the migrations about to run on a database that had some already (an install
+ * upgraded, not a new one), before they run. */
+export async function migrate(
+  db: Kysely<DB>,
+  opts: { schema?: string; onUpgrade?: (pending: string[]) => void } = {},
+): Promise<void> {
   const schema =
     opts.schema ?? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
   for (let attempt = 1; ; attempt++) {
     const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema })
+    if (opts.onUpgrade && attempt === 1) {
+      const known = await migrator.getMigrations()
+      const pending = known.filter((m) => !m.executedAt).map((m) => m.name)
+      if (pending.length && pending.length < known.length) opts.onUpgrade(pending)
+    }
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return
     if (attempt < MIGRATION_ATTEMPTS && isAnotherSchemaGone(error, schema)) continue
