@@ -4,15 +4,15 @@ import { TextWriter } from './utf8Chunks.js'
 import { jsonTextMemo } from './textMemo.js'
 import { annotationsOf, type TagRecord } from './tagFormats.js'
 
-// A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias
-// as its path), a sound event per tag (a BoundingBox; its strength and its flags, as 1 or 0, features), and an
-// annotation per tag with a `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where there are
-// any, and its notes and provenance as notes. The document is JSON without indentation, as soundevent's own `save`
-// writes one (a third fewer bytes than an indented one; docs/decisions.md §32), but for a line break before each
-// item of its two long lists, so that line tools read it a tag at a time. Its annotations come first and are
-// written as their tags come; each tag's sound event is kept in a spool on disk (src/spool.ts) and the events
-// written after the last annotation, then the recordings and the tag vocabulary, known only then: any number of
-// tags is written with the memory of its vocabulary and files alone, each tag read once.
+// A tag set written as an AOEF annotation set (src/aoef.ts reads one): a recording per tagged media file (its alias as
+// its path), a sound event per tag (a BoundingBox; its strength and its flags, as 1 or 0, features), and an annotation
+// per tag with a `class` tag naming its class, a tag per annotation, a `review` tag with the reviewers' decisions where
+// there are any, and its notes and provenance as notes. The document is JSON without indentation, as soundevent's own
+// `save` writes one (a third fewer bytes than an indented one; docs/decisions.md §32), but for a line break before each
+// item of its two long lists, so that line tools read it a tag at a time. Its annotations come first and are written as
+// their tags come; each tag's sound event is kept in a spool on disk (src/spool.ts) and the events written after the
+// last annotation, then the recordings and the tag vocabulary, known only then: any number of tags is written with the
+// memory of its vocabulary and files alone, each tag read once.
 
 export interface AoefContext {
   alias: (id: number) => string

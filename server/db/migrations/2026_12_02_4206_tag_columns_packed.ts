@@ -10,7 +10,8 @@ import { sql, type Kysely } from 'kysely'
 //
 // A column cannot be moved in place: the rows are copied into a new table, in id order, which takes the old one's
 // name, identity (continued from where it was, so no id is given twice), keys, indexes and triggers, each as the
-// migrations before made it (its NOT NULL rules named as PostgreSQL names a table's own, which 18 shows). Nothing reads a tag's columns by position (every statement names them).
+// migrations before made it (its NOT NULL rules named as PostgreSQL names a table's own, which 18 shows). Nothing
+// reads a tag's columns by position (every statement names them).
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create table tags_packed (
