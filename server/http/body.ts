@@ -1,6 +1,7 @@
 import '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { fieldTooLarge, parseError, tooLarge, unsupportedMediaType } from './errors.js'
+import { COLUMNS_TYPE, columnRowsOf } from './columnRows.js'
+import { fieldTooLarge, parseError, tooLarge, tooManyItems, unsupportedMediaType } from './errors.js'
 
 // Bodies are read lazily, after authentication, as DRF does: a parser error or
 // an unsupported type is only reported to a caller who may make the request,
@@ -50,11 +51,12 @@ export function registerBodyParsers(app: FastifyInstance) {
   })
 }
 
-/** The request body as data: JSON value, form fields, or multipart text fields. Empty: {}. */
-export async function readBody(req: FastifyRequest): Promise<unknown> {
+/** The request body as data: JSON value, form fields, or multipart text fields. Empty: {}. With `accept` 'columns'
+ * (a bulk create), a column-wise body (`COLUMNS_TYPE`) is read as ColumnRows; elsewhere that type is a 415. */
+export async function readBody(req: FastifyRequest, accept?: 'columns'): Promise<unknown> {
   const cached = parsedBodies.get(req)
   if (cached !== undefined) return cached
-  const value = await parse(req)
+  const value = await parse(req, accept)
   parsedBodies.set(req, value)
   return value
 }
@@ -73,7 +75,7 @@ function smallMultipart(
   return { limits: { fieldSize: limit, fields: 8, parts: 8, files: 0 } }
 }
 
-async function parse(req: FastifyRequest): Promise<unknown> {
+async function parse(req: FastifyRequest, accept?: 'columns'): Promise<unknown> {
   const body = req.body as unknown
   if (req.isMultipart?.()) {
     const fields: Record<string, unknown> = {}
@@ -93,26 +95,32 @@ async function parse(req: FastifyRequest): Promise<unknown> {
     throw unsupportedMediaType((body as Unsupported)[UNSUPPORTED].split(';')[0].trim())
   }
   if (typeof body === 'object' && RAW_JSON in (body as object)) {
+    const columns = mediaType(req) === COLUMNS_TYPE
+    if (columns && accept !== 'columns') throw unsupportedMediaType(COLUMNS_TYPE)
     const text = (body as RawJson)[RAW_JSON]
-    if (text.trim() === '') return {}
+    if (text.trim() === '' && !columns) return {}
     const { deeperAt, items } = scanJson(text, MAX_JSON_DEPTH)
     if (deeperAt) throw parseError(`nested deeper than ${MAX_JSON_DEPTH} levels at character ${deeperAt}`)
     // an array of more records than one request may make is refused before it is parsed
     const maxItems = req.server.config.maxBulkItems
-    if (items > maxItems) throw tooLarge(tooManyItems(maxItems, items))
+    if (items > maxItems) throw tooManyItems(maxItems, items)
+    let data: unknown
     try {
-      return JSON.parse(text)
+      data = JSON.parse(text)
     } catch (e) {
       throw parseError((e as Error).message)
     }
+    return columns ? columnRowsOf(data, maxItems) : data
   }
   return body
 }
 
-/** The 413's message for a bulk request over MAS_MAX_BULK_ITEMS (`mas tag import` reads the limit from it). */
-export function tooManyItems(max: number, items: number): string {
-  return `A bulk request takes at most ${max} items (MAS_MAX_BULK_ITEMS); this one has ${items}.`
-}
+/** The request's media type, without its parameters, in lower case. */
+const mediaType = (req: FastifyRequest) =>
+  String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase()
 
 /** Deeper JSON than any record of the API needs; deeper nesting is refused before it is parsed. */
 export const MAX_JSON_DEPTH = 64

@@ -32,8 +32,9 @@ export interface Context {
   query: Record<string, string>
   /** scheme://host of this request, for absolute URLs */
   origin: string
-  /** the parsed request body: JSON, form or multipart fields */
-  body(): Promise<unknown>
+  /** the parsed request body: JSON, form or multipart fields; with 'columns', a column-wise bulk body as ColumnRows
+   * (http/columnRows.ts), which is a 415 to any other reader */
+  body(accept?: 'columns'): Promise<unknown>
   /** what the app keeps between requests: its caller cache, accelerators, batches and page boundaries. Its type is
    * the one app.ts decorates the app with (server/services.ts), named through fastify's declaration of the
    * instance so that this layer names nothing of the resources above it (docs/architecture.md, "Per-app state") */
@@ -169,7 +170,7 @@ export function registerEndpoint(app: FastifyInstance, ep: Endpoint, deps: Endpo
         params: req.params as Record<string, string>,
         query: normaliseQuery(req.query),
         origin: requestOrigin(req),
-        body: () => readBody(req),
+        body: (accept?: 'columns') => readBody(req, accept),
       }
       if (method === 'OPTIONS') {
         let caller: Caller | null = null

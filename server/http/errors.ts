@@ -30,6 +30,9 @@ export const authenticationFailed = (message: string) => detail(401, message, { 
 export const methodNotAllowed = (method: string) => detail(405, `Method "${method}" not allowed.`)
 export const unsupportedMediaType = (type: string) => detail(415, `Unsupported media type "${type}" in request.`)
 export const tooLarge = (message = 'Request body is too large.') => detail(413, message)
+/** a bulk request over MAS_MAX_BULK_ITEMS (`mas tag import` reads the limit from the message) */
+export const tooManyItems = (max: number, items: number) =>
+  tooLarge(`A bulk request takes at most ${max} items (MAS_MAX_BULK_ITEMS); this one has ${items}.`)
 /** a multipart text part cut at its size limit: refused, never stored shortened nor dropped */
 export const fieldTooLarge = (name: string) => tooLarge(`The field "${name}" is too large.`)
 export const throttled = (seconds: number) =>

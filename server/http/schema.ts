@@ -1,4 +1,5 @@
 import type { Endpoint, EndpointDoc, Method, SuccessDoc } from './endpoint.js'
+import { COLUMNS_TYPE } from './columnRows.js'
 import { coreapiDocument, hasId, pathOf, WRITE_METHODS, type Json } from './coreapiDocument.js'
 import { filterFields, INT_MAX, INT_MIN, labelOf, type FieldDef, type Fields } from './fields.js'
 
@@ -264,6 +265,7 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
                   'application/json': {
                     schema: bulk ? { oneOf: [request, { type: 'array', minItems: 1, items: request }] } : request,
                   },
+                  ...(bulk ? { [COLUMNS_TYPE]: { schema: COLUMNS_SCHEMA } } : {}),
                   'application/x-www-form-urlencoded': { schema: request },
                 },
           },
@@ -272,6 +274,23 @@ function operation(ep: Endpoint, doc: EndpointDoc, method: Method): Json {
     responses,
     ...(ep.auth === false ? { security: [] } : {}),
   }
+}
+
+/** A bulk create's items written column by column (columnRows.ts). */
+const COLUMNS_SCHEMA: Json = {
+  type: 'object',
+  description:
+    'The array of `count` items whose item i has every field of `same` and the i-th value of each field of `each`; answered as that array is.',
+  required: ['count'],
+  properties: {
+    count: { type: 'integer', minimum: 1 },
+    same: { type: 'object', description: 'the fields every item gives alike' },
+    each: {
+      type: 'object',
+      description: 'the other fields: of each, one value per item',
+      additionalProperties: { type: 'array' },
+    },
+  },
 }
 
 export function openapiDocument(endpoints: Endpoint[], origin: string): Json {

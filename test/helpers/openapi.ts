@@ -1,4 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import { COLUMNS_TYPE } from '../../server/http/columnRows.js'
 import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import type { Endpoint } from '../../server/http/endpoint.js'
@@ -38,7 +39,7 @@ export class OpenApiChecker {
     }))
   }
 
-  /** The problem with this answer, or null. `sent` is the JSON body of the request, when it had one. */
+  /** The problem with this answer, or null. `sent` is the JSON body of the request, when it had one, of type `sentType`. */
   check(
     method: string,
     url: string,
@@ -46,6 +47,7 @@ export class OpenApiChecker {
     contentType: string,
     payload: string,
     sent?: unknown,
+    sentType = 'application/json',
   ): string | null {
     const bare = url.split('?')[0]
     // the API reference page's and the review page's own files (scripts, styles, the document it reads) are not API answers
@@ -78,7 +80,7 @@ export class OpenApiChecker {
     const response = operation.responses[String(status)]
     if (!response)
       return `${method} ${op.path}: status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`
-    const unsent = status < 300 ? missingRequired(operation, sent) : null
+    const unsent = status < 300 ? missingRequired(operation, sent, sentType) : null
     if (unsent) return `${method} ${op.path} ${status}: accepted without ${unsent}, which the document calls required`
     const type = contentType.split(';')[0].trim()
     if (type && !/json/.test(type) && response.content?.[type]) return null
@@ -120,6 +122,7 @@ export class OpenApiChecker {
         String(reply.getHeader('content-type') ?? ''),
         text,
         sentJson(req.body),
+        String(req.headers['content-type'] ?? ''),
       )
       if (!problem) return payload
       this.violations.push(problem)
@@ -147,13 +150,18 @@ function sentJson(body: unknown): unknown {
   }
 }
 
-/** A field the request's schema requires that an accepted JSON body (or an item of an array) lacked. */
-function missingRequired(operation: Json, sent: unknown): string | null {
-  const schema = operation.requestBody?.content?.['application/json']?.schema
+/** A field the request's schema requires that an accepted JSON body (or an item of an array, or a column-wise body's
+ * items) lacked; an accepted column-wise body where the document declares none. */
+function missingRequired(operation: Json, sent: unknown, sentType: string): string | null {
+  const content = operation.requestBody?.content
+  const schema = content?.['application/json']?.schema
+  const columns = sentType.split(';')[0].trim() === COLUMNS_TYPE
+  if (columns && !content?.[COLUMNS_TYPE]) return `the declaration of ${COLUMNS_TYPE}`
   if (!schema || sent === undefined || sent === null || typeof sent !== 'object') return null
   const request = (schema.oneOf?.[0] ?? schema) as Json
   const required: string[] = request.required ?? []
-  for (const item of Array.isArray(sent) ? sent : [sent]) {
+  const { same, each } = sent as { same?: object; each?: object }
+  for (const item of columns ? [{ ...same, ...each }] : Array.isArray(sent) ? sent : [sent]) {
     if (item === null || typeof item !== 'object') continue
     const lacks = required.find((name) => !Object.prototype.hasOwnProperty.call(item, name))
     if (lacks) return lacks

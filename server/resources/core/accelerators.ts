@@ -1,4 +1,5 @@
 import type { CompiledQuery, RawBuilder, SqlBool } from 'kysely'
+import type { BulkItems } from '../../http/columnRows.js'
 import type { Caller, Flag, Scope } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
@@ -84,7 +85,7 @@ export interface Accelerators {
   createMany<T extends TableName>(
     ctx: Context,
     def: ResourceDef<T>,
-    items: unknown[],
+    items: BulkItems,
     of: CreateManyOf,
   ): Promise<Result | null>
   /** the pages of a list written by the database; `base`, for a top-level list, lets an unfiltered page be compiled once */

@@ -100,9 +100,32 @@ function unquotedArray(values: unknown[]): string {
   return `{${values.map((v) => (v === null || v === undefined ? 'NULL' : String(v))).join(',')}}`
 }
 
+/** The array literal of text values (texts, JSON texts, timestamps as text), each quoted and escaped as the driver
+ * would, but a value repeated from the one before (a batch's stamp, an import's provenance) quoted once; the values
+ * as they are, for the driver to write, when one is not a string. */
+function quotedArray(values: unknown[]): unknown {
+  let literal = '{'
+  let last: string | undefined
+  let lastQuoted = ''
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
+    if (i > 0) literal += ','
+    if (v === null || v === undefined) literal += 'NULL'
+    else if (typeof v !== 'string') return values
+    else {
+      if (v !== last) {
+        last = v
+        lastQuoted = `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+      }
+      literal += lastQuoted
+    }
+  }
+  return `${literal}}`
+}
+
 /** A column's values as the parameter of an array of element type `type`. */
 export const arrayParameter = (type: string, values: unknown[]): unknown =>
-  UNQUOTED.has(type) ? unquotedArray(values) : values
+  UNQUOTED.has(type) ? unquotedArray(values) : quotedArray(values)
 
 /** The SQL type of each column a create may give (none for list fields). */
 export const columnTypes = <T extends TableName>(def: ResourceDef<T>): ReadonlyMap<string, string> =>

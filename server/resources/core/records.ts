@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely } from 'kysely'
+import type { BulkItems } from '../../http/columnRows.js'
 import type { Caller, Flag } from '../../access.js'
 import type { AnyRow, AnyTables, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
@@ -117,7 +118,7 @@ export class Records {
   createMany<T extends TableName>(
     ctx: Context,
     def: ResourceDef<T>,
-    items: unknown[],
+    items: BulkItems,
     of: CreateManyOf,
   ): Promise<Result | null> {
     return this.#fast.createMany(ctx, def, items, of)

@@ -5,6 +5,7 @@ import { retryingTransaction } from '../../db/contention.js'
 import { localTimestamp } from '../../db/time.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { badRequest, forbidden, MSG, notFound } from '../../http/errors.js'
+import { ColumnRows } from '../../http/columnRows.js'
 import { toColumns } from '../../http/fields.js'
 import { heldRights } from '../../access.js'
 import { anyTable, recs, type Rec, type ResourceDef } from './define.js'
@@ -48,11 +49,11 @@ async function checkedWrite<R>(
 export async function createRecords<T extends TableName>(ctx: Context, def: ResourceDef<T>): Promise<Result> {
   const onDuplicate = onDuplicateOf(ctx, def)
   const fields = def.bulk ? answerFieldsOf(ctx, def) : null
-  const body = await ctx.body()
-  const many = Array.isArray(body)
+  const body = await ctx.body(def.bulk ? 'columns' : undefined)
+  const columns = body instanceof ColumnRows ? body : null
+  const many = columns !== null || Array.isArray(body)
   if (many && !def.bulk) throw badRequest({ non_field_errors: [MSG.notDict('list')] })
-  const items = many ? (body as unknown[]) : [body]
-  if (many && items.length === 0) throw badRequest({ non_field_errors: ['This list may not be empty.'] })
+  if (Array.isArray(body) && body.length === 0) throw badRequest({ non_field_errors: ['This list may not be empty.'] })
   const now = localTimestamp()
   const rowsOf = (values: Record<string, unknown>[]) =>
     values.map((v) => {
@@ -86,7 +87,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     })
   // an import's batch: its items straight into columns, made in one statement with its checks (fast/createMany.ts)
   if (many && (idsOnly(fields) || (fields === null && onDuplicate === 'create'))) {
-    const made = await ctx.services.records.createMany(ctx, def, items, {
+    const made = await ctx.services.records.createMany(ctx, def, columns ?? (body as unknown[]), {
       onDuplicate,
       answerIds: idsOnly(fields),
       now,
@@ -94,6 +95,8 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
     })
     if (made) return made
   }
+  // the plain path reads a column-wise body as the array of items it stands for
+  const items = columns ? columns.items() : many ? (body as unknown[]) : [body]
   const parsed = parseItems(def, items, 'create')
   if (!many && onDuplicate === 'create' && !fields) {
     const made = await ctx.services.records.create(ctx, def, parsed[0], {

@@ -2,6 +2,7 @@ import type { TableName } from '../../db/schema.js'
 import { rowError } from '../../db/rowError.js'
 import type { Context, Result } from '../../http/endpoint.js'
 import { ABSENT, columnValue, fieldInput } from '../../http/fields.js'
+import { ColumnRows, type BulkItems } from '../../http/columnRows.js'
 import { JsonText } from '../../http/jsonText.js'
 import type { Ask, CreateManyOf, ScopeAsk } from '../core/accelerators.js'
 import type { ResourceDef } from '../core/define.js'
@@ -32,7 +33,7 @@ export async function fastCreateMany<T extends TableName>(
   state: CreateState,
   ctx: Context,
   def: ResourceDef<T>,
-  items: unknown[],
+  items: BulkItems,
   of: CreateManyOf,
 ): Promise<Result | null> {
   // the checks against stored records must be the statement's own (storedCondition)
@@ -62,42 +63,51 @@ export async function fastCreateMany<T extends TableName>(
 
 /** The items' columns as the plain create stores them (parseInput's rules in create mode, then toColumns, the
  * owner and the stamps), with each item's values passing the resource's checkValues; null when an item is not an
- * object, gives other fields than the first, or has a value the plain path would refuse. */
+ * object, gives other fields than the first, or has a value the plain path would refuse. A field every item gives
+ * alike (a column-wise body's `same`, or one no item gives: its default) is parsed and stored once. */
 function columnsOf<T extends TableName>(
   def: ResourceDef<T>,
-  items: unknown[],
+  input: BulkItems,
   now: string,
   callerId: number,
 ): Columns | null {
   const plan = def.compiled.fields
-  const count = items.length
-  const first = items[0]
-  if (!isObject(first)) return null
-  // the fields of the first item (or defaulted) in the plain path's order, each with its column's array, if any
-  const given = plan.writable.filter(([name, f]) => has(first, name) || f.default !== undefined || f.required)
+  const items = itemsReader(input, plan.writable)
+  if (!items) return null
+  const { count, same, first } = items
+  const given = plan.writable.filter(
+    ([name, f]) => has(same, name) || has(first, name) || f.default !== undefined || f.required,
+  )
   const names: string[] = []
   const values: unknown[][] = []
-  const arrayOf = given.map(([name]) => {
+  // the values checkValues reads: the fields alike once, each item's own written over the rest
+  const parsed: Record<string, unknown> = {}
+  const varying: Array<{ name: string; f: (typeof given)[number][1]; array: unknown[] }> = []
+  for (const [name, f] of given) {
+    // a field stored elsewhere than in its column is the plain path's
     const column = plan.columns.get(name)
     if (column === undefined) return null
+    const array = new Array<unknown>(count)
     names.push(column)
-    values.push(new Array(count))
-    return values[values.length - 1]
-  })
-  const presence = plan.writable.map(([name]) => has(first, name))
+    values.push(array)
+    if (has(first, name)) {
+      varying.push({ name, f, array })
+      continue
+    }
+    const r = fieldInput(f, same, name, 'create')
+    if (r === ABSENT || !r.ok) return null
+    parsed[name] = r.value
+    array.fill(columnValue(plan, name, r.value))
+  }
   for (let i = 0; i < count; i++) {
-    const item = items[i]
-    if (!isObject(item)) return null
-    for (let k = 0; k < presence.length; k++) if (has(item, plan.writable[k][0]) !== presence[k]) return null
-    const parsed: Record<string, unknown> = {}
-    for (let k = 0; k < given.length; k++) {
-      const [name, f] = given[k]
+    const item = items.item(i)
+    if (!item) return null
+    for (let k = 0; k < varying.length; k++) {
+      const { name, f, array } = varying[k]
       const r = fieldInput(f, item, name, 'create')
       if (r === ABSENT || !r.ok) return null
-      const value = r.value
-      parsed[name] = value
-      const array = arrayOf[k]
-      if (array) array[i] = columnValue(plan, name, value)
+      parsed[name] = r.value
+      array[i] = columnValue(plan, name, r.value)
     }
     if (!valuesPass(def, parsed)) return null
   }
@@ -111,6 +121,43 @@ function columnsOf<T extends TableName>(
   if (def.owner) constant(def.owner, callerId, false)
   for (const s of def.stamps ?? []) constant(s, now, true)
   return { names, values, count }
+}
+
+/** How columnsOf reads the items: the fields they all give alike, the first item's own fields, and item i's own
+ * fields (null when it is not an object, or gives other fields than the first). */
+interface ItemsRead {
+  count: number
+  same: Readonly<Record<string, unknown>>
+  first: Readonly<Record<string, unknown>>
+  item(i: number): Readonly<Record<string, unknown>> | null
+}
+
+/** The items as columnsOf reads them; null when the first is not an object. An array's items give no field alike; a
+ * column-wise body's item is one object, refilled for each item. */
+function itemsReader(input: BulkItems, writable: ReadonlyArray<readonly [string, unknown]>): ItemsRead | null {
+  if (input instanceof ColumnRows) {
+    const names = Object.keys(input.each)
+    const current: Record<string, unknown> = {}
+    const item = (i: number) => {
+      for (const name of names) current[name] = input.each[name][i]
+      return current
+    }
+    return { count: input.count, same: input.same, first: { ...item(0) }, item }
+  }
+  const first = input[0]
+  if (!isObject(first)) return null
+  const presence = writable.map(([name]) => has(first, name))
+  return {
+    count: input.length,
+    same: {},
+    first,
+    item: (i) => {
+      const item = input[i]
+      if (!isObject(item)) return null
+      for (let k = 0; k < presence.length; k++) if (has(item, writable[k][0]) !== presence[k]) return null
+      return item
+    },
+  }
 }
 
 /** The one scope row every row is in, or null when they are in several (the plain create checks each). */

@@ -1,4 +1,5 @@
 import type { CompiledQuery, RawBuilder, SqlBool } from 'kysely'
+import type { BulkItems } from '../../http/columnRows.js'
 import type { Caller, Flag } from '../../access.js'
 import type { AnyRow, TableName } from '../../db/schema.js'
 import type { Context, Result } from '../../http/endpoint.js'
@@ -127,7 +128,7 @@ class Accelerated implements Accelerators {
     return this.#count('create', await fastCreate(this.#createState, ctx, def, parsed, of))
   }
 
-  async createMany<T extends TableName>(ctx: Context, def: ResourceDef<T>, items: unknown[], of: CreateManyOf) {
+  async createMany<T extends TableName>(ctx: Context, def: ResourceDef<T>, items: BulkItems, of: CreateManyOf) {
     return this.#count('createMany', await fastCreateMany(this.#createState, ctx, def, items, of))
   }
 
