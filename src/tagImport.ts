@@ -1,13 +1,14 @@
 import { ApiError, errorDetail, mapLimit, type ApiClient } from './api.js'
+import { COLUMNS_TYPE, columnBody } from './columnBody.js'
 import { failure } from './exits.js'
 import { Progress } from './output.js'
 import { TagImportMemory } from './tagImportMemory.js'
 import type { ParsedTags } from './tagFormats.js'
 import type { Tag } from './records.js'
 
-// Sending validated tags to POST tag/: in batches (arrays, each all-or-nothing on the server, a
-// mas extension), or, where the server takes one tag a request (the original service answers an
-// array with 400 "Expected a dictionary"), one by one, several at once. Either way the records come
+// Sending validated tags to POST tag/: in batches (each all-or-nothing on the server, a mas extension; column-wise,
+// src/columnBody.ts, or as arrays to a server that does not read that), or, where the server takes one tag a request
+// (the original service answers an array with 400 "Expected a dictionary"), one by one, several at once. Either way the records come
 // back in input order, and what is created is remembered (src/tagImportMemory.ts) until the
 // import is done, so a re-run after an interruption or a refused row creates only the rest. With
 // `skipDuplicates`, the server is asked not to create rows identical to tags already in the tag set
@@ -72,6 +73,8 @@ interface PartInterrupt {
  * the batches of every later part go `concurrency` at once from their first. */
 export interface BulkServer {
   takesArrays?: boolean
+  /** reads a batch column-wise (src/columnBody.ts); false once it has answered one as a server that does not */
+  takesColumns?: boolean
   limit: number
 }
 
@@ -113,14 +116,20 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   let interrupted = false
   const underWay = new Set<Promise<unknown>>()
   /** a request of this import, tracked so an interrupt can wait for the answers of those under way */
-  const post = (body: string, onStatus?: (status: number) => void) => {
+  const post = (body: Body, onStatus?: (status: number) => void) => {
     // without --json only the ids are kept: the server is asked for them alone (one that ignores `fields`, as the
     // original does, answers whole records, of which the ids are taken)
     const query = {
       ...(opts.skipDuplicates ? { onDuplicate: 'skip' } : {}),
       ...(opts.wholeRecords ? {} : { fields: 'id' }),
     }
-    const request = api.request<CreateAnswer>('POST', 'tag/', { jsonText: body, retry: false, onStatus, query })
+    const request = api.request<CreateAnswer>('POST', 'tag/', {
+      jsonText: body.text,
+      retry: false,
+      onStatus,
+      query,
+      ...(body.columns ? { headers: { 'content-type': COLUMNS_TYPE } } : {}),
+    })
     underWay.add(request)
     request.finally(() => underWay.delete(request)).catch(() => {})
     return request
@@ -142,7 +151,17 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
   let skipped = 0
   let failed: Error | undefined
   const stopped = () => interrupted || failed !== undefined
-  const bodyOf = (rows: number[]) => JSON.stringify(rows.map((i) => ({ ...parsed.tags[i], tagSet: opts.tagSet })))
+  const { server } = opts
+  const bodyOf = (rows: number[]): Body => {
+    if (server.takesColumns !== false) {
+      const text = columnBody(
+        rows.map((i) => parsed.tags[i]),
+        { tagSet: opts.tagSet },
+      )
+      if (text !== undefined) return { text, columns: true }
+    }
+    return { text: JSON.stringify(rows.map((i) => ({ ...parsed.tags[i], tagSet: opts.tagSet }))), columns: false }
+  }
   const took = (rows: number[], answer: CreateAnswer) => {
     const answered = Array.isArray(answer) ? answer : isSkipping(answer) ? answer.results : [answer]
     if (isSkipping(answer) && Array.isArray(answer.skipped)) skipped += answer.skipped.length
@@ -153,10 +172,9 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
     sent += rows.length
   }
 
-  const { server } = opts
   /** One batch as an array; false when the server takes no arrays. A batch over the server's limit goes
    * as batches within it, one after another (in input order). */
-  const sendBatch = async (rows: number[], body?: string, onStatus?: (status: number) => void): Promise<boolean> => {
+  const sendBatch = async (rows: number[], body?: Body, onStatus?: (status: number) => void): Promise<boolean> => {
     if (rows.length > server.limit) {
       for (let i = 0; i < rows.length && !stopped(); i += server.limit) {
         const part = rows.slice(i, i + server.limit)
@@ -164,7 +182,13 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
       }
       return true
     }
-    const answer = await post(body ?? bodyOf(rows), onStatus)
+    const sending = body && !(body.columns && server.takesColumns === false) ? body : bodyOf(rows)
+    const answer = await post(sending, onStatus)
+    if (sending.columns && refusesColumns(answer.status, answer.data)) {
+      server.takesColumns = false
+      return sendBatch(rows, undefined, onStatus)
+    }
+    if (sending.columns) server.takesColumns = true
     const limit = answer.status === 413 ? bulkLimitOf(answer.data) : undefined
     if (limit !== undefined && limit > 0 && limit < rows.length) {
       server.limit = Math.min(server.limit, limit)
@@ -189,7 +213,7 @@ export async function sendTags(api: ApiClient, parsed: ParsedTags, opts: SendOpt
 
   const sendOne = async (row: number) => {
     if (stopped()) return
-    const answer = await post(JSON.stringify({ ...parsed.tags[row], tagSet: opts.tagSet }))
+    const answer = await post({ text: JSON.stringify({ ...parsed.tags[row], tagSet: opts.tagSet }), columns: false })
     if (answer.status >= 400) {
       failed ??=
         answer.status === 400
@@ -239,10 +263,10 @@ async function sendBatches(
   batches: number[][],
   concurrency: number,
   stopped: () => boolean,
-  bodyOf: (rows: number[]) => string,
-  sendBatch: (rows: number[], body?: string, onStatus?: (status: number) => void) => Promise<boolean>,
+  bodyOf: (rows: number[]) => Body,
+  sendBatch: (rows: number[], body?: Body, onStatus?: (status: number) => void) => Promise<boolean>,
 ): Promise<void> {
-  const prepared = new Map<number, string>()
+  const prepared = new Map<number, Body>()
   const started = new Set<number>()
   const send = async (i: number, onStatus?: (status: number) => void) => {
     if (stopped()) return
@@ -275,6 +299,21 @@ async function sendBatches(
     sending.push(done)
   }
   await Promise.all(sending)
+}
+
+/** A batch's body: its JSON text, column-wise or an array. */
+interface Body {
+  text: string
+  columns: boolean
+}
+
+/** Is this the answer to a column-wise body of a server that does not read one? The original service answers 415; an
+ * earlier mas read it as one tag and named the fields it lacks, where a server that reads it answers an array of
+ * each item's errors, or `non_field_errors` about the body's shape. */
+export function refusesColumns(status: number, data: unknown): boolean {
+  if (status === 415) return true
+  if (status !== 400 || data === null || typeof data !== 'object' || Array.isArray(data)) return false
+  return Object.keys(data).some((k) => k !== 'non_field_errors' && k !== 'detail')
 }
 
 /** The limit a 413 names for bulk requests ("… takes at most 10000 items …"), if it names one. */
