@@ -1,7 +1,7 @@
 // A batch of records as a column-wise body (`Content-Type: application/vnd.mas.columns+json`, a mas extension, docs/
 // decisions.md §44): `{"count": N, "same": {…}, "each": {field: [N values]}}`, the fields every record gives alike
 // once, each other field as one array. An import's batch is then a few arrays of numbers and one provenance instead
-// of a record per tag naming every field: about a tenth of the bytes for the server to read and parse. A server that
+// of a record per tag naming every field: about a fifth of the bytes for the server to read and parse. A server that
 // does not read such bodies says so (src/tagImport.ts) and is sent arrays.
 
 export const COLUMNS_TYPE = 'application/vnd.mas.columns+json'

@@ -4,7 +4,8 @@ import { badRequest, tooManyItems } from './errors.js'
 // docs/decisions.md §44): `{"count": N, "same": {field: value}, "each": {field: [N values]}}` is the array of N
 // objects whose item i has every field of `same` and, of each field of `each`, its i-th value. An import's batch of
 // 10,000 tags is then a few arrays of numbers and one provenance, not 10,000 objects each naming every field and
-// repeating the provenance: a tenth of the bytes to send and parse, and no object per item to collect.
+// repeating the provenance: a fifth of the bytes to send and parse (BirdNET rows: 0.55 MB against 2.7 for 10,000),
+// and no object per item but its annotations to collect.
 
 export const COLUMNS_TYPE = 'application/vnd.mas.columns+json'
 
