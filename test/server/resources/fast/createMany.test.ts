@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { importRow, starts } from '../../../helpers/importRows.js'
 import { api, suiteApp, type TestUser } from '../../../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTagClass } from '../../../helpers/records.js'
 import { makeRecords } from '../../../helpers/world.js'
@@ -23,25 +24,7 @@ test.before(async () => {
   await grant(t.db, owner, { user: reader.id }, { library: lib }, ['read'])
 })
 
-const PROVENANCE = { source: 'BirdNET-Analyzer', version: '2.4', settings: { overlap: 0 } }
-
-/** an import's row: a machine tag with its score, the table's other columns and the tool that made it */
-const row = (startTime: number, o: Record<string, unknown> = {}) => ({
-  tagSet: set,
-  mediaFile: startTime % 2 ? file : file2,
-  tagClass: cls,
-  startTime,
-  endTime: startTime + 3,
-  minFrequency: 0,
-  maxFrequency: 12000,
-  machineTagged: true,
-  strength: Math.round(startTime * 7) / 1000,
-  annotations: { 'Common name': `bird ${startTime}` },
-  provenance: PROVENANCE,
-  ...o,
-})
-
-const starts = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + 3 * i)
+const row = importRow(() => ({ tagSet: set, tagClass: cls, files: [file, file2] }))
 
 const post = (as: TestUser, body: unknown, query = '?onDuplicate=skip&fields=id') =>
   t.call('POST', api(`tag/${query}`), { as, body })
