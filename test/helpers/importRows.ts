@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../../server/db/schema.js'
+
 // An import's batch as the tests of bulk creates make one: machine tags with a score, a table's other columns as
 // annotations (with a quote and a backslash, which a text array must escape) and the tool that made them.
 
@@ -33,3 +36,14 @@ export const importRow =
 
 /** `n` start times from `from`, 3 s apart. */
 export const starts = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + 3 * i)
+
+/** The stored tags of tag set `set` starting from `from` up to `to`, in id order. */
+export const storedTags = (db: Kysely<DB>, set: number, from: number, to: number) =>
+  db
+    .selectFrom('tags')
+    .selectAll()
+    .where('tag_set_id', '=', set)
+    .where('start_time', '>=', from)
+    .where('start_time', '<', to)
+    .orderBy('id')
+    .execute()

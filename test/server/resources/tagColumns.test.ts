@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { importRow, starts } from '../../helpers/importRows.js'
+import { importRow, starts, storedTags } from '../../helpers/importRows.js'
 import { api, suiteApp, type TestUser } from '../../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeTagClass } from '../../helpers/records.js'
 import { makeRecords } from '../../helpers/world.js'
@@ -38,14 +38,7 @@ const counts = () => t.app.services.records.answered.createMany
 
 /** the stored tags of the set between two start times, in id order, without their ids and dates */
 async function storedAt(from: number, to: number) {
-  const rows = await t.db
-    .selectFrom('tags')
-    .selectAll()
-    .where('tag_set_id', '=', set)
-    .where('start_time', '>=', from)
-    .where('start_time', '<', to)
-    .orderBy('id')
-    .execute()
+  const rows = await storedTags(t.db, set, from, to)
   return rows.map(({ id: _id, creation_date: _date, ...rest }) => rest)
 }
 

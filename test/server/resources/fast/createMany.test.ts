@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { importRow, starts } from '../../../helpers/importRows.js'
+import { importRow, starts, storedTags } from '../../../helpers/importRows.js'
 import { api, suiteApp, type TestUser } from '../../../helpers/app.js'
 import { grant, makeLibrary, makeMediaFile, makeMetaData, makeTagClass } from '../../../helpers/records.js'
 import { makeRecords } from '../../../helpers/world.js'
@@ -31,16 +31,7 @@ const post = (as: TestUser, body: unknown, query = '?onDuplicate=skip&fields=id'
 
 const counts = () => t.app.services.records.answered.createMany
 
-async function storedAt(from: number, to: number) {
-  return t.db
-    .selectFrom('tags')
-    .selectAll()
-    .where('tag_set_id', '=', set)
-    .where('start_time', '>=', from)
-    .where('start_time', '<', to)
-    .orderBy('id')
-    .execute()
-}
+const storedAt = (from: number, to: number) => storedTags(t.db, set, from, to)
 
 test("an import's batch is two statements (its duplicates looked for, then its checks and INSERT), ids in input order", async () => {
   const times = starts(0, 200)
