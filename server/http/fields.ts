@@ -201,6 +201,8 @@ export interface FieldPlan {
   readonly writable: ReadonlyArray<readonly [string, FieldDef]>
   /** wire name -> column, for the fields that have one */
   readonly columns: ReadonlyMap<string, string>
+  /** column -> wire name, the other way */
+  readonly fieldOfColumn: ReadonlyMap<string, string>
   /** the object fields with a column: stored as their JSON text, or as NULL when empty and `emptyAsNull` */
   readonly jsonColumns: ReadonlyMap<string, { emptyAsNull: boolean }>
   /** the fields of a rendered record, with how each value is turned into its wire form */
@@ -216,6 +218,7 @@ export function planFields(fields: Fields): FieldPlan {
   return {
     writable: entries.filter(([, f]) => !f.readOnly),
     columns: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [n, f.column!])),
+    fieldOfColumn: new Map(entries.filter(([, f]) => f.column).map(([n, f]) => [f.column!, n])),
     jsonColumns: new Map(
       entries.filter(([, f]) => f.column && f.type === 'object').map(([n, f]) => [n, { emptyAsNull: !!f.emptyAsNull }]),
     ),

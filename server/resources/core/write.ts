@@ -68,11 +68,7 @@ export async function createRecords<T extends TableName>(ctx: Context, def: Reso
   const checkScope = createScope && !ctx.caller.isAdmin ? createScope : null
   // the scope's columns of each new row (what rowsOf would give them), without building whole rows twice
   const stamps: readonly string[] = def.stamps ?? []
-  const columnField = new Map<string, string>(
-    Object.entries(def.fields)
-      .filter(([, f]) => f.column)
-      .map(([n, f]) => [f.column!, n]),
-  )
+  const columnField = def.compiled.fields.fieldOfColumn
   const scopeRowsOf = (scope: Scope, values: Record<string, unknown>[]) =>
     values.map((v) => {
       const row: AnyRow = {}
