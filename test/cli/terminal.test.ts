@@ -61,6 +61,19 @@ test('a mistyped command on a terminal asks "Did you mean ...?" and runs that co
   } finally {
     await withArgs.close()
   }
+  // a command that asks before it acts is named, never offered to run: the question defaults to yes
+  const destructive = await w.tty(['tag', 'get', '41'])
+  try {
+    const screen = await destructive.waitFor(/\[exit \d+\]/)
+    assert.match(
+      screen,
+      /Error: mas tag get 41 is not a mas command\. Did you mean mas tag delete\? \(mas help tag lists the commands\)/,
+    )
+    assert.not.match(screen, /\(Y\/n\)|delete tag/)
+    assert.is(await destructive.exited(), 127)
+  } finally {
+    await destructive.close()
+  }
   // on a pipe nobody can answer: one line naming the closest command and where to look, exit 127 (command not found)
   const piped = await w.mas(['media', 'imprt', 'x'], { env: { NO_COLOR: '1' } })
   assert.is(piped.code, 127)
