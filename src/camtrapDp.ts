@@ -110,7 +110,8 @@ export const OBSERVATION_EXTENSIONS = [
 export const camtrapFlags = {
   output: Flags.string({
     char: 'o',
-    description: 'folder to write the package to (--format camtrap-dp; new or empty)',
+    description:
+      'file to write the export to instead of standard output (replaced once whole); with --format camtrap-dp the folder of the package (new or empty)',
   }),
   'reviewed-only': Flags.boolean({
     description: 'only the tags reviewers confirmed (consensus yes; --format camtrap-dp)',
@@ -138,7 +139,7 @@ export interface CamtrapFlags {
 
 /** The flags of the format refused with any other one, and their values checked: a usage error says which. */
 export function checkCamtrapFlags(flags: CamtrapFlags, format: string): void {
-  const given = (['output', 'reviewed-only', 'latitude', 'longitude'] as const).filter(
+  const given = (['reviewed-only', 'latitude', 'longitude'] as const).filter(
     (f) => flags[f] !== undefined && flags[f] !== false,
   )
   if (flags['utc-offset'] !== undefined && flags['utc-offset'] !== 'Z') given.push('utc-offset' as never)

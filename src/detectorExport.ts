@@ -4,7 +4,8 @@ import type { ApiClient } from './api.js'
 import { AoefWriter } from './aoefWriter.js'
 import { usageError } from './exits.js'
 import { mediaFiles, tagClasses, type FoundTagSet } from './lookup.js'
-import { stderr, writeStdout } from './output.js'
+import { stderr } from './output.js'
+import type { Write } from './outputFile.js'
 import { ravenFile } from './raven.js'
 import type { Review } from './records.js'
 import { DetectorTable, type CsvColumns, type TableOptions } from './detectorTable.js'
@@ -114,11 +115,12 @@ function csvExport(
   options: TableOptions,
   ctx: ExportContext,
   fields: readonly string[],
+  write: Write,
 ): DetectorExport {
   const table = new DetectorTable(columns, ctx.review, options)
   return {
     add: (tags) => table.add(tags),
-    finish: () => table.write(writeStdout),
+    finish: () => table.write(write),
     close: () => table.close(),
     fields,
   }
@@ -215,7 +217,7 @@ class LabelStore {
 
 /** Audacity label tracks: the labels kept in memory (LabelStore), written to stdout for one recording, or a file each
  * below `perFile` (the alias with .txt, as an import of that folder reads them back). */
-function audacityExport(ctx: ExportContext, perFile: string | undefined): DetectorExport {
+function audacityExport(ctx: ExportContext, perFile: string | undefined, write: Write): DetectorExport {
   const labels = new LabelStore()
   return {
     add(tags) {
@@ -228,7 +230,7 @@ function audacityExport(ctx: ExportContext, perFile: string | undefined): Detect
           usageError(
             `the tags lie on ${files.size} recordings, and an Audacity label track is of one: give --per-file DIR (a track each)`,
           )
-        for (const own of files.values()) await writeStdout(audacityLabels(labels.labels(own), ctx))
+        for (const own of files.values()) await write(audacityLabels(labels.labels(own), ctx))
         return
       }
       // written one after another, each at once: the command has nothing else to do meanwhile, and a write handed to
@@ -261,6 +263,7 @@ export async function detectorExport(
   tagSet: FoundTagSet,
   format: ExportDetectorFormat,
   perFile: string | undefined,
+  write: Write,
 ): Promise<DetectorExport> {
   if (!tagSet.library)
     usageError(`${tagSetNamed(tagSet)} belongs to no library: a ${format} table names each tag's recording and class`)
@@ -291,6 +294,7 @@ export async function detectorExport(
         ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'],
         decided,
       ),
+      write,
     )
   if (format === 'kaleidoscope')
     return csvExport(
@@ -301,6 +305,7 @@ export async function detectorExport(
         ['mediaFile', 'tagClass', 'startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'],
         decided,
       ),
+      write,
     )
   if (format === 'aoef') {
     const files = new Map(media.records.map((m) => [m.id, ravenFile(m)]))
@@ -312,9 +317,9 @@ export async function detectorExport(
           sampleRate: (id) => files.get(id)?.sampleRate,
           now: new Date().toISOString(),
         },
-        writeStdout,
+        write,
       ),
     )
   }
-  return audacityExport(ctx, perFile)
+  return audacityExport(ctx, perFile, write)
 }

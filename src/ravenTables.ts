@@ -4,6 +4,7 @@ import * as Flags from '@oclif/core/flags'
 import type { ApiClient } from './api.js'
 import { usageError } from './exits.js'
 import { stderr, warn, writeStdout } from './output.js'
+import type { Write } from './outputFile.js'
 import { perFileName, perSequenceName, ravenTable, sequencesOf, unknownLengths, type RavenFile } from './raven.js'
 import type { TagRecord } from './tagFormats.js'
 
@@ -56,6 +57,7 @@ export async function writeRavenTables(
   className: (id: number) => string | undefined,
   layout: RavenLayout,
   extra?: ExtraColumns,
+  write: Write = writeStdout,
 ): Promise<void> {
   const table = (own: readonly TagRecord[], among: readonly RavenFile[]) =>
     ravenTable(own, among, className, extra, {
@@ -124,7 +126,7 @@ export async function writeRavenTables(
         'give --per-sequence DIR (a table each) or --per-file DIR (a table per recording)',
     )
   }
-  await writeStdout(table(tags, withTags[0]?.files ?? []))
+  await write(table(tags, withTags[0]?.files ?? []))
 }
 
 /** The names of the sensors that recorded `files`, where the caller may read them (else the sequence is `sensor-ID`). */

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { AuthCommand } from '../../src/baseCommand.js'
-import { failure } from '../../src/exits.js'
+import { failure, usageError } from '../../src/exits.js'
+import { outputFile, type Write } from '../../src/outputFile.js'
 import { ApiError, mapLimit } from '../../src/api.js'
 import { findTagSet, libraryNamed, mediaFiles, tagClasses, type FoundTagSet } from '../../src/lookup.js'
 import type { MediaFile, TagClass } from '../../src/records.js'
@@ -22,7 +23,7 @@ import { tagSetNamed } from '../../server/named.js'
 
 export default class TagExport extends AuthCommand<typeof TagExport> {
   static summary =
-    'Write every tag of a tag set to stdout (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
+    'Write every tag of a tag set to stdout or a file (CSV, a JSON array, NDJSON, a Raven Pro selection table, or BirdNET, Kaleidoscope, Audacity or AOEF tables)'
   static description = `The output is what "mas tag import" reads, so export | import copies a tag set. CSV carries the tag's flags (machineTagged, userTagged, randomlyChosen), its annotations and provenance (JSON text), and the file's alias (mediaFileAlias) and the class's name (tagClassName) beside their ids; an import reads the ids. Times are written as they were stored.
 
 --format raven writes Raven Pro selection tables that open against the recordings on your disk: Begin Path is each file's alias (or --path-prefix DIR joined with it), Begin File its name, File Offset (s) the place in it, and Begin Time (s) runs on across the recordings of one sequence, as in a Raven multi-file table: a sequence is the recordings of one sensor (or of one folder where there is no sensor) in recording-time order. The class name is in Species, the tags' annotations (the columns of an imported Raven table mas has no field for, such as Notes) in their own columns, and mas_tag_id, mas_media_file_id and mas_tag_class_id make an import of the table exact. Tags in one sequence: one table, to stdout. Tags in several: --per-sequence DIR writes a table per sequence (named after it) below DIR, --per-file DIR one per recording (its alias's folders, NAME.Table.1.selections.txt); without either the command exits 2. --waveform-rows adds a Waveform row to each selection, as Raven writes them.
@@ -35,7 +36,7 @@ ${CAMTRAP_DP_HELP}`
     '<%= config.bin %> tag export --tag-set 1 --format raven > selections.txt',
     '<%= config.bin %> tag export --tag-set 1 --format raven --per-sequence tables --path-prefix "D:\\Field"',
     '<%= config.bin %> tag export --tag-set 1 --format json > tags.json',
-    '<%= config.bin %> tag export --tag-set 1 --format birdnet > tags.BirdNET.results.csv',
+    '<%= config.bin %> tag export --tag-set 1 --format birdnet -o tags.BirdNET.results.csv',
     '<%= config.bin %> tag export --tag-set 1 --format ndjson | <%= config.bin %> tag import - --tag-set 2',
     '<%= config.bin %> tag export --tag-set 1 --format camtrap-dp -o season-2026-dp --reviewed-only --utc-offset +02:00',
   ]
@@ -56,25 +57,53 @@ ${CAMTRAP_DP_HELP}`
     const format = this.flags.format
     checkRavenFlags(this.flags, format)
     checkCamtrapFlags(this.flags, format)
+    const output = format === 'camtrap-dp' ? undefined : this.flags.output
+    if (output !== undefined) {
+      if (json) usageError('-o writes the format to a file, --json prints the tags as JSON: give one of them')
+      for (const folder of ['per-file', 'per-sequence'] as const)
+        if (this.flags[folder] !== undefined) usageError(`--${folder} writes a folder of files: -o is for one file`)
+    }
     const tagSet = await findTagSet(this.api, '--tag-set', this.flags['tag-set'])
     if (format === 'camtrap-dp') return this.camtrapDp(tagSet)
+    if (output === undefined) return this.exportAs(format, tagSet, writeStdout, false)
+    const file = outputFile(output)
+    try {
+      await this.exportAs(format, tagSet, file.write, true)
+      await file.done()
+    } catch (e) {
+      file.abandon()
+      throw e
+    }
+    stderr(`wrote ${output}`)
+    return undefined
+  }
+
+  /** The tag set's tags in `format` (any but camtrap-dp), written by `write` (to a file: `toFile`); with --json,
+   * returned instead. */
+  private async exportAs(
+    format: Exclude<TagExport['flags']['format'], 'camtrap-dp'>,
+    tagSet: FoundTagSet,
+    write: Write,
+    toFile: boolean,
+  ) {
+    const json = this.jsonEnabled()
     const all: TagRecord[] = []
     // a detector's format needs the library's names before the tags, and may keep the tags on disk until the last
     const detector =
       isDetectorExport(format) && !json
-        ? await detectorExport(this.api, tagSet, format, this.flags['per-file'])
+        ? await detectorExport(this.api, tagSet, format, this.flags['per-file'], write)
         : undefined
     const writer =
       format === 'raven' || isDetectorExport(format) || json
         ? undefined
         : tagWriter(format, format === 'csv' ? await this.exportNames(tagSet) : undefined)
-    const out = new TextWriter(writeStdout)
+    const out = new TextWriter(write)
     let started = false
     let progress: Progress | undefined
     const counted = (n: number) => {
       progress = new Progress(n, {
         unit: 'tags',
-        quiet: json || process.stdout.isTTY, // no bar amid the tags on a terminal
+        quiet: json || (process.stdout.isTTY && !toFile), // no bar amid the tags on a terminal
         interrupted: (done, total) => `interrupted: ${done} of ${total} tags written; re-run to export them all`,
       })
     }
@@ -113,7 +142,7 @@ ${CAMTRAP_DP_HELP}`
       await out.drain(true)
       return undefined
     }
-    await this.writeRaven(all, tagSet)
+    await this.writeRaven(all, tagSet, write)
     return undefined
   }
 
@@ -133,6 +162,8 @@ ${CAMTRAP_DP_HELP}`
         },
         onPage: (n) => progress?.tick(n),
       })
+      // the bar's last redraw first, so that it cannot write over the end of the line
+      progress?.stop()
       if (!quiet) stderr(camtrapSummaryLine(summary))
       return summary
     } finally {
@@ -152,7 +183,7 @@ ${CAMTRAP_DP_HELP}`
 
   /** The tags as Raven tables (src/ravenTables.ts) over the library's recordings (start time, alias, duration, sensor)
    * and those of other libraries the tag set's tags lie on, with the class names. */
-  private async writeRaven(tags: TagRecord[], tagSet: FoundTagSet): Promise<void> {
+  private async writeRaven(tags: TagRecord[], tagSet: FoundTagSet, write: Write): Promise<void> {
     if (!tagSet.library) failure(`${tagSetNamed(tagSet)} belongs to no library: a Raven table needs its recordings`)
     const [media, classes] = await Promise.all([
       mediaFiles(this.api, tagSet.library),
@@ -179,7 +210,7 @@ ${CAMTRAP_DP_HELP}`
       stderr(
         `${elsewhere.length} tagged recording${elsewhere.length === 1 ? '' : 's'} outside ${await libraryNamed(this.api, tagSet.library)}: included`,
       )
-    await writeRavenTables(this.api, tags, files, (id) => classNames.get(id), this.flags)
+    await writeRavenTables(this.api, tags, files, (id) => classNames.get(id), this.flags, undefined, write)
   }
 
   /** The records (`path` of the API) of the ids that `missing` says the library's lists lacked, each read on its own;

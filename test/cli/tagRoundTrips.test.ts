@@ -218,6 +218,54 @@ test("the tags a person made are a person's in a Camtrap DP package after a Rave
   assert.equal(await methods('copy raven'), before)
 })
 
+test('-o FILE writes what stdout would, replacing a file only once whole; refused beside --json, --per-file or on a folder', async () => {
+  const out = join(dir, 'exported')
+  mkdirSync(out, { recursive: true })
+  for (const format of ['csv', 'ndjson', 'json', 'birdnet', 'kaleidoscope']) {
+    const args = ['tag', 'export', '--tag-set', 'Detectors', '--format', format]
+    const piped = await w.mas(args)
+    assert.is(piped.code, 0, piped.stderr)
+    const path = join(out, `tags.${format}`)
+    writeFileSync(path, 'an older export\n')
+    const filed = await w.mas([...args, '-o', path])
+    assert.is(filed.code, 0, filed.stderr)
+    assert.is(filed.stdout, '')
+    assert.match(filed.stderr, new RegExp(`wrote ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`))
+    assert.is(readFileSync(path, 'utf8'), piped.stdout, format)
+  }
+  // an export that fails (a Raven table of tags in two sequences) leaves the file it would have replaced as it was
+  const kept = join(out, 'kept.selections.txt')
+  writeFileSync(kept, 'mine\n')
+  const failed = await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', 'raven', '-o', kept])
+  assert.is(failed.code, 2)
+  assert.match(failed.stderr, /give --per-sequence DIR/)
+  assert.is(readFileSync(kept, 'utf8'), 'mine\n')
+  assert.equal(
+    readdirSync(out).filter((n) => n.includes('partial')),
+    [],
+  )
+  const refusals: Array<[string[], number, RegExp]> = [
+    [['--json', '-o', join(out, 'x.json')], 2, /-o writes the format to a file, --json prints the tags as JSON/],
+    [
+      ['--format', 'audacity', '--per-file', join(dir, 'tracks'), '-o', join(out, 'x.txt')],
+      2,
+      /--per-file writes a folder of files: -o is for one file/,
+    ],
+    [['-o', out], 1, /-o .*exported: it is a folder; give the name of the file to write/],
+    [['-o', join(dir, 'no-such-folder', 'x.csv')], 1, /-o .*x\.csv: cannot write there \(ENOENT\)/],
+  ]
+  for (const [flags, code, message] of refusals) {
+    const run = await w.mas(['tag', 'export', '--tag-set', 'Detectors', ...flags])
+    assert.is(run.code, code, run.stderr)
+    assert.is(run.stderr.trim().split('\n').length, 1, run.stderr)
+    assert.match(run.stderr, message)
+  }
+  assert.equal(
+    readdirSync(out).sort(),
+    ['kept.selections.txt', ...['birdnet', 'csv', 'json', 'kaleidoscope', 'ndjson'].map((f) => `tags.${f}`)].sort(),
+  )
+})
+
 test('a CSV of the first seven columns (an older export, a file made by hand) imports as before', async () => {
   await w.tagSet(alice, 'plain', 'Season')
   const csv =
