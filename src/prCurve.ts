@@ -18,6 +18,8 @@ export interface CurveClass {
 
 const FONT = 'DejaVu Sans'
 const PLOT = 420
+/** pixels between the frame and the data's 0 and 1 */
+const INSET = 8
 const MARGIN = { left: 64, right: 220, top: 40, bottom: 56 }
 /** the legend's entries: from the plot's right edge, a line LEGEND_LINE long, then the label */
 const LEGEND_LINE = { gap: 16, length: 18, label: 40 }
@@ -52,8 +54,9 @@ export async function precisionRecallPng(title: string, classes: readonly CurveC
   const ctx = canvas.getContext('2d')
   ctx.fillStyle = '#ffffff'
   ctx.fillRect(0, 0, width, height)
-  const x = (recall: number) => MARGIN.left + recall * PLOT
-  const y = (precision: number) => MARGIN.top + (1 - precision) * PLOT
+  // the data sit INSET inside the frame, so that a line at precision 1 or recall 0 is not drawn on the frame itself
+  const x = (recall: number) => MARGIN.left + INSET + recall * (PLOT - 2 * INSET)
+  const y = (precision: number) => MARGIN.top + INSET + (1 - precision) * (PLOT - 2 * INSET)
 
   // grid, ticks and axes
   ctx.font = `12px "${FONT}"`
@@ -70,16 +73,16 @@ export async function precisionRecallPng(title: string, classes: readonly CurveC
     ctx.stroke()
     ctx.textAlign = 'center'
     ctx.textBaseline = 'top'
-    ctx.fillText(v.toFixed(1), x(v), y(0) + 6)
+    ctx.fillText(v.toFixed(1), x(v), MARGIN.top + PLOT + 6)
     ctx.textAlign = 'right'
     ctx.textBaseline = 'middle'
-    ctx.fillText(v.toFixed(1), x(0) - 6, y(v))
+    ctx.fillText(v.toFixed(1), MARGIN.left - 6, y(v))
   }
   ctx.strokeStyle = '#000000'
-  ctx.strokeRect(x(0), y(1), PLOT, PLOT)
+  ctx.strokeRect(MARGIN.left, MARGIN.top, PLOT, PLOT)
   ctx.textAlign = 'center'
   ctx.textBaseline = 'top'
-  ctx.fillText('recall', x(0.5), y(0) + 26)
+  ctx.fillText('recall', x(0.5), MARGIN.top + PLOT + 26)
   ctx.save()
   ctx.translate(16, y(0.5))
   ctx.rotate(-Math.PI / 2)
@@ -126,9 +129,9 @@ export async function precisionRecallPng(title: string, classes: readonly CurveC
   legend.forEach((l, i) => {
     const ly = MARGIN.top + 10 + i * 18
     ctx.fillStyle = l.colour
-    ctx.fillRect(x(1) + LEGEND_LINE.gap, ly - 1, LEGEND_LINE.length, 3)
+    ctx.fillRect(MARGIN.left + PLOT + LEGEND_LINE.gap, ly - 1, LEGEND_LINE.length, 3)
     ctx.fillStyle = '#000000'
-    ctx.fillText(l.label, x(1) + LEGEND_LINE.label, ly)
+    ctx.fillText(l.label, MARGIN.left + PLOT + LEGEND_LINE.label, ly)
   })
   return canvas.toBuffer('image/png')
 }

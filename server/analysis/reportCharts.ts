@@ -156,7 +156,8 @@ export function reportChart(r: Report, title: string): TopLevelSpec {
         width: WIDTH,
         height: HEIGHT,
         data: { values },
-        mark: { type: 'line', point: true, interpolate: 'monotone' },
+        // straight between the hours' counts: a smoothed line shows calls between them that were not counted
+        mark: { type: 'line', point: true, interpolate: 'linear' },
         encoding: {
           x: {
             field: 'hour',

@@ -83,3 +83,20 @@ test('no curve to draw: the plot says so; with curves it says nothing', async ()
 })
 
 test.run()
+
+test('a line at precision 1 is drawn inside the frame, not on it', async () => {
+  const curve = [
+    { precision: 1, recall: 0 },
+    { precision: 1, recall: 0.6 },
+  ]
+  const p = await pixels(
+    await precisionRecallPng('perfect', [{ className: 'owl', gold: 3, averagePrecision: 1, curve }]),
+  )
+  const colour = hex(p.at(legendLine(0).x, legendLine(0).y))
+  const inset = 8
+  const atPrecisionOne = PLOT.top + inset
+  const xAt = (recall: number) => Math.round(PLOT.left + inset + recall * (PLOT.size - 2 * inset))
+  assert.is(hex(p.at(xAt(0.3), atPrecisionOne)), colour)
+  // the frame's top edge keeps its own colour where the line runs below it
+  assert.is(hex(p.at(xAt(0.3), PLOT.top)), '#000000')
+})

@@ -173,3 +173,9 @@ test('the daily chart labels each day once, days without detections included, an
 })
 
 test.run()
+
+test('the diel chart joins the hours by straight lines: no smoothed bump between two hours that counted nothing there', () => {
+  const spec = reportChart(diel(2), 'chart') as unknown as { mark: { type: string; interpolate: string } }
+  assert.is(spec.mark.type, 'line')
+  assert.is(spec.mark.interpolate, 'linear')
+})
