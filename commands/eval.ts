@@ -78,7 +78,8 @@ export default class Eval extends AuthCommand<typeof Eval> {
       )
     }
     if (this.jsonEnabled()) return e
-    const rows: Array<Scores & { className: string }> = [...e.classes, { className: '(all)', ...e.overall }]
+    // the pooled row counts every tag and gold tag together; the mean of the classes' APs is said apart (mAP)
+    const rows: Array<Scores & { className: string }> = [...e.classes, { className: '(all, pooled)', ...e.overall }]
     this.log(
       table(rows, [
         { header: 'class', get: (c) => c.className },
@@ -97,6 +98,9 @@ export default class Eval extends AuthCommand<typeof Eval> {
     stderr(
       `${tagSetNamed(tagSet)} against ${tagSetNamed(gold)}: ${threshold}, IoU >= ${e.iou}, ` +
         `${count(e.mediaFiles, 'media file')}, classes matched by ${e.classesMatchedBy === 'id' ? 'id' : 'name'}` +
+        (e.overall.meanAveragePrecision === null
+          ? ''
+          : `; mean AP over classes (mAP) ${ratio(e.overall.meanAveragePrecision)}`) +
         (this.flags.output ? `; curves written to ${this.flags.output}` : ''),
     )
     if (e.overall.detections === 0 && e.overall.gold > 0) {

@@ -67,10 +67,10 @@ test('eval: a table per class and pooled, by tag set names', async () => {
   assert.is(run.code, 0, run.stderr)
   assert.match(run.stdout, /^CLASS\s+GOLD\s+DETECTIONS\s+TP\s+FP\s+FN\s+PRECISION\s+RECALL\s+F\s+AP\n/)
   assert.match(run.stdout, /\nblackbird\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n/)
-  assert.match(run.stdout, /\n\(all\)\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n?$/)
+  assert.match(run.stdout, /\n\(all, pooled\)\s+4\s+5\s+3\s+2\s+1\s+0\.600\s+0\.750\s+0\.667\s+0\.567\n?$/)
   assert.match(
     run.stderr,
-    /against tag set \d+ \(people\): every tag, IoU >= 0\.3, 2 media files, classes matched by id/,
+    /against tag set \d+ \(people\): every tag, IoU >= 0\.3, 2 media files, classes matched by id; mean AP over classes \(mAP\) 0\.567/,
   )
 })
 
