@@ -42,6 +42,8 @@ export interface Checked {
   /** errors of the rows themselves (bad numbers, bad headers) and of their names (no such media file) */
   rowErrors: string[]
   lookupErrors: string[]
+  /** both kinds, as the tables and their lines come (what a dry run shows) */
+  errorsInOrder: string[]
   errorCount: number
   /** class names no class has, each with the display name a table gave it (BirdNET's common name) */
   missingClasses: Map<string, string | undefined>
@@ -65,6 +67,7 @@ export async function checkTables(
     tables: [],
     rowErrors: [],
     lookupErrors: [],
+    errorsInOrder: [],
     errorCount: 0,
     missingClasses: new Map(),
     rows: 0,
@@ -86,11 +89,15 @@ export async function checkTables(
     // a media file the caller cannot read, or outside the tag set's library: the server says what is wrong with that
     const extent = extents.get(mediaFile)
     if (!extent) return []
-    return Object.entries(outOfBounds(mediaFile, extent, row)).map(([field, [why]]) => `${field}: ${why}`)
+    // the server's message names its field already ("endTime 48.0 is past the end of …")
+    return Object.entries(outOfBounds(mediaFile, extent, row)).map(([field, [why]]) =>
+      why.startsWith(`${field} `) ? why : `${field}: ${why}`,
+    )
   }
   const keep = (list: string[], error: string) => {
     result.errorCount++
     if (list.length < SHOWN) list.push(error)
+    if (result.errorsInOrder.length < SHOWN) result.errorsInOrder.push(error)
   }
   for (const source of sources) {
     const check: TableCheck = { source, rows: 0, matched: 0, mediaFiles: 0, errors: 0 }

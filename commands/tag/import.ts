@@ -288,13 +288,17 @@ A row identical to a tag already in the tag set (the same media file, class, tim
         ]),
       )
     }
-    const errors = [...checked.rowErrors, ...checked.lookupErrors]
+    const errors = checked.errorsInOrder
     for (const e of errors) stderr(`  ${e}`)
     if (checked.errorCount > errors.length) stderr(`  ... and ${checked.errorCount - errors.length} more`)
     const missing = [...checked.missingClasses.keys()]
+    const names = missing.map((c) => JSON.stringify(c)).join(', ')
+    const classes = `tag class${missing.length === 1 ? '' : 'es'}`
     if (missing.length)
       stderr(
-        `no tag class${missing.length === 1 ? '' : 'es'} named ${missing.map((c) => JSON.stringify(c)).join(', ')} (--create-classes would create them)`,
+        this.flags['create-classes']
+          ? `would create the ${classes} ${names}`
+          : `no ${classes} named ${names} (--create-classes would create them)`,
       )
     const kept = filter.active ? filter.keptCount() : checked.rows
     const left = filter.active ? ` (${checked.rows - kept} of ${checked.rows} left out by ${this.filterNames()})` : ''

@@ -313,6 +313,23 @@ test('--dry-run says what matches, what does not and why, and writes nothing', a
       '6.0,9.0,Sylvia atricapilla,Blackcap,0.7,D:\\Field\\siteA\\20250601_050000.WAV',
     ].join('\r\n'),
   )
+  // errors of both kinds (a row that does not read, a recording not found) in the order of their lines
+  const both = write(
+    'dry/both.BirdNET.results.csv',
+    [
+      'Start (s),End (s),Scientific name,Common name,Confidence,File',
+      '0.0,3.0,Turdus merula,Eurasian Blackbird,0.9,D:\\Field\\siteC\\20250601_050000.WAV',
+      '3.0,6.0,Turdus merula,Eurasian Blackbird,abc,D:\\Field\\siteA\\20250601_050000.WAV',
+    ].join('\r\n'),
+  )
+  const ordered = await w.mas(['tag', 'import', both, '--tag-set', 'dry', '--dry-run'])
+  assert.is(ordered.code, 1)
+  const lines = ordered.stderr.split('\n').filter((l) => /^\s+line \d+:/.test(l))
+  assert.equal(
+    lines.map((l) => l.trim().split(':')[0]),
+    ['line 2', 'line 3'],
+    ordered.stderr,
+  )
   const run = await w.mas(['tag', 'import', bad, '--tag-set', 'dry', '--dry-run'])
   assert.is(run.code, 1)
   assert.match(
@@ -323,6 +340,9 @@ test('--dry-run says what matches, what does not and why, and writes nothing', a
   assert.match(run.stderr, /line 2: mediaFile: no media file named "D:\\Field\\siteC\\20250601_050000.WAV"/)
   assert.match(run.stderr, /no tag class named "Sylvia atricapilla" \(--create-classes would create them\)/)
   assert.match(run.stderr, /Dry run: 2 tags would be imported; nothing was sent/)
+  const creating = await w.mas(['tag', 'import', bad, '--tag-set', 'dry', '--dry-run', '--create-classes'])
+  assert.match(creating.stderr, /would create the tag class "Sylvia atricapilla"\n/)
+  assert.not.match(creating.stderr, /--create-classes would/)
   assert.equal(await tagsOf('dry'), [])
   const classes = json(await w.mas(['tagclass', 'list', '--library', 'Season', '--json'])).map((c: any) => c.className)
   assert.not.ok(classes.includes('Sylvia atricapilla'))
