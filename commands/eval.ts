@@ -5,6 +5,7 @@ import { writeNamedFile } from '../src/exits.js'
 import { findTagSet } from '../src/lookup.js'
 import { stderr, table } from '../src/output.js'
 import { tagSetNamed } from '../server/named.js'
+import { numberFlag } from '../src/numberFlag.js'
 
 interface Scores {
   gold: number
@@ -54,10 +55,8 @@ export default class Eval extends AuthCommand<typeof Eval> {
   static flags = {
     'tag-set': Flags.string({ description: "the tag set to score (name or id): a detector's tags", required: true }),
     against: Flags.string({ description: 'the gold tag set (name or id): what people labelled', required: true }),
-    iou: Flags.string({
-      description: 'the least time intersection over union of a match, above 0 and at most 1 (default 0.3)',
-    }),
-    'minimum-strength': Flags.string({ description: 'score the tags of at least this strength (default: every tag)' }),
+    iou: numberFlag('the least time intersection over union of a match, above 0 and at most 1 (default 0.3)'),
+    'minimum-strength': numberFlag('score the tags of at least this strength (default: every tag)'),
     output: Flags.string({ char: 'o', description: 'PNG file to write the precision-recall curve of each class to' }),
   }
 

@@ -5,6 +5,7 @@ import { findTagSet, libraryId, projectId } from './lookup.js'
 import { stderr, table, type Column } from './output.js'
 import type { ReportName } from '../server/analysis/activityReports.js'
 import { chartTitle, reportChart, type Report } from '../server/analysis/reportCharts.js'
+import { numberFlag } from './numberFlag.js'
 
 // What every `mas report NAME` command shares (commands/report/): the scope flags, the request, the table and the
 // chart. Each command names its report and says what it shows.
@@ -128,7 +129,7 @@ export abstract class ReportCommand extends AuthCommand<typeof ReportCommand> {
       description: 'the project whose recordings are reported, with the tags of every tag set you read (name or id)',
       exactlyOne: SCOPE,
     }),
-    'minimum-strength': Flags.string({ description: 'count the tags of at least this strength (default: every tag)' }),
+    'minimum-strength': numberFlag('count the tags of at least this strength (default: every tag)'),
     'reviewed-only': Flags.boolean({ description: 'count only the tags reviewers decided yes' }),
     tz: Flags.string({
       description:

@@ -105,7 +105,7 @@ test('eval --json prints the answer; --minimum-strength and --iou reach the serv
 test("eval: a tag set with no tag on the gold set's recordings says so beside the table of misses", async () => {
   const run = await w.mas(['eval', '--tag-set', 'elsewhere', '--against', 'people'])
   assert.is(run.code, 0, run.stderr)
-  assert.match(run.stdout, /\n\(all\)\s+4\s+0\s+0\s+0\s+4\s/)
+  assert.match(run.stdout, /\n\(all, pooled\)\s+4\s+0\s+0\s+0\s+4\s/)
   assert.match(
     run.stderr,
     /none of the tags of tag set \d+ \([^)]+\) lie on those 2 media files: every gold tag is missed\. A discovery job writes no tag on its examples/,
@@ -149,6 +149,18 @@ test('eval: a tag set it cannot find, or a bad --iou, is one line naming the fla
   assert.is.not(iou.code, 0)
   assert.is(iou.stderr.trim().split('\n').length, 1, iou.stderr)
   assert.match(iou.stderr, /^Error: Rejected \(400\): --iou: Ensure this value is less than or equal to 1\./)
+  // not a number at all: a usage error (exit 2) before anything is asked
+  for (const [flag, value] of [
+    ['--iou', 'abc'],
+    ['--minimum-strength', ''],
+  ]) {
+    const run = await w.mas(['eval', '--tag-set', 'detector', '--against', 'people', flag, value])
+    assert.is(run.code, 2, run.stderr)
+    assert.is(run.stderr, `Error: ${flag}: Expected a number, not ${JSON.stringify(value)} (see --help)\n`)
+  }
+  const report = await w.mas(['report', 'diel', '--tag-set', 'detector', '--minimum-strength', 'high'])
+  assert.is(report.code, 2, report.stderr)
+  assert.is(report.stderr, 'Error: --minimum-strength: Expected a number, not "high" (see --help)\n')
 })
 
 test.run()
