@@ -82,8 +82,6 @@ test('no curve to draw: the plot says so; with curves it says nothing', async ()
   assert.is(notePixels(await pixels(await precisionRecallPng('some', classes(3)))), 0)
 })
 
-test.run()
-
 test('a line at precision 1 is drawn inside the frame, not on it', async () => {
   const curve = [
     { precision: 1, recall: 0 },
@@ -97,6 +95,9 @@ test('a line at precision 1 is drawn inside the frame, not on it', async () => {
   const atPrecisionOne = PLOT.top + inset
   const xAt = (recall: number) => Math.round(PLOT.left + inset + recall * (PLOT.size - 2 * inset))
   assert.is(hex(p.at(xAt(0.3), atPrecisionOne)), colour)
-  // the frame's top edge keeps its own colour where the line runs below it
-  assert.is(hex(p.at(xAt(0.3), PLOT.top)), '#000000')
+  // the frame's top edge keeps its own grey (antialiased black) where the line runs below it
+  const [r, g, b] = p.at(xAt(0.3), PLOT.top)
+  assert.ok(r === g && g === b && r < 160, `the frame at precision 1 is ${hex([r, g, b])}`)
 })
+
+test.run()

@@ -172,10 +172,10 @@ test('the daily chart labels each day once, days without detections included, an
   assert.not.ok(labels.includes('30 Jun'), 'the day after the last is not labelled')
 })
 
-test.run()
-
 test('the diel chart joins the hours by straight lines: no smoothed bump between two hours that counted nothing there', () => {
   const spec = reportChart(diel(2), 'chart') as unknown as { mark: { type: string; interpolate: string } }
   assert.is(spec.mark.type, 'line')
   assert.is(spec.mark.interpolate, 'linear')
 })
+
+test.run()
