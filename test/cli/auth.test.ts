@@ -41,6 +41,24 @@ test('whoami shows server and user, as a table and as JSON', async () => {
   assert.equal(json(machine), { server: w.server, username: 'alice', profile: 'default' })
 })
 
+test('mas token (and mas auth token) prints the stored token alone; MAS_TOKEN stands before it; none stored asks to log in', async () => {
+  for (const id of [['token'], ['auth', 'token']]) {
+    const run = await w.mas(id)
+    assert.is(run.code, 0, run.stderr)
+    assert.is(run.stdout, `${alice.token}\n`)
+  }
+  assert.equal(json(await w.mas(['token', '--json'])), { server: w.server, token: alice.token })
+  const env = await w.mas(['token'], {
+    home: w.newHome(),
+    env: { MAS_SERVER: w.server, MAS_TOKEN: 'from-the-environment' },
+  })
+  assert.is(env.stdout, 'from-the-environment\n')
+  const none = await w.mas(['token'], { home: w.newHome() })
+  assert.is(none.code, 1)
+  assert.is(none.stdout, '')
+  assert.match(none.stderr, /^Error: Not logged in to .*: run mas login\n$/)
+})
+
 test('--profile keeps several accounts apart; MAS_SERVER and MAS_TOKEN override the profile', async () => {
   const bob = await w.t.user('bob')
   const home = w.newHome()

@@ -32,6 +32,7 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 const ORDER = [
   'login',
   'whoami',
+  'token',
   'user:create',
   'user:list',
   'user:set-password',
