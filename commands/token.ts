@@ -8,9 +8,8 @@ export default class Token extends AuthCommand<typeof Token> {
   static examples = ['<%= config.bin %> token', '<%= config.bin %> token --json']
 
   async run(): Promise<{ server: string; token: string }> {
-    // init refused an absent token ("run mas login"); MAS_TOKEN stands before the profile's, as for every command
-    const token = (process.env.MAS_TOKEN || this.profile?.token) as string
-    if (!this.jsonEnabled()) this.log(token)
-    return { server: this.server, token }
+    // the one every command sends (init refused an absent one: "run mas login")
+    if (!this.jsonEnabled()) this.log(this.token)
+    return { server: this.server, token: this.token }
   }
 }

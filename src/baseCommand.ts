@@ -127,6 +127,8 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
   /** Does the command look names up through names remembered by earlier commands (src/nameMemory.ts)? */
   static remembersNames = false
   protected api!: ApiClient
+  /** the token the command's requests carry: MAS_TOKEN, else the profile's */
+  protected token!: string
 
   async init(): Promise<void> {
     await super.init()
@@ -136,6 +138,7 @@ export abstract class AuthCommand<T extends typeof Command> extends BaseCommand<
         `Not logged in${this.flags.profile !== DEFAULT_PROFILE ? ` (profile "${this.flags.profile}")` : ''} to ${this.server}: run mas login`,
       )
     }
+    this.token = token
     this.api = this.client(token)
     if ((this.ctor as typeof AuthCommand).remembersNames) {
       this.api.memory = await NameMemory.open(this.config.cacheDir, this.api.server, this.flags.profile, token)

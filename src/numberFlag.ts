@@ -1,4 +1,5 @@
 import * as Flags from '@oclif/core/flags'
+import { numberValue } from './tagFormats.js'
 
 // A flag whose value is a number the server reads (a threshold, an overlap), refused here when it is not a number
 // at all, as a usage error (exit 2) naming the flag, before anything is asked; its range is the server's to check.
@@ -8,8 +9,8 @@ export const numberFlag = (description: string) =>
   Flags.custom<string>({
     description,
     parse: async (input) => {
-      if (input.trim() === '' || !Number.isFinite(Number(input)))
-        throw new Error(`Expected a number, not ${JSON.stringify(input)}`)
+      // a number as a table's cell is read (tagFormats.ts): decimal, as the server reads it too
+      if (typeof numberValue(input) !== 'number') throw new Error(`Expected a number, not ${JSON.stringify(input)}`)
       return input.trim()
     },
   })()

@@ -1,4 +1,4 @@
-import { closeSync, createWriteStream, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs'
+import { createWriteStream, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { failure } from './exits.js'
 
@@ -49,14 +49,13 @@ export function outputFile(path: string): OutputFile {
       finished()
     },
     abandon() {
+      // the stream closes its file (an fd closed here as well could by then be another file's); the exit hook
+      // removes the partial file should the process end before that
+      stream.once('close', () => {
+        leftBehind()
+        finished()
+      })
       stream.destroy()
-      try {
-        closeSync(fd)
-      } catch {
-        // closed with the stream
-      }
-      leftBehind()
-      finished()
     },
   }
 }
