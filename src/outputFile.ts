@@ -1,4 +1,4 @@
-import { createWriteStream, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs'
+import { createWriteStream, mkdirSync, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { failure } from './exits.js'
 
@@ -17,13 +17,14 @@ export interface OutputFile {
   abandon(): void
 }
 
-/** The file `path` (new, or replaced when the export is whole); a one-line failure when it cannot be written there. */
+/** The file `path` (new, or replaced when the export is whole), its folder made where it is missing (as `-o` of
+ * `mas eval` and `mas report` makes it); a one-line failure when it cannot be written there. */
 export function outputFile(path: string): OutputFile {
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
-    failure(`-o ${path}: it is a folder; give the name of the file to write`)
+  if (isFolder(path)) failure(`-o ${path}: it is a folder; give the name of the file to write`)
   const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`)
   let fd: number
   try {
+    mkdirSync(dirname(path), { recursive: true })
     fd = openSync(partial, 'w')
   } catch (e) {
     failure(`-o ${path}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
@@ -57,5 +58,14 @@ export function outputFile(path: string): OutputFile {
       })
       stream.destroy()
     },
+  }
+}
+
+/** whether `path` is a folder; a path that cannot be a file's (under a file, say) is left for the write to refuse */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false
+  } catch {
+    return false
   }
 }

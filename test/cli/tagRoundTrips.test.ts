@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -218,7 +218,7 @@ test("the tags a person made are a person's in a Camtrap DP package after a Rave
   assert.equal(await methods('copy raven'), before)
 })
 
-test('-o FILE writes what stdout would, replacing a file only once whole; refused beside --json, --per-file or on a folder', async () => {
+test('-o FILE writes what stdout would, replacing a file only once whole; refused beside --json, --per-file or on a folder; its folder made', async () => {
   const out = join(dir, 'exported')
   mkdirSync(out, { recursive: true })
   for (const format of ['csv', 'ndjson', 'json', 'birdnet', 'kaleidoscope']) {
@@ -252,7 +252,7 @@ test('-o FILE writes what stdout would, replacing a file only once whole; refuse
       /--per-file writes a folder of files: -o is for one file/,
     ],
     [['-o', out], 1, /-o .*exported: it is a folder; give the name of the file to write/],
-    [['-o', join(dir, 'no-such-folder', 'x.csv')], 1, /-o .*x\.csv: cannot write there \(ENOENT\)/],
+    [['-o', join(out, 'kept.selections.txt', 'x.csv')], 1, /-o .*x\.csv: cannot write there \((ENOTDIR|EEXIST)\)/],
   ]
   for (const [flags, code, message] of refusals) {
     const run = await w.mas(['tag', 'export', '--tag-set', 'Detectors', ...flags])
@@ -260,6 +260,12 @@ test('-o FILE writes what stdout would, replacing a file only once whole; refuse
     assert.is(run.stderr.trim().split('\n').length, 1, run.stderr)
     assert.match(run.stderr, message)
   }
+  // a folder that is not there yet is made, as -o of mas eval and mas report makes it
+  const nested = join(out, 'season', '2026', 'tags.csv')
+  const made = await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', 'csv', '-o', nested])
+  assert.is(made.code, 0, made.stderr)
+  assert.is(readFileSync(nested, 'utf8'), (await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', 'csv'])).stdout)
+  rmSync(join(out, 'season'), { recursive: true })
   assert.equal(
     readdirSync(out).sort(),
     ['kept.selections.txt', ...['birdnet', 'csv', 'json', 'kaleidoscope', 'ndjson'].map((f) => `tags.${f}`)].sort(),
