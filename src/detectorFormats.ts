@@ -1,4 +1,4 @@
-import { annotationColumns, detectFormat, type TagFormat } from './tagFormats.js'
+import { annotationColumns, detectFormat, type ColumnNames, type TagFormat } from './tagFormats.js'
 
 // The tables detectors and labelling tools write, as `mas tag import` reads them (docs/decisions.md §32):
 // BirdNET-Analyzer's CSV (and its R-table, the same columns in other words), Kaleidoscope's CSV (and the
@@ -82,7 +82,15 @@ export interface RawRow {
 /** Reads the rows of one table after its header; `row` answers the raw record of a line's fields, or an error. */
 export interface RowReader {
   row(fields: string[]): RawRow | { error: string } | undefined
+  /** the header's names of the columns the fields come from, for a row's errors */
+  columns?: ColumnNames
 }
+
+/** The header's name of each field's column (`undefined` where the field has none). */
+const columnNames = (header: string[], at: Partial<Record<keyof ColumnNames, number | undefined>>): ColumnNames =>
+  Object.fromEntries(
+    Object.entries(at).flatMap(([f, i]) => (i === undefined || header[i] === undefined ? [] : [[f, header[i].trim()]])),
+  )
 
 /** What a reader needs beyond the fields: the media file of rows without one, and the provenance to give each tag. */
 export interface ReaderContext {
@@ -165,6 +173,15 @@ export function birdnetReader(header: string[], ctx: ReaderContext): RowReader |
   )
   const notes = annotationColumns(header, used)
   return {
+    columns: columnNames(header, {
+      mediaFile: col.file,
+      tagClass: col.scientific,
+      startTime: col.start,
+      endTime: col.end,
+      minFrequency: own.minFrequency,
+      maxFrequency: own.maxFrequency,
+      strength: col.confidence,
+    }),
     row(fields) {
       const common = cellOf(fields, col.common)
       const file = cellOf(fields, col.file)
@@ -280,6 +297,16 @@ export function kaleidoscopeReader(header: string[], ctx: ReaderContext): RowRea
   )
   const notes = annotationColumns(header, used)
   return {
+    columns: columnNames(header, {
+      mediaFile: col.file,
+      tagClass: col.class,
+      startTime: col.offset,
+      // the end is the offset and the duration, so a duration that is not a number is what an end's error is about
+      endTime: col.duration,
+      minFrequency: col.low,
+      maxFrequency: col.high,
+      strength: birdnet ? col.confidence : own.strength,
+    }),
     row(fields) {
       const offset = cellOf(fields, col.offset)
       const duration = cellOf(fields, col.duration)

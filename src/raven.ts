@@ -9,6 +9,7 @@ import {
   emptyRows,
   hasStrength,
   numberValue,
+  type ColumnNames,
   type ParsedRows,
   type ParseOptions,
   type TagRecord,
@@ -147,6 +148,17 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   // Each view of a selection has its row: keep the spectrogram rows (all rows when there are none).
   const isSpectrogram = (fields: string[]) => /^spectrogram/i.test(get(fields, col.view))
   const spectrogramOnly = col.view >= 0 && body.some((r) => isSpectrogram(r.fields))
+  const named = (i: number) => (i >= 0 ? header[i].trim() : undefined)
+  // a row placed by File Offset (s) has its times from it, so only Begin and End name them otherwise
+  const columns: ColumnNames = {
+    mediaFile: named(col.file),
+    tagClass: named(classCol),
+    startTime: col.offset < 0 ? named(col.begin) : undefined,
+    endTime: col.offset < 0 ? named(col.end) : undefined,
+    minFrequency: named(col.low),
+    maxFrequency: named(col.high),
+    strength: named(col.strength),
+  }
   const seen = new Set<string>()
   for (const rec of body) {
     const f = rec.fields
@@ -173,7 +185,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
       annotations: Object.fromEntries(extra.flatMap(([i, name]) => (get(f, i) !== '' ? [[name, get(f, i)]] : []))),
       provenance: get(f, col.provenance),
     }
-    addRow(result, rec.line, raw)
+    addRow(result, rec.line, raw, 'line', columns)
   }
   return result
 }

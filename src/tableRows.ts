@@ -11,7 +11,7 @@ import {
   type TableFormat,
 } from './detectorFormats.js'
 import { lineBatches, readText, recordBatches } from './tableReader.js'
-import { addRow, csvReader, emptyRows, type ParsedRows, type TagRow } from './tagFormats.js'
+import { addRow, csvReader, emptyRows, type ColumnNames, type ParsedRows, type TagRow } from './tagFormats.js'
 import { parseTags } from './tagTables.js'
 
 // The rows of one table file, in any format mas reads, as one stream of checked rows and errors
@@ -157,14 +157,14 @@ function lineReader(
   return (line, fields) => {
     const got = reader.row(fields)
     if (got === undefined) return []
-    return 'error' in got ? [{ error: `line ${line}: ${got.error}` }] : checked(line, got)
+    return 'error' in got ? [{ error: `line ${line}: ${got.error}` }] : checked(line, got, reader.columns)
   }
 }
 
-/** A raw row checked (addRow), as an item. */
-function checked(line: number, got: RawRow): TableItem[] {
+/** A raw row checked (addRow), as an item; its errors name the table's `columns`. */
+function checked(line: number, got: RawRow, columns?: ColumnNames): TableItem[] {
   const parsed = emptyRows()
-  addRow(parsed, line, got.raw)
+  addRow(parsed, line, got.raw, 'line', columns)
   return parsed.errors.length
     ? [{ error: parsed.errors[0] }]
     : [{ line, row: parsed.rows[0], displayName: got.displayName }]

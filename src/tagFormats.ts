@@ -391,30 +391,46 @@ function ndjsonRows(tags: Iterable<TagRecord>, out: (line: string) => void): voi
 
 // ---- validation ---------------------------------------------------------
 
-/** Validates one row (strings from CSV/Raven, or JSON values) and adds the tag or its errors. */
-export function addRow(result: ParsedRows, line: number, raw: Record<string, unknown>, unit = 'line'): void {
+/** The fields of a tag a table's row gives, each read from one column. */
+export type RowField = 'mediaFile' | 'tagClass' | 'startTime' | 'endTime' | 'minFrequency' | 'maxFrequency' | 'strength'
+
+/** The table's own name of the column each field was read from (BirdNET's `Confidence` for the strength), so that a
+ * row's error names the column the user sees in the file. */
+export type ColumnNames = Partial<Record<RowField, string>>
+
+/** Validates one row (strings from CSV/Raven, or JSON values) and adds the tag or its errors; `columns` names the
+ * table's columns its errors speak of, where they are not the fields' own names. */
+export function addRow(
+  result: ParsedRows,
+  line: number,
+  raw: Record<string, unknown>,
+  unit = 'line',
+  columns?: ColumnNames,
+): void {
   const problems: string[] = []
   const tag: Partial<TagRow> = {}
+  const column = (f: RowField) => columns?.[f] || f
+  const named = (f: RowField) => (column(f) !== f ? `${column(f)} (${f})` : f)
   for (const f of ['mediaFile', 'tagClass'] as const) {
     const v = refValue(raw[f])
-    if (v === undefined) problems.push(`${f} is required`)
-    else if (v === null) problems.push(`${f} must be a positive integer id or a name, not ${show(raw[f])}`)
+    if (v === undefined) problems.push(`${named(f)} is required`)
+    else if (v === null) problems.push(`${named(f)} must be a positive integer id or a name, not ${show(raw[f])}`)
     else tag[f] = v
   }
   for (const f of ['startTime', 'endTime', 'minFrequency', 'maxFrequency', 'strength'] as const) {
     const v = numberValue(raw[f])
     const optional = f === 'strength'
     if (v === undefined) {
-      if (!optional) problems.push(`${f} is required`)
-    } else if (v === null) problems.push(`${f} must be a number, not ${show(raw[f])}`)
-    else if (f !== 'strength' && v < 0) problems.push(`${f} must not be negative`)
+      if (!optional) problems.push(`${named(f)} is required`)
+    } else if (v === null) problems.push(`${named(f)} must be a number, not ${show(raw[f])}`)
+    else if (f !== 'strength' && v < 0) problems.push(`${named(f)} must not be negative`)
     else tag[f] = v
   }
   if (tag.startTime !== undefined && tag.endTime !== undefined && tag.endTime < tag.startTime) {
-    problems.push(`endTime (${tag.endTime}) is before startTime (${tag.startTime})`)
+    problems.push(`${column('endTime')} (${tag.endTime}) is before ${column('startTime')} (${tag.startTime})`)
   }
   if (tag.minFrequency !== undefined && tag.maxFrequency !== undefined && tag.maxFrequency < tag.minFrequency) {
-    problems.push(`maxFrequency (${tag.maxFrequency}) is below minFrequency (${tag.minFrequency})`)
+    problems.push(`${column('maxFrequency')} (${tag.maxFrequency}) is below ${column('minFrequency')} (${tag.minFrequency})`)
   }
   const hint = numberValue(raw.mediaFileHint)
   if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint

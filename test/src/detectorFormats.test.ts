@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { boxOf } from '../../src/aoef.js'
+import { parseRaven } from '../../src/raven.js'
 import { AudacityReader, audacityMediaName, detectTable } from '../../src/detectorFormats.js'
 import { parseDuration, RowFilter } from '../../src/importFilters.js'
 import { readHead, recordBatches } from '../../src/tableReader.js'
@@ -151,7 +152,49 @@ test('a BirdNET row: class the scientific name, strength the confidence, the fil
       },
     },
   })
-  assert.equal(items[1], { error: 'line 3: endTime must be a number, not "oops"' })
+  assert.equal(items[1], { error: 'line 3: end (endTime) must be a number, not "oops"' })
+})
+
+test("a row's error names the table's own column, and the field it is read as", async () => {
+  const read = async (name: string, format: 'birdnet' | 'kaleidoscope', text: string) => {
+    const items: TableItem[] = []
+    for await (const batch of tableRows({ name, file: file(name, text), format }, { provenance: {} })) items.push(...batch)
+    return items.flatMap((i) => ('error' in i ? [i.error] : []))
+  }
+  assert.equal(
+    await read(
+      'birdnet.csv',
+      'birdnet',
+      'Start (s),End (s),Scientific name,Common name,Confidence,File\n' +
+        '3.0,6.0,Parus major,Great Tit,abc,x.wav\n' +
+        '9.0,6.0,Parus major,Great Tit,0.5,x.wav\n',
+    ),
+    [
+      'line 2: Confidence (strength) must be a number, not "abc"',
+      'line 3: End (s) (6) is before Start (s) (9)',
+    ],
+  )
+  assert.equal(
+    await read(
+      'id.csv',
+      'kaleidoscope',
+      'INDIR,FOLDER,IN FILE,OFFSET,DURATION,TOP1MATCH\n' + 'D:\\in,a,x.wav,-1,2.5,MYOLUC\n' + 'D:\\in,a,x.wav,1,long,MYOLUC\n',
+    ),
+    ['line 2: OFFSET (startTime) must not be negative', 'line 3: DURATION (endTime) must be a number, not "long"'],
+  )
+})
+
+test("a Raven table's row errors name its columns", () => {
+  const parsed = parseRaven(
+    'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies\n' +
+      '1\tSpectrogram 1\t1\t1.0\t2.0\t-5\t900\tWren\n' +
+      '2\tSpectrogram 1\t1\t1.0\t2.0\t800\t700\tWren\n',
+    { mediaFile: 'x.wav' },
+  )
+  assert.equal(parsed.errors, [
+    'line 2: Low Freq (Hz) (minFrequency) must not be negative',
+    'line 3: High Freq (Hz) (700) is below Low Freq (Hz) (800)',
+  ])
 })
 
 test('AOEF geometries as boxes', () => {

@@ -192,7 +192,7 @@ test('Raven table of one recording: --media-file, a class column, selections kep
     plain(parsed),
     [{ ...tag, strength: undefined }].map(({ strength, ...t }) => t),
   )
-  assert.equal(parsed.errors, ['line 4: endTime (2) is before startTime (3)'])
+  assert.equal(parsed.errors, ['line 4: End Time (s) (2) is before Begin Time (s) (3)'])
   assert.equal(parseTags(table).errors, [
     'line 1: bad header: missing Begin File or Begin Path (a table of one recording: give --media-file)',
   ])
