@@ -430,7 +430,9 @@ export function addRow(
     problems.push(`${column('endTime')} (${tag.endTime}) is before ${column('startTime')} (${tag.startTime})`)
   }
   if (tag.minFrequency !== undefined && tag.maxFrequency !== undefined && tag.maxFrequency < tag.minFrequency) {
-    problems.push(`${column('maxFrequency')} (${tag.maxFrequency}) is below ${column('minFrequency')} (${tag.minFrequency})`)
+    problems.push(
+      `${column('maxFrequency')} (${tag.maxFrequency}) is below ${column('minFrequency')} (${tag.minFrequency})`,
+    )
   }
   const hint = numberValue(raw.mediaFileHint)
   if (typeof hint === 'number' && Number.isSafeInteger(hint) && hint > 0) tag.mediaFileHint = hint

@@ -264,7 +264,10 @@ test('-o FILE writes what stdout would, replacing a file only once whole; refuse
   const nested = join(out, 'season', '2026', 'tags.csv')
   const made = await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', 'csv', '-o', nested])
   assert.is(made.code, 0, made.stderr)
-  assert.is(readFileSync(nested, 'utf8'), (await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', 'csv'])).stdout)
+  assert.is(
+    readFileSync(nested, 'utf8'),
+    (await w.mas(['tag', 'export', '--tag-set', 'Detectors', '--format', 'csv'])).stdout,
+  )
   rmSync(join(out, 'season'), { recursive: true })
   assert.equal(
     readdirSync(out).sort(),

@@ -158,7 +158,8 @@ test('a BirdNET row: class the scientific name, strength the confidence, the fil
 test("a row's error names the table's own column, and the field it is read as", async () => {
   const read = async (name: string, format: 'birdnet' | 'kaleidoscope', text: string) => {
     const items: TableItem[] = []
-    for await (const batch of tableRows({ name, file: file(name, text), format }, { provenance: {} })) items.push(...batch)
+    for await (const batch of tableRows({ name, file: file(name, text), format }, { provenance: {} }))
+      items.push(...batch)
     return items.flatMap((i) => ('error' in i ? [i.error] : []))
   }
   assert.equal(
@@ -169,16 +170,15 @@ test("a row's error names the table's own column, and the field it is read as", 
         '3.0,6.0,Parus major,Great Tit,abc,x.wav\n' +
         '9.0,6.0,Parus major,Great Tit,0.5,x.wav\n',
     ),
-    [
-      'line 2: Confidence (strength) must be a number, not "abc"',
-      'line 3: End (s) (6) is before Start (s) (9)',
-    ],
+    ['line 2: Confidence (strength) must be a number, not "abc"', 'line 3: End (s) (6) is before Start (s) (9)'],
   )
   assert.equal(
     await read(
       'id.csv',
       'kaleidoscope',
-      'INDIR,FOLDER,IN FILE,OFFSET,DURATION,TOP1MATCH\n' + 'D:\\in,a,x.wav,-1,2.5,MYOLUC\n' + 'D:\\in,a,x.wav,1,long,MYOLUC\n',
+      'INDIR,FOLDER,IN FILE,OFFSET,DURATION,TOP1MATCH\n' +
+        'D:\\in,a,x.wav,-1,2.5,MYOLUC\n' +
+        'D:\\in,a,x.wav,1,long,MYOLUC\n',
     ),
     ['line 2: OFFSET (startTime) must not be negative', 'line 3: DURATION (endTime) must be a number, not "long"'],
   )
