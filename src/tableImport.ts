@@ -35,6 +35,8 @@ export interface TableCheck {
   matched: number
   mediaFiles: number
   errors: number
+  /** the table could not be read past its header (a column missing, an empty file): its rows were never counted */
+  unreadable?: string
 }
 
 export interface Checked {
@@ -110,13 +112,13 @@ export async function checkTables(
       provenance: provenanceOf(source.format, opts.source),
     })) {
       for (const item of items) {
-        if (
-          first &&
-          'error' in item &&
-          source.belowFolder &&
-          /^line \d+: (bad header|the file is empty)/.test(item.error)
-        ) {
-          source.passedOver = item.error.replace(/^line \d+: /, '')
+        if (first && 'error' in item && /^line \d+: (bad header|the file is empty)/.test(item.error)) {
+          const why = item.error.replace(/^line \d+: /, '')
+          if (source.belowFolder) source.passedOver = why
+          else {
+            check.unreadable = why
+            keep(result.rowErrors, prefix + item.error)
+          }
           break
         }
         first = false
@@ -149,7 +151,7 @@ export async function checkTables(
         files.add(found.mediaFile!)
         filter.see(result.rows++, found.mediaFile!, item.row.startTime, item.row.strength)
       }
-      if (source.passedOver !== undefined) break
+      if (source.passedOver !== undefined || check.unreadable !== undefined) break
     }
     check.mediaFiles = files.size
     if (source.passedOver === undefined) result.tables.push(check)

@@ -271,20 +271,21 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     const tables = checked.tables.map((t) => ({
       table: t.source.name,
       format: FORMAT_NAMES[t.source.format].title,
-      rows: t.matched + t.errors,
+      // a table whose header could not be read has no rows to count: its error says why
+      rows: t.unreadable === undefined ? t.matched + t.errors : null,
       matched: t.matched,
       mediaFiles: t.mediaFiles,
-      notMatched: t.errors,
+      notMatched: t.unreadable === undefined ? t.errors : null,
     }))
     if (!this.jsonEnabled()) {
       this.log(
         table(tables, [
           { header: 'table', get: (r) => r.table },
           { header: 'format', get: (r) => r.format },
-          { header: 'rows', get: (r) => r.rows },
+          { header: 'rows', get: (r) => r.rows ?? 'unreadable' },
           { header: 'matched', get: (r) => r.matched },
           { header: 'media files', get: (r) => r.mediaFiles },
-          { header: 'not matched', get: (r) => r.notMatched },
+          { header: 'not matched', get: (r) => r.notMatched ?? '-' },
         ]),
       )
     }

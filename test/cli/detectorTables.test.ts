@@ -330,6 +330,20 @@ test('--dry-run says what matches, what does not and why, and writes nothing', a
     ['line 2', 'line 3'],
     ordered.stderr,
   )
+  // a cell's error names the table's column, as the user sees it in the file
+  assert.match(ordered.stderr, /line 3: Confidence \(strength\) must be a number, not "abc"/)
+  // a table of one recording (no File column) without --media-file: no row is read, so none is counted as not matched
+  const oneRecording = write(
+    'dry/20250601_050000.BirdNET.results.csv',
+    ['Start (s),End (s),Scientific name,Common name,Confidence', '0.0,3.0,Turdus merula,Eurasian Blackbird,0.9'].join(
+      '\r\n',
+    ),
+  )
+  const unread = await w.mas(['tag', 'import', oneRecording, '--tag-set', 'dry', '--dry-run'])
+  assert.is(unread.code, 1)
+  assert.match(unread.stdout, /20250601_050000\.BirdNET\.results\.csv\s+BirdNET-Analyzer CSV\s+unreadable\s+0\s+0\s+-/)
+  assert.match(unread.stderr, /bad header: missing File \(a table of one recording: give --media-file\)/)
+  assert.match(unread.stderr, /1 error: the import would be refused/)
   const run = await w.mas(['tag', 'import', bad, '--tag-set', 'dry', '--dry-run'])
   assert.is(run.code, 1)
   assert.match(
