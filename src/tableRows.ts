@@ -59,9 +59,18 @@ export function provenanceOf(
 
 /** The checked rows of a parse (a whole file's), with the display names the raw rows gave. */
 function* fromParsed(parsed: ParsedRows, names?: Map<number, string>): Generator<TableItem> {
-  for (const error of parsed.errors) yield { error }
+  // in the order of their lines, errors among the rows, so that what is said of a table comes in the file's order
+  const items: Array<{ at: number; item: TableItem }> = parsed.errors.map((error) => ({
+    at: Number(/^(?:line|item) (\d+):/.exec(error)?.[1] ?? 0),
+    item: { error },
+  }))
   for (let i = 0; i < parsed.rows.length; i++)
-    yield { line: parsed.lines[i], row: parsed.rows[i], displayName: names?.get(parsed.lines[i]) }
+    items.push({
+      at: parsed.lines[i],
+      item: { line: parsed.lines[i], row: parsed.rows[i], displayName: names?.get(parsed.lines[i]) },
+    })
+  items.sort((a, b) => a.at - b.at)
+  for (const { item } of items) yield item
 }
 
 /** The items of a table, a chunk at a time. */

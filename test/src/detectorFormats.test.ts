@@ -197,6 +197,24 @@ test("a Raven table's row errors name its columns", () => {
   ])
 })
 
+test("a table read whole gives its rows and their errors in the order of the file's lines", async () => {
+  const name = 'order.selections.txt'
+  const path = file(
+    name,
+    'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies\n' +
+      '1\tSpectrogram 1\t1\t1.0\t2.0\t100\t900\tWren\n' +
+      '2\tSpectrogram 1\t1\t1.0\t2.0\t800\t700\tWren\n' +
+      '3\tSpectrogram 1\t1\t3.0\t4.0\t100\t900\tWren\n',
+  )
+  const items: TableItem[] = []
+  for await (const batch of tableRows({ name, file: path, format: 'raven', mediaFile: 'x.wav' }, { provenance: {} }))
+    items.push(...batch)
+  assert.equal(
+    items.map((i) => ('error' in i ? i.error.split(':')[0] : `row ${i.line}`)),
+    ['row 2', 'line 3', 'row 4'],
+  )
+})
+
 test('AOEF geometries as boxes', () => {
   assert.equal(boxOf({ type: 'BoundingBox', coordinates: [1, 200, 2, 800] }), { start: 1, end: 2, low: 200, high: 800 })
   assert.equal(boxOf({ type: 'TimeInterval', coordinates: [1, 2] }), { start: 1, end: 2, low: 0, high: 0 })
