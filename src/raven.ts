@@ -125,12 +125,11 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   if (missing.length) return headerError(`bad header: missing ${missing.join(', ')}`)
   const body = records.slice(1)
   const get = (fields: string[], i: number) => (i >= 0 ? (fields[i] ?? '').trim() : '')
-  if (
-    col.file >= 0 &&
-    col.offset < 0 &&
-    !opts.timesInFile &&
-    new Set(body.map((r) => get(r.fields, col.file))).size > 1
-  ) {
+  const filesNamed = col.file >= 0 ? new Set(body.map((r) => get(r.fields, col.file))).size : 0
+  // --media-file says which recording a table of one recording is, also when its Begin File names it by a bare
+  // name that several sites' recordings share
+  const oneRecording = opts.mediaFile !== undefined && filesNamed <= 1
+  if (col.file >= 0 && col.offset < 0 && !opts.timesInFile && filesNamed > 1) {
     return headerError(
       `bad header: a table of several recordings (${header[col.file]}) needs the File Offset (s) column to place each selection ` +
         'in its file; when each Begin Time (s) is already within its file (tables of single recordings joined), give --times-in-file',
@@ -151,7 +150,7 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
   const named = (i: number) => (i >= 0 ? header[i].trim() : undefined)
   // a row placed by File Offset (s) has its times from it, so only Begin and End name them otherwise
   const columns: ColumnNames = {
-    mediaFile: named(col.file),
+    mediaFile: oneRecording ? undefined : named(col.file),
     tagClass: named(classCol),
     startTime: col.offset < 0 ? named(col.begin) : undefined,
     endTime: col.offset < 0 ? named(col.end) : undefined,
@@ -170,8 +169,8 @@ export function parseRaven(text: string, opts: ParseOptions = {}): ParsedRows {
     }
     const offset = get(f, col.offset)
     const raw: Record<string, unknown> = {
-      mediaFile: fileRef(get(f, col.fileId), get(f, col.file), opts.mediaFile),
-      mediaFileHint: get(f, col.file) !== '' ? idOnly(get(f, col.fileId)) : '',
+      mediaFile: oneRecording ? opts.mediaFile : fileRef(get(f, col.fileId), get(f, col.file), opts.mediaFile),
+      mediaFileHint: !oneRecording && get(f, col.file) !== '' ? idOnly(get(f, col.fileId)) : '',
       tagClass: get(f, classCol) !== '' ? get(f, classCol) : idOnly(get(f, col.classId)),
       startTime: offset !== '' ? offset : get(f, col.begin),
       endTime: offset !== '' ? endInFile(offset, get(f, col.begin), get(f, col.end)) : get(f, col.end),

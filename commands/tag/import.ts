@@ -69,7 +69,7 @@ A row identical to a tag already in the tag set (the same media file, class, tim
     })(),
     'media-file': Flags.string({
       description:
-        "media file (alias, file name or id) of every row without one: a Raven table of one recording; an Audacity label track's recording",
+        "media file (alias, file name or id) of every row without one, and of a Raven table of one recording; an Audacity label track's recording",
     }),
     'times-in-file': Flags.boolean({
       description:

@@ -197,6 +197,24 @@ test("a Raven table's row errors name its columns", () => {
   ])
 })
 
+test('--media-file is the recording of a Raven table of one recording, also one whose Begin File names it by a shared name', () => {
+  const table = (file: string) =>
+    'Selection\tView\tChannel\tBegin File\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tSpecies\n' +
+    `1\tSpectrogram 1\t1\t${file}\t1.0\t2.0\t100\t900\tWren\n` +
+    `2\tSpectrogram 1\t1\t${file}\t3.0\t4.0\t100\t900\tWren\n`
+  const given = parseRaven(table('20250601_050000.WAV'), { mediaFile: 'siteA/20250601_050000.WAV' })
+  assert.equal(given.errors, [])
+  assert.equal(
+    given.rows.map((r) => r.mediaFile),
+    [{ name: 'siteA/20250601_050000.WAV' }, { name: 'siteA/20250601_050000.WAV' }],
+  )
+  // without it, the table's own name is looked up (and is an error where two sites hold it)
+  assert.equal(
+    parseRaven(table('20250601_050000.WAV')).rows.map((r) => r.mediaFile),
+    [{ name: '20250601_050000.WAV' }, { name: '20250601_050000.WAV' }],
+  )
+})
+
 test("a table read whole gives its rows and their errors in the order of the file's lines", async () => {
   const name = 'order.selections.txt'
   const path = file(
