@@ -27,7 +27,9 @@ export function outputFile(path: string): OutputFile {
     mkdirSync(dirname(path), { recursive: true })
     fd = openSync(partial, 'w')
   } catch (e) {
-    failure(`-o ${path}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    const code = (e as NodeJS.ErrnoException).code
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a part of its path is a file, not a folder' : code
+    failure(`-o ${path}: cannot write there (${why ?? (e as Error).message})`)
   }
   const stream: WriteStream = createWriteStream(partial, { fd })
   let failed: Error | undefined
